@@ -1,0 +1,160 @@
+# One non-recursive Makefile for topogen, dpsgd-train and their tests.
+#
+#   make            build bin/topogen and bin/dpsgd-train
+#   make check      install missing packages, build, run the Check suites
+#   make demo       install missing packages, build, run the main job
+#   make install    copy both programs to $(DESTDIR)$(PREFIX)/bin
+#
+# Variables: CC, MPICC, OPT (default -O2), EXTRA_CFLAGS / EXTRA_LDFLAGS
+# (e.g. -Werror, -fsanitize=address,undefined), BUILD (objects), BIN
+# (programs), NP (ranks for the MPI tests), PREFIX, DESTDIR.
+
+CC      ?= cc
+MPICC   ?= mpicc
+OPT     ?= -O2
+BUILD   ?= build
+BIN     ?= bin
+PREFIX  ?= /usr/local
+NP      ?= 4
+
+PKG_CONFIG ?= pkg-config
+IGRAPH_CFLAGS := $(shell $(PKG_CONFIG) --cflags igraph 2>/dev/null)
+IGRAPH_LIBS   := $(shell $(PKG_CONFIG) --libs igraph 2>/dev/null)
+BLAS_CFLAGS   := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
+BLAS_LIBS     := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
+CHECK_CFLAGS  := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+# GSL without its reference CBLAS: OpenBLAS (linked first) provides cblas_*.
+GSL_CFLAGS    := $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
+GSL_LIBS      := -lgsl
+
+CPPFLAGS += -D_GNU_SOURCE -Isrc -Itopo -Itrain
+CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
+ALL_CFLAGS = $(CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) $(GSL_CFLAGS) \
+             $(IGRAPH_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
+
+# ---- sources --------------------------------------------------------------
+MAINS        := src/topogen.c src/dpsgd_train.c
+SRC_SRCS     := $(filter-out $(MAINS),$(wildcard src/*.c))
+TOPO_SRCS    := $(wildcard topo/*.c)
+TRAIN_MPI_SRCS := $(wildcard train/*_mpi.c)
+TRAIN_SRCS   := $(filter-out $(TRAIN_MPI_SRCS),$(wildcard train/*.c))
+UNIT_TESTS   := $(wildcard tests/check_*.c)
+MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+mpiobj = $(patsubst %.c,$(BUILD)/mpi/%.o,$(1))
+
+SRC_OBJS   := $(call obj,$(SRC_SRCS))
+TOPO_OBJS  := $(call obj,$(TOPO_SRCS))
+TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
+TRAIN_MPI_OBJS := $(call mpiobj,$(TRAIN_MPI_SRCS))
+
+TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm
+TRAIN_LIBS   = $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+
+PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
+
+.PHONY: all check check-unit check-mpi check-cli demo deps install uninstall \
+        clean bench
+all: $(PROGRAMS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/mpi/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN)/topogen: $(call obj,src/topogen.c) $(TOPO_OBJS) $(SRC_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
+
+$(BIN)/dpsgd-train: $(call mpiobj,src/dpsgd_train.c) $(TRAIN_MPI_OBJS) \
+                    $(TRAIN_OBJS) $(SRC_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TRAIN_LIBS)
+
+# ---- tests ----------------------------------------------------------------
+# Each tests/check_X.c defines `Suite *X_suite(void)`; the runner's table of
+# suites is generated from those definitions, so adding a file adds a suite.
+$(BUILD)/tests/unit_suites.inc: $(UNIT_TESTS)
+	@mkdir -p $(dir $@)
+	sed -n 's/^Suite \*\([A-Za-z0-9_]*_suite\)(void)$$/SUITE(\1)/p' \
+	    $(UNIT_TESTS) > $@
+
+$(BUILD)/tests/mpi_suites.inc: $(MPI_TESTS)
+	@mkdir -p $(dir $@)
+	sed -n 's/^Suite \*\([A-Za-z0-9_]*_suite\)(void)$$/SUITE(\1)/p' \
+	    $(MPI_TESTS) /dev/null > $@
+
+$(BUILD)/tests/check_main.o: tests/check_main.c $(BUILD)/tests/unit_suites.inc
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+
+$(BUILD)/mpi/tests/mpi_main.o: tests/mpi_main.c $(BUILD)/tests/mpi_suites.inc
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+
+$(BUILD)/mpi/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+
+$(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
+                   $(TOPO_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
+	    $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+
+$(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
+                  $(TRAIN_MPI_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
+	    $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+
+MPIRUN ?= mpirun --allow-run-as-root --oversubscribe --bind-to none
+MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
+
+check: deps
+	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi)
+
+check-unit: $(BIN)/check_unit $(PROGRAMS)
+	$(BIN)/check_unit
+
+check-mpi: $(BIN)/check_mpi $(PROGRAMS)
+	$(MPI_ENV) $(MPIRUN) -np $(NP) $(BIN)/check_mpi
+
+# End-to-end tests of the command lines (bad flags, bad files, exit codes).
+check-cli: $(PROGRAMS)
+	BIN=$(BIN) sh tests/cli.sh
+
+deps:
+	@sh scripts/install-deps.sh
+
+demo: deps
+	$(MAKE) all
+	BIN=$(BIN) sh scripts/demo.sh
+
+bench: all
+	sh scripts/bench-topogen.sh
+	sh scripts/bench-train.sh
+	sh scripts/bench-gossip.sh
+
+install: $(PROGRAMS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/topogen $(DESTDIR)$(PREFIX)/bin/dpsgd-train
+
+clean:
+	rm -rf $(BUILD) $(BIN)/topogen $(BIN)/dpsgd-train $(BIN)/check_unit \
+	    $(BIN)/check_mpi
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Installs the Debian packages the project needs, if any are missing.
+# As root with apt-get: installs them. Otherwise: prints the exact command.
+set -eu
+PKGS="build-essential pkg-config libigraph-dev libgsl-dev libopenmpi-dev openmpi-bin check libopenblas-dev zlib1g-dev gnuplot-nox dataset-fashion-mnist"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: missing Debian packages:$missing" >&2
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq $missing
+else
+    echo "install-deps: run as root:  apt-get install -y$missing" >&2
+    exit 1
+fi

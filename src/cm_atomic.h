@@ -1,0 +1,33 @@
+/* cm_atomic: write a file so that it appears whole or not at all.
+ *
+ * cm_atomic_open creates a temporary file next to the target
+ * ("PATH.tmp.XXXXXX"), cm_atomic_commit flushes, fsyncs and renames it over
+ * the target, cm_atomic_abort removes it. A crash or an error in between
+ * never leaves a half-written topology, log or checkpoint at PATH.
+ */
+#ifndef CM_ATOMIC_H
+#define CM_ATOMIC_H
+
+#include <stdio.h>
+
+#include "cm_status.h"
+
+typedef struct {
+    FILE *fp;        /* write here between open and commit/abort */
+    char *path;      /* final path (owned) */
+    char *tmp;       /* temporary path (owned) */
+} cm_afile;
+
+/* Opens a temporary file for path. On failure (directory missing or not
+ * writable) returns CM_EIO with a message naming path; nothing is created. */
+cm_status cm_atomic_open(cm_afile *f, const char *path);
+
+/* Flushes, fsyncs, closes and renames into place; frees f's strings.
+ * On a write error removes the temporary and returns CM_EIO. */
+cm_status cm_atomic_commit(cm_afile *f);
+
+/* Closes and removes the temporary file; frees f's strings. Accepts a
+ * zeroed or already-finished f. */
+void cm_atomic_abort(cm_afile *f);
+
+#endif

@@ -1,0 +1,59 @@
+/* cm_status.c: the last-error buffer behind cm_error(). One thread-local
+ * buffer of fixed size; messages longer than it are truncated, never
+ * allocated, so reporting an out-of-memory error cannot itself fail. */
+#include "cm_status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CM_ERRBUF 1024
+
+/* Truncating a long message is the intended behaviour. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+static _Thread_local char errbuf[CM_ERRBUF];
+
+cm_status cm_error(cm_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+cm_status cm_error_prefix(cm_status code, const char *fmt, ...)
+{
+    char old[CM_ERRBUF], pre[CM_ERRBUF];
+    va_list ap;
+    memcpy(old, errbuf, sizeof old);
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof pre, fmt, ap);
+    va_end(ap);
+    if (old[0])
+        snprintf(errbuf, sizeof errbuf, "%s: %s", pre, old);
+    else
+        snprintf(errbuf, sizeof errbuf, "%s", pre);
+    return code;
+}
+
+const char *cm_last_error(void) { return errbuf; }
+
+void cm_error_clear(void) { errbuf[0] = '\0'; }
+
+const char *cm_status_name(cm_status code)
+{
+    switch (code) {
+    case CM_OK: return "success";
+    case CM_EINVAL: return "invalid argument";
+    case CM_ENOMEM: return "out of memory";
+    case CM_EIO: return "input/output error";
+    case CM_EFORMAT: return "malformed file";
+    case CM_ETOPO: return "invalid topology";
+    case CM_ENUMERIC: return "numerical failure";
+    case CM_EMPI: return "MPI error";
+    case CM_EINTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
