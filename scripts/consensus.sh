@@ -1,0 +1,79 @@
+#!/bin/sh
+# consensus.sh: the consensus-only experiment (no training). For each node
+# count, topology and weight rule it builds the topology with topogen,
+# gossips random vectors (`topogen eval FILE --simulate ROUNDS`) and plots
+# the relative disagreement ||x_t - x̄|| / ||x_0 - x̄|| per round next to
+# the SLEM^t bound, one panel per node count.
+#
+#   scripts/consensus.sh [OUT]     (default OUT=results)
+#   NS="16 32 64 128" KINDS="learned rrl random exponential" \
+#   WEIGHTS="laplacian mh" ROUNDS=60 DEGREE=4
+# Writes OUT/consensus/*.dat and OUT/plots/consensus-sim.png.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+BIN=${BIN:-$root/bin}
+OUT=${1:-${OUT:-$root/results}}
+NS=${NS:-"16 32 64 128"}
+KINDS=${KINDS:-"learned rrl random exponential"}
+WEIGHTS=${WEIGHTS:-"laplacian mh"}
+ROUNDS=${ROUNDS:-60}
+DEGREE=${DEGREE:-4}
+SEED=${SEED:-1}
+[ -x "$BIN/topogen" ] || { echo "consensus: $BIN/topogen not found: run 'make' first" >&2; exit 1; }
+command -v gnuplot >/dev/null 2>&1 || { echo "consensus: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
+mkdir -p "$OUT/consensus" "$OUT/plots"
+
+for n in $NS; do
+    for k in $KINDS; do
+        for w in $WEIGHTS; do
+            f="$OUT/consensus/n$n-$k-$w"
+            if [ ! -s "$f.dat" ]; then
+                "$BIN/topogen" -n "$n" -d "$DEGREE" --kind "$k" --weights "$w" \
+                    --seed "$SEED" --quiet -o "$f.txt"
+                "$BIN/topogen" eval "$f.txt" --simulate "$ROUNDS" --seed "$SEED" \
+                    > "$f.dat.tmp"
+                mv "$f.dat.tmp" "$f.dat"
+            fi
+            echo "consensus: n=$n $k+$w: $(grep -o 'slem=[0-9.e+-]*' "$f.txt" | head -n 1)"
+        done
+    done
+done
+
+style() {
+    case "$1-$2" in
+    learned-laplacian) echo "lc rgb '#1f4fd6'";; learned-mh) echo "lc rgb '#6fa8ff'";;
+    rrl-mh) echo "lc rgb '#d62728'";; rrl-laplacian) echo "lc rgb '#ff9896'";;
+    random-laplacian) echo "lc rgb '#2ca02c'";; random-mh) echo "lc rgb '#98df8a'";;
+    exponential-laplacian) echo "lc rgb '#9467bd'";; exponential-mh) echo "lc rgb '#c5b0d5'";;
+    *) echo "lc rgb '#7f7f7f'";;
+    esac
+}
+npan=$(echo $NS | wc -w)
+cols=$(( npan > 2 ? 2 : npan )); rows=$(( (npan + cols - 1) / cols ))
+gp="$OUT/plots/.consensus.gp"
+png="$OUT/plots/consensus-sim.png"
+{
+    echo "set terminal pngcairo size $((560 * cols)),$((440 * rows + 40)) font 'DejaVu Sans,10'"
+    echo "set output '$png.tmp'"
+    echo "set multiplot layout $rows,$cols title 'Gossip of random vectors: relative disagreement per round (solid) and SLEM^t (dotted), degree $DEGREE' font ',13'"
+    echo "set logscale y; set format y '10^{%T}'; set grid lc rgb '#dddddd'"
+    echo "set xlabel 'gossip round t'; set ylabel '||x_t - x̄|| / ||x_0 - x̄||'"
+    echo "set key bottom left font ',8' opaque box; set yrange [1e-8:2]"
+    for n in $NS; do
+        echo "set title '$n nodes'"
+        cmd="plot"
+        for k in $KINDS; do for w in $WEIGHTS; do
+            f="$OUT/consensus/n$n-$k-$w"
+            s=$(grep -o 'slem=[0-9.e+-]*' "$f.txt" | head -n 1 | cut -d= -f2)
+            st=$(style "$k" "$w")
+            cmd="$cmd '$f.dat' u 1:2 w l $st lw 2 t '$k + $w (SLEM $(printf %.3f "$s"))', '$f.dat' u 1:3 w l $st lw 1 dt 3 notitle,"
+        done; done
+        echo "${cmd%,}"
+    done
+    echo "unset multiplot"
+} > "$gp"
+gnuplot "$gp"
+mv "$png.tmp" "$png"
+rm -f "$gp"
+echo "consensus: wrote $png"
