@@ -1,0 +1,405 @@
+/* check_layers.c: the CNN kernels. Known answers for convolution and
+ * pooling on tiny inputs; central finite-difference gradient checks of
+ * every layer (w.r.t. weights, biases and inputs) and of the softmax
+ * cross-entropy; a whole-network gradient check of both models; and the
+ * optimizer's update and schedule against closed forms.
+ *
+ * Gradient checks project the layer output on a random vector r,
+ * L = sum r.y (accumulated in double), so dL/dy = r. Conv and fc are linear
+ * in each argument, so the central difference is exact up to rounding;
+ * relu and pool inputs are kept at least 0.1 away from kinks and ties,
+ * farther than the step. Tolerance: relative error < 1e-3 with a floor of
+ * 1e-2 on the denominator. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "cm_rng.h"
+#include "dt_layers.h"
+#include "dt_net.h"
+#include "dt_optim.h"
+
+#define GC_TOL 1e-3
+#define GC_EPS 5e-2f
+
+static void fill_uniform(cm_rng *r, float *a, size_t n, double lo, double hi)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)(lo + (hi - lo) * cm_rng_uniform(r));
+}
+
+static double rel_err(double a, double b)
+{
+    double d = fmax(fmax(fabs(a), fabs(b)), 1e-2);
+    return fabs(a - b) / d;
+}
+
+/* Runs the layer forward on (w, b, x) into y and returns sum r.y. */
+typedef struct {
+    dt_layer l;
+    size_t batch, col_batch;
+    float *w, *b, *x, *y, *r, *col;
+    int32_t *arg;
+} gc_case;
+
+static double gc_forward(gc_case *g)
+{
+    size_t nout = g->batch * dt_layer_out_size(&g->l);
+    switch (g->l.kind) {
+    case DT_CONV:
+        dt_conv_forward(&g->l, g->w, g->b, g->x, g->y, g->batch, g->col,
+                        g->col_batch);
+        break;
+    case DT_POOL:
+        dt_pool_forward(&g->l, g->x, g->y, g->arg, g->batch);
+        break;
+    case DT_FC:
+        dt_fc_forward(&g->l, g->w, g->b, g->x, g->y, g->batch);
+        break;
+    case DT_RELU:
+        memcpy(g->y, g->x, nout * sizeof *g->y);
+        dt_relu_forward(g->y, nout);
+        break;
+    }
+    double s = 0.0;
+    for (size_t i = 0; i < nout; i++)
+        s += (double)g->r[i] * (double)g->y[i];
+    return s;
+}
+
+/* Compares the analytic gradient ga of the n floats at p with central
+ * differences of gc_forward; returns the largest relative error. */
+static double gc_compare(gc_case *g, float *p, const float *ga, size_t n)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        float keep = p[i];
+        p[i] = keep + GC_EPS;
+        float up = p[i];
+        double lp = gc_forward(g);
+        p[i] = keep - GC_EPS;
+        float dn = p[i];
+        double lm = gc_forward(g);
+        p[i] = keep;
+        double num = (lp - lm) / ((double)up - (double)dn);
+        worst = fmax(worst, rel_err(num, ga[i]));
+    }
+    return worst;
+}
+
+/* Builds a case for layer l, runs the analytic backward and checks w, b
+ * and x. For relu/pool the input is drawn away from kinks and ties. */
+static void gradcheck_layer(dt_layer l, size_t batch, size_t col_batch,
+                            uint64_t seed)
+{
+    ck_assert_int_eq(dt_layer_shape(&l), 0);
+    cm_rng r;
+    cm_rng_seed(&r, seed, 0);
+    gc_case g = {.l = l, .batch = batch, .col_batch = col_batch};
+    size_t nin = batch * dt_layer_in_size(&l);
+    size_t nout = batch * dt_layer_out_size(&l);
+    size_t nb = l.n_w ? l.oc : 0;
+    g.w = calloc(l.n_w + 1, sizeof(float));
+    g.b = calloc(nb + 1, sizeof(float));
+    g.x = calloc(nin, sizeof(float));
+    g.y = calloc(nout, sizeof(float));
+    g.r = calloc(nout, sizeof(float));
+    g.col = calloc(dt_layer_col_size(&l, col_batch) + 1, sizeof(float));
+    g.arg = calloc(nout, sizeof(int32_t));
+    float *dw = calloc(l.n_w + 1, sizeof(float));
+    float *db = calloc(nb + 1, sizeof(float));
+    float *dx = calloc(nin, sizeof(float));
+    fill_uniform(&r, g.w, l.n_w, -1, 1);
+    fill_uniform(&r, g.b, nb, -1, 1);
+    fill_uniform(&r, g.r, nout, -1, 1);
+    if (l.kind == DT_RELU) {
+        for (size_t i = 0; i < nin; i++) /* |x| in [0.1, 1] */
+            g.x[i] = (float)((0.1 + 0.9 * cm_rng_uniform(&r)) *
+                             (cm_rng_u64(&r) & 1 ? 1.0 : -1.0));
+    } else if (l.kind == DT_POOL) {
+        /* distinct values 0.2 apart, in shuffled order: no ties */
+        size_t *perm = malloc(nin * sizeof *perm);
+        for (size_t i = 0; i < nin; i++)
+            perm[i] = i;
+        cm_rng_shuffle_size(&r, perm, nin);
+        for (size_t i = 0; i < nin; i++)
+            g.x[i] = 0.2f * (float)perm[i] - 0.1f * (float)nin;
+        free(perm);
+    } else {
+        fill_uniform(&r, g.x, nin, -1, 1);
+    }
+    gc_forward(&g);
+    switch (l.kind) {
+    case DT_CONV:
+        dt_conv_backward(&l, g.w, g.x, g.r, dx, dw, db, batch, g.col,
+                         col_batch);
+        break;
+    case DT_POOL:
+        dt_pool_backward(&l, g.r, g.arg, dx, batch);
+        break;
+    case DT_FC:
+        dt_fc_backward(&l, g.w, g.x, g.r, dx, dw, db, batch);
+        break;
+    case DT_RELU:
+        memcpy(dx, g.r, nin * sizeof *dx);
+        dt_relu_backward(g.y, dx, nin);
+        break;
+    }
+    ck_assert_double_lt(gc_compare(&g, g.x, dx, nin), GC_TOL);
+    if (l.n_w) {
+        ck_assert_double_lt(gc_compare(&g, g.w, dw, l.n_w), GC_TOL);
+        ck_assert_double_lt(gc_compare(&g, g.b, db, nb), GC_TOL);
+    }
+    free(g.w); free(g.b); free(g.x); free(g.y); free(g.r); free(g.col);
+    free(g.arg); free(dw); free(db); free(dx);
+}
+
+START_TEST(test_gradcheck_conv)
+{
+    /* (c, h, w, oc, k, pad, batch, col_batch): padded and not, one and
+       several images per GEMM, a batch that is not a multiple of it */
+    static const size_t cases[][8] = {
+        {1, 5, 6, 2, 3, 1, 1, 1}, {2, 6, 5, 3, 3, 0, 3, 2},
+        {3, 4, 4, 2, 5, 2, 2, 1}, {2, 5, 5, 4, 2, 0, 5, 3}};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const size_t *c = cases[t];
+        dt_layer l = {.kind = DT_CONV, .c = c[0], .h = c[1], .w = c[2],
+                      .oc = c[3], .k = c[4], .pad = c[5]};
+        gradcheck_layer(l, c[6], c[7], 100 + t);
+    }
+}
+END_TEST
+
+START_TEST(test_gradcheck_fc_pool_relu)
+{
+    dt_layer fc = {.kind = DT_FC, .c = 7, .h = 1, .w = 1, .oc = 5};
+    gradcheck_layer(fc, 1, 1, 1);
+    gradcheck_layer(fc, 4, 1, 2);
+    dt_layer pool = {.kind = DT_POOL, .c = 2, .h = 4, .w = 6};
+    gradcheck_layer(pool, 2, 1, 3);
+    dt_layer podd = {.kind = DT_POOL, .c = 1, .h = 5, .w = 3};
+    gradcheck_layer(podd, 1, 1, 4);
+    dt_layer relu = {.kind = DT_RELU, .c = 3, .h = 2, .w = 5};
+    gradcheck_layer(relu, 3, 1, 5);
+}
+END_TEST
+
+START_TEST(test_gradcheck_softmax_xent)
+{
+    cm_rng r;
+    cm_rng_seed(&r, 9, 0);
+    enum { B = 4, K = 10 };
+    float z[B * K], dz[B * K];
+    uint8_t y[B] = {0, 9, 3, 3};
+    fill_uniform(&r, z, B * K, -3, 3);
+    dt_softmax_xent(z, y, B, K, dz, 1.0f, NULL);
+    for (size_t i = 0; i < B * K; i++) {
+        float keep = z[i];
+        z[i] = keep + 1e-2f;
+        float up = z[i];
+        double lp = dt_softmax_xent(z, y, B, K, NULL, 1.0f, NULL);
+        z[i] = keep - 1e-2f;
+        float dn = z[i];
+        double lm = dt_softmax_xent(z, y, B, K, NULL, 1.0f, NULL);
+        z[i] = keep;
+        double num = (lp - lm) / ((double)up - (double)dn);
+        ck_assert_double_lt(rel_err(num, dz[i]), GC_TOL);
+    }
+    /* closed form: equal logits give log K per row, accuracy by first max */
+    float zero[2 * 3] = {0};
+    uint8_t lab[2] = {0, 2};
+    size_t correct = 0;
+    double l = dt_softmax_xent(zero, lab, 2, 3, NULL, 1.0f, &correct);
+    ck_assert_double_eq_tol(l, 2.0 * log(3.0), 1e-12);
+    ck_assert_uint_eq(correct, 1);
+}
+END_TEST
+
+START_TEST(test_conv_known_answer)
+{
+    /* x = 1..9 (3x3); kernel [[1,0],[0,1]], bias 0.5, no padding:
+       y = x[i,j] + x[i+1,j+1] + 0.5 */
+    dt_layer l = {.kind = DT_CONV, .c = 1, .h = 3, .w = 3, .oc = 1, .k = 2};
+    ck_assert_int_eq(dt_layer_shape(&l), 0);
+    ck_assert_uint_eq(l.oh, 2);
+    float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 0, 0, 1}, b = 0.5f;
+    float y[4], col[64];
+    dt_conv_forward(&l, w, &b, x, y, 1, col, 1);
+    const float want[4] = {6.5f, 8.5f, 12.5f, 14.5f};
+    for (int i = 0; i < 4; i++)
+        ck_assert_float_eq(y[i], want[i]);
+    /* 3x3 box filter with padding 1: neighbourhood sums */
+    dt_layer p = {.kind = DT_CONV, .c = 1, .h = 3, .w = 3, .oc = 1, .k = 3,
+                  .pad = 1};
+    ck_assert_int_eq(dt_layer_shape(&p), 0);
+    float ones[9], y2[9], col2[256], zb = 0.0f;
+    for (int i = 0; i < 9; i++)
+        ones[i] = 1.0f;
+    dt_conv_forward(&p, ones, &zb, x, y2, 1, col2, 1);
+    const float box[9] = {12, 21, 16, 27, 45, 33, 24, 39, 28};
+    for (int i = 0; i < 9; i++)
+        ck_assert_float_eq(y2[i], box[i]);
+    /* two input channels, two images in one GEMM: second image doubled */
+    dt_layer c2 = {.kind = DT_CONV, .c = 2, .h = 2, .w = 2, .oc = 1, .k = 1};
+    ck_assert_int_eq(dt_layer_shape(&c2), 0);
+    float xx[16] = {1, 2, 3, 4, 10, 20, 30, 40, 2, 4, 6, 8, 20, 40, 60, 80};
+    float wc[2] = {1, -1}, yy[8], col3[64];
+    dt_conv_forward(&c2, wc, &zb, xx, yy, 2, col3, 2);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_float_eq(yy[i], -9.0f * (float)(i + 1));
+        ck_assert_float_eq(yy[4 + i], -18.0f * (float)(i + 1));
+    }
+}
+END_TEST
+
+START_TEST(test_pool_known_answer)
+{
+    dt_layer l = {.kind = DT_POOL, .c = 1, .h = 4, .w = 4};
+    ck_assert_int_eq(dt_layer_shape(&l), 0);
+    float x[16] = {1, 5, 2, 0, 3, 4, 9, 9, -1, -2, -3, -4, -5, -6, -7, -0.5f};
+    float y[4];
+    int32_t arg[4];
+    dt_pool_forward(&l, x, y, arg, 1);
+    const float want[4] = {5, 9, -1, -0.5f};
+    const int32_t wa[4] = {1, 6, 8, 15}; /* first maximum on a tie */
+    for (int i = 0; i < 4; i++) {
+        ck_assert_float_eq(y[i], want[i]);
+        ck_assert_int_eq(arg[i], wa[i]);
+    }
+    float dy[4] = {1, 2, 3, 4}, dx[16];
+    dt_pool_backward(&l, dy, arg, dx, 1);
+    float s = 0;
+    for (int i = 0; i < 16; i++)
+        s += dx[i];
+    ck_assert_float_eq(s, 10.0f);
+    ck_assert_float_eq(dx[6], 2.0f);
+    ck_assert_float_eq(dx[7], 0.0f);
+}
+END_TEST
+
+/* Whole network: dt_net_grad against central differences of the mean loss
+ * at 300 random parameters. A step in a conv weight moves a whole channel,
+ * so some samples cross a relu kink or a pooling tie (the error then grows
+ * with the step, as measured); the layers themselves are checked exactly
+ * above, and this test checks the wiring (offsets, in-place buffers): at
+ * least 90% of the samples agree to 1e-2, where a wiring bug breaks most. */
+static void gradcheck_net(dt_model m, size_t c, size_t hw)
+{
+    dt_net *net = NULL;
+    ck_assert_int_eq(dt_net_new(m, c, hw, hw, 10, 3, &net), CM_OK);
+    cm_rng r;
+    cm_rng_seed(&r, 5, (uint64_t)m);
+    dt_net_init(net, net->params, &r);
+    for (size_t i = 0; i < net->n_params; i++) /* nonzero biases too */
+        net->params[i] += (float)(0.05 * (cm_rng_uniform(&r) - 0.5));
+    size_t nx = 3 * c * hw * hw;
+    float *x = malloc(nx * sizeof *x);
+    fill_uniform(&r, x, nx, -1, 1);
+    uint8_t y[3] = {1, 7, 4};
+    double loss;
+    ck_assert_int_eq(dt_net_grad(net, net->params, net->grads, x, y, 3, &loss),
+                     CM_OK);
+    ck_assert(loss > 0.5 && loss < 10.0);
+    int good = 0, total = 300;
+    for (int t = 0; t < total; t++) {
+        size_t i = cm_rng_below(&r, net->n_params);
+        float keep = net->params[i];
+        double lp, lm;
+        net->params[i] = keep + 1e-3f;
+        float up = net->params[i];
+        dt_net_eval(net, net->params, x, y, 3, NULL, &lp);
+        net->params[i] = keep - 1e-3f;
+        float dn = net->params[i];
+        dt_net_eval(net, net->params, x, y, 3, NULL, &lm);
+        net->params[i] = keep;
+        double num = (lp - lm) / ((double)up - (double)dn);
+        good += fabs(num - net->grads[i]) <= 1e-2 * fmax(fabs(num), 1e-2);
+    }
+    ck_assert_int_ge(good, total * 9 / 10);
+    ck_assert_int_eq(dt_net_grad(net, net->params, net->grads, x, y, 4, &loss),
+                     CM_EINVAL);
+    free(x);
+    dt_net_free(net);
+}
+
+START_TEST(test_gradcheck_net)
+{
+    gradcheck_net(DT_MODEL_LENET, 1, 28);
+    gradcheck_net(DT_MODEL_CNN, 3, 16);
+}
+END_TEST
+
+START_TEST(test_net_shapes)
+{
+    dt_net *net = NULL;
+    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 8, &net),
+                     CM_OK);
+    /* LeNet-5 on 28x28: 156 + 2416 + 48120 + 10164 + 850 parameters */
+    ck_assert_uint_eq(net->n_params, 61706);
+    ck_assert_uint_eq(net->layers[net->n_layers - 1].oc, 10);
+    dt_net_free(net);
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 3, 32, 32, 10, 8, &net), CM_OK);
+    /* 896 + 9248 + 18496 + 36928 + (64*5*5*256+256) + 2570 */
+    ck_assert_uint_eq(net->n_params, 896 + 9248 + 18496 + 36928 + 409856 +
+                                         2570);
+    dt_net_free(net);
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 1, 8, 8, 10, 8, &net),
+                     CM_EINVAL);
+    ck_assert_ptr_null(net);
+    dt_model m;
+    ck_assert_int_eq(dt_model_parse("resnet", &m), CM_EINVAL);
+    ck_assert_int_eq(dt_model_parse("cnn", &m), CM_OK);
+    ck_assert_int_eq(m, DT_MODEL_CNN);
+    dt_net_free(NULL);
+}
+END_TEST
+
+START_TEST(test_optimizer)
+{
+    float v[3] = {1, 2, 3}, g[3] = {0.5f, -1, 0}, x[3] = {1, 1, -2};
+    dt_sgd_velocity(v, g, x, 3, 0.9f, 0.1f);
+    /* v = 0.9 v + g + 0.1 x */
+    ck_assert_float_eq_tol(v[0], 0.9f + 0.5f + 0.1f, 1e-6f);
+    ck_assert_float_eq_tol(v[1], 1.8f - 1.0f + 0.1f, 1e-6f);
+    ck_assert_float_eq_tol(v[2], 2.7f - 0.2f, 1e-6f);
+    dt_sgd_apply(x, v, 3, 0.5f);
+    ck_assert_float_eq_tol(x[0], 1.0f - 0.75f, 1e-6f);
+    dt_sched s = {.kind = DT_SCHED_COSINE, .lr = 0.1, .warmup = 1,
+                  .total = 11, .step_epochs = 2, .gamma = 0.5};
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 0.0), 0.01, 1e-12);
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 0.5), 0.055, 1e-12);
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 1.0), 0.1, 1e-12);
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 6.0), 0.05, 1e-12);
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 11.0), 0.0, 1e-12);
+    s.kind = DT_SCHED_STEP;
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 2.9), 0.1, 1e-12);
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 3.0), 0.05, 1e-12);
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 5.5), 0.025, 1e-12);
+    s.kind = DT_SCHED_CONST;
+    s.warmup = 0;
+    ck_assert_double_eq_tol(dt_sched_lr(&s, 0.0), 0.1, 1e-12);
+    dt_sched_kind k;
+    ck_assert_int_eq(dt_sched_parse("linear", &k), CM_EINVAL);
+    ck_assert_int_eq(dt_sched_parse("step", &k), CM_OK);
+    ck_assert_int_eq(k, DT_SCHED_STEP);
+}
+END_TEST
+
+Suite *layers_suite(void)
+{
+    Suite *s = suite_create("layers");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_conv_known_answer);
+    tcase_add_test(tc, test_pool_known_answer);
+    tcase_add_test(tc, test_gradcheck_conv);
+    tcase_add_test(tc, test_gradcheck_fc_pool_relu);
+    tcase_add_test(tc, test_gradcheck_softmax_xent);
+    tcase_add_test(tc, test_gradcheck_net);
+    tcase_add_test(tc, test_net_shapes);
+    tcase_add_test(tc, test_optimizer);
+    suite_add_tcase(s, tc);
+    return s;
+}

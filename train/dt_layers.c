@@ -1,0 +1,330 @@
+/* dt_layers.c: forward and backward kernels of conv, pool, fc, relu and the
+ * softmax cross-entropy loss.
+ *
+ * Convolution is im2col + one cblas_sgemm (Chellapilla et al. 2006, the
+ * Caffe scheme), with `col_batch` images laid side by side in the column
+ * matrix so that one GEMM covers several images: small layers (LeNet's
+ * 28x28x6) then run one large GEMM instead of many tiny ones, at the cost
+ * of a copy from the GEMM's (oc, n, pixel) order to NCHW. The backward pass
+ * recomputes im2col rather than keeping it from the forward pass, and reuses
+ * the column buffer for dcol after dW is formed, so the workspace is one
+ * column matrix plus one (oc x pixels) staging matrix.
+ */
+#include "dt_layers.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include <cblas.h>
+
+int dt_layer_shape(dt_layer *l)
+{
+    switch (l->kind) {
+    case DT_CONV:
+        if (l->k == 0 || l->oc == 0 || l->h + 2 * l->pad < l->k ||
+            l->w + 2 * l->pad < l->k)
+            return -1;
+        l->oh = l->h + 2 * l->pad - l->k + 1;
+        l->ow = l->w + 2 * l->pad - l->k + 1;
+        l->n_w = l->oc * l->c * l->k * l->k;
+        return 0;
+    case DT_POOL:
+        l->oc = l->c;
+        l->oh = l->h / 2;
+        l->ow = l->w / 2;
+        l->n_w = 0;
+        return l->oh && l->ow ? 0 : -1;
+    case DT_FC:
+        l->n_w = l->oc * l->c * l->h * l->w;
+        l->oh = l->ow = 1;
+        return l->oc ? 0 : -1;
+    case DT_RELU:
+        l->oc = l->c;
+        l->oh = l->h;
+        l->ow = l->w;
+        l->n_w = 0;
+        return 0;
+    }
+    return -1;
+}
+
+size_t dt_layer_in_size(const dt_layer *l) { return l->c * l->h * l->w; }
+
+size_t dt_layer_out_size(const dt_layer *l) { return l->oc * l->oh * l->ow; }
+
+size_t dt_layer_col_size(const dt_layer *l, size_t batch)
+{
+    if (l->kind != DT_CONV)
+        return 0;
+    size_t pix = batch * l->oh * l->ow;
+    /* column matrix + staging matrix for the (oc, n, pixel) GEMM result */
+    return (l->c * l->k * l->k + l->oc) * pix;
+}
+
+double dt_layer_macs(const dt_layer *l)
+{
+    switch (l->kind) {
+    case DT_CONV:
+        return (double)l->n_w * (double)(l->oh * l->ow);
+    case DT_FC:
+        return (double)l->n_w;
+    default:
+        return 0.0;
+    }
+}
+
+/* im2col of one image x (c,h,w) into columns [off, off + oh*ow) of a
+ * (c k k) x ld matrix: col[(ci k + u) k + v][off + i ow + j] =
+ * x[ci, i + u - pad, j + v - pad] (0 outside). */
+static void im2col(const dt_layer *l, const float *x, float *col, size_t ld,
+                   size_t off)
+{
+    const size_t k = l->k, h = l->h, w = l->w, oh = l->oh, ow = l->ow;
+    const long pad = (long)l->pad;
+    for (size_t ci = 0; ci < l->c; ci++) {
+        const float *xc = x + ci * h * w;
+        for (size_t u = 0; u < k; u++) {
+            for (size_t v = 0; v < k; v++) {
+                float *row = col + ((ci * k + u) * k + v) * ld + off;
+                /* valid output columns j: 0 <= j + v - pad < w */
+                long j0 = pad - (long)v, j1 = (long)w + pad - (long)v;
+                if (j0 < 0) j0 = 0;
+                if (j1 > (long)ow) j1 = (long)ow;
+                for (size_t i = 0; i < oh; i++) {
+                    long r = (long)i + (long)u - pad;
+                    float *dst = row + i * ow;
+                    if (r < 0 || r >= (long)h || j0 >= j1) {
+                        memset(dst, 0, ow * sizeof *dst);
+                        continue;
+                    }
+                    const float *src = xc + (size_t)r * w + (long)v - pad;
+                    for (long j = 0; j < j0; j++)
+                        dst[j] = 0.0f;
+                    memcpy(dst + j0, src + j0, (size_t)(j1 - j0) * sizeof *dst);
+                    for (long j = j1; j < (long)ow; j++)
+                        dst[j] = 0.0f;
+                }
+            }
+        }
+    }
+}
+
+/* col2im: the adjoint of im2col; ADDS the columns back into dx (c,h,w). */
+static void col2im(const dt_layer *l, const float *col, size_t ld, size_t off,
+                   float *dx)
+{
+    const size_t k = l->k, h = l->h, w = l->w, oh = l->oh, ow = l->ow;
+    const long pad = (long)l->pad;
+    for (size_t ci = 0; ci < l->c; ci++) {
+        float *dc = dx + ci * h * w;
+        for (size_t u = 0; u < k; u++) {
+            for (size_t v = 0; v < k; v++) {
+                const float *row = col + ((ci * k + u) * k + v) * ld + off;
+                long j0 = pad - (long)v, j1 = (long)w + pad - (long)v;
+                if (j0 < 0) j0 = 0;
+                if (j1 > (long)ow) j1 = (long)ow;
+                for (size_t i = 0; i < oh; i++) {
+                    long r = (long)i + (long)u - pad;
+                    if (r < 0 || r >= (long)h)
+                        continue;
+                    float *dst = dc + (size_t)r * w + (long)v - pad;
+                    const float *src = row + i * ow;
+                    for (long j = j0; j < j1; j++)
+                        dst[j] += src[j];
+                }
+            }
+        }
+    }
+}
+
+void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
+                     const float *x, float *y, size_t batch, float *col,
+                     size_t col_batch)
+{
+    const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
+    const size_t pix = l->oh * l->ow, kk = l->c * l->k * l->k;
+    for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
+        size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
+        size_t ld = nb * pix;
+        for (size_t n = 0; n < nb; n++)
+            im2col(l, x + (n0 + n) * in, col, ld, n * pix);
+        if (nb == 1) {
+            float *yn = y + n0 * out;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
+                        (int)l->oc, (int)pix, (int)kk, 1.0f, w, (int)kk,
+                        col, (int)ld, 0.0f, yn, (int)pix);
+            for (size_t o = 0; o < l->oc; o++)
+                for (size_t p = 0; p < pix; p++)
+                    yn[o * pix + p] += b[o];
+            continue;
+        }
+        float *stage = col + kk * ld; /* (oc) x (nb pix) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)l->oc,
+                    (int)ld, (int)kk, 1.0f, w, (int)kk, col, (int)ld, 0.0f,
+                    stage, (int)ld);
+        for (size_t n = 0; n < nb; n++) {
+            float *yn = y + (n0 + n) * out;
+            for (size_t o = 0; o < l->oc; o++) {
+                const float *s = stage + o * ld + n * pix;
+                float *d = yn + o * pix;
+                const float bo = b[o];
+                for (size_t p = 0; p < pix; p++)
+                    d[p] = s[p] + bo;
+            }
+        }
+    }
+}
+
+void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
+                      const float *dy, float *dx, float *dw, float *db,
+                      size_t batch, float *col, size_t col_batch)
+{
+    const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
+    const size_t pix = l->oh * l->ow, kk = l->c * l->k * l->k;
+    for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
+        size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
+        size_t ld = nb * pix;
+        const float *g; /* dy of the nb images as (oc) x (nb pix) */
+        if (nb == 1) {
+            g = dy + n0 * out;
+        } else {
+            float *stage = col + kk * ld;
+            for (size_t n = 0; n < nb; n++)
+                for (size_t o = 0; o < l->oc; o++)
+                    memcpy(stage + o * ld + n * pix,
+                           dy + (n0 + n) * out + o * pix, pix * sizeof *stage);
+            g = stage;
+        }
+        for (size_t o = 0; o < l->oc; o++) {
+            const float *go = g + o * ld;
+            float s = 0.0f;
+            for (size_t p = 0; p < ld; p++)
+                s += go[p];
+            db[o] += s;
+        }
+        for (size_t n = 0; n < nb; n++)
+            im2col(l, x + (n0 + n) * in, col, ld, n * pix);
+        /* dW (oc x kk) += g (oc x ld) col^T (ld x kk) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)l->oc,
+                    (int)kk, (int)ld, 1.0f, g, (int)ld, col, (int)ld, 1.0f,
+                    dw, (int)kk);
+        if (!dx)
+            continue;
+        /* dcol (kk x ld) = W^T (kk x oc) g (oc x ld), over col */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kk,
+                    (int)ld, (int)l->oc, 1.0f, w, (int)kk, g, (int)ld, 0.0f,
+                    col, (int)ld);
+        memset(dx + n0 * in, 0, nb * in * sizeof *dx);
+        for (size_t n = 0; n < nb; n++)
+            col2im(l, col, ld, n * pix, dx + (n0 + n) * in);
+    }
+}
+
+void dt_pool_forward(const dt_layer *l, const float *x, float *y,
+                     int32_t *arg, size_t batch)
+{
+    const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
+    const size_t h = l->h, w = l->w, oh = l->oh, ow = l->ow;
+    for (size_t n = 0; n < batch; n++) {
+        const float *xn = x + n * in;
+        float *yn = y + n * out;
+        int32_t *an = arg + n * out;
+        for (size_t c = 0; c < l->c; c++) {
+            for (size_t i = 0; i < oh; i++) {
+                for (size_t j = 0; j < ow; j++) {
+                    size_t base = c * h * w + 2 * i * w + 2 * j;
+                    size_t cand[4] = {base, base + 1, base + w, base + w + 1};
+                    size_t best = cand[0];
+                    for (int t = 1; t < 4; t++)
+                        if (xn[cand[t]] > xn[best])
+                            best = cand[t];
+                    size_t o = (c * oh + i) * ow + j;
+                    yn[o] = xn[best];
+                    an[o] = (int32_t)best;
+                }
+            }
+        }
+    }
+}
+
+void dt_pool_backward(const dt_layer *l, const float *dy, const int32_t *arg,
+                      float *dx, size_t batch)
+{
+    const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
+    memset(dx, 0, batch * in * sizeof *dx);
+    for (size_t n = 0; n < batch; n++) {
+        float *dxn = dx + n * in;
+        const float *dyn = dy + n * out;
+        const int32_t *an = arg + n * out;
+        for (size_t o = 0; o < out; o++)
+            dxn[an[o]] += dyn[o];
+    }
+}
+
+void dt_fc_forward(const dt_layer *l, const float *w, const float *b,
+                   const float *x, float *y, size_t batch)
+{
+    const size_t in = dt_layer_in_size(l), oc = l->oc;
+    for (size_t n = 0; n < batch; n++)
+        memcpy(y + n * oc, b, oc * sizeof *y);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)oc,
+                (int)in, 1.0f, x, (int)in, w, (int)in, 1.0f, y, (int)oc);
+}
+
+void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
+                    const float *dy, float *dx, float *dw, float *db,
+                    size_t batch)
+{
+    const size_t in = dt_layer_in_size(l), oc = l->oc;
+    for (size_t n = 0; n < batch; n++)
+        for (size_t o = 0; o < oc; o++)
+            db[o] += dy[n * oc + o];
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)oc, (int)in,
+                (int)batch, 1.0f, dy, (int)oc, x, (int)in, 1.0f, dw, (int)in);
+    if (dx)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)batch,
+                    (int)in, (int)oc, 1.0f, dy, (int)oc, w, (int)in, 0.0f, dx,
+                    (int)in);
+}
+
+void dt_relu_forward(float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+}
+
+void dt_relu_backward(const float *y, float *dy, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+double dt_softmax_xent(const float *z, const uint8_t *labels, size_t batch,
+                       size_t classes, float *dz, float scale,
+                       size_t *correct)
+{
+    double loss = 0.0;
+    for (size_t n = 0; n < batch; n++) {
+        const float *zn = z + n * classes;
+        size_t am = 0;
+        for (size_t k = 1; k < classes; k++)
+            if (zn[k] > zn[am])
+                am = k;
+        if (correct && am == labels[n])
+            (*correct)++;
+        double m = zn[am], s = 0.0;
+        for (size_t k = 0; k < classes; k++)
+            s += exp((double)zn[k] - m);
+        double lse = m + log(s);
+        loss += lse - (double)zn[labels[n]];
+        if (dz) {
+            float *dn = dz + n * classes;
+            for (size_t k = 0; k < classes; k++) {
+                double p = exp((double)zn[k] - lse);
+                dn[k] = (float)(p - (k == labels[n] ? 1.0 : 0.0)) * scale;
+            }
+        }
+    }
+    return loss;
+}

@@ -1,0 +1,106 @@
+/* dt_layers: the kernels of the CNN engine, forward and backward.
+ *
+ * Layers are plain descriptions (shapes, kernel size, offsets of their
+ * weights in a flat parameter array) and the kernels take every buffer
+ * explicitly, so one set of scratch buffers can run any parameter vector.
+ * Tensors are float, NCHW, one image after another; a batch of B images of
+ * shape (c, h, w) is B*c*h*w contiguous floats.
+ *
+ * Backward kernels ACCUMULATE into the weight and bias gradients (dw += ...)
+ * and OVERWRITE the input gradient dx; the caller zeroes dw/db once per
+ * step. None of these functions allocates or fails: shapes are checked when
+ * a network is built (dt_net_new).
+ */
+#ifndef DT_LAYERS_H
+#define DT_LAYERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    DT_CONV, /* 2-D convolution, stride 1, zero padding `pad`, kernel k x k */
+    DT_POOL, /* 2 x 2 max pooling, stride 2 (odd trailing row/col dropped) */
+    DT_FC,   /* fully connected: y = W x + b, W is (oc x in) row-major */
+    DT_RELU  /* y = max(x, 0), computed in place */
+} dt_layer_kind;
+
+typedef struct {
+    dt_layer_kind kind; /* which kernel */
+    size_t c, h, w;     /* input shape of one image (FC: c = inputs, h=w=1) */
+    size_t oc, oh, ow;  /* output shape of one image (FC: oc = outputs) */
+    size_t k, pad;      /* conv kernel size and zero padding (else 0) */
+    size_t w_off;       /* offset of the weights in the flat parameters:
+                           conv (oc x c x k x k), fc (oc x c*h*w) */
+    size_t b_off;       /* offset of the oc biases */
+    size_t n_w;         /* number of weights (0 for pool and relu) */
+} dt_layer;
+
+/* Fills the output shape and n_w of a layer from kind, input shape and
+ * (conv, fc) oc, k, pad. Offsets are left to the caller. Returns 0 on
+ * success, -1 when the output would be empty (kernel larger than the
+ * padded input, pool of a 1-pixel plane). O(1). */
+int dt_layer_shape(dt_layer *l);
+
+/* Elements of one image at the layer's input and output. */
+size_t dt_layer_in_size(const dt_layer *l);
+size_t dt_layer_out_size(const dt_layer *l);
+
+/* Floats of im2col workspace the conv kernels need for `batch` images
+ * processed at once (0 for other kinds): (c k k) x (batch oh ow). */
+size_t dt_layer_col_size(const dt_layer *l, size_t batch);
+
+/* Multiply-adds of the forward pass of one image (for GFLOP/s figures). */
+double dt_layer_macs(const dt_layer *l);
+
+/* Convolution forward. x: batch x (c,h,w); y: batch x (oc,oh,ow); w, b the
+ * layer's weights and biases; col: dt_layer_col_size(l, cb) floats where cb
+ * = col_batch is how many images share one GEMM (1..batch).
+ * y[n,o,i,j] = b[o] + sum_{c,u,v} w[o,c,u,v] x[n,c,i+u-pad,j+v-pad].
+ * Cost: 2 batch oc c k^2 oh ow flops (cblas_sgemm). */
+void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
+                     const float *x, float *y, size_t batch, float *col,
+                     size_t col_batch);
+
+/* Convolution backward: dw += dL/dw, db += dL/db, and, when dx is not
+ * NULL, dx = dL/dx. dy: batch x (oc,oh,ow). col as for forward (the
+ * im2col of x is recomputed, so the forward's col need not be kept). */
+void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
+                      const float *dy, float *dx, float *dw, float *db,
+                      size_t batch, float *col, size_t col_batch);
+
+/* Max pooling forward: y = max of each 2x2 window, arg[n*out + o] = index
+ * (within the image's input, c*h*w) of the chosen element (first maximum). */
+void dt_pool_forward(const dt_layer *l, const float *x, float *y,
+                     int32_t *arg, size_t batch);
+
+/* Max pooling backward: dx = 0 except dx[arg] = dy. */
+void dt_pool_backward(const dt_layer *l, const float *dy, const int32_t *arg,
+                      float *dx, size_t batch);
+
+/* Fully connected forward: y (batch x oc) = x (batch x in) W^T + b. */
+void dt_fc_forward(const dt_layer *l, const float *w, const float *b,
+                   const float *x, float *y, size_t batch);
+
+/* Fully connected backward: dw += dy^T x, db += sum_n dy, dx = dy W (when
+ * dx is not NULL). */
+void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
+                    const float *dy, float *dx, float *dw, float *db,
+                    size_t batch);
+
+/* ReLU forward in place over n floats: y = max(y, 0). */
+void dt_relu_forward(float *y, size_t n);
+
+/* ReLU backward in place: dy[i] = 0 where y[i] <= 0 (y the forward output).
+ */
+void dt_relu_backward(const float *y, float *dy, size_t n);
+
+/* Softmax cross-entropy over a batch of logits (batch x classes), labels in
+ * [0, classes). Returns the SUM over the batch of -log softmax(z)[label]
+ * (in double); when dz is not NULL writes dz = (softmax(z) - onehot) * scale
+ * (scale = 1/B gives the gradient of the mean loss); adds to *correct (when
+ * not NULL) the number of rows whose first arg-max equals the label. */
+double dt_softmax_xent(const float *z, const uint8_t *labels, size_t batch,
+                       size_t classes, float *dz, float scale,
+                       size_t *correct);
+
+#endif

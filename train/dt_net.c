@@ -1,0 +1,269 @@
+/* dt_net.c: model tables, parameter layout, scratch allocation and the
+ * forward / backward sweep over the layer chain.
+ *
+ * A model is a table of layer specs; dt_net_new walks it once to infer the
+ * shapes, lay the parameters out (weights then biases, layer by layer) and
+ * size every scratch buffer for max_batch images, so a training step never
+ * allocates. The trade-off: one network holds scratch for its largest batch
+ * even when evaluating smaller ones.
+ */
+#include "dt_net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    dt_layer_kind kind;
+    size_t oc, k, pad; /* conv/fc width; conv kernel and padding */
+} layer_spec;
+
+/* oc == 0 on the last fc means "classes". */
+static const layer_spec LENET[] = {
+    {DT_CONV, 6, 5, 2}, {DT_RELU, 0, 0, 0}, {DT_POOL, 0, 0, 0},
+    {DT_CONV, 16, 5, 0}, {DT_RELU, 0, 0, 0}, {DT_POOL, 0, 0, 0},
+    {DT_FC, 120, 0, 0}, {DT_RELU, 0, 0, 0}, {DT_FC, 84, 0, 0},
+    {DT_RELU, 0, 0, 0}, {DT_FC, 0, 0, 0}};
+static const layer_spec CNN[] = {
+    {DT_CONV, 32, 3, 0}, {DT_RELU, 0, 0, 0}, {DT_CONV, 32, 3, 0},
+    {DT_RELU, 0, 0, 0}, {DT_POOL, 0, 0, 0}, {DT_CONV, 64, 3, 0},
+    {DT_RELU, 0, 0, 0}, {DT_CONV, 64, 3, 0}, {DT_RELU, 0, 0, 0},
+    {DT_POOL, 0, 0, 0}, {DT_FC, 256, 0, 0}, {DT_RELU, 0, 0, 0},
+    {DT_FC, 0, 0, 0}};
+
+/* Images per conv GEMM: enough columns (>= COL_TARGET) for an efficient
+ * GEMM, without the column matrix outgrowing the cache much. */
+#define COL_TARGET 1024
+
+cm_status dt_model_parse(const char *name, dt_model *m)
+{
+    if (name && strcmp(name, "lenet") == 0) {
+        *m = DT_MODEL_LENET;
+        return CM_OK;
+    }
+    if (name && strcmp(name, "cnn") == 0) {
+        *m = DT_MODEL_CNN;
+        return CM_OK;
+    }
+    return cm_error(CM_EINVAL, "unknown model '%s' (expected lenet or cnn)",
+                    name ? name : "");
+}
+
+const char *dt_model_name(dt_model m)
+{
+    return m == DT_MODEL_CNN ? "cnn" : "lenet";
+}
+
+static float *net_alloc(dt_net *net, size_t n)
+{
+    float *p = malloc((n ? n : 1) * sizeof *p);
+    if (p)
+        net->owned[net->n_owned++] = p;
+    return p;
+}
+
+cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
+                     size_t classes, size_t max_batch, dt_net **out)
+{
+    cm_status st = CM_OK;
+    *out = NULL;
+    const layer_spec *spec = m == DT_MODEL_CNN ? CNN : LENET;
+    size_t n_spec = m == DT_MODEL_CNN ? sizeof CNN / sizeof CNN[0]
+                                      : sizeof LENET / sizeof LENET[0];
+    if (!c || !h || !w || classes < 2 || classes > 256 || !max_batch)
+        return cm_error(CM_EINVAL, "invalid network shape %zux%zux%zu, "
+                        "%zu classes, batch %zu", c, h, w, classes, max_batch);
+    dt_net *net = calloc(1, sizeof *net);
+    if (!net)
+        return cm_error(CM_ENOMEM, "out of memory building the network");
+    net->model = m;
+    net->in_c = c;
+    net->in_h = h;
+    net->in_w = w;
+    net->classes = classes;
+    net->max_batch = max_batch;
+    net->n_layers = n_spec;
+    size_t off = 0, col = 0;
+    for (size_t i = 0; i < n_spec; i++) {
+        dt_layer *l = &net->layers[i];
+        memset(l, 0, sizeof *l);
+        l->kind = spec[i].kind;
+        l->c = c;
+        l->h = h;
+        l->w = w;
+        l->oc = spec[i].oc ? spec[i].oc : classes;
+        l->k = spec[i].k;
+        l->pad = spec[i].pad;
+        if (dt_layer_shape(l) != 0) {
+            st = cm_error(CM_EINVAL, "input %zux%zux%zu is too small for "
+                          "model %s", net->in_c, net->in_h, net->in_w,
+                          dt_model_name(m));
+            goto cleanup;
+        }
+        if (l->kind == DT_FC) {
+            l->c = c * h * w; /* flatten */
+            l->h = l->w = 1;
+        }
+        if (l->n_w) {
+            l->w_off = off;
+            l->b_off = off + l->n_w;
+            off += l->n_w + l->oc;
+        }
+        if (l->kind == DT_CONV) {
+            size_t pix = l->oh * l->ow;
+            size_t nb = (COL_TARGET + pix - 1) / pix;
+            net->col_batch[i] = nb < max_batch ? nb : max_batch;
+            size_t need = dt_layer_col_size(l, net->col_batch[i]);
+            col = need > col ? need : col;
+        }
+        c = l->oc;
+        h = l->oh;
+        w = l->ow;
+    }
+    net->n_params = off;
+    if (!(net->params = net_alloc(net, off)) ||
+        !(net->grads = net_alloc(net, off)) ||
+        !(net->col = net_alloc(net, col)))
+        goto nomem;
+    memset(net->params, 0, off * sizeof *net->params);
+    memset(net->grads, 0, off * sizeof *net->grads);
+    for (size_t i = 0; i < n_spec; i++) {
+        const dt_layer *l = &net->layers[i];
+        size_t nout = max_batch * dt_layer_out_size(l);
+        if (l->kind == DT_RELU) { /* in place */
+            net->act[i + 1] = net->act[i];
+            net->dact[i + 1] = net->dact[i];
+            continue;
+        }
+        if (!(net->act[i + 1] = net_alloc(net, nout)) ||
+            !(net->dact[i + 1] = net_alloc(net, nout)))
+            goto nomem;
+        if (l->kind == DT_POOL) {
+            net->arg[i] = malloc(nout * sizeof *net->arg[i]);
+            if (!net->arg[i])
+                goto nomem;
+        }
+    }
+    *out = net;
+    return CM_OK;
+nomem:
+    st = cm_error(CM_ENOMEM, "out of memory allocating the %s network for "
+                  "batch %zu", dt_model_name(m), max_batch);
+cleanup:
+    dt_net_free(net);
+    return st;
+}
+
+void dt_net_free(dt_net *net)
+{
+    if (!net)
+        return;
+    for (size_t i = 0; i < net->n_owned; i++)
+        free(net->owned[i]);
+    for (size_t i = 0; i < DT_NET_MAX_LAYERS; i++)
+        free(net->arg[i]);
+    free(net);
+}
+
+void dt_net_init(const dt_net *net, float *params, cm_rng *r)
+{
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        if (!l->n_w)
+            continue;
+        double fan_in = (double)(l->n_w / l->oc);
+        double a = sqrt(6.0 / fan_in);
+        for (size_t j = 0; j < l->n_w; j++)
+            params[l->w_off + j] = (float)((2.0 * cm_rng_uniform(r) - 1.0) * a);
+        memset(params + l->b_off, 0, l->oc * sizeof *params);
+    }
+}
+
+const float *dt_net_forward(dt_net *net, const float *params, const float *x,
+                            size_t batch)
+{
+    net->act[0] = (float *)x; /* read only: no layer writes its input */
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        const float *in = net->act[i];
+        float *o = net->act[i + 1];
+        switch (l->kind) {
+        case DT_CONV:
+            dt_conv_forward(l, params + l->w_off, params + l->b_off, in, o,
+                            batch, net->col, net->col_batch[i]);
+            break;
+        case DT_POOL:
+            dt_pool_forward(l, in, o, net->arg[i], batch);
+            break;
+        case DT_FC:
+            dt_fc_forward(l, params + l->w_off, params + l->b_off, in, o,
+                          batch);
+            break;
+        case DT_RELU:
+            dt_relu_forward(o, batch * dt_layer_out_size(l));
+            break;
+        }
+    }
+    return net->act[net->n_layers];
+}
+
+cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
+                      const float *x, const uint8_t *y, size_t batch,
+                      double *loss)
+{
+    if (batch == 0 || batch > net->max_batch)
+        return cm_error(CM_EINVAL, "batch %zu outside 1..%zu", batch,
+                        net->max_batch);
+    const size_t L = net->n_layers;
+    const float *z = dt_net_forward(net, params, x, batch);
+    double sum = dt_softmax_xent(z, y, batch, net->classes, net->dact[L],
+                                 1.0f / (float)batch, NULL);
+    if (loss)
+        *loss = sum / (double)batch;
+    memset(grads, 0, net->n_params * sizeof *grads);
+    for (size_t i = L; i-- > 0;) {
+        const dt_layer *l = &net->layers[i];
+        const float *in = net->act[i];
+        const float *dy = net->dact[i + 1];
+        float *dx = i > 0 ? net->dact[i] : NULL;
+        switch (l->kind) {
+        case DT_CONV:
+            dt_conv_backward(l, params + l->w_off, in, dy, dx,
+                             grads + l->w_off, grads + l->b_off, batch,
+                             net->col, net->col_batch[i]);
+            break;
+        case DT_POOL:
+            if (dx)
+                dt_pool_backward(l, dy, net->arg[i], dx, batch);
+            break;
+        case DT_FC:
+            dt_fc_backward(l, params + l->w_off, in, dy, dx, grads + l->w_off,
+                           grads + l->b_off, batch);
+            break;
+        case DT_RELU: /* in place: output buffer == input buffer */
+            dt_relu_backward(net->act[i + 1], net->dact[i + 1],
+                             batch * dt_layer_out_size(l));
+            break;
+        }
+    }
+    return CM_OK;
+}
+
+cm_status dt_net_eval(dt_net *net, const float *params, const float *x,
+                      const uint8_t *y, size_t n, size_t *correct,
+                      double *loss)
+{
+    const size_t in = net->in_c * net->in_h * net->in_w;
+    size_t right = 0;
+    double sum = 0.0;
+    for (size_t n0 = 0; n0 < n; n0 += net->max_batch) {
+        size_t b = n - n0 < net->max_batch ? n - n0 : net->max_batch;
+        const float *z = dt_net_forward(net, params, x + n0 * in, b);
+        sum += dt_softmax_xent(z, y + n0, b, net->classes, NULL, 1.0f, &right);
+    }
+    if (correct)
+        *correct = right;
+    if (loss)
+        *loss = n ? sum / (double)n : 0.0;
+    return CM_OK;
+}

@@ -1,0 +1,96 @@
+/* dt_net: a network = a chain of layers, its flat parameters and all the
+ * scratch it needs, allocated once for a maximum batch size.
+ *
+ * The network owns one flat float parameter array (`params`) and one flat
+ * gradient array (`grads`) of n_params floats; layers hold offsets into
+ * them. The compute functions take EXPLICIT parameter and gradient
+ * pointers, so one network's scratch (activations, im2col workspace,
+ * backward buffers, pooling arg-max) can run the parameters of any number
+ * of simulated workers: dt_net_grad(net, x_i, g_i, ...). The scratch makes
+ * a network single-threaded: use one network per thread.
+ *
+ * Models (input shape from the data set, e.g. 1x28x28 or 3x32x32):
+ *   lenet: conv5x5x6 pad2, relu, pool, conv5x5x16, relu, pool,
+ *          fc120, relu, fc84, relu, fc(classes)
+ *   cnn:   conv3x3x32, relu, conv3x3x32, relu, pool, conv3x3x64, relu,
+ *          conv3x3x64, relu, pool, fc256, relu, fc(classes)
+ */
+#ifndef DT_NET_H
+#define DT_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_rng.h"
+#include "cm_status.h"
+#include "dt_layers.h"
+
+#define DT_NET_MAX_LAYERS 16
+
+typedef enum { DT_MODEL_LENET, DT_MODEL_CNN } dt_model;
+
+typedef struct {
+    dt_model model;        /* which architecture */
+    size_t in_c, in_h, in_w; /* input shape of one image */
+    size_t classes;        /* outputs of the last layer */
+    size_t max_batch;      /* largest batch the scratch holds */
+    size_t n_layers;       /* layers in use in `layers` */
+    dt_layer layers[DT_NET_MAX_LAYERS]; /* the chain, input to logits */
+    size_t n_params;       /* length of params and grads */
+    float *params;         /* the network's own parameters (owned) */
+    float *grads;          /* the network's own gradient (owned) */
+    /* scratch, owned: act[i] is the input of layer i (act[0] borrowed from
+       the caller during a call), act[n_layers] the logits; dact likewise for
+       gradients. In-place layers (relu) share their input's buffer. */
+    float *act[DT_NET_MAX_LAYERS + 1];
+    float *dact[DT_NET_MAX_LAYERS + 1];
+    int32_t *arg[DT_NET_MAX_LAYERS]; /* pooling arg-max, per pool layer */
+    float *col;            /* im2col workspace shared by the conv layers */
+    size_t col_batch[DT_NET_MAX_LAYERS]; /* images per conv GEMM */
+    float *owned[2 * DT_NET_MAX_LAYERS + 3]; /* buffers to free */
+    size_t n_owned;
+} dt_net;
+
+/* Parses "lenet" or "cnn". CM_EINVAL naming the value otherwise. */
+cm_status dt_model_parse(const char *name, dt_model *m);
+
+/* The model's name ("lenet", "cnn"). */
+const char *dt_model_name(dt_model m);
+
+/* Builds a network for images of shape (c, h, w) and `classes` outputs,
+ * with scratch for batches of up to max_batch images. Parameters are zero
+ * until dt_net_init. CM_EINVAL when the input is too small for the model
+ * or a size is 0, CM_ENOMEM. The caller frees with dt_net_free. */
+cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
+                     size_t classes, size_t max_batch, dt_net **out);
+
+/* Frees the network and everything it owns; accepts NULL. */
+void dt_net_free(dt_net *net);
+
+/* He-uniform initialization of params (n_params floats, net->params or any
+ * other array): weights ~ U(-a, a), a = sqrt(6 / fan_in), biases 0. The
+ * draws come from r in layer order, so a seed fixes the result. O(n). */
+void dt_net_init(const dt_net *net, float *params, cm_rng *r);
+
+/* Forward pass of `batch` (<= max_batch) images x (batch x c h w) with
+ * parameters `params`; returns the logits (batch x classes), borrowed from
+ * the network's scratch until the next call. */
+const float *dt_net_forward(dt_net *net, const float *params, const float *x,
+                            size_t batch);
+
+/* Mean cross-entropy loss of a batch and its gradient:
+ * grads = d/dparams (1/B) sum_n -log softmax(f(x_n))[y_n] (overwritten),
+ * *loss = that mean. batch in 1..max_batch (CM_EINVAL otherwise); labels
+ * < classes. Cost: about 3x the forward pass. */
+cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
+                      const float *x, const uint8_t *y, size_t batch,
+                      double *loss);
+
+/* Evaluates n images (any n, processed in chunks of max_batch): *correct =
+ * number classified right, *loss = mean cross-entropy (either out pointer
+ * may be NULL). */
+cm_status dt_net_eval(dt_net *net, const float *params, const float *x,
+                      const uint8_t *y, size_t n, size_t *correct,
+                      double *loss);
+
+#endif
