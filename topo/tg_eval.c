@@ -1,0 +1,132 @@
+/* tg_eval.c: topology figures (tg_eval_topo) and the consensus simulation
+ * (tg_simulate). Spectra come from src/cm_mixing.c (dense GSL, exact; eval
+ * runs once so speed does not matter), the diameter from igraph's BFS-based
+ * igraph_diameter. The simulation keeps X as n x TG_SIM_DIM row-major and
+ * applies W through the CSR adjacency, so a round costs O((n + m) dim).
+ */
+#include "tg_eval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <igraph.h>
+
+#include "cm_rng.h"
+
+/* Diameter of t (connected) via igraph. */
+static cm_status diameter(const cm_topo *t, double *diam)
+{
+    igraph_vector_int_t ev;
+    igraph_t g;
+    cm_status st = CM_OK;
+    if (igraph_vector_int_init(&ev, (igraph_integer_t)(2 * t->m)) !=
+        IGRAPH_SUCCESS)
+        return cm_error(CM_ENOMEM, "out of memory for the diameter");
+    for (size_t k = 0; k < t->m; k++) {
+        VECTOR(ev)[2 * k] = (igraph_integer_t)t->ei[k];
+        VECTOR(ev)[2 * k + 1] = (igraph_integer_t)t->ej[k];
+    }
+    if (igraph_create(&g, &ev, (igraph_integer_t)t->n, IGRAPH_UNDIRECTED) !=
+        IGRAPH_SUCCESS) {
+        st = cm_error(CM_ENOMEM, "igraph could not build the graph");
+        goto cleanup_ev;
+    }
+    igraph_real_t res = 0;
+    if (igraph_diameter(&g, &res, NULL, NULL, NULL, NULL, IGRAPH_UNDIRECTED,
+                        1) != IGRAPH_SUCCESS)
+        st = cm_error(CM_ENUMERIC, "igraph could not compute the diameter");
+    *diam = (double)res;
+    igraph_destroy(&g);
+cleanup_ev:
+    igraph_vector_int_destroy(&ev);
+    return st;
+}
+
+cm_status tg_eval_topo(const cm_topo *t, tg_eval *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!t->self)
+        return cm_error(CM_EINVAL, "evaluation needs a weighted topology");
+    e->n = t->n;
+    e->m = t->m;
+    cm_topo_degree_range(t, &e->dmin, &e->dmax);
+    cm_status st = diameter(t, &e->diameter);
+    if (st != CM_OK)
+        return st;
+    st = cm_topo_laplacian_extremes(t, &e->l2, &e->ln);
+    if (st != CM_OK)
+        return st;
+    st = cm_topo_slem(t, &e->slem);
+    if (st != CM_OK)
+        return st;
+    e->slem_best = e->l2 + e->ln > 0.0 ? (e->ln - e->l2) / (e->ln + e->l2)
+                                       : 0.0;
+    if (e->slem >= 1.0)
+        e->rounds = INFINITY;
+    else if (e->slem <= 0.0)
+        e->rounds = 1.0;
+    else
+        e->rounds = log(1e-3) / log(e->slem);
+    return CM_OK;
+}
+
+/* ||X - 1 mean^T||_F for X n x dim row-major. */
+static double disagreement(const double *x, size_t n, size_t dim)
+{
+    double s = 0.0;
+    for (size_t c = 0; c < dim; c++) {
+        double mean = 0.0;
+        for (size_t i = 0; i < n; i++)
+            mean += x[i * dim + c];
+        mean /= (double)n;
+        for (size_t i = 0; i < n; i++) {
+            double dv = x[i * dim + c] - mean;
+            s += dv * dv;
+        }
+    }
+    return sqrt(s);
+}
+
+cm_status tg_simulate(const cm_topo *t, size_t rounds, uint64_t seed,
+                      double *rel)
+{
+    size_t n = t->n, dim = TG_SIM_DIM;
+    if (!t->self)
+        return cm_error(CM_EINVAL, "simulation needs a weighted topology");
+    if (n < 2)
+        return cm_error(CM_EINVAL, "simulation needs at least 2 nodes");
+    double *x = malloc(n * dim * sizeof *x);
+    double *y = malloc(n * dim * sizeof *y);
+    cm_status st = CM_OK;
+    if (!x || !y) {
+        st = cm_error(CM_ENOMEM, "out of memory for the simulation");
+        goto cleanup;
+    }
+    cm_rng rng;
+    cm_rng_seed(&rng, seed, 0);
+    for (size_t k = 0; k < n * dim; k++)
+        x[k] = cm_rng_normal(&rng);
+    double d0 = disagreement(x, n, dim);
+    rel[0] = 1.0;
+    for (size_t r = 1; r <= rounds; r++) {
+        for (size_t i = 0; i < n; i++) {
+            double *yi = y + i * dim;
+            for (size_t c = 0; c < dim; c++)
+                yi[c] = t->self[i] * x[i * dim + c];
+            for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
+                const double *xj = x + t->adj[p] * dim;
+                for (size_t c = 0; c < dim; c++)
+                    yi[c] += t->adj_w[p] * xj[c];
+            }
+        }
+        double *tmp = x;
+        x = y;
+        y = tmp;
+        rel[r] = d0 > 0.0 ? disagreement(x, n, dim) / d0 : 0.0;
+    }
+cleanup:
+    free(x);
+    free(y);
+    return st;
+}

@@ -1,0 +1,45 @@
+/* tg_eval: figures of merit of a topology, and the consensus simulation.
+ *
+ * tg_eval_topo computes what `topogen eval` reports: size, degree range,
+ * diameter (igraph), the Laplacian extremes, the SLEM of the weights as
+ * given, the SLEM the best constant Laplacian weights would give,
+ * (lambda_n - lambda_2)/(lambda_n + lambda_2), and the gossip rounds to
+ * shrink disagreement by 1e-3, log(1e-3)/log(SLEM). tg_simulate runs plain
+ * gossip x <- W x on random vectors and records the relative disagreement
+ * ||x_t - mean|| / ||x_0 - mean|| per round, which SLEM^t bounds.
+ */
+#ifndef TG_EVAL_H
+#define TG_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "cm_topo.h"
+
+typedef struct {
+    size_t n;          /* nodes */
+    size_t m;          /* undirected edges */
+    size_t dmin, dmax; /* degree range */
+    double diameter;   /* longest shortest path, in hops (igraph) */
+    double l2, ln;     /* lambda_2 and lambda_n of L = D - A */
+    double slem;       /* SLEM of W as given */
+    double slem_best;  /* SLEM of the optimal constant Laplacian weights */
+    double rounds;     /* log(1e-3)/log(slem); INFINITY if slem >= 1 */
+} tg_eval;
+
+/* Evaluates a weighted, connected topology (cm_topo_validate'd, weights
+ * set). CM_EINVAL when unweighted; CM_ENUMERIC on eigensolver failure;
+ * CM_ENOMEM. O(n^3) (dense spectra) + O(n m) (diameter). */
+cm_status tg_eval_topo(const cm_topo *t, tg_eval *e);
+
+/* Gossip simulation: X_0 has TG_SIM_DIM standard-normal columns per node
+ * drawn from cm_rng(seed, 0); X_{t+1} = W X_t. rel[t] for t = 0..rounds is
+ * ||X_t - 1 mean^T||_F / ||X_0 - 1 mean^T||_F (rel[0] = 1). rel has
+ * rounds + 1 entries (caller-owned). CM_EINVAL when unweighted or n < 2.
+ * O(rounds * (n + m) * TG_SIM_DIM). */
+#define TG_SIM_DIM 8
+cm_status tg_simulate(const cm_topo *t, size_t rounds, uint64_t seed,
+                      double *rel);
+
+#endif

@@ -1,0 +1,113 @@
+/* tg_graph: simple undirected graphs for topogen's constructions and
+ * search.
+ *
+ * A tg_graph keeps an edge list, a dense n x n adjacency byte matrix (O(1)
+ * edge tests) and fixed-length neighbour rows (degrees never change under
+ * the degree-preserving double-edge swaps of the search), so a swap and its
+ * undo are O(degree). Constructions cover the baselines of the issue (ring,
+ * regular ring lattice, 2-D torus, hypercube, exponential, complete) and a
+ * random connected d-regular graph drawn from OUR seeded cm_rng (ring
+ * lattice, then many random connectivity-preserving swaps), so one seed
+ * always gives one graph. Conversion to cm_topo is the bridge to the file
+ * format.
+ */
+#ifndef TG_GRAPH_H
+#define TG_GRAPH_H
+
+#include <stddef.h>
+
+#include "cm_rng.h"
+#include "cm_status.h"
+#include "cm_topo.h"
+
+typedef enum {
+    TG_KIND_LEARNED,     /* simulated annealing (tg_search) */
+    TG_KIND_RRL,         /* regular ring lattice, i ~ i+-1..i+-d/2 (+n/2) */
+    TG_KIND_RING,        /* cycle */
+    TG_KIND_TORUS,       /* 2-D torus a x b, a, b >= 3 */
+    TG_KIND_HYPERCUBE,   /* n = 2^k, degree k */
+    TG_KIND_EXPONENTIAL, /* i ~ i +- 2^k for 2^k < n */
+    TG_KIND_RANDOM,      /* random connected d-regular */
+    TG_KIND_COMPLETE     /* all pairs */
+} tg_kind;
+
+typedef struct {
+    size_t n;            /* nodes 0..n-1 */
+    size_t m;            /* undirected edges */
+    size_t *eu, *ev;     /* [m] endpoints of edge k (eu[k] != ev[k]) */
+    unsigned char *adj;  /* [n*n] adj[i*n+j] = 1 iff i ~ j */
+    size_t *off;         /* [n+1] row offsets into nb; deg i = off[i+1]-off[i] */
+    size_t *nb;          /* [2m] neighbours of i in nb[off[i] .. off[i+1]) */
+} tg_graph;
+
+/* Sets every field to empty. */
+void tg_graph_init(tg_graph *g);
+
+/* Frees what g owns and re-initializes it. Accepts NULL. */
+void tg_graph_destroy(tg_graph *g);
+
+/* Builds g (initialized; old content destroyed) on n nodes from m edges.
+ * CM_EINVAL on a self-loop, a duplicate edge or an id >= n. O(n^2 + m). */
+cm_status tg_graph_from_edges(tg_graph *g, size_t n, size_t m,
+                              const size_t *eu, const size_t *ev);
+
+/* Deep copy (dst initialized; old content destroyed). O(n^2). */
+cm_status tg_graph_copy(tg_graph *dst, const tg_graph *src);
+
+/* Unweighted cm_topo with g's edges (t initialized). O(m log m). */
+cm_status tg_graph_to_topo(const tg_graph *g, cm_topo *t);
+
+/* tg_graph from a topology's edges, ignoring weights. */
+cm_status tg_graph_from_topo(tg_graph *g, const cm_topo *t);
+
+/* Degree of node i. */
+static inline size_t tg_graph_degree(const tg_graph *g, size_t i)
+{
+    return g->off[i + 1] - g->off[i];
+}
+
+/* 1 when every node reaches every other (n <= 1 counts). O(n + m); returns
+ * 0 also when out of memory. */
+int tg_graph_is_connected(const tg_graph *g);
+
+/* The swap (a,b),(c,d) -> (a,c),(b,d) in place, for edges a~b and c~d with
+ * a,b,c,d distinct and a!~c, b!~d (caller checks: tg_graph_swap_ok).
+ * Degrees are kept. tg_graph_swap(g, a, c, b, d) undoes it. O(degree). */
+void tg_graph_swap(tg_graph *g, size_t a, size_t b, size_t c, size_t d);
+
+/* 1 when tg_graph_swap(g, a, b, c, d) is legal: a~b, c~d, all distinct,
+ * no resulting multi-edge. O(1). */
+int tg_graph_swap_ok(const tg_graph *g, size_t a, size_t b, size_t c,
+                     size_t d);
+
+/* Parses a --kind value. CM_EINVAL with a message listing the kinds. */
+cm_status tg_kind_parse(const char *s, tg_kind *kind);
+
+/* The kind's name as parsed by tg_kind_parse. */
+const char *tg_kind_name(tg_kind kind);
+
+/* Checks (n, d) for a kind before any work; messages name the flag (-n,
+ * -d) and say what is required: n >= 3; for learned/random/rrl
+ * 2 <= d < n and n*d even; hypercube n a power of two; torus n = a*b with
+ * a, b >= 3. d is ignored by ring, torus, hypercube, exponential and
+ * complete, whose degree follows from n. CM_EINVAL on failure. */
+cm_status tg_kind_check(tg_kind kind, size_t n, size_t d);
+
+/* The torus side a (a <= b, a*b = n, a, b >= 3, a as close to sqrt(n) as
+ * possible), or 0 when there is none. */
+size_t tg_torus_side(size_t n);
+
+/* Builds a baseline of the given kind (not TG_KIND_LEARNED; see
+ * tg_search). g initialized; rng used only by TG_KIND_RANDOM. Parameters
+ * must pass tg_kind_check. O(n^2 + m) except random: O(n * m) (swaps with
+ * a connectivity check each). */
+cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
+                         cm_rng *rng);
+
+/* A random connected d-regular graph: the ring lattice, then 10*m random
+ * double-edge swaps that keep the graph simple and connected. Deterministic
+ * for rng's state. */
+cm_status tg_graph_random_regular(tg_graph *g, size_t n, size_t d,
+                                  cm_rng *rng);
+
+#endif

@@ -1,0 +1,226 @@
+/* tg_search.c: simulated annealing over degree-preserving double-edge
+ * swaps (see tg_search.h for the model).
+ *
+ * Every proposal is evaluated exactly (tg_spectrum, dense LAPACK); the
+ * graph is changed in place and the swap undone on rejection, and the best
+ * state is kept as an edge list, so the loop allocates nothing. The
+ * schedule is geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned
+ * with scripts/bench-topogen.sh (README, topogen).
+ */
+#include "tg_search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_rng.h"
+#include "cm_time.h"
+#include "tg_spectrum.h"
+
+#define CONNECTED_EPS 1e-9
+
+void tg_search_opts_default(tg_search_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->n = 64;
+    o->d = 4;
+    o->obj = TG_OBJ_RATIO;
+    o->seed = 1;
+    o->restarts = 1;
+    o->progress_every = 1.0;
+}
+
+cm_status tg_objective_parse(const char *s, tg_objective *obj)
+{
+    if (strcmp(s, "ratio") == 0)
+        *obj = TG_OBJ_RATIO;
+    else if (strcmp(s, "gap") == 0)
+        *obj = TG_OBJ_GAP;
+    else if (strcmp(s, "slem-mh") == 0)
+        *obj = TG_OBJ_SLEM_MH;
+    else
+        return cm_error(CM_EINVAL, "--objective: unknown objective '%s' "
+                        "(expected ratio, gap or slem-mh)", s);
+    return CM_OK;
+}
+
+const char *tg_objective_name(tg_objective obj)
+{
+    switch (obj) {
+    case TG_OBJ_RATIO: return "ratio";
+    case TG_OBJ_GAP: return "gap";
+    case TG_OBJ_SLEM_MH: return "slem-mh";
+    }
+    return "?";
+}
+
+double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln)
+{
+    switch (obj) {
+    case TG_OBJ_RATIO:
+        return l2 + ln > 0.0 ? (ln - l2) / (ln + l2) : 1.0;
+    case TG_OBJ_GAP:
+        return 1.0 - l2 / (double)d;
+    case TG_OBJ_SLEM_MH:
+        return fmax(fabs(1.0 - l2 / (double)(d + 1)),
+                    fabs(ln / (double)(d + 1) - 1.0));
+    }
+    return 1.0;
+}
+
+size_t tg_search_default_iters(size_t n, size_t d)
+{
+    (void)d;
+    /* about as many proposals as the eigensolver allows in a few seconds */
+    if (n <= 32)
+        return 20000;
+    if (n <= 64)
+        return 20000;
+    if (n <= 128)
+        return 20000;
+    return 10000;
+}
+
+/* One annealing run from g (modified in place). best_e/best_u/best_v hold
+ * the best state over all runs and are updated here. Returns CM_OK, or an
+ * error from the eigensolver. */
+typedef struct {
+    const tg_search_opts *o;
+    tg_spec spec;
+    cm_rng rng;
+    double start_time;
+    double last_progress;
+    double best_e;
+    size_t *best_u, *best_v;
+    tg_search_result *res;
+} run_ctx;
+
+static int out_of_time(run_ctx *c)
+{
+    return c->o->time_limit > 0.0 &&
+           cm_time_now() - c->start_time >= c->o->time_limit;
+}
+
+static void keep_best(run_ctx *c, const tg_graph *g, double e)
+{
+    if (e < c->best_e) {
+        c->best_e = e;
+        memcpy(c->best_u, g->eu, g->m * sizeof *g->eu);
+        memcpy(c->best_v, g->ev, g->m * sizeof *g->ev);
+    }
+}
+
+static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart)
+{
+    const tg_search_opts *o = c->o;
+    size_t iters = o->iters ? o->iters : tg_search_default_iters(o->n, o->d);
+    double t0 = o->t0 > 0.0 ? o->t0 : 2e-3;
+    double t1 = o->t1 > 0.0 ? o->t1 : 2e-5;
+    double l2, ln;
+    cm_status st = tg_spec_extremes(&c->spec, g, &l2, &ln);
+    if (st != CM_OK)
+        return st;
+    c->res->evals++;
+    double e = tg_objective_energy(o->obj, o->d, l2, ln);
+    if (restart == 0)
+        c->res->start_energy = e;
+    keep_best(c, g, e);
+    double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
+    double temp = t0;
+    for (size_t it = 0; it < iters; it++, temp *= cool) {
+        if (out_of_time(c)) {
+            c->res->timed_out = 1;
+            break;
+        }
+        double now = cm_time_now();
+        if (o->progress && now - c->last_progress >= o->progress_every) {
+            tg_progress p = {restart, it, iters, temp, e, c->best_e,
+                             now - c->start_time};
+            o->progress(o->ctx, &p);
+            c->last_progress = now;
+        }
+        c->res->moves++;
+        size_t k1 = cm_rng_below(&c->rng, g->m);
+        size_t k2 = cm_rng_below(&c->rng, g->m);
+        size_t a = g->eu[k1], b = g->ev[k1], x = g->eu[k2], y = g->ev[k2];
+        if (cm_rng_below(&c->rng, 2)) {
+            size_t tmp = x;
+            x = y;
+            y = tmp;
+        }
+        if (!tg_graph_swap_ok(g, a, b, x, y))
+            continue;
+        tg_graph_swap(g, a, b, x, y);
+        st = tg_spec_extremes(&c->spec, g, &l2, &ln);
+        if (st != CM_OK)
+            return st;
+        c->res->evals++;
+        double u = cm_rng_uniform(&c->rng);
+        if (l2 > CONNECTED_EPS) {
+            double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
+            if (e2 <= e || u < exp(-(e2 - e) / temp)) {
+                e = e2;
+                c->res->accepted++;
+                keep_best(c, g, e);
+                continue;
+            }
+        }
+        tg_graph_swap(g, a, x, b, y); /* undo */
+    }
+    return CM_OK;
+}
+
+cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
+                        tg_search_result *res)
+{
+    memset(res, 0, sizeof *res);
+    cm_status st = tg_kind_check(TG_KIND_LEARNED, o->n, o->d);
+    if (st != CM_OK)
+        return st;
+    if (o->restarts == 0)
+        return cm_error(CM_EINVAL, "--restarts: need at least 1 restart");
+    run_ctx c = {0};
+    c.o = o;
+    c.res = res;
+    c.start_time = cm_time_now();
+    c.last_progress = c.start_time;
+    c.best_e = INFINITY;
+    tg_spec_init(&c.spec);
+    tg_graph g;
+    tg_graph_init(&g);
+    size_t m = o->n * o->d / 2;
+    c.best_u = malloc(m * sizeof *c.best_u);
+    c.best_v = malloc(m * sizeof *c.best_v);
+    if (!c.best_u || !c.best_v) {
+        st = cm_error(CM_ENOMEM, "out of memory for the search");
+        goto cleanup;
+    }
+    for (size_t r = 0; r < o->restarts; r++) {
+        cm_rng_seed(&c.rng, o->seed, r + 1);
+        if (o->init_rrl)
+            st = tg_graph_build(&g, TG_KIND_RRL, o->n, o->d, NULL);
+        else
+            st = tg_graph_random_regular(&g, o->n, o->d, &c.rng);
+        if (st != CM_OK)
+            goto cleanup;
+        st = anneal(&c, &g, r);
+        if (st != CM_OK)
+            goto cleanup;
+        if (res->timed_out)
+            break;
+    }
+    st = tg_graph_from_edges(out, o->n, m, c.best_u, c.best_v);
+    if (st != CM_OK)
+        goto cleanup;
+    st = tg_spec_extremes(&c.spec, out, &res->l2, &res->ln);
+    if (st != CM_OK)
+        goto cleanup;
+    res->energy = tg_objective_energy(o->obj, o->d, res->l2, res->ln);
+    res->seconds = cm_time_now() - c.start_time;
+cleanup:
+    free(c.best_u);
+    free(c.best_v);
+    tg_graph_destroy(&g);
+    tg_spec_destroy(&c.spec);
+    return st;
+}

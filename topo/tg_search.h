@@ -1,0 +1,93 @@
+/* tg_search: learn a fast-mixing d-regular graph by simulated annealing.
+ *
+ * State: a connected simple d-regular graph on n nodes. Move: a
+ * degree-preserving double-edge swap (a,b),(c,d) -> (a,c),(b,d) or
+ * (a,d),(b,c), rejected if it makes a self-loop, a multi-edge or
+ * disconnects the graph (lambda_2 = 0). Energy (lower is better), a
+ * function of lambda_2 and lambda_n of L:
+ *   ratio:   (lambda_n - lambda_2)/(lambda_n + lambda_2), the SLEM of
+ *            W = I - alpha L with alpha = 2/(lambda_2 + lambda_n); minimising
+ *            it maximises lambda_2/lambda_n;
+ *   gap:     1 - lambda_2/d (maximises the algebraic connectivity);
+ *   slem-mh: max(|1 - lambda_2/(d+1)|, |lambda_n/(d+1) - 1|), the SLEM of
+ *            the Metropolis-Hastings matrix of a d-regular graph.
+ * Metropolis acceptance exp(-dE/T) with T geometric from t0 to t1 over
+ * `iters` moves; `restarts` independent runs (restart r uses rng stream
+ * r + 1 of the seed); the best graph over all runs, and never one worse
+ * than the first start, is returned. Deterministic for a seed unless the
+ * time limit cuts a run short.
+ */
+#ifndef TG_SEARCH_H
+#define TG_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "tg_graph.h"
+
+typedef enum {
+    TG_OBJ_RATIO,   /* maximise lambda_2/lambda_n (default) */
+    TG_OBJ_GAP,     /* maximise lambda_2 */
+    TG_OBJ_SLEM_MH  /* minimise the SLEM of the Metropolis-Hastings W */
+} tg_objective;
+
+typedef struct {
+    size_t restart;      /* current restart, 0-based */
+    size_t iter;         /* moves done in this restart */
+    size_t iters;        /* moves per restart */
+    double temperature;  /* current T */
+    double energy;       /* current state's energy */
+    double best;         /* best energy so far, all restarts */
+    double seconds;      /* since the search started */
+} tg_progress;
+
+typedef struct {
+    size_t n, d;          /* nodes and degree (tg_kind_check'ed) */
+    tg_objective obj;     /* what to optimise */
+    int init_rrl;         /* start from the ring lattice, not random */
+    uint64_t seed;        /* RNG seed */
+    size_t iters;         /* moves per restart; 0: tg_search_default_iters */
+    size_t restarts;      /* independent runs, >= 1 */
+    double t0, t1;        /* start and end temperatures; <= 0: defaults */
+    double time_limit;    /* seconds for the whole search; <= 0: none */
+    double progress_every;/* seconds between progress calls */
+    void (*progress)(void *ctx, const tg_progress *p); /* or NULL */
+    void *ctx;            /* passed to progress */
+} tg_search_opts;
+
+typedef struct {
+    double energy;        /* of the returned graph */
+    double start_energy;  /* of the first start */
+    double l2, ln;        /* Laplacian extremes of the returned graph */
+    size_t moves;         /* proposals made, all restarts */
+    size_t evals;         /* eigensolves */
+    size_t accepted;      /* accepted moves */
+    double seconds;       /* wall time */
+    int timed_out;        /* 1 when the time limit stopped the search */
+} tg_search_result;
+
+/* Fills o with the defaults: ratio, random init, seed 1, iters 0 (auto),
+ * restarts 1, default temperatures, no time limit, progress every 1 s. */
+void tg_search_opts_default(tg_search_opts *o);
+
+/* Parses "ratio", "gap" or "slem-mh". CM_EINVAL naming --objective. */
+cm_status tg_objective_parse(const char *s, tg_objective *obj);
+
+/* The objective's name as parsed by tg_objective_parse. */
+const char *tg_objective_name(tg_objective obj);
+
+/* The energy of Laplacian extremes (l2, ln) of a d-regular graph. */
+double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln);
+
+/* Moves per restart used when opts.iters is 0 (tuned so the default run
+ * meets the README's quality targets). */
+size_t tg_search_default_iters(size_t n, size_t d);
+
+/* Runs the search; out (initialized) receives the best graph, res the
+ * figures. CM_EINVAL for bad (n, d) or restarts = 0; CM_ENUMERIC if the
+ * eigensolver fails. Cost: O(iters * restarts * n^3). */
+cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
+                        tg_search_result *res);
+
+#endif
