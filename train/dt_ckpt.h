@@ -1,0 +1,83 @@
+/* dt_ckpt: per-worker checkpoints for --checkpoint DIR / --resume.
+ *
+ * Layout: DIR/epoch-EEEEEE/worker-WWWWWW.ckpt, one file per worker, each
+ * written atomically (cm_atomic: temporary + fsync + rename). A checkpoint
+ * is complete only once DIR/latest, a one-line marker naming the epoch
+ * directory ("epoch-000003"), has been written (atomically) by
+ * dt_ckpt_commit, which the trainer calls on rank 0 after a barrier that
+ * follows every rank's dt_ckpt_write. dt_ckpt_commit then removes every
+ * other epoch-* directory, so the previous complete checkpoint survives
+ * until the new one is complete. A crash at any point leaves either the
+ * old or the new checkpoint complete.
+ *
+ * File format (all integers little-endian, floats IEEE-754 binary32
+ * little-endian, whatever the host):
+ *   0   char[8]  magic "DPSGDCK\0"
+ *   8   u32      version (1)
+ *   12  u32      flags: bit 0 = momentum present
+ *   16  u64      n_workers, worker, epoch, step, pos, fingerprint,
+ *                n_params, rng.s[0..3]          (11 x u64, to byte 104)
+ *   104 f32      params[n_params], then momentum[n_params] if flagged
+ *   end u32      crc32 (zlib) of every byte before it
+ * No MPI here: each rank reads and writes only its own workers' files.
+ */
+#ifndef DT_CKPT_H
+#define DT_CKPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_rng.h"
+#include "cm_status.h"
+
+typedef struct {
+    uint64_t n_workers;   /* workers in the run */
+    uint64_t worker;      /* this file's worker id, < n_workers */
+    uint64_t epoch;       /* epoch the checkpoint belongs to (directory) */
+    uint64_t step;        /* global step count at the checkpoint */
+    uint64_t pos;         /* position within the epoch (caller's unit) */
+    uint64_t fingerprint; /* caller's hash of settings that must match on
+                             resume (seed, batch, ...); 0 when unused */
+    uint64_t n_params;    /* floats in params (and in momentum) */
+    int has_momentum;     /* 1 when a momentum array is stored */
+    cm_rng rng;           /* the worker's generator state */
+} dt_ckpt_meta;
+
+/* Path of worker w's file of epoch e: "DIR/epoch-%06llu/worker-%06llu.ckpt"
+ * into buf (n bytes; truncated if short). */
+void dt_ckpt_path(char *buf, size_t n, const char *dir, uint64_t epoch,
+                  uint64_t worker);
+
+/* Writes worker m->worker's file of epoch m->epoch, creating DIR and the
+ * epoch directory when missing (safe when several ranks race). params and,
+ * if m->has_momentum, momentum hold m->n_params floats each (borrowed).
+ * Atomic: on error nothing is left at the final path. CM_EIO naming the
+ * path on failure. O(n_params). */
+cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
+                        const float *params, const float *momentum);
+
+/* Marks epoch complete: checks that all n_workers files of the epoch
+ * exist (CM_EIO naming the first missing one), writes DIR/latest
+ * atomically, then removes every other DIR/epoch-* directory (only files
+ * named worker-*; errors while removing old checkpoints are ignored).
+ * Call on one rank, after every rank's dt_ckpt_write has returned. */
+cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers);
+
+/* Reads DIR/latest into *epoch. CM_EIO "no complete checkpoint in DIR
+ * (DIR/latest is missing)" when absent, CM_EFORMAT "DIR/latest: ..." when
+ * malformed. The trainer prefixes "--resume". */
+cm_status dt_ckpt_latest(const char *dir, uint64_t *epoch);
+
+/* Reads and validates worker expect->worker's file of epoch: magic,
+ * version, length, crc32 ("PATH: checksum mismatch (corrupt checkpoint)",
+ * "PATH: truncated (corrupt checkpoint)", CM_EFORMAT), then that
+ * n_workers, worker, n_params, has_momentum and fingerprint equal expect's
+ * (CM_EINVAL "PATH: ... but the running configuration has ..."). On
+ * success fills *got (all fields) and params[expect->n_params] and, if
+ * expect->has_momentum, momentum. On error the outputs are unspecified.
+ * Reads the file twice (check, then load). O(n_params). */
+cm_status dt_ckpt_read(const char *dir, uint64_t epoch,
+                       const dt_ckpt_meta *expect, dt_ckpt_meta *got,
+                       float *params, float *momentum);
+
+#endif

@@ -1,0 +1,89 @@
+/* dt_gossip: one gossip-averaging round x_i <- sum_j W_ij x_j of the n
+ * workers of a topology, spread over the P ranks of a communicator.
+ *
+ * Mapping: contiguous blocks (dt_partition_block_range): rank r holds
+ * workers first..first+count-1, the first n mod P ranks one more than the
+ * rest. Setup builds an MPI distributed-graph communicator
+ * (MPI_Dist_graph_create_adjacent) whose edges join ranks that share a
+ * topology edge, works out once which local worker arrays each neighbour
+ * rank needs, and allocates the send and receive buffers once.
+ *
+ * A round is split in two so the trainer can overlap it with the gradient
+ * computation: dt_gossip_start copies the arrays other ranks need into the
+ * send buffer and starts one MPI_Ineighbor_alltoallv; dt_gossip_finish
+ * waits for it and computes, for each local worker i,
+ *     out_i[k] = (float) sum_{j in {i} U N(i), ascending j} W_ij x_j[k]
+ * with a double accumulator, reading in-rank x_j from the caller's arrays
+ * and cross-rank x_j from the receive buffer. The terms are added in the
+ * same order whatever P is, so the result is bit-identical for every P.
+ *
+ * The MPI communicator type never appears here; the implementation is in
+ * dt_gossip_mpi.c.
+ */
+#ifndef DT_GOSSIP_H
+#define DT_GOSSIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "cm_topo.h"
+#include "dt_comm.h"
+
+typedef struct dt_gossip dt_gossip; /* opaque; see dt_gossip_new */
+
+typedef struct {
+    uint64_t rounds;       /* completed rounds (dt_gossip_finish calls) */
+    uint64_t bytes_sent;   /* bytes this rank sent over MPI, cumulative */
+    uint64_t bytes_round;  /* bytes this rank sends per round */
+    size_t peers;          /* neighbour ranks in the graph communicator */
+    size_t arrays_sent;    /* worker arrays sent per round (over all peers) */
+    double t_mix;          /* s in memory: packing + the weighted sums */
+    double t_mpi;          /* s in MPI: starting the exchange + waiting */
+} dt_gossip_stats;
+
+/* Sets up gossip of float arrays of len elements on topology t (validated
+ * and weighted: adj_w and self set) over the ranks of comm. Collective over
+ * comm; every rank passes the same t and len. The ranks agree on failure
+ * (dt_comm_agree), so every rank gets the same status and message:
+ * CM_EINVAL when P > n ("N MPI ranks but the topology has only n nodes"),
+ * when t has no weights, or when len is 0 or too large for MPI counts;
+ * CM_ENOMEM, CM_EMPI. t is copied where needed and may be freed after.
+ * Cost: O(n + m) per rank and one graph-communicator creation. *out is
+ * freed with dt_gossip_free. */
+cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
+                        dt_gossip **out);
+
+/* Frees g (collective: frees its MPI communicator). Accepts NULL. */
+void dt_gossip_free(dt_gossip *g);
+
+/* The first worker held by this rank. */
+size_t dt_gossip_first(const dt_gossip *g);
+
+/* The number of workers held by this rank (>= 1). */
+size_t dt_gossip_count(const dt_gossip *g);
+
+/* Starts a round. x[i] is the len-float array of local worker first+i,
+ * i < count. The arrays needed by other ranks are copied now; the in-rank
+ * ones are read by dt_gossip_finish, so x and the arrays it points to must
+ * stay valid and unchanged until then (the trainer may read them, e.g. to
+ * compute gradients); dt_gossip never writes them (the pointer type is
+ * non-const only so that a float ** converts without a cast). Collective over the ranks of g. CM_EINVAL when a
+ * round is already started; CM_EMPI on MPI failure. */
+cm_status dt_gossip_start(dt_gossip *g, float *const *x);
+
+/* Finishes the round begun by dt_gossip_start: waits for the exchange and
+ * writes out[i][k] = sum_j W_ij x_j[k] (see the top of this header) for
+ * each local worker i. out[i] must not overlap any x array. Cost
+ * O(len * (count + local edges)) flops plus the wait. CM_EINVAL when no
+ * round is started; CM_EMPI on MPI failure. */
+cm_status dt_gossip_finish(dt_gossip *g, float *const *out);
+
+/* dt_gossip_start then dt_gossip_finish, without overlap. */
+cm_status dt_gossip_round(dt_gossip *g, float *const *x,
+                          float *const *out);
+
+/* Copies g's counters (this rank's) into *s. */
+void dt_gossip_get_stats(const dt_gossip *g, dt_gossip_stats *s);
+
+#endif
