@@ -1,0 +1,200 @@
+/* dt_config.c: defaults, a table-driven argv parser and the usage text.
+ *
+ * Each flag is one table row: name, value kind, field offset and the
+ * allowed range, so adding a flag is adding a row. Values are parsed with
+ * strtoull/strtod and checked whole ("12x" is rejected) and in range.
+ */
+#include "dt_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
+               F_MODEL, F_SCHED } flag_kind;
+
+typedef struct {
+    const char *name;
+    flag_kind kind;
+    size_t off;
+    double lo, hi;   /* numeric range, inclusive lo; hi exclusive if excl */
+    int hi_excl;
+} flag_spec;
+
+#define OFF(f) offsetof(dt_config, f)
+static const flag_spec FLAGS[] = {
+    {"--dataset", F_DATASET, OFF(dataset), 0, 0, 0},
+    {"--data", F_PATH, OFF(data_dir), 0, 0, 0},
+    {"--model", F_MODEL, OFF(model), 0, 0, 0},
+    {"--epochs", F_SIZE, OFF(epochs), 1, 1e6, 0},
+    {"--batch", F_SIZE, OFF(batch), 1, 65536, 0},
+    {"--lr", F_DOUBLE, OFF(lr), 0, 1e3, 0},
+    {"--momentum", F_DOUBLE, OFF(momentum), 0, 1, 1},
+    {"--weight-decay", F_DOUBLE, OFF(weight_decay), 0, 1, 0},
+    {"--schedule", F_SCHED, OFF(schedule), 0, 0, 0},
+    {"--warmup", F_DOUBLE, OFF(warmup), 0, 1e6, 0},
+    {"--step-epochs", F_DOUBLE, OFF(step_epochs), 1e-9, 1e6, 0},
+    {"--gamma", F_DOUBLE, OFF(gamma), 1e-9, 1, 0},
+    {"--seed", F_U64, OFF(seed), 0, 0, 0},
+    {"--log", F_PATH, OFF(log_path), 0, 0, 0},
+    {"--quiet", F_FLAG, OFF(quiet), 0, 0, 0},
+    {"--threads", F_INT, OFF(threads), 1, 256, 0},
+    {"--train-limit", F_SIZE, OFF(train_limit), 1, 1e9, 0},
+    {"--test-limit", F_SIZE, OFF(test_limit), 1, 1e9, 0},
+    {"--synthetic-train", F_SIZE, OFF(synth_train), 1, 1e8, 0},
+    {"--synthetic-test", F_SIZE, OFF(synth_test), 1, 1e8, 0},
+};
+
+void dt_config_default(dt_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->dataset = DT_DS_FASHION;
+    cfg->model = DT_MODEL_LENET;
+    cfg->epochs = 15;
+    cfg->batch = 32;
+    cfg->lr = 0.02;
+    cfg->momentum = 0.9;
+    cfg->weight_decay = 5e-4;
+    cfg->schedule = DT_SCHED_COSINE;
+    cfg->warmup = 0.0;
+    cfg->step_epochs = 5;
+    cfg->gamma = 0.1;
+    cfg->seed = 1;
+    cfg->threads = 1;
+    cfg->synth_train = 4096;
+    cfg->synth_test = 1024;
+}
+
+const char *dt_config_usage(void)
+{
+    return
+        "usage: dpsgd-train [options]\n"
+        "  --dataset D        fashion-mnist (default), mnist, cifar10, "
+        "synthetic\n"
+        "  --data DIR         data directory (default "
+        "/usr/share/datasets/<D>)\n"
+        "  --model M          lenet (default) or cnn\n"
+        "  --epochs E         training epochs (15)\n"
+        "  --batch B          minibatch size (32)\n"
+        "  --lr LR            base learning rate (0.02)\n"
+        "  --momentum M       momentum in [0,1) (0.9)\n"
+        "  --weight-decay WD  L2 weight decay (5e-4)\n"
+        "  --schedule S       const, step or cosine (cosine)\n"
+        "  --warmup W         epochs of linear warm-up from lr/10 (0)\n"
+        "  --step-epochs N    step schedule: epochs per decay (5)\n"
+        "  --gamma G          step schedule: decay factor (0.1)\n"
+        "  --seed S           seed of init, shuffling, synthetic data (1)\n"
+        "  --log FILE.csv     per-epoch CSV log (written atomically)\n"
+        "  --quiet            no per-epoch progress lines\n"
+        "  --threads T        OpenBLAS threads (1)\n"
+        "  --train-limit N    use only the first N training images\n"
+        "  --test-limit N     use only the first N test images\n"
+        "  --synthetic-train N, --synthetic-test N  synthetic set sizes "
+        "(4096, 1024)\n"
+        "  --help             this text\n";
+}
+
+static cm_status parse_value(dt_config *cfg, const flag_spec *f,
+                             const char *v)
+{
+    char *p = (char *)cfg + f->off;
+    char *end = NULL;
+    errno = 0;
+    switch (f->kind) {
+    case F_DATASET:
+        if (dt_dataset_parse(v, (dt_dataset *)(void *)p) != CM_OK)
+            return cm_error_prefix(CM_EINVAL, "%s", f->name);
+        return CM_OK;
+    case F_MODEL:
+        if (dt_model_parse(v, (dt_model *)(void *)p) != CM_OK)
+            return cm_error_prefix(CM_EINVAL, "%s", f->name);
+        return CM_OK;
+    case F_SCHED:
+        if (dt_sched_parse(v, (dt_sched_kind *)(void *)p) != CM_OK)
+            return cm_error_prefix(CM_EINVAL, "%s", f->name);
+        return CM_OK;
+    case F_PATH:
+        if (!*v || strlen(v) >= DT_PATH_MAX)
+            return cm_error(CM_EINVAL, "%s: empty or too long path", f->name);
+        memcpy(p, v, strlen(v) + 1);
+        return CM_OK;
+    case F_U64: {
+        if (*v == '-')
+            return cm_error(CM_EINVAL, "%s: '%s' is not a non-negative "
+                            "integer", f->name, v);
+        unsigned long long u = strtoull(v, &end, 10);
+        if (end == v || *end || errno)
+            return cm_error(CM_EINVAL, "%s: '%s' is not a non-negative "
+                            "integer", f->name, v);
+        *(uint64_t *)(void *)p = u;
+        return CM_OK;
+    }
+    case F_SIZE:
+    case F_INT: {
+        long long i = strtoll(v, &end, 10);
+        if (end == v || *end || errno)
+            return cm_error(CM_EINVAL, "%s: '%s' is not an integer", f->name,
+                            v);
+        if ((double)i < f->lo || (double)i > f->hi)
+            return cm_error(CM_EINVAL, "%s: %lld is outside %.0f..%.0f",
+                            f->name, i, f->lo, f->hi);
+        if (f->kind == F_SIZE)
+            *(size_t *)(void *)p = (size_t)i;
+        else
+            *(int *)(void *)p = (int)i;
+        return CM_OK;
+    }
+    case F_DOUBLE: {
+        double d = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(d))
+            return cm_error(CM_EINVAL, "%s: '%s' is not a number", f->name, v);
+        if (d < f->lo || d > f->hi || (f->hi_excl && d >= f->hi))
+            return cm_error(CM_EINVAL, "%s: %g is outside [%g, %g%c", f->name,
+                            d, f->lo, f->hi, f->hi_excl ? ')' : ']');
+        *(double *)(void *)p = d;
+        return CM_OK;
+    }
+    case F_FLAG:
+        break;
+    }
+    return cm_error(CM_EINTERNAL, "%s: bad flag table", f->name);
+}
+
+cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cfg->help = 1;
+            return CM_OK;
+        }
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const flag_spec *f = NULL;
+        for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
+            if (strlen(FLAGS[k].name) == len &&
+                strncmp(FLAGS[k].name, a, len) == 0)
+                f = &FLAGS[k];
+        if (!f)
+            return cm_error(CM_EINVAL, "unknown option '%s' (see --help)", a);
+        if (f->kind == F_FLAG) {
+            if (eq)
+                return cm_error(CM_EINVAL, "%s takes no value", f->name);
+            *(int *)(void *)((char *)cfg + f->off) = 1;
+            continue;
+        }
+        const char *v = eq ? eq + 1 : NULL;
+        if (!v) {
+            if (i + 1 >= argc)
+                return cm_error(CM_EINVAL, "%s needs a value", f->name);
+            v = argv[++i];
+        }
+        cm_status s = parse_value(cfg, f, v);
+        if (s != CM_OK)
+            return s;
+    }
+    return CM_OK;
+}

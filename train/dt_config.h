@@ -1,0 +1,56 @@
+/* dt_config: the trainer's settings and their command-line parsing.
+ *
+ * A plain struct of values (no pointers into argv, so it can be copied or
+ * broadcast as bytes) filled with defaults by dt_config_default and from
+ * argv by dt_config_parse. No MPI here: the MPI trainer adds its flags to
+ * the same table. Flags take "--flag VALUE" or "--flag=VALUE".
+ */
+#ifndef DT_CONFIG_H
+#define DT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "dt_data.h"
+#include "dt_net.h"
+#include "dt_optim.h"
+
+#define DT_PATH_MAX 4096
+
+typedef struct {
+    dt_dataset dataset;        /* --dataset (fashion-mnist) */
+    char data_dir[DT_PATH_MAX];/* --data; "" = the data set's default */
+    dt_model model;            /* --model (lenet) */
+    size_t epochs;             /* --epochs, > 0 */
+    size_t batch;              /* --batch, per step, > 0 */
+    double lr;                 /* --lr, base learning rate, >= 0 */
+    double momentum;           /* --momentum, in [0, 1) */
+    double weight_decay;       /* --weight-decay, >= 0 */
+    dt_sched_kind schedule;    /* --schedule const|step|cosine */
+    double warmup;             /* --warmup, epochs of linear warm-up */
+    double step_epochs;        /* --step-epochs (step schedule) */
+    double gamma;              /* --gamma (step schedule) */
+    uint64_t seed;             /* --seed: init, shuffling, synthetic data */
+    char log_path[DT_PATH_MAX];/* --log FILE.csv; "" = no log */
+    int quiet;                 /* --quiet: no per-epoch lines */
+    int threads;               /* --threads: OpenBLAS threads (1) */
+    size_t train_limit;        /* --train-limit N: first N train images */
+    size_t test_limit;         /* --test-limit N: first N test images */
+    size_t synth_train;        /* --synthetic-train N (synthetic set) */
+    size_t synth_test;         /* --synthetic-test N */
+    int help;                  /* --help was given */
+} dt_config;
+
+/* The defaults (see dt_config_usage for their values). */
+void dt_config_default(dt_config *cfg);
+
+/* Parses argv[1..argc) over cfg (which should hold defaults). Unknown
+ * flag, missing or bad value: CM_EINVAL with one message naming the flag.
+ * "--help" sets cfg->help and stops parsing. */
+cm_status dt_config_parse(dt_config *cfg, int argc, char **argv);
+
+/* The usage text (static storage), listing every flag and its default. */
+const char *dt_config_usage(void);
+
+#endif

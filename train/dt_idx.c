@@ -1,0 +1,206 @@
+/* dt_idx.c: the IDX format of MNIST and Fashion-MNIST (LeCun et al.).
+ *
+ * A file is a big-endian header (magic 0x00000803 for 3-D unsigned-byte
+ * images: count, rows, cols; 0x00000801 for 1-D labels: count) followed by
+ * the bytes. zlib's gzopen reads gzipped and plain files alike, so both
+ * "X.gz" and "X" are accepted (the .gz is tried first). Images are streamed
+ * in blocks; gzip errors (corrupt or truncated streams) are reported with
+ * the file name and zlib's message.
+ */
+#include "dt_readers.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <zlib.h>
+
+#define IDX_IMAGES 0x00000803u
+#define IDX_LABELS 0x00000801u
+#define BLOCK_IMAGES 512
+
+typedef struct {
+    gzFile gz;
+    char path[4096];
+} idx_file;
+
+static const char *base_name(dt_split sp, int labels)
+{
+    if (sp == DT_SPLIT_TRAIN)
+        return labels ? "train-labels-idx1-ubyte" : "train-images-idx3-ubyte";
+    return labels ? "t10k-labels-idx1-ubyte" : "t10k-images-idx3-ubyte";
+}
+
+/* Reads exactly n bytes; on a short read names the file and what was
+ * expected, distinguishing gzip errors from plain truncation. */
+static cm_status read_exact(idx_file *f, void *buf, size_t n, const char *what)
+{
+    size_t got = 0;
+    while (got < n) {
+        unsigned chunk = n - got > (1u << 30) ? 1u << 30 : (unsigned)(n - got);
+        int r = gzread(f->gz, (char *)buf + got, chunk);
+        if (r < 0) {
+            int err;
+            const char *msg = gzerror(f->gz, &err);
+            return cm_error(CM_EFORMAT, "%s: corrupt gzip data (%s)", f->path,
+                            msg);
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got < n) {
+        int err = Z_OK;
+        const char *msg = gzerror(f->gz, &err);
+        if (err != Z_OK && err != Z_STREAM_END)
+            return cm_error(CM_EFORMAT, "%s: corrupt or truncated gzip data "
+                            "(%s) while reading %s", f->path, msg, what);
+        return cm_error(CM_EFORMAT, "%s: truncated: %s needs %zu more bytes",
+                        f->path, what, n - got);
+    }
+    return CM_OK;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+           (uint32_t)p[3];
+}
+
+/* Opens dir/base.gz or dir/base and checks the header; dims receives
+ * count (and rows, cols for images). */
+static cm_status idx_open(idx_file *f, const char *dir, dt_split sp,
+                          int labels, size_t dims[3])
+{
+    const char *base = base_name(sp, labels);
+    struct stat st;
+    snprintf(f->path, sizeof f->path, "%s/%s.gz", dir, base);
+    if (stat(f->path, &st) != 0) {
+        snprintf(f->path, sizeof f->path, "%s/%s", dir, base);
+        if (stat(f->path, &st) != 0)
+            return cm_error(CM_EIO, "missing data file %s/%s.gz (or %s)", dir,
+                            base, base);
+    }
+    f->gz = gzopen(f->path, "rb");
+    if (!f->gz)
+        return cm_error(CM_EIO, "cannot open %s: %s", f->path,
+                        errno ? strerror(errno) : "out of memory");
+    gzbuffer(f->gz, 1u << 17);
+    unsigned char h[16];
+    size_t hl = labels ? 8 : 16;
+    cm_status s = read_exact(f, h, hl, "the IDX header");
+    if (s != CM_OK)
+        return s;
+    uint32_t magic = be32(h), want = labels ? IDX_LABELS : IDX_IMAGES;
+    if (magic != want)
+        return cm_error(CM_EFORMAT, "%s: wrong IDX magic number 0x%08x "
+                        "(expected 0x%08x for %s)", f->path, magic, want,
+                        labels ? "labels" : "images");
+    dims[0] = be32(h + 4);
+    dims[1] = labels ? 1 : be32(h + 8);
+    dims[2] = labels ? 1 : be32(h + 12);
+    if (dims[0] == 0 || dims[0] > 100000000 || dims[1] == 0 ||
+        dims[1] > 4096 || dims[2] == 0 || dims[2] > 4096)
+        return cm_error(CM_EFORMAT, "%s: implausible IDX dimensions %zu x %zu "
+                        "x %zu", f->path, dims[0], dims[1], dims[2]);
+    return CM_OK;
+}
+
+static void idx_close(idx_file *f)
+{
+    if (f->gz)
+        gzclose(f->gz);
+    f->gz = NULL;
+}
+
+cm_status dt_idx_shape(const char *dir, dt_split sp, dt_shape *sh)
+{
+    idx_file fi = {0}, fl = {0};
+    size_t di[3], dl[3];
+    cm_status s = idx_open(&fi, dir, sp, 0, di);
+    if (s != CM_OK)
+        goto cleanup;
+    s = idx_open(&fl, dir, sp, 1, dl);
+    if (s != CM_OK)
+        goto cleanup;
+    if (di[0] != dl[0]) {
+        s = cm_error(CM_EFORMAT, "%s has %zu images but %s has %zu labels",
+                     fi.path, di[0], fl.path, dl[0]);
+        goto cleanup;
+    }
+    sh->n = di[0];
+    sh->c = 1;
+    sh->h = di[1];
+    sh->w = di[2];
+cleanup:
+    idx_close(&fl);
+    idx_close(&fi);
+    return s;
+}
+
+cm_status dt_idx_labels(const char *dir, dt_split sp, uint8_t *labels)
+{
+    idx_file fl = {0};
+    size_t dl[3];
+    cm_status s = idx_open(&fl, dir, sp, 1, dl);
+    if (s != CM_OK)
+        goto cleanup;
+    s = read_exact(&fl, labels, dl[0], "the labels");
+    if (s != CM_OK)
+        goto cleanup;
+    for (size_t i = 0; i < dl[0]; i++)
+        if (labels[i] > 9) {
+            s = cm_error(CM_EFORMAT, "%s: label %u of item %zu is outside "
+                         "0..9", fl.path, labels[i], i);
+            goto cleanup;
+        }
+cleanup:
+    idx_close(&fl);
+    return s;
+}
+
+cm_status dt_idx_scan(const char *dir, dt_split sp, const uint8_t *want,
+                      dt_visit_fn f, void *ctx)
+{
+    dt_shape sh;
+    uint8_t *labels = NULL, *block = NULL;
+    idx_file fi = {0};
+    size_t di[3];
+    cm_status s = dt_idx_shape(dir, sp, &sh);
+    if (s != CM_OK)
+        return s;
+    if (!(labels = malloc(sh.n))) {
+        s = cm_error(CM_ENOMEM, "out of memory reading %s", dir);
+        goto cleanup;
+    }
+    if ((s = dt_idx_labels(dir, sp, labels)) != CM_OK)
+        goto cleanup;
+    if ((s = idx_open(&fi, dir, sp, 0, di)) != CM_OK)
+        goto cleanup;
+    size_t img = sh.h * sh.w;
+    if (!(block = malloc(BLOCK_IMAGES * img))) {
+        s = cm_error(CM_ENOMEM, "out of memory reading %s", fi.path);
+        goto cleanup;
+    }
+    for (size_t i0 = 0; i0 < sh.n; i0 += BLOCK_IMAGES) {
+        size_t nb = sh.n - i0 < BLOCK_IMAGES ? sh.n - i0 : BLOCK_IMAGES;
+        char what[64];
+        snprintf(what, sizeof what, "images %zu..%zu", i0, i0 + nb - 1);
+        if ((s = read_exact(&fi, block, nb * img, what)) != CM_OK)
+            goto cleanup;
+        for (size_t j = 0; j < nb; j++) {
+            size_t i = i0 + j;
+            if (want && !want[i])
+                continue;
+            if ((s = f(ctx, i, block + j * img, labels[i])) != CM_OK)
+                goto cleanup;
+        }
+    }
+cleanup:
+    free(block);
+    idx_close(&fi);
+    free(labels);
+    return s;
+}

@@ -1,0 +1,91 @@
+/* dt_log.c: CSV rows in a growing buffer, flushed with cm_atomic after
+ * every row (a few kB per run: rewriting it whole is cheaper than any
+ * crash-recovery logic). */
+#include "dt_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_atomic.h"
+
+static cm_status log_printf(dt_log *lg, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static cm_status log_printf(dt_log *lg, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return cm_error(CM_EINTERNAL, "log formatting failed");
+    if (lg->len + (size_t)n + 1 > lg->cap) {
+        size_t cap = 2 * (lg->len + (size_t)n + 1) + 256;
+        char *b = realloc(lg->buf, cap);
+        if (!b)
+            return cm_error(CM_ENOMEM, "out of memory for the log");
+        lg->buf = b;
+        lg->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(lg->buf + lg->len, lg->cap - lg->len, fmt, ap);
+    va_end(ap);
+    lg->len += (size_t)n;
+    return CM_OK;
+}
+
+static cm_status log_flush(dt_log *lg)
+{
+    cm_afile f;
+    cm_status s = cm_atomic_open(&f, lg->path);
+    if (s != CM_OK)
+        return s;
+    if (fwrite(lg->buf, 1, lg->len, f.fp) != lg->len) {
+        cm_atomic_abort(&f);
+        return cm_error(CM_EIO, "cannot write %s", lg->path);
+    }
+    return cm_atomic_commit(&f);
+}
+
+cm_status dt_log_open(dt_log *lg, const char *path)
+{
+    memset(lg, 0, sizeof *lg);
+    if (!path || !*path)
+        return CM_OK;
+    cm_afile probe; /* can we create files there? nothing is left behind */
+    cm_status s = cm_atomic_open(&probe, path);
+    if (s != CM_OK)
+        return s;
+    cm_atomic_abort(&probe);
+    if (!(lg->path = strdup(path)))
+        return cm_error(CM_ENOMEM, "out of memory");
+    s = log_printf(lg, "%s\n", DT_LOG_HEADER);
+    if (s != CM_OK)
+        dt_log_close(lg);
+    return s;
+}
+
+cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
+{
+    if (!lg->path)
+        return CM_OK;
+    cm_status s = log_printf(lg, "%zu,%zu,%.3f,%.6f,%.6f,%.6f,%.6g,%llu\n",
+                             r->epoch, r->step, r->wall_s, r->train_loss,
+                             r->test_acc, r->test_acc_local_mean,
+                             r->consensus,
+                             (unsigned long long)r->bytes_sent);
+    if (s != CM_OK)
+        return s;
+    return log_flush(lg);
+}
+
+void dt_log_close(dt_log *lg)
+{
+    if (!lg)
+        return;
+    free(lg->path);
+    free(lg->buf);
+    memset(lg, 0, sizeof *lg);
+}

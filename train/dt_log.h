@@ -1,0 +1,48 @@
+/* dt_log: the per-epoch CSV log shared by single and multi-worker runs.
+ *
+ * Columns: epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,
+ * consensus,bytes_sent (test accuracies as fractions in 0..1). Rows are
+ * kept in memory and the whole file is rewritten atomically (temporary
+ * file + rename) after each row, so a crash leaves either the previous
+ * complete log or the new one, never half a line.
+ */
+#ifndef DT_LOG_H
+#define DT_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+
+#define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
+                      "test_acc_local_mean,consensus,bytes_sent"
+
+typedef struct {
+    size_t epoch;               /* 1-based epoch just finished */
+    size_t step;                /* optimizer steps so far (per worker) */
+    double wall_s;              /* seconds since training started */
+    double train_loss;          /* mean minibatch loss over the epoch */
+    double test_acc;            /* accuracy of the (averaged) model, 0..1 */
+    double test_acc_local_mean; /* mean accuracy of the workers' models */
+    double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
+    uint64_t bytes_sent;        /* bytes sent by all workers so far */
+} dt_log_row;
+
+typedef struct {
+    char *path;  /* target file (owned); NULL: logging off */
+    char *buf;   /* CSV text so far, header included (owned) */
+    size_t len, cap;
+} dt_log;
+
+/* Prepares a log for path (NULL or "": logging off). Checks now that the
+ * file can be created there (CM_EIO naming it) but writes nothing yet. */
+cm_status dt_log_open(dt_log *lg, const char *path);
+
+/* Appends one row and rewrites the file atomically. CM_EIO naming the
+ * file on a write error. O(size of the log). */
+cm_status dt_log_append(dt_log *lg, const dt_log_row *row);
+
+/* Frees the log (the file stays as last written); accepts a zeroed one. */
+void dt_log_close(dt_log *lg);
+
+#endif

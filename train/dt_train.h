@@ -1,0 +1,67 @@
+/* dt_train: the single-worker training loop and its reusable pieces.
+ *
+ * dt_train_single runs: load data (normalized by the training set's mean
+ * and std), build the network, initialize from the seed, then per epoch
+ * shuffle (from the seed), step through minibatches with SGD + momentum +
+ * weight decay and the learning-rate schedule, evaluate on the test set,
+ * report through a callback and append a CSV row. Same config and seed,
+ * bit-identical result (with a fixed number of BLAS threads).
+ */
+#ifndef DT_TRAIN_H
+#define DT_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_rng.h"
+#include "cm_status.h"
+#include "dt_config.h"
+#include "dt_data.h"
+
+typedef struct {
+    size_t epoch;        /* 1-based */
+    size_t epochs;       /* total */
+    size_t step;         /* optimizer steps so far */
+    double lr;           /* learning rate of the epoch's last step */
+    double train_loss;   /* mean minibatch loss over the epoch */
+    double test_loss;    /* mean test cross-entropy */
+    double test_acc;     /* test accuracy, 0..1 */
+    double images_per_s; /* training throughput of this epoch */
+    double epoch_s;      /* training seconds of this epoch (no eval) */
+    double wall_s;       /* seconds since training started */
+} dt_epoch_stats;
+
+/* Called after each epoch (e.g. by main to print a progress line). */
+typedef void (*dt_epoch_fn)(void *ctx, const dt_epoch_stats *e);
+
+typedef struct {
+    double test_acc;     /* after the last epoch, 0..1 */
+    double test_loss;    /* after the last epoch */
+    double train_loss;   /* last epoch's mean */
+    double images_per_s; /* training images / training seconds, all epochs */
+    size_t steps;        /* optimizer steps */
+    size_t n_train, n_test; /* images used */
+    size_t n_params;     /* model size */
+    uint64_t param_hash; /* FNV-1a of the final parameter bytes */
+} dt_train_result;
+
+/* Copies images order[off .. off+b) of d into x (b x c h w) and y. */
+void dt_batch_gather(const dt_data *d, const size_t *order, size_t off,
+                     size_t b, float *x, uint8_t *y);
+
+/* Loads the configured data set: stats of the training split, then the
+ * training images (the first cfg->train_limit, or all) into train and the
+ * test images into test. Errors name the file or flag. */
+cm_status dt_train_load(const dt_config *cfg, dt_data *train, dt_data *test);
+
+/* FNV-1a 64-bit hash of n floats' bytes (to compare runs bit for bit). */
+uint64_t dt_hash_floats(const float *x, size_t n);
+
+/* Trains one worker as configured. on_epoch may be NULL. Writes the CSV
+ * log when cfg->log_path is set (checked writable before any training).
+ * On error returns its status with a message; no log is left half written.
+ */
+cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
+                          void *ctx, dt_train_result *res);
+
+#endif
