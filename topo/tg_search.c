@@ -26,7 +26,7 @@ void tg_search_opts_default(tg_search_opts *o)
     o->d = 4;
     o->obj = TG_OBJ_RATIO;
     o->seed = 1;
-    o->restarts = 1;
+    o->restarts = 0;
     o->progress_every = 1.0;
 }
 
@@ -71,14 +71,21 @@ double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln)
 size_t tg_search_default_iters(size_t n, size_t d)
 {
     (void)d;
-    /* about as many proposals as the eigensolver allows in a few seconds */
-    if (n <= 32)
-        return 20000;
-    if (n <= 64)
-        return 20000;
-    if (n <= 128)
-        return 20000;
-    return 10000;
+    /* about as many proposals as the eigensolver allows in a few seconds:
+     * one n = 64 eigensolve takes ~0.1 ms, n = 128 ~0.45 ms */
+    return n <= 128 ? 20000 : 10000;
+}
+
+size_t tg_search_default_restarts(size_t n)
+{
+    /* small graphs have few, deep local optima: restarts are cheap there */
+    return n <= 16 ? 8 : n <= 32 ? 4 : 1;
+}
+
+double tg_search_default_t0(size_t n)
+{
+    /* typical energy changes of one swap shrink like 1/n */
+    return 0.15 / (double)n;
 }
 
 /* One annealing run from g (modified in place). best_e/best_u/best_v hold
@@ -114,8 +121,8 @@ static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart)
 {
     const tg_search_opts *o = c->o;
     size_t iters = o->iters ? o->iters : tg_search_default_iters(o->n, o->d);
-    double t0 = o->t0 > 0.0 ? o->t0 : 2e-3;
-    double t1 = o->t1 > 0.0 ? o->t1 : 2e-5;
+    double t0 = o->t0 > 0.0 ? o->t0 : tg_search_default_t0(o->n);
+    double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0;
     double l2, ln;
     cm_status st = tg_spec_extremes(&c->spec, g, &l2, &ln);
     if (st != CM_OK)
@@ -177,8 +184,8 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
     cm_status st = tg_kind_check(TG_KIND_LEARNED, o->n, o->d);
     if (st != CM_OK)
         return st;
-    if (o->restarts == 0)
-        return cm_error(CM_EINVAL, "--restarts: need at least 1 restart");
+    size_t restarts = o->restarts ? o->restarts
+                                  : tg_search_default_restarts(o->n);
     run_ctx c = {0};
     c.o = o;
     c.res = res;
@@ -195,7 +202,7 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
         st = cm_error(CM_ENOMEM, "out of memory for the search");
         goto cleanup;
     }
-    for (size_t r = 0; r < o->restarts; r++) {
+    for (size_t r = 0; r < restarts; r++) {
         cm_rng_seed(&c.rng, o->seed, r + 1);
         if (o->init_rrl)
             st = tg_graph_build(&g, TG_KIND_RRL, o->n, o->d, NULL);

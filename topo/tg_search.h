@@ -48,8 +48,9 @@ typedef struct {
     int init_rrl;         /* start from the ring lattice, not random */
     uint64_t seed;        /* RNG seed */
     size_t iters;         /* moves per restart; 0: tg_search_default_iters */
-    size_t restarts;      /* independent runs, >= 1 */
-    double t0, t1;        /* start and end temperatures; <= 0: defaults */
+    size_t restarts;      /* independent runs; 0: tg_search_default_restarts */
+    double t0, t1;        /* start and end temperatures; <= 0: defaults
+                             t0 = tg_search_default_t0(n), t1 = t0/100 */
     double time_limit;    /* seconds for the whole search; <= 0: none */
     double progress_every;/* seconds between progress calls */
     void (*progress)(void *ctx, const tg_progress *p); /* or NULL */
@@ -67,8 +68,9 @@ typedef struct {
     int timed_out;        /* 1 when the time limit stopped the search */
 } tg_search_result;
 
-/* Fills o with the defaults: ratio, random init, seed 1, iters 0 (auto),
- * restarts 1, default temperatures, no time limit, progress every 1 s. */
+/* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters
+ * and restarts 0 (auto), default temperatures, no time limit, progress
+ * every 1 s. */
 void tg_search_opts_default(tg_search_opts *o);
 
 /* Parses "ratio", "gap" or "slem-mh". CM_EINVAL naming --objective. */
@@ -84,8 +86,15 @@ double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln);
  * meets the README's quality targets). */
 size_t tg_search_default_iters(size_t n, size_t d);
 
+/* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,
+ * else 1. */
+size_t tg_search_default_restarts(size_t n);
+
+/* Start temperature used when opts.t0 <= 0: 0.15/n. */
+double tg_search_default_t0(size_t n);
+
 /* Runs the search; out (initialized) receives the best graph, res the
- * figures. CM_EINVAL for bad (n, d) or restarts = 0; CM_ENUMERIC if the
+ * figures. CM_EINVAL for bad (n, d); CM_ENUMERIC if the
  * eigensolver fails. Cost: O(iters * restarts * n^3). */
 cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
                         tg_search_result *res);

@@ -1,0 +1,348 @@
+/* check_topogen_graph.c: topo/tg_graph.c and topo/tg_spectrum.c: the fast
+ * Laplacian eigensolver against closed forms (ring, complete, hypercube,
+ * Petersen) within 1e-9, every construction's degree, edge count and
+ * connectivity, swaps and their undo, parameter checks, file round trips. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+/* OpenBLAS threads only slow down the small eigensolves here (and spin on
+ * a shared machine): one thread while this suite runs, as in topogen. */
+extern int openblas_get_num_threads(void);
+extern void openblas_set_num_threads(int num_threads);
+static int saved_threads = 1;
+static void one_thread(void)
+{
+    saved_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+}
+static void restore_threads(void)
+{
+    openblas_set_num_threads(saved_threads);
+}
+
+#include "cm_rng.h"
+#include "cm_topo.h"
+#include "tg_graph.h"
+#include "tg_spectrum.h"
+
+#define TOL 1e-9
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Compares tg_spec_laplacian(g) with the sorted expected spectrum. */
+static void assert_spectrum(const tg_graph *g, double *expect)
+{
+    tg_spec s;
+    tg_spec_init(&s);
+    ck_assert_int_eq(tg_spec_laplacian(&s, g), CM_OK);
+    qsort(expect, g->n, sizeof *expect, cmp_double);
+    for (size_t k = 0; k < g->n; k++)
+        ck_assert_msg(fabs(s.w[k] - expect[k]) <= TOL,
+                      "eigenvalue %zu: %.15g, expected %.15g", k, s.w[k],
+                      expect[k]);
+    tg_spec_destroy(&s);
+}
+
+static void build(tg_graph *g, tg_kind kind, size_t n, size_t d)
+{
+    cm_rng r;
+    cm_rng_seed(&r, 7, 0);
+    tg_graph_init(g);
+    ck_assert_int_eq(tg_graph_build(g, kind, n, d, &r), CM_OK);
+}
+
+START_TEST(spectrum_ring)
+{
+    static const size_t ns[] = {3, 4, 7, 16, 33, 64};
+    for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
+        size_t n = ns[t];
+        tg_graph g;
+        build(&g, TG_KIND_RING, n, 2);
+        double ev[64];
+        for (size_t k = 0; k < n; k++)
+            ev[k] = 2.0 - 2.0 * cos(2.0 * M_PI * (double)k / (double)n);
+        assert_spectrum(&g, ev);
+        tg_graph_destroy(&g);
+    }
+}
+END_TEST
+
+START_TEST(spectrum_complete)
+{
+    for (size_t n = 3; n <= 20; n += 17) {
+        tg_graph g;
+        build(&g, TG_KIND_COMPLETE, n, 0);
+        double ev[20];
+        for (size_t k = 0; k < n; k++)
+            ev[k] = k == 0 ? 0.0 : (double)n;
+        assert_spectrum(&g, ev);
+        tg_graph_destroy(&g);
+    }
+}
+END_TEST
+
+START_TEST(spectrum_hypercube)
+{
+    for (size_t dim = 2; dim <= 6; dim++) {
+        size_t n = (size_t)1 << dim;
+        tg_graph g;
+        build(&g, TG_KIND_HYPERCUBE, n, 0);
+        double ev[64];
+        for (size_t v = 0; v < n; v++) /* eigenvalue 2 * popcount(v) */
+            ev[v] = 2.0 * (double)__builtin_popcountll(v);
+        assert_spectrum(&g, ev);
+        tg_spec s;
+        tg_spec_init(&s);
+        double l2, ln;
+        ck_assert_int_eq(tg_spec_extremes(&s, &g, &l2, &ln), CM_OK);
+        ck_assert_double_eq_tol(l2, 2.0, TOL);
+        ck_assert_double_eq_tol(ln, 2.0 * (double)dim, TOL);
+        tg_spec_destroy(&s);
+        tg_graph_destroy(&g);
+    }
+}
+END_TEST
+
+START_TEST(spectrum_petersen)
+{
+    size_t u[15], v[15], m = 0;
+    for (size_t i = 0; i < 5; i++) {
+        u[m] = i, v[m++] = (i + 1) % 5;          /* outer cycle */
+        u[m] = i, v[m++] = i + 5;                /* spokes */
+        u[m] = 5 + i, v[m++] = 5 + (i + 2) % 5;  /* inner pentagram */
+    }
+    tg_graph g;
+    tg_graph_init(&g);
+    ck_assert_int_eq(tg_graph_from_edges(&g, 10, m, u, v), CM_OK);
+    double ev[10] = {0, 2, 2, 2, 2, 2, 5, 5, 5, 5};
+    assert_spectrum(&g, ev);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
+START_TEST(spectrum_edge_cases)
+{
+    tg_spec s;
+    tg_spec_init(&s);
+    tg_graph g;
+    tg_graph_init(&g);
+    double l2 = -1, ln = -1;
+    /* one node: no edges, extremes 0 */
+    ck_assert_int_eq(tg_graph_from_edges(&g, 1, 0, NULL, NULL), CM_OK);
+    ck_assert_int_eq(tg_spec_extremes(&s, &g, &l2, &ln), CM_OK);
+    ck_assert(l2 == 0.0 && ln == 0.0);
+    /* two nodes, one edge: spectrum {0, 2} */
+    size_t a = 0, b = 1;
+    ck_assert_int_eq(tg_graph_from_edges(&g, 2, 1, &a, &b), CM_OK);
+    ck_assert_int_eq(tg_spec_extremes(&s, &g, &l2, &ln), CM_OK);
+    ck_assert_double_eq_tol(l2, 2.0, TOL);
+    ck_assert_double_eq_tol(ln, 2.0, TOL);
+    /* disconnected (two disjoint edges): lambda_2 = 0 */
+    size_t u[2] = {0, 2}, v[2] = {1, 3};
+    ck_assert_int_eq(tg_graph_from_edges(&g, 4, 2, u, v), CM_OK);
+    ck_assert_int_eq(tg_spec_extremes(&s, &g, &l2, &ln), CM_OK);
+    ck_assert_double_eq_tol(l2, 0.0, TOL);
+    ck_assert(!tg_graph_is_connected(&g));
+    tg_graph_destroy(&g);
+    tg_spec_destroy(&s);
+}
+END_TEST
+
+/* Every construction: degree range, edge count, connectivity. */
+START_TEST(constructions)
+{
+    static const struct {
+        tg_kind kind;
+        size_t n, d, m, dmin, dmax;
+    } tab[] = {
+        {TG_KIND_RING, 10, 0, 10, 2, 2},
+        {TG_KIND_RRL, 12, 4, 24, 4, 4},
+        {TG_KIND_RRL, 12, 5, 30, 5, 5},   /* odd d: chord i + n/2 */
+        {TG_KIND_RRL, 9, 6, 27, 6, 6},
+        {TG_KIND_TORUS, 12, 0, 24, 4, 4}, /* 3 x 4 */
+        {TG_KIND_TORUS, 64, 0, 128, 4, 4},
+        {TG_KIND_HYPERCUBE, 32, 0, 80, 5, 5},
+        {TG_KIND_EXPONENTIAL, 16, 0, 56, 7, 7}, /* 2 log2 n - 1 */
+        {TG_KIND_EXPONENTIAL, 10, 0, 30, 6, 6}, /* +-1,2,4,8 mod 10 */
+        {TG_KIND_COMPLETE, 9, 0, 36, 8, 8},
+        {TG_KIND_RANDOM, 20, 3, 30, 3, 3},
+        {TG_KIND_RANDOM, 31, 4, 62, 4, 4},
+        {TG_KIND_RANDOM, 16, 8, 64, 8, 8},
+    };
+    for (size_t t = 0; t < sizeof tab / sizeof *tab; t++) {
+        tg_graph g;
+        build(&g, tab[t].kind, tab[t].n, tab[t].d);
+        ck_assert_uint_eq(g.n, tab[t].n);
+        ck_assert_msg(g.m == tab[t].m, "%s n=%zu: %zu edges, expected %zu",
+                      tg_kind_name(tab[t].kind), tab[t].n, g.m, tab[t].m);
+        for (size_t i = 0; i < g.n; i++) {
+            size_t deg = tg_graph_degree(&g, i);
+            ck_assert(deg >= tab[t].dmin && deg <= tab[t].dmax);
+            for (size_t p = g.off[i]; p < g.off[i + 1]; p++)
+                ck_assert(g.adj[i * g.n + g.nb[p]] && g.nb[p] != i);
+        }
+        ck_assert(tg_graph_is_connected(&g));
+        /* and as a topology file's graph */
+        cm_topo topo;
+        cm_topo_init(&topo);
+        ck_assert_int_eq(tg_graph_to_topo(&g, &topo), CM_OK);
+        ck_assert_int_eq(cm_topo_check_connected(&topo, "x"), CM_OK);
+        ck_assert_uint_eq(topo.m, g.m);
+        cm_topo_destroy(&topo);
+        tg_graph_destroy(&g);
+    }
+}
+END_TEST
+
+START_TEST(random_is_seeded)
+{
+    tg_graph a, b, c;
+    cm_rng r1, r2, r3;
+    cm_rng_seed(&r1, 5, 0);
+    cm_rng_seed(&r2, 5, 0);
+    cm_rng_seed(&r3, 6, 0);
+    tg_graph_init(&a);
+    tg_graph_init(&b);
+    tg_graph_init(&c);
+    ck_assert_int_eq(tg_graph_random_regular(&a, 40, 4, &r1), CM_OK);
+    ck_assert_int_eq(tg_graph_random_regular(&b, 40, 4, &r2), CM_OK);
+    ck_assert_int_eq(tg_graph_random_regular(&c, 40, 4, &r3), CM_OK);
+    ck_assert_mem_eq(a.adj, b.adj, 40 * 40);
+    ck_assert(memcmp(a.adj, c.adj, 40 * 40) != 0);
+    tg_graph_destroy(&a);
+    tg_graph_destroy(&b);
+    tg_graph_destroy(&c);
+}
+END_TEST
+
+START_TEST(swap_and_undo)
+{
+    tg_graph g;
+    build(&g, TG_KIND_RRL, 10, 4);
+    unsigned char before[100];
+    memcpy(before, g.adj, sizeof before);
+    /* 0~1 and 5~6 -> 0~5 and 1~6 */
+    ck_assert(tg_graph_swap_ok(&g, 0, 1, 5, 6));
+    ck_assert(!tg_graph_swap_ok(&g, 0, 1, 1, 2)); /* shares a node */
+    ck_assert(!tg_graph_swap_ok(&g, 0, 1, 2, 3)); /* 0~2 exists */
+    ck_assert(!tg_graph_swap_ok(&g, 0, 5, 1, 6)); /* 0 !~ 5 */
+    tg_graph_swap(&g, 0, 1, 5, 6);
+    ck_assert(g.adj[0 * 10 + 5] && g.adj[1 * 10 + 6]);
+    ck_assert(!g.adj[0 * 10 + 1] && !g.adj[5 * 10 + 6]);
+    for (size_t i = 0; i < 10; i++) {
+        ck_assert_uint_eq(tg_graph_degree(&g, i), 4);
+        for (size_t p = g.off[i]; p < g.off[i + 1]; p++)
+            ck_assert(g.adj[i * 10 + g.nb[p]]);
+    }
+    size_t hits = 0;
+    for (size_t k = 0; k < g.m; k++)
+        hits += g.adj[g.eu[k] * 10 + g.ev[k]];
+    ck_assert_uint_eq(hits, g.m);
+    tg_graph_swap(&g, 0, 5, 1, 6); /* undo */
+    ck_assert_mem_eq(g.adj, before, sizeof before);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
+START_TEST(bad_parameters)
+{
+    ck_assert_int_eq(tg_kind_check(TG_KIND_LEARNED, 9, 3), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "odd"));
+    ck_assert_int_eq(tg_kind_check(TG_KIND_RANDOM, 8, 8), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "-d"));
+    ck_assert_int_eq(tg_kind_check(TG_KIND_RRL, 8, 1), CM_EINVAL);
+    ck_assert_int_eq(tg_kind_check(TG_KIND_LEARNED, 2, 1), CM_EINVAL);
+    ck_assert_int_eq(tg_kind_check(TG_KIND_HYPERCUBE, 24, 4), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "power of two"));
+    ck_assert_int_eq(tg_kind_check(TG_KIND_TORUS, 13, 4), CM_EINVAL);
+    ck_assert_int_eq(tg_kind_check(TG_KIND_TORUS, 14, 4), CM_EINVAL);
+    ck_assert_int_eq(tg_kind_check(TG_KIND_TORUS, 15, 4), CM_OK);
+    ck_assert_uint_eq(tg_torus_side(64), 8);
+    ck_assert_uint_eq(tg_torus_side(15), 3);
+    tg_kind k;
+    ck_assert_int_eq(tg_kind_parse("star", &k), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "--kind"));
+    ck_assert_int_eq(tg_kind_parse("hypercube", &k), CM_OK);
+    ck_assert_int_eq(k, TG_KIND_HYPERCUBE);
+    /* bad edge lists */
+    tg_graph g;
+    tg_graph_init(&g);
+    size_t u[2] = {0, 1}, v[2] = {1, 0}, s = 2;
+    ck_assert_int_eq(tg_graph_from_edges(&g, 3, 2, u, v), CM_EINVAL);
+    ck_assert_int_eq(tg_graph_from_edges(&g, 3, 1, &s, &s), CM_EINVAL);
+    ck_assert_int_eq(tg_graph_from_edges(&g, 2, 1, u, &s), CM_EINVAL);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
+/* A weighted construction survives cm_topo_save / cm_topo_load. */
+START_TEST(file_round_trip)
+{
+    static const tg_kind kinds[] = {TG_KIND_TORUS, TG_KIND_RANDOM,
+                                    TG_KIND_EXPONENTIAL};
+    static const cm_weight_rule rules[] = {
+        CM_WEIGHTS_LAPLACIAN, CM_WEIGHTS_MH, CM_WEIGHTS_MAXDEG};
+    char path[] = "/tmp/check_tg_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (size_t t = 0; t < 3; t++) {
+        tg_graph g;
+        build(&g, kinds[t], 16, 4);
+        cm_topo a, b;
+        cm_topo_init(&a);
+        cm_topo_init(&b);
+        ck_assert_int_eq(tg_graph_to_topo(&g, &a), CM_OK);
+        ck_assert_int_eq(cm_topo_set_weights(&a, rules[t]), CM_OK);
+        ck_assert_int_eq(cm_topo_save(&a, path, "topogen test\nsecond"),
+                         CM_OK);
+        ck_assert_int_eq(cm_topo_load(&b, path), CM_OK);
+        ck_assert_uint_eq(b.n, a.n);
+        ck_assert_uint_eq(b.m, a.m);
+        for (size_t k = 0; k < a.m; k++) {
+            ck_assert_uint_eq(a.ei[k], b.ei[k]);
+            ck_assert_uint_eq(a.ej[k], b.ej[k]);
+            ck_assert(a.ew[k] == b.ew[k]);
+        }
+        for (size_t i = 0; i < a.n; i++)
+            ck_assert(a.self[i] == b.self[i]);
+        tg_graph h;
+        tg_graph_init(&h);
+        ck_assert_int_eq(tg_graph_from_topo(&h, &b), CM_OK);
+        ck_assert_mem_eq(h.adj, g.adj, 16 * 16);
+        tg_graph_destroy(&h);
+        cm_topo_destroy(&a);
+        cm_topo_destroy(&b);
+        tg_graph_destroy(&g);
+    }
+    unlink(path);
+}
+END_TEST
+
+Suite *topogen_graph_suite(void)
+{
+    Suite *s = suite_create("topogen_graph");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, spectrum_ring);
+    tcase_add_test(tc, spectrum_complete);
+    tcase_add_test(tc, spectrum_hypercube);
+    tcase_add_test(tc, spectrum_petersen);
+    tcase_add_test(tc, spectrum_edge_cases);
+    tcase_add_test(tc, constructions);
+    tcase_add_test(tc, random_is_seeded);
+    tcase_add_test(tc, swap_and_undo);
+    tcase_add_test(tc, bad_parameters);
+    tcase_add_test(tc, file_round_trip);
+    tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,333 @@
+/* check_topogen_search.c: topo/tg_search.c and topo/tg_eval.c: the
+ * annealing search keeps the graph d-regular and connected, never returns
+ * a graph worse than its start, is deterministic per seed and reaches the
+ * n = 16 target; objectives match the weight rules' SLEMs; eval figures
+ * against closed forms; the consensus simulation decays at the SLEM rate. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+/* OpenBLAS threads only slow down the small eigensolves here (and spin on
+ * a shared machine): one thread while this suite runs, as in topogen. */
+extern int openblas_get_num_threads(void);
+extern void openblas_set_num_threads(int num_threads);
+static int saved_threads = 1;
+static void one_thread(void)
+{
+    saved_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+}
+static void restore_threads(void)
+{
+    openblas_set_num_threads(saved_threads);
+}
+
+#include "cm_rng.h"
+#include "cm_topo.h"
+#include "tg_eval.h"
+#include "tg_graph.h"
+#include "tg_search.h"
+#include "tg_spectrum.h"
+
+/* Runs a quiet search with the given settings. */
+static void search(tg_graph *g, tg_search_result *res, size_t n, size_t d,
+                   tg_objective obj, uint64_t seed, size_t iters,
+                   int init_rrl)
+{
+    tg_search_opts o;
+    tg_search_opts_default(&o);
+    o.n = n;
+    o.d = d;
+    o.obj = obj;
+    o.seed = seed;
+    o.iters = iters;
+    o.restarts = 2;
+    o.init_rrl = init_rrl;
+    tg_graph_init(g);
+    ck_assert_int_eq(tg_search_run(&o, g, res), CM_OK);
+}
+
+static void assert_regular_connected(const tg_graph *g, size_t n, size_t d)
+{
+    ck_assert_uint_eq(g->n, n);
+    ck_assert_uint_eq(g->m, n * d / 2);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(tg_graph_degree(g, i), d);
+        ck_assert(!g->adj[i * n + i]);
+    }
+    size_t links = 0;
+    for (size_t k = 0; k < n * n; k++)
+        links += g->adj[k];
+    ck_assert_uint_eq(links, 2 * g->m); /* no multi-edges */
+    ck_assert(tg_graph_is_connected(g));
+}
+
+START_TEST(search_invariants)
+{
+    static const struct {
+        size_t n, d;
+        tg_objective obj;
+        int rrl;
+    } tab[] = {
+        {12, 3, TG_OBJ_RATIO, 0}, {20, 4, TG_OBJ_RATIO, 1},
+        {15, 4, TG_OBJ_GAP, 0},   {24, 5, TG_OBJ_SLEM_MH, 1},
+        {10, 8, TG_OBJ_RATIO, 0}, {30, 2, TG_OBJ_RATIO, 0},
+    };
+    for (size_t t = 0; t < sizeof tab / sizeof *tab; t++) {
+        tg_graph g;
+        tg_search_result res;
+        search(&g, &res, tab[t].n, tab[t].d, tab[t].obj, 3, 1500,
+               tab[t].rrl);
+        assert_regular_connected(&g, tab[t].n, tab[t].d);
+        ck_assert_msg(res.energy <= res.start_energy + 1e-12,
+                      "case %zu: energy %g worse than start %g", t,
+                      res.energy, res.start_energy);
+        ck_assert(res.l2 > 0.0 && res.ln >= res.l2);
+        ck_assert(res.evals > 0 && res.moves >= res.evals - 3);
+        tg_graph_destroy(&g);
+    }
+}
+END_TEST
+
+START_TEST(search_improves_lattice)
+{
+    /* the ring lattice mixes slowly; any search must beat it clearly */
+    tg_graph g;
+    tg_search_result res;
+    search(&g, &res, 32, 4, TG_OBJ_RATIO, 1, 3000, 1);
+    ck_assert(res.energy < res.start_energy - 0.1);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
+START_TEST(search_deterministic)
+{
+    tg_graph a, b, c;
+    tg_search_result ra, rb, rc;
+    search(&a, &ra, 24, 4, TG_OBJ_RATIO, 9, 2000, 0);
+    search(&b, &rb, 24, 4, TG_OBJ_RATIO, 9, 2000, 0);
+    search(&c, &rc, 24, 4, TG_OBJ_RATIO, 10, 2000, 0);
+    ck_assert_mem_eq(a.adj, b.adj, 24 * 24);
+    ck_assert(ra.energy == rb.energy && ra.moves == rb.moves);
+    ck_assert(memcmp(a.adj, c.adj, 24 * 24) != 0 || ra.energy != rc.energy);
+    tg_graph_destroy(&a);
+    tg_graph_destroy(&b);
+    tg_graph_destroy(&c);
+}
+END_TEST
+
+/* The default search on n = 16, d = 4 reaches the target. */
+START_TEST(search_target_n16)
+{
+    tg_search_opts o;
+    tg_search_opts_default(&o);
+    o.n = 16;
+    o.d = 4;
+    tg_graph g;
+    tg_graph_init(&g);
+    tg_search_result res;
+    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_OK);
+    assert_regular_connected(&g, 16, 4);
+    /* energy of ratio is the SLEM of optimal Laplacian weights: check it
+     * against the file-level dense computation */
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    double slem;
+    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
+    ck_assert_double_eq_tol(slem, res.energy, 1e-9);
+    ck_assert_msg(slem <= 0.47, "n=16 d=4 SLEM %.4f above 0.47", slem);
+    cm_topo_destroy(&t);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
+START_TEST(search_time_limit)
+{
+    tg_search_opts o;
+    tg_search_opts_default(&o);
+    o.n = 64;
+    o.d = 4;
+    o.iters = 100000000;
+    o.time_limit = 0.2;
+    tg_graph g;
+    tg_graph_init(&g);
+    tg_search_result res;
+    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_OK);
+    ck_assert(res.timed_out);
+    ck_assert(res.seconds < 5.0);
+    ck_assert(res.energy <= res.start_energy);
+    assert_regular_connected(&g, 64, 4);
+    tg_graph_destroy(&g);
+    o.n = 9;
+    o.d = 3; /* n*d odd */
+    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_EINVAL);
+}
+END_TEST
+
+/* Each objective's energy equals the SLEM of the matching weight rule (for
+ * ratio and slem-mh) on a regular graph, and the objective names parse. */
+START_TEST(objectives_match_weights)
+{
+    cm_rng r;
+    cm_rng_seed(&r, 4, 0);
+    tg_graph g;
+    tg_graph_init(&g);
+    ck_assert_int_eq(tg_graph_random_regular(&g, 20, 4, &r), CM_OK);
+    tg_spec s;
+    tg_spec_init(&s);
+    double l2, ln;
+    ck_assert_int_eq(tg_spec_extremes(&s, &g, &l2, &ln), CM_OK);
+    static const struct {
+        tg_objective obj;
+        cm_weight_rule rule;
+        const char *name;
+    } tab[] = {{TG_OBJ_RATIO, CM_WEIGHTS_LAPLACIAN, "ratio"},
+               {TG_OBJ_SLEM_MH, CM_WEIGHTS_MH, "slem-mh"}};
+    for (size_t k = 0; k < 2; k++) {
+        cm_topo t;
+        cm_topo_init(&t);
+        ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
+        ck_assert_int_eq(cm_topo_set_weights(&t, tab[k].rule), CM_OK);
+        double slem;
+        ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
+        ck_assert_double_eq_tol(tg_objective_energy(tab[k].obj, 4, l2, ln),
+                                slem, 1e-9);
+        tg_objective o;
+        ck_assert_int_eq(tg_objective_parse(tab[k].name, &o), CM_OK);
+        ck_assert_int_eq(o, tab[k].obj);
+        ck_assert_str_eq(tg_objective_name(o), tab[k].name);
+        cm_topo_destroy(&t);
+    }
+    ck_assert_double_eq_tol(tg_objective_energy(TG_OBJ_GAP, 4, l2, ln),
+                            1.0 - l2 / 4.0, 1e-15);
+    tg_objective o;
+    ck_assert_int_eq(tg_objective_parse("speed", &o), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "--objective"));
+    tg_spec_destroy(&s);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
+static void weighted(cm_topo *t, tg_kind kind, size_t n, size_t d,
+                     cm_weight_rule rule)
+{
+    cm_rng r;
+    cm_rng_seed(&r, 2, 0);
+    tg_graph g;
+    tg_graph_init(&g);
+    ck_assert_int_eq(tg_graph_build(&g, kind, n, d, &r), CM_OK);
+    cm_topo_init(t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, t), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(t, rule), CM_OK);
+    tg_graph_destroy(&g);
+}
+
+START_TEST(eval_closed_forms)
+{
+    /* ring C_n, Laplacian weights: lambda_2 = 2 - 2cos(2pi/n), lambda_n = 4
+     * (n even), diameter n/2 */
+    cm_topo t;
+    weighted(&t, TG_KIND_RING, 16, 2, CM_WEIGHTS_LAPLACIAN);
+    tg_eval e;
+    ck_assert_int_eq(tg_eval_topo(&t, &e), CM_OK);
+    double l2 = 2.0 - 2.0 * cos(2.0 * M_PI / 16.0);
+    ck_assert_uint_eq(e.n, 16);
+    ck_assert_uint_eq(e.m, 16);
+    ck_assert_uint_eq(e.dmin, 2);
+    ck_assert_uint_eq(e.dmax, 2);
+    ck_assert_double_eq_tol(e.diameter, 8.0, 1e-12);
+    ck_assert_double_eq_tol(e.l2, l2, 1e-9);
+    ck_assert_double_eq_tol(e.ln, 4.0, 1e-9);
+    ck_assert_double_eq_tol(e.slem, (4.0 - l2) / (4.0 + l2), 1e-9);
+    ck_assert_double_eq_tol(e.slem_best, e.slem, 1e-9);
+    ck_assert_double_eq_tol(e.rounds, log(1e-3) / log(e.slem), 1e-9);
+    cm_topo_destroy(&t);
+    /* hypercube Q_4 with MH weights 1/5: SLEM = max(|1-2/5|, |1-8/5|) */
+    weighted(&t, TG_KIND_HYPERCUBE, 16, 0, CM_WEIGHTS_MH);
+    ck_assert_int_eq(tg_eval_topo(&t, &e), CM_OK);
+    ck_assert_double_eq_tol(e.diameter, 4.0, 1e-12);
+    ck_assert_double_eq_tol(e.slem, 0.6, 1e-9);
+    ck_assert_double_eq_tol(e.slem_best, (8.0 - 2.0) / (8.0 + 2.0), 1e-9);
+    cm_topo_destroy(&t);
+    /* complete graph: diameter 1, Laplacian weights average in one round */
+    weighted(&t, TG_KIND_COMPLETE, 7, 0, CM_WEIGHTS_LAPLACIAN);
+    ck_assert_int_eq(tg_eval_topo(&t, &e), CM_OK);
+    ck_assert_double_eq_tol(e.diameter, 1.0, 1e-12);
+    ck_assert_double_eq_tol(e.slem, 0.0, 1e-9);
+    /* unweighted topologies are refused */
+    cm_topo u;
+    cm_topo_init(&u);
+    size_t a = 0, b = 1;
+    ck_assert_int_eq(cm_topo_from_edges(&u, 2, 1, &a, &b), CM_OK);
+    ck_assert_int_eq(tg_eval_topo(&u, &e), CM_EINVAL);
+    double rel[3];
+    ck_assert_int_eq(tg_simulate(&u, 2, 1, rel), CM_EINVAL);
+    cm_topo_destroy(&u);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Gossip: disagreement never exceeds SLEM^t, and decays at that rate. */
+START_TEST(simulate_slem_rate)
+{
+    static const struct {
+        tg_kind kind;
+        size_t n, d;
+        cm_weight_rule rule;
+    } tab[] = {
+        {TG_KIND_RING, 16, 2, CM_WEIGHTS_LAPLACIAN},
+        {TG_KIND_TORUS, 16, 4, CM_WEIGHTS_MH},
+        {TG_KIND_RANDOM, 32, 4, CM_WEIGHTS_LAPLACIAN},
+        {TG_KIND_RRL, 20, 4, CM_WEIGHTS_MAXDEG},
+    };
+    enum { R = 120 };
+    for (size_t k = 0; k < sizeof tab / sizeof *tab; k++) {
+        cm_topo t;
+        weighted(&t, tab[k].kind, tab[k].n, tab[k].d, tab[k].rule);
+        double slem, rel[R + 1], rel2[R + 1];
+        ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
+        ck_assert_int_eq(tg_simulate(&t, R, 5, rel), CM_OK);
+        ck_assert(rel[0] == 1.0);
+        for (size_t r = 1; r <= R; r++)
+            ck_assert_msg(rel[r] <= pow(slem, (double)r) * (1 + 1e-9) + 1e-13,
+                          "case %zu round %zu: %g above SLEM^t %g", k, r,
+                          rel[r], pow(slem, (double)r));
+        /* observed rate over 30 rounds, ending before rounding noise
+         * (disagreement 1e-9), equals the SLEM */
+        size_t end = R;
+        while (end > 40 && rel[end] < 1e-9)
+            end--;
+        double rate = pow(rel[end] / rel[end - 30], 1.0 / 30.0);
+        ck_assert_msg(fabs(rate - slem) < 0.01 * slem,
+                      "case %zu: rate %.5f, SLEM %.5f", k, rate, slem);
+        /* deterministic for a seed, different for another */
+        ck_assert_int_eq(tg_simulate(&t, R, 5, rel2), CM_OK);
+        ck_assert_mem_eq(rel, rel2, sizeof rel);
+        ck_assert_int_eq(tg_simulate(&t, R, 6, rel2), CM_OK);
+        ck_assert(rel[1] != rel2[1]);
+        cm_topo_destroy(&t);
+    }
+}
+END_TEST
+
+Suite *topogen_search_suite(void)
+{
+    Suite *s = suite_create("topogen_search");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, search_invariants);
+    tcase_add_test(tc, search_improves_lattice);
+    tcase_add_test(tc, search_deterministic);
+    tcase_add_test(tc, search_target_n16);
+    tcase_add_test(tc, search_time_limit);
+    tcase_add_test(tc, objectives_match_weights);
+    tcase_add_test(tc, eval_closed_forms);
+    tcase_add_test(tc, simulate_slem_rate);
+    tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}
