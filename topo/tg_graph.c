@@ -217,9 +217,9 @@ cm_status tg_kind_check(tg_kind kind, size_t n, size_t d)
     if (n < 3)
         return cm_error(CM_EINVAL, "-n: %zu nodes is too few (need n >= 3)",
                         n);
-    if (n > 100000)
-        return cm_error(CM_EINVAL, "-n: %zu nodes is too many for topogen "
-                        "(dense spectra; at most 100000)", n);
+    if (n > TG_MAX_NODES)
+        return cm_error(CM_EINVAL, "-n: %zu nodes is too many (topogen uses "
+                        "dense n x n spectra; at most %d)", n, TG_MAX_NODES);
     switch (kind) {
     case TG_KIND_LEARNED:
     case TG_KIND_RANDOM:

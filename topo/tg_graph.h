@@ -20,6 +20,10 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 
+/* Largest n topogen builds: every spectrum is dense, O(n^2) memory and
+ * O(n^3) time. */
+#define TG_MAX_NODES 4096
+
 typedef enum {
     TG_KIND_LEARNED,     /* simulated annealing (tg_search) */
     TG_KIND_RRL,         /* regular ring lattice, i ~ i+-1..i+-d/2 (+n/2) */
@@ -87,7 +91,7 @@ cm_status tg_kind_parse(const char *s, tg_kind *kind);
 const char *tg_kind_name(tg_kind kind);
 
 /* Checks (n, d) for a kind before any work; messages name the flag (-n,
- * -d) and say what is required: n >= 3; for learned/random/rrl
+ * -d) and say what is required: 3 <= n <= TG_MAX_NODES; for learned/random/rrl
  * 2 <= d < n and n*d even; hypercube n a power of two; torus n = a*b with
  * a, b >= 3. d is ignored by ring, torus, hypercube, exponential and
  * complete, whose degree follows from n. CM_EINVAL on failure. */

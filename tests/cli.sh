@@ -1,0 +1,157 @@
+#!/bin/sh
+# cli.sh: end-to-end tests of the two command lines: exit codes, the one
+# message naming the flag or file at fault, no output file left behind on
+# failure, and the output formats other tools rely on.
+#
+#   BIN=bin sh tests/cli.sh          (make check-cli)
+#
+# Each area adds a function of numbered cases (topogen_cases, train_cases,
+# ...) and calls it at the bottom. Prints one line per failure and a final
+# line `cli: N passed, M failed`; exits non-zero on any failure.
+set -u
+BIN=${BIN:-bin}
+T=$(mktemp -d "${TMPDIR:-/tmp}/cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+passed=0
+failed=0
+case_no=0
+
+fail() {
+    failed=$((failed + 1))
+    echo "cli: case $case_no FAILED: $*"
+}
+
+# run CMD...: runs it with stdout in $T/out, stderr in $T/err; sets rc.
+run() {
+    "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+}
+
+# expect_ok DESC CMD...: exit 0.
+expect_ok() {
+    case_no=$((case_no + 1))
+    desc=$1
+    shift
+    run "$@"
+    if [ "$rc" -ne 0 ]; then
+        fail "$desc: exit $rc, expected 0: $(head -c 300 "$T/err")"
+        return 1
+    fi
+    passed=$((passed + 1))
+}
+
+# expect_fail CODE REGEX DESC CMD...: exit CODE, stderr matches REGEX
+# (grep -E), at most two lines (the message and a usage hint), nothing on
+# stdout.
+expect_fail() {
+    case_no=$((case_no + 1))
+    code=$1
+    pat=$2
+    desc=$3
+    shift 3
+    run "$@"
+    if [ "$rc" -ne "$code" ]; then
+        fail "$desc: exit $rc, expected $code: $(head -c 300 "$T/err")"
+    elif ! grep -qE -- "$pat" "$T/err"; then
+        fail "$desc: message does not match /$pat/: $(head -c 300 "$T/err")"
+    elif [ "$(wc -l <"$T/err")" -gt 2 ]; then
+        fail "$desc: more than one message: $(head -c 300 "$T/err")"
+    elif [ -s "$T/out" ]; then
+        fail "$desc: wrote to stdout on failure"
+    else
+        passed=$((passed + 1))
+    fi
+}
+
+# check COND DESC: a plain assertion counted as a case.
+check() {
+    case_no=$((case_no + 1))
+    if eval "$1"; then
+        passed=$((passed + 1))
+    else
+        fail "$2"
+    fi
+}
+
+topogen_cases() {
+    tg="$BIN/topogen"
+    g="$T/g16.txt"
+
+    expect_ok "--help" "$tg" --help
+    check 'grep -q "^usage: topogen" "$T/out"' "--help prints usage"
+
+    expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
+    check 'sed -n 1p "$g" | grep -qx "# topogen 1 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1"' \
+        "header line 1 format: $(sed -n 1p "$g")"
+    check 'sed -n 2p "$g" | grep -qE "^# lambda2=[0-9]+\.[0-9]{4} lambdan=[0-9]+\.[0-9]{4} slem=0\.[0-9]{4}$"' \
+        "header line 2 format: $(sed -n 2p "$g")"
+    check '[ "$(grep -c "^[0-9]" "$g")" -eq 48 ]' "16 self lines + 32 edges"
+    check '[ -z "$(ls "$T" | grep "\.tmp\.")" ]' "no temporary file left"
+    expect_ok "eval learned" "$tg" eval "$g"
+    check 'grep -qE "^diameter +[0-9]+$" "$T/out" && grep -qE "^rounds_1e-3 +[0-9.]+" "$T/out"' \
+        "eval prints diameter and rounds"
+    expect_ok "eval --json" "$tg" eval "$g" --json
+    check 'grep -qE "^\{\"file\":.*\"n\":16,\"edges\":32,.*\"lambda2\":[0-9.]+,\"lambdan\":[0-9.]+,\"slem\":0\.[0-9]+.*\}$" "$T/out"' \
+        "eval --json object: $(head -c 200 "$T/out")"
+
+    expect_ok "same seed (1)" "$tg" -n 24 -d 3 --iters 400 --seed 5 -q -o "$T/a.txt"
+    expect_ok "same seed (2)" "$tg" -n 24 -d 3 --iters 400 --seed 5 -q -o "$T/b.txt"
+    check 'cmp -s "$T/a.txt" "$T/b.txt"' "same seed gives the same file"
+    expect_ok "stdout" "$tg" -n 12 -d 4 --iters 200 -q
+    check 'cmp -s "$T/out" "$T/out" && grep -q "^# topogen 1 n=12" "$T/out"' "default output is stdout"
+    expect_ok "progress" "$tg" -n 12 -d 4 --iters 200
+    check 'grep -q "^topogen: n=12 d=4" "$T/err"' "summary on stderr without --quiet"
+
+    for k in ring rrl torus hypercube exponential random complete; do
+        expect_ok "kind $k" "$tg" -n 16 -d 4 --kind "$k" --weights mh -q -o "$T/$k.txt"
+        expect_ok "eval $k" "$tg" eval "$T/$k.txt" --json
+    done
+    printf '0 1\n1 2\n2 3\n3 0\n0 2\n' >"$T/nx.txt"
+    expect_ok "eval plain edge list" "$tg" eval "$T/nx.txt" --weights maxdeg
+    check 'grep -q "^weights *maxdeg" "$T/out"' "unweighted file gets --weights"
+    expect_ok "eval stdin" sh -c "cat '$T/nx.txt' | '$tg' eval -"
+
+    expect_ok "simulate" "$tg" eval "$g" --simulate 5 --seed 3
+    check '[ "$(sed -n 1p "$T/out")" = "# round disagreement slem_bound" ]' "simulate header"
+    check '[ "$(grep -vc "^#" "$T/out")" -eq 6 ] && grep -q "^0 1 1$" "$T/out"' "simulate rows 0..5"
+    check 'grep -v "^#" "$T/out" | awk "NF != 3 || \$2 > \$3 * (1 + 1e-6) + 1e-12 { bad = 1 } END { exit bad }"' \
+        "simulate: 3 columns, disagreement <= slem^t"
+
+    o="$T/none.txt"
+    expect_fail 2 "^topogen: -n: expected a positive integer" "-n abc" "$tg" -n abc -o "$o"
+    expect_fail 2 "^topogen: -n: expected a positive integer" "-n -3" "$tg" -n -3 -o "$o"
+    expect_fail 2 "^topogen: -n: expected a positive integer" "-n 0" "$tg" -n 0 -o "$o"
+    expect_fail 2 "^topogen: -d: expected a positive integer" "-d 4x" "$tg" -d 4x -o "$o"
+    expect_fail 2 "^topogen: -n/-d: n\*d = 9\*3 is odd" "n*d odd" "$tg" -n 9 -d 3 -o "$o"
+    expect_fail 2 "^topogen: -d: degree 16 must be below" "d >= n" "$tg" -n 16 -d 16 -o "$o"
+    expect_fail 2 "^topogen: --kind: unknown kind 'star'" "bad kind" "$tg" --kind star -o "$o"
+    expect_fail 2 "^topogen: --weights: unknown weight rule 'uniform'" "bad weights" "$tg" --weights uniform -o "$o"
+    expect_fail 2 "^topogen: --objective: unknown objective" "bad objective" "$tg" --objective speed -o "$o"
+    expect_fail 2 "^topogen: --init: unknown start" "bad init" "$tg" --init ring -o "$o"
+    expect_fail 2 "^topogen: -n: a hypercube needs n a power of two" "hypercube 24" "$tg" --kind hypercube -n 24 -o "$o"
+    expect_fail 2 "^topogen: -n: a torus needs n = a\*b with a, b >= 3" "torus 13" "$tg" --kind torus -n 13 -o "$o"
+    expect_fail 2 "^topogen: -n: missing value" "missing value" "$tg" -o "$o" -n
+    expect_fail 2 "^topogen: unknown flag '--frobnicate'" "unknown flag" "$tg" --frobnicate -o "$o"
+    expect_fail 2 "^topogen: --time-limit: expected a positive number" "time 0" "$tg" --time-limit 0 -o "$o"
+    expect_fail 2 "^topogen: --iters: expected a positive integer" "iters 1e3" "$tg" --iters 1e3 -o "$o"
+    expect_fail 2 "^topogen: --restarts: expected a positive integer" "restarts 0" "$tg" --restarts 0 -o "$o"
+    expect_fail 2 "^topogen: --seed: expected a non-negative integer" "seed x" "$tg" --seed x -o "$o"
+    check '[ ! -e "$o" ]' "no output file after bad flags"
+    expect_fail 1 "^topogen: -o: .*/no/such/dir/g.txt" "unwritable -o" "$tg" -n 16 -o "$T/no/such/dir/g.txt"
+    expect_fail 2 "^topogen: --simulate: cannot be combined with --json" "simulate+json" "$tg" eval "$g" --json --simulate 3
+    expect_fail 2 "^topogen: eval: missing FILE" "eval without file" "$tg" eval
+    expect_fail 2 "^topogen: -n: not a flag of 'topogen eval'" "eval -n" "$tg" eval "$g" -n 3
+    expect_fail 2 "^topogen: --simulate: expected a positive integer" "simulate -1" "$tg" eval "$g" --simulate -1
+    expect_fail 1 "^topogen: .*$T/missing.txt" "eval missing file" "$tg" eval "$T/missing.txt"
+    printf '0 1\n1 x\n' >"$T/bad.txt"
+    expect_fail 1 "^topogen: .*bad.txt.*(line )?2" "eval malformed file" "$tg" eval "$T/bad.txt"
+    printf '0 1\n2 3\n' >"$T/disc.txt"
+    expect_fail 1 "^topogen: .*disc.txt.*disconnected" "eval disconnected" "$tg" eval "$T/disc.txt"
+    printf '0 0 0.5\n0 1 0.5\n1 1 0.6\n' >"$T/rows.txt"
+    expect_fail 1 "^topogen: .*rows.txt.*row 1" "eval rows not summing to 1" "$tg" eval "$T/rows.txt"
+}
+
+topogen_cases
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
