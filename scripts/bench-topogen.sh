@@ -1,0 +1,69 @@
+#!/bin/sh
+# bench-topogen.sh: quality and speed of learned topologies against the
+# baselines. For each (n, d) it runs the default `topogen` (learned, ratio
+# objective) and builds rrl, random and exponential graphs, all with
+# Laplacian weights, and prints one table row: the SLEMs (lower mixes
+# faster), the issue's target for learned where there is one, the learned
+# run's wall seconds, its cost per eigensolve, and seconds relative to a
+# reference job timed at the start of the same run (timings on a shared
+# machine are noisy; the ratio is the comparable figure).
+#
+#   sh scripts/bench-topogen.sh              rows n = 16, 32, 64, 128 (d = 4)
+#   BENCH_EXTRA=1 sh scripts/bench-topogen.sh   plus odd n, d = 3..8, n = 256
+#   BIN=bin SEED=1
+# The exponential graph has its own degree (about 2 log2 n, see README).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+BIN=${BIN:-$here/../bin}
+SEED=${SEED:-1}
+tg="$BIN/topogen"
+[ -x "$tg" ] || { echo "bench-topogen: $tg not found: run 'make' first" >&2; exit 1; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/bench-topogen.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+
+now() { date +%s.%N; }
+slem_of() { sed -n 2p "$1" | sed 's/.*slem=//'; }
+
+# reference job: a fixed 2000-move search at n = 64
+t0=$(now)
+"$tg" -n 64 -d 4 --iters 2000 --restarts 1 --seed 1 -q -o "$T/ref.txt"
+ref=$(echo "$(now) $t0" | awk '{ printf "%.3f", $1 - $2 }')
+echo "# reference job (n=64, 2000 moves): $ref s; 'x ref' = seconds / that"
+echo "# SLEM with Laplacian weights W = I - 2L/(l2+ln); lower mixes faster"
+printf '%5s %3s %8s %7s %8s %8s %8s %8s %9s %7s\n' n d learned target rrl random expon. seconds ms/eval "x ref"
+
+target() {
+    case "$1-$2" in
+    16-4) echo 0.47 ;; 32-4) echo 0.63 ;; 64-4) echo 0.725 ;; 128-4) echo 0.775 ;;
+    *) echo - ;;
+    esac
+}
+
+row() {
+    n=$1 d=$2
+    t0=$(now)
+    "$tg" -n "$n" -d "$d" --seed "$SEED" -o "$T/l.txt" 2>"$T/l.err"
+    secs=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+    evals=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([0-9]*\) eigensolves.*/\1/p')
+    for k in rrl random exponential; do
+        "$tg" -n "$n" -d "$d" --kind "$k" --seed "$SEED" -q -o "$T/$k.txt"
+    done
+    printf '%5s %3s %8.4f %7s %8.4f %8.4f %8.4f %8s %9s %7s\n' "$n" "$d" \
+        "$(slem_of "$T/l.txt")" "$(target "$n" "$d")" "$(slem_of "$T/rrl.txt")" \
+        "$(slem_of "$T/random.txt")" "$(slem_of "$T/exponential.txt")" "$secs" \
+        "$(echo "$secs $evals" | awk '{ printf "%.3f", 1000 * $1 / $2 }')" \
+        "$(echo "$secs $ref" | awk '{ printf "%.1f", $1 / $2 }')"
+}
+
+for n in 16 32 64 128; do
+    row "$n" 4
+done
+if [ "${BENCH_EXTRA:-0}" != 0 ]; then
+    row 33 4
+    row 63 4
+    for d in 3 5 6 7 8; do
+        row 64 "$d"
+    done
+    row 31 6
+    row 256 4
+fi
