@@ -1,0 +1,220 @@
+/* check_train.c: the single-worker trainer end to end on the synthetic set
+ * (loss goes down, accuracy gets high, for lenet and cnn; batch size 1;
+ * same seed gives bit-identical parameters, another seed does not), the
+ * flag parser (every bad-value class names its flag) and the CSV log
+ * (header, one row per epoch, nothing left behind on a bad path). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "dt_config.h"
+#include "dt_log.h"
+#include "dt_train.h"
+
+typedef struct {
+    double loss[8];
+    double acc[8];
+    size_t n;
+} history;
+
+static void record(void *ctx, const dt_epoch_stats *e)
+{
+    history *h = ctx;
+    if (h->n < 8) {
+        h->loss[h->n] = e->train_loss;
+        h->acc[h->n] = e->test_acc;
+        h->n++;
+    }
+}
+
+static void synth_config(dt_config *c, dt_model m, size_t n_train,
+                         size_t epochs)
+{
+    dt_config_default(c);
+    c->dataset = DT_DS_SYNTHETIC;
+    c->model = m;
+    c->synth_train = n_train;
+    c->synth_test = 512;
+    c->epochs = epochs;
+    c->lr = 0.01;
+}
+
+START_TEST(test_synthetic_lenet_learns)
+{
+    dt_config c;
+    synth_config(&c, DT_MODEL_LENET, 2048, 2);
+    history h = {0};
+    dt_train_result r;
+    ck_assert_int_eq(dt_train_single(&c, record, &h, &r), CM_OK);
+    ck_assert_uint_eq(h.n, 2);
+    ck_assert_double_lt(h.loss[1], 0.5 * h.loss[0]);
+    ck_assert_double_lt(h.loss[0], 2.3); /* below chance level, log 10 */
+    ck_assert_double_ge(r.test_acc, 0.9);
+    ck_assert_uint_eq(r.steps, 2 * 64);
+    ck_assert_uint_eq(r.n_train, 2048);
+}
+END_TEST
+
+START_TEST(test_synthetic_cnn_learns)
+{
+    dt_config c;
+    synth_config(&c, DT_MODEL_CNN, 1024, 1);
+    dt_train_result r;
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &r), CM_OK);
+    ck_assert_double_ge(r.test_acc, 0.85);
+    ck_assert_double_lt(r.test_loss, 0.5);
+}
+END_TEST
+
+START_TEST(test_same_seed_same_result)
+{
+    dt_config c;
+    synth_config(&c, DT_MODEL_LENET, 300, 2);
+    c.batch = 7; /* a partial last batch too */
+    dt_train_result a, b, d;
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &a), CM_OK);
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &b), CM_OK);
+    ck_assert_uint_eq(a.param_hash, b.param_hash);
+    ck_assert_double_eq(a.test_loss, b.test_loss);
+    c.seed = 2;
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &d), CM_OK);
+    ck_assert_uint_ne(a.param_hash, d.param_hash);
+}
+END_TEST
+
+START_TEST(test_batch_one)
+{
+    dt_config c;
+    synth_config(&c, DT_MODEL_LENET, 64, 1);
+    c.batch = 1;
+    c.lr = 0.001;
+    c.test_limit = 10;
+    dt_train_result r;
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &r), CM_OK);
+    ck_assert_uint_eq(r.steps, 64);
+    ck_assert_uint_eq(r.n_test, 10);
+    ck_assert(r.test_loss > 0.0 && r.test_loss < 10.0);
+}
+END_TEST
+
+/* Parses a NULL-terminated flag list over the defaults. */
+static cm_status parse(dt_config *c, const char *const *flags)
+{
+    char *argv[16] = {"dpsgd-train"};
+    int argc = 1;
+    while (flags[argc - 1])
+        argv[argc] = (char *)flags[argc - 1], argc++;
+    dt_config_default(c);
+    return dt_config_parse(c, argc, argv);
+}
+
+START_TEST(test_config)
+{
+    dt_config c;
+    const char *good[] = {"--model", "cnn", "--epochs=3", "--batch", "64",
+                          "--lr", "0.05", "--weight-decay", "0", "--quiet",
+                          "--dataset", "cifar10", "--data", "/x", NULL};
+    ck_assert_int_eq(parse(&c, good), CM_OK);
+    ck_assert_int_eq(c.model, DT_MODEL_CNN);
+    ck_assert_uint_eq(c.epochs, 3);
+    ck_assert_uint_eq(c.batch, 64);
+    ck_assert_double_eq(c.lr, 0.05);
+    ck_assert_int_eq(c.quiet, 1);
+    ck_assert_int_eq(c.dataset, DT_DS_CIFAR10);
+    ck_assert_str_eq(c.data_dir, "/x");
+    /* each bad input names its flag */
+    static const struct { const char *a, *b, *want; } bad[] = {
+        {"--batch", "0", "--batch"},       {"--epochs", "0", "--epochs"},
+        {"--epochs", "-2", "--epochs"},    {"--lr", "-0.1", "--lr"},
+        {"--lr", "fast", "--lr"},          {"--model", "vgg", "--model"},
+        {"--dataset", "imagenet", "--dataset"},
+        {"--momentum", "1", "--momentum"}, {"--batch", "12x", "--batch"},
+        {"--schedule", "linear", "--schedule"},
+        {"--frobnicate", "1", "--frobnicate"}, {"--seed", "-1", "--seed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *f[] = {bad[i].a, bad[i].b, NULL};
+        ck_assert_int_eq(parse(&c, f), CM_EINVAL);
+        ck_assert_msg(strstr(cm_last_error(), bad[i].want) != NULL,
+                      "'%s' lacks %s", cm_last_error(), bad[i].want);
+    }
+    const char *missing[] = {"--epochs", NULL};
+    ck_assert_int_eq(parse(&c, missing), CM_EINVAL);
+    ck_assert(strstr(cm_last_error(), "needs a value"));
+    const char *help[] = {"--help", "--bogus", NULL};
+    ck_assert_int_eq(parse(&c, help), CM_OK);
+    ck_assert_int_eq(c.help, 1);
+    ck_assert(strstr(dt_config_usage(), "--weight-decay"));
+}
+END_TEST
+
+START_TEST(test_log)
+{
+    char dir[] = "/tmp/check_train.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/run.csv", dir);
+    dt_config c;
+    synth_config(&c, DT_MODEL_LENET, 256, 2);
+    c.synth_test = 64;
+    snprintf(c.log_path, sizeof c.log_path, "%s", path);
+    dt_train_result r;
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &r), CM_OK);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, DT_LOG_HEADER "\n");
+    size_t ep, step;
+    double wall, loss, acc, accl, cons;
+    unsigned long long bytes;
+    for (size_t e = 1; e <= 2; e++) {
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        ck_assert_int_eq(sscanf(line, "%zu,%zu,%lf,%lf,%lf,%lf,%lf,%llu", &ep,
+                                &step, &wall, &loss, &acc, &accl, &cons,
+                                &bytes), 8);
+        ck_assert_uint_eq(ep, e);
+        ck_assert_uint_eq(step, e * 8);
+        ck_assert(acc >= 0.0 && acc <= 1.0);
+        ck_assert_double_eq(cons, 0.0);
+        ck_assert_uint_eq(bytes, 0);
+    }
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
+    unlink(path);
+    /* unwritable log path: error naming it, before any training */
+    dt_log lg;
+    snprintf(path, sizeof path, "%s/no/such/dir/run.csv", dir);
+    ck_assert_int_eq(dt_log_open(&lg, path), CM_EIO);
+    ck_assert(strstr(cm_last_error(), path));
+    snprintf(c.log_path, sizeof c.log_path, "%s", path);
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &r), CM_EIO);
+    /* bad data directory: error, no log written */
+    snprintf(path, sizeof path, "%s/bad.csv", dir);
+    snprintf(c.log_path, sizeof c.log_path, "%s", path);
+    c.dataset = DT_DS_MNIST;
+    snprintf(c.data_dir, sizeof c.data_dir, "%s/nothing", dir);
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &r), CM_EIO);
+    ck_assert(strstr(cm_last_error(), c.data_dir));
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* empty: no temporary files left */
+}
+END_TEST
+
+Suite *train_suite(void)
+{
+    Suite *s = suite_create("train");
+    TCase *tc = tcase_create("single");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_synthetic_lenet_learns);
+    tcase_add_test(tc, test_synthetic_cnn_learns);
+    tcase_add_test(tc, test_same_seed_same_result);
+    tcase_add_test(tc, test_batch_one);
+    tcase_add_test(tc, test_config);
+    tcase_add_test(tc, test_log);
+    suite_add_tcase(s, tc);
+    return s;
+}
