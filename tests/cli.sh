@@ -151,7 +151,53 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*rows.txt.*row 1" "eval rows not summing to 1" "$tg" eval "$T/rows.txt"
 }
 
+train_cases() {
+    dt="$BIN/dpsgd-train"
+    l="$T/train.csv"
+    syn="--dataset synthetic --synthetic-train 256 --synthetic-test 64"
+
+    expect_ok "dpsgd-train --help" "$dt" --help
+    check 'grep -q -- "--weight-decay" "$T/out"' "--help lists the flags"
+    # bad flags: exit 2, one message naming the flag, no log written
+    expect_fail 2 "^dpsgd-train: --batch" "--batch 0" "$dt" --batch 0 --log "$l"
+    expect_fail 2 "^dpsgd-train: --epochs" "--epochs 0" "$dt" --epochs 0 --log "$l"
+    expect_fail 2 "^dpsgd-train: --epochs" "--epochs -1" "$dt" --epochs -1 --log "$l"
+    expect_fail 2 "^dpsgd-train: --lr" "--lr -0.1" "$dt" --lr -0.1 --log "$l"
+    expect_fail 2 "^dpsgd-train: --model.*resnet" "unknown model" "$dt" --model resnet --log "$l"
+    expect_fail 2 "^dpsgd-train: --dataset.*imagenet" "unknown data set" "$dt" --dataset imagenet --log "$l"
+    expect_fail 2 "^dpsgd-train: unknown option '--bogus'" "unknown flag" "$dt" --bogus
+    expect_fail 2 "^dpsgd-train: --epochs needs a value" "missing value" "$dt" --epochs
+    check '[ ! -e "$l" ]' "no log after bad flags"
+    # bad data: exit 1, message naming the directory or file, no log
+    expect_fail 1 "^dpsgd-train: .*$T/none" "missing data dir" "$dt" --data "$T/none" --log "$l"
+    mkdir -p "$T/fm"
+    expect_fail 1 "^dpsgd-train: .*$T/fm/train-images-idx3-ubyte" "missing data file" "$dt" --data "$T/fm" --log "$l"
+    printf 'not an idx file at all, really' | gzip >"$T/fm/train-images-idx3-ubyte.gz"
+    printf '\000\000\010\001\000\000\000\001\001' >"$T/fm/train-labels-idx1-ubyte"
+    expect_fail 1 "^dpsgd-train: .*train-images-idx3-ubyte.gz.*magic" "wrong magic" "$dt" --data "$T/fm" --log "$l"
+    printf '\000\000\010\003\000\000\000\002\000\000\000\034\000\000\000\034' >"$T/fm/hdr"
+    cat "$T/fm/hdr" "$T/fm/hdr" "$T/fm/hdr" | gzip >"$T/fm/train-images-idx3-ubyte.gz"
+    expect_fail 1 "^dpsgd-train: .*train-labels-idx1-ubyte.*1 labels" "count mismatch" "$dt" --data "$T/fm" --log "$l"
+    printf '\000\000\010\001\000\000\000\002\001\002' >"$T/fm/train-labels-idx1-ubyte"
+    expect_fail 1 "^dpsgd-train: .*train-images-idx3-ubyte.gz.*truncated" "truncated images" "$dt" --data "$T/fm" --log "$l"
+    head -c 40 "$T/fm/train-images-idx3-ubyte.gz" >"$T/fm/x.gz"
+    printf 'garbage-garbage-garbage-garbage' >>"$T/fm/x.gz"
+    mv "$T/fm/x.gz" "$T/fm/train-images-idx3-ubyte.gz"
+    expect_fail 1 "^dpsgd-train: .*train-images-idx3-ubyte.gz.*(gzip|truncated)" "corrupt gzip" "$dt" --data "$T/fm" --log "$l"
+    expect_fail 1 "^dpsgd-train: .*$T/nodir/x.csv" "unwritable log" "$dt" $syn --log "$T/nodir/x.csv"
+    check '[ ! -e "$l" ]' "no log after bad data"
+    # a tiny synthetic run: progress lines, final line, a complete CSV
+    expect_ok "synthetic run" "$dt" $syn --epochs 2 --log "$l"
+    check '[ "$(grep -c "^epoch " "$T/out")" -eq 2 ]' "one progress line per epoch"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' "CSV header"
+    check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (\$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0"
+    h1=$(sed -n 's/.*hash //p' "$T/out")
+    expect_ok "synthetic run, --quiet, same seed" "$dt" $syn --epochs 2 --quiet
+    check '[ "$(grep -c "^epoch " "$T/out")" -eq 0 ] && [ "$(sed -n "s/.*hash //p" "$T/out")" = "$h1" ]' "--quiet; same seed, same parameters"
+}
+
 topogen_cases
+train_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -33,6 +33,16 @@ static const char *base_name(dt_split sp, int labels)
     return labels ? "t10k-labels-idx1-ubyte" : "t10k-images-idx3-ubyte";
 }
 
+/* zlib's message without the "path: " prefix it adds. */
+static const char *gz_msg(idx_file *f, int *err)
+{
+    const char *m = gzerror(f->gz, err);
+    size_t len = strlen(f->path);
+    if (strncmp(m, f->path, len) == 0 && m[len] == ':' && m[len + 1] == ' ')
+        m += len + 2;
+    return m;
+}
+
 /* Reads exactly n bytes; on a short read names the file and what was
  * expected, distinguishing gzip errors from plain truncation. */
 static cm_status read_exact(idx_file *f, void *buf, size_t n, const char *what)
@@ -43,7 +53,7 @@ static cm_status read_exact(idx_file *f, void *buf, size_t n, const char *what)
         int r = gzread(f->gz, (char *)buf + got, chunk);
         if (r < 0) {
             int err;
-            const char *msg = gzerror(f->gz, &err);
+            const char *msg = gz_msg(f, &err);
             return cm_error(CM_EFORMAT, "%s: corrupt gzip data (%s)", f->path,
                             msg);
         }
@@ -53,7 +63,7 @@ static cm_status read_exact(idx_file *f, void *buf, size_t n, const char *what)
     }
     if (got < n) {
         int err = Z_OK;
-        const char *msg = gzerror(f->gz, &err);
+        const char *msg = gz_msg(f, &err);
         if (err != Z_OK && err != Z_STREAM_END)
             return cm_error(CM_EFORMAT, "%s: corrupt or truncated gzip data "
                             "(%s) while reading %s", f->path, msg, what);
