@@ -29,17 +29,22 @@ static cm_status cifar_find(const char *dir, dt_split sp, cifar_files *cf)
     char sub[4096];
     struct stat st;
     const char *root = dir;
-    snprintf(sub, sizeof sub, "%s/cifar-10-batches-bin", dir);
+    int len = snprintf(sub, sizeof sub, "%s/cifar-10-batches-bin", dir);
+    if (len < 0 || (size_t)len >= sizeof sub)
+        return cm_error(CM_EINVAL, "data directory path too long: %s", dir);
     if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
         root = sub;
     cf->n_files = sp == DT_SPLIT_TRAIN ? MAX_FILES : 1;
     for (size_t k = 0; k < cf->n_files; k++) {
         if (sp == DT_SPLIT_TRAIN)
-            snprintf(cf->path[k], sizeof cf->path[k], "%s/data_batch_%zu.bin",
-                     root, k + 1);
+            len = snprintf(cf->path[k], sizeof cf->path[k],
+                           "%s/data_batch_%zu.bin", root, k + 1);
         else
-            snprintf(cf->path[k], sizeof cf->path[k], "%s/test_batch.bin",
-                     root);
+            len = snprintf(cf->path[k], sizeof cf->path[k],
+                           "%s/test_batch.bin", root);
+        if (len < 0 || (size_t)len >= sizeof cf->path[k])
+            return cm_error(CM_EINVAL, "data directory path too long: %s",
+                            dir);
         if (stat(cf->path[k], &st) != 0)
             return cm_error(CM_EIO, "missing data file %s", cf->path[k]);
         if (st.st_size <= 0 || st.st_size % REC_LEN != 0)

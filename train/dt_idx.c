@@ -86,10 +86,12 @@ static cm_status idx_open(idx_file *f, const char *dir, dt_split sp,
 {
     const char *base = base_name(sp, labels);
     struct stat st;
-    snprintf(f->path, sizeof f->path, "%s/%s.gz", dir, base);
+    int len = snprintf(f->path, sizeof f->path, "%s/%s.gz", dir, base);
+    if (len < 0 || (size_t)len >= sizeof f->path)
+        return cm_error(CM_EINVAL, "data directory path too long: %s", dir);
     if (stat(f->path, &st) != 0) {
-        snprintf(f->path, sizeof f->path, "%s/%s", dir, base);
-        if (stat(f->path, &st) != 0)
+        len = snprintf(f->path, sizeof f->path, "%s/%s", dir, base);
+        if (len < 0 || stat(f->path, &st) != 0)
             return cm_error(CM_EIO, "missing data file %s/%s.gz (or %s)", dir,
                             base, base);
     }
