@@ -1,0 +1,309 @@
+/* mpi_check_gossip.c: gossip averaging under mpirun -np 4.
+ *
+ * Invariants: repeated rounds keep the mean of the workers' vectors (to
+ * 1e-6 relative) and shrink the disagreement D(t) = ||X_t - 1 xbar^T||_F
+ * at most as fast as SLEM(W)^t predicts, and at that rate once the slower
+ * modes dominate. Closed forms: Petersen graph with Laplacian weights has
+ * SLEM 3/7, the cube Q3 with Metropolis-Hastings weights 1/2, the 8-ring
+ * with Laplacian weights (4 - l2)/(4 + l2), l2 = 2 - sqrt 2. The result is
+ * bit-identical for P = 1, 2, 3, 4 ranks (sub-communicators), the bytes
+ * sent match an independent count, and P > n is rejected on every rank. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "cm_rng.h"
+#include "cm_topo.h"
+#include "dt_comm.h"
+#include "dt_gossip.h"
+#include "dt_partition.h"
+
+#define LEN 300 /* floats per worker array */
+
+enum { G_RING8, G_PETERSEN, G_CUBE, G_COUNT };
+
+/* Builds topology `which` with its weights and the closed-form SLEM. */
+static void make_graph(int which, cm_topo *t, double *slem)
+{
+    size_t ei[20], ej[20], m = 0, n = 0;
+    cm_weight_rule rule = CM_WEIGHTS_LAPLACIAN;
+    if (which == G_RING8) {
+        n = 8;
+        for (size_t i = 0; i < n; i++, m++) {
+            ei[m] = i;
+            ej[m] = (i + 1) % n;
+        }
+        double l2 = 2.0 - sqrt(2.0);
+        *slem = (4.0 - l2) / (4.0 + l2);
+    } else if (which == G_PETERSEN) {
+        n = 10;
+        for (size_t i = 0; i < 5; i++) {
+            ei[m] = i, ej[m++] = (i + 1) % 5;         /* outer 5-cycle */
+            ei[m] = 5 + i, ej[m++] = 5 + (i + 2) % 5; /* inner pentagram */
+            ei[m] = i, ej[m++] = 5 + i;               /* spokes */
+        }
+        *slem = 3.0 / 7.0;
+    } else {
+        n = 8;
+        rule = CM_WEIGHTS_MH;
+        for (size_t i = 0; i < n; i++)
+            for (size_t b = 1; b < n; b <<= 1)
+                if (i < (i ^ b))
+                    ei[m] = i, ej[m++] = i ^ b;
+        *slem = 0.5;
+    }
+    cm_topo_init(t);
+    ck_assert_int_eq(cm_topo_from_edges(t, n, m, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(t, rule), CM_OK);
+    ck_assert_int_eq(cm_topo_validate(t, "test"), CM_OK);
+    double s;
+    ck_assert_int_eq(cm_topo_slem(t, &s), CM_OK);
+    ck_assert_double_eq_tol(s, *slem, 1e-12);
+}
+
+/* Local worker arrays of g: worker w starts from uniforms of stream w. */
+static void init_workers(const dt_gossip *g, float **x, uint64_t seed)
+{
+    for (size_t i = 0; i < dt_gossip_count(g); i++) {
+        cm_rng r;
+        cm_rng_seed(&r, seed, dt_gossip_first(g) + i);
+        for (size_t k = 0; k < LEN; k++)
+            x[i][k] = (float)cm_rng_uniform(&r);
+    }
+}
+
+/* All n arrays into all[n*LEN] on every rank of c (exact: x + 0 = x). */
+static void gather(const dt_comm *c, const dt_gossip *g, float *const *x,
+                   size_t n, float *all)
+{
+    memset(all, 0, n * LEN * sizeof *all);
+    for (size_t i = 0; i < dt_gossip_count(g); i++)
+        memcpy(all + (dt_gossip_first(g) + i) * LEN, x[i],
+               LEN * sizeof *all);
+    ck_assert_int_eq(dt_comm_allreduce_sum_float(c, all, n * LEN), CM_OK);
+}
+
+/* Mean of all arrays per component, and D = ||X - 1 mean^T||_F. */
+static double disagreement(const float *all, size_t n, double *mean)
+{
+    double d = 0.0;
+    for (size_t k = 0; k < LEN; k++) {
+        double s = 0.0;
+        for (size_t i = 0; i < n; i++)
+            s += all[i * LEN + k];
+        mean[k] = s / (double)n;
+        for (size_t i = 0; i < n; i++) {
+            double e = all[i * LEN + k] - mean[k];
+            d += e * e;
+        }
+    }
+    return sqrt(d);
+}
+
+static float **alloc_arrays(size_t count)
+{
+    float **x = malloc(count * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < count; i++) {
+        x[i] = malloc(LEN * sizeof **x);
+        ck_assert_ptr_nonnull(x[i]);
+    }
+    return x;
+}
+
+static void free_arrays(float **x, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(x[i]);
+    free(x);
+}
+
+START_TEST(test_mean_and_slem_rate)
+{
+    dt_comm *w = dt_comm_world();
+    cm_topo t;
+    double slem;
+    make_graph(_i, &t, &slem);
+    const size_t n = t.n;
+    /* Rounds while SLEM^t stays well above float rounding. */
+    int T = (int)floor(log(1e-4) / log(slem));
+    if (T > 25)
+        T = 25;
+    dt_gossip *g = NULL;
+    ck_assert_int_eq(dt_gossip_new(w, &t, LEN, &g), CM_OK);
+    const size_t cnt = dt_gossip_count(g);
+    float **x = alloc_arrays(cnt), **y = alloc_arrays(cnt);
+    float *all = malloc(n * LEN * sizeof *all);
+    double mean0[LEN], mean[LEN], prev = 0.0;
+    init_workers(g, x, 11);
+    gather(w, g, x, n, all);
+    const double d0 = disagreement(all, n, mean0);
+    ck_assert_double_gt(d0, 0.1);
+    prev = d0;
+    for (int r = 1; r <= T; r++) {
+        ck_assert_int_eq(dt_gossip_round(g, x, y), CM_OK);
+        float **tmp = x;
+        x = y;
+        y = tmp;
+        gather(w, g, x, n, all);
+        double d = disagreement(all, n, mean);
+        for (size_t k = 0; k < LEN; k++)
+            ck_assert_msg(fabs(mean[k] - mean0[k]) <= 1e-6 * fabs(mean0[k]),
+                          "graph %d round %d: mean[%zu] %.9g vs %.9g", _i, r,
+                          k, mean[k], mean0[k]);
+        double bound = pow(slem, r);
+        ck_assert_msg(d / d0 <= bound * (1 + 1e-3) + 1e-6,
+                      "graph %d round %d: D ratio %.6g > SLEM^t %.6g", _i, r,
+                      d / d0, bound);
+        if (r == T) /* by now the slowest modes dominate */
+            ck_assert_msg(d / prev >= 0.9 * slem,
+                          "graph %d: last round ratio %.4g, SLEM %.4g", _i,
+                          d / prev, slem);
+        prev = d;
+    }
+    dt_gossip_stats st;
+    dt_gossip_get_stats(g, &st);
+    ck_assert_uint_eq(st.rounds, (uint64_t)T);
+    ck_assert_uint_eq(st.bytes_sent, (uint64_t)T * st.bytes_round);
+    free(all);
+    free_arrays(x, cnt);
+    free_arrays(y, cnt);
+    dt_gossip_free(g);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Arrays rank r sends per round, counted the slow way: distinct
+ * (rank q != r, local worker) pairs joined by an edge. */
+static size_t arrays_expected(const cm_topo *t, size_t P, size_t r)
+{
+    size_t first, count, total = 0;
+    dt_partition_block_range(t->n, P, r, &first, &count);
+    for (size_t q = 0; q < P; q++) {
+        if (q == r)
+            continue;
+        for (size_t i = first; i < first + count; i++) {
+            int needed = 0;
+            for (size_t k = t->off[i]; k < t->off[i + 1]; k++)
+                needed |= dt_partition_block_owner(t->n, P, t->adj[k]) == q;
+            total += needed;
+        }
+    }
+    return total;
+}
+
+START_TEST(test_same_result_for_any_p)
+{
+    dt_comm *w = dt_comm_world();
+    const size_t size = dt_comm_size(w), rank = dt_comm_rank(w);
+    const size_t maxp = size < 4 ? size : 4;
+    cm_topo t;
+    double slem;
+    make_graph(_i, &t, &slem);
+    const size_t n = t.n;
+    float *ref = malloc(n * LEN * sizeof *ref);
+    float *all = malloc(n * LEN * sizeof *all);
+    size_t compared = 0, differ = 0;
+    for (size_t P = 1; P <= maxp; P++) {
+        dt_comm *c = NULL;
+        ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
+        if (!c)
+            continue;
+        dt_gossip *g = NULL;
+        ck_assert_int_eq(dt_gossip_new(c, &t, LEN, &g), CM_OK);
+        const size_t cnt = dt_gossip_count(g);
+        size_t first, count;
+        dt_partition_block_range(n, P, rank, &first, &count);
+        ck_assert_uint_eq(dt_gossip_first(g), first);
+        ck_assert_uint_eq(cnt, count);
+        float **x = alloc_arrays(cnt), **y = alloc_arrays(cnt);
+        init_workers(g, x, 5);
+        for (int r = 0; r < 7; r++) {
+            /* start / (here the trainer computes) / finish */
+            ck_assert_int_eq(dt_gossip_start(g, x), CM_OK);
+            ck_assert_int_eq(dt_gossip_start(g, x), CM_EINVAL);
+            ck_assert_int_eq(dt_gossip_finish(g, y), CM_OK);
+            ck_assert_int_eq(dt_gossip_finish(g, y), CM_EINVAL);
+            float **tmp = x;
+            x = y;
+            y = tmp;
+        }
+        dt_gossip_stats st;
+        dt_gossip_get_stats(g, &st);
+        size_t want = arrays_expected(&t, P, rank);
+        ck_assert_uint_eq(st.arrays_sent, want);
+        ck_assert_uint_eq(st.bytes_round, want * LEN * sizeof(float));
+        ck_assert_uint_eq(st.bytes_sent, 7 * st.bytes_round);
+        if (P == 1)
+            ck_assert_uint_eq(st.peers, 0);
+        else
+            ck_assert_uint_ge(st.peers, 1);
+        gather(c, g, x, n, all);
+        if (P == 1) {
+            memcpy(ref, all, n * LEN * sizeof *ref);
+        } else if (rank == 0) {
+            /* Counted, not asserted here: a failure on rank 0 alone would
+             * leave the other ranks waiting in the next collective. */
+            for (size_t k = 0; k < n * LEN; k++)
+                differ += all[k] != ref[k];
+            compared++;
+        }
+        free_arrays(x, cnt);
+        free_arrays(y, cnt);
+        dt_gossip_free(g);
+        dt_comm_free(c);
+    }
+    double bad[2] = {(double)differ, (double)compared};
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(w, bad, 2), CM_OK);
+    ck_assert_msg(bad[0] == 0.0, "graph %d: %.0f elements differ from P=1",
+                  _i, bad[0]);
+    ck_assert_double_eq(bad[1], (double)(maxp - 1));
+    free(all);
+    free(ref);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+START_TEST(test_rejects_on_all_ranks)
+{
+    dt_comm *w = dt_comm_world();
+    const size_t size = dt_comm_size(w);
+    ck_assert_msg(size >= 3, "this test needs mpirun -np 3 or more");
+    /* A path on size - 1 nodes: one rank too many. */
+    size_t ei[8], ej[8], n = size - 1;
+    for (size_t i = 0; i + 1 < n; i++)
+        ei[i] = i, ej[i] = i + 1;
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, n, n - 1, ei, ej), CM_OK);
+    dt_gossip *g = NULL;
+    /* unweighted first */
+    ck_assert_int_eq(dt_gossip_new(w, &t, LEN, &g), CM_EINVAL);
+    ck_assert_ptr_null(g);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    cm_error_clear();
+    ck_assert_int_eq(dt_gossip_new(w, &t, LEN, &g), CM_EINVAL);
+    ck_assert_ptr_null(g);
+    char want[96];
+    snprintf(want, sizeof want, "%zu MPI ranks but the topology has only "
+             "%zu nodes", size, n);
+    ck_assert_msg(strstr(cm_last_error(), want), "%s", cm_last_error());
+    ck_assert_int_eq(dt_gossip_new(w, &t, 0, &g), CM_EINVAL);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+Suite *mpi_gossip_suite(void)
+{
+    Suite *s = suite_create("mpi_gossip");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_mean_and_slem_rate, 0, G_COUNT);
+    tcase_add_loop_test(tc, test_same_result_for_any_p, 0, G_COUNT);
+    tcase_add_test(tc, test_rejects_on_all_ranks);
+    suite_add_tcase(s, tc);
+    return s;
+}
