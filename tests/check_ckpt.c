@@ -1,0 +1,252 @@
+/* check_ckpt.c: checkpoint files and the DIR/latest protocol: round trip
+ * (bit-exact arrays, RNG state continues the same sequence), a flipped
+ * byte and a truncated file are reported as corrupt naming the file,
+ * mismatched sizes against the running configuration are named, a missing
+ * marker means "no complete checkpoint", and committing a new epoch
+ * removes the old one only after the marker moved. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "dt_ckpt.h"
+
+#define NP 5000 /* more than one streaming chunk */
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/check_ckpt_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static dt_ckpt_meta meta(uint64_t worker, uint64_t epoch)
+{
+    dt_ckpt_meta m;
+    memset(&m, 0, sizeof m);
+    m.n_workers = 3;
+    m.worker = worker;
+    m.epoch = epoch;
+    m.step = 1000 * epoch + worker;
+    m.pos = 17;
+    m.fingerprint = 0xfeedULL;
+    m.n_params = NP;
+    m.has_momentum = 1;
+    cm_rng_seed(&m.rng, 5, worker);
+    cm_rng_u64(&m.rng);
+    return m;
+}
+
+static void fill(float *p, float *v, uint64_t worker)
+{
+    for (size_t k = 0; k < NP; k++) {
+        p[k] = (float)k * 0.001f - (float)worker;
+        v[k] = -1.0f / (float)(k + 1);
+    }
+    p[3] = -0.0f;
+    v[4] = 1e-38f; /* subnormal-adjacent values survive */
+}
+
+static void write_epoch(uint64_t epoch)
+{
+    float *p = malloc(NP * sizeof *p), *v = malloc(NP * sizeof *v);
+    for (uint64_t w = 0; w < 3; w++) {
+        dt_ckpt_meta m = meta(w, epoch);
+        fill(p, v, w);
+        ck_assert_int_eq(dt_ckpt_write(dir, &m, p, v), CM_OK);
+    }
+    free(p);
+    free(v);
+}
+
+static cm_status read_one(uint64_t worker, uint64_t epoch,
+                          const dt_ckpt_meta *expect)
+{
+    float *p = malloc(NP * sizeof *p), *v = malloc(NP * sizeof *v);
+    dt_ckpt_meta got;
+    cm_status s = dt_ckpt_read(dir, epoch, expect, &got, p, v);
+    free(p);
+    free(v);
+    (void)worker;
+    return s;
+}
+
+START_TEST(test_round_trip)
+{
+    make_dir();
+    uint64_t e = 99;
+    ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_EIO);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "no complete checkpoint"));
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), dir));
+    write_epoch(1);
+    /* files written but not committed: still no complete checkpoint */
+    ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_EIO);
+    ck_assert_int_eq(dt_ckpt_commit(dir, 1, 3), CM_OK);
+    ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_OK);
+    ck_assert_uint_eq(e, 1);
+    float *p = malloc(NP * sizeof *p), *v = malloc(NP * sizeof *v);
+    float *p0 = malloc(NP * sizeof *p), *v0 = malloc(NP * sizeof *v);
+    for (uint64_t w = 0; w < 3; w++) {
+        dt_ckpt_meta want = meta(w, 1), got;
+        fill(p0, v0, w);
+        ck_assert_int_eq(dt_ckpt_read(dir, 1, &want, &got, p, v), CM_OK);
+        ck_assert_mem_eq(p, p0, NP * sizeof *p);
+        ck_assert_mem_eq(v, v0, NP * sizeof *v);
+        ck_assert_uint_eq(got.step, want.step);
+        ck_assert_uint_eq(got.pos, 17);
+        ck_assert_uint_eq(got.epoch, 1);
+        for (int k = 0; k < 100; k++) /* the generator continues */
+            ck_assert_uint_eq(cm_rng_u64(&got.rng), cm_rng_u64(&want.rng));
+    }
+    /* a new epoch replaces the old one only once committed */
+    write_epoch(2);
+    char path[256];
+    dt_ckpt_path(path, sizeof path, dir, 1, 0);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(dt_ckpt_commit(dir, 2, 3), CM_OK);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    snprintf(path, sizeof path, "%s/epoch-000001", dir);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_OK);
+    ck_assert_uint_eq(e, 2);
+    /* commit refuses an epoch with a missing worker file */
+    dt_ckpt_meta m = meta(0, 3);
+    fill(p, v, 0);
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, v), CM_OK);
+    ck_assert_int_eq(dt_ckpt_commit(dir, 3, 3), CM_EIO);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "worker-000001.ckpt"));
+    ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_OK);
+    ck_assert_uint_eq(e, 2);
+    /* no momentum stored */
+    m = meta(1, 4);
+    m.has_momentum = 0;
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, NULL), CM_OK);
+    dt_ckpt_meta got;
+    memset(p0, 0, NP * sizeof *p0);
+    ck_assert_int_eq(dt_ckpt_read(dir, 4, &m, &got, p0, NULL), CM_OK);
+    ck_assert_mem_eq(p, p0, NP * sizeof *p);
+    free(p);
+    free(v);
+    free(p0);
+    free(v0);
+    remove_dir();
+}
+END_TEST
+
+/* Rewrites byte `at` of worker 0's epoch-1 file (or truncates it to `at`
+ * bytes when cut is set). */
+static void damage(long at, int cut)
+{
+    char path[256];
+    dt_ckpt_path(path, sizeof path, dir, 1, 0);
+    if (cut) {
+        ck_assert_int_eq(truncate(path, at), 0);
+        return;
+    }
+    FILE *fp = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fseek(fp, at, SEEK_SET), 0);
+    int c = fgetc(fp);
+    ck_assert_int_ne(c, EOF);
+    ck_assert_int_eq(fseek(fp, at, SEEK_SET), 0);
+    fputc(c ^ 0x10, fp);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+START_TEST(test_corruption)
+{
+    static const struct {
+        long at;          /* byte offset */
+        int cut;          /* truncate instead of flipping a bit */
+        const char *want; /* in the message */
+    } cases[] = {
+        {0, 0, "bad magic"},
+        {40, 0, "checksum mismatch"},         /* epoch field */
+        {104 + 4 * 1234, 0, "checksum mismatch"}, /* a parameter */
+        {104 + 8 * NP + 2, 0, "checksum mismatch"}, /* the crc itself */
+        {104 + 4 * 10, 1, "truncated"},
+        {50, 1, "truncated"},
+        {4, 1, "bad magic"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        make_dir();
+        write_epoch(1);
+        damage(cases[c].at, cases[c].cut);
+        dt_ckpt_meta want = meta(0, 1);
+        ck_assert_int_eq(read_one(0, 1, &want), CM_EFORMAT);
+        ck_assert_msg(strstr(cm_last_error(), cases[c].want),
+                      "case %zu: %s", c, cm_last_error());
+        ck_assert_ptr_nonnull(strstr(cm_last_error(), "worker-000000.ckpt"));
+        /* the other workers' files are intact */
+        want = meta(1, 1);
+        ck_assert_int_eq(read_one(1, 1, &want), CM_OK);
+        remove_dir();
+    }
+}
+END_TEST
+
+START_TEST(test_mismatch_and_marker)
+{
+    make_dir();
+    write_epoch(1);
+    ck_assert_int_eq(dt_ckpt_commit(dir, 1, 3), CM_OK);
+    static const char *what[] = {"workers", "parameter count",
+                                 "momentum flag", "settings fingerprint"};
+    for (int k = 0; k < 4; k++) {
+        dt_ckpt_meta want = meta(2, 1);
+        if (k == 0)
+            want.n_workers = 4;
+        else if (k == 1)
+            want.n_params = NP - 1;
+        else if (k == 2)
+            want.has_momentum = 0;
+        else
+            want.fingerprint = 1;
+        ck_assert_int_eq(read_one(2, 1, &want), CM_EINVAL);
+        ck_assert_msg(strstr(cm_last_error(), what[k]), "%s",
+                      cm_last_error());
+        ck_assert_ptr_nonnull(strstr(cm_last_error(), "worker-000002.ckpt"));
+    }
+    dt_ckpt_meta want = meta(2, 1);
+    ck_assert_int_eq(read_one(2, 5, &want), CM_EIO); /* no such epoch */
+    /* a malformed marker */
+    char path[256];
+    snprintf(path, sizeof path, "%s/latest", dir);
+    FILE *fp = fopen(path, "w");
+    fputs("epoch-x\n", fp);
+    fclose(fp);
+    uint64_t e;
+    ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), path));
+    unlink(path);
+    ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_EIO);
+    remove_dir();
+    /* an unwritable directory: nothing half-written */
+    dt_ckpt_meta m = meta(0, 1);
+    float p[NP] = {0}, v[NP] = {0};
+    ck_assert_int_eq(dt_ckpt_write("/proc/nonexistent", &m, p, v), CM_EIO);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "/proc/nonexistent"));
+}
+END_TEST
+
+Suite *ckpt_suite(void)
+{
+    Suite *s = suite_create("ckpt");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_corruption);
+    tcase_add_test(tc, test_mismatch_and_marker);
+    suite_add_tcase(s, tc);
+    return s;
+}
