@@ -79,6 +79,12 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x);
  * round is started; CM_EMPI on MPI failure. */
 cm_status dt_gossip_finish(dt_gossip *g, float *const *out);
 
+/* Lets MPI advance the round in progress (one MPI_Test; Open MPI moves
+ * nonblocking collectives forward only inside MPI calls, so a trainer that
+ * overlaps may call this between layers). No-op when no round is active
+ * or when the round needs no MPI. CM_EMPI on failure. */
+cm_status dt_gossip_progress(dt_gossip *g);
+
 /* dt_gossip_start then dt_gossip_finish, without overlap. */
 cm_status dt_gossip_round(dt_gossip *g, float *const *x,
                           float *const *out);

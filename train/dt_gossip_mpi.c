@@ -568,6 +568,19 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
     return CM_OK;
 }
 
+cm_status dt_gossip_progress(dt_gossip *g)
+{
+    if (!g->active || g->npeers == 0)
+        return CM_OK;
+    double t0 = cm_time_now();
+    int done = 0;
+    int rc = MPI_Test(&g->req, &done, MPI_STATUS_IGNORE);
+    g->st.t_mpi += cm_time_now() - t0;
+    /* A completed request becomes MPI_REQUEST_NULL; the MPI_Wait in
+     * dt_gossip_finish then returns at once. */
+    return rc == MPI_SUCCESS ? CM_OK : mpi_fail(rc, "MPI_Test (gossip)");
+}
+
 cm_status dt_gossip_round(dt_gossip *g, float *const *x,
                           float *const *out)
 {
