@@ -80,16 +80,6 @@ cleanup:
     return st;
 }
 
-cm_status tg_graph_copy(tg_graph *dst, const tg_graph *src)
-{
-    /* Rebuild from the edge list (neighbour order may differ; the graph is
-     * the same). */
-    cm_status st = tg_graph_from_edges(dst, src->n, src->m, src->eu, src->ev);
-    if (st == CM_OK)
-        memcpy(dst->nb, src->nb, 2 * src->m * sizeof *dst->nb);
-    return st;
-}
-
 cm_status tg_graph_to_topo(const tg_graph *g, cm_topo *t)
 {
     return cm_topo_from_edges(t, g->n, g->m, g->eu, g->ev);

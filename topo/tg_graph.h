@@ -55,9 +55,6 @@ void tg_graph_destroy(tg_graph *g);
 cm_status tg_graph_from_edges(tg_graph *g, size_t n, size_t m,
                               const size_t *eu, const size_t *ev);
 
-/* Deep copy (dst initialized; old content destroyed). O(n^2). */
-cm_status tg_graph_copy(tg_graph *dst, const tg_graph *src);
-
 /* Unweighted cm_topo with g's edges (t initialized). O(m log m). */
 cm_status tg_graph_to_topo(const tg_graph *g, cm_topo *t);
 
@@ -91,9 +88,9 @@ cm_status tg_kind_parse(const char *s, tg_kind *kind);
 const char *tg_kind_name(tg_kind kind);
 
 /* Checks (n, d) for a kind before any work; messages name the flag (-n,
- * -d) and say what is required: 3 <= n <= TG_MAX_NODES; for learned/random/rrl
- * 2 <= d < n and n*d even; hypercube n a power of two; torus n = a*b with
- * a, b >= 3. d is ignored by ring, torus, hypercube, exponential and
+ * -d) and say what is required: 3 <= n <= TG_MAX_NODES; for
+ * learned/random/rrl 2 <= d < n and n*d even; hypercube n a power of
+ * two; torus n = a*b with a, b >= 3. d is ignored by ring, torus, hypercube, exponential and
  * complete, whose degree follows from n. CM_EINVAL on failure. */
 cm_status tg_kind_check(tg_kind kind, size_t n, size_t d);
 
