@@ -40,7 +40,8 @@ typedef struct {
     size_t m;            /* undirected edges */
     size_t *eu, *ev;     /* [m] endpoints of edge k (eu[k] != ev[k]) */
     unsigned char *adj;  /* [n*n] adj[i*n+j] = 1 iff i ~ j */
-    size_t *off;         /* [n+1] row offsets into nb; deg i = off[i+1]-off[i] */
+    size_t *off;         /* [n+1] row offsets into nb; degree of i is
+                            off[i+1] - off[i] */
     size_t *nb;          /* [2m] neighbours of i in nb[off[i] .. off[i+1]) */
 } tg_graph;
 
@@ -90,8 +91,9 @@ const char *tg_kind_name(tg_kind kind);
 /* Checks (n, d) for a kind before any work; messages name the flag (-n,
  * -d) and say what is required: 3 <= n <= TG_MAX_NODES; for
  * learned/random/rrl 2 <= d < n and n*d even; hypercube n a power of
- * two; torus n = a*b with a, b >= 3. d is ignored by ring, torus, hypercube, exponential and
- * complete, whose degree follows from n. CM_EINVAL on failure. */
+ * two; torus n = a*b with a, b >= 3. d is ignored by ring, torus,
+ * hypercube, exponential and complete, whose degree follows from n.
+ * CM_EINVAL on failure. */
 cm_status tg_kind_check(tg_kind kind, size_t n, size_t d);
 
 /* The torus side a (a <= b, a*b = n, a, b >= 3, a as close to sqrt(n) as
