@@ -133,14 +133,14 @@ static void gradcheck_layer(dt_layer l, size_t batch, size_t col_batch,
     gc_forward(&g);
     switch (l.kind) {
     case DT_CONV:
-        dt_conv_backward(&l, g.w, g.x, g.r, dx, dw, db, batch, g.col,
+        dt_conv_backward(&l, g.w, g.x, g.y, g.r, dx, dw, db, batch, g.col,
                          col_batch);
         break;
     case DT_POOL:
         dt_pool_backward(&l, g.r, g.arg, dx, batch);
         break;
     case DT_FC:
-        dt_fc_backward(&l, g.w, g.x, g.r, dx, dw, db, batch);
+        dt_fc_backward(&l, g.w, g.x, g.y, g.r, dx, dw, db, batch);
         break;
     case DT_RELU:
         memcpy(dx, g.r, nin * sizeof *dx);
@@ -279,6 +279,61 @@ START_TEST(test_pool_known_answer)
 }
 END_TEST
 
+/* A fused ReLU (l.relu) gives exactly the separate conv/fc then relu,
+ * forward and backward. */
+START_TEST(test_fused_relu)
+{
+    cm_rng r;
+    cm_rng_seed(&r, 11, 0);
+    for (int kind = 0; kind < 2; kind++) {
+        dt_layer l = kind == 0
+            ? (dt_layer){.kind = DT_CONV, .c = 2, .h = 6, .w = 5, .oc = 3,
+                         .k = 3, .pad = 1}
+            : (dt_layer){.kind = DT_FC, .c = 9, .h = 1, .w = 1, .oc = 6};
+        ck_assert_int_eq(dt_layer_shape(&l), 0);
+        const size_t B = 3, nin = B * dt_layer_in_size(&l);
+        const size_t nout = B * dt_layer_out_size(&l);
+        float *w = malloc(l.n_w * sizeof *w), b[8], x[400], y1[400], y2[400];
+        float dy1[400], dy2[400], dx1[400], dx2[400], dw1[400], dw2[400];
+        float db1[8] = {0}, db2[8] = {0};
+        float col[2000];
+        fill_uniform(&r, w, l.n_w, -1, 1);
+        fill_uniform(&r, b, l.oc, -1, 1);
+        fill_uniform(&r, x, nin, -1, 1);
+        fill_uniform(&r, dy1, nout, -1, 1);
+        memcpy(dy2, dy1, sizeof dy1);
+        memset(dw1, 0, sizeof dw1);
+        memset(dw2, 0, sizeof dw2);
+        dt_layer f = l;
+        f.relu = 1;
+        if (kind == 0) {
+            dt_conv_forward(&l, w, b, x, y1, B, col, 2);
+            dt_relu_forward(y1, nout);
+            dt_relu_backward(y1, dy1, nout);
+            dt_conv_backward(&l, w, x, y1, dy1, dx1, dw1, db1, B, col, 2);
+            dt_conv_forward(&f, w, b, x, y2, B, col, 2);
+            dt_conv_backward(&f, w, x, y2, dy2, dx2, dw2, db2, B, col, 2);
+        } else {
+            dt_fc_forward(&l, w, b, x, y1, B);
+            dt_relu_forward(y1, nout);
+            dt_relu_backward(y1, dy1, nout);
+            dt_fc_backward(&l, w, x, y1, dy1, dx1, dw1, db1, B);
+            dt_fc_forward(&f, w, b, x, y2, B);
+            dt_fc_backward(&f, w, x, y2, dy2, dx2, dw2, db2, B);
+        }
+        int zeros = 0;
+        for (size_t i = 0; i < nout; i++)
+            zeros += y2[i] == 0.0f;
+        ck_assert_int_gt(zeros, 0); /* the relu did something */
+        ck_assert_mem_eq(y1, y2, nout * sizeof *y1);
+        ck_assert_mem_eq(dx1, dx2, nin * sizeof *dx1);
+        ck_assert_mem_eq(dw1, dw2, l.n_w * sizeof *dw1);
+        ck_assert_mem_eq(db1, db2, l.oc * sizeof *db1);
+        free(w);
+    }
+}
+END_TEST
+
 /* Whole network: dt_net_grad against central differences of the mean loss
  * at 300 random parameters. A step in a conv weight moves a whole channel,
  * so some samples cross a relu kink or a pooling tie (the error then grows
@@ -339,6 +394,9 @@ START_TEST(test_net_shapes)
     /* LeNet-5 on 28x28: 156 + 2416 + 48120 + 10164 + 850 parameters */
     ck_assert_uint_eq(net->n_params, 61706);
     ck_assert_uint_eq(net->layers[net->n_layers - 1].oc, 10);
+    ck_assert_uint_eq(net->n_layers, 7); /* relus fused */
+    ck_assert_int_eq(net->layers[0].relu, 1);
+    ck_assert_int_eq(net->layers[6].relu, 0); /* logits */
     dt_net_free(net);
     ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 3, 32, 32, 10, 8, &net), CM_OK);
     /* 896 + 9248 + 18496 + 36928 + (64*5*5*256+256) + 2570 */
@@ -397,6 +455,7 @@ Suite *layers_suite(void)
     tcase_add_test(tc, test_gradcheck_conv);
     tcase_add_test(tc, test_gradcheck_fc_pool_relu);
     tcase_add_test(tc, test_gradcheck_softmax_xent);
+    tcase_add_test(tc, test_fused_relu);
     tcase_add_test(tc, test_gradcheck_net);
     tcase_add_test(tc, test_net_shapes);
     tcase_add_test(tc, test_optimizer);

@@ -46,6 +46,9 @@ static const flag_spec FLAGS[] = {
     {"--test-limit", F_SIZE, OFF(test_limit), 1, 1e9, 0},
     {"--synthetic-train", F_SIZE, OFF(synth_train), 1, 1e8, 0},
     {"--synthetic-test", F_SIZE, OFF(synth_test), 1, 1e8, 0},
+    {"--bench", F_FLAG, OFF(bench), 0, 0, 0},
+    {"--bench-steps", F_SIZE, OFF(bench_steps), 1, 1e7, 0},
+    {"--bench-repeat", F_SIZE, OFF(bench_repeat), 1, 1000, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -66,6 +69,8 @@ void dt_config_default(dt_config *cfg)
     cfg->threads = 1;
     cfg->synth_train = 4096;
     cfg->synth_test = 1024;
+    cfg->bench_steps = 50;
+    cfg->bench_repeat = 3;
 }
 
 const char *dt_config_usage(void)
@@ -94,6 +99,11 @@ const char *dt_config_usage(void)
         "  --test-limit N     use only the first N test images\n"
         "  --synthetic-train N, --synthetic-test N  synthetic set sizes "
         "(4096, 1024)\n"
+        "  --bench            measure training speed of --model at --batch "
+        "on\n"
+        "                     random 1x28x28 inputs (no data, no training)\n"
+        "  --bench-steps N    steps per timed run (50)\n"
+        "  --bench-repeat R   timed runs, best kept (3)\n"
         "  --help             this text\n";
 }
 

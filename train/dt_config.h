@@ -39,6 +39,9 @@ typedef struct {
     size_t test_limit;         /* --test-limit N: first N test images */
     size_t synth_train;        /* --synthetic-train N (synthetic set) */
     size_t synth_test;         /* --synthetic-test N */
+    int bench;                 /* --bench: measure speed, do not train */
+    size_t bench_steps;        /* --bench-steps: steps per timed run (50) */
+    size_t bench_repeat;       /* --bench-repeat: timed runs, best kept (3) */
     int help;                  /* --help was given */
 } dt_config;
 

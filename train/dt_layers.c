@@ -74,6 +74,21 @@ double dt_layer_macs(const dt_layer *l)
     }
 }
 
+/* d[p] = s[p] + b, then max(., 0) when relu; d may equal s. Branch-free
+ * selects, so the vectorizer turns them into compare-and-mask. */
+static void bias_act(float *d, const float *s, float b, size_t n, int relu)
+{
+    if (relu) {
+        for (size_t p = 0; p < n; p++) {
+            float v = s[p] + b;
+            d[p] = v > 0.0f ? v : 0.0f;
+        }
+    } else {
+        for (size_t p = 0; p < n; p++)
+            d[p] = s[p] + b;
+    }
+}
+
 /* im2col of one image x (c,h,w) into columns [off, off + oh*ow) of a
  * (c k k) x ld matrix: col[(ci k + u) k + v][off + i ow + j] =
  * x[ci, i + u - pad, j + v - pad] (0 outside). */
@@ -155,8 +170,7 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
                         (int)l->oc, (int)pix, (int)kk, 1.0f, w, (int)kk,
                         col, (int)ld, 0.0f, yn, (int)pix);
             for (size_t o = 0; o < l->oc; o++)
-                for (size_t p = 0; p < pix; p++)
-                    yn[o * pix + p] += b[o];
+                bias_act(yn + o * pix, yn + o * pix, b[o], pix, l->relu);
             continue;
         }
         float *stage = col + kk * ld; /* (oc) x (nb pix) */
@@ -165,23 +179,21 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
                     stage, (int)ld);
         for (size_t n = 0; n < nb; n++) {
             float *yn = y + (n0 + n) * out;
-            for (size_t o = 0; o < l->oc; o++) {
-                const float *s = stage + o * ld + n * pix;
-                float *d = yn + o * pix;
-                const float bo = b[o];
-                for (size_t p = 0; p < pix; p++)
-                    d[p] = s[p] + bo;
-            }
+            for (size_t o = 0; o < l->oc; o++)
+                bias_act(yn + o * pix, stage + o * ld + n * pix, b[o], pix,
+                         l->relu);
         }
     }
 }
 
 void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
-                      const float *dy, float *dx, float *dw, float *db,
-                      size_t batch, float *col, size_t col_batch)
+                      const float *y, float *dy, float *dx, float *dw,
+                      float *db, size_t batch, float *col, size_t col_batch)
 {
     const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
     const size_t pix = l->oh * l->ow, kk = l->c * l->k * l->k;
+    if (l->relu)
+        dt_relu_backward(y, dy, batch * out);
     for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
         size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
         size_t ld = nb * pix;
@@ -270,13 +282,17 @@ void dt_fc_forward(const dt_layer *l, const float *w, const float *b,
         memcpy(y + n * oc, b, oc * sizeof *y);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)oc,
                 (int)in, 1.0f, x, (int)in, w, (int)in, 1.0f, y, (int)oc);
+    if (l->relu)
+        dt_relu_forward(y, batch * oc);
 }
 
 void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
-                    const float *dy, float *dx, float *dw, float *db,
-                    size_t batch)
+                    const float *y, float *dy, float *dx, float *dw,
+                    float *db, size_t batch)
 {
     const size_t in = dt_layer_in_size(l), oc = l->oc;
+    if (l->relu)
+        dt_relu_backward(y, dy, batch * oc);
     for (size_t n = 0; n < batch; n++)
         for (size_t o = 0; o < oc; o++)
             db[o] += dy[n * oc + o];
@@ -290,14 +306,18 @@ void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
 
 void dt_relu_forward(float *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        float v = y[i];
+        y[i] = v > 0.0f ? v : 0.0f;
+    }
 }
 
-void dt_relu_backward(const float *y, float *dy, size_t n)
+void dt_relu_backward(const float *restrict y, float *restrict dy, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        float g = dy[i];
+        dy[i] = y[i] > 0.0f ? g : 0.0f;
+    }
 }
 
 double dt_softmax_xent(const float *z, const uint8_t *labels, size_t batch,

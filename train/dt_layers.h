@@ -8,7 +8,8 @@
  *
  * Backward kernels ACCUMULATE into the weight and bias gradients (dw += ...)
  * and OVERWRITE the input gradient dx; the caller zeroes dw/db once per
- * step. None of these functions allocates or fails: shapes are checked when
+ * step. Conv and fc may carry a fused ReLU (l->relu): forward then stores
+ * max(z, 0), and backward first masks dy in place by [y > 0]. None of these functions allocates or fails: shapes are checked when
  * a network is built (dt_net_new).
  */
 #ifndef DT_LAYERS_H
@@ -33,6 +34,8 @@ typedef struct {
                            conv (oc x c x k x k), fc (oc x c*h*w) */
     size_t b_off;       /* offset of the oc biases */
     size_t n_w;         /* number of weights (0 for pool and relu) */
+    int relu;           /* conv, fc: a ReLU fused on the output, y = max(.,0)
+                           (dt_net fuses each relu into the layer before) */
 } dt_layer;
 
 /* Fills the output shape and n_w of a layer from kind, input shape and
@@ -62,11 +65,13 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
                      size_t col_batch);
 
 /* Convolution backward: dw += dL/dw, db += dL/db, and, when dx is not
- * NULL, dx = dL/dx. dy: batch x (oc,oh,ow). col as for forward (the
- * im2col of x is recomputed, so the forward's col need not be kept). */
+ * NULL, dx = dL/dx. y, dy: the forward output and its gradient, batch x
+ * (oc,oh,ow); with a fused ReLU dy is masked in place by [y > 0] (y is
+ * read only then). col as for forward (the im2col of x is recomputed, so
+ * the forward's col need not be kept). */
 void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
-                      const float *dy, float *dx, float *dw, float *db,
-                      size_t batch, float *col, size_t col_batch);
+                      const float *y, float *dy, float *dx, float *dw,
+                      float *db, size_t batch, float *col, size_t col_batch);
 
 /* Max pooling forward: y = max of each 2x2 window, arg[n*out + o] = index
  * (within the image's input, c*h*w) of the chosen element (first maximum). */
@@ -82,10 +87,10 @@ void dt_fc_forward(const dt_layer *l, const float *w, const float *b,
                    const float *x, float *y, size_t batch);
 
 /* Fully connected backward: dw += dy^T x, db += sum_n dy, dx = dy W (when
- * dx is not NULL). */
+ * dx is not NULL); y, dy and the fused ReLU as for dt_conv_backward. */
 void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
-                    const float *dy, float *dx, float *dw, float *db,
-                    size_t batch);
+                    const float *y, float *dy, float *dx, float *dw,
+                    float *db, size_t batch);
 
 /* ReLU forward in place over n floats: y = max(y, 0). */
 void dt_relu_forward(float *y, size_t n);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_time.h"
+
 typedef struct {
     dt_layer_kind kind;
     size_t oc, k, pad; /* conv/fc width; conv kernel and padding */
@@ -82,18 +84,23 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->in_w = w;
     net->classes = classes;
     net->max_batch = max_batch;
-    net->n_layers = n_spec;
-    size_t off = 0, col = 0;
-    for (size_t i = 0; i < n_spec; i++) {
+    size_t off = 0, col = 0, i = 0;
+    for (size_t t = 0; t < n_spec; t++) {
+        if (spec[t].kind == DT_RELU && i > 0 &&
+            (net->layers[i - 1].kind == DT_CONV ||
+             net->layers[i - 1].kind == DT_FC)) {
+            net->layers[i - 1].relu = 1; /* fused: no pass of its own */
+            continue;
+        }
         dt_layer *l = &net->layers[i];
         memset(l, 0, sizeof *l);
-        l->kind = spec[i].kind;
+        l->kind = spec[t].kind;
         l->c = c;
         l->h = h;
         l->w = w;
-        l->oc = spec[i].oc ? spec[i].oc : classes;
-        l->k = spec[i].k;
-        l->pad = spec[i].pad;
+        l->oc = spec[t].oc ? spec[t].oc : classes;
+        l->k = spec[t].k;
+        l->pad = spec[t].pad;
         if (dt_layer_shape(l) != 0) {
             st = cm_error(CM_EINVAL, "input %zux%zux%zu is too small for "
                           "model %s", net->in_c, net->in_h, net->in_w,
@@ -119,7 +126,9 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
         c = l->oc;
         h = l->oh;
         w = l->ow;
+        i++;
     }
+    net->n_layers = i;
     net->n_params = off;
     if (!(net->params = net_alloc(net, off)) ||
         !(net->grads = net_alloc(net, off)) ||
@@ -127,7 +136,7 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
         goto nomem;
     memset(net->params, 0, off * sizeof *net->params);
     memset(net->grads, 0, off * sizeof *net->grads);
-    for (size_t i = 0; i < n_spec; i++) {
+    for (i = 0; i < net->n_layers; i++) {
         const dt_layer *l = &net->layers[i];
         size_t nout = max_batch * dt_layer_out_size(l);
         if (l->kind == DT_RELU) { /* in place */
@@ -183,6 +192,7 @@ const float *dt_net_forward(dt_net *net, const float *params, const float *x,
                             size_t batch)
 {
     net->act[0] = (float *)x; /* read only: no layer writes its input */
+    double t = net->profile ? cm_time_now() : 0.0;
     for (size_t i = 0; i < net->n_layers; i++) {
         const dt_layer *l = &net->layers[i];
         const float *in = net->act[i];
@@ -203,6 +213,11 @@ const float *dt_net_forward(dt_net *net, const float *params, const float *x,
             dt_relu_forward(o, batch * dt_layer_out_size(l));
             break;
         }
+        if (net->profile) {
+            double now = cm_time_now();
+            net->t_fwd[i] += now - t;
+            t = now;
+        }
     }
     return net->act[net->n_layers];
 }
@@ -221,15 +236,16 @@ cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
     if (loss)
         *loss = sum / (double)batch;
     memset(grads, 0, net->n_params * sizeof *grads);
+    double t = net->profile ? cm_time_now() : 0.0;
     for (size_t i = L; i-- > 0;) {
         const dt_layer *l = &net->layers[i];
         const float *in = net->act[i];
-        const float *dy = net->dact[i + 1];
+        float *dy = net->dact[i + 1];
         float *dx = i > 0 ? net->dact[i] : NULL;
         switch (l->kind) {
         case DT_CONV:
-            dt_conv_backward(l, params + l->w_off, in, dy, dx,
-                             grads + l->w_off, grads + l->b_off, batch,
+            dt_conv_backward(l, params + l->w_off, in, net->act[i + 1], dy,
+                             dx, grads + l->w_off, grads + l->b_off, batch,
                              net->col, net->col_batch[i]);
             break;
         case DT_POOL:
@@ -237,13 +253,18 @@ cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
                 dt_pool_backward(l, dy, net->arg[i], dx, batch);
             break;
         case DT_FC:
-            dt_fc_backward(l, params + l->w_off, in, dy, dx, grads + l->w_off,
-                           grads + l->b_off, batch);
+            dt_fc_backward(l, params + l->w_off, in, net->act[i + 1], dy, dx,
+                           grads + l->w_off, grads + l->b_off, batch);
             break;
         case DT_RELU: /* in place: output buffer == input buffer */
             dt_relu_backward(net->act[i + 1], net->dact[i + 1],
                              batch * dt_layer_out_size(l));
             break;
+        }
+        if (net->profile) {
+            double now = cm_time_now();
+            net->t_bwd[i] += now - t;
+            t = now;
         }
     }
     return CM_OK;

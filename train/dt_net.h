@@ -9,7 +9,8 @@
  * of simulated workers: dt_net_grad(net, x_i, g_i, ...). The scratch makes
  * a network single-threaded: use one network per thread.
  *
- * Models (input shape from the data set, e.g. 1x28x28 or 3x32x32):
+ * Models (input shape from the data set, e.g. 1x28x28 or 3x32x32; each relu
+ * is fused into the conv or fc before it, so it costs no pass of its own):
  *   lenet: conv5x5x6 pad2, relu, pool, conv5x5x16, relu, pool,
  *          fc120, relu, fc84, relu, fc(classes)
  *   cnn:   conv3x3x32, relu, conv3x3x32, relu, pool, conv3x3x64, relu,
@@ -49,6 +50,9 @@ typedef struct {
     size_t col_batch[DT_NET_MAX_LAYERS]; /* images per conv GEMM */
     float *owned[2 * DT_NET_MAX_LAYERS + 3]; /* buffers to free */
     size_t n_owned;
+    int profile;           /* nonzero: accumulate per-layer seconds below */
+    double t_fwd[DT_NET_MAX_LAYERS]; /* forward seconds per layer */
+    double t_bwd[DT_NET_MAX_LAYERS]; /* backward seconds per layer */
 } dt_net;
 
 /* Parses "lenet" or "cnn". CM_EINVAL naming the value otherwise. */
