@@ -1,6 +1,12 @@
-/* dpsgd_train.c: main() of dpsgd-train. Parses the flags into a dt_config,
- * runs the trainer and reports. Without --topology and without mpirun it is
- * a single worker (dt_train_single). Only this file prints or exits.
+/* dpsgd_train.c: main() of dpsgd-train.
+ *
+ * Prolog: MPI init (also as a singleton, started without mpirun), parse
+ * the flags into a dt_config on every rank. Loop: one rank without
+ * --topology and without --mode allreduce trains a single worker
+ * (dt_train_single); otherwise decentralized or all-reduce training over
+ * all ranks (dt_dpsgd_run). Epilog: summary on rank 0, finalize. Only this
+ * file prints or exits; every failure is agreed by all ranks inside the
+ * library, so rank 0 prints one message and every rank exits non-zero.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +15,8 @@
 
 #include "cm_status.h"
 #include "dt_bench.h"
+#include "dt_comm.h"
+#include "dt_dpsgd.h"
 #include "dt_config.h"
 #include "dt_train.h"
 
@@ -51,30 +59,101 @@ static int run_bench(const dt_config *cfg)
     return 0;
 }
 
-int main(int argc, char **argv)
+static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
-    dt_config cfg;
-    dt_config_default(&cfg);
-    if (dt_config_parse(&cfg, argc, argv) != CM_OK) {
-        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
-        return 2;
-    }
-    if (cfg.help) {
-        fputs(dt_config_usage(), stdout);
-        return 0;
-    }
-    if (cfg.bench)
-        return run_bench(&cfg);
+    (void)ctx;
+    printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
+           "local_acc %.4f  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
+           "%.1f s\n", p->epoch, p->epochs, p->step, p->train_loss,
+           p->test_acc, p->test_acc_local_mean, p->consensus,
+           (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
+    fflush(stdout);
+}
+
+static int run_single(const dt_config *cfg)
+{
     dt_train_result res;
-    if (dt_train_single(&cfg, cfg.quiet ? NULL : print_epoch, NULL, &res) !=
+    if (dt_train_single(cfg, cfg->quiet ? NULL : print_epoch, NULL, &res) !=
         CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }
     printf("final: model %s  dataset %s  epochs %zu  test_acc %.4f  "
            "test_loss %.4f  %.0f img/s  params %zu  hash %016llx\n",
-           dt_model_name(cfg.model), dt_dataset_name(cfg.dataset), cfg.epochs,
-           res.test_acc, res.test_loss, res.images_per_s, res.n_params,
-           (unsigned long long)res.param_hash);
+           dt_model_name(cfg->model), dt_dataset_name(cfg->dataset),
+           cfg->epochs, res.test_acc, res.test_loss, res.images_per_s,
+           res.n_params, (unsigned long long)res.param_hash);
     return 0;
+}
+
+static int run_distributed(const dt_config *cfg, const dt_comm *comm)
+{
+    int root = dt_comm_rank(comm) == 0;
+    dt_dpsgd_result r;
+    cm_status s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ?
+                               print_progress : NULL, NULL, &r);
+    if (s != CM_OK) {
+        if (root)
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
+    if (!root)
+        return 0;
+    char part[64];
+    dt_partition_spec_str(&cfg->partition, part, sizeof part);
+    printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
+           "epochs %zu  test_acc %.4f  local_acc %.4f  consensus %.3g  "
+           "slem %.4f  hash %016llx\n",
+           cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
+           r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
+           cfg->epochs, r.last.test_acc, r.last.test_acc_local_mean,
+           r.last.consensus, r.slem, (unsigned long long)r.mean_hash);
+    printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
+           "%s %.2f s  evaluation %.2f s  total %.2f s  (%zu steps%s, "
+           "%.1f kB sent per step per rank)\n", r.t_compute, r.t_gossip_mem,
+           cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "gossip MPI",
+           r.t_gossip_mpi, r.t_eval, r.t_total, r.steps - r.start_step,
+           r.start_step ? " after resume" : "",
+           (double)r.bytes_per_step / 1e3);
+    if (cfg->log_path[0])
+        printf("log: %s\n", cfg->log_path);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    dt_config cfg;
+    int rc;
+    if (dt_comm_init(&argc, &argv) != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return 1;
+    }
+    dt_comm *world = dt_comm_world();
+    int root = dt_comm_rank(world) == 0;
+    dt_config_default(&cfg);
+    if (dt_config_parse(&cfg, argc, argv) != CM_OK) {
+        /* every rank parses the same argv: all fail alike, none hangs */
+        if (root)
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        rc = 2;
+    } else if (cfg.help) {
+        if (root)
+            fputs(dt_config_usage(), stdout);
+        rc = 0;
+    } else if (cfg.bench) {
+        rc = root ? run_bench(&cfg) : 0;
+    } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
+               cfg.mode == DT_MODE_GOSSIP) {
+        if (cfg.resume || cfg.ckpt_dir[0]) {
+            fprintf(stderr, "dpsgd-train: --checkpoint/--resume need "
+                    "--topology or --mode allreduce\n");
+            rc = 2;
+        } else {
+            rc = run_single(&cfg);
+        }
+    } else {
+        rc = run_distributed(&cfg, world);
+    }
+    dt_comm_finalize();
+    return rc;
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
-               F_MODEL, F_SCHED } flag_kind;
+               F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION } flag_kind;
 
 typedef struct {
     const char *name;
@@ -49,6 +49,15 @@ static const flag_spec FLAGS[] = {
     {"--bench", F_FLAG, OFF(bench), 0, 0, 0},
     {"--bench-steps", F_SIZE, OFF(bench_steps), 1, 1e7, 0},
     {"--bench-repeat", F_SIZE, OFF(bench_repeat), 1, 1000, 0},
+    {"--topology", F_PATH, OFF(topology), 0, 0, 0},
+    {"--weights", F_WEIGHTS, OFF(weights), 0, 0, 0},
+    {"--mode", F_MODE, OFF(mode), 0, 0, 0},
+    {"--workers", F_SIZE, OFF(workers), 1, 1e6, 0},
+    {"--partition", F_PARTITION, OFF(partition), 0, 0, 0},
+    {"--eval-every", F_SIZE, OFF(eval_every), 1, 1e12, 0},
+    {"--local-eval", F_SIZE, OFF(local_eval), 0, 1e9, 0},
+    {"--checkpoint", F_PATH, OFF(ckpt_dir), 0, 0, 0},
+    {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -71,6 +80,10 @@ void dt_config_default(dt_config *cfg)
     cfg->synth_test = 1024;
     cfg->bench_steps = 50;
     cfg->bench_repeat = 3;
+    cfg->weights = CM_WEIGHTS_LAPLACIAN;
+    cfg->mode = DT_MODE_GOSSIP;
+    cfg->partition.kind = DT_PART_IID;
+    cfg->local_eval = 1000;
 }
 
 const char *dt_config_usage(void)
@@ -104,6 +117,23 @@ const char *dt_config_usage(void)
         "                     random 1x28x28 inputs (no data, no training)\n"
         "  --bench-steps N    steps per timed run (50)\n"
         "  --bench-repeat R   timed runs, best kept (3)\n"
+        "decentralized training (run under mpirun; ranks <= workers):\n"
+        "  --topology FILE    D-PSGD on this topology (topogen's format or "
+        "an\n"
+        "                     edge list); one worker per node\n"
+        "  --weights RULE     laplacian (default), mh or maxdeg, for files "
+        "without\n"
+        "                     weights\n"
+        "  --mode M           gossip (default, needs --topology) or "
+        "allreduce\n"
+        "  --workers N        allreduce: number of workers (one per rank)\n"
+        "  --partition P      iid (default) or dirichlet:ALPHA (label skew)\n"
+        "  --eval-every K     also evaluate every K steps (default: per "
+        "epoch)\n"
+        "  --local-eval N     test images for each worker's own model "
+        "(1000)\n"
+        "  --checkpoint DIR   save every epoch (atomically) into DIR\n"
+        "  --resume           continue from the last checkpoint in DIR\n"
         "  --help             this text\n";
 }
 
@@ -122,6 +152,21 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
         if (dt_model_parse(v, (dt_model *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);
         return CM_OK;
+    case F_WEIGHTS:
+        if (cm_weight_rule_parse(v, (cm_weight_rule *)(void *)p) != CM_OK)
+            return cm_error_prefix(CM_EINVAL, "%s", f->name);
+        return CM_OK;
+    case F_MODE:
+        if (strcmp(v, "gossip") == 0 || strcmp(v, "dpsgd") == 0)
+            *(dt_mode *)(void *)p = DT_MODE_GOSSIP;
+        else if (strcmp(v, "allreduce") == 0)
+            *(dt_mode *)(void *)p = DT_MODE_ALLREDUCE;
+        else
+            return cm_error(CM_EINVAL, "%s: unknown mode '%s' (expected "
+                            "gossip or allreduce)", f->name, v);
+        return CM_OK;
+    case F_PARTITION:
+        return dt_partition_parse(v, (dt_part_spec *)(void *)p);
     case F_SCHED:
         if (dt_sched_parse(v, (dt_sched_kind *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);

@@ -15,8 +15,15 @@
 #include "dt_data.h"
 #include "dt_net.h"
 #include "dt_optim.h"
+#include "dt_partition.h"
+#include "cm_topo.h"
 
 #define DT_PATH_MAX 4096
+
+typedef enum {
+    DT_MODE_GOSSIP,    /* D-PSGD on --topology (default) */
+    DT_MODE_ALLREDUCE  /* C-PSGD: gradients averaged by MPI_Allreduce */
+} dt_mode;
 
 typedef struct {
     dt_dataset dataset;        /* --dataset (fashion-mnist) */
@@ -43,6 +50,17 @@ typedef struct {
     size_t bench_steps;        /* --bench-steps: steps per timed run (50) */
     size_t bench_repeat;       /* --bench-repeat: timed runs, best kept (3) */
     int help;                  /* --help was given */
+    /* decentralized training (dt_dpsgd) */
+    char topology[DT_PATH_MAX];/* --topology FILE; "" = none */
+    cm_weight_rule weights;    /* --weights for unweighted files (laplacian) */
+    dt_mode mode;              /* --mode gossip|allreduce (gossip) */
+    size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
+    dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
+    size_t eval_every;         /* --eval-every K steps; 0 = every epoch */
+    size_t local_eval;         /* --local-eval N: test images for the
+                                  workers' own models (1000) */
+    char ckpt_dir[DT_PATH_MAX];/* --checkpoint DIR; "" = none */
+    int resume;                /* --resume from the last checkpoint */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

@@ -71,7 +71,7 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
 {
     if (!lg->path)
         return CM_OK;
-    cm_status s = log_printf(lg, "%zu,%zu,%.3f,%.6f,%.6f,%.6f,%.6g,%llu\n",
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%.6f,%.6g,%llu\n",
                              r->epoch, r->step, r->wall_s, r->train_loss,
                              r->test_acc, r->test_acc_local_mean,
                              r->consensus,

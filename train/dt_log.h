@@ -18,14 +18,15 @@
                       "test_acc_local_mean,consensus,bytes_sent"
 
 typedef struct {
-    size_t epoch;               /* 1-based epoch just finished */
+    double epoch;               /* epochs done (1, 2, ...; fractional when
+                                   evaluating every K steps) */
     size_t step;                /* optimizer steps so far (per worker) */
     double wall_s;              /* seconds since training started */
     double train_loss;          /* mean minibatch loss over the epoch */
     double test_acc;            /* accuracy of the (averaged) model, 0..1 */
     double test_acc_local_mean; /* mean accuracy of the workers' models */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
-    uint64_t bytes_sent;        /* bytes sent by all workers so far */
+    uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
 } dt_log_row;
 
 typedef struct {

@@ -161,7 +161,8 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
                     &e.test_loss);
         e.test_acc = (double)correct / (double)test.n;
         e.wall_s = cm_time_now() - t_start;
-        dt_log_row row = {.epoch = e.epoch, .step = step, .wall_s = e.wall_s,
+        dt_log_row row = {.epoch = (double)e.epoch, .step = step,
+                          .wall_s = e.wall_s,
                           .train_loss = e.train_loss, .test_acc = e.test_acc,
                           .test_acc_local_mean = e.test_acc};
         if ((s = dt_log_append(&lg, &row)) != CM_OK)

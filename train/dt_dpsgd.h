@@ -1,0 +1,84 @@
+/* dt_dpsgd: decentralized parallel SGD (D-PSGD, Lian et al. 2017) and its
+ * centralized all-reduce baseline (C-PSGD), over the ranks of a dt_comm.
+ *
+ * n workers (the nodes of the topology, or --workers for all-reduce) live
+ * on the P ranks in contiguous blocks. Worker i holds its parameters x_i,
+ * its momentum v_i, its generator (stream 2 + i of the seed, so nothing
+ * depends on P) and a shard of the training set (dt_partition). One step
+ * of worker i, all workers in lock step:
+ *     g_i = grad f_i(x_i; minibatch)                  (local compute)
+ *     v_i <- mu v_i + g_i + wd x_i                    (dt_sgd_velocity)
+ *     x_i <- sum_j W_ij x_j - lr_t v_i                (gossip, then update)
+ * The gossip exchange of x_j is started before the gradient computation
+ * and finished after it (dt_gossip_start / _finish), so communication
+ * overlaps computation. All-reduce mode instead averages the n gradients
+ * (in-rank sum, then one MPI allreduce) and applies the same update to the
+ * one shared x.
+ *
+ * Evaluation (every epoch, or every --eval-every steps) is the only place
+ * the average model xbar = mean_i x_i is formed (a double allreduce): the
+ * test accuracy of xbar on the whole test set (split over the ranks), the
+ * mean accuracy of the workers' own models on the first --local-eval test
+ * images, the consensus distance mean_i ||x_i - xbar||^2, the mean
+ * training loss since the last evaluation, and the gossip bytes sent per
+ * rank. Rank 0 writes the CSV row and calls the progress callback.
+ */
+#ifndef DT_DPSGD_H
+#define DT_DPSGD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "dt_comm.h"
+#include "dt_config.h"
+
+typedef struct {
+    double epoch;          /* epochs done (fractional with --eval-every) */
+    size_t epochs;         /* epochs planned */
+    size_t step;           /* steps done by every worker */
+    double lr;             /* learning rate of the last step */
+    double train_loss;     /* mean minibatch loss since the last report */
+    double test_acc;       /* accuracy of the average model, 0..1 */
+    double test_acc_local_mean; /* mean accuracy of the workers' models */
+    double consensus;      /* mean_i ||x_i - xbar||^2 */
+    uint64_t bytes_sent;   /* gossip bytes sent per rank so far (mean) */
+    double wall_s;         /* training seconds so far (no evaluation) */
+    double images_per_s;   /* training images per second since the start */
+} dt_dpsgd_progress;
+
+/* Called on rank 0 after each evaluation (e.g. to print a line). */
+typedef void (*dt_dpsgd_fn)(void *ctx, const dt_dpsgd_progress *p);
+
+typedef struct {
+    size_t n_workers;      /* workers in the run */
+    size_t n_ranks;        /* P */
+    size_t n_params;       /* model size (floats) */
+    size_t steps;          /* steps done by every worker */
+    size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
+    double slem;           /* SLEM of W (0 for all-reduce) */
+    dt_dpsgd_progress last;/* the last evaluation */
+    double t_compute;      /* s per rank: gradients and updates (mean) */
+    double t_gossip_mem;   /* s per rank: in-memory mixing (mean) */
+    double t_gossip_mpi;   /* s per rank: MPI start + wait (mean), or the
+                              gradient allreduce in all-reduce mode */
+    double t_eval;         /* s per rank: evaluation (mean) */
+    double t_total;        /* s: the whole run on rank 0, setup included */
+    uint64_t bytes_per_step; /* gossip bytes per step per rank (mean) */
+    uint64_t mean_hash;    /* FNV-1a of the final average model's bytes */
+} dt_dpsgd_result;
+
+/* Runs decentralized (cfg->mode gossip, cfg->topology required) or
+ * all-reduce training over the ranks of comm. Collective: every rank calls
+ * it with the same cfg. Validates everything (topology file, ranks <=
+ * workers, data files, checkpoint) before training; the ranks agree on
+ * every failure, so all return the same status and the same last-error
+ * message (rank 0 prints it). The CSV log is written by rank 0,
+ * atomically. With cfg->ckpt_dir a checkpoint is saved after every epoch
+ * and cfg->resume continues from the last complete one, bit-identically.
+ * on_progress (may be NULL) is called on rank 0 only. */
+cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
+                       dt_dpsgd_fn on_progress, void *ctx,
+                       dt_dpsgd_result *res);
+
+#endif
