@@ -2,7 +2,8 @@
  *
  *   topogen [-n N] [-d D] [--kind KIND] [--weights RULE] [--objective OBJ]
  *           [--init random|rrl] [--seed S] [--iters K] [--restarts R]
- *           [--time-limit SEC] [-o FILE] [--quiet]
+ *           [--time-limit SEC] [--t0 T] [--t1 T] [--no-screen]
+ *           [-o FILE] [--quiet]
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
  *           [--seed S]
  *
@@ -48,7 +49,7 @@ static const char usage_text[] =
     "usage: topogen [-n N] [-d D] [--kind KIND] [--weights RULE]\n"
     "               [--objective OBJ] [--init random|rrl] [--seed S]\n"
     "               [--iters K] [--restarts R] [--time-limit SEC]\n"
-    "               [-o FILE] [--quiet]\n"
+    "               [--t0 T] [--t1 T] [--no-screen] [-o FILE] [--quiet]\n"
     "       topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]\n"
     "               [--seed S]\n"
     "\n"
@@ -67,6 +68,7 @@ static const char usage_text[] =
     "  --t0 T, --t1 T    annealing start/end temperature (energy units)\n"
     "  -o FILE           write the topology atomically to FILE (default "
     "stdout)\n"
+    "  --no-screen       score every move exactly (same graph, slower)\n"
     "  --quiet           no progress or summary on stderr\n"
     "  eval: --json prints one JSON object; --simulate ROUNDS prints the\n"
     "  gossip disagreement per round next to SLEM^t (not with --json).\n";
@@ -136,6 +138,10 @@ static int parse_args(int argc, char **argv, config *c)
         }
         if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             c->quiet = 1;
+            continue;
+        }
+        if (strcmp(a, "--no-screen") == 0 && !c->eval) {
+            c->search.no_screen = 1;
             continue;
         }
         if ((a[0] != '-' || strcmp(a, "-") == 0) && c->eval && !c->file) {
@@ -287,10 +293,11 @@ static int generate(config *c)
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
-                "eigensolves, %.2f s%s\n", c->search.n, c->search.d,
-                tg_objective_name(c->search.obj), res.energy,
-                res.start_energy, slem, cm_weight_rule_name(c->weights),
-                res.moves, res.evals, res.seconds,
+                "eigensolves, %zu screened, %zu vector solves, %.2f s%s\n",
+                c->search.n, c->search.d, tg_objective_name(c->search.obj),
+                res.energy, res.start_energy, slem,
+                cm_weight_rule_name(c->weights), res.moves, res.evals,
+                res.screened, res.vector_solves, res.seconds,
                 res.timed_out ? " (time limit reached)" : "");
     rc = EXIT_SUCCESS;
 cleanup:

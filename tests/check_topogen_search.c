@@ -145,6 +145,99 @@ START_TEST(search_target_n16)
 }
 END_TEST
 
+/* The screen skips solves but never changes a decision: with and without
+ * it the search returns the same graph. */
+START_TEST(screen_changes_nothing)
+{
+    static const tg_objective objs[] = {TG_OBJ_RATIO, TG_OBJ_GAP,
+                                        TG_OBJ_SLEM_MH};
+    for (size_t k = 0; k < 3; k++) {
+        tg_search_opts o;
+        tg_search_opts_default(&o);
+        o.n = 20;
+        o.d = 3;
+        o.obj = objs[k];
+        o.iters = 3000;
+        o.restarts = 1;
+        tg_graph a, b;
+        tg_search_result ra, rb;
+        tg_graph_init(&a);
+        tg_graph_init(&b);
+        ck_assert_int_eq(tg_search_run(&o, &a, &ra), CM_OK);
+        o.no_screen = 1;
+        ck_assert_int_eq(tg_search_run(&o, &b, &rb), CM_OK);
+        ck_assert_mem_eq(a.eu, b.eu, a.m * sizeof *a.eu);
+        ck_assert_mem_eq(a.ev, b.ev, a.m * sizeof *a.ev);
+        ck_assert(ra.energy == rb.energy && ra.accepted == rb.accepted);
+        ck_assert_uint_gt(ra.screened, 0);
+        ck_assert_uint_eq(rb.screened, 0);
+        ck_assert_uint_eq(ra.evals + ra.screened, rb.evals);
+        tg_graph_destroy(&a);
+        tg_graph_destroy(&b);
+    }
+}
+END_TEST
+
+/* Eigenpairs from tg_spec_vectors satisfy L v = mu v, and the Rayleigh
+ * bounds the screen uses hold for random swaps. */
+START_TEST(vectors_and_bounds)
+{
+    size_t n = 24;
+    cm_rng r;
+    cm_rng_seed(&r, 11, 0);
+    tg_graph g;
+    tg_graph_init(&g);
+    ck_assert_int_eq(tg_graph_random_regular(&g, n, 4, &r), CM_OK);
+    tg_spec s;
+    tg_spec_init(&s);
+    ck_assert_int_eq(tg_spec_vectors(&s, &g), CM_OK);
+    for (size_t k = 0; k < n; k++) {
+        const double *v = s.z + k * n;
+        double norm = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double lv = (double)tg_graph_degree(&g, i) * v[i];
+            for (size_t p = g.off[i]; p < g.off[i + 1]; p++)
+                lv -= v[g.nb[p]];
+            ck_assert_double_eq_tol(lv, s.zw[k] * v[i], 1e-12);
+            norm += v[i] * v[i];
+        }
+        ck_assert_double_eq_tol(norm, 1.0, 1e-12);
+    }
+    size_t tried = 0;
+    for (size_t t = 0; t < 400; t++) {
+        size_t k1 = cm_rng_below(&r, g.m), k2 = cm_rng_below(&r, g.m);
+        size_t a = g.eu[k1], b = g.ev[k1], x = g.eu[k2], y = g.ev[k2];
+        if (!tg_graph_swap_ok(&g, a, b, x, y))
+            continue;
+        double l2_up = INFINITY, ln_low = -INFINITY;
+        for (size_t j = 1; j < n; j++) {
+            const double *v = s.z + j * n;
+            double q = s.zw[j] + pow(v[a] - v[x], 2) + pow(v[b] - v[y], 2) -
+                       pow(v[a] - v[b], 2) - pow(v[x] - v[y], 2);
+            l2_up = fmin(l2_up, q);
+            ln_low = fmax(ln_low, q);
+        }
+        tg_graph_swap(&g, a, b, x, y);
+        double l2, ln;
+        tg_spec sp;
+        tg_spec_init(&sp);
+        ck_assert_int_eq(tg_spec_extremes(&sp, &g, &l2, &ln), CM_OK);
+        tg_spec_destroy(&sp);
+        tg_graph_swap(&g, a, x, b, y);
+        ck_assert(l2 <= l2_up + 1e-9 && ln >= ln_low - 1e-9);
+        if (l2 > 1e-9)
+            for (int o = 0; o < 3; o++)
+                ck_assert(tg_objective_energy((tg_objective)o, 4, l2, ln) >=
+                          tg_objective_lower_bound((tg_objective)o, 4, l2_up,
+                                                   ln_low) - 1e-9);
+        tried++;
+    }
+    ck_assert_uint_gt(tried, 100);
+    tg_spec_destroy(&s);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
 START_TEST(search_time_limit)
 {
     tg_search_opts o;
@@ -324,6 +417,8 @@ Suite *topogen_search_suite(void)
     tcase_add_test(tc, search_deterministic);
     tcase_add_test(tc, search_target_n16);
     tcase_add_test(tc, search_time_limit);
+    tcase_add_test(tc, screen_changes_nothing);
+    tcase_add_test(tc, vectors_and_bounds);
     tcase_add_test(tc, objectives_match_weights);
     tcase_add_test(tc, eval_closed_forms);
     tcase_add_test(tc, simulate_slem_rate);

@@ -126,16 +126,24 @@ static void nb_replace(tg_graph *g, size_t u, size_t from, size_t to)
         }
 }
 
-/* Index of edge {a, b} in the edge list, rewritten to {c, d}. */
+/* Rewrites edge {a, b} of the edge list to (c, d), or to (d, c) when it is
+ * stored as (b, a): same slot, orientation kept, so that a swap and its
+ * undo restore the list exactly (the search draws edges by slot and
+ * orientation, and must not depend on whether a move was undone). */
 static void edge_replace(tg_graph *g, size_t a, size_t b, size_t c, size_t d)
 {
-    for (size_t k = 0; k < g->m; k++)
-        if ((g->eu[k] == a && g->ev[k] == b) ||
-            (g->eu[k] == b && g->ev[k] == a)) {
+    for (size_t k = 0; k < g->m; k++) {
+        if (g->eu[k] == a && g->ev[k] == b) {
             g->eu[k] = c;
             g->ev[k] = d;
             return;
         }
+        if (g->eu[k] == b && g->ev[k] == a) {
+            g->eu[k] = d;
+            g->ev[k] = c;
+            return;
+        }
+    }
 }
 
 int tg_graph_swap_ok(const tg_graph *g, size_t a, size_t b, size_t c,

@@ -19,6 +19,34 @@
 
 #define CONNECTED_EPS 1e-9
 
+/* The screen. For unit x orthogonal to 1, lambda_2(L') <= x^T L' x, and
+ * lambda_n(L') >= x^T L' x for any unit x (Rayleigh). With x an eigenvector
+ * v_k of the current L (eigenvalue mu_k) and L' = L + Delta after the swap
+ * (a,b),(c,d) -> (a,c),(b,d):
+ *   v^T L' v = mu_k + (v_a - v_c)^2 + (v_b - v_d)^2
+ *                   - (v_a - v_b)^2 - (v_c - v_d)^2,
+ * O(1) per vector. The minimum over the SCREEN_K lowest nontrivial vectors
+ * bounds lambda_2' from above, the maximum over the SCREEN_K top ones
+ * bounds lambda_n' from below; every objective is monotone (decreasing in
+ * lambda_2, increasing in lambda_n), so this gives a lower bound on the new
+ * energy. A proposal whose bound already fails the Metropolis test would
+ * be rejected by the exact solve too, so skipping it changes nothing: the
+ * chain, and the result, are the same with or without the screen. The
+ * eigenvectors are computed once the state has survived SCREEN_AFTER
+ * rejections (states that are left quickly never pay for them). */
+#define SCREEN_K 8
+#define SCREEN_AFTER 2
+#define SCREEN_MARGIN 1e-9
+
+/* v^T L' v - v^T L v for the swap (a,b),(x,y) -> (a,x),(b,y). */
+static double quad_delta(const double *v, size_t a, size_t b, size_t x,
+                         size_t y)
+{
+    double ax = v[a] - v[x], by = v[b] - v[y];
+    double ab = v[a] - v[b], xy = v[x] - v[y];
+    return ax * ax + by * by - ab * ab - xy * xy;
+}
+
 void tg_search_opts_default(tg_search_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -68,6 +96,24 @@ double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln)
     return 1.0;
 }
 
+double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
+                                double ln_low)
+{
+    switch (obj) {
+    case TG_OBJ_RATIO:
+        /* 1 - 2 l2/(ln + l2): decreasing in l2, increasing in ln */
+        return l2_up > 0.0 && ln_low > 0.0 ? 1.0 - 2.0 * l2_up /
+                                                 (ln_low + l2_up)
+                                           : -INFINITY;
+    case TG_OBJ_GAP:
+        return 1.0 - l2_up / (double)d;
+    case TG_OBJ_SLEM_MH:
+        return fmax(1.0 - l2_up / (double)(d + 1),
+                    ln_low / (double)(d + 1) - 1.0);
+    }
+    return -INFINITY;
+}
+
 size_t tg_search_default_iters(size_t n, size_t d)
 {
     (void)d;
@@ -102,6 +148,23 @@ typedef struct {
     tg_search_result *res;
 } run_ctx;
 
+/* Lower bound on the energy after the swap (a,b),(x,y) -> (a,x),(b,y),
+ * from the current eigenpairs in c->spec (see SCREEN_K). */
+static double screen_bound(const run_ctx *c, const tg_graph *g, size_t a,
+                           size_t b, size_t x, size_t y)
+{
+    size_t n = g->n, k = n - 1 < SCREEN_K ? n - 1 : SCREEN_K;
+    const double *z = c->spec.z, *w = c->spec.zw;
+    double l2_up = INFINITY, ln_low = -INFINITY;
+    for (size_t j = 1; j <= k; j++) {
+        double lo = w[j] + quad_delta(z + j * n, a, b, x, y);
+        double hi = w[n - j] + quad_delta(z + (n - j) * n, a, b, x, y);
+        l2_up = lo < l2_up ? lo : l2_up;
+        ln_low = hi > ln_low ? hi : ln_low;
+    }
+    return tg_objective_lower_bound(c->o->obj, c->o->d, l2_up, ln_low);
+}
+
 static int out_of_time(run_ctx *c)
 {
     return c->o->time_limit > 0.0 &&
@@ -134,6 +197,8 @@ static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart)
     keep_best(c, g, e);
     double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
     double temp = t0;
+    int have_vec = 0;   /* spec.z/zw hold the current graph's eigenpairs */
+    size_t rejects = 0; /* rejections since the last accepted move */
     for (size_t it = 0; it < iters; it++, temp *= cool) {
         if (out_of_time(c)) {
             c->res->timed_out = 1;
@@ -157,22 +222,38 @@ static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart)
         }
         if (!tg_graph_swap_ok(g, a, b, x, y))
             continue;
+        /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
+        double u = cm_rng_uniform(&c->rng);
+        double thr = u > 0.0 ? e - temp * log(u) : INFINITY;
+        if (have_vec && screen_bound(c, g, a, b, x, y) > thr + SCREEN_MARGIN) {
+            c->res->screened++; /* certainly rejected: skip the solve */
+            rejects++;
+            continue;
+        }
         tg_graph_swap(g, a, b, x, y);
         st = tg_spec_extremes(&c->spec, g, &l2, &ln);
         if (st != CM_OK)
             return st;
         c->res->evals++;
-        double u = cm_rng_uniform(&c->rng);
         if (l2 > CONNECTED_EPS) {
             double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
-            if (e2 <= e || u < exp(-(e2 - e) / temp)) {
+            if (e2 <= thr) {
                 e = e2;
                 c->res->accepted++;
                 keep_best(c, g, e);
+                have_vec = 0;
+                rejects = 0;
                 continue;
             }
         }
         tg_graph_swap(g, a, x, b, y); /* undo */
+        if (!o->no_screen && !have_vec && ++rejects >= SCREEN_AFTER) {
+            st = tg_spec_vectors(&c->spec, g);
+            if (st != CM_OK)
+                return st;
+            c->res->vector_solves++;
+            have_vec = 1;
+        }
     }
     return CM_OK;
 }

@@ -52,6 +52,8 @@ typedef struct {
     double t0, t1;        /* start and end temperatures; <= 0: defaults
                              t0 = tg_search_default_t0(n), t1 = t0/100 */
     double time_limit;    /* seconds for the whole search; <= 0: none */
+    int no_screen;        /* 1: score every proposal exactly (same result,
+                             slower; for measurements and tests) */
     double progress_every;/* seconds between progress calls */
     void (*progress)(void *ctx, const tg_progress *p); /* or NULL */
     void *ctx;            /* passed to progress */
@@ -62,7 +64,9 @@ typedef struct {
     double start_energy;  /* of the first start */
     double l2, ln;        /* Laplacian extremes of the returned graph */
     size_t moves;         /* proposals made, all restarts */
-    size_t evals;         /* eigensolves */
+    size_t evals;         /* eigenvalue solves (exact scores) */
+    size_t screened;      /* proposals rejected by the screen, unsolved */
+    size_t vector_solves; /* eigenvector solves feeding the screen */
     size_t accepted;      /* accepted moves */
     double seconds;       /* wall time */
     int timed_out;        /* 1 when the time limit stopped the search */
@@ -81,6 +85,11 @@ const char *tg_objective_name(tg_objective obj);
 
 /* The energy of Laplacian extremes (l2, ln) of a d-regular graph. */
 double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln);
+
+/* A lower bound on tg_objective_energy(obj, d, l2, ln) for any
+ * l2 <= l2_up and ln >= ln_low (-INFINITY when none is known). */
+double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
+                                double ln_low);
 
 /* Moves per restart used when opts.iters is 0 (tuned so the default run
  * meets the README's quality targets). */

@@ -20,6 +20,11 @@ extern void dsyev_(const char *jobz, const char *uplo, const int *n,
                    const int *lwork, int *info, size_t jobz_len,
                    size_t uplo_len);
 
+extern void dsyevd_(const char *jobz, const char *uplo, const int *n,
+                    double *a, const int *lda, double *w, double *work,
+                    const int *lwork, int *iwork, const int *liwork,
+                    int *info, size_t jobz_len, size_t uplo_len);
+
 void tg_spec_init(tg_spec *s)
 {
     memset(s, 0, sizeof *s);
@@ -32,6 +37,10 @@ void tg_spec_destroy(tg_spec *s)
     free(s->a);
     free(s->w);
     free(s->work);
+    free(s->z);
+    free(s->zw);
+    free(s->zwork);
+    free(s->ziwork);
     tg_spec_init(s);
 }
 
@@ -62,19 +71,26 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
     return CM_OK;
 }
 
+/* Fills the dense n x n Laplacian of g into a (symmetric, so row- and
+ * column-major agree). */
+static void fill_laplacian(double *a, const tg_graph *g)
+{
+    size_t n = g->n;
+    memset(a, 0, n * n * sizeof *a);
+    for (size_t i = 0; i < n; i++) {
+        a[i * n + i] = (double)tg_graph_degree(g, i);
+        for (size_t p = g->off[i]; p < g->off[i + 1]; p++)
+            a[i * n + g->nb[p]] = -1.0;
+    }
+}
+
 cm_status tg_spec_laplacian(tg_spec *s, const tg_graph *g)
 {
     size_t n = g->n;
     cm_status st = tg_spec_reserve(s, n);
     if (st != CM_OK)
         return st;
-    /* lower triangle suffices (uplo = "L", column-major = row-major upper) */
-    memset(s->a, 0, n * n * sizeof *s->a);
-    for (size_t i = 0; i < n; i++) {
-        s->a[i * n + i] = (double)tg_graph_degree(g, i);
-        for (size_t p = g->off[i]; p < g->off[i + 1]; p++)
-            s->a[i * n + g->nb[p]] = -1.0;
-    }
+    fill_laplacian(s->a, g);
     int in = (int)n, info = 0;
     dsyev_("N", "L", &in, s->a, &in, s->w, s->work, &s->lwork, &info, 1, 1);
     if (info != 0)
@@ -94,5 +110,35 @@ cm_status tg_spec_extremes(tg_spec *s, const tg_graph *g, double *l2,
         return st;
     *l2 = s->w[1];
     *ln = s->w[g->n - 1];
+    return CM_OK;
+}
+
+cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
+{
+    size_t n = g->n;
+    cm_status st = tg_spec_reserve(s, n);
+    if (st != CM_OK)
+        return st;
+    int in = (int)n, info = 0;
+    if (!s->z) {
+        /* dsyevd's documented minimum: 1 + 6n + 2n^2 and 3 + 5n */
+        s->zlwork = 1 + 6 * in + 2 * in * in;
+        s->zliwork = 3 + 5 * in;
+        s->z = malloc(n * n * sizeof *s->z);
+        s->zw = malloc(n * sizeof *s->zw);
+        s->zwork = malloc((size_t)s->zlwork * sizeof *s->zwork);
+        s->ziwork = malloc((size_t)s->zliwork * sizeof *s->ziwork);
+        if (!s->z || !s->zw || !s->zwork || !s->ziwork) {
+            tg_spec_destroy(s);
+            return cm_error(CM_ENOMEM, "out of memory for %zu eigenvectors",
+                            n);
+        }
+    }
+    fill_laplacian(s->z, g);
+    dsyevd_("V", "L", &in, s->z, &in, s->zw, s->zwork, &s->zlwork,
+            s->ziwork, &s->zliwork, &info, 1, 1);
+    if (info != 0)
+        return cm_error(CM_ENUMERIC, "LAPACK dsyevd failed (info = %d) on a "
+                        "%zu-node Laplacian", info, n);
     return CM_OK;
 }

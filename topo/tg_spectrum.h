@@ -23,6 +23,12 @@ typedef struct {
     double *w;     /* [n] eigenvalues, ascending */
     double *work;  /* [lwork] LAPACK workspace */
     int lwork;     /* size of work (LAPACK wants int; checked) */
+    double *z;     /* [n*n] eigenvectors of the last tg_spec_vectors call:
+                      vector k is z[k*n .. k*n+n) */
+    double *zw;    /* [n] their eigenvalues, ascending */
+    double *zwork; /* [zlwork] dsyevd workspace */
+    int *ziwork;   /* [zliwork] dsyevd integer workspace */
+    int zlwork, zliwork; /* sizes of zwork and ziwork */
 } tg_spec;
 
 /* Sets every field to empty. */
@@ -43,5 +49,11 @@ cm_status tg_spec_laplacian(tg_spec *s, const tg_graph *g);
  * connected. O(n^3), no allocation once reserved. */
 cm_status tg_spec_extremes(tg_spec *s, const tg_graph *g, double *l2,
                            double *ln);
+
+/* All eigenpairs of L(g) into s->zw (ascending) and s->z (unit vectors,
+ * orthonormal), via LAPACK dsyevd (divide and conquer). Used by the
+ * search's screen (tg_search.c); about 2-3x the cost of
+ * tg_spec_laplacian. Allocates its workspace on first use. O(n^3). */
+cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g);
 
 #endif
