@@ -244,16 +244,22 @@ void dt_pool_forward(const dt_layer *l, const float *x, float *y,
         int32_t *an = arg + n * out;
         for (size_t c = 0; c < l->c; c++) {
             for (size_t i = 0; i < oh; i++) {
+                const int32_t base = (int32_t)(c * h * w + 2 * i * w);
+                const float *r0 = xn + base, *r1 = r0 + w;
+                float *yo = yn + (c * oh + i) * ow;
+                int32_t *ao = an + (c * oh + i) * ow;
+                /* branch-free first maximum of (a, b, c, d) in that order:
+                   random data would mispredict every other branch */
                 for (size_t j = 0; j < ow; j++) {
-                    size_t base = c * h * w + 2 * i * w + 2 * j;
-                    size_t cand[4] = {base, base + 1, base + w, base + w + 1};
-                    size_t best = cand[0];
-                    for (int t = 1; t < 4; t++)
-                        if (xn[cand[t]] > xn[best])
-                            best = cand[t];
-                    size_t o = (c * oh + i) * ow + j;
-                    yn[o] = xn[best];
-                    an[o] = (int32_t)best;
+                    float a = r0[2 * j], b = r0[2 * j + 1];
+                    float cc = r1[2 * j], d = r1[2 * j + 1];
+                    int32_t p = base + 2 * (int32_t)j;
+                    float m1 = b > a ? b : a;
+                    int32_t i1 = b > a ? p + 1 : p;
+                    float m2 = d > cc ? d : cc;
+                    int32_t i2 = d > cc ? p + (int32_t)w + 1 : p + (int32_t)w;
+                    yo[j] = m2 > m1 ? m2 : m1;
+                    ao[j] = m2 > m1 ? i2 : i1;
                 }
             }
         }

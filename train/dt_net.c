@@ -35,7 +35,9 @@ static const layer_spec CNN[] = {
 
 /* Images per conv GEMM: enough columns (>= COL_TARGET) for an efficient
  * GEMM, without the column matrix outgrowing the cache much. */
-#define COL_TARGET 1024
+#ifndef COL_TARGET
+#define COL_TARGET 512
+#endif
 
 cm_status dt_model_parse(const char *name, dt_model *m)
 {
