@@ -148,10 +148,39 @@ typedef struct {
     tg_search_result *res;
 } run_ctx;
 
-/* Lower bound on the energy after the swap (a,b),(x,y) -> (a,x),(b,y),
- * from the current eigenpairs in c->spec (see SCREEN_K). */
-static double screen_bound(const run_ctx *c, const tg_graph *g, size_t a,
-                           size_t b, size_t x, size_t y)
+/* Ritz bound over the eigenvectors idx0..idx0+k-1 of the current L: the
+ * k x k matrix M = V^T L' V = diag(mu) + sum_t s_t u_t u_t^T, where u_t
+ * holds the differences of the vectors across edge t of the swap (s_t = +1
+ * for the two new edges, -1 for the two removed ones). lambda_min(M)
+ * bounds lambda_2' from above (low block, vectors orthogonal to 1),
+ * lambda_max(M) bounds lambda_n' from below (top block). */
+static cm_status ritz(const run_ctx *c, size_t n, size_t idx0, size_t k,
+                      const size_t ends[4][2], double *lo, double *hi)
+{
+    static const double sign[4] = {1.0, 1.0, -1.0, -1.0};
+    double m[SCREEN_K * SCREEN_K], u[4][SCREEN_K];
+    const double *z = c->spec.z, *w = c->spec.zw;
+    for (size_t t = 0; t < 4; t++)
+        for (size_t j = 0; j < k; j++) {
+            const double *v = z + (idx0 + j) * n;
+            u[t][j] = v[ends[t][0]] - v[ends[t][1]];
+        }
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j <= i; j++) {
+            double sum = i == j ? w[idx0 + i] : 0.0;
+            for (size_t t = 0; t < 4; t++)
+                sum += sign[t] * u[t][i] * u[t][j];
+            m[j * k + i] = sum; /* lower triangle, column-major */
+        }
+    return tg_small_sym_extremes(m, k, lo, hi);
+}
+
+/* 1 when the swap (a,b),(x,y) -> (a,x),(b,y) would certainly be rejected
+ * at threshold thr (see SCREEN_K), from the current eigenpairs in
+ * c->spec: first the per-vector bounds (O(k)), then, if those do not
+ * decide, the tighter Ritz bounds (two k x k eigensolves). */
+static int screen_rejects(const run_ctx *c, const tg_graph *g, size_t a,
+                          size_t b, size_t x, size_t y, double thr)
 {
     size_t n = g->n, k = n - 1 < SCREEN_K ? n - 1 : SCREEN_K;
     const double *z = c->spec.z, *w = c->spec.zw;
@@ -162,7 +191,17 @@ static double screen_bound(const run_ctx *c, const tg_graph *g, size_t a,
         l2_up = lo < l2_up ? lo : l2_up;
         ln_low = hi > ln_low ? hi : ln_low;
     }
-    return tg_objective_lower_bound(c->o->obj, c->o->d, l2_up, ln_low);
+    tg_objective obj = c->o->obj;
+    if (tg_objective_lower_bound(obj, c->o->d, l2_up, ln_low) >
+        thr + SCREEN_MARGIN)
+        return 1;
+    const size_t ends[4][2] = {{a, x}, {b, y}, {a, b}, {x, y}};
+    double lo, hi, lo2, hi2;
+    if (ritz(c, n, 1, k, ends, &lo, &hi) != CM_OK ||
+        ritz(c, n, n - k, k, ends, &lo2, &hi2) != CM_OK)
+        return 0; /* no bound: solve exactly */
+    return tg_objective_lower_bound(obj, c->o->d, fmin(lo, l2_up),
+                                    fmax(hi2, ln_low)) > thr + SCREEN_MARGIN;
 }
 
 static int out_of_time(run_ctx *c)
@@ -225,7 +264,7 @@ static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart)
         /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
         double u = cm_rng_uniform(&c->rng);
         double thr = u > 0.0 ? e - temp * log(u) : INFINITY;
-        if (have_vec && screen_bound(c, g, a, b, x, y) > thr + SCREEN_MARGIN) {
+        if (have_vec && screen_rejects(c, g, a, b, x, y, thr)) {
             c->res->screened++; /* certainly rejected: skip the solve */
             rejects++;
             continue;

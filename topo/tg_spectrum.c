@@ -142,3 +142,19 @@ cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
                         "%zu-node Laplacian", info, n);
     return CM_OK;
 }
+
+cm_status tg_small_sym_extremes(double *m, size_t k, double *lo, double *hi)
+{
+    enum { KMAX = 64, LW = 34 * KMAX };
+    double w[KMAX], work[LW];
+    if (k == 0 || k > KMAX)
+        return cm_error(CM_EINVAL, "small eigensolve of order %zu", k);
+    int in = (int)k, lwork = LW, info = 0;
+    dsyev_("N", "L", &in, m, &in, w, work, &lwork, &info, 1, 1);
+    if (info != 0)
+        return cm_error(CM_ENUMERIC, "LAPACK dsyev failed (info = %d) on a "
+                        "%zu x %zu matrix", info, k, k);
+    *lo = w[0];
+    *hi = w[k - 1];
+    return CM_OK;
+}

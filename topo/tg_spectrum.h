@@ -56,4 +56,10 @@ cm_status tg_spec_extremes(tg_spec *s, const tg_graph *g, double *l2,
  * tg_spec_laplacian. Allocates its workspace on first use. O(n^3). */
 cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g);
 
+/* Smallest and largest eigenvalue of the symmetric k x k matrix m
+ * (column-major, lower triangle used; destroyed), k <= 64, via dsyev on a
+ * stack workspace. CM_EINVAL for k = 0 or k > 64, CM_ENUMERIC if LAPACK
+ * fails. O(k^3). */
+cm_status tg_small_sym_extremes(double *m, size_t k, double *lo, double *hi);
+
 #endif
