@@ -117,9 +117,9 @@ double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
 size_t tg_search_default_iters(size_t n, size_t d)
 {
     (void)d;
-    /* about as many proposals as the eigensolver allows in a few seconds:
-     * one n = 64 eigensolve takes ~0.1 ms, n = 128 ~0.45 ms */
-    return n <= 128 ? 20000 : 10000;
+    /* about as many proposals as fit in ~1-2 s (n <= 64; small n also
+     * restart) or ~10 s (n = 128) on one core with the screen (README) */
+    return n <= 32 ? 20000 : n <= 64 ? 40000 : n <= 128 ? 30000 : 15000;
 }
 
 size_t tg_search_default_restarts(size_t n)

@@ -91,7 +91,8 @@ double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln);
 double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
                                 double ln_low);
 
-/* Moves per restart used when opts.iters is 0 (tuned so the default run
+/* Moves per restart used when opts.iters is 0: 20000 for n <= 32, 40000
+ * for n <= 64, 30000 for n <= 128, else 15000 (tuned so the default run
  * meets the README's quality targets). */
 size_t tg_search_default_iters(size_t n, size_t d);
 
