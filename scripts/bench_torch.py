@@ -4,8 +4,9 @@
 Trains the same models as dpsgd-train (lenet: conv5x5x6 pad 2, pool,
 conv5x5x16, pool, fc120, fc84, fc10; cnn: conv3x3x32 x2, pool, conv3x3x64
 x2, pool, fc256, fc10; ReLU, 2x2 max pooling) with SGD (momentum 0.9,
-weight decay 5e-4) on one thread, on random 1x28x28 inputs held in memory,
-and prints one line per (model, batch): "torch MODEL BATCH IMAGES_PER_S".
+weight decay 5e-4) on one thread with denormals flushed, on random 1x28x28
+inputs held in memory, and prints one line per (model, batch):
+"torch MODEL BATCH IMAGES_PER_S".
 The best of --repeat timed runs of --steps steps (after a warm-up) is kept.
 
 usage: bench_torch.py [--models lenet,cnn] [--batches 32,128]
@@ -67,6 +68,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     torch.set_num_threads(1)
+    # denormals slow PyTorch's kernels several-fold on random-label training
+    # (measured here); flushing them gives the reference its best case
+    torch.set_flush_denormal(True)
     for m in a.models.split(","):
         for b in (int(s) for s in a.batches.split(",")):
             steps = a.steps if m == "lenet" else max(10, a.steps // 5)
