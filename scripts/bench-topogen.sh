@@ -10,6 +10,7 @@
 #
 #   sh scripts/bench-topogen.sh              rows n = 16, 32, 64, 128 (d = 4)
 #   BENCH_EXTRA=1 sh scripts/bench-topogen.sh   plus odd n, d = 3..8, n = 256
+#   BENCH_NS="16 64"                          other n for the d = 4 rows
 #   BIN=bin SEED=1
 # The exponential graph has its own degree (about 2 log2 n, see README).
 set -eu
@@ -30,7 +31,7 @@ t0=$(now)
 ref=$(echo "$(now) $t0" | awk '{ printf "%.3f", $1 - $2 }')
 echo "# reference job (n=64, 2000 moves): $ref s; 'x ref' = seconds / that"
 echo "# SLEM with Laplacian weights W = I - 2L/(l2+ln); lower mixes faster"
-printf '%5s %3s %8s %7s %8s %8s %8s %8s %9s %7s\n' n d learned target rrl random expon. seconds ms/eval "x ref"
+printf '%5s %3s %8s %7s %8s %8s %8s %8s %7s %6s %7s\n' n d learned target rrl random expon. seconds solves skip% "x ref"
 
 target() {
     case "$1-$2" in
@@ -45,17 +46,18 @@ row() {
     "$tg" -n "$n" -d "$d" --seed "$SEED" -o "$T/l.txt" 2>"$T/l.err"
     secs=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
     evals=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([0-9]*\) eigensolves.*/\1/p')
+    skipped=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([0-9]*\) screened.*/\1/p')
     for k in rrl random exponential; do
         "$tg" -n "$n" -d "$d" --kind "$k" --seed "$SEED" -q -o "$T/$k.txt"
     done
-    printf '%5s %3s %8.4f %7s %8.4f %8.4f %8.4f %8s %9s %7s\n' "$n" "$d" \
+    printf '%5s %3s %8.4f %7s %8.4f %8.4f %8.4f %8s %7s %6s %7s\n' "$n" "$d" \
         "$(slem_of "$T/l.txt")" "$(target "$n" "$d")" "$(slem_of "$T/rrl.txt")" \
         "$(slem_of "$T/random.txt")" "$(slem_of "$T/exponential.txt")" "$secs" \
-        "$(echo "$secs $evals" | awk '{ printf "%.3f", 1000 * $1 / $2 }')" \
+        "$evals" "$(echo "$evals $skipped" | awk '{ printf "%.0f", 100 * $2 / ($1 + $2) }')" \
         "$(echo "$secs $ref" | awk '{ printf "%.1f", $1 / $2 }')"
 }
 
-for n in 16 32 64 128; do
+for n in ${BENCH_NS:-16 32 64 128}; do
     row "$n" 4
 done
 if [ "${BENCH_EXTRA:-0}" != 0 ]; then
