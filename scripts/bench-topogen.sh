@@ -4,7 +4,8 @@
 # objective) and builds rrl, random and exponential graphs, all with
 # Laplacian weights, and prints one table row: the SLEMs (lower mixes
 # faster), the target for learned where there is one, the learned
-# run's wall seconds, its cost per eigensolve, and seconds relative to a
+# run's wall seconds, its exact Laplacian solves, the share of proposals
+# the screen rejected without a solve, and seconds relative to a
 # reference job timed at the start of the same run (timings on a shared
 # machine are noisy; the ratio is the comparable figure).
 #
