@@ -15,7 +15,11 @@
  * `iters` moves; `restarts` independent runs (restart r uses rng stream
  * r + 1 of the seed); the best graph over all runs, and never one worse
  * than the first start, is returned. Deterministic for a seed unless the
- * time limit cuts a run short.
+ * time limit cuts a run short. Proposals are scored by an exact LAPACK
+ * solve (tg_spectrum) unless a rigorous Rayleigh-Ritz lower bound on the
+ * new energy, from the current state's eigenvectors, already fails the
+ * Metropolis test: such moves are rejected without a solve, which leaves
+ * the chain and the result unchanged (see tg_search.c).
  */
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
