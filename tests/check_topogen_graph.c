@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <igraph.h>
 
 /* OpenBLAS threads only slow down the small eigensolves here (and spin on
  * a shared machine): one thread while this suite runs, as in topogen. */
@@ -203,6 +204,74 @@ START_TEST(constructions)
 }
 END_TEST
 
+/* Our constructions are isomorphic to igraph's for the kinds igraph has. */
+static void to_igraph(const tg_graph *g, igraph_t *out)
+{
+    igraph_vector_int_t ev;
+    ck_assert_int_eq(igraph_vector_int_init(&ev, (igraph_integer_t)(2 * g->m)),
+                     IGRAPH_SUCCESS);
+    for (size_t k = 0; k < g->m; k++) {
+        VECTOR(ev)[2 * k] = (igraph_integer_t)g->eu[k];
+        VECTOR(ev)[2 * k + 1] = (igraph_integer_t)g->ev[k];
+    }
+    ck_assert_int_eq(igraph_create(out, &ev, (igraph_integer_t)g->n,
+                                   IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+    igraph_vector_int_destroy(&ev);
+}
+
+static void lattice(igraph_t *ig, const igraph_integer_t *dims, size_t nd,
+                    igraph_bool_t periodic)
+{
+    igraph_vector_int_t dv;
+    igraph_vector_bool_t per;
+    igraph_vector_int_init(&dv, (igraph_integer_t)nd);
+    igraph_vector_bool_init(&per, (igraph_integer_t)nd);
+    for (size_t k = 0; k < nd; k++) {
+        VECTOR(dv)[k] = dims[k];
+        VECTOR(per)[k] = periodic;
+    }
+    ck_assert_int_eq(igraph_square_lattice(ig, &dv, 1, IGRAPH_UNDIRECTED, 0,
+                                           &per), IGRAPH_SUCCESS);
+    igraph_vector_int_destroy(&dv);
+    igraph_vector_bool_destroy(&per);
+}
+
+START_TEST(constructions_match_igraph)
+{
+    for (int t = 0; t < 4; t++) {
+        tg_graph g;
+        igraph_t ours, ref;
+        igraph_bool_t iso = 0;
+        static const igraph_integer_t torus[2] = {3, 4}, cube[4] = {2, 2, 2,
+                                                                    2};
+        switch (t) {
+        case 0:
+            build(&g, TG_KIND_RING, 11, 2);
+            igraph_ring(&ref, 11, IGRAPH_UNDIRECTED, 0, 1);
+            break;
+        case 1:
+            build(&g, TG_KIND_COMPLETE, 9, 0);
+            igraph_full(&ref, 9, IGRAPH_UNDIRECTED, IGRAPH_NO_LOOPS);
+            break;
+        case 2:
+            build(&g, TG_KIND_TORUS, 12, 0);
+            lattice(&ref, torus, 2, 1);
+            break;
+        default:
+            build(&g, TG_KIND_HYPERCUBE, 16, 0);
+            lattice(&ref, cube, 4, 0);
+            break;
+        }
+        to_igraph(&g, &ours);
+        ck_assert_int_eq(igraph_isomorphic(&ours, &ref, &iso), IGRAPH_SUCCESS);
+        ck_assert_msg(iso, "construction %d differs from igraph's", t);
+        igraph_destroy(&ours);
+        igraph_destroy(&ref);
+        tg_graph_destroy(&g);
+    }
+}
+END_TEST
+
 START_TEST(random_is_seeded)
 {
     tg_graph a, b, c;
@@ -338,6 +407,7 @@ Suite *topogen_graph_suite(void)
     tcase_add_test(tc, spectrum_petersen);
     tcase_add_test(tc, spectrum_edge_cases);
     tcase_add_test(tc, constructions);
+    tcase_add_test(tc, constructions_match_igraph);
     tcase_add_test(tc, random_is_seeded);
     tcase_add_test(tc, swap_and_undo);
     tcase_add_test(tc, bad_parameters);
