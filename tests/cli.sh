@@ -143,6 +143,9 @@ topogen_cases() {
     expect_fail 2 "^topogen: -n: not a flag of 'topogen eval'" "eval -n" "$tg" eval "$g" -n 3
     expect_fail 2 "^topogen: --simulate: expected a positive integer" "simulate -1" "$tg" eval "$g" --simulate -1
     expect_fail 1 "^topogen: .*$T/missing.txt" "eval missing file" "$tg" eval "$T/missing.txt"
+    expect_fail 2 "^topogen: --simulate: at most 10000000 rounds" "simulate huge" "$tg" eval "$g" --simulate 99999999999
+    awk 'BEGIN { for (i = 0; i < 5000; i++) print i, (i + 1) % 5000 }' >"$T/big.txt"
+    expect_fail 1 "^topogen: .*big.txt: 5000 nodes is too many" "eval of a too large file" "$tg" eval "$T/big.txt"
     printf '0 1\n1 x\n' >"$T/bad.txt"
     expect_fail 1 "^topogen: .*bad.txt.*(line )?2" "eval malformed file" "$tg" eval "$T/bad.txt"
     printf '0 1\n2 3\n' >"$T/disc.txt"
@@ -151,8 +154,17 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*rows.txt.*row 1" "eval rows not summing to 1" "$tg" eval "$T/rows.txt"
 }
 
+# dpsgd-train initializes MPI even as a single worker, and Open MPI leaves
+# allocations at exit (in plugins it has unloaded, so no suppression can
+# name them): no leak report for it here. The same trainer runs
+# leak-checked without MPI in check_unit (tests/check_train.c).
+dt_run() {
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        "$BIN/dpsgd-train" "$@"
+}
+
 train_cases() {
-    dt="$BIN/dpsgd-train"
+    dt=dt_run
     l="$T/train.csv"
     syn="--dataset synthetic --synthetic-train 256 --synthetic-test 64"
 
