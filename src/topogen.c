@@ -31,6 +31,8 @@
 extern void openblas_set_num_threads(int num_threads);
 
 #define EXIT_USAGE 2
+#define MAX_ROUNDS 10000000
+#define MAX_ROUNDS_STR "10000000"
 
 typedef struct {
     int eval;                /* `topogen eval FILE` mode */
@@ -179,8 +181,12 @@ static int parse_args(int argc, char **argv, config *c)
             rc = parse_count(a, v, &c->search.iters, 0);
         else if (strcmp(a, "--restarts") == 0)
             rc = parse_count(a, v, &c->search.restarts, 0);
-        else if (strcmp(a, "--simulate") == 0)
+        else if (strcmp(a, "--simulate") == 0) {
             rc = parse_count(a, v, &c->simulate, 0);
+            if (!rc && c->simulate > MAX_ROUNDS)
+                return usage_error("--simulate: at most %s rounds%s",
+                                   MAX_ROUNDS_STR, "");
+        }
         else if (strcmp(a, "--seed") == 0) {
             rc = parse_count(a, v, &seed, 1);
             c->search.seed = seed;
@@ -321,7 +327,15 @@ static int evaluate(const config *c)
     cm_topo_init(&t);
     int rc = EXIT_FAILURE;
     double *rel = NULL;
-    cm_status st = cm_topo_load(&t, c->file);
+    /* read, then refuse sizes the dense spectra cannot handle, then the
+     * (dense, for weighted files) validation */
+    cm_status st = cm_topo_read(&t, c->file);
+    if (st == CM_OK && t.n > TG_MAX_NODES)
+        st = cm_error(CM_EINVAL, "%s: %zu nodes is too many to evaluate "
+                      "(dense n x n spectra; at most %d)", c->file, t.n,
+                      TG_MAX_NODES);
+    if (st == CM_OK)
+        st = cm_topo_validate(&t, c->file);
     const char *wname = "file";
     if (st == CM_OK && (!t.self || c->weights_given)) {
         st = cm_topo_set_weights(&t, c->weights);

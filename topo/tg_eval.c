@@ -13,6 +13,7 @@
 #include <igraph.h>
 
 #include "cm_rng.h"
+#include "tg_graph.h"
 
 /* Diameter of t (connected) via igraph. */
 static cm_status diameter(const cm_topo *t, double *diam)
@@ -48,6 +49,9 @@ cm_status tg_eval_topo(const cm_topo *t, tg_eval *e)
     memset(e, 0, sizeof *e);
     if (!t->self)
         return cm_error(CM_EINVAL, "evaluation needs a weighted topology");
+    if (t->n > TG_MAX_NODES)
+        return cm_error(CM_EINVAL, "%zu nodes is too many to evaluate (dense "
+                        "n x n spectra; at most %d)", t->n, TG_MAX_NODES);
     e->n = t->n;
     e->m = t->m;
     cm_topo_degree_range(t, &e->dmin, &e->dmax);

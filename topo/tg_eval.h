@@ -29,7 +29,8 @@ typedef struct {
 } tg_eval;
 
 /* Evaluates a weighted, connected topology (cm_topo_validate'd, weights
- * set). CM_EINVAL when unweighted; CM_ENUMERIC on eigensolver failure;
+ * set). CM_EINVAL when unweighted or n > TG_MAX_NODES; CM_ENUMERIC on
+ * eigensolver failure;
  * CM_ENOMEM. O(n^3) (dense spectra) + O(n m) (diameter). */
 cm_status tg_eval_topo(const cm_topo *t, tg_eval *e);
 
