@@ -2,6 +2,7 @@
  * with CK_FORK=no. Every rank runs every suite of mpi_suites.inc (one per
  * tests/mpi_check_*.c) in lock step; rank 0 prints Check's summary; the
  * exit status is non-zero on every rank when any rank saw a failure. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <check.h>
@@ -23,6 +24,16 @@ int main(int argc, char **argv)
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
     int failed = srunner_ntests_failed(sr), total = 0;
+    /* Rank 0's summary is printed by Check; other ranks report their own
+     * failures here, so a failure on one rank only is never hidden. */
+    if (rank != 0 && failed > 0) {
+        TestResult **tr = srunner_failures(sr);
+        for (int i = 0; i < failed; i++)
+            fprintf(stderr, "rank %d: %s:%d: %s: %s\n", rank,
+                    tr_lfile(tr[i]), tr_lno(tr[i]), tr_tcname(tr[i]),
+                    tr_msg(tr[i]));
+        free(tr);
+    }
     MPI_Allreduce(&failed, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     srunner_free(sr);
     MPI_Finalize();

@@ -348,8 +348,14 @@ cm_status dt_ckpt_read(const char *dir, uint64_t epoch,
         (s = expect_eq(path, "momentum flag", (uint64_t)got->has_momentum,
                        (uint64_t)(expect->has_momentum != 0))) != CM_OK ||
         (s = expect_eq(path, "settings fingerprint", got->fingerprint,
-                       expect->fingerprint)) != CM_OK)
+                       expect->fingerprint)) != CM_OK) {
+        if (got->fingerprint != expect->fingerprint)
+            s = cm_error(CM_EINVAL, "%s was written with other settings "
+                         "(model, data, partition, seed, batch, learning "
+                         "rate, schedule, epochs or topology differ): resume "
+                         "with the flags of the run that wrote it", path);
         goto done;
+    }
     if (fseek(fp, CK_HDR, SEEK_SET) != 0 ||
         !get_floats(fp, params, got->n_params) ||
         (got->has_momentum && !get_floats(fp, momentum, got->n_params)))

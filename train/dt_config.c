@@ -58,6 +58,7 @@ static const flag_spec FLAGS[] = {
     {"--local-eval", F_SIZE, OFF(local_eval), 0, 1e9, 0},
     {"--checkpoint", F_PATH, OFF(ckpt_dir), 0, 0, 0},
     {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
+    {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -134,6 +135,8 @@ const char *dt_config_usage(void)
         "(1000)\n"
         "  --checkpoint DIR   save every epoch (atomically) into DIR\n"
         "  --resume           continue from the last checkpoint in DIR\n"
+        "  --stop-after E     stop after epoch E as if interrupted (to test "
+        "--resume)\n"
         "  --help             this text\n";
 }
 

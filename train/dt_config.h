@@ -61,6 +61,8 @@ typedef struct {
                                   workers' own models (1000) */
     char ckpt_dir[DT_PATH_MAX];/* --checkpoint DIR; "" = none */
     int resume;                /* --resume from the last checkpoint */
+    size_t stop_after;         /* --stop-after E: end after E epochs as if
+                                  interrupted (to test --resume); 0 = off */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

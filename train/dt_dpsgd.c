@@ -426,6 +426,42 @@ static cm_status evaluate(run *r, size_t step, double lr,
     return CM_OK;
 }
 
+/* The average model's hash and a hash of every worker's parameters: each
+ * worker's FNV-1a, cut to 48 bits so that a double holds it exactly, is
+ * summed into slot i of an otherwise-zero array, then combined in worker
+ * order on every rank. */
+static cm_status final_hashes(run *r, dt_dpsgd_result *res)
+{
+    double *h = calloc(r->n, sizeof *h);
+    cm_status s = CM_OK;
+    if (!h)
+        return cm_error(CM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->count; i++)
+        h[r->first + i] = (double)(dt_hash_floats(r->x[r->allreduce ? 0 : i],
+                                                  r->len) >> 16);
+    memset(r->dsum, 0, r->len * sizeof *r->dsum);
+    for (size_t i = 0; i < (r->allreduce ? 1 : r->count); i++)
+        for (size_t k = 0; k < r->len; k++)
+            r->dsum[k] += r->x[i][k];
+    if ((s = dt_comm_allreduce_sum_double(r->comm, h, r->n)) == CM_OK &&
+        (r->allreduce ||
+         (s = dt_comm_allreduce_sum_double(r->comm, r->dsum, r->len)) ==
+             CM_OK)) {
+        uint64_t acc = 1469598103934665603ull;
+        for (size_t i = 0; i < r->n; i++) {
+            uint64_t v = (uint64_t)h[i];
+            acc = fnv(acc, &v, sizeof v);
+        }
+        res->workers_hash = acc;
+        double div = r->allreduce ? 1.0 : (double)r->n;
+        for (size_t k = 0; k < r->len; k++)
+            r->xbar[k] = (float)(r->dsum[k] / div);
+        res->mean_hash = dt_hash_floats(r->xbar, r->len);
+    }
+    free(h);
+    return s;
+}
+
 /* ---- checkpoints ------------------------------------------------------- */
 
 static void ckpt_meta(const run *r, size_t i, uint64_t epoch, size_t step,
@@ -690,6 +726,10 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         if (epoch_end && cfg->ckpt_dir[0] &&
             (s = ckpt_save(&r, (step + 1) / S, step + 1, &rs)) != CM_OK)
             goto cleanup;
+        if (epoch_end && cfg->stop_after && (step + 1) / S >= cfg->stop_after) {
+            step++;
+            break;
+        }
     }
     res->steps = step;
 
@@ -711,7 +751,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     res->t_gossip_mpi = t[2] / (double)r.P;
     res->t_eval = t[3] / (double)r.P;
     res->bytes_per_step = (uint64_t)llround(t[4] / (double)r.P);
-    res->mean_hash = dt_hash_floats(r.xbar, r.len);
+    if ((s = final_hashes(&r, res)) != CM_OK)
+        goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:
     dt_run_state_destroy(&rs);

@@ -66,6 +66,8 @@ typedef struct {
     double t_total;        /* s: the whole run on rank 0, setup included */
     uint64_t bytes_per_step; /* gossip bytes per step per rank (mean) */
     uint64_t mean_hash;    /* FNV-1a of the final average model's bytes */
+    uint64_t workers_hash; /* hash of every worker's final parameters, in
+                              worker order: equal runs have equal hashes */
 } dt_dpsgd_result;
 
 /* Runs decentralized (cfg->mode gossip, cfg->topology required) or

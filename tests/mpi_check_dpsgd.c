@@ -1,0 +1,196 @@
+/* mpi_check_dpsgd.c: the D-PSGD trainer (dt_dpsgd_run) under mpirun -np 4
+ * on the synthetic data set: the trajectory of an 8-worker topology is
+ * bit-identical for P = 1, 2 and 4 ranks (sub-communicators); a short run
+ * learns; checkpoint, stop, and resume on another P equals an
+ * uninterrupted run; all-reduce mode learns; too many ranks and an
+ * asymmetric file are rejected on every rank with one message.
+ *
+ * Every assertion is made on every rank with values every rank holds
+ * (broadcast from rank 0 where needed), so that a failure cannot leave
+ * some ranks waiting in a collective (CK_FORK=no). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "cm_topo.h"
+#include "dt_comm.h"
+#include "dt_config.h"
+#include "dt_dpsgd.h"
+
+/* The cube Q3 (8 nodes, 3-regular) with Laplacian weights, written to a
+ * per-rank temporary file whose path goes to cfg->topology. */
+static void cube_file(char *path, size_t n)
+{
+    cm_topo t;
+    size_t ei[12], ej[12], m = 0;
+    for (size_t i = 0; i < 8; i++)
+        for (size_t b = 1; b < 8; b <<= 1)
+            if (i < (i ^ b))
+                ei[m] = i, ej[m++] = i ^ b;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, 8, m, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    snprintf(path, n, "/tmp/mpi_check_dpsgd_%d.txt", (int)getpid());
+    ck_assert_int_eq(cm_topo_save(&t, path, "cube"), CM_OK);
+    cm_topo_destroy(&t);
+}
+
+static void small_config(dt_config *cfg, const char *topo)
+{
+    dt_config_default(cfg);
+    cfg->dataset = DT_DS_SYNTHETIC;
+    cfg->synth_train = 4096;
+    cfg->synth_test = 256;
+    cfg->batch = 32;
+    cfg->epochs = 2;
+    cfg->lr = 0.02;
+    cfg->local_eval = 128;
+    cfg->seed = 5;
+    snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
+}
+
+/* Runs cfg on the first P ranks of the world; returns the worker hash and
+ * the final accuracy on every rank (broadcast from rank 0). */
+static cm_status run_on(size_t P, const dt_config *cfg, uint64_t *hash,
+                        double *acc)
+{
+    dt_comm *w = dt_comm_world(), *c = NULL;
+    size_t rank = dt_comm_rank(w);
+    ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
+    double out[3] = {0, 0, 0};
+    cm_status s = CM_OK;
+    if (c) {
+        dt_dpsgd_result res;
+        s = dt_dpsgd_run(cfg, c, NULL, NULL, &res);
+        out[0] = (double)(res.workers_hash >> 12); /* exact in a double */
+        out[1] = res.last.test_acc;
+        out[2] = (double)s;
+        dt_comm_free(c);
+    }
+    ck_assert_int_eq(dt_comm_bcast(w, out, sizeof out, 0), CM_OK);
+    *hash = (uint64_t)out[0];
+    *acc = out[1];
+    return (cm_status)(int)out[2];
+}
+
+START_TEST(test_same_trajectory_for_every_P)
+{
+    char path[64];
+    dt_config cfg;
+    cube_file(path, sizeof path);
+    small_config(&cfg, path);
+    uint64_t h[3];
+    double acc[3];
+    size_t Ps[3] = {1, 2, 4};
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(run_on(Ps[k], &cfg, &h[k], &acc[k]), CM_OK);
+    ck_assert_uint_eq(h[0], h[1]);
+    ck_assert_uint_eq(h[0], h[2]);
+    ck_assert_double_eq(acc[0], acc[2]);
+    /* and the run learned: 10 classes, chance is 0.1 */
+    ck_assert_double_gt(acc[0], 0.7);
+    /* a different seed gives a different trajectory */
+    cfg.seed = 6;
+    uint64_t h6;
+    double a6;
+    ck_assert_int_eq(run_on(4, &cfg, &h6, &a6), CM_OK);
+    ck_assert_uint_ne(h6, h[0]);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_resume_equals_uninterrupted)
+{
+    char path[64], dir[64];
+    dt_config cfg;
+    cube_file(path, sizeof path);
+    small_config(&cfg, path);
+    cfg.epochs = 3;
+    uint64_t h_full, h_part, h_res;
+    double a_full, a_part, a_res;
+    ck_assert_int_eq(run_on(4, &cfg, &h_full, &a_full), CM_OK);
+    /* same directory name on every rank: rank 0's pid, broadcast */
+    int pid = (int)getpid();
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
+                     CM_OK);
+    snprintf(dir, sizeof dir, "/tmp/mpi_check_ckpt_%d", pid);
+    snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
+    cfg.stop_after = 1;
+    ck_assert_int_eq(run_on(2, &cfg, &h_part, &a_part), CM_OK);
+    ck_assert_uint_ne(h_part, h_full); /* it did stop early */
+    cfg.stop_after = 0;
+    cfg.resume = 1;
+    ck_assert_int_eq(run_on(4, &cfg, &h_res, &a_res), CM_OK);
+    ck_assert_uint_eq(h_res, h_full);
+    ck_assert_double_eq(a_res, a_full);
+    /* resuming with other settings is refused on every rank */
+    cfg.lr = 0.06;
+    ck_assert_int_eq(run_on(4, &cfg, &h_res, &a_res), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "other settings"));
+    if (dt_comm_rank(dt_comm_world()) == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_allreduce_learns)
+{
+    dt_config cfg;
+    small_config(&cfg, "");
+    cfg.mode = DT_MODE_ALLREDUCE;
+    cfg.workers = 6;
+    uint64_t h;
+    double acc;
+    ck_assert_int_eq(run_on(4, &cfg, &h, &acc), CM_OK);
+    ck_assert_double_gt(acc, 0.7);
+}
+END_TEST
+
+START_TEST(test_rejections_on_all_ranks)
+{
+    dt_config cfg;
+    char path[64];
+    uint64_t h;
+    double acc;
+    /* a 3-node path: 4 ranks are too many */
+    snprintf(path, sizeof path, "/tmp/mpi_check_small_%d.txt", (int)getpid());
+    FILE *fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("0 1\n1 2\n", fp);
+    fclose(fp);
+    small_config(&cfg, path);
+    ck_assert_int_eq(run_on(4, &cfg, &h, &acc), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "4 MPI ranks but"));
+    /* an asymmetric weighted file */
+    fp = fopen(path, "w");
+    fputs("0 0 0.5\n1 1 0.5\n0 1 0.5\n1 0 0.25\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(run_on(4, &cfg, &h, &acc), CM_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "symmetric"));
+    /* the message is the same on every rank: compare lengths */
+    double len = (double)strlen(cm_last_error()), sum = len;
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(dt_comm_world(), &sum, 1),
+                     CM_OK);
+    ck_assert_double_eq(sum, len * (double)dt_comm_size(dt_comm_world()));
+    unlink(path);
+}
+END_TEST
+
+Suite *dpsgd_suite(void)
+{
+    Suite *s = suite_create("dpsgd");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_same_trajectory_for_every_P);
+    tcase_add_test(tc, test_resume_equals_uninterrupted);
+    tcase_add_test(tc, test_allreduce_learns);
+    tcase_add_test(tc, test_rejections_on_all_ranks);
+    suite_add_tcase(s, tc);
+    return s;
+}
