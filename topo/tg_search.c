@@ -219,7 +219,12 @@ static void keep_best(run_ctx *c, const tg_graph *g, double e)
     }
 }
 
-static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart)
+/* One annealing run from g (modified in place) that must end by the wall
+ * time deadline (INFINITY: none). With a deadline the schedule follows
+ * whichever is further along, moves or time, so a run cut short by the
+ * clock still ends cold: T = t0 (t1/t0)^max(it/iters, elapsed/share). */
+static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart,
+                        double deadline)
 {
     const tg_search_opts *o = c->o;
     size_t iters = o->iters ? o->iters : tg_search_default_iters(o->n, o->d);
@@ -238,12 +243,18 @@ static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart)
     double temp = t0;
     int have_vec = 0;   /* spec.z/zw hold the current graph's eigenpairs */
     size_t rejects = 0; /* rejections since the last accepted move */
-    for (size_t it = 0; it < iters; it++, temp *= cool) {
-        if (out_of_time(c)) {
-            c->res->timed_out = 1;
-            break;
-        }
+    double begin = cm_time_now(), t_move = t0;
+    for (size_t it = 0; it < iters; it++, temp = t_move * cool) {
         double now = cm_time_now();
+        t_move = temp; /* the move-count schedule */
+        if (isfinite(deadline)) {
+            double tf = (now - begin) / (deadline - begin);
+            if (tf >= 1.0 || out_of_time(c)) {
+                c->res->timed_out = 1;
+                break;
+            }
+            temp = fmin(temp, t0 * pow(t1 / t0, tf));
+        }
         if (o->progress && now - c->last_progress >= o->progress_every) {
             tg_progress p = {restart, it, iters, temp, e, c->best_e,
                              now - c->start_time};
@@ -330,10 +341,16 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
             st = tg_graph_random_regular(&g, o->n, o->d, &c.rng);
         if (st != CM_OK)
             goto cleanup;
-        st = anneal(&c, &g, r);
+        double deadline = INFINITY;
+        if (o->time_limit > 0.0) { /* an equal share of the time left */
+            double now = cm_time_now();
+            double end = c.start_time + o->time_limit;
+            deadline = now + (end - now) / (double)(restarts - r);
+        }
+        st = anneal(&c, &g, r, deadline);
         if (st != CM_OK)
             goto cleanup;
-        if (res->timed_out)
+        if (out_of_time(&c))
             break;
     }
     st = tg_graph_from_edges(out, o->n, m, c.best_u, c.best_v);

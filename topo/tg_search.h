@@ -55,7 +55,10 @@ typedef struct {
     size_t restarts;      /* independent runs; 0: tg_search_default_restarts */
     double t0, t1;        /* start and end temperatures; <= 0: defaults
                              t0 = tg_search_default_t0(n), t1 = t0/100 */
-    double time_limit;    /* seconds for the whole search; <= 0: none */
+    double time_limit;    /* seconds for the whole search; <= 0: none.
+                             Each restart gets an equal share of the time
+                             left and cools on the clock as well as on its
+                             moves, so it ends cold when cut short */
     int no_screen;        /* 1: score every proposal exactly (same result,
                              slower; for measurements and tests) */
     double progress_every;/* seconds between progress calls */
