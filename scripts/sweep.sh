@@ -6,6 +6,11 @@
 #   scripts/sweep.sh                 the full grid (see the defaults below)
 #   SMOKE=1 scripts/sweep.sh         a tiny grid on synthetic data (< 2 min)
 #   WORKERS="16 64" SEEDS="1" EPOCHS=3 scripts/sweep.sh    a custom grid
+#   SETTINGS="learned:laplacian rrl:mh" ...   explicit topology:weights
+#                                    pairs instead of KINDS x WEIGHTS
+#
+# Runs are ordered seed by seed (all settings of seed 1 first), so a sweep
+# stopped early still has every setting for the seeds it finished.
 #
 # A run is complete when OUT/runs/NAME.done exists; complete runs are
 # skipped, so a stopped sweep resumes where it was. Partial CSVs of an
@@ -41,6 +46,10 @@ else
     DATASET=${DATASET:-fashion-mnist}
     ALLREDUCE=${ALLREDUCE:-1}
 fi
+if [ -z "${SETTINGS:-}" ]; then
+    SETTINGS=""
+    for k in $KINDS; do for w in $WEIGHTS; do SETTINGS="$SETTINGS $k:$w"; done; done
+fi
 BATCH=${BATCH:-32}
 LR=${LR:-0.05}
 MOMENTUM=${MOMENTUM:-0.9}
@@ -61,8 +70,7 @@ mkdir -p "$OUT/topo" "$OUT/runs" "$OUT/logs"
 # Record the grid so plot.sh and summary.sh know what to expect.
 cat > "$OUT/grid.env.tmp" <<GRID
 WORKERS="$WORKERS"
-KINDS="$KINDS"
-WEIGHTS="$WEIGHTS"
+SETTINGS="$SETTINGS"
 PARTITIONS="$PARTITIONS"
 SEEDS="$SEEDS"
 EPOCHS="$EPOCHS"
@@ -90,9 +98,9 @@ topo_file() { # n kind weights
 
 # Count the runs first, for progress.
 total=0
-for n in $WORKERS; do for p in $PARTITIONS; do for s in $SEEDS; do
-    for k in $KINDS; do for w in $WEIGHTS; do total=$((total + 1)); done; done
-    [ "$ALLREDUCE" = 1 ] && total=$((total + 1))
+for s in $SEEDS; do for n in $WORKERS; do for p in $PARTITIONS; do
+    for kw in $SETTINGS; do total=$((total + 1)); done
+    if [ "$ALLREDUCE" = 1 ]; then total=$((total + 1)); fi
 done; done; done
 
 i=0
@@ -121,18 +129,17 @@ run() { # name np args...
     fi
 }
 
-for n in $WORKERS; do
-    np=$NP
-    [ "$np" -gt "$n" ] && np=$n
-    for p in $PARTITIONS; do
-        ptag=$(echo "$p" | tr ':' '-')
-        for s in $SEEDS; do
-            for k in $KINDS; do
-                for w in $WEIGHTS; do
-                    f=$(topo_file "$n" "$k" "$w")
-                    run "n$n-$k-$w-$ptag-s$s" "$np" --topology "$f" \
-                        --partition "$p" --seed "$s"
-                done
+for s in $SEEDS; do
+    for n in $WORKERS; do
+        np=$NP
+        [ "$np" -gt "$n" ] && np=$n
+        for p in $PARTITIONS; do
+            ptag=$(echo "$p" | tr ':' '-')
+            for kw in $SETTINGS; do
+                k=${kw%%:*}; w=${kw#*:}
+                f=$(topo_file "$n" "$k" "$w")
+                run "n$n-$k-$w-$ptag-s$s" "$np" --topology "$f" \
+                    --partition "$p" --seed "$s"
             done
             if [ "$ALLREDUCE" = 1 ]; then
                 run "n$n-allreduce-none-$ptag-s$s" "$np" --mode allreduce \
