@@ -40,6 +40,9 @@ SRC_SRCS     := $(filter-out $(MAINS),$(wildcard src/*.c))
 TOPO_SRCS    := $(wildcard topo/*.c)
 TRAIN_MPI_SRCS := $(wildcard train/*_mpi.c)
 TRAIN_SRCS   := $(filter-out $(TRAIN_MPI_SRCS),$(wildcard train/*.c))
+# Trainer files that call the dt_comm/dt_gossip API (but do not include
+# <mpi.h>): linked into dpsgd-train and check_mpi, not into check_unit.
+TRAIN_DIST_SRCS := $(wildcard train/dt_dpsgd.c)
 UNIT_TESTS   := $(wildcard tests/check_*.c)
 MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
 
@@ -49,6 +52,7 @@ mpiobj = $(patsubst %.c,$(BUILD)/mpi/%.o,$(1))
 SRC_OBJS   := $(call obj,$(SRC_SRCS))
 TOPO_OBJS  := $(call obj,$(TOPO_SRCS))
 TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
+TRAIN_UNIT_OBJS := $(call obj,$(filter-out $(TRAIN_DIST_SRCS),$(TRAIN_SRCS)))
 TRAIN_MPI_OBJS := $(call mpiobj,$(TRAIN_MPI_SRCS))
 
 TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm
@@ -111,7 +115,7 @@ $(BUILD)/mpi/tests/%.o: tests/%.c
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
-                   $(TOPO_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
+                   $(TOPO_OBJS) $(TRAIN_UNIT_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
 	    $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
