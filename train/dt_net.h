@@ -42,7 +42,8 @@ typedef struct {
     float *grads;          /* the network's own gradient (owned) */
     /* scratch, owned: act[i] is the input of layer i (act[0] borrowed from
        the caller during a call), act[n_layers] the logits; dact likewise for
-       gradients. In-place layers (relu) share their input's buffer. */
+       gradients. A relu is fused into the conv/fc before it; one that
+       could not be (after a pool) would run in place on its input. */
     float *act[DT_NET_MAX_LAYERS + 1];
     float *dact[DT_NET_MAX_LAYERS + 1];
     int32_t *arg[DT_NET_MAX_LAYERS]; /* pooling arg-max, per pool layer */
