@@ -42,7 +42,7 @@ TRAIN_MPI_SRCS := $(wildcard train/*_mpi.c)
 TRAIN_SRCS   := $(filter-out $(TRAIN_MPI_SRCS),$(wildcard train/*.c))
 # Trainer files that call the dt_comm/dt_gossip API (but do not include
 # <mpi.h>): linked into dpsgd-train and check_mpi, not into check_unit.
-TRAIN_DIST_SRCS := $(wildcard train/dt_dpsgd.c)
+TRAIN_DIST_SRCS := $(wildcard train/dt_dpsgd.c train/dt_dpsgd_eval.c)
 UNIT_TESTS   := $(wildcard tests/check_*.c)
 MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
 
