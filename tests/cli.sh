@@ -208,8 +208,57 @@ train_cases() {
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 0 ] && [ "$(sed -n "s/.*hash //p" "$T/out")" = "$h1" ]' "--quiet; same seed, same parameters"
 }
 
+# mpirun'd dpsgd-train: every rank stops within seconds (timeout 120 would
+# turn a hang into a failure), rank 0 prints one message, non-zero exit, no
+# log or checkpoint left behind.
+mpi_run() {
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OPENBLAS_NUM_THREADS=1 timeout 120 mpirun -q --oversubscribe \
+        --bind-to none -np "$@"
+}
+
+mpi_cases() {
+    command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
+    dt="$BIN/dpsgd-train"
+    l="$T/mpi.csv"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64"
+    "$BIN/topogen" -n 4 -d 3 --quiet -o "$T/g4.txt"
+    expect_fail 2 "^dpsgd-train: 5 MPI ranks but .*g4.txt has only 4 workers" \
+        "more ranks than workers" mpi_run 5 "$dt" --topology "$T/g4.txt" $syn --log "$l"
+    printf '0 0 0.5\n1 1 0.5\n0 1 0.5\n1 0 0.25\n' >"$T/asym.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*asym.txt:4: .*symmetric" \
+        "asymmetric topology" mpi_run 2 "$dt" --topology "$T/asym.txt" $syn --log "$l"
+    printf '0 0 0.5\n1 1 0.4\n0 1 0.5\n' >"$T/rows.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*rows.txt: row 1 of W sums to 0.9" \
+        "non-stochastic topology" mpi_run 2 "$dt" --topology "$T/rows.txt" $syn --log "$l"
+    printf '0 1\n2 3\n' >"$T/split.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*split.txt: the graph is disconnected" \
+        "disconnected topology" mpi_run 2 "$dt" --topology "$T/split.txt" $syn --log "$l"
+    expect_fail 1 "^dpsgd-train: --topology: cannot open .*missing.txt" \
+        "missing topology" mpi_run 2 "$dt" --topology "$T/missing.txt" $syn --log "$l"
+    expect_fail 1 "^dpsgd-train: .*$T/nodata" \
+        "missing data" mpi_run 2 "$dt" --topology "$T/g4.txt" --data "$T/nodata" --log "$l"
+    expect_fail 2 "^dpsgd-train: 2 MPI ranks need --topology" \
+        "two ranks, no topology" mpi_run 2 "$dt" $syn --log "$l"
+    expect_fail 2 "^dpsgd-train: --partition 'dirichlet:-1'" \
+        "bad partition" mpi_run 2 "$dt" --topology "$T/g4.txt" --partition dirichlet:-1 $syn
+    expect_fail 1 "^dpsgd-train: --resume: no complete checkpoint in $T/ck" \
+        "resume without checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --checkpoint "$T/ck" --resume --log "$l"
+    check '[ ! -e "$l" ]' "no log after MPI failures"
+    # a good run, and a corrupt checkpoint refused on resume
+    expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 2 --checkpoint "$T/ck" --log "$l"
+    check '[ "$(wc -l <"$l")" -eq 3 ] && [ -f "$T/ck/latest" ]' "CSV rows and a complete checkpoint"
+    f=$(ls "$T"/ck/epoch-*/worker-000001.ckpt)
+    printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
+    expect_fail 1 "^dpsgd-train: --resume: .*worker-000001.ckpt: checksum mismatch" \
+        "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
+}
+
 topogen_cases
 train_cases
+mpi_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
