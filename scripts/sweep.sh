@@ -28,14 +28,14 @@ TOPO_SEED=${TOPO_SEED:-1}
 
 if [ "${SMOKE:-0}" = 1 ]; then
     WORKERS=${WORKERS:-"4 8"}
-    KINDS=${KINDS:-"learned rrl"}
-    WEIGHTS=${WEIGHTS:-"laplacian mh"}
+    SETTINGS=${SETTINGS:-"learned:laplacian rrl:mh"}
     PARTITIONS=${PARTITIONS:-"iid dirichlet:0.1"}
     SEEDS=${SEEDS:-"1"}
     EPOCHS=${EPOCHS:-2}
     DEGREE=${DEGREE_SMOKE:-3}
     DATASET=${DATASET:-synthetic}
     ALLREDUCE=${ALLREDUCE:-1}
+    TRAIN_ARGS=${TRAIN_ARGS:-"--synthetic-train 2048 --synthetic-test 256 --local-eval 64"}
 else
     WORKERS=${WORKERS:-"16 32 64"}
     KINDS=${KINDS:-"learned rrl random exponential"}
@@ -46,6 +46,8 @@ else
     DATASET=${DATASET:-fashion-mnist}
     ALLREDUCE=${ALLREDUCE:-1}
 fi
+KINDS=${KINDS:-"learned rrl random exponential"}
+WEIGHTS=${WEIGHTS:-"laplacian mh"}
 if [ -z "${SETTINGS:-}" ]; then
     SETTINGS=""
     for k in $KINDS; do for w in $WEIGHTS; do SETTINGS="$SETTINGS $k:$w"; done; done
@@ -149,3 +151,11 @@ for s in $SEEDS; do
     done
 done
 echo "sweep: $total runs complete in $OUT/runs ($(( $(date +%s) - t0 ))s)"
+# Plots and the summary table of everything complete in OUT so far.
+if command -v gnuplot >/dev/null 2>&1; then
+    sh "$here/plot.sh" "$OUT"
+    sh "$here/summary.sh" "$OUT" > /dev/null
+    echo "sweep: plots in $OUT/plots, table in $OUT/summary.md"
+else
+    echo "sweep: gnuplot not found: no plots (apt-get install gnuplot-nox)" >&2
+fi
