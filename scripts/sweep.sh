@@ -35,7 +35,8 @@ if [ "${SMOKE:-0}" = 1 ]; then
     DEGREE=${DEGREE_SMOKE:-3}
     DATASET=${DATASET:-synthetic}
     ALLREDUCE=${ALLREDUCE:-1}
-    TRAIN_ARGS=${TRAIN_ARGS:-"--synthetic-train 2048 --synthetic-test 256 --local-eval 64"}
+    BATCH=${BATCH:-16}
+    TRAIN_ARGS=${TRAIN_ARGS:-"--synthetic-train 4096 --synthetic-test 256 --local-eval 64"}
 else
     WORKERS=${WORKERS:-"16 32 64"}
     KINDS=${KINDS:-"learned rrl random exponential"}
