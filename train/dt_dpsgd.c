@@ -266,6 +266,10 @@ static cm_status step_gossip(dt_run *r, double lr)
     for (size_t i = 0; i < r->count && s == CM_OK; i++) {
         s = worker_grad(r, i, r->x[i], r->net->grads);
         dt_sgd_velocity(r->v[i], r->net->grads, r->x[i], r->len, mu, wd);
+        /* Open MPI moves a nonblocking exchange only inside MPI calls:
+         * poke it between workers so it proceeds during the computation. */
+        if (s == CM_OK && i + 1 < r->count)
+            s = dt_gossip_progress(r->g);
     }
     r->t_compute += cm_time_now() - t0;
     if (s == CM_OK)
