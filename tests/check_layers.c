@@ -172,6 +172,97 @@ START_TEST(test_gradcheck_conv)
 }
 END_TEST
 
+/* |a - b| <= 1e-5 max(1, |a|): equal up to float rounding of short sums */
+static int close_to(double a, double b)
+{
+    return fabs(a - b) <= 1e-5 * fmax(1.0, fabs(a));
+}
+
+/* (c, h, w) <-> (h, w, c) for each of `batch` images; back != 0 inverts. */
+static void nhwc_copy(const float *src, float *dst, size_t batch, size_t c,
+                      size_t hw, int back)
+{
+    for (size_t n = 0; n < batch; n++)
+        for (size_t ci = 0; ci < c; ci++)
+            for (size_t p = 0; p < hw; p++) {
+                size_t a = (n * c + ci) * hw + p, b = (n * hw + p) * c + ci;
+                if (back)
+                    dst[a] = src[b];
+                else
+                    dst[b] = src[a];
+            }
+}
+
+/* The NHWC conv (where the CPU runs it): gradients by finite differences,
+ * and forward and backward equal to the NCHW im2col conv on transposed
+ * tensors (to 1e-5: another summation order). Shapes cover one
+ * channel, oc over 32 and not a multiple of it, k c a multiple of 32 (the
+ * contiguous dX path) or not, batches not a multiple of 8 pixels. */
+START_TEST(test_conv_nhwc)
+{
+    if (!dt_layer_nhwc_available())
+        return;
+    static const size_t cases[][6] = {/* c, h, w, oc, k, batch */
+        {1, 8, 7, 5, 3, 3}, {3, 6, 9, 40, 3, 2}, {32, 6, 6, 33, 3, 2},
+        {2, 5, 5, 4, 2, 5}, {64, 5, 4, 64, 3, 1}};
+    cm_rng r;
+    cm_rng_seed(&r, 21, 0);
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const size_t *c = cases[t], B = c[5];
+        dt_layer l = {.kind = DT_CONV, .c = c[0], .h = c[1], .w = c[2],
+                      .oc = c[3], .k = c[4], .relu = (int)(t % 2)};
+        ck_assert_int_eq(dt_layer_shape(&l), 0);
+        dt_layer f = l;
+        f.in_nhwc = f.out_nhwc = 1;
+        if (c[0] <= 3) { /* short sums; the harness masks r in place */
+            dt_layer g = f;
+            g.relu = 0;
+            gradcheck_layer(g, B, 1, 300 + t);
+        }
+        const size_t nin = B * dt_layer_in_size(&l);
+        const size_t nout = B * dt_layer_out_size(&l), hw = l.h * l.w;
+        const size_t ohw = l.oh * l.ow;
+        float *buf = calloc(6 * nin + 8 * nout + 4 * l.n_w + 4 * l.oc,
+                            sizeof *buf);
+        float *x = buf, *xt = x + nin, *dx1 = xt + nin, *dx2 = dx1 + nin;
+        float *dxt = dx2 + nin, *y1 = dxt + nin, *y2 = y1 + nout;
+        float *yt = y2 + nout, *dy1 = yt + nout, *dy2 = dy1 + nout;
+        float *w = dy2 + nout, *dw1 = w + l.n_w, *dw2 = dw1 + l.n_w;
+        float *b = dw2 + l.n_w, *db1 = b + l.oc, *db2 = db1 + l.oc;
+        float *col1 = malloc(dt_layer_col_size(&l, B) * sizeof *col1);
+        float *col2 = malloc(dt_layer_col_size(&f, B) * sizeof *col2);
+        fill_uniform(&r, x, nin, -1, 1);
+        fill_uniform(&r, w, l.n_w, -1, 1);
+        fill_uniform(&r, b, l.oc, -1, 1);
+        fill_uniform(&r, dy1, nout, -1, 1);
+        nhwc_copy(x, xt, B, l.c, hw, 0);
+        nhwc_copy(dy1, dy2, B, l.oc, ohw, 0);
+        dt_conv_forward(&l, w, b, x, y1, B, col1, B);
+        dt_conv_backward(&l, w, x, y1, dy1, dx1, dw1, db1, B, col1, B);
+        dt_conv_forward(&f, w, b, xt, y2, B, col2, B);
+        dt_conv_backward(&f, w, xt, y2, dy2, dxt, dw2, db2, B, col2, B);
+        nhwc_copy(y2, yt, B, l.oc, ohw, 1);
+        nhwc_copy(dxt, dx2, B, l.c, hw, 1);
+        for (size_t i = 0; i < nout; i++)
+            ck_assert(close_to(y1[i], yt[i]));
+        for (size_t i = 0; i < nin; i++)
+            ck_assert(close_to(dx1[i], dx2[i]));
+        for (size_t i = 0; i < l.n_w; i++)
+            ck_assert(close_to(dw1[i], dw2[i]));
+        for (size_t i = 0; i < l.oc; i++)
+            ck_assert(close_to(db1[i], db2[i]));
+        free(col1);
+        free(col2);
+        free(buf);
+    }
+    /* pooling NHWC -> NHWC and NHWC -> NCHW */
+    dt_layer p = {.kind = DT_POOL, .c = 3, .h = 4, .w = 6, .in_nhwc = 1};
+    gradcheck_layer(p, 2, 1, 310);
+    p.out_nhwc = 1;
+    gradcheck_layer(p, 2, 1, 311);
+}
+END_TEST
+
 START_TEST(test_gradcheck_fc_pool_relu)
 {
     dt_layer fc = {.kind = DT_FC, .c = 7, .h = 1, .w = 1, .oc = 5};
@@ -225,7 +316,7 @@ START_TEST(test_conv_known_answer)
     ck_assert_int_eq(dt_layer_shape(&l), 0);
     ck_assert_uint_eq(l.oh, 2);
     float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 0, 0, 1}, b = 0.5f;
-    float y[4], col[64];
+    float y[4], *col = malloc(dt_layer_col_size(&l, 1) * sizeof *col);
     dt_conv_forward(&l, w, &b, x, y, 1, col, 1);
     const float want[4] = {6.5f, 8.5f, 12.5f, 14.5f};
     for (int i = 0; i < 4; i++)
@@ -234,7 +325,8 @@ START_TEST(test_conv_known_answer)
     dt_layer p = {.kind = DT_CONV, .c = 1, .h = 3, .w = 3, .oc = 1, .k = 3,
                   .pad = 1};
     ck_assert_int_eq(dt_layer_shape(&p), 0);
-    float ones[9], y2[9], col2[256], zb = 0.0f;
+    float ones[9], y2[9], zb = 0.0f;
+    float *col2 = malloc(dt_layer_col_size(&p, 1) * sizeof *col2);
     for (int i = 0; i < 9; i++)
         ones[i] = 1.0f;
     dt_conv_forward(&p, ones, &zb, x, y2, 1, col2, 1);
@@ -245,12 +337,16 @@ START_TEST(test_conv_known_answer)
     dt_layer c2 = {.kind = DT_CONV, .c = 2, .h = 2, .w = 2, .oc = 1, .k = 1};
     ck_assert_int_eq(dt_layer_shape(&c2), 0);
     float xx[16] = {1, 2, 3, 4, 10, 20, 30, 40, 2, 4, 6, 8, 20, 40, 60, 80};
-    float wc[2] = {1, -1}, yy[8], col3[64];
+    float wc[2] = {1, -1}, yy[8];
+    float *col3 = malloc(dt_layer_col_size(&c2, 2) * sizeof *col3);
     dt_conv_forward(&c2, wc, &zb, xx, yy, 2, col3, 2);
     for (int i = 0; i < 4; i++) {
         ck_assert_float_eq(yy[i], -9.0f * (float)(i + 1));
         ck_assert_float_eq(yy[4 + i], -18.0f * (float)(i + 1));
     }
+    free(col);
+    free(col2);
+    free(col3);
 }
 END_TEST
 
@@ -296,7 +392,7 @@ START_TEST(test_fused_relu)
         float *w = malloc(l.n_w * sizeof *w), b[8], x[400], y1[400], y2[400];
         float dy1[400], dy2[400], dx1[400], dx2[400], dw1[400], dw2[400];
         float db1[8] = {0}, db2[8] = {0};
-        float col[2000];
+        float *col = malloc((dt_layer_col_size(&l, 2) + 1) * sizeof *col);
         fill_uniform(&r, w, l.n_w, -1, 1);
         fill_uniform(&r, b, l.oc, -1, 1);
         fill_uniform(&r, x, nin, -1, 1);
@@ -329,6 +425,7 @@ START_TEST(test_fused_relu)
         ck_assert_mem_eq(dx1, dx2, nin * sizeof *dx1);
         ck_assert_mem_eq(dw1, dw2, l.n_w * sizeof *dw1);
         ck_assert_mem_eq(db1, db2, l.oc * sizeof *db1);
+        free(col);
         free(w);
     }
 }
@@ -383,6 +480,7 @@ START_TEST(test_gradcheck_net)
 {
     gradcheck_net(DT_MODEL_LENET, 1, 28);
     gradcheck_net(DT_MODEL_CNN, 3, 16);
+    gradcheck_net(DT_MODEL_CNN, 1, 16); /* NHWC where the CPU can */
 }
 END_TEST
 
@@ -453,6 +551,7 @@ Suite *layers_suite(void)
     tcase_add_test(tc, test_conv_known_answer);
     tcase_add_test(tc, test_pool_known_answer);
     tcase_add_test(tc, test_gradcheck_conv);
+    tcase_add_test(tc, test_conv_nhwc);
     tcase_add_test(tc, test_gradcheck_fc_pool_relu);
     tcase_add_test(tc, test_gradcheck_softmax_xent);
     tcase_add_test(tc, test_fused_relu);

@@ -9,8 +9,15 @@
  * Backward kernels ACCUMULATE into the weight and bias gradients (dw += ...)
  * and OVERWRITE the input gradient dx; the caller zeroes dw/db once per
  * step. Conv and fc may carry a fused ReLU (l->relu): forward then stores
- * max(z, 0), and backward first masks dy in place by [y > 0]. None of these functions allocates or fails: shapes are checked when
- * a network is built (dt_net_new).
+ * max(z, 0), and backward first masks dy in place by [y > 0]. None of
+ * these functions allocates or fails: shapes are checked when a network is
+ * built (dt_net_new).
+ *
+ * Layouts: by default NCHW. Where dt_layer_nhwc_available() says so, conv
+ * (without padding) and pool also run NHWC (channels last: a batch is
+ * B*h*w*c floats, pixel after pixel, the c channels of a pixel
+ * contiguous), chosen per layer by in_nhwc/out_nhwc; a 1-channel image is
+ * the same in both. Weights keep one layout, (oc x c x k x k), either way.
  */
 #ifndef DT_LAYERS_H
 #define DT_LAYERS_H
@@ -36,6 +43,10 @@ typedef struct {
     size_t n_w;         /* number of weights (0 for pool and relu) */
     int relu;           /* conv, fc: a ReLU fused on the output, y = max(.,0)
                            (dt_net fuses each relu into the layer before) */
+    int in_nhwc;        /* pool: input is NHWC (else NCHW) */
+    int out_nhwc;       /* conv: input and output NHWC, direct AVX-512
+                           kernels (needs pad 0 and
+                           dt_layer_nhwc_available()); pool: output NHWC */
 } dt_layer;
 
 /* Fills the output shape and n_w of a layer from kind, input shape and
@@ -48,9 +59,14 @@ int dt_layer_shape(dt_layer *l);
 size_t dt_layer_in_size(const dt_layer *l);
 size_t dt_layer_out_size(const dt_layer *l);
 
-/* Floats of im2col workspace the conv kernels need for `batch` images
- * processed at once (0 for other kinds): (c k k) x (batch oh ow). */
+/* Floats of workspace the conv kernels need for `batch` images processed
+ * at once (0 for other kinds): NCHW, the im2col matrix (c k k) x (batch oh
+ * ow), a staging matrix oc x (batch oh ow) and GEMM packing; NHWC, only
+ * repacked weights and a weight-gradient tile, O(oc c k k). */
 size_t dt_layer_col_size(const dt_layer *l, size_t batch);
+
+/* Nonzero when this CPU runs the NHWC conv kernels (AVX-512F). */
+int dt_layer_nhwc_available(void);
 
 /* Multiply-adds of the forward pass of one image (for GFLOP/s figures). */
 double dt_layer_macs(const dt_layer *l);
@@ -74,7 +90,8 @@ void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
                       float *db, size_t batch, float *col, size_t col_batch);
 
 /* Max pooling forward: y = max of each 2x2 window, arg[n*out + o] = index
- * (within the image's input, c*h*w) of the chosen element (first maximum). */
+ * (within the image's input, c*h*w, in the input's layout) of the chosen
+ * element (first maximum in the order (0,0), (0,1), (1,0), (1,1)). */
 void dt_pool_forward(const dt_layer *l, const float *x, float *y,
                      int32_t *arg, size_t batch);
 

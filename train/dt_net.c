@@ -66,6 +66,33 @@ static float *net_alloc(dt_net *net, size_t n)
     return p;
 }
 
+/* Runs the convs and pools NHWC (direct AVX-512 convolution, no im2col)
+ * when the CPU can, every conv is unpadded, the input has one channel
+ * (NCHW = NHWC then) and every fc follows a pool or an fc (a pool before an
+ * fc writes NCHW, the flattening the fc weights expect). Else all NCHW. */
+static void set_layouts(dt_net *net)
+{
+    if (!dt_layer_nhwc_available() || net->in_c != 1)
+        return;
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        if (l->kind == DT_RELU || (l->kind == DT_CONV && l->pad) ||
+            (l->kind == DT_FC && i > 0 && net->layers[i - 1].kind == DT_CONV))
+            return;
+    }
+    for (size_t i = 0; i < net->n_layers; i++) {
+        dt_layer *l = &net->layers[i];
+        int next_conv = i + 1 < net->n_layers &&
+                        net->layers[i + 1].kind != DT_FC;
+        if (l->kind == DT_CONV) {
+            l->in_nhwc = l->out_nhwc = 1;
+        } else if (l->kind == DT_POOL) {
+            l->in_nhwc = i > 0; /* the input image is NCHW = NHWC */
+            l->out_nhwc = next_conv;
+        }
+    }
+}
+
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
                      size_t classes, size_t max_batch, dt_net **out)
 {
@@ -118,13 +145,6 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
             l->b_off = off + l->n_w;
             off += l->n_w + l->oc;
         }
-        if (l->kind == DT_CONV) {
-            size_t pix = l->oh * l->ow;
-            size_t nb = (COL_TARGET + pix - 1) / pix;
-            net->col_batch[i] = nb < max_batch ? nb : max_batch;
-            size_t need = dt_layer_col_size(l, net->col_batch[i]);
-            col = need > col ? need : col;
-        }
         c = l->oc;
         h = l->oh;
         w = l->ow;
@@ -132,6 +152,17 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     }
     net->n_layers = i;
     net->n_params = off;
+    set_layouts(net);
+    for (i = 0; i < net->n_layers; i++) {
+        dt_layer *l = &net->layers[i];
+        if (l->kind != DT_CONV)
+            continue;
+        size_t pix = l->oh * l->ow;
+        size_t nb = (COL_TARGET + pix - 1) / pix;
+        net->col_batch[i] = nb < max_batch ? nb : max_batch;
+        size_t need = dt_layer_col_size(l, net->col_batch[i]);
+        col = need > col ? need : col;
+    }
     if (!(net->params = net_alloc(net, off)) ||
         !(net->grads = net_alloc(net, off)) ||
         !(net->col = net_alloc(net, col)))
