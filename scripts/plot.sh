@@ -59,7 +59,8 @@ plot_one() {
     npan=$(echo $ns | wc -w)
     gp="$OUT/plots/.plot.gp"
     {
-        echo "set terminal pngcairo size $((520 * npan + 80)),520 font 'DejaVu Sans,10'"
+        width=$((520 * npan + 80)); [ "$width" -lt 1000 ] && width=1000
+        echo "set terminal pngcairo size $width,520 font 'DejaVu Sans,10'"
         echo "set output '$png.tmp'"
         echo "set multiplot layout 1,$npan title '$title' font ',13'"
         echo "set grid lc rgb '#dddddd'"
