@@ -45,7 +45,6 @@
 
 /* The rank's state, dt_run, is declared in dt_dpsgd_impl.h. */
 
-
 /* ---- setup ------------------------------------------------------------- */
 
 /* Topology (gossip) or worker count (all-reduce); ranks <= workers. */
