@@ -196,11 +196,35 @@ static size_t nhwc_work_size(const dt_layer *l)
     return 2 * kk * ocp + round_up(kk, 32) * l->oc + 16;
 }
 
-/* Offset of output pixel q's receptive field (its (0,0) corner) in x. */
-static size_t pix_off(const dt_layer *l, size_t q)
+/* Walks the output pixels q = (n, i, j) in order; off = offset of q's
+ * receptive field (its (0,0) corner) in the NHWC input, n in + (i w + j) c.
+ * Incremental, so the tile loops divide nothing. */
+typedef struct {
+    size_t i, j, off;
+} pix_cursor;
+
+static void pix_next(const dt_layer *l, pix_cursor *p)
 {
-    size_t pix = l->oh * l->ow, n = q / pix, r = q % pix;
-    return n * dt_layer_in_size(l) + ((r / l->ow) * l->w + r % l->ow) * l->c;
+    p->off += l->c;
+    if (++p->j < l->ow)
+        return;
+    p->j = 0;
+    p->off += (l->w - l->ow) * l->c;
+    if (++p->i < l->oh)
+        return;
+    p->i = 0;
+    p->off += (l->h - l->oh) * l->w * l->c;
+}
+
+/* The next MR receptive-field offsets (the first one repeated past mr). */
+static void pix_tile(const dt_layer *l, pix_cursor *p, size_t mr,
+                     size_t *off)
+{
+    for (size_t r = 0; r < MR; r++) {
+        off[r] = r < mr ? p->off : off[0];
+        if (r < mr)
+            pix_next(l, p);
+    }
 }
 
 /* Offset of p = (u k + v) c + ci within a receptive field. */
@@ -356,18 +380,20 @@ static void conv_nhwc_forward(const dt_layer *l, const float *w,
 {
     nhwc_ws s = nhwc_layout(l, work);
     const size_t oc = l->oc, kk = s.kk, npix = batch * l->oh * l->ow;
-    /* wf[pan][p][c] = w[pan 32 + c][ci][u][v], p = (u k + v) c + ci */
+    const size_t kq = l->k * l->k, c = l->c;
+    /* wf[pan][p][o % 32] = w[o][ci][u][v], p = (u k + v) c + ci */
     for (size_t o = 0; o < s.ocp; o++)
-        for (size_t p = 0; p < kk; p++) {
-            size_t kq = l->k * l->k, ci = p % l->c, uv = p / l->c;
-            s.wf[(o / 32) * kk * 32 + p * 32 + o % 32] =
-                o < oc ? w[o * kk + ci * kq + uv] : 0.0f;
-        }
+        for (size_t ci = 0; ci < c; ci++)
+            for (size_t uv = 0; uv < kq; uv++)
+                s.wf[(o / 32) * kk * 32 + (uv * c + ci) * 32 + o % 32] =
+                    o < oc ? w[o * kk + ci * kq + uv] : 0.0f;
+    pix_cursor cur = {0, 0, 0};
     for (size_t q0 = 0; q0 < npix; q0 += MR) {
-        size_t mr = npix - q0 < MR ? npix - q0 : MR;
+        size_t mr = npix - q0 < MR ? npix - q0 : MR, off[MR];
         const float *xr[MR];
+        pix_tile(l, &cur, mr, off);
         for (size_t r = 0; r < MR; r++)
-            xr[r] = x + pix_off(l, q0 + (r < mr ? r : 0));
+            xr[r] = x + off[r];
         for (size_t o0 = 0; o0 < oc; o0 += 32)
             fwd_tile(xr, l->k, s.kc, l->w * l->c, s.wf + o0 * kk, b + o0,
                      y + q0 * oc + o0, oc, mr, oc - o0, l->relu);
@@ -407,25 +433,32 @@ static void conv_nhwc_backward(const dt_layer *l, const float *w,
                         s.dwp + p0 * s.ocp + o0, s.ocp, mr, oc - o0);
             }
     }
+    const size_t c = l->c;
     for (size_t o = 0; o < oc; o++)
-        for (size_t p = 0; p < kk; p++)
-            dw[o * kk + (p % l->c) * kq + p / l->c] += s.dwp[p * s.ocp + o];
+        for (size_t ci = 0; ci < c; ci++)
+            for (size_t uv = 0; uv < kq; uv++)
+                dw[o * kk + ci * kq + uv] += s.dwp[(uv * c + ci) * s.ocp + o];
     if (!dx)
         return;
-    /* wt[jp][o][j] = W'(jp 32 + j, o) */
-    for (size_t p = 0; p < s.kkp; p++)
-        for (size_t o = 0; o < oc; o++)
-            s.wt[(p / 32) * oc * 32 + o * 32 + p % 32] =
-                p < kk ? w[o * kk + (p % l->c) * kq + p / l->c] : 0.0f;
+    /* wt[jp][o][p % 32] = W'(p, o) = w[o][ci][u][v], zero past kk */
+    memset(s.wt, 0, s.kkp * oc * sizeof *s.wt);
+    for (size_t o = 0; o < oc; o++)
+        for (size_t ci = 0; ci < c; ci++)
+            for (size_t uv = 0; uv < kq; uv++) {
+                size_t p = uv * c + ci;
+                s.wt[(p / 32) * oc * 32 + o * 32 + p % 32] =
+                    w[o * kk + ci * kq + uv];
+            }
     memset(dx, 0, batch * dt_layer_in_size(l) * sizeof *dx);
+    pix_cursor cur = {0, 0, 0};
     for (size_t q0 = 0; q0 < npix; q0 += MR) {
-        size_t mr = npix - q0 < MR ? npix - q0 : MR;
+        size_t mr = npix - q0 < MR ? npix - q0 : MR, off[MR];
         const float *dyr[MR];
         float *dxr[MR];
+        pix_tile(l, &cur, mr, off);
         for (size_t r = 0; r < MR; r++) {
-            size_t q = q0 + (r < mr ? r : 0);
-            dyr[r] = dy + q * oc;
-            dxr[r] = dx + pix_off(l, q);
+            dyr[r] = dy + (q0 + (r < mr ? r : 0)) * oc;
+            dxr[r] = dx + off[r];
         }
         for (size_t p0 = 0; p0 < kk; p0 += 32) {
             size_t nj = kk - p0 < 32 ? kk - p0 : 32, coff[32];
