@@ -197,14 +197,15 @@ static void nhwc_copy(const float *src, float *dst, size_t batch, size_t c,
  * and forward and backward equal to the NCHW im2col conv on transposed
  * tensors (to 1e-5: another summation order). Shapes cover one
  * channel, oc over 32 and not a multiple of it, k c a multiple of 32 (the
- * contiguous dX path) or not, batches not a multiple of 8 pixels. */
+ * contiguous dX path, and with oc a multiple of 8 the transposed dW tile)
+ * or not, batches not a multiple of 8 pixels, dW over several chunks. */
 START_TEST(test_conv_nhwc)
 {
     if (!dt_layer_nhwc_available())
         return;
     static const size_t cases[][6] = {/* c, h, w, oc, k, batch */
         {1, 8, 7, 5, 3, 3}, {3, 6, 9, 40, 3, 2}, {32, 6, 6, 33, 3, 2},
-        {2, 5, 5, 4, 2, 5}, {64, 5, 4, 64, 3, 1}};
+        {2, 5, 5, 4, 2, 5}, {64, 5, 4, 64, 3, 1}, {32, 14, 14, 8, 3, 4}};
     cm_rng r;
     cm_rng_seed(&r, 21, 0);
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {

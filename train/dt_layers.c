@@ -306,8 +306,14 @@ dw_tile(const dt_layer *l, const float *x, const float *dy, size_t r0,
         c0[r] = _mm512_load_ps(dwp + (size_t)r * ldd);
         c1[r] = _mm512_load_ps(dwp + (size_t)r * ldd + 16);
     }
-    for (size_t R = r0; R < r1; R++) {
-        const float *xb = x + (R / oh) * in + (R % oh) * wc;
+    size_t i = r0 % oh; /* input row of R = (n, i): x + n in + i w c */
+    const float *xb = x + (r0 / oh) * in + i * wc;
+    for (size_t R = r0; R < r1; R++, xb += wc) {
+        if (i == oh) {
+            i = 0;
+            xb += (l->h - oh) * wc;
+        }
+        i++;
         const float *d = dy + R * ow * oc;
         const float *xp[MR];
 #pragma GCC unroll 8
@@ -330,6 +336,48 @@ dw_tile(const dt_layer *l, const float *x, const float *dy, size_t r0,
             break;
         _mm512_store_ps(dwp + (size_t)r * ldd, c0[r]);
         _mm512_store_ps(dwp + (size_t)r * ldd + 16, c1[r]);
+    }
+}
+
+/* The transposed tile, when k c is a multiple of 32 and oc of 8: dW'^T
+ * (8 channels x 32 p's from poff on, row stride ldd) += sum over rows R in
+ * [r0, r1), j < ow of dy[(R ow + j) oc + r] x[row(R) + j c + poff + t].
+ * Each pixel then costs 3 cache lines (2 of x, 1 of dy), not 10. */
+__attribute__((target("avx512f"))) static void
+dwt_tile(const dt_layer *l, const float *x, const float *dy, size_t r0,
+         size_t r1, size_t poff, float *dwt, size_t ldd)
+{
+    const size_t oh = l->oh, ow = l->ow, oc = l->oc, c = l->c;
+    const size_t in = dt_layer_in_size(l), wc = l->w * c;
+    __m512 c0[MR], c1[MR];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++) {
+        c0[r] = _mm512_load_ps(dwt + (size_t)r * ldd);
+        c1[r] = _mm512_load_ps(dwt + (size_t)r * ldd + 16);
+    }
+    size_t i = r0 % oh;
+    const float *xb = x + (r0 / oh) * in + i * wc + poff;
+    for (size_t R = r0; R < r1; R++, xb += wc) {
+        if (i == oh) {
+            i = 0;
+            xb += (l->h - oh) * wc;
+        }
+        i++;
+        const float *d = dy + R * ow * oc, *xq = xb;
+        for (size_t j = 0; j < ow; j++, d += oc, xq += c) {
+            __m512 b0 = _mm512_loadu_ps(xq), b1 = _mm512_loadu_ps(xq + 16);
+#pragma GCC unroll 8
+            for (int r = 0; r < MR; r++) {
+                __m512 av = _mm512_set1_ps(d[r]);
+                c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+                c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++) {
+        _mm512_store_ps(dwt + (size_t)r * ldd, c0[r]);
+        _mm512_store_ps(dwt + (size_t)r * ldd + 16, c1[r]);
     }
 }
 
@@ -419,12 +467,20 @@ static void conv_nhwc_backward(const dt_layer *l, const float *w,
             db[o] += g;
         }
     }
-    /* dW' over chunks of output rows, then dw[o][ci][u][v] += dW'[p][o] */
+    /* dW' (dwp[p ocp + o]) or, when k c is a multiple of 32 and oc of 8,
+       dW'^T (dwp[o kk + p], the cheaper tile) over chunks of output rows;
+       then dw[o][ci][u][v] += dW'[p][o] */
+    const int tr = s.kc % 32 == 0 && oc % MR == 0;
+    const size_t sp = tr ? 1 : s.ocp, so = tr ? kk : 1, c = l->c;
+    const size_t chunk = NHWC_CHUNK / l->ow ? NHWC_CHUNK / l->ow : 1;
     memset(s.dwp, 0, kk * s.ocp * sizeof *s.dwp);
-    size_t chunk = NHWC_CHUNK / l->ow ? NHWC_CHUNK / l->ow : 1;
     for (size_t r0 = 0; r0 < rows; r0 += chunk) {
         size_t r1 = rows - r0 < chunk ? rows : r0 + chunk;
-        for (size_t o0 = 0; o0 < oc; o0 += 32)
+        for (size_t o0 = 0; tr && o0 < oc; o0 += MR)
+            for (size_t p0 = 0; p0 < kk; p0 += 32)
+                dwt_tile(l, x, dy + o0, r0, r1, p_off(l, p0),
+                         s.dwp + o0 * kk + p0, kk);
+        for (size_t o0 = 0; !tr && o0 < oc; o0 += 32)
             for (size_t p0 = 0; p0 < kk; p0 += MR) {
                 size_t mr = kk - p0 < MR ? kk - p0 : MR, koff[MR];
                 for (size_t r = 0; r < MR; r++)
@@ -433,11 +489,10 @@ static void conv_nhwc_backward(const dt_layer *l, const float *w,
                         s.dwp + p0 * s.ocp + o0, s.ocp, mr, oc - o0);
             }
     }
-    const size_t c = l->c;
     for (size_t o = 0; o < oc; o++)
         for (size_t ci = 0; ci < c; ci++)
             for (size_t uv = 0; uv < kq; uv++)
-                dw[o * kk + ci * kq + uv] += s.dwp[(uv * c + ci) * s.ocp + o];
+                dw[o * kk + ci * kq + uv] += s.dwp[(uv * c + ci) * sp + o * so];
     if (!dx)
         return;
     /* wt[jp][o][p % 32] = W'(p, o) = w[o][ci][u][v], zero past kk */
