@@ -56,7 +56,7 @@ static double gc_forward(gc_case *g)
         dt_pool_forward(&g->l, g->x, g->y, g->arg, g->batch);
         break;
     case DT_FC:
-        dt_fc_forward(&g->l, g->w, g->b, g->x, g->y, g->batch);
+        dt_fc_forward(&g->l, g->w, g->b, g->x, g->y, g->batch, g->col);
         break;
     case DT_RELU:
         memcpy(g->y, g->x, nout * sizeof *g->y);
@@ -106,7 +106,7 @@ static void gradcheck_layer(dt_layer l, size_t batch, size_t col_batch,
     g.x = calloc(nin, sizeof(float));
     g.y = calloc(nout, sizeof(float));
     g.r = calloc(nout, sizeof(float));
-    g.col = calloc(dt_layer_col_size(&l, col_batch) + 1, sizeof(float));
+    g.col = calloc(dt_layer_col_size(&l, batch) + 1, sizeof(float));
     g.arg = calloc(nout, sizeof(int32_t));
     float *dw = calloc(l.n_w + 1, sizeof(float));
     float *db = calloc(nb + 1, sizeof(float));
@@ -140,7 +140,7 @@ static void gradcheck_layer(dt_layer l, size_t batch, size_t col_batch,
         dt_pool_backward(&l, g.r, g.arg, dx, batch);
         break;
     case DT_FC:
-        dt_fc_backward(&l, g.w, g.x, g.y, g.r, dx, dw, db, batch);
+        dt_fc_backward(&l, g.w, g.x, g.y, g.r, dx, dw, db, batch, g.col);
         break;
     case DT_RELU:
         memcpy(dx, g.r, nin * sizeof *dx);
@@ -393,7 +393,7 @@ START_TEST(test_fused_relu)
         float *w = malloc(l.n_w * sizeof *w), b[8], x[400], y1[400], y2[400];
         float dy1[400], dy2[400], dx1[400], dx2[400], dw1[400], dw2[400];
         float db1[8] = {0}, db2[8] = {0};
-        float *col = malloc((dt_layer_col_size(&l, 2) + 1) * sizeof *col);
+        float *col = malloc((dt_layer_col_size(&l, B) + 1) * sizeof *col);
         fill_uniform(&r, w, l.n_w, -1, 1);
         fill_uniform(&r, b, l.oc, -1, 1);
         fill_uniform(&r, x, nin, -1, 1);
@@ -411,12 +411,12 @@ START_TEST(test_fused_relu)
             dt_conv_forward(&f, w, b, x, y2, B, col, 2);
             dt_conv_backward(&f, w, x, y2, dy2, dx2, dw2, db2, B, col, 2);
         } else {
-            dt_fc_forward(&l, w, b, x, y1, B);
+            dt_fc_forward(&l, w, b, x, y1, B, col);
             dt_relu_forward(y1, nout);
             dt_relu_backward(y1, dy1, nout);
-            dt_fc_backward(&l, w, x, y1, dy1, dx1, dw1, db1, B);
-            dt_fc_forward(&f, w, b, x, y2, B);
-            dt_fc_backward(&f, w, x, y2, dy2, dx2, dw2, db2, B);
+            dt_fc_backward(&l, w, x, y1, dy1, dx1, dw1, db1, B, col);
+            dt_fc_forward(&f, w, b, x, y2, B, col);
+            dt_fc_backward(&f, w, x, y2, dy2, dx2, dw2, db2, B, col);
         }
         int zeros = 0;
         for (size_t i = 0; i < nout; i++)

@@ -574,6 +574,8 @@ size_t dt_layer_out_size(const dt_layer *l) { return l->oc * l->oh * l->ow; }
 
 size_t dt_layer_col_size(const dt_layer *l, size_t batch)
 {
+    if (l->kind == DT_FC)
+        return gemm_work_size(batch > l->oc ? batch : l->oc);
     if (l->kind != DT_CONV)
         return 0;
 #ifdef DT_AVX512
@@ -849,20 +851,19 @@ void dt_pool_backward(const dt_layer *l, const float *dy, const int32_t *arg,
 }
 
 void dt_fc_forward(const dt_layer *l, const float *w, const float *b,
-                   const float *x, float *y, size_t batch)
+                   const float *x, float *y, size_t batch, float *work)
 {
     const size_t in = dt_layer_in_size(l), oc = l->oc;
     for (size_t n = 0; n < batch; n++)
         memcpy(y + n * oc, b, oc * sizeof *y);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)batch, (int)oc,
-                (int)in, 1.0f, x, (int)in, w, (int)in, 1.0f, y, (int)oc);
+    gemm(0, 1, batch, oc, in, x, in, w, in, 1, y, oc, work);
     if (l->relu)
         dt_relu_forward(y, batch * oc);
 }
 
 void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
                     const float *y, float *dy, float *dx, float *dw,
-                    float *db, size_t batch)
+                    float *db, size_t batch, float *work)
 {
     const size_t in = dt_layer_in_size(l), oc = l->oc;
     if (l->relu)
@@ -870,12 +871,9 @@ void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
     for (size_t n = 0; n < batch; n++)
         for (size_t o = 0; o < oc; o++)
             db[o] += dy[n * oc + o];
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)oc, (int)in,
-                (int)batch, 1.0f, dy, (int)oc, x, (int)in, 1.0f, dw, (int)in);
+    gemm(1, 0, oc, in, batch, dy, oc, x, in, 1, dw, in, work);
     if (dx)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)batch,
-                    (int)in, (int)oc, 1.0f, dy, (int)oc, w, (int)in, 0.0f, dx,
-                    (int)in);
+        gemm(0, 0, batch, in, oc, dy, oc, w, in, 0, dx, in, work);
 }
 
 void dt_relu_forward(float *y, size_t n)

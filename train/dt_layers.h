@@ -59,10 +59,11 @@ int dt_layer_shape(dt_layer *l);
 size_t dt_layer_in_size(const dt_layer *l);
 size_t dt_layer_out_size(const dt_layer *l);
 
-/* Floats of workspace the conv kernels need for `batch` images processed
- * at once (0 for other kinds): NCHW, the im2col matrix (c k k) x (batch oh
- * ow), a staging matrix oc x (batch oh ow) and GEMM packing; NHWC, only
- * repacked weights and a weight-gradient tile, O(oc c k k). */
+/* Floats of workspace the conv and fc kernels need for `batch` images
+ * processed at once (0 for pool and relu): NCHW conv, the im2col matrix
+ * (c k k) x (batch oh ow), a staging matrix oc x (batch oh ow) and GEMM
+ * packing; NHWC conv, only repacked weights and a weight-gradient tile,
+ * O(oc c k k); fc, GEMM packing, O(max(batch, oc)). */
 size_t dt_layer_col_size(const dt_layer *l, size_t batch);
 
 /* Nonzero when this CPU runs the NHWC conv kernels (AVX-512F). */
@@ -99,15 +100,16 @@ void dt_pool_forward(const dt_layer *l, const float *x, float *y,
 void dt_pool_backward(const dt_layer *l, const float *dy, const int32_t *arg,
                       float *dx, size_t batch);
 
-/* Fully connected forward: y (batch x oc) = x (batch x in) W^T + b. */
+/* Fully connected forward: y (batch x oc) = x (batch x in) W^T + b.
+ * work: dt_layer_col_size(l, batch) floats. */
 void dt_fc_forward(const dt_layer *l, const float *w, const float *b,
-                   const float *x, float *y, size_t batch);
+                   const float *x, float *y, size_t batch, float *work);
 
 /* Fully connected backward: dw += dy^T x, db += sum_n dy, dx = dy W (when
  * dx is not NULL); y, dy and the fused ReLU as for dt_conv_backward. */
 void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
                     const float *y, float *dy, float *dx, float *dw,
-                    float *db, size_t batch);
+                    float *db, size_t batch, float *work);
 
 /* ReLU forward in place over n floats: y = max(y, 0). */
 void dt_relu_forward(float *y, size_t n);

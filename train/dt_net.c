@@ -155,6 +155,10 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     set_layouts(net);
     for (i = 0; i < net->n_layers; i++) {
         dt_layer *l = &net->layers[i];
+        if (l->kind == DT_FC) {
+            size_t need = dt_layer_col_size(l, max_batch);
+            col = need > col ? need : col;
+        }
         if (l->kind != DT_CONV)
             continue;
         size_t pix = l->oh * l->ow;
@@ -240,7 +244,7 @@ const float *dt_net_forward(dt_net *net, const float *params, const float *x,
             break;
         case DT_FC:
             dt_fc_forward(l, params + l->w_off, params + l->b_off, in, o,
-                          batch);
+                          batch, net->col);
             break;
         case DT_RELU:
             dt_relu_forward(o, batch * dt_layer_out_size(l));
@@ -287,7 +291,8 @@ cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
             break;
         case DT_FC:
             dt_fc_backward(l, params + l->w_off, in, net->act[i + 1], dy, dx,
-                           grads + l->w_off, grads + l->b_off, batch);
+                           grads + l->w_off, grads + l->b_off, batch,
+                           net->col);
             break;
         case DT_RELU: /* in place: output buffer == input buffer */
             dt_relu_backward(net->act[i + 1], net->dact[i + 1],

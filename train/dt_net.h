@@ -43,7 +43,10 @@ typedef struct {
     /* scratch, owned: act[i] is the input of layer i (act[0] borrowed from
        the caller during a call), act[n_layers] the logits; dact likewise for
        gradients. A relu is fused into the conv/fc before it; one that
-       could not be (after a pool) would run in place on its input. */
+       could not be (after a pool) would run in place on its input. Inner
+       activations are NHWC when dt_net_new chose the NHWC kernels (see
+       dt_layers.h: AVX-512, unpadded convs, 1-channel input), else NCHW;
+       the input and the fc layers are NCHW either way. */
     float *act[DT_NET_MAX_LAYERS + 1];
     float *dact[DT_NET_MAX_LAYERS + 1];
     int32_t *arg[DT_NET_MAX_LAYERS]; /* pooling arg-max, per pool layer */
