@@ -261,6 +261,27 @@ START_TEST(test_conv_nhwc)
     gradcheck_layer(p, 2, 1, 310);
     p.out_nhwc = 1;
     gradcheck_layer(p, 2, 1, 311);
+    dt_layer podd = {.kind = DT_POOL, .c = 2, .h = 5, .w = 3, .in_nhwc = 1,
+                     .out_nhwc = 1}; /* trailing row and column dropped */
+    gradcheck_layer(podd, 2, 1, 312);
+    /* its backward writes all of dx (no zero-fill first): same result over
+       a dx full of garbage */
+    for (int odd = 0; odd < 2; odd++) {
+        dt_layer q = odd ? podd : p;
+        ck_assert_int_eq(dt_layer_shape(&q), 0);
+        float x[2 * 90], y[2 * 90], dy[2 * 90], dx1[2 * 90], dx2[2 * 90];
+        int32_t arg[2 * 90];
+        size_t nin = 2 * dt_layer_in_size(&q), nout = 2 * dt_layer_out_size(&q);
+        fill_uniform(&r, x, nin, -1, 1);
+        fill_uniform(&r, dy, nout, -1, 1);
+        dt_pool_forward(&q, x, y, arg, 2);
+        memset(dx1, 0, sizeof dx1);
+        for (size_t i = 0; i < nin; i++)
+            dx2[i] = 7.0f;
+        dt_pool_backward(&q, dy, arg, dx1, 2);
+        dt_pool_backward(&q, dy, arg, dx2, 2);
+        ck_assert_mem_eq(dx1, dx2, nin * sizeof *dx1);
+    }
 }
 END_TEST
 

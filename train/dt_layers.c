@@ -836,10 +836,47 @@ void dt_pool_forward(const dt_layer *l, const float *x, float *y,
     }
 }
 
+/* NHWC input: each 2x2 window written whole (dy at the arg-max, 0 at the
+ * other three), so only an odd trailing row or column needs the zero-fill:
+ * one pass over dx instead of two. */
+static void pool_nhwc_backward(const dt_layer *l, const float *dy,
+                               const int32_t *arg, float *dx, size_t batch)
+{
+    const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
+    const size_t C = l->c, w = l->w, oh = l->oh, ow = l->ow;
+    const size_t so = l->out_nhwc ? 1 : oh * ow; /* output channel stride */
+    const int32_t dr = (int32_t)(w * C), dc = (int32_t)C;
+    if (l->h % 2 || w % 2)
+        memset(dx, 0, batch * in * sizeof *dx);
+    for (size_t n = 0; n < batch; n++) {
+        float *dxn = dx + n * in;
+        const float *dyn = dy + n * out;
+        const int32_t *an = arg + n * out;
+        for (size_t i = 0; i < oh; i++)
+            for (size_t j = 0; j < ow; j++) {
+                const int32_t p = (int32_t)(((2 * i) * w + 2 * j) * C);
+                float *d0 = dxn + p, *d1 = d0 + dr;
+                size_t o = l->out_nhwc ? (i * ow + j) * C : i * ow + j;
+                for (size_t ci = 0; ci < C; ci++) {
+                    int32_t a = an[o + ci * so], q = p + (int32_t)ci;
+                    float g = dyn[o + ci * so];
+                    d0[ci] = a == q ? g : 0.0f;
+                    d0[ci + C] = a == q + dc ? g : 0.0f;
+                    d1[ci] = a == q + dr ? g : 0.0f;
+                    d1[ci + C] = a == q + dr + dc ? g : 0.0f;
+                }
+            }
+    }
+}
+
 void dt_pool_backward(const dt_layer *l, const float *dy, const int32_t *arg,
                       float *dx, size_t batch)
 {
     const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
+    if (l->in_nhwc) {
+        pool_nhwc_backward(l, dy, arg, dx, batch);
+        return;
+    }
     memset(dx, 0, batch * in * sizeof *dx);
     for (size_t n = 0; n < batch; n++) {
         float *dxn = dx + n * in;
