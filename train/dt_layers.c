@@ -171,7 +171,8 @@ static void gemm(int ta, int tb, size_t m, size_t n, size_t k,
 enum { NHWC_CHUNK = 512 }; /* pixels per dW chunk (dY slice stays in L2) */
 
 /* Layout of the NHWC workspace: forward panels wf[pan][p][32] (pan = o/32),
- * dX panels wt[jp][o][32] (jp = p/32), dW' accumulator dwp[p][ocp]. */
+ * dX panels wt[jp][o][32] (jp = p/32), dW' accumulator dwp[p][ocp] (kk
+ * rounded up to MR rows). */
 typedef struct {
     size_t kk, kc, ocp, kkp; /* c k k, k c, oc and kk rounded up to 32 */
     float *wf, *wt, *dwp;
@@ -192,8 +193,9 @@ static nhwc_ws nhwc_layout(const dt_layer *l, float *work)
 
 static size_t nhwc_work_size(const dt_layer *l)
 {
+    /* wf, wt, then dwp with whole MR-row tiles (dw_tile loads all MR) */
     size_t kk = l->c * l->k * l->k, ocp = round_up(l->oc, 32);
-    return 2 * kk * ocp + round_up(kk, 32) * l->oc + 16;
+    return (kk + round_up(kk, MR)) * ocp + round_up(kk, 32) * l->oc + 16;
 }
 
 /* Walks the output pixels q = (n, i, j) in order; off = offset of q's
@@ -473,7 +475,7 @@ static void conv_nhwc_backward(const dt_layer *l, const float *w,
     const int tr = s.kc % 32 == 0 && oc % MR == 0;
     const size_t sp = tr ? 1 : s.ocp, so = tr ? kk : 1, c = l->c;
     const size_t chunk = NHWC_CHUNK / l->ow ? NHWC_CHUNK / l->ow : 1;
-    memset(s.dwp, 0, kk * s.ocp * sizeof *s.dwp);
+    memset(s.dwp, 0, round_up(kk, MR) * s.ocp * sizeof *s.dwp);
     for (size_t r0 = 0; r0 < rows; r0 += chunk) {
         size_t r1 = rows - r0 < chunk ? rows : r0 + chunk;
         for (size_t o0 = 0; tr && o0 < oc; o0 += MR)
