@@ -70,7 +70,7 @@ $(BUILD)/%.o: %.c
 
 # The CNN kernels' elementwise loops (bias, relu masks, col2im, SGD) are
 # vectorized only at -O3 (GCC's -O2 cost model leaves them scalar).
-$(BUILD)/train/dt_layers.o $(BUILD)/train/dt_optim.o: OPT = -O3
+$(BUILD)/train/dt_layers.o $(BUILD)/train/dt_kernels.o $(BUILD)/train/dt_optim.o: OPT = -O3
 
 $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
