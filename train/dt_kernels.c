@@ -17,6 +17,7 @@
 #include "dt_kernels.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -140,7 +141,7 @@ void dt_kern_gemm(int ta, int tb, size_t m, size_t n, size_t k,
                  int acc, float *c, size_t ldc, float *work)
 {
 #ifdef DT_AVX512
-    if (__builtin_cpu_supports("avx512f")) {
+    if (dt_layer_nhwc_available()) {
         gemm_own(m, n, k, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb,
                  tb ? ldb : 1, c, ldc, acc, work);
         return;
@@ -527,7 +528,16 @@ void dt_kern_conv_nhwc_backward(const dt_layer *l, const float *w,
 int dt_layer_nhwc_available(void)
 {
 #ifdef DT_AVX512
-    return __builtin_cpu_supports("avx512f");
+    /* DPSGD_NO_AVX512=1 forces the portable path (to test it on AVX-512
+     * machines); read once, so a run never mixes the two paths. */
+    static int avail = -1;
+    if (avail < 0) {
+        const char *e = getenv("DPSGD_NO_AVX512");
+        avail = (e && *e && strcmp(e, "0") != 0)
+                    ? 0
+                    : __builtin_cpu_supports("avx512f") != 0;
+    }
+    return avail;
 #else
     return 0;
 #endif
