@@ -40,15 +40,7 @@ for n in $NS; do
     done
 done
 
-style() {
-    case "$1-$2" in
-    learned-laplacian) echo "lc rgb '#1f4fd6'";; learned-mh) echo "lc rgb '#6fa8ff'";;
-    rrl-mh) echo "lc rgb '#d62728'";; rrl-laplacian) echo "lc rgb '#ff9896'";;
-    random-laplacian) echo "lc rgb '#2ca02c'";; random-mh) echo "lc rgb '#98df8a'";;
-    exponential-laplacian) echo "lc rgb '#9467bd'";; exponential-mh) echo "lc rgb '#c5b0d5'";;
-    *) echo "lc rgb '#7f7f7f'";;
-    esac
-}
+. "$here/styles.sh"
 npan=$(echo $NS | wc -w)
 cols=$(( npan > 2 ? 2 : npan )); rows=$(( (npan + cols - 1) / cols ))
 gp="$OUT/plots/.consensus.gp"
@@ -66,7 +58,7 @@ png="$OUT/plots/consensus-sim.png"
         for k in $KINDS; do for w in $WEIGHTS; do
             f="$OUT/consensus/n$n-$k-$w"
             s=$(grep -o 'slem=[0-9.e+-]*' "$f.txt" | head -n 1 | cut -d= -f2)
-            st=$(style "$k" "$w")
+            st=$(colour_of "$k" "$w")
             cmd="$cmd '$f.dat' u 1:2 w l $st lw 2 t '$k + $w (SLEM $(printf %.3f "$s"))', '$f.dat' u 1:3 w l $st lw 1 dt 3 notitle,"
         done; done
         echo "${cmd%,}"

@@ -34,20 +34,8 @@ label_of() {
     if [ "$k" = allreduce ]; then echo "all-reduce (C-PSGD)"; else echo "$k + $w"; fi
 }
 # A fixed colour and dash per topology+weights, so every plot matches.
-style_of() {
-    case "$(echo "$1" | cut -d- -f2-3)" in
-    learned-laplacian) echo "lc rgb '#1f4fd6' lw 2.5 dt 1";;
-    learned-mh)        echo "lc rgb '#6fa8ff' lw 1.5 dt 2";;
-    rrl-mh)            echo "lc rgb '#d62728' lw 2.5 dt 1";;
-    rrl-laplacian)     echo "lc rgb '#ff9896' lw 1.5 dt 2";;
-    random-laplacian)  echo "lc rgb '#2ca02c' lw 1.5 dt 1";;
-    random-mh)         echo "lc rgb '#98df8a' lw 1.5 dt 2";;
-    exponential-laplacian) echo "lc rgb '#9467bd' lw 1.5 dt 1";;
-    exponential-mh)    echo "lc rgb '#c5b0d5' lw 1.5 dt 2";;
-    allreduce-none)    echo "lc rgb '#000000' lw 2 dt 4";;
-    *)                 echo "lc rgb '#7f7f7f' lw 1 dt 1";;
-    esac
-}
+. "$here/styles.sh"
+style_of() { line_of "$(echo "$1" | cut -d- -f2)" "$(echo "$1" | cut -d- -f3)"; }
 
 if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; fi
 parts=$(for s in $settings; do part_of "$s"; done | sort -u)

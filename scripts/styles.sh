@@ -1,0 +1,30 @@
+# styles.sh: one colour per topology + weights pair, shared by plot.sh and
+# consensus.sh so that every figure uses the same colours. Sourced, not run.
+
+# colour_of KIND WEIGHTS: a gnuplot line colour.
+colour_of() {
+    case "$1-$2" in
+    learned-laplacian)     echo "lc rgb '#1f4fd6'";;
+    learned-mh)            echo "lc rgb '#6fa8ff'";;
+    rrl-mh)                echo "lc rgb '#d62728'";;
+    rrl-laplacian)         echo "lc rgb '#ff9896'";;
+    random-laplacian)      echo "lc rgb '#2ca02c'";;
+    random-mh)             echo "lc rgb '#98df8a'";;
+    exponential-laplacian) echo "lc rgb '#9467bd'";;
+    exponential-mh)        echo "lc rgb '#c5b0d5'";;
+    allreduce-none)        echo "lc rgb '#000000'";;
+    *)                     echo "lc rgb '#7f7f7f'";;
+    esac
+}
+
+# line_of KIND WEIGHTS: colour plus width and dash (the main comparison
+# bold and solid, Metropolis-Hastings variants dashed, all-reduce dotted).
+line_of() {
+    case "$1-$2" in
+    learned-laplacian|rrl-mh) w="lw 2.5 dt 1";;
+    allreduce-none)           w="lw 2 dt 4";;
+    *-mh|rrl-laplacian)       w="lw 1.5 dt 2";;
+    *)                        w="lw 1.5 dt 1";;
+    esac
+    echo "$(colour_of "$1" "$2") $w"
+}
