@@ -191,6 +191,14 @@ fail:
 
 cm_status cm_topo_validate(const cm_topo *t, const char *path)
 {
+    return cm_topo_validate_slem(t, path, NULL);
+}
+
+cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
+                                double *slem_out)
+{
+    if (slem_out)
+        *slem_out = -1.0;
     cm_status st = cm_topo_check_connected(t, path);
     if (st != CM_OK || !t->self)
         return st;
@@ -217,5 +225,7 @@ cm_status cm_topo_validate(const cm_topo *t, const char *path)
         return cm_error(CM_ETOPO, "%s: W does not mix: its second-largest "
                         "eigenvalue modulus is %.6g (must be below 1)", path,
                         slem);
+    if (slem_out)
+        *slem_out = slem;
     return CM_OK;
 }

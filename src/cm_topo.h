@@ -74,6 +74,12 @@ cm_status cm_topo_read(cm_topo *t, const char *path);
  * O(n^3) for the SLEM when weighted, O(n + m) otherwise. */
 cm_status cm_topo_validate(const cm_topo *t, const char *path);
 
+/* cm_topo_validate that also hands back the SLEM it computed for a
+ * weighted t (*slem_out; -1 when t is unweighted or on error), so callers
+ * need not repeat the O(n^3) eigensolve. slem_out may be NULL. */
+cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
+                                double *slem_out);
+
 /* cm_topo_read then cm_topo_validate. */
 cm_status cm_topo_load(cm_topo *t, const char *path);
 

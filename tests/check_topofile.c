@@ -108,6 +108,13 @@ START_TEST(test_spectra_closed_forms)
     double slem;
     ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
     ck_assert_double_eq_tol(slem, 3.0 / 7.0, 1e-9);
+    /* validation hands back the same SLEM; none for an unweighted graph */
+    double vs;
+    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
+    ck_assert(vs == slem);
+    petersen(&t);
+    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
+    ck_assert(vs == -1.0);
     cm_topo_destroy(&t);
 }
 END_TEST
