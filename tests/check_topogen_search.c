@@ -9,20 +9,7 @@
 
 #include <check.h>
 
-/* OpenBLAS threads only slow down the small eigensolves here (and spin on
- * a shared machine): one thread while this suite runs, as in topogen. */
-extern int openblas_get_num_threads(void);
-extern void openblas_set_num_threads(int num_threads);
-static int saved_threads = 1;
-static void one_thread(void)
-{
-    saved_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-}
-static void restore_threads(void)
-{
-    openblas_set_num_threads(saved_threads);
-}
+#include "check_blas.h"
 
 #include "cm_rng.h"
 #include "cm_topo.h"
