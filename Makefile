@@ -28,7 +28,8 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 GSL_CFLAGS    := $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS      := -lgsl
 
-CPPFLAGS += -D_GNU_SOURCE -Isrc -Itopo -Itrain
+TRAIN_DIRS := train train/nn train/data train/dist
+CPPFLAGS += -D_GNU_SOURCE -Isrc -Itopo $(addprefix -I,$(TRAIN_DIRS))
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
 ALL_CFLAGS = $(CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) $(GSL_CFLAGS) \
              $(IGRAPH_CFLAGS) -MMD -MP
@@ -38,11 +39,17 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 MAINS        := src/topogen.c src/dpsgd_train.c
 SRC_SRCS     := $(filter-out $(MAINS),$(wildcard src/*.c))
 TOPO_SRCS    := $(wildcard topo/*.c)
-TRAIN_MPI_SRCS := $(wildcard train/*_mpi.c)
-TRAIN_SRCS   := $(filter-out $(TRAIN_MPI_SRCS),$(wildcard train/*.c))
-# Trainer files that call the dt_comm/dt_gossip API (but do not include
-# <mpi.h>): linked into dpsgd-train and check_mpi, not into check_unit.
-TRAIN_DIST_SRCS := $(wildcard train/dt_dpsgd.c train/dt_dpsgd_eval.c)
+# Folder rules. train/nn is the network engine, train/data the data sets,
+# train/dist the distributed run; configuration, logging and the
+# single-worker loop sit in train/ itself. Inside train/dist, a file named
+# *_mpi.c is the one that includes <mpi.h> (built with $(MPICC)); the files
+# that call its dt_comm / dt_gossip API are linked into dpsgd-train and
+# check_mpi, everything else in train/ into check_unit too.
+TRAIN_MPI_SRCS := $(wildcard train/dist/*_mpi.c)
+TRAIN_SRCS   := $(filter-out $(TRAIN_MPI_SRCS),$(wildcard $(addsuffix /*.c,$(TRAIN_DIRS))))
+DIST_CALLS   := dt_(comm|gossip)_[a-z_]+[(]
+TRAIN_DIST_SRCS := $(filter-out $(TRAIN_MPI_SRCS),$(shell grep -lE \
+    '$(DIST_CALLS)' train/dist/*.c 2>/dev/null))
 UNIT_TESTS   := $(wildcard tests/check_*.c)
 MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
 
@@ -68,9 +75,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-# The CNN kernels' elementwise loops (bias, relu masks, col2im, SGD) are
-# vectorized only at -O3 (GCC's -O2 cost model leaves them scalar).
-$(BUILD)/train/dt_layers.o $(BUILD)/train/dt_kernels.o $(BUILD)/train/dt_optim.o: OPT = -O3
+# The engine's elementwise loops (bias, relu masks, col2im, SGD) are
+# vectorized only at -O3 (GCC's -O2 cost model leaves them scalar): the
+# whole of train/nn is built at -O3.
+$(BUILD)/train/nn/%.o: OPT = -O3
 
 $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
