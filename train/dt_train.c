@@ -110,7 +110,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     const size_t img = train.c * train.h * train.w;
     const size_t B = cfg->batch < train.n ? cfg->batch : train.n;
     if ((s = dt_net_new(cfg->model, train.c, train.h, train.w, train.classes,
-                        B > 256 ? B : 256, &net)) != CM_OK)
+                        dt_net_eval_batch(B), &net)) != CM_OK)
         goto cleanup;
     v = calloc(net->n_params, sizeof *v);
     xb = malloc(B * img * sizeof *xb);

@@ -94,6 +94,18 @@ cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
                       const float *x, const uint8_t *y, size_t batch,
                       double *loss);
 
+/* Evaluation goes through the test set in chunks of max_batch images; a
+ * network trained on batches of B is built with max_batch =
+ * dt_net_eval_batch(B) = max(B, DT_NET_EVAL_BATCH), so small training
+ * batches still evaluate in chunks of this size. */
+#define DT_NET_EVAL_BATCH 256
+
+/* max(batch, DT_NET_EVAL_BATCH): the max_batch to give dt_net_new. */
+static inline size_t dt_net_eval_batch(size_t batch)
+{
+    return batch > DT_NET_EVAL_BATCH ? batch : DT_NET_EVAL_BATCH;
+}
+
 /* Evaluates n images (any n, processed in chunks of max_batch): *correct =
  * number classified right, *loss = mean cross-entropy (either out pointer
  * may be NULL). */
