@@ -16,6 +16,7 @@
 
 #include <check.h>
 
+#include "check_env.h"
 #include "cm_rng.h"
 #include "dt_layers.h"
 #include "dt_net.h"
@@ -95,6 +96,7 @@ static void gradcheck_layer(dt_layer l, size_t batch, size_t col_batch,
                             uint64_t seed)
 {
     ck_assert_int_eq(dt_layer_shape(&l), 0);
+    l.avx512 = check_use_avx512();
     cm_rng r;
     cm_rng_seed(&r, seed, 0);
     gc_case g = {.l = l, .batch = batch, .col_batch = col_batch};
@@ -201,7 +203,7 @@ static void nhwc_copy(const float *src, float *dst, size_t batch, size_t c,
  * or not, batches not a multiple of 8 pixels, dW over several chunks. */
 START_TEST(test_conv_nhwc)
 {
-    if (!dt_layer_nhwc_available())
+    if (!check_use_avx512())
         return;
     static const size_t cases[][6] = {/* c, h, w, oc, k, batch */
         {1, 8, 7, 5, 3, 3}, {3, 6, 9, 40, 3, 2}, {32, 6, 6, 33, 3, 2},
@@ -215,6 +217,7 @@ START_TEST(test_conv_nhwc)
         ck_assert_int_eq(dt_layer_shape(&l), 0);
         dt_layer f = l;
         f.in_nhwc = f.out_nhwc = 1;
+        f.avx512 = 1;
         if (c[0] <= 3) { /* short sums; the harness masks r in place */
             dt_layer g = f;
             g.relu = 0;
@@ -462,7 +465,8 @@ END_TEST
 static void gradcheck_net(dt_model m, size_t c, size_t hw)
 {
     dt_net *net = NULL;
-    ck_assert_int_eq(dt_net_new(m, c, hw, hw, 10, 3, &net), CM_OK);
+    ck_assert_int_eq(dt_net_new(m, c, hw, hw, 10, 3,
+                                check_allow_avx512, &net), CM_OK);
     cm_rng r;
     cm_rng_seed(&r, 5, (uint64_t)m);
     dt_net_init(net, net->params, &r);
@@ -509,7 +513,8 @@ END_TEST
 START_TEST(test_net_shapes)
 {
     dt_net *net = NULL;
-    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 8, &net),
+    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 8,
+                                check_allow_avx512, &net),
                      CM_OK);
     /* LeNet-5 on 28x28: 156 + 2416 + 48120 + 10164 + 850 parameters */
     ck_assert_uint_eq(net->n_params, 61706);
@@ -518,12 +523,14 @@ START_TEST(test_net_shapes)
     ck_assert_int_eq(net->layers[0].relu, 1);
     ck_assert_int_eq(net->layers[6].relu, 0); /* logits */
     dt_net_free(net);
-    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 3, 32, 32, 10, 8, &net), CM_OK);
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 3, 32, 32, 10, 8,
+                                check_allow_avx512, &net), CM_OK);
     /* 896 + 9248 + 18496 + 36928 + (64*5*5*256+256) + 2570 */
     ck_assert_uint_eq(net->n_params, 896 + 9248 + 18496 + 36928 + 409856 +
                                          2570);
     dt_net_free(net);
-    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 1, 8, 8, 10, 8, &net),
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 1, 8, 8, 10, 8,
+                                check_allow_avx512, &net),
                      CM_EINVAL);
     ck_assert_ptr_null(net);
     dt_model m;

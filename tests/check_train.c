@@ -10,6 +10,7 @@
 
 #include <check.h>
 
+#include "check_env.h"
 #include "dt_config.h"
 #include "dt_log.h"
 #include "dt_train.h"
@@ -34,6 +35,7 @@ static void synth_config(dt_config *c, dt_model m, size_t n_train,
                          size_t epochs)
 {
     dt_config_default(c);
+    c->avx512 = check_allow_avx512;
     c->dataset = DT_DS_SYNTHETIC;
     c->model = m;
     c->synth_train = n_train;

@@ -15,6 +15,7 @@
 
 #include <check.h>
 
+#include "check_env.h"
 #include "cm_topo.h"
 #include "dt_comm.h"
 #include "dt_config.h"
@@ -41,6 +42,7 @@ static void cube_file(char *path, size_t n)
 static void small_config(dt_config *cfg, const char *topo)
 {
     dt_config_default(cfg);
+    cfg->avx512 = check_allow_avx512;
     cfg->dataset = DT_DS_SYNTHETIC;
     cfg->synth_train = 4096;
     cfg->synth_test = 256;

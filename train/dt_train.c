@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
 #include "cm_time.h"
 #include "dt_log.h"
 #include "dt_net.h"
@@ -101,7 +99,6 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     uint8_t *yb = NULL;
     size_t *order = NULL;
     memset(res, 0, sizeof *res);
-    openblas_set_num_threads(cfg->threads);
     cm_status s = dt_log_open(&lg, cfg->log_path);
     if (s != CM_OK)
         goto cleanup;
@@ -110,7 +107,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     const size_t img = train.c * train.h * train.w;
     const size_t B = cfg->batch < train.n ? cfg->batch : train.n;
     if ((s = dt_net_new(cfg->model, train.c, train.h, train.w, train.classes,
-                        dt_net_eval_batch(B), &net)) != CM_OK)
+                        dt_net_eval_batch(B), cfg->avx512, &net)) != CM_OK)
         goto cleanup;
     v = calloc(net->n_params, sizeof *v);
     xb = malloc(B * img * sizeof *xb);

@@ -179,8 +179,8 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
         r->ev.n_test = cfg->test_limit;
 
     /* Shards: the same partition on every rank (it depends on the seed). */
-    s = dt_partition_make(part, &cfg->partition, labels, n_train, DT_DATA_CLASSES,
-                          r->n, r->B, cfg->seed);
+    s = dt_partition_make(part, &cfg->partition, labels, n_train,
+                          DT_DATA_CLASSES, r->n, r->B, cfg->seed);
     if (s != CM_OK)
         cm_error_prefix(s, "--partition");
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
@@ -215,7 +215,7 @@ static cm_status setup_state(dt_run *r)
     const dt_config *cfg = r->cfg;
     const dt_data *d = &r->w.train;
     cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, d->classes,
-                             dt_net_eval_batch(r->B), &r->net);
+                             dt_net_eval_batch(r->B), cfg->avx512, &r->net);
     if (s != CM_OK)
         return s;
     const size_t len = r->net->n_params;
