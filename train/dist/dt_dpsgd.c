@@ -36,6 +36,7 @@
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
 #include "dt_log.h"
+#include "dt_loop.h"
 #include "dt_metrics.h"
 #include "dt_net.h"
 #include "dt_optim.h"
@@ -238,12 +239,14 @@ static cm_status setup_state(dt_run *r)
 
 /* ---- one step ---------------------------------------------------------- */
 
-/* Gradient of worker i at params p on its next minibatch, into grad. */
-static cm_status worker_grad(dt_run *r, size_t i, const float *p, float *grad)
+/* Gradient of worker i at params p on its next minibatch, into
+ * net->grads (all-reduce: the shared x, no momentum here). */
+static cm_status worker_grad(dt_run *r, size_t i, const float *p)
 {
     dt_workers_next_batch(&r->w, i);
     double loss;
-    cm_status s = dt_net_grad(r->net, p, grad, r->w.xb, r->w.yb, r->B, &loss);
+    cm_status s = dt_net_grad(r->net, p, r->net->grads, r->w.xb, r->w.yb,
+                              r->B, &loss);
     r->loss_sum += loss;
     r->loss_n++;
     return s;
@@ -258,8 +261,12 @@ static cm_status step_gossip(dt_run *r, double lr)
         return s;
     double t0 = cm_time_now();
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
-        s = worker_grad(r, i, w->x[i], r->net->grads);
-        dt_sgd_velocity(w->v[i], r->net->grads, w->x[i], w->len, mu, wd);
+        double loss;
+        dt_workers_next_batch(w, i);
+        s = dt_loop_local_step(r->net, w->x[i], w->v[i], w->xb, w->yb, r->B,
+                               mu, wd, &loss);
+        r->loss_sum += loss;
+        r->loss_n++;
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
          * poke it between workers so it proceeds during the computation. */
         if (s == CM_OK && i + 1 < w->count)
@@ -286,7 +293,7 @@ static cm_status step_allreduce(dt_run *r, double lr)
     double t0 = cm_time_now();
     memset(r->gsum, 0, w->len * sizeof *r->gsum);
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
-        s = worker_grad(r, i, w->x[0], r->net->grads);
+        s = worker_grad(r, i, w->x[0]);
         cblas_saxpy((int)w->len, 1.0f, r->net->grads, 1, r->gsum, 1);
     }
     double t1 = cm_time_now();
@@ -433,6 +440,45 @@ static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
     return dt_comm_agree(r->comm, s);
 }
 
+/* What the loop's callbacks need. */
+typedef struct {
+    dt_run *r;
+    dt_log *lg;
+    dt_run_state *rs;
+    const dt_run_ckpt *ck;
+    dt_dpsgd_fn on_progress;
+    void *ctx;
+    dt_dpsgd_result *res;
+} loop_ctx;
+
+/* dt_loop step: every local worker, gossip or allreduce; agreed. */
+static cm_status loop_step(void *ctx, size_t step, double lr)
+{
+    dt_run *r = ((loop_ctx *)ctx)->r;
+    (void)step;
+    cm_status s = r->allreduce ? step_allreduce(r, lr) : step_gossip(r, lr);
+    return dt_comm_agree(r->comm, s);
+}
+
+/* dt_loop evaluation: metrics, CSV row, callback; checkpoint at the end
+ * of an epoch. */
+static cm_status loop_evaluate(void *ctx, size_t done, double lr,
+                               int epoch_end)
+{
+    loop_ctx *c = ctx;
+    dt_run *r = c->r;
+    dt_dpsgd_progress p;
+    cm_status s;
+    if ((s = evaluate(r, done, lr, &p)) != CM_OK ||
+        (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
+        return s;
+    c->res->last = p;
+    if (epoch_end && r->cfg->ckpt_dir[0])
+        s = dt_run_ckpt_save(c->ck, &r->w, done / r->steps_per_epoch, done,
+                             c->rs);
+    return s;
+}
+
 cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                        dt_dpsgd_fn on_progress, void *ctx,
                        dt_dpsgd_result *res)
@@ -489,34 +535,15 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             res->last = progress_of_row(&rs.rows[rs.n_rows - 1]);
     }
     res->start_step = step;
-    dt_sched sched = {.kind = cfg->schedule, .lr = cfg->lr,
-                      .warmup = cfg->warmup, .total = (double)cfg->epochs,
-                      .step_epochs = cfg->step_epochs, .gamma = cfg->gamma};
-    const size_t S = r.steps_per_epoch, T = S * cfg->epochs;
+    dt_loop_plan plan;
+    dt_loop_plan_init(&plan, cfg, r.steps_per_epoch);
+    loop_ctx lc = {.r = &r, .lg = &lg, .rs = &rs, .ck = &ck,
+                   .on_progress = on_progress, .ctx = ctx, .res = res};
+    const dt_loop_body body = {.step = loop_step, .evaluate = loop_evaluate,
+                               .ctx = &lc};
     r.t_train_start = cm_time_now();
-    for (; step < T; step++) {
-        double lr = dt_sched_lr(&sched, (double)step / (double)S);
-        s = r.allreduce ? step_allreduce(&r, lr) : step_gossip(&r, lr);
-        if ((s = dt_comm_agree(comm, s)) != CM_OK)
-            goto cleanup;
-        int epoch_end = (step + 1) % S == 0;
-        if (!epoch_end &&
-            !(cfg->eval_every && (step + 1) % cfg->eval_every == 0))
-            continue;
-        dt_dpsgd_progress p;
-        if ((s = evaluate(&r, step + 1, lr, &p)) != CM_OK ||
-            (s = record(&r, &p, &lg, &rs, on_progress, ctx)) != CM_OK)
-            goto cleanup;
-        res->last = p;
-        if (epoch_end && cfg->ckpt_dir[0] &&
-            (s = dt_run_ckpt_save(&ck, &r.w, (step + 1) / S, step + 1,
-                                  &rs)) != CM_OK)
-            goto cleanup;
-        if (epoch_end && cfg->stop_after && (step + 1) / S >= cfg->stop_after) {
-            step++;
-            break;
-        }
-    }
+    if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
+        goto cleanup;
     res->steps = step;
     if ((s = summarize(&r, res)) != CM_OK)
         goto cleanup;
