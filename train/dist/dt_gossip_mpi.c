@@ -109,11 +109,6 @@ size_t dt_comm_local_size(const dt_comm *c)
     return (size_t)n;
 }
 
-void dt_comm_abort(const dt_comm *c, int code)
-{
-    MPI_Abort(c ? c->comm : MPI_COMM_WORLD, code);
-}
-
 cm_status dt_comm_barrier(const dt_comm *c)
 {
     int rc = MPI_Barrier(c->comm);
