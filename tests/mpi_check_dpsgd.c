@@ -187,11 +187,20 @@ END_TEST
 Suite *dpsgd_suite(void)
 {
     Suite *s = suite_create("dpsgd");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("same_trajectory_for_every_p");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_same_trajectory_for_every_P);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("resume_equals_uninterrupted");
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_resume_equals_uninterrupted);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("allreduce_learns");
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_allreduce_learns);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rejections_on_all_ranks");
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_rejections_on_all_ranks);
     suite_add_tcase(s, tc);
     return s;
