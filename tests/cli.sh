@@ -137,6 +137,18 @@ topogen_cases() {
     expect_fail 2 "^topogen: --restarts: expected a positive integer" "restarts 0" "$tg" --restarts 0 -o "$o"
     expect_fail 2 "^topogen: --seed: expected a non-negative integer" "seed x" "$tg" --seed x -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad flags"
+    # issue 10 item 11: outputs follow the umask like open(..., 0666), a
+    # replaced file keeps its mode, and a failed write names its cause
+    # (ulimit -f: a full disk without root; EFBIG "File too large")
+    m="$T/mode.txt"
+    expect_ok "-o under umask 027" sh -c "umask 027 && exec '$BIN/topogen' -n 16 -d 4 --iters 50 -q -o '$m'"
+    check '[ "$(stat -c %a "$m")" = 640 ]' "new file follows umask 027: mode $(stat -c %a "$m")"
+    chmod 644 "$m"
+    expect_ok "-o replacing under umask 077" sh -c "umask 077 && exec '$BIN/topogen' -n 16 -d 4 --iters 50 -q -o '$m'"
+    check '[ "$(stat -c %a "$m")" = 644 ]' "replaced file keeps mode 644: $(stat -c %a "$m")"
+    expect_fail 1 "^topogen: cannot write $T/fsize.txt: File too large" "write past the file-size limit" \
+        sh -c "trap '' XFSZ; ulimit -f 2; exec '$BIN/topogen' -n 64 -d 4 --iters 50 -q -o '$T/fsize.txt'"
+    check '[ ! -e "$T/fsize.txt" ] && [ -z "$(ls "$T" | grep "\.tmp\.")" ]' "nothing left after a failed write"
     expect_fail 1 "^topogen: -o: .*/no/such/dir/g.txt" "unwritable -o" "$tg" -n 16 -o "$T/no/such/dir/g.txt"
     expect_fail 2 "^topogen: --simulate: cannot be combined with --json" "simulate+json" "$tg" eval "$g" --json --simulate 3
     expect_fail 2 "^topogen: eval: missing FILE" "eval without file" "$tg" eval

@@ -43,8 +43,7 @@ static cm_status log_flush(dt_log *lg)
     if (s != CM_OK)
         return s;
     if (fwrite(lg->buf, 1, lg->len, f.fp) != lg->len) {
-        cm_atomic_abort(&f);
-        return cm_error(CM_EIO, "cannot write %s", lg->path);
+        return cm_atomic_fail(&f);
     }
     return cm_atomic_commit(&f);
 }

@@ -164,11 +164,8 @@ cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
               put_floats(f.fp, &crc, momentum, m->n_params));
     put_u32(tail, (uint32_t)crc);
     ok = ok && fwrite(tail, 1, 4, f.fp) == 4;
-    if (!ok) {
-        cm_atomic_abort(&f);
-        return cm_error(CM_EIO, "cannot write %s: %s", path,
-                        strerror(errno));
-    }
+    if (!ok)
+        return cm_atomic_fail(&f);
     return cm_atomic_commit(&f);
 }
 
