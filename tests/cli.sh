@@ -268,9 +268,45 @@ mpi_cases() {
         "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
 }
 
+# Sweep identity (issue 10 item 9): a run is reused only under the
+# settings that made it; an OUT made with other sweep-wide settings is
+# refused naming them; grid.env and each run's .settings tell the truth.
+sweep_cases() {
+    sw="$T/sweep"
+    sweep() {
+        env BIN="$BIN" OUT="$sw" SMOKE=1 \
+            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" NP=2 WORKERS=4 DEGREE_SMOKE=2 \
+            SETTINGS=ring:mh PARTITIONS=iid ALLREDUCE=1 \
+            TRAIN_ARGS="--synthetic-train 256 --synthetic-test 64" \
+            "$@" sh scripts/sweep.sh
+    }
+    r="$sw/runs/n4-ring-mh-iid-s1"
+    expect_ok "sweep EPOCHS=1" sweep EPOCHS=1
+    check '[ -f "$r.csv" ] && grep -qx "EPOCHS=\"1\"" "$r.settings" && grep -qx "SETTING=\"ring:mh\"" "$r.settings"' \
+        "settings written next to the CSV"
+    check '[ "$(cat "$r.done")" = "$(sed -n "s/^RUN_ID=\"\(.*\)\"$/\1/p" "$r.settings")" ]' \
+        ".done holds the run's RUN_ID"
+    check 'grep -qx "SETTINGS=\"allreduce:none ring:mh\"" "$sw/grid.env" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
+        "grid.env lists every run: $(grep SETTINGS= "$sw/grid.env")"
+    expect_ok "sweep again" sweep EPOCHS=1
+    check '[ "$(grep -c "done already, skipped" "$T/out")" -eq 2 ]' "same settings: both runs skipped"
+    cp "$r.csv" "$T/first.csv"
+    expect_fail 1 "^sweep: .* other settings: EPOCHS 1 -> 2; LR 0.05 -> 0.01 \(use another OUT" \
+        "other EPOCHS/LR into the same OUT" sweep EPOCHS=2 LR=0.01
+    check 'cmp -s "$r.csv" "$T/first.csv" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
+        "refused sweep changed nothing"
+    : > "$r.done" # a marker without this run's identity (older sweep.sh)
+    expect_ok "stale marker" sweep EPOCHS=1
+    check 'grep -q "n4-ring-mh-iid-s1: marker from other settings, run again" "$T/out" && [ -s "$r.done" ]' \
+        "a marker from other settings is not reused"
+    rm -f "$sw/grid.env"
+    expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
+}
+
 topogen_cases
 train_cases
 mpi_cases
+sweep_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
