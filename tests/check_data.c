@@ -309,6 +309,28 @@ START_TEST(test_idx_header_larger_than_file)
 }
 END_TEST
 
+/* Regression (issue 10, item 1): test images of another shape than the
+ * training images are refused at set-up (dt_data_stats, which every
+ * trainer calls first), naming the directory and both shapes. */
+START_TEST(test_idx_split_shapes_differ)
+{
+    dt_source s;
+    dt_norm st;
+    write_idx(N_IMG, N_IMG, 0x803, 0);
+    unsigned char b[16 + 3 * 2 * 2] = {0};
+    put32(b, 0x803);
+    put32(b + 4, 3);
+    put32(b + 8, 2);
+    put32(b + 12, 2);
+    write_file("t10k-images-idx3-ubyte", b, sizeof b, 0);
+    ck_assert_int_eq(dt_source_init(&s, DT_DS_MNIST, dir, 0), CM_OK);
+    expect_err(dt_data_stats(&s, &st), CM_EFORMAT,
+               "training images are 1x4x4 but test images 1x2x2");
+    ck_assert(strstr(cm_last_error(), dir));
+    dt_source_destroy(&s);
+}
+END_TEST
+
 static void write_cifar(size_t per_file, int bad_label)
 {
     size_t rec = 3073;
@@ -433,6 +455,7 @@ Suite *data_suite(void)
     tcase_add_test(tc, test_idx_plain_and_gz);
     tcase_add_test(tc, test_idx_bad_input);
     tcase_add_test(tc, test_idx_header_larger_than_file);
+    tcase_add_test(tc, test_idx_split_shapes_differ);
     tcase_add_test(tc, test_cifar);
     tcase_add_test(tc, test_synthetic);
     suite_add_tcase(s, tc);

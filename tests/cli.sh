@@ -230,6 +230,20 @@ mpi_run() {
         --bind-to none -np "$@"
 }
 
+# mk_idx DIR N SIDE t10k NT SIDE_T: an MNIST-style IDX directory, N
+# SIDExSIDE training images and NT SIDE_TxSIDE_T test images, zero pixels
+# and labels (plain files, big-endian headers written with printf).
+be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
+mk_idx() {
+    mkdir -p "$1"
+    { printf '\0\0\10\3'; be32 "$2"; be32 "$3"; be32 "$3"
+      head -c $(($2 * $3 * $3)) /dev/zero; } >"$1/train-images-idx3-ubyte"
+    { printf '\0\0\10\1'; be32 "$2"; head -c "$2" /dev/zero; } >"$1/train-labels-idx1-ubyte"
+    { printf '\0\0\10\3'; be32 "$5"; be32 "$6"; be32 "$6"
+      head -c $(($5 * $6 * $6)) /dev/zero; } >"$1/$4-images-idx3-ubyte"
+    { printf '\0\0\10\1'; be32 "$5"; head -c "$5" /dev/zero; } >"$1/$4-labels-idx1-ubyte"
+}
+
 mpi_cases() {
     command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
     dt="$BIN/dpsgd-train"
@@ -251,6 +265,13 @@ mpi_cases() {
         "missing topology" mpi_run 2 "$dt" --topology "$T/missing.txt" $syn --log "$l"
     expect_fail 1 "^dpsgd-train: .*$T/nodata" \
         "missing data" mpi_run 2 "$dt" --topology "$T/g4.txt" --data "$T/nodata" --log "$l"
+    # issue 10 item 1: test images of another shape (14x14 vs 28x28) are
+    # refused at set-up in both distributed modes, not read out of bounds
+    mk_idx "$T/shape" 64 28 t10k 16 14
+    for mode in "--topology $T/g4.txt" "--mode allreduce --workers 4"; do
+        expect_fail 1 "^dpsgd-train: .*$T/shape: training images are 1x28x28 but test images 1x14x14" \
+            "test shape differs ($mode)" mpi_run 2 "$dt" $mode --dataset mnist --data "$T/shape" --log "$l"
+    done
     expect_fail 2 "^dpsgd-train: 2 MPI ranks need --topology" \
         "two ranks, no topology" mpi_run 2 "$dt" $syn --log "$l"
     expect_fail 2 "^dpsgd-train: --partition 'dirichlet:-1'" \
