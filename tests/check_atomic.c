@@ -3,7 +3,9 @@
  * umask like open(..., 0666) and a replaced file keeps its mode (mkstemp's
  * 0600 leaked through before); a failed write names its cause ("File too
  * large" under RLIMIT_FSIZE, the portable stand-in for a full disk that
- * needs no root) and leaves neither the target nor a temporary behind. */
+ * needs no root) and leaves neither the target nor a temporary behind.
+ * Also cm_lock and the log's lock (issue 10 item 3): a second writer of
+ * the same log is refused naming it; a closed log leaves no lock file. */
 #include <errno.h>
 #include <dirent.h>
 #include <signal.h>
@@ -17,6 +19,8 @@
 #include <check.h>
 
 #include "cm_atomic.h"
+#include "cm_lock.h"
+#include "dt_log.h"
 
 static char dir[256];
 static char path[512];
@@ -152,6 +156,38 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+START_TEST(test_lock_refuses_second_writer)
+{
+    char lp[600];
+    snprintf(lp, sizeof lp, "%s.lock", path);
+    cm_lock a, b;
+    ck_assert_int_eq(cm_lock_acquire(&a, lp, "the thing"), CM_OK);
+    ck_assert_int_eq(cm_lock_acquire(&b, lp, "the thing"), CM_EIO);
+    ck_assert_msg(strstr(cm_last_error(), "the thing is in use by another "
+                                          "run") && strstr(cm_last_error(), lp),
+                  "message: %s", cm_last_error());
+    ck_assert_int_eq(b.fd, -1);
+    cm_lock_release(&b); /* unlocked: a no-op */
+    cm_lock_release(&a);
+    ck_assert_int_eq(dir_entries(), 0);
+    ck_assert_int_eq(cm_lock_acquire(&b, lp, "the thing"), CM_OK);
+    cm_lock_release(&b);
+    cm_lock_release(NULL);
+    /* the log: two runs on one --log */
+    dt_log l1, l2;
+    ck_assert_int_eq(dt_log_open(&l1, path), CM_OK);
+    ck_assert_int_eq(dt_log_open(&l2, path), CM_EIO);
+    ck_assert(strstr(cm_last_error(), "in use by another run"));
+    ck_assert(strstr(cm_last_error(), path));
+    dt_log_row row = {.epoch = 1, .step = 3};
+    ck_assert_int_eq(dt_log_append(&l1, &row), CM_OK);
+    dt_log_close(&l1);
+    ck_assert_int_eq(dir_entries(), 1); /* the log, no lock file */
+    ck_assert_int_eq(dt_log_open(&l2, path), CM_OK);
+    dt_log_close(&l2);
+}
+END_TEST
+
 Suite *atomic_suite(void)
 {
     Suite *s = suite_create("atomic");
@@ -161,6 +197,7 @@ Suite *atomic_suite(void)
     tcase_add_test(tc, test_replaced_file_keeps_mode);
     tcase_add_test(tc, test_failed_write_names_cause);
     tcase_add_test(tc, test_open_errors);
+    tcase_add_test(tc, test_lock_refuses_second_writer);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -216,6 +216,14 @@ train_cases() {
     check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' "CSV header"
     check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (\$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0"
     h1=$(sed -n 's/.*hash //p' "$T/out")
+    # issue 10 item 3: a second writer of the same --log is refused (the
+    # first holds LOG.lock: here flock(1) plays the first run)
+    check '[ ! -e "$l.lock" ]' "no lock file left after a run"
+    cp "$l" "$T/first.csv"
+    expect_fail 1 "^dpsgd-train: $l is in use by another run \\($l.lock is locked\\)" "second writer of one --log" \
+        flock -n "$l.lock" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$BIN/dpsgd-train" $syn --epochs 1 --log "$l"
+    check 'cmp -s "$l" "$T/first.csv"' "the first run's log is untouched"
+    rm -f "$l.lock"
     expect_ok "synthetic run, --quiet, same seed" "$dt" $syn --epochs 2 --quiet
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 0 ] && [ "$(sed -n "s/.*hash //p" "$T/out")" = "$h1" ]' "--quiet; same seed, same parameters"
 }

@@ -58,8 +58,21 @@ cm_status dt_log_open(dt_log *lg, const char *path)
     if (s != CM_OK)
         return s;
     cm_atomic_abort(&probe);
-    if (!(lg->path = strdup(path)))
+    lg->lock.fd = -1;
+    size_t len = strlen(path);
+    char *lock_path = malloc(len + 6);
+    if (!lock_path)
         return cm_error(CM_ENOMEM, "out of memory");
+    memcpy(lock_path, path, len);
+    memcpy(lock_path + len, ".lock", 6);
+    s = cm_lock_acquire(&lg->lock, lock_path, path);
+    free(lock_path);
+    if (s != CM_OK)
+        return s;
+    if (!(lg->path = strdup(path))) {
+        cm_lock_release(&lg->lock);
+        return cm_error(CM_ENOMEM, "out of memory");
+    }
     s = log_printf(lg, "%s\n", DT_LOG_HEADER);
     if (s != CM_OK)
         dt_log_close(lg);
@@ -84,6 +97,8 @@ void dt_log_close(dt_log *lg)
 {
     if (!lg)
         return;
+    if (lg->path)
+        cm_lock_release(&lg->lock);
     free(lg->path);
     free(lg->buf);
     memset(lg, 0, sizeof *lg);

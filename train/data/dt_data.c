@@ -177,12 +177,13 @@ cm_status dt_data_stats(const dt_source *s, dt_norm *norm)
 {
     dt_shape sh;
     cm_status st = dt_source_shape(s, DT_SPLIT_TRAIN, &sh);
-    if (st != CM_OK || (st = same_shape(s, &sh)) != CM_OK)
+    if (st != CM_OK)
         return st;
     if (sh.c > 3)
         return cm_error(CM_EFORMAT, "more than 3 channels");
     stats_ctx c = {.c = sh.c, .pix = sh.h * sh.w};
-    if ((st = scan(s, DT_SPLIT_TRAIN, NULL, stats_visit, &c)) != CM_OK)
+    if ((st = scan(s, DT_SPLIT_TRAIN, NULL, stats_visit, &c)) != CM_OK ||
+        (st = same_shape(s, &sh)) != CM_OK)
         return st;
     norm->c = sh.c;
     double m = (double)c.count * (double)c.pix;
