@@ -101,12 +101,19 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         return 0;
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
+    /* epochs done, not asked for: --stop-after ends a run early */
+    char epochs[64];
+    if (r.last.epoch < (double)cfg->epochs)
+        snprintf(epochs, sizeof epochs, "%.4g of %zu", r.last.epoch,
+                 cfg->epochs);
+    else
+        snprintf(epochs, sizeof epochs, "%.4g", r.last.epoch);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
-           "epochs %zu  test_acc %.4f  local_acc %.4f  consensus %.3g  "
+           "epochs %s  test_acc %.4f  local_acc %.4f  consensus %.3g  "
            "slem %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
-           cfg->epochs, r.last.test_acc, r.last.test_acc_local_mean,
+           epochs, r.last.test_acc, r.last.test_acc_local_mean,
            r.last.consensus, r.slem, (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
     printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "

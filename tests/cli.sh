@@ -287,6 +287,10 @@ mpi_cases() {
     expect_fail 1 "^dpsgd-train: --resume: no complete checkpoint in $T/ck" \
         "resume without checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --checkpoint "$T/ck" --resume --log "$l"
     check '[ ! -e "$l" ]' "no log after MPI failures"
+    # issue 10 item 7: after --stop-after the final line says the epochs done
+    expect_ok "--stop-after 1 of 3" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 3 --stop-after 1 --checkpoint "$T/ck-stop" --quiet
+    check 'grep -q "^final: .*  epochs 1 of 3  " "$T/out"' "final line: epochs 1 of 3: $(grep final: "$T/out")"
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
