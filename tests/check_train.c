@@ -3,6 +3,7 @@
  * same seed gives bit-identical parameters, another seed does not), the
  * flag parser (every bad-value class names its flag) and the CSV log
  * (header, one row per epoch, nothing left behind on a bad path). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "dt_config.h"
 #include "dt_log.h"
+#include "dt_optim.h"
 #include "dt_train.h"
 
 typedef struct {
@@ -204,6 +206,33 @@ START_TEST(test_log)
 }
 END_TEST
 
+/* Issue 10 item 7: a diverging run (--lr 100 gave NaN loss, accuracy 0.10
+ * and success) stops with CM_ENUMERIC; the guard itself on each case. */
+START_TEST(test_divergence_stops)
+{
+    dt_config c;
+    dt_train_result r;
+    synth_config(&c, DT_MODEL_LENET, 256, 2);
+    c.synth_test = 64;
+    c.lr = 100.0;
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &r), CM_ENUMERIC);
+    ck_assert_msg(strstr(cm_last_error(), "training diverged at epoch 1") &&
+                      strstr(cm_last_error(), "lower --lr"),
+                  "%s", cm_last_error());
+    float x[5] = {1, -2, 0, 3e38f, -0.0f};
+    ck_assert_int_eq(dt_check_finite(0.5, x, 5, 1, 1, 0.1), CM_OK);
+    ck_assert_int_eq(dt_check_finite(NAN, x, 5, 2, 7, 0.1), CM_ENUMERIC);
+    ck_assert(strstr(cm_last_error(), "epoch 2 (step 7): the training loss "
+                                      "is NaN"));
+    x[3] = INFINITY;
+    ck_assert_int_eq(dt_check_finite(0.5, x, 5, 1, 1, 0.1), CM_ENUMERIC);
+    ck_assert(strstr(cm_last_error(), "parameters hold infinite"));
+    x[3] = NAN;
+    ck_assert_int_eq(dt_check_finite(0.5, x, 5, 1, 1, 0.1), CM_ENUMERIC);
+    ck_assert(strstr(cm_last_error(), "parameters hold NaN"));
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -215,6 +244,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, test_batch_one);
     tcase_add_test(tc, test_config);
     tcase_add_test(tc, test_log);
+    tcase_add_test(tc, test_divergence_stops);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,7 @@
  */
 #include "dt_train.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,10 +146,16 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
             loss_sum += loss;
             lr = dt_sched_lr(&sched, (double)ep +
                                          (double)k / (double)steps_per_epoch);
+            if (!isfinite(loss) &&
+                (s = dt_check_finite(loss, NULL, 0, ep + 1, step, lr)) != CM_OK)
+                goto cleanup;
             dt_sgd_velocity(v, net->grads, net->params, net->n_params,
                             (float)cfg->momentum, (float)cfg->weight_decay);
             dt_sgd_apply(net->params, v, net->n_params, (float)lr);
         }
+        if ((s = dt_check_finite(0.0, net->params, net->n_params, ep + 1, step,
+                                 lr)) != CM_OK)
+            goto cleanup;
         double ep_s = cm_time_now() - t0;
         train_s += ep_s;
         dt_epoch_stats e = {.epoch = ep + 1, .epochs = cfg->epochs,
