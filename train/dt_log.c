@@ -3,6 +3,7 @@
  * crash-recovery logic). */
 #include "dt_log.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,10 +84,12 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
 {
     if (!lg->path)
         return CM_OK;
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%.6f,%.6g,%llu\n",
+    char local[32] = ""; /* empty when not measured (NaN) */
+    if (!isnan(r->test_acc_local_mean))
+        snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%s,%.6g,%llu\n",
                              r->epoch, r->step, r->wall_s, r->train_loss,
-                             r->test_acc, r->test_acc_local_mean,
-                             r->consensus,
+                             r->test_acc, local, r->consensus,
                              (unsigned long long)r->bytes_sent);
     if (s != CM_OK)
         return s;

@@ -25,7 +25,9 @@ typedef struct {
     double wall_s;              /* seconds since training started */
     double train_loss;          /* mean minibatch loss over the epoch */
     double test_acc;            /* accuracy of the (averaged) model, 0..1 */
-    double test_acc_local_mean; /* mean accuracy of the workers' models */
+    double test_acc_local_mean; /* mean accuracy of the workers' models;
+                                   NaN when not measured (--local-eval 0):
+                                   the CSV field is then empty */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
 } dt_log_row;
