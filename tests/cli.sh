@@ -293,6 +293,35 @@ mpi_cases() {
     expect_ok "--stop-after 1 of 3" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 3 --stop-after 1 --checkpoint "$T/ck-stop" --quiet
     check 'grep -q "^final: .*  epochs 1 of 3  " "$T/out"' "final line: epochs 1 of 3: $(grep final: "$T/out")"
+    # issue 10 item 6: SIGTERM to mpirun, and a rank killed with -9, end
+    # the job with one dpsgd-train line naming the last good checkpoint
+    for how in term kill; do
+        case_no=$((case_no + 1))
+        ck="$T/ck-$how"
+        env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+            -np 2 "$dt" --topology "$T/g4.txt" --dataset synthetic \
+            --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+            --checkpoint "$ck" --quiet >"$T/out" 2>"$T/err" &
+        mp=$!
+        i=0
+        while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+        if [ "$how" = term ]; then
+            kill -TERM $mp
+        else # the newest rank process (ranks start after mpirun)
+            kill -9 "$(pgrep -f -- "--checkpoint $ck" | grep -vx "$mp" | sort -n | tail -n 1)"
+        fi
+        wait $mp
+        rc=$?
+        if [ "$rc" -eq 0 ]; then
+            fail "$how: exit 0 after a signal"
+        elif [ "$(grep -c "^dpsgd-train: stopped by SIGTERM (the job was interrupted, or another rank died); last good checkpoint: $ck/epoch-[0-9]* (continue with --resume)$" "$T/err")" -ne 1 ]; then
+            fail "$how: not one message naming the checkpoint: $(head -c 300 "$T/err")"
+        else
+            passed=$((passed + 1))
+        fi
+    done
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
