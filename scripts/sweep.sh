@@ -26,8 +26,8 @@
 # each differing setting (use another OUT), so OUT/grid.env (the sweep-wide
 # settings, GLOBAL_ID, and the union of the grid lists over every run in
 # OUT/runs) is true of every run there. Partial CSVs of an interrupted run
-# are never used: the trainer writes its log atomically. See data/results/README.md,
-# "Sweep run identity".
+# are never used: the trainer writes its log atomically. See
+# data/results/README.md, "Sweep run identity".
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
