@@ -7,10 +7,19 @@
  * all ranks (dt_dpsgd_run). Epilog: summary on rank 0, finalize. Only this
  * file prints or exits; every failure is agreed by all ranks inside the
  * library, so rank 0 prints one message and every rank exits non-zero.
+ *
+ * Signals: SIGTERM and SIGINT (mpirun forwards a user's Ctrl-C or kill as
+ * SIGTERM to every rank, and sends it to the survivors when a rank dies)
+ * make rank 0 print one line saying what happened and which checkpoint is
+ * the last good one, read from DIR/latest at that moment; then every rank
+ * dies of the signal as before.
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cblas.h>
 
@@ -20,6 +29,77 @@
 #include "dt_dpsgd.h"
 #include "dt_config.h"
 #include "dt_train.h"
+
+/* ---- signals ----------------------------------------------------------
+ * The handler uses only async-signal-safe calls (open, read, write, close,
+ * signal, raise) on buffers prepared before training starts. */
+static volatile sig_atomic_t sig_root;
+static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
+
+static size_t put(char *b, size_t at, size_t cap, const char *s)
+{
+    while (*s && at + 1 < cap)
+        b[at++] = *s++;
+    b[at] = '\0';
+    return at;
+}
+
+static void on_signal(int sig)
+{
+    if (sig_root) {
+        char msg[8400], latest[64] = "";
+        size_t n = put(msg, 0, sizeof msg, "dpsgd-train: stopped by ");
+        n = put(msg, n, sizeof msg, sig == SIGINT ? "SIGINT" : "SIGTERM");
+        n = put(msg, n, sizeof msg, " (the job was interrupted, or another "
+                "rank died); ");
+        if (sig_dir[0]) {
+            char path[4200];
+            size_t p = put(path, 0, sizeof path, sig_dir);
+            put(path, p, sizeof path, "/latest");
+            int fd = open(path, O_RDONLY);
+            ssize_t got = fd >= 0 ? read(fd, latest, sizeof latest - 1) : -1;
+            if (fd >= 0)
+                close(fd);
+            latest[got > 0 ? got : 0] = '\0';
+            for (char *c = latest; *c; c++)
+                if (*c == '\n')
+                    *c = '\0';
+        }
+        if (!sig_dir[0]) {
+            n = put(msg, n, sizeof msg, "no checkpoint (run without "
+                    "--checkpoint)\n");
+        } else if (!latest[0]) {
+            n = put(msg, n, sizeof msg, "no complete checkpoint yet in ");
+            n = put(msg, n, sizeof msg, sig_dir);
+            n = put(msg, n, sizeof msg, "\n");
+        } else {
+            n = put(msg, n, sizeof msg, "last good checkpoint: ");
+            n = put(msg, n, sizeof msg, sig_dir);
+            n = put(msg, n, sizeof msg, "/");
+            n = put(msg, n, sizeof msg, latest);
+            n = put(msg, n, sizeof msg, " (continue with --resume)\n");
+        }
+        ssize_t w = write(STDERR_FILENO, msg, n);
+        (void)w;
+        sig_root = 0; /* one message, even if the signal comes twice */
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_signals(const dt_config *cfg, int root)
+{
+    sig_root = root;
+    size_t len = strlen(cfg->ckpt_dir);
+    if (len < sizeof sig_dir)
+        memcpy(sig_dir, cfg->ckpt_dir, len + 1);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
 
 static void print_epoch(void *ctx, const dt_epoch_stats *e)
 {
@@ -101,12 +181,19 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         return 0;
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
+    /* epochs done, not asked for: --stop-after ends a run early */
+    char epochs[64];
+    if (r.last.epoch < (double)cfg->epochs)
+        snprintf(epochs, sizeof epochs, "%.4g of %zu", r.last.epoch,
+                 cfg->epochs);
+    else
+        snprintf(epochs, sizeof epochs, "%.4g", r.last.epoch);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
-           "epochs %zu  test_acc %.4f  local_acc %.4f  consensus %.3g  "
+           "epochs %s  test_acc %.4f  local_acc %.4f  consensus %.3g  "
            "slem %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
-           cfg->epochs, r.last.test_acc, r.last.test_acc_local_mean,
+           epochs, r.last.test_acc, r.last.test_acc_local_mean,
            r.last.consensus, r.slem, (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
     printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
@@ -161,9 +248,11 @@ int main(int argc, char **argv)
                     "--topology or --mode allreduce\n");
             rc = 2;
         } else {
+            catch_signals(&cfg, root);
             rc = run_single(&cfg);
         }
     } else {
+        catch_signals(&cfg, root);
         rc = run_distributed(&cfg, world);
     }
     dt_comm_finalize();
