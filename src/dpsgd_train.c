@@ -16,6 +16,7 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +143,16 @@ static int run_bench(const dt_config *cfg)
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
     (void)ctx;
-    printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
-           "local_acc %.4f  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
-           "%.1f s\n", p->epoch, p->epochs, p->step, p->train_loss,
-           p->test_acc, p->test_acc_local_mean, p->consensus,
+    /* loss: the workers' own minibatches (none yet at epoch 0); global:
+     * the average model on the first training images */
+    char loss[32] = "-";
+    if (!isnan(p->train_loss))
+        snprintf(loss, sizeof loss, "%.4f", p->train_loss);
+    printf("epoch %.3g/%zu  step %zu  loss %s  global_loss %.4f  "
+           "test_acc %.4f  local_acc %.4f  consensus %.3g  sent %.1f MB/rank  "
+           "%.0f img/s  %.1f s\n", p->epoch, p->epochs, p->step, loss,
+           p->train_loss_global, p->test_acc, p->test_acc_local_mean,
+           p->consensus,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
 }

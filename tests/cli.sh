@@ -215,7 +215,7 @@ train_cases() {
     # a tiny synthetic run: progress lines, final line, a complete CSV
     expect_ok "synthetic run" "$dt" $syn --epochs 2 --log "$l"
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 2 ]' "one progress line per epoch"
-    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' "CSV header"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,train_loss_global"' "CSV header"
     check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (\$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0"
     h1=$(sed -n 's/.*hash //p' "$T/out")
     # issue 10 item 3: a second writer of the same --log is refused (the
@@ -325,7 +325,8 @@ mpi_cases() {
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
-    check '[ "$(wc -l <"$l")" -eq 3 ] && [ -f "$T/ck/latest" ]' "CSV rows and a complete checkpoint"
+    check '[ "$(wc -l <"$l")" -eq 4 ] && [ -f "$T/ck/latest" ]' "CSV rows (epochs 0, 1, 2) and a complete checkpoint"
+    check 'sed -n 2p "$l" | grep -qE "^0,0,[0-9.]+,,0\.[0-9]+,.*,[0-9]+\.[0-9]+$"' "epoch-0 row: no minibatch loss, a global loss: $(sed -n 2p "$l")"
     f=$(ls "$T"/ck/epoch-*/worker-000001.ckpt)
     printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
     expect_fail 1 "^dpsgd-train: --resume: .*worker-000001.ckpt: checksum mismatch" \

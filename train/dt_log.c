@@ -84,13 +84,18 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
 {
     if (!lg->path)
         return CM_OK;
-    char local[32] = ""; /* empty when not measured (NaN) */
+    /* empty fields when not measured (NaN) */
+    char loss[32] = "", local[32] = "", global[32] = "";
+    if (!isnan(r->train_loss))
+        snprintf(loss, sizeof loss, "%.6f", r->train_loss);
     if (!isnan(r->test_acc_local_mean))
         snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%s,%.6g,%llu\n",
-                             r->epoch, r->step, r->wall_s, r->train_loss,
-                             r->test_acc, local, r->consensus,
-                             (unsigned long long)r->bytes_sent);
+    if (!isnan(r->train_loss_global))
+        snprintf(global, sizeof global, "%.6f", r->train_loss_global);
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s,%.6f,%s,%.6g,%llu,%s\n",
+                             r->epoch, r->step, r->wall_s, loss, r->test_acc,
+                             local, r->consensus,
+                             (unsigned long long)r->bytes_sent, global);
     if (s != CM_OK)
         return s;
     return log_flush(lg);
