@@ -176,7 +176,13 @@ run() { # name np workers setting partition seed topology-file args...
         echo "[$i/$total] $name: marker from other settings, run again"
         rm -f "$OUT/runs/$name.done"
     fi
+    # NP is recorded but not part of the identity (same bits for any NP)
+    printf 'NP="%s"\n' "$np" >> "$rec.tmp"
     mv "$rec.tmp" "$rec"
+    # A CSV left by an earlier attempt or other settings must not be taken
+    # for this run's log (plot.sh and summary.sh count a run complete when
+    # its record exists and its CSV reached EPOCHS; scripts/runs.sh).
+    rm -f "$OUT/runs/$name.csv"
     start=$(date +%s)
     printf '[%d/%d] %s ... ' "$i" "$total" "$name"
     if mpirun --oversubscribe --bind-to none -np "$np" "$BIN/dpsgd-train" \
