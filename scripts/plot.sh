@@ -147,9 +147,12 @@ plot_one() {
             for s in $in_panel; do
                 k=$((k + 1))
                 f="$OUT/agg/$s.dat"
-                # the first lines drawn are the widest, so a later line
-                # on the same values stays visible on top of them
-                lw=$(awk -v c="$cnt" -v k="$k" 'BEGIN { w = 1.2 + 0.45 * (c - k); print (w > 3.5 ? 3.5 : w) }')
+                # the first lines drawn are the widest, with the largest
+                # points, so that a later line on the same values (e.g.
+                # the same small graph under two names) leaves a rim of
+                # each earlier one visible around it
+                lw=$(awk -v c="$cnt" -v k="$k" 'BEGIN { w = 1.2 + 0.9 * (c - k); print (w > 6 ? 6 : w) }')
+                ps=$(awk -v c="$cnt" -v k="$k" 'BEGIN { p = 0.6 + 0.35 * (c - k); print (p > 2.5 ? 2.5 : p) }')
                 st=$(style_of "$s" | sed "s/lw [0-9.]*/lw $lw/")
                 lc=$(echo "$st" | sed 's/ lw.*//')
                 if [ "$xexpr" = copies ]; then x="(\$2*$(copies_of "$s"))"; else x=$xexpr; fi
@@ -157,9 +160,9 @@ plot_one() {
                     cmd="$cmd '$f' u $x:(\$$ycol-\$$ecol):(\$$ycol+\$$ecol) w filledcurves $lc notitle,"
                 fi
                 if [ "$logy" = 1 ]; then
-                    cmd="$cmd '$f' u $x:(\$$ycol > 0 ? \$$ycol : 1/0) w lp $st ps 0.6 pi -1 t '$(label_of "$s")',"
+                    cmd="$cmd '$f' u $x:(\$$ycol > 0 ? \$$ycol : 1/0) w lp $st ps $ps pi -1 t '$(label_of "$s")',"
                 else
-                    cmd="$cmd '$f' u $x:$ycol w lp $st ps 0.6 t '$(label_of "$s")',"
+                    cmd="$cmd '$f' u $x:$ycol w lp $st ps $ps t '$(label_of "$s")',"
                 fi
             done
             [ "$band" = 1 ] && cmd="$cmd keyentry w filledcurves fc rgb '#999999' fs transparent solid 0.3 t '±1 std over seeds',"
