@@ -14,9 +14,20 @@
 #include "check_blas.h"
 
 #include "cm_rng.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "tg_graph.h"
 #include "tg_spectrum.h"
+
+/* Reads and validates a topology file, as dpsgd-train does. */
+static cm_status load_topo(cm_topo *t, const char *path)
+{
+    cm_status st = cm_topo_read(t, path);
+    if (st == CM_OK)
+        st = cm_topo_validate(t, path);
+    if (st != CM_OK)
+        cm_topo_destroy(t);
+    return st;
+}
 
 #define TOL 1e-9
 
@@ -361,7 +372,7 @@ START_TEST(file_round_trip)
         ck_assert_int_eq(cm_topo_set_weights(&a, rules[t]), CM_OK);
         ck_assert_int_eq(cm_topo_save(&a, path, "topogen test\nsecond"),
                          CM_OK);
-        ck_assert_int_eq(cm_topo_load(&b, path), CM_OK);
+        ck_assert_int_eq(load_topo(&b, path), CM_OK);
         ck_assert_uint_eq(b.n, a.n);
         ck_assert_uint_eq(b.m, a.m);
         for (size_t k = 0; k < a.m; k++) {

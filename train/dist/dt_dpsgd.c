@@ -31,7 +31,7 @@
 
 #include "cm_rng.h"
 #include "cm_time.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "dt_ckpt.h"
 #include "dt_data.h"
 #include "dt_dpsgd_impl.h"
