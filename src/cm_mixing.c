@@ -123,6 +123,12 @@ typedef struct {
 static cm_status alpha_laplacian(const cm_topo *t, double *alpha)
 {
     double l2, ln;
+    *alpha = 0.0;
+    if (t->n > CM_MIXING_DENSE_MAX)
+        return cm_error(CM_EINVAL, "laplacian weights of a %zu-node graph "
+                        "need its Laplacian spectrum, and the dense "
+                        "eigensolver is limited to %d nodes: use mh or "
+                        "maxdeg weights", t->n, CM_MIXING_DENSE_MAX);
     cm_status st = cm_topo_laplacian_extremes(t, &l2, &ln);
     *alpha = st == CM_OK && l2 + ln > 0.0 ? 2.0 / (l2 + ln) : 0.0;
     return st;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include <cblas.h>
+#include <gsl/gsl_errno.h>
 
 #include "cm_status.h"
 #include "dt_bench.h"
@@ -125,6 +126,9 @@ int main(int argc, char **argv)
 {
     dt_config cfg;
     int rc;
+    /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
+     * its codes come back as cm_status instead */
+    gsl_set_error_handler_off();
     if (dt_comm_init(&argc, &argv) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;

@@ -128,7 +128,53 @@ topogen_cases() {
     check 'grep -v "^#" "$T/out" | awk "NF != 3 || \$2 > \$3 * (1 + 1e-6) + 1e-12 { bad = 1 } END { exit bad }"' \
         "simulate: 3 columns, disagreement <= slem^t"
 
+    # formats: every graph tool reads them (networkx and python-igraph
+    # check degrees, weights and the SLEM they imply)
+    for f in edgelist ncol graphml gml; do
+        expect_ok "write $f" "$tg" -n 30 -d 3 --kind random --format "$f" -q -o "$T/r30.$f"
+        expect_ok "eval $f" "$tg" eval "$T/r30.$f" --json
+        check 'grep -q "\"format\":\"$( [ $f = ncol ] && echo edgelist || echo $f)\"" "$T/out"' "eval detects $f"
+        s30=$(sed 's/.*"slem":\([^,]*\),.*/\1/' "$T/out")
+        expect_ok "networkx and igraph read $f" /usr/bin/python3 tests/read_topo.py "$f" "$T/r30.$f" 3 "$s30"
+    done
+    check '! grep -q "^#" "$T/r30.ncol"' "ncol has no comment lines"
+    expect_ok "learned file read by networkx and igraph" /usr/bin/python3 tests/read_topo.py edgelist "$g" 4 \
+        "$("$tg" eval "$g" --json | sed 's/.*"slem":\([^,]*\),.*/\1/')"
+    # explicit self-weight lines (older files) read the same; SLEM 0 takes 1 round
+    printf '0 0 0.5\n1 1 0.5\n0 1 0.5\n' >"$T/self.txt"
+    printf '0 1 0.5\n' >"$T/noself.txt"
+    expect_ok "eval explicit self weights" "$tg" eval "$T/self.txt"
+    cp "$T/out" "$T/self.out"
+    expect_ok "eval implied self weights" "$tg" eval "$T/noself.txt"
+    check '[ "$(sed 1d "$T/out")" = "$(sed 1d "$T/self.out")" ] && grep -qE "^slem +0\.000000 " "$T/out" && grep -qE "^rounds_1e-3 +1 " "$T/out"' \
+        "same figures with and without self lines; SLEM 0: 1 round"
+    for k in ring complete; do
+        expect_ok "$k on 2 nodes" "$tg" --kind "$k" -n 2 -q -o "$T/two-$k.txt"
+        check '[ "$(grep -c "^0 1 " "$T/two-$k.txt")" -eq 1 ]' "$k n=2: one edge"
+    done
+    # 1-based edge lists: detected with a notice, or forced
+    printf '1 2\n2 3\n3 1\n' >"$T/one.txt"
+    expect_ok "eval 1-based (detected)" "$tg" eval "$T/one.txt"
+    check 'grep -q "notice: .*one.txt has no node 0" "$T/err" && grep -qE "^n +3$" "$T/out"' "1-based detected with a notice"
+    expect_ok "eval --one-based" "$tg" eval "$T/one.txt" --one-based
+    check '[ ! -s "$T/err" ] && grep -qE "^n +3$" "$T/out"' "--one-based: no notice"
+    printf '# n=1\n' >"$T/n1.txt"
+    expect_ok "eval a one-node file" "$tg" eval "$T/n1.txt"
+    check 'grep -qE "^n +1$" "$T/out"' "one node"
+    printf '0 1\n1 2\n2 0\n' >"$T/tri.txt"
+    expect_ok "eval --weights on a weighted file" "$tg" eval "$T/self.txt" --weights mh
+    check 'grep -q "notice: --weights mh replaces the weights" "$T/err"' "overriding weights says so"
+    expect_ok "--version" "$tg" --version
+    check 'grep -qE "^topogen [0-9]+\.[0-9]+$" "$T/out"' "version printed"
+
     o="$T/none.txt"
+    expect_fail 2 "^topogen: --format: unknown format 'dot'" "bad format" "$tg" --format dot -o "$o"
+    expect_fail 2 "^topogen: --quiet: takes no value" "flag with =value" "$tg" --quiet=1 -o "$o"
+    expect_fail 2 "^topogen: --one-based: only 'topogen eval FILE' takes it" "eval flag in generate" "$tg" --one-based -o "$o"
+    printf '<graphml><graph><node id="a"/><edge source="a" target="b"/></graph></graphml>\n' >"$T/bad.graphml"
+    expect_fail 1 "^topogen: .*bad.graphml:1: edge names an undeclared node 'b'" "graphml: undeclared node" "$tg" eval "$T/bad.graphml"
+    printf 'graph [\n node [ id 0 ]\n edge [ source 0 ]\n]\n' >"$T/bad.gml"
+    expect_fail 1 "^topogen: .*bad.gml:3: GML: edge without integer source and target" "gml: edge without target" "$tg" eval "$T/bad.gml"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n abc" "$tg" -n abc -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n -3" "$tg" -n -3 -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n 0" "$tg" -n 0 -o "$o"
@@ -156,7 +202,8 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*$T/missing.txt" "eval missing file" "$tg" eval "$T/missing.txt"
     expect_fail 2 "^topogen: --simulate: at most 10000000 " "simulate huge" "$tg" eval "$g" --simulate 99999999999
     awk 'BEGIN { for (i = 0; i < 5000; i++) print i, (i + 1) % 5000 }' >"$T/big.txt"
-    expect_fail 1 "^topogen: .*big.txt: .*5000-node graph: the dense eigensolver is limited to 4096" "eval of a too large file" "$tg" eval "$T/big.txt"
+    expect_fail 1 "^topogen: .*big.txt: laplacian weights of a 5000-node graph .*limited to 4096 nodes: use mh" "eval of a too large file" "$tg" eval "$T/big.txt"
+    expect_fail 1 "^topogen: .*big.txt: Laplacian spectrum of a 5000-node graph: the dense eigensolver is limited to 4096" "eval of a too large file, mh" "$tg" eval "$T/big.txt" --weights mh
     printf '0 1\n1 x\n' >"$T/bad.txt"
     expect_fail 1 "^topogen: .*bad.txt.*(line )?2" "eval malformed file" "$tg" eval "$T/bad.txt"
     printf '0 1\n2 3\n' >"$T/disc.txt"
@@ -237,6 +284,18 @@ mpi_cases() {
     l="$T/mpi.csv"
     syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64"
     "$BIN/topogen" -n 4 -d 3 --quiet -o "$T/g4.txt"
+    "$BIN/topogen" -n 4 -d 3 --quiet --format ncol -o "$T/g4.ncol"
+    "$BIN/topogen" -n 4 -d 3 --quiet --format graphml -o "$T/g4.graphml"
+    # the shared reader: ncol (exact weights) trains bit for bit like the
+    # edge list; GraphML (igraph's 15-digit weights) is read and trains
+    expect_ok "train on an edge list" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 1 --quiet
+    h_el=$(sed -n 's/.*workers-hash //p' "$T/out")
+    expect_ok "train on ncol" mpi_run 2 "$dt" --topology "$T/g4.ncol" $syn --epochs 1 --quiet
+    check '[ -n "$h_el" ] && [ "$(sed -n "s/.*workers-hash //p" "$T/out")" = "$h_el" ]' "ncol: same workers-hash as the edge list"
+    expect_ok "train on GraphML" mpi_run 2 "$dt" --topology "$T/g4.graphml" $syn --epochs 1 --quiet
+    awk 'BEGIN { for (i = 0; i < 999999; i++) print i, (i + 1) % 999999 }' >"$T/ring999999.txt"
+    expect_fail 2 "^dpsgd-train: --topology: laplacian weights of a 999999-node graph .* use mh or maxdeg" \
+        "huge ring: a message, not GSL's abort" mpi_run 2 "$dt" --topology "$T/ring999999.txt" $syn --log "$l"
     expect_fail 2 "^dpsgd-train: 5 MPI ranks but .*g4.txt has only 4 workers" \
         "more ranks than workers" mpi_run 5 "$dt" --topology "$T/g4.txt" $syn --log "$l"
     printf '0 0 0.5\n1 1 0.5\n0 1 0.5\n1 0 0.25\n' >"$T/asym.txt"

@@ -56,14 +56,15 @@ static cm_status setup_workers(dt_run *r)
         r->n = cfg->workers ? cfg->workers : r->P;
         r->slem = 0.0;
     } else {
-        /* a weighted file's SLEM comes from its validation; an unweighted
-         * one's from the weights the rule gives it */
+        /* an unweighted file gets the rule's weights; the SLEM comes from
+         * the one validation (-1 above the dense eigensolver's limit) */
         s = cm_topo_read(&r->topo, cfg->topology);
         if (s == CM_OK)
+            s = cm_topo_check_connected(&r->topo, cfg->topology);
+        if (s == CM_OK && !r->topo.self)
+            s = cm_topo_set_weights(&r->topo, cfg->weights);
+        if (s == CM_OK)
             s = cm_topo_validate_slem(&r->topo, cfg->topology, &r->slem);
-        if (s == CM_OK && !r->topo.self &&
-            (s = cm_topo_set_weights(&r->topo, cfg->weights)) == CM_OK)
-            s = cm_topo_slem(&r->topo, &r->slem);
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
         r->n = r->topo.n;
