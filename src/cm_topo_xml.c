@@ -374,6 +374,9 @@ cm_status cm_topo_read_gml(FILE *fp, const char *path, size_t line0,
                 GML_FAIL("%s: out of memory", path);
         }
     }
+    if (in_graph)
+        GML_FAIL("%s:%zu: GML: unterminated graph (missing ']')", path,
+                 x.line);
     if (g.nn == 0)
         GML_FAIL("%s: GML: no graph with nodes found", path);
 #undef GML_FAIL

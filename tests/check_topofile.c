@@ -318,6 +318,247 @@ START_TEST(test_from_edges_rejects)
 }
 END_TEST
 
+
+/* Reads text with options; returns the status. */
+static cm_status read_opts(cm_topo *t, const char *text, cm_topo_read_opts *o)
+{
+    const char *p = tmpfile_with(text, strlen(text));
+    cm_status st = cm_topo_read_ex(t, p, o);
+    unlink(p);
+    return st;
+}
+
+/* The default file has no self lines; the reader recomputes W_ii bit for
+ * bit, and files with explicit `i i w` lines still read. */
+START_TEST(test_implied_self_weights)
+{
+    static const cm_weight_rule rules[] = {CM_WEIGHTS_LAPLACIAN,
+                                           CM_WEIGHTS_MH, CM_WEIGHTS_MAXDEG};
+    char path[] = "/tmp/check_self_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    for (size_t r = 0; r < 3; r++) {
+        cm_topo t, u;
+        cm_topo_init(&t);
+        cm_topo_init(&u);
+        petersen(&t);
+        ck_assert_int_eq(cm_topo_set_weights(&t, rules[r]), CM_OK);
+        ck_assert_int_eq(cm_topo_save(&t, path, "n=10"), CM_OK);
+        FILE *fp = fopen(path, "r");
+        char line[256];
+        size_t lines = 0;
+        while (fgets(line, sizeof line, fp)) {
+            size_t i, j;
+            if (line[0] == '#')
+                continue;
+            ck_assert_int_eq(sscanf(line, "%zu %zu", &i, &j), 2);
+            ck_assert_msg(i != j, "self line written: %s", line);
+            lines++;
+        }
+        fclose(fp);
+        ck_assert_uint_eq(lines, 15);
+        cm_topo_read_opts o = {0};
+        ck_assert_int_eq(cm_topo_read_ex(&u, path, &o), CM_OK);
+        ck_assert_uint_eq(o.self_lines, 0);
+        for (size_t i = 0; i < t.n; i++)
+            ck_assert(u.self[i] == t.self[i]); /* bit for bit */
+        ck_assert_int_eq(cm_topo_validate(&u, path), CM_OK);
+        cm_topo_destroy(&t);
+        cm_topo_destroy(&u);
+    }
+    unlink(path);
+    /* explicit self lines, some nodes only: the rest are implied */
+    cm_topo t;
+    cm_topo_init(&t);
+    cm_topo_read_opts o = {0};
+    ck_assert_int_eq(read_opts(&t, "0 0 0.25\n0 1 0.75\n1 2 0.125\n", &o),
+                     CM_OK);
+    ck_assert_uint_eq(o.self_lines, 1);
+    ck_assert_double_eq(t.self[0], 0.25);
+    ck_assert_double_eq(t.self[1], 1.0 - (0.75 + 0.125));
+    ck_assert_double_eq(t.self[2], 0.875);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* GraphML and GML as igraph and networkx write them; weights, numbering. */
+START_TEST(test_graphml_and_gml)
+{
+    static const char *texts[] = {
+        /* igraph-style GraphML: ids n0.., weight key declared first */
+        "<?xml version=\"1.0\"?>\n<graphml>\n"
+        "<key id=\"w\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>\n"
+        "<graph id=\"G\" edgedefault=\"undirected\">\n"
+        "<node id=\"n0\"/><node id=\"n1\"/>\n<node id=\"n2\"></node>\n"
+        "<edge source=\"n0\" target=\"n1\"><data key=\"w\">0.25</data></edge>\n"
+        "<edge source=\"n2\" target=\"n1\">\n<data key=\"w\">0.5</data>\n</edge>\n"
+        "</graph></graphml>\n",
+        /* networkx-style GraphML: plain ids, nodes out of order, key d0 */
+        "<graphml><key attr.name=\"weight\" attr.type=\"double\" for=\"edge\" "
+        "id=\"d0\" />\n<graph edgedefault=\"undirected\">"
+        "<node id=\"2\" /><node id=\"0\" /><node id=\"1\" />\n"
+        "<edge source=\"0\" target=\"1\"><data key=\"d0\">0.25</data></edge>"
+        "<edge source=\"1\" target=\"2\"><data key=\"d0\">0.5</data></edge>"
+        "</graph></graphml>",
+        /* GML, igraph style */
+        "Creator \"igraph\"\nVersion 1\ngraph\n[\n  directed 0\n"
+        "  node [ id 0 ]\n  node [ id 1 ]\n  node [ id 2 ]\n"
+        "  edge [ source 1 target 0 weight 0.25 ]\n"
+        "  edge [ source 1 target 2 weight 0.5 ]\n]\n",
+        /* GML, networkx style: ids 0.. with labels naming the nodes 1.. */
+        "graph [\n  node [\n    id 0\n    label \"2\"\n  ]\n"
+        "  node [ id 1 label \"1\" ]\n  node [ id 2 label \"3\" ]\n"
+        "  edge [ source 1 target 0 weight 0.25 ]\n"
+        "  edge [ source 0 target 2 weight 0.5 ]\n]\n",
+    };
+    static const cm_topo_format want[] = {CM_FORMAT_GRAPHML,
+                                          CM_FORMAT_GRAPHML, CM_FORMAT_GML,
+                                          CM_FORMAT_GML};
+    for (size_t k = 0; k < 4; k++) {
+        cm_topo t;
+        cm_topo_init(&t);
+        cm_topo_read_opts o = {0};
+        ck_assert_msg(read_opts(&t, texts[k], &o) == CM_OK, "text %zu: %s", k,
+                      cm_last_error());
+        ck_assert_int_eq(o.found, want[k]);
+        ck_assert_uint_eq(t.n, 3);
+        ck_assert_uint_eq(t.m, 2);
+        ck_assert_uint_eq(t.ei[0], 0);
+        ck_assert_uint_eq(t.ej[0], 1);
+        ck_assert_uint_eq(t.ei[1], 1);
+        ck_assert_uint_eq(t.ej[1], 2);
+        ck_assert_double_eq(t.ew[0], 0.25);
+        ck_assert_double_eq(t.ew[1], 0.5);
+        ck_assert_double_eq(t.self[1], 0.25);
+        cm_topo_destroy(&t);
+    }
+    /* unweighted GraphML; bad inputs name the line */
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(read_opts(&t, "<graphml><graph><node id=\"a\"/>"
+                                   "<node id=\"b\"/><edge source=\"a\" "
+                                   "target=\"b\"/></graph></graphml>", NULL),
+                     CM_OK);
+    ck_assert_ptr_null(t.self);
+    ck_assert_uint_eq(t.m, 1);
+    static const struct { const char *text, *frag; } bad[] = {
+        {"<graphml>\n<graph>\n<node id=\"a\"/>\n<edge source=\"a\" "
+         "target=\"z\"/></graph></graphml>", ":4: edge names an undeclared"},
+        {"<graphml><key id=\"w\" for=\"edge\" attr.name=\"weight\"/>\n"
+         "<graph><node id=\"0\"/><node id=\"1\"/>\n<edge source=\"0\" "
+         "target=\"1\"><data key=\"w\">heavy</data></edge></graph>"
+         "</graphml>", ":3: GraphML: weight is not"},
+        {"<graphml><graph></graph></graphml>", "no nodes"},
+        {"graph [\n node [ id 0 ]\n node [ id 0 ]\n]\n", "share the label 0"},
+        {"graph [\n node [ id 0 ]\n edge [ source 0 target 0 weight x ]\n]",
+         ":3: GML: weight is not"},
+        {"graph [\n node [ id 0 ]\n", ":3: GML: unterminated graph"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_msg(read_opts(&t, bad[k].text, NULL) == CM_EFORMAT,
+                      "bad %zu read", k);
+        ck_assert_msg(strstr(cm_last_error(), bad[k].frag), "bad %zu: %s", k,
+                      cm_last_error());
+        ck_assert_uint_eq(t.n, 0);
+    }
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Numbering: 1-based lists detected or forced; the node limit and the
+ * header limit agree, so the largest file round-trips; `# n=1` reads. */
+START_TEST(test_numbering_and_limits)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    cm_topo_read_opts o = {CM_FORMAT_AUTO, CM_BASE_AUTO, 0, 0, 0};
+    ck_assert_int_eq(read_opts(&t, "1 2\n2 3\n3 1\n", &o), CM_OK);
+    ck_assert_int_eq(o.one_based, 1);
+    ck_assert_uint_eq(t.n, 3);
+    o.base = CM_BASE_0;
+    ck_assert_int_eq(read_opts(&t, "1 2\n2 3\n3 1\n", &o), CM_OK);
+    ck_assert_int_eq(o.one_based, 0);
+    ck_assert_uint_eq(t.n, 4);
+    o.base = CM_BASE_1;
+    ck_assert_int_eq(read_opts(&t, "0 1\n", &o), CM_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), ":1: node id 0 in a "
+                                                  "1-based"));
+    o.base = CM_BASE_AUTO; /* n= given: never shifted */
+    ck_assert_int_eq(read_opts(&t, "# n=4\n1 2\n2 3\n3 1\n", &o), CM_OK);
+    ck_assert_int_eq(o.one_based, 0);
+    /* a legal one-node file (no edges: no sort of an empty list) */
+    ck_assert_int_eq(read_text(&t, "# n=1\n"), CM_OK);
+    ck_assert_uint_eq(t.n, 1);
+    ck_assert_uint_eq(t.m, 0);
+    /* the largest n: id 999999 and n=1000000 both accepted, and a file
+     * with that n is written and read back */
+    ck_assert_int_eq(read_opts(&t, "# n=1000000\n0 999999\n", NULL), CM_OK);
+    ck_assert_uint_eq(t.n, CM_TOPO_MAX_NODES);
+    char path[] = "/tmp/check_big_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(cm_topo_save(&t, path, "n=1000000"), CM_OK);
+    cm_topo u;
+    cm_topo_init(&u);
+    ck_assert_int_eq(cm_topo_read(&u, path), CM_OK);
+    ck_assert_uint_eq(u.n, t.n);
+    ck_assert_uint_eq(u.m, 1);
+    unlink(path);
+    ck_assert_int_eq(read_opts(&t, "0 999999\n", NULL), CM_OK);
+    ck_assert_uint_eq(t.n, CM_TOPO_MAX_NODES);
+    ck_assert_int_eq(read_opts(&t, "# n=1000001\n0 1\n", NULL), CM_EFORMAT);
+    ck_assert_int_eq(read_opts(&t, "0 1000000\n", NULL), CM_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "0 to 999999"));
+    cm_topo_destroy(&u);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Components and the dense-size limit, refused before allocating. */
+START_TEST(test_components_and_limits)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    size_t a[] = {0, 2, 3}, b[] = {1, 3, 4};
+    ck_assert_int_eq(cm_topo_from_edges(&t, 6, 3, a, b), CM_OK);
+    size_t comp[6], count = 0;
+    ck_assert_int_eq(cm_topo_components(&t, comp, &count), CM_OK);
+    ck_assert_uint_eq(count, 3);
+    ck_assert_uint_eq(comp[0], 0);
+    ck_assert_uint_eq(comp[1], 0);
+    ck_assert_uint_eq(comp[2], 1);
+    ck_assert_uint_eq(comp[4], 1);
+    ck_assert_uint_eq(comp[5], 2);
+    ck_assert_int_eq(cm_topo_check_connected(&t, "x"), CM_ETOPO);
+    /* disconnected graphs get weights: SLEM 1 */
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    double slem = 0;
+    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
+    ck_assert_double_eq_tol(slem, 1.0, 1e-12);
+    /* above the dense limit: a message, no allocation of n^2 */
+    size_t n = CM_MIXING_DENSE_MAX + 1;
+    size_t *ei = malloc(n * sizeof *ei), *ej = malloc(n * sizeof *ej);
+    for (size_t i = 0; i < n; i++) {
+        ei[i] = i;
+        ej[i] = (i + 1) % n;
+    }
+    ck_assert_int_eq(cm_topo_from_edges(&t, n, n, ei, ej), CM_OK);
+    double l2, ln;
+    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "limited to 4096"));
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN),
+                     CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "use mh or maxdeg"));
+    /* mh weights on a big ring validate without a spectrum */
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    ck_assert_int_eq(cm_topo_validate_slem(&t, "big", &slem), CM_OK);
+    ck_assert_double_eq(slem, -1.0);
+    free(ei);
+    free(ej);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 Suite *topofile_suite(void)
 {
     Suite *s = suite_create("topofile");
@@ -329,6 +570,10 @@ Suite *topofile_suite(void)
     tcase_add_loop_test(tc, test_bad_input, 0, sizeof bad / sizeof bad[0]);
     tcase_add_test(tc, test_binary_and_missing_files);
     tcase_add_test(tc, test_from_edges_rejects);
+    tcase_add_test(tc, test_implied_self_weights);
+    tcase_add_test(tc, test_graphml_and_gml);
+    tcase_add_test(tc, test_numbering_and_limits);
+    tcase_add_test(tc, test_components_and_limits);
     suite_add_tcase(s, tc);
     return s;
 }

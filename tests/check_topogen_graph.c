@@ -176,6 +176,10 @@ START_TEST(constructions)
         {TG_KIND_RANDOM, 20, 3, 30, 3, 3},
         {TG_KIND_RANDOM, 31, 4, 62, 4, 4},
         {TG_KIND_RANDOM, 16, 8, 64, 8, 8},
+        {TG_KIND_RING, 2, 0, 1, 1, 1},        /* n = 2: one edge */
+        {TG_KIND_COMPLETE, 2, 0, 1, 1, 1},
+        {TG_KIND_HYPERCUBE, 2, 0, 1, 1, 1},
+        {TG_KIND_EXPONENTIAL, 2, 0, 1, 1, 1},
     };
     for (size_t t = 0; t < sizeof tab / sizeof *tab; t++) {
         tg_graph g;
@@ -288,6 +292,44 @@ START_TEST(random_is_seeded)
     tg_graph_destroy(&a);
     tg_graph_destroy(&b);
     tg_graph_destroy(&c);
+}
+END_TEST
+
+/* --kind random through igraph's degree-sequence generator: one seed, one
+ * graph; another seed, another graph; always simple, regular, connected. */
+START_TEST(igraph_random_is_seeded)
+{
+    cm_topo a, b, c;
+    cm_rng r1, r2, r3;
+    cm_rng_seed(&r1, 5, 0);
+    cm_rng_seed(&r2, 5, 0);
+    cm_rng_seed(&r3, 6, 0);
+    cm_topo_init(&a);
+    cm_topo_init(&b);
+    cm_topo_init(&c);
+    ck_assert_int_eq(tg_kind_build(&a, TG_KIND_RANDOM, 40, 3, &r1), CM_OK);
+    ck_assert_int_eq(tg_kind_build(&b, TG_KIND_RANDOM, 40, 3, &r2), CM_OK);
+    ck_assert_int_eq(tg_kind_build(&c, TG_KIND_RANDOM, 40, 3, &r3), CM_OK);
+    ck_assert_uint_eq(a.m, 60);
+    ck_assert_mem_eq(a.ei, b.ei, a.m * sizeof *a.ei);
+    ck_assert_mem_eq(a.ej, b.ej, a.m * sizeof *a.ej);
+    ck_assert(memcmp(a.ej, c.ej, a.m * sizeof *a.ej) != 0 ||
+              memcmp(a.ei, c.ei, a.m * sizeof *a.ei) != 0);
+    size_t dmin, dmax;
+    cm_topo_degree_range(&c, &dmin, &dmax);
+    ck_assert_uint_eq(dmin, 3);
+    ck_assert_uint_eq(dmax, 3);
+    ck_assert_int_eq(cm_topo_check_connected(&c, "c"), CM_OK);
+    /* a random graph needs a generator; n = 1 is refused for every kind */
+    ck_assert_int_eq(tg_kind_build(&a, TG_KIND_RANDOM, 40, 3, NULL),
+                     CM_EINVAL);
+    ck_assert_int_eq(tg_kind_check(TG_KIND_RING, 1, 2), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "needs n >= 2"));
+    ck_assert_int_eq(tg_kind_check(TG_KIND_RRL, 2, 1), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "needs n >= 3"));
+    cm_topo_destroy(&a);
+    cm_topo_destroy(&b);
+    cm_topo_destroy(&c);
 }
 END_TEST
 
@@ -407,6 +449,7 @@ Suite *topogen_graph_suite(void)
     tcase_add_test(tc, constructions);
     tcase_add_test(tc, constructions_match_igraph);
     tcase_add_test(tc, random_is_seeded);
+    tcase_add_test(tc, igraph_random_is_seeded);
     tcase_add_test(tc, swap_and_undo);
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, file_round_trip);
