@@ -281,12 +281,49 @@ cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
     return st;
 }
 
+/* The search's ring-lattice start, i ~ i+1..i+d/2 (and i+n/2 for odd d),
+ * with its edges in the order i = 0..n-1, k = 1..d/2: the search draws
+ * edges by slot, so this order (not igraph's) keeps its trajectories,
+ * and it needs no igraph call, so restarts on threads never wait. */
+static cm_status ring_lattice(tg_graph *g, size_t n, size_t d)
+{
+    size_t cap = n * (d / 2 + 1) + 1, m = 0;
+    size_t *u = malloc(cap * sizeof *u), *v = malloc(cap * sizeof *v);
+    unsigned char *seen = calloc(n * n + 1, 1);
+    cm_status st = CM_OK;
+    if (!u || !v || !seen) {
+        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node graph", n);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 1; k <= d / 2 + d % 2; k++) {
+            size_t j = (i + (k <= d / 2 ? k : n / 2)) % n;
+            size_t a = i < j ? i : j, b = i < j ? j : i;
+            if (a == b || seen[a * n + b])
+                continue;
+            seen[a * n + b] = 1;
+            u[m] = a;
+            v[m++] = b;
+        }
+    st = tg_graph_from_edges(g, n, m, u, v);
+cleanup:
+    free(u);
+    free(v);
+    free(seen);
+    return st;
+}
+
 cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
                          cm_rng *rng)
 {
+    cm_status st = tg_kind_check(kind, n, d);
+    if (st != CM_OK)
+        return st;
+    if (kind == TG_KIND_RRL || kind == TG_KIND_LEARNED)
+        return ring_lattice(g, n, d);
     cm_topo t;
     cm_topo_init(&t);
-    cm_status st = tg_kind_build(&t, kind, n, d, rng);
+    st = tg_kind_build(&t, kind, n, d, rng);
     if (st == CM_OK)
         st = tg_graph_from_topo(g, &t);
     cm_topo_destroy(&t);

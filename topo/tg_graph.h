@@ -112,7 +112,10 @@ size_t tg_torus_side(size_t n);
 cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
                         cm_rng *rng);
 
-/* tg_kind_build into a tg_graph (g initialized). O(n^2 + m). */
+/* tg_kind_build into a tg_graph (g initialized). O(n^2 + m). The ring
+ * lattice (rrl, and learned's start) is built here without igraph, its
+ * edges in the order the search's trajectories depend on (the same graph
+ * as tg_kind_build's, edges in another order). */
 cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
                          cm_rng *rng);
 
