@@ -164,6 +164,12 @@ topogen_cases() {
     printf '0 1\n1 2\n2 0\n' >"$T/tri.txt"
     expect_ok "eval --weights on a weighted file" "$tg" eval "$T/self.txt" --weights mh
     check 'grep -q "notice: --weights mh replaces the weights" "$T/err"' "overriding weights says so"
+    expect_ok "GraphML with settings" "$tg" -n 20 -d 3 --iters 300 --format graphml -q -o "$T/g20.graphml"
+    expect_ok "re-run GraphML settings" "$tg" $(sed -n 's:.*<data key="settings">\(.*\)</data>:\1:p' "$T/g20.graphml") -q -o "$T/g20b.graphml"
+    check 'cmp -s "$T/g20.graphml" "$T/g20b.graphml"' "GraphML graph attributes reproduce the file"
+    expect_ok "ring of 1000, mh" "$tg" --kind ring -n 1000 --weights mh -q -o "$T/ring1000.txt"
+    expect_ok "eval SLEM near 1" "$tg" eval "$T/ring1000.txt"
+    check 'grep -qE "^slem +0\.9999868 " "$T/out"' "SLEM near 1 printed with enough digits: $(grep ^slem "$T/out")"
     expect_ok "--version" "$tg" --version
     check 'grep -qE "^topogen [0-9]+\.[0-9]+$" "$T/out"' "version printed"
 
