@@ -1,6 +1,7 @@
-/* check_topofile.c: the shared topology module (src/cm_topo.c,
- * src/cm_mixing.c): reading, writing, validation, weight rules and the
- * dense spectra, against closed forms and one test per bad-input class. */
+/* check_topofile.c: the topology file module (src/cm_topo*.c): writing
+ * and reading back bit for bit, implied self weights, the formats other
+ * tools write (networkx edge lists, GraphML, GML, 1-based lists), the
+ * limits, and one test per bad-input class. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include <check.h>
+
+#include "check_graphs.h"
 
 #include "cm_mixing.h"
 
@@ -42,130 +45,7 @@ static cm_status read_text(cm_topo *t, const char *text)
     return st;
 }
 
-static void ring(cm_topo *t, size_t n)
-{
-    size_t ei[64], ej[64];
-    for (size_t i = 0; i < n; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % n;
-    }
-    ck_assert_int_eq(cm_topo_from_edges(t, n, n, ei, ej), CM_OK);
-}
 
-static void complete(cm_topo *t, size_t n)
-{
-    size_t ei[512], ej[512], m = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            ei[m] = i;
-            ej[m++] = j;
-        }
-    ck_assert_int_eq(cm_topo_from_edges(t, n, m, ei, ej), CM_OK);
-}
-
-static void hypercube(cm_topo *t, size_t k)
-{
-    size_t n = (size_t)1 << k, ei[512], ej[512], m = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t b = 0; b < k; b++)
-            if (!(i & ((size_t)1 << b))) {
-                ei[m] = i;
-                ej[m++] = i | ((size_t)1 << b);
-            }
-    ck_assert_int_eq(cm_topo_from_edges(t, n, m, ei, ej), CM_OK);
-}
-
-static void petersen(cm_topo *t)
-{
-    size_t ei[15], ej[15], m = 0;
-    for (size_t i = 0; i < 5; i++) {
-        ei[m] = i; ej[m++] = (i + 1) % 5;           /* outer cycle */
-        ei[m] = i; ej[m++] = i + 5;                 /* spokes */
-        ei[m] = 5 + i; ej[m++] = 5 + (i + 2) % 5;   /* inner pentagram */
-    }
-    ck_assert_int_eq(cm_topo_from_edges(t, 10, m, ei, ej), CM_OK);
-}
-
-START_TEST(test_spectra_closed_forms)
-{
-    cm_topo t;
-    double l2, ln;
-    cm_topo_init(&t);
-    for (size_t n = 3; n <= 12; n++) {
-        ring(&t, n);
-        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-        ck_assert_double_eq_tol(l2, 2 - 2 * cos(2 * M_PI / n), 1e-9);
-        double want = n % 2 ? 2 - 2 * cos(M_PI * (n - 1) / n) : 4.0;
-        ck_assert_double_eq_tol(ln, want, 1e-9);
-    }
-    for (size_t n = 2; n <= 20; n += 3) {
-        complete(&t, n);
-        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-        ck_assert_double_eq_tol(l2, (double)n, 1e-9);
-        ck_assert_double_eq_tol(ln, (double)n, 1e-9);
-    }
-    for (size_t k = 1; k <= 6; k++) {
-        hypercube(&t, k);
-        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-        ck_assert_double_eq_tol(l2, 2.0, 1e-9);
-        ck_assert_double_eq_tol(ln, 2.0 * k, 1e-9);
-    }
-    petersen(&t);
-    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-    ck_assert_double_eq_tol(l2, 2.0, 1e-9);
-    ck_assert_double_eq_tol(ln, 5.0, 1e-9);
-    /* Laplacian weights on Petersen: SLEM = (5 - 2)/(5 + 2) */
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
-    double slem;
-    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
-    ck_assert_double_eq_tol(slem, 3.0 / 7.0, 1e-9);
-    /* validation hands back the same SLEM; none for an unweighted graph */
-    double vs;
-    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
-    ck_assert(vs == slem);
-    petersen(&t);
-    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
-    ck_assert(vs == -1.0);
-    cm_topo_destroy(&t);
-}
-END_TEST
-
-START_TEST(test_weight_rules_stochastic)
-{
-    cm_topo t;
-    cm_topo_init(&t);
-    for (int rule = 0; rule < 3; rule++) {
-        for (int g = 0; g < 3; g++) {
-            if (g == 0) ring(&t, 9);
-            if (g == 1) petersen(&t);
-            if (g == 2) { /* a star with a tail: degrees differ */
-                size_t ei[] = {0, 0, 0, 0, 4}, ej[] = {1, 2, 3, 4, 5};
-                ck_assert_int_eq(cm_topo_from_edges(&t, 6, 5, ei, ej), CM_OK);
-            }
-            ck_assert_int_eq(cm_topo_set_weights(&t, (cm_weight_rule)rule),
-                             CM_OK);
-            ck_assert_int_eq(cm_topo_validate(&t, "w"), CM_OK);
-            for (size_t i = 0; i < t.n; i++) {
-                double s = t.self[i];
-                for (size_t p = t.off[i]; p < t.off[i + 1]; p++) {
-                    s += t.adj_w[p];
-                    /* symmetry: find W_ji */
-                    size_t j = t.adj[p];
-                    int found = 0;
-                    for (size_t q = t.off[j]; q < t.off[j + 1]; q++)
-                        if (t.adj[q] == i) {
-                            ck_assert_double_eq(t.adj_w[q], t.adj_w[p]);
-                            found = 1;
-                        }
-                    ck_assert(found);
-                }
-                ck_assert_double_eq_tol(s, 1.0, 1e-12);
-            }
-        }
-    }
-    cm_topo_destroy(&t);
-}
-END_TEST
 
 START_TEST(test_round_trip)
 {
@@ -298,25 +178,6 @@ START_TEST(test_binary_and_missing_files)
 }
 END_TEST
 
-START_TEST(test_from_edges_rejects)
-{
-    cm_topo t;
-    cm_topo_init(&t);
-    size_t a[] = {0, 1}, b[] = {1, 0};
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 2, a, b), CM_EINVAL);
-    size_t c[] = {0}, d[] = {0};
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, c, d), CM_EINVAL);
-    size_t e[] = {0}, f[] = {2};
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, e, f), CM_EINVAL);
-    /* two nodes, one edge: the smallest connected case */
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, a, a + 1), CM_OK);
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
-    double slem;
-    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
-    ck_assert_double_eq_tol(slem, 0.0, 1e-12); /* alpha = 1/2: exact average */
-    cm_topo_destroy(&t);
-}
-END_TEST
 
 
 /* Reads text with options; returns the status. */
@@ -514,66 +375,22 @@ START_TEST(test_numbering_and_limits)
 }
 END_TEST
 
-/* Components and the dense-size limit, refused before allocating. */
-START_TEST(test_components_and_limits)
-{
-    cm_topo t;
-    cm_topo_init(&t);
-    size_t a[] = {0, 2, 3}, b[] = {1, 3, 4};
-    ck_assert_int_eq(cm_topo_from_edges(&t, 6, 3, a, b), CM_OK);
-    size_t comp[6], count = 0;
-    ck_assert_int_eq(cm_topo_components(&t, comp, &count), CM_OK);
-    ck_assert_uint_eq(count, 3);
-    ck_assert_uint_eq(comp[0], 0);
-    ck_assert_uint_eq(comp[1], 0);
-    ck_assert_uint_eq(comp[2], 1);
-    ck_assert_uint_eq(comp[4], 1);
-    ck_assert_uint_eq(comp[5], 2);
-    ck_assert_int_eq(cm_topo_check_connected(&t, "x"), CM_ETOPO);
-    /* disconnected graphs get weights: SLEM 1 */
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
-    double slem = 0;
-    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
-    ck_assert_double_eq_tol(slem, 1.0, 1e-12);
-    /* above the dense limit: a message, no allocation of n^2 */
-    size_t n = CM_MIXING_DENSE_MAX + 1;
-    size_t *ei = malloc(n * sizeof *ei), *ej = malloc(n * sizeof *ej);
-    for (size_t i = 0; i < n; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % n;
-    }
-    ck_assert_int_eq(cm_topo_from_edges(&t, n, n, ei, ej), CM_OK);
-    double l2, ln;
-    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_EINVAL);
-    ck_assert_ptr_nonnull(strstr(cm_last_error(), "limited to 4096"));
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN),
-                     CM_EINVAL);
-    ck_assert_ptr_nonnull(strstr(cm_last_error(), "use mh or maxdeg"));
-    /* mh weights on a big ring validate without a spectrum */
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
-    ck_assert_int_eq(cm_topo_validate_slem(&t, "big", &slem), CM_OK);
-    ck_assert_double_eq(slem, -1.0);
-    free(ei);
-    free(ej);
-    cm_topo_destroy(&t);
-}
-END_TEST
 
 Suite *topofile_suite(void)
 {
     Suite *s = suite_create("topofile");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_spectra_closed_forms);
-    tcase_add_test(tc, test_weight_rules_stochastic);
+    TCase *tc = tcase_create("write_read_round_trip");
     tcase_add_test(tc, test_round_trip);
-    tcase_add_test(tc, test_plain_and_networkx_lists);
-    tcase_add_loop_test(tc, test_bad_input, 0, sizeof bad / sizeof bad[0]);
-    tcase_add_test(tc, test_binary_and_missing_files);
-    tcase_add_test(tc, test_from_edges_rejects);
     tcase_add_test(tc, test_implied_self_weights);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("other_tools_formats_read");
+    tcase_add_test(tc, test_plain_and_networkx_lists);
     tcase_add_test(tc, test_graphml_and_gml);
     tcase_add_test(tc, test_numbering_and_limits);
-    tcase_add_test(tc, test_components_and_limits);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("bad_input_named");
+    tcase_add_loop_test(tc, test_bad_input, 0, sizeof bad / sizeof bad[0]);
+    tcase_add_test(tc, test_binary_and_missing_files);
     suite_add_tcase(s, tc);
     return s;
 }

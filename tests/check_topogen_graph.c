@@ -440,16 +440,21 @@ END_TEST
 Suite *topogen_graph_suite(void)
 {
     Suite *s = suite_create("topogen_graph");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("spectrum_closed_forms");
     tcase_add_test(tc, spectrum_ring);
     tcase_add_test(tc, spectrum_complete);
     tcase_add_test(tc, spectrum_hypercube);
     tcase_add_test(tc, spectrum_petersen);
     tcase_add_test(tc, spectrum_edge_cases);
+    tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("constructions_over_igraph");
     tcase_add_test(tc, constructions);
     tcase_add_test(tc, constructions_match_igraph);
     tcase_add_test(tc, random_is_seeded);
     tcase_add_test(tc, igraph_random_is_seeded);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("swaps_parameters_files");
     tcase_add_test(tc, swap_and_undo);
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, file_round_trip);
