@@ -100,6 +100,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     }
     if (!root)
         return 0;
+    if (r.topo_one_based)
+        fprintf(stderr, "dpsgd-train: notice: %s has no node 0 and no n=: "
+                "read as 1-based (worker i is its node i+1)\n",
+                cfg->topology);
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "

@@ -299,6 +299,10 @@ mpi_cases() {
     expect_ok "train on ncol" mpi_run 2 "$dt" --topology "$T/g4.ncol" $syn --epochs 1 --quiet
     check '[ -n "$h_el" ] && [ "$(sed -n "s/.*workers-hash //p" "$T/out")" = "$h_el" ]' "ncol: same workers-hash as the edge list"
     expect_ok "train on GraphML" mpi_run 2 "$dt" --topology "$T/g4.graphml" $syn --epochs 1 --quiet
+    printf '1 2\n2 3\n3 4\n4 1\n' >"$T/one4.txt"
+    expect_ok "train on a 1-based edge list" mpi_run 2 "$dt" --topology "$T/one4.txt" $syn --epochs 1 --quiet
+    check 'grep -q "notice: .*one4.txt has no node 0 and no n=: read as 1-based" "$T/err" && grep -q "workers 4 " "$T/out"' \
+        "1-based list: 4 workers and a notice"
     awk 'BEGIN { for (i = 0; i < 999999; i++) print i, (i + 1) % 999999 }' >"$T/ring999999.txt"
     expect_fail 2 "^dpsgd-train: --topology: laplacian weights of a 999999-node graph .* use mh or maxdeg" \
         "huge ring: a message, not GSL's abort" mpi_run 2 "$dt" --topology "$T/ring999999.txt" $syn --log "$l"

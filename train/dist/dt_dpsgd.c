@@ -53,6 +53,7 @@ typedef struct {
     size_t n;               /* workers in the run */
     cm_topo topo;           /* gossip mode: the weighted topology */
     double slem;
+    int one_based;          /* the topology file was read as 1-based */
     dt_gossip *g;
     dt_net *net;
     size_t B;               /* batch */
@@ -81,7 +82,10 @@ static cm_status setup_workers(dt_run *r)
     } else {
         /* an unweighted file gets the rule's weights; the SLEM comes from
          * the one validation (-1 above the dense eigensolver's limit) */
-        s = cm_topo_read(&r->topo, cfg->topology);
+        cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
+                                0, 0};
+        s = cm_topo_read_ex(&r->topo, cfg->topology, &ro);
+        r->one_based = ro.one_based;
         if (s == CM_OK)
             s = cm_topo_check_connected(&r->topo, cfg->topology);
         if (s == CM_OK && !r->topo.self)
@@ -373,6 +377,7 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_ranks = r->P;
     res->n_params = r->w.len;
     res->slem = r->slem;
+    res->topo_one_based = r->one_based;
     res->t_compute = t.compute / P;
     res->t_gossip_mem = t.mix / P;
     res->t_gossip_mpi = t.mpi / P;
