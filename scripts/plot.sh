@@ -25,7 +25,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-${OUT:-$here/../results}}
-case "${1:-}" in -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0;; esac
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
 [ -d "$OUT/runs" ] || { echo "plot: no $OUT/runs (run scripts/sweep.sh first)" >&2; exit 1; }
 command -v gnuplot >/dev/null 2>&1 || { echo "plot: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
 . "$here/runs.sh"

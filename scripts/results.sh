@@ -38,15 +38,20 @@
 # schedule to lr 0, so all-reduce ends flat; check the last quarter in the
 # tables), local models evaluated on 100 test images (256 workers x 1000
 # images per evaluation would cost more than the training), 3 seeds only
-# for the main comparison, and the exponential graph at 1 seed. This
-# budget is an estimate from earlier 8-epoch sweeps at batch 32 (4-5 s per
-# epoch of 60000 images at 64 workers, NP=2, loaded machine) and has NOT
-# been measured at 256 workers: time the first n256 run (its log line
-# prints seconds) and lower EPOCHS or drop seeds if it runs long.
+# for the main comparison, and the exponential graph at 1 seed. Budget
+# (an estimate, not a full run): one epoch each, NP=2, in one session on
+# the shared machine (load ~20), relative to 64 workers at batch 32 (the
+# committed sweep's setting, about 4 s per epoch there): 16 workers at
+# batch 64 and 64 at batch 16 took 1.0x, 256 at batch 4 took 1.8x (gossip
+# of 256 models in memory). 26 runs per worker count x 10 epochs is then
+# about 17 + 17 + 32 minutes, plus topogen (the 256-node learned graph
+# took 56 s loaded) and the simulation: about 70-80 minutes unloaded.
+# The first n256 run's line prints its seconds: lower EPOCHS or drop
+# seeds if it runs long.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit 0;; esac
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
 OUT=${1:-${OUT:-$root/results}}
 BIN=${BIN:-$root/bin}
 export BIN

@@ -13,7 +13,7 @@
 # (scripts/runs.sh), so it works on committed files such as data/results.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-case "${1:-}" in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0;; esac
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
 . "$here/runs.sh"
 OUT=${1:-${OUT:-$here/../results}}
 TARGETS=${TARGETS:-"0.85 0.88"}

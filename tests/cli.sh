@@ -450,10 +450,36 @@ sweep_cases() {
     expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
 }
 
+# plot.sh and summary.sh on committed results: a run counts when its
+# settings record is there and its CSV reached the recorded epochs
+results_cases() {
+    rd="$T/results"
+    mkdir -p "$rd"
+    cp -r data/results/runs data/results/topo data/results/grid.env "$rd/"
+    expect_ok "summary.sh on data/results" env TARGETS=0.80 sh scripts/summary.sh "$rd"
+    check '[ "$(grep -c "^| [0-9]" "$rd/summary.md")" -eq 28 ] && grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | 77.74% ± 1.73 | - | - | 0.361 | 3 |$" "$rd/summary.md"' \
+        "summary of the committed runs: 28 settings, the 64-worker lattice row"
+    # a CSV cut short (an interrupted run) does not count; no record, no run
+    sed -i '$d' "$rd/runs/n64-rrl-mh-dirichlet-0.1-s3.csv"
+    rm "$rd/runs/n64-rrl-mh-dirichlet-0.1-s2.settings"
+    expect_ok "summary.sh, one CSV short, one record missing" env TARGETS=0.80 sh scripts/summary.sh "$rd"
+    check 'grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | .* | 1 |$" "$rd/summary.md"' \
+        "only the complete run counts: $(grep "| 64 | dirichlet:0.1 | rrl | mh" "$rd/summary.md")"
+    rm -f "$rd"/runs/*.settings
+    expect_fail 1 "^summary: no complete runs in $rd/runs" "no records" sh scripts/summary.sh "$rd"
+    if command -v gnuplot >/dev/null 2>&1; then
+        cp -r data/results/runs "$rd/"
+        expect_ok "plot.sh on data/results" sh scripts/plot.sh "$rd"
+        check '[ "$(ls "$rd"/plots/*.png | wc -l)" -eq 10 ] && grep -q "^1 29 " "$rd/agg/n64-learned-laplacian-iid.dat" && [ "$(awk "!/^#/ { print \$11; exit }" "$rd/agg/n64-learned-laplacian-iid.dat")" = 3 ]' \
+            "10 plots; aggregated series with 3 seeds"
+    fi
+}
+
 topogen_cases
 train_cases
 mpi_cases
 sweep_cases
+results_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
