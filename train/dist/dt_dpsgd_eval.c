@@ -151,7 +151,7 @@ static void ckpt_meta(const dt_run *r, size_t i, uint64_t epoch, size_t step,
     m->pos = r->cursor[i];
     m->fingerprint = r->fingerprint;
     m->n_params = r->len;
-    m->has_momentum = 1;
+    m->n_state = 1;
     m->rng = r->rng_pass[i];
 }
 
@@ -166,7 +166,7 @@ cm_status dt_run_ckpt_save(dt_run *r, uint64_t epoch, size_t step,
         dt_ckpt_meta m;
         ckpt_meta(r, i, epoch, step, &m);
         size_t a = r->allreduce ? 0 : i;
-        s = dt_ckpt_write(dir, &m, r->x[a], r->v[a]);
+        s = dt_ckpt_write(dir, &m, r->x[a], &r->v[a]);
     }
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         return cm_error_prefix(s, "--checkpoint");
@@ -202,7 +202,7 @@ cm_status dt_run_ckpt_restore(dt_run *r, size_t *step, dt_run_state *rs)
         dt_ckpt_meta want, got;
         ckpt_meta(r, i, epoch, 0, &want);
         size_t a = r->allreduce ? 0 : i;
-        s = dt_ckpt_read(dir, epoch, &want, &got, r->x[a], r->v[a]);
+        s = dt_ckpt_read(dir, epoch, &want, &got, r->x[a], &r->v[a]);
         if (s != CM_OK)
             break;
         size_t n_i = r->shard_off[i + 1] - r->shard_off[i];
