@@ -115,13 +115,13 @@ static outcome measure(const dt_algo *a)
 
 /* Runs `steps` steps of kind from x0 = 0 on the ring with self weight c. */
 static outcome run(dt_algo_kind kind, float mu, float lr, double c,
-                   int half, size_t steps)
+                   float mixw, size_t steps)
 {
     mixer_ctx m;
     ring(&m, c, dt_algo_gossip_len(kind, NP));
     dt_algo_mixer mx = {&m, mix_start, mix_finish};
     dt_algo_spec sp = {.kind = kind, .n = NP, .count = NW, .mu = mu,
-                       .wd = 0.0f, .half_mix = half};
+                       .wd = 0.0f, .mix_w = mixw};
     float x0[NP] = {0}, g[NP];
     dt_algo *a;
     ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_OK);
@@ -139,24 +139,26 @@ static outcome run(dt_algo_kind kind, float mu, float lr, double c,
     return o;
 }
 
-/* D^2 (with (I+W)/2 on a ring whose lambda_min = -1/3, and with W itself
- * where lambda_min = 0) and GT reach x* with a constant step; D-PSGD with
+/* D^2 (with (I+W)/2 and (I+3W)/4 on a ring whose lambda_min = -1/3, and
+ * with W itself where lambda_min = 0) and GT reach x* with a constant step; D-PSGD with
  * the same step stalls at a biased point. Tolerance: float rounding. */
 START_TEST(test_exact_methods_reach_optimum)
 {
     const float lr = 0.05f;
-    outcome dp = run(DT_ALGO_DPSGD, 0.0f, lr, 1.0 / 3.0, 0, 3000);
-    outcome d2h = run(DT_ALGO_D2, 0.0f, lr, 1.0 / 3.0, 1, 3000);
-    outcome d2w = run(DT_ALGO_D2, 0.0f, lr, 0.5, 0, 3000);
-    outcome gt = run(DT_ALGO_GT, 0.0f, lr, 1.0 / 3.0, 0, 3000);
+    outcome dp = run(DT_ALGO_DPSGD, 0.0f, lr, 1.0 / 3.0, 1.0f, 3000);
+    outcome d2h = run(DT_ALGO_D2, 0.0f, lr, 1.0 / 3.0, 0.5f, 3000);
+    outcome d2w = run(DT_ALGO_D2, 0.0f, lr, 0.5, 1.0f, 3000);
+    outcome gt = run(DT_ALGO_GT, 0.0f, lr, 1.0 / 3.0, 1.0f, 3000);
     ck_assert_msg(dp.dist > 0.05, "dpsgd dist %g", dp.dist);
     ck_assert_msg(d2h.dist < 1e-4, "d2 (I+W)/2 dist %g", d2h.dist);
     ck_assert_msg(d2w.dist < 1e-4, "d2 W dist %g", d2w.dist);
+    outcome d2c = run(DT_ALGO_D2, 0.0f, lr, 1.0 / 3.0, 0.75f, 3000);
+    ck_assert_msg(d2c.dist < 1e-4, "d2 (I+3W)/4 dist %g", d2c.dist);
     ck_assert_msg(gt.dist < 1e-4, "gt dist %g", gt.dist);
     /* with heavy-ball momentum too */
-    outcome d2m = run(DT_ALGO_D2, 0.5f, lr / 2, 1.0 / 3.0, 1, 3000);
-    outcome gtm = run(DT_ALGO_GT, 0.5f, lr / 2, 1.0 / 3.0, 0, 3000);
-    outcome dpm = run(DT_ALGO_DPSGD, 0.5f, lr / 2, 1.0 / 3.0, 0, 3000);
+    outcome d2m = run(DT_ALGO_D2, 0.5f, lr / 2, 1.0 / 3.0, 0.5f, 3000);
+    outcome gtm = run(DT_ALGO_GT, 0.5f, lr / 2, 1.0 / 3.0, 1.0f, 3000);
+    outcome dpm = run(DT_ALGO_DPSGD, 0.5f, lr / 2, 1.0 / 3.0, 1.0f, 3000);
     ck_assert_msg(dpm.dist > 0.05, "dpsgd momentum dist %g", dpm.dist);
     ck_assert_msg(d2m.dist < 1e-4, "d2 momentum dist %g", d2m.dist);
     ck_assert_msg(gtm.dist < 1e-4, "gt momentum dist %g", gtm.dist);
@@ -169,8 +171,8 @@ END_TEST
 START_TEST(test_qgm_reduces_drift)
 {
     const float lr = 0.01f, mu = 0.9f;
-    outcome dp = run(DT_ALGO_DPSGD, mu, lr, 1.0 / 3.0, 0, 4000);
-    outcome qg = run(DT_ALGO_QGM, mu, lr, 1.0 / 3.0, 0, 4000);
+    outcome dp = run(DT_ALGO_DPSGD, mu, lr, 1.0 / 3.0, 1.0f, 4000);
+    outcome qg = run(DT_ALGO_QGM, mu, lr, 1.0 / 3.0, 1.0f, 4000);
     ck_assert_msg(qg.consensus < 0.2 * dp.consensus,
                   "qgm consensus %g vs local momentum %g", qg.consensus,
                   dp.consensus);
@@ -241,7 +243,7 @@ START_TEST(test_invariants)
         dt_algo_mixer mx = {&m, mix_start, mix_finish};
         dt_algo_spec sp = {.kind = (dt_algo_kind)kind, .n = NP,
                            .count = NW, .mu = 0.5f, .wd = 1e-2f,
-                           .half_mix = 1};
+                           .mix_w = 0.5f};
         float x0[NP] = {1.0f, -1.0f, 0.5f}, g[NP];
         dt_algo *a;
         ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_OK);
@@ -320,6 +322,13 @@ START_TEST(test_api_and_errors)
     sp.count = 0;
     ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
     sp.count = NW;
+    sp.kind = DT_ALGO_D2; /* M = (1 - c) I + c W needs c in (0, 1] */
+    sp.mix_w = 0.0f;
+    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "(0, 1]"));
+    sp.mix_w = 1.5f;
+    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
+    sp.mix_w = 1.0f;
     ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_OK);
     ck_assert_int_eq(dt_algo_end(a, 0.1f), CM_EINVAL);
     ck_assert_int_eq(dt_algo_begin(a), CM_OK);

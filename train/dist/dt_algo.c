@@ -99,6 +99,11 @@ cm_status dt_algo_new(const dt_algo_spec *spec, const float *x0,
         return cm_error(CM_EINVAL, "algorithm: momentum %g must be in "
                         "[0, 1) and weight decay %g >= 0", (double)spec->mu,
                         (double)spec->wd);
+    if (spec->kind == DT_ALGO_D2 &&
+        !(spec->mix_w > 0.0f && spec->mix_w <= 1.0f))
+        return cm_error(CM_EINVAL, "algorithm d2: weight %g of W in the "
+                        "mixing matrix must be in (0, 1]",
+                        (double)spec->mix_w);
     if (!mixer || !mixer->start || !mixer->finish)
         return cm_error(CM_EINVAL, "algorithm: no gossip callback");
     dt_algo *a = calloc(1, sizeof *a);
@@ -213,9 +218,10 @@ cm_status dt_algo_end(dt_algo *a, float lr)
             (s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
             return s;
         for (size_t i = 0; i < cnt; i++) {
-            if (a->sp.half_mix)
+            const float c = a->sp.mix_w, c0 = 1.0f - c;
+            if (c != 1.0f)
                 for (size_t k = 0; k < n; k++)
-                    xn[i][k] = 0.5f * (x[i][k] + xn[i][k]);
+                    xn[i][k] = c0 * x[i][k] + c * xn[i][k];
             swap_x(a, i);
         }
         break;

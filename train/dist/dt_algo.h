@@ -20,8 +20,10 @@
  *          the same local momentum as the update direction:
  *              psi_i = x_i - eta v_i
  *              x_i  <- sum_j M_ij (psi_j + x_j - psi_prev_j);  psi_prev <- psi
- *          psi_prev starts at x_0. M = W, or (I + W)/2 with half_mix (D^2
- *          needs lambda_min(M) > -1/3). The mean follows SGD on the mean
+ *          psi_prev starts at x_0. M = (1 - c) I + c W with c = mix_w
+ *          (c = 1: W itself; c = 1/2: (I + W)/2, exact diffusion's
+ *          choice), since D^2 needs lambda_min(M) > -1/3 and
+ *          lambda(M) = 1 - c (1 - lambda(W)). The mean follows SGD on the mean
  *          direction exactly, and a consensual fixed point needs only
  *          sum_i v_i = 0, not v_i = 0: no heterogeneity bias.
  *   gt     gradient tracking (DSGT, Pu and Nedic 2021) with heavy-ball
@@ -73,7 +75,7 @@ typedef struct {
     size_t count;       /* workers held here, > 0 */
     float mu;           /* momentum in [0, 1) */
     float wd;           /* weight decay >= 0 */
-    int half_mix;       /* d2 only: mix with (I + W)/2 instead of W */
+    float mix_w;        /* d2 only: c in (0, 1], M = (1 - c) I + c W */
 } dt_algo_spec;
 
 typedef struct dt_algo dt_algo; /* opaque */
