@@ -86,6 +86,25 @@ static void grad(size_t i, const float *x, float *g)
         g[k] = (float)(qa[i] * ((double)x[k] - qb(i, k)));
 }
 
+/* The caller's x and xn arrays of NW workers (room for gt's y). */
+typedef struct {
+    float buf[2][NW][2 * NP];
+    float *x[NW], *xn[NW];
+} arrays;
+
+/* dt_algo_new on fresh arrays, every worker starting at x0. */
+static cm_status new_algo(const dt_algo_spec *sp, const float *x0,
+                          const dt_algo_mixer *mx, arrays *ar, dt_algo **a)
+{
+    memset(ar, 0x7f, sizeof ar->buf); /* garbage beyond x must not matter */
+    for (size_t i = 0; i < NW; i++) {
+        ar->x[i] = ar->buf[0][i];
+        ar->xn[i] = ar->buf[1][i];
+        memcpy(ar->x[i], x0, NP * sizeof *x0);
+    }
+    return dt_algo_new(sp, ar->x, ar->xn, mx, a);
+}
+
 typedef struct {
     double dist;       /* max_i ||x_i - x*|| */
     double consensus;  /* mean_i ||x_i - xbar||^2 */
@@ -123,8 +142,9 @@ static outcome run(dt_algo_kind kind, float mu, float lr, double c,
     dt_algo_spec sp = {.kind = kind, .n = NP, .count = NW, .mu = mu,
                        .wd = 0.0f, .mix_w = mixw};
     float x0[NP] = {0}, g[NP];
+    arrays ar;
     dt_algo *a;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_OK);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_OK);
     for (size_t t = 0; t < steps; t++) {
         ck_assert_int_eq(dt_algo_begin(a), CM_OK);
         for (size_t i = 0; i < NW; i++) {
@@ -193,6 +213,7 @@ START_TEST(test_dpsgd_bits)
     dt_algo_spec sp = {.kind = DT_ALGO_DPSGD, .n = NP, .count = NW,
                        .mu = 0.9f, .wd = 5e-4f};
     float x0[NP] = {0.3f, -0.2f, 0.1f}, g[NP];
+    arrays ar;
     float xr[NW][NP], vr[NW][NP], xo[NW][NP];
     float *xp[NW], *xop[NW];
     for (size_t i = 0; i < NW; i++) {
@@ -202,7 +223,7 @@ START_TEST(test_dpsgd_bits)
         xop[i] = xo[i];
     }
     dt_algo *a;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_OK);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_OK);
     for (int t = 0; t < 50; t++) {
         float lr = 0.1f / (float)(1 + t);
         ck_assert_int_eq(dt_algo_begin(a), CM_OK);
@@ -222,8 +243,10 @@ START_TEST(test_dpsgd_bits)
             dt_sgd_apply(xo[i], vr[i], NP, lr);
             memcpy(xr[i], xo[i], sizeof xr[i]);
         }
-        for (size_t i = 0; i < NW; i++)
+        for (size_t i = 0; i < NW; i++) {
             ck_assert_mem_eq(dt_algo_x(a, i), xr[i], sizeof xr[i]);
+            ck_assert_ptr_eq(dt_algo_x(a, i), ar.x[i]); /* caller's entry */
+        }
     }
     float *st[DT_ALGO_MAX_STATE];
     ck_assert_uint_eq(dt_algo_state(a, 3, st), 1);
@@ -245,8 +268,9 @@ START_TEST(test_invariants)
                            .count = NW, .mu = 0.5f, .wd = 1e-2f,
                            .mix_w = 0.5f};
         float x0[NP] = {1.0f, -1.0f, 0.5f}, g[NP];
+        arrays ar;
         dt_algo *a;
-        ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_OK);
+        ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_OK);
         double vmean[NP], xmean[NP], hmean[NP];
         for (int t = 0; t < 40; t++) {
             const float lr = 0.05f;
@@ -310,26 +334,27 @@ START_TEST(test_api_and_errors)
     ring(&m, 0.5, NP);
     dt_algo_mixer mx = {&m, mix_start, mix_finish}, bad = {&m, NULL, NULL};
     float x0[NP] = {0};
+    arrays ar;
     dt_algo *a = NULL;
     dt_algo_spec sp = {.kind = DT_ALGO_QGM, .n = 0, .count = NW, .mu = 0.9f};
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_EINVAL);
     ck_assert_ptr_null(a);
     sp.n = NP;
     sp.mu = 1.0f;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_EINVAL);
     sp.mu = 0.9f;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &bad, &a), CM_EINVAL);
+    ck_assert_int_eq(new_algo(&sp, x0, &bad, &ar, &a), CM_EINVAL);
     sp.count = 0;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_EINVAL);
     sp.count = NW;
     sp.kind = DT_ALGO_D2; /* M = (1 - c) I + c W needs c in (0, 1] */
     sp.mix_w = 0.0f;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_EINVAL);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "(0, 1]"));
     sp.mix_w = 1.5f;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_EINVAL);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_EINVAL);
     sp.mix_w = 1.0f;
-    ck_assert_int_eq(dt_algo_new(&sp, x0, &mx, &a), CM_OK);
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_OK);
     ck_assert_int_eq(dt_algo_end(a, 0.1f), CM_EINVAL);
     ck_assert_int_eq(dt_algo_begin(a), CM_OK);
     ck_assert_int_eq(dt_algo_begin(a), CM_EINVAL);

@@ -14,7 +14,8 @@
  * elements of one worker, so the result of a worker never depends on how
  * the workers are spread over ranks; the dpsgd path calls the very
  * dt_sgd_velocity / dt_sgd_apply of the original trainer so its bits do
- * not change. Storage per worker: dpsgd 3n floats, d2 4n, gt 7n, qgm 4n.
+ * not change. Storage per worker, the caller's x and xn included: dpsgd
+ * 3n floats, d2 4n, gt 7n, qgm 4n.
  */
 #include "dt_algo.h"
 
@@ -29,7 +30,8 @@ struct dt_algo {
     dt_algo_spec sp;
     dt_algo_mixer mx;
     size_t glen;            /* floats per gossiped array */
-    float **slot[N_SLOTS];  /* [count] arrays; x and xn hold glen floats */
+    float **slot[N_SLOTS];  /* [count] arrays; x and xn are the caller's
+                               (glen floats each), the others owned */
     int begun;              /* a step is between begin and end */
 };
 
@@ -79,7 +81,7 @@ void dt_algo_free(dt_algo *a)
 {
     if (!a)
         return;
-    for (size_t s = 0; s < N_SLOTS; s++) {
+    for (size_t s = SLOT_A; s < N_SLOTS; s++) {
         for (size_t i = 0; a->slot[s] && i < a->sp.count; i++)
             free(a->slot[s][i]);
         free(a->slot[s]);
@@ -87,7 +89,7 @@ void dt_algo_free(dt_algo *a)
     free(a);
 }
 
-cm_status dt_algo_new(const dt_algo_spec *spec, const float *x0,
+cm_status dt_algo_new(const dt_algo_spec *spec, float **x, float **xn,
                       const dt_algo_mixer *mixer, dt_algo **out)
 {
     *out = NULL;
@@ -112,19 +114,21 @@ cm_status dt_algo_new(const dt_algo_spec *spec, const float *x0,
     a->sp = *spec;
     a->mx = *mixer;
     a->glen = dt_algo_gossip_len(spec->kind, spec->n);
+    a->slot[SLOT_X] = x;
+    a->slot[SLOT_XN] = xn;
     size_t ns = slots_of(spec->kind);
-    for (size_t s = 0; s < ns; s++) {
-        size_t len = s <= SLOT_XN ? a->glen : spec->n;
+    for (size_t s = SLOT_A; s < ns; s++) {
         if (!(a->slot[s] = calloc(spec->count, sizeof(float *))))
             goto oom;
         for (size_t i = 0; i < spec->count; i++)
-            if (!(a->slot[s][i] = calloc(len, sizeof(float))))
+            if (!(a->slot[s][i] = calloc(spec->n, sizeof(float))))
                 goto oom;
     }
     for (size_t i = 0; i < spec->count; i++) {
-        memcpy(a->slot[SLOT_X][i], x0, spec->n * sizeof(float));
         if (spec->kind == DT_ALGO_D2)
-            memcpy(a->slot[SLOT_B][i], x0, spec->n * sizeof(float));
+            memcpy(a->slot[SLOT_B][i], x[i], spec->n * sizeof(float));
+        if (spec->kind == DT_ALGO_GT)
+            memset(x[i] + spec->n, 0, spec->n * sizeof(float));
     }
     *out = a;
     return CM_OK;

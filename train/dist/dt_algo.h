@@ -92,18 +92,23 @@ size_t dt_algo_gossip_len(dt_algo_kind kind, size_t n);
 /* Gossip arrays per step relative to D-PSGD's n floats (1, or 2 for gt). */
 size_t dt_algo_gossip_factor(dt_algo_kind kind);
 
-/* Allocates the state of spec->count workers, every x_i a copy of x0 (n
- * floats, borrowed), the rest of the state zero (d2: psi_prev = x0). The
- * mixer is copied and used by begin/end. CM_EINVAL on a bad spec,
- * CM_ENOMEM. Free with dt_algo_free. O(count n). */
-cm_status dt_algo_new(const dt_algo_spec *spec, const float *x0,
+/* Sets up spec->count workers on the caller's arrays x[i] and xn[i] (i <
+ * count, dt_algo_gossip_len floats each; x[i] holds worker i's initial
+ * parameters in its first n floats, the rest is zeroed here; xn[i] is
+ * scratch). Both pointer arrays stay the caller's and must outlive a;
+ * dt_algo_end swaps x[i] and xn[i] (the entries, not the data), so x[i]
+ * is always worker i's current parameters. The rest of the state is
+ * allocated here and zeroed (d2: psi_prev = x). The mixer is copied.
+ * CM_EINVAL on a bad spec, CM_ENOMEM. Free with dt_algo_free.
+ * O(count n). */
+cm_status dt_algo_new(const dt_algo_spec *spec, float **x, float **xn,
                       const dt_algo_mixer *mixer, dt_algo **out);
 
 /* Frees a. Accepts NULL. */
 void dt_algo_free(dt_algo *a);
 
-/* Worker i's parameters (n floats, owned by a; valid until the next
- * dt_algo_end or dt_algo_free). The gradient is taken here. */
+/* Worker i's parameters: x[i] of dt_algo_new (its first n floats; the
+ * entry changes at every dt_algo_end). The gradient is taken here. */
 float *dt_algo_x(const dt_algo *a, size_t i);
 
 /* Starts the step: dpsgd and gt start the gossip of x (and y) now, so it
@@ -125,8 +130,9 @@ cm_status dt_algo_end(dt_algo *a, float lr);
 /* The per-worker arrays that, with x, make up the algorithm's state (what
  * a checkpoint must hold): dpsgd {v}, d2 {v, psi_prev}, gt {y, v,
  * h_prev}, qgm {mhat}. Returns their number k <= DT_ALGO_MAX_STATE and
- * sets arr[0..k) to worker i's arrays (n floats each, owned by a, writable
- * so a checkpoint can be restored into them). */
+ * sets arr[0..k) to worker i's arrays (n floats each, writable so a
+ * checkpoint can be restored into them; valid until the next dt_algo_end;
+ * gt's y is x[i] + n). */
 size_t dt_algo_state(const dt_algo *a, size_t i,
                      float *arr[DT_ALGO_MAX_STATE]);
 
