@@ -327,7 +327,21 @@ mpi_cases() {
         "bad partition" mpi_run 2 "$dt" --topology "$T/g4.txt" --partition dirichlet:-1 $syn
     expect_fail 1 "^dpsgd-train: --resume: no complete checkpoint in $T/ck" \
         "resume without checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --checkpoint "$T/ck" --resume --log "$l"
+    # --algorithm: unknown name; D^2 on a W at D^2's limit (the 4-cycle
+    # with MH weights has lambda_min = -1/3) when told not to transform;
+    # an algorithm with all-reduce
+    expect_fail 2 "^dpsgd-train: --algorithm: unknown algorithm 'adam'" \
+        "unknown algorithm" mpi_run 2 "$dt" --topology "$T/g4.txt" --algorithm adam $syn --log "$l"
+    printf '0 1\n1 2\n2 3\n3 0\n' >"$T/ring4.txt"
+    expect_fail 2 "^dpsgd-train: --algorithm d2 on .*ring4.txt: lambda_min of its mixing matrix .* is -0.3333 with C = 1 .*--d2-mixing auto or half" \
+        "d2 on lambda_min(W) = -1/3" mpi_run 2 "$dt" --topology "$T/ring4.txt" --weights mh --algorithm d2 --d2-mixing w $syn --log "$l"
+    expect_fail 2 "^dpsgd-train: --algorithm gt is for decentralized runs" \
+        "gt with all-reduce" mpi_run 2 "$dt" --mode allreduce --algorithm gt $syn --log "$l"
     check '[ ! -e "$l" ]' "no log after MPI failures"
+    expect_ok "d2 with the automatic mixing matrix" mpi_run 2 "$dt" --topology "$T/ring4.txt" \
+        --weights mh --algorithm d2 $syn --epochs 1
+    check 'grep -q "^final: d2 " "$T/out" && grep -q "^d2 mixing matrix: (1 - C) I + C W with C = 0.9375, SLEM 0.3750 (W: 0.3333)" "$T/out"' \
+        "d2 reports its mixing matrix"
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
