@@ -35,9 +35,9 @@ static int run_bench(const dt_config *cfg)
 {
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
-    openblas_set_num_threads(cfg->threads);
+    openblas_set_num_threads(1);
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, &r) != CM_OK) {
+                       cfg->bench_repeat, (size_t)cfg->threads, &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }

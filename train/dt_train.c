@@ -101,7 +101,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     uint8_t *yb = NULL;
     size_t *order = NULL;
     memset(res, 0, sizeof *res);
-    openblas_set_num_threads(cfg->threads);
+    openblas_set_num_threads(1); /* threads are the engine's (--threads) */
     cm_status s = dt_log_open(&lg, cfg->log_path);
     if (s != CM_OK)
         goto cleanup;
@@ -110,7 +110,8 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     const size_t img = train.c * train.h * train.w;
     const size_t B = cfg->batch < train.n ? cfg->batch : train.n;
     if ((s = dt_net_new(cfg->model, train.c, train.h, train.w, train.classes,
-                        B > 256 ? B : 256, &net)) != CM_OK)
+                        B > 256 ? B : 256, &net)) != CM_OK ||
+        (s = dt_net_set_threads(net, (size_t)cfg->threads)) != CM_OK)
         goto cleanup;
     v = calloc(net->n_params, sizeof *v);
     xb = malloc(B * img * sizeof *xb);

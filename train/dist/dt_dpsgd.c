@@ -183,6 +183,8 @@ static cm_status setup_state(dt_run *r)
     size_t arrays = r->allreduce ? 1 : r->count;
     cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, 10,
                              r->B > 256 ? r->B : 256, &r->net);
+    if (s == CM_OK)
+        s = dt_net_set_threads(r->net, (size_t)cfg->threads);
     if (s != CM_OK)
         return s;
     r->len = r->net->n_params;
@@ -381,7 +383,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     r.P = dt_comm_size(comm);
     r.allreduce = cfg->mode == DT_MODE_ALLREDUCE;
     r.B = cfg->batch;
-    openblas_set_num_threads(cfg->threads);
+    openblas_set_num_threads(1); /* threads are the engine's (--threads) */
 
     cm_status s = dt_comm_agree(comm, check_config(cfg, r.P));
     if (s != CM_OK || (s = setup_workers(&r)) != CM_OK)

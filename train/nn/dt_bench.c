@@ -44,7 +44,7 @@ static double sgemm_gflops(void)
 }
 
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, dt_bench_result *r)
+                         size_t repeat, size_t threads, dt_bench_result *r)
 {
     enum { SETS = 8 };
     dt_net *net = NULL;
@@ -54,8 +54,10 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
     if (!batch || !steps || !repeat)
         return cm_error(CM_EINVAL, "bench needs positive batch, steps, repeat");
     cm_status s = dt_net_new(m, 1, 28, 28, 10, batch, &net);
-    if (s != CM_OK)
+    if (s != CM_OK || (s = dt_net_set_threads(net, threads)) != CM_OK) {
+        dt_net_free(net);
         return s;
+    }
     const size_t img = 28 * 28, np = net->n_params;
     x = malloc(SETS * batch * img * sizeof *x);
     y = malloc(SETS * batch);
@@ -98,6 +100,7 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
     }
     r->model = m;
     r->batch = batch;
+    r->threads = net->threads;
     r->steps = steps;
     r->step_s = best / (double)steps;
     r->images_per_s = (double)(batch * steps) / best;

@@ -18,6 +18,7 @@
 typedef struct {
     dt_model model;         /* what was measured */
     size_t batch, steps;    /* images per step, steps per timed run */
+    size_t threads;         /* engine threads */
     double images_per_s;    /* best run: batch * steps / seconds */
     double step_s;          /* best run: seconds per step */
     size_t n_layers;        /* layers of the model */
@@ -31,10 +32,12 @@ typedef struct {
 
 /* Measures `repeat` runs of `steps` training steps of batch `batch` on
  * 1x28x28 random inputs (after a warm-up of steps/10 + 2), keeping the
- * best; then one profiled run for the per-layer split. Uses the BLAS
- * threads set by the caller. CM_EINVAL for zero sizes, CM_ENOMEM. */
+ * best; then one profiled run for the per-layer split (thread 0's shards
+ * only when threads > 1). The engine runs `threads` threads
+ * (dt_net_set_threads); BLAS threads are the caller's. CM_EINVAL for zero
+ * sizes, CM_ENOMEM. */
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, dt_bench_result *r);
+                         size_t repeat, size_t threads, dt_bench_result *r);
 
 /* Flops of layer l for `batch` images in the forward ("fwd") and backward
  * pass: conv/fc 2 MACs forward, 4 MACs backward (2 when the input gradient
