@@ -15,6 +15,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define DT_AVX512 1
+#define DT_X86 1 /* AVX2 + FMA kernels, chosen at run time (dt_direct.c) */
 #endif
 
 /* a rounded up to a multiple of m. */
@@ -29,6 +30,25 @@ size_t dt_kern_gemm_work_size(size_t m);
 void dt_kern_gemm(int ta, int tb, size_t m, size_t n, size_t k,
                   const float *a, size_t lda, const float *b, size_t ldb,
                   int acc, float *c, size_t ldc, float *work);
+
+/* Nonzero when the direct one-channel convolution (dt_direct.c) can run
+ * layer l: a conv with c = 1, k = 3 or 5, pad < k, on a CPU with AVX2 and
+ * FMA. */
+int dt_direct_supported(const dt_layer *l);
+
+/* Floats of workspace the direct convolution of l needs: the padded
+ * plane, packed weights and lane accumulators, O(h w + oc k k). */
+size_t dt_direct_work_size(const dt_layer *l);
+
+/* Direct convolution forward (NCHW, c = 1), bias and the fused ReLU of l
+ * applied: y = act(conv(x, w) + b). 2 batch oc k^2 oh ow flops. */
+void dt_direct_forward(const dt_layer *l, const float *w, const float *b,
+                       const float *x, float *y, size_t batch, float *work);
+
+/* Direct convolution weight gradient: dw += sum dy (x) x, db += sum dy;
+ * dy already masked by the ReLU. No input gradient (a first layer). */
+void dt_direct_backward(const dt_layer *l, const float *x, const float *dy,
+                        float *dw, float *db, size_t batch, float *work);
 
 #ifdef DT_AVX512
 /* Floats of workspace the NHWC convolution of l needs. */

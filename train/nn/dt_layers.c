@@ -73,10 +73,17 @@ size_t dt_layer_col_size(const dt_layer *l, size_t batch)
     if (l->out_nhwc)
         return dt_kern_nhwc_work_size(l);
 #endif
+    if (l->direct)
+        return dt_direct_work_size(l);
     size_t pix = batch * l->oh * l->ow, kk = l->c * l->k * l->k;
     /* column matrix + staging matrix for the (oc, n, pixel) GEMM result +
        GEMM packing (M = oc or kk) */
     return (kk + l->oc) * pix + dt_kern_gemm_work_size(kk > l->oc ? kk : l->oc);
+}
+
+int dt_layer_direct_available(const dt_layer *l)
+{
+    return dt_direct_supported(l);
 }
 
 double dt_layer_macs(const dt_layer *l)
@@ -182,6 +189,10 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
         return;
     }
 #endif
+    if (l->direct) {
+        dt_direct_forward(l, w, b, x, y, batch, col);
+        return;
+    }
     for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
         size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
         size_t ld = nb * pix;
@@ -220,6 +231,10 @@ void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
 #endif
     if (l->relu)
         dt_relu_backward(y, dy, batch * out);
+    if (l->direct) {
+        dt_direct_backward(l, x, dy, dw, db, batch, col);
+        return;
+    }
     for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
         size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
         size_t ld = nb * pix;

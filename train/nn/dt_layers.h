@@ -47,6 +47,8 @@ typedef struct {
     int out_nhwc;       /* conv: input and output NHWC, direct AVX-512
                            kernels (needs pad 0 and
                            dt_layer_nhwc_available()); pool: output NHWC */
+    int direct;         /* conv, NCHW, one input channel, no dx wanted: the
+                           direct AVX2 kernel (dt_layer_direct_available) */
 } dt_layer;
 
 /* Fills the output shape and n_w of a layer from kind, input shape and
@@ -69,6 +71,10 @@ size_t dt_layer_col_size(const dt_layer *l, size_t batch);
 /* Nonzero when this CPU runs the NHWC conv kernels (AVX-512F). */
 int dt_layer_nhwc_available(void);
 
+/* Nonzero when conv layer l can run the direct one-channel kernel (c = 1,
+ * k 3 or 5, pad < k, AVX2 + FMA); its backward then computes no dx. */
+int dt_layer_direct_available(const dt_layer *l);
+
 /* Multiply-adds of the forward pass of one image (for GFLOP/s figures). */
 double dt_layer_macs(const dt_layer *l);
 
@@ -85,7 +91,8 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
  * NULL, dx = dL/dx. y, dy: the forward output and its gradient, batch x
  * (oc,oh,ow); with a fused ReLU dy is masked in place by [y > 0] (y is
  * read only then). col as for forward (the im2col of x is recomputed, so
- * the forward's col need not be kept). */
+ * the forward's col need not be kept). A `direct` layer computes no dx
+ * (dx must be NULL: it is a first layer). */
 void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
                       const float *y, float *dy, float *dx, float *dw,
                       float *db, size_t batch, float *col, size_t col_batch);

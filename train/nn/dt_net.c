@@ -164,6 +164,8 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->n_params = off;
     net->threads = 1;
     set_layouts(net);
+    if (!net->layers[0].out_nhwc && dt_layer_direct_available(&net->layers[0]))
+        net->layers[0].direct = 1; /* the first layer needs no dx */
     for (i = 0; i < net->n_layers; i++) {
         dt_layer *l = &net->layers[i];
         if (l->kind == DT_FC) {
