@@ -42,20 +42,28 @@ static int run_bench(const dt_config *cfg)
         return 1;
     }
     printf("bench %s batch %zu: %.1f images/s  %.3f ms/step  %.2f GFLOP/s  "
-           "(sgemm 512^3: %.2f GFLOP/s)\n", dt_model_name(r.model), r.batch,
-           r.images_per_s, 1e3 * r.step_s,
-           r.flops_per_image * r.images_per_s * 1e-9, r.sgemm_gflops);
+           "(sgemm 512^3: %.2f GFLOP/s)  threads %zu  cpu %.1f images/s\n",
+           dt_model_name(r.model), r.batch, r.images_per_s, 1e3 * r.step_s,
+           r.flops_per_image * r.images_per_s * 1e-9, r.sgemm_gflops,
+           r.threads, r.cpu_images_per_s);
+    /* per layer: ms, share of the profiled step, GFLOP/s and its fraction
+       of the sgemm rate measured in the same process */
+    double step = r.prof_step_s > 0 ? r.prof_step_s : 1.0;
     for (size_t i = 0; i < r.n_layers; i++) {
         const dt_layer *l = &r.layers[i];
         double ff = dt_bench_layer_flops(l, r.batch, 0, i == 0);
         double fb = dt_bench_layer_flops(l, r.batch, 1, i == 0);
-        printf("layer %2zu %-4s %3zux%2zux%2zu -> %3zux%2zux%2zu  fwd %7.3f ms "
-               "%6.2f GFLOP/s  bwd %7.3f ms %6.2f GFLOP/s\n", i,
-               kinds[l->kind], l->c, l->h, l->w, l->oc, l->oh, l->ow,
-               1e3 * r.fwd_s[i], ff > 0 ? ff / r.fwd_s[i] * 1e-9 : 0.0,
-               1e3 * r.bwd_s[i], fb > 0 ? fb / r.bwd_s[i] * 1e-9 : 0.0);
+        double gf = ff > 0 ? ff / r.fwd_s[i] * 1e-9 : 0.0;
+        double gb = fb > 0 ? fb / r.bwd_s[i] * 1e-9 : 0.0;
+        printf("layer %2zu %-4s %3zux%2zux%2zu -> %3zux%2zux%2zu  share %5.1f%%  "
+               "fwd %7.3f ms %6.2f GFLOP/s %4.0f%%  bwd %7.3f ms %6.2f GFLOP/s "
+               "%4.0f%%\n", i, kinds[l->kind], l->c, l->h, l->w, l->oc, l->oh,
+               l->ow, 100.0 * (r.fwd_s[i] + r.bwd_s[i]) / step,
+               1e3 * r.fwd_s[i], gf, 100.0 * gf / r.sgemm_gflops,
+               1e3 * r.bwd_s[i], gb, 100.0 * gb / r.sgemm_gflops);
     }
-    printf("update %.3f ms\n", 1e3 * r.update_s);
+    printf("update %.3f ms  share %.1f%%  (rest: loss, bookkeeping)\n",
+           1e3 * r.update_s, 100.0 * r.update_s / step);
     return 0;
 }
 

@@ -1,4 +1,5 @@
-/* check_net.c: the network's threads (dt_net_set_threads, dt_net_shards).
+/* check_net.c: the network's threads (dt_net_set_threads, dt_net_shards)
+ * and the layouts it picks.
  *
  * The contract under test: a batch is cut into shards fixed by its size,
  * and the gradient, loss, accuracy and evaluation loss are the same BITS
@@ -6,7 +7,8 @@
  * both models, for batches that do not split (1, 31), split evenly (32,
  * 128) or unevenly (50, 200); the sharded gradient equals the sum of the
  * shards' own gradients (each scaled by 1/B) to float rounding; and a
- * whole training run gives the same parameter hash on 1 and 2 threads. */
+ * whole training run gives the same parameter hash on 1 and 2 threads.
+ * And the AVX2 layouts compute the same network as plain NCHW. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +154,49 @@ START_TEST(test_shards_sum)
 }
 END_TEST
 
+/* The layouts dt_net picks (direct and indirect AVX2 kernels, NHWC
+ * between them, where the CPU has them) compute the same network as the
+ * all-NCHW im2col path (DPSGD_NO_AVX2=1): logits, loss and gradient to
+ * float rounding, both models, 1 and 3 input channels. */
+START_TEST(test_layouts_same_network)
+{
+    static const size_t shapes[][3] = {{1, 28, 28}, {3, 32, 32}};
+    const dt_model m = _i / 2 ? DT_MODEL_CNN : DT_MODEL_LENET;
+    const size_t *sh = shapes[_i % 2], B = 5;
+    dt_net *a = NULL, *b = NULL;
+    ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B, &a), CM_OK);
+    setenv("DPSGD_NO_AVX2", "1", 1);
+    ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B, &b), CM_OK);
+    unsetenv("DPSGD_NO_AVX2");
+    for (size_t i = 0; i < b->n_layers; i++)
+        ck_assert(!b->layers[i].direct && !b->layers[i].ind);
+    cm_rng r;
+    cm_rng_seed(&r, 7, 0);
+    dt_net_init(a, a->params, &r);
+    net_data d;
+    fill(&d, a, B, &r);
+    float *gb = malloc(a->n_params * sizeof *gb);
+    ck_assert_ptr_nonnull(gb);
+    const float *za = dt_net_forward(a, a->params, d.x, B);
+    const float *zb = dt_net_forward(b, a->params, d.x, B);
+    for (size_t i = 0; i < B * 10; i++)
+        ck_assert_double_eq_tol(za[i], zb[i], 1e-4 * fmax(1.0, fabs(zb[i])));
+    double la, lb;
+    ck_assert_int_eq(dt_net_grad(a, a->params, d.g, d.x, d.y, B, &la), CM_OK);
+    ck_assert_int_eq(dt_net_grad(b, a->params, gb, d.x, d.y, B, &lb), CM_OK);
+    ck_assert_double_eq_tol(la, lb, 1e-5);
+    double gmax = 0.0;
+    for (size_t i = 0; i < a->n_params; i++)
+        gmax = fmax(gmax, fabs(gb[i]));
+    for (size_t i = 0; i < a->n_params; i++)
+        ck_assert_double_eq_tol(d.g[i], gb[i], 1e-4 * gmax);
+    free(gb);
+    drop(&d);
+    dt_net_free(b);
+    dt_net_free(a);
+}
+END_TEST
+
 /* A training run on 1 and on 2 threads: same parameters bit for bit. */
 START_TEST(test_train_threads)
 {
@@ -181,6 +226,7 @@ Suite *net_suite(void)
     tcase_add_loop_test(tc, test_threads_same_bits, 0, 2);
     tcase_add_test(tc, test_shards_sum);
     tcase_add_test(tc, test_train_threads);
+    tcase_add_loop_test(tc, test_layouts_same_network, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -21,11 +21,14 @@ typedef struct {
     size_t threads;         /* engine threads */
     double images_per_s;    /* best run: batch * steps / seconds */
     double step_s;          /* best run: seconds per step */
+    double cpu_images_per_s; /* best run by process CPU time (all threads) */
     size_t n_layers;        /* layers of the model */
     dt_layer layers[DT_NET_MAX_LAYERS]; /* their shapes */
     double fwd_s[DT_NET_MAX_LAYERS]; /* seconds per step, forward */
     double bwd_s[DT_NET_MAX_LAYERS]; /* seconds per step, backward */
     double update_s;        /* seconds per step in the SGD update */
+    double prof_step_s;     /* seconds per step of the profiled run (the
+                               denominator of each layer's share) */
     double flops_per_image; /* forward + backward flops of one image */
     double sgemm_gflops;    /* reference: 512^3 single-thread sgemm */
 } dt_bench_result;

@@ -107,15 +107,15 @@ fwd_row(const dt_layer *l, const direct_ws *s, const float *wg,
     const __m256 z = _mm256_setzero_ps();
     for (size_t j0 = 0; j0 < ow; j0 += 16) {
         __m256 a0[OG], a1[OG];
-        for (int o = 0; o < OG; o++)
+        _Pragma("GCC unroll 6") for (int o = 0; o < OG; o++)
             a0[o] = a1[o] = z;
         const float *wp = wg;
         for (size_t u = 0; u < K; u++) {
             const float *row = s->xp + (i + u) * s->wp + j0;
-            for (size_t v = 0; v < K; v++, wp += OG) {
+            _Pragma("GCC unroll 5") for (size_t v = 0; v < K; v++, wp += OG) {
                 __m256 x0 = _mm256_loadu_ps(row + v);
                 __m256 x1 = _mm256_loadu_ps(row + v + 8);
-                for (int o = 0; o < OG; o++) {
+                _Pragma("GCC unroll 6") for (int o = 0; o < OG; o++) {
                     __m256 wv = _mm256_broadcast_ss(wp + o);
                     a0[o] = _mm256_fmadd_ps(wv, x0, a0[o]);
                     a1[o] = _mm256_fmadd_ps(wv, x1, a1[o]);
@@ -124,8 +124,10 @@ fwd_row(const dt_layer *l, const direct_ws *s, const float *wg,
         }
         __m256i m0 = lanes((long)ow - (long)j0);
         __m256i m1 = lanes((long)ow - (long)j0 - 8);
-        for (size_t o = 0; o < og; o++) {
-            float *yo = y + o * pix + i * ow + j0;
+        _Pragma("GCC unroll 6") for (int o = 0; o < OG; o++) {
+            if ((size_t)o >= og)
+                break;
+            float *yo = y + (size_t)o * pix + i * ow + j0;
             __m256 bv = _mm256_broadcast_ss(b + o);
             __m256 v0 = _mm256_add_ps(a0[o], bv), v1 = _mm256_add_ps(a1[o], bv);
             if (l->relu) {
@@ -186,7 +188,7 @@ dw_pair(const dt_layer *l, const direct_ws *s, const float *dy0,
 {
     const size_t ow = l->ow;
     __m256 a0[5], a1[5];
-    for (size_t v = 0; v < K; v++) {
+    _Pragma("GCC unroll 5") for (size_t v = 0; v < K; v++) {
         a0[v] = _mm256_loadu_ps(dl0 + v * 8);
         a1[v] = _mm256_loadu_ps(dl1 + v * 8);
     }
@@ -203,14 +205,14 @@ dw_pair(const dt_layer *l, const direct_ws *s, const float *dy0,
                 g0 = _mm256_maskload_ps(d0 + j0, m);
                 g1 = _mm256_maskload_ps(d1 + j0, m);
             }
-            for (size_t v = 0; v < K; v++) {
+            _Pragma("GCC unroll 5") for (size_t v = 0; v < K; v++) {
                 __m256 xv = _mm256_loadu_ps(row + j0 + v);
                 a0[v] = _mm256_fmadd_ps(g0, xv, a0[v]);
                 a1[v] = _mm256_fmadd_ps(g1, xv, a1[v]);
             }
         }
     }
-    for (size_t v = 0; v < K; v++) {
+    _Pragma("GCC unroll 5") for (size_t v = 0; v < K; v++) {
         _mm256_storeu_ps(dl0 + v * 8, a0[v]);
         _mm256_storeu_ps(dl1 + v * 8, a1[v]);
     }

@@ -75,6 +75,8 @@ size_t dt_layer_col_size(const dt_layer *l, size_t batch)
 #endif
     if (l->direct)
         return dt_direct_work_size(l);
+    if (l->ind)
+        return dt_ind_work_size(l);
     size_t pix = batch * l->oh * l->ow, kk = l->c * l->k * l->k;
     /* column matrix + staging matrix for the (oc, n, pixel) GEMM result +
        GEMM packing (M = oc or kk) */
@@ -84,6 +86,11 @@ size_t dt_layer_col_size(const dt_layer *l, size_t batch)
 int dt_layer_direct_available(const dt_layer *l)
 {
     return dt_direct_supported(l);
+}
+
+int dt_layer_ind_available(const dt_layer *l)
+{
+    return dt_ind_supported(l);
 }
 
 double dt_layer_macs(const dt_layer *l)
@@ -193,6 +200,10 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
         dt_direct_forward(l, w, b, x, y, batch, col);
         return;
     }
+    if (l->ind) {
+        dt_ind_forward(l, w, b, x, y, batch, col);
+        return;
+    }
     for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
         size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
         size_t ld = nb * pix;
@@ -233,6 +244,10 @@ void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
         dt_relu_backward(y, dy, batch * out);
     if (l->direct) {
         dt_direct_backward(l, x, dy, dw, db, batch, col);
+        return;
+    }
+    if (l->ind) {
+        dt_ind_backward(l, w, x, dy, dx, dw, db, batch, col);
         return;
     }
     for (size_t n0 = 0; n0 < batch; n0 += col_batch) {

@@ -49,6 +49,9 @@ typedef struct {
                            dt_layer_nhwc_available()); pool: output NHWC */
     int direct;         /* conv, NCHW, one input channel, no dx wanted: the
                            direct AVX2 kernel (dt_layer_direct_available) */
+    int ind;            /* conv: the indirect AVX2 kernel, input NHWC when
+                           in_nhwc (else NCHW), output NHWC
+                           (dt_layer_ind_available) */
 } dt_layer;
 
 /* Fills the output shape and n_w of a layer from kind, input shape and
@@ -74,6 +77,10 @@ int dt_layer_nhwc_available(void);
 /* Nonzero when conv layer l can run the direct one-channel kernel (c = 1,
  * k 3 or 5, pad < k, AVX2 + FMA); its backward then computes no dx. */
 int dt_layer_direct_available(const dt_layer *l);
+
+/* Nonzero when conv layer l can run the indirect AVX2 kernel (pad 0,
+ * AVX2 + FMA). */
+int dt_layer_ind_available(const dt_layer *l);
 
 /* Multiply-adds of the forward pass of one image (for GFLOP/s figures). */
 double dt_layer_macs(const dt_layer *l);

@@ -103,6 +103,46 @@ static void set_layouts(dt_net *net)
     }
 }
 
+/* Without the AVX-512 layout: a one-channel first conv runs the direct
+ * kernel (NCHW out), every other conv the indirect AVX2 kernel (input in
+ * whatever layout the layer before wrote, NHWC out), a pool reads what its
+ * conv wrote and writes NHWC for an indirect conv, NCHW for an fc (the
+ * flattening its weights expect). All or nothing: if some conv cannot run
+ * these kernels (or a relu stands alone), everything stays NCHW.
+ * DPSGD_NO_AVX2=1 (read at every call) keeps everything NCHW on im2col and
+ * BLAS: the portable path, and the reference the tests compare against. */
+static void set_layouts_avx2(dt_net *net)
+{
+    const char *e = getenv("DPSGD_NO_AVX2");
+    if (e && *e && strcmp(e, "0") != 0)
+        return;
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        if (l->kind == DT_RELU)
+            return;
+        if (l->kind == DT_CONV && !(i == 0 && dt_layer_direct_available(l)) &&
+            !dt_layer_ind_available(l))
+            return;
+    }
+    int nhwc = 0; /* layout of the current activation (the input: NCHW) */
+    for (size_t i = 0; i < net->n_layers; i++) {
+        dt_layer *l = &net->layers[i];
+        int next_conv = i + 1 < net->n_layers &&
+                        net->layers[i + 1].kind == DT_CONV;
+        if (l->kind == DT_CONV && i == 0 && dt_layer_direct_available(l)) {
+            l->direct = 1; /* the first layer needs no dx */
+            nhwc = 0;
+        } else if (l->kind == DT_CONV) {
+            l->ind = 1;
+            l->in_nhwc = nhwc;
+            nhwc = 1;
+        } else if (l->kind == DT_POOL) {
+            l->in_nhwc = nhwc; /* an NCHW pool writes NCHW */
+            l->out_nhwc = nhwc = nhwc && next_conv;
+        }
+    }
+}
+
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
                      size_t classes, size_t max_batch, dt_net **out)
 {
@@ -164,8 +204,8 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->n_params = off;
     net->threads = 1;
     set_layouts(net);
-    if (!net->layers[0].out_nhwc && dt_layer_direct_available(&net->layers[0]))
-        net->layers[0].direct = 1; /* the first layer needs no dx */
+    if (!net->layers[0].out_nhwc)
+        set_layouts_avx2(net);
     for (i = 0; i < net->n_layers; i++) {
         dt_layer *l = &net->layers[i];
         if (l->kind == DT_FC) {
