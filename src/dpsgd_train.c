@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cblas.h>
 
@@ -35,9 +36,9 @@ static int run_bench(const dt_config *cfg)
 {
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
-    openblas_set_num_threads(1);
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, (size_t)cfg->threads, &r) != CM_OK) {
+                       cfg->bench_repeat, cfg->avx512, (size_t)cfg->threads,
+                       &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }
@@ -129,6 +130,20 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     return 0;
 }
 
+/* The environment and the global BLAS state belong to main: the library
+ * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
+ * portable path (OpenBLAS, NCHW, none of the own AVX-512 or AVX2 kernels),
+ * e.g. to test it. OpenBLAS runs one thread: --threads are the engine's
+ * (dt_net_set_threads), which split a batch so that any count gives the
+ * same bits; BLAS threads inside them would only oversubscribe. */
+static void apply_environment(dt_config *cfg)
+{
+    const char *e = getenv("DPSGD_NO_AVX512");
+    if (e && *e && strcmp(e, "0") != 0)
+        cfg->avx512 = 0;
+    openblas_set_num_threads(1);
+}
+
 int main(int argc, char **argv)
 {
     dt_config cfg;
@@ -149,7 +164,7 @@ int main(int argc, char **argv)
         if (root)
             fputs(dt_config_usage(), stdout);
         rc = 0;
-    } else if (cfg.bench) {
+    } else if (apply_environment(&cfg), cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
                cfg.mode == DT_MODE_GOSSIP) {

@@ -1,24 +1,111 @@
-/* check_net.c: the network's threads (dt_net_set_threads, dt_net_shards)
- * and the layouts it picks.
- *
- * The contract under test: a batch is cut into shards fixed by its size,
- * and the gradient, loss, accuracy and evaluation loss are the same BITS
- * for every thread count (1, 2, 3, 8, and a request past the cap), for
- * both models, for batches that do not split (1, 31), split evenly (32,
- * 128) or unevenly (50, 200); the sharded gradient equals the sum of the
- * shards' own gradients (each scaled by 1/B) to float rounding; and a
- * whole training run gives the same parameter hash on 1 and 2 threads.
- * And the AVX2 layouts compute the same network as plain NCHW. */
+/* check_net.c: the network (dt_net). The whole network's gradient
+ * against central differences of the mean loss for both models and both
+ * layouts; parameter counts and layer chains of both models; bad shapes
+ * and model names refused. Threads (dt_net_set_threads): a batch is cut
+ * into shards fixed by its size, and gradient, loss, accuracy and
+ * evaluation loss are the same BITS for every thread count (1, 2, 3, 8, a
+ * request past the cap), both models, batches that do not split (1, 31),
+ * split evenly (32, 128) or unevenly (50, 200); the sharded gradient is
+ * the sum of the shards' own (to rounding); a training run gives the same
+ * hash on 1 and 2 threads. The AVX2 layouts (direct and indirect convs,
+ * NHWC between them) compute the same network as im2col + OpenBLAS. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
 
+#include "check_env.h"
+#include "check_num.h"
 #include "cm_rng.h"
 #include "dt_config.h"
 #include "dt_net.h"
 #include "dt_train.h"
+
+/* Whole network: dt_net_grad against central differences of the mean loss
+ * at 300 random parameters. A step in a conv weight moves a whole channel,
+ * so some samples cross a relu kink or a pooling tie (the error then grows
+ * with the step, as measured); the layers themselves are checked exactly
+ * above, and this test checks the wiring (offsets, in-place buffers): at
+ * least 90% of the samples agree to 1e-2, where a wiring bug breaks most. */
+static void gradcheck_net(dt_model m, size_t c, size_t hw)
+{
+    dt_net *net = NULL;
+    ck_assert_int_eq(dt_net_new(m, c, hw, hw, 10, 3,
+                                check_allow_avx512, &net), CM_OK);
+    cm_rng r;
+    cm_rng_seed(&r, 5, (uint64_t)m);
+    dt_net_init(net, net->params, &r);
+    for (size_t i = 0; i < net->n_params; i++) /* nonzero biases too */
+        net->params[i] += (float)(0.05 * (cm_rng_uniform(&r) - 0.5));
+    size_t nx = 3 * c * hw * hw;
+    float *x = malloc(nx * sizeof *x);
+    fill_uniform(&r, x, nx, -1, 1);
+    uint8_t y[3] = {1, 7, 4};
+    double loss;
+    ck_assert_int_eq(dt_net_grad(net, net->params, net->grads, x, y, 3, &loss),
+                     CM_OK);
+    ck_assert(loss > 0.5 && loss < 10.0);
+    int good = 0, total = 300;
+    for (int t = 0; t < total; t++) {
+        size_t i = cm_rng_below(&r, net->n_params);
+        float keep = net->params[i];
+        double lp, lm;
+        net->params[i] = keep + 1e-3f;
+        float up = net->params[i];
+        dt_net_eval(net, net->params, x, y, 3, NULL, &lp);
+        net->params[i] = keep - 1e-3f;
+        float dn = net->params[i];
+        dt_net_eval(net, net->params, x, y, 3, NULL, &lm);
+        net->params[i] = keep;
+        double num = (lp - lm) / ((double)up - (double)dn);
+        good += fabs(num - net->grads[i]) <= 1e-2 * fmax(fabs(num), 1e-2);
+    }
+    ck_assert_int_ge(good, total * 9 / 10);
+    ck_assert_int_eq(dt_net_grad(net, net->params, net->grads, x, y, 4, &loss),
+                     CM_EINVAL);
+    free(x);
+    dt_net_free(net);
+}
+
+START_TEST(test_gradcheck_net)
+{
+    gradcheck_net(DT_MODEL_LENET, 1, 28);
+    gradcheck_net(DT_MODEL_CNN, 3, 16);
+    gradcheck_net(DT_MODEL_CNN, 1, 16); /* NHWC where the CPU can */
+}
+END_TEST
+
+START_TEST(test_net_shapes)
+{
+    dt_net *net = NULL;
+    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 8,
+                                check_allow_avx512, &net),
+                     CM_OK);
+    /* LeNet-5 on 28x28: 156 + 2416 + 48120 + 10164 + 850 parameters */
+    ck_assert_uint_eq(net->n_params, 61706);
+    ck_assert_uint_eq(net->layers[net->n_layers - 1].oc, 10);
+    ck_assert_uint_eq(net->n_layers, 7); /* relus fused */
+    ck_assert_int_eq(net->layers[0].relu, 1);
+    ck_assert_int_eq(net->layers[6].relu, 0); /* logits */
+    dt_net_free(net);
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 3, 32, 32, 10, 8,
+                                check_allow_avx512, &net), CM_OK);
+    /* 896 + 9248 + 18496 + 36928 + (64*5*5*256+256) + 2570 */
+    ck_assert_uint_eq(net->n_params, 896 + 9248 + 18496 + 36928 + 409856 +
+                                         2570);
+    dt_net_free(net);
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 1, 8, 8, 10, 8,
+                                check_allow_avx512, &net),
+                     CM_EINVAL);
+    ck_assert_ptr_null(net);
+    dt_model m;
+    ck_assert_int_eq(dt_model_parse("resnet", &m), CM_EINVAL);
+    ck_assert_int_eq(dt_model_parse("cnn", &m), CM_OK);
+    ck_assert_int_eq(m, DT_MODEL_CNN);
+    dt_net_free(NULL);
+}
+END_TEST
 
 START_TEST(test_shards)
 {
@@ -29,7 +116,8 @@ START_TEST(test_shards)
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         ck_assert_uint_eq(dt_net_shards(b[i]), s[i]);
     dt_net *net = NULL;
-    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 64, &net),
+    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 64,
+                                check_allow_avx512, &net),
                      CM_OK);
     ck_assert_uint_eq(net->threads, 1);
     ck_assert_int_eq(dt_net_set_threads(net, 0), CM_OK);
@@ -73,7 +161,8 @@ START_TEST(test_threads_same_bits)
     const dt_model m = _i ? DT_MODEL_CNN : DT_MODEL_LENET;
     const size_t NE = 300; /* eval: 256 + a chunk of 44 */
     dt_net *net = NULL;
-    ck_assert_int_eq(dt_net_new(m, 1, 28, 28, 10, 256, &net), CM_OK);
+    ck_assert_int_eq(dt_net_new(m, 1, 28, 28, 10, 256, check_allow_avx512,
+                                &net), CM_OK);
     cm_rng r;
     cm_rng_seed(&r, 5, 0);
     dt_net_init(net, net->params, &r);
@@ -118,7 +207,8 @@ START_TEST(test_shards_sum)
 {
     const size_t B = 50; /* 3 shards: 16, 17, 17 */
     dt_net *net = NULL;
-    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, B, &net),
+    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, B,
+                                check_allow_avx512, &net),
                      CM_OK);
     ck_assert_int_eq(dt_net_set_threads(net, 2), CM_OK);
     cm_rng r;
@@ -156,7 +246,7 @@ END_TEST
 
 /* The layouts dt_net picks (direct and indirect AVX2 kernels, NHWC
  * between them, where the CPU has them) compute the same network as the
- * all-NCHW im2col path (DPSGD_NO_AVX2=1): logits, loss and gradient to
+ * all-NCHW im2col path (allow_avx512 = 0): logits, loss and gradient to
  * float rounding, both models, 1 and 3 input channels. */
 START_TEST(test_layouts_same_network)
 {
@@ -164,10 +254,9 @@ START_TEST(test_layouts_same_network)
     const dt_model m = _i / 2 ? DT_MODEL_CNN : DT_MODEL_LENET;
     const size_t *sh = shapes[_i % 2], B = 5;
     dt_net *a = NULL, *b = NULL;
-    ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B, &a), CM_OK);
-    setenv("DPSGD_NO_AVX2", "1", 1);
-    ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B, &b), CM_OK);
-    unsetenv("DPSGD_NO_AVX2");
+    ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B,
+                                check_allow_avx512, &a), CM_OK);
+    ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B, 0, &b), CM_OK);
     for (size_t i = 0; i < b->n_layers; i++)
         ck_assert(!b->layers[i].direct && !b->layers[i].ind);
     cm_rng r;
@@ -208,6 +297,7 @@ START_TEST(test_train_threads)
     c.synth_test = 128;
     c.epochs = 1;
     c.batch = 40; /* 2 shards of 20, and a last batch of 16 */
+    c.avx512 = check_allow_avx512;
     dt_train_result a, b;
     ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &a), CM_OK);
     c.threads = 2;
@@ -220,12 +310,21 @@ END_TEST
 Suite *net_suite(void)
 {
     Suite *s = suite_create("net");
-    TCase *tc = tcase_create("threads");
+    TCase *tc = tcase_create("whole_net_gradient");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_gradcheck_net);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("shapes_and_names");
+    tcase_add_test(tc, test_net_shapes);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("threads_same_bits");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_shards);
     tcase_add_loop_test(tc, test_threads_same_bits, 0, 2);
     tcase_add_test(tc, test_shards_sum);
     tcase_add_test(tc, test_train_threads);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("avx2_layouts_same_network");
     tcase_add_loop_test(tc, test_layouts_same_network, 0, 4);
     suite_add_tcase(s, tc);
     return s;

@@ -41,7 +41,13 @@ typedef struct {
     uint64_t seed;             /* --seed: init, shuffling, synthetic data */
     char log_path[DT_PATH_MAX];/* --log FILE.csv; "" = no log */
     int quiet;                 /* --quiet: no per-epoch lines */
-    int threads;               /* --threads: engine threads (1) */
+    int threads;               /* --threads: engine threads per process
+                                  (1; dt_net_set_threads); OpenBLAS stays
+                                  at one thread (set by main) */
+    int avx512;                /* use the own kernels where the CPU has
+                                  them (1): AVX-512, else AVX2; main sets
+                                  0 (OpenBLAS, NCHW) when the environment
+                                  has DPSGD_NO_AVX512 */
     size_t train_limit;        /* --train-limit N: first N train images */
     size_t test_limit;         /* --test-limit N: first N test images */
     size_t synth_train;        /* --synthetic-train N (synthetic set) */

@@ -77,12 +77,13 @@ static float *net_alloc(dt_net *net, size_t n)
 }
 
 /* Runs the convs and pools NHWC (direct AVX-512 convolution, no im2col)
- * when the CPU can, every conv is unpadded, the input has one channel
- * (NCHW = NHWC then) and every fc follows a pool or an fc (a pool before an
- * fc writes NCHW, the flattening the fc weights expect). Else all NCHW. */
+ * when the network runs the own AVX-512 kernels, every conv is unpadded,
+ * the input has one channel (NCHW = NHWC then) and every fc follows a pool
+ * or an fc (a pool before an fc writes NCHW, the flattening the fc weights
+ * expect). Else all NCHW. */
 static void set_layouts(dt_net *net)
 {
-    if (!dt_layer_nhwc_available() || net->in_c != 1)
+    if (!net->avx512 || net->in_c != 1)
         return;
     for (size_t i = 0; i < net->n_layers; i++) {
         const dt_layer *l = &net->layers[i];
@@ -108,14 +109,12 @@ static void set_layouts(dt_net *net)
  * whatever layout the layer before wrote, NHWC out), a pool reads what its
  * conv wrote and writes NHWC for an indirect conv, NCHW for an fc (the
  * flattening its weights expect). All or nothing: if some conv cannot run
- * these kernels (or a relu stands alone), everything stays NCHW.
- * DPSGD_NO_AVX2=1 (read at every call) keeps everything NCHW on im2col and
- * BLAS: the portable path, and the reference the tests compare against. */
+ * these kernels (or a relu stands alone), everything stays NCHW. Only
+ * when own kernels are allowed (dt_net_new's allow_avx512): without, the
+ * portable path, im2col and OpenBLAS, is the reference tests compare
+ * against. */
 static void set_layouts_avx2(dt_net *net)
 {
-    const char *e = getenv("DPSGD_NO_AVX2");
-    if (e && *e && strcmp(e, "0") != 0)
-        return;
     for (size_t i = 0; i < net->n_layers; i++) {
         const dt_layer *l = &net->layers[i];
         if (l->kind == DT_RELU)
@@ -144,7 +143,8 @@ static void set_layouts_avx2(dt_net *net)
 }
 
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
-                     size_t classes, size_t max_batch, dt_net **out)
+                     size_t classes, size_t max_batch, int allow_avx512,
+                     dt_net **out)
 {
     cm_status st = CM_OK;
     *out = NULL;
@@ -163,6 +163,8 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->in_w = w;
     net->classes = classes;
     net->max_batch = max_batch;
+    net->allow_own = allow_avx512 != 0;
+    net->avx512 = allow_avx512 && dt_layer_cpu_avx512();
     size_t off = 0, col = 0, i = 0;
     for (size_t t = 0; t < n_spec; t++) {
         if (spec[t].kind == DT_RELU && i > 0 &&
@@ -180,6 +182,7 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
         l->oc = spec[t].oc ? spec[t].oc : classes;
         l->k = spec[t].k;
         l->pad = spec[t].pad;
+        l->avx512 = net->avx512;
         if (dt_layer_shape(l) != 0) {
             st = cm_error(CM_EINVAL, "input %zux%zux%zu is too small for "
                           "model %s", net->in_c, net->in_h, net->in_w,
@@ -204,7 +207,7 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->n_params = off;
     net->threads = 1;
     set_layouts(net);
-    if (!net->layers[0].out_nhwc)
+    if (net->allow_own && !net->layers[0].out_nhwc)
         set_layouts_avx2(net);
     for (i = 0; i < net->n_layers; i++) {
         dt_layer *l = &net->layers[i];
@@ -304,7 +307,8 @@ cm_status dt_net_set_threads(dt_net *net, size_t threads)
         if (net->team[t])
             continue;
         cm_status s = dt_net_new(net->model, net->in_c, net->in_h, net->in_w,
-                                 net->classes, sm, &net->team[t]);
+                                 net->classes, sm, net->allow_own,
+                                 &net->team[t]);
         if (s != CM_OK)
             return s;
     }
