@@ -98,6 +98,21 @@ __attribute__((target("avx2,fma"))) static inline __m256i lanes(long n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), idx);
 }
 
+/* Stores the first n (any n) lanes of v at p: whole vectors with a plain
+ * store (a masked store is microcoded on some CPUs, e.g. AMD Zen), a
+ * partial one through a buffer. */
+__attribute__((target("avx2,fma"))) static inline void store_n(float *p,
+                                                              __m256 v, long n)
+{
+    if (n >= 8) {
+        _mm256_storeu_ps(p, v);
+    } else if (n > 0) {
+        float t[8];
+        _mm256_storeu_ps(t, v);
+        memcpy(p, t, (size_t)n * sizeof *p);
+    }
+}
+
 /* One output row i of one group: 6 channels x 16 pixels per tile. */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 fwd_row(const dt_layer *l, const direct_ws *s, const float *wg,
@@ -122,8 +137,6 @@ fwd_row(const dt_layer *l, const direct_ws *s, const float *wg,
                 }
             }
         }
-        __m256i m0 = lanes((long)ow - (long)j0);
-        __m256i m1 = lanes((long)ow - (long)j0 - 8);
         _Pragma("GCC unroll 6") for (int o = 0; o < OG; o++) {
             if ((size_t)o >= og)
                 break;
@@ -134,8 +147,8 @@ fwd_row(const dt_layer *l, const direct_ws *s, const float *wg,
                 v0 = _mm256_max_ps(v0, z);
                 v1 = _mm256_max_ps(v1, z);
             }
-            _mm256_maskstore_ps(yo, m0, v0);
-            _mm256_maskstore_ps(yo + 8, m1, v1);
+            store_n(yo, v0, (long)ow - (long)j0);
+            store_n(yo + 8, v1, (long)ow - (long)j0 - 8);
         }
     }
 }

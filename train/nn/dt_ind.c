@@ -109,6 +109,21 @@ __attribute__((target("avx2,fma"))) static inline __m256i lanes(long n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), idx);
 }
 
+/* Stores the first n (any n) lanes of v at p: whole vectors with a plain
+ * store (a masked store is microcoded on some CPUs, e.g. AMD Zen), a
+ * partial one through a buffer. */
+__attribute__((target("avx2,fma"))) static inline void store_n(float *p,
+                                                              __m256 v, long n)
+{
+    if (n >= 8) {
+        _mm256_storeu_ps(p, v);
+    } else if (n > 0) {
+        float t[8];
+        _mm256_storeu_ps(t, v);
+        memcpy(p, t, (size_t)n * sizeof *p);
+    }
+}
+
 __attribute__((target("avx2,fma"))) void
 dt_ind_forward(const dt_layer *l, const float *w, const float *b,
                const float *x, float *y, size_t batch, float *work)
@@ -153,8 +168,8 @@ dt_ind_forward(const dt_layer *l, const float *w, const float *b,
                     v0 = _mm256_max_ps(v0, z);
                     v1 = _mm256_max_ps(v1, z);
                 }
-                _mm256_maskstore_ps(yr, m0, v0);
-                _mm256_maskstore_ps(yr + 8, m1, v1);
+                store_n(yr, v0, nc);
+                store_n(yr + 8, v1, nc - 8);
             }
         }
     }
@@ -247,14 +262,17 @@ ind_dx(const dt_layer *l, const ind_ws *s, const float *w, const float *dy,
             }
             size_t nt = kk - t0 < CB ? kk - t0 : CB;
             const int32_t *to = s->toff + t0;
+            float v[PR][CB];
             _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
-                if ((size_t)r >= mr)
-                    break;
-                float v[CB], *dr = (float *)xr[r];
-                _mm256_storeu_ps(v, a0[r]);
-                _mm256_storeu_ps(v + 8, a1[r]);
+                _mm256_storeu_ps(v[r], a0[r]);
+                _mm256_storeu_ps(v[r] + 8, a1[r]);
+            }
+            /* single floats: neighbouring pixels' fields overlap, so
+               vector read-modify-writes would stall on store forwarding */
+            for (size_t r = 0; r < mr; r++) {
+                float *dr = (float *)xr[r];
                 for (size_t j = 0; j < nt; j++)
-                    dr[to[j]] += v[j];
+                    dr[to[j]] += v[r][j];
             }
         }
     }

@@ -36,10 +36,10 @@ typedef struct {
     size_t n_w;         /* number of weights (0 for pool and relu) */
     int relu;           /* conv, fc: a ReLU fused on the output, y = max(.,0)
                            (dt_net fuses each relu into the layer before) */
-    int in_nhwc;        /* pool: input is NHWC (else NCHW) */
+    int in_nhwc;        /* pool, indirect conv: input is NHWC (else NCHW) */
     int out_nhwc;       /* conv: input and output NHWC, direct AVX-512
                            kernels (needs pad 0 and avx512); pool: output
-                           NHWC */
+                           NHWC (from an NCHW or NHWC input) */
     int avx512;         /* conv, fc: run on the own AVX-512 kernels (GEMM,
                            NHWC conv), else OpenBLAS; set by dt_net_new,
                            only where dt_layer_cpu_avx512() */

@@ -293,8 +293,12 @@ void dt_pool_forward(const dt_layer *l, const float *x, float *y,
             for (size_t i = 0; i < oh; i++) {
                 const int32_t base = (int32_t)(c * h * w + 2 * i * w);
                 const float *r0 = xn + base, *r1 = r0 + w;
-                float *yo = yn + (c * oh + i) * ow;
-                int32_t *ao = an + (c * oh + i) * ow;
+                /* output NCHW, or NHWC (out_nhwc: for an indirect conv) */
+                const size_t os = l->out_nhwc ? l->c : 1;
+                const size_t ob = l->out_nhwc ? i * ow * l->c + c
+                                              : (c * oh + i) * ow;
+                float *yo = yn + ob;
+                int32_t *ao = an + ob;
                 /* branch-free first maximum of (a, b, c, d) in that order:
                    random data would mispredict every other branch */
                 for (size_t j = 0; j < ow; j++) {
@@ -305,8 +309,8 @@ void dt_pool_forward(const dt_layer *l, const float *x, float *y,
                     int32_t i1 = b > a ? p + 1 : p;
                     float m2 = d > cc ? d : cc;
                     int32_t i2 = d > cc ? p + (int32_t)w + 1 : p + (int32_t)w;
-                    yo[j] = m2 > m1 ? m2 : m1;
-                    ao[j] = m2 > m1 ? i2 : i1;
+                    yo[j * os] = m2 > m1 ? m2 : m1;
+                    ao[j * os] = m2 > m1 ? i2 : i1;
                 }
             }
         }

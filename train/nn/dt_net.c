@@ -107,8 +107,9 @@ static void set_layouts(dt_net *net)
 /* Without the AVX-512 layout: a one-channel first conv runs the direct
  * kernel (NCHW out), every other conv the indirect AVX2 kernel (input in
  * whatever layout the layer before wrote, NHWC out), a pool reads what its
- * conv wrote and writes NHWC for an indirect conv, NCHW for an fc (the
- * flattening its weights expect). All or nothing: if some conv cannot run
+ * conv wrote and writes NHWC for an indirect conv (whose dX then adds
+ * whole runs of k c floats), NCHW for an fc (the flattening its weights
+ * expect). All or nothing: if some conv cannot run
  * these kernels (or a relu stands alone), everything stays NCHW. Only
  * when own kernels are allowed (dt_net_new's allow_avx512): without, the
  * portable path, im2col and OpenBLAS, is the reference tests compare
@@ -136,8 +137,8 @@ static void set_layouts_avx2(dt_net *net)
             l->in_nhwc = nhwc;
             nhwc = 1;
         } else if (l->kind == DT_POOL) {
-            l->in_nhwc = nhwc; /* an NCHW pool writes NCHW */
-            l->out_nhwc = nhwc = nhwc && next_conv;
+            l->in_nhwc = nhwc;
+            l->out_nhwc = nhwc = next_conv;
         }
     }
 }
