@@ -71,8 +71,8 @@ TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
-.PHONY: all check check-unit check-mpi check-cli demo deps install uninstall \
-        clean bench
+.PHONY: all check check-unit check-mpi check-cli check-torch demo deps install \
+        uninstall clean bench
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -146,7 +146,7 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
-	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi)
+	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi) check-torch
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -157,6 +157,11 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # End-to-end tests of the command lines (bad flags, bad files, exit codes).
 check-cli: $(PROGRAMS)
 	BIN=$(BIN) sh tests/cli.sh
+
+# A saved model loaded into PyTorch (python3-torch) gives dpsgd-train's
+# test accuracy (tests/torch_model.sh).
+check-torch: $(PROGRAMS)
+	BIN=$(BIN) sh tests/torch_model.sh
 
 deps:
 	@sh scripts/install-deps.sh

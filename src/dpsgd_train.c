@@ -95,6 +95,22 @@ static int run_single(const dt_config *cfg)
     return 0;
 }
 
+/* --eval-model: one line with the saved model's test accuracy and loss. */
+static int run_eval_model(const dt_config *cfg)
+{
+    dt_train_result res;
+    if (dt_train_eval_model(cfg, &res) != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return 1;
+    }
+    printf("eval: model %s  file %s  dataset %s  test_acc %.4f  "
+           "test_loss %.4f  test images %zu  params %zu  hash %016llx\n",
+           dt_model_name(cfg->model), cfg->eval_model,
+           dt_dataset_name(cfg->dataset), res.test_acc, res.test_loss,
+           res.n_test, res.n_params, (unsigned long long)res.param_hash);
+    return 0;
+}
+
 static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
@@ -166,6 +182,8 @@ int main(int argc, char **argv)
         rc = 0;
     } else if (apply_environment(&cfg), cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;
+    } else if (cfg.eval_model[0]) {
+        rc = root ? run_eval_model(&cfg) : 0;
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
                cfg.mode == DT_MODE_GOSSIP) {
         if (cfg.resume || cfg.ckpt_dir[0]) {

@@ -69,6 +69,14 @@ typedef struct {
     int resume;                /* --resume from the last checkpoint */
     size_t stop_after;         /* --stop-after E: end after E epochs as if
                                   interrupted (to test --resume); 0 = off */
+    /* model files (safetensors, dt_model_io) */
+    char save_model[DT_PATH_MAX]; /* --save-model FILE: the final (average)
+                                  model; "" = none */
+    size_t save_model_every;   /* --save-model-every K: also after every
+                                  K-th epoch (0 = only at the end) */
+    char init_model[DT_PATH_MAX]; /* --init-model FILE: start from it */
+    char eval_model[DT_PATH_MAX]; /* --eval-model FILE: only evaluate it on
+                                  the test set */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */
