@@ -43,6 +43,7 @@
 #include "dt_log.h"
 #include "dt_loop.h"
 #include "dt_metrics.h"
+#include "dt_model_io.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
@@ -258,6 +259,8 @@ static cm_status setup_state(dt_run *r)
     const dt_data *d = &r->w.train;
     cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, d->classes,
                              dt_net_eval_batch(r->B), cfg->avx512, &r->net);
+    if (s == CM_OK)
+        s = dt_net_set_threads(r->net, (size_t)cfg->threads);
     if (s != CM_OK)
         return s;
     const size_t len = r->net->n_params;
@@ -275,6 +278,9 @@ static cm_status setup_state(dt_run *r)
     cm_rng init;
     cm_rng_seed(&init, cfg->seed, 0);
     dt_net_init(r->net, r->w.x[0], &init);
+    if (cfg->init_model[0] &&
+        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK)
+        return s;
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
     return CM_OK;
@@ -552,6 +558,14 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
         (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
         return s;
     c->res->last = p;
+    const size_t K = r->cfg->save_model_every;
+    if (epoch_end && K && r->cfg->save_model[0] &&
+        (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */
+        if (r->rank == 0)
+            s = dt_model_save(r->net, r->ev.xbar, r->cfg->save_model);
+        if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
+            return s;
+    }
     if (epoch_end && r->cfg->ckpt_dir[0])
         s = dt_run_ckpt_save(c->ck, &r->w, done / r->steps_per_epoch, done,
                              c->rs);
@@ -586,6 +600,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     if (r.rank == 0)
         s = dt_log_open(&lg, cfg->log_path);
+    if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
+        s = dt_model_check_path(cfg->save_model);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
         (s = setup_data(&r, &part)) != CM_OK)
         goto cleanup;
@@ -624,6 +640,11 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->steps = step;
     if ((s = summarize(&r, res)) != CM_OK)
+        goto cleanup;
+    /* the average model xbar, formed on every rank by summarize */
+    if (cfg->save_model[0] && r.rank == 0)
+        s = dt_model_save(r.net, r.ev.xbar, cfg->save_model);
+    if ((s = dt_comm_agree(comm, s)) != CM_OK)
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:
