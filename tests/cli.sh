@@ -181,6 +181,8 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*bad.graphml:1: edge names an undeclared node 'b'" "graphml: undeclared node" "$tg" eval "$T/bad.graphml"
     printf 'graph [\n node [ id 0 ]\n edge [ source 0 ]\n]\n' >"$T/bad.gml"
     expect_fail 1 "^topogen: .*bad.gml:3: GML: edge without integer source and target" "gml: edge without target" "$tg" eval "$T/bad.gml"
+    printf 'a b\nb c\n' >"$T/names.txt"
+    expect_fail 1 "^topogen: .*names.txt: no .graph \[ node .* edge lists need integer node ids" "named nodes" "$tg" eval "$T/names.txt"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n abc" "$tg" -n abc -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n -3" "$tg" -n -3 -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n 0" "$tg" -n 0 -o "$o"
