@@ -79,6 +79,8 @@ topogen_cases() {
 
     expect_ok "--help" "$tg" --help
     check 'grep -q "^usage: topogen" "$T/out"' "--help prints usage"
+    check '! awk "length(\$0) > 79 { bad = 1 } END { exit !bad }" "$T/out" && grep -q -- "--format FMT" "$T/out"' \
+        "--help: every flag from the table, lines within 79 columns"
 
     expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
     check 'sed -n 1p "$g" | grep -qx "# topogen 2 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1 version=[0-9.]*"' \
