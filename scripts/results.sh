@@ -91,7 +91,7 @@ tg_help=$("$BIN/topogen" --help 2>&1 || true)
 dt_help=$("$BIN/dpsgd-train" --help 2>&1 || true)
 echo "$tg_help" | grep -q fdla || echo "results: learned + FDLA weights: not available yet (topogen has no --weights fdla); skipped"
 echo "$tg_help" | grep -qi 'one-peer' || echo "results: one-peer exponential graph: not available yet (topogen has no such --kind); skipped"
-echo "$tg_help" | grep -qi 'base' || echo "results: Base-(k+1) graph: not available yet (topogen has no such --kind); skipped"
+echo "$tg_help" | grep -qiE 'base[-_(0-9k]' || echo "results: Base-(k+1) graph: not available yet (topogen has no such --kind); skipped"
 # The best non-IID algorithm (issue 13) on the learned graph: ALGO names
 # it (train/README.md "Algorithms" has no measured winner yet, so there
 # is no default); its runs go to OUT/nN-ALGO, a sweep directory of their
