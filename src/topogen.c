@@ -25,6 +25,7 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "tg_eval.h"
+#include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_search.h"
 
@@ -41,7 +42,8 @@ typedef struct {
     size_t simulate;         /* eval: rounds to simulate (0: none) */
     int weights_given;       /* --weights was on the command line */
     tg_kind kind;            /* what to build */
-    cm_weight_rule weights;  /* mixing weights */
+    cm_weight_rule weights;  /* mixing weights (unless fdla) */
+    int fdla;                /* --weights fdla: tg_fdla instead of a rule */
     tg_search_opts search;   /* n, d, objective, seed, iters, ... */
     const char *out;         /* -o FILE or "-" */
     int quiet;               /* no progress on stderr */
@@ -59,7 +61,8 @@ static const char usage_text[] =
     "  -d D              degree for learned, random, rrl (default 4)\n"
     "  --kind KIND       learned (default), rrl, ring, torus, hypercube,\n"
     "                    exponential, random, complete\n"
-    "  --weights RULE    laplacian (default), mh, maxdeg\n"
+    "  --weights RULE    laplacian (default), mh, maxdeg, fdla (optimal\n"
+    "                    weights of Xiao-Boyd, may be negative)\n"
     "  --objective OBJ   ratio (default: max lambda2/lambdan), gap, slem-mh\n"
     "  --init INIT       learned: start from random (default) or rrl\n"
     "  --seed S          RNG seed (default 1)\n"
@@ -203,8 +206,10 @@ static int parse_args(int argc, char **argv, config *c)
             if (tg_kind_parse(v, &c->kind) != CM_OK)
                 return status_to_usage();
         } else if (strcmp(a, "--weights") == 0) {
-            if (cm_weight_rule_parse(v, &c->weights) != CM_OK) {
-                cm_error_prefix(CM_EINVAL, "--weights");
+            c->fdla = strcmp(v, "fdla") == 0;
+            if (!c->fdla && cm_weight_rule_parse(v, &c->weights) != CM_OK) {
+                cm_error(CM_EINVAL, "--weights: unknown weight rule '%s' "
+                         "(expected laplacian, mh, maxdeg or fdla)", v);
                 return status_to_usage();
             }
             c->weights_given = 1;
@@ -233,6 +238,21 @@ static int parse_args(int argc, char **argv, config *c)
     return -1;
 }
 
+/* The weights dispatch: a cm_ rule, or FDLA (topo/tg_fdla.c), which also
+ * reports its certificate in *fr (zeroed for a rule). */
+static cm_status set_weights(const config *c, cm_topo *t, tg_fdla_result *fr)
+{
+    memset(fr, 0, sizeof *fr);
+    if (c->fdla)
+        return tg_fdla_weights(t, TG_FDLA_TOL, fr);
+    return cm_topo_set_weights(t, c->weights);
+}
+
+static const char *weights_name(const config *c)
+{
+    return c->fdla ? "fdla" : cm_weight_rule_name(c->weights);
+}
+
 static void progress(void *ctx, const tg_progress *p)
 {
     (void)ctx;
@@ -251,6 +271,7 @@ static int generate(config *c)
     int rc = EXIT_FAILURE;
     cm_status st;
     tg_search_result res = {0};
+    tg_fdla_result fr;
     if (strcmp(c->out, "-") != 0) { /* fail on an unwritable -o up front */
         cm_afile probe;
         if (cm_atomic_open(&probe, c->out) != CM_OK) {
@@ -272,7 +293,7 @@ static int generate(config *c)
     if (st == CM_OK)
         st = tg_graph_to_topo(&g, &t);
     if (st == CM_OK)
-        st = cm_topo_set_weights(&t, c->weights);
+        st = set_weights(c, &t, &fr);
     double l2 = 0, ln = 0, slem = 0;
     if (st == CM_OK)
         st = cm_topo_laplacian_extremes(&t, &l2, &ln);
@@ -284,14 +305,19 @@ static int generate(config *c)
     }
     size_t dmin, dmax;
     cm_topo_degree_range(&t, &dmin, &dmax);
-    char comment[512];
-    snprintf(comment, sizeof comment,
+    char comment[640];
+    int len = snprintf(comment, sizeof comment,
              "# topogen 1 n=%zu d=%zu kind=%s objective=%s weights=%s "
              "seed=%llu\n# lambda2=%.4f lambdan=%.4f slem=%.4f",
              t.n, dmax, tg_kind_name(c->kind),
-             tg_objective_name(c->search.obj),
-             cm_weight_rule_name(c->weights),
+             tg_objective_name(c->search.obj), weights_name(c),
              (unsigned long long)c->search.seed, l2, ln, slem);
+    if (c->fdla && len > 0 && (size_t)len < sizeof comment)
+        snprintf(comment + len, sizeof comment - (size_t)len,
+                 "\n# fdla: slem=%.6f lower_bound=%.6f (certified gap "
+                 "%.1e) laplacian_slem=%.6f negative_weights=%zu",
+                 fr.slem, fr.lower, fr.slem - fr.lower, fr.slem_start,
+                 fr.negative);
     st = cm_topo_save(&t, c->out, comment);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -303,9 +329,14 @@ static int generate(config *c)
                 "eigensolves, %zu screened, %zu vector solves, %.2f s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, slem,
-                cm_weight_rule_name(c->weights), res.moves, res.evals,
+                weights_name(c), res.moves, res.evals,
                 res.screened, res.vector_solves, res.seconds,
                 res.timed_out ? " (time limit reached)" : "");
+    if (!c->quiet && c->fdla)
+        fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
+                "Laplacian %.6f), certified lower bound %.6f, %zu negative "
+                "edge weights, %zu Newton steps, %.2f s\n", fr.slem,
+                fr.slem_start, fr.lower, fr.negative, fr.newton, fr.seconds);
     rc = EXIT_SUCCESS;
 cleanup:
     cm_topo_destroy(&t);
@@ -338,9 +369,10 @@ static int evaluate(const config *c)
     if (st == CM_OK)
         st = cm_topo_validate(&t, c->file);
     const char *wname = "file";
+    tg_fdla_result fr = {0};
     if (st == CM_OK && (!t.self || c->weights_given)) {
-        st = cm_topo_set_weights(&t, c->weights);
-        wname = cm_weight_rule_name(c->weights);
+        st = set_weights(c, &t, &fr);
+        wname = weights_name(c);
     }
     tg_eval e;
     if (st == CM_OK)
@@ -384,6 +416,8 @@ static int evaluate(const config *c)
         print_number("slem", e.slem, 0);
         print_number("slem_best_laplacian", e.slem_best, 0);
         print_number("rounds_1e-3", e.rounds, 0);
+        if (c->fdla && fr.newton)
+            print_number("fdla_lower_bound", fr.lower, 0);
         printf("\"weights\":\"%s\"}\n", wname);
     } else {
         printf("file          %s\n", c->file);
@@ -399,6 +433,9 @@ static int evaluate(const config *c)
         printf("slem_best     %.6f  (optimal Laplacian weights)\n",
                e.slem_best);
         printf("rounds_1e-3   %.1f  (log 1e-3 / log slem)\n", e.rounds);
+        if (c->fdla && fr.newton)
+            printf("fdla_bound    %.6f  (no W on this graph has a smaller "
+                   "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
         printf("weights       %s\n", wname);
     }
     if (fflush(stdout) != 0) {
