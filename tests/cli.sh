@@ -256,9 +256,34 @@ mpi_cases() {
         "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
 }
 
+# FDLA weights (topo/tg_fdla.c): certified optimum in the file header,
+# constant weights kept on a ring, negative weights accepted end to end.
+fdla_cases() {
+    tg="$BIN/topogen"
+    dt="$BIN/dpsgd-train"
+    f="$T/fdla16.txt"
+    expect_ok "fdla weights" "$tg" -n 16 -d 3 --kind random --seed 3 --weights fdla -q -o "$f"
+    check 'grep -q "^# topogen 1 n=16 d=3 kind=random objective=ratio weights=fdla seed=3$" "$f" && grep -q "^# fdla: slem=0.[0-9]* lower_bound=0.[0-9]* (certified gap [0-9.e-]*)" "$f"' \
+        "fdla header with the certified bound"
+    check 'grep -v "^#" "$f" | awk "\$1 != \$2 && \$3 < 0 { neg = 1 } END { exit !neg }"' \
+        "fdla file has a negative edge weight"
+    expect_ok "eval fdla file" "$tg" eval "$f" --json
+    check 'grep -q "\"weights\":\"file\"" "$T/out" && awk -F"\"slem\":" "{ split(\$2, a, \",\"); exit !(a[1] < 0.9) }" "$T/out"' \
+        "eval reads the negative-weight file"
+    expect_ok "eval --weights fdla" "$tg" eval "$T/ring.txt" --weights fdla --json
+    check 'grep -q "\"fdla_lower_bound\":" "$T/out" && sed "s/.*\"slem\":\([0-9.]*\),\"slem_best_laplacian\":\([0-9.]*\),.*/\1 \2/" "$T/out" | awk "{ d = \$1 - \$2; exit !(d < 1e-6 && d > -1e-6) }"' \
+        "fdla on a ring = best constant weights"
+    expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg or fdla\)" \
+        "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
+    command -v mpirun >/dev/null 2>&1 || return
+    expect_ok "dpsgd-train on negative fdla weights" mpi_run 2 "$dt" --topology "$f" \
+        --dataset synthetic --synthetic-train 512 --synthetic-test 64 --epochs 1 --quiet
+}
+
 topogen_cases
 train_cases
 mpi_cases
+fdla_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
