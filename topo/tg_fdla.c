@@ -45,6 +45,10 @@ extern void dpotrf_(const char *uplo, const int *n, double *a,
                     const int *lda, int *info, size_t uplo_len);
 extern void dpotri_(const char *uplo, const int *n, double *a,
                     const int *lda, int *info, size_t uplo_len);
+extern void dsyev_(const char *jobz, const char *uplo, const int *n,
+                   double *a, const int *lda, double *w, double *work,
+                   const int *lwork, int *info, size_t jobz_len,
+                   size_t uplo_len);
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs,
                     const double *a, const int *lda, double *b,
                     const int *ldb, int *info, size_t uplo_len);
@@ -64,6 +68,8 @@ typedef struct {
     double *grad, *dx;     /* [m+1] gradient and Newton step */
     double *x, *xt;        /* [m+1] iterate (w, s) and line-search trial */
     double *c;             /* [m] certificate residual, then delta */
+    double *best;          /* [m] weights with the smallest ||M(w)|| */
+    double *ev, *ework;    /* [n], [3n] eigenvalues of M, dsyev workspace */
 } ws;
 
 static void ws_free(ws *a)
@@ -78,6 +84,9 @@ static void ws_free(ws *a)
     free(a->x);
     free(a->xt);
     free(a->c);
+    free(a->best);
+    free(a->ev);
+    free(a->ework);
 }
 
 /* Cholesky of the symmetric n x n a in place (lower); 0 when PD. */
@@ -311,56 +320,87 @@ static cm_status install(cm_topo *t, const double *w)
     return CM_OK;
 }
 
-/* The barrier method proper: x = (w, s) strictly feasible on entry. */
+/* ||M(w)||_2 = SLEM of W = I - L(w), by a dense eigensolve of M. */
+static cm_status primal_slem(ws *a, const double *x, double *slem)
+{
+    int in = (int)a->n, lwork = 3 * in, info = 0;
+    memcpy(a->xt, x, a->m * sizeof *x);
+    a->xt[a->m] = 0.0;
+    fill_f(a, a->xt, -1.0, a->f); /* F2 at s = 0 is M(w) */
+    dsyev_("N", "L", &in, a->f, &in, a->ev, a->ework, &lwork, &info, 1, 1);
+    if (info != 0)
+        return cm_error(CM_ENUMERIC, "FDLA: eigensolver failed (info %d)",
+                        info);
+    *slem = fmax(fabs(a->ev[0]), fabs(a->ev[a->n - 1]));
+    return CM_OK;
+}
+
+/* The barrier method proper: x = (w, s) strictly feasible on entry; on
+ * return x[0..m) holds the best weights seen (smallest ||M(w)||). Stops
+ * when the certified gap is below tol, or when round-off stalls the
+ * centring (a stage that does not centre, or a failed Newton system after
+ * the first stage): the bound is valid either way. */
 static cm_status solve(ws *a, double tol, tg_fdla_result *r)
 {
     size_t n = a->n, m = a->m, d = m + 1;
     cm_status st = factor_k(a);
     if (st != CM_OK)
         return st;
-    double t = 2.0 * (double)n / fmax(a->x[m], 1e-3);
+    double t = 2.0 * (double)n / fmax(a->x[m], 1e-3), best = INFINITY;
     r->lower = 0.0;
     for (size_t stage = 0; stage < MAX_STAGES; stage++) {
         r->stages++;
-        int stuck = 0;
+        int centred = 0, failed = 0;
         for (size_t it = 0; it < MAX_CENTRING; it++) {
             double phi;
             if (barrier(a, a->x, t, &phi) != 0)
                 return cm_error(CM_ENUMERIC, "FDLA: iterate left the "
                                 "feasible set");
-            if ((st = newton_system(a, t)) != CM_OK ||
-                (st = newton_step(a)) != CM_OK)
+            if ((st = newton_system(a, t)) != CM_OK)
                 return st;
+            if ((st = newton_step(a)) != CM_OK) {
+                if (stage == 0)
+                    return st;
+                failed = 1; /* ill-conditioned near the optimum */
+                break;
+            }
             r->newton++;
             double slope = 0.0;
             for (size_t i = 0; i < d; i++)
                 slope += a->grad[i] * a->dx[i];
-            if (!(slope < 0.0) || -slope / 2.0 <= CENTRED)
+            if (!(slope < 0.0) || -slope / 2.0 <= CENTRED) {
+                centred = 1;
                 break;
+            }
             double alpha = 1.0, phit = 0.0;
-            for (;;) {
+            while (alpha >= 1e-14) {
                 for (size_t i = 0; i < d; i++)
                     a->xt[i] = a->x[i] + alpha * a->dx[i];
                 if (barrier(a, a->xt, t, &phit) == 0 &&
                     phit <= phi + 0.25 * alpha * slope)
                     break;
                 alpha *= 0.5;
-                if (alpha < 1e-14)
-                    break;
             }
             if (alpha < 1e-14) { /* round-off: no descent left */
-                stuck = 1;
+                failed = 1;
                 break;
             }
             memcpy(a->x, a->xt, d * sizeof *a->x);
         }
-        double lb = dual_bound(a);
+        double lb = dual_bound(a), p = INFINITY;
         if (lb > r->lower)
             r->lower = lb;
-        if (a->x[m] - r->lower <= tol || stuck)
+        if ((st = primal_slem(a, a->x, &p)) != CM_OK)
+            return st;
+        if (p < best) {
+            best = p;
+            memcpy(a->best, a->x, m * sizeof *a->x);
+        }
+        if (best - r->lower <= tol || failed || !centred)
             break;
         t *= MU;
     }
+    memcpy(a->x, a->best, m * sizeof *a->x);
     return CM_OK;
 }
 
@@ -405,8 +445,11 @@ cm_status tg_fdla_weights(cm_topo *t, double tol, tg_fdla_result *res)
     a.x = malloc(d * sizeof *a.x);
     a.xt = malloc(d * sizeof *a.xt);
     a.c = malloc(d * sizeof *a.c);
+    a.best = malloc(d * sizeof *a.best);
+    a.ev = malloc((n + 1) * sizeof *a.ev);
+    a.ework = malloc((3 * n + 1) * sizeof *a.ework);
     if (!a.f || !a.g1 || !a.g2 || !a.h || !a.k || !a.grad || !a.dx || !a.x ||
-        !a.xt || !a.c) {
+        !a.xt || !a.c || !a.best || !a.ev || !a.ework) {
         st = cm_error(CM_ENOMEM, "FDLA: out of memory for %zu edges", m);
         goto cleanup;
     }
