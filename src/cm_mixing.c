@@ -189,19 +189,8 @@ fail:
     return st;
 }
 
-cm_status cm_topo_validate(const cm_topo *t, const char *path)
+cm_status cm_topo_check_rows(const cm_topo *t, const char *path)
 {
-    return cm_topo_validate_slem(t, path, NULL);
-}
-
-cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
-                                double *slem_out)
-{
-    if (slem_out)
-        *slem_out = -1.0;
-    cm_status st = cm_topo_check_connected(t, path);
-    if (st != CM_OK || !t->self)
-        return st;
     for (size_t i = 0; i < t->n; i++) {
         /* compensated sum, so that a file written with %.17g passes */
         double s = t->self[i], c = 0.0;
@@ -217,8 +206,26 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
                             t->self[i] == 0.0 ? "; is the self-weight line "
                             "`i i w` missing?" : "");
     }
-    double slem;
-    st = cm_topo_slem(t, &slem);
+    return CM_OK;
+}
+
+cm_status cm_topo_validate(const cm_topo *t, const char *path)
+{
+    return cm_topo_validate_slem(t, path, NULL);
+}
+
+cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
+                                double *slem_out)
+{
+    if (slem_out)
+        *slem_out = -1.0;
+    cm_status st = cm_topo_check_connected(t, path);
+    if (st != CM_OK || !t->self)
+        return st;
+    st = cm_topo_check_rows(t, path);
+    if (st != CM_OK)
+        return st;
+    double slem;    st = cm_topo_slem(t, &slem);
     if (st != CM_OK)
         return cm_error_prefix(st, "%s", path);
     if (!(slem < 1.0 - 1e-12)) {

@@ -321,11 +321,12 @@ static int recvec_push(recvec *v, rec x)
 }
 
 /* Parses all lines of fp into records. */
-static cm_status read_records(FILE *fp, const char *path, recvec *v,
-                              size_t *n_decl, int *has_n, size_t *n_decl_line)
+static cm_status read_records(FILE *fp, const char *path, size_t first_line,
+                              recvec *v, size_t *n_decl, int *has_n,
+                              size_t *n_decl_line)
 {
     char *line = NULL;
-    size_t cap = 0, lineno = 0;
+    size_t cap = 0, lineno = first_line;
     ssize_t len;
     cm_status st = CM_OK;
     while ((len = getline(&line, &cap, fp)) >= 0) {
@@ -442,18 +443,29 @@ cleanup:
 
 cm_status cm_topo_read(cm_topo *t, const char *path)
 {
-    cm_status st = CM_OK;
-    recvec v = {NULL, 0, 0};
-    size_t n_decl = 0, n_decl_line = 0;
-    int has_n = 0;
     int use_stdin = strcmp(path, "-") == 0;
     FILE *fp = use_stdin ? stdin : fopen(path, "r");
-    rec *edges = NULL;
     cm_topo_destroy(t);
     if (!fp)
         return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
                         strerror(errno));
-    st = read_records(fp, path, &v, &n_decl, &has_n, &n_decl_line);
+    cm_status st = cm_topo_read_stream(t, fp, path, 0);
+    if (!use_stdin)
+        fclose(fp);
+    return st;
+}
+
+cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
+                              size_t first_line)
+{
+    cm_status st = CM_OK;
+    recvec v = {NULL, 0, 0};
+    size_t n_decl = 0, n_decl_line = 0;
+    int has_n = 0;
+    rec *edges = NULL;
+    cm_topo_destroy(t);
+    st = read_records(fp, path, first_line, &v, &n_decl, &has_n,
+                      &n_decl_line);
     if (st != CM_OK)
         goto cleanup;
     if (v.len == 0 && !(has_n && n_decl == 1)) {
@@ -537,8 +549,6 @@ cm_status cm_topo_read(cm_topo *t, const char *path)
 cleanup:
     free(edges);
     free(v.r);
-    if (fp && !use_stdin)
-        fclose(fp);
     if (st != CM_OK)
         cm_topo_destroy(t);
     return st;

@@ -68,6 +68,12 @@ cm_status cm_topo_copy(cm_topo *dst, const cm_topo *src);
  * opened, CM_EFORMAT when malformed. O(m log m). */
 cm_status cm_topo_read(cm_topo *t, const char *path);
 
+/* cm_topo_read on an open stream (not closed here): path names it in
+ * messages, and line numbers start at first_line + 1, so a section of a
+ * larger file (cm_topo_seq) is reported at its place in that file. */
+cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
+                              size_t first_line);
+
 /* Checks global rules: every node has an edge and the graph is connected;
  * if weighted, every row of W sums to 1 within CM_TOPO_ROW_TOL and
  * SLEM(W) < 1. Returns CM_ETOPO naming path (used only in the message).
@@ -79,6 +85,11 @@ cm_status cm_topo_validate(const cm_topo *t, const char *path);
  * need not repeat the O(n^3) eigensolve. slem_out may be NULL. */
 cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
                                 double *slem_out);
+
+/* The row rule alone: every row of the weighted t's W sums to 1 within
+ * CM_TOPO_ROW_TOL (compensated sums). CM_ETOPO naming path and the row.
+ * O(n + m). */
+cm_status cm_topo_check_rows(const cm_topo *t, const char *path);
 
 /* cm_topo_read then cm_topo_validate. */
 cm_status cm_topo_load(cm_topo *t, const char *path);

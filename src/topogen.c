@@ -24,10 +24,12 @@
 #include "cm_atomic.h"
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_search.h"
+#include "tg_seq.h"
 
 extern void openblas_set_num_threads(int num_threads);
 
@@ -42,6 +44,8 @@ typedef struct {
     size_t simulate;         /* eval: rounds to simulate (0: none) */
     int weights_given;       /* --weights was on the command line */
     tg_kind kind;            /* what to build */
+    int seq;                 /* --kind is time-varying: seq_kind */
+    tg_seq_kind seq_kind;    /* one-peer-exp or base */
     cm_weight_rule weights;  /* mixing weights (unless fdla) */
     int fdla;                /* --weights fdla: tg_fdla instead of a rule */
     tg_search_opts search;   /* n, d, objective, seed, iters, ... */
@@ -60,7 +64,8 @@ static const char usage_text[] =
     "  -n N              nodes (default 64)\n"
     "  -d D              degree for learned, random, rrl (default 4)\n"
     "  --kind KIND       learned (default), rrl, ring, torus, hypercube,\n"
-    "                    exponential, random, complete\n"
+    "                    exponential, random, complete; time-varying:\n"
+    "                    one-peer-exp (n a power of 2), base (degree <= d)\n"
     "  --weights RULE    laplacian (default), mh, maxdeg, fdla (optimal\n"
     "                    weights of Xiao-Boyd, may be negative)\n"
     "  --objective OBJ   ratio (default: max lambda2/lambdan), gap, slem-mh\n"
@@ -203,7 +208,8 @@ static int parse_args(int argc, char **argv, config *c)
         else if (strcmp(a, "-o") == 0)
             c->out = v;
         else if (strcmp(a, "--kind") == 0) {
-            if (tg_kind_parse(v, &c->kind) != CM_OK)
+            c->seq = tg_seq_kind_parse(v, &c->seq_kind);
+            if (!c->seq && tg_kind_parse(v, &c->kind) != CM_OK)
                 return status_to_usage();
         } else if (strcmp(a, "--weights") == 0) {
             c->fdla = strcmp(v, "fdla") == 0;
@@ -233,8 +239,15 @@ static int parse_args(int argc, char **argv, config *c)
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
                            "simulation prints columns)%s%s", "", "");
-    if (!c->eval && tg_kind_check(c->kind, c->search.n, c->search.d) != CM_OK)
+    if (!c->eval && (c->seq ? tg_seq_check(c->seq_kind, c->search.n,
+                                           c->search.d)
+                            : tg_kind_check(c->kind, c->search.n,
+                                            c->search.d)) != CM_OK)
         return status_to_usage();
+    if (!c->eval && c->seq && c->weights_given)
+        return usage_error("--weights: --kind %s carries its own weights "
+                           "(exact averaging)%s", tg_seq_kind_name(c->seq_kind),
+                           "");
     return -1;
 }
 
@@ -352,6 +365,126 @@ static void print_number(const char *key, double v, int last)
         printf("\"%s\":null%s", key, last ? "" : ",");
 }
 
+/* Prints s as a JSON string. */
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (const char *p = s; *p; p++)
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            printf("\\u%04x", (unsigned)(unsigned char)*p);
+        else
+            putchar(*p);
+    putchar('"');
+}
+
+/* Builds a time-varying kind and writes it (cm_topo_seq format). */
+static int generate_seq(const config *c)
+{
+    cm_topo_seq s;
+    cm_topo_seq_init(&s);
+    tg_seq_eval e;
+    int rc = EXIT_FAILURE;
+    cm_status st = tg_seq_build(&s, c->seq_kind, c->search.n, c->search.d);
+    if (st == CM_OK)
+        st = tg_seq_evaluate(&s, NULL, &e);
+    if (st == CM_OK) {
+        char comment[512];
+        snprintf(comment, sizeof comment,
+                 "# topogen 1 n=%zu d=%zu kind=%s period=%zu seed=%llu\n"
+                 "# product_norm=%.3g exact=%d messages_per_period=%.4g",
+                 s.n, e.dmax, tg_seq_kind_name(c->seq_kind), s.period,
+                 (unsigned long long)c->search.seed, e.norm, e.exact,
+                 e.messages);
+        st = cm_topo_seq_save(&s, c->out, comment);
+    }
+    if (st != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        goto cleanup;
+    }
+    if (!c->quiet)
+        fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "
+                "degree <= %zu, ||product - 11^T/n|| = %.3g\n", s.n,
+                tg_seq_kind_name(c->seq_kind), s.period, e.dmax, e.norm);
+    rc = EXIT_SUCCESS;
+cleanup:
+    cm_topo_seq_destroy(&s);
+    return rc;
+}
+
+/* `topogen eval` of a sequence of period > 1 (validated). */
+static int evaluate_seq(const config *c, const cm_topo_seq *s)
+{
+    size_t *deg = malloc(s->period * sizeof *deg);
+    double *rel = NULL;
+    int rc = EXIT_FAILURE;
+    tg_seq_eval e;
+    cm_status st = deg ? tg_seq_evaluate(s, deg, &e)
+                       : cm_error(CM_ENOMEM, "out of memory");
+    if (st == CM_OK && c->simulate) {
+        rel = malloc((c->simulate + 1) * sizeof *rel);
+        st = rel ? tg_simulate_seq(s->round, s->period, c->simulate,
+                                   c->search.seed, rel)
+                 : cm_error(CM_ENOMEM, "out of memory for %zu rounds",
+                            c->simulate);
+    }
+    if (st != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        goto cleanup;
+    }
+    if (c->simulate) {
+        printf("# round disagreement bound\n");
+        printf("# file=%s n=%zu period=%zu product_norm=%.6g seed=%llu "
+               "dim=%d (bound: product_norm^floor(round/period))\n",
+               c->file, e.n, e.period, e.norm,
+               (unsigned long long)c->search.seed, TG_SIM_DIM);
+        for (size_t r = 0; r <= c->simulate; r++)
+            printf("%zu %.6g %.6g\n", r, rel[r],
+                   pow(e.norm, (double)(r / e.period)));
+    } else if (c->json) {
+        printf("{\"file\":");
+        print_json_string(c->file);
+        printf(",\"n\":%zu,\"period\":%zu,\"degree_per_round\":[", e.n,
+               e.period);
+        for (size_t t = 0; t < e.period; t++)
+            printf("%s%zu", t ? "," : "", deg[t]);
+        printf("],\"max_degree\":%zu,", e.dmax);
+        print_number("messages_per_period", e.messages, 0);
+        print_number("product_norm", e.norm, 0);
+        printf("\"exact\":%s,", e.exact ? "true" : "false");
+        print_number("rounds_1e-3", e.rounds ? (double)e.rounds
+                                             : e.rounds_est, 0);
+        printf("\"weights\":\"file\"}\n");
+    } else {
+        printf("file          %s\n", c->file);
+        printf("n             %zu\n", e.n);
+        printf("period        %zu\n", e.period);
+        printf("degree        ");
+        for (size_t t = 0; t < e.period; t++)
+            printf("%s%zu", t ? " " : "", deg[t]);
+        printf("  (largest per round)\n");
+        printf("messages      %.4g  (per node per period)\n", e.messages);
+        printf("product_norm  %.3g  (||W_%zu ... W_0 - 11^T/n||_2%s)\n",
+               e.norm, e.period - 1, e.exact ? "; exact averaging" : "");
+        if (e.rounds)
+            printf("rounds_1e-3   %zu\n", e.rounds);
+        else
+            printf("rounds_1e-3   %.1f  (estimated from the period)\n",
+                   e.rounds_est);
+        printf("weights       file\n");
+    }
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "topogen: write error on standard output\n");
+        goto cleanup;
+    }
+    rc = EXIT_SUCCESS;
+cleanup:
+    free(rel);
+    free(deg);
+    return rc;
+}
+
 /* Reads, weights and reports on a topology file. */
 static int evaluate(const config *c)
 {
@@ -361,7 +494,30 @@ static int evaluate(const config *c)
     double *rel = NULL;
     /* read, then refuse sizes the dense spectra cannot handle, then the
      * (dense, for weighted files) validation */
-    cm_status st = cm_topo_read(&t, c->file);
+    cm_topo_seq seq;
+    cm_topo_seq_init(&seq);
+    cm_status st = cm_topo_seq_read(&seq, c->file);
+    if (st == CM_OK && seq.n > TG_MAX_NODES)
+        st = cm_error(CM_EINVAL, "%s: %zu nodes is too many to evaluate "
+                      "(dense n x n spectra; at most %d)", c->file, seq.n,
+                      TG_MAX_NODES);
+    if (st == CM_OK && seq.period > 1) { /* time-varying */
+        if (c->weights_given)
+            st = cm_error(CM_EINVAL, "--weights: %s is time-varying (period "
+                          "%zu) and carries its own weights", c->file,
+                          seq.period);
+        else if ((st = cm_topo_seq_validate(&seq, c->file, NULL)) == CM_OK)
+            rc = evaluate_seq(c, &seq);
+        if (st != CM_OK)
+            fprintf(stderr, "topogen: %s\n", cm_last_error());
+        cm_topo_seq_destroy(&seq);
+        return rc;
+    }
+    if (st == CM_OK) { /* one round: today's evaluation */
+        t = seq.round[0];
+        cm_topo_init(&seq.round[0]);
+    }
+    cm_topo_seq_destroy(&seq);
     if (st == CM_OK && t.n > TG_MAX_NODES)
         st = cm_error(CM_EINVAL, "%s: %zu nodes is too many to evaluate "
                       "(dense n x n spectra; at most %d)", c->file, t.n,
@@ -400,15 +556,9 @@ static int evaluate(const config *c)
         for (size_t r = 0; r <= c->simulate; r++)
             printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
     } else if (c->json) {
-        printf("{\"file\":\"");
-        for (const char *p = c->file; *p; p++)
-            if (*p == '"' || *p == '\\')
-                printf("\\%c", *p);
-            else if ((unsigned char)*p < 0x20)
-                printf("\\u%04x", (unsigned)(unsigned char)*p);
-            else
-                putchar(*p);
-        printf("\",\"n\":%zu,\"edges\":%zu,\"min_degree\":%zu,"
+        printf("{\"file\":");
+        print_json_string(c->file);
+        printf(",\"n\":%zu,\"edges\":%zu,\"min_degree\":%zu,"
                "\"max_degree\":%zu,", e.n, e.m, e.dmin, e.dmax);
         print_number("diameter", e.diameter, 0);
         print_number("lambda2", e.l2, 0);
@@ -465,5 +615,7 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &c);
     if (rc >= 0)
         return rc;
-    return c.eval ? evaluate(&c) : generate(&c);
+    if (c.eval)
+        return evaluate(&c);
+    return c.seq ? generate_seq(&c) : generate(&c);
 }
