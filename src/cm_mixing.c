@@ -110,6 +110,10 @@ cm_status cm_weight_rule_parse(const char *s, cm_weight_rule *rule)
             *rule = tab[k].r;
             return CM_OK;
         }
+    if (strcmp(s, "fdla") == 0) /* topogen handles it (topo/tg_fdla.c) */
+        return cm_error(CM_EINVAL, "fdla weights come from an SDP solve in "
+                        "topogen: write them into the file with `topogen "
+                        "--weights fdla` (here: laplacian, mh or maxdeg)");
     return cm_error(CM_EINVAL, "unknown weight rule '%s' (expected "
                     "laplacian, mh or maxdeg)", s);
 }

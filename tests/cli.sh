@@ -270,11 +270,14 @@ fdla_cases() {
     expect_ok "eval fdla file" "$tg" eval "$f" --json
     check 'grep -q "\"weights\":\"file\"" "$T/out" && awk -F"\"slem\":" "{ split(\$2, a, \",\"); exit !(a[1] < 0.9) }" "$T/out"' \
         "eval reads the negative-weight file"
-    expect_ok "eval --weights fdla" "$tg" eval "$T/ring.txt" --weights fdla --json
+    "$tg" -n 16 --kind ring -q -o "$T/fdla_ring.txt"
+    expect_ok "eval --weights fdla" "$tg" eval "$T/fdla_ring.txt" --weights fdla --json
     check 'grep -q "\"fdla_lower_bound\":" "$T/out" && sed "s/.*\"slem\":\([0-9.]*\),\"slem_best_laplacian\":\([0-9.]*\),.*/\1 \2/" "$T/out" | awk "{ d = \$1 - \$2; exit !(d < 1e-6 && d > -1e-6) }"' \
         "fdla on a ring = best constant weights"
     expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg or fdla\)" \
         "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
+    expect_fail 2 "^dpsgd-train: --weights: fdla weights come from an SDP solve in topogen" \
+        "dpsgd-train --weights fdla points to topogen" "$dt" --weights fdla
     command -v mpirun >/dev/null 2>&1 || return
     expect_ok "dpsgd-train on negative fdla weights" mpi_run 2 "$dt" --topology "$f" \
         --dataset synthetic --synthetic-train 512 --synthetic-test 64 --epochs 1 --quiet
