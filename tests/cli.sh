@@ -312,6 +312,15 @@ seq_cases() {
     awk '/^# round 3 /{ r = 1 } r && $1 == 0 && $2 == 0 { print "0 0 0.6"; r = 0; next } { print }' "$T/op.txt" >"$T/rows3.txt"
     expect_fail 1 "^topogen: .*rows3.txt: round 3 \(line [0-9]+\): row 0 of W sums to 1.1" "round not averaging" "$tg" eval "$T/rows3.txt"
     check '[ ! -e "$T/none.txt" ]' "no output after sequence errors"
+    command -v mpirun >/dev/null 2>&1 || return
+    dt="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64"
+    expect_ok "one-peer-exp" "$tg" --kind one-peer-exp -n 8 -q -o "$T/op8.txt"
+    expect_ok "dpsgd-train on a sequence" mpi_run 2 "$dt" --topology "$T/op8.txt" $syn --epochs 1
+    check 'grep -q "product-norm 0.0000" "$T/out" && grep -q "^time-varying topology: 3 rounds per period" "$T/out"' \
+        "dpsgd-train reports the period and the product norm"
+    expect_fail 1 "^dpsgd-train: --topology: .*rows3.txt: round 3 \(line [0-9]+\): row 0 of W sums to 1.1" \
+        "dpsgd-train: bad round" mpi_run 2 "$dt" --topology "$T/rows3.txt" $syn
 }
 
 topogen_cases

@@ -16,6 +16,11 @@
  * run equals an uninterrupted one. Evaluation is the only place where
  * floating-point sums over ranks happen, and it never feeds back.
  *
+ * Time-varying topologies (cm_topo_seq): one gossip plan per round; step t
+ * (counted from the start of the run, so also across a resume) gossips
+ * over round t mod period, and the bytes sent follow that round's edges.
+ * A single-round file is today's run, bit for bit.
+ *
  * Trade-off: one network (one set of activation and im2col buffers) per
  * rank runs all of the rank's workers in turn; worker state is just
  * (x_i, v_i, generator, batch order).
@@ -31,7 +36,9 @@
 
 #include "cm_rng.h"
 #include "cm_time.h"
+#include "cm_hash.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "dt_data.h"
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
@@ -51,9 +58,10 @@ typedef struct {
     size_t rank, P;
     int allreduce;          /* 1: C-PSGD, one shared x */
     size_t n;               /* workers in the run */
-    cm_topo topo;           /* gossip mode: the weighted topology */
-    double slem;
-    dt_gossip *g;
+    cm_topo_seq seq;        /* gossip mode: the weighted round(s) */
+    size_t period;          /* rounds of seq (1: a static topology) */
+    double slem;            /* SLEM, or the period product's norm */
+    dt_gossip **g;          /* [period] one gossip plan per round */
     dt_net *net;
     size_t B;               /* batch */
     size_t steps_per_epoch;
@@ -81,15 +89,17 @@ static cm_status setup_workers(dt_run *r)
     } else {
         /* a weighted file's SLEM comes from its validation; an unweighted
          * one's from the weights the rule gives it */
-        s = cm_topo_read(&r->topo, cfg->topology);
+        s = cm_topo_seq_read(&r->seq, cfg->topology);
         if (s == CM_OK)
-            s = cm_topo_validate_slem(&r->topo, cfg->topology, &r->slem);
-        if (s == CM_OK && !r->topo.self &&
-            (s = cm_topo_set_weights(&r->topo, cfg->weights)) == CM_OK)
-            s = cm_topo_slem(&r->topo, &r->slem);
+            s = cm_topo_seq_validate(&r->seq, cfg->topology, &r->slem);
+        cm_topo *t0 = s == CM_OK ? &r->seq.round[0] : NULL;
+        if (s == CM_OK && !t0->self &&
+            (s = cm_topo_set_weights(t0, cfg->weights)) == CM_OK)
+            s = cm_topo_slem(t0, &r->slem);
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
-        r->n = r->topo.n;
+        r->n = r->seq.n;
+        r->period = r->seq.period;
     }
     s = dt_comm_agree(r->comm, s);
     if (s != CM_OK)
@@ -252,11 +262,12 @@ static cm_status worker_grad(dt_run *r, size_t i, const float *p)
     return s;
 }
 
-static cm_status step_gossip(dt_run *r, double lr)
+static cm_status step_gossip(dt_run *r, size_t step, double lr)
 {
     const float mu = (float)r->cfg->momentum, wd = (float)r->cfg->weight_decay;
     dt_workers *w = &r->w;
-    cm_status s = dt_gossip_start(r->g, w->x);
+    dt_gossip *g = r->g[step % r->period];
+    cm_status s = dt_gossip_start(g, w->x);
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
@@ -270,11 +281,11 @@ static cm_status step_gossip(dt_run *r, double lr)
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
          * poke it between workers so it proceeds during the computation. */
         if (s == CM_OK && i + 1 < w->count)
-            s = dt_gossip_progress(r->g);
+            s = dt_gossip_progress(g);
     }
     r->t_compute += cm_time_now() - t0;
     if (s == CM_OK)
-        s = dt_gossip_finish(r->g, w->xn);
+        s = dt_gossip_finish(g, w->xn);
     t0 = cm_time_now();
     for (size_t i = 0; i < w->count; i++) {
         dt_sgd_apply(w->xn[i], w->v[i], w->len, (float)lr);
@@ -312,15 +323,32 @@ static cm_status step_allreduce(dt_run *r, double lr)
 
 /* ---- evaluation -------------------------------------------------------- */
 
+/* This rank's gossip counters summed over the rounds' plans; bytes_round
+ * is the mean over the period (bytes per step). */
+static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
+                         double *bytes_round)
+{
+    memset(out, 0, sizeof *out);
+    *bytes_round = 0.0;
+    for (size_t t = 0; r->g && t < r->period; t++) {
+        dt_gossip_stats gs;
+        dt_gossip_get_stats(r->g[t], &gs);
+        out->rounds += gs.rounds;
+        out->bytes_sent += gs.bytes_sent;
+        out->t_mix += gs.t_mix;
+        out->t_mpi += gs.t_mpi;
+        *bytes_round += (double)gs.bytes_round / (double)r->period;
+    }
+}
+
 /* Collective. The progress after `step` steps, on every rank; resets the
  * loss accumulators. */
 static cm_status evaluate(dt_run *r, size_t step, double lr,
                           dt_dpsgd_progress *p)
 {
-    double t0 = cm_time_now();
-    dt_gossip_stats gs = {0};
-    if (r->g)
-        dt_gossip_get_stats(r->g, &gs);
+    double t0 = cm_time_now(), bytes_round;
+    dt_gossip_stats gs;
+    gossip_stats(r, &gs, &bytes_round);
     dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
                     .bytes_sent = (double)gs.bytes_sent};
     cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
@@ -353,13 +381,13 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
 /* Collective. Per-rank times and bytes, averaged over the ranks. */
 static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
 {
-    dt_gossip_stats gs = {0};
-    if (r->g)
-        dt_gossip_get_stats(r->g, &gs);
+    dt_gossip_stats gs;
+    double bytes_round;
+    gossip_stats(r, &gs, &bytes_round);
     struct {
         double compute, mix, mpi, eval, bytes_round;
     } t = {r->t_compute, gs.t_mix, r->allreduce ? r->t_allreduce : gs.t_mpi,
-           r->t_eval, (double)gs.bytes_round};
+           r->t_eval, bytes_round};
     double a[5];
     _Static_assert(sizeof t == sizeof a, "time sums are 5 doubles");
     memcpy(a, &t, sizeof a);
@@ -372,6 +400,7 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_ranks = r->P;
     res->n_params = r->w.len;
     res->slem = r->slem;
+    res->period = r->allreduce ? 0 : r->period;
     res->t_compute = t.compute / P;
     res->t_gossip_mem = t.mix / P;
     res->t_gossip_mpi = t.mpi / P;
@@ -386,11 +415,34 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
 static void run_free(dt_run *r)
 {
     free(r->gsum);
-    dt_gossip_free(r->g);
+    for (size_t t = 0; r->g && t < r->period; t++)
+        dt_gossip_free(r->g[t]);
+    free(r->g);
     dt_evaluator_destroy(&r->ev);
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
-    cm_topo_destroy(&r->topo);
+    cm_topo_seq_destroy(&r->seq);
+}
+
+/* The checkpoint fingerprint: dt_run_ckpt_fingerprint of round 0 (so a
+ * static run's is unchanged), then the period and every later round, so
+ * a resume with another sequence is refused. The position in the period
+ * is the checkpointed step mod period. */
+static uint64_t run_fingerprint(const dt_run *r)
+{
+    const cm_topo *t0 = r->allreduce ? NULL : &r->seq.round[0];
+    uint64_t h = dt_run_ckpt_fingerprint(r->cfg, r->n, r->w.len, t0);
+    if (r->allreduce || r->period <= 1)
+        return h;
+    uint64_t p = r->period;
+    h = cm_hash_fnv1a(h, &p, sizeof p);
+    for (size_t k = 1; k < r->period; k++) {
+        const cm_topo *t = &r->seq.round[k];
+        h = cm_hash_fnv1a(h, t->adj, 2 * t->m * sizeof *t->adj);
+        h = cm_hash_fnv1a(h, t->adj_w, 2 * t->m * sizeof *t->adj_w);
+        h = cm_hash_fnv1a(h, t->self, t->n * sizeof *t->self);
+    }
+    return h;
 }
 
 /* Flag combinations that only make sense together. */
@@ -455,8 +507,8 @@ typedef struct {
 static cm_status loop_step(void *ctx, size_t step, double lr)
 {
     dt_run *r = ((loop_ctx *)ctx)->r;
-    (void)step;
-    cm_status s = r->allreduce ? step_allreduce(r, lr) : step_gossip(r, lr);
+    cm_status s = r->allreduce ? step_allreduce(r, lr)
+                               : step_gossip(r, step, lr);
     return dt_comm_agree(r->comm, s);
 }
 
@@ -491,7 +543,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     memset(&lg, 0, sizeof lg);
     memset(res, 0, sizeof *res);
     dt_partition_init(&part);
-    cm_topo_init(&r.topo);
+    cm_topo_seq_init(&r.seq);
     dt_workers_init(&r.w);
     dt_evaluator_init(&r.ev);
     double t_begin = cm_time_now();
@@ -513,14 +565,20 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     s = dt_comm_agree(comm, setup_state(&r));
     if (s != CM_OK)
         goto cleanup;
-    if (!r.allreduce &&
-        (s = dt_gossip_new(comm, &r.topo, r.w.len, &r.g)) != CM_OK)
-        goto cleanup;
+    if (!r.allreduce) { /* one plan per round, agreed before the first */
+        r.g = calloc(r.period, sizeof *r.g);
+        s = r.g ? CM_OK : cm_error(CM_ENOMEM, "out of memory");
+        if ((s = dt_comm_agree(comm, s)) != CM_OK)
+            goto cleanup;
+        for (size_t t = 0; t < r.period; t++)
+            if ((s = dt_gossip_new(comm, &r.seq.round[t], r.w.len,
+                                   &r.g[t])) != CM_OK)
+                goto cleanup;
+    }
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
         .steps_per_epoch = r.steps_per_epoch,
-        .fingerprint = dt_run_ckpt_fingerprint(
-            cfg, r.n, r.w.len, r.allreduce ? NULL : &r.topo)};
+        .fingerprint = run_fingerprint(&r)};
     size_t step = 0;
     if (cfg->resume) {
         if ((s = dt_run_ckpt_restore(&ck, &r.w, &step, &rs)) != CM_OK)

@@ -56,7 +56,11 @@ typedef struct {
     size_t n_params;       /* model size (floats) */
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
-    double slem;           /* SLEM of W (0 for all-reduce) */
+    double slem;           /* SLEM of W (0 for all-reduce); for a
+                              time-varying topology the norm of its
+                              period's product minus 11^T/n */
+    size_t period;         /* rounds of the topology (1: static; 0 for
+                              all-reduce) */
     dt_dpsgd_progress last;/* the last evaluation */
     double t_compute;      /* s per rank: gradients and updates (mean) */
     double t_gossip_mem;   /* s per rank: in-memory mixing (mean) */
