@@ -386,24 +386,23 @@ cleanup:
     return st;
 }
 
-cm_status cm_topo_seq_norms(const cm_topo_seq *s, size_t rounds,
-                            double *norms)
+cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
 {
     size_t n = s->n;
+    *norm = 1.0;
     for (size_t r = 0; r < s->period; r++)
         if (!s->round[r].self)
             return cm_error(CM_EINVAL, "round %zu has no weights", r);
     if (n <= 1) {
-        for (size_t r = 0; r < rounds; r++)
-            norms[r] = 0.0;
+        *norm = 0.0;
         return CM_OK;
     }
     gsl_matrix *p = gsl_matrix_alloc(n, n), *q = gsl_matrix_alloc(n, n);
-    gsl_matrix *a = gsl_matrix_alloc(n, n), *b = gsl_matrix_alloc(n, n);
+    gsl_matrix *b = gsl_matrix_alloc(n, n);
     gsl_vector *ev = gsl_vector_alloc(n);
     gsl_eigen_symm_workspace *w = gsl_eigen_symm_alloc(n);
     cm_status st = CM_OK;
-    if (!p || !q || !a || !b || !ev || !w) {
+    if (!p || !q || !b || !ev || !w) {
         st = cm_error(CM_ENOMEM, "out of memory for %zu-node products", n);
         goto cleanup;
     }
@@ -426,22 +425,20 @@ cm_status cm_topo_seq_norms(const cm_topo_seq *s, size_t rounds,
         gsl_matrix *tmp = p;
         p = q;
         q = tmp;
-        gsl_matrix_memcpy(a, p);
-        gsl_matrix_add_constant(a, -1.0 / (double)n);
-        gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, a, a, 0.0, b);
-        int rc = gsl_eigen_symm(b, ev, w);
-        if (rc != GSL_SUCCESS) {
-            st = cm_error(CM_ENUMERIC, "eigensolver failed: %s",
-                          gsl_strerror(rc));
-            goto cleanup;
-        }
-        norms[r] = sqrt(fmax(gsl_vector_max(ev), 0.0));
     }
+    /* A = product - 11^T/n (in p); ||A||_2^2 = lambda_max(A^T A) */
+    gsl_matrix_add_constant(p, -1.0 / (double)n);
+    gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, p, p, 0.0, b);
+    int rc = gsl_eigen_symm(b, ev, w);
+    if (rc != GSL_SUCCESS) {
+        st = cm_error(CM_ENUMERIC, "eigensolver failed: %s", gsl_strerror(rc));
+        goto cleanup;
+    }
+    *norm = sqrt(fmax(gsl_vector_max(ev), 0.0));
 cleanup:
     gsl_eigen_symm_free(w);
     gsl_vector_free(ev);
     gsl_matrix_free(b);
-    gsl_matrix_free(a);
     gsl_matrix_free(q);
     gsl_matrix_free(p);
     return st;
@@ -474,12 +471,8 @@ cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
                             "disagreement)", name,
                             hi > 1.0 + CM_TOPO_SEQ_EIG_TOL ? hi : lo);
     }
-    double *norms = malloc(s->period * sizeof *norms);
-    if (!norms)
-        return cm_error(CM_ENOMEM, "out of memory");
-    cm_status st = cm_topo_seq_norms(s, s->period, norms);
-    double pn = norms[s->period - 1];
-    free(norms);
+    double pn;
+    cm_status st = cm_topo_seq_norm(s, s->period, &pn);
     if (st != CM_OK)
         return cm_error_prefix(st, "%s", path);
     if (!(pn < 1.0 - CM_TOPO_SEQ_EIG_TOL))

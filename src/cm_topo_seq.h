@@ -73,13 +73,14 @@ cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
 /* cm_topo_seq_read then cm_topo_seq_validate. */
 cm_status cm_topo_seq_load(cm_topo_seq *s, const char *path, double *norm);
 
-/* norms[r-1] = ||W_{(r-1) mod P} ... W_1 W_0 - 11^T/n||_2 for r = 1 ..
- * rounds: the worst-case contraction of disagreement after r rounds.
- * Every round must be weighted. O(rounds (n (n + m) + n^3)): the product
- * is updated sparsely, the norm is a dense symmetric eigensolve of
- * A^T A. CM_ENOMEM, CM_ENUMERIC. */
-cm_status cm_topo_seq_norms(const cm_topo_seq *s, size_t rounds,
-                            double *norms);
+/* *norm = ||W_{(r-1) mod P} ... W_1 W_0 - 11^T/n||_2 for r = rounds: the
+ * worst-case contraction of disagreement after that many rounds. It does
+ * not grow with r once every round has eigenvalues in [-1, 1]. Every
+ * round must be weighted. O(rounds n (n + m) + n^3): the product is
+ * built sparsely, the norm is a dense symmetric eigensolve of A^T A.
+ * CM_EINVAL, CM_ENOMEM, CM_ENUMERIC. */
+cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds,
+                           double *norm);
 
 /* Writes s: for P = 1 exactly cm_topo_save(round 0); else the comment,
  * then per round a line `# round R n=N` and the round's lines. Atomic

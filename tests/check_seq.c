@@ -127,6 +127,48 @@ START_TEST(simulation_reaches_roundoff)
 }
 END_TEST
 
+START_TEST(rounds_to_1e3_of_an_inexact_sequence)
+{
+    /* ring C_9 with weights 1/3, then the matching 0-1, 2-3, ...: not
+     * exact; the rounds to 1e-3 found by bisection equal a linear scan */
+    cm_topo_seq s;
+    cm_topo_seq_init(&s);
+    ck_assert_int_eq(cm_topo_seq_alloc(&s, 2, 9), CM_OK);
+    size_t ei[9], ej[9];
+    for (size_t i = 0; i < 9; i++)
+        ei[i] = i, ej[i] = (i + 1) % 9;
+    ck_assert_int_eq(cm_topo_from_edges(&s.round[0], 9, 9, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&s.round[0], CM_WEIGHTS_MAXDEG),
+                     CM_OK);
+    for (size_t k = 0; k < 4; k++)
+        ei[k] = 2 * k, ej[k] = 2 * k + 1;
+    ck_assert_int_eq(cm_topo_from_edges(&s.round[1], 9, 4, ei, ej), CM_OK);
+    cm_topo *t = &s.round[1];
+    t->ew = malloc(4 * sizeof *t->ew);
+    t->self = malloc(9 * sizeof *t->self);
+    t->adj_w = malloc(8 * sizeof *t->adj_w);
+    for (size_t k = 0; k < 4; k++)
+        t->ew[k] = 0.5;
+    for (size_t k = 0; k < 8; k++)
+        t->adj_w[k] = 0.5;
+    for (size_t i = 0; i < 9; i++)
+        t->self[i] = i == 8 ? 1.0 : 0.5;
+    ck_assert_int_eq(cm_topo_seq_validate(&s, "ring+matching", NULL), CM_OK);
+    tg_seq_eval e;
+    ck_assert_int_eq(tg_seq_evaluate(&s, NULL, &e), CM_OK);
+    ck_assert(!e.exact && e.norm > 0.1 && e.norm < 1.0);
+    size_t r = 0;
+    double v = 1.0, prev = 1.0;
+    while (v > 1e-3) {
+        ck_assert_int_eq(cm_topo_seq_norm(&s, ++r, &v), CM_OK);
+        ck_assert(v <= prev + 1e-12); /* never grows */
+        prev = v;
+    }
+    ck_assert_uint_eq(e.rounds, r);
+    cm_topo_seq_destroy(&s);
+}
+END_TEST
+
 START_TEST(round_trip_and_single_round)
 {
     cm_topo_seq s, r;
@@ -235,6 +277,7 @@ Suite *seq_suite(void)
     tcase_add_test(tc, reference_periods);
     tcase_add_test(tc, base_exact_for_any_n);
     tcase_add_test(tc, simulation_reaches_roundoff);
+    tcase_add_test(tc, rounds_to_1e3_of_an_inexact_sequence);
     tcase_add_test(tc, round_trip_and_single_round);
     tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, bad_parameters);

@@ -362,32 +362,36 @@ cm_status tg_seq_evaluate(const cm_topo_seq *s, size_t *degrees,
         e->messages += s->n ? 2.0 * (double)s->round[t].m / (double)s->n
                             : 0.0;
     }
-    size_t cap = s->period > TG_SEQ_MAX_EXACT ? s->period : TG_SEQ_MAX_EXACT;
-    double *norms = malloc(cap * sizeof *norms);
-    if (!norms)
-        return cm_error(CM_ENOMEM, "out of memory");
-    cm_status st = cm_topo_seq_norms(s, s->period, norms);
+    /* ||prod_r - J|| does not grow with r (every round's ||W_t - J|| <=
+     * 1): find the first r with norm <= 1e-3 by doubling, then bisection,
+     * within TG_SEQ_MAX_EXACT rounds; O(log) eigensolves */
+    cm_status st = cm_topo_seq_norm(s, s->period, &e->norm);
     if (st != CM_OK)
-        goto cleanup;
-    e->norm = norms[s->period - 1];
+        return st;
     e->exact = e->norm <= TG_SEQ_EXACT_TOL;
-    for (size_t r = 0; r < s->period && !e->rounds; r++)
-        if (norms[r] <= 1e-3)
-            e->rounds = r + 1;
-    if (!e->rounds && cap > s->period) {
-        /* beyond one period: products up to the cap */
-        st = cm_topo_seq_norms(s, cap, norms);
-        if (st != CM_OK)
-            goto cleanup;
-        for (size_t r = 0; r < cap && !e->rounds; r++)
-            if (norms[r] <= 1e-3)
-                e->rounds = r + 1;
+    size_t lo = 0, hi = s->period; /* norm(lo) > 1e-3 (lo = 0: identity) */
+    double v = e->norm;
+    while (v > 1e-3 && hi < TG_SEQ_MAX_EXACT) {
+        lo = hi;
+        hi = 2 * hi < TG_SEQ_MAX_EXACT ? 2 * hi : TG_SEQ_MAX_EXACT;
+        if ((st = cm_topo_seq_norm(s, hi, &v)) != CM_OK)
+            return st;
     }
-    if (!e->rounds)
+    if (v > 1e-3) {
         e->rounds_est = e->norm < 1.0 ? (double)s->period * log(1e-3) /
                                             log(e->norm)
                                       : INFINITY;
-cleanup:
-    free(norms);
+        return CM_OK;
+    }
+    while (hi - lo > 1) { /* norm(hi) <= 1e-3 < norm(lo) */
+        size_t mid = lo + (hi - lo) / 2;
+        if ((st = cm_topo_seq_norm(s, mid, &v)) != CM_OK)
+            return st;
+        if (v <= 1e-3)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    e->rounds = hi;
     return st;
 }

@@ -70,7 +70,9 @@ typedef struct {
 
 /* Evaluates a validated, weighted sequence; degrees[t] (caller-owned,
  * period entries, may be NULL) receives round t's largest degree.
- * O(min(rounds, TG_SEQ_MAX_EXACT) n^3). CM_ENOMEM, CM_ENUMERIC. */
+ * rounds: the norm does not grow with r, so doubling then bisection find
+ * it with O(log TG_SEQ_MAX_EXACT) norms, each O(r n (n + m) + n^3).
+ * CM_ENOMEM, CM_ENUMERIC. */
 cm_status tg_seq_evaluate(const cm_topo_seq *s, size_t *degrees,
                           tg_seq_eval *e);
 
