@@ -50,6 +50,7 @@ typedef struct {
     int fdla;                /* --weights fdla: tg_fdla instead of a rule */
     tg_search_opts search;   /* n, d, objective, seed, iters, ... */
     const char *out;         /* -o FILE or "-" */
+    int out_given;           /* eval: -o FILE writes the weighted graph */
     int quiet;               /* no progress on stderr */
 } config;
 
@@ -59,7 +60,7 @@ static const char usage_text[] =
     "               [--iters K] [--restarts R] [--time-limit SEC]\n"
     "               [--t0 T] [--t1 T] [--no-screen] [-o FILE] [--quiet]\n"
     "       topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]\n"
-    "               [--seed S]\n"
+    "               [--seed S] [-o OUT]\n"
     "\n"
     "  -n N              nodes (default 64)\n"
     "  -d D              degree for learned, random, rrl (default 4)\n"
@@ -82,7 +83,8 @@ static const char usage_text[] =
     "  --no-screen       score every move exactly (same graph, slower)\n"
     "  --quiet           no progress or summary on stderr\n"
     "  eval: --json prints one JSON object; --simulate ROUNDS prints the\n"
-    "  gossip disagreement per round next to SLEM^t (not with --json).\n";
+    "  gossip disagreement per round next to SLEM^t (not with --json);\n"
+    "  -o OUT writes FILE with the weights evaluated (e.g. --weights fdla).\n";
 
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
@@ -174,7 +176,7 @@ static int parse_args(int argc, char **argv, config *c)
             return usage_error("%s: missing value%s", a, "");
         i++;
         int gen_only = strcmp(a, "--weights") != 0 &&
-                       strcmp(a, "--seed") != 0 &&
+                       strcmp(a, "--seed") != 0 && strcmp(a, "-o") != 0 &&
                        strcmp(a, "--simulate") != 0;
         if (c->eval && gen_only)
             return usage_error("%s: not a flag of 'topogen eval'%s", a, "");
@@ -205,8 +207,13 @@ static int parse_args(int argc, char **argv, config *c)
             rc = parse_seconds(a, v, &c->search.t0);
         else if (strcmp(a, "--t1") == 0)
             rc = parse_seconds(a, v, &c->search.t1);
-        else if (strcmp(a, "-o") == 0)
+        else if (strcmp(a, "-o") == 0) {
             c->out = v;
+            c->out_given = 1;
+            if (c->eval && strcmp(v, "-") == 0)
+                return usage_error("-o: 'topogen eval' prints its report on "
+                                   "stdout; give a file name%s%s", "", "");
+        }
         else if (strcmp(a, "--kind") == 0) {
             c->seq = tg_seq_kind_parse(v, &c->seq_kind);
             if (!c->seq && tg_kind_parse(v, &c->kind) != CM_OK)
@@ -274,6 +281,23 @@ static void progress(void *ctx, const tg_progress *p)
             p->temperature, p->energy, p->best, p->seconds);
 }
 
+/* The header lines of a written topology: settings (`what`), spectrum,
+ * and the FDLA certificate when --weights fdla. */
+static void file_header(char *buf, size_t size, const config *c,
+                        const char *what, size_t n, size_t dmax, double l2,
+                        double ln, double slem, const tg_fdla_result *fr)
+{
+    int len = snprintf(buf, size, "# topogen 1 n=%zu d=%zu %s\n"
+                       "# lambda2=%.4f lambdan=%.4f slem=%.4f", n, dmax,
+                       what, l2, ln, slem);
+    if (c->fdla && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len,
+                 "\n# fdla: slem=%.6f lower_bound=%.6f (certified gap "
+                 "%.1e) laplacian_slem=%.6f negative_weights=%zu",
+                 fr->slem, fr->lower, fr->slem - fr->lower, fr->slem_start,
+                 fr->negative);
+}
+
 /* Builds (or learns) the graph, weights it and writes it. */
 static int generate(config *c)
 {
@@ -318,19 +342,12 @@ static int generate(config *c)
     }
     size_t dmin, dmax;
     cm_topo_degree_range(&t, &dmin, &dmax);
-    char comment[640];
-    int len = snprintf(comment, sizeof comment,
-             "# topogen 1 n=%zu d=%zu kind=%s objective=%s weights=%s "
-             "seed=%llu\n# lambda2=%.4f lambdan=%.4f slem=%.4f",
-             t.n, dmax, tg_kind_name(c->kind),
-             tg_objective_name(c->search.obj), weights_name(c),
-             (unsigned long long)c->search.seed, l2, ln, slem);
-    if (c->fdla && len > 0 && (size_t)len < sizeof comment)
-        snprintf(comment + len, sizeof comment - (size_t)len,
-                 "\n# fdla: slem=%.6f lower_bound=%.6f (certified gap "
-                 "%.1e) laplacian_slem=%.6f negative_weights=%zu",
-                 fr.slem, fr.lower, fr.slem - fr.lower, fr.slem_start,
-                 fr.negative);
+    char comment[640], first[256];
+    snprintf(first, sizeof first, "kind=%s objective=%s weights=%s seed=%llu",
+             tg_kind_name(c->kind), tg_objective_name(c->search.obj),
+             weights_name(c), (unsigned long long)c->search.seed);
+    file_header(comment, sizeof comment, c, first, t.n, dmax, l2, ln, slem,
+                &fr);
     st = cm_topo_save(&t, c->out, comment);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -502,7 +519,11 @@ static int evaluate(const config *c)
                       "(dense n x n spectra; at most %d)", c->file, seq.n,
                       TG_MAX_NODES);
     if (st == CM_OK && seq.period > 1) { /* time-varying */
-        if (c->weights_given)
+        if (c->out_given)
+            st = cm_error(CM_EINVAL, "-o: %s is time-varying (period %zu); "
+                          "-o rewrites one-round files with new weights",
+                          c->file, seq.period);
+        else if (c->weights_given)
             st = cm_error(CM_EINVAL, "--weights: %s is time-varying (period "
                           "%zu) and carries its own weights", c->file,
                           seq.period);
@@ -533,6 +554,14 @@ static int evaluate(const config *c)
     tg_eval e;
     if (st == CM_OK)
         st = tg_eval_topo(&t, &e);
+    if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
+        char comment[1024], what[600];
+        snprintf(what, sizeof what, "kind=file weights=%s source=%s", wname,
+                 c->file);
+        file_header(comment, sizeof comment, c, what, t.n, e.dmax, e.l2,
+                    e.ln, e.slem, &fr);
+        st = cm_topo_save(&t, c->out, comment);
+    }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;

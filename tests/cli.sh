@@ -274,6 +274,15 @@ fdla_cases() {
     expect_ok "eval --weights fdla" "$tg" eval "$T/fdla_ring.txt" --weights fdla --json
     check 'grep -q "\"fdla_lower_bound\":" "$T/out" && sed "s/.*\"slem\":\([0-9.]*\),\"slem_best_laplacian\":\([0-9.]*\),.*/\1 \2/" "$T/out" | awk "{ d = \$1 - \$2; exit !(d < 1e-6 && d > -1e-6) }"' \
         "fdla on a ring = best constant weights"
+    # eval -o: a user's own graph gets FDLA weights in a file
+    printf '0 1\n1 2\n2 3\n3 0\n0 2\n3 4\n' >"$T/own.txt"
+    expect_ok "eval --weights fdla -o" "$tg" eval "$T/own.txt" --weights fdla -o "$T/own_fdla.txt"
+    check 'grep -q "^# topogen 1 n=5 d=3 kind=file weights=fdla source=.*own.txt$" "$T/own_fdla.txt" && grep -q "^# fdla: slem=" "$T/own_fdla.txt"' \
+        "eval -o: header names the source and the certificate"
+    expect_ok "eval the written file" "$tg" eval "$T/own_fdla.txt" --json
+    check 'grep -q "\"weights\":\"file\"" "$T/out"' "the written FDLA file is valid as it stands"
+    expect_fail 2 "^topogen: -o: 'topogen eval' prints its report on stdout" "eval -o -" "$tg" eval "$T/own.txt" -o -
+    expect_fail 1 "^topogen: .*nodir/x.txt" "eval -o unwritable" "$tg" eval "$T/own.txt" --weights fdla -o "$T/nodir/x.txt"
     expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg or fdla\)" \
         "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
     expect_fail 2 "^dpsgd-train: --weights: fdla weights come from an SDP solve in topogen" \
@@ -305,6 +314,7 @@ seq_cases() {
     expect_fail 2 "^topogen: -n: one-peer-exp needs n a power of two" "one-peer-exp n=24" "$tg" --kind one-peer-exp -n 24 -o "$T/none.txt"
     expect_fail 2 "^topogen: --weights: --kind base carries its own weights" "base --weights" "$tg" --kind base -n 8 -d 1 --weights mh -o "$T/none.txt"
     expect_fail 1 "^topogen: --weights: .*op.txt is time-varying" "eval sequence --weights" "$tg" eval "$T/op.txt" --weights mh
+    expect_fail 1 "^topogen: -o: .*op.txt is time-varying" "eval sequence -o" "$tg" eval "$T/op.txt" -o "$T/none.txt"
     awk '/^# round 1 /{ print "# round 1 n=33"; next } { print }' "$T/op.txt" >"$T/badn.txt"
     expect_fail 1 "^topogen: .*badn.txt:[0-9]+: round 1 has 33 nodes, but round 0 \(line 3\) has 32" "sections with different n" "$tg" eval "$T/badn.txt"
     sed 's/period=5/period=0/' "$T/op.txt" >"$T/p0.txt"
