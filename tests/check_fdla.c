@@ -225,7 +225,7 @@ START_TEST(edge_cases)
     ck_assert_int_eq(tg_fdla_weights(&t, 0.0, &r), CM_EINVAL);
     ck_assert_int_eq(tg_fdla_weights(&t, NAN, &r), CM_EINVAL);
     cm_topo_destroy(&t);
-    /* too many edges: K_92 has 4186 > TG_FDLA_MAX_EDGES */
+    /* too many edges: K_92 has 4186 > TG_FDLA_MAX_EDGES = 2048 */
     built(&t, TG_KIND_COMPLETE, 92, 0);
     ck_assert_int_eq(tg_fdla_weights(&t, TG_FDLA_TOL, &r), CM_EINVAL);
     ck_assert(strstr(cm_last_error(), "too many") != NULL);

@@ -27,7 +27,7 @@
 
 /* Largest edge count tg_fdla_weights accepts: each Newton step forms and
  * factors a dense (m+1) x (m+1) matrix. */
-#define TG_FDLA_MAX_EDGES 4096
+#define TG_FDLA_MAX_EDGES 2048
 
 /* Default certified optimality gap (slem - lower) the solver stops at. */
 #define TG_FDLA_TOL 1e-6
