@@ -25,6 +25,7 @@
 #include <gsl/gsl_matrix.h>
 
 #include "cm_atomic.h"
+#include "cm_mixing.h"
 
 void cm_topo_seq_init(cm_topo_seq *s)
 {
@@ -163,16 +164,18 @@ static int comment_token(const char *p, const char *end, const char *key,
     return 0;
 }
 
-/* Reads [buf, buf+len) as one topology whose first line is first_line+1. */
+/* Reads [buf, buf+len) as one topology whose first line is first_line+1
+ * (o: cm_topo_read_ex's options). */
 static cm_status read_section(cm_topo *t, const char *buf, size_t len,
-                              const char *path, size_t first_line)
+                              const char *path, size_t first_line,
+                              cm_topo_read_opts *o)
 {
     static char newline[] = "\n";
     FILE *fp = len ? fmemopen((void *)buf, len, "r")
                    : fmemopen(newline, 1, "r");
     if (!fp)
         return cm_error(CM_ENOMEM, "%s: cannot open a memory stream", path);
-    cm_status st = cm_topo_read_stream(t, fp, path, first_line);
+    cm_status st = cm_topo_read_stream(t, fp, path, first_line, o);
     fclose(fp);
     return st;
 }
@@ -249,6 +252,16 @@ static cm_status find_sections(const char *buf, size_t len, const char *path,
 
 cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path)
 {
+    return cm_topo_seq_read_ex(s, path, NULL);
+}
+
+cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
+                              cm_topo_read_opts *o)
+{
+    cm_topo_read_opts dflt = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
+                              0};
+    if (!o)
+        o = &dflt;
     int use_stdin = strcmp(path, "-") == 0;
     FILE *fp = use_stdin ? stdin : fopen(path, "r");
     char *buf = NULL;
@@ -263,7 +276,17 @@ cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path)
         fclose(fp);
     if (st != CM_OK)
         return st;
-    st = find_sections(buf, len, path, &sec, &ns, &period, &pline, &n_head);
+    /* sections exist only in edge lists: not in GraphML ('<'), GML (a
+     * letter) or a format forced to something else */
+    const char *first = buf;
+    while (*first && isspace((unsigned char)*first))
+        first++;
+    int edgelist = (o->format == CM_FORMAT_AUTO ||
+                    o->format == CM_FORMAT_EDGELIST) &&
+                   *first != '<' && !isalpha((unsigned char)*first);
+    if (edgelist)
+        st = find_sections(buf, len, path, &sec, &ns, &period, &pline,
+                           &n_head);
     if (st != CM_OK)
         goto cleanup;
     if (pline && period == 0) {
@@ -280,7 +303,7 @@ cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path)
     if (ns == 0) { /* today's format: one round */
         st = cm_topo_seq_alloc(s, 1, 0);
         if (st == CM_OK)
-            st = read_section(&s->round[0], buf, len, path, 0);
+            st = read_section(&s->round[0], buf, len, path, 0, o);
         if (st == CM_OK)
             s->n = s->round[0].n;
         goto cleanup;
@@ -314,8 +337,10 @@ cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path)
         }
         size_t end = r + 1 < ns ? sec[r + 1].off : len;
         s->line[r] = sec[r].line;
+        cm_topo_read_opts so = {CM_FORMAT_EDGELIST, CM_BASE_0,
+                                CM_FORMAT_AUTO, 0, 0};
         st = read_section(&s->round[r], buf + sec[r].off, end - sec[r].off,
-                          path, sec[r].line - 1);
+                          path, sec[r].line - 1, &so);
         if (st != CM_OK) {
             cm_error_prefix(st, "round %zu", r);
             goto cleanup;
@@ -342,6 +367,8 @@ cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path)
         }
     }
     s->n = s->round[0].n;
+    o->found = CM_FORMAT_EDGELIST;
+    o->one_based = 0;
 cleanup:
     free(sec);
     free(buf);
@@ -458,7 +485,7 @@ cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
         const cm_topo *t = &s->round[r];
         snprintf(name, sizeof name, "%s: round %zu (line %zu)", path, r,
                  s->line[r]);
-        cm_status st = cm_topo_check_rows(t, name);
+        cm_status st = cm_topo_check_stochastic(t, name);
         if (st != CM_OK)
             return st;
         double lo, hi;

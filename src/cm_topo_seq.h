@@ -70,6 +70,13 @@ cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path);
 cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
                                double *norm);
 
+/* cm_topo_seq_read with cm_topo_read_ex's options: a one-round file is
+ * read exactly as cm_topo_read_ex reads it (any format, numbering
+ * detected or forced; o's out fields set); sections exist only in edge
+ * lists and are 0-based. o may be NULL. */
+cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
+                              cm_topo_read_opts *o);
+
 /* cm_topo_seq_read then cm_topo_seq_validate. */
 cm_status cm_topo_seq_load(cm_topo_seq *s, const char *path, double *norm);
 

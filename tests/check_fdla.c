@@ -17,6 +17,7 @@
 #include "check_blas.h"
 
 #include "cm_rng.h"
+#include "cm_mixing.h"
 #include "cm_topo.h"
 #include "tg_fdla.h"
 #include "tg_graph.h"

@@ -18,6 +18,7 @@
 
 #include "check_blas.h"
 
+#include "cm_mixing.h"
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "tg_seq.h"

@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "check_env.h"
+#include "cm_mixing.h"
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
 #include "dt_comm.h"

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_mixing.h"
 #include "cm_time.h"
 
 extern void dpotrf_(const char *uplo, const int *n, double *a,

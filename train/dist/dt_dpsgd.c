@@ -37,7 +37,7 @@
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_hash.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "cm_topo_seq.h"
 #include "dt_data.h"
 #include "dt_dpsgd_state.h"
@@ -61,6 +61,7 @@ typedef struct {
     cm_topo_seq seq;        /* gossip mode: the weighted round(s) */
     size_t period;          /* rounds of seq (1: a static topology) */
     double slem;            /* SLEM, or the period product's norm */
+    int one_based;          /* the topology file was read as 1-based */
     dt_gossip **g;          /* [period] one gossip plan per round */
     dt_net *net;
     size_t B;               /* batch */
@@ -87,15 +88,20 @@ static cm_status setup_workers(dt_run *r)
         r->n = cfg->workers ? cfg->workers : r->P;
         r->slem = 0.0;
     } else {
-        /* a weighted file's SLEM comes from its validation; an unweighted
-         * one's from the weights the rule gives it */
-        s = cm_topo_seq_read(&r->seq, cfg->topology);
-        if (s == CM_OK)
-            s = cm_topo_seq_validate(&r->seq, cfg->topology, &r->slem);
+        /* an unweighted file gets the rule's weights; the SLEM comes from
+         * the one validation (-1 above the dense eigensolver's limit) */
+        cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
+                                0, 0};
+        s = cm_topo_seq_read_ex(&r->seq, cfg->topology, &ro);
+        r->one_based = ro.one_based;
         cm_topo *t0 = s == CM_OK ? &r->seq.round[0] : NULL;
-        if (s == CM_OK && !t0->self &&
-            (s = cm_topo_set_weights(t0, cfg->weights)) == CM_OK)
-            s = cm_topo_slem(t0, &r->slem);
+        if (s == CM_OK && r->seq.period == 1) { /* a static topology */
+            s = cm_topo_check_connected(t0, cfg->topology);
+            if (s == CM_OK && !t0->self)
+                s = cm_topo_set_weights(t0, cfg->weights);
+        }
+        if (s == CM_OK) /* one round: cm_topo_validate_slem */
+            s = cm_topo_seq_validate(&r->seq, cfg->topology, &r->slem);
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
         r->n = r->seq.n;
@@ -401,6 +407,7 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_params = r->w.len;
     res->slem = r->slem;
     res->period = r->allreduce ? 0 : r->period;
+    res->topo_one_based = r->one_based;
     res->t_compute = t.compute / P;
     res->t_gossip_mem = t.mix / P;
     res->t_gossip_mpi = t.mpi / P;

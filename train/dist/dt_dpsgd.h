@@ -56,11 +56,14 @@ typedef struct {
     size_t n_params;       /* model size (floats) */
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
-    double slem;           /* SLEM of W (0 for all-reduce); for a
+    double slem;           /* SLEM of W (0 for all-reduce; -1 when above
+                              the dense eigensolver's limit); for a
                               time-varying topology the norm of its
                               period's product minus 11^T/n */
     size_t period;         /* rounds of the topology (1: static; 0 for
                               all-reduce) */
+    int topo_one_based;    /* the topology file had no node 0 and no n=:
+                              read as 1-based (worker i is its node i+1) */
     dt_dpsgd_progress last;/* the last evaluation */
     double t_compute;      /* s per rank: gradients and updates (mean) */
     double t_gossip_mem;   /* s per rank: in-memory mixing (mean) */
