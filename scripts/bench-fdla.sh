@@ -36,7 +36,7 @@ for n in $NS; do
         t0=$(now)
         "$tg" eval "$g" --json >"$T/lap.json"
         t1=$(now)
-        "$tg" eval "$g" --weights fdla --json >"$T/fdla.json"
+        "$tg" eval "$g" --weights fdla --json -q >"$T/fdla.json"
         t2=$(now)
         lap=$(field slem "$T/lap.json")
         fd=$(field slem "$T/fdla.json")
