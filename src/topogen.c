@@ -35,6 +35,7 @@
 #include "tg_igraph.h"
 #include "tg_search.h"
 #include "tg_seq.h"
+#include "topogen_seq.h"
 
 extern void openblas_set_num_threads(int num_threads);
 
@@ -578,14 +579,6 @@ cleanup:
     return rc;
 }
 
-static void print_number(const char *key, double v, int last)
-{
-    if (isfinite(v))
-        printf("\"%s\":%.17g%s", key, v, last ? "" : ",");
-    else
-        printf("\"%s\":null%s", key, last ? "" : ",");
-}
-
 /* A SLEM with enough digits to tell it from 1: six decimals, plus one
  * for each decade 1 - slem goes below 1e-4 (at most 16). */
 static void print_slem(const char *label, double slem, const char *note)
@@ -598,128 +591,15 @@ static void print_slem(const char *label, double slem, const char *note)
     printf("%-13s %.*f  (%s)\n", label, digits, slem, note);
 }
 
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (const char *p = s; *p; p++)
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            printf("\\u%04x", (unsigned)(unsigned char)*p);
-        else
-            putchar(*p);
-    putchar('"');
-}
-
-/* Builds a time-varying kind and writes it (cm_topo_seq format). */
+/* Builds a time-varying kind and writes it (topogen_seq.c). */
 static int generate_seq(const config *c)
 {
-    cm_topo_seq s;
-    cm_topo_seq_init(&s);
-    tg_seq_eval e;
-    int rc = EXIT_FAILURE;
-    cm_status st = tg_seq_build(&s, c->seq_kind, c->search.n, c->search.d);
-    if (st == CM_OK)
-        st = tg_seq_evaluate(&s, NULL, &e);
-    if (st == CM_OK) {
-        char settings[1024], comment[1536];
-        settings_line(c, settings, sizeof settings);
-        snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=%s period=%zu seed=%llu "
-                 "version=%s\n"
-                 "# settings: %s\n"
-                 "# product_norm=%.3g exact=%d messages_per_period=%.4g\n"
-                 "# one `# round R` section per round, `i j W_ij` lines; "
-                 "W_ii = 1 - sum_j W_ij",
-                 s.n, e.dmax, tg_seq_kind_name(c->seq_kind), s.period,
-                 (unsigned long long)c->search.seed, TOPOGEN_VERSION,
-                 settings, e.norm, e.exact, e.messages);
-        st = cm_topo_seq_save(&s, c->out, comment);
-    }
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
-        goto cleanup;
-    }
-    if (!c->quiet)
-        fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "
-                "degree <= %zu, ||product - 11^T/n|| = %.3g\n", s.n,
-                tg_seq_kind_name(c->seq_kind), s.period, e.dmax, e.norm);
-    rc = EXIT_SUCCESS;
-cleanup:
-    cm_topo_seq_destroy(&s);
-    return rc;
-}
-
-/* `topogen eval` of a sequence of period > 1 (validated). */
-static int evaluate_seq(const config *c, const cm_topo_seq *s)
-{
-    size_t *deg = malloc(s->period * sizeof *deg);
-    double *rel = NULL;
-    int rc = EXIT_FAILURE;
-    tg_seq_eval e;
-    cm_status st = deg ? tg_seq_evaluate(s, deg, &e)
-                       : cm_error(CM_ENOMEM, "out of memory");
-    if (st == CM_OK && c->simulate) {
-        rel = malloc((c->simulate + 1) * sizeof *rel);
-        st = rel ? tg_simulate_seq(s->round, s->period, c->simulate,
-                                   c->search.seed, rel)
-                 : cm_error(CM_ENOMEM, "out of memory for %zu rounds",
-                            c->simulate);
-    }
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
-        goto cleanup;
-    }
-    if (c->simulate) {
-        printf("# round disagreement bound\n");
-        printf("# file=%s n=%zu period=%zu product_norm=%.6g seed=%llu "
-               "dim=%d (bound: product_norm^floor(round/period))\n",
-               c->file, e.n, e.period, e.norm,
-               (unsigned long long)c->search.seed, TG_SIM_DIM);
-        for (size_t r = 0; r <= c->simulate; r++)
-            printf("%zu %.6g %.6g\n", r, rel[r],
-                   pow(e.norm, (double)(r / e.period)));
-    } else if (c->json) {
-        printf("{\"file\":");
-        print_json_string(c->file);
-        printf(",\"n\":%zu,\"period\":%zu,\"degree_per_round\":[", e.n,
-               e.period);
-        for (size_t t = 0; t < e.period; t++)
-            printf("%s%zu", t ? "," : "", deg[t]);
-        printf("],\"max_degree\":%zu,", e.dmax);
-        print_number("messages_per_period", e.messages, 0);
-        print_number("product_norm", e.norm, 0);
-        printf("\"exact\":%s,", e.exact ? "true" : "false");
-        print_number("rounds_1e-3", e.rounds ? (double)e.rounds
-                                             : e.rounds_est, 0);
-        printf("\"weights\":\"file\"}\n");
-    } else {
-        printf("file          %s\n", c->file);
-        printf("n             %zu\n", e.n);
-        printf("period        %zu\n", e.period);
-        printf("degree        ");
-        for (size_t t = 0; t < e.period; t++)
-            printf("%s%zu", t ? " " : "", deg[t]);
-        printf("  (largest per round)\n");
-        printf("messages      %.4g  (per node per period)\n", e.messages);
-        printf("product_norm  %.3g  (||W_%zu ... W_0 - 11^T/n||_2%s)\n",
-               e.norm, e.period - 1, e.exact ? "; exact averaging" : "");
-        if (e.rounds)
-            printf("rounds_1e-3   %zu\n", e.rounds);
-        else
-            printf("rounds_1e-3   %.1f  (estimated from the period)\n",
-                   e.rounds_est);
-        printf("weights       file\n");
-    }
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "topogen: write error on standard output\n");
-        goto cleanup;
-    }
-    rc = EXIT_SUCCESS;
-cleanup:
-    free(rel);
-    free(deg);
-    return rc;
+    char settings[1024];
+    settings_line(c, settings, sizeof settings);
+    const topogen_seq_job job = {c->seq_kind, c->search.n, c->search.d,
+                                 c->search.seed, settings, TOPOGEN_VERSION,
+                                 c->out, c->quiet};
+    return topogen_seq_generate(&job);
 }
 
 /* Reads, weights and reports on a topology file. */
@@ -734,19 +614,11 @@ static int evaluate(const config *c)
     cm_topo_seq seq;
     cm_topo_seq_init(&seq);
     cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
-    if (st == CM_OK && seq.period > 1) { /* time-varying */
-        if (c->out_given)
-            st = cm_error(CM_EINVAL, "-o: %s is time-varying (period %zu); "
-                          "-o rewrites one-round files with new weights",
-                          c->file, seq.period);
-        else if (c->weights_given)
-            st = cm_error(CM_EINVAL, "--weights: %s is time-varying (period "
-                          "%zu) and carries its own weights", c->file,
-                          seq.period);
-        else if ((st = cm_topo_seq_validate(&seq, c->file, NULL)) == CM_OK)
-            rc = evaluate_seq(c, &seq);
-        if (st != CM_OK)
-            fprintf(stderr, "topogen: %s\n", cm_last_error());
+    if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
+        const topogen_seq_eval_job job = {c->file, c->json, c->simulate,
+                                          c->search.seed, c->weights_given,
+                                          c->out_given};
+        rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;
     }
@@ -811,19 +683,19 @@ static int evaluate(const config *c)
             printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
     } else if (c->json) {
         printf("{\"file\":");
-        print_json_string(c->file);
+        topogen_print_json_string(c->file);
         printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
                "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
                cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
                e.components);
-        print_number("diameter", e.diameter, 0);
-        print_number("lambda2", e.l2, 0);
-        print_number("lambdan", e.ln, 0);
-        print_number("slem", e.slem, 0);
-        print_number("slem_best_laplacian", e.slem_best, 0);
-        print_number("rounds_1e-3", e.rounds, 0);
+        topogen_print_number("diameter", e.diameter, 0);
+        topogen_print_number("lambda2", e.l2, 0);
+        topogen_print_number("lambdan", e.ln, 0);
+        topogen_print_number("slem", e.slem, 0);
+        topogen_print_number("slem_best_laplacian", e.slem_best, 0);
+        topogen_print_number("rounds_1e-3", e.rounds, 0);
         if (c->fdla && fr.newton)
-            print_number("fdla_lower_bound", fr.lower, 0);
+            topogen_print_number("fdla_lower_bound", fr.lower, 0);
         printf("\"weights\":\"%s\"}\n", wname);
     } else {
         printf("file          %s (%s%s)\n", c->file,
