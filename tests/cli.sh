@@ -79,6 +79,8 @@ topogen_cases() {
 
     expect_ok "--help" "$tg" --help
     check 'grep -q "^usage: topogen" "$T/out"' "--help prints usage"
+    check '! awk "length(\$0) > 79 { bad = 1 } END { exit !bad }" "$T/out" && grep -q -- "--format FMT" "$T/out"' \
+        "--help: every flag from the table, lines within 79 columns"
 
     expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
     check 'sed -n 1p "$g" | grep -qx "# topogen 2 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1 version=[0-9.]*"' \
@@ -181,6 +183,8 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*bad.graphml:1: edge names an undeclared node 'b'" "graphml: undeclared node" "$tg" eval "$T/bad.graphml"
     printf 'graph [\n node [ id 0 ]\n edge [ source 0 ]\n]\n' >"$T/bad.gml"
     expect_fail 1 "^topogen: .*bad.gml:3: GML: edge without integer source and target" "gml: edge without target" "$tg" eval "$T/bad.gml"
+    printf 'a b\nb c\n' >"$T/names.txt"
+    expect_fail 1 "^topogen: .*names.txt: no .graph \[ node .* edge lists need integer node ids" "named nodes" "$tg" eval "$T/names.txt"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n abc" "$tg" -n abc -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n -3" "$tg" -n -3 -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n 0" "$tg" -n 0 -o "$o"
