@@ -50,13 +50,17 @@ weights_of() { echo "$1" | cut -d- -f3; }
 record_of() { ls "$OUT/runs/$1"-s*.settings | head -n 1; }
 seeds_of() { awk '!/^#/ { print $11; exit }' "$OUT/agg/$1.dat"; }
 # degree_of SET: "d" (regular) or "dmin-dmax" from the topology file
-# (edges listed once per pair); the record's DEGREE for the regular kinds
-# when the file was not kept; "?" otherwise.
+# (edges listed once per pair); for a time-varying file (`# round R`
+# sections) the most peers of a worker in one round and the period; the
+# record's DEGREE for the regular kinds when the file was not kept; "?"
+# otherwise.
 degree_of() {
     f="$OUT/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
     if [ -f "$f" ]; then
-        awk '!/^#/ && NF >= 2 && $1 != $2 { d[$1]++; d[$2]++ }
-             END { lo = -1; for (i in d) { if (lo < 0 || d[i] < lo) lo = d[i]; if (d[i] > hi) hi = d[i] }
+        awk '/^# round / { r++; next } /^#/ { next }
+             NF >= 2 && $1 != $2 { d[r, $1]++; d[r, $2]++ }
+             END { lo = -1; for (k in d) { if (lo < 0 || d[k] < lo) lo = d[k]; if (d[k] > hi) hi = d[k] }
+                   if (r > 1) { print "≤" hi " per round, period " r; exit }
                    print (lo == hi ? lo : lo "-" hi) }' "$f"
     else
         case $(kind_of "$1") in
@@ -66,7 +70,8 @@ degree_of() {
     fi
 }
 # copies_of SET: model-sized messages a worker sends per step: its mean
-# degree in D-PSGD (one copy to each neighbour), 2(n-1)/n for all-reduce
+# degree in D-PSGD (one copy to each neighbour; for a time-varying graph
+# the mean over the rounds of a period), 2(n-1)/n for all-reduce
 # (the bandwidth-optimal ring all-reduce, a modelled figure: the trainer
 # calls MPI_Allreduce, whose algorithm MPI chooses). Empty when unknown.
 copies_of() {
@@ -76,7 +81,9 @@ copies_of() {
     fi
     f="$OUT/topo/n$n-$(kind_of "$1")-$(weights_of "$1").txt"
     if [ -f "$f" ]; then
-        awk -v n="$n" '!/^#/ && NF >= 2 && $1 != $2 { e++ } END { print 2 * e / n }' "$f"
+        # mean over the rounds of a time-varying file (1 round: static)
+        awk -v n="$n" '/^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
+                       END { print 2 * e / n / (r > 1 ? r : 1) }' "$f"
     else
         case $(kind_of "$1") in
         learned|rrl|random) record_value "$(record_of "$1")" DEGREE;;
@@ -88,7 +95,7 @@ label_of() {
     if [ "$(kind_of "$1")" = allreduce ]; then
         echo "all-reduce (C-PSGD; $sd)"
     else
-        echo "$(kind_of "$1") + $(weights_of "$1") (deg $(degree_of "$1"); $sd)"
+        echo "$(kind_of "$1" | tr _ -) + $(weights_of "$1") (deg $(degree_of "$1"); $sd)"
     fi
 }
 style_of() {

@@ -19,10 +19,11 @@
 # Settings. Main comparison, 3 seeds: learned graph + Laplacian weights,
 # ring lattice + Metropolis-Hastings (the baseline of the paper), random
 # regular graph + Laplacian weights, all-reduce. One seed (marked "1 seed"
-# in every legend and table): exponential graph + Laplacian weights. Not
-# available on this build yet, each announced by a "not available yet"
-# line and skipped: learned + FDLA weights, one-peer exponential and
-# Base-(k+1) graphs (time-varying), and the modelled wall-clock (--net
+# in every legend and table): exponential graph + Laplacian weights, and,
+# when this build's topogen has them, learned + FDLA weights and the
+# time-varying one-peer exponential and Base-(k+1) graphs (their own
+# weights: setting "KIND:own"); a missing one is announced by a "not
+# available yet" line and skipped, as is the modelled wall-clock (--net
 # presets; plot.sh draws accuracy against it by itself once the CSVs have
 # the column). The best non-IID algorithm runs when ALGO=d2|gt|qgm names
 # it (ALGO_SEEDS, default 1; OUT/nN-ALGO): no winner is measured yet.
@@ -44,9 +45,11 @@
 # the shared machine (load ~20), relative to 64 workers at batch 32 (the
 # committed sweep's setting, about 4 s per epoch there): 16 workers at
 # batch 64 and 64 at batch 16 took 1.0x, 256 at batch 4 took 1.8x (gossip
-# of 256 models in memory). 26 runs per worker count x 10 epochs is then
-# about 17 + 17 + 32 minutes, plus topogen (the 256-node learned graph
-# took 56 s loaded) and the simulation: about 70-80 minutes unloaded.
+# of 256 models in memory). 32 runs per worker count (16 at seed 1, 16
+# more seeds of the main comparison) x 10 epochs is then about 21 + 21 +
+# 39 minutes, plus topogen (the 256-node learned graph took 56 s loaded)
+# and the simulation: about 85-95 minutes unloaded, the edge of the
+# budget; SEEDS_MAIN="1 2" saves about a quarter.
 # The first n256 run's line prints its seconds: lower EPOCHS or drop
 # seeds if it runs long.
 set -eu
@@ -89,9 +92,12 @@ case "$GLOBAL_BATCH" in ''|*[!0-9]*) die "GLOBAL_BATCH must be a positive intege
 # Settings of the issue this build cannot run yet: say so, never fake them.
 tg_help=$("$BIN/topogen" --help 2>&1 || true)
 dt_help=$("$BIN/dpsgd-train" --help 2>&1 || true)
-echo "$tg_help" | grep -q fdla || echo "results: learned + FDLA weights: not available yet (topogen has no --weights fdla); skipped"
-echo "$tg_help" | grep -qi 'one-peer' || echo "results: one-peer exponential graph: not available yet (topogen has no such --kind); skipped"
-echo "$tg_help" | grep -qiE 'base[-_(0-9k]' || echo "results: Base-(k+1) graph: not available yet (topogen has no such --kind); skipped"
+if echo "$tg_help" | grep -q fdla; then OTHER="$OTHER learned:fdla"
+else echo "results: learned + FDLA weights: not available yet (topogen has no --weights fdla); skipped"; fi
+if echo "$tg_help" | grep -q 'one-peer-exp'; then OTHER="$OTHER one-peer-exp:own"
+else echo "results: one-peer exponential graph: not available yet (topogen has no --kind one-peer-exp); skipped"; fi
+if echo "$tg_help" | grep -qE '(^|[ ,])base \('; then OTHER="$OTHER base:own"
+else echo "results: Base-(k+1) graph: not available yet (topogen has no --kind base); skipped"; fi
 # The best non-IID algorithm (issue 13) on the learned graph: ALGO names
 # it (train/README.md "Algorithms" has no measured winner yet, so there
 # is no default); its runs go to OUT/nN-ALGO, a sweep directory of their

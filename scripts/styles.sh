@@ -14,6 +14,8 @@ colour_of() {
     random-mh)             echo "lc rgb '#98df8a'";;
     exponential-laplacian) echo "lc rgb '#9467bd'";;
     exponential-mh)        echo "lc rgb '#c5b0d5'";;
+    one_peer_exp-own)      echo "lc rgb '#ff7f0e'";;
+    base-own)              echo "lc rgb '#8c564b'";;
     allreduce-none)        echo "lc rgb '#000000'";;
     *)                     echo "lc rgb '#7f7f7f'";;
     esac
@@ -33,6 +35,8 @@ point_of() {
     random-mh)             echo "pt 12";;
     exponential-laplacian) echo "pt 11";;
     exponential-mh)        echo "pt 10";;
+    one_peer_exp-own)      echo "pt 8";;
+    base-own)              echo "pt 3";;
     allreduce-none)        echo "pt 1";;
     *)                     echo "pt 2";;
     esac

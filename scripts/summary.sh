@@ -39,6 +39,8 @@ tmp="$OUT/summary.md.tmp"
             slem="0 (exact)"; kind="all-reduce"; w="-"
         elif [ -f "$f" ]; then
             slem=$(sed -n 's/.*slem=\([0-9.eE+-]*\).*/\1/p' "$f" | head -n 1)
+            # time-varying: the norm of the period's product instead
+            [ -n "$slem" ] || slem=$(sed -n 's/.*product_norm=\([0-9.eE+-]*\).*/\1 (period product)/p' "$f" | head -n 1)
             [ -n "$slem" ] || slem="?"
         else
             slem="?"
