@@ -73,9 +73,10 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
     (void)ctx;
     printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
-           "local_acc %.4f  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
-           "%.1f s\n", p->epoch, p->epochs, p->step, p->train_loss,
-           p->test_acc, p->test_acc_local_mean, p->consensus,
+           "test_loss %.4f  local_acc %.4f  consensus %.3g  lr %.4g  "
+           "sent %.1f MB/rank  %.0f img/s  %.1f s\n", p->epoch, p->epochs,
+           p->step, p->train_loss, p->test_acc, p->test_loss,
+           p->test_acc_local_mean, p->consensus, p->lr,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
 }

@@ -267,8 +267,8 @@ train_cases() {
     # a tiny synthetic run: progress lines, final line, a complete CSV
     expect_ok "synthetic run" "$dt" $syn --epochs 2 --log "$l"
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 2 ]' "one progress line per epoch"
-    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' "CSV header"
-    check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (\$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss"' "CSV header"
+    check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (NF != 10 || \$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0 || \$9 <= 0 || \$10 <= 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0, lr and test loss"
     h1=$(sed -n 's/.*hash //p' "$T/out")
     expect_ok "synthetic run, --quiet, same seed" "$dt" $syn --epochs 2 --quiet
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 0 ] && [ "$(sed -n "s/.*hash //p" "$T/out")" = "$h1" ]' "--quiet; same seed, same parameters"

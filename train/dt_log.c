@@ -71,11 +71,13 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
 {
     if (!lg->path)
         return CM_OK;
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%.6f,%.6g,%llu\n",
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%.6f,%.6g,%llu,"
+                             "%.6g,%.6f\n",
                              r->epoch, r->step, r->wall_s, r->train_loss,
                              r->test_acc, r->test_acc_local_mean,
                              r->consensus,
-                             (unsigned long long)r->bytes_sent);
+                             (unsigned long long)r->bytes_sent, r->lr,
+                             r->test_loss);
     if (s != CM_OK)
         return s;
     return log_flush(lg);

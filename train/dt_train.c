@@ -148,7 +148,8 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
     dt_log_row row = {.epoch = (double)e.epoch, .step = done,
                       .wall_s = e.wall_s, .train_loss = e.train_loss,
                       .test_acc = e.test_acc,
-                      .test_acc_local_mean = e.test_acc};
+                      .test_acc_local_mean = e.test_acc, .lr = e.lr,
+                      .test_loss = e.test_loss};
     cm_status s = dt_log_append(&u->lg, &row);
     if (s != CM_OK)
         return s;

@@ -345,6 +345,8 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     p->lr = lr;
     p->consensus = m.consensus_sq / (double)r->n;
     p->test_acc = r->ev.n_test ? m.correct_avg / (double)r->ev.n_test : 0.0;
+    p->test_loss = r->ev.n_test ? m.test_loss_sum / (double)r->ev.n_test
+                                : 0.0;
     p->test_acc_local_mean =
         r->allreduce || n_local == 0
             ? p->test_acc
@@ -429,7 +431,8 @@ static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
         .epoch = row->epoch, .step = row->step, .test_acc = row->test_acc,
         .test_acc_local_mean = row->test_acc_local_mean,
         .consensus = row->consensus, .train_loss = row->train_loss,
-        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s};
+        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s, .lr = row->lr,
+        .test_loss = row->test_loss};
 }
 
 /* Rank 0: the CSV row, the run state, the callback. */
@@ -440,7 +443,8 @@ static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
                       .wall_s = p->wall_s, .train_loss = p->train_loss,
                       .test_acc = p->test_acc,
                       .test_acc_local_mean = p->test_acc_local_mean,
-                      .consensus = p->consensus, .bytes_sent = p->bytes_sent};
+                      .consensus = p->consensus, .bytes_sent = p->bytes_sent,
+                      .lr = p->lr, .test_loss = p->test_loss};
     cm_status s = CM_OK;
     if (r->rank == 0) {
         s = dt_log_append(lg, &row);
