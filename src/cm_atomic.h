@@ -26,6 +26,11 @@ cm_status cm_atomic_open(cm_afile *f, const char *path);
  * On a write error removes the temporary and returns CM_EIO. */
 cm_status cm_atomic_commit(cm_afile *f);
 
+/* Checks that path can be written (opens and removes a temporary file
+ * next to it), so a program can fail before its work rather than after.
+ * CM_EIO naming path. */
+cm_status cm_atomic_probe(const char *path);
+
 /* Closes and removes the temporary file; frees f's strings. Accepts a
  * zeroed or already-finished f. */
 void cm_atomic_abort(cm_afile *f);

@@ -299,6 +299,13 @@ model_cases() {
     expect_fail 1 "^dpsgd-train: model file $T/ren.st: tensor '0.bias' missing" \
         "missing tensor" "$dt" $syn --eval-model "$T/ren.st"
     expect_fail 1 "^dpsgd-train: .*$T/none.st" "missing model file" "$dt" $syn --init-model "$T/none.st"
+    # --summary: one JSON object, the final line's figures, atomically
+    j="$T/run.json"
+    expect_ok "--summary" "$dt" $syn --epochs 1 --summary "$j"
+    h=$(sed -n 's/^final:.*hash //p' "$T/out")
+    check '[ "$(tr -d "\n" <"$j" | head -c 1)" = "{" ] && [ "$(tail -c 2 "$j")" = "}" ] && grep -q "\"param_hash\": \"$h\"" "$j" && grep -q "\"version\": \"" "$j" && grep -q "\"batch\": 32," "$j"' "summary: version, settings, the final hash"
+    check '/usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d[\"result\"][\"steps\"] == 8 and d[\"settings\"][\"model\"] == \"lenet\"" "$j"' "summary: valid JSON"
+    expect_fail 1 "^dpsgd-train: --summary: .*$T/nodir/s.json" "unwritable summary" "$dt" $syn --epochs 1 --summary "$T/nodir/s.json"
 }
 
 # mpirun'd dpsgd-train: every rank stops within seconds (timeout 120 would
@@ -369,6 +376,9 @@ mpi_cases() {
     a1=$(sed -n 's/.*test_acc \([0-9.]*\) .*/\1/p' "$T/out" | tail -1)
     expect_ok "--eval-model of the average" dt_run $syn --eval-model "$T/avg.st"
     check '[ -n "$a1" ] && [ "$(sed -n "s/^eval:.*test_acc \([0-9.]*\).*/\1/p" "$T/out")" = "$a1" ]' "average model: the accuracy the run printed"
+    expect_ok "--summary under mpirun" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 1 --summary "$T/mpi.json"
+    check 'grep -q "\"mode\": \"dpsgd\"" "$T/mpi.json" && grep -q "\"ranks\": 2," "$T/mpi.json" && grep -q "\"workers\": 4," "$T/mpi.json"' "MPI summary: mode, ranks, workers"
 }
 
 topogen_cases

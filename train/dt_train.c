@@ -162,6 +162,7 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
         u->on_epoch(u->ctx, &e);
     u->res->test_acc = e.test_acc;
     u->res->test_loss = e.test_loss;
+    u->res->lr = lr;
     u->res->train_loss = e.train_loss;
     return CM_OK;
 }
@@ -223,6 +224,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
         goto cleanup;
     res->steps = step;
     res->images_per_s = (double)(u.train.n * cfg->epochs) / u.train_s;
+    res->train_s = u.train_s;
     res->n_train = u.train.n;
     res->n_test = u.test.n;
     res->n_params = u.net->n_params;

@@ -29,6 +29,7 @@
 
 #include <cblas.h>
 
+#include "cm_atomic.h"
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_mixing.h"
@@ -533,6 +534,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         s = dt_log_open(&lg, cfg->log_path);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
+    if (r.rank == 0 && s == CM_OK && cfg->summary[0])
+        s = cm_atomic_probe(cfg->summary);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
         (s = setup_data(&r, &part)) != CM_OK)
         goto cleanup;
