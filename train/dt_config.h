@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cm_status.h"
+#include "dt_algo.h"
 #include "dt_data.h"
 #include "dt_net.h"
 #include "dt_optim.h"
@@ -62,6 +63,9 @@ typedef struct {
     dt_mode mode;              /* --mode gossip|allreduce (gossip) */
     size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
     dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
+    dt_algo_kind algorithm;    /* --algorithm dpsgd|d2|gt|qgm (dpsgd) */
+    double d2_mix;             /* --d2-mixing: weight C of W in d2's
+                                  (1-C) I + C W; 0 = auto */
     size_t eval_every;         /* --eval-every K steps; 0 = every epoch */
     size_t local_eval;         /* --local-eval N: test images for the
                                   workers' own models (1000) */
