@@ -116,9 +116,8 @@ static int run_bench(const dt_config *cfg)
 {
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
-    openblas_set_num_threads(cfg->threads);
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, &r) != CM_OK) {
+                       cfg->bench_repeat, cfg->avx512, &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }
@@ -209,6 +208,17 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     return 0;
 }
 
+/* The environment and the global BLAS state belong to main: the library
+ * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
+ * portable OpenBLAS path on AVX-512 machines, e.g. to test it. */
+static void apply_environment(dt_config *cfg)
+{
+    const char *e = getenv("DPSGD_NO_AVX512");
+    if (e && *e && strcmp(e, "0") != 0)
+        cfg->avx512 = 0;
+    openblas_set_num_threads(cfg->threads);
+}
+
 int main(int argc, char **argv)
 {
     dt_config cfg;
@@ -229,7 +239,7 @@ int main(int argc, char **argv)
         if (root)
             fputs(dt_config_usage(), stdout);
         rc = 0;
-    } else if (cfg.bench) {
+    } else if (apply_environment(&cfg), cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
                cfg.mode == DT_MODE_GOSSIP) {
