@@ -24,6 +24,8 @@
 #include <cblas.h>
 
 #include "cm_status.h"
+#include "cm_topo.h"
+#include "dt_ckpt.h"
 #include "dt_bench.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
@@ -44,41 +46,50 @@ static size_t put(char *b, size_t at, size_t cap, const char *s)
     return at;
 }
 
+/* Appends which checkpoint is the last good one (from DIR/latest, read
+ * now) and a newline to msg[0..n). Async-signal-safe. */
+static size_t put_ckpt(char *msg, size_t n, size_t cap)
+{
+    char latest[64] = "";
+    if (sig_dir[0]) {
+        char path[4200];
+        size_t p = put(path, 0, sizeof path, sig_dir);
+        put(path, p, sizeof path, "/latest");
+        int fd = open(path, O_RDONLY);
+        ssize_t got = fd >= 0 ? read(fd, latest, sizeof latest - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        latest[got > 0 ? got : 0] = '\0';
+        for (char *c = latest; *c; c++)
+            if (*c == '\n')
+                *c = '\0';
+    }
+    if (!sig_dir[0]) {
+        n = put(msg, n, cap, "no checkpoint (run without "
+                "--checkpoint)\n");
+    } else if (!latest[0]) {
+        n = put(msg, n, cap, "no complete checkpoint yet in ");
+        n = put(msg, n, cap, sig_dir);
+        n = put(msg, n, cap, "\n");
+    } else {
+        n = put(msg, n, cap, "last good checkpoint: ");
+        n = put(msg, n, cap, sig_dir);
+        n = put(msg, n, cap, "/");
+        n = put(msg, n, cap, latest);
+        n = put(msg, n, cap, " (continue with --resume)\n");
+    }
+    return n;
+}
+
 static void on_signal(int sig)
 {
     if (sig_root) {
-        char msg[8400], latest[64] = "";
+        char msg[8400];
         size_t n = put(msg, 0, sizeof msg, "dpsgd-train: stopped by ");
         n = put(msg, n, sizeof msg, sig == SIGINT ? "SIGINT" : "SIGTERM");
         n = put(msg, n, sizeof msg, " (the job was interrupted, or another "
                 "rank died); ");
-        if (sig_dir[0]) {
-            char path[4200];
-            size_t p = put(path, 0, sizeof path, sig_dir);
-            put(path, p, sizeof path, "/latest");
-            int fd = open(path, O_RDONLY);
-            ssize_t got = fd >= 0 ? read(fd, latest, sizeof latest - 1) : -1;
-            if (fd >= 0)
-                close(fd);
-            latest[got > 0 ? got : 0] = '\0';
-            for (char *c = latest; *c; c++)
-                if (*c == '\n')
-                    *c = '\0';
-        }
-        if (!sig_dir[0]) {
-            n = put(msg, n, sizeof msg, "no checkpoint (run without "
-                    "--checkpoint)\n");
-        } else if (!latest[0]) {
-            n = put(msg, n, sizeof msg, "no complete checkpoint yet in ");
-            n = put(msg, n, sizeof msg, sig_dir);
-            n = put(msg, n, sizeof msg, "\n");
-        } else {
-            n = put(msg, n, sizeof msg, "last good checkpoint: ");
-            n = put(msg, n, sizeof msg, sig_dir);
-            n = put(msg, n, sizeof msg, "/");
-            n = put(msg, n, sizeof msg, latest);
-            n = put(msg, n, sizeof msg, " (continue with --resume)\n");
-        }
+        n = put_ckpt(msg, n, sizeof msg);
         ssize_t w = write(STDERR_FILENO, msg, n);
         (void)w;
         sig_root = 0; /* one message, even if the signal comes twice */
@@ -166,12 +177,57 @@ static int run_single(const dt_config *cfg)
     return 0;
 }
 
+/* Notices printed by rank 0 before training: a setting that the run takes
+ * differently from what a user may expect is said, never silently applied
+ * or ignored. */
+static void print_notices(const dt_config *cfg)
+{
+    if (cfg->weights_set && cfg->topology[0]) {
+        cm_topo t;
+        cm_topo_init(&t);
+        if (cm_topo_read(&t, cfg->topology) == CM_OK && t.ew)
+            fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
+                    "weights in %s\n", cm_weight_rule_name(cfg->weights),
+                    cfg->topology);
+        cm_topo_destroy(&t);
+    }
+    if (cfg->resume && cfg->ckpt_dir[0]) {
+        uint64_t e;
+        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO)
+            fprintf(stderr, "dpsgd-train: notice: --resume: no checkpoint in "
+                    "%s yet: starting from scratch\n", cfg->ckpt_dir);
+    }
+    fflush(stderr);
+}
+
 static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
-    cm_status s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ?
-                               print_progress : NULL, NULL, &r);
+    if (root)
+        print_notices(cfg);
+    cm_status s = dt_comm_set_timeout(cfg->timeout);
+    if (s == CM_OK)
+        s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ? print_progress
+                                                        : NULL, NULL, &r);
+    int report;
+    if (s != CM_OK && dt_comm_timed_out(&report)) {
+        /* Some rank is silent: no agreement can finish. The reporting
+         * rank prints and ends the job; the others give it time to. */
+        sig_root = 0; /* the SIGTERM of the abort adds no second line */
+        if (report) {
+            char msg[8400];
+            size_t n = put(msg, 0, sizeof msg, "dpsgd-train: ");
+            n = put(msg, n, sizeof msg, cm_last_error());
+            n = put(msg, n, sizeof msg, "; ");
+            n = put_ckpt(msg, n, sizeof msg);
+            fputs(msg, stderr);
+            fflush(stderr);
+        } else {
+            sleep(5);
+        }
+        dt_comm_abort_job(1);
+    }
     if (s != CM_OK) {
         if (root)
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());

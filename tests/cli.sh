@@ -322,6 +322,31 @@ mpi_cases() {
             passed=$((passed + 1))
         fi
     done
+    # issue 10 item 6: a rank stopped (SIGSTOP) ends the job after
+    # --timeout with one message naming it and the last good checkpoint
+    case_no=$((case_no + 1))
+    ck="$T/ck-stop-rank"
+    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+        -np 3 "$dt" --topology "$T/g4.txt" --dataset synthetic \
+        --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+        --checkpoint "$ck" --timeout 3 --quiet >"$T/out" 2>"$T/err" &
+    mp=$!
+    i=0
+    while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    pid=$(pgrep -f -- "--checkpoint $ck" | grep -vx "$mp" | sort -n | tail -n 1)
+    rank=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+    kill -STOP "$pid"
+    wait $mp
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        fail "stopped rank: exit 0"
+    elif [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "^dpsgd-train: no progress for 3 s (waiting in .*): rank $rank does not answer (stopped, hung or unreachable); the job is ended (--timeout 3); last good checkpoint: $ck/epoch-" "$T/err"; then
+        fail "stopped rank $rank: not one message naming it: $(head -c 400 "$T/err")"
+    else
+        passed=$((passed + 1))
+    fi
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
