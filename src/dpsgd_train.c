@@ -15,6 +15,7 @@
  * dies of the signal as before.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,10 +154,13 @@ static int run_bench(const dt_config *cfg)
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
     (void)ctx;
+    char local[32] = "-"; /* NaN: not measured (--local-eval 0) */
+    if (!isnan(p->test_acc_local_mean))
+        snprintf(local, sizeof local, "%.4f", p->test_acc_local_mean);
     printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
-           "local_acc %.4f  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
+           "local_acc %s  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
            "%.1f s\n", p->epoch, p->epochs, p->step, p->train_loss,
-           p->test_acc, p->test_acc_local_mean, p->consensus,
+           p->test_acc, local, p->consensus,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
 }
@@ -244,12 +248,15 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                  cfg->epochs);
     else
         snprintf(epochs, sizeof epochs, "%.4g", r.last.epoch);
+    char local[32] = "-";
+    if (!isnan(r.last.test_acc_local_mean))
+        snprintf(local, sizeof local, "%.4f", r.last.test_acc_local_mean);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
-           "epochs %s  test_acc %.4f  local_acc %.4f  consensus %.3g  "
+           "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
            "slem %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
-           epochs, r.last.test_acc, r.last.test_acc_local_mean,
+           epochs, r.last.test_acc, local,
            r.last.consensus, r.slem, (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
     printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "

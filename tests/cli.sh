@@ -240,6 +240,64 @@ mpi_run() {
         --bind-to none -np "$@"
 }
 
+# Issue 10 items 2-5, 7, 8: checkpoints that protect a run, and the run's
+# reports (mpi_cases calls this with $dt, $syn and $T/g4.txt set).
+checkpoint_cases() {
+    ck="$T/ck-life"
+    # --resume with no checkpoint yet: a notice, then a fresh start
+    expect_ok "--resume on an empty directory" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 2 --checkpoint "$ck" --resume --quiet --local-eval 0 --log "$T/life.csv"
+    check 'grep -qx "dpsgd-train: notice: --resume: no checkpoint in $ck yet: starting from scratch" "$T/err" && [ "$(cat "$ck/latest")" = epoch-000002 ]' \
+        "notice and a complete checkpoint: $(head -c 200 "$T/err")"
+    check 'awk -F, "NR > 1 && \$6 != \"\" { bad = 1 } END { exit bad }" "$T/life.csv" && grep -q "  local_acc -  " "$T/out"' \
+        "--local-eval 0: empty local-accuracy column, '-' on the final line"
+    cp "$ck/latest" "$T/latest.before"
+    # a fresh run refuses a directory that holds a checkpoint (it deleted it)
+    expect_fail 2 "^dpsgd-train: --checkpoint: $ck holds the checkpoint of an earlier run \\(epoch 2\\): add --resume to continue it, or remove $ck" \
+        "fresh run on an existing checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$ck"
+    check 'cmp -s "$ck/latest" "$T/latest.before" && [ -d "$ck/epoch-000002" ]' "the earlier checkpoint is intact"
+    # a second run on the same directory is refused (flock(1) holds DIR/lock)
+    expect_fail 1 "^dpsgd-train: --checkpoint: $ck is in use by another run \\($ck/lock is locked\\)" \
+        "second run on one checkpoint directory" flock -n "$ck/lock" env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 \
+        mpirun -q --oversubscribe --bind-to none -np 2 "$dt" --topology "$T/g4.txt" $syn --epochs 3 --checkpoint "$ck" --resume
+    rm -f "$ck/lock"
+    # another setting: named, with both values
+    expect_fail 2 "^dpsgd-train: --resume: $ck was written with --lr 0.02, this run has --lr 0.05: resume with the settings" \
+        "resume with another --lr" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 3 --checkpoint "$ck" --resume --lr 0.05
+    # a larger --epochs continues; --keep 2 keeps two generations
+    expect_ok "--resume with more --epochs" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 4 --checkpoint "$ck" --resume --quiet
+    check 'grep -q "^final: .*  epochs 4  " "$T/out" && grep -q "(8 steps after resume" "$T/out"' \
+        "continued to epoch 4: $(grep final: "$T/out")"
+    check '[ "$(ls -d "$ck"/epoch-* | wc -l)" -eq 2 ] && [ -d "$ck/epoch-000003" ] && [ -d "$ck/epoch-000004" ] && [ ! -e "$ck/lock" ]' \
+        "--keep 2 (default): epochs 3 and 4 kept, no lock left: $(ls "$ck" | tr '\n' ' ')"
+    expect_ok "--keep 1" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 5 --checkpoint "$ck" --resume --keep 1 --quiet
+    check '[ "$(ls -d "$ck"/epoch-* | wc -l)" -eq 1 ] && [ "$(ls "$ck"/state-* | wc -l)" -eq 1 ]' "--keep 1: one generation"
+    # start-up checks: an unwritable --checkpoint before any training
+    : >"$T/plainfile"
+    expect_fail 1 "^dpsgd-train: --checkpoint: cannot create checkpoint directory $T/plainfile/ck: Not a directory" \
+        "unwritable --checkpoint at start-up" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 \
+        --checkpoint "$T/plainfile/ck" --log "$T/unw.csv"
+    check '[ ! -e "$T/unw.csv" ]' "no log row written"
+    # divergence stops the run
+    expect_fail 1 "^dpsgd-train: training diverged at epoch 1 \\(step [0-9]+\\): the training loss is NaN" \
+        "D-PSGD --lr 100 diverges" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --lr 100 --epochs 2
+    # --weights on a weighted file applies, with a notice
+    "$BIN/topogen" -n 8 -d 2 --kind ring --weights laplacian -q -o "$T/ring8.txt"
+    expect_ok "weighted file" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet
+    s1=$(sed -n 's/.*  slem \([0-9.]*\)  .*/\1/p' "$T/out")
+    expect_ok "weighted file with --weights maxdeg" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet --weights maxdeg
+    s2=$(sed -n 's/.*  slem \([0-9.]*\)  .*/\1/p' "$T/out")
+    check 'grep -qx "dpsgd-train: notice: --weights maxdeg replaces the weights in $T/ring8.txt" "$T/err" && [ -n "$s1" ] && [ "$s1" != "$s2" ]' \
+        "--weights maxdeg applied with a notice (slem $s1 -> $s2)"
+    # all-reduce reports the bytes it hands to MPI_Allreduce
+    expect_ok "all-reduce bytes" mpi_run 2 "$dt" --mode allreduce $syn --epochs 1 --quiet --log "$T/ar.csv"
+    check 'awk -F, "NR == 2 && \$8 > 0 { ok = 1 } END { exit !ok }" "$T/ar.csv" && ! grep -q "(.*, 0.0 kB sent per step" "$T/out"' \
+        "all-reduce bytes_sent > 0: $(tail -n 1 "$T/ar.csv")"
+}
+
 # mk_idx DIR N SIDE t10k NT SIDE_T: an MNIST-style IDX directory, N
 # SIDExSIDE training images and NT SIDE_TxSIDE_T test images, zero pixels
 # and labels (plain files, big-endian headers written with printf).
@@ -286,9 +344,8 @@ mpi_cases() {
         "two ranks, no topology" mpi_run 2 "$dt" $syn --log "$l"
     expect_fail 2 "^dpsgd-train: --partition 'dirichlet:-1'" \
         "bad partition" mpi_run 2 "$dt" --topology "$T/g4.txt" --partition dirichlet:-1 $syn
-    expect_fail 1 "^dpsgd-train: --resume: no complete checkpoint in $T/ck" \
-        "resume without checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --checkpoint "$T/ck" --resume --log "$l"
     check '[ ! -e "$l" ]' "no log after MPI failures"
+    checkpoint_cases
     # issue 10 item 7: after --stop-after the final line says the epochs done
     expect_ok "--stop-after 1 of 3" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 3 --stop-after 1 --checkpoint "$T/ck-stop" --quiet
@@ -342,7 +399,7 @@ mpi_cases() {
     rc=$?
     if [ "$rc" -eq 0 ]; then
         fail "stopped rank: exit 0"
-    elif [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "^dpsgd-train: no progress for 3 s (waiting in .*): rank $rank does not answer (stopped, hung or unreachable); the job is ended (--timeout 3); last good checkpoint: $ck/epoch-" "$T/err"; then
+    elif [ "$(grep -c "^dpsgd-train:" "$T/err")" -ne 1 ] || ! grep -q "^dpsgd-train: no progress for 3 s (waiting in .*): rank $rank does not answer (stopped, hung or unreachable); the job is ended (--timeout 3); last good checkpoint: $ck/epoch-" "$T/err"; then
         fail "stopped rank $rank: not one message naming it: $(head -c 400 "$T/err")"
     else
         passed=$((passed + 1))
@@ -351,7 +408,7 @@ mpi_cases() {
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
     check '[ "$(wc -l <"$l")" -eq 3 ] && [ -f "$T/ck/latest" ]' "CSV rows and a complete checkpoint"
-    f=$(ls "$T"/ck/epoch-*/worker-000001.ckpt)
+    f="$T/ck/$(cat "$T/ck/latest")/worker-000001.ckpt" # --keep 2: two epochs
     printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
     expect_fail 1 "^dpsgd-train: --resume: .*worker-000001.ckpt: checksum mismatch" \
         "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
