@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -95,6 +96,10 @@ static void on_signal(int sig)
         ssize_t w = write(STDERR_FILENO, msg, n);
         (void)w;
         sig_root = 0; /* one message, even if the signal comes twice */
+        /* mpirun relays our stderr only while a rank lives: give the line
+         * time to get out before dying (nanosleep is async-signal-safe) */
+        struct timespec ts = {0, 300000000L};
+        nanosleep(&ts, NULL);
     }
     signal(sig, SIG_DFL);
     raise(sig);
