@@ -5,7 +5,10 @@
  * stochastic gradient descent", Algorithm 1, with local momentum and
  * weight decay (v_i <- mu v_i + g_i + wd x_i; x_i <- sum_j W_ij x_j - lr v_i).
  * The exchange of the x_j is started before and finished after the
- * gradient computation, so it overlaps it.
+ * gradient computation, so it overlaps it. --algorithm swaps in another
+ * update rule of dt_algo (D^2, gradient tracking, quasi-global momentum)
+ * on the same gossip; d2's mixing matrix (1 - c) I + c W is settled here,
+ * from lambda_min(W), before training.
  *
  * Reproducibility: everything a worker does depends on (seed, worker id)
  * only: its shard (dt_partition, from the seed), its batch order (its own
@@ -15,6 +18,11 @@
  * the trajectory is the same for every number of ranks P, and a resumed
  * run equals an uninterrupted one. Evaluation is the only place where
  * floating-point sums over ranks happen, and it never feeds back.
+ *
+ * Time-varying topologies (cm_topo_seq): one gossip plan per round; step t
+ * (counted from the start of the run, so also across a resume) gossips
+ * over round t mod period, and the bytes sent follow that round's edges.
+ * A single-round file is today's run, bit for bit.
  *
  * Trade-off: one network (one set of activation and im2col buffers) per
  * rank runs all of the rank's workers in turn; worker state is just
@@ -31,13 +39,18 @@
 
 #include "cm_rng.h"
 #include "cm_time.h"
+#include "cm_hash.h"
 #include "cm_mixing.h"
+#include "cm_topo_seq.h"
+#include "cm_topo.h"
+#include "dt_algo.h"
 #include "dt_data.h"
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
 #include "dt_log.h"
 #include "dt_loop.h"
 #include "dt_metrics.h"
+#include "dt_model_io.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
@@ -51,10 +64,16 @@ typedef struct {
     size_t rank, P;
     int allreduce;          /* 1: C-PSGD, one shared x */
     size_t n;               /* workers in the run */
-    cm_topo topo;           /* gossip mode: the weighted topology */
-    double slem;
+    cm_topo_seq seq;        /* gossip mode: the weighted round(s) */
+    cm_topo *topo;          /* seq's round 0: the topology when static */
+    size_t period;          /* rounds of seq (1: a static topology) */
+    size_t cur;             /* the round of the step in progress */
+    double slem;            /* SLEM, or the period product's norm */
     int one_based;          /* the topology file was read as 1-based */
-    dt_gossip *g;
+    double mix_c;           /* d2: weight of W in its mixing matrix */
+    double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
+    dt_gossip **g;          /* [period] one gossip plan per round */
+    dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
     size_t B;               /* batch */
     size_t steps_per_epoch;
@@ -73,6 +92,32 @@ typedef struct {
 
 /* ---- setup ------------------------------------------------------------- */
 
+/* d2's mixing matrix M = (1 - c) I + c W: --d2-mixing C, or (auto) the
+ * largest c <= 1 with lambda_min(M) >= -1/4, a margin inside D^2's
+ * lambda_min > -1/3. Refuses a C whose M is at or below -1/3. Same on
+ * every rank (same file, same arithmetic). O(n^3). */
+static cm_status setup_d2_mixing(dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    double l2, lmin;
+    cm_status s = cm_topo_w_extremes(r->topo, &l2, &lmin);
+    if (s != CM_OK)
+        return cm_error_prefix(s, "--topology");
+    double c = cfg->d2_mix;
+    if (c == 0.0)
+        c = lmin < -0.25 ? 1.25 / (1.0 - lmin) : 1.0;
+    double mmin = 1.0 - c * (1.0 - lmin), m2 = 1.0 - c * (1.0 - l2);
+    if (r->n > 1 && mmin <= -1.0 / 3.0 + 1e-9)
+        return cm_error(CM_EINVAL, "--algorithm d2 on %s: lambda_min of its "
+                        "mixing matrix (1 - C) I + C W is %.4f with C = %g "
+                        "(lambda_min(W) = %.4f); D^2 needs it above -1/3: "
+                        "use --d2-mixing auto or half", cfg->topology, mmin,
+                        c, lmin);
+    r->mix_c = c;
+    r->mix_slem = r->n > 1 ? fmax(fabs(m2), fabs(mmin)) : 0.0;
+    return CM_OK;
+}
+
 /* Topology (gossip) or worker count (all-reduce); ranks <= workers. */
 static cm_status setup_workers(dt_run *r)
 {
@@ -86,19 +131,29 @@ static cm_status setup_workers(dt_run *r)
          * the one validation (-1 above the dense eigensolver's limit) */
         cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
                                 0, 0};
-        s = cm_topo_read_ex(&r->topo, cfg->topology, &ro);
+        s = cm_topo_seq_read_ex(&r->seq, cfg->topology, &ro);
         r->one_based = ro.one_based;
-        if (s == CM_OK)
-            s = cm_topo_check_connected(&r->topo, cfg->topology);
-        /* --weights on a weighted file replaces its weights (main prints
-         * a notice): never silently ignored */
-        if (s == CM_OK && (!r->topo.self || cfg->weights_set))
-            s = cm_topo_set_weights(&r->topo, cfg->weights);
-        if (s == CM_OK)
-            s = cm_topo_validate_slem(&r->topo, cfg->topology, &r->slem);
+        r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
+        if (s == CM_OK && r->seq.period == 1) { /* a static topology */
+            s = cm_topo_check_connected(r->topo, cfg->topology);
+            /* --weights on a weighted file replaces its weights (main
+             * prints a notice): never silently ignored */
+            if (s == CM_OK && (!r->topo->self || cfg->weights_set))
+                s = cm_topo_set_weights(r->topo, cfg->weights);
+        }
+        if (s == CM_OK) /* one round: cm_topo_validate_slem */
+            s = cm_topo_seq_validate(&r->seq, cfg->topology, &r->slem);
+        r->period = r->seq.period;
+        if (s == CM_OK && r->period > 1 && cfg->algorithm != DT_ALGO_DPSGD)
+            s = cm_error(CM_EINVAL, "%s is time-varying (period %zu): "
+                         "--algorithm %s needs a static topology; sequences "
+                         "run with --algorithm dpsgd", cfg->topology,
+                         r->period, dt_algo_name(cfg->algorithm));
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
-        r->n = r->topo.n;
+        r->n = r->seq.n;
+        if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
+            s = setup_d2_mixing(r);
     }
     s = dt_comm_agree(r->comm, s);
     if (s != CM_OK)
@@ -226,14 +281,18 @@ static cm_status setup_state(dt_run *r)
     const dt_data *d = &r->w.train;
     cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, d->classes,
                              dt_net_eval_batch(r->B), cfg->avx512, &r->net);
+    if (s == CM_OK)
+        s = dt_net_set_threads(r->net, (size_t)cfg->threads);
     if (s != CM_OK)
         return s;
     const size_t len = r->net->n_params;
     r->ev.comm = r->comm;
     r->ev.net = r->net;
     r->ev.n = r->n;
-    if ((s = dt_workers_alloc(&r->w, r->allreduce, len, r->B, cfg->seed)) !=
-            CM_OK ||
+    const size_t xlen = r->allreduce ? len
+                                     : dt_algo_gossip_len(cfg->algorithm, len);
+    if ((s = dt_workers_alloc(&r->w, r->allreduce, len, xlen, r->B,
+                              cfg->seed)) != CM_OK ||
         (s = dt_evaluator_alloc(&r->ev, len)) != CM_OK)
         return s;
     if (r->allreduce && !(r->gsum = malloc(len * sizeof *r->gsum)))
@@ -241,6 +300,9 @@ static cm_status setup_state(dt_run *r)
     cm_rng init;
     cm_rng_seed(&init, cfg->seed, 0);
     dt_net_init(r->net, r->w.x[0], &init);
+    if (cfg->init_model[0] &&
+        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK)
+        return s;
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
     return CM_OK;
@@ -261,38 +323,75 @@ static cm_status worker_grad(dt_run *r, size_t i, const float *p)
     return s;
 }
 
-static cm_status step_gossip(dt_run *r, double lr)
+/* The gossip as dt_algo's mixer: the plan of the current round. */
+static cm_status mix_start(void *ctx, float *const *in)
 {
-    const float mu = (float)r->cfg->momentum, wd = (float)r->cfg->weight_decay;
+    dt_run *r = ctx;
+    return dt_gossip_start(r->g[r->cur], in);
+}
+
+static cm_status mix_finish(void *ctx, float *const *out)
+{
+    dt_run *r = ctx;
+    return dt_gossip_finish(r->g[r->cur], out);
+}
+
+/* One step of every local worker: dt_algo_begin starts the gossip when the
+ * algorithm overlaps it (dpsgd, gt), the gradients follow, dt_algo_end
+ * finishes or runs the gossip and updates. For dpsgd this is the original
+ * sequence of calls, so its bits are unchanged. */
+static cm_status step_gossip(dt_run *r, size_t step, double lr)
+{
     dt_workers *w = &r->w;
-    cm_status s = dt_gossip_start(r->g, w->x);
+    r->cur = step % r->period;
+    dt_gossip *g = r->g[r->cur];
+    cm_status s = dt_algo_begin(r->algo);
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
-        double loss;
-        dt_workers_next_batch(w, i);
-        s = dt_loop_local_step(r->net, w->x[i], w->v[i], w->xb, w->yb, r->B,
-                               mu, wd, &loss);
-        r->loss_sum += loss;
-        r->loss_n++;
+        s = worker_grad(r, i, w->x[i]);
+        dt_algo_grad(r->algo, i, r->net->grads, (float)lr);
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
          * poke it between workers so it proceeds during the computation. */
         if (s == CM_OK && i + 1 < w->count)
-            s = dt_gossip_progress(r->g);
+            s = dt_gossip_progress(g);
     }
     r->t_compute += cm_time_now() - t0;
-    if (s == CM_OK)
-        s = dt_gossip_finish(r->g, w->xn);
+    /* the update after the gossip counts as compute, the gossip not */
+    dt_gossip_stats g0, g1;
+    dt_gossip_get_stats(g, &g0);
     t0 = cm_time_now();
-    for (size_t i = 0; i < w->count; i++) {
-        dt_sgd_apply(w->xn[i], w->v[i], w->len, (float)lr);
-        float *tmp = w->x[i];
-        w->x[i] = w->xn[i];
-        w->xn[i] = tmp;
-    }
-    r->t_compute += cm_time_now() - t0;
+    if (s == CM_OK)
+        s = dt_algo_end(r->algo, (float)lr);
+    dt_gossip_get_stats(g, &g1);
+    r->t_compute += cm_time_now() - t0 - (g1.t_mix - g0.t_mix) -
+                    (g1.t_mpi - g0.t_mpi);
     return s;
+}
+
+/* The gossip (of dt_algo_gossip_len floats per worker) and the update
+ * rule on the workers' arrays. Collective. */
+static cm_status setup_algo(dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    dt_workers *w = &r->w;
+    /* one plan per round, the allocation agreed before the first */
+    r->g = calloc(r->period, sizeof *r->g);
+    cm_status s = dt_comm_agree(r->comm, r->g ? CM_OK
+                                              : cm_error(CM_ENOMEM, "out of "
+                                                         "memory"));
+    for (size_t t = 0; t < r->period && s == CM_OK; t++)
+        s = dt_gossip_new(r->comm, &r->seq.round[t], w->xlen, &r->g[t]);
+    if (s != CM_OK)
+        return s;
+    dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
+                         .count = w->count, .mu = (float)cfg->momentum,
+                         .wd = (float)cfg->weight_decay,
+                         .mix_w = (float)r->mix_c};
+    dt_algo_mixer mx = {r, mix_start, mix_finish};
+    return dt_comm_agree(r->comm,
+                         dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo));
 }
 
 static cm_status step_allreduce(dt_run *r, double lr)
@@ -322,15 +421,32 @@ static cm_status step_allreduce(dt_run *r, double lr)
 
 /* ---- evaluation -------------------------------------------------------- */
 
+/* This rank's gossip counters summed over the rounds' plans; bytes_round
+ * is the mean over the period (bytes per step). */
+static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
+                         double *bytes_round)
+{
+    memset(out, 0, sizeof *out);
+    *bytes_round = 0.0;
+    for (size_t t = 0; r->g && t < r->period; t++) {
+        dt_gossip_stats gs;
+        dt_gossip_get_stats(r->g[t], &gs);
+        out->rounds += gs.rounds;
+        out->bytes_sent += gs.bytes_sent;
+        out->t_mix += gs.t_mix;
+        out->t_mpi += gs.t_mpi;
+        *bytes_round += (double)gs.bytes_round / (double)r->period;
+    }
+}
+
 /* Collective. The progress after `step` steps, on every rank; resets the
  * loss accumulators. */
 static cm_status evaluate(dt_run *r, size_t step, double lr,
                           dt_dpsgd_progress *p)
 {
-    double t0 = cm_time_now();
-    dt_gossip_stats gs = {0};
-    if (r->g)
-        dt_gossip_get_stats(r->g, &gs);
+    double t0 = cm_time_now(), bytes_round;
+    dt_gossip_stats gs;
+    gossip_stats(r, &gs, &bytes_round);
     dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
                     .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes)};
     cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
@@ -365,15 +481,15 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
 /* Collective. Per-rank times and bytes, averaged over the ranks. */
 static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
 {
-    dt_gossip_stats gs = {0};
-    if (r->g)
-        dt_gossip_get_stats(r->g, &gs);
+    dt_gossip_stats gs;
+    double bytes_round;
+    gossip_stats(r, &gs, &bytes_round);
+    if (r->allreduce) /* the gradient each rank hands to MPI_Allreduce */
+        bytes_round = (double)(r->w.len * sizeof(float));
     struct {
         double compute, mix, mpi, eval, bytes_round;
     } t = {r->t_compute, gs.t_mix, r->allreduce ? r->t_allreduce : gs.t_mpi,
-           r->t_eval,
-           r->allreduce ? (double)(r->w.len * sizeof(float))
-                        : (double)gs.bytes_round};
+           r->t_eval, bytes_round};
     double a[5];
     _Static_assert(sizeof t == sizeof a, "time sums are 5 doubles");
     memcpy(a, &t, sizeof a);
@@ -386,7 +502,11 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_ranks = r->P;
     res->n_params = r->w.len;
     res->slem = r->slem;
+    res->period = r->allreduce ? 0 : r->period;
     res->topo_one_based = r->one_based;
+    res->algorithm = r->allreduce ? DT_ALGO_DPSGD : r->cfg->algorithm;
+    res->mix_c = r->mix_c;
+    res->mix_slem = r->mix_slem;
     res->t_compute = t.compute / P;
     res->t_gossip_mem = t.mix / P;
     res->t_gossip_mpi = t.mpi / P;
@@ -401,11 +521,35 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
 static void run_free(dt_run *r)
 {
     free(r->gsum);
-    dt_gossip_free(r->g);
+    dt_algo_free(r->algo);
+    for (size_t t = 0; r->g && t < r->period; t++)
+        dt_gossip_free(r->g[t]);
+    free(r->g);
     dt_evaluator_destroy(&r->ev);
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
-    cm_topo_destroy(&r->topo);
+    cm_topo_seq_destroy(&r->seq);
+}
+
+/* The checkpoint fingerprint: dt_run_ckpt_fingerprint of round 0 (so a
+ * static run's is unchanged), then the period and every later round, so
+ * a resume with another sequence is refused. The position in the period
+ * is the checkpointed step mod period. */
+static uint64_t run_fingerprint(const dt_run *r)
+{
+    const cm_topo *t0 = r->allreduce ? NULL : r->topo;
+    uint64_t h = dt_run_ckpt_fingerprint(r->cfg, r->n, r->w.len, t0);
+    if (r->allreduce || r->period <= 1)
+        return h;
+    uint64_t p = r->period;
+    h = cm_hash_fnv1a(h, &p, sizeof p);
+    for (size_t k = 1; k < r->period; k++) {
+        const cm_topo *t = &r->seq.round[k];
+        h = cm_hash_fnv1a(h, t->adj, 2 * t->m * sizeof *t->adj);
+        h = cm_hash_fnv1a(h, t->adj_w, 2 * t->m * sizeof *t->adj_w);
+        h = cm_hash_fnv1a(h, t->self, t->n * sizeof *t->self);
+    }
+    return h;
 }
 
 /* Flag combinations that only make sense together. */
@@ -422,6 +566,10 @@ static cm_status check_config(const dt_config *cfg, size_t P)
                         "--topology the workers are its nodes");
     if (cfg->resume && !cfg->ckpt_dir[0])
         return cm_error(CM_EINVAL, "--resume needs --checkpoint DIR");
+    if (cfg->mode == DT_MODE_ALLREDUCE && cfg->algorithm != DT_ALGO_DPSGD)
+        return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
+                        "runs (--topology); all-reduce already averages the "
+                        "exact gradients", dt_algo_name(cfg->algorithm));
     return CM_OK;
 }
 
@@ -470,7 +618,8 @@ typedef struct {
 static cm_status loop_step(void *ctx, size_t step, double lr)
 {
     dt_run *r = ((loop_ctx *)ctx)->r;
-    cm_status s = r->allreduce ? step_allreduce(r, lr) : step_gossip(r, lr);
+    cm_status s = r->allreduce ? step_allreduce(r, lr)
+                               : step_gossip(r, step, lr);
     if (s == CM_OK && !isfinite(r->loss_sum)) /* divergence */
         s = dt_check_finite(r->loss_sum, NULL, 0,
                             step / r->steps_per_epoch + 1, step + 1, lr);
@@ -495,6 +644,14 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
         (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
         return s;
     c->res->last = p;
+    const size_t K = r->cfg->save_model_every;
+    if (epoch_end && K && r->cfg->save_model[0] &&
+        (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */
+        if (r->rank == 0)
+            s = dt_model_save(r->net, r->ev.xbar, r->cfg->save_model);
+        if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
+            return s;
+    }
     if (epoch_end && r->cfg->ckpt_dir[0])
         s = dt_run_ckpt_save(c->ck, &r->w, done / r->steps_per_epoch, done,
                              c->rs);
@@ -515,7 +672,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     memset(&lg, 0, sizeof lg);
     memset(res, 0, sizeof *res);
     dt_partition_init(&part);
-    cm_topo_init(&r.topo);
+    cm_topo_seq_init(&r.seq);
     dt_workers_init(&r.w);
     dt_evaluator_init(&r.ev);
     double t_begin = cm_time_now();
@@ -531,21 +688,22 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     if (r.rank == 0)
         s = dt_log_open(&lg, cfg->log_path);
+    if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
+        s = dt_model_check_path(cfg->save_model);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
         (s = setup_data(&r, &part)) != CM_OK)
         goto cleanup;
     s = dt_comm_agree(comm, setup_state(&r));
     if (s != CM_OK)
         goto cleanup;
-    if (!r.allreduce &&
-        (s = dt_gossip_new(comm, &r.topo, r.w.len, &r.g)) != CM_OK)
+    if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
-    const cm_topo *topo = r.allreduce ? NULL : &r.topo;
+    const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
-        .steps_per_epoch = r.steps_per_epoch,
-        .fingerprint = dt_run_ckpt_fingerprint(cfg, r.n, r.w.len, topo),
+        .steps_per_epoch = r.steps_per_epoch, .algo = r.algo,
+        .fingerprint = run_fingerprint(&r),
         .settings = settings, .keep = cfg->keep, .epochs = cfg->epochs};
     size_t step = 0;
     int resume = 0;
@@ -576,6 +734,11 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->steps = step;
     if ((s = summarize(&r, res)) != CM_OK)
+        goto cleanup;
+    /* the average model xbar, formed on every rank by summarize */
+    if (cfg->save_model[0] && r.rank == 0)
+        s = dt_model_save(r.net, r.ev.xbar, cfg->save_model);
+    if ((s = dt_comm_agree(comm, s)) != CM_OK)
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:

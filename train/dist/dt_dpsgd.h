@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "cm_status.h"
+#include "dt_algo.h"
 #include "dt_comm.h"
 #include "dt_config.h"
 
@@ -57,9 +58,16 @@ typedef struct {
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
     double slem;           /* SLEM of W (0 for all-reduce; -1 when above
-                              the dense eigensolver's limit) */
+                              the dense eigensolver's limit); for a
+                              time-varying topology the norm of its
+                              period's product minus 11^T/n */
+    size_t period;         /* rounds of the topology (1: static; 0 for
+                              all-reduce) */
     int topo_one_based;    /* the topology file had no node 0 and no n=:
                               read as 1-based (worker i is its node i+1) */
+    dt_algo_kind algorithm;/* the update rule (dpsgd for all-reduce) */
+    double mix_c;          /* d2: its mixing matrix is (1-c) I + c W */
+    double mix_slem;       /* d2: the SLEM of that matrix (else 0) */
     dt_dpsgd_progress last;/* the last evaluation */
     double t_compute;      /* s per rank: gradients and updates (mean) */
     double t_gossip_mem;   /* s per rank: in-memory mixing (mean) */

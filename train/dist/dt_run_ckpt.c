@@ -12,6 +12,7 @@
 
 #include "cm_atomic.h"
 #include "cm_hash.h"
+#include "dt_algo.h"
 #include "dt_ckpt.h"
 #include "dt_data.h"
 #include "dt_net.h"
@@ -31,7 +32,11 @@ static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
     m->pos = w->cursor[i];
     m->fingerprint = c->fingerprint;
     m->n_params = w->len;
-    m->has_momentum = 1;
+    m->n_state = 1;
+    if (c->algo) {
+        float *arr[DT_ALGO_MAX_STATE];
+        m->n_state = (unsigned)dt_algo_state(c->algo, i, arr);
+    }
     m->rng = w->rng_pass[i];
 }
 
@@ -133,6 +138,17 @@ fail:
     return cm_error_prefix(s, "--checkpoint");
 }
 
+/* Worker i's state beyond x: the algorithm's arrays, or the shared v. */
+static unsigned state_of(const dt_run_ckpt *c, const dt_workers *w, size_t i,
+                         float *arr[DT_ALGO_MAX_STATE])
+{
+    if (!c->algo) {
+        arr[0] = w->v[0];
+        return 1;
+    }
+    return (unsigned)dt_algo_state(c->algo, i, arr);
+}
+
 cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
                            uint64_t epoch, size_t step,
                            const dt_run_state *rs)
@@ -141,8 +157,9 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
         dt_ckpt_meta m;
         ckpt_meta(c, w, i, epoch, step, &m);
-        size_t a = w->shared ? 0 : i;
-        s = dt_ckpt_write(c->dir, &m, w->x[a], w->v[a]);
+        float *st[DT_ALGO_MAX_STATE];
+        state_of(c, w, i, st);
+        s = dt_ckpt_write(c->dir, &m, w->x[w->shared ? 0 : i], st);
     }
     int root = dt_comm_rank(c->comm) == 0;
     if ((s = dt_comm_agree(c->comm, s)) == CM_OK && root) {
@@ -188,8 +205,10 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
         dt_ckpt_meta want, got;
         ckpt_meta(c, w, i, epoch, 0, &want);
-        size_t a = w->shared ? 0 : i;
-        s = dt_ckpt_read(c->dir, epoch, &want, &got, w->x[a], w->v[a]);
+        float *st[DT_ALGO_MAX_STATE];
+        state_of(c, w, i, st);
+        s = dt_ckpt_read(c->dir, epoch, &want, &got, w->x[w->shared ? 0 : i],
+                         st);
         if (s != CM_OK)
             break;
         size_t n_i = dt_workers_shard_size(w, i);
@@ -262,7 +281,14 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
         cfg->train_limit, cfg->synth_train, cfg->synth_test, len);
     if (k < 0)
         k = 0;
-    return (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+    size_t at = (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+    if (cfg->algorithm != DT_ALGO_DPSGD && at < cap) {
+        k = snprintf(buf + at, cap - at, "--algorithm %s\n--d2-mixing %s\n",
+                     dt_algo_name(cfg->algorithm), exact(cfg->d2_mix, v[0]));
+        if (k > 0)
+            at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
+    }
+    return at;
 }
 
 uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
