@@ -360,7 +360,7 @@ checkpoint_cases() {
         mpirun -q --oversubscribe --bind-to none -np 2 "$dt" --topology "$T/g4.txt" $syn --epochs 3 --checkpoint "$ck" --resume
     rm -f "$ck/lock"
     # another setting: named, with both values
-    expect_fail 2 "^dpsgd-train: --resume: $ck was written with --lr 0.02, this run has --lr 0.05: resume with the settings" \
+    expect_fail 2 "^dpsgd-train: --resume: $ck was written with other settings: --lr 0.02, this run has --lr 0.05: resume with the settings" \
         "resume with another --lr" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 3 --checkpoint "$ck" --resume --lr 0.05
     # a larger --epochs continues; --keep 2 keeps two generations
     expect_ok "--resume with more --epochs" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \

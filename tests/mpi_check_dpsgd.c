@@ -136,8 +136,8 @@ START_TEST(test_resume_equals_uninterrupted)
      * setting with both values (issue 10 item 8) */
     cfg.lr = 0.06;
     ck_assert_int_eq(run_on(4, &cfg, &h_res, &a_res), CM_EINVAL);
-    ck_assert_msg(strstr(cm_last_error(), "written with --lr 0.02, this run "
-                                          "has --lr 0.06"),
+    ck_assert_msg(strstr(cm_last_error(), "written with other settings: "
+                                          "--lr 0.02, this run has --lr 0.06"),
                   "%s", cm_last_error());
     if (dt_comm_rank(dt_comm_world()) == 0) {
         char cmd[128];

@@ -80,8 +80,9 @@ static cm_status compare_settings(const dt_run_ckpt *c)
             if (kb > lb)
                 kb = lb;
             if (ka == kb && memcmp(a, b, ka) == 0)
-                return cm_error(CM_EINVAL, "%s was written with %.*s %.*s, "
-                                "this run has %.*s %.*s: resume with the "
+                return cm_error(CM_EINVAL, "%s was written with other "
+                                "settings: %.*s %.*s, this run has %.*s "
+                                "%.*s: resume with the "
                                 "settings of the run that wrote it, or start "
                                 "over with another --checkpoint DIR", c->dir,
                                 (int)ka, a, (int)(la > ka ? la - ka - 1 : 0),
