@@ -17,7 +17,7 @@
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 
 #define DT_PATH_MAX 4096
 

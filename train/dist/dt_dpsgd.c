@@ -34,6 +34,7 @@
 
 #include "cm_rng.h"
 #include "cm_time.h"
+#include "cm_mixing.h"
 #include "cm_topo.h"
 #include "dt_algo.h"
 #include "dt_data.h"
@@ -57,6 +58,7 @@ typedef struct {
     size_t n;               /* workers in the run */
     cm_topo topo;           /* gossip mode: the weighted topology */
     double slem;
+    int one_based;          /* the topology file was read as 1-based */
     double mix_c;           /* d2: weight of W in its mixing matrix */
     double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
     dt_gossip *g;
@@ -112,14 +114,18 @@ static cm_status setup_workers(dt_run *r)
         r->n = cfg->workers ? cfg->workers : r->P;
         r->slem = 0.0;
     } else {
-        /* a weighted file's SLEM comes from its validation; an unweighted
-         * one's from the weights the rule gives it */
-        s = cm_topo_read(&r->topo, cfg->topology);
+        /* an unweighted file gets the rule's weights; the SLEM comes from
+         * the one validation (-1 above the dense eigensolver's limit) */
+        cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
+                                0, 0};
+        s = cm_topo_read_ex(&r->topo, cfg->topology, &ro);
+        r->one_based = ro.one_based;
+        if (s == CM_OK)
+            s = cm_topo_check_connected(&r->topo, cfg->topology);
+        if (s == CM_OK && !r->topo.self)
+            s = cm_topo_set_weights(&r->topo, cfg->weights);
         if (s == CM_OK)
             s = cm_topo_validate_slem(&r->topo, cfg->topology, &r->slem);
-        if (s == CM_OK && !r->topo.self &&
-            (s = cm_topo_set_weights(&r->topo, cfg->weights)) == CM_OK)
-            s = cm_topo_slem(&r->topo, &r->slem);
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
         r->n = r->topo.n;
@@ -436,6 +442,7 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_ranks = r->P;
     res->n_params = r->w.len;
     res->slem = r->slem;
+    res->topo_one_based = r->one_based;
     res->algorithm = r->allreduce ? DT_ALGO_DPSGD : r->cfg->algorithm;
     res->mix_c = r->mix_c;
     res->mix_slem = r->mix_slem;

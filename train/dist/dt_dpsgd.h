@@ -57,7 +57,10 @@ typedef struct {
     size_t n_params;       /* model size (floats) */
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
-    double slem;           /* SLEM of W (0 for all-reduce) */
+    double slem;           /* SLEM of W (0 for all-reduce; -1 when above
+                              the dense eigensolver's limit) */
+    int topo_one_based;    /* the topology file had no node 0 and no n=:
+                              read as 1-based (worker i is its node i+1) */
     dt_algo_kind algorithm;/* the update rule (dpsgd for all-reduce) */
     double mix_c;          /* d2: its mixing matrix is (1-c) I + c W */
     double mix_slem;       /* d2: the SLEM of that matrix (else 0) */
