@@ -62,6 +62,10 @@ static const flag_spec FLAGS[] = {
     {"--checkpoint", F_PATH, OFF(ckpt_dir), 0, 0, 0},
     {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
+    {"--save-model", F_PATH, OFF(save_model), 0, 0, 0},
+    {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
+    {"--init-model", F_PATH, OFF(init_model), 0, 0, 0},
+    {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -112,7 +116,8 @@ const char *dt_config_usage(void)
         "  --seed S           seed of init, shuffling, synthetic data (1)\n"
         "  --log FILE.csv     per-epoch CSV log (written atomically)\n"
         "  --quiet            no per-epoch progress lines\n"
-        "  --threads T        OpenBLAS threads (1)\n"
+        "  --threads T        engine threads per process (1; same result for "
+        "any T)\n"
         "  --train-limit N    use only the first N training images\n"
         "  --test-limit N     use only the first N test images\n"
         "  --synthetic-train N, --synthetic-test N  synthetic set sizes "
@@ -122,6 +127,11 @@ const char *dt_config_usage(void)
         "                     random 1x28x28 inputs (no data, no training)\n"
         "  --bench-steps N    steps per timed run (50)\n"
         "  --bench-repeat R   timed runs, best kept (3)\n"
+        "model files (safetensors, PyTorch names and layouts):\n"
+        "  --save-model FILE  write the final (average) model, atomically\n"
+        "  --save-model-every K  also after every K-th epoch\n"
+        "  --init-model FILE  start training from this model\n"
+        "  --eval-model FILE  only evaluate this model on the test set\n"
         "decentralized training (run under mpirun; ranks <= workers):\n"
         "  --topology FILE    D-PSGD on this topology (topogen's format or "
         "an\n"
