@@ -87,10 +87,12 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
     char local[32] = ""; /* empty when not measured (NaN) */
     if (!isnan(r->test_acc_local_mean))
         snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%s,%.6g,%llu\n",
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%s,%.6g,%llu,"
+                             "%.6g,%.6f\n",
                              r->epoch, r->step, r->wall_s, r->train_loss,
                              r->test_acc, local, r->consensus,
-                             (unsigned long long)r->bytes_sent);
+                             (unsigned long long)r->bytes_sent, r->lr,
+                             r->test_loss);
     if (s != CM_OK)
         return s;
     return log_flush(lg);
