@@ -3,9 +3,10 @@
 # its columns (dpsgd-train --log); columns are found by name, so logs
 # without the newer columns (train_loss_global, a modelled time) still
 # aggregate: the missing statistic is NaN. An empty field (not measured)
-# is left out of that row's mean. Set -v mtime=NAME to aggregate the
-# column NAME as the modelled time (default: the first column whose name
-# starts with "modelled").
+# is left out of that row's mean. Issue 14's lr and test_loss columns are
+# not used here. Set -v mtime=NAME to aggregate the column NAME as the
+# modelled time (default: the first column whose name starts with
+# "modelled").
 # Output (whitespace-separated, one line per row index present in every
 # file; NaN where no file has a value):
 #  1 epoch  2 step  3 wall_mean  4 acc_mean  5 acc_std  6 loss_mean

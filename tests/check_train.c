@@ -211,6 +211,9 @@ Suite *train_suite(void)
     tc = tcase_create("csv_log");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_log);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("divergence_stops");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_divergence_stops);
     suite_add_tcase(s, tc);
     return s;

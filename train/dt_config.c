@@ -68,6 +68,7 @@ static const flag_spec FLAGS[] = {
     {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
     {"--init-model", F_PATH, OFF(init_model), 0, 0, 0},
     {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
+    {"--summary", F_PATH, OFF(summary), 0, 0, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -136,6 +137,8 @@ const char *dt_config_usage(void)
         "  --save-model-every K  also after every K-th epoch\n"
         "  --init-model FILE  start training from this model\n"
         "  --eval-model FILE  only evaluate this model on the test set\n"
+        "  --summary FILE.json  settings, final metrics, timings, bytes,\n"
+        "                     hashes and version of the run (atomically)\n"
         "decentralized training (run under mpirun; ranks <= workers):\n"
         "  --topology FILE    D-PSGD on this topology (topogen's format or "
         "an\n"

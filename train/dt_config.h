@@ -87,6 +87,8 @@ typedef struct {
     char init_model[DT_PATH_MAX]; /* --init-model FILE: start from it */
     char eval_model[DT_PATH_MAX]; /* --eval-model FILE: only evaluate it on
                                   the test set */
+    char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
+                                  timings, hashes of the run; "" = none */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

@@ -90,12 +90,19 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
         snprintf(loss, sizeof loss, "%.6f", r->train_loss);
     if (!isnan(r->test_acc_local_mean))
         snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
+    char lr[32] = "", tloss[32] = "";
+    if (!isnan(r->lr))
+        snprintf(lr, sizeof lr, "%.6g", r->lr);
+    if (!isnan(r->test_loss))
+        snprintf(tloss, sizeof tloss, "%.6f", r->test_loss);
     if (!isnan(r->train_loss_global))
         snprintf(global, sizeof global, "%.6f", r->train_loss_global);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s,%.6f,%s,%.6g,%llu,%s\n",
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s,%.6f,%s,%.6g,%llu,"
+                             "%s,%s,%s\n",
                              r->epoch, r->step, r->wall_s, loss, r->test_acc,
                              local, r->consensus,
-                             (unsigned long long)r->bytes_sent, global);
+                             (unsigned long long)r->bytes_sent, lr, tloss,
+                             global);
     if (s != CM_OK)
         return s;
     return log_flush(lg);

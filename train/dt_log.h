@@ -1,9 +1,11 @@
 /* dt_log: the per-epoch CSV log shared by single and multi-worker runs.
  *
  * Columns: epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,
- * consensus,bytes_sent,train_loss_global (test accuracies as fractions in
- * 0..1; a value that was not measured, NaN, is an empty field). A D-PSGD
- * run's first row is epoch 0: the initial model, before any step. Rows are
+ * consensus,bytes_sent,lr,test_loss,train_loss_global (test accuracies as
+ * fractions in 0..1; lr the learning rate of the row's last step; test_loss
+ * the mean cross-entropy of the (averaged) model on the test set; a value
+ * that was not measured, NaN, is an empty field). A D-PSGD run's first row
+ * is epoch 0: the initial model, before any step. Rows are
  * kept in memory and the whole file is rewritten atomically (temporary
  * file + rename) after each row, so a crash leaves either the previous
  * complete log or the new one, never half a line.
@@ -18,8 +20,8 @@
 #include "cm_status.h"
 
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
-                      "test_acc_local_mean,consensus,bytes_sent," \
-                      "train_loss_global"
+                      "test_acc_local_mean,consensus,bytes_sent,lr," \
+                      "test_loss,train_loss_global"
 
 /* The global training loss (column train_loss_global) is the loss of the
  * model (in D-PSGD the average model xbar) on the first min(this, n_train)
@@ -42,6 +44,9 @@ typedef struct {
                                    the CSV field is then empty */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
+    double lr;                  /* learning rate of the last step (NaN:
+                                   no step yet, the epoch-0 row) */
+    double test_loss;           /* test loss of the (averaged) model */
     double train_loss_global;   /* loss of the (averaged) model on the first
                                    DT_TRAIN_LOSS_EVAL training images: the
                                    global objective; NaN: not measured */

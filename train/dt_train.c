@@ -123,9 +123,8 @@ static cm_status single_step(void *ctx, size_t step, double lr)
                                      (float)u->cfg->weight_decay, &loss);
     if (s != CM_OK)
         return s;
-    if (!isfinite(loss) && (s = dt_check_finite(loss, NULL, 0, step / u->S + 1,
-                                                step, lr)) != CM_OK)
-        return s;
+    if (!isfinite(loss)) /* divergence: stop, never report it as a result */
+        return dt_check_finite(loss, NULL, 0, step / u->S + 1, step + 1, lr);
     u->loss_sum += loss;
     dt_sgd_apply(u->net->params, u->v, u->net->n_params, (float)lr);
     return CM_OK;
@@ -162,10 +161,10 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
     dt_log_row row = {.epoch = (double)e.epoch, .step = done,
                       .wall_s = e.wall_s, .train_loss = e.train_loss,
                       .test_acc = e.test_acc,
-                      .test_acc_local_mean = e.test_acc,
+                      .test_acc_local_mean = e.test_acc, .lr = e.lr,
+                      .test_loss = e.test_loss,
                       .train_loss_global = global};
-    s = dt_log_append(&u->lg, &row);
-    if (s != CM_OK)
+    if ((s = dt_log_append(&u->lg, &row)) != CM_OK)
         return s;
     const size_t K = u->cfg->save_model_every;
     if (u->cfg->save_model[0] && K && e.epoch % K == 0 &&
@@ -176,6 +175,7 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
         u->on_epoch(u->ctx, &e);
     u->res->test_acc = e.test_acc;
     u->res->test_loss = e.test_loss;
+    u->res->lr = lr;
     u->res->train_loss = e.train_loss;
     return CM_OK;
 }
@@ -237,6 +237,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
         goto cleanup;
     res->steps = step;
     res->images_per_s = (double)(u.train.n * cfg->epochs) / u.train_s;
+    res->train_s = u.train_s;
     res->n_train = u.train.n;
     res->n_test = u.test.n;
     res->n_params = u.net->n_params;

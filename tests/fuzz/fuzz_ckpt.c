@@ -49,22 +49,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size >= 104) {
         want.n_workers = le64(data + 16);
         want.fingerprint = le64(data + 56);
-        want.has_momentum = data[12] & 1;
+        want.n_state = data[12] % (DT_CKPT_MAX_STATE + 1);
         uint64_t np = le64(data + 64);
         if (np <= size / 4) /* else keep 1: the count mismatch path */
             want.n_params = np;
     }
     want.worker = 0;
     size_t cap = want.n_params ? want.n_params : 1;
-    float *p = malloc(cap * sizeof *p), *m = malloc(cap * sizeof *m);
+    float *p = malloc(cap * sizeof *p);
+    float *st[DT_CKPT_MAX_STATE] = {NULL};
+    for (unsigned k = 0; k < want.n_state; k++)
+        if (!(st[k] = malloc(cap * sizeof *st[k])))
+            abort();
     dt_ckpt_meta got;
-    if (!p || !m)
+    if (!p)
         abort();
-    if (dt_ckpt_read(dir, 1, &want, &got, p, want.has_momentum ? m : NULL) ==
-        CM_OK) {
+    if (dt_ckpt_read(dir, 1, &want, &got, p, st) == CM_OK) {
         char wdir[600];
         snprintf(wdir, sizeof wdir, "%s/again", dir);
-        if (dt_ckpt_write(wdir, &got, p, got.has_momentum ? m : NULL) != CM_OK)
+        if (dt_ckpt_write(wdir, &got, p, st) != CM_OK)
             abort();
         dt_ckpt_path(path, sizeof path, wdir, got.epoch, got.worker);
         FILE *f = fopen(path, "rb");
@@ -76,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(b);
         unlink(path);
     }
-    free(m);
+    for (unsigned k = 0; k < DT_CKPT_MAX_STATE; k++)
+        free(st[k]);
     free(p);
     free(file);
     return 0;

@@ -193,6 +193,18 @@ static void remove_epoch_dir(const char *dir, const char *name)
     rmdir(sub);
 }
 
+/* Removes epoch-E and the run state file DIR/state-E.bin that goes with
+ * it (dt_dpsgd_state), if any. */
+static void remove_epoch(const char *dir, uint64_t e)
+{
+    char name[64], path[CK_PATH + 64];
+    snprintf(name, sizeof name, "epoch-%06llu", (unsigned long long)e);
+    remove_epoch_dir(dir, name);
+    snprintf(path, sizeof path, "%s/state-%06llu.bin", dir,
+             (unsigned long long)e);
+    unlink(path);
+}
+
 /* Parses "epoch-NNNNNN" (digits only); 0 when nm is not such a name. */
 static int epoch_name(const char *nm, uint64_t *epoch)
 {
@@ -215,7 +227,6 @@ static void prune(const char *dir, uint64_t epoch, size_t keep)
 {
     uint64_t *kept = NULL, e;
     size_t n = 0, cap = 0;
-    char name[64];
     DIR *d = opendir(dir);
     if (!d)
         return;
@@ -224,7 +235,7 @@ static void prune(const char *dir, uint64_t epoch, size_t keep)
         if (!epoch_name(de->d_name, &e))
             continue;
         if (e > epoch) {
-            remove_epoch_dir(dir, de->d_name);
+            remove_epoch(dir, e);
             continue;
         }
         if (n == cap) {
@@ -238,11 +249,8 @@ static void prune(const char *dir, uint64_t epoch, size_t keep)
     closedir(d);
     if (kept)
         qsort(kept, n, sizeof *kept, cmp_desc);
-    for (size_t i = keep; i < n; i++) {
-        snprintf(name, sizeof name, "epoch-%06llu",
-                 (unsigned long long)kept[i]);
-        remove_epoch_dir(dir, name);
-    }
+    for (size_t i = keep; i < n; i++)
+        remove_epoch(dir, kept[i]);
     free(kept);
 }
 
@@ -280,13 +288,11 @@ cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers)
 void dt_ckpt_discard(const char *dir, uint64_t epoch)
 {
     uint64_t latest;
-    char name[64];
     if (dir_ok(dir) != CM_OK)
         return;
     if (dt_ckpt_latest(dir, &latest) == CM_OK && latest == epoch)
         return;
-    snprintf(name, sizeof name, "epoch-%06llu", (unsigned long long)epoch);
-    remove_epoch_dir(dir, name);
+    remove_epoch(dir, epoch);
 }
 
 cm_status dt_ckpt_prepare(const char *dir, cm_lock *lock)

@@ -73,12 +73,13 @@ cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers);
 
 /* dt_ckpt_commit that keeps the `keep` newest epoch directories at or
  * below epoch (keep 0 counts as 1) and removes the others, and any above
- * epoch (leftovers of an unfinished save). --keep K. */
+ * epoch (leftovers of an unfinished save), each with its run state file
+ * DIR/state-E.bin. --keep K. */
 cm_status dt_ckpt_commit_keep(const char *dir, uint64_t epoch,
                               uint64_t n_workers, size_t keep);
 
-/* After a failed save of epoch: removes DIR/epoch-E and the files in it,
- * unless DIR/latest names it, so a save that ran out of space leaves no
+/* After a failed save of epoch: removes DIR/epoch-E and the files in it
+ * (and DIR/state-E.bin), unless DIR/latest names it, so a save that ran out of space leaves no
  * partial epoch behind to fill the disk again. Errors are ignored. */
 void dt_ckpt_discard(const char *dir, uint64_t epoch);
 
