@@ -25,8 +25,9 @@
 # weights: setting "KIND:own"); a missing one is announced by a "not
 # available yet" line and skipped, as is the modelled wall-clock (--net
 # presets; plot.sh draws accuracy against it by itself once the CSVs have
-# the column). The best non-IID algorithm runs when ALGO=d2|gt|qgm names
-# it (ALGO_SEEDS, default 1; OUT/nN-ALGO): no winner is measured yet.
+# the column). The best non-IID algorithm, ALGO (default d2: D^2, the
+# best measured in train/README.md "Algorithms"; gt or qgm; none skips
+# it), runs on the learned graph (ALGO_SEEDS, default 1; OUT/nN-ALGO).
 #
 # Batch per worker: GLOBAL_BATCH / n (default 1024: 64 at 16 workers, 16
 # at 64, 4 at 256). Every worker count then takes the same number of
@@ -47,7 +48,7 @@
 # batch 64 and 64 at batch 16 took 1.0x, 256 at batch 4 took 1.8x (gossip
 # of 256 models in memory). 32 runs per worker count (16 at seed 1, 16
 # more seeds of the main comparison) x 10 epochs is then about 21 + 21 +
-# 39 minutes, plus topogen (the 256-node learned graph took 56 s loaded)
+# 39 minutes, plus 2 ALGO runs per worker count (about 6% more), topogen (the 256-node learned graph took 56 s loaded)
 # and the simulation: about 85-95 minutes unloaded, the edge of the
 # budget; SEEDS_MAIN="1 2" saves about a quarter.
 # The first n256 run's line prints its seconds: lower EPOCHS or drop
@@ -99,16 +100,20 @@ else echo "results: one-peer exponential graph: not available yet (topogen has n
 if echo "$tg_help" | grep -qE '(^|[ ,])base \('; then OTHER="$OTHER base:own"
 else echo "results: Base-(k+1) graph: not available yet (topogen has no --kind base); skipped"; fi
 # The best non-IID algorithm (issue 13) on the learned graph: ALGO names
-# it (train/README.md "Algorithms" has no measured winner yet, so there
-# is no default); its runs go to OUT/nN-ALGO, a sweep directory of their
-# own, since the algorithm is a sweep-wide setting (TRAIN_ARGS).
-ALGO=${ALGO:-}
+# it; the default d2 is the best measured (train/README.md "Algorithms":
+# 64 workers, dirichlet:0.1, D^2 closes 64% of the gap to all-reduce at
+# the same bytes); ALGO=none skips it. Its runs go to OUT/nN-ALGO, a
+# sweep directory of their own, since the algorithm is a sweep-wide
+# setting (TRAIN_ARGS).
+ALGO=${ALGO:-d2}
+[ "$ALGO" != none ] || ALGO=""
+case "$ALGO" in ''|d2|gt|qgm) ;; *) die "ALGO must be d2, gt, qgm or none, got '$ALGO'";; esac
 ALGO_SEEDS=${ALGO_SEEDS:-1}
 if ! echo "$dt_help" | grep -q -- '--algorithm'; then
     echo "results: best non-IID algorithm on the learned graph: not available yet (dpsgd-train has no --algorithm); skipped"
     ALGO=""
 elif [ -z "$ALGO" ]; then
-    echo "results: best non-IID algorithm on the learned graph: set ALGO=d2|gt|qgm (no measured winner on this build yet); skipped"
+    echo "results: best non-IID algorithm on the learned graph: ALGO=none; skipped"
 fi
 echo "$dt_help" | grep -q -- '--net' || echo "results: modelled wall-clock: not available yet (dpsgd-train has no --net); the acc-modelled plots are drawn once the CSVs have the column"
 

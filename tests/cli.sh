@@ -611,6 +611,10 @@ results_cases() {
         "only the complete run counts: $(grep "| 64 | dirichlet:0.1 | rrl | mh" "$rd/summary.md")"
     rm -f "$rd"/runs/*.settings
     expect_fail 1 "^summary: no complete runs in $rd/runs" "no records" sh scripts/summary.sh "$rd"
+    # results.sh: ALGO (default d2) is checked before any run
+    expect_fail 1 "^results: ALGO must be d2, gt, qgm or none, got 'bogus'" \
+        "results.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/results.sh "$T/res-bogus"
+    check '[ ! -e "$T/res-bogus" ]' "no results directory after a bad ALGO"
     if command -v gnuplot >/dev/null 2>&1; then
         cp -r data/results/runs "$rd/"
         expect_ok "plot.sh on data/results" sh scripts/plot.sh "$rd"
