@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_EVERY 4
+#define CHECK_EVERY 6
 #define RANDOM_SHARE 0.05
 
 extern void dsyev_(const char *jobz, const char *uplo, const int *n,
@@ -214,6 +214,7 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     size_t dim = lz->deflate_ones ? n - 1 : n;
     lz->matvecs = 0;
     lz->nvec = 0;
+    lz->stopped_early = 0;
     if (!lz->q)
         return cm_error(CM_EINVAL, "Lanczos: workspace not reserved");
     if (dim == 0)
@@ -260,7 +261,27 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
             double lim = lz->tol * (scale > 0.0 ? scale : 1.0);
             double rlo = beta * fabs(lz->s[j - 1]);
             double rhi = beta * fabs(lz->s[(j - 1) * j + j - 1]);
-            if (invariant || (rlo <= lim && rhi <= lim)) {
+            /* eigenvalue error estimates: min(r, r^2/gap), gap to the
+             * next Ritz value (quadratic convergence of Ritz values) */
+            double elo = rlo, ehi = rhi;
+            if (j >= 2) {
+                double glo = lz->theta[1] - lz->theta[0];
+                double ghi = lz->theta[j - 1] - lz->theta[j - 2];
+                if (glo > 0.0)
+                    elo = fmin(elo, rlo * rlo / glo);
+                if (ghi > 0.0)
+                    ehi = fmin(ehi, rhi * rhi / ghi);
+            }
+            if (!invariant && lz->early &&
+                lz->early(lz->early_ctx, lz->theta[0], lz->theta[j - 1])) {
+                lz->lo = lz->theta[0];
+                lz->hi = lz->theta[j - 1];
+                lz->lo_res = rlo;
+                lz->hi_res = rhi;
+                lz->stopped_early = 1;
+                return CM_OK;
+            }
+            if (invariant || (elo <= lim && ehi <= lim)) {
                 finish(lz, j, invariant ? 0.0 : beta);
                 return CM_OK;
             }

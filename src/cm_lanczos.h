@@ -46,7 +46,16 @@ typedef struct {
                            relative to max(scale, largest |Ritz value|), so
                            an operator that vanishes on the space (W of a
                            complete graph) converges at once */
+    /* optional early stop: at each convergence check, early(early_ctx,
+     * lo, hi) with the current extreme Ritz values (lo >= the true
+     * minimum, hi <= the true maximum, in any subspace); a non-zero
+     * return ends the run at once with stopped_early = 1 and no Ritz
+     * vectors (nvec = 0). The search uses it to reject a move as soon as
+     * these bounds prove the rejection. NULL: none */
+    int (*early)(const void *early_ctx, double lo, double hi);
+    const void *early_ctx;
     /* results of the last run */
+    int stopped_early;  /* 1 when early() ended the run */
     double lo, hi;      /* smallest and largest Ritz value */
     double lo_res, hi_res; /* their residual norms */
     size_t matvecs;     /* products used */

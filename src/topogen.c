@@ -51,7 +51,8 @@ static const char usage_text[] =
     "usage: topogen [-n N] [-d D] [--kind KIND] [--weights RULE]\n"
     "               [--objective OBJ] [--init random|rrl] [--seed S]\n"
     "               [--iters K] [--restarts R] [--time-limit SEC]\n"
-    "               [--t0 T] [--t1 T] [--no-screen] [-o FILE] [--quiet]\n"
+    "               [--t0 T] [--t1 T] [--no-screen] [--eigensolver S]\n"
+    "               [--threads T] [-o FILE] [--quiet]\n"
     "       topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]\n"
     "               [--seed S]\n"
     "\n"
@@ -72,6 +73,10 @@ static const char usage_text[] =
     "  -o FILE           write the topology atomically to FILE (default "
     "stdout)\n"
     "  --no-screen       score every move exactly (same graph, slower)\n"
+    "  --eigensolver S   auto (default), dense or sparse (same kind of result;\n"
+    "                    auto: sparse Lanczos from n = 192)\n"
+    "  --threads T       restarts run in parallel (default: one per core;\n"
+    "                    the graph does not depend on T)\n"
     "  --quiet           no progress or summary on stderr\n"
     "  eval: --json prints one JSON object; --simulate ROUNDS prints the\n"
     "  gossip disagreement per round next to SLEM^t (not with --json).\n";
@@ -154,7 +159,7 @@ static int parse_args(int argc, char **argv, config *c)
         static const char *with_value[] = {
             "-n", "-d", "--kind", "--weights", "--objective", "--init",
             "--seed", "--iters", "--restarts", "--time-limit", "-o",
-            "--simulate", "--t0", "--t1"};
+            "--simulate", "--t0", "--t1", "--eigensolver", "--threads"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -182,6 +187,14 @@ static int parse_args(int argc, char **argv, config *c)
             rc = parse_count(a, v, &c->search.iters, 0);
         else if (strcmp(a, "--restarts") == 0)
             rc = parse_count(a, v, &c->search.restarts, 0);
+        else if (strcmp(a, "--threads") == 0) {
+            rc = parse_count(a, v, &c->search.threads, 0);
+            if (!rc && c->search.threads > 64)
+                return usage_error("--threads: at most 64%s%s", "", "");
+        } else if (strcmp(a, "--eigensolver") == 0) {
+            if (tg_solver_parse(v, &c->search.solver) != CM_OK)
+                return status_to_usage();
+        }
         else if (strcmp(a, "--simulate") == 0) {
             rc = parse_count(a, v, &c->simulate, 0);
             if (!rc && c->simulate > MAX_ROUNDS)
@@ -300,12 +313,15 @@ static int generate(config *c)
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
-                "eigensolves, %zu screened, %zu vector solves, %.2f s%s\n",
+                "eigensolves, %zu screened, %zu vector solves, %zu "
+                "products, %s eigensolver, %zu threads, %.2f s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, slem,
                 cm_weight_rule_name(c->weights), res.moves, res.evals,
-                res.screened, res.vector_solves, res.seconds,
-                res.timed_out ? " (time limit reached)" : "");
+                res.screened, res.vector_solves, res.matvecs,
+                res.sparse ? "sparse" : "dense", res.threads, res.seconds,
+                res.interrupted ? " (interrupted)"
+                : res.timed_out ? " (time limit reached)" : "");
     rc = EXIT_SUCCESS;
 cleanup:
     cm_topo_destroy(&t);

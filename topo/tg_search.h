@@ -24,6 +24,7 @@
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,14 +37,26 @@ typedef enum {
     TG_OBJ_SLEM_MH  /* minimise the SLEM of the Metropolis-Hastings W */
 } tg_objective;
 
+typedef enum {
+    TG_SOLVER_AUTO,   /* dense below TG_SEARCH_SPARSE_FROM nodes, else sparse */
+    TG_SOLVER_DENSE,  /* LAPACK dsyev/dsyevd on the dense L, O(n^3) a move */
+    TG_SOLVER_SPARSE  /* warm-started Lanczos (tg_spec_sparse), ~O(n) */
+} tg_solver;
+
+/* Where the sparse path starts paying (measured, README "The search"). */
+#define TG_SEARCH_SPARSE_FROM 192
+
 typedef struct {
-    size_t restart;      /* current restart, 0-based */
+    size_t restart;      /* restart reporting, 0-based */
+    size_t restarts;     /* restarts in all */
     size_t iter;         /* moves done in this restart */
     size_t iters;        /* moves per restart */
     double temperature;  /* current T */
     double energy;       /* current state's energy */
     double best;         /* best energy so far, all restarts */
     double seconds;      /* since the search started */
+    double fraction;     /* of the whole search done, 0..1 */
+    double eta;          /* estimated seconds left */
 } tg_progress;
 
 typedef struct {
@@ -61,8 +74,16 @@ typedef struct {
                              moves, so it ends cold when cut short */
     int no_screen;        /* 1: score every proposal exactly (same result,
                              slower; for measurements and tests) */
+    tg_solver solver;     /* eigensolver path (default auto) */
+    size_t threads;       /* restarts run in parallel; 0: one per online
+                             CPU, at most restarts. The result does not
+                             depend on it */
+    const volatile sig_atomic_t *stop; /* or NULL; when *stop becomes
+                             non-zero the search ends within one move and
+                             returns the best graph so far (interrupted) */
     double progress_every;/* seconds between progress calls */
-    void (*progress)(void *ctx, const tg_progress *p); /* or NULL */
+    void (*progress)(void *ctx, const tg_progress *p); /* or NULL; called
+                             from a search thread, one call at a time */
     void *ctx;            /* passed to progress */
 } tg_search_opts;
 
@@ -73,10 +94,16 @@ typedef struct {
     size_t moves;         /* proposals made, all restarts */
     size_t evals;         /* eigenvalue solves (exact scores) */
     size_t screened;      /* proposals rejected by the screen, unsolved */
-    size_t vector_solves; /* eigenvector solves feeding the screen */
+    size_t vector_solves; /* dense eigenvector solves feeding the screen */
+    size_t matvecs;       /* sparse path: Lanczos products, all solves */
+    size_t early;         /* sparse path: solves stopped as soon as their
+                             bounds proved the rejection */
     size_t accepted;      /* accepted moves */
     double seconds;       /* wall time */
     int timed_out;        /* 1 when the time limit stopped the search */
+    int interrupted;      /* 1 when *opts.stop ended the search */
+    int sparse;           /* 1 when the sparse (Lanczos) path ran */
+    size_t threads;       /* threads used */
 } tg_search_result;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters
@@ -86,6 +113,12 @@ void tg_search_opts_default(tg_search_opts *o);
 
 /* Parses "ratio", "gap" or "slem-mh". CM_EINVAL naming --objective. */
 cm_status tg_objective_parse(const char *s, tg_objective *obj);
+
+/* Parses "auto", "dense" or "sparse". CM_EINVAL naming --eigensolver. */
+cm_status tg_solver_parse(const char *s, tg_solver *solver);
+
+/* The solver's name as parsed by tg_solver_parse. */
+const char *tg_solver_name(tg_solver solver);
 
 /* The objective's name as parsed by tg_objective_parse. */
 const char *tg_objective_name(tg_objective obj);
