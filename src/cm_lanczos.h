@@ -100,9 +100,9 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                          const double *x0);
 
 /* lambda_2 and lambda_n of the Laplacian L = D - A of t's graph (weights
- * ignored), for a connected t with n >= 2, by cm_lanczos_run on the
- * complement of 1. Accuracy 1e-10 * lambda_n (absolute). CM_ETOPO when t
- * is disconnected, CM_ENUMERIC when it does not converge (graphs with
+ * ignored), n >= 1, by cm_lanczos_run on the complement of 1. Accuracy
+ * 1e-10 * lambda_n (absolute). A disconnected t gets lambda_2 = 0
+ * exactly. CM_ENUMERIC when it does not converge (graphs with
  * lambda_2/lambda_n below about 1e-7, such as rings of more than ~10,000
  * nodes). Memory O(n + m) + 64 n doubles; time O(k (n + m) + 64 k n) for k
  * products (k ~ a few hundred for expanders of any size). */

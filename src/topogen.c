@@ -16,10 +16,12 @@
 #include <igraph.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cm_atomic.h"
 #include "cm_status.h"
@@ -246,12 +248,33 @@ static int parse_args(int argc, char **argv, config *c)
     return -1;
 }
 
+/* Progress on stderr: one line rewritten in place on a terminal, plain
+ * lines otherwise (logs). ctx points to an int: 1 on a terminal, set to 2
+ * once a line is pending there. */
 static void progress(void *ctx, const tg_progress *p)
 {
-    (void)ctx;
-    fprintf(stderr, "topogen: restart %zu iter %zu/%zu T=%.2e energy=%.5f "
-            "best=%.5f (%.1f s)\n", p->restart + 1, p->iter, p->iters,
-            p->temperature, p->energy, p->best, p->seconds);
+    int *tty = ctx;
+    char eta[32] = "?";
+    if (isfinite(p->eta))
+        snprintf(eta, sizeof eta, "%.0f s", ceil(p->eta));
+    fprintf(stderr, "%stopogen: %3.0f%% restart %zu/%zu move %zu/%zu "
+            "T=%.2e energy=%.5f best=%.5f %.1f s, ~%s left%s",
+            *tty ? "\r" : "", 100.0 * p->fraction, p->restart + 1,
+            p->restarts, p->iter, p->iters, p->temperature, p->energy,
+            p->best, p->seconds, eta, *tty ? "\033[K" : "\n");
+    if (*tty) {
+        *tty = 2;
+        fflush(stderr);
+    }
+}
+
+/* SIGINT/SIGTERM during a search: the signal number, polled by the search
+ * (which then returns its best graph so far). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
 }
 
 /* Builds (or learns) the graph, weights it and writes it. */
@@ -272,11 +295,22 @@ static int generate(config *c)
         }
         cm_atomic_abort(&probe);
     }
+    int tty = isatty(STDERR_FILENO);
     if (c->kind == TG_KIND_LEARNED) {
         if (!c->quiet) {
             c->search.progress = progress;
+            c->search.ctx = &tty;
         }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        c->search.stop = &stop_signal;
         st = tg_search_run(&c->search, &g, &res);
+        if (tty == 2)
+            fputc('\n', stderr);
     } else {
         cm_rng rng;
         cm_rng_seed(&rng, c->search.seed, 0);
@@ -300,11 +334,12 @@ static int generate(config *c)
     char comment[512];
     snprintf(comment, sizeof comment,
              "# topogen 1 n=%zu d=%zu kind=%s objective=%s weights=%s "
-             "seed=%llu\n# lambda2=%.4f lambdan=%.4f slem=%.4f",
+             "seed=%llu%s\n# lambda2=%.4f lambdan=%.4f slem=%.4f",
              t.n, dmax, tg_kind_name(c->kind),
              tg_objective_name(c->search.obj),
              cm_weight_rule_name(c->weights),
-             (unsigned long long)c->search.seed, l2, ln, slem);
+             (unsigned long long)c->search.seed,
+             res.interrupted ? " interrupted=1" : "", l2, ln, slem);
     st = cm_topo_save(&t, c->out, comment);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -323,6 +358,12 @@ static int generate(config *c)
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "");
     rc = EXIT_SUCCESS;
+    if (res.interrupted) { /* the best graph is written; still a failure */
+        fprintf(stderr, "topogen: interrupted by signal %d: wrote the best "
+                "graph found so far (header: interrupted=1)\n",
+                (int)stop_signal);
+        rc = 128 + (int)stop_signal;
+    }
 cleanup:
     cm_topo_destroy(&t);
     tg_graph_destroy(&g);
