@@ -76,7 +76,7 @@ static const char usage_text[] =
     "stdout)\n"
     "  --no-screen       score every move exactly (same graph, slower)\n"
     "  --eigensolver S   auto (default), dense or sparse (same kind of result;\n"
-    "                    auto: sparse Lanczos from n = 192)\n"
+    "                    auto: sparse Lanczos from n = 96)\n"
     "  --threads T       restarts run in parallel (default: one per core;\n"
     "                    the graph does not depend on T)\n"
     "  --quiet           no progress or summary on stderr\n"

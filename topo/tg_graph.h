@@ -4,7 +4,8 @@
  * A tg_graph keeps an edge list, a dense n x n adjacency byte matrix (O(1)
  * edge tests) and fixed-length neighbour rows (degrees never change under
  * the degree-preserving double-edge swaps of the search), so a swap and its
- * undo are O(degree). Constructions cover the baselines of the issue (ring,
+ * undo cost O(degree) for the rows plus an O(m) scan for the edge list's
+ * slot (microseconds; an eigensolve per move costs far more). Constructions cover the baselines of the issue (ring,
  * regular ring lattice, 2-D torus, hypercube, exponential, complete) and a
  * random connected d-regular graph drawn from OUR seeded cm_rng (ring
  * lattice, then many random connectivity-preserving swaps), so one seed
@@ -74,7 +75,8 @@ int tg_graph_is_connected(const tg_graph *g);
 
 /* The swap (a,b),(c,d) -> (a,c),(b,d) in place, for edges a~b and c~d with
  * a,b,c,d distinct and a!~c, b!~d (caller checks: tg_graph_swap_ok).
- * Degrees are kept. tg_graph_swap(g, a, c, b, d) undoes it. O(degree). */
+ * Degrees are kept. tg_graph_swap(g, a, c, b, d) undoes it. O(degree + m):
+ * the edge list is scanned for the two slots. */
 void tg_graph_swap(tg_graph *g, size_t a, size_t b, size_t c, size_t d);
 
 /* 1 when tg_graph_swap(g, a, b, c, d) is legal: a~b, c~d, all distinct,

@@ -1,11 +1,18 @@
 /* tg_search.c: simulated annealing over degree-preserving double-edge
  * swaps (see tg_search.h for the model).
  *
- * Every proposal is evaluated exactly (tg_spectrum, dense LAPACK); the
- * graph is changed in place and the swap undone on rejection, and the best
- * state is kept as an edge list, so the loop allocates nothing. The
- * schedule is geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned
- * with scripts/bench-topogen.sh (README, topogen).
+ * Not every proposal is solved: the screen below rejects, from the
+ * current eigenvectors, moves whose rigorous lower bound already fails the
+ * Metropolis test, and the sparse path's Lanczos stops once its Ritz
+ * bounds prove the rejection. Proposals that survive are solved to the
+ * eigensolver's tolerance (dense: machine precision; sparse: eigenvalue
+ * error <= 1e-10 * 2d). The graph is changed in place and the swap undone
+ * on rejection, and each restart's best state is kept as an edge list, so
+ * the loop allocates nothing. Restarts run on pthreads, each with its own
+ * RNG stream, graph and eigensolver workspace, and the result is combined
+ * in restart order, so threads never change it. The schedule is
+ * geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned with
+ * scripts/bench-topogen.sh (topo/README.md, "The search").
  */
 #include "tg_search.h"
 
@@ -34,9 +41,13 @@
  * lambda_2, increasing in lambda_n), so this gives a lower bound on the new
  * energy. A proposal whose bound already fails the Metropolis test would
  * be rejected by the exact solve too, so skipping it changes nothing: the
- * chain, and the result, are the same with or without the screen. The
- * eigenvectors are computed once the state has survived SCREEN_AFTER
- * rejections (states that are left quickly never pay for them). */
+ * chain, and the result, are the same with or without the screen (up to
+ * the sparse solver's tolerance, when a true energy lies within 1e-9 of
+ * the threshold). Dense path: the eigenvectors are computed once the
+ * state has survived SCREEN_AFTER rejections (states that are left
+ * quickly never pay for them). Sparse path: the Ritz vectors of the last
+ * accepted solve serve (unit, orthogonal to 1, v^T L v = their Ritz
+ * value, so the bound holds for them too). */
 #define SCREEN_K 8
 #define SCREEN_AFTER 2
 #define SCREEN_MARGIN 1e-9
@@ -141,13 +152,26 @@ size_t tg_search_default_iters(size_t n, size_t d)
     (void)d;
     /* about as many proposals as fit in ~1-2 s (n <= 64; small n also
      * restart) or ~10 s (n = 128) on one core with the screen (README) */
-    return n <= 32 ? 20000 : n <= 64 ? 40000 : n <= 128 ? 30000 : 15000;
+    return n <= 32    ? 20000
+           : n <= 64  ? 40000
+           : n <= 128 ? 30000
+           : n <= 256 ? 15000
+           : n <= 1024 ? 6000
+                       : 3000;
+}
+
+size_t tg_search_default_candidates(size_t n)
+{
+    /* small n: the plain chain, as tuned; large n: proposals guided by
+     * the eigenvectors (README "The search": 0.842 -> 0.830 at n = 1,024
+     * for the same 3,000 moves, 1 -> 256 candidates) */
+    return n < 512 ? 1 : 256;
 }
 
 size_t tg_search_default_restarts(size_t n)
 {
     /* small graphs have few, deep local optima: restarts are cheap there */
-    return n <= 16 ? 8 : n <= 32 ? 4 : 1;
+    return n <= 16 ? 8 : n <= 32 ? 4 : 2;
 }
 
 double tg_search_default_t0(size_t n)
@@ -161,6 +185,7 @@ typedef struct {
     const tg_search_opts *o;
     size_t restarts, iters, threads;
     int sparse;             /* eigensolver path */
+    size_t candidates;      /* proposals scored per move */
     double start_time;
     pthread_mutex_t mu;
     size_t next;            /* mu: next restart to hand out */
@@ -309,7 +334,8 @@ static cm_status solve(worker *w, int warm, double thr, double *l2,
     if (!tg_graph_is_connected(&w->g))
         return CM_OK;
     early_ctx ec = {w->sh->o, thr};
-    w->spec.lz.early = warm && isfinite(thr) ? early_reject : NULL;
+    w->spec.lz.early =
+        warm && isfinite(thr) && !w->sh->o->no_screen ? early_reject : NULL;
     w->spec.lz.early_ctx = &ec;
     cm_status st = tg_spec_sparse(&w->spec, &w->g, warm ? w->x0 : NULL, l2,
                                   ln);
@@ -317,6 +343,53 @@ static cm_status solve(worker *w, int warm, double thr, double *l2,
     *decided = w->spec.lz.stopped_early;
     w->spec.lz.early = NULL;
     return st;
+}
+
+/* First-order estimate of the energy after the swap (a,b),(x,y) ->
+ * (a,x),(b,y) from the current vectors: lambda_j' ~ t_j + v_j^T Delta v_j
+ * for each kept vector, lowest of the low end, highest of the high end.
+ * It is also a rigorous lower bound (Rayleigh, see screen_rejects). O(k). */
+static double first_order(const worker *w, size_t a, size_t b, size_t x,
+                          size_t y)
+{
+    const tg_search_opts *o = w->sh->o;
+    double l2_up = INFINITY, ln_low = -INFINITY;
+    for (size_t j = 0; j < w->k; j++) {
+        l2_up = fmin(l2_up, w->tlo[j] + quad_delta(w->vlo[j], a, b, x, y));
+        ln_low = fmax(ln_low, w->thi[j] + quad_delta(w->vhi[j], a, b, x, y));
+    }
+    return tg_objective_lower_bound(o->obj, o->d, l2_up, ln_low);
+}
+
+/* Draws the move's proposal: a uniformly random double-edge swap or, with
+ * candidates > 1 and vectors at hand, the best of that many random swaps
+ * by first_order. Returns 0 when no candidate is a legal swap. */
+static int propose(worker *w, int have_vec, size_t *pa, size_t *pb,
+                   size_t *px, size_t *py)
+{
+    const tg_graph *g = &w->g;
+    size_t cands = have_vec ? w->sh->candidates : 1;
+    double best = INFINITY;
+    int found = 0;
+    for (size_t c = 0; c < cands; c++) {
+        size_t k1 = cm_rng_below(&w->rng, g->m);
+        size_t k2 = cm_rng_below(&w->rng, g->m);
+        size_t a = g->eu[k1], b = g->ev[k1], x = g->eu[k2], y = g->ev[k2];
+        if (cm_rng_below(&w->rng, 2)) {
+            size_t tmp = x;
+            x = y;
+            y = tmp;
+        }
+        if (!tg_graph_swap_ok(g, a, b, x, y))
+            continue;
+        double est = cands > 1 ? first_order(w, a, b, x, y) : 0.0;
+        if (!found || est < best) {
+            best = est;
+            *pa = a, *pb = b, *px = x, *py = y;
+            found = 1;
+        }
+    }
+    return found;
 }
 
 static void keep_best(slot *sl, const tg_graph *g, double e)
@@ -416,15 +489,8 @@ static cm_status anneal(worker *w, double deadline)
         if (it % PROGRESS_STRIDE == 0)
             progress_tick(w, it, temp, e, now);
         sl->res.moves++;
-        size_t k1 = cm_rng_below(&w->rng, g->m);
-        size_t k2 = cm_rng_below(&w->rng, g->m);
-        size_t a = g->eu[k1], b = g->ev[k1], x = g->eu[k2], y = g->ev[k2];
-        if (cm_rng_below(&w->rng, 2)) {
-            size_t tmp = x;
-            x = y;
-            y = tmp;
-        }
-        if (!tg_graph_swap_ok(g, a, b, x, y))
+        size_t a = 0, b = 0, x = 0, y = 0;
+        if (!propose(w, have_vec, &a, &b, &x, &y))
             continue;
         /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
         double u = cm_rng_uniform(&w->rng);
@@ -551,6 +617,8 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
     sh.threads = sh.threads < sh.restarts ? sh.threads : sh.restarts;
     sh.sparse = o->solver == TG_SOLVER_SPARSE ||
                 (o->solver == TG_SOLVER_AUTO && o->n >= TG_SEARCH_SPARSE_FROM);
+    sh.candidates = o->candidates ? o->candidates
+                                  : tg_search_default_candidates(o->n);
     sh.start_time = cm_time_now();
     sh.last_progress = sh.start_time;
     sh.best_e = INFINITY;

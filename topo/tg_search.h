@@ -13,13 +13,20 @@
  *            the Metropolis-Hastings matrix of a d-regular graph.
  * Metropolis acceptance exp(-dE/T) with T geometric from t0 to t1 over
  * `iters` moves; `restarts` independent runs (restart r uses rng stream
- * r + 1 of the seed); the best graph over all runs, and never one worse
- * than the first start, is returned. Deterministic for a seed unless the
- * time limit cuts a run short. Proposals are scored by an exact LAPACK
- * solve (tg_spectrum) unless a rigorous Rayleigh-Ritz lower bound on the
- * new energy, from the current state's eigenvectors, already fails the
- * Metropolis test: such moves are rejected without a solve, which leaves
- * the chain and the result unchanged (see tg_search.c).
+ * r + 1 of the seed), run `threads` at a time; the best graph over all
+ * runs (lowest restart index on ties), and never one worse than the first
+ * start, is returned. Deterministic for a seed, whatever the thread count,
+ * unless the time limit or a stop cuts the search short.
+ *
+ * Each move draws `candidates` random swaps and proposes the one whose
+ * first-order energy, from the current eigenvectors, is lowest (1: a
+ * plain random proposal). A proposal is then scored exactly (to the
+ * eigensolver's tolerance) unless a rigorous Rayleigh-Ritz lower bound on
+ * its energy already fails the Metropolis test: such moves are rejected
+ * without a solve, which leaves the chain unchanged. Eigenvalues come
+ * from LAPACK on the dense L below TG_SEARCH_SPARSE_FROM nodes, else from
+ * warm-started Lanczos (tg_spectrum), which also stops as soon as its
+ * Ritz bounds prove a rejection (see tg_search.c).
  */
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
@@ -44,7 +51,7 @@ typedef enum {
 } tg_solver;
 
 /* Where the sparse path starts paying (measured, README "The search"). */
-#define TG_SEARCH_SPARSE_FROM 192
+#define TG_SEARCH_SPARSE_FROM 96
 
 typedef struct {
     size_t restart;      /* restart reporting, 0-based */
@@ -75,6 +82,9 @@ typedef struct {
     int no_screen;        /* 1: score every proposal exactly (same result,
                              slower; for measurements and tests) */
     tg_solver solver;     /* eigensolver path (default auto) */
+    size_t candidates;    /* random swaps drawn per move, the one with the
+                             best first-order energy proposed; 0:
+                             tg_search_default_candidates */
     size_t threads;       /* restarts run in parallel; 0: one per online
                              CPU, at most restarts. The result does not
                              depend on it */
@@ -132,20 +142,27 @@ double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
                                 double ln_low);
 
 /* Moves per restart used when opts.iters is 0: 20000 for n <= 32, 40000
- * for n <= 64, 30000 for n <= 128, else 15000 (tuned so the default run
- * meets the README's quality targets). */
+ * for n <= 64, 30000 for n <= 128, 15000 for n <= 256, 6000 for n <=
+ * 1024, else 3000 (tuned so the default run meets the README's quality
+ * and time targets). */
 size_t tg_search_default_iters(size_t n, size_t d);
 
+/* Candidates per move used when opts.candidates is 0. */
+size_t tg_search_default_candidates(size_t n);
+
 /* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,
- * else 1. */
+ * else 2 (one per core of a 2-core machine). */
 size_t tg_search_default_restarts(size_t n);
 
 /* Start temperature used when opts.t0 <= 0: 0.15/n. */
 double tg_search_default_t0(size_t n);
 
 /* Runs the search; out (initialized) receives the best graph, res the
- * figures. CM_EINVAL for bad (n, d); CM_ENUMERIC if the
- * eigensolver fails. Cost: O(iters * restarts * n^3). */
+ * figures (also when interrupted or timed out: the best graph so far).
+ * CM_EINVAL for bad (n, d); CM_ENUMERIC if the eigensolver fails.
+ * Cost per unscreened move: O(n^3) dense; sparse O(k (m + 40 n)) for k
+ * Lanczos products (k ~ 30-100 here), plus O(candidates * 8) to rank the
+ * proposals. */
 cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
                         tg_search_result *res);
 
