@@ -486,7 +486,7 @@ static cm_status anneal(worker *w, double deadline)
             }
             temp = fmin(temp, t0 * pow(t1 / t0, tf));
         }
-        if (it % PROGRESS_STRIDE == 0)
+        if (sparse || it % PROGRESS_STRIDE == 0)
             progress_tick(w, it, temp, e, now);
         sl->res.moves++;
         size_t a = 0, b = 0, x = 0, y = 0;
@@ -564,7 +564,7 @@ static cm_status run_restart(worker *w, size_t r)
 }
 
 /* A search thread: takes restarts in order until none is left (or the
- * time is up, or a stop). */
+ * time is up, or a stop: later restarts are then left out). */
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -574,9 +574,11 @@ static void *worker_main(void *arg)
         size_t r = sh->next++;
         int go = r < sh->restarts && sh->st == CM_OK;
         pthread_mutex_unlock(&sh->mu);
-        if (!go || stopped(sh) ||
-            (sh->o->time_limit > 0.0 &&
-             cm_time_now() - sh->start_time >= sh->o->time_limit))
+        /* restart 0 always runs (at least its start state counts) */
+        if (!go || (r > 0 && (stopped(sh) ||
+                              (sh->o->time_limit > 0.0 &&
+                               cm_time_now() - sh->start_time >=
+                                   sh->o->time_limit))))
             break;
         w->r = r;
         w->sl = sh->slots + r;
