@@ -101,6 +101,30 @@ topogen_cases() {
     check 'cmp -s "$T/out" "$T/out" && grep -q "^# topogen 1 n=12" "$T/out"' "default output is stdout"
     expect_ok "progress" "$tg" -n 12 -d 4 --iters 200
     check 'grep -q "^topogen: n=12 d=4" "$T/err"' "summary on stderr without --quiet"
+    check 'grep -q "dense eigensolver" "$T/err"' "summary says which eigensolver ran (n=12: dense)"
+    expect_ok "sparse path" "$tg" -n 120 -d 4 --iters 300 -o "$T/sp.txt"
+    check 'grep -q "sparse eigensolver, 2 threads" "$T/err" && grep -q "^topogen: .*% restart .* left$" "$T/err"' \
+        "n=120: sparse eigensolver, 2 threads, progress lines with an ETA: $(tail -n 1 "$T/err")"
+    expect_ok "threads 1" "$tg" -n 120 -d 4 --iters 300 --threads 1 -q -o "$T/sp1.txt"
+    check 'cmp -s "$T/sp.txt" "$T/sp1.txt"' "same file with 1 and 2 threads"
+
+    # SIGINT in a long search: the best graph so far is written, its header
+    # says interrupted=1, the exit status is 128 + 2, and the file is valid
+    case_no=$((case_no + 1))
+    "$tg" -n 200 -d 4 --iters 100000000 -q -o "$T/int.txt" 2>"$T/int.err" &
+    pid=$!
+    sleep 2
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    if [ "$rc" -eq 130 ] && grep -q "interrupted by signal 2" "$T/int.err"; then
+        passed=$((passed + 1))
+    else
+        fail "SIGINT: exit $rc, expected 130: $(head -c 300 "$T/int.err")"
+    fi
+    check 'sed -n 1p "$T/int.txt" | grep -q " interrupted=1$"' "interrupted header: $(sed -n 1p "$T/int.txt")"
+    expect_ok "eval interrupted file" "$tg" eval "$T/int.txt"
+    check 'grep -qE "^degree +min 4 max 4$" "$T/out"' "interrupted file is 4-regular"
 
     for k in ring rrl torus hypercube exponential random complete; do
         expect_ok "kind $k" "$tg" -n 16 -d 4 --kind "$k" --weights mh -q -o "$T/$k.txt"
@@ -136,6 +160,9 @@ topogen_cases() {
     expect_fail 2 "^topogen: --iters: expected a positive integer" "iters 1e3" "$tg" --iters 1e3 -o "$o"
     expect_fail 2 "^topogen: --restarts: expected a positive integer" "restarts 0" "$tg" --restarts 0 -o "$o"
     expect_fail 2 "^topogen: --seed: expected a non-negative integer" "seed x" "$tg" --seed x -o "$o"
+    expect_fail 2 "^topogen: --eigensolver: unknown solver 'qr'" "bad eigensolver" "$tg" --eigensolver qr -o "$o"
+    expect_fail 2 "^topogen: --threads: expected a positive integer" "threads 0" "$tg" --threads 0 -o "$o"
+    expect_fail 2 "^topogen: --threads: at most 64" "threads 65" "$tg" --threads 65 -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad flags"
     expect_fail 1 "^topogen: -o: .*/no/such/dir/g.txt" "unwritable -o" "$tg" -n 16 -o "$T/no/such/dir/g.txt"
     expect_fail 2 "^topogen: --simulate: cannot be combined with --json" "simulate+json" "$tg" eval "$g" --json --simulate 3
