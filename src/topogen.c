@@ -54,7 +54,7 @@ static const char usage_text[] =
     "               [--objective OBJ] [--init random|rrl] [--seed S]\n"
     "               [--iters K] [--restarts R] [--time-limit SEC]\n"
     "               [--t0 T] [--t1 T] [--no-screen] [--eigensolver S]\n"
-    "               [--threads T] [-o FILE] [--quiet]\n"
+    "               [--candidates C] [--threads T] [-o FILE] [--quiet]\n"
     "       topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]\n"
     "               [--seed S]\n"
     "\n"
@@ -68,15 +68,17 @@ static const char usage_text[] =
     "  --seed S          RNG seed (default 1)\n"
     "  --iters K         annealing moves per restart (default: by n)\n"
     "  --restarts R      independent annealing runs (default: 8 for n<=16,\n"
-    "                    4 for n<=32, else 1)\n"
+    "                    4 for n<=32, else 2)\n"
     "  --time-limit SEC  finish the search within SEC seconds, cooling on\n"
     "                    the clock (default none; then not deterministic)\n"
     "  --t0 T, --t1 T    annealing start/end temperature (energy units)\n"
     "  -o FILE           write the topology atomically to FILE (default "
     "stdout)\n"
     "  --no-screen       score every move exactly (same graph, slower)\n"
-    "  --eigensolver S   auto (default), dense or sparse (same kind of result;\n"
-    "                    auto: sparse Lanczos from n = 96)\n"
+    "  --eigensolver S   auto (default: dense LAPACK below n = 96, sparse\n"
+    "                    Lanczos from there), dense or sparse\n"
+    "  --candidates C    swaps scored per move from the eigenvectors, the\n"
+    "                    best proposed (default 1 below n = 512, else 256)\n"
     "  --threads T       restarts run in parallel (default: one per core;\n"
     "                    the graph does not depend on T)\n"
     "  --quiet           no progress or summary on stderr\n"
@@ -161,7 +163,7 @@ static int parse_args(int argc, char **argv, config *c)
         static const char *with_value[] = {
             "-n", "-d", "--kind", "--weights", "--objective", "--init",
             "--seed", "--iters", "--restarts", "--time-limit", "-o",
-            "--simulate", "--t0", "--t1", "--eigensolver", "--threads"};
+            "--simulate", "--t0", "--t1", "--eigensolver", "--threads", "--candidates"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -189,7 +191,11 @@ static int parse_args(int argc, char **argv, config *c)
             rc = parse_count(a, v, &c->search.iters, 0);
         else if (strcmp(a, "--restarts") == 0)
             rc = parse_count(a, v, &c->search.restarts, 0);
-        else if (strcmp(a, "--threads") == 0) {
+        else if (strcmp(a, "--candidates") == 0) {
+            rc = parse_count(a, v, &c->search.candidates, 0);
+            if (!rc && c->search.candidates > 65536)
+                return usage_error("--candidates: at most 65536%s%s", "", "");
+        } else if (strcmp(a, "--threads") == 0) {
             rc = parse_count(a, v, &c->search.threads, 0);
             if (!rc && c->search.threads > 64)
                 return usage_error("--threads: at most 64%s%s", "", "");
