@@ -11,8 +11,9 @@
  * and the trainer's validator (through cm_topo_sparse_* below), and
  * nothing here links igraph.
  *
- * Accuracy: a run stops when the residual ||A y - theta y|| of both
- * extreme Ritz pairs is at most tol * max|theta|. The smallest Ritz value
+ * Accuracy: a run stops when the estimated eigenvalue error
+ * min(r, r^2/gap) of both extreme Ritz pairs (r = ||A y - theta y||, gap
+ * to the next Ritz value) is at most tol * max(scale, |theta|). The smallest Ritz value
  * is never below the true smallest eigenvalue (and the largest never
  * above the true largest), and some eigenvalue lies within the residual of
  * each; the residual bounds the error of the reported extremes unless the
@@ -40,7 +41,12 @@ typedef struct {
     size_t keep;        /* Ritz vectors kept at each end on a restart and
                            returned in ylo/yhi after a run */
     size_t max_matvec;  /* products allowed per run before CM_ENUMERIC */
-    double tol;         /* relative residual tolerance (default 1e-10) */
+    double tol;         /* eigenvalue error tolerance, relative to the
+                           operator's scale (default 1e-10) */
+    double tol_accept;  /* after accept_after products, also accept ends
+                           whose errors are within tol_accept of their own
+                           size (0, the default: only tol) */
+    size_t accept_after;/* default max_matvec */
     int deflate_ones;   /* 1: work in the complement of 1 */
     double scale;       /* a bound on ||A|| (0: unknown); tolerances are
                            relative to max(scale, largest |Ritz value|), so
@@ -101,10 +107,12 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
 
 /* lambda_2 and lambda_n of the Laplacian L = D - A of t's graph (weights
  * ignored), n >= 1, by cm_lanczos_run on the complement of 1. Accuracy
- * 1e-10 * lambda_n (absolute). A disconnected t gets lambda_2 = 0
- * exactly. CM_ENUMERIC when it does not converge (graphs with
- * lambda_2/lambda_n below about 1e-7, such as rings of more than ~10,000
- * nodes). Memory O(n + m) + 64 n doubles; time O(k (n + m) + 64 k n) for k
+ * 1e-10 * 2 d_max (absolute) when that fits a budget of about 1e9
+ * flops (at least 100 products), else 1e-6 relative to each of lambda_2
+ * and lambda_n within 4 times that (large expanders: n = 100,000 in
+ * seconds). A disconnected t
+ * gets lambda_2 = 0 exactly. CM_ENUMERIC when neither is reached (long
+ * rings and paths: lambda_2/lambda_n below ~1e-5). Memory O(n + m) + 64 n doubles; time O(k (n + m) + 64 k n) for k
  * products (k ~ a few hundred for expanders of any size). */
 cm_status cm_topo_sparse_extremes(const cm_topo *t, double *l2, double *ln);
 

@@ -10,8 +10,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cblas.h>
+#include <gsl/gsl_errno.h>
 
 #include "cm_status.h"
 #include "dt_bench.h"
@@ -35,9 +37,8 @@ static int run_bench(const dt_config *cfg)
 {
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
-    openblas_set_num_threads(cfg->threads);
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, &r) != CM_OK) {
+                       cfg->bench_repeat, cfg->avx512, &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }
@@ -99,6 +100,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     }
     if (!root)
         return 0;
+    if (r.topo_one_based)
+        fprintf(stderr, "dpsgd-train: notice: %s has no node 0 and no n=: "
+                "read as 1-based (worker i is its node i+1)\n",
+                cfg->topology);
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
@@ -121,10 +126,24 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     return 0;
 }
 
+/* The environment and the global BLAS state belong to main: the library
+ * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
+ * portable OpenBLAS path on AVX-512 machines, e.g. to test it. */
+static void apply_environment(dt_config *cfg)
+{
+    const char *e = getenv("DPSGD_NO_AVX512");
+    if (e && *e && strcmp(e, "0") != 0)
+        cfg->avx512 = 0;
+    openblas_set_num_threads(cfg->threads);
+}
+
 int main(int argc, char **argv)
 {
     dt_config cfg;
     int rc;
+    /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
+     * its codes come back as cm_status instead */
+    gsl_set_error_handler_off();
     if (dt_comm_init(&argc, &argv) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -141,7 +160,7 @@ int main(int argc, char **argv)
         if (root)
             fputs(dt_config_usage(), stdout);
         rc = 0;
-    } else if (cfg.bench) {
+    } else if (apply_environment(&cfg), cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
                cfg.mode == DT_MODE_GOSSIP) {

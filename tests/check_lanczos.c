@@ -12,6 +12,7 @@
 #include "check_blas.h"
 
 #include "cm_lanczos.h"
+#include "cm_mixing.h"
 #include "cm_rng.h"
 #include "cm_topo.h"
 #include "tg_graph.h"
@@ -133,7 +134,9 @@ START_TEST(vectors_and_warm_start)
         }
         ck_assert_double_eq_tol(nn, 1.0, 1e-12);
         ck_assert(fabs(sum) < 1e-9);
-        ck_assert_msg(sqrt(res) < 1e-6, "residual %g", sqrt(res));
+        /* converged on the eigenvalue (error <= r^2/gap), so the vector's
+         * residual r itself is only about sqrt(1e-10 * 8 * gap) */
+        ck_assert_msg(sqrt(res) < 1e-4, "residual %g", sqrt(res));
     }
     ck_assert(lz.thi[0] == hi && lz.tlo[0] == lo && lz.tlo[1] >= lo);
     ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, &t, x0), CM_OK);

@@ -156,16 +156,17 @@ size_t tg_search_default_iters(size_t n, size_t d)
            : n <= 64  ? 40000
            : n <= 128 ? 30000
            : n <= 256 ? 15000
-           : n <= 1024 ? 6000
-                       : 3000;
+           : n <= 1024 ? 4000
+                       : 2000;
 }
 
 size_t tg_search_default_candidates(size_t n)
 {
     /* small n: the plain chain, as tuned; large n: proposals guided by
-     * the eigenvectors (README "The search": 0.842 -> 0.830 at n = 1,024
-     * for the same 3,000 moves, 1 -> 256 candidates) */
-    return n < 512 ? 1 : 256;
+     * the eigenvectors (topo/README.md "The search": at n = 1,024, 3,000
+     * moves reach 0.842 with 1 candidate, 0.830 with 256, 0.829 with
+     * 1,024; ranking costs O(8) per candidate, nothing next to a solve) */
+    return n < 512 ? 1 : 1024;
 }
 
 size_t tg_search_default_restarts(size_t n)

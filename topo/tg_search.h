@@ -142,12 +142,13 @@ double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
                                 double ln_low);
 
 /* Moves per restart used when opts.iters is 0: 20000 for n <= 32, 40000
- * for n <= 64, 30000 for n <= 128, 15000 for n <= 256, 6000 for n <=
- * 1024, else 3000 (tuned so the default run meets the README's quality
+ * for n <= 64, 30000 for n <= 128, 15000 for n <= 256, 4000 for n <=
+ * 1024, else 2000 (tuned so the default run meets the README's quality
  * and time targets). */
 size_t tg_search_default_iters(size_t n, size_t d);
 
-/* Candidates per move used when opts.candidates is 0. */
+/* Candidates per move used when opts.candidates is 0: 1 below 512 nodes
+ * (the plain chain, as tuned there), else 1024. */
 size_t tg_search_default_candidates(size_t n);
 
 /* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,

@@ -81,26 +81,13 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
     return CM_OK;
 }
 
-/* Fills the dense n x n Laplacian of g into a (symmetric, so row- and
- * column-major agree). */
-static void fill_laplacian(double *a, const tg_graph *g)
-{
-    size_t n = g->n;
-    memset(a, 0, n * n * sizeof *a);
-    for (size_t i = 0; i < n; i++) {
-        a[i * n + i] = (double)tg_graph_degree(g, i);
-        for (size_t p = g->off[i]; p < g->off[i + 1]; p++)
-            a[i * n + g->nb[p]] = -1.0;
-    }
-}
-
 cm_status tg_spec_laplacian(tg_spec *s, const tg_graph *g)
 {
     size_t n = g->n;
     cm_status st = tg_spec_reserve(s, n);
     if (st != CM_OK)
         return st;
-    fill_laplacian(s->a, g);
+    cm_topo_csr_laplacian(n, g->off, g->nb, s->a);
     int in = (int)n, info = 0;
     dsyev_("N", "L", &in, s->a, &in, s->w, s->work, &s->lwork, &info, 1, 1);
     if (info != 0)
@@ -144,7 +131,7 @@ cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
                             n);
         }
     }
-    fill_laplacian(s->z, g);
+    cm_topo_csr_laplacian(n, g->off, g->nb, s->z);
     dsyevd_("V", "L", &in, s->z, &in, s->zw, s->zwork, &s->zlwork,
             s->ziwork, &s->zliwork, &info, 1, 1);
     if (info != 0)
