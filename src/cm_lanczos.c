@@ -368,16 +368,21 @@ static cm_status topo_ends(const cm_topo *t, cm_matvec_fn f, double scale,
         lz.scale = scale;
         lz.tol = TOPO_TOL;
         lz.tol_accept = TOPO_TOL_ACCEPT;
-        /* about 1e9 flops of reorthogonalisation (at least 100 products)
-         * for the full accuracy, 4 times that for the loose one */
+        /* about 1e9 flops of reorthogonalisation (at least 50 products)
+         * for the full accuracy, 4 times that (at least 100 products) for
+         * the loose one */
         double cap = 1e9 / ((double)t->n * (double)basis * 4.0 + 1.0);
-        lz.accept_after = cap < 100 ? 100 : cap > 5000 ? 5000 : (size_t)cap;
-        lz.max_matvec = 4 * lz.accept_after;
+        lz.accept_after = cap < 50 ? 50 : cap > 5000 ? 5000 : (size_t)cap;
+        lz.max_matvec = cap < 25 ? 100 : cap > 5000 ? 20000 : 4 * (size_t)cap;
+        lz.max_matvec = lz.max_matvec < lz.accept_after ? lz.accept_after
+                                                        : lz.max_matvec;
         st = cm_lanczos_run(&lz, f, t, NULL);
     }
     if (st == CM_OK) {
         *lo = lz.lo;
         *hi = lz.hi;
+    } else {
+        cm_error_prefix(st, "spectrum of a %zu-node graph", t->n);
     }
     cm_lanczos_destroy(&lz);
     return st;
