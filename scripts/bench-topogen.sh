@@ -29,7 +29,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/bench-topogen.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
 
 now() { date +%s.%N; }
-slem_of() { sed -n 2p "$1" | sed 's/.*slem=//'; }
+slem_of() { sed -n 's/^# .* slem=\([0-9.]*\).*/\1/p' "$1" | head -n 1; }
 
 # reference job: a fixed 2000-move search at n = 64
 t0=$(now)
