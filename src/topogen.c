@@ -107,7 +107,7 @@ static const flag_spec FLAGS[] = {
      H_LEARNED, "K", "annealing moves per restart (default: by n)"},
     {"--restarts", NULL, F_SIZE, OFF(search.restarts), GEN, 1, 1000000,
      H_LEARNED, "R", "independent annealing runs (default: 8 for n<=16, "
-     "4 for n<=32, else 2)"},
+     "4 for n<=32, 1 below 96, else 2)"},
     {"--candidates", NULL, F_SIZE, OFF(search.candidates), GEN, 1, 65536,
      H_LEARNED, "C", "swaps ranked per move by their first-order energy "
      "from the eigenvectors, the best proposed (default 1 below n = 512, "

@@ -152,7 +152,7 @@ size_t tg_search_default_iters(size_t n, size_t d);
 size_t tg_search_default_candidates(size_t n);
 
 /* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,
- * else 2 (one per core of a 2-core machine). */
+ * 1 below 96, else 2 (one per core of a 2-core machine). */
 size_t tg_search_default_restarts(size_t n);
 
 /* Start temperature used when opts.t0 <= 0: 0.15/n. */
