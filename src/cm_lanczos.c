@@ -420,3 +420,14 @@ cm_status cm_topo_sparse_slem(const cm_topo *t, double *slem)
         *slem = fmax(fabs(lo), fabs(hi));
     return st;
 }
+
+cm_status cm_topo_sparse_w_extremes(const cm_topo *t, double *l2,
+                                    double *lmin)
+{
+    *l2 = *lmin = 1.0;
+    if (!t->adj_w || !t->self)
+        return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
+    if (t->n < 2)
+        return CM_OK;
+    return topo_ends(t, mixing_mv, 1.0, lmin, l2);
+}

@@ -122,4 +122,10 @@ cm_status cm_topo_sparse_extremes(const cm_topo *t, double *l2, double *ln);
  * when t is unweighted. */
 cm_status cm_topo_sparse_slem(const cm_topo *t, double *slem);
 
+/* The largest eigenvalue l2 of the weighted t's W on the complement of 1
+ * (lambda_2(W)) and its smallest lmin, same method, accuracy and limits
+ * (1, 1 for n = 1). CM_EINVAL when t is unweighted. */
+cm_status cm_topo_sparse_w_extremes(const cm_topo *t, double *l2,
+                                    double *lmin);
+
 #endif

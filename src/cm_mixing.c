@@ -323,3 +323,40 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
         *slem_out = slem;
     return CM_OK;
 }
+
+cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
+{
+    size_t n = t->n;
+    *l2 = *lmin = 1.0;
+    if (!t->self)
+        return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
+    if (n <= 1)
+        return CM_OK;
+    if (use_sparse(n)) {
+        cm_status st = cm_topo_sparse_w_extremes(t, l2, lmin);
+        if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
+            return st;
+    }
+    cm_status st = dense_check(n, "spectrum of W");
+    if (st != CM_OK)
+        return st;
+    double *a = calloc(n * n, sizeof *a), *ev = malloc(n * sizeof *ev);
+    if (!a || !ev) {
+        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        a[i * n + i] = t->self[i];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            a[i * n + t->adj[p]] = t->adj_w[p];
+    }
+    st = sym_eigenvalues(a, n, ev);
+    if (st == CM_OK) {
+        *l2 = ev[n - 2];
+        *lmin = ev[0];
+    }
+cleanup:
+    free(ev);
+    free(a);
+    return st;
+}

@@ -1,7 +1,8 @@
 /* check_lanczos.c: src/cm_lanczos.c, the sparse extreme eigensolver:
  * closed forms (ring, hypercube, complete graph, path on 2 nodes) to
  * 1e-9 relative, agreement with the dense solver on random regular
- * graphs, the SLEM of weighted topologies, warm starts, determinism, and
+ * graphs, the SLEM and the extremes of W of weighted topologies, warm
+ * starts, determinism, and
  * the errors (disconnected, unweighted, no convergence, bad sizes). */
 #include <math.h>
 #include <stdlib.h>
@@ -91,6 +92,11 @@ START_TEST(matches_dense)
         ck_assert_int_eq(cm_topo_sparse_slem(&t, &s), CM_OK);
         ck_assert_int_eq(cm_topo_slem(&t, &ds), CM_OK);
         ck_assert_double_eq_tol(s, ds, 1e-9);
+        double w2, wmin, dw2, dwmin;
+        ck_assert_int_eq(cm_topo_sparse_w_extremes(&t, &w2, &wmin), CM_OK);
+        ck_assert_int_eq(cm_topo_w_extremes(&t, &dw2, &dwmin), CM_OK);
+        ck_assert_double_eq_tol(w2, dw2, 1e-9);
+        ck_assert_double_eq_tol(wmin, dwmin, 1e-9);
         cm_topo_destroy(&t);
     }
 }
