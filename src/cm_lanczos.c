@@ -360,7 +360,10 @@ static cm_status topo_ends(const cm_topo *t, cm_matvec_fn f, double scale,
 {
     cm_lanczos lz;
     cm_lanczos_init(&lz);
-    size_t basis = t->n - 1 < 64 ? (t->n - 1 < 6 ? 6 : t->n - 1) : 64;
+    /* 64 vectors; 24 above 100,000 nodes (reorthogonalisation is
+     * O(n basis) per product) */
+    size_t basis = t->n - 1 < 64 ? (t->n - 1 < 6 ? 6 : t->n - 1)
+                   : t->n > 100000 ? 24 : 64;
     size_t keep = basis >= 20 ? 8 : 1;
     cm_status st = cm_lanczos_reserve(&lz, t->n, basis, keep);
     if (st == CM_OK) {

@@ -149,6 +149,15 @@ static cm_status alpha_laplacian(const cm_topo *t, double *alpha)
     *alpha = 0.0;
     cm_status st = cm_topo_laplacian_extremes(t, &l2, &ln);
     *alpha = st == CM_OK && l2 + ln > 0.0 ? 2.0 / (l2 + ln) : 0.0;
+    if (st == CM_ENUMERIC && t->n > CM_MIXING_DENSE_MAX) {
+        char why[200]; /* cm_error reuses the buffer cm_last_error reads */
+        snprintf(why, sizeof why, "%s", cm_last_error());
+        return cm_error(CM_EINVAL, "laplacian weights of a %zu-node graph "
+                        "need its Laplacian spectrum, which the sparse "
+                        "eigensolver could not find (%s; above %d nodes "
+                        "there is no dense fallback): use mh or maxdeg "
+                        "weights", t->n, why, CM_MIXING_DENSE_MAX);
+    }
     return st;
 }
 

@@ -1,11 +1,13 @@
-/* tg_spectrum.c: eigenvalues of the graph Laplacian via LAPACK dsyev.
+/* tg_spectrum.c: Laplacian extremes for the search: dense LAPACK dsyev
+ * (small n) and warm-started Lanczos through cm_lanczos (large n).
  *
- * Alternatives measured or considered (README, topogen): GSL's
- * gsl_eigen_symm (1.2x to 3x slower for n = 32..256 here), dsyevr with an
- * index range (same O(n^3) reduction, a second bisection call for the other
- * end), and warm-started Lanczos (fast per step but fragile with repeated
- * extreme eigenvalues). The O(n^3) reduction dominates; the matrix fill is
- * O(n^2).
+ * Dense alternatives measured or considered (topo/README.md): GSL's
+ * gsl_eigen_symm (1.2x to 3x slower for n = 32..256 here, ~10x at 1,024),
+ * dsyevr with an index range (same O(n^3) reduction, a second bisection
+ * call for the other end). Lanczos copes with the repeated extreme
+ * eigenvalues of optimised regular graphs because it reorthogonalises in
+ * full and keeps 8 Ritz vectors per end over restarts; it overtakes the
+ * dense O(n^3) solve from about 96 nodes (TG_SEARCH_SPARSE_FROM).
  */
 #include "tg_spectrum.h"
 

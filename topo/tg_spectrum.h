@@ -2,14 +2,12 @@
  *
  * Only lambda_2 and lambda_n of L = D - A matter for every objective on a
  * regular graph. Two paths: a sparse one for large n (tg_spec_sparse:
- * warm-started Lanczos, O(n) memory, about O(n) per move) and a dense
- * one for small n, where the whole spectrum is cheap. The dense path builds L densely and calls LAPACK's dsyev
- * (from OpenBLAS) for eigenvalues only: Householder tridiagonalisation,
- * (4/3) n^3 flops, blocked level-3 BLAS, then an O(n^2) QL/QR sweep. It is
- * exact to machine precision (no convergence tolerance to tune, no trouble
- * with the repeated eigenvalues that optimised regular graphs have), and
- * the workspace is allocated once per search, so a move costs one O(n^3)
- * call without allocation. See README (topogen) for measured costs.
+ * warm-started Lanczos, O(n) memory, O(k (m + 40 n)) for k products per
+ * solve) and a dense one for small n: L is built densely and LAPACK's
+ * dsyev (OpenBLAS) computes eigenvalues only: Householder
+ * tridiagonalisation, (4/3) n^3 flops, then an O(n^2) QL/QR sweep, exact
+ * to machine precision, with the workspace allocated once per search.
+ * topo/README.md ("The search") has the measured costs and crossover.
  */
 #ifndef TG_SPECTRUM_H
 #define TG_SPECTRUM_H
