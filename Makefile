@@ -40,7 +40,9 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 # ---- sources --------------------------------------------------------------
 MAINS        := src/topogen.c src/dpsgd_train.c
-SRC_SRCS     := $(filter-out $(MAINS),$(wildcard src/*.c))
+# src/topogen_*.c: parts of topogen's main (they print), linked into it only
+TOPOGEN_MAIN_SRCS := $(wildcard src/topogen_*.c)
+SRC_SRCS     := $(filter-out $(MAINS) $(TOPOGEN_MAIN_SRCS),$(wildcard src/*.c))
 TOPO_SRCS    := $(wildcard topo/*.c)
 # Folder rules. train/nn is the network engine, train/data the data sets,
 # train/dist the distributed run; configuration, logging and the
@@ -89,7 +91,8 @@ $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,src/topogen.c) $(TOPO_OBJS) $(SRC_OBJS)
+$(BIN)/topogen: $(call obj,src/topogen.c $(TOPOGEN_MAIN_SRCS)) $(TOPO_OBJS) \
+                $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 

@@ -133,12 +133,13 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
            "epochs %zu  test_acc %.4f  local_acc %.4f  consensus %.3g  "
-           "slem %.4f  hash %016llx  workers-hash %016llx\n",
+           "%s %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
                                           : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
            cfg->epochs, r.last.test_acc, r.last.test_acc_local_mean,
-           r.last.consensus, r.slem, (unsigned long long)r.mean_hash,
+           r.last.consensus, r.period > 1 ? "product-norm" : "slem",
+           r.slem, (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
     printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
            "%s %.2f s  evaluation %.2f s  total %.2f s  (%zu steps%s, "
@@ -147,6 +148,9 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            r.t_gossip_mpi, r.t_eval, r.t_total, r.steps - r.start_step,
            r.start_step ? " after resume" : "",
            (double)r.bytes_per_step / 1e3);
+    if (r.period > 1)
+        printf("time-varying topology: %zu rounds per period (step t gossips "
+               "over round t mod %zu)\n", r.period, r.period);
     if (r.algorithm == DT_ALGO_D2)
         printf("d2 mixing matrix: (1 - C) I + C W with C = %.4f, SLEM %.4f "
                "(W: %.4f)\n", r.mix_c, r.mix_slem, r.slem);

@@ -100,6 +100,11 @@ START_TEST(test_plain_and_networkx_lists)
     /* n= declares isolated trailing nodes: disconnected */
     ck_assert_int_eq(read_text(&t, "# n=4\n0 1\n1 2\n"), CM_ETOPO);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "node 3 has no edges"));
+    /* negative weights: accepted while W is symmetric, W 1 = 1, SLEM < 1 */
+    ck_assert_int_eq(read_text(&t, "0 0 0.45\n1 1 0.45\n2 2 0.1\n3 3 0.1\n"
+                                   "0 1 -0.05\n0 2 0.3\n0 3 0.3\n1 2 0.3\n"
+                                   "1 3 0.3\n2 3 0.3\n"), CM_OK);
+    ck_assert(t.ew[0] == -0.05);
     /* a single node */
     ck_assert_int_eq(read_text(&t, "# n=1\n0 0 1\n"), CM_OK);
     ck_assert_uint_eq(t.n, 1);
@@ -133,6 +138,8 @@ static const struct {
     {"0 1 1\n", CM_ETOPO, "does not mix"},
     {"0 1\n2 3\n", CM_ETOPO, "disconnected"},
     {"0 0 0\n1 1 0\n0 1 1\n", CM_ETOPO, "does not mix"},
+    {"0 0 1.2\n1 1 1.2\n2 2 1.2\n0 1 -0.1\n0 2 -0.1\n1 2 -0.1\n", CM_ETOPO,
+     "1.3 (must be below 1); W has negative edge weights"},
     {"", CM_EFORMAT, "no edges found"},
     {"# only a comment\n\n", CM_EFORMAT, "no edges found"},
     {"# n=abc\n0 1\n", CM_EFORMAT, ":1: bad node count"},
@@ -228,6 +235,24 @@ START_TEST(test_implied_self_weights)
         cm_topo_destroy(&u);
     }
     unlink(path);
+    /* a W_ii that is not exactly 1 - sum (read from an older file) is
+     * written as a self line, so the file stays exact */
+    {
+        cm_topo a, b;
+        cm_topo_init(&a);
+        cm_topo_init(&b);
+        const char *text = "0 0 0.3000000000000001\n0 1 0.7\n";
+        const char *p = tmpfile_with(text, strlen(text));
+        ck_assert_int_eq(cm_topo_read(&a, p), CM_OK);
+        ck_assert_int_eq(cm_topo_save(&a, p, NULL), CM_OK);
+        cm_topo_read_opts o2 = {0};
+        ck_assert_int_eq(cm_topo_read_ex(&b, p, &o2), CM_OK);
+        ck_assert_uint_eq(o2.self_lines, 1); /* node 0 only */
+        ck_assert(b.self[0] == a.self[0] && b.self[1] == a.self[1]);
+        unlink(p);
+        cm_topo_destroy(&a);
+        cm_topo_destroy(&b);
+    }
     /* explicit self lines, some nodes only: the rest are implied */
     cm_topo t;
     cm_topo_init(&t);

@@ -79,6 +79,8 @@ topogen_cases() {
 
     expect_ok "--help" "$tg" --help
     check 'grep -q "^usage: topogen" "$T/out"' "--help prints usage"
+    check '! awk "length(\$0) > 79 { bad = 1 } END { exit !bad }" "$T/out" && grep -q -- "--format FMT" "$T/out"' \
+        "--help: every flag from the table, lines within 79 columns"
 
     expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
     check 'sed -n 1p "$g" | grep -qx "# topogen 2 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1 version=[0-9.]*"' \
@@ -207,6 +209,8 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*bad.graphml:1: edge names an undeclared node 'b'" "graphml: undeclared node" "$tg" eval "$T/bad.graphml"
     printf 'graph [\n node [ id 0 ]\n edge [ source 0 ]\n]\n' >"$T/bad.gml"
     expect_fail 1 "^topogen: .*bad.gml:3: GML: edge without integer source and target" "gml: edge without target" "$tg" eval "$T/bad.gml"
+    printf 'a b\nb c\n' >"$T/names.txt"
+    expect_fail 1 "^topogen: .*names.txt: no .graph \[ node .* edge lists need integer node ids" "named nodes" "$tg" eval "$T/names.txt"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n abc" "$tg" -n abc -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n -3" "$tg" -n -3 -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n 0" "$tg" -n 0 -o "$o"
@@ -416,9 +420,91 @@ mpi_cases() {
     check '[ -n "$a1" ] && [ "$(sed -n "s/^eval:.*test_acc \([0-9.]*\).*/\1/p" "$T/out")" = "$a1" ]' "average model: the accuracy the run printed"
 }
 
+# FDLA weights (topo/tg_fdla.c): certified optimum in the file header,
+# constant weights kept on a ring, negative weights accepted end to end.
+fdla_cases() {
+    tg="$BIN/topogen"
+    dt="$BIN/dpsgd-train"
+    f="$T/fdla16.txt"
+    expect_ok "fdla weights" "$tg" -n 16 -d 3 --kind random --seed 1 --weights fdla -q -o "$f"
+    check 'grep -q "^# topogen 2 n=16 d=3 kind=random objective=ratio weights=fdla seed=1 version=" "$f" && grep -q "^# fdla: slem=0.[0-9]* lower_bound=0.[0-9]* (certified gap [0-9.e-]*)" "$f"' \
+        "fdla header with the certified bound"
+    check 'grep -v "^#" "$f" | awk "\$1 != \$2 && \$3 < 0 { neg = 1 } END { exit !neg }"' \
+        "fdla file has a negative edge weight"
+    expect_ok "eval fdla file" "$tg" eval "$f" --json
+    check 'grep -q "\"weights\":\"file\"" "$T/out" && awk -F"\"slem\":" "{ split(\$2, a, \",\"); exit !(a[1] < 0.9) }" "$T/out"' \
+        "eval reads the negative-weight file"
+    "$tg" -n 16 --kind ring -q -o "$T/fdla_ring.txt"
+    expect_ok "eval --weights fdla" "$tg" eval "$T/fdla_ring.txt" --weights fdla --json
+    check 'grep -q "\"fdla_lower_bound\":" "$T/out" && sed "s/.*\"slem\":\([0-9.]*\),\"slem_best_laplacian\":\([0-9.]*\),.*/\1 \2/" "$T/out" | awk "{ d = \$1 - \$2; exit !(d < 1e-6 && d > -1e-6) }"' \
+        "fdla on a ring = best constant weights"
+    # eval -o: a user's own graph gets FDLA weights in a file
+    printf '0 1\n1 2\n2 3\n3 0\n0 2\n3 4\n' >"$T/own.txt"
+    expect_ok "eval --weights fdla -o" "$tg" eval "$T/own.txt" --weights fdla -o "$T/own_fdla.txt"
+    check 'grep -q "^# topogen 2 n=5 d=3 kind=file weights=fdla version=" "$T/own_fdla.txt" && grep -q "^# source: .*own.txt$" "$T/own_fdla.txt" && grep -q "^# fdla: slem=" "$T/own_fdla.txt"' \
+        "eval -o: header names the source and the certificate"
+    expect_ok "eval the written file" "$tg" eval "$T/own_fdla.txt" --json
+    check 'grep -q "\"weights\":\"file\"" "$T/out"' "the written FDLA file is valid as it stands"
+    expect_fail 2 "^topogen: -o: 'topogen eval' prints its report on stdout" "eval -o -" "$tg" eval "$T/own.txt" -o -
+    expect_fail 1 "^topogen: .*nodir/x.txt" "eval -o unwritable" "$tg" eval "$T/own.txt" --weights fdla -o "$T/nodir/x.txt"
+    expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg, fdla\)" \
+        "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
+    expect_fail 2 "^dpsgd-train: --weights: fdla weights come from an SDP solve in topogen" \
+        "dpsgd-train --weights fdla points to topogen" "$dt" --weights fdla
+    command -v mpirun >/dev/null 2>&1 || return
+    expect_ok "dpsgd-train on negative fdla weights" mpi_run 2 "$dt" --topology "$f" \
+        --dataset synthetic --synthetic-train 512 --synthetic-test 64 --epochs 1 --quiet
+}
+
+# Time-varying kinds (topo/tg_seq.c, src/cm_topo_seq.c): files, eval,
+# simulation to round-off, bad sequences.
+seq_cases() {
+    tg="$BIN/topogen"
+    f="$T/base24.txt"
+    expect_ok "base kind" "$tg" --kind base -n 24 -d 2 -q -o "$f"
+    check 'sed -n 1p "$f" | grep -q "^# topogen 2 n=24 d=2 kind=base period=[0-9]* seed=1 version=" && [ "$(grep -c "^# round " "$f")" -ge 2 ]' \
+        "base file: header and round sections"
+    expect_ok "eval base" "$tg" eval "$f" --json
+    check 'grep -q "\"exact\":true" "$T/out" && grep -q "\"max_degree\":2," "$T/out"' "base: exact, degree <= 2"
+    expect_ok "one-peer-exp" "$tg" --kind one-peer-exp -n 32 -q -o "$T/op.txt"
+    expect_ok "eval one-peer-exp" "$tg" eval "$T/op.txt"
+    check 'grep -q "^period *5$" "$T/out" && grep -q "^degree *1 1 1 1 1 " "$T/out" && grep -q "^rounds_1e-3 *5$" "$T/out"' \
+        "one-peer-exp n=32: period 5, degree 1, exact after 5 rounds"
+    expect_ok "simulate a sequence" "$tg" eval "$T/op.txt" --simulate 7
+    check 'awk "!/^#/ && \$1 >= 5 && \$2 > 1e-13 { bad = 1 } !/^#/ && \$1 == 4 && \$2 < 1e-3 { bad = 1 } END { exit bad }" "$T/out"' \
+        "simulation: round-off after one period, not before"
+    sed -n '/^# round 2 /,/^# round 3 /p' "$T/op.txt" | grep -v '^#' >"$T/r2.txt"
+    check '[ "$(wc -l <"$T/r2.txt")" -eq 16 ] && awk "\$2 != \$1 + 4 && \$2 != \$1 - 4 { bad = 1 } END { exit bad }" "$T/r2.txt"' \
+        "one round cut out with sed: the 16 pairs i ~ i XOR 4"
+    expect_fail 2 "^topogen: -n: one-peer-exp needs n a power of two" "one-peer-exp n=24" "$tg" --kind one-peer-exp -n 24 -o "$T/none.txt"
+    expect_fail 2 "^topogen: --weights: --kind base carries its own weights" "base --weights" "$tg" --kind base -n 8 -d 1 --weights mh -o "$T/none.txt"
+    expect_fail 1 "^topogen: --weights: .*op.txt is time-varying" "eval sequence --weights" "$tg" eval "$T/op.txt" --weights mh
+    expect_fail 1 "^topogen: -o: .*op.txt is time-varying" "eval sequence -o" "$tg" eval "$T/op.txt" -o "$T/none.txt"
+    awk '/^# round 1 /{ print "# round 1 n=33"; next } { print }' "$T/op.txt" >"$T/badn.txt"
+    expect_fail 1 "^topogen: .*badn.txt:[0-9]+: round 1 has 33 nodes, but round 0 \(line [0-9]+\) has 32" "sections with different n" "$tg" eval "$T/badn.txt"
+    sed 's/period=5/period=0/' "$T/op.txt" >"$T/p0.txt"
+    expect_fail 1 "^topogen: .*p0.txt:1: period=0" "period 0" "$tg" eval "$T/p0.txt"
+    awk '{ print } /^# round 3 /{ print "0 0 0.6" }' "$T/op.txt" >"$T/rows3.txt"
+    expect_fail 1 "^topogen: .*rows3.txt: round 3 \(line [0-9]+\): row 0 of W sums to 1.1" "round not averaging" "$tg" eval "$T/rows3.txt"
+    check '[ ! -e "$T/none.txt" ]' "no output after sequence errors"
+    command -v mpirun >/dev/null 2>&1 || return
+    dt="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64"
+    expect_ok "one-peer-exp" "$tg" --kind one-peer-exp -n 8 -q -o "$T/op8.txt"
+    expect_ok "dpsgd-train on a sequence" mpi_run 2 "$dt" --topology "$T/op8.txt" $syn --epochs 1
+    check 'grep -q "product-norm 0.0000" "$T/out" && grep -q "^time-varying topology: 3 rounds per period" "$T/out"' \
+        "dpsgd-train reports the period and the product norm"
+    expect_fail 1 "^dpsgd-train: --topology: .*rows3.txt: round 3 \(line [0-9]+\): row 0 of W sums to 1.1" \
+        "dpsgd-train: bad round" mpi_run 2 "$dt" --topology "$T/rows3.txt" $syn
+    expect_fail 2 "^dpsgd-train: --topology: .*op8.txt is time-varying \(period 3\): --algorithm gt needs a static topology" \
+        "dpsgd-train: sequences only with dpsgd" mpi_run 2 "$dt" --topology "$T/op8.txt" --algorithm gt $syn
+}
+
 topogen_cases
 train_cases
 mpi_cases
+fdla_cases
+seq_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -83,13 +83,20 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
     return CM_OK;
 }
 
+/* Fills the dense n x n Laplacian of g into a: the one Laplacian fill,
+ * shared with src/cm_mixing.c. */
+static void fill_laplacian(double *a, const tg_graph *g)
+{
+    cm_topo_csr_laplacian(g->n, g->off, g->nb, a);
+}
+
 cm_status tg_spec_laplacian(tg_spec *s, const tg_graph *g)
 {
     size_t n = g->n;
     cm_status st = tg_spec_reserve(s, n);
     if (st != CM_OK)
         return st;
-    cm_topo_csr_laplacian(n, g->off, g->nb, s->a);
+    fill_laplacian(s->a, g);
     int in = (int)n, info = 0;
     dsyev_("N", "L", &in, s->a, &in, s->w, s->work, &s->lwork, &info, 1, 1);
     if (info != 0)
@@ -133,7 +140,7 @@ cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
                             n);
         }
     }
-    cm_topo_csr_laplacian(n, g->off, g->nb, s->z);
+    fill_laplacian(s->z, g);
     dsyevd_("V", "L", &in, s->z, &in, s->zw, s->zwork, &s->zlwork,
             s->ziwork, &s->zliwork, &info, 1, 1);
     if (info != 0)

@@ -58,7 +58,11 @@ typedef struct {
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
     double slem;           /* SLEM of W (0 for all-reduce; -1 when above
-                              the dense eigensolver's limit) */
+                              the dense eigensolver's limit); for a
+                              time-varying topology the norm of its
+                              period's product minus 11^T/n */
+    size_t period;         /* rounds of the topology (1: static; 0 for
+                              all-reduce) */
     int topo_one_based;    /* the topology file had no node 0 and no n=:
                               read as 1-based (worker i is its node i+1) */
     dt_algo_kind algorithm;/* the update rule (dpsgd for all-reduce) */
