@@ -358,7 +358,7 @@ cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
         if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
             return st;
     }
-    cm_status st = dense_check(n, "spectrum of W");
+    cm_status st = dense_check(n, "the spectrum of W");
     if (st != CM_OK)
         return st;
     double *a = calloc(n * n, sizeof *a), *ev = malloc(n * sizeof *ev);
