@@ -70,7 +70,7 @@ TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
 TRAIN_UNIT_OBJS := $(call obj,$(filter-out $(TRAIN_DIST_SRCS),$(TRAIN_SRCS)))
 TRAIN_MPI_OBJS := $(call mpiobj,$(TRAIN_MPI_SRCS))
 
-TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm
+TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm -pthread
 TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
@@ -136,7 +136,7 @@ $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
                    $(TOPO_OBJS) $(TRAIN_UNIT_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm -pthread
 
 $(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
                   $(TRAIN_MPI_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)

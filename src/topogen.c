@@ -3,6 +3,7 @@
  *   topogen [-n N] [-d D] [--kind KIND] [--weights RULE] [--objective OBJ]
  *           [--init random|rrl] [--seed S] [--iters K] [--restarts R]
  *           [--time-limit SEC] [--t0 T] [--t1 T] [--no-screen]
+ *           [--candidates C] [--eigensolver S] [--threads T]
  *           [--format FMT] [-o FILE] [--quiet]
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
  *           [--seed S] [--format FMT] [--one-based] [-o OUT]
@@ -17,12 +18,14 @@
 #include <igraph.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cm_atomic.h"
 #include "cm_mixing.h"
@@ -34,6 +37,7 @@
 #include "tg_graph.h"
 #include "tg_igraph.h"
 #include "tg_search.h"
+#include "topogen_progress.h"
 #include "tg_seq.h"
 #include "topogen_seq.h"
 
@@ -41,7 +45,7 @@ extern void openblas_set_num_threads(int num_threads);
 
 /* The program version, written into every file header. Bump it when a
  * change alters the graph or the bytes that given settings produce. */
-#define TOPOGEN_VERSION "2.0"
+#define TOPOGEN_VERSION "2.1"
 
 #define EXIT_USAGE 2
 #define MAX_ROUNDS 10000000
@@ -68,7 +72,7 @@ typedef struct {
 
 typedef enum {
     F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
-    F_FORMAT, F_PATH, F_FLAG
+    F_FORMAT, F_PATH, F_FLAG, F_SOLVER
 } ftype;
 
 enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
@@ -113,7 +117,17 @@ static const flag_spec FLAGS[] = {
      H_LEARNED, "K", "annealing moves per restart (default: by n)"},
     {"--restarts", NULL, F_SIZE, OFF(search.restarts), GEN, 1, 1000000,
      H_LEARNED, "R", "independent annealing runs (default: 8 for n<=16, "
-     "4 for n<=32, else 1)"},
+     "4 for n<=32, 1 below 96, else 2)"},
+    {"--candidates", NULL, F_SIZE, OFF(search.candidates), GEN, 1, 65536,
+     H_LEARNED, "C", "swaps ranked per move by their first-order energy "
+     "from the eigenvectors, the best proposed (default 1 below n = 512, "
+     "else 1024)"},
+    {"--eigensolver", NULL, F_SOLVER, OFF(search.solver), GEN, 0, 0,
+     H_LEARNED, "S", "dense (LAPACK) or sparse (Lanczos); default auto: "
+     "sparse from n = 96"},
+    {"--threads", NULL, F_SIZE, OFF(search.threads), GEN, 1, 64, H_NONE,
+     "T", "restarts run in parallel (default: one per core; the graph does "
+     "not depend on it)"},
     {"--time-limit", NULL, F_SECONDS, OFF(search.time_limit), GEN, 0, 0,
      H_LEARNED, "SEC", "finish the search within SEC seconds, cooling on "
      "the clock (then not deterministic)"},
@@ -267,6 +281,8 @@ static int parse_value(const flag_spec *f, const char *v, config *c)
         }
         return usage_error("--init: unknown start '%s' (expected random or "
                            "rrl)", v);
+    case F_SOLVER:
+        return tg_solver_parse(v, dst) == CM_OK ? 0 : status_to_usage();
     case F_FORMAT:
         return cm_topo_format_parse(v, c->eval, "--format", dst) == CM_OK
                    ? 0 : status_to_usage();
@@ -397,6 +413,11 @@ static void resolve_defaults(tg_search_opts *o)
         o->iters = tg_search_default_iters(o->n, o->d);
     if (!o->restarts)
         o->restarts = tg_search_default_restarts(o->n);
+    if (!o->candidates)
+        o->candidates = tg_search_default_candidates(o->n);
+    if (o->solver == TG_SOLVER_AUTO)
+        o->solver = o->n >= TG_SEARCH_SPARSE_FROM ? TG_SOLVER_SPARSE
+                                                  : TG_SOLVER_DENSE;
     if (!(o->t0 > 0.0))
         o->t0 = tg_search_default_t0(o->n);
     if (!(o->t1 > 0.0))
@@ -427,6 +448,9 @@ static void flag_value(const flag_spec *f, const config *c, char *buf,
         break;
     case F_FORMAT:
         snprintf(buf, cap, "%s", cm_topo_format_name(c->format));
+        break;
+    case F_SOLVER:
+        snprintf(buf, cap, "%s", tg_solver_name(c->search.solver));
         break;
     default: buf[0] = '\0'; break;
     }
@@ -460,14 +484,6 @@ static void settings_line(const config *c, char *buf, size_t cap)
         len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0,
                                 "%s%s %s", len ? " " : "", FLAGS[k].name, v);
     }
-}
-
-static void progress(void *ctx, const tg_progress *p)
-{
-    (void)ctx;
-    fprintf(stderr, "topogen: restart %zu iter %zu/%zu T=%.2e energy=%.5f "
-            "best=%.5f (%.1f s)\n", p->restart + 1, p->iter, p->iters,
-            p->temperature, p->energy, p->best, p->seconds);
 }
 
 /* Writes t in c's format to path ("-" stdout) atomically. */
@@ -533,11 +549,17 @@ static int generate(config *c)
         }
         cm_atomic_abort(&probe);
     }
+    int tty = isatty(STDERR_FILENO);
     if (c->kind == TG_KIND_LEARNED) {
         resolve_defaults(&c->search);
-        if (!c->quiet)
-            c->search.progress = progress;
+        if (!c->quiet) {
+            c->search.progress = topogen_progress;
+            c->search.ctx = &tty;
+        }
+        c->search.stop = topogen_catch_signals();
         st = tg_search_run(&c->search, &g, &res);
+        if (tty == 2)
+            fputc('\n', stderr);
         if (st == CM_OK)
             st = tg_graph_to_topo(&g, &t);
     } else {
@@ -563,14 +585,15 @@ static int generate(config *c)
     fdla_line(c, &fr, fl, sizeof fl);
     snprintf(comment, sizeof comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
-             "seed=%llu version=%s\n"
+             "seed=%llu version=%s%s\n"
              "# settings: %s\n"
              "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
              t.n, dmax, tg_kind_name(c->kind),
              tg_objective_name(c->search.obj), weights_name(c),
-             (unsigned long long)c->search.seed, TOPOGEN_VERSION, settings,
-             l2, ln, slem, fl);
+             (unsigned long long)c->search.seed, TOPOGEN_VERSION,
+             res.interrupted ? " interrupted=1" : "", settings, l2, ln, slem,
+             fl);
     st = write_topology(c, &t, comment, settings, l2, ln, slem);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -579,18 +602,27 @@ static int generate(config *c)
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
-                "eigensolves, %zu screened, %zu vector solves, %.2f s%s\n",
+                "eigensolves, %zu screened, %zu vector solves, %zu "
+                "products, %s eigensolver, %zu threads, %.2f s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, slem,
                 weights_name(c), res.moves, res.evals,
-                res.screened, res.vector_solves, res.seconds,
-                res.timed_out ? " (time limit reached)" : "");
+                res.screened, res.vector_solves, res.matvecs,
+                res.sparse ? "sparse" : "dense", res.threads, res.seconds,
+                res.interrupted ? " (interrupted)"
+                : res.timed_out ? " (time limit reached)" : "");
     if (!c->quiet && c->fdla)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
                 "edge weights, %zu Newton steps, %.2f s\n", fr.slem,
                 fr.slem_start, fr.lower, fr.negative, fr.newton, fr.seconds);
     rc = EXIT_SUCCESS;
+    if (res.interrupted) { /* the best graph is written; still a failure */
+        fprintf(stderr, "topogen: interrupted by signal %d: wrote the best "
+                "graph found so far (header: interrupted=1)\n",
+                (int)*c->search.stop);
+        rc = 128 + (int)*c->search.stop;
+    }
 cleanup:
     cm_topo_destroy(&t);
     tg_graph_destroy(&g);

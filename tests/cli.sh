@@ -85,7 +85,7 @@ topogen_cases() {
     expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
     check 'sed -n 1p "$g" | grep -qx "# topogen 2 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1 version=[0-9.]*"' \
         "header line 1 format: $(sed -n 1p "$g")"
-    check 'sed -n 2p "$g" | grep -qE "^# settings: -n 16 -d 4 --kind learned --weights laplacian --objective ratio --init random --seed 1 --iters [0-9]+ --restarts [0-9]+ --t0 [0-9.e+-]+ --t1 [0-9.e+-]+ --format edgelist$"' \
+    check 'sed -n 2p "$g" | grep -qE "^# settings: -n 16 -d 4 --kind learned --weights laplacian --objective ratio --init random --seed 1 --iters [0-9]+ --restarts [0-9]+ --candidates [0-9]+ --eigensolver (dense|sparse) --t0 [0-9.e+-]+ --t1 [0-9.e+-]+ --format edgelist$"' \
         "header line 2 format: $(sed -n 2p "$g")"
     check 'sed -n 3p "$g" | grep -qE "^# lambda2=[0-9]+\.[0-9]{4} lambdan=[0-9]+\.[0-9]{4} slem=0\.[0-9]{4}$"' \
         "header line 3 format: $(sed -n 3p "$g")"
@@ -114,6 +114,32 @@ topogen_cases() {
     check 'cmp -s "$T/out" "$T/out" && grep -q "^# topogen 2 n=12" "$T/out"' "default output is stdout"
     expect_ok "progress" "$tg" -n 12 -d 4 --iters 200
     check 'grep -q "^topogen: n=12 d=4" "$T/err"' "summary on stderr without --quiet"
+    check 'grep -q "dense eigensolver" "$T/err"' "summary says which eigensolver ran (n=12: dense)"
+    expect_ok "sparse path" "$tg" -n 120 -d 4 --iters 300 -o "$T/sp.txt"
+    check 'grep -q "sparse eigensolver, 2 threads" "$T/err"' \
+        "n=120: sparse eigensolver, 2 threads: $(tail -n 1 "$T/err")"
+    expect_ok "threads 1" "$tg" -n 120 -d 4 --iters 300 --threads 1 -q -o "$T/sp1.txt"
+    check 'cmp -s "$T/sp.txt" "$T/sp1.txt"' "same file with 1 and 2 threads"
+
+    # SIGINT in a long search: the best graph so far is written, its header
+    # says interrupted=1, the exit status is 128 + 2, and the file is valid
+    case_no=$((case_no + 1))
+    "$tg" -n 200 -d 4 --iters 100000000 -o "$T/int.txt" 2>"$T/int.err" &
+    pid=$!
+    sleep 2
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    if [ "$rc" -eq 130 ] && grep -q "interrupted by signal 2" "$T/int.err"; then
+        passed=$((passed + 1))
+    else
+        fail "SIGINT: exit $rc, expected 130: $(head -c 300 "$T/int.err")"
+    fi
+    check 'sed -n 1p "$T/int.txt" | grep -q " interrupted=1$"' "interrupted header: $(sed -n 1p "$T/int.txt")"
+    check 'grep -q "^topogen: .*% restart [12]/2 move .* left$" "$T/int.err"' \
+        "progress lines (not a terminal: plain lines) with the time left: $(head -n 1 "$T/int.err")"
+    expect_ok "eval interrupted file" "$tg" eval "$T/int.txt"
+    check 'grep -qE "^degree +min 4 max 4$" "$T/out"' "interrupted file is 4-regular"
 
     for k in ring rrl torus hypercube exponential random complete; do
         expect_ok "kind $k" "$tg" -n 16 -d 4 --kind "$k" --weights mh -q -o "$T/$k.txt"
@@ -203,6 +229,9 @@ topogen_cases() {
     expect_fail 2 "^topogen: --iters: expected a positive integer" "iters 1e3" "$tg" --iters 1e3 -o "$o"
     expect_fail 2 "^topogen: --restarts: expected a positive integer" "restarts 0" "$tg" --restarts 0 -o "$o"
     expect_fail 2 "^topogen: --seed: expected a non-negative integer" "seed x" "$tg" --seed x -o "$o"
+    expect_fail 2 "^topogen: --eigensolver: unknown solver 'qr'" "bad eigensolver" "$tg" --eigensolver qr -o "$o"
+    expect_fail 2 "^topogen: --threads: expected a positive integer" "threads 0" "$tg" --threads 0 -o "$o"
+    expect_fail 2 "^topogen: --threads: at most 64" "threads 65" "$tg" --threads 65 -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad flags"
     # issue 10 item 11: outputs follow the umask like open(..., 0666), a
     # replaced file keeps its mode, and a failed write names its cause
@@ -224,8 +253,10 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*$T/missing.txt" "eval missing file" "$tg" eval "$T/missing.txt"
     expect_fail 2 "^topogen: --simulate: at most 10000000 " "simulate huge" "$tg" eval "$g" --simulate 99999999999
     awk 'BEGIN { for (i = 0; i < 5000; i++) print i, (i + 1) % 5000 }' >"$T/big.txt"
-    expect_fail 1 "^topogen: .*big.txt: laplacian weights of a 5000-node graph .*limited to 4096 nodes: use mh" "eval of a too large file" "$tg" eval "$T/big.txt"
-    expect_fail 1 "^topogen: .*big.txt: Laplacian spectrum of a 5000-node graph: the dense eigensolver is limited to 4096" "eval of a too large file, mh" "$tg" eval "$T/big.txt" --weights mh
+    # above the dense limit the sparse solver runs; a 5000-node ring's
+    # spectrum is beyond it (lambda2/lambdan ~ 4e-7): a message, in seconds
+    expect_fail 1 "^topogen: .*big.txt: laplacian weights of a 5000-node graph .*Lanczos: no convergence.*: use mh or maxdeg" "eval of a too large ring" "$tg" eval "$T/big.txt"
+    expect_fail 1 "^topogen: .*big.txt: spectrum of a 5000-node graph: Lanczos: no convergence" "eval of a too large ring, mh" "$tg" eval "$T/big.txt" --weights mh
     printf '0 1\n1 x\n' >"$T/bad.txt"
     expect_fail 1 "^topogen: .*bad.txt.*(line )?2" "eval malformed file" "$tg" eval "$T/bad.txt"
     printf '0 1\n2 3\n' >"$T/disc.txt"
