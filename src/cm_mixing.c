@@ -326,9 +326,11 @@ cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
         return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
     if (n <= 1)
         return CM_OK;
+    cm_status st = dense_check(n, "spectrum of W");
+    if (st != CM_OK)
+        return st;
     gsl_matrix *a = gsl_matrix_calloc(n, n);
     gsl_vector *ev = gsl_vector_alloc(n);
-    cm_status st = CM_OK;
     if (!a || !ev) {
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
         goto cleanup;
