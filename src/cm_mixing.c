@@ -326,7 +326,7 @@ cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
         return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
     if (n <= 1)
         return CM_OK;
-    cm_status st = dense_check(n, "spectrum of W");
+    cm_status st = dense_check(n, "the spectrum of W");
     if (st != CM_OK)
         return st;
     gsl_matrix *a = gsl_matrix_calloc(n, n);

@@ -99,7 +99,8 @@ START_TEST(test_invalid_fails_everywhere)
         cm_topo_seq_init(&s);
         int ob = 7;
         double slem = 7.0;
-        cm_status st = dt_topo_load(w, path, cases[c].rule, &s, &ob, &slem);
+        cm_status st = dt_topo_load(w, path, cases[c].rule, 0, &s, &ob,
+                                    &slem);
         ck_assert_msg(st == cases[c].want, "case %zu: status %d (%s)", c,
                       (int)st, cm_last_error());
         ck_assert_msg(strncmp(cm_last_error(), "--topology: ", 12) == 0,
@@ -129,15 +130,15 @@ START_TEST(test_file_differs_between_ranks)
     cm_topo_seq_init(&s);
     int ob;
     double slem;
-    cm_status st = dt_topo_load(w, rank == last ? b : a, CM_WEIGHTS_MH, &s,
-                                &ob, &slem);
+    cm_status st = dt_topo_load(w, rank == last ? b : a, CM_WEIGHTS_MH, 0,
+                                &s, &ob, &slem);
     ck_assert_int_eq(st, CM_ETOPO);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "differs between"));
     assert_same_message(w);
     ck_assert_uint_eq(s.period, 0);
     /* one rank cannot read its copy: its message reaches every rank */
     st = dt_topo_load(w, rank == last ? "/nonexistent/t.txt" : a,
-                      CM_WEIGHTS_MH, &s, &ob, &slem);
+                      CM_WEIGHTS_MH, 0, &s, &ob, &slem);
     ck_assert_int_eq(st, CM_EIO);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "/nonexistent/t.txt"));
     assert_same_message(w);
@@ -150,7 +151,7 @@ END_TEST
 /* Loads text collectively and checks every rank holds what a rank doing
  * the whole validation itself computes: the same SLEM and weights, bit
  * for bit, on every rank. */
-static void check_valid(const char *text, cm_weight_rule rule)
+static void check_valid(const char *text, cm_weight_rule rule, int replace)
 {
     dt_comm *w = dt_comm_world();
     char path[64];
@@ -160,10 +161,11 @@ static void check_valid(const char *text, cm_weight_rule rule)
     cm_topo_seq_init(&ref);
     int ob;
     double slem = 0.0, want = 0.0;
-    ck_assert_int_eq(dt_topo_load(w, path, rule, &s, &ob, &slem), CM_OK);
+    ck_assert_int_eq(dt_topo_load(w, path, rule, replace, &s, &ob, &slem),
+                     CM_OK);
     /* the reference: this rank alone, as dpsgd-train did before */
     ck_assert_int_eq(cm_topo_seq_read(&ref, path), CM_OK);
-    if (ref.period == 1 && !ref.round[0].self)
+    if (ref.period == 1 && (!ref.round[0].self || replace))
         ck_assert_int_eq(cm_topo_set_weights(&ref.round[0], rule), CM_OK);
     ck_assert_int_eq(cm_topo_seq_validate(&ref, path, &want), CM_OK);
     ck_assert_double_eq(slem, want);
@@ -190,20 +192,23 @@ static void check_valid(const char *text, cm_weight_rule rule)
 START_TEST(test_valid_same_everywhere)
 {
     /* weighted 6-ring with chords, W_ij = 1/4, W_ii = 1/4 */
-    check_valid("0 0 0.25\n1 1 0.25\n2 2 0.25\n3 3 0.25\n4 4 0.25\n"
-                "5 5 0.25\n0 1 0.25\n1 2 0.25\n2 3 0.25\n3 4 0.25\n"
-                "4 5 0.25\n5 0 0.25\n0 3 0.25\n1 4 0.25\n2 5 0.25\n",
-                CM_WEIGHTS_LAPLACIAN);
+    static const char *chords =
+        "0 0 0.25\n1 1 0.25\n2 2 0.25\n3 3 0.25\n4 4 0.25\n"
+        "5 5 0.25\n0 1 0.25\n1 2 0.25\n2 3 0.25\n3 4 0.25\n"
+        "4 5 0.25\n5 0 0.25\n0 3 0.25\n1 4 0.25\n2 5 0.25\n";
+    check_valid(chords, CM_WEIGHTS_LAPLACIAN, 0);
+    /* --weights given: rank 0 replaces the file's weights, all receive */
+    check_valid(chords, CM_WEIGHTS_MH, 1);
     /* unweighted: rank 0 sets the weights, the others receive them */
     char *ring = ring_text(40);
-    check_valid(ring, CM_WEIGHTS_LAPLACIAN);
-    check_valid(ring, CM_WEIGHTS_MH);
+    check_valid(ring, CM_WEIGHTS_LAPLACIAN, 0);
+    check_valid(ring, CM_WEIGHTS_MH, 0);
     free(ring);
     /* a time-varying sequence: 4-node one-peer exponential rounds */
     check_valid("# round 0\n0 0 0.5\n1 1 0.5\n2 2 0.5\n3 3 0.5\n"
                 "0 1 0.5\n2 3 0.5\n"
                 "# round 1\n0 0 0.5\n1 1 0.5\n2 2 0.5\n3 3 0.5\n"
-                "0 2 0.5\n1 3 0.5\n", CM_WEIGHTS_LAPLACIAN);
+                "0 2 0.5\n1 3 0.5\n", CM_WEIGHTS_LAPLACIAN, 0);
 }
 END_TEST
 

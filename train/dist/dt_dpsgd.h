@@ -11,7 +11,9 @@
  *     x_i <- sum_j W_ij x_j - lr_t v_i                (gossip, then update)
  * The gossip exchange of x_j is started before the gradient computation
  * and finished after it (dt_gossip_start / _finish), so communication
- * overlaps computation. All-reduce mode instead averages the n gradients
+ * overlaps computation. That is cfg->algorithm = DT_ALGO_DPSGD; d2, gt
+ * and qgm replace the two update lines with their rules (dt_algo.h), on
+ * the same gossip. All-reduce mode instead averages the n gradients
  * (in-rank sum, then one MPI allreduce) and applies the same update to the
  * one shared x.
  *
@@ -39,6 +41,7 @@ typedef struct {
     size_t epochs;         /* epochs planned */
     size_t step;           /* steps done by every worker */
     double lr;             /* learning rate of the last step */
+    double test_loss;      /* the average model's test loss */
     double train_loss;     /* mean minibatch loss since the last report */
     double test_acc;       /* accuracy of the average model, 0..1 */
     double test_acc_local_mean; /* mean accuracy of the workers' models */

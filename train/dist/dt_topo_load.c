@@ -74,19 +74,19 @@ static cm_status alloc_weights(cm_topo *t)
 }
 
 /* (n, total edges, period, weights to set) of what this rank read. */
-static void describe(const cm_topo_seq *seq, size_t hdr[4])
+static void describe(const cm_topo_seq *seq, int replace, size_t hdr[4])
 {
     hdr[0] = seq->n;
     hdr[1] = 0;
     for (size_t r = 0; r < seq->period; r++)
         hdr[1] += seq->round[r].m;
     hdr[2] = seq->period;
-    hdr[3] = seq->period == 1 && !seq->round[0].self;
+    hdr[3] = seq->period == 1 && (!seq->round[0].self || replace);
 }
 
 cm_status dt_topo_load(const dt_comm *comm, const char *path,
-                       cm_weight_rule rule, cm_topo_seq *seq, int *one_based,
-                       double *slem)
+                       cm_weight_rule rule, int replace, cm_topo_seq *seq,
+                       int *one_based, double *slem)
 {
     const size_t rank = dt_comm_rank(comm);
     cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
@@ -99,7 +99,7 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
     if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
     *one_based = ro.one_based;
-    describe(seq, mine);
+    describe(seq, replace, mine);
     for (size_t k = 0; k < 4; k++)
         hdr[k] = mine[k];
     if ((s = dt_comm_bcast(comm, hdr, sizeof hdr, 0)) != CM_OK)

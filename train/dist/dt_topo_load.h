@@ -19,8 +19,9 @@
 
 /* Reads path (format and numbering detected) into *seq (initialized by
  * the caller; old content destroyed) on every rank of comm, and validates
- * it as above. A static file without weights gets rule's weights (set on
- * rank 0, broadcast). *one_based: 1 when the ids were read as 1-based.
+ * it as above. A static file without weights, or any static file when
+ * replace is non-zero (--weights given), gets rule's weights (set on rank
+ * 0, broadcast). *one_based: 1 when the ids were read as 1-based.
  * *slem: SLEM of W for a static file, the norm of the period's product
  * for a sequence, -1 when not computed (above CM_MIXING_DENSE_MAX nodes);
  * the same on every rank.
@@ -32,7 +33,7 @@
  * or CM_ENUMERIC. On failure *seq is left empty. Cost: O(m) on every rank,
  * plus O(period n^3) on rank 0 and broadcasts of O(period + n + m) words. */
 cm_status dt_topo_load(const dt_comm *comm, const char *path,
-                       cm_weight_rule rule, cm_topo_seq *seq, int *one_based,
-                       double *slem);
+                       cm_weight_rule rule, int replace, cm_topo_seq *seq,
+                       int *one_based, double *slem);
 
 #endif
