@@ -467,8 +467,13 @@ mpi_cases() {
     check 'grep -q "notice: .*one4.txt has no node 0 and no n=: read as 1-based" "$T/err" && grep -q "workers 4 " "$T/out"' \
         "1-based list: 4 workers and a notice"
     awk 'BEGIN { for (i = 0; i < 999999; i++) print i, (i + 1) % 999999 }' >"$T/ring999999.txt"
-    expect_fail 2 "^dpsgd-train: --topology: laplacian weights of a 999999-node graph .* use mh or maxdeg" \
+    # a file beyond a size limit is a runtime failure (1), as in topogen
+    expect_fail 1 "^dpsgd-train: --topology: laplacian weights of a 999999-node graph .* use mh or maxdeg" \
         "huge ring: a message, not GSL's abort" mpi_run 2 "$dt" --topology "$T/ring999999.txt" $syn --log "$l"
+    awk 'BEGIN { for (i = 0; i < 5000; i++) print i, i, 0.5; for (i = 0; i < 5000; i++) print i, (i + 1) % 5000, 0.25 }' >"$T/wring5000.txt"
+    expect_fail 1 "^dpsgd-train: --topology: the spectrum of W of a 5000-node graph: the dense eigensolver is limited to 4096" \
+        "d2 on a weighted file above the dense limit: refused before allocating" \
+        mpi_run 2 "$dt" --topology "$T/wring5000.txt" --algorithm d2 $syn --log "$l"
     expect_fail 2 "^dpsgd-train: 5 MPI ranks but .*g4.txt has only 4 workers" \
         "more ranks than workers" mpi_run 5 "$dt" --topology "$T/g4.txt" $syn --log "$l"
     printf '0 0 0.5\n1 1 0.5\n0 1 0.5\n1 0 0.25\n' >"$T/asym.txt"

@@ -56,6 +56,7 @@
 #include "dt_optim.h"
 #include "dt_partition.h"
 #include "dt_run_ckpt.h"
+#include "dt_topo_load.h"
 #include "dt_workers.h"
 
 /* Everything one rank holds during one dt_dpsgd_run call. */
@@ -95,15 +96,17 @@ typedef struct {
 
 /* d2's mixing matrix M = (1 - c) I + c W: --d2-mixing C, or (auto) the
  * largest c <= 1 with lambda_min(M) >= -1/4, a margin inside D^2's
- * lambda_min > -1/3. Refuses a C whose M is at or below -1/3. Same on
- * every rank (same file, same arithmetic). O(n^3). */
-static cm_status setup_d2_mixing(dt_run *r)
+ * lambda_min > -1/3. Refuses a C whose M is at or below -1/3. Rank 0's
+ * part, v = {c, SLEM(M)}. O(n^3); a file above the dense limit is a file
+ * problem (CM_ETOPO, exit 1), a bad C a flag problem (CM_EINVAL). */
+static cm_status d2_mixing(const dt_run *r, double v[2])
 {
     const dt_config *cfg = r->cfg;
     double l2, lmin;
     cm_status s = cm_topo_w_extremes(r->topo, &l2, &lmin);
     if (s != CM_OK)
-        return cm_error_prefix(s, "--topology");
+        return cm_error_prefix(s == CM_EINVAL ? CM_ETOPO : s,
+                               "--topology");
     double c = cfg->d2_mix;
     if (c == 0.0)
         c = lmin < -0.25 ? 1.25 / (1.0 - lmin) : 1.0;
@@ -114,9 +117,22 @@ static cm_status setup_d2_mixing(dt_run *r)
                         "(lambda_min(W) = %.4f); D^2 needs it above -1/3: "
                         "use --d2-mixing auto or half", cfg->topology, mmin,
                         c, lmin);
-    r->mix_c = c;
-    r->mix_slem = r->n > 1 ? fmax(fabs(m2), fabs(mmin)) : 0.0;
+    v[0] = c;
+    v[1] = r->n > 1 ? fmax(fabs(m2), fabs(mmin)) : 0.0;
     return CM_OK;
+}
+
+/* d2_mixing on rank 0, agreed and broadcast (collective). */
+static cm_status setup_d2_mixing(dt_run *r)
+{
+    double v[2] = {0.0, 0.0};
+    cm_status s = dt_comm_agree_idle(r->comm, r->rank == 0 ?
+                                     d2_mixing(r, v) : CM_OK);
+    if (s == CM_OK)
+        s = dt_comm_bcast(r->comm, v, sizeof v, 0);
+    r->mix_c = v[0];
+    r->mix_slem = v[1];
+    return s;
 }
 
 /* Topology (gossip) or worker count (all-reduce); ranks <= workers. */
@@ -128,31 +144,21 @@ static cm_status setup_workers(dt_run *r)
         r->n = cfg->workers ? cfg->workers : r->P;
         r->slem = 0.0;
     } else {
-        /* an unweighted file gets the rule's weights; the SLEM comes from
-         * the one validation (-1 above the dense eigensolver's limit) */
-        cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
-                                0, 0};
-        s = cm_topo_seq_read_ex(&r->seq, cfg->topology, &ro);
-        r->one_based = ro.one_based;
+        /* every rank parses; rank 0 alone checks and computes the SLEM
+         * and the weights of an unweighted file (or, --weights given, of
+         * any static file: main prints a notice), agreed and broadcast */
+        s = dt_topo_load(r->comm, cfg->topology, cfg->weights,
+                         cfg->weights_set, &r->seq, &r->one_based,
+                         &r->slem);
         r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
-        if (s == CM_OK && r->seq.period == 1) { /* a static topology */
-            s = cm_topo_check_connected(r->topo, cfg->topology);
-            /* --weights on a weighted file replaces its weights (main
-             * prints a notice): never silently ignored */
-            if (s == CM_OK && (!r->topo->self || cfg->weights_set))
-                s = cm_topo_set_weights(r->topo, cfg->weights);
-        }
-        if (s == CM_OK) /* one round: cm_topo_validate_slem */
-            s = cm_topo_seq_validate(&r->seq, cfg->topology, &r->slem);
         r->period = r->seq.period;
-        if (s == CM_OK && r->period > 1 && cfg->algorithm != DT_ALGO_DPSGD)
-            s = cm_error(CM_EINVAL, "%s is time-varying (period %zu): "
-                         "--algorithm %s needs a static topology; sequences "
-                         "run with --algorithm dpsgd", cfg->topology,
-                         r->period, dt_algo_name(cfg->algorithm));
-        if (s != CM_OK)
-            cm_error_prefix(s, "--topology");
         r->n = r->seq.n;
+        if (s == CM_OK && r->period > 1 && cfg->algorithm != DT_ALGO_DPSGD)
+            s = cm_error(CM_EINVAL, "--topology: %s is time-varying (period "
+                         "%zu): --algorithm %s needs a static topology; "
+                         "sequences run with --algorithm dpsgd",
+                         cfg->topology, r->period,
+                         dt_algo_name(cfg->algorithm));
         if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
             s = setup_d2_mixing(r);
     }
