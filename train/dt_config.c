@@ -62,10 +62,13 @@ static const flag_spec FLAGS[] = {
     {"--checkpoint", F_PATH, OFF(ckpt_dir), 0, 0, 0},
     {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
+    {"--keep", F_SIZE, OFF(keep), 1, 1e6, 0},
+    {"--timeout", F_DOUBLE, OFF(timeout), 0, 1e7, 0},
     {"--save-model", F_PATH, OFF(save_model), 0, 0, 0},
     {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
     {"--init-model", F_PATH, OFF(init_model), 0, 0, 0},
     {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
+    {"--summary", F_PATH, OFF(summary), 0, 0, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -93,6 +96,8 @@ void dt_config_default(dt_config *cfg)
     cfg->mode = DT_MODE_GOSSIP;
     cfg->partition.kind = DT_PART_IID;
     cfg->local_eval = 1000;
+    cfg->keep = 2;
+    cfg->timeout = 600;
 }
 
 const char *dt_config_usage(void)
@@ -132,13 +137,16 @@ const char *dt_config_usage(void)
         "  --save-model-every K  also after every K-th epoch\n"
         "  --init-model FILE  start training from this model\n"
         "  --eval-model FILE  only evaluate this model on the test set\n"
+        "  --summary FILE.json  settings, final metrics, timings, bytes,\n"
+        "                     hashes and version of the run (atomically)\n"
         "decentralized training (run under mpirun; ranks <= workers):\n"
         "  --topology FILE    D-PSGD on this topology (topogen's format or "
         "an\n"
         "                     edge list); one worker per node\n"
         "  --weights RULE     laplacian (default), mh or maxdeg, for files "
         "without\n"
-        "                     weights\n"
+        "                     weights; on a weighted file, replaces its "
+        "weights\n"
         "  --mode M           gossip (default, needs --topology) or "
         "allreduce\n"
         "  --workers N        allreduce: number of workers (one per rank)\n"
@@ -158,7 +166,14 @@ const char *dt_config_usage(void)
         "  --local-eval N     test images for each worker's own model "
         "(1000)\n"
         "  --checkpoint DIR   save every epoch (atomically) into DIR\n"
-        "  --resume           continue from the last checkpoint in DIR\n"
+        "  --resume           continue from the last checkpoint in DIR "
+        "(none yet:\n"
+        "                     start from scratch); a larger --epochs "
+        "extends it\n"
+        "  --keep K           checkpoint generations kept in DIR (2)\n"
+        "  --timeout SEC      end the job, naming the silent rank, when no "
+        "message\n"
+        "                     arrives for SEC seconds (600; 0 = never)\n"
         "  --stop-after E     stop after epoch E as if interrupted (to test "
         "--resume)\n"
         "  --help             this text\n";
@@ -292,6 +307,8 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         cm_status s = parse_value(cfg, f, v);
         if (s != CM_OK)
             return s;
+        if (f->kind == F_WEIGHTS)
+            cfg->weights_set = 1;
     }
     return CM_OK;
 }

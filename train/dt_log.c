@@ -3,6 +3,7 @@
  * crash-recovery logic). */
 #include "dt_log.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,7 @@ static cm_status log_flush(dt_log *lg)
     if (s != CM_OK)
         return s;
     if (fwrite(lg->buf, 1, lg->len, f.fp) != lg->len) {
-        cm_atomic_abort(&f);
-        return cm_error(CM_EIO, "cannot write %s", lg->path);
+        return cm_atomic_fail(&f);
     }
     return cm_atomic_commit(&f);
 }
@@ -59,8 +59,21 @@ cm_status dt_log_open(dt_log *lg, const char *path)
     if (s != CM_OK)
         return s;
     cm_atomic_abort(&probe);
-    if (!(lg->path = strdup(path)))
+    lg->lock.fd = -1;
+    size_t len = strlen(path);
+    char *lock_path = malloc(len + 6);
+    if (!lock_path)
         return cm_error(CM_ENOMEM, "out of memory");
+    memcpy(lock_path, path, len);
+    memcpy(lock_path + len, ".lock", 6);
+    s = cm_lock_acquire(&lg->lock, lock_path, path);
+    free(lock_path);
+    if (s != CM_OK)
+        return s;
+    if (!(lg->path = strdup(path))) {
+        cm_lock_release(&lg->lock);
+        return cm_error(CM_ENOMEM, "out of memory");
+    }
     s = log_printf(lg, "%s\n", DT_LOG_HEADER);
     if (s != CM_OK)
         dt_log_close(lg);
@@ -71,11 +84,15 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
 {
     if (!lg->path)
         return CM_OK;
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%.6f,%.6g,%llu\n",
+    char local[32] = ""; /* empty when not measured (NaN) */
+    if (!isnan(r->test_acc_local_mean))
+        snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%.6f,%.6f,%s,%.6g,%llu,"
+                             "%.6g,%.6f\n",
                              r->epoch, r->step, r->wall_s, r->train_loss,
-                             r->test_acc, r->test_acc_local_mean,
-                             r->consensus,
-                             (unsigned long long)r->bytes_sent);
+                             r->test_acc, local, r->consensus,
+                             (unsigned long long)r->bytes_sent, r->lr,
+                             r->test_loss);
     if (s != CM_OK)
         return s;
     return log_flush(lg);
@@ -85,6 +102,8 @@ void dt_log_close(dt_log *lg)
 {
     if (!lg)
         return;
+    if (lg->path)
+        cm_lock_release(&lg->lock);
     free(lg->path);
     free(lg->buf);
     memset(lg, 0, sizeof *lg);

@@ -1,7 +1,9 @@
 /* dt_log: the per-epoch CSV log shared by single and multi-worker runs.
  *
  * Columns: epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,
- * consensus,bytes_sent (test accuracies as fractions in 0..1). Rows are
+ * consensus,bytes_sent,lr,test_loss (test accuracies as fractions in 0..1;
+ * lr the learning rate of the row's last step; test_loss the mean
+ * cross-entropy of the (averaged) model on the test set). Rows are
  * kept in memory and the whole file is rewritten atomically (temporary
  * file + rename) after each row, so a crash leaves either the previous
  * complete log or the new one, never half a line.
@@ -12,10 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cm_lock.h"
 #include "cm_status.h"
 
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
-                      "test_acc_local_mean,consensus,bytes_sent"
+                      "test_acc_local_mean,consensus,bytes_sent,lr," \
+                      "test_loss"
 
 typedef struct {
     double epoch;               /* epochs done (1, 2, ...; fractional when
@@ -24,26 +28,34 @@ typedef struct {
     double wall_s;              /* seconds since training started */
     double train_loss;          /* mean minibatch loss over the epoch */
     double test_acc;            /* accuracy of the (averaged) model, 0..1 */
-    double test_acc_local_mean; /* mean accuracy of the workers' models */
+    double test_acc_local_mean; /* mean accuracy of the workers' models;
+                                   NaN when not measured (--local-eval 0):
+                                   the CSV field is then empty */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
+    double lr;                  /* learning rate of the last step */
+    double test_loss;           /* test loss of the (averaged) model */
 } dt_log_row;
 
 typedef struct {
     char *path;  /* target file (owned); NULL: logging off */
     char *buf;   /* CSV text so far, header included (owned) */
     size_t len, cap;
+    cm_lock lock; /* "PATH.lock", held from open to close */
 } dt_log;
 
 /* Prepares a log for path (NULL or "": logging off). Checks now that the
- * file can be created there (CM_EIO naming it) but writes nothing yet. */
+ * file can be created there (CM_EIO naming it) and locks "PATH.lock"
+ * (cm_lock: CM_EIO "PATH is in use by another run" when another process
+ * logs to the same file) but writes nothing to PATH yet. */
 cm_status dt_log_open(dt_log *lg, const char *path);
 
 /* Appends one row and rewrites the file atomically. CM_EIO naming the
  * file on a write error. O(size of the log). */
 cm_status dt_log_append(dt_log *lg, const dt_log_row *row);
 
-/* Frees the log (the file stays as last written); accepts a zeroed one. */
+/* Frees the log and releases its lock (the file stays as last written);
+ * accepts a zeroed one. */
 void dt_log_close(dt_log *lg);
 
 #endif

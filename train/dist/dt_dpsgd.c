@@ -37,6 +37,7 @@
 
 #include <cblas.h>
 
+#include "cm_atomic.h"
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_hash.h"
@@ -83,6 +84,8 @@ typedef struct {
     double loss_sum;        /* sum of minibatch losses since the report */
     size_t loss_n;
     double t_compute, t_allreduce, t_eval;
+    uint64_t ar_bytes;      /* all-reduce: gradient bytes handed to
+                               MPI_Allreduce by this rank so far */
     double train_base;      /* training seconds before a resume */
     uint64_t bytes_base;    /* bytes per rank before a resume */
     double t_train_start;
@@ -134,7 +137,9 @@ static cm_status setup_workers(dt_run *r)
         r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
         if (s == CM_OK && r->seq.period == 1) { /* a static topology */
             s = cm_topo_check_connected(r->topo, cfg->topology);
-            if (s == CM_OK && !r->topo->self)
+            /* --weights on a weighted file replaces its weights (main
+             * prints a notice): never silently ignored */
+            if (s == CM_OK && (!r->topo->self || cfg->weights_set))
                 s = cm_topo_set_weights(r->topo, cfg->weights);
         }
         if (s == CM_OK) /* one round: cm_topo_validate_slem */
@@ -404,6 +409,7 @@ static cm_status step_allreduce(dt_run *r, double lr)
     r->t_compute += t1 - t0;
     if (s == CM_OK)
         s = dt_comm_allreduce_sum_float(r->comm, r->gsum, w->len);
+    r->ar_bytes += w->len * sizeof *r->gsum;
     double t2 = cm_time_now();
     r->t_allreduce += t2 - t1;
     cblas_sscal((int)w->len, 1.0f / (float)r->n, r->gsum, 1);
@@ -443,7 +449,7 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     dt_gossip_stats gs;
     gossip_stats(r, &gs, &bytes_round);
     dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
-                    .bytes_sent = (double)gs.bytes_sent};
+                    .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes)};
     cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
     if (s != CM_OK)
         return s;
@@ -455,10 +461,14 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     p->lr = lr;
     p->consensus = m.consensus_sq / (double)r->n;
     p->test_acc = r->ev.n_test ? m.correct_avg / (double)r->ev.n_test : 0.0;
+    p->test_loss = r->ev.n_test ? m.test_loss_sum / (double)r->ev.n_test
+                                : 0.0;
+    /* all-reduce: every worker holds the average model; --local-eval 0:
+     * not measured (NaN: an empty CSV field, "-" on the progress line) */
     p->test_acc_local_mean =
-        r->allreduce || n_local == 0
-            ? p->test_acc
-            : m.correct_local / ((double)r->n * (double)n_local);
+        r->allreduce ? p->test_acc
+        : n_local == 0 ? NAN
+                       : m.correct_local / ((double)r->n * (double)n_local);
     p->train_loss = m.loss_n > 0 ? m.loss_sum / m.loss_n : 0.0;
     p->bytes_sent =
         r->bytes_base + (uint64_t)llround(m.bytes_sent / (double)r->P);
@@ -477,6 +487,8 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     dt_gossip_stats gs;
     double bytes_round;
     gossip_stats(r, &gs, &bytes_round);
+    if (r->allreduce) /* the gradient each rank hands to MPI_Allreduce */
+        bytes_round = (double)(r->w.len * sizeof(float));
     struct {
         double compute, mix, mpi, eval, bytes_round;
     } t = {r->t_compute, gs.t_mix, r->allreduce ? r->t_allreduce : gs.t_mpi,
@@ -571,7 +583,8 @@ static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
         .epoch = row->epoch, .step = row->step, .test_acc = row->test_acc,
         .test_acc_local_mean = row->test_acc_local_mean,
         .consensus = row->consensus, .train_loss = row->train_loss,
-        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s};
+        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s, .lr = row->lr,
+        .test_loss = row->test_loss};
 }
 
 /* Rank 0: the CSV row, the run state, the callback. */
@@ -582,7 +595,8 @@ static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
                       .wall_s = p->wall_s, .train_loss = p->train_loss,
                       .test_acc = p->test_acc,
                       .test_acc_local_mean = p->test_acc_local_mean,
-                      .consensus = p->consensus, .bytes_sent = p->bytes_sent};
+                      .consensus = p->consensus, .bytes_sent = p->bytes_sent,
+                      .lr = p->lr, .test_loss = p->test_loss};
     cm_status s = CM_OK;
     if (r->rank == 0) {
         s = dt_log_append(lg, &row);
@@ -611,6 +625,9 @@ static cm_status loop_step(void *ctx, size_t step, double lr)
     dt_run *r = ((loop_ctx *)ctx)->r;
     cm_status s = r->allreduce ? step_allreduce(r, lr)
                                : step_gossip(r, step, lr);
+    if (s == CM_OK && !isfinite(r->loss_sum)) /* divergence */
+        s = dt_check_finite(r->loss_sum, NULL, 0,
+                            step / r->steps_per_epoch + 1, step + 1, lr);
     return dt_comm_agree(r->comm, s);
 }
 
@@ -622,8 +639,13 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
     loop_ctx *c = ctx;
     dt_run *r = c->r;
     dt_dpsgd_progress p;
-    cm_status s;
-    if ((s = evaluate(r, done, lr, &p)) != CM_OK ||
+    cm_status s = CM_OK;
+    for (size_t i = 0; i < r->w.arrays && s == CM_OK; i++)
+        s = dt_check_finite(0.0, r->w.x[i], r->w.len,
+                            (done + r->steps_per_epoch - 1) /
+                                r->steps_per_epoch, done, lr);
+    if ((s = dt_comm_agree(r->comm, s)) != CM_OK ||
+        (s = evaluate(r, done, lr, &p)) != CM_OK ||
         (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
         return s;
     c->res->last = p;
@@ -649,6 +671,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     dt_partition part;
     dt_log lg;
     dt_run_state rs = {0};
+    cm_lock ck_lock = {.fd = -1};
+    char settings[4096];
     memset(&r, 0, sizeof r);
     memset(&lg, 0, sizeof lg);
     memset(res, 0, sizeof *res);
@@ -671,6 +695,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         s = dt_log_open(&lg, cfg->log_path);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
+    if (r.rank == 0 && s == CM_OK && cfg->summary[0])
+        s = cm_atomic_probe(cfg->summary);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
         (s = setup_data(&r, &part)) != CM_OK)
         goto cleanup;
@@ -679,12 +705,19 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
+    const cm_topo *topo = r.allreduce ? NULL : r.topo;
+    dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
         .steps_per_epoch = r.steps_per_epoch, .algo = r.algo,
-        .fingerprint = run_fingerprint(&r)};
+        .fingerprint = run_fingerprint(&r),
+        .settings = settings, .keep = cfg->keep, .epochs = cfg->epochs};
     size_t step = 0;
-    if (cfg->resume) {
+    int resume = 0;
+    if (cfg->ckpt_dir[0] &&
+        (s = dt_run_ckpt_open(&ck, cfg->resume, &ck_lock, &resume)) != CM_OK)
+        goto cleanup;
+    if (resume) {
         if ((s = dt_run_ckpt_restore(&ck, &r.w, &step, &rs)) != CM_OK)
             goto cleanup;
         r.train_base = rs.train_s;
@@ -716,6 +749,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:
+    cm_lock_release(&ck_lock);
     dt_run_state_destroy(&rs);
     dt_log_close(&lg);
     dt_partition_destroy(&part);
