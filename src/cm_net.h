@@ -1,0 +1,58 @@
+/* cm_net: a time model of one gossip round on a network of hosts.
+ *
+ * Two link classes: c = 0 between ranks on the same host (shared memory),
+ * c = 1 between hosts. A message of b bytes on class c costs the Hockney
+ * time alpha_c + b / beta_c (latency in seconds, bandwidth in bytes per
+ * second). In a round rank r exchanges one message with each of its
+ * peers_c(r) peer ranks and sends arrays_c(r) (receives arrays_in_c(r))
+ * parameter arrays of B bytes (cm_place_load). Messages of one class go
+ * out one after the other through that class's link, the two classes run
+ * at the same time, and sending and receiving overlap (full duplex):
+ *
+ *   T_c(r) = peers_c(r) alpha_c + max(arrays_c(r), arrays_in_c(r)) B / beta_c
+ *   T(r)   = max(T_0(r), T_1(r))          T_round = max_r T(r)
+ *
+ * (the worst rank decides: a synchronous round ends when the slowest rank
+ * has its arrays). In-rank neighbours cost nothing here (memory).
+ * Presets (round numbers, sources in train/README.md "Running across
+ * hosts"):
+ *   datacenter  intra 1 us, 10 GB/s;    inter 25 us, 3 GB/s (25 Gb/s Ethernet)
+ *   wan         intra 1 us, 10 GB/s;    inter 50 ms, 12.5 MB/s (100 Mb/s)
+ * Explicit: "intra=ALPHA,BETA;inter=ALPHA,BETA" with ALPHA a number of
+ * seconds or with a unit s, ms, us, ns, and BETA bytes per second or with
+ * a unit B/s, kB/s, MB/s, GB/s, Mb/s, Gb/s (SI: 1 kB = 1000 B); either
+ * class may be omitted and keeps the datacenter value.
+ */
+#ifndef CM_NET_H
+#define CM_NET_H
+
+#include <stddef.h>
+
+#include "cm_place.h"
+#include "cm_status.h"
+
+typedef struct {
+    double alpha[2]; /* latency per message, seconds: [0] intra, [1] inter */
+    double beta[2];  /* bandwidth, bytes per second */
+    char name[32];   /* preset name, or "custom" */
+} cm_net;
+
+/* Parses a preset name or "intra=A,B;inter=A,B" (above). CM_EINVAL with a
+ * message naming --net and the bad part otherwise (alpha must be >= 0 and
+ * finite, beta > 0 and finite). */
+cm_status cm_net_parse(const char *spec, cm_net *net);
+
+/* One line describing net: "datacenter (intra 1 us, 10 GB/s; inter ...)".
+ * Writes at most size bytes to buf; returns buf. */
+char *cm_net_describe(const cm_net *net, char *buf, size_t size);
+
+/* T(r) of rank r for arrays of array_bytes bytes. */
+double cm_net_rank_time(const cm_net *net, const cm_place_load *load,
+                        double array_bytes);
+
+/* T_round = max_r T(r) over the P ranks' loads; *worst (may be NULL)
+ * receives the rank that decides (the lowest on ties). O(P). */
+double cm_net_round_time(const cm_net *net, const cm_place_load *load,
+                         size_t P, double array_bytes, size_t *worst);
+
+#endif
