@@ -24,6 +24,8 @@
 #include "cm_atomic.h"
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_net.h"
+#include "cm_place.h"
 #include "tg_eval.h"
 #include "tg_graph.h"
 #include "tg_search.h"
@@ -45,6 +47,9 @@ typedef struct {
     tg_search_opts search;   /* n, d, objective, seed, iters, ... */
     const char *out;         /* -o FILE or "-" */
     int quiet;               /* no progress on stderr */
+    const char *net;         /* eval: --net SPEC (NULL: no network model) */
+    size_t params;           /* eval: floats per worker array (--params) */
+    size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
 } config;
 
 static const char usage_text[] =
@@ -53,7 +58,7 @@ static const char usage_text[] =
     "               [--iters K] [--restarts R] [--time-limit SEC]\n"
     "               [--t0 T] [--t1 T] [--no-screen] [-o FILE] [--quiet]\n"
     "       topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]\n"
-    "               [--seed S]\n"
+    "               [--seed S] [--net NET [--params P] [--ranks R] [--hosts H]]\n"
     "\n"
     "  -n N              nodes (default 64)\n"
     "  -d D              degree for learned, random, rrl (default 4)\n"
@@ -74,7 +79,11 @@ static const char usage_text[] =
     "  --no-screen       score every move exactly (same graph, slower)\n"
     "  --quiet           no progress or summary on stderr\n"
     "  eval: --json prints one JSON object; --simulate ROUNDS prints the\n"
-    "  gossip disagreement per round next to SLEM^t (not with --json).\n";
+    "  gossip disagreement per round next to SLEM^t (not with --json).\n"
+    "  --net NET (datacenter, wan or intra=ALPHA,BETA;inter=ALPHA,BETA)\n"
+    "  prints the modelled time of one gossip round of P-float arrays\n"
+    "  (default 61706, LeNet) with the workers on R ranks (default n) on H\n"
+    "  hosts (default R), placed in blocks and by graph partition.\n";
 
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
@@ -154,7 +163,8 @@ static int parse_args(int argc, char **argv, config *c)
         static const char *with_value[] = {
             "-n", "-d", "--kind", "--weights", "--objective", "--init",
             "--seed", "--iters", "--restarts", "--time-limit", "-o",
-            "--simulate", "--t0", "--t1"};
+            "--simulate", "--t0", "--t1", "--net", "--params", "--ranks",
+            "--hosts"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
             known |= strcmp(a, with_value[k]) == 0;
@@ -165,11 +175,17 @@ static int parse_args(int argc, char **argv, config *c)
         if (!v)
             return usage_error("%s: missing value%s", a, "");
         i++;
+        int net_flag = strcmp(a, "--net") == 0 ||
+                       strcmp(a, "--params") == 0 ||
+                       strcmp(a, "--ranks") == 0 || strcmp(a, "--hosts") == 0;
         int gen_only = strcmp(a, "--weights") != 0 &&
                        strcmp(a, "--seed") != 0 &&
-                       strcmp(a, "--simulate") != 0;
+                       strcmp(a, "--simulate") != 0 && !net_flag;
         if (c->eval && gen_only)
             return usage_error("%s: not a flag of 'topogen eval'%s", a, "");
+        if (!c->eval && net_flag)
+            return usage_error("%s: only 'topogen eval FILE' models the "
+                               "network%s", a, "");
         if (!c->eval && strcmp(a, "--simulate") == 0)
             return usage_error("%s: only 'topogen eval FILE' simulates%s", a,
                                "");
@@ -182,7 +198,18 @@ static int parse_args(int argc, char **argv, config *c)
             rc = parse_count(a, v, &c->search.iters, 0);
         else if (strcmp(a, "--restarts") == 0)
             rc = parse_count(a, v, &c->search.restarts, 0);
-        else if (strcmp(a, "--simulate") == 0) {
+        else if (strcmp(a, "--params") == 0)
+            rc = parse_count(a, v, &c->params, 0);
+        else if (strcmp(a, "--ranks") == 0)
+            rc = parse_count(a, v, &c->ranks, 0);
+        else if (strcmp(a, "--hosts") == 0)
+            rc = parse_count(a, v, &c->hosts, 0);
+        else if (strcmp(a, "--net") == 0) {
+            cm_net net;
+            if (cm_net_parse(v, &net) != CM_OK)
+                return status_to_usage();
+            c->net = v;
+        } else if (strcmp(a, "--simulate") == 0) {
             rc = parse_count(a, v, &c->simulate, 0);
             if (!rc && c->simulate > MAX_ROUNDS)
                 return usage_error("--simulate: at most %s rounds%s",
@@ -225,6 +252,12 @@ static int parse_args(int argc, char **argv, config *c)
     }
     if (c->eval && !c->file)
         return usage_error("eval: missing FILE%s%s", "", "");
+    if (!c->net && (c->params || c->ranks || c->hosts))
+        return usage_error("--params, --ranks and --hosts need --net%s%s", "",
+                           "");
+    if (c->net && c->simulate)
+        return usage_error("--net: cannot be combined with --simulate%s%s",
+                           "", "");
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
                            "simulation prints columns)%s%s", "", "");
@@ -321,6 +354,84 @@ static void print_number(const char *key, double v, int last)
         printf("\"%s\":null%s", key, last ? "" : ",");
 }
 
+/* --net: the modelled time of one gossip round under block ([0]) and
+ * graph ([1]) placement (cm_place, cm_net), computed before anything is
+ * printed. CM_EINVAL for --ranks > n or --hosts > ranks. */
+typedef struct {
+    cm_net net;
+    size_t P, H;
+    double bytes;           /* one worker array */
+    cm_place_stats ps[2];
+    double round_s[2];
+    size_t worst[2];        /* the rank that decides */
+} net_report;
+
+static cm_status net_eval(const config *c, const cm_topo *t, net_report *r)
+{
+    cm_status st = cm_net_parse(c->net, &r->net);
+    r->P = c->ranks ? c->ranks : t->n;
+    r->H = c->hosts ? c->hosts : r->P;
+    r->bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    if (st != CM_OK)
+        return st;
+    if (r->P > t->n)
+        return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
+                        "(workers)", r->P, c->file, t->n);
+    if (r->H > r->P)
+        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                        "ranks", r->H, r->P);
+    size_t *host = malloc(r->P * sizeof *host);
+    size_t *ro = malloc(t->n * sizeof *ro);
+    cm_place_load *ld = malloc(r->P * sizeof *ld);
+    if (!host || !ro || !ld)
+        st = cm_error(CM_ENOMEM, "out of memory (--net)");
+    for (size_t h = 0, q = 0; st == CM_OK && h < r->H; h++)
+        for (size_t k = cm_place_rank_size(r->P, r->H, h); k > 0; k--)
+            host[q++] = h;  /* ranks on hosts in blocks, as mpirun maps */
+    for (int k = 0; k < 2 && st == CM_OK; k++) {
+        st = cm_place_workers(t, r->P, host, (cm_place_kind)k, ro);
+        if (st == CM_OK)
+            st = cm_place_eval(t, r->P, host, ro, ld, &r->ps[k]);
+        if (st == CM_OK)
+            r->round_s[k] = cm_net_round_time(&r->net, ld, r->P, r->bytes,
+                                              &r->worst[k]);
+    }
+    free(ld);
+    free(ro);
+    free(host);
+    return st;
+}
+
+/* Prints r as text lines, or as JSON members (the caller prints braces). */
+static void net_print(const net_report *r, size_t n, int json)
+{
+    char desc[160];
+    cm_net_describe(&r->net, desc, sizeof desc);
+    if (json)
+        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
+               "\"array_bytes\":%.0f,", desc, r->P, r->H, r->bytes);
+    else
+        printf("net           %s\n"
+               "placement     %zu workers on %zu ranks on %zu hosts, arrays "
+               "of %.0f bytes\n", desc, n, r->P, r->H, r->bytes);
+    for (int k = 0; k < 2; k++) {
+        const cm_place_stats *ps = &r->ps[k];
+        const char *name = cm_place_name((cm_place_kind)k);
+        if (json)
+            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
+                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
+                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
+                   ps->volume_host, r->round_s[k]);
+        else
+            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
+                   "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
+                   "round (rank %zu decides)\n", name, ps->cut_edges,
+                   ps->cut_edges_host, ps->volume, ps->volume_host,
+                   (double)ps->volume * r->bytes / 1e6, r->round_s[k] * 1e3,
+                   r->worst[k]);
+    }
+}
+
 /* Reads, weights and reports on a topology file. */
 static int evaluate(const config *c)
 {
@@ -343,6 +454,9 @@ static int evaluate(const config *c)
         wname = cm_weight_rule_name(c->weights);
     }
     tg_eval e;
+    net_report nr;
+    if (st == CM_OK && c->net)
+        st = net_eval(c, &t, &nr);
     if (st == CM_OK)
         st = tg_eval_topo(&t, &e);
     if (st != CM_OK) {
@@ -384,6 +498,8 @@ static int evaluate(const config *c)
         print_number("slem", e.slem, 0);
         print_number("slem_best_laplacian", e.slem_best, 0);
         print_number("rounds_1e-3", e.rounds, 0);
+        if (c->net)
+            net_print(&nr, t.n, 1);
         printf("\"weights\":\"%s\"}\n", wname);
     } else {
         printf("file          %s\n", c->file);
@@ -400,6 +516,8 @@ static int evaluate(const config *c)
                e.slem_best);
         printf("rounds_1e-3   %.1f  (log 1e-3 / log slem)\n", e.rounds);
         printf("weights       %s\n", wname);
+        if (c->net)
+            net_print(&nr, t.n, 0);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");

@@ -256,7 +256,29 @@ mpi_cases() {
         "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
 }
 
+# topogen eval --net: the modelled round under block and graph placement.
+net_cases() {
+    tg="$BIN/topogen"
+    "$tg" -n 32 -d 4 --kind ring --quiet -o "$T/ring32.txt"
+    expect_ok "eval --net" "$tg" eval "$T/ring32.txt" --net "intra=0,1GB/s;inter=1ms,1MB/s" --params 250000 --ranks 4 --hosts 2
+    # ring of 32 in blocks of 8 on 2 hosts: each rank sends 1 array to
+    # each of its 2 neighbour ranks, one of them on the other host:
+    # 1 ms + 1 MB / (1 MB/s) = 1001 ms
+    check 'grep -qE "^  block +cut 4 edges \(2 across hosts\), 8 arrays per round \(4 across hosts, 8 MB\), modelled 1001 ms" "$T/out"' \
+        "block line: $(grep block "$T/out")"
+    check 'grep -qE "^  graph +cut 4 edges \(2 across hosts\), 8 arrays" "$T/out"' "graph line: $(grep graph "$T/out")"
+    expect_ok "eval --net --json" "$tg" eval "$T/ring32.txt" --net wan --json
+    check 'grep -qE "\"net\":\"wan \(.*\"ranks\":32,\"hosts\":32,\"array_bytes\":246824,\"block\":\{\"cut_edges\":32,.*\"round_s\":0\.139[0-9]*\}" "$T/out"' \
+        "JSON net members: $(head -c 400 "$T/out")"
+    expect_fail 2 "^topogen: --net 'fast': " "bad --net" "$tg" eval "$T/ring32.txt" --net fast
+    expect_fail 2 "^topogen: --params, --ranks and --hosts need --net" "--ranks without --net" "$tg" eval "$T/ring32.txt" --ranks 2
+    expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
+    expect_fail 1 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
+    expect_fail 1 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
+}
+
 topogen_cases
+net_cases
 train_cases
 mpi_cases
 
