@@ -15,6 +15,7 @@
 
 #include "cm_status.h"
 #include "dt_bench.h"
+#include "dt_bench_gossip.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
 #include "dt_config.h"
@@ -68,6 +69,31 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
            p->test_acc, p->test_acc_local_mean, p->consensus,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
+}
+
+/* --bench-gossip: one line on rank 0. */
+static int run_bench_gossip(const dt_config *cfg, const dt_comm *comm)
+{
+    dt_gossip_bench b;
+    cm_status s = dt_bench_gossip(cfg, comm, &b);
+    if (dt_comm_rank(comm) != 0)
+        return s == CM_OK ? 0 : 1;
+    if (s != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
+    char net[160];
+    printf("bench-gossip: %zu workers on %zu ranks on %zu hosts, placement "
+           "%s: cut %zu edges (%zu across hosts), %zu arrays of %zu bytes "
+           "per round (%zu across hosts)\n", b.n, b.P, b.hosts,
+           cm_place_name(b.kind), b.st.cut_edges, b.st.cut_edges_host,
+           b.st.volume, 4 * b.len, b.st.volume_host);
+    printf("bench-gossip: measured %.3f ms per round (median of %zu, "
+           "slowest rank; fastest %.3f ms); modelled %.3f ms (%s, rank %zu "
+           "decides)\n", 1e3 * b.median_s, b.rounds, 1e3 * b.min_s,
+           1e3 * b.model_s, cm_net_describe(&cfg->net, net, sizeof net),
+           b.model_rank);
+    return 0;
 }
 
 static int run_single(const dt_config *cfg)
@@ -141,6 +167,8 @@ int main(int argc, char **argv)
         if (root)
             fputs(dt_config_usage(), stdout);
         rc = 0;
+    } else if (cfg.bench_gossip) {
+        rc = run_bench_gossip(&cfg, world);
     } else if (cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&

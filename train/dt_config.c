@@ -14,7 +14,8 @@
 #include <string.h>
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
-               F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION } flag_kind;
+               F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_PLACEMENT,
+               F_NET } flag_kind;
 
 typedef struct {
     const char *name;
@@ -59,6 +60,10 @@ static const flag_spec FLAGS[] = {
     {"--checkpoint", F_PATH, OFF(ckpt_dir), 0, 0, 0},
     {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
+    {"--placement", F_PLACEMENT, OFF(placement), 0, 0, 0},
+    {"--net", F_NET, OFF(net), 0, 0, 0},
+    {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
+    {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -85,6 +90,8 @@ void dt_config_default(dt_config *cfg)
     cfg->mode = DT_MODE_GOSSIP;
     cfg->partition.kind = DT_PART_IID;
     cfg->local_eval = 1000;
+    cfg->placement = CM_PLACE_GRAPH;
+    cm_net_parse("datacenter", &cfg->net);
 }
 
 const char *dt_config_usage(void)
@@ -137,6 +144,18 @@ const char *dt_config_usage(void)
         "  --resume           continue from the last checkpoint in DIR\n"
         "  --stop-after E     stop after epoch E as if interrupted (to test "
         "--resume)\n"
+        "across hosts:\n"
+        "  --placement P      graph (default: partition the topology to keep "
+        "edges\n"
+        "                     inside ranks and hosts) or block (contiguous)\n"
+        "  --net NET          datacenter, wan or "
+        "intra=ALPHA,BETA;inter=ALPHA,BETA:\n"
+        "                     add the modelled wall clock to the CSV "
+        "(model_s)\n"
+        "  --bench-gossip R   time R gossip rounds alone on --topology (no "
+        "training)\n"
+        "  --bench-floats N   --bench-gossip: floats per array (default: "
+        "the model's)\n"
         "  --help             this text\n";
 }
 
@@ -170,6 +189,11 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
         return CM_OK;
     case F_PARTITION:
         return dt_partition_parse(v, (dt_part_spec *)(void *)p);
+    case F_PLACEMENT:
+        return cm_place_parse(v, (cm_place_kind *)(void *)p);
+    case F_NET:
+        cfg->net_given = 1;
+        return cm_net_parse(v, (cm_net *)(void *)p);
     case F_SCHED:
         if (dt_sched_parse(v, (dt_sched_kind *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);

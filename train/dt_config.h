@@ -16,6 +16,8 @@
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
+#include "cm_net.h"
+#include "cm_place.h"
 #include "cm_topo.h"
 
 #define DT_PATH_MAX 4096
@@ -63,6 +65,14 @@ typedef struct {
     int resume;                /* --resume from the last checkpoint */
     size_t stop_after;         /* --stop-after E: end after E epochs as if
                                   interrupted (to test --resume); 0 = off */
+    /* across hosts (cm_place, cm_net) */
+    cm_place_kind placement;   /* --placement block|graph (graph) */
+    cm_net net;                /* --net: the network model */
+    int net_given;             /* --net was given */
+    size_t bench_gossip;       /* --bench-gossip R: time R gossip rounds
+                                  alone (no training); 0 = off */
+    size_t bench_floats;       /* --bench-floats N: array length for
+                                  --bench-gossip (0 = the model's) */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

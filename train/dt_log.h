@@ -1,7 +1,9 @@
 /* dt_log: the per-epoch CSV log shared by single and multi-worker runs.
  *
  * Columns: epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,
- * consensus,bytes_sent (test accuracies as fractions in 0..1). Rows are
+ * consensus,bytes_sent (test accuracies as fractions in 0..1), with
+ * model_s after wall_s when the log is opened with a network model
+ * (dpsgd-train --net: the modelled wall clock, cm_net). Rows are
  * kept in memory and the whole file is rewritten atomically (temporary
  * file + rename) after each row, so a crash leaves either the previous
  * complete log or the new one, never half a line.
@@ -16,6 +18,8 @@
 
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
                       "test_acc_local_mean,consensus,bytes_sent"
+#define DT_LOG_HEADER_MODEL "epoch,step,wall_s,model_s,train_loss,test_acc," \
+                            "test_acc_local_mean,consensus,bytes_sent"
 
 typedef struct {
     double epoch;               /* epochs done (1, 2, ...; fractional when
@@ -27,17 +31,23 @@ typedef struct {
     double test_acc_local_mean; /* mean accuracy of the workers' models */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
+    double model_s;             /* modelled training seconds (--net) */
 } dt_log_row;
 
 typedef struct {
     char *path;  /* target file (owned); NULL: logging off */
     char *buf;   /* CSV text so far, header included (owned) */
+    int model;   /* 1: the model_s column is written */
     size_t len, cap;
 } dt_log;
 
 /* Prepares a log for path (NULL or "": logging off). Checks now that the
  * file can be created there (CM_EIO naming it) but writes nothing yet. */
 cm_status dt_log_open(dt_log *lg, const char *path);
+
+/* dt_log_open with the model_s column (DT_LOG_HEADER_MODEL) when model
+ * is non-zero. */
+cm_status dt_log_open_model(dt_log *lg, const char *path, int model);
 
 /* Appends one row and rewrites the file atomically. CM_EIO naming the
  * file on a write error. O(size of the log). */
