@@ -41,19 +41,3 @@ cm_status cm_error_prefix(cm_status code, const char *fmt, ...)
 const char *cm_last_error(void) { return errbuf; }
 
 void cm_error_clear(void) { errbuf[0] = '\0'; }
-
-const char *cm_status_name(cm_status code)
-{
-    switch (code) {
-    case CM_OK: return "success";
-    case CM_EINVAL: return "invalid argument";
-    case CM_ENOMEM: return "out of memory";
-    case CM_EIO: return "input/output error";
-    case CM_EFORMAT: return "malformed file";
-    case CM_ETOPO: return "invalid topology";
-    case CM_ENUMERIC: return "numerical failure";
-    case CM_EMPI: return "MPI error";
-    case CM_EINTERNAL: return "internal error";
-    }
-    return "unknown status";
-}

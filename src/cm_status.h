@@ -38,7 +38,4 @@ const char *cm_last_error(void);
 /* Clears the last-error message. */
 void cm_error_clear(void);
 
-/* A short name for a status code ("invalid argument", ...). */
-const char *cm_status_name(cm_status code);
-
 #endif

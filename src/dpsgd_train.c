@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cblas.h>
 
@@ -36,9 +37,8 @@ static int run_bench(const dt_config *cfg)
 {
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
-    openblas_set_num_threads(cfg->threads);
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, &r) != CM_OK) {
+                       cfg->bench_repeat, cfg->avx512, &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }
@@ -147,6 +147,17 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     return 0;
 }
 
+/* The environment and the global BLAS state belong to main: the library
+ * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
+ * portable OpenBLAS path on AVX-512 machines, e.g. to test it. */
+static void apply_environment(dt_config *cfg)
+{
+    const char *e = getenv("DPSGD_NO_AVX512");
+    if (e && *e && strcmp(e, "0") != 0)
+        cfg->avx512 = 0;
+    openblas_set_num_threads(cfg->threads);
+}
+
 int main(int argc, char **argv)
 {
     dt_config cfg;
@@ -167,7 +178,7 @@ int main(int argc, char **argv)
         if (root)
             fputs(dt_config_usage(), stdout);
         rc = 0;
-    } else if (cfg.bench_gossip) {
+    } else if (apply_environment(&cfg), cfg.bench_gossip) {
         rc = run_bench_gossip(&cfg, world);
     } else if (cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;

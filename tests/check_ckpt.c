@@ -243,9 +243,13 @@ END_TEST
 Suite *ckpt_suite(void)
 {
     Suite *s = suite_create("ckpt");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("round_trip");
     tcase_add_test(tc, test_round_trip);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("corruption_detected");
     tcase_add_test(tc, test_corruption);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("mismatch_and_marker");
     tcase_add_test(tc, test_mismatch_and_marker);
     suite_add_tcase(s, tc);
     return s;

@@ -383,11 +383,20 @@ END_TEST
 Suite *data_suite(void)
 {
     Suite *s = suite_create("data");
-    TCase *tc = tcase_create("readers");
+    TCase *tc = tcase_create("idx_plain_and_gzip");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_idx_plain_and_gz);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("idx_bad_input_named");
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_idx_bad_input);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("cifar10");
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_cifar);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("synthetic");
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_synthetic);
     suite_add_tcase(s, tc);
     return s;

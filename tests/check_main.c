@@ -4,14 +4,23 @@
  * CK_RUN_SUITE / CK_RUN_CASE select a subset (Check's own variables). */
 #include <stdlib.h>
 
+#include <cblas.h>
 #include <check.h>
+
+#include "check_env.h"
 
 #define SUITE(f) Suite *f(void);
 #include "unit_suites.inc"
 #undef SUITE
 
+int check_allow_avx512 = 1;
+
 int main(void)
 {
+    /* The environment and the BLAS threads are the runner's to set, as
+     * they are dpsgd-train's main's: one thread, so results repeat. */
+    check_allow_avx512 = check_env_allow_avx512();
+    openblas_set_num_threads(1);
     SRunner *sr = srunner_create(NULL);
 #define SUITE(f) srunner_add_suite(sr, f());
 #include "unit_suites.inc"

@@ -1,154 +1,111 @@
-/* check_net.c: the network time model (src/cm_net.c): presets, the --net
- * parser with units and its errors, and round times against the closed
- * form alpha + bytes / beta on placements whose loads are known. */
+/* check_net.c: the network (dt_net). The whole network's gradient
+ * against central differences of the mean loss for both models and both
+ * layouts; parameter counts and layer chains of both models; bad shapes
+ * and model names refused. */
 #include <math.h>
-#include <string.h>
+#include <stdlib.h>
 
 #include <check.h>
 
-#include "cm_net.h"
-#include "cm_place.h"
-#include "cm_topo.h"
+#include "check_env.h"
+#include "check_num.h"
+#include "cm_rng.h"
+#include "dt_net.h"
 
-#define TOL 1e-12
-
-START_TEST(test_presets)
+/* Whole network: dt_net_grad against central differences of the mean loss
+ * at 300 random parameters. A step in a conv weight moves a whole channel,
+ * so some samples cross a relu kink or a pooling tie (the error then grows
+ * with the step, as measured); the layers themselves are checked exactly
+ * above, and this test checks the wiring (offsets, in-place buffers): at
+ * least 90% of the samples agree to 1e-2, where a wiring bug breaks most. */
+static void gradcheck_net(dt_model m, size_t c, size_t hw)
 {
-    cm_net n;
-    ck_assert_int_eq(cm_net_parse("datacenter", &n), CM_OK);
-    ck_assert_double_eq_tol(n.alpha[1], 25e-6, TOL);
-    ck_assert_double_eq_tol(n.beta[1], 3e9, 1);
-    ck_assert_str_eq(n.name, "datacenter");
-    ck_assert_int_eq(cm_net_parse("wan", &n), CM_OK);
-    ck_assert_double_eq_tol(n.alpha[1], 50e-3, TOL);
-    ck_assert_double_eq_tol(n.beta[1], 12.5e6, 1e-3);
-    char buf[128];
-    ck_assert_str_eq(cm_net_describe(&n, buf, sizeof buf),
-                     "wan (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)");
-}
-END_TEST
-
-START_TEST(test_parse_units)
-{
-    cm_net n;
-    ck_assert_int_eq(cm_net_parse("intra=2us,5GB/s;inter=100ms,100Mb/s", &n),
+    dt_net *net = NULL;
+    ck_assert_int_eq(dt_net_new(m, c, hw, hw, 10, 3,
+                                check_allow_avx512, &net), CM_OK);
+    cm_rng r;
+    cm_rng_seed(&r, 5, (uint64_t)m);
+    dt_net_init(net, net->params, &r);
+    for (size_t i = 0; i < net->n_params; i++) /* nonzero biases too */
+        net->params[i] += (float)(0.05 * (cm_rng_uniform(&r) - 0.5));
+    size_t nx = 3 * c * hw * hw;
+    float *x = malloc(nx * sizeof *x);
+    fill_uniform(&r, x, nx, -1, 1);
+    uint8_t y[3] = {1, 7, 4};
+    double loss;
+    ck_assert_int_eq(dt_net_grad(net, net->params, net->grads, x, y, 3, &loss),
                      CM_OK);
-    ck_assert_str_eq(n.name, "custom");
-    ck_assert_double_eq_tol(n.alpha[0], 2e-6, TOL);
-    ck_assert_double_eq_tol(n.beta[0], 5e9, 1e-3);
-    ck_assert_double_eq_tol(n.alpha[1], 0.1, TOL);
-    ck_assert_double_eq_tol(n.beta[1], 12.5e6, 1e-6);
-    /* plain SI numbers; a class left out keeps the datacenter value */
-    ck_assert_int_eq(cm_net_parse("inter=3e-5,1.25e9", &n), CM_OK);
-    ck_assert_double_eq_tol(n.alpha[1], 3e-5, TOL);
-    ck_assert_double_eq_tol(n.beta[1], 1.25e9, 1e-3);
-    ck_assert_double_eq_tol(n.alpha[0], 1e-6, TOL);
-    ck_assert_double_eq_tol(n.beta[0], 10e9, 1e-3);
-    ck_assert_int_eq(cm_net_parse("intra=0,2kB/s", &n), CM_OK);
-    ck_assert_double_eq_tol(n.beta[0], 2e3, TOL);
+    ck_assert(loss > 0.5 && loss < 10.0);
+    int good = 0, total = 300;
+    for (int t = 0; t < total; t++) {
+        size_t i = cm_rng_below(&r, net->n_params);
+        float keep = net->params[i];
+        double lp, lm;
+        net->params[i] = keep + 1e-3f;
+        float up = net->params[i];
+        dt_net_eval(net, net->params, x, y, 3, NULL, &lp);
+        net->params[i] = keep - 1e-3f;
+        float dn = net->params[i];
+        dt_net_eval(net, net->params, x, y, 3, NULL, &lm);
+        net->params[i] = keep;
+        double num = (lp - lm) / ((double)up - (double)dn);
+        good += fabs(num - net->grads[i]) <= 1e-2 * fmax(fabs(num), 1e-2);
+    }
+    ck_assert_int_ge(good, total * 9 / 10);
+    ck_assert_int_eq(dt_net_grad(net, net->params, net->grads, x, y, 4, &loss),
+                     CM_EINVAL);
+    free(x);
+    dt_net_free(net);
+}
+
+START_TEST(test_gradcheck_net)
+{
+    gradcheck_net(DT_MODEL_LENET, 1, 28);
+    gradcheck_net(DT_MODEL_CNN, 3, 16);
+    gradcheck_net(DT_MODEL_CNN, 1, 16); /* NHWC where the CPU can */
 }
 END_TEST
 
-START_TEST(test_parse_errors)
+START_TEST(test_net_shapes)
 {
-    static const struct {
-        const char *spec, *msg;
-    } bad[] = {
-        {"", "expected datacenter, wan"},
-        {"fast", "'fast' is not intra=ALPHA,BETA"},
-        {"inter=1", "'inter=1' is not"},
-        {"inter=-1,1e9", "latency '-1'"},
-        {"inter=1,0", "bandwidth '0'"},
-        {"inter=1us,3GB", "bandwidth '3GB'"},
-        {"inter=1parsec,3GB/s", "latency '1parsec'"},
-        {"intra=1,1;intra=1,1", "intra given twice"},
-        {"inter=nan,1", "latency 'nan'"},
-        {"inter=1,inf", "bandwidth 'inf'"},
-        {";", "expected datacenter"},
-    };
-    cm_net n;
-    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        ck_assert_int_eq(cm_net_parse(bad[k].spec, &n), CM_EINVAL);
-        ck_assert_msg(strstr(cm_last_error(), bad[k].msg) &&
-                      strstr(cm_last_error(), "--net"),
-                      "'%s': %s", bad[k].spec, cm_last_error());
-    }
-}
-END_TEST
-
-/* Ring of 8 in blocks on 4 ranks, 2 per host: every rank has one peer on
- * its host and one on the other, one array each way on each. */
-START_TEST(test_round_ring)
-{
-    size_t ei[8], ej[8], ro[8], host[4] = {0, 0, 1, 1}, worst = 99;
-    for (size_t i = 0; i < 8; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % 8;
-    }
-    cm_topo t;
-    cm_topo_init(&t);
-    ck_assert_int_eq(cm_topo_from_edges(&t, 8, 8, ei, ej), CM_OK);
-    ck_assert_int_eq(cm_place_workers(&t, 4, host, CM_PLACE_BLOCK, ro), CM_OK);
-    cm_place_load ld[4];
-    cm_place_stats st;
-    ck_assert_int_eq(cm_place_eval(&t, 4, host, ro, ld, &st), CM_OK);
-    cm_net n;
-    ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
+    dt_net *net = NULL;
+    ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 8,
+                                check_allow_avx512, &net),
                      CM_OK);
-    double B = 1e6;
-    ck_assert_double_eq_tol(cm_net_rank_time(&n, &ld[0], B), 1e-3 + 1.0, TOL);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 4, B, &worst),
-                            1e-3 + 1.0, TOL);
-    ck_assert_uint_eq(worst, 0);
-    /* a fast WAN: the intra-host link decides */
-    ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s;inter=0,1e12", &n), CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 4, B, NULL),
-                            1e-3 + 1.0, TOL);
-    /* one host: nothing inter; 2 ranks of 4 workers: 2 arrays each way */
-    ck_assert_int_eq(cm_place_workers(&t, 2, NULL, CM_PLACE_BLOCK, ro), CM_OK);
-    ck_assert_int_eq(cm_place_eval(&t, 2, NULL, ro, ld, &st), CM_OK);
-    ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s", &n), CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 2, B, NULL),
-                            1e-3 + 2.0, TOL);
-    cm_topo_destroy(&t);
-}
-END_TEST
-
-/* The worst rank decides: a rank that sends more, or to more peers. */
-START_TEST(test_round_worst_rank)
-{
-    cm_place_load ld[3];
-    memset(ld, 0, sizeof ld);
-    ld[0].arrays[1] = ld[0].arrays_in[1] = 1;
-    ld[0].peers[1] = 1;
-    ld[1].arrays[1] = 1;
-    ld[1].arrays_in[1] = 5;  /* receives most */
-    ld[1].peers[1] = 1;
-    ld[2].arrays[1] = 2;
-    ld[2].peers[1] = 4;      /* most messages */
-    cm_net n;
-    ck_assert_int_eq(cm_net_parse("inter=1s,1B/s", &n), CM_OK);
-    size_t worst;
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 3, 1.0, &worst), 6.0,
-                            TOL);
-    ck_assert_uint_eq(worst, 1);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 3, 0.5, &worst), 5.0,
-                            TOL);
-    ck_assert_uint_eq(worst, 2);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 0, 1.0, &worst), 0.0,
-                            TOL);
+    /* LeNet-5 on 28x28: 156 + 2416 + 48120 + 10164 + 850 parameters */
+    ck_assert_uint_eq(net->n_params, 61706);
+    ck_assert_uint_eq(net->layers[net->n_layers - 1].oc, 10);
+    ck_assert_uint_eq(net->n_layers, 7); /* relus fused */
+    ck_assert_int_eq(net->layers[0].relu, 1);
+    ck_assert_int_eq(net->layers[6].relu, 0); /* logits */
+    dt_net_free(net);
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 3, 32, 32, 10, 8,
+                                check_allow_avx512, &net), CM_OK);
+    /* 896 + 9248 + 18496 + 36928 + (64*5*5*256+256) + 2570 */
+    ck_assert_uint_eq(net->n_params, 896 + 9248 + 18496 + 36928 + 409856 +
+                                         2570);
+    dt_net_free(net);
+    ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 1, 8, 8, 10, 8,
+                                check_allow_avx512, &net),
+                     CM_EINVAL);
+    ck_assert_ptr_null(net);
+    dt_model m;
+    ck_assert_int_eq(dt_model_parse("resnet", &m), CM_EINVAL);
+    ck_assert_int_eq(dt_model_parse("cnn", &m), CM_OK);
+    ck_assert_int_eq(m, DT_MODEL_CNN);
+    dt_net_free(NULL);
 }
 END_TEST
 
 Suite *net_suite(void)
 {
     Suite *s = suite_create("net");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_presets);
-    tcase_add_test(tc, test_parse_units);
-    tcase_add_test(tc, test_parse_errors);
-    tcase_add_test(tc, test_round_ring);
-    tcase_add_test(tc, test_round_worst_rank);
+    TCase *tc = tcase_create("whole_net_gradient");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_gradcheck_net);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("shapes_and_names");
+    tcase_add_test(tc, test_net_shapes);
     suite_add_tcase(s, tc);
     return s;
 }

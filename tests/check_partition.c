@@ -236,11 +236,19 @@ END_TEST
 Suite *partition_suite(void)
 {
     Suite *s = suite_create("partition");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("iid_balanced");
     tcase_add_test(tc, test_iid);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("dirichlet_skew");
     tcase_add_test(tc, test_dirichlet_skew);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("same_seed_same_shards");
     tcase_add_test(tc, test_deterministic);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("bad_specs_refused");
     tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rank_blocks");
     tcase_add_test(tc, test_blocks);
     suite_add_tcase(s, tc);
     return s;

@@ -73,9 +73,13 @@ END_TEST
 Suite *rng_suite(void)
 {
     Suite *s = suite_create("rng");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("deterministic_streams");
     tcase_add_test(tc, test_deterministic_streams);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("moments");
     tcase_add_test(tc, test_moments);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("shuffle_is_permutation");
     tcase_add_test(tc, test_shuffle_is_permutation);
     suite_add_tcase(s, tc);
     return s;

@@ -1,8 +1,8 @@
 /* check_train.c: the single-worker trainer end to end on the synthetic set
  * (loss goes down, accuracy gets high, for lenet and cnn; batch size 1;
- * same seed gives bit-identical parameters, another seed does not), the
- * flag parser (every bad-value class names its flag) and the CSV log
- * (header, one row per epoch, nothing left behind on a bad path). */
+ * same seed gives bit-identical parameters, another seed does not) and
+ * the CSV log (header, one row per epoch, nothing left behind on a bad
+ * path). The flag parser has its own suite (check_config.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 
 #include <check.h>
 
+#include "check_env.h"
 #include "dt_config.h"
 #include "dt_log.h"
 #include "dt_train.h"
@@ -34,6 +35,7 @@ static void synth_config(dt_config *c, dt_model m, size_t n_train,
                          size_t epochs)
 {
     dt_config_default(c);
+    c->avx512 = check_allow_avx512;
     c->dataset = DT_DS_SYNTHETIC;
     c->model = m;
     c->synth_train = n_train;
@@ -100,57 +102,6 @@ START_TEST(test_batch_one)
 }
 END_TEST
 
-/* Parses a NULL-terminated flag list over the defaults. */
-static cm_status parse(dt_config *c, const char *const *flags)
-{
-    char *argv[16] = {"dpsgd-train"};
-    int argc = 1;
-    while (flags[argc - 1])
-        argv[argc] = (char *)flags[argc - 1], argc++;
-    dt_config_default(c);
-    return dt_config_parse(c, argc, argv);
-}
-
-START_TEST(test_config)
-{
-    dt_config c;
-    const char *good[] = {"--model", "cnn", "--epochs=3", "--batch", "64",
-                          "--lr", "0.05", "--weight-decay", "0", "--quiet",
-                          "--dataset", "cifar10", "--data", "/x", NULL};
-    ck_assert_int_eq(parse(&c, good), CM_OK);
-    ck_assert_int_eq(c.model, DT_MODEL_CNN);
-    ck_assert_uint_eq(c.epochs, 3);
-    ck_assert_uint_eq(c.batch, 64);
-    ck_assert_double_eq(c.lr, 0.05);
-    ck_assert_int_eq(c.quiet, 1);
-    ck_assert_int_eq(c.dataset, DT_DS_CIFAR10);
-    ck_assert_str_eq(c.data_dir, "/x");
-    /* each bad input names its flag */
-    static const struct { const char *a, *b, *want; } bad[] = {
-        {"--batch", "0", "--batch"},       {"--epochs", "0", "--epochs"},
-        {"--epochs", "-2", "--epochs"},    {"--lr", "-0.1", "--lr"},
-        {"--lr", "fast", "--lr"},          {"--model", "vgg", "--model"},
-        {"--dataset", "imagenet", "--dataset"},
-        {"--momentum", "1", "--momentum"}, {"--batch", "12x", "--batch"},
-        {"--schedule", "linear", "--schedule"},
-        {"--frobnicate", "1", "--frobnicate"}, {"--seed", "-1", "--seed"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        const char *f[] = {bad[i].a, bad[i].b, NULL};
-        ck_assert_int_eq(parse(&c, f), CM_EINVAL);
-        ck_assert_msg(strstr(cm_last_error(), bad[i].want) != NULL,
-                      "'%s' lacks %s", cm_last_error(), bad[i].want);
-    }
-    const char *missing[] = {"--epochs", NULL};
-    ck_assert_int_eq(parse(&c, missing), CM_EINVAL);
-    ck_assert(strstr(cm_last_error(), "needs a value"));
-    const char *help[] = {"--help", "--bogus", NULL};
-    ck_assert_int_eq(parse(&c, help), CM_OK);
-    ck_assert_int_eq(c.help, 1);
-    ck_assert(strstr(dt_config_usage(), "--weight-decay"));
-}
-END_TEST
-
 START_TEST(test_log)
 {
     char dir[] = "/tmp/check_train.XXXXXX";
@@ -207,13 +158,24 @@ END_TEST
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
-    TCase *tc = tcase_create("single");
+    TCase *tc = tcase_create("lenet_learns");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_synthetic_lenet_learns);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("cnn_learns");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_synthetic_cnn_learns);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("same_seed_same_bits");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_same_seed_same_result);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("batch_one");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_batch_one);
-    tcase_add_test(tc, test_config);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("csv_log");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_log);
     suite_add_tcase(s, tc);
     return s;

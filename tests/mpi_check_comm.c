@@ -170,10 +170,16 @@ END_TEST
 Suite *mpi_comm_suite(void)
 {
     Suite *s = suite_create("mpi_comm");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("split_and_collectives");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_split_and_collectives);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("failure_agreement");
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_agree);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("bad_topology_all_ranks");
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_bad_topology_all_ranks);
     suite_add_tcase(s, tc);
     return s;

@@ -15,6 +15,7 @@
 
 #include <check.h>
 
+#include "check_env.h"
 #include "cm_topo.h"
 #include "dt_comm.h"
 #include "dt_config.h"
@@ -41,6 +42,7 @@ static void cube_file(char *path, size_t n)
 static void small_config(dt_config *cfg, const char *topo)
 {
     dt_config_default(cfg);
+    cfg->avx512 = check_allow_avx512;
     cfg->dataset = DT_DS_SYNTHETIC;
     cfg->synth_train = 4096;
     cfg->synth_test = 256;
@@ -185,11 +187,20 @@ END_TEST
 Suite *dpsgd_suite(void)
 {
     Suite *s = suite_create("dpsgd");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("same_trajectory_for_every_p");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_same_trajectory_for_every_P);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("resume_equals_uninterrupted");
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_resume_equals_uninterrupted);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("allreduce_learns");
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_allreduce_learns);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rejections_on_all_ranks");
+    tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_rejections_on_all_ranks);
     suite_add_tcase(s, tc);
     return s;

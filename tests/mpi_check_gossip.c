@@ -301,10 +301,16 @@ END_TEST
 Suite *mpi_gossip_suite(void)
 {
     Suite *s = suite_create("mpi_gossip");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("mean_and_slem_rate");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_mean_and_slem_rate, 0, G_COUNT);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("same_result_for_any_p");
+    tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_same_result_for_any_p, 0, G_COUNT);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rejects_on_all_ranks");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_rejects_on_all_ranks);
     suite_add_tcase(s, tc);
     return s;

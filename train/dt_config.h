@@ -43,7 +43,12 @@ typedef struct {
     uint64_t seed;             /* --seed: init, shuffling, synthetic data */
     char log_path[DT_PATH_MAX];/* --log FILE.csv; "" = no log */
     int quiet;                 /* --quiet: no per-epoch lines */
-    int threads;               /* --threads: OpenBLAS threads (1) */
+    int threads;               /* --threads: OpenBLAS threads (1); set by
+                                  main (openblas_set_num_threads), not by
+                                  the library */
+    int avx512;                /* use the own AVX-512 kernels where the CPU
+                                  has them (1); main sets 0 when the
+                                  environment has DPSGD_NO_AVX512 */
     size_t train_limit;        /* --train-limit N: first N train images */
     size_t test_limit;         /* --test-limit N: first N test images */
     size_t synth_train;        /* --synthetic-train N (synthetic set) */

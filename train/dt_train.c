@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
+#include "cm_hash.h"
 #include "cm_time.h"
 #include "dt_log.h"
+#include "dt_loop.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 
@@ -30,13 +30,7 @@ void dt_batch_gather(const dt_data *d, const size_t *order, size_t off,
 
 uint64_t dt_hash_floats(const float *x, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)x;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n * sizeof *x; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
+    return cm_hash_fnv1a(CM_HASH_FNV_OFFSET, x, n * sizeof *x);
 }
 
 /* First `limit` indices of a split (limit 0 or beyond the split: all). */
@@ -91,102 +85,143 @@ cleanup:
     return s;
 }
 
+/* One worker's run: what the loop's callbacks need. */
+typedef struct {
+    const dt_config *cfg;
+    dt_data train, test;
+    dt_net *net;
+    dt_log lg;
+    float *v, *xb;          /* momentum; the gathered minibatch */
+    uint8_t *yb;
+    size_t *order;          /* the epoch's order of the training images */
+    cm_rng shuf_rng;        /* stream 1 of the seed: the shuffles */
+    size_t B, S;            /* batch, steps per epoch */
+    double t_start, t_epoch, train_s, loss_sum;
+    dt_epoch_fn on_epoch;
+    void *ctx;
+    dt_train_result *res;
+} single_run;
+
+/* dt_loop step: minibatch k of the epoch (the last may be short; the
+ * first reshuffles the previous epoch's order), SGD with momentum. */
+static cm_status single_step(void *ctx, size_t step, double lr)
+{
+    single_run *u = ctx;
+    const size_t n = u->train.n, k = step % u->S;
+    if (k == 0) {
+        u->t_epoch = cm_time_now();
+        u->loss_sum = 0.0;
+        cm_rng_shuffle_size(&u->shuf_rng, u->order, n);
+    }
+    size_t off = k * u->B, b = n - off < u->B ? n - off : u->B;
+    double loss;
+    dt_batch_gather(&u->train, u->order, off, b, u->xb, u->yb);
+    cm_status s = dt_loop_local_step(u->net, u->net->params, u->v, u->xb,
+                                     u->yb, b, (float)u->cfg->momentum,
+                                     (float)u->cfg->weight_decay, &loss);
+    if (s != CM_OK)
+        return s;
+    u->loss_sum += loss;
+    dt_sgd_apply(u->net->params, u->v, u->net->n_params, (float)lr);
+    return CM_OK;
+}
+
+/* dt_loop evaluation (epoch ends only): test set, CSV row, callback. */
+static cm_status single_evaluate(void *ctx, size_t done, double lr,
+                                 int epoch_end)
+{
+    single_run *u = ctx;
+    (void)epoch_end;
+    double ep_s = cm_time_now() - u->t_epoch;
+    u->train_s += ep_s;
+    dt_epoch_stats e = {.epoch = done / u->S, .epochs = u->cfg->epochs,
+                        .step = done, .lr = lr,
+                        .train_loss = u->loss_sum / (double)u->S,
+                        .epoch_s = ep_s,
+                        .images_per_s = (double)u->train.n / ep_s};
+    size_t correct = 0;
+    dt_net_eval(u->net, u->net->params, u->test.x, u->test.y, u->test.n,
+                &correct, &e.test_loss);
+    e.test_acc = (double)correct / (double)u->test.n;
+    e.wall_s = cm_time_now() - u->t_start;
+    dt_log_row row = {.epoch = (double)e.epoch, .step = done,
+                      .wall_s = e.wall_s, .train_loss = e.train_loss,
+                      .test_acc = e.test_acc,
+                      .test_acc_local_mean = e.test_acc};
+    cm_status s = dt_log_append(&u->lg, &row);
+    if (s != CM_OK)
+        return s;
+    if (u->on_epoch)
+        u->on_epoch(u->ctx, &e);
+    u->res->test_acc = e.test_acc;
+    u->res->test_loss = e.test_loss;
+    u->res->train_loss = e.train_loss;
+    return CM_OK;
+}
+
 cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
                           void *ctx, dt_train_result *res)
 {
-    dt_data train = {0}, test = {0};
-    dt_net *net = NULL;
-    dt_log lg = {0};
-    float *v = NULL, *xb = NULL;
-    uint8_t *yb = NULL;
-    size_t *order = NULL;
+    single_run u;
+    memset(&u, 0, sizeof u);
     memset(res, 0, sizeof *res);
-    openblas_set_num_threads(cfg->threads);
-    cm_status s = dt_log_open(&lg, cfg->log_path);
+    u.cfg = cfg;
+    u.on_epoch = on_epoch;
+    u.ctx = ctx;
+    u.res = res;
+    cm_status s = dt_log_open(&u.lg, cfg->log_path);
     if (s != CM_OK)
         goto cleanup;
-    if ((s = dt_train_load(cfg, &train, &test)) != CM_OK)
+    if ((s = dt_train_load(cfg, &u.train, &u.test)) != CM_OK)
         goto cleanup;
-    const size_t img = train.c * train.h * train.w;
-    const size_t B = cfg->batch < train.n ? cfg->batch : train.n;
-    if ((s = dt_net_new(cfg->model, train.c, train.h, train.w, train.classes,
-                        B > 256 ? B : 256, &net)) != CM_OK)
+    const size_t img = u.train.c * u.train.h * u.train.w;
+    u.B = cfg->batch < u.train.n ? cfg->batch : u.train.n;
+    if ((s = dt_net_new(cfg->model, u.train.c, u.train.h, u.train.w,
+                        u.train.classes, dt_net_eval_batch(u.B), cfg->avx512,
+                        &u.net)) != CM_OK)
         goto cleanup;
-    v = calloc(net->n_params, sizeof *v);
-    xb = malloc(B * img * sizeof *xb);
-    yb = malloc(B);
-    order = malloc(train.n * sizeof *order);
-    if (!v || !xb || !yb || !order) {
+    u.v = calloc(u.net->n_params, sizeof *u.v);
+    u.xb = malloc(u.B * img * sizeof *u.xb);
+    u.yb = malloc(u.B);
+    u.order = malloc(u.train.n * sizeof *u.order);
+    if (!u.v || !u.xb || !u.yb || !u.order) {
         s = cm_error(CM_ENOMEM, "out of memory for training buffers");
         goto cleanup;
     }
-    cm_rng init_rng, shuf_rng;
+    cm_rng init_rng;
     cm_rng_seed(&init_rng, cfg->seed, 0);
-    cm_rng_seed(&shuf_rng, cfg->seed, 1);
-    dt_net_init(net, net->params, &init_rng);
-    for (size_t i = 0; i < train.n; i++)
-        order[i] = i;
-    dt_sched sched = {.kind = cfg->schedule, .lr = cfg->lr,
-                      .warmup = cfg->warmup, .total = (double)cfg->epochs,
-                      .step_epochs = cfg->step_epochs, .gamma = cfg->gamma};
-    const size_t steps_per_epoch = (train.n + B - 1) / B;
-    double t_start = cm_time_now(), train_s = 0.0;
+    cm_rng_seed(&u.shuf_rng, cfg->seed, 1);
+    dt_net_init(u.net, u.net->params, &init_rng);
+    for (size_t i = 0; i < u.train.n; i++)
+        u.order[i] = i;
+    /* Every image once per epoch, the last minibatch possibly short;
+     * evaluation at epoch ends only (--eval-every and --stop-after are
+     * for distributed runs). */
+    u.S = (u.train.n + u.B - 1) / u.B;
+    dt_loop_plan plan;
+    dt_loop_plan_init(&plan, cfg, u.S);
+    plan.eval_every = 0;
+    plan.stop_after = 0;
+    const dt_loop_body body = {.step = single_step,
+                               .evaluate = single_evaluate, .ctx = &u};
     size_t step = 0;
-    for (size_t ep = 0; ep < cfg->epochs; ep++) {
-        double t0 = cm_time_now(), loss_sum = 0.0, lr = 0.0;
-        cm_rng_shuffle_size(&shuf_rng, order, train.n);
-        for (size_t k = 0; k < steps_per_epoch; k++, step++) {
-            size_t off = k * B, b = train.n - off < B ? train.n - off : B;
-            double loss;
-            dt_batch_gather(&train, order, off, b, xb, yb);
-            if ((s = dt_net_grad(net, net->params, net->grads, xb, yb, b,
-                                 &loss)) != CM_OK)
-                goto cleanup;
-            loss_sum += loss;
-            lr = dt_sched_lr(&sched, (double)ep +
-                                         (double)k / (double)steps_per_epoch);
-            dt_sgd_velocity(v, net->grads, net->params, net->n_params,
-                            (float)cfg->momentum, (float)cfg->weight_decay);
-            dt_sgd_apply(net->params, v, net->n_params, (float)lr);
-        }
-        double ep_s = cm_time_now() - t0;
-        train_s += ep_s;
-        dt_epoch_stats e = {.epoch = ep + 1, .epochs = cfg->epochs,
-                            .step = step, .lr = lr,
-                            .train_loss = loss_sum / (double)steps_per_epoch,
-                            .epoch_s = ep_s,
-                            .images_per_s = (double)train.n / ep_s};
-        size_t correct = 0;
-        dt_net_eval(net, net->params, test.x, test.y, test.n, &correct,
-                    &e.test_loss);
-        e.test_acc = (double)correct / (double)test.n;
-        e.wall_s = cm_time_now() - t_start;
-        dt_log_row row = {.epoch = (double)e.epoch, .step = step,
-                          .wall_s = e.wall_s,
-                          .train_loss = e.train_loss, .test_acc = e.test_acc,
-                          .test_acc_local_mean = e.test_acc};
-        if ((s = dt_log_append(&lg, &row)) != CM_OK)
-            goto cleanup;
-        if (on_epoch)
-            on_epoch(ctx, &e);
-        res->test_acc = e.test_acc;
-        res->test_loss = e.test_loss;
-        res->train_loss = e.train_loss;
-    }
+    u.t_start = cm_time_now();
+    if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
+        goto cleanup;
     res->steps = step;
-    res->images_per_s = (double)(train.n * cfg->epochs) / train_s;
-    res->n_train = train.n;
-    res->n_test = test.n;
-    res->n_params = net->n_params;
-    res->param_hash = dt_hash_floats(net->params, net->n_params);
+    res->images_per_s = (double)(u.train.n * cfg->epochs) / u.train_s;
+    res->n_train = u.train.n;
+    res->n_test = u.test.n;
+    res->n_params = u.net->n_params;
+    res->param_hash = dt_hash_floats(u.net->params, u.net->n_params);
 cleanup:
-    free(order);
-    free(yb);
-    free(xb);
-    free(v);
-    dt_net_free(net);
-    dt_data_destroy(&test);
-    dt_data_destroy(&train);
-    dt_log_close(&lg);
+    free(u.order);
+    free(u.yb);
+    free(u.xb);
+    free(u.v);
+    dt_net_free(u.net);
+    dt_data_destroy(&u.test);
+    dt_data_destroy(&u.train);
+    dt_log_close(&u.lg);
     return s;
 }

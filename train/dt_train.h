@@ -1,11 +1,12 @@
-/* dt_train: the single-worker training loop and its reusable pieces.
+/* dt_train: the single-worker mode and pieces both modes use.
  *
  * dt_train_single runs: load data (normalized by the training set's mean
- * and std), build the network, initialize from the seed, then per epoch
- * shuffle (from the seed), step through minibatches with SGD + momentum +
- * weight decay and the learning-rate schedule, evaluate on the test set,
- * report through a callback and append a CSV row. Same config and seed,
- * bit-identical result (with a fixed number of BLAS threads).
+ * and std), build the network, initialize from the seed, then the shared
+ * loop (dt_loop) with one worker: per epoch shuffle (from the seed), step
+ * through minibatches with SGD + momentum + weight decay and the
+ * learning-rate schedule, evaluate on the test set, report through a
+ * callback and append a CSV row. Same config and seed, bit-identical
+ * result (with a fixed number of BLAS threads, set by the caller).
  */
 #ifndef DT_TRAIN_H
 #define DT_TRAIN_H

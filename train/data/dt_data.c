@@ -257,7 +257,7 @@ cm_status dt_data_load(const dt_source *s, dt_split sp, const size_t *idx,
     out->c = sh.c;
     out->h = sh.h;
     out->w = sh.w;
-    out->classes = 10;
+    out->classes = DT_DATA_CLASSES;
     load_ctx c = {.out = out, .start = start, .slot = slot,
                   .pix = sh.h * sh.w};
     for (size_t ch = 0; ch < sh.c; ch++) {

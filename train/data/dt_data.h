@@ -46,6 +46,9 @@ typedef struct {
     double std[3];     /* per-channel std of p/255 (population) */
 } dt_norm;
 
+/* Every supported data set has ten classes (labels 0..9). */
+#define DT_DATA_CLASSES 10
+
 typedef struct {
     size_t n;          /* images */
     size_t c, h, w;    /* shape of one image */

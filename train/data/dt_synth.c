@@ -19,7 +19,7 @@
 
 #define SYN_SIDE 28
 #define SYN_PIX (SYN_SIDE * SYN_SIDE)
-#define SYN_CLASSES 10
+#define SYN_CLASSES DT_DATA_CLASSES
 #define SYN_BLOBS 3
 
 static void prototypes(uint64_t seed, float proto[SYN_CLASSES][SYN_PIX])
@@ -43,7 +43,7 @@ static void prototypes(uint64_t seed, float proto[SYN_CLASSES][SYN_PIX])
     }
 }
 
-static uint8_t image_label(cm_rng *r) { return (uint8_t)cm_rng_below(r, 10); }
+static uint8_t image_label(cm_rng *r) { return (uint8_t)cm_rng_below(r, SYN_CLASSES); }
 
 static void image_pixels(cm_rng *r, const float *proto, uint8_t *pix)
 {

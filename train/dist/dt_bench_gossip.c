@@ -52,7 +52,7 @@ static cm_status array_len(const dt_config *cfg, size_t *len)
     int rgb = cfg->dataset == DT_DS_CIFAR10;
     dt_net *net = NULL;
     cm_status s = dt_net_new(cfg->model, rgb ? 3 : 1, rgb ? 32 : 28,
-                             rgb ? 32 : 28, 10, 1, &net);
+                             rgb ? 32 : 28, 10, 1, 0, &net);
     if (s == CM_OK)
         *len = net->n_params;
     dt_net_free(net);

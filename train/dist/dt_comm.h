@@ -9,7 +9,7 @@
  * bytes, and dt_comm_agree(), the failure agreement that keeps every rank
  * in step when one of them fails (no hang, one message from rank 0).
  * Implemented in dt_gossip_mpi.c, the only file that includes <mpi.h>.
- * Every function here except dt_comm_rank/size/abort is collective over
+ * Every function here except dt_comm_rank/size is collective over
  * its communicator: all ranks call it, in the same order.
  */
 #ifndef DT_COMM_H
@@ -42,10 +42,6 @@ size_t dt_comm_size(const dt_comm *c);
 /* Number of ranks of c on this host (MPI_COMM_TYPE_SHARED), e.g. to give
  * BLAS cores/local_size threads. Collective. Returns 1 on failure. */
 size_t dt_comm_local_size(const dt_comm *c);
-
-/* MPI_Abort(c, code): terminates the whole job. For main() only, as a last
- * resort; the normal error path is dt_comm_agree + return. */
-void dt_comm_abort(const dt_comm *c, int code);
 
 /* Waits for every rank of c. CM_EMPI on failure. */
 cm_status dt_comm_barrier(const dt_comm *c);

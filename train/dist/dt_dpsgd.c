@@ -32,18 +32,41 @@
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_topo.h"
-#include "dt_ckpt.h"
 #include "dt_data.h"
-#include "dt_dpsgd_impl.h"
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
 #include "dt_log.h"
+#include "dt_loop.h"
+#include "dt_metrics.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
-#include "dt_train.h"
+#include "dt_run_ckpt.h"
+#include "dt_workers.h"
 
-/* The rank's state, dt_run, is declared in dt_dpsgd_impl.h. */
+/* Everything one rank holds during one dt_dpsgd_run call. */
+typedef struct {
+    const dt_config *cfg;
+    const dt_comm *comm;
+    size_t rank, P;
+    int allreduce;          /* 1: C-PSGD, one shared x */
+    size_t n;               /* workers in the run */
+    cm_topo topo;           /* gossip mode: the weighted topology */
+    double slem;
+    dt_gossip *g;
+    dt_net *net;
+    size_t B;               /* batch */
+    size_t steps_per_epoch;
+    dt_workers w;           /* this rank's workers */
+    dt_evaluator ev;        /* test sets and scratch of the evaluation */
+    float *gsum;            /* all-reduce: sum of the gradients */
+    double loss_sum;        /* sum of minibatch losses since the report */
+    size_t loss_n;
+    double t_compute, t_allreduce, t_eval;
+    double train_base;      /* training seconds before a resume */
+    uint64_t bytes_base;    /* bytes per rank before a resume */
+    double t_train_start;
+} dt_run;
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -76,8 +99,38 @@ static cm_status setup_workers(dt_run *r)
                         "worker%s: run at most %zu ranks (mpirun -np %zu)",
                         r->P, r->allreduce ? "--workers" : cfg->topology,
                         r->n, r->n == 1 ? "" : "s", r->n, r->n);
-    dt_partition_block_range(r->n, r->P, r->rank, &r->first, &r->count);
+    dt_partition_block_range(r->n, r->P, r->rank, &r->w.first, &r->w.count);
     return CM_OK;
+}
+
+/* This rank's test images: a contiguous slice for the average model, and
+ * (gossip mode) the first local_eval images for every worker's model. */
+static cm_status setup_test(dt_run *r, const dt_source *src,
+                            const dt_norm *norm)
+{
+    dt_evaluator *ev = &r->ev;
+    size_t t0 = ev->n_test * r->rank / r->P;
+    size_t t1 = ev->n_test * (r->rank + 1) / r->P;
+    size_t nl = r->cfg->local_eval < ev->n_test ? r->cfg->local_eval
+                                                : ev->n_test;
+    size_t m = (t1 - t0) > nl ? (t1 - t0) : nl;
+    size_t *idx = malloc((m ? m : 1) * sizeof *idx);
+    cm_status s = CM_OK;
+    if (!idx)
+        return cm_error(CM_ENOMEM, "out of memory");
+    if (t1 > t0) {
+        for (size_t k = t0; k < t1; k++)
+            idx[k - t0] = k;
+        s = dt_data_load(src, DT_SPLIT_TEST, idx, t1 - t0, norm,
+                         &ev->test_slice);
+    }
+    if (s == CM_OK && nl > 0 && !r->allreduce) {
+        for (size_t k = 0; k < nl; k++)
+            idx[k] = k;
+        s = dt_data_load(src, DT_SPLIT_TEST, idx, nl, norm, &ev->test_local);
+    }
+    free(idx);
+    return s;
 }
 
 /* Labels and pixel statistics are read by rank 0 and broadcast; each rank
@@ -85,10 +138,10 @@ static cm_status setup_workers(dt_run *r)
 static cm_status setup_data(dt_run *r, dt_partition *part)
 {
     const dt_config *cfg = r->cfg;
+    dt_workers *w = &r->w;
     dt_source src = {0};
     dt_norm norm;
     uint8_t *labels = NULL;
-    size_t *idx = NULL;
     uint64_t hdr[2] = {0, 0}; /* training labels, test images */
     memset(&norm, 0, sizeof norm);
     cm_status s = dt_source_init(&src, cfg->dataset,
@@ -122,45 +175,28 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
         goto cleanup;
     if (cfg->train_limit && cfg->train_limit < n_train)
         n_train = cfg->train_limit;
-    r->n_test = (size_t)hdr[1];
-    if (cfg->test_limit && cfg->test_limit < r->n_test)
-        r->n_test = cfg->test_limit;
+    r->ev.n_test = (size_t)hdr[1];
+    if (cfg->test_limit && cfg->test_limit < r->ev.n_test)
+        r->ev.n_test = cfg->test_limit;
 
     /* Shards: the same partition on every rank (it depends on the seed). */
-    s = dt_partition_make(part, &cfg->partition, labels, n_train, 10, r->n,
-                          r->B, cfg->seed);
+    s = dt_partition_make(part, &cfg->partition, labels, n_train,
+                          DT_DATA_CLASSES, r->n, r->B, cfg->seed);
     if (s != CM_OK)
         cm_error_prefix(s, "--partition");
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         goto cleanup;
-    size_t lo = part->off[r->first], hi = part->off[r->first + r->count];
-    r->shard_off = malloc((r->count + 1) * sizeof *r->shard_off);
-    if (!r->shard_off)
+    size_t lo = part->off[w->first], hi = part->off[w->first + w->count];
+    w->shard_off = malloc((w->count + 1) * sizeof *w->shard_off);
+    if (!w->shard_off)
         s = cm_error(CM_ENOMEM, "out of memory");
-    for (size_t i = 0; s == CM_OK && i <= r->count; i++)
-        r->shard_off[i] = part->off[r->first + i] - lo;
+    for (size_t i = 0; s == CM_OK && i <= w->count; i++)
+        w->shard_off[i] = part->off[w->first + i] - lo;
     if (s == CM_OK)
         s = dt_data_load(&src, DT_SPLIT_TRAIN, part->idx + lo, hi - lo,
-                         &norm, &r->train);
-    /* The test set: a contiguous slice per rank for the average model, and
-     * the first local_eval images for every worker's own model. */
-    size_t t0 = r->n_test * r->rank / r->P;
-    size_t t1 = r->n_test * (r->rank + 1) / r->P;
-    size_t nl = cfg->local_eval < r->n_test ? cfg->local_eval : r->n_test;
-    size_t m = (t1 - t0) > nl ? (t1 - t0) : nl;
-    if (s == CM_OK && !(idx = malloc((m ? m : 1) * sizeof *idx)))
-        s = cm_error(CM_ENOMEM, "out of memory");
-    if (s == CM_OK && t1 > t0) {
-        for (size_t k = t0; k < t1; k++)
-            idx[k - t0] = k;
-        s = dt_data_load(&src, DT_SPLIT_TEST, idx, t1 - t0, &norm,
-                         &r->test_slice);
-    }
-    if (s == CM_OK && nl > 0 && !r->allreduce) {
-        for (size_t k = 0; k < nl; k++)
-            idx[k] = k;
-        s = dt_data_load(&src, DT_SPLIT_TEST, idx, nl, &norm, &r->test_local);
-    }
+                         &norm, &w->train);
+    if (s == CM_OK)
+        s = setup_test(r, &src, &norm);
     s = dt_comm_agree(r->comm, s);
     if (s == CM_OK) {
         size_t used = part->off[r->n];
@@ -169,7 +205,6 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
             r->steps_per_epoch = 1;
     }
 cleanup:
-    free(idx);
     free(labels);
     dt_source_destroy(&src);
     return s;
@@ -179,80 +214,39 @@ cleanup:
 static cm_status setup_state(dt_run *r)
 {
     const dt_config *cfg = r->cfg;
-    const dt_data *d = &r->train;
-    size_t arrays = r->allreduce ? 1 : r->count;
-    cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, 10,
-                             r->B > 256 ? r->B : 256, &r->net);
+    const dt_data *d = &r->w.train;
+    cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, d->classes,
+                             dt_net_eval_batch(r->B), cfg->avx512, &r->net);
     if (s != CM_OK)
         return s;
-    r->len = r->net->n_params;
-    size_t img = d->c * d->h * d->w;
-    r->x = calloc(r->count, sizeof *r->x);
-    r->xn = calloc(r->count, sizeof *r->xn);
-    r->v = calloc(r->count, sizeof *r->v);
-    r->rng = calloc(r->count, sizeof *r->rng);
-    r->rng_pass = calloc(r->count, sizeof *r->rng_pass);
-    r->order = calloc(r->count, sizeof *r->order);
-    r->cursor = calloc(r->count, sizeof *r->cursor);
-    r->xb = malloc(r->B * img * sizeof *r->xb);
-    r->yb = malloc(r->B);
-    r->xbar = malloc(r->len * sizeof *r->xbar);
-    r->dsum = malloc(r->len * sizeof *r->dsum);
-    if (r->allreduce)
-        r->gsum = malloc(r->len * sizeof *r->gsum);
-    if (!r->x || !r->xn || !r->v || !r->rng || !r->rng_pass || !r->order ||
-        !r->cursor || !r->xb || !r->yb || !r->xbar || !r->dsum ||
-        (r->allreduce && !r->gsum))
-        return cm_error(CM_ENOMEM, "out of memory for %zu workers",
-                        r->count);
-    for (size_t i = 0; i < arrays; i++) {
-        r->x[i] = malloc(r->len * sizeof(float));
-        r->v[i] = calloc(r->len, sizeof(float));
-        if (!r->allreduce)
-            r->xn[i] = malloc(r->len * sizeof(float));
-        if (!r->x[i] || !r->v[i] || (!r->allreduce && !r->xn[i]))
-            return cm_error(CM_ENOMEM, "out of memory for %zu workers of "
-                            "%zu parameters", r->count, r->len);
-    }
+    const size_t len = r->net->n_params;
+    r->ev.comm = r->comm;
+    r->ev.net = r->net;
+    r->ev.n = r->n;
+    if ((s = dt_workers_alloc(&r->w, r->allreduce, len, r->B, cfg->seed)) !=
+            CM_OK ||
+        (s = dt_evaluator_alloc(&r->ev, len)) != CM_OK)
+        return s;
+    if (r->allreduce && !(r->gsum = malloc(len * sizeof *r->gsum)))
+        return cm_error(CM_ENOMEM, "out of memory for the gradient sum");
     cm_rng init;
     cm_rng_seed(&init, cfg->seed, 0);
-    dt_net_init(r->net, r->x[0], &init);
-    for (size_t i = 1; i < arrays; i++)
-        memcpy(r->x[i], r->x[0], r->len * sizeof(float));
-    for (size_t i = 0; i < r->count; i++) {
-        size_t n_i = r->shard_off[i + 1] - r->shard_off[i];
-        if (!(r->order[i] = malloc(n_i * sizeof(size_t))))
-            return cm_error(CM_ENOMEM, "out of memory for batch orders");
-        cm_rng_seed(&r->rng[i], cfg->seed, 2 + r->first + i);
-        r->cursor[i] = n_i; /* the first step starts a pass */
-    }
+    dt_net_init(r->net, r->w.x[0], &init);
+    for (size_t i = 1; i < r->w.arrays; i++)
+        memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
     return CM_OK;
 }
 
 /* ---- one step ---------------------------------------------------------- */
 
-/* Starts a new pass of worker i: its sorted shard, shuffled. */
-void dt_run_new_pass(dt_run *r, size_t i)
+/* Gradient of worker i at params p on its next minibatch, into
+ * net->grads (all-reduce: the shared x, no momentum here). */
+static cm_status worker_grad(dt_run *r, size_t i, const float *p)
 {
-    size_t lo = r->shard_off[i], n_i = r->shard_off[i + 1] - lo;
-    r->rng_pass[i] = r->rng[i];
-    for (size_t k = 0; k < n_i; k++)
-        r->order[i][k] = lo + k;
-    cm_rng_shuffle_size(&r->rng[i], r->order[i], n_i);
-    r->cursor[i] = 0;
-}
-
-/* Gradient of worker i at params p on its next minibatch; v_i updated. */
-static cm_status worker_grad(dt_run *r, size_t i, const float *p, float *grad)
-{
-    size_t n_i = r->shard_off[i + 1] - r->shard_off[i];
-    if (r->cursor[i] + r->B > n_i)
-        dt_run_new_pass(r, i);
-    dt_batch_gather(&r->train, r->order[i], r->cursor[i], r->B, r->xb,
-                    r->yb);
-    r->cursor[i] += r->B;
+    dt_workers_next_batch(&r->w, i);
     double loss;
-    cm_status s = dt_net_grad(r->net, p, grad, r->xb, r->yb, r->B, &loss);
+    cm_status s = dt_net_grad(r->net, p, r->net->grads, r->w.xb, r->w.yb,
+                              r->B, &loss);
     r->loss_sum += loss;
     r->loss_n++;
     return s;
@@ -261,27 +255,32 @@ static cm_status worker_grad(dt_run *r, size_t i, const float *p, float *grad)
 static cm_status step_gossip(dt_run *r, double lr)
 {
     const float mu = (float)r->cfg->momentum, wd = (float)r->cfg->weight_decay;
-    cm_status s = dt_gossip_start(r->g, r->x);
+    dt_workers *w = &r->w;
+    cm_status s = dt_gossip_start(r->g, w->x);
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
-    for (size_t i = 0; i < r->count && s == CM_OK; i++) {
-        s = worker_grad(r, i, r->x[i], r->net->grads);
-        dt_sgd_velocity(r->v[i], r->net->grads, r->x[i], r->len, mu, wd);
+    for (size_t i = 0; i < w->count && s == CM_OK; i++) {
+        double loss;
+        dt_workers_next_batch(w, i);
+        s = dt_loop_local_step(r->net, w->x[i], w->v[i], w->xb, w->yb, r->B,
+                               mu, wd, &loss);
+        r->loss_sum += loss;
+        r->loss_n++;
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
          * poke it between workers so it proceeds during the computation. */
-        if (s == CM_OK && i + 1 < r->count)
+        if (s == CM_OK && i + 1 < w->count)
             s = dt_gossip_progress(r->g);
     }
     r->t_compute += cm_time_now() - t0;
     if (s == CM_OK)
-        s = dt_gossip_finish(r->g, r->xn);
+        s = dt_gossip_finish(r->g, w->xn);
     t0 = cm_time_now();
-    for (size_t i = 0; i < r->count; i++) {
-        dt_sgd_apply(r->xn[i], r->v[i], r->len, (float)lr);
-        float *tmp = r->x[i];
-        r->x[i] = r->xn[i];
-        r->xn[i] = tmp;
+    for (size_t i = 0; i < w->count; i++) {
+        dt_sgd_apply(w->xn[i], w->v[i], w->len, (float)lr);
+        float *tmp = w->x[i];
+        w->x[i] = w->xn[i];
+        w->xn[i] = tmp;
     }
     r->t_compute += cm_time_now() - t0;
     return s;
@@ -289,58 +288,108 @@ static cm_status step_gossip(dt_run *r, double lr)
 
 static cm_status step_allreduce(dt_run *r, double lr)
 {
+    dt_workers *w = &r->w;
     cm_status s = CM_OK;
     double t0 = cm_time_now();
-    memset(r->gsum, 0, r->len * sizeof *r->gsum);
-    for (size_t i = 0; i < r->count && s == CM_OK; i++) {
-        s = worker_grad(r, i, r->x[0], r->net->grads);
-        cblas_saxpy((int)r->len, 1.0f, r->net->grads, 1, r->gsum, 1);
+    memset(r->gsum, 0, w->len * sizeof *r->gsum);
+    for (size_t i = 0; i < w->count && s == CM_OK; i++) {
+        s = worker_grad(r, i, w->x[0]);
+        cblas_saxpy((int)w->len, 1.0f, r->net->grads, 1, r->gsum, 1);
     }
     double t1 = cm_time_now();
     r->t_compute += t1 - t0;
     if (s == CM_OK)
-        s = dt_comm_allreduce_sum_float(r->comm, r->gsum, r->len);
+        s = dt_comm_allreduce_sum_float(r->comm, r->gsum, w->len);
     double t2 = cm_time_now();
     r->t_allreduce += t2 - t1;
-    cblas_sscal((int)r->len, 1.0f / (float)r->n, r->gsum, 1);
-    dt_sgd_velocity(r->v[0], r->gsum, r->x[0], r->len,
+    cblas_sscal((int)w->len, 1.0f / (float)r->n, r->gsum, 1);
+    dt_sgd_velocity(w->v[0], r->gsum, w->x[0], w->len,
                     (float)r->cfg->momentum, (float)r->cfg->weight_decay);
-    dt_sgd_apply(r->x[0], r->v[0], r->len, (float)lr);
+    dt_sgd_apply(w->x[0], w->v[0], w->len, (float)lr);
     r->t_compute += cm_time_now() - t2;
     return s;
 }
 
-/* ---- the run ----------------------------------------------------------- */
+/* ---- evaluation -------------------------------------------------------- */
 
+/* Collective. The progress after `step` steps, on every rank; resets the
+ * loss accumulators. */
+static cm_status evaluate(dt_run *r, size_t step, double lr,
+                          dt_dpsgd_progress *p)
+{
+    double t0 = cm_time_now();
+    dt_gossip_stats gs = {0};
+    if (r->g)
+        dt_gossip_get_stats(r->g, &gs);
+    dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
+                    .bytes_sent = (double)gs.bytes_sent};
+    cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
+    if (s != CM_OK)
+        return s;
+    const size_t n_local = r->ev.test_local.n;
+    memset(p, 0, sizeof *p);
+    p->step = step;
+    p->epoch = (double)step / (double)r->steps_per_epoch;
+    p->epochs = r->cfg->epochs;
+    p->lr = lr;
+    p->consensus = m.consensus_sq / (double)r->n;
+    p->test_acc = r->ev.n_test ? m.correct_avg / (double)r->ev.n_test : 0.0;
+    p->test_acc_local_mean =
+        r->allreduce || n_local == 0
+            ? p->test_acc
+            : m.correct_local / ((double)r->n * (double)n_local);
+    p->train_loss = m.loss_n > 0 ? m.loss_sum / m.loss_n : 0.0;
+    p->bytes_sent =
+        r->bytes_base + (uint64_t)llround(m.bytes_sent / (double)r->P);
+    p->wall_s = r->train_base + (t0 - r->t_train_start) - r->t_eval;
+    p->images_per_s = p->wall_s > 0 ? (double)(step * r->n * r->B) /
+                                          p->wall_s : 0.0;
+    r->loss_sum = 0.0;
+    r->loss_n = 0;
+    r->t_eval += cm_time_now() - t0;
+    return CM_OK;
+}
+
+/* Collective. Per-rank times and bytes, averaged over the ranks. */
+static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
+{
+    dt_gossip_stats gs = {0};
+    if (r->g)
+        dt_gossip_get_stats(r->g, &gs);
+    struct {
+        double compute, mix, mpi, eval, bytes_round;
+    } t = {r->t_compute, gs.t_mix, r->allreduce ? r->t_allreduce : gs.t_mpi,
+           r->t_eval, (double)gs.bytes_round};
+    double a[5];
+    _Static_assert(sizeof t == sizeof a, "time sums are 5 doubles");
+    memcpy(a, &t, sizeof a);
+    cm_status s = dt_comm_allreduce_sum_double(r->comm, a, 5);
+    if (s != CM_OK)
+        return s;
+    memcpy(&t, a, sizeof a);
+    const double P = (double)r->P;
+    res->n_workers = r->n;
+    res->n_ranks = r->P;
+    res->n_params = r->w.len;
+    res->slem = r->slem;
+    res->t_compute = t.compute / P;
+    res->t_gossip_mem = t.mix / P;
+    res->t_gossip_mpi = t.mpi / P;
+    res->t_eval = t.eval / P;
+    res->bytes_per_step = (uint64_t)llround(t.bytes_round / P);
+    return dt_metrics_final_hashes(&r->ev, &r->w, &res->mean_hash,
+                                   &res->workers_hash);
+}
+
+/* ---- the run ----------------------------------------------------------- */
 
 static void run_free(dt_run *r)
 {
-    size_t arrays = r->allreduce ? 1 : r->count;
-    for (size_t i = 0; r->x && i < arrays; i++) {
-        free(r->x[i]);
-        free(r->v[i]);
-        free(r->xn[i]);
-    }
-    for (size_t i = 0; r->order && i < r->count; i++)
-        free(r->order[i]);
-    free(r->x);
-    free(r->xn);
-    free(r->v);
-    free(r->order);
-    free(r->cursor);
-    free(r->rng);
-    free(r->rng_pass);
-    free(r->xb);
-    free(r->yb);
     free(r->gsum);
-    free(r->xbar);
-    free(r->dsum);
-    free(r->shard_off);
     dt_gossip_free(r->g);
+    dt_evaluator_destroy(&r->ev);
+    dt_workers_destroy(&r->w);
     dt_net_free(r->net);
-    dt_data_destroy(&r->train);
-    dt_data_destroy(&r->test_slice);
-    dt_data_destroy(&r->test_local);
     cm_topo_destroy(&r->topo);
 }
 
@@ -361,6 +410,75 @@ static cm_status check_config(const dt_config *cfg, size_t P)
     return CM_OK;
 }
 
+/* The progress a resumed run reports before its first evaluation. */
+static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
+{
+    return (dt_dpsgd_progress){
+        .epoch = row->epoch, .step = row->step, .test_acc = row->test_acc,
+        .test_acc_local_mean = row->test_acc_local_mean,
+        .consensus = row->consensus, .train_loss = row->train_loss,
+        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s};
+}
+
+/* Rank 0: the CSV row, the run state, the callback. */
+static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
+                        dt_run_state *rs, dt_dpsgd_fn on_progress, void *ctx)
+{
+    dt_log_row row = {.epoch = p->epoch, .step = p->step,
+                      .wall_s = p->wall_s, .train_loss = p->train_loss,
+                      .test_acc = p->test_acc,
+                      .test_acc_local_mean = p->test_acc_local_mean,
+                      .consensus = p->consensus, .bytes_sent = p->bytes_sent};
+    cm_status s = CM_OK;
+    if (r->rank == 0) {
+        s = dt_log_append(lg, &row);
+        if (s == CM_OK)
+            s = dt_run_state_add(rs, &row, p->wall_s, p->bytes_sent);
+        if (s == CM_OK && on_progress)
+            on_progress(ctx, p);
+    }
+    return dt_comm_agree(r->comm, s);
+}
+
+/* What the loop's callbacks need. */
+typedef struct {
+    dt_run *r;
+    dt_log *lg;
+    dt_run_state *rs;
+    const dt_run_ckpt *ck;
+    dt_dpsgd_fn on_progress;
+    void *ctx;
+    dt_dpsgd_result *res;
+} loop_ctx;
+
+/* dt_loop step: every local worker, gossip or allreduce; agreed. */
+static cm_status loop_step(void *ctx, size_t step, double lr)
+{
+    dt_run *r = ((loop_ctx *)ctx)->r;
+    (void)step;
+    cm_status s = r->allreduce ? step_allreduce(r, lr) : step_gossip(r, lr);
+    return dt_comm_agree(r->comm, s);
+}
+
+/* dt_loop evaluation: metrics, CSV row, callback; checkpoint at the end
+ * of an epoch. */
+static cm_status loop_evaluate(void *ctx, size_t done, double lr,
+                               int epoch_end)
+{
+    loop_ctx *c = ctx;
+    dt_run *r = c->r;
+    dt_dpsgd_progress p;
+    cm_status s;
+    if ((s = evaluate(r, done, lr, &p)) != CM_OK ||
+        (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
+        return s;
+    c->res->last = p;
+    if (epoch_end && r->cfg->ckpt_dir[0])
+        s = dt_run_ckpt_save(c->ck, &r->w, done / r->steps_per_epoch, done,
+                             c->rs);
+    return s;
+}
+
 cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                        dt_dpsgd_fn on_progress, void *ctx,
                        dt_dpsgd_result *res)
@@ -374,6 +492,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     memset(res, 0, sizeof *res);
     dt_partition_init(&part);
     cm_topo_init(&r.topo);
+    dt_workers_init(&r.w);
+    dt_evaluator_init(&r.ev);
     double t_begin = cm_time_now();
     r.cfg = cfg;
     r.comm = comm;
@@ -381,7 +501,6 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     r.P = dt_comm_size(comm);
     r.allreduce = cfg->mode == DT_MODE_ALLREDUCE;
     r.B = cfg->batch;
-    openblas_set_num_threads(cfg->threads);
 
     cm_status s = dt_comm_agree(comm, check_config(cfg, r.P));
     if (s != CM_OK || (s = setup_workers(&r)) != CM_OK)
@@ -395,12 +514,16 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (s != CM_OK)
         goto cleanup;
     if (!r.allreduce &&
-        (s = dt_gossip_new(comm, &r.topo, r.len, &r.g)) != CM_OK)
+        (s = dt_gossip_new(comm, &r.topo, r.w.len, &r.g)) != CM_OK)
         goto cleanup;
-    r.fingerprint = dt_run_fingerprint(&r);
+    const dt_run_ckpt ck = {
+        .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
+        .steps_per_epoch = r.steps_per_epoch,
+        .fingerprint = dt_run_ckpt_fingerprint(
+            cfg, r.n, r.w.len, r.allreduce ? NULL : &r.topo)};
     size_t step = 0;
     if (cfg->resume) {
-        if ((s = dt_run_ckpt_restore(&r, &step, &rs)) != CM_OK)
+        if ((s = dt_run_ckpt_restore(&ck, &r.w, &step, &rs)) != CM_OK)
             goto cleanup;
         r.train_base = rs.train_s;
         r.bytes_base = rs.bytes;
@@ -409,80 +532,20 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         if ((s = dt_comm_agree(comm, s)) != CM_OK)
             goto cleanup;
         if (rs.n_rows)
-            res->last = *(const dt_dpsgd_progress *)&(dt_dpsgd_progress){
-                .epoch = rs.rows[rs.n_rows - 1].epoch,
-                .step = rs.rows[rs.n_rows - 1].step,
-                .test_acc = rs.rows[rs.n_rows - 1].test_acc,
-                .test_acc_local_mean =
-                    rs.rows[rs.n_rows - 1].test_acc_local_mean,
-                .consensus = rs.rows[rs.n_rows - 1].consensus,
-                .train_loss = rs.rows[rs.n_rows - 1].train_loss,
-                .bytes_sent = rs.rows[rs.n_rows - 1].bytes_sent,
-                .wall_s = rs.rows[rs.n_rows - 1].wall_s};
+            res->last = progress_of_row(&rs.rows[rs.n_rows - 1]);
     }
     res->start_step = step;
-    dt_sched sched = {.kind = cfg->schedule, .lr = cfg->lr,
-                      .warmup = cfg->warmup, .total = (double)cfg->epochs,
-                      .step_epochs = cfg->step_epochs, .gamma = cfg->gamma};
-    const size_t S = r.steps_per_epoch, T = S * cfg->epochs;
+    dt_loop_plan plan;
+    dt_loop_plan_init(&plan, cfg, r.steps_per_epoch);
+    loop_ctx lc = {.r = &r, .lg = &lg, .rs = &rs, .ck = &ck,
+                   .on_progress = on_progress, .ctx = ctx, .res = res};
+    const dt_loop_body body = {.step = loop_step, .evaluate = loop_evaluate,
+                               .ctx = &lc};
     r.t_train_start = cm_time_now();
-    for (; step < T; step++) {
-        double lr = dt_sched_lr(&sched, (double)step / (double)S);
-        s = r.allreduce ? step_allreduce(&r, lr) : step_gossip(&r, lr);
-        if ((s = dt_comm_agree(comm, s)) != CM_OK)
-            goto cleanup;
-        int epoch_end = (step + 1) % S == 0;
-        if (!epoch_end &&
-            !(cfg->eval_every && (step + 1) % cfg->eval_every == 0))
-            continue;
-        dt_dpsgd_progress p;
-        if ((s = dt_run_evaluate(&r, step + 1, lr, &p)) != CM_OK)
-            goto cleanup;
-        res->last = p;
-        dt_log_row row = {.epoch = p.epoch, .step = p.step,
-                          .wall_s = p.wall_s, .train_loss = p.train_loss,
-                          .test_acc = p.test_acc,
-                          .test_acc_local_mean = p.test_acc_local_mean,
-                          .consensus = p.consensus,
-                          .bytes_sent = p.bytes_sent};
-        if (r.rank == 0) {
-            s = dt_log_append(&lg, &row);
-            if (s == CM_OK)
-                s = dt_run_state_add(&rs, &row, p.wall_s, p.bytes_sent);
-            if (s == CM_OK && on_progress)
-                on_progress(ctx, &p);
-        }
-        if ((s = dt_comm_agree(comm, s)) != CM_OK)
-            goto cleanup;
-        if (epoch_end && cfg->ckpt_dir[0] &&
-            (s = dt_run_ckpt_save(&r, (step + 1) / S, step + 1, &rs)) != CM_OK)
-            goto cleanup;
-        if (epoch_end && cfg->stop_after && (step + 1) / S >= cfg->stop_after) {
-            step++;
-            break;
-        }
-    }
-    res->steps = step;
-
-    /* Summary: per-rank times, averaged over the ranks. */
-    dt_gossip_stats gs = {0};
-    if (r.g)
-        dt_gossip_get_stats(r.g, &gs);
-    double t[6] = {r.t_compute, gs.t_mix, r.allreduce ? r.t_allreduce
-                                                      : gs.t_mpi,
-                   r.t_eval, (double)gs.bytes_round, 0};
-    if ((s = dt_comm_allreduce_sum_double(comm, t, 6)) != CM_OK)
+    if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
         goto cleanup;
-    res->n_workers = r.n;
-    res->n_ranks = r.P;
-    res->n_params = r.len;
-    res->slem = r.slem;
-    res->t_compute = t[0] / (double)r.P;
-    res->t_gossip_mem = t[1] / (double)r.P;
-    res->t_gossip_mpi = t[2] / (double)r.P;
-    res->t_eval = t[3] / (double)r.P;
-    res->bytes_per_step = (uint64_t)llround(t[4] / (double)r.P);
-    if ((s = dt_run_final_hashes(&r, res)) != CM_OK)
+    res->steps = step;
+    if ((s = summarize(&r, res)) != CM_OK)
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:

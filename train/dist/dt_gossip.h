@@ -1,9 +1,12 @@
 /* dt_gossip: one gossip-averaging round x_i <- sum_j W_ij x_j of the n
  * workers of a topology, spread over the P ranks of a communicator.
  *
- * Mapping: contiguous blocks (dt_partition_block_range): rank r holds
- * workers first..first+count-1, the first n mod P ranks one more than the
- * rest. Setup builds an MPI distributed-graph communicator
+ * Placement: dt_gossip_new puts workers on ranks in contiguous blocks
+ * (dt_partition_block_range): rank r holds workers first..first+count-1,
+ * the first n mod P ranks one more than the rest; dt_gossip_new_placed
+ * takes any placement owner[j]. What moves where and the weighted sum are
+ * planned in plain C by dt_gossip_plan (unit-tested without MPI). Setup
+ * builds an MPI distributed-graph communicator
  * (MPI_Dist_graph_create_adjacent) whose edges join ranks that share a
  * topology edge, works out once which local worker arrays each neighbour
  * rank needs, and allocates the send and receive buffers once.
@@ -54,10 +57,18 @@ typedef struct {
 cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
                         dt_gossip **out);
 
+/* As dt_gossip_new, for the placement owner[0..t->n) (worker j on rank
+ * owner[j] < P; every rank must hold at least one worker and pass the
+ * same owner). dt_gossip_first / dt_gossip_count then describe the
+ * rank's workers only when they are contiguous. */
+cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
+                               const size_t *owner, size_t len,
+                               dt_gossip **out);
+
 /* Frees g (collective: frees its MPI communicator). Accepts NULL. */
 void dt_gossip_free(dt_gossip *g);
 
-/* The first worker held by this rank. */
+/* The lowest-numbered worker held by this rank. */
 size_t dt_gossip_first(const dt_gossip *g);
 
 /* The number of workers held by this rank (>= 1). */

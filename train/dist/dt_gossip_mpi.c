@@ -3,20 +3,19 @@
  * <mpi.h>.
  *
  * Gossip follows D-PSGD (Lian et al. 2017, "Can decentralized algorithms
- * outperform centralized algorithms?"): x_i <- sum_j W_ij x_j. Workers
- * live on ranks in contiguous blocks; ranks sharing a topology edge are
- * joined in a distributed-graph communicator (MPI 3.0, section 7.5.4), and
- * one MPI_Ineighbor_alltoallv per round moves exactly the arrays each
- * neighbour rank needs, each array sent once per peer however many of the
- * peer's workers use it. Counts are in units of a contiguous datatype of
- * len floats, so counts stay small ints. Trade-off: the in-memory sum reads
- * the caller's arrays at finish time (no copy of in-rank data) and
- * accumulates in double in ascending neighbour order, which costs a double
- * scratch array of len but makes the result independent of P bit for bit.
+ * outperform centralized algorithms?"): x_i <- sum_j W_ij x_j. Which
+ * arrays go to which rank and the ordered weighted sum are planned in
+ * plain C (dt_gossip_plan.c); this file only moves the arrays: ranks
+ * sharing a topology edge are joined in a distributed-graph communicator
+ * (MPI 3.0, section 7.5.4), and one MPI_Ineighbor_alltoallv per round
+ * moves the plan's send list into its receive slots. Counts are in units
+ * of a contiguous datatype of len floats, so counts stay small ints.
+ * Trade-off: the sum reads the caller's arrays at finish time (no copy of
+ * in-rank data).
  */
 #include "dt_comm.h"
 #include "dt_gossip.h"
-#include "dt_partition.h"
+#include "dt_gossip_plan.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -108,11 +107,6 @@ size_t dt_comm_local_size(const dt_comm *c)
         n = 1;
     MPI_Comm_free(&sh);
     return (size_t)n;
-}
-
-void dt_comm_abort(const dt_comm *c, int code)
-{
-    MPI_Abort(c ? c->comm : MPI_COMM_WORLD, code);
 }
 
 cm_status dt_comm_barrier(const dt_comm *c)
@@ -224,23 +218,20 @@ void dt_comm_free(dt_comm *c)
 
 /* ---- gossip ------------------------------------------------------------ */
 
+/* The plan (dt_gossip_plan.c) says what moves where and how it is summed;
+ * this part only moves it: one MPI_Ineighbor_alltoallv per round over a
+ * distributed-graph communicator of the plan's peers. */
 struct dt_gossip {
     MPI_Comm graph;        /* distributed-graph communicator of the ranks */
     MPI_Datatype arr;      /* len contiguous floats: one worker array */
     size_t len;            /* floats per worker array */
-    size_t first, count;   /* local workers first .. first+count-1 */
-    int npeers;            /* neighbour ranks (sources = destinations) */
-    int *peers;            /* [npeers] ascending */
-    int *scount, *sdispl;  /* [npeers] arrays sent to each peer, offsets */
-    int *rcount, *rdispl;  /* [npeers] arrays received from each, offsets */
-    size_t nsend, nrecv;   /* arrays sent / received per round */
-    size_t *send_local;    /* [nsend] local index of each sent array */
+    dt_gossip_plan plan;   /* this rank's part of the round */
+    int npeers;            /* plan.npeers as an int */
+    int *peers;            /* [npeers] plan.peers as ints */
+    int *scount, *sdispl;  /* [npeers] plan's send counts, offsets */
+    int *rcount, *rdispl;  /* [npeers] plan's receive counts, offsets */
     float *sendbuf;        /* [nsend * len] */
     float *recvbuf;        /* [nrecv * len] */
-    size_t *term_off;      /* [count+1] terms of local worker i */
-    size_t *term_src;      /* source: < count local index, else
-                              count + receive slot */
-    double *term_w;        /* W_ij of each term */
     double *acc;           /* [len] accumulator */
     const float **x;       /* [count] arrays of the round in progress */
     MPI_Request req;       /* the exchange in progress */
@@ -248,9 +239,9 @@ struct dt_gossip {
     dt_gossip_stats st;    /* counters */
 };
 
-size_t dt_gossip_first(const dt_gossip *g) { return g->first; }
+size_t dt_gossip_first(const dt_gossip *g) { return g->plan.local[0]; }
 
-size_t dt_gossip_count(const dt_gossip *g) { return g->count; }
+size_t dt_gossip_count(const dt_gossip *g) { return g->plan.count; }
 
 void dt_gossip_get_stats(const dt_gossip *g, dt_gossip_stats *s)
 {
@@ -259,159 +250,80 @@ void dt_gossip_get_stats(const dt_gossip *g, dt_gossip_stats *s)
 
 static void gossip_free_local(dt_gossip *g)
 {
+    dt_gossip_plan_destroy(&g->plan);
     free(g->peers);
     free(g->scount);
     free(g->sdispl);
     free(g->rcount);
     free(g->rdispl);
-    free(g->send_local);
     free(g->sendbuf);
     free(g->recvbuf);
-    free(g->term_off);
-    free(g->term_src);
-    free(g->term_w);
     free(g->acc);
     free(g->x);
     free(g);
 }
 
-typedef struct {
-    size_t peer;  /* owner rank of the neighbour */
-    size_t local; /* local worker index */
-} send_pair;
-
-static int pair_cmp(const void *pa, const void *pb)
+/* The plan, its counts as MPI ints, and the buffers: no communication. */
+static cm_status gossip_local(dt_gossip *g, const cm_topo *t,
+                              const size_t *owner, size_t P, size_t r)
 {
-    const send_pair *a = pa, *b = pb;
-    if (a->peer != b->peer)
-        return a->peer < b->peer ? -1 : 1;
-    return (a->local > b->local) - (a->local < b->local);
-}
-
-/* Everything that needs no communication: lists, terms, buffers. */
-static cm_status gossip_plan(dt_gossip *g, const cm_topo *t, size_t P,
-                             size_t r)
-{
-    const size_t n = t->n, first = g->first, count = g->count;
-    size_t *slot = NULL;
-    send_pair *pairs = NULL;
-    cm_status s = CM_OK;
-    size_t nlocal_adj = t->off[first + count] - t->off[first];
-
-    slot = malloc(n * sizeof *slot);
-    pairs = malloc((nlocal_adj + 1) * sizeof *pairs);
-    g->term_off = malloc((count + 1) * sizeof *g->term_off);
-    g->term_src = malloc((nlocal_adj + count) * sizeof *g->term_src);
-    g->term_w = malloc((nlocal_adj + count) * sizeof *g->term_w);
-    g->acc = malloc(g->len * sizeof *g->acc);
-    g->x = calloc(count, sizeof *g->x);
-    if (!slot || !pairs || !g->term_off || !g->term_src || !g->term_w ||
-        !g->acc || !g->x) {
-        s = cm_error(CM_ENOMEM, "out of memory planning gossip");
-        goto done;
-    }
-    /* Receive slots: remote neighbours of local workers, ascending id,
-     * hence grouped by owner rank ascending. */
-    for (size_t j = 0; j < n; j++)
-        slot[j] = SIZE_MAX;
-    size_t np = 0;
-    for (size_t i = first; i < first + count; i++)
-        for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
-            size_t j = t->adj[k], q = dt_partition_block_owner(n, P, j);
-            if (q == r)
-                continue;
-            slot[j] = 0;
-            pairs[np++] = (send_pair){q, i - first};
-        }
-    g->nrecv = 0;
-    for (size_t j = 0; j < n; j++)
-        if (slot[j] != SIZE_MAX)
-            slot[j] = g->nrecv++;
-    /* Send list: (peer, local worker) pairs, sorted and unique. */
-    qsort(pairs, np, sizeof *pairs, pair_cmp);
-    size_t u = 0;
-    for (size_t k = 0; k < np; k++)
-        if (u == 0 || pair_cmp(&pairs[u - 1], &pairs[k]) != 0)
-            pairs[u++] = pairs[k];
-    g->nsend = u;
-    size_t npeers = 0;
-    for (size_t k = 0; k < u; k++)
-        npeers += k == 0 || pairs[k].peer != pairs[k - 1].peer;
-    if (g->nsend > INT_MAX || g->nrecv > INT_MAX || g->len > INT_MAX ||
-        (g->nsend + g->nrecv) > SIZE_MAX / sizeof(float) / g->len) {
-        s = cm_error(CM_EINVAL, "gossip buffers too large (%zu arrays of "
-                     "%zu floats)", g->nsend + g->nrecv, g->len);
-        goto done;
-    }
-    g->npeers = (int)npeers;
-    size_t pa = npeers ? npeers : 1; /* never malloc(0) */
+    dt_gossip_plan *p = &g->plan;
+    cm_status s = dt_gossip_plan_make(p, t, owner, P, r);
+    if (s != CM_OK)
+        return s;
+    if (p->nsend > INT_MAX || p->nrecv > INT_MAX || g->len > INT_MAX ||
+        (p->nsend + p->nrecv) > SIZE_MAX / sizeof(float) / g->len)
+        return cm_error(CM_EINVAL, "gossip buffers too large (%zu arrays "
+                        "of %zu floats)", p->nsend + p->nrecv, g->len);
+    size_t pa = p->npeers ? p->npeers : 1; /* never malloc(0) */
+    g->npeers = (int)p->npeers;
     g->peers = malloc(pa * sizeof *g->peers);
-    g->scount = calloc(pa, sizeof *g->scount);
-    g->sdispl = calloc(pa, sizeof *g->sdispl);
-    g->rcount = calloc(pa, sizeof *g->rcount);
-    g->rdispl = calloc(pa, sizeof *g->rdispl);
-    g->send_local = malloc((u ? u : 1) * sizeof *g->send_local);
-    g->sendbuf = malloc((u ? u : 1) * g->len * sizeof(float));
-    g->recvbuf = malloc((g->nrecv ? g->nrecv : 1) * g->len * sizeof(float));
+    g->scount = malloc(pa * sizeof *g->scount);
+    g->sdispl = malloc(pa * sizeof *g->sdispl);
+    g->rcount = malloc(pa * sizeof *g->rcount);
+    g->rdispl = malloc(pa * sizeof *g->rdispl);
+    g->sendbuf = malloc((p->nsend ? p->nsend : 1) * g->len * sizeof(float));
+    g->recvbuf = malloc((p->nrecv ? p->nrecv : 1) * g->len * sizeof(float));
+    g->acc = malloc(g->len * sizeof *g->acc);
+    g->x = calloc(p->count, sizeof *g->x);
     if (!g->peers || !g->scount || !g->sdispl || !g->rcount || !g->rdispl ||
-        !g->send_local || !g->sendbuf || !g->recvbuf) {
-        s = cm_error(CM_ENOMEM, "out of memory for gossip buffers");
-        goto done;
+        !g->sendbuf || !g->recvbuf || !g->acc || !g->x)
+        return cm_error(CM_ENOMEM, "out of memory for gossip buffers");
+    for (size_t a = 0; a < p->npeers; a++) {
+        g->peers[a] = (int)p->peers[a];
+        g->scount[a] = (int)p->scount[a];
+        g->sdispl[a] = (int)p->sdispl[a];
+        g->rcount[a] = (int)p->rcount[a];
+        g->rdispl[a] = (int)p->rdispl[a];
     }
-    int p = -1;
-    for (size_t k = 0; k < u; k++) {
-        if (k == 0 || pairs[k].peer != pairs[k - 1].peer) {
-            p++;
-            g->peers[p] = (int)pairs[k].peer;
-            g->sdispl[p] = (int)k;
-        }
-        g->scount[p]++;
-        g->send_local[k] = pairs[k].local;
-    }
-    /* Receive counts per peer: slots are grouped by owner ascending, and
-     * the peers that send to us are exactly those we send to. */
-    for (size_t j = 0; j < n; j++) {
-        if (slot[j] == SIZE_MAX)
-            continue;
-        int q = (int)dt_partition_block_owner(n, P, j), a = 0;
-        while (a < g->npeers && g->peers[a] != q)
-            a++;
-        if (a == g->npeers) {
-            s = cm_error(CM_EINTERNAL, "gossip: rank %d needed but not a "
-                         "peer (topology not symmetric?)", q);
-            goto done;
-        }
-        if (g->rcount[a]++ == 0)
-            g->rdispl[a] = (int)slot[j];
-    }
-    /* Terms of each local worker: self merged into the ascending list. */
-    size_t nt = 0;
-    for (size_t i = first; i < first + count; i++) {
-        g->term_off[i - first] = nt;
-        int self_done = 0;
-        for (size_t k = t->off[i]; k <= t->off[i + 1]; k++) {
-            size_t j = k < t->off[i + 1] ? t->adj[k] : SIZE_MAX;
-            if (!self_done && i < j) {
-                g->term_src[nt] = i - first;
-                g->term_w[nt++] = t->self[i];
-                self_done = 1;
-            }
-            if (j == SIZE_MAX)
-                break;
-            g->term_src[nt] = (j >= first && j < first + count)
-                                  ? j - first : count + slot[j];
-            g->term_w[nt++] = t->adj_w[k];
-        }
-    }
-    g->term_off[count] = nt;
-done:
-    free(pairs);
-    free(slot);
-    return s;
+    return CM_OK;
 }
 
 cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
                         dt_gossip **out)
+{
+    const size_t P = dt_comm_size(comm);
+    size_t *owner = NULL;
+    cm_status s = CM_OK;
+    *out = NULL;
+    if (P > t->n)
+        s = cm_error(CM_EINVAL, "%zu MPI ranks but the topology has only "
+                     "%zu nodes: run at most %zu ranks (mpirun -np %zu)",
+                     P, t->n, t->n, t->n);
+    else if (!(owner = malloc(t->n * sizeof *owner)))
+        s = cm_error(CM_ENOMEM, "out of memory for gossip");
+    else
+        dt_gossip_plan_blocks(t->n, P, owner);
+    s = dt_comm_agree(comm, s);
+    if (s == CM_OK)
+        s = dt_gossip_new_placed(comm, t, owner, len, out);
+    free(owner);
+    return s;
+}
+
+cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
+                               const size_t *owner, size_t len,
+                               dt_gossip **out)
 {
     const size_t P = dt_comm_size(comm), r = dt_comm_rank(comm);
     cm_status s = CM_OK;
@@ -423,10 +335,6 @@ cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
     }
     if (!g) {
         s = cm_error(CM_ENOMEM, "out of memory for gossip");
-    } else if (P > t->n) {
-        s = cm_error(CM_EINVAL, "%zu MPI ranks but the topology has only "
-                     "%zu nodes: run at most %zu ranks (mpirun -np %zu)",
-                     P, t->n, t->n, t->n);
     } else if (!t->adj_w || !t->self) {
         s = cm_error(CM_EINVAL, "gossip needs a weighted topology (set "
                      "weights with --weights)");
@@ -434,8 +342,7 @@ cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
         s = cm_error(CM_EINVAL, "gossip of empty arrays (len 0)");
     } else {
         g->len = len;
-        dt_partition_block_range(t->n, P, r, &g->first, &g->count);
-        s = gossip_plan(g, t, P, r);
+        s = gossip_local(g, t, owner, P, r);
     }
     s = dt_comm_agree(comm, s);
     if (s != CM_OK)
@@ -475,9 +382,9 @@ cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
     s = dt_comm_agree(comm, sg);
     if (s != CM_OK)
         goto fail;
-    g->st.peers = (size_t)g->npeers;
-    g->st.arrays_sent = g->nsend;
-    g->st.bytes_round = (uint64_t)g->nsend * len * sizeof(float);
+    g->st.peers = g->plan.npeers;
+    g->st.arrays_sent = g->plan.nsend;
+    g->st.bytes_round = (uint64_t)g->plan.nsend * len * sizeof(float);
     *out = g;
     return CM_OK;
 fail:
@@ -509,11 +416,9 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x)
     if (g->active)
         return cm_error(CM_EINVAL, "gossip round already started");
     double t0 = cm_time_now();
-    for (size_t i = 0; i < g->count; i++)
+    for (size_t i = 0; i < g->plan.count; i++)
         g->x[i] = x[i];
-    for (size_t k = 0; k < g->nsend; k++)
-        memcpy(g->sendbuf + k * g->len, x[g->send_local[k]],
-               g->len * sizeof(float));
+    dt_gossip_plan_pack(&g->plan, g->x, g->len, g->sendbuf);
     double t1 = cm_time_now();
     g->st.t_mix += t1 - t0;
     if (g->npeers > 0) {
@@ -541,26 +446,7 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
             return mpi_fail(rc, "MPI_Wait (gossip)");
     }
     double t1 = cm_time_now();
-    const size_t len = g->len;
-    double *acc = g->acc;
-    for (size_t i = 0; i < g->count; i++) {
-        for (size_t e = g->term_off[i]; e < g->term_off[i + 1]; e++) {
-            size_t src = g->term_src[e];
-            const float *xj = src < g->count
-                                  ? g->x[src]
-                                  : g->recvbuf + (src - g->count) * len;
-            const double w = g->term_w[e];
-            if (e == g->term_off[i])
-                for (size_t k = 0; k < len; k++)
-                    acc[k] = w * (double)xj[k];
-            else
-                for (size_t k = 0; k < len; k++)
-                    acc[k] += w * (double)xj[k];
-        }
-        float *o = out[i];
-        for (size_t k = 0; k < len; k++)
-            o[k] = (float)acc[k];
-    }
+    dt_gossip_plan_mix(&g->plan, g->x, g->recvbuf, g->len, g->acc, out);
     g->st.t_mpi += t1 - t0;
     g->st.t_mix += cm_time_now() - t1;
     g->st.rounds++;

@@ -13,6 +13,9 @@
 #include "cm_time.h"
 #include "dt_optim.h"
 
+/* The benchmark network's outputs: a ten-class, 1x28x28 problem. */
+#define DT_BENCH_CLASSES 10
+
 double dt_bench_layer_flops(const dt_layer *l, size_t batch, int backward,
                             int first)
 {
@@ -44,7 +47,8 @@ static double sgemm_gflops(void)
 }
 
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, dt_bench_result *r)
+                         size_t repeat, int allow_avx512,
+                         dt_bench_result *r)
 {
     enum { SETS = 8 };
     dt_net *net = NULL;
@@ -53,7 +57,8 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
     memset(r, 0, sizeof *r);
     if (!batch || !steps || !repeat)
         return cm_error(CM_EINVAL, "bench needs positive batch, steps, repeat");
-    cm_status s = dt_net_new(m, 1, 28, 28, 10, batch, &net);
+    cm_status s = dt_net_new(m, 1, 28, 28, DT_BENCH_CLASSES, batch,
+                             allow_avx512, &net);
     if (s != CM_OK)
         return s;
     const size_t img = 28 * 28, np = net->n_params;
@@ -69,7 +74,7 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
     for (size_t i = 0; i < SETS * batch * img; i++)
         x[i] = (float)cm_rng_normal(&rng);
     for (size_t i = 0; i < SETS * batch; i++)
-        y[i] = (uint8_t)cm_rng_below(&rng, 10);
+        y[i] = (uint8_t)cm_rng_below(&rng, DT_BENCH_CLASSES);
     dt_net_init(net, net->params, &rng);
     double best = 1e30, upd = 0.0;
     size_t warm = steps / 10 + 2;

@@ -32,9 +32,11 @@ typedef struct {
 /* Measures `repeat` runs of `steps` training steps of batch `batch` on
  * 1x28x28 random inputs (after a warm-up of steps/10 + 2), keeping the
  * best; then one profiled run for the per-layer split. Uses the BLAS
- * threads set by the caller. CM_EINVAL for zero sizes, CM_ENOMEM. */
+ * threads set by the caller; allow_avx512 as for dt_net_new. CM_EINVAL
+ * for zero sizes, CM_ENOMEM. */
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, dt_bench_result *r);
+                         size_t repeat, int allow_avx512,
+                         dt_bench_result *r);
 
 /* Flops of layer l for `batch` images in the forward ("fwd") and backward
  * pass: conv/fc 2 MACs forward, 4 MACs backward (2 when the input gradient

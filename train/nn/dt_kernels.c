@@ -134,14 +134,14 @@ static void gemm_own(size_t m, size_t n, size_t k, const float *a,
 #endif
 
 /* Row-major C (m x n) = op(A) op(B) (+ C when acc), as cblas_sgemm with
- * alpha 1 and beta acc: the own AVX-512 GEMM where the CPU has it, else
+ * alpha 1 and beta acc: the own AVX-512 GEMM when avx512, else
  * OpenBLAS. work: dt_kern_gemm_work_size(m) floats. */
 void dt_kern_gemm(int ta, int tb, size_t m, size_t n, size_t k,
                  const float *a, size_t lda, const float *b, size_t ldb,
-                 int acc, float *c, size_t ldc, float *work)
+                 int acc, float *c, size_t ldc, float *work, int avx512)
 {
 #ifdef DT_AVX512
-    if (dt_layer_nhwc_available()) {
+    if (avx512) {
         gemm_own(m, n, k, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb,
                  tb ? ldb : 1, c, ldc, acc, work);
         return;
@@ -524,21 +524,3 @@ void dt_kern_conv_nhwc_backward(const dt_layer *l, const float *w,
     }
 }
 #endif
-
-int dt_layer_nhwc_available(void)
-{
-#ifdef DT_AVX512
-    /* DPSGD_NO_AVX512=1 forces the portable path (to test it on AVX-512
-     * machines); read once, so a run never mixes the two paths. */
-    static int avail = -1;
-    if (avail < 0) {
-        const char *e = getenv("DPSGD_NO_AVX512");
-        avail = (e && *e && strcmp(e, "0") != 0)
-                    ? 0
-                    : __builtin_cpu_supports("avx512f") != 0;
-    }
-    return avail;
-#else
-    return 0;
-#endif
-}

@@ -1,21 +1,18 @@
 /* dt_kernels: GEMM and NHWC convolution kernels for dt_layers (internal).
  *
  * dt_kern_gemm is cblas_sgemm's row-major contract (alpha 1, beta 0 or 1)
- * on our AVX-512 kernel where the CPU has AVX-512, OpenBLAS otherwise; the
- * NHWC convolution exists only where dt_layer_nhwc_available() says so
- * (DT_AVX512 builds on AVX-512 CPUs). All work buffers are the caller's,
- * sized by the *_work_size functions, allocated once.
+ * on our AVX-512 kernel when asked (a layer's avx512, only set where
+ * dt_layer_cpu_avx512()), OpenBLAS otherwise; the NHWC convolution exists
+ * only in DT_AVX512 builds and runs only on AVX-512 CPUs. All work
+ * buffers are the caller's, sized by the *_work_size functions, allocated
+ * once.
  */
 #ifndef DT_KERNELS_H
 #define DT_KERNELS_H
 
 #include <stddef.h>
 
-#include "dt_layers.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define DT_AVX512 1
-#endif
+#include "dt_layer.h"
 
 /* a rounded up to a multiple of m. */
 size_t dt_kern_round_up(size_t a, size_t m);
@@ -25,10 +22,11 @@ size_t dt_kern_gemm_work_size(size_t m);
 
 /* Row-major C (m x n) = op(A) op(B) (+ C when acc): A is m x k (k x m when
  * ta), B is k x n (n x k when tb). work: dt_kern_gemm_work_size(m)
- * floats. Cost 2 m n k flops. */
+ * floats; avx512: the own kernel (the CPU must have AVX-512F), else
+ * cblas_sgemm. Cost 2 m n k flops. */
 void dt_kern_gemm(int ta, int tb, size_t m, size_t n, size_t k,
                   const float *a, size_t lda, const float *b, size_t ldb,
-                  int acc, float *c, size_t ldc, float *work);
+                  int acc, float *c, size_t ldc, float *work, int avx512);
 
 #ifdef DT_AVX512
 /* Floats of workspace the NHWC convolution of l needs. */

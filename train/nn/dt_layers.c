@@ -27,42 +27,6 @@
 
 #include <cblas.h>
 
-
-int dt_layer_shape(dt_layer *l)
-{
-    switch (l->kind) {
-    case DT_CONV:
-        if (l->k == 0 || l->oc == 0 || l->h + 2 * l->pad < l->k ||
-            l->w + 2 * l->pad < l->k)
-            return -1;
-        l->oh = l->h + 2 * l->pad - l->k + 1;
-        l->ow = l->w + 2 * l->pad - l->k + 1;
-        l->n_w = l->oc * l->c * l->k * l->k;
-        return 0;
-    case DT_POOL:
-        l->oc = l->c;
-        l->oh = l->h / 2;
-        l->ow = l->w / 2;
-        l->n_w = 0;
-        return l->oh && l->ow ? 0 : -1;
-    case DT_FC:
-        l->n_w = l->oc * l->c * l->h * l->w;
-        l->oh = l->ow = 1;
-        return l->oc ? 0 : -1;
-    case DT_RELU:
-        l->oc = l->c;
-        l->oh = l->h;
-        l->ow = l->w;
-        l->n_w = 0;
-        return 0;
-    }
-    return -1;
-}
-
-size_t dt_layer_in_size(const dt_layer *l) { return l->c * l->h * l->w; }
-
-size_t dt_layer_out_size(const dt_layer *l) { return l->oc * l->oh * l->ow; }
-
 size_t dt_layer_col_size(const dt_layer *l, size_t batch)
 {
     if (l->kind == DT_FC)
@@ -77,18 +41,6 @@ size_t dt_layer_col_size(const dt_layer *l, size_t batch)
     /* column matrix + staging matrix for the (oc, n, pixel) GEMM result +
        GEMM packing (M = oc or kk) */
     return (kk + l->oc) * pix + dt_kern_gemm_work_size(kk > l->oc ? kk : l->oc);
-}
-
-double dt_layer_macs(const dt_layer *l)
-{
-    switch (l->kind) {
-    case DT_CONV:
-        return (double)l->n_w * (double)(l->oh * l->ow);
-    case DT_FC:
-        return (double)l->n_w;
-    default:
-        return 0.0;
-    }
 }
 
 /* d[p] = s[p] + b, then max(., 0) when relu; d may equal s. Branch-free
@@ -190,13 +142,15 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
             im2col(l, x + (n0 + n) * in, col, ld, n * pix);
         if (nb == 1) {
             float *yn = y + n0 * out;
-            dt_kern_gemm(0, 0, l->oc, pix, kk, w, kk, col, ld, 0, yn, pix, work);
+            dt_kern_gemm(0, 0, l->oc, pix, kk, w, kk, col, ld, 0, yn, pix,
+                         work, l->avx512);
             for (size_t o = 0; o < l->oc; o++)
                 bias_act(yn + o * pix, yn + o * pix, b[o], pix, l->relu);
             continue;
         }
         float *stage = col + kk * ld; /* (oc) x (nb pix) */
-        dt_kern_gemm(0, 0, l->oc, ld, kk, w, kk, col, ld, 0, stage, ld, work);
+        dt_kern_gemm(0, 0, l->oc, ld, kk, w, kk, col, ld, 0, stage, ld, work,
+                     l->avx512);
         for (size_t n = 0; n < nb; n++) {
             float *yn = y + (n0 + n) * out;
             for (size_t o = 0; o < l->oc; o++)
@@ -245,11 +199,13 @@ void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
         for (size_t n = 0; n < nb; n++)
             im2col(l, x + (n0 + n) * in, col, ld, n * pix);
         /* dW (oc x kk) += g (oc x ld) col^T (ld x kk) */
-        dt_kern_gemm(0, 1, l->oc, kk, ld, g, ld, col, ld, 1, dw, kk, work);
+        dt_kern_gemm(0, 1, l->oc, kk, ld, g, ld, col, ld, 1, dw, kk, work,
+                     l->avx512);
         if (!dx)
             continue;
         /* dcol (kk x ld) = W^T (kk x oc) g (oc x ld), over col */
-        dt_kern_gemm(1, 0, kk, ld, l->oc, w, kk, g, ld, 0, col, ld, work);
+        dt_kern_gemm(1, 0, kk, ld, l->oc, w, kk, g, ld, 0, col, ld, work,
+                     l->avx512);
         memset(dx + n0 * in, 0, nb * in * sizeof *dx);
         for (size_t n = 0; n < nb; n++)
             col2im(l, col, ld, n * pix, dx + (n0 + n) * in);
@@ -384,7 +340,7 @@ void dt_fc_forward(const dt_layer *l, const float *w, const float *b,
     const size_t in = dt_layer_in_size(l), oc = l->oc;
     for (size_t n = 0; n < batch; n++)
         memcpy(y + n * oc, b, oc * sizeof *y);
-    dt_kern_gemm(0, 1, batch, oc, in, x, in, w, in, 1, y, oc, work);
+    dt_kern_gemm(0, 1, batch, oc, in, x, in, w, in, 1, y, oc, work, l->avx512);
     if (l->relu)
         dt_relu_forward(y, batch * oc);
 }
@@ -399,9 +355,11 @@ void dt_fc_backward(const dt_layer *l, const float *w, const float *x,
     for (size_t n = 0; n < batch; n++)
         for (size_t o = 0; o < oc; o++)
             db[o] += dy[n * oc + o];
-    dt_kern_gemm(1, 0, oc, in, batch, dy, oc, x, in, 1, dw, in, work);
+    dt_kern_gemm(1, 0, oc, in, batch, dy, oc, x, in, 1, dw, in, work,
+                 l->avx512);
     if (dx)
-        dt_kern_gemm(0, 0, batch, in, oc, dy, oc, w, in, 0, dx, in, work);
+        dt_kern_gemm(0, 0, batch, in, oc, dy, oc, w, in, 0, dx, in, work,
+                     l->avx512);
 }
 
 void dt_relu_forward(float *y, size_t n)

@@ -1,10 +1,10 @@
 /* dt_layers: the kernels of the CNN engine, forward and backward.
  *
- * Layers are plain descriptions (shapes, kernel size, offsets of their
- * weights in a flat parameter array) and the kernels take every buffer
- * explicitly, so one set of scratch buffers can run any parameter vector.
- * Tensors are float, NCHW, one image after another; a batch of B images of
- * shape (c, h, w) is B*c*h*w contiguous floats.
+ * Layers are plain descriptions (dt_layer.h: shapes, kernel size, offsets
+ * of their weights in a flat parameter array) and the kernels take every
+ * buffer explicitly, so one set of scratch buffers can run any parameter
+ * vector. Tensors are float, NCHW, one image after another; a batch of B
+ * images of shape (c, h, w) is B*c*h*w contiguous floats.
  *
  * Backward kernels ACCUMULATE into the weight and bias gradients (dw += ...)
  * and OVERWRITE the input gradient dx; the caller zeroes dw/db once per
@@ -13,7 +13,7 @@
  * these functions allocates or fails: shapes are checked when a network is
  * built (dt_net_new).
  *
- * Layouts: by default NCHW. Where dt_layer_nhwc_available() says so, conv
+ * Layouts: by default NCHW. Where l->avx512 is set (dt_net_new), conv
  * (without padding) and pool also run NHWC (channels last: a batch is
  * B*h*w*c floats, pixel after pixel, the c channels of a pixel
  * contiguous), chosen per layer by in_nhwc/out_nhwc; a 1-channel image is
@@ -25,39 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-    DT_CONV, /* 2-D convolution, stride 1, zero padding `pad`, kernel k x k */
-    DT_POOL, /* 2 x 2 max pooling, stride 2 (odd trailing row/col dropped) */
-    DT_FC,   /* fully connected: y = W x + b, W is (oc x in) row-major */
-    DT_RELU  /* y = max(x, 0), computed in place */
-} dt_layer_kind;
-
-typedef struct {
-    dt_layer_kind kind; /* which kernel */
-    size_t c, h, w;     /* input shape of one image (FC: c = inputs, h=w=1) */
-    size_t oc, oh, ow;  /* output shape of one image (FC: oc = outputs) */
-    size_t k, pad;      /* conv kernel size and zero padding (else 0) */
-    size_t w_off;       /* offset of the weights in the flat parameters:
-                           conv (oc x c x k x k), fc (oc x c*h*w) */
-    size_t b_off;       /* offset of the oc biases */
-    size_t n_w;         /* number of weights (0 for pool and relu) */
-    int relu;           /* conv, fc: a ReLU fused on the output, y = max(.,0)
-                           (dt_net fuses each relu into the layer before) */
-    int in_nhwc;        /* pool: input is NHWC (else NCHW) */
-    int out_nhwc;       /* conv: input and output NHWC, direct AVX-512
-                           kernels (needs pad 0 and
-                           dt_layer_nhwc_available()); pool: output NHWC */
-} dt_layer;
-
-/* Fills the output shape and n_w of a layer from kind, input shape and
- * (conv, fc) oc, k, pad. Offsets are left to the caller. Returns 0 on
- * success, -1 when the output would be empty (kernel larger than the
- * padded input, pool of a 1-pixel plane). O(1). */
-int dt_layer_shape(dt_layer *l);
-
-/* Elements of one image at the layer's input and output. */
-size_t dt_layer_in_size(const dt_layer *l);
-size_t dt_layer_out_size(const dt_layer *l);
+#include "dt_layer.h"
 
 /* Floats of workspace the conv and fc kernels need for `batch` images
  * processed at once (0 for pool and relu): NCHW conv, the im2col matrix
@@ -65,12 +33,6 @@ size_t dt_layer_out_size(const dt_layer *l);
  * packing; NHWC conv, only repacked weights and a weight-gradient tile,
  * O(oc c k k); fc, GEMM packing, O(max(batch, oc)). */
 size_t dt_layer_col_size(const dt_layer *l, size_t batch);
-
-/* Nonzero when this CPU runs the NHWC conv kernels (AVX-512F). */
-int dt_layer_nhwc_available(void);
-
-/* Multiply-adds of the forward pass of one image (for GFLOP/s figures). */
-double dt_layer_macs(const dt_layer *l);
 
 /* Convolution forward. x: batch x (c,h,w); y: batch x (oc,oh,ow); w, b the
  * layer's weights and biases; col: dt_layer_col_size(l, cb) floats where cb

@@ -67,12 +67,13 @@ static float *net_alloc(dt_net *net, size_t n)
 }
 
 /* Runs the convs and pools NHWC (direct AVX-512 convolution, no im2col)
- * when the CPU can, every conv is unpadded, the input has one channel
- * (NCHW = NHWC then) and every fc follows a pool or an fc (a pool before an
- * fc writes NCHW, the flattening the fc weights expect). Else all NCHW. */
+ * when the network runs the own AVX-512 kernels, every conv is unpadded,
+ * the input has one channel (NCHW = NHWC then) and every fc follows a pool
+ * or an fc (a pool before an fc writes NCHW, the flattening the fc weights
+ * expect). Else all NCHW. */
 static void set_layouts(dt_net *net)
 {
-    if (!dt_layer_nhwc_available() || net->in_c != 1)
+    if (!net->avx512 || net->in_c != 1)
         return;
     for (size_t i = 0; i < net->n_layers; i++) {
         const dt_layer *l = &net->layers[i];
@@ -94,7 +95,8 @@ static void set_layouts(dt_net *net)
 }
 
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
-                     size_t classes, size_t max_batch, dt_net **out)
+                     size_t classes, size_t max_batch, int allow_avx512,
+                     dt_net **out)
 {
     cm_status st = CM_OK;
     *out = NULL;
@@ -113,6 +115,7 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->in_w = w;
     net->classes = classes;
     net->max_batch = max_batch;
+    net->avx512 = allow_avx512 && dt_layer_cpu_avx512();
     size_t off = 0, col = 0, i = 0;
     for (size_t t = 0; t < n_spec; t++) {
         if (spec[t].kind == DT_RELU && i > 0 &&
@@ -130,6 +133,7 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
         l->oc = spec[t].oc ? spec[t].oc : classes;
         l->k = spec[t].k;
         l->pad = spec[t].pad;
+        l->avx512 = net->avx512;
         if (dt_layer_shape(l) != 0) {
             st = cm_error(CM_EINVAL, "input %zux%zux%zu is too small for "
                           "model %s", net->in_c, net->in_h, net->in_w,

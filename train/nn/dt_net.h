@@ -35,6 +35,9 @@ typedef struct {
     size_t in_c, in_h, in_w; /* input shape of one image */
     size_t classes;        /* outputs of the last layer */
     size_t max_batch;      /* largest batch the scratch holds */
+    int avx512;            /* the own AVX-512 kernels run its conv and fc
+                              layers (dt_net_new's allow_avx512 and a CPU
+                              with AVX-512F); else OpenBLAS, NCHW */
     size_t n_layers;       /* layers in use in `layers` */
     dt_layer layers[DT_NET_MAX_LAYERS]; /* the chain, input to logits */
     size_t n_params;       /* length of params and grads */
@@ -45,7 +48,7 @@ typedef struct {
        gradients. A relu is fused into the conv/fc before it; one that
        could not be (after a pool) would run in place on its input. Inner
        activations are NHWC when dt_net_new chose the NHWC kernels (see
-       dt_layers.h: AVX-512, unpadded convs, 1-channel input), else NCHW;
+       avx512, unpadded convs, 1-channel input), else NCHW;
        the input and the fc layers are NCHW either way. */
     float *act[DT_NET_MAX_LAYERS + 1];
     float *dact[DT_NET_MAX_LAYERS + 1];
@@ -66,11 +69,14 @@ cm_status dt_model_parse(const char *name, dt_model *m);
 const char *dt_model_name(dt_model m);
 
 /* Builds a network for images of shape (c, h, w) and `classes` outputs,
- * with scratch for batches of up to max_batch images. Parameters are zero
+ * with scratch for batches of up to max_batch images. allow_avx512: use
+ * the own AVX-512 kernels where the CPU has them (0 forces the portable
+ * OpenBLAS path; the two paths give different bits). Parameters are zero
  * until dt_net_init. CM_EINVAL when the input is too small for the model
  * or a size is 0, CM_ENOMEM. The caller frees with dt_net_free. */
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
-                     size_t classes, size_t max_batch, dt_net **out);
+                     size_t classes, size_t max_batch, int allow_avx512,
+                     dt_net **out);
 
 /* Frees the network and everything it owns; accepts NULL. */
 void dt_net_free(dt_net *net);
@@ -93,6 +99,18 @@ const float *dt_net_forward(dt_net *net, const float *params, const float *x,
 cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
                       const float *x, const uint8_t *y, size_t batch,
                       double *loss);
+
+/* Evaluation goes through the test set in chunks of max_batch images; a
+ * network trained on batches of B is built with max_batch =
+ * dt_net_eval_batch(B) = max(B, DT_NET_EVAL_BATCH), so small training
+ * batches still evaluate in chunks of this size. */
+#define DT_NET_EVAL_BATCH 256
+
+/* max(batch, DT_NET_EVAL_BATCH): the max_batch to give dt_net_new. */
+static inline size_t dt_net_eval_batch(size_t batch)
+{
+    return batch > DT_NET_EVAL_BATCH ? batch : DT_NET_EVAL_BATCH;
+}
 
 /* Evaluates n images (any n, processed in chunks of max_batch): *correct =
  * number classified right, *loss = mean cross-entropy (either out pointer

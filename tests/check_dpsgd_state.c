@@ -1,4 +1,4 @@
-/* check_runstate.c: the run-level checkpoint file of the D-PSGD trainer
+/* check_dpsgd_state.c: the run-level checkpoint file of the D-PSGD trainer
  * (train/dist/dt_dpsgd_state.c): round trip, corruption and truncation caught
  * by the crc, the wrong epoch refused, pruning keeps only one epoch. */
 #include <stdio.h>
@@ -116,13 +116,19 @@ START_TEST(test_prune_keeps_one)
 }
 END_TEST
 
-Suite *runstate_suite(void)
+Suite *dpsgd_state_suite(void)
 {
-    Suite *s = suite_create("runstate");
-    TCase *tc = tcase_create("core");
+    Suite *s = suite_create("dpsgd_state");
+    TCase *tc = tcase_create("round_trip");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_round_trip);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("corruption_detected");
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_corruption);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("prune_keeps_one");
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_prune_keeps_one);
     suite_add_tcase(s, tc);
     return s;

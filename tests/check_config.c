@@ -1,0 +1,68 @@
+/* check_config.c: the flag table of dt_config. Good flags in both
+ * spellings (--flag value, --flag=value) land in their fields; every bad
+ * flag or value is refused with a message naming it. */
+#include <string.h>
+
+#include <check.h>
+
+#include "dt_config.h"
+
+/* Parses a NULL-terminated flag list over the defaults. */
+static cm_status parse(dt_config *c, const char *const *flags)
+{
+    char *argv[16] = {"dpsgd-train"};
+    int argc = 1;
+    while (flags[argc - 1])
+        argv[argc] = (char *)flags[argc - 1], argc++;
+    dt_config_default(c);
+    return dt_config_parse(c, argc, argv);
+}
+
+START_TEST(test_config)
+{
+    dt_config c;
+    const char *good[] = {"--model", "cnn", "--epochs=3", "--batch", "64",
+                          "--lr", "0.05", "--weight-decay", "0", "--quiet",
+                          "--dataset", "cifar10", "--data", "/x", NULL};
+    ck_assert_int_eq(parse(&c, good), CM_OK);
+    ck_assert_int_eq(c.model, DT_MODEL_CNN);
+    ck_assert_uint_eq(c.epochs, 3);
+    ck_assert_uint_eq(c.batch, 64);
+    ck_assert_double_eq(c.lr, 0.05);
+    ck_assert_int_eq(c.quiet, 1);
+    ck_assert_int_eq(c.dataset, DT_DS_CIFAR10);
+    ck_assert_str_eq(c.data_dir, "/x");
+    /* each bad input names its flag */
+    static const struct { const char *a, *b, *want; } bad[] = {
+        {"--batch", "0", "--batch"},       {"--epochs", "0", "--epochs"},
+        {"--epochs", "-2", "--epochs"},    {"--lr", "-0.1", "--lr"},
+        {"--lr", "fast", "--lr"},          {"--model", "vgg", "--model"},
+        {"--dataset", "imagenet", "--dataset"},
+        {"--momentum", "1", "--momentum"}, {"--batch", "12x", "--batch"},
+        {"--schedule", "linear", "--schedule"},
+        {"--frobnicate", "1", "--frobnicate"}, {"--seed", "-1", "--seed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *f[] = {bad[i].a, bad[i].b, NULL};
+        ck_assert_int_eq(parse(&c, f), CM_EINVAL);
+        ck_assert_msg(strstr(cm_last_error(), bad[i].want) != NULL,
+                      "'%s' lacks %s", cm_last_error(), bad[i].want);
+    }
+    const char *missing[] = {"--epochs", NULL};
+    ck_assert_int_eq(parse(&c, missing), CM_EINVAL);
+    ck_assert(strstr(cm_last_error(), "needs a value"));
+    const char *help[] = {"--help", "--bogus", NULL};
+    ck_assert_int_eq(parse(&c, help), CM_OK);
+    ck_assert_int_eq(c.help, 1);
+    ck_assert(strstr(dt_config_usage(), "--weight-decay"));
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("flags_parsed_bad_ones_named");
+    tcase_add_test(tc, test_config);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,230 @@
+/* dt_gossip_plan.c: who sends what to whom in a gossip round, and the
+ * ordered weighted sum (see dt_gossip_plan.h). Send entries and receive
+ * slots are both sorted by (rank, worker id), which is what makes the
+ * sender's packing order and the receiver's slot order agree with no
+ * extra message. Cost: O(n) for the maps, a sort of the edges leaving
+ * the rank, and O(len) per term per round for the sum.
+ */
+#include "dt_gossip_plan.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_partition.h"
+
+void dt_gossip_plan_init(dt_gossip_plan *p) { memset(p, 0, sizeof *p); }
+
+void dt_gossip_plan_destroy(dt_gossip_plan *p)
+{
+    free(p->local);
+    free(p->peers);
+    free(p->scount);
+    free(p->sdispl);
+    free(p->rcount);
+    free(p->rdispl);
+    free(p->send_local);
+    free(p->recv_worker);
+    free(p->term_off);
+    free(p->term_src);
+    free(p->term_w);
+    memset(p, 0, sizeof *p);
+}
+
+void dt_gossip_plan_blocks(size_t n, size_t P, size_t *owner)
+{
+    for (size_t j = 0; j < n; j++)
+        owner[j] = dt_partition_block_owner(n, P, j);
+}
+
+typedef struct {
+    size_t rank;   /* the other rank */
+    size_t worker; /* send: local index; receive: worker id */
+} pair;
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+    const pair *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return (a->worker > b->worker) - (a->worker < b->worker);
+}
+
+/* Sorts v[0..k) and drops duplicates; returns the new length. */
+static size_t sort_unique(pair *v, size_t k)
+{
+    qsort(v, k, sizeof *v, pair_cmp);
+    size_t u = 0;
+    for (size_t e = 0; e < k; e++)
+        if (u == 0 || pair_cmp(&v[u - 1], &v[e]) != 0)
+            v[u++] = v[e];
+    return u;
+}
+
+cm_status dt_gossip_plan_make(dt_gossip_plan *p, const cm_topo *t,
+                              const size_t *owner, size_t P, size_t rank)
+{
+    const size_t n = t->n;
+    size_t *lidx = NULL, *slot = NULL;
+    pair *sends = NULL, *recvs = NULL;
+    cm_status s = CM_OK;
+    dt_gossip_plan_destroy(p);
+    if (!t->adj_w || !t->self)
+        return cm_error(CM_EINVAL, "gossip needs a weighted topology (set "
+                        "weights with --weights)");
+    if (P == 0 || rank >= P)
+        return cm_error(CM_EINVAL, "gossip plan for rank %zu of %zu", rank,
+                        P);
+    for (size_t j = 0; j < n; j++)
+        if (owner[j] >= P)
+            return cm_error(CM_EINVAL, "worker %zu placed on rank %zu, but "
+                            "there are %zu ranks", j, owner[j], P);
+    p->n = n;
+    p->P = P;
+    p->rank = rank;
+    for (size_t j = 0; j < n; j++)
+        p->count += owner[j] == rank;
+    if (p->count == 0) {
+        s = cm_error(CM_EINVAL, "rank %zu holds no worker of %zu", rank, n);
+        goto done;
+    }
+    /* Local workers and the map id -> local index (SIZE_MAX: remote). */
+    size_t nadj = 0;
+    lidx = malloc(n * sizeof *lidx);
+    slot = malloc(n * sizeof *slot);
+    p->local = malloc(p->count * sizeof *p->local);
+    if (!lidx || !slot || !p->local)
+        goto oom;
+    for (size_t j = 0, c = 0; j < n; j++) {
+        lidx[j] = SIZE_MAX;
+        slot[j] = SIZE_MAX;
+        if (owner[j] == rank) {
+            lidx[j] = c;
+            p->local[c++] = j;
+            nadj += cm_topo_degree(t, j);
+        }
+    }
+    sends = malloc((nadj ? nadj : 1) * sizeof *sends);
+    recvs = malloc((nadj ? nadj : 1) * sizeof *recvs);
+    p->term_off = malloc((p->count + 1) * sizeof *p->term_off);
+    p->term_src = malloc((nadj + p->count) * sizeof *p->term_src);
+    p->term_w = malloc((nadj + p->count) * sizeof *p->term_w);
+    if (!sends || !recvs || !p->term_off || !p->term_src || !p->term_w)
+        goto oom;
+    /* Every edge (i local, j remote): i goes to owner[j], j comes from it
+     * (the topology is symmetric, so the two lists name the same peers). */
+    size_t ns = 0;
+    for (size_t c = 0; c < p->count; c++) {
+        size_t i = p->local[c];
+        for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
+            size_t j = t->adj[k];
+            if (owner[j] == rank)
+                continue;
+            sends[ns] = (pair){owner[j], c};
+            recvs[ns++] = (pair){owner[j], j};
+        }
+    }
+    p->nsend = sort_unique(sends, ns);
+    p->nrecv = sort_unique(recvs, ns);
+    for (size_t e = 0; e < p->nsend; e++)
+        p->npeers += e == 0 || sends[e].rank != sends[e - 1].rank;
+    size_t pa = p->npeers ? p->npeers : 1; /* never malloc(0) */
+    p->peers = malloc(pa * sizeof *p->peers);
+    p->scount = calloc(pa, sizeof *p->scount);
+    p->sdispl = calloc(pa, sizeof *p->sdispl);
+    p->rcount = calloc(pa, sizeof *p->rcount);
+    p->rdispl = calloc(pa, sizeof *p->rdispl);
+    p->send_local = malloc((p->nsend ? p->nsend : 1) * sizeof *p->send_local);
+    p->recv_worker =
+        malloc((p->nrecv ? p->nrecv : 1) * sizeof *p->recv_worker);
+    if (!p->peers || !p->scount || !p->sdispl || !p->rcount || !p->rdispl ||
+        !p->send_local || !p->recv_worker)
+        goto oom;
+    size_t a = 0;
+    for (size_t e = 0; e < p->nsend; e++) {
+        if (e > 0 && sends[e].rank != sends[e - 1].rank)
+            a++;
+        if (p->scount[a]++ == 0) {
+            p->peers[a] = sends[e].rank;
+            p->sdispl[a] = e;
+        }
+        p->send_local[e] = sends[e].worker;
+    }
+    a = 0;
+    for (size_t e = 0; e < p->nrecv; e++) {
+        while (a < p->npeers && p->peers[a] != recvs[e].rank)
+            a++;
+        if (a == p->npeers) {
+            s = cm_error(CM_EINTERNAL, "gossip: rank %zu needed but not a "
+                         "peer (topology not symmetric?)", recvs[e].rank);
+            goto done;
+        }
+        if (p->rcount[a]++ == 0)
+            p->rdispl[a] = e;
+        p->recv_worker[e] = recvs[e].worker;
+        slot[recvs[e].worker] = e;
+    }
+    /* Terms of each local worker: self merged into the ascending list. */
+    size_t nt = 0;
+    for (size_t c = 0; c < p->count; c++) {
+        size_t i = p->local[c];
+        int self_done = 0;
+        p->term_off[c] = nt;
+        for (size_t k = t->off[i]; k <= t->off[i + 1]; k++) {
+            size_t j = k < t->off[i + 1] ? t->adj[k] : SIZE_MAX;
+            if (!self_done && i < j) {
+                p->term_src[nt] = c;
+                p->term_w[nt++] = t->self[i];
+                self_done = 1;
+            }
+            if (j == SIZE_MAX)
+                break;
+            p->term_src[nt] = lidx[j] != SIZE_MAX ? lidx[j]
+                                                  : p->count + slot[j];
+            p->term_w[nt++] = t->adj_w[k];
+        }
+    }
+    p->term_off[p->count] = nt;
+    goto done;
+oom:
+    s = cm_error(CM_ENOMEM, "out of memory planning gossip");
+done:
+    free(recvs);
+    free(sends);
+    free(slot);
+    free(lidx);
+    if (s != CM_OK)
+        dt_gossip_plan_destroy(p);
+    return s;
+}
+
+void dt_gossip_plan_pack(const dt_gossip_plan *p, const float *const *x,
+                         size_t len, float *sendbuf)
+{
+    for (size_t e = 0; e < p->nsend; e++)
+        memcpy(sendbuf + e * len, x[p->send_local[e]], len * sizeof(float));
+}
+
+void dt_gossip_plan_mix(const dt_gossip_plan *p, const float *const *x,
+                        const float *recvbuf, size_t len, double *acc,
+                        float *const *out)
+{
+    for (size_t i = 0; i < p->count; i++) {
+        for (size_t e = p->term_off[i]; e < p->term_off[i + 1]; e++) {
+            size_t src = p->term_src[e];
+            const float *xj = src < p->count
+                                  ? x[src]
+                                  : recvbuf + (src - p->count) * len;
+            const double w = p->term_w[e];
+            if (e == p->term_off[i])
+                for (size_t k = 0; k < len; k++)
+                    acc[k] = w * (double)xj[k];
+            else
+                for (size_t k = 0; k < len; k++)
+                    acc[k] += w * (double)xj[k];
+        }
+        float *o = out[i];
+        for (size_t k = 0; k < len; k++)
+            o[k] = (float)acc[k];
+    }
+}

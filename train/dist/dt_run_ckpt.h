@@ -1,0 +1,56 @@
+/* dt_run_ckpt: checkpoints of a whole D-PSGD run, and resuming from them.
+ *
+ * A run's checkpoint of epoch E is: one file per worker (dt_ckpt: x, v,
+ * the generator state at the start of its pass, its position), written by
+ * the rank that holds it; rank 0's run state (dt_dpsgd_state: CSV rows,
+ * clock, bytes); then the marker DIR/latest, which makes it complete. A
+ * resumed run replays each worker's pass from the stored generator state
+ * and continues bit for bit as if never interrupted, on any number of
+ * ranks. Every function here is collective over comm and agrees failures
+ * across ranks (dt_comm_agree).
+ */
+#ifndef DT_RUN_CKPT_H
+#define DT_RUN_CKPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "cm_topo.h"
+#include "dt_comm.h"
+#include "dt_config.h"
+#include "dt_dpsgd_state.h"
+#include "dt_workers.h"
+
+/* Which run a checkpoint belongs to. */
+typedef struct {
+    const dt_comm *comm;  /* borrowed: the run's communicator */
+    const char *dir;      /* borrowed: --checkpoint DIR */
+    size_t n;             /* workers in the run */
+    size_t steps_per_epoch;
+    uint64_t fingerprint; /* dt_run_ckpt_fingerprint of the run */
+} dt_run_ckpt;
+
+/* Hash (FNV-1a) of the settings a checkpoint must match: the flags that
+ * shape the trajectory, n workers, len parameters, and, when topo is not
+ * NULL, the topology's edges and weights. */
+uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
+                                 const cm_topo *topo);
+
+/* Collective. Saves epoch's checkpoint: every rank its workers of w, then
+ * rank 0 the run state rs (read on rank 0 only) and the marker, and
+ * prunes older run states. Errors agreed, prefixed "--checkpoint". */
+cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
+                           uint64_t epoch, size_t step,
+                           const dt_run_state *rs);
+
+/* Collective. Restores every worker of w (x, v, generator, pass and
+ * position) from the last complete checkpoint; rank 0 also reads the run
+ * state into rs (zeroed before). *step is the step to continue from, the
+ * same on every rank. Errors agreed, prefixed "--resume": no checkpoint,
+ * a fingerprint mismatch (other settings), a corrupt file, or a step that
+ * does not fall on an epoch of this configuration. */
+cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
+                              size_t *step, dt_run_state *rs);
+
+#endif

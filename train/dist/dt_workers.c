@@ -1,0 +1,101 @@
+/* dt_workers.c: per-rank worker state of D-PSGD (see dt_workers.h).
+ * A pass reshuffles the sorted shard, not the previous order, so a pass is
+ * a function of the generator state at its start (what a checkpoint
+ * stores). A minibatch never wraps across passes: the tail of a pass
+ * shorter than a batch is skipped.
+ */
+#include "dt_workers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_train.h"
+
+void dt_workers_init(dt_workers *w) { memset(w, 0, sizeof *w); }
+
+void dt_workers_destroy(dt_workers *w)
+{
+    for (size_t i = 0; w->x && i < w->arrays; i++) {
+        free(w->x[i]);
+        free(w->v[i]);
+        free(w->xn[i]);
+    }
+    for (size_t i = 0; w->order && i < w->count; i++)
+        free(w->order[i]);
+    free(w->x);
+    free(w->xn);
+    free(w->v);
+    free(w->order);
+    free(w->cursor);
+    free(w->rng);
+    free(w->rng_pass);
+    free(w->xb);
+    free(w->yb);
+    free(w->shard_off);
+    dt_data_destroy(&w->train);
+    memset(w, 0, sizeof *w);
+}
+
+size_t dt_workers_shard_size(const dt_workers *w, size_t i)
+{
+    return w->shard_off[i + 1] - w->shard_off[i];
+}
+
+cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
+                           size_t batch, uint64_t seed)
+{
+    const size_t img = w->train.c * w->train.h * w->train.w;
+    w->shared = shared;
+    w->arrays = shared ? 1 : w->count;
+    w->len = len;
+    w->batch = batch;
+    w->x = calloc(w->arrays, sizeof *w->x);
+    w->xn = calloc(w->arrays, sizeof *w->xn);
+    w->v = calloc(w->arrays, sizeof *w->v);
+    w->rng = calloc(w->count, sizeof *w->rng);
+    w->rng_pass = calloc(w->count, sizeof *w->rng_pass);
+    w->order = calloc(w->count, sizeof *w->order);
+    w->cursor = calloc(w->count, sizeof *w->cursor);
+    w->xb = malloc((batch ? batch : 1) * img * sizeof *w->xb);
+    w->yb = malloc(batch ? batch : 1);
+    if (!w->x || !w->xn || !w->v || !w->rng || !w->rng_pass || !w->order ||
+        !w->cursor || !w->xb || !w->yb)
+        return cm_error(CM_ENOMEM, "out of memory for %zu workers",
+                        w->count);
+    for (size_t i = 0; i < w->arrays; i++) {
+        w->x[i] = malloc(len * sizeof(float));
+        w->v[i] = calloc(len, sizeof(float));
+        if (!shared)
+            w->xn[i] = malloc(len * sizeof(float));
+        if (!w->x[i] || !w->v[i] || (!shared && !w->xn[i]))
+            return cm_error(CM_ENOMEM, "out of memory for %zu workers of "
+                            "%zu parameters", w->count, len);
+    }
+    for (size_t i = 0; i < w->count; i++) {
+        size_t n_i = dt_workers_shard_size(w, i);
+        if (!(w->order[i] = malloc((n_i ? n_i : 1) * sizeof(size_t))))
+            return cm_error(CM_ENOMEM, "out of memory for batch orders");
+        cm_rng_seed(&w->rng[i], seed, 2 + w->first + i);
+        w->cursor[i] = n_i; /* the first step starts a pass */
+    }
+    return CM_OK;
+}
+
+void dt_workers_new_pass(dt_workers *w, size_t i)
+{
+    size_t lo = w->shard_off[i], n_i = dt_workers_shard_size(w, i);
+    w->rng_pass[i] = w->rng[i];
+    for (size_t k = 0; k < n_i; k++)
+        w->order[i][k] = lo + k;
+    cm_rng_shuffle_size(&w->rng[i], w->order[i], n_i);
+    w->cursor[i] = 0;
+}
+
+void dt_workers_next_batch(dt_workers *w, size_t i)
+{
+    if (w->cursor[i] + w->batch > dt_workers_shard_size(w, i))
+        dt_workers_new_pass(w, i);
+    dt_batch_gather(&w->train, w->order[i], w->cursor[i], w->batch, w->xb,
+                    w->yb);
+    w->cursor[i] += w->batch;
+}
