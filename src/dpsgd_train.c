@@ -60,9 +60,44 @@ static int run_bench(const dt_config *cfg)
     return 0;
 }
 
+/* The placement line, at start-up and after the run: cut edges, arrays
+ * and bytes per round in all, per rank (mean and busiest) and across
+ * hosts, and with --net the modelled round. */
+static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
+{
+    const cm_place_stats *st = &r->place;
+    double B = r->array_bytes, P = (double)r->n_ranks;
+    printf("placement %s: %zu workers on %zu ranks on %zu host%s: cut %zu "
+           "edges (%zu across hosts); per round %.3g MB between ranks "
+           "(%zu arrays; per rank %.3g MB, busiest %.3g MB), %.3g MB across "
+           "hosts (%zu arrays)", cm_place_name(r->placement), r->n_workers,
+           r->n_ranks, st->hosts, st->hosts == 1 ? "" : "s", st->cut_edges,
+           st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
+           (double)st->volume * B / P / 1e6,
+           (double)st->max_rank * B / 1e6,
+           (double)st->volume_host * B / 1e6, st->volume_host);
+    if (cfg->net_given) {
+        char net[160];
+        printf("; modelled round %.3g ms (%s)", 1e3 * r->round_model_s,
+               cm_net_describe(&cfg->net, net, sizeof net));
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+/* ctx: {cfg, result} of the run in progress. */
+typedef struct {
+    const dt_config *cfg;
+    const dt_dpsgd_result *res;
+} progress_ctx;
+
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
-    (void)ctx;
+    const progress_ctx *c = ctx;
+    if (p->start) {
+        print_placement(c->cfg, c->res);
+        return;
+    }
     printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
            "local_acc %.4f  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
            "%.1f s\n", p->epoch, p->epochs, p->step, p->train_loss,
@@ -116,8 +151,9 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
+    progress_ctx pc = {cfg, &r};
     cm_status s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ?
-                               print_progress : NULL, NULL, &r);
+                               print_progress : NULL, &pc, &r);
     if (s != CM_OK) {
         if (root)
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
@@ -142,6 +178,13 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            r.t_gossip_mpi, r.t_eval, r.t_total, r.steps - r.start_step,
            r.start_step ? " after resume" : "",
            (double)r.bytes_per_step / 1e3);
+    if (cfg->mode == DT_MODE_GOSSIP) {
+        print_placement(cfg, &r);
+        if (cfg->net_given)
+            printf("modelled wall clock %.2f s (measured %.2f s, MPI gossip "
+                   "time replaced by %zu modelled rounds)\n", r.last.model_s,
+                   r.last.wall_s, r.steps);
+    }
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     return 0;

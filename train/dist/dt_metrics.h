@@ -31,6 +31,8 @@ typedef struct {
     double loss_sum;      /* minibatch losses since the last evaluation */
     double loss_n;        /* number of those minibatches */
     double bytes_sent;    /* gossip bytes sent so far (summed over ranks) */
+    double t_mpi;         /* s in MPI gossip calls in this process so far
+                             (summed over ranks; for --net's model_s) */
 } dt_metrics;
 
 /* What evaluation reads besides the workers; owned test sets, scratch. */
