@@ -6,9 +6,12 @@
 #
 # Checks the script's bad input (not root, bad K, `up` twice, a failure
 # halfway: one message, non-zero, nothing left behind), then runs 8 workers
-# on 4 ranks over 2 hosts (2 ranks per host, TCP between hosts) and on 1
-# rank: the workers-hash must be the same. Prints the bytes that crossed
-# hosts (bridge port counters). Removes the cluster on any exit (trap).
+# on 4 ranks over 2 hosts (2 ranks per host, TCP between hosts), with
+# graph and with block placement, and on 1 rank: the workers-hash must be
+# the same. Prints the bytes that crossed hosts (bridge port counters) and
+# checks them against what dpsgd-train says its gossip sent across hosts
+# (at least that, at most about twice: evaluation and TCP/IP add some).
+# Removes the cluster on any exit (trap).
 #
 # Where namespaces cannot be created (not root, no CAP_SYS_ADMIN) it prints
 # `cluster: SKIPPED: <why>` and exits 0, or 1 with CLUSTER_REQUIRED=1 (CI).
@@ -122,15 +125,26 @@ bytes() { # total bytes the hosts sent into the switch
 }
 expect 0 "" "8 workers on 1 rank" timeout 120 mpirun -q -np 1 "$BIN/dpsgd-train" --topology "$T/g8.txt" $syn
 h1=$(sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out")
-b0=$(bytes)
-expect 0 "" "8 workers on 4 ranks over 2 hosts" mpi -np 4 "$BIN/dpsgd-train" --topology "$T/g8.txt" $syn
-b1=$(bytes)
-h4=$(sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out")
-check '[ -n "$h1" ] && [ "$h1" = "$h4" ]' "workers-hash over 2 hosts '$h4' = on 1 rank '$h1'"
-cross=$((b1 - b0))
-sent=$(sed -n 's/.* \([0-9.]*\) kB sent per step per rank.*/\1/p' "$T/out")
-echo "cluster: 8 workers, 4 ranks on 2 hosts: workers-hash $h4; $cross bytes crossed hosts (bridge counters; dpsgd-train: $sent kB sent per step per rank)"
-check '[ "$cross" -gt 1000000 ]' "gossip crossed hosts: $cross bytes"
+for pl in graph block; do
+    b0=$(bytes)
+    expect 0 "" "8 workers on 4 ranks over 2 hosts, --placement $pl" \
+        mpi -np 4 "$BIN/dpsgd-train" --topology "$T/g8.txt" $syn --placement $pl
+    b1=$(bytes)
+    h4=$(sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out")
+    check '[ -n "$h1" ] && [ "$h1" = "$h4" ]' "$pl: workers-hash over 2 hosts '$h4' = on 1 rank '$h1'"
+    check 'grep -q "^placement $pl: 8 workers on 4 ranks on 2 hosts: " "$T/out"' \
+        "$pl: the placement line names 2 hosts: $(grep "^placement" "$T/out" | head -1)"
+    # what dpsgd-train says crossed hosts: arrays per round x bytes x rounds
+    arr=$(sed -n 's/^placement .* across hosts (\([0-9]*\) arrays).*/\1/p' "$T/out" | tail -1)
+    steps=$(sed -n 's/.*(\([0-9]*\) steps,.*/\1/p' "$T/out")
+    said=$((arr * 4 * 61706 * steps))
+    cross=$((b1 - b0))
+    echo "cluster: --placement $pl: workers-hash $h4; $cross bytes crossed hosts (bridge counters), of which gossip $said ($arr arrays per round x $steps rounds)"
+    check '[ "$said" -gt 0 ] && [ "$cross" -ge "$said" ] && [ "$cross" -lt $((2 * said + 4000000)) ]' \
+        "$pl: bytes across hosts: bridge $cross vs gossip $said"
+    eval "said_$pl=\$said"
+done
+check '[ "$said_graph" -le "$said_block" ]' "graph placement sends no more across hosts than block ($said_graph vs $said_block)"
 
 # ---- down ----------------------------------------------------------------
 expect 0 "" "down" nc_ down
