@@ -118,9 +118,10 @@ static int run_bench_gossip(const dt_config *cfg, const dt_comm *comm)
         return s == CM_EINVAL ? 2 : 1;
     }
     char net[160];
-    printf("bench-gossip: %zu workers on %zu ranks on %zu hosts, placement "
+    printf("bench-gossip: %zu workers on %zu ranks on %zu host%s, placement "
            "%s: cut %zu edges (%zu across hosts), %zu arrays of %zu bytes "
            "per round (%zu across hosts)\n", b.n, b.P, b.hosts,
+           b.hosts == 1 ? "" : "s",
            cm_place_name(b.kind), b.st.cut_edges, b.st.cut_edges_host,
            b.st.volume, 4 * b.len, b.st.volume_host);
     printf("bench-gossip: measured %.3f ms per round (median of %zu, "

@@ -254,6 +254,35 @@ mpi_cases() {
     printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
     expect_fail 1 "^dpsgd-train: --resume: .*worker-000001.ckpt: checksum mismatch" \
         "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
+    placement_cases
+}
+
+# --placement, --net, --bench-gossip under mpirun.
+placement_cases() {
+    rm -f "$l"
+    expect_fail 2 "^dpsgd-train: --placement 'metis': expected block or graph" \
+        "bad --placement" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --placement metis --log "$l"
+    expect_fail 2 "^dpsgd-train: --net 'fast': " "bad --net" \
+        mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net fast --log "$l"
+    expect_fail 2 "^dpsgd-train: --net models gossip rounds" "--net with allreduce" \
+        mpi_run 2 "$dt" --mode allreduce $syn --net wan --log "$l"
+    expect_fail 2 "^dpsgd-train: --bench-gossip needs --topology" "--bench-gossip without topology" \
+        mpi_run 2 "$dt" --bench-gossip 3
+    check '[ ! -e "$l" ]' "no log after refused placement flags"
+    # a 10 s latency makes the model's round 10 s: model_s - wall_s is
+    # 10 s per step, less the few seconds of measured MPI time it replaces
+    expect_ok "--net with a log" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 2 --net "intra=10s,1e12" --log "$l"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' \
+        "CSV header with model_s: $(head -1 "$l")"
+    check 'awk -F, "NR > 1 { d = \$4 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
+        "model_s = wall_s - MPI time + 10 s per step: $(tail -1 "$l")"
+    check 'grep -qE "^placement graph: 4 workers on 2 ranks on 1 host: cut [0-9]+ edges \(0 across hosts\); per round .*modelled round 1e\+04 ms" "$T/out"' \
+        "placement line: $(grep "^placement" "$T/out" | head -1)"
+    check 'grep -q "^modelled wall clock" "$T/out"' "modelled wall clock line"
+    expect_ok "--bench-gossip" mpi_run 2 "$dt" --topology "$T/g4.txt" --bench-gossip 5 --bench-floats 1000 --placement block
+    check 'grep -qE "^bench-gossip: 4 workers on 2 ranks on 1 host, placement block: cut [0-9]+ edges \(0 across hosts\), [0-9]+ arrays of 4000 bytes per round" "$T/out" && grep -qE "^bench-gossip: measured [0-9.]+ ms per round \(median of 5, slowest rank; fastest [0-9.]+ ms\); modelled [0-9.]+ ms \(datacenter" "$T/out"' \
+        "bench-gossip lines: $(cat "$T/out")"
 }
 
 # topogen eval --net: the modelled round under block and graph placement.
