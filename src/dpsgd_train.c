@@ -111,11 +111,12 @@ static int run_bench_gossip(const dt_config *cfg, const dt_comm *comm)
 {
     dt_gossip_bench b;
     cm_status s = dt_bench_gossip(cfg, comm, &b);
+    int rc = s == CM_OK ? 0 : s == CM_EINVAL ? 2 : 1; /* same on all ranks */
     if (dt_comm_rank(comm) != 0)
-        return s == CM_OK ? 0 : 1;
+        return rc;
     if (s != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
-        return s == CM_EINVAL ? 2 : 1;
+        return rc;
     }
     char net[160];
     printf("bench-gossip: %zu workers on %zu ranks on %zu host%s, placement "
