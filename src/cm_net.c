@@ -133,28 +133,27 @@ char *cm_net_describe(const cm_net *net, char *buf, size_t size)
     return buf;
 }
 
-double cm_net_rank_time(const cm_net *net, const cm_place_load *load,
-                        double array_bytes)
-{
-    double t = 0;
-    for (int c = 0; c < 2; c++) {
-        size_t a = load->arrays[c] > load->arrays_in[c] ? load->arrays[c]
-                                                         : load->arrays_in[c];
-        double tc = (double)load->peers[c] * net->alpha[c] +
-                    (double)a * array_bytes / net->beta[c];
-        if (tc > t)
-            t = tc;
-    }
-    return t;
-}
-
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
-                         size_t P, double array_bytes, size_t *worst)
+                         const size_t *host_of_rank, size_t P,
+                         double array_bytes, size_t *worst)
 {
     double t = 0;
     size_t w = 0;
     for (size_t r = 0; r < P; r++) {
-        double tr = cm_net_rank_time(net, &load[r], array_bytes);
+        const cm_place_load *l = &load[r];
+        size_t a0 = l->arrays[0] > l->arrays_in[0] ? l->arrays[0]
+                                                   : l->arrays_in[0];
+        size_t sh = 0, rh = 0;  /* the host's arrays across hosts */
+        for (size_t q = 0; q < P; q++)
+            if (!host_of_rank || host_of_rank[q] == host_of_rank[r]) {
+                sh += load[q].arrays[1];
+                rh += load[q].arrays_in[1];
+            }
+        double t0 = (double)l->peers[0] * net->alpha[0] +
+                    (double)a0 * array_bytes / net->beta[0];
+        double t1 = (double)l->peers[1] * net->alpha[1] +
+                    (double)(sh > rh ? sh : rh) * array_bytes / net->beta[1];
+        double tr = t0 > t1 ? t0 : t1;
         if (tr > t) {
             t = tr;
             w = r;

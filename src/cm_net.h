@@ -6,10 +6,14 @@
  * second). In a round rank r exchanges one message with each of its
  * peers_c(r) peer ranks and sends arrays_c(r) (receives arrays_in_c(r))
  * parameter arrays of B bytes (cm_place_load). Messages of one class go
- * out one after the other through that class's link, the two classes run
- * at the same time, and sending and receiving overlap (full duplex):
+ * out one after the other, the two classes run at the same time, sending
+ * and receiving overlap (full duplex), and the ranks of one host share
+ * its network link, so between hosts the bandwidth term counts the
+ * arrays of the whole host h(r):
  *
- *   T_c(r) = peers_c(r) alpha_c + max(arrays_c(r), arrays_in_c(r)) B / beta_c
+ *   T_0(r) = peers_0(r) alpha_0 + max(arrays_0(r), arrays_in_0(r)) B / beta_0
+ *   T_1(r) = peers_1(r) alpha_1 + max(S_h, R_h) B / beta_1,
+ *            S_h, R_h = sum over the ranks of h(r) of arrays_1, arrays_in_1
  *   T(r)   = max(T_0(r), T_1(r))          T_round = max_r T(r)
  *
  * (the worst rank decides: a synchronous round ends when the slowest rank
@@ -46,13 +50,12 @@ cm_status cm_net_parse(const char *spec, cm_net *net);
  * Writes at most size bytes to buf; returns buf. */
 char *cm_net_describe(const cm_net *net, char *buf, size_t size);
 
-/* T(r) of rank r for arrays of array_bytes bytes. */
-double cm_net_rank_time(const cm_net *net, const cm_place_load *load,
-                        double array_bytes);
-
-/* T_round = max_r T(r) over the P ranks' loads; *worst (may be NULL)
- * receives the rank that decides (the lowest on ties). O(P). */
+/* T_round = max_r T(r) over the P ranks' loads for arrays of array_bytes
+ * bytes; host_of_rank[r] labels rank r's host (equal labels: same host;
+ * NULL: one host). *worst (may be NULL) receives the rank that decides
+ * (the lowest on ties). O(P^2) for the host sums (once per run). */
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
-                         size_t P, double array_bytes, size_t *worst);
+                         const size_t *host_of_rank, size_t P,
+                         double array_bytes, size_t *worst);
 
 #endif

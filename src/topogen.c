@@ -393,7 +393,7 @@ static cm_status net_eval(const config *c, const cm_topo *t, net_report *r)
         if (st == CM_OK)
             st = cm_place_eval(t, r->P, host, ro, ld, &r->ps[k]);
         if (st == CM_OK)
-            r->round_s[k] = cm_net_round_time(&r->net, ld, r->P, r->bytes,
+            r->round_s[k] = cm_net_round_time(&r->net, ld, host, r->P, r->bytes,
                                               &r->worst[k]);
     }
     free(ld);

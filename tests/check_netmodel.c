@@ -77,7 +77,8 @@ START_TEST(test_parse_errors)
 END_TEST
 
 /* Ring of 8 in blocks on 4 ranks, 2 per host: every rank has one peer on
- * its host and one on the other, one array each way on each. */
+ * its host and one on the other, one array each way on each; a host's two
+ * ranks share its link, so 2 arrays cross per host. */
 START_TEST(test_round_ring)
 {
     size_t ei[8], ej[8], ro[8], host[4] = {0, 0, 1, 1}, worst = 99;
@@ -96,19 +97,25 @@ START_TEST(test_round_ring)
     ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
                      CM_OK);
     double B = 1e6;
-    ck_assert_double_eq_tol(cm_net_rank_time(&n, &ld[0], B), 1e-3 + 1.0, TOL);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 4, B, &worst),
-                            1e-3 + 1.0, TOL);
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, &worst),
+                            1e-3 + 2.0, TOL);
     ck_assert_uint_eq(worst, 0);
     /* a fast WAN: the intra-host link decides */
     ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s;inter=0,1e12", &n), CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 4, B, NULL),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, NULL),
                             1e-3 + 1.0, TOL);
+    /* every rank its own host: 2 peers and 2 arrays each, all between hosts */
+    size_t own[4] = {0, 1, 2, 3};
+    ck_assert_int_eq(cm_place_eval(&t, 4, own, ro, ld, &st), CM_OK);
+    ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
+                     CM_OK);
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 4, B, NULL),
+                            2e-3 + 2.0, TOL);
     /* one host: nothing inter; 2 ranks of 4 workers: 2 arrays each way */
     ck_assert_int_eq(cm_place_workers(&t, 2, NULL, CM_PLACE_BLOCK, ro), CM_OK);
     ck_assert_int_eq(cm_place_eval(&t, 2, NULL, ro, ld, &st), CM_OK);
     ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s", &n), CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 2, B, NULL),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, NULL, 2, B, NULL),
                             1e-3 + 2.0, TOL);
     cm_topo_destroy(&t);
 }
@@ -129,13 +136,17 @@ START_TEST(test_round_worst_rank)
     cm_net n;
     ck_assert_int_eq(cm_net_parse("inter=1s,1B/s", &n), CM_OK);
     size_t worst;
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 3, 1.0, &worst), 6.0,
+    size_t own[3] = {0, 1, 2};
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 1.0, &worst),
+                            6.0,
                             TOL);
     ck_assert_uint_eq(worst, 1);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 3, 0.5, &worst), 5.0,
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 0.5, &worst),
+                            5.0,
                             TOL);
     ck_assert_uint_eq(worst, 2);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, 0, 1.0, &worst), 0.0,
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 0, 1.0, &worst),
+                            0.0,
                             TOL);
 }
 END_TEST

@@ -583,7 +583,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->n_ranks = r.P;
         if (cfg->net_given)
             res->round_model_s = r.t_round = cm_net_round_time(
-                &cfg->net, r.pl.load, r.P, res->array_bytes, NULL);
+                &cfg->net, r.pl.load, r.pl.host_of_rank, r.P,
+                res->array_bytes, NULL);
     }
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
