@@ -1,4 +1,5 @@
-/* cm_mixing.c: mixing matrices on a topology and their spectra.
+/* cm_mixing.c: mixing matrices on a topology and their spectra (see
+ * cm_mixing.h).
  *
  * Weight rules (Xiao & Boyd 2004, "Fast linear iterations for distributed
  * averaging"): constant Laplacian weights W = I - alpha L with the optimal
@@ -7,11 +8,13 @@
  * W_ij = 1/(1 + max(d_i, d_j)); max-degree alpha = 1/(d_max + 1).
  * Spectra here are dense (GSL's symmetric QR eigensolver, O(n^3)) and serve
  * validation, evaluation and tests; topo/ has the fast extremal solver used
- * inside the search.
+ * inside the search. dense_check is the one place that decides whether a
+ * graph is small enough for them.
  */
-#include "cm_topo.h"
+#include "cm_mixing.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +39,16 @@ static cm_status sym_eigenvalues(gsl_matrix *a, gsl_vector *eval)
     return CM_OK;
 }
 
+/* Refuses graphs the dense spectra cannot hold, before allocating. */
+static cm_status dense_check(size_t n, const char *what)
+{
+    if (n > CM_MIXING_DENSE_MAX)
+        return cm_error(CM_EINVAL, "%s of a %zu-node graph: the dense "
+                        "eigensolver is limited to %d nodes (O(n^2) memory, "
+                        "O(n^3) time)", what, n, CM_MIXING_DENSE_MAX);
+    return CM_OK;
+}
+
 cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
                                      double *ln)
 {
@@ -43,18 +56,16 @@ cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
     *l2 = *ln = 0.0;
     if (n <= 1)
         return CM_OK;
-    gsl_matrix *a = gsl_matrix_calloc(n, n);
+    cm_status st = dense_check(n, "Laplacian spectrum");
+    if (st != CM_OK)
+        return st;
+    gsl_matrix *a = gsl_matrix_alloc(n, n);
     gsl_vector *ev = gsl_vector_alloc(n);
-    cm_status st = CM_OK;
     if (!a || !ev) {
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node Laplacian", n);
         goto cleanup;
     }
-    for (size_t i = 0; i < n; i++) {
-        gsl_matrix_set(a, i, i, (double)cm_topo_degree(t, i));
-        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-            gsl_matrix_set(a, i, t->adj[p], -1.0);
-    }
+    cm_topo_csr_laplacian(n, t->off, t->adj, a->data);
     st = sym_eigenvalues(a, ev);
     if (st == CM_OK) {
         *l2 = gsl_vector_get(ev, 1);
@@ -74,9 +85,11 @@ cm_status cm_topo_slem(const cm_topo *t, double *slem)
         return cm_error(CM_EINVAL, "SLEM of an unweighted topology");
     if (n <= 1)
         return CM_OK;
+    cm_status st = dense_check(n, "SLEM");
+    if (st != CM_OK)
+        return st;
     gsl_matrix *a = gsl_matrix_alloc(n, n);
     gsl_vector *ev = gsl_vector_alloc(n);
-    cm_status st = CM_OK;
     if (!a || !ev) {
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
         goto cleanup;
@@ -98,37 +111,100 @@ cleanup:
     return st;
 }
 
+/* The weight rules: name, and the off-diagonal W_ij of edge i~j given
+ * alpha (computed once per graph by the rule's `alpha` hook, or 0). */
+typedef struct {
+    const char *name;
+    cm_weight_rule rule;
+    cm_status (*alpha)(const cm_topo *t, double *alpha); /* or NULL */
+    double (*weight)(const cm_topo *t, size_t i, size_t j, double alpha);
+} rule_spec;
+
+static cm_status alpha_laplacian(const cm_topo *t, double *alpha)
+{
+    double l2, ln;
+    *alpha = 0.0;
+    if (t->n > CM_MIXING_DENSE_MAX)
+        return cm_error(CM_EINVAL, "laplacian weights of a %zu-node graph "
+                        "need its Laplacian spectrum, and the dense "
+                        "eigensolver is limited to %d nodes: use mh or "
+                        "maxdeg weights", t->n, CM_MIXING_DENSE_MAX);
+    cm_status st = cm_topo_laplacian_extremes(t, &l2, &ln);
+    *alpha = st == CM_OK && l2 + ln > 0.0 ? 2.0 / (l2 + ln) : 0.0;
+    return st;
+}
+
+static cm_status alpha_maxdeg(const cm_topo *t, double *alpha)
+{
+    size_t dmin, dmax;
+    cm_topo_degree_range(t, &dmin, &dmax);
+    *alpha = 1.0 / (double)(dmax + 1);
+    return CM_OK;
+}
+
+static double w_constant(const cm_topo *t, size_t i, size_t j, double alpha)
+{
+    (void)t, (void)i, (void)j;
+    return alpha;
+}
+
+static double w_mh(const cm_topo *t, size_t i, size_t j, double alpha)
+{
+    (void)alpha;
+    size_t di = cm_topo_degree(t, i), dj = cm_topo_degree(t, j);
+    return 1.0 / (double)(1 + (di > dj ? di : dj));
+}
+
+static const rule_spec RULES[] = {
+    {"laplacian", CM_WEIGHTS_LAPLACIAN, alpha_laplacian, w_constant},
+    {"mh", CM_WEIGHTS_MH, NULL, w_mh},
+    {"maxdeg", CM_WEIGHTS_MAXDEG, alpha_maxdeg, w_constant},
+};
+#define N_RULES (sizeof RULES / sizeof RULES[0])
+
+const char *cm_weight_rule_list(void)
+{
+    static char buf[256];
+    if (!buf[0])
+        for (size_t k = 0; k < N_RULES; k++) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, sizeof buf - len, "%s%s", k ? ", " : "",
+                     RULES[k].name);
+        }
+    return buf;
+}
+
 cm_status cm_weight_rule_parse(const char *s, cm_weight_rule *rule)
 {
-    static const struct { const char *name; cm_weight_rule r; } tab[] = {
-        {"laplacian", CM_WEIGHTS_LAPLACIAN},
-        {"mh", CM_WEIGHTS_MH},
-        {"maxdeg", CM_WEIGHTS_MAXDEG},
-    };
-    for (size_t k = 0; k < sizeof tab / sizeof tab[0]; k++)
-        if (strcmp(s, tab[k].name) == 0) {
-            *rule = tab[k].r;
+    for (size_t k = 0; k < N_RULES; k++)
+        if (strcmp(s, RULES[k].name) == 0) {
+            *rule = RULES[k].rule;
             return CM_OK;
         }
-    return cm_error(CM_EINVAL, "unknown weight rule '%s' (expected "
-                    "laplacian, mh or maxdeg)", s);
+    return cm_error(CM_EINVAL, "unknown weight rule '%s' (expected %s)", s,
+                    cm_weight_rule_list());
 }
 
 const char *cm_weight_rule_name(cm_weight_rule rule)
 {
-    switch (rule) {
-    case CM_WEIGHTS_LAPLACIAN: return "laplacian";
-    case CM_WEIGHTS_MH: return "mh";
-    case CM_WEIGHTS_MAXDEG: return "maxdeg";
-    }
+    for (size_t k = 0; k < N_RULES; k++)
+        if (RULES[k].rule == rule)
+            return RULES[k].name;
     return "?";
 }
 
 cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
 {
     size_t n = t->n, m = t->m;
-    cm_status st = cm_topo_check_connected(t, "topology");
-    if (st != CM_OK)
+    const rule_spec *r = NULL;
+    for (size_t k = 0; k < N_RULES; k++)
+        if (RULES[k].rule == rule)
+            r = &RULES[k];
+    if (!r)
+        return cm_error(CM_EINVAL, "unknown weight rule %d", (int)rule);
+    cm_status st = CM_OK;
+    double alpha = 0.0;
+    if (r->alpha && (st = r->alpha(t, &alpha)) != CM_OK)
         return st;
     double *ew = malloc((m + 1) * sizeof *ew);
     double *self = malloc((n + 1) * sizeof *self);
@@ -137,41 +213,15 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
         st = cm_error(CM_ENOMEM, "out of memory for weights");
         goto fail;
     }
-    double alpha = 0.0;
-    if (rule == CM_WEIGHTS_LAPLACIAN) {
-        double l2, ln;
-        st = cm_topo_laplacian_extremes(t, &l2, &ln);
-        if (st != CM_OK)
-            goto fail;
-        alpha = n > 1 ? 2.0 / (l2 + ln) : 0.0;
-    } else if (rule == CM_WEIGHTS_MAXDEG) {
-        size_t dmin, dmax;
-        cm_topo_degree_range(t, &dmin, &dmax);
-        alpha = 1.0 / (double)(dmax + 1);
-    }
-    for (size_t k = 0; k < m; k++) {
-        if (rule == CM_WEIGHTS_MH) {
-            size_t di = cm_topo_degree(t, t->ei[k]);
-            size_t dj = cm_topo_degree(t, t->ej[k]);
-            ew[k] = 1.0 / (double)(1 + (di > dj ? di : dj));
-        } else {
-            ew[k] = alpha;
-        }
-    }
-    /* adj_w in CSR order, and self weight = 1 - row sum of off-diagonal */
+    for (size_t k = 0; k < m; k++)
+        ew[k] = r->weight(t, t->ei[k], t->ej[k], alpha);
+    /* adj_w in CSR order, and self weight = 1 - row sum of off-diagonal,
+     * summed in CSR order: the reader recomputes it the same way */
     for (size_t i = 0; i < n; i++) {
         double row = 0.0;
         for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            size_t j = t->adj[p];
-            double w;
-            if (rule == CM_WEIGHTS_MH) {
-                size_t di = cm_topo_degree(t, i), dj = cm_topo_degree(t, j);
-                w = 1.0 / (double)(1 + (di > dj ? di : dj));
-            } else {
-                w = alpha;
-            }
-            adj_w[p] = w;
-            row += w;
+            adj_w[p] = r->weight(t, i, t->adj[p], alpha);
+            row += adj_w[p];
         }
         self[i] = 1.0 - row;
     }
@@ -194,14 +244,10 @@ cm_status cm_topo_validate(const cm_topo *t, const char *path)
     return cm_topo_validate_slem(t, path, NULL);
 }
 
-cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
-                                double *slem_out)
+cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path)
 {
-    if (slem_out)
-        *slem_out = -1.0;
-    cm_status st = cm_topo_check_connected(t, path);
-    if (st != CM_OK || !t->self)
-        return st;
+    if (!t->self)
+        return CM_OK;
     for (size_t i = 0; i < t->n; i++) {
         /* compensated sum, so that a file written with %.17g passes */
         double s = t->self[i], c = 0.0;
@@ -212,10 +258,40 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
         }
         if (!(fabs(s - 1.0) <= CM_TOPO_ROW_TOL))
             return cm_error(CM_ETOPO, "%s: row %zu of W sums to %.12g, not 1 "
-                            "(within %g): W must be stochastic%s", path, i, s,
-                            CM_TOPO_ROW_TOL,
-                            t->self[i] == 0.0 ? "; is the self-weight line "
-                            "`i i w` missing?" : "");
+                            "(within %g): W must be stochastic", path, i, s,
+                            CM_TOPO_ROW_TOL);
+    }
+    return CM_OK;
+}
+
+cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
+                                double *slem_out)
+{
+    if (slem_out)
+        *slem_out = -1.0;
+    cm_status st = cm_topo_check_connected(t, path);
+    if (st != CM_OK || !t->self)
+        return st;
+    st = cm_topo_check_stochastic(t, path);
+    if (st != CM_OK)
+        return st;
+    if (t->n > CM_MIXING_DENSE_MAX) {
+        /* Too big for the dense SLEM. A connected symmetric stochastic W
+         * with nonnegative weights and positive diagonal mixes (Perron-
+         * Frobenius: 1 is a simple eigenvalue, -1 is not one), so such a
+         * W is accepted without a spectrum; anything else is refused. */
+        for (size_t i = 0; i < t->n; i++) {
+            int ok = t->self[i] > 0.0;
+            for (size_t p = t->off[i]; ok && p < t->off[i + 1]; p++)
+                ok = t->adj_w[p] >= 0.0;
+            if (!ok)
+                return cm_error(CM_ETOPO, "%s: row %zu of W has a negative "
+                                "weight or no positive self weight, and at "
+                                "n = %zu (above %d) the SLEM that would show "
+                                "W still mixes is not computed", path, i,
+                                t->n, CM_MIXING_DENSE_MAX);
+        }
+        return CM_OK;
     }
     double slem;
     st = cm_topo_slem(t, &slem);

@@ -133,6 +133,38 @@ char *cm_net_describe(const cm_net *net, char *buf, size_t size)
     return buf;
 }
 
+cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
+                                size_t P, size_t H, cm_place_kind kind,
+                                double array_bytes, cm_net_eval *out)
+{
+    memset(out, 0, sizeof *out);
+    if (P == 0 || P > t->n)
+        return cm_error(CM_EINVAL, "%zu ranks for %zu workers (need "
+                        "1..%zu)", P, t->n, t->n);
+    if (H == 0 || H > P)
+        return cm_error(CM_EINVAL, "%zu hosts for %zu ranks (need 1..%zu)",
+                        H, P, P);
+    size_t *host = malloc(P * sizeof *host);
+    size_t *ro = malloc(t->n * sizeof *ro);
+    cm_place_load *ld = malloc(P * sizeof *ld);
+    cm_status s = host && ro && ld ? CM_OK
+                                   : cm_error(CM_ENOMEM, "out of memory");
+    for (size_t h = 0, q = 0; s == CM_OK && h < H; h++)
+        for (size_t k = cm_place_rank_size(P, H, h); k > 0; k--)
+            host[q++] = h;
+    if (s == CM_OK)
+        s = cm_place_workers(t, P, host, kind, ro);
+    if (s == CM_OK)
+        s = cm_place_eval(t, P, host, ro, ld, &out->st);
+    if (s == CM_OK)
+        out->round_s = cm_net_round_time(net, ld, host, P, array_bytes,
+                                         &out->worst);
+    free(ld);
+    free(ro);
+    free(host);
+    return s;
+}
+
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                          const size_t *host_of_rank, size_t P,
                          double array_bytes, size_t *worst)

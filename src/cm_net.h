@@ -58,4 +58,20 @@ double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                          const size_t *host_of_rank, size_t P,
                          double array_bytes, size_t *worst);
 
+/* One placement and its modelled round. */
+typedef struct {
+    cm_place_stats st;  /* costs per round, in arrays */
+    double round_s;     /* T_round */
+    size_t worst;       /* the rank that decides */
+} cm_net_eval;
+
+/* Places t's workers on P ranks spread over H hosts in blocks (host h
+ * holds ranks sum_{g<h} b_g .. as mpirun fills a hostfile slot by slot,
+ * b_h = floor(P/H) + (h < P mod H)) by kind, and models a round of arrays
+ * of array_bytes bytes. CM_EINVAL naming the count when P is 0 or > n, or
+ * H is 0 or > P; CM_ENOMEM. Cost: cm_place_workers plus O(n d + P^2). */
+cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
+                                size_t P, size_t H, cm_place_kind kind,
+                                double array_bytes, cm_net_eval *out);
+
 #endif

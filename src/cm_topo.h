@@ -1,19 +1,23 @@
 /* cm_topo: the topology file, the contract between topogen and dpsgd-train.
  *
  * A topology is an undirected graph on nodes 0..n-1, optionally with a
- * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji) and
- * one self weight per node (W_ii). The text format:
+ * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji).
+ * The default text format (an edge list every graph tool reads):
  *
- *     # topogen 1 n=64 d=4 kind=learned ...     comments; a token n=N fixes n
- *     0 0 0.0018                                i i w: self weight W_ii
+ *     # topogen 2 n=64 d=4 kind=learned ...     comments; a token n=N fixes n
  *     0 17 0.2495                               i j w: edge, W_ij = W_ji = w
  *
- * Plain `i j` edge lists (networkx write_edgelist, with or without a
- * trailing `{}` / `{'weight': w}` dict) are read too. A reader accepts an
- * edge listed in both directions only with identical weights; weights are
- * all present or all absent. cm_topo_validate then checks what makes a file
- * usable for gossip: connected, and if weighted, rows of W summing to 1
- * within 1e-9 and SLEM(W) < 1. This module never links igraph.
+ * Self weights are implied, W_ii = 1 - sum_j W_ij (summed in ascending j);
+ * an explicit `i i w` line (older files) still sets W_ii, and then the row
+ * must sum to 1. Plain `i j` edge lists (networkx write_edgelist, with or
+ * without a trailing `{}` / `{'weight': w}` dict), igraph's ncol output,
+ * GML and GraphML (detected from the first non-blank bytes; see
+ * cm_topo_xml.c) are read too, and 1-based edge lists are detected (no
+ * node 0, no n= token) or forced (cm_topo_read_opts.base). A reader
+ * accepts an edge listed in both directions only with identical weights;
+ * weights are all present or all absent. cm_topo_validate (cm_mixing.h)
+ * then checks what makes a file usable for gossip. This module never
+ * links igraph.
  */
 #ifndef CM_TOPO_H
 #define CM_TOPO_H
@@ -23,17 +27,15 @@
 
 #include "cm_status.h"
 
-/* Largest node count a file may declare or imply. */
+/* Largest node count a file may declare or imply; node ids run from 0 to
+ * CM_TOPO_MAX_NODES - 1, so every accepted file round-trips. */
 #define CM_TOPO_MAX_NODES 1000000
+
+/* Largest edge count a file may hold (so that 2m ids fit any index). */
+#define CM_TOPO_MAX_EDGES 100000000
 
 /* Rows of W must sum to 1 within this tolerance. */
 #define CM_TOPO_ROW_TOL 1e-9
-
-typedef enum {
-    CM_WEIGHTS_LAPLACIAN, /* W = I - alpha L, alpha = 2/(lambda_2 + lambda_n) */
-    CM_WEIGHTS_MH,        /* W_ij = 1/(1 + max(deg_i, deg_j)) */
-    CM_WEIGHTS_MAXDEG     /* W = I - L/(max deg + 1) */
-} cm_weight_rule;
 
 typedef struct {
     size_t n;       /* number of nodes */
@@ -48,6 +50,33 @@ typedef struct {
     double *adj_w;  /* [2m] W_ij matching adj, or NULL when unweighted */
 } cm_topo;
 
+/* On-disk formats. */
+typedef enum {
+    CM_FORMAT_AUTO,     /* reader: detect; writer: same as EDGELIST */
+    CM_FORMAT_EDGELIST, /* `# header` comments, then `i j w` lines */
+    CM_FORMAT_NCOL,     /* `i j w` lines only (igraph's ncol) */
+    CM_FORMAT_GRAPHML,  /* GraphML; weights in the edge attribute "weight" */
+    CM_FORMAT_GML       /* GML; weights in the edge key "weight" */
+} cm_topo_format;
+
+/* Node numbering of an edge list. */
+typedef enum {
+    CM_BASE_AUTO, /* 0-based, unless no id is 0 and no n= is declared */
+    CM_BASE_0,    /* ids are 0..n-1 */
+    CM_BASE_1     /* ids are 1..n (subtract one) */
+} cm_topo_base;
+
+/* What to read and what was found. */
+typedef struct {
+    cm_topo_format format; /* in: CM_FORMAT_AUTO to detect */
+    cm_topo_base base;     /* in: numbering of edge lists */
+    cm_topo_format found;  /* out: the format read */
+    int one_based;         /* out: 1 when ids were shifted down by one
+                              (forced, or detected: the caller should say
+                              so) */
+    size_t self_lines;     /* out: explicit `i i w` self weights read */
+} cm_topo_read_opts;
+
 /* Sets every field to empty. */
 void cm_topo_init(cm_topo *t);
 
@@ -60,33 +89,31 @@ void cm_topo_destroy(cm_topo *t);
 cm_status cm_topo_from_edges(cm_topo *t, size_t n, size_t m,
                              const size_t *ei, const size_t *ej);
 
-/* Copies src into dst (dst initialized; old content destroyed). */
-cm_status cm_topo_copy(cm_topo *dst, const cm_topo *src);
-
-/* Reads a topology file ("-" is stdin). Checks syntax and local
- * consistency only; messages name path and line. CM_EIO when it cannot be
- * opened, CM_EFORMAT when malformed. O(m log m). */
+/* Reads a topology file ("-" is stdin) with default options (detect the
+ * format and the numbering). Checks syntax and local consistency only;
+ * messages name path and line. CM_EIO when it cannot be opened,
+ * CM_EFORMAT when malformed or beyond the limits above (refused before
+ * allocating for them). O(m log m). */
 cm_status cm_topo_read(cm_topo *t, const char *path);
 
-/* Checks global rules: every node has an edge and the graph is connected;
- * if weighted, every row of W sums to 1 within CM_TOPO_ROW_TOL and
- * SLEM(W) < 1. Returns CM_ETOPO naming path (used only in the message).
- * O(n^3) for the SLEM when weighted, O(n + m) otherwise. */
-cm_status cm_topo_validate(const cm_topo *t, const char *path);
+/* cm_topo_read with options (o may be NULL for the defaults; its out
+ * fields are set on success). */
+cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o);
 
-/* cm_topo_validate that also hands back the SLEM it computed for a
- * weighted t (*slem_out; -1 when t is unweighted or on error), so callers
- * need not repeat the O(n^3) eigensolve. slem_out may be NULL. */
-cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
-                                double *slem_out);
+/* Parses "edgelist", "ncol", "graphml", "gml" (and "auto" when allow_auto)
+ * for the flag named in messages. CM_EINVAL otherwise. */
+cm_status cm_topo_format_parse(const char *s, int allow_auto, const char *flag,
+                               cm_topo_format *f);
 
-/* cm_topo_read then cm_topo_validate. */
-cm_status cm_topo_load(cm_topo *t, const char *path);
+/* The format's name as parsed by cm_topo_format_parse. */
+const char *cm_topo_format_name(cm_topo_format f);
 
 /* Writes the comment (may hold several lines; each gets "# " if it lacks
- * a leading '#'; NULL for none), then for each node i the line `i i w_ii`
- * and the lines `i j w_ij` for neighbours j > i ascending (%.17g); an
- * unweighted t gets `i j` lines only. */
+ * a leading '#'; NULL for none), then for each node i the lines
+ * `i j w_ij` for neighbours j > i ascending (%.17g); an unweighted t gets
+ * `i j` lines only. No self-weight lines: W_ii = 1 - sum_j W_ij is implied
+ * (a reader recomputes it bit for bit, in the same order as
+ * cm_topo_set_weights). */
 cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment);
 
 /* cm_topo_write to path atomically (temporary file + rename); "-" writes
@@ -103,33 +130,30 @@ static inline size_t cm_topo_degree(const cm_topo *t, size_t i)
 /* Smallest and largest degree (0, 0 for n = 0). */
 void cm_topo_degree_range(const cm_topo *t, size_t *dmin, size_t *dmax);
 
-/* CM_OK when connected, else CM_ETOPO naming path and an unreached or
- * isolated node. O(n + m). */
+/* The one edge validator: ids < n, no self-loop, no duplicate (either
+ * orientation). CM_EINVAL naming the first bad edge. O(m log m). */
+cm_status cm_topo_check_edges(size_t n, size_t m, const size_t *ei,
+                              const size_t *ej);
+
+/* The one breadth-first search, over any CSR adjacency (neighbours of i in
+ * adj[off[i] .. off[i+1])): labels components as cm_topo_components does.
+ * CM_ENOMEM. O(n + m). */
+cm_status cm_topo_csr_components(size_t n, const size_t *off,
+                                 const size_t *adj, size_t *comp,
+                                 size_t *count);
+
+/* The one dense Laplacian fill: a (n x n, symmetric so row- and
+ * column-major agree) = D - A of a CSR adjacency. O(n^2). */
+void cm_topo_csr_laplacian(size_t n, const size_t *off, const size_t *adj,
+                           double *a);
+
+/* Connected components: comp[i] (caller-owned [n], may be NULL) gets the
+ * component of node i, numbered from 0 in order of the smallest node; the
+ * count goes to *count (0 for n = 0). CM_ENOMEM. O(n + m). */
+cm_status cm_topo_components(const cm_topo *t, size_t *comp, size_t *count);
+
+/* CM_OK when connected, else CM_ETOPO naming path, the number of
+ * components and an unreached or isolated node. O(n + m). */
 cm_status cm_topo_check_connected(const cm_topo *t, const char *path);
-
-/* 1 when every node reaches every other (n <= 1 counts as connected). */
-int cm_topo_is_connected(const cm_topo *t);
-
-/* Parses "laplacian", "mh" or "maxdeg". CM_EINVAL otherwise. */
-cm_status cm_weight_rule_parse(const char *s, cm_weight_rule *rule);
-
-/* The rule's name as parsed by cm_weight_rule_parse. */
-const char *cm_weight_rule_name(cm_weight_rule rule);
-
-/* Replaces t's weights (if any) with the rule's. t must be connected.
- * CM_ETOPO if not; CM_ENUMERIC if the eigensolver fails. O(n^3) for
- * laplacian (dense symmetric eigensolve of L), O(n + m) otherwise. */
-cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule);
-
-/* lambda_2 (algebraic connectivity) and lambda_n (largest eigenvalue) of
- * the graph Laplacian L = D - A, ignoring weights. Dense, O(n^3).
- * n = 1 gives 0, 0. */
-cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
-                                     double *ln);
-
-/* Second-largest eigenvalue modulus of the weighted t's W:
- * SLEM = || W - 11^T/n ||_2 (equals max(|lambda_2(W)|, |lambda_n(W)|) for a
- * symmetric stochastic W). Dense, O(n^3). CM_EINVAL when unweighted. */
-cm_status cm_topo_slem(const cm_topo *t, double *slem);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cblas.h>
+#include <gsl/gsl_errno.h>
 
 #include "cm_status.h"
 #include "dt_bench.h"
@@ -163,6 +164,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     }
     if (!root)
         return 0;
+    if (r.topo_one_based)
+        fprintf(stderr, "dpsgd-train: notice: %s has no node 0 and no n=: "
+                "read as 1-based (worker i is its node i+1)\n",
+                cfg->topology);
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
@@ -207,6 +212,9 @@ int main(int argc, char **argv)
 {
     dt_config cfg;
     int rc;
+    /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
+     * its codes come back as cm_status instead */
+    gsl_set_error_handler_off();
     if (dt_comm_init(&argc, &argv) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;

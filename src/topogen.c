@@ -3,129 +3,268 @@
  *   topogen [-n N] [-d D] [--kind KIND] [--weights RULE] [--objective OBJ]
  *           [--init random|rrl] [--seed S] [--iters K] [--restarts R]
  *           [--time-limit SEC] [--t0 T] [--t1 T] [--no-screen]
- *           [-o FILE] [--quiet]
+ *           [--format FMT] [-o FILE] [--quiet]
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
- *           [--seed S]
+ *           [--seed S] [--format FMT] [--one-based]
  *
- * main only parses flags into a config, validates them (before any heavy
- * work), calls the tg_ library and reports. Exit status: 0 success, 1 a
- * runtime failure (file unreadable or invalid, output not writable), 2 a
- * usage error (bad flag or value).
+ * main only parses flags into a config (one table, FLAGS, drives parsing,
+ * the usage text and the file header), validates them (before any heavy
+ * work), calls the tg_ library and reports. Flags take `--flag value` or
+ * `--flag=value`. Exit status: 0 success, 1 a runtime failure (file
+ * unreadable or invalid, output not writable), 2 a usage error.
  */
 #include <errno.h>
 #include <igraph.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cm_atomic.h"
+#include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "cm_net.h"
 #include "cm_place.h"
 #include "tg_eval.h"
 #include "tg_graph.h"
+#include "tg_igraph.h"
 #include "tg_search.h"
 
 extern void openblas_set_num_threads(int num_threads);
 
+/* The program version, written into every file header. Bump it when a
+ * change alters the graph or the bytes that given settings produce. */
+#define TOPOGEN_VERSION "2.0"
+
 #define EXIT_USAGE 2
 #define MAX_ROUNDS 10000000
-#define MAX_ROUNDS_STR "10000000"
 
 typedef struct {
     int eval;                /* `topogen eval FILE` mode */
     const char *file;        /* eval: the file to read */
     int json;                /* eval: one JSON object */
     size_t simulate;         /* eval: rounds to simulate (0: none) */
+    int one_based;           /* eval: node ids start at 1 */
     int weights_given;       /* --weights was on the command line */
     tg_kind kind;            /* what to build */
     cm_weight_rule weights;  /* mixing weights */
+    cm_topo_format format;   /* output format (eval: input format) */
     tg_search_opts search;   /* n, d, objective, seed, iters, ... */
     const char *out;         /* -o FILE or "-" */
     int quiet;               /* no progress on stderr */
-    const char *net;         /* eval: --net SPEC (NULL: no network model) */
-    size_t params;           /* eval: floats per worker array (--params) */
+    int help, version;       /* --help, --version */
+    const char *net;         /* eval: --net NET (NULL: no network model) */
+    size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
 } config;
 
-static const char usage_text[] =
-    "usage: topogen [-n N] [-d D] [--kind KIND] [--weights RULE]\n"
-    "               [--objective OBJ] [--init random|rrl] [--seed S]\n"
-    "               [--iters K] [--restarts R] [--time-limit SEC]\n"
-    "               [--t0 T] [--t1 T] [--no-screen] [-o FILE] [--quiet]\n"
-    "       topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]\n"
-    "               [--seed S] [--net NET [--params P] [--ranks R] [--hosts H]]\n"
-    "\n"
-    "  -n N              nodes (default 64)\n"
-    "  -d D              degree for learned, random, rrl (default 4)\n"
-    "  --kind KIND       learned (default), rrl, ring, torus, hypercube,\n"
-    "                    exponential, random, complete\n"
-    "  --weights RULE    laplacian (default), mh, maxdeg\n"
-    "  --objective OBJ   ratio (default: max lambda2/lambdan), gap, slem-mh\n"
-    "  --init INIT       learned: start from random (default) or rrl\n"
-    "  --seed S          RNG seed (default 1)\n"
-    "  --iters K         annealing moves per restart (default: by n)\n"
-    "  --restarts R      independent annealing runs (default: 8 for n<=16,\n"
-    "                    4 for n<=32, else 1)\n"
-    "  --time-limit SEC  finish the search within SEC seconds, cooling on\n"
-    "                    the clock (default none; then not deterministic)\n"
-    "  --t0 T, --t1 T    annealing start/end temperature (energy units)\n"
-    "  -o FILE           write the topology atomically to FILE (default "
-    "stdout)\n"
-    "  --no-screen       score every move exactly (same graph, slower)\n"
-    "  --quiet           no progress or summary on stderr\n"
-    "  eval: --json prints one JSON object; --simulate ROUNDS prints the\n"
-    "  gossip disagreement per round next to SLEM^t (not with --json).\n"
-    "  --net NET (datacenter, wan or intra=ALPHA,BETA;inter=ALPHA,BETA)\n"
-    "  prints the modelled time of one gossip round of P-float arrays\n"
-    "  (default 61706, LeNet) with the workers on R ranks (default n) on H\n"
-    "  hosts (default R), placed in blocks and by graph partition.\n";
+typedef enum {
+    F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
+    F_FORMAT, F_PATH, F_FLAG, F_NET
+} ftype;
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
+enum { H_NONE, H_ALL, H_LEARNED };             /* written into the header */
+
+typedef struct {
+    const char *name;  /* "--kind"; alias (or NULL) e.g. "-q" */
+    const char *alias;
+    ftype type;
+    size_t off;        /* offset of the field in config */
+    int modes;         /* GEN, EVAL or BOTH */
+    size_t lo, hi;     /* F_SIZE bounds */
+    int header;        /* written into the header's settings line */
+    const char *meta;  /* value name in the usage, or NULL */
+    const char *help;  /* usage text */
+} flag_spec;
+
+#define OFF(f) offsetof(config, f)
+
+/* Every flag of both modes; one row per flag. The rows marked H_ALL or
+ * H_LEARNED are the settings that change the graph: the header records
+ * them (resolved defaults included) so that `topogen SETTINGS` re-creates
+ * the file byte for byte. */
+static const flag_spec FLAGS[] = {
+    {"-n", NULL, F_SIZE, OFF(search.n), GEN, 1, TG_MAX_NODES, H_ALL, "N",
+     "nodes (default 64)"},
+    {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_NODES, H_ALL, "D",
+     "degree for learned, random, rrl (default 4)"},
+    {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
+     "learned (default), rrl, ring, torus, hypercube, exponential, "
+     "random, complete"},
+    {"--weights", NULL, F_WEIGHTS, OFF(weights), BOTH, 0, 0, H_ALL, "RULE",
+     "mixing weights (default laplacian)"},
+    {"--objective", NULL, F_OBJECTIVE, OFF(search.obj), GEN, 0, 0,
+     H_LEARNED, "OBJ", "ratio (default: max lambda2/lambdan), gap, slem-mh"},
+    {"--init", NULL, F_INIT, OFF(search.init_rrl), GEN, 0, 0, H_LEARNED,
+     "INIT", "learned: start from random (default) or rrl"},
+    {"--seed", NULL, F_U64, OFF(search.seed), BOTH, 0, 0, H_ALL, "S",
+     "RNG seed (default 1)"},
+    {"--iters", NULL, F_SIZE, OFF(search.iters), GEN, 1, SIZE_MAX / 4,
+     H_LEARNED, "K", "annealing moves per restart (default: by n)"},
+    {"--restarts", NULL, F_SIZE, OFF(search.restarts), GEN, 1, 1000000,
+     H_LEARNED, "R", "independent annealing runs (default: 8 for n<=16, "
+     "4 for n<=32, else 1)"},
+    {"--time-limit", NULL, F_SECONDS, OFF(search.time_limit), GEN, 0, 0,
+     H_LEARNED, "SEC", "finish the search within SEC seconds, cooling on "
+     "the clock (then not deterministic)"},
+    {"--t0", NULL, F_SECONDS, OFF(search.t0), GEN, 0, 0, H_LEARNED, "T",
+     "annealing start temperature (energy units)"},
+    {"--t1", NULL, F_SECONDS, OFF(search.t1), GEN, 0, 0, H_LEARNED, "T",
+     "annealing end temperature"},
+    {"--no-screen", NULL, F_FLAG, OFF(search.no_screen), GEN, 0, 0, H_NONE,
+     NULL, "score every move exactly (same graph, slower)"},
+    {"--format", NULL, F_FORMAT, OFF(format), BOTH, 0, 0, H_ALL, "FMT",
+     "edgelist (default), ncol, graphml, gml; eval: auto (default)"},
+    {"-o", "--output", F_PATH, OFF(out), GEN, 0, 0, H_NONE, "FILE",
+     "write the topology atomically to FILE (default stdout)"},
+    {"--quiet", "-q", F_FLAG, OFF(quiet), BOTH, 0, 0, H_NONE, NULL,
+     "no progress or summary on stderr"},
+    {"--json", NULL, F_FLAG, OFF(json), EVAL, 0, 0, H_NONE, NULL,
+     "eval: print one JSON object"},
+    {"--simulate", NULL, F_SIZE, OFF(simulate), EVAL, 1, MAX_ROUNDS, H_NONE,
+     "ROUNDS", "eval: print the gossip disagreement per round next to "
+     "SLEM^t"},
+    {"--one-based", NULL, F_FLAG, OFF(one_based), EVAL, 0, 0, H_NONE, NULL,
+     "eval: node ids of the edge list start at 1 (detected when no id is "
+     "0 and no n= is given)"},
+    {"--net", NULL, F_NET, OFF(net), EVAL, 0, 0, H_NONE, "NET",
+     "eval: model a gossip round on datacenter, wan or "
+     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph"},
+    {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
+     "P", "eval --net: floats per worker array (default 61706, LeNet)"},
+    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_NODES, H_NONE,
+     "R", "eval --net: MPI ranks (default: one per node)"},
+    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_NODES, H_NONE,
+     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
+    {"--help", "-h", F_FLAG, OFF(help), BOTH, 0, 0, H_NONE, NULL,
+     "print this help"},
+    {"--version", NULL, F_FLAG, OFF(version), BOTH, 0, 0, H_NONE, NULL,
+     "print the version"},
+};
+#define N_FLAGS (sizeof FLAGS / sizeof FLAGS[0])
+
+static void usage(FILE *fp)
 {
+    fputs("usage: topogen [-n N] [-d D] [--kind KIND] [--weights RULE] "
+          "[OPTIONS] [-o FILE]\n"
+          "       topogen eval FILE [--weights RULE] [--json] "
+          "[--simulate ROUNDS] [OPTIONS]\n\n"
+          "Flags take `--flag value` or `--flag=value`.\n", fp);
+    for (size_t k = 0; k < N_FLAGS; k++) {
+        const flag_spec *f = &FLAGS[k];
+        char lhs[48];
+        snprintf(lhs, sizeof lhs, "%s%s%s%s%s", f->name,
+                 f->alias ? ", " : "", f->alias ? f->alias : "",
+                 f->meta ? " " : "", f->meta ? f->meta : "");
+        fprintf(fp, "  %-20s %s", lhs, f->help);
+        if (f->type == F_WEIGHTS)
+            fprintf(fp, ": %s", cm_weight_rule_list());
+        fputc('\n', fp);
+    }
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "topogen: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\nTry 'topogen --help'.\n");
+    va_end(ap);
     return EXIT_USAGE;
-}
-
-/* Parses a positive integer for flag; 0 on success. */
-static int parse_count(const char *flag, const char *s, size_t *out,
-                       int allow_zero)
-{
-    char *end;
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-        return usage_error("%s: expected a %s integer", flag,
-                           allow_zero ? "non-negative" : "positive");
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || (!allow_zero && v == 0) || v > SIZE_MAX / 4)
-        return usage_error("%s: expected a %s integer", flag,
-                           allow_zero ? "non-negative" : "positive");
-    *out = (size_t)v;
-    return 0;
-}
-
-static int parse_seconds(const char *flag, const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = s ? strtod(s, &end) : NAN;
-    if (!s || !*s || errno || *end || !(v > 0.0) || !isfinite(v))
-        return usage_error("%s: expected a positive number of seconds",
-                           flag, "");
-    *out = v;
-    return 0;
 }
 
 static int status_to_usage(void)
 {
-    fprintf(stderr, "topogen: %s\nTry 'topogen --help'.\n", cm_last_error());
-    return EXIT_USAGE;
+    return usage_error("%s", cm_last_error());
+}
+
+/* Parses one value v for flag f into c. 0 on success, else the exit
+ * status of the usage error already printed. */
+static int parse_value(const flag_spec *f, const char *v, config *c)
+{
+    void *dst = (char *)c + f->off;
+    char *end;
+    errno = 0;
+    switch (f->type) {
+    case F_SIZE:
+    case F_U64: {
+        int nonneg = f->type == F_U64;
+        unsigned long long x = 0;
+        if (*v && *v != '-' && *v != '+' && *v != ' ')
+            x = strtoull(v, &end, 10);
+        if (!*v || *v == '-' || *v == '+' || *v == ' ' || errno || *end ||
+            (!nonneg && x == 0))
+            return usage_error("%s: expected a %s integer", f->name,
+                               nonneg ? "non-negative" : "positive");
+        if (f->type == F_U64) {
+            *(uint64_t *)dst = (uint64_t)x;
+        } else {
+            if (x > f->hi)
+                return usage_error("%s: at most %zu (got %s)", f->name,
+                                   f->hi, v);
+            if (x < f->lo)
+                return usage_error("%s: at least %zu (got %s)", f->name,
+                                   f->lo, v);
+            *(size_t *)dst = (size_t)x;
+        }
+        return 0;
+    }
+    case F_SECONDS: {
+        double x = strtod(v, &end);
+        if (!*v || errno || *end || !(x > 0.0) || !isfinite(x))
+            return usage_error("%s: expected a positive number%s", f->name,
+                               strcmp(f->name, "--time-limit") == 0
+                                   ? " of seconds" : "");
+        *(double *)dst = x;
+        return 0;
+    }
+    case F_KIND:
+        return tg_kind_parse(v, dst) == CM_OK ? 0 : status_to_usage();
+    case F_WEIGHTS:
+        if (cm_weight_rule_parse(v, dst) != CM_OK) {
+            cm_error_prefix(CM_EINVAL, "--weights");
+            return status_to_usage();
+        }
+        c->weights_given = 1;
+        return 0;
+    case F_OBJECTIVE:
+        return tg_objective_parse(v, dst) == CM_OK ? 0 : status_to_usage();
+    case F_INIT:
+        if (strcmp(v, "rrl") == 0 || strcmp(v, "random") == 0) {
+            *(int *)dst = strcmp(v, "rrl") == 0;
+            return 0;
+        }
+        return usage_error("--init: unknown start '%s' (expected random or "
+                           "rrl)", v);
+    case F_FORMAT:
+        return cm_topo_format_parse(v, c->eval, "--format", dst) == CM_OK
+                   ? 0 : status_to_usage();
+    case F_PATH:
+        if (!*v)
+            return usage_error("%s: empty file name", f->name);
+        *(const char **)dst = v;
+        return 0;
+    case F_FLAG:
+        *(int *)dst = 1;
+        return 0;
+    case F_NET: {
+        cm_net net;
+        if (cm_net_parse(v, &net) != CM_OK)
+            return status_to_usage();
+        *(const char **)dst = v;
+        return 0;
+    }
+    }
+    return usage_error("%s: internal error", f->name);
 }
 
 /* Parses argv into c. Returns -1 to go on, else an exit status. */
@@ -134,136 +273,138 @@ static int parse_args(int argc, char **argv, config *c)
     int i = 1;
     if (argc > 1 && strcmp(argv[1], "eval") == 0) {
         c->eval = 1;
+        c->format = CM_FORMAT_AUTO;
         i = 2;
     }
     for (; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        size_t seed;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-        if (strcmp(a, "--json") == 0 && c->eval) {
-            c->json = 1;
-            continue;
-        }
-        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            c->quiet = 1;
-            continue;
-        }
-        if (strcmp(a, "--no-screen") == 0 && !c->eval) {
-            c->search.no_screen = 1;
-            continue;
-        }
         if ((a[0] != '-' || strcmp(a, "-") == 0) && c->eval && !c->file) {
             c->file = a;
             continue;
         }
-        static const char *with_value[] = {
-            "-n", "-d", "--kind", "--weights", "--objective", "--init",
-            "--seed", "--iters", "--restarts", "--time-limit", "-o",
-            "--simulate", "--t0", "--t1", "--net", "--params", "--ranks",
-            "--hosts"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-            known |= strcmp(a, with_value[k]) == 0;
-        if (!known)
-            return usage_error(a[0] == '-' ? "unknown flag '%s'%s"
-                                           : "unexpected argument '%s'%s",
-                               a, "");
-        if (!v)
-            return usage_error("%s: missing value%s", a, "");
-        i++;
-        int net_flag = strcmp(a, "--net") == 0 ||
-                       strcmp(a, "--params") == 0 ||
-                       strcmp(a, "--ranks") == 0 || strcmp(a, "--hosts") == 0;
-        int gen_only = strcmp(a, "--weights") != 0 &&
-                       strcmp(a, "--seed") != 0 &&
-                       strcmp(a, "--simulate") != 0 && !net_flag;
-        if (c->eval && gen_only)
-            return usage_error("%s: not a flag of 'topogen eval'%s", a, "");
-        if (!c->eval && net_flag)
-            return usage_error("%s: only 'topogen eval FILE' models the "
-                               "network%s", a, "");
-        if (!c->eval && strcmp(a, "--simulate") == 0)
-            return usage_error("%s: only 'topogen eval FILE' simulates%s", a,
-                               "");
-        int rc = 0;
-        if (strcmp(a, "-n") == 0)
-            rc = parse_count(a, v, &c->search.n, 0);
-        else if (strcmp(a, "-d") == 0)
-            rc = parse_count(a, v, &c->search.d, 0);
-        else if (strcmp(a, "--iters") == 0)
-            rc = parse_count(a, v, &c->search.iters, 0);
-        else if (strcmp(a, "--restarts") == 0)
-            rc = parse_count(a, v, &c->search.restarts, 0);
-        else if (strcmp(a, "--params") == 0)
-            rc = parse_count(a, v, &c->params, 0);
-        else if (strcmp(a, "--ranks") == 0)
-            rc = parse_count(a, v, &c->ranks, 0);
-        else if (strcmp(a, "--hosts") == 0)
-            rc = parse_count(a, v, &c->hosts, 0);
-        else if (strcmp(a, "--net") == 0) {
-            cm_net net;
-            if (cm_net_parse(v, &net) != CM_OK)
-                return status_to_usage();
-            c->net = v;
-        } else if (strcmp(a, "--simulate") == 0) {
-            rc = parse_count(a, v, &c->simulate, 0);
-            if (!rc && c->simulate > MAX_ROUNDS)
-                return usage_error("--simulate: at most %s rounds%s",
-                                   MAX_ROUNDS_STR, "");
+        const char *eq = a[0] == '-' ? strchr(a, '=') : NULL;
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const flag_spec *f = NULL;
+        for (size_t k = 0; k < N_FLAGS && !f; k++)
+            if ((strlen(FLAGS[k].name) == len &&
+                 strncmp(a, FLAGS[k].name, len) == 0) ||
+                (FLAGS[k].alias && strlen(FLAGS[k].alias) == len &&
+                 strncmp(a, FLAGS[k].alias, len) == 0))
+                f = &FLAGS[k];
+        if (!f)
+            return usage_error(a[0] == '-' ? "unknown flag '%.*s'"
+                                           : "unexpected argument '%.*s'",
+                               (int)len, a);
+        if (!(f->modes & (c->eval ? EVAL : GEN)))
+            return usage_error(c->eval ? "%s: not a flag of 'topogen eval'"
+                                       : "%s: only 'topogen eval FILE' takes "
+                                         "it", f->name);
+        const char *v;
+        if (f->type == F_FLAG) {
+            if (eq)
+                return usage_error("%s: takes no value", f->name);
+            v = "";
+        } else if (eq) {
+            v = eq + 1;
+        } else if (i + 1 < argc) {
+            v = argv[++i];
+        } else {
+            return usage_error("%s: missing value", f->name);
         }
-        else if (strcmp(a, "--seed") == 0) {
-            rc = parse_count(a, v, &seed, 1);
-            c->search.seed = seed;
-        } else if (strcmp(a, "--time-limit") == 0)
-            rc = parse_seconds(a, v, &c->search.time_limit);
-        else if (strcmp(a, "--t0") == 0)
-            rc = parse_seconds(a, v, &c->search.t0);
-        else if (strcmp(a, "--t1") == 0)
-            rc = parse_seconds(a, v, &c->search.t1);
-        else if (strcmp(a, "-o") == 0)
-            c->out = v;
-        else if (strcmp(a, "--kind") == 0) {
-            if (tg_kind_parse(v, &c->kind) != CM_OK)
-                return status_to_usage();
-        } else if (strcmp(a, "--weights") == 0) {
-            if (cm_weight_rule_parse(v, &c->weights) != CM_OK) {
-                cm_error_prefix(CM_EINVAL, "--weights");
-                return status_to_usage();
-            }
-            c->weights_given = 1;
-        } else if (strcmp(a, "--objective") == 0) {
-            if (tg_objective_parse(v, &c->search.obj) != CM_OK)
-                return status_to_usage();
-        } else if (strcmp(a, "--init") == 0) {
-            if (strcmp(v, "rrl") == 0)
-                c->search.init_rrl = 1;
-            else if (strcmp(v, "random") == 0)
-                c->search.init_rrl = 0;
-            else
-                return usage_error("--init: unknown start '%s'%s (expected "
-                                   "random or rrl)", v, "");
-        }
+        int rc = parse_value(f, v, c);
         if (rc)
             return rc;
+        if (c->help) {
+            usage(stdout);
+            return 0;
+        }
+        if (c->version) {
+            printf("topogen %s\n", TOPOGEN_VERSION);
+            return 0;
+        }
     }
     if (c->eval && !c->file)
-        return usage_error("eval: missing FILE%s%s", "", "");
-    if (!c->net && (c->params || c->ranks || c->hosts))
-        return usage_error("--params, --ranks and --hosts need --net%s%s", "",
-                           "");
-    if (c->net && c->simulate)
-        return usage_error("--net: cannot be combined with --simulate%s%s",
-                           "", "");
+        return usage_error("eval: missing FILE");
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
-                           "simulation prints columns)%s%s", "", "");
+                           "simulation prints columns)");
+    if (!c->net && (c->params || c->ranks || c->hosts))
+        return usage_error("--params, --ranks and --hosts need --net");
+    if (c->net && c->simulate)
+        return usage_error("--net: cannot be combined with --simulate");
     if (!c->eval && tg_kind_check(c->kind, c->search.n, c->search.d) != CM_OK)
         return status_to_usage();
     return -1;
+}
+
+/* Replaces the search's automatic settings by the values they resolve to,
+ * so that the header records them (the search then runs the same way). */
+static void resolve_defaults(tg_search_opts *o)
+{
+    if (!o->iters)
+        o->iters = tg_search_default_iters(o->n, o->d);
+    if (!o->restarts)
+        o->restarts = tg_search_default_restarts(o->n);
+    if (!(o->t0 > 0.0))
+        o->t0 = tg_search_default_t0(o->n);
+    if (!(o->t1 > 0.0))
+        o->t1 = o->t0 / 100.0;
+}
+
+/* The value of header flag f in c, as the command line would give it. */
+static void flag_value(const flag_spec *f, const config *c, char *buf,
+                       size_t cap)
+{
+    const void *src = (const char *)c + f->off;
+    switch (f->type) {
+    case F_SIZE: snprintf(buf, cap, "%zu", *(const size_t *)src); break;
+    case F_U64:
+        snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)src);
+        break;
+    case F_SECONDS: snprintf(buf, cap, "%.17g", *(const double *)src); break;
+    case F_KIND: snprintf(buf, cap, "%s", tg_kind_name(c->kind)); break;
+    case F_WEIGHTS:
+        snprintf(buf, cap, "%s", cm_weight_rule_name(c->weights));
+        break;
+    case F_OBJECTIVE:
+        snprintf(buf, cap, "%s", tg_objective_name(c->search.obj));
+        break;
+    case F_INIT:
+        snprintf(buf, cap, "%s", c->search.init_rrl ? "rrl" : "random");
+        break;
+    case F_FORMAT:
+        snprintf(buf, cap, "%s", cm_topo_format_name(c->format));
+        break;
+    default: buf[0] = '\0'; break;
+    }
+}
+
+/* Header rows that apply to c: all H_ALL rows, and H_LEARNED rows for the
+ * learned kind; --time-limit only when set. */
+static int in_header(const flag_spec *f, const config *c)
+{
+    if (f->header == H_NONE)
+        return 0;
+    if (f->header == H_LEARNED && c->kind != TG_KIND_LEARNED)
+        return 0;
+    if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
+        return 0;
+    return 1;
+}
+
+/* The settings as one command line ("-n 64 -d 4 --kind learned ..."). */
+static void settings_line(const config *c, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < N_FLAGS; k++) {
+        if (!in_header(&FLAGS[k], c))
+            continue;
+        char v[64];
+        flag_value(&FLAGS[k], c, v, sizeof v);
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0,
+                                "%s%s %s", len ? " " : "", FLAGS[k].name, v);
+    }
 }
 
 static void progress(void *ctx, const tg_progress *p)
@@ -272,6 +413,50 @@ static void progress(void *ctx, const tg_progress *p)
     fprintf(stderr, "topogen: restart %zu iter %zu/%zu T=%.2e energy=%.5f "
             "best=%.5f (%.1f s)\n", p->restart + 1, p->iter, p->iters,
             p->temperature, p->energy, p->best, p->seconds);
+}
+
+/* Writes t in c's format to path ("-" stdout) atomically. */
+static cm_status write_topology(const config *c, const cm_topo *t,
+                                const char *comment, const char *settings,
+                                double l2, double ln, double slem)
+{
+    if (c->format == CM_FORMAT_EDGELIST || c->format == CM_FORMAT_NCOL) {
+        const char *cm = c->format == CM_FORMAT_NCOL ? NULL : comment;
+        return cm_topo_save(t, c->out, cm);
+    }
+    char nbuf[32], dbuf[32], l2b[32], lnb[32], sb[32], seed[32];
+    size_t dmin, dmax;
+    cm_topo_degree_range(t, &dmin, &dmax);
+    snprintf(nbuf, sizeof nbuf, "%zu", t->n);
+    snprintf(dbuf, sizeof dbuf, "%zu", dmax);
+    snprintf(l2b, sizeof l2b, "%.17g", l2);
+    snprintf(lnb, sizeof lnb, "%.17g", ln);
+    snprintf(sb, sizeof sb, "%.17g", slem);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->search.seed);
+    const char *keys[] = {"topogen", "n", "d", "kind", "weights", "seed",
+                          "settings", "lambda2", "lambdan", "slem",
+                          "self_weights"};
+    const char *vals[] = {TOPOGEN_VERSION, nbuf, dbuf, tg_kind_name(c->kind),
+                          cm_weight_rule_name(c->weights), seed, settings,
+                          l2b, lnb, sb, "implied: W_ii = 1 - sum_j W_ij"};
+    FILE *fp = stdout;
+    cm_afile f = {0};
+    if (strcmp(c->out, "-") != 0) {
+        cm_status st = cm_atomic_open(&f, c->out);
+        if (st != CM_OK)
+            return st;
+        fp = f.fp;
+    }
+    cm_status st = tg_igraph_write(t, fp, c->format, keys, vals,
+                                   sizeof keys / sizeof *keys);
+    if (fp == stdout)
+        return st == CM_OK && fflush(stdout) != 0
+                   ? cm_error(CM_EIO, "write error on standard output") : st;
+    if (st != CM_OK) {
+        cm_atomic_abort(&f);
+        return cm_error_prefix(st, "%s", c->out);
+    }
+    return cm_atomic_commit(&f);
 }
 
 /* Builds (or learns) the graph, weights it and writes it. */
@@ -293,17 +478,17 @@ static int generate(config *c)
         cm_atomic_abort(&probe);
     }
     if (c->kind == TG_KIND_LEARNED) {
-        if (!c->quiet) {
+        resolve_defaults(&c->search);
+        if (!c->quiet)
             c->search.progress = progress;
-        }
         st = tg_search_run(&c->search, &g, &res);
+        if (st == CM_OK)
+            st = tg_graph_to_topo(&g, &t);
     } else {
         cm_rng rng;
         cm_rng_seed(&rng, c->search.seed, 0);
-        st = tg_graph_build(&g, c->kind, c->search.n, c->search.d, &rng);
+        st = tg_kind_build(&t, c->kind, c->search.n, c->search.d, &rng);
     }
-    if (st == CM_OK)
-        st = tg_graph_to_topo(&g, &t);
     if (st == CM_OK)
         st = cm_topo_set_weights(&t, c->weights);
     double l2 = 0, ln = 0, slem = 0;
@@ -317,15 +502,20 @@ static int generate(config *c)
     }
     size_t dmin, dmax;
     cm_topo_degree_range(&t, &dmin, &dmax);
-    char comment[512];
+    char settings[1024], comment[1536];
+    settings_line(c, settings, sizeof settings);
     snprintf(comment, sizeof comment,
-             "# topogen 1 n=%zu d=%zu kind=%s objective=%s weights=%s "
-             "seed=%llu\n# lambda2=%.4f lambdan=%.4f slem=%.4f",
+             "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
+             "seed=%llu version=%s\n"
+             "# settings: %s\n"
+             "# lambda2=%.4f lambdan=%.4f slem=%.4f\n"
+             "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
              t.n, dmax, tg_kind_name(c->kind),
              tg_objective_name(c->search.obj),
              cm_weight_rule_name(c->weights),
-             (unsigned long long)c->search.seed, l2, ln, slem);
-    st = cm_topo_save(&t, c->out, comment);
+             (unsigned long long)c->search.seed, TOPOGEN_VERSION, settings,
+             l2, ln, slem);
+    st = write_topology(c, &t, comment, settings, l2, ln, slem);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;
@@ -349,86 +539,86 @@ cleanup:
 static void print_number(const char *key, double v, int last)
 {
     if (isfinite(v))
-        printf("\"%s\":%.10g%s", key, v, last ? "" : ",");
+        printf("\"%s\":%.17g%s", key, v, last ? "" : ",");
     else
         printf("\"%s\":null%s", key, last ? "" : ",");
 }
 
-/* --net: the modelled time of one gossip round under block ([0]) and
- * graph ([1]) placement (cm_place, cm_net), computed before anything is
- * printed. CM_EINVAL for --ranks > n or --hosts > ranks. */
-typedef struct {
-    cm_net net;
-    size_t P, H;
-    double bytes;           /* one worker array */
-    cm_place_stats ps[2];
-    double round_s[2];
-    size_t worst[2];        /* the rank that decides */
-} net_report;
-
-static cm_status net_eval(const config *c, const cm_topo *t, net_report *r)
+/* A SLEM with enough digits to tell it from 1: six decimals, plus one
+ * for each decade 1 - slem goes below 1e-4 (at most 16). */
+static void print_slem(const char *label, double slem, const char *note)
 {
-    cm_status st = cm_net_parse(c->net, &r->net);
-    r->P = c->ranks ? c->ranks : t->n;
-    r->H = c->hosts ? c->hosts : r->P;
-    r->bytes = 4.0 * (double)(c->params ? c->params : 61706);
-    if (st != CM_OK)
-        return st;
-    if (r->P > t->n)
-        return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
-                        "(workers)", r->P, c->file, t->n);
-    if (r->H > r->P)
-        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
-                        "ranks", r->H, r->P);
-    size_t *host = malloc(r->P * sizeof *host);
-    size_t *ro = malloc(t->n * sizeof *ro);
-    cm_place_load *ld = malloc(r->P * sizeof *ld);
-    if (!host || !ro || !ld)
-        st = cm_error(CM_ENOMEM, "out of memory (--net)");
-    for (size_t h = 0, q = 0; st == CM_OK && h < r->H; h++)
-        for (size_t k = cm_place_rank_size(r->P, r->H, h); k > 0; k--)
-            host[q++] = h;  /* ranks on hosts in blocks, as mpirun maps */
-    for (int k = 0; k < 2 && st == CM_OK; k++) {
-        st = cm_place_workers(t, r->P, host, (cm_place_kind)k, ro);
-        if (st == CM_OK)
-            st = cm_place_eval(t, r->P, host, ro, ld, &r->ps[k]);
-        if (st == CM_OK)
-            r->round_s[k] = cm_net_round_time(&r->net, ld, host, r->P, r->bytes,
-                                              &r->worst[k]);
-    }
-    free(ld);
-    free(ro);
-    free(host);
-    return st;
+    int digits = 6;
+    if (slem < 1.0 && slem > 0.9999)
+        digits = 2 + (int)ceil(-log10(1.0 - slem));
+    if (digits > 16)
+        digits = 16;
+    printf("%-13s %.*f  (%s)\n", label, digits, slem, note);
 }
 
-/* Prints r as text lines, or as JSON members (the caller prints braces). */
-static void net_print(const net_report *r, size_t n, int json)
+static void print_json_string(const char *s)
 {
-    char desc[160];
-    cm_net_describe(&r->net, desc, sizeof desc);
+    putchar('"');
+    for (const char *p = s; *p; p++)
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            printf("\\u%04x", (unsigned)(unsigned char)*p);
+        else
+            putchar(*p);
+    putchar('"');
+}
+
+/* --net: a round under block ([0]) and graph ([1]) placement, modelled
+ * (cm_net_eval_placement), then printed as text lines or JSON members. */
+static cm_status net_eval(const config *c, const cm_topo *t, cm_net *net,
+                          cm_net_eval ev[2])
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    cm_status s = cm_net_parse(c->net, net);
+    if (P > t->n)
+        return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
+                        "(workers)", P, c->file, t->n);
+    if (H > P)
+        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                        "ranks", H, P);
+    for (int k = 0; k < 2 && s == CM_OK; k++)
+        s = cm_net_eval_placement(net, t, P, H, (cm_place_kind)k, bytes,
+                                  &ev[k]);
+    if (s != CM_OK)
+        cm_error_prefix(s, "--net");
+    return s;
+}
+
+static void net_print(const config *c, const cm_topo *t, const cm_net *net,
+                      const cm_net_eval ev[2], int json)
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    char d[160];
+    cm_net_describe(net, d, sizeof d);
     if (json)
         printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
-               "\"array_bytes\":%.0f,", desc, r->P, r->H, r->bytes);
+               "\"array_bytes\":%.0f,", d, P, H, bytes);
     else
-        printf("net           %s\n"
-               "placement     %zu workers on %zu ranks on %zu hosts, arrays "
-               "of %.0f bytes\n", desc, n, r->P, r->H, r->bytes);
+        printf("net           %s\nplacement     %zu workers on %zu ranks on "
+               "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
     for (int k = 0; k < 2; k++) {
-        const cm_place_stats *ps = &r->ps[k];
+        const cm_place_stats *ps = &ev[k].st;
         const char *name = cm_place_name((cm_place_kind)k);
         if (json)
             printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
                    "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
                    name, ps->cut_edges, ps->cut_edges_host, ps->volume,
-                   ps->volume_host, r->round_s[k]);
+                   ps->volume_host, ev[k].round_s);
         else
             printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
                    "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
                    "round (rank %zu decides)\n", name, ps->cut_edges,
                    ps->cut_edges_host, ps->volume, ps->volume_host,
-                   (double)ps->volume * r->bytes / 1e6, r->round_s[k] * 1e3,
-                   r->worst[k]);
+                   (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
+                   ev[k].worst);
     }
 }
 
@@ -439,26 +629,32 @@ static int evaluate(const config *c)
     cm_topo_init(&t);
     int rc = EXIT_FAILURE;
     double *rel = NULL;
-    /* read, then refuse sizes the dense spectra cannot handle, then the
-     * (dense, for weighted files) validation */
-    cm_status st = cm_topo_read(&t, c->file);
-    if (st == CM_OK && t.n > TG_MAX_NODES)
-        st = cm_error(CM_EINVAL, "%s: %zu nodes is too many to evaluate "
-                      "(dense n x n spectra; at most %d)", c->file, t.n,
-                      TG_MAX_NODES);
+    cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
+                            CM_FORMAT_AUTO, 0, 0};
+    cm_status st = cm_topo_read_ex(&t, c->file, &ro);
+    if (st == CM_OK && ro.one_based && !c->one_based && !c->quiet)
+        fprintf(stderr, "topogen: notice: %s has no node 0 and no n=: read "
+                "as 1-based (ids shifted down by one; --one-based says so)\n",
+                c->file);
     if (st == CM_OK)
-        st = cm_topo_validate(&t, c->file);
+        st = cm_topo_check_stochastic(&t, c->file);
     const char *wname = "file";
+    if (st == CM_OK && t.self && c->weights_given && !c->quiet)
+        fprintf(stderr, "topogen: notice: --weights %s replaces the weights "
+                "written in %s\n", cm_weight_rule_name(c->weights), c->file);
     if (st == CM_OK && (!t.self || c->weights_given)) {
         st = cm_topo_set_weights(&t, c->weights);
         wname = cm_weight_rule_name(c->weights);
+        if (st != CM_OK)
+            cm_error_prefix(st, "%s", c->file);
     }
     tg_eval e;
-    net_report nr;
+    cm_net net;
+    cm_net_eval nev[2];
+    if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
+        cm_error_prefix(st, "%s", c->file);
     if (st == CM_OK && c->net)
-        st = net_eval(c, &t, &nr);
-    if (st == CM_OK)
-        st = tg_eval_topo(&t, &e);
+        st = net_eval(c, &t, &net, nev);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;
@@ -476,22 +672,18 @@ static int evaluate(const config *c)
             goto cleanup;
         }
         printf("# round disagreement slem_bound\n");
-        printf("# file=%s n=%zu slem=%.6g weights=%s seed=%llu dim=%d\n",
+        printf("# file=%s n=%zu slem=%.17g weights=%s seed=%llu dim=%d\n",
                c->file, e.n, e.slem, wname,
                (unsigned long long)c->search.seed, TG_SIM_DIM);
         for (size_t r = 0; r <= c->simulate; r++)
             printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
     } else if (c->json) {
-        printf("{\"file\":\"");
-        for (const char *p = c->file; *p; p++)
-            if (*p == '"' || *p == '\\')
-                printf("\\%c", *p);
-            else if ((unsigned char)*p < 0x20)
-                printf("\\u%04x", (unsigned)(unsigned char)*p);
-            else
-                putchar(*p);
-        printf("\",\"n\":%zu,\"edges\":%zu,\"min_degree\":%zu,"
-               "\"max_degree\":%zu,", e.n, e.m, e.dmin, e.dmax);
+        printf("{\"file\":");
+        print_json_string(c->file);
+        printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
+               "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
+               cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
+               e.components);
         print_number("diameter", e.diameter, 0);
         print_number("lambda2", e.l2, 0);
         print_number("lambdan", e.ln, 0);
@@ -499,25 +691,34 @@ static int evaluate(const config *c)
         print_number("slem_best_laplacian", e.slem_best, 0);
         print_number("rounds_1e-3", e.rounds, 0);
         if (c->net)
-            net_print(&nr, t.n, 1);
+            net_print(c, &t, &net, nev, 1);
         printf("\"weights\":\"%s\"}\n", wname);
     } else {
-        printf("file          %s\n", c->file);
+        printf("file          %s (%s%s)\n", c->file,
+               cm_topo_format_name(ro.found), ro.one_based ? ", 1-based" : "");
         printf("n             %zu\n", e.n);
         printf("edges         %zu\n", e.m);
         printf("degree        min %zu max %zu\n", e.dmin, e.dmax);
-        printf("diameter      %.0f\n", e.diameter);
+        printf("components    %zu%s\n", e.components,
+               e.components > 1 ? "  (disconnected: lambda2 = 0, SLEM 1)" : "");
+        if (isfinite(e.diameter))
+            printf("diameter      %.0f\n", e.diameter);
+        else
+            printf("diameter      inf\n");
         printf("lambda2       %.6f\n", e.l2);
         printf("lambdan       %.6f\n", e.ln);
-        printf("slem          %.6f  (W %s)\n", e.slem,
-               strcmp(wname, "file") == 0 ? "as written in the file"
-                                          : "from --weights");
-        printf("slem_best     %.6f  (optimal Laplacian weights)\n",
-               e.slem_best);
-        printf("rounds_1e-3   %.1f  (log 1e-3 / log slem)\n", e.rounds);
+        print_slem("slem", e.slem, strcmp(wname, "file") == 0
+                                       ? "W as written in the file"
+                                       : "W from --weights");
+        print_slem("slem_best", e.slem_best, "optimal Laplacian weights");
+        if (isfinite(e.rounds))
+            printf("rounds_1e-3   %.0f  (least t with slem^t <= 1e-3)\n",
+                   e.rounds);
+        else
+            printf("rounds_1e-3   inf  (slem 1: never)\n");
         printf("weights       %s\n", wname);
         if (c->net)
-            net_print(&nr, t.n, 0);
+            net_print(c, &t, &net, nev, 0);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");
@@ -532,6 +733,7 @@ cleanup:
 
 int main(int argc, char **argv)
 {
+    /* no library may abort the process: errors come back as codes */
     igraph_set_error_handler(igraph_error_handler_ignore);
     igraph_set_warning_handler(igraph_warning_handler_ignore);
     gsl_set_error_handler_off();
@@ -541,6 +743,7 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.kind = TG_KIND_LEARNED;
     c.weights = CM_WEIGHTS_LAPLACIAN;
+    c.format = CM_FORMAT_EDGELIST;
     c.out = "-";
     tg_search_opts_default(&c.search);
     int rc = parse_args(argc, argv, &c);

@@ -11,7 +11,7 @@
 #include <check.h>
 
 #include "cm_rng.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "dt_gossip_plan.h"
 
 #define LEN 37 /* floats per worker array: odd, not a vector width */

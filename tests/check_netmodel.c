@@ -151,6 +151,40 @@ START_TEST(test_round_worst_rank)
 }
 END_TEST
 
+/* cm_net_eval_placement: a ring of 32 on 4 ranks on 2 hosts (the CLI's
+ * case): 2 arrays leave each host, 1 ms + 2 MB / (1 MB/s); both
+ * placements are optimal here; bad counts are named. */
+START_TEST(test_eval_placement)
+{
+    size_t ei[32], ej[32];
+    for (size_t i = 0; i < 32; i++) {
+        ei[i] = i;
+        ej[i] = (i + 1) % 32;
+    }
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, 32, 32, ei, ej), CM_OK);
+    cm_net n;
+    ck_assert_int_eq(cm_net_parse("intra=0,1GB/s;inter=1ms,1MB/s", &n), CM_OK);
+    cm_net_eval ev;
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(cm_net_eval_placement(&n, &t, 4, 2, (cm_place_kind)k,
+                                               1e6, &ev), CM_OK);
+        ck_assert_uint_eq(ev.st.cut_edges, 4);
+        ck_assert_uint_eq(ev.st.cut_edges_host, 2);
+        ck_assert_uint_eq(ev.st.volume_host, 4);
+        ck_assert_double_eq_tol(ev.round_s, 1e-3 + 2.0, TOL);
+    }
+    ck_assert_int_eq(cm_net_eval_placement(&n, &t, 33, 2, CM_PLACE_GRAPH, 1e6,
+                                           &ev), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "33 ranks for 32 workers"));
+    ck_assert_int_eq(cm_net_eval_placement(&n, &t, 4, 5, CM_PLACE_GRAPH, 1e6,
+                                           &ev), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "5 hosts for 4 ranks"));
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 Suite *netmodel_suite(void)
 {
     Suite *s = suite_create("netmodel");
@@ -160,6 +194,7 @@ Suite *netmodel_suite(void)
     tcase_add_test(tc, test_parse_errors);
     tcase_add_test(tc, test_round_ring);
     tcase_add_test(tc, test_round_worst_rank);
+    tcase_add_test(tc, test_eval_placement);
     suite_add_tcase(s, tc);
     return s;
 }

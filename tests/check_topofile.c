@@ -1,6 +1,7 @@
-/* check_topofile.c: the shared topology module (src/cm_topo.c,
- * src/cm_mixing.c): reading, writing, validation, weight rules and the
- * dense spectra, against closed forms and one test per bad-input class. */
+/* check_topofile.c: the topology file module (src/cm_topo*.c): writing
+ * and reading back bit for bit, implied self weights, the formats other
+ * tools write (networkx edge lists, GraphML, GML, 1-based lists), the
+ * limits, and one test per bad-input class. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,20 @@
 
 #include <check.h>
 
-#include "cm_topo.h"
+#include "check_graphs.h"
+
+#include "cm_mixing.h"
+
+/* Reads and validates a topology file, as dpsgd-train does. */
+static cm_status load_topo(cm_topo *t, const char *path)
+{
+    cm_status st = cm_topo_read(t, path);
+    if (st == CM_OK)
+        st = cm_topo_validate(t, path);
+    if (st != CM_OK)
+        cm_topo_destroy(t);
+    return st;
+}
 
 /* Writes text to a fresh temporary file; returns its path (static). */
 static const char *tmpfile_with(const char *text, size_t len)
@@ -26,135 +40,12 @@ static const char *tmpfile_with(const char *text, size_t len)
 static cm_status read_text(cm_topo *t, const char *text)
 {
     const char *p = tmpfile_with(text, strlen(text));
-    cm_status st = cm_topo_load(t, p);
+    cm_status st = load_topo(t, p);
     unlink(p);
     return st;
 }
 
-static void ring(cm_topo *t, size_t n)
-{
-    size_t ei[64], ej[64];
-    for (size_t i = 0; i < n; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % n;
-    }
-    ck_assert_int_eq(cm_topo_from_edges(t, n, n, ei, ej), CM_OK);
-}
 
-static void complete(cm_topo *t, size_t n)
-{
-    size_t ei[512], ej[512], m = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++) {
-            ei[m] = i;
-            ej[m++] = j;
-        }
-    ck_assert_int_eq(cm_topo_from_edges(t, n, m, ei, ej), CM_OK);
-}
-
-static void hypercube(cm_topo *t, size_t k)
-{
-    size_t n = (size_t)1 << k, ei[512], ej[512], m = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t b = 0; b < k; b++)
-            if (!(i & ((size_t)1 << b))) {
-                ei[m] = i;
-                ej[m++] = i | ((size_t)1 << b);
-            }
-    ck_assert_int_eq(cm_topo_from_edges(t, n, m, ei, ej), CM_OK);
-}
-
-static void petersen(cm_topo *t)
-{
-    size_t ei[15], ej[15], m = 0;
-    for (size_t i = 0; i < 5; i++) {
-        ei[m] = i; ej[m++] = (i + 1) % 5;           /* outer cycle */
-        ei[m] = i; ej[m++] = i + 5;                 /* spokes */
-        ei[m] = 5 + i; ej[m++] = 5 + (i + 2) % 5;   /* inner pentagram */
-    }
-    ck_assert_int_eq(cm_topo_from_edges(t, 10, m, ei, ej), CM_OK);
-}
-
-START_TEST(test_spectra_closed_forms)
-{
-    cm_topo t;
-    double l2, ln;
-    cm_topo_init(&t);
-    for (size_t n = 3; n <= 12; n++) {
-        ring(&t, n);
-        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-        ck_assert_double_eq_tol(l2, 2 - 2 * cos(2 * M_PI / n), 1e-9);
-        double want = n % 2 ? 2 - 2 * cos(M_PI * (n - 1) / n) : 4.0;
-        ck_assert_double_eq_tol(ln, want, 1e-9);
-    }
-    for (size_t n = 2; n <= 20; n += 3) {
-        complete(&t, n);
-        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-        ck_assert_double_eq_tol(l2, (double)n, 1e-9);
-        ck_assert_double_eq_tol(ln, (double)n, 1e-9);
-    }
-    for (size_t k = 1; k <= 6; k++) {
-        hypercube(&t, k);
-        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-        ck_assert_double_eq_tol(l2, 2.0, 1e-9);
-        ck_assert_double_eq_tol(ln, 2.0 * k, 1e-9);
-    }
-    petersen(&t);
-    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-    ck_assert_double_eq_tol(l2, 2.0, 1e-9);
-    ck_assert_double_eq_tol(ln, 5.0, 1e-9);
-    /* Laplacian weights on Petersen: SLEM = (5 - 2)/(5 + 2) */
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
-    double slem;
-    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
-    ck_assert_double_eq_tol(slem, 3.0 / 7.0, 1e-9);
-    /* validation hands back the same SLEM; none for an unweighted graph */
-    double vs;
-    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
-    ck_assert(vs == slem);
-    petersen(&t);
-    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
-    ck_assert(vs == -1.0);
-    cm_topo_destroy(&t);
-}
-END_TEST
-
-START_TEST(test_weight_rules_stochastic)
-{
-    cm_topo t;
-    cm_topo_init(&t);
-    for (int rule = 0; rule < 3; rule++) {
-        for (int g = 0; g < 3; g++) {
-            if (g == 0) ring(&t, 9);
-            if (g == 1) petersen(&t);
-            if (g == 2) { /* a star with a tail: degrees differ */
-                size_t ei[] = {0, 0, 0, 0, 4}, ej[] = {1, 2, 3, 4, 5};
-                ck_assert_int_eq(cm_topo_from_edges(&t, 6, 5, ei, ej), CM_OK);
-            }
-            ck_assert_int_eq(cm_topo_set_weights(&t, (cm_weight_rule)rule),
-                             CM_OK);
-            ck_assert_int_eq(cm_topo_validate(&t, "w"), CM_OK);
-            for (size_t i = 0; i < t.n; i++) {
-                double s = t.self[i];
-                for (size_t p = t.off[i]; p < t.off[i + 1]; p++) {
-                    s += t.adj_w[p];
-                    /* symmetry: find W_ji */
-                    size_t j = t.adj[p];
-                    int found = 0;
-                    for (size_t q = t.off[j]; q < t.off[j + 1]; q++)
-                        if (t.adj[q] == i) {
-                            ck_assert_double_eq(t.adj_w[q], t.adj_w[p]);
-                            found = 1;
-                        }
-                    ck_assert(found);
-                }
-                ck_assert_double_eq_tol(s, 1.0, 1e-12);
-            }
-        }
-    }
-    cm_topo_destroy(&t);
-}
-END_TEST
 
 START_TEST(test_round_trip)
 {
@@ -167,7 +58,7 @@ START_TEST(test_round_trip)
     int fd = mkstemp(path);
     close(fd);
     ck_assert_int_eq(cm_topo_save(&t, path, "topogen 1 n=10\nhello"), CM_OK);
-    ck_assert_int_eq(cm_topo_load(&u, path), CM_OK);
+    ck_assert_int_eq(load_topo(&u, path), CM_OK);
     ck_assert_uint_eq(u.n, t.n);
     ck_assert_uint_eq(u.m, t.m);
     for (size_t k = 0; k < t.m; k++) {
@@ -180,7 +71,7 @@ START_TEST(test_round_trip)
     /* unweighted round trip */
     ring(&t, 7);
     ck_assert_int_eq(cm_topo_save(&t, path, NULL), CM_OK);
-    ck_assert_int_eq(cm_topo_load(&u, path), CM_OK);
+    ck_assert_int_eq(load_topo(&u, path), CM_OK);
     ck_assert_ptr_null(u.self);
     ck_assert_uint_eq(u.m, 7);
     unlink(path);
@@ -238,7 +129,7 @@ static const struct {
     {"0 1\n1 2 0.5\n", CM_EFORMAT, ":2: weight given"},
     {"0 0\n0 1\n", CM_EFORMAT, ":1: self-loop"},
     {"0 0 0.5\n1 1 0.4\n0 1 0.5\n", CM_ETOPO, "row 1 of W sums to"},
-    {"0 1 0.7\n", CM_ETOPO, "row 0 of W sums to 0.7"},
+    {"0 0 0.2\n0 1 0.7\n", CM_ETOPO, "row 0 of W sums to 0.9"},
     {"0 1 1\n", CM_ETOPO, "does not mix"},
     {"0 1\n2 3\n", CM_ETOPO, "disconnected"},
     {"0 0 0\n1 1 0\n0 1 1\n", CM_ETOPO, "does not mix"},
@@ -274,10 +165,10 @@ START_TEST(test_binary_and_missing_files)
     cm_topo_init(&t);
     const char junk[] = "\x7f" "ELF\x02\x01\x00\x00junk";
     const char *p = tmpfile_with(junk, sizeof junk - 1);
-    ck_assert_int_eq(cm_topo_load(&t, p), CM_EFORMAT);
+    ck_assert_int_eq(load_topo(&t, p), CM_EFORMAT);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "binary"));
     unlink(p);
-    ck_assert_int_eq(cm_topo_load(&t, "/nonexistent/g.txt"), CM_EIO);
+    ck_assert_int_eq(load_topo(&t, "/nonexistent/g.txt"), CM_EIO);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "/nonexistent/g.txt"));
     /* an unwritable output path leaves nothing behind */
     ring(&t, 5);
@@ -287,37 +178,219 @@ START_TEST(test_binary_and_missing_files)
 }
 END_TEST
 
-START_TEST(test_from_edges_rejects)
+
+
+/* Reads text with options; returns the status. */
+static cm_status read_opts(cm_topo *t, const char *text, cm_topo_read_opts *o)
 {
+    const char *p = tmpfile_with(text, strlen(text));
+    cm_status st = cm_topo_read_ex(t, p, o);
+    unlink(p);
+    return st;
+}
+
+/* The default file has no self lines; the reader recomputes W_ii bit for
+ * bit, and files with explicit `i i w` lines still read. */
+START_TEST(test_implied_self_weights)
+{
+    static const cm_weight_rule rules[] = {CM_WEIGHTS_LAPLACIAN,
+                                           CM_WEIGHTS_MH, CM_WEIGHTS_MAXDEG};
+    char path[] = "/tmp/check_self_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    for (size_t r = 0; r < 3; r++) {
+        cm_topo t, u;
+        cm_topo_init(&t);
+        cm_topo_init(&u);
+        petersen(&t);
+        ck_assert_int_eq(cm_topo_set_weights(&t, rules[r]), CM_OK);
+        ck_assert_int_eq(cm_topo_save(&t, path, "n=10"), CM_OK);
+        FILE *fp = fopen(path, "r");
+        char line[256];
+        size_t lines = 0;
+        while (fgets(line, sizeof line, fp)) {
+            size_t i, j;
+            if (line[0] == '#')
+                continue;
+            ck_assert_int_eq(sscanf(line, "%zu %zu", &i, &j), 2);
+            ck_assert_msg(i != j, "self line written: %s", line);
+            lines++;
+        }
+        fclose(fp);
+        ck_assert_uint_eq(lines, 15);
+        cm_topo_read_opts o = {0};
+        ck_assert_int_eq(cm_topo_read_ex(&u, path, &o), CM_OK);
+        ck_assert_uint_eq(o.self_lines, 0);
+        for (size_t i = 0; i < t.n; i++)
+            ck_assert(u.self[i] == t.self[i]); /* bit for bit */
+        ck_assert_int_eq(cm_topo_validate(&u, path), CM_OK);
+        cm_topo_destroy(&t);
+        cm_topo_destroy(&u);
+    }
+    unlink(path);
+    /* explicit self lines, some nodes only: the rest are implied */
     cm_topo t;
     cm_topo_init(&t);
-    size_t a[] = {0, 1}, b[] = {1, 0};
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 2, a, b), CM_EINVAL);
-    size_t c[] = {0}, d[] = {0};
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, c, d), CM_EINVAL);
-    size_t e[] = {0}, f[] = {2};
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, e, f), CM_EINVAL);
-    /* two nodes, one edge: the smallest connected case */
-    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, a, a + 1), CM_OK);
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
-    double slem;
-    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
-    ck_assert_double_eq_tol(slem, 0.0, 1e-12); /* alpha = 1/2: exact average */
+    cm_topo_read_opts o = {0};
+    ck_assert_int_eq(read_opts(&t, "0 0 0.25\n0 1 0.75\n1 2 0.125\n", &o),
+                     CM_OK);
+    ck_assert_uint_eq(o.self_lines, 1);
+    ck_assert_double_eq(t.self[0], 0.25);
+    ck_assert_double_eq(t.self[1], 1.0 - (0.75 + 0.125));
+    ck_assert_double_eq(t.self[2], 0.875);
     cm_topo_destroy(&t);
 }
 END_TEST
 
+/* GraphML and GML as igraph and networkx write them; weights, numbering. */
+START_TEST(test_graphml_and_gml)
+{
+    static const char *texts[] = {
+        /* igraph-style GraphML: ids n0.., weight key declared first */
+        "<?xml version=\"1.0\"?>\n<graphml>\n"
+        "<key id=\"w\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>\n"
+        "<graph id=\"G\" edgedefault=\"undirected\">\n"
+        "<node id=\"n0\"/><node id=\"n1\"/>\n<node id=\"n2\"></node>\n"
+        "<edge source=\"n0\" target=\"n1\"><data key=\"w\">0.25</data></edge>\n"
+        "<edge source=\"n2\" target=\"n1\">\n<data key=\"w\">0.5</data>\n</edge>\n"
+        "</graph></graphml>\n",
+        /* networkx-style GraphML: plain ids, nodes out of order, key d0 */
+        "<graphml><key attr.name=\"weight\" attr.type=\"double\" for=\"edge\" "
+        "id=\"d0\" />\n<graph edgedefault=\"undirected\">"
+        "<node id=\"2\" /><node id=\"0\" /><node id=\"1\" />\n"
+        "<edge source=\"0\" target=\"1\"><data key=\"d0\">0.25</data></edge>"
+        "<edge source=\"1\" target=\"2\"><data key=\"d0\">0.5</data></edge>"
+        "</graph></graphml>",
+        /* GML, igraph style */
+        "Creator \"igraph\"\nVersion 1\ngraph\n[\n  directed 0\n"
+        "  node [ id 0 ]\n  node [ id 1 ]\n  node [ id 2 ]\n"
+        "  edge [ source 1 target 0 weight 0.25 ]\n"
+        "  edge [ source 1 target 2 weight 0.5 ]\n]\n",
+        /* GML, networkx style: ids 0.. with labels naming the nodes 1.. */
+        "graph [\n  node [\n    id 0\n    label \"2\"\n  ]\n"
+        "  node [ id 1 label \"1\" ]\n  node [ id 2 label \"3\" ]\n"
+        "  edge [ source 1 target 0 weight 0.25 ]\n"
+        "  edge [ source 0 target 2 weight 0.5 ]\n]\n",
+    };
+    static const cm_topo_format want[] = {CM_FORMAT_GRAPHML,
+                                          CM_FORMAT_GRAPHML, CM_FORMAT_GML,
+                                          CM_FORMAT_GML};
+    for (size_t k = 0; k < 4; k++) {
+        cm_topo t;
+        cm_topo_init(&t);
+        cm_topo_read_opts o = {0};
+        ck_assert_msg(read_opts(&t, texts[k], &o) == CM_OK, "text %zu: %s", k,
+                      cm_last_error());
+        ck_assert_int_eq(o.found, want[k]);
+        ck_assert_uint_eq(t.n, 3);
+        ck_assert_uint_eq(t.m, 2);
+        ck_assert_uint_eq(t.ei[0], 0);
+        ck_assert_uint_eq(t.ej[0], 1);
+        ck_assert_uint_eq(t.ei[1], 1);
+        ck_assert_uint_eq(t.ej[1], 2);
+        ck_assert_double_eq(t.ew[0], 0.25);
+        ck_assert_double_eq(t.ew[1], 0.5);
+        ck_assert_double_eq(t.self[1], 0.25);
+        cm_topo_destroy(&t);
+    }
+    /* unweighted GraphML; bad inputs name the line */
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(read_opts(&t, "<graphml><graph><node id=\"a\"/>"
+                                   "<node id=\"b\"/><edge source=\"a\" "
+                                   "target=\"b\"/></graph></graphml>", NULL),
+                     CM_OK);
+    ck_assert_ptr_null(t.self);
+    ck_assert_uint_eq(t.m, 1);
+    static const struct { const char *text, *frag; } bad[] = {
+        {"<graphml>\n<graph>\n<node id=\"a\"/>\n<edge source=\"a\" "
+         "target=\"z\"/></graph></graphml>", ":4: edge names an undeclared"},
+        {"<graphml><key id=\"w\" for=\"edge\" attr.name=\"weight\"/>\n"
+         "<graph><node id=\"0\"/><node id=\"1\"/>\n<edge source=\"0\" "
+         "target=\"1\"><data key=\"w\">heavy</data></edge></graph>"
+         "</graphml>", ":3: GraphML: weight is not"},
+        {"<graphml><graph></graph></graphml>", "no nodes"},
+        {"graph [\n node [ id 0 ]\n node [ id 0 ]\n]\n", "share the label 0"},
+        {"graph [\n node [ id 0 ]\n edge [ source 0 target 0 weight x ]\n]",
+         ":3: GML: weight is not"},
+        {"graph [\n node [ id 0 ]\n", ":3: GML: unterminated graph"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_msg(read_opts(&t, bad[k].text, NULL) == CM_EFORMAT,
+                      "bad %zu read", k);
+        ck_assert_msg(strstr(cm_last_error(), bad[k].frag), "bad %zu: %s", k,
+                      cm_last_error());
+        ck_assert_uint_eq(t.n, 0);
+    }
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Numbering: 1-based lists detected or forced; the node limit and the
+ * header limit agree, so the largest file round-trips; `# n=1` reads. */
+START_TEST(test_numbering_and_limits)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    cm_topo_read_opts o = {CM_FORMAT_AUTO, CM_BASE_AUTO, 0, 0, 0};
+    ck_assert_int_eq(read_opts(&t, "1 2\n2 3\n3 1\n", &o), CM_OK);
+    ck_assert_int_eq(o.one_based, 1);
+    ck_assert_uint_eq(t.n, 3);
+    o.base = CM_BASE_0;
+    ck_assert_int_eq(read_opts(&t, "1 2\n2 3\n3 1\n", &o), CM_OK);
+    ck_assert_int_eq(o.one_based, 0);
+    ck_assert_uint_eq(t.n, 4);
+    o.base = CM_BASE_1;
+    ck_assert_int_eq(read_opts(&t, "0 1\n", &o), CM_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), ":1: node id 0 in a "
+                                                  "1-based"));
+    o.base = CM_BASE_AUTO; /* n= given: never shifted */
+    ck_assert_int_eq(read_opts(&t, "# n=4\n1 2\n2 3\n3 1\n", &o), CM_OK);
+    ck_assert_int_eq(o.one_based, 0);
+    /* a legal one-node file (no edges: no sort of an empty list) */
+    ck_assert_int_eq(read_text(&t, "# n=1\n"), CM_OK);
+    ck_assert_uint_eq(t.n, 1);
+    ck_assert_uint_eq(t.m, 0);
+    /* the largest n: id 999999 and n=1000000 both accepted, and a file
+     * with that n is written and read back */
+    ck_assert_int_eq(read_opts(&t, "# n=1000000\n0 999999\n", NULL), CM_OK);
+    ck_assert_uint_eq(t.n, CM_TOPO_MAX_NODES);
+    char path[] = "/tmp/check_big_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(cm_topo_save(&t, path, "n=1000000"), CM_OK);
+    cm_topo u;
+    cm_topo_init(&u);
+    ck_assert_int_eq(cm_topo_read(&u, path), CM_OK);
+    ck_assert_uint_eq(u.n, t.n);
+    ck_assert_uint_eq(u.m, 1);
+    unlink(path);
+    ck_assert_int_eq(read_opts(&t, "0 999999\n", NULL), CM_OK);
+    ck_assert_uint_eq(t.n, CM_TOPO_MAX_NODES);
+    ck_assert_int_eq(read_opts(&t, "# n=1000001\n0 1\n", NULL), CM_EFORMAT);
+    ck_assert_int_eq(read_opts(&t, "0 1000000\n", NULL), CM_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "0 to 999999"));
+    cm_topo_destroy(&u);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+
 Suite *topofile_suite(void)
 {
     Suite *s = suite_create("topofile");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_spectra_closed_forms);
-    tcase_add_test(tc, test_weight_rules_stochastic);
+    TCase *tc = tcase_create("write_read_round_trip");
     tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_implied_self_weights);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("other_tools_formats_read");
     tcase_add_test(tc, test_plain_and_networkx_lists);
+    tcase_add_test(tc, test_graphml_and_gml);
+    tcase_add_test(tc, test_numbering_and_limits);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("bad_input_named");
     tcase_add_loop_test(tc, test_bad_input, 0, sizeof bad / sizeof bad[0]);
     tcase_add_test(tc, test_binary_and_missing_files);
-    tcase_add_test(tc, test_from_edges_rejects);
     suite_add_tcase(s, tc);
     return s;
 }

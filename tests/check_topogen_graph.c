@@ -14,9 +14,20 @@
 #include "check_blas.h"
 
 #include "cm_rng.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "tg_graph.h"
 #include "tg_spectrum.h"
+
+/* Reads and validates a topology file, as dpsgd-train does. */
+static cm_status load_topo(cm_topo *t, const char *path)
+{
+    cm_status st = cm_topo_read(t, path);
+    if (st == CM_OK)
+        st = cm_topo_validate(t, path);
+    if (st != CM_OK)
+        cm_topo_destroy(t);
+    return st;
+}
 
 #define TOL 1e-9
 
@@ -165,6 +176,10 @@ START_TEST(constructions)
         {TG_KIND_RANDOM, 20, 3, 30, 3, 3},
         {TG_KIND_RANDOM, 31, 4, 62, 4, 4},
         {TG_KIND_RANDOM, 16, 8, 64, 8, 8},
+        {TG_KIND_RING, 2, 0, 1, 1, 1},        /* n = 2: one edge */
+        {TG_KIND_COMPLETE, 2, 0, 1, 1, 1},
+        {TG_KIND_HYPERCUBE, 2, 0, 1, 1, 1},
+        {TG_KIND_EXPONENTIAL, 2, 0, 1, 1, 1},
     };
     for (size_t t = 0; t < sizeof tab / sizeof *tab; t++) {
         tg_graph g;
@@ -280,6 +295,44 @@ START_TEST(random_is_seeded)
 }
 END_TEST
 
+/* --kind random through igraph's degree-sequence generator: one seed, one
+ * graph; another seed, another graph; always simple, regular, connected. */
+START_TEST(igraph_random_is_seeded)
+{
+    cm_topo a, b, c;
+    cm_rng r1, r2, r3;
+    cm_rng_seed(&r1, 5, 0);
+    cm_rng_seed(&r2, 5, 0);
+    cm_rng_seed(&r3, 6, 0);
+    cm_topo_init(&a);
+    cm_topo_init(&b);
+    cm_topo_init(&c);
+    ck_assert_int_eq(tg_kind_build(&a, TG_KIND_RANDOM, 40, 3, &r1), CM_OK);
+    ck_assert_int_eq(tg_kind_build(&b, TG_KIND_RANDOM, 40, 3, &r2), CM_OK);
+    ck_assert_int_eq(tg_kind_build(&c, TG_KIND_RANDOM, 40, 3, &r3), CM_OK);
+    ck_assert_uint_eq(a.m, 60);
+    ck_assert_mem_eq(a.ei, b.ei, a.m * sizeof *a.ei);
+    ck_assert_mem_eq(a.ej, b.ej, a.m * sizeof *a.ej);
+    ck_assert(memcmp(a.ej, c.ej, a.m * sizeof *a.ej) != 0 ||
+              memcmp(a.ei, c.ei, a.m * sizeof *a.ei) != 0);
+    size_t dmin, dmax;
+    cm_topo_degree_range(&c, &dmin, &dmax);
+    ck_assert_uint_eq(dmin, 3);
+    ck_assert_uint_eq(dmax, 3);
+    ck_assert_int_eq(cm_topo_check_connected(&c, "c"), CM_OK);
+    /* a random graph needs a generator; n = 1 is refused for every kind */
+    ck_assert_int_eq(tg_kind_build(&a, TG_KIND_RANDOM, 40, 3, NULL),
+                     CM_EINVAL);
+    ck_assert_int_eq(tg_kind_check(TG_KIND_RING, 1, 2), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "needs n >= 2"));
+    ck_assert_int_eq(tg_kind_check(TG_KIND_RRL, 2, 1), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "needs n >= 3"));
+    cm_topo_destroy(&a);
+    cm_topo_destroy(&b);
+    cm_topo_destroy(&c);
+}
+END_TEST
+
 START_TEST(swap_and_undo)
 {
     tg_graph g;
@@ -361,7 +414,7 @@ START_TEST(file_round_trip)
         ck_assert_int_eq(cm_topo_set_weights(&a, rules[t]), CM_OK);
         ck_assert_int_eq(cm_topo_save(&a, path, "topogen test\nsecond"),
                          CM_OK);
-        ck_assert_int_eq(cm_topo_load(&b, path), CM_OK);
+        ck_assert_int_eq(load_topo(&b, path), CM_OK);
         ck_assert_uint_eq(b.n, a.n);
         ck_assert_uint_eq(b.m, a.m);
         for (size_t k = 0; k < a.m; k++) {
@@ -387,15 +440,21 @@ END_TEST
 Suite *topogen_graph_suite(void)
 {
     Suite *s = suite_create("topogen_graph");
-    TCase *tc = tcase_create("core");
+    TCase *tc = tcase_create("spectrum_closed_forms");
     tcase_add_test(tc, spectrum_ring);
     tcase_add_test(tc, spectrum_complete);
     tcase_add_test(tc, spectrum_hypercube);
     tcase_add_test(tc, spectrum_petersen);
     tcase_add_test(tc, spectrum_edge_cases);
+    tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("constructions_over_igraph");
     tcase_add_test(tc, constructions);
     tcase_add_test(tc, constructions_match_igraph);
     tcase_add_test(tc, random_is_seeded);
+    tcase_add_test(tc, igraph_random_is_seeded);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("swaps_parameters_files");
     tcase_add_test(tc, swap_and_undo);
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, file_round_trip);

@@ -81,11 +81,22 @@ topogen_cases() {
     check 'grep -q "^usage: topogen" "$T/out"' "--help prints usage"
 
     expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
-    check 'sed -n 1p "$g" | grep -qx "# topogen 1 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1"' \
+    check 'sed -n 1p "$g" | grep -qx "# topogen 2 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1 version=[0-9.]*"' \
         "header line 1 format: $(sed -n 1p "$g")"
-    check 'sed -n 2p "$g" | grep -qE "^# lambda2=[0-9]+\.[0-9]{4} lambdan=[0-9]+\.[0-9]{4} slem=0\.[0-9]{4}$"' \
+    check 'sed -n 2p "$g" | grep -qE "^# settings: -n 16 -d 4 --kind learned --weights laplacian --objective ratio --init random --seed 1 --iters [0-9]+ --restarts [0-9]+ --t0 [0-9.e+-]+ --t1 [0-9.e+-]+ --format edgelist$"' \
         "header line 2 format: $(sed -n 2p "$g")"
-    check '[ "$(grep -c "^[0-9]" "$g")" -eq 48 ]' "16 self lines + 32 edges"
+    check 'sed -n 3p "$g" | grep -qE "^# lambda2=[0-9]+\.[0-9]{4} lambdan=[0-9]+\.[0-9]{4} slem=0\.[0-9]{4}$"' \
+        "header line 3 format: $(sed -n 3p "$g")"
+    check '[ "$(grep -c "^[0-9]" "$g")" -eq 32 ] && ! awk "/^[0-9]/ && \$1 == \$2 { bad = 1 } END { exit !bad }" "$g"' \
+        "32 edge lines, no self-loop lines"
+    # the settings line re-creates the file byte for byte
+    expect_ok "re-run the header's settings" "$tg" $(sed -n 's/^# settings: //p' "$g") -q -o "$T/g16b.txt"
+    check 'cmp -s "$g" "$T/g16b.txt"' "settings in the header reproduce the file"
+    expect_ok "random, --flag=value" "$tg" --kind=random -n=20 -d=3 --seed=9 --weights=mh -q -o "$T/r20.txt"
+    expect_ok "re-run random" "$tg" $(sed -n 's/^# settings: //p' "$T/r20.txt") -q -o "$T/r20b.txt"
+    check 'cmp -s "$T/r20.txt" "$T/r20b.txt"' "settings reproduce a random graph"
+    expect_ok "random, other seed" "$tg" --kind random -n 20 -d 3 --seed 10 --weights mh -q -o "$T/r20c.txt"
+    check '! cmp -s "$T/r20.txt" "$T/r20c.txt"' "another seed, another random graph"
     check '[ -z "$(ls "$T" | grep "\.tmp\.")" ]' "no temporary file left"
     expect_ok "eval learned" "$tg" eval "$g"
     check 'grep -qE "^diameter +[0-9]+$" "$T/out" && grep -qE "^rounds_1e-3 +[0-9.]+" "$T/out"' \
@@ -98,7 +109,7 @@ topogen_cases() {
     expect_ok "same seed (2)" "$tg" -n 24 -d 3 --iters 400 --seed 5 -q -o "$T/b.txt"
     check 'cmp -s "$T/a.txt" "$T/b.txt"' "same seed gives the same file"
     expect_ok "stdout" "$tg" -n 12 -d 4 --iters 200 -q
-    check 'cmp -s "$T/out" "$T/out" && grep -q "^# topogen 1 n=12" "$T/out"' "default output is stdout"
+    check 'cmp -s "$T/out" "$T/out" && grep -q "^# topogen 2 n=12" "$T/out"' "default output is stdout"
     expect_ok "progress" "$tg" -n 12 -d 4 --iters 200
     check 'grep -q "^topogen: n=12 d=4" "$T/err"' "summary on stderr without --quiet"
 
@@ -117,7 +128,59 @@ topogen_cases() {
     check 'grep -v "^#" "$T/out" | awk "NF != 3 || \$2 > \$3 * (1 + 1e-6) + 1e-12 { bad = 1 } END { exit bad }"' \
         "simulate: 3 columns, disagreement <= slem^t"
 
+    # formats: every graph tool reads them (networkx and python-igraph
+    # check degrees, weights and the SLEM they imply)
+    for f in edgelist ncol graphml gml; do
+        expect_ok "write $f" "$tg" -n 30 -d 3 --kind random --format "$f" -q -o "$T/r30.$f"
+        expect_ok "eval $f" "$tg" eval "$T/r30.$f" --json
+        check 'grep -q "\"format\":\"$( [ $f = ncol ] && echo edgelist || echo $f)\"" "$T/out"' "eval detects $f"
+        s30=$(sed 's/.*"slem":\([^,]*\),.*/\1/' "$T/out")
+        expect_ok "networkx and igraph read $f" /usr/bin/python3 tests/read_topo.py "$f" "$T/r30.$f" 3 "$s30"
+    done
+    check '! grep -q "^#" "$T/r30.ncol"' "ncol has no comment lines"
+    expect_ok "learned file read by networkx and igraph" /usr/bin/python3 tests/read_topo.py edgelist "$g" 4 \
+        "$("$tg" eval "$g" --json | sed 's/.*"slem":\([^,]*\),.*/\1/')"
+    # explicit self-weight lines (older files) read the same; SLEM 0 takes 1 round
+    printf '0 0 0.5\n1 1 0.5\n0 1 0.5\n' >"$T/self.txt"
+    printf '0 1 0.5\n' >"$T/noself.txt"
+    expect_ok "eval explicit self weights" "$tg" eval "$T/self.txt"
+    cp "$T/out" "$T/self.out"
+    expect_ok "eval implied self weights" "$tg" eval "$T/noself.txt"
+    check '[ "$(sed 1d "$T/out")" = "$(sed 1d "$T/self.out")" ] && grep -qE "^slem +0\.000000 " "$T/out" && grep -qE "^rounds_1e-3 +1 " "$T/out"' \
+        "same figures with and without self lines; SLEM 0: 1 round"
+    for k in ring complete; do
+        expect_ok "$k on 2 nodes" "$tg" --kind "$k" -n 2 -q -o "$T/two-$k.txt"
+        check '[ "$(grep -c "^0 1 " "$T/two-$k.txt")" -eq 1 ]' "$k n=2: one edge"
+    done
+    # 1-based edge lists: detected with a notice, or forced
+    printf '1 2\n2 3\n3 1\n' >"$T/one.txt"
+    expect_ok "eval 1-based (detected)" "$tg" eval "$T/one.txt"
+    check 'grep -q "notice: .*one.txt has no node 0" "$T/err" && grep -qE "^n +3$" "$T/out"' "1-based detected with a notice"
+    expect_ok "eval --one-based" "$tg" eval "$T/one.txt" --one-based
+    check '[ ! -s "$T/err" ] && grep -qE "^n +3$" "$T/out"' "--one-based: no notice"
+    printf '# n=1\n' >"$T/n1.txt"
+    expect_ok "eval a one-node file" "$tg" eval "$T/n1.txt"
+    check 'grep -qE "^n +1$" "$T/out"' "one node"
+    printf '0 1\n1 2\n2 0\n' >"$T/tri.txt"
+    expect_ok "eval --weights on a weighted file" "$tg" eval "$T/self.txt" --weights mh
+    check 'grep -q "notice: --weights mh replaces the weights" "$T/err"' "overriding weights says so"
+    expect_ok "GraphML with settings" "$tg" -n 20 -d 3 --iters 300 --format graphml -q -o "$T/g20.graphml"
+    expect_ok "re-run GraphML settings" "$tg" $(sed -n 's:.*<data key="settings">\(.*\)</data>:\1:p' "$T/g20.graphml") -q -o "$T/g20b.graphml"
+    check 'cmp -s "$T/g20.graphml" "$T/g20b.graphml"' "GraphML graph attributes reproduce the file"
+    expect_ok "ring of 1000, mh" "$tg" --kind ring -n 1000 --weights mh -q -o "$T/ring1000.txt"
+    expect_ok "eval SLEM near 1" "$tg" eval "$T/ring1000.txt"
+    check 'grep -qE "^slem +0\.9999868 " "$T/out"' "SLEM near 1 printed with enough digits: $(grep ^slem "$T/out")"
+    expect_ok "--version" "$tg" --version
+    check 'grep -qE "^topogen [0-9]+\.[0-9]+$" "$T/out"' "version printed"
+
     o="$T/none.txt"
+    expect_fail 2 "^topogen: --format: unknown format 'dot'" "bad format" "$tg" --format dot -o "$o"
+    expect_fail 2 "^topogen: --quiet: takes no value" "flag with =value" "$tg" --quiet=1 -o "$o"
+    expect_fail 2 "^topogen: --one-based: only 'topogen eval FILE' takes it" "eval flag in generate" "$tg" --one-based -o "$o"
+    printf '<graphml><graph><node id="a"/><edge source="a" target="b"/></graph></graphml>\n' >"$T/bad.graphml"
+    expect_fail 1 "^topogen: .*bad.graphml:1: edge names an undeclared node 'b'" "graphml: undeclared node" "$tg" eval "$T/bad.graphml"
+    printf 'graph [\n node [ id 0 ]\n edge [ source 0 ]\n]\n' >"$T/bad.gml"
+    expect_fail 1 "^topogen: .*bad.gml:3: GML: edge without integer source and target" "gml: edge without target" "$tg" eval "$T/bad.gml"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n abc" "$tg" -n abc -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n -3" "$tg" -n -3 -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n 0" "$tg" -n 0 -o "$o"
@@ -143,13 +206,16 @@ topogen_cases() {
     expect_fail 2 "^topogen: -n: not a flag of 'topogen eval'" "eval -n" "$tg" eval "$g" -n 3
     expect_fail 2 "^topogen: --simulate: expected a positive integer" "simulate -1" "$tg" eval "$g" --simulate -1
     expect_fail 1 "^topogen: .*$T/missing.txt" "eval missing file" "$tg" eval "$T/missing.txt"
-    expect_fail 2 "^topogen: --simulate: at most 10000000 rounds" "simulate huge" "$tg" eval "$g" --simulate 99999999999
+    expect_fail 2 "^topogen: --simulate: at most 10000000 " "simulate huge" "$tg" eval "$g" --simulate 99999999999
     awk 'BEGIN { for (i = 0; i < 5000; i++) print i, (i + 1) % 5000 }' >"$T/big.txt"
-    expect_fail 1 "^topogen: .*big.txt: 5000 nodes is too many" "eval of a too large file" "$tg" eval "$T/big.txt"
+    expect_fail 1 "^topogen: .*big.txt: laplacian weights of a 5000-node graph .*limited to 4096 nodes: use mh" "eval of a too large file" "$tg" eval "$T/big.txt"
+    expect_fail 1 "^topogen: .*big.txt: Laplacian spectrum of a 5000-node graph: the dense eigensolver is limited to 4096" "eval of a too large file, mh" "$tg" eval "$T/big.txt" --weights mh
     printf '0 1\n1 x\n' >"$T/bad.txt"
     expect_fail 1 "^topogen: .*bad.txt.*(line )?2" "eval malformed file" "$tg" eval "$T/bad.txt"
     printf '0 1\n2 3\n' >"$T/disc.txt"
-    expect_fail 1 "^topogen: .*disc.txt.*disconnected" "eval disconnected" "$tg" eval "$T/disc.txt"
+    expect_ok "eval disconnected" "$tg" eval "$T/disc.txt"
+    check 'grep -qE "^components +2 " "$T/out" && grep -qE "^slem +1\.000000 " "$T/out" && grep -qE "^rounds_1e-3 +inf" "$T/out" && grep -qE "^lambda2 +0\.000000$" "$T/out"' \
+        "disconnected: 2 components, lambda2 0, SLEM 1, rounds inf"
     printf '0 0 0.5\n0 1 0.5\n1 1 0.6\n' >"$T/rows.txt"
     expect_fail 1 "^topogen: .*rows.txt.*row 1" "eval rows not summing to 1" "$tg" eval "$T/rows.txt"
 }
@@ -224,6 +290,22 @@ mpi_cases() {
     l="$T/mpi.csv"
     syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64"
     "$BIN/topogen" -n 4 -d 3 --quiet -o "$T/g4.txt"
+    "$BIN/topogen" -n 4 -d 3 --quiet --format ncol -o "$T/g4.ncol"
+    "$BIN/topogen" -n 4 -d 3 --quiet --format graphml -o "$T/g4.graphml"
+    # the shared reader: ncol (exact weights) trains bit for bit like the
+    # edge list; GraphML (igraph's 15-digit weights) is read and trains
+    expect_ok "train on an edge list" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 1 --quiet
+    h_el=$(sed -n 's/.*workers-hash //p' "$T/out")
+    expect_ok "train on ncol" mpi_run 2 "$dt" --topology "$T/g4.ncol" $syn --epochs 1 --quiet
+    check '[ -n "$h_el" ] && [ "$(sed -n "s/.*workers-hash //p" "$T/out")" = "$h_el" ]' "ncol: same workers-hash as the edge list"
+    expect_ok "train on GraphML" mpi_run 2 "$dt" --topology "$T/g4.graphml" $syn --epochs 1 --quiet
+    printf '1 2\n2 3\n3 4\n4 1\n' >"$T/one4.txt"
+    expect_ok "train on a 1-based edge list" mpi_run 2 "$dt" --topology "$T/one4.txt" $syn --epochs 1 --quiet
+    check 'grep -q "notice: .*one4.txt has no node 0 and no n=: read as 1-based" "$T/err" && grep -q "workers 4 " "$T/out"' \
+        "1-based list: 4 workers and a notice"
+    awk 'BEGIN { for (i = 0; i < 999999; i++) print i, (i + 1) % 999999 }' >"$T/ring999999.txt"
+    expect_fail 2 "^dpsgd-train: --topology: laplacian weights of a 999999-node graph .* use mh or maxdeg" \
+        "huge ring: a message, not GSL's abort" mpi_run 2 "$dt" --topology "$T/ring999999.txt" $syn --log "$l"
     expect_fail 2 "^dpsgd-train: 5 MPI ranks but .*g4.txt has only 4 workers" \
         "more ranks than workers" mpi_run 5 "$dt" --topology "$T/g4.txt" $syn --log "$l"
     printf '0 0 0.5\n1 1 0.5\n0 1 0.5\n1 0 0.25\n' >"$T/asym.txt"

@@ -16,7 +16,7 @@
 #include <check.h>
 
 #include "check_env.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"

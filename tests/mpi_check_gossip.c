@@ -16,7 +16,7 @@
 #include <check.h>
 
 #include "cm_rng.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "dt_comm.h"
 #include "dt_gossip.h"
 #include "dt_partition.h"

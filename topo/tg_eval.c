@@ -10,38 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <igraph.h>
-
+#include "cm_mixing.h"
 #include "cm_rng.h"
-#include "tg_graph.h"
+#include "tg_igraph.h"
 
-/* Diameter of t (connected) via igraph. */
-static cm_status diameter(const cm_topo *t, double *diam)
+/* The one place the spectra come from: lambda_2, lambda_n of L and the
+ * SLEM of W. Dense today (cm_mixing, O(n^3), refused above
+ * CM_MIXING_DENSE_MAX before allocating); a sparse extremal solver for
+ * large n replaces these two calls. */
+static cm_status spectra(const cm_topo *t, double *l2, double *ln,
+                         double *slem)
 {
-    igraph_vector_int_t ev;
-    igraph_t g;
-    cm_status st = CM_OK;
-    if (igraph_vector_int_init(&ev, (igraph_integer_t)(2 * t->m)) !=
-        IGRAPH_SUCCESS)
-        return cm_error(CM_ENOMEM, "out of memory for the diameter");
-    for (size_t k = 0; k < t->m; k++) {
-        VECTOR(ev)[2 * k] = (igraph_integer_t)t->ei[k];
-        VECTOR(ev)[2 * k + 1] = (igraph_integer_t)t->ej[k];
-    }
-    if (igraph_create(&g, &ev, (igraph_integer_t)t->n, IGRAPH_UNDIRECTED) !=
-        IGRAPH_SUCCESS) {
-        st = cm_error(CM_ENOMEM, "igraph could not build the graph");
-        goto cleanup_ev;
-    }
-    igraph_real_t res = 0;
-    if (igraph_diameter(&g, &res, NULL, NULL, NULL, NULL, IGRAPH_UNDIRECTED,
-                        1) != IGRAPH_SUCCESS)
-        st = cm_error(CM_ENUMERIC, "igraph could not compute the diameter");
-    *diam = (double)res;
-    igraph_destroy(&g);
-cleanup_ev:
-    igraph_vector_int_destroy(&ev);
+    cm_status st = cm_topo_laplacian_extremes(t, l2, ln);
+    if (st == CM_OK)
+        st = cm_topo_slem(t, slem);
     return st;
+}
+
+double tg_eval_rounds(double slem)
+{
+    if (!(slem < 1.0))
+        return INFINITY;
+    if (slem <= 1e-3)
+        return 1.0;
+    /* least integer t with t log(slem) <= log(1e-3); the tolerance keeps
+     * exact powers (slem = 0.1: 3 rounds) from rounding up */
+    return ceil(log(1e-3) / log(slem) - 1e-9);
 }
 
 cm_status tg_eval_topo(const cm_topo *t, tg_eval *e)
@@ -49,29 +43,23 @@ cm_status tg_eval_topo(const cm_topo *t, tg_eval *e)
     memset(e, 0, sizeof *e);
     if (!t->self)
         return cm_error(CM_EINVAL, "evaluation needs a weighted topology");
-    if (t->n > TG_MAX_NODES)
-        return cm_error(CM_EINVAL, "%zu nodes is too many to evaluate (dense "
-                        "n x n spectra; at most %d)", t->n, TG_MAX_NODES);
     e->n = t->n;
     e->m = t->m;
     cm_topo_degree_range(t, &e->dmin, &e->dmax);
-    cm_status st = diameter(t, &e->diameter);
+    cm_status st = cm_topo_components(t, NULL, &e->components);
+    if (st == CM_OK)
+        st = spectra(t, &e->l2, &e->ln, &e->slem);
+    if (st == CM_OK)
+        st = tg_igraph_diameter(t, &e->diameter);
     if (st != CM_OK)
         return st;
-    st = cm_topo_laplacian_extremes(t, &e->l2, &e->ln);
-    if (st != CM_OK)
-        return st;
-    st = cm_topo_slem(t, &e->slem);
-    if (st != CM_OK)
-        return st;
+    if (e->components > 1) { /* exact values, not round-off */
+        e->l2 = 0.0;
+        e->slem = 1.0;
+    }
     e->slem_best = e->l2 + e->ln > 0.0 ? (e->ln - e->l2) / (e->ln + e->l2)
-                                       : 0.0;
-    if (e->slem >= 1.0)
-        e->rounds = INFINITY;
-    else if (e->slem <= 0.0)
-        e->rounds = 1.0;
-    else
-        e->rounds = log(1e-3) / log(e->slem);
+                                       : (e->n > 1 ? 1.0 : 0.0);
+    e->rounds = tg_eval_rounds(e->slem);
     return CM_OK;
 }
 

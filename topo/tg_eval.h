@@ -1,10 +1,14 @@
 /* tg_eval: figures of merit of a topology, and the consensus simulation.
  *
  * tg_eval_topo computes what `topogen eval` reports: size, degree range,
- * diameter (igraph), the Laplacian extremes, the SLEM of the weights as
- * given, the SLEM the best constant Laplacian weights would give,
+ * connected components, diameter (igraph; infinite when disconnected),
+ * the Laplacian extremes, the SLEM of the weights as given, the SLEM the
+ * best constant Laplacian weights would give,
  * (lambda_n - lambda_2)/(lambda_n + lambda_2), and the gossip rounds to
- * shrink disagreement by 1e-3, log(1e-3)/log(SLEM). tg_simulate runs plain
+ * shrink disagreement by 1e-3: the least integer t >= 1 with
+ * SLEM^t <= 1e-3 (1 for SLEM 0, e.g. the complete graph with optimal
+ * weights; infinite for SLEM 1, e.g. a disconnected graph). A
+ * disconnected graph is evaluated: lambda_2 = 0, SLEM = 1. tg_simulate runs plain
  * gossip x <- W x on random vectors and records the relative disagreement
  * ||x_t - mean|| / ||x_0 - mean|| per round, which SLEM^t bounds.
  */
@@ -21,17 +25,24 @@ typedef struct {
     size_t n;          /* nodes */
     size_t m;          /* undirected edges */
     size_t dmin, dmax; /* degree range */
-    double diameter;   /* longest shortest path, in hops (igraph) */
+    size_t components; /* connected components (1: connected) */
+    double diameter;   /* longest shortest path, in hops (igraph);
+                          INFINITY when disconnected */
     double l2, ln;     /* lambda_2 and lambda_n of L = D - A */
     double slem;       /* SLEM of W as given */
     double slem_best;  /* SLEM of the optimal constant Laplacian weights */
-    double rounds;     /* log(1e-3)/log(slem); INFINITY if slem >= 1 */
+    double rounds;     /* least t >= 1 with slem^t <= 1e-3; INFINITY if
+                          slem >= 1 */
 } tg_eval;
 
-/* Evaluates a weighted, connected topology (cm_topo_validate'd, weights
- * set). CM_EINVAL when unweighted or n > TG_MAX_NODES; CM_ENUMERIC on
- * eigensolver failure;
- * CM_ENOMEM. O(n^3) (dense spectra) + O(n m) (diameter). */
+/* The rounds figure above for a SLEM value. */
+double tg_eval_rounds(double slem);
+
+/* Evaluates a weighted topology (weights set; it may be disconnected).
+ * CM_EINVAL when unweighted or beyond the spectra's size limit (refused
+ * before allocating); CM_ENUMERIC on eigensolver failure; CM_ENOMEM.
+ * O(n^3) (dense spectra, behind one function in tg_eval.c) + O(n m)
+ * (diameter). */
 cm_status tg_eval_topo(const cm_topo *t, tg_eval *e);
 
 /* Gossip simulation: X_0 has TG_SIM_DIM standard-normal columns per node

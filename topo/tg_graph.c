@@ -1,15 +1,17 @@
-/* tg_graph.c: graph storage, degree-preserving swaps and the baseline
- * constructions.
+/* tg_graph.c: the search's graph storage, degree-preserving swaps, and
+ * the baseline constructions (over igraph, tg_igraph.c).
  *
  * Storage trades memory (an n x n byte matrix) for O(1) edge tests, which
- * the search makes millions of; at n = 256 that is 64 KiB. Constructions
- * collect an edge list, drop duplicates (e.g. i+n/2 == i-n/2 in the
- * exponential graph) and build the graph once.
+ * the search makes millions of; at n = 256 that is 64 KiB. Edges are
+ * validated by the one validator (cm_topo_check_edges) and connectivity
+ * is the one BFS (cm_topo_csr_components).
  */
 #include "tg_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "tg_igraph.h"
 
 void tg_graph_init(tg_graph *g)
 {
@@ -31,8 +33,10 @@ void tg_graph_destroy(tg_graph *g)
 cm_status tg_graph_from_edges(tg_graph *g, size_t n, size_t m,
                               const size_t *eu, const size_t *ev)
 {
-    cm_status st = CM_OK;
     tg_graph_destroy(g);
+    cm_status st = cm_topo_check_edges(n, m, eu, ev);
+    if (st != CM_OK)
+        return st;
     g->n = n;
     g->m = m;
     g->eu = malloc((m + 1) * sizeof *g->eu);
@@ -47,19 +51,6 @@ cm_status tg_graph_from_edges(tg_graph *g, size_t n, size_t m,
     }
     for (size_t k = 0; k < m; k++) {
         size_t a = eu[k], b = ev[k];
-        if (a >= n || b >= n) {
-            st = cm_error(CM_EINVAL, "edge %zu-%zu: node id out of range "
-                          "(n = %zu)", a, b, n);
-            goto cleanup;
-        }
-        if (a == b) {
-            st = cm_error(CM_EINVAL, "self-loop at node %zu", a);
-            goto cleanup;
-        }
-        if (g->adj[a * n + b]) {
-            st = cm_error(CM_EINVAL, "duplicate edge %zu-%zu", a, b);
-            goto cleanup;
-        }
         g->adj[a * n + b] = g->adj[b * n + a] = 1;
         g->eu[k] = a;
         g->ev[k] = b;
@@ -92,28 +83,12 @@ cm_status tg_graph_from_topo(tg_graph *g, const cm_topo *t)
 
 int tg_graph_is_connected(const tg_graph *g)
 {
-    size_t n = g->n;
-    if (n <= 1)
+    size_t count = 0;
+    if (g->n <= 1)
         return 1;
-    size_t *queue = malloc(n * sizeof *queue);
-    unsigned char *seen = calloc(n, 1);
-    size_t head = 0, tail = 0;
-    if (!queue || !seen)
-        goto cleanup;
-    queue[tail++] = 0;
-    seen[0] = 1;
-    while (head < tail) {
-        size_t u = queue[head++];
-        for (size_t p = g->off[u]; p < g->off[u + 1]; p++)
-            if (!seen[g->nb[p]]) {
-                seen[g->nb[p]] = 1;
-                queue[tail++] = g->nb[p];
-            }
-    }
-cleanup:
-    free(queue);
-    free(seen);
-    return tail == n;
+    if (cm_topo_csr_components(g->n, g->off, g->nb, NULL, &count) != CM_OK)
+        return 0;
+    return count == 1;
 }
 
 /* Replaces neighbour `from` of node u by `to`. */
@@ -212,9 +187,12 @@ size_t tg_torus_side(size_t n)
 
 cm_status tg_kind_check(tg_kind kind, size_t n, size_t d)
 {
-    if (n < 3)
-        return cm_error(CM_EINVAL, "-n: %zu nodes is too few (need n >= 3)",
-                        n);
+    size_t nmin = kind == TG_KIND_RING || kind == TG_KIND_COMPLETE ||
+                          kind == TG_KIND_HYPERCUBE ||
+                          kind == TG_KIND_EXPONENTIAL ? 2 : 3;
+    if (n < nmin)
+        return cm_error(CM_EINVAL, "-n: %zu nodes is too few (a %s graph "
+                        "needs n >= %zu)", n, tg_kind_name(kind), nmin);
     if (n > TG_MAX_NODES)
         return cm_error(CM_EINVAL, "-n: %zu nodes is too many (topogen uses "
                         "dense n x n spectra; at most %d)", n, TG_MAX_NODES);
@@ -251,85 +229,88 @@ cm_status tg_kind_check(tg_kind kind, size_t n, size_t d)
     return cm_error(CM_EINVAL, "--kind: unknown kind");
 }
 
-/* A growable edge list that drops duplicates (via a byte matrix). */
-typedef struct {
-    size_t n, m, cap;
-    size_t *u, *v;
-    unsigned char *seen;
-} elist;
-
-static int elist_add(elist *e, size_t a, size_t b)
+cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
+                        cm_rng *rng)
 {
-    if (a == b || e->seen[a * e->n + b])
-        return 0;
-    if (e->m == e->cap) {
-        size_t cap = e->cap ? 2 * e->cap : 64;
-        size_t *u = realloc(e->u, cap * sizeof *u);
-        if (u)
-            e->u = u;
-        size_t *v = realloc(e->v, cap * sizeof *v);
-        if (v)
-            e->v = v;
-        if (!u || !v)
-            return -1;
-        e->cap = cap;
-    }
-    e->seen[a * e->n + b] = e->seen[b * e->n + a] = 1;
-    e->u[e->m] = a < b ? a : b;
-    e->v[e->m] = a < b ? b : a;
-    e->m++;
-    return 0;
-}
-
-/* Adds every edge of the kind's construction. */
-static int build_edges(elist *e, tg_kind kind, size_t n, size_t d)
-{
-    int rc = 0;
+    cm_status st = tg_kind_check(kind, n, d);
+    if (st != CM_OK)
+        return st;
+    if (kind == TG_KIND_COMPLETE)
+        return tg_igraph_full(t, n);
+    if (kind == TG_KIND_RANDOM)
+        return rng ? tg_igraph_random_regular(t, n, d, rng)
+                   : cm_error(CM_EINVAL, "a random graph needs a generator");
+    /* the rest are circulants or lattices: shifts or sides, at most
+     * max(d/2 + 1, log2 n + 1) of them */
+    size_t cap = d / 2 + 2 + 8 * sizeof(size_t), k = 0;
+    size_t *sh = malloc(cap * sizeof *sh);
+    if (!sh)
+        return cm_error(CM_ENOMEM, "out of memory");
     switch (kind) {
     case TG_KIND_RING:
-        for (size_t i = 0; i < n && !rc; i++)
-            rc = elist_add(e, i, (i + 1) % n);
-        break;
-    case TG_KIND_RRL:
-    case TG_KIND_RANDOM:
-    case TG_KIND_LEARNED:
-        for (size_t i = 0; i < n && !rc; i++) {
-            for (size_t k = 1; k <= d / 2 && !rc; k++)
-                rc = elist_add(e, i, (i + k) % n);
-            if (d % 2 && !rc)
-                rc = elist_add(e, i, (i + n / 2) % n);
-        }
+        sh[k++] = 1;
+        st = tg_igraph_circulant(t, n, sh, k);
         break;
     case TG_KIND_TORUS: {
-        size_t a = tg_torus_side(n), b = n / a;
-        for (size_t r = 0; r < a && !rc; r++)
-            for (size_t c = 0; c < b && !rc; c++) {
-                rc = elist_add(e, r * b + c, r * b + (c + 1) % b);
-                if (!rc)
-                    rc = elist_add(e, r * b + c, ((r + 1) % a) * b + c);
-            }
+        size_t a = tg_torus_side(n);
+        sh[0] = n / a;
+        sh[1] = a;
+        st = tg_igraph_lattice(t, sh, 2, 1);
         break;
     }
-    case TG_KIND_HYPERCUBE:
-        for (size_t i = 0; i < n && !rc; i++)
-            for (size_t bit = 1; bit < n && !rc; bit <<= 1)
-                rc = elist_add(e, i, i ^ bit);
+    case TG_KIND_HYPERCUBE: /* the open lattice 2 x 2 x ... x 2 */
+        for (size_t s = 1; s < n; s <<= 1)
+            sh[k++] = 2;
+        st = tg_igraph_lattice(t, sh, k, 0);
         break;
-    case TG_KIND_EXPONENTIAL:
-        for (size_t i = 0; i < n && !rc; i++)
-            for (size_t s = 1; s < n && !rc; s <<= 1) {
-                rc = elist_add(e, i, (i + s) % n);
-                if (!rc)
-                    rc = elist_add(e, i, (i + n - s) % n);
-            }
+    case TG_KIND_EXPONENTIAL: /* i ~ i + 2^j */
+        for (size_t s = 1; s < n; s <<= 1)
+            sh[k++] = s;
+        st = tg_igraph_circulant(t, n, sh, k);
         break;
-    case TG_KIND_COMPLETE:
-        for (size_t i = 0; i < n && !rc; i++)
-            for (size_t j = i + 1; j < n && !rc; j++)
-                rc = elist_add(e, i, j);
+    default: /* rrl (and learned's ring-lattice start): i ~ i + 1..d/2,
+                and i ~ i + n/2 for odd d */
+        for (size_t s = 1; s <= d / 2; s++)
+            sh[k++] = s;
+        if (d % 2)
+            sh[k++] = n / 2;
+        st = tg_igraph_circulant(t, n, sh, k);
         break;
     }
-    return rc;
+    free(sh);
+    return st;
+}
+
+/* The search's ring-lattice start, i ~ i+1..i+d/2 (and i+n/2 for odd d),
+ * with its edges in the order i = 0..n-1, k = 1..d/2: the search draws
+ * edges by slot, so this order (not igraph's) keeps its trajectories,
+ * and it needs no igraph call, so restarts on threads never wait. */
+static cm_status ring_lattice(tg_graph *g, size_t n, size_t d)
+{
+    size_t cap = n * (d / 2 + 1) + 1, m = 0;
+    size_t *u = malloc(cap * sizeof *u), *v = malloc(cap * sizeof *v);
+    unsigned char *seen = calloc(n * n + 1, 1);
+    cm_status st = CM_OK;
+    if (!u || !v || !seen) {
+        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node graph", n);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 1; k <= d / 2 + d % 2; k++) {
+            size_t j = (i + (k <= d / 2 ? k : n / 2)) % n;
+            size_t a = i < j ? i : j, b = i < j ? j : i;
+            if (a == b || seen[a * n + b])
+                continue;
+            seen[a * n + b] = 1;
+            u[m] = a;
+            v[m++] = b;
+        }
+    st = tg_graph_from_edges(g, n, m, u, v);
+cleanup:
+    free(u);
+    free(v);
+    free(seen);
+    return st;
 }
 
 cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
@@ -338,19 +319,14 @@ cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
     cm_status st = tg_kind_check(kind, n, d);
     if (st != CM_OK)
         return st;
-    if (kind == TG_KIND_RANDOM)
-        return tg_graph_random_regular(g, n, d, rng);
-    elist e = {n, 0, 0, NULL, NULL, calloc(n * n, 1)};
-    if (!e.seen || build_edges(&e, kind, n, d) != 0) {
-        st = cm_error(CM_ENOMEM, "out of memory building a %zu-node %s graph",
-                      n, tg_kind_name(kind));
-        goto cleanup;
-    }
-    st = tg_graph_from_edges(g, n, e.m, e.u, e.v);
-cleanup:
-    free(e.u);
-    free(e.v);
-    free(e.seen);
+    if (kind == TG_KIND_RRL || kind == TG_KIND_LEARNED)
+        return ring_lattice(g, n, d);
+    cm_topo t;
+    cm_topo_init(&t);
+    st = tg_kind_build(&t, kind, n, d, rng);
+    if (st == CM_OK)
+        st = tg_graph_from_topo(g, &t);
+    cm_topo_destroy(&t);
     return st;
 }
 

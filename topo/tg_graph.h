@@ -1,15 +1,17 @@
-/* tg_graph: simple undirected graphs for topogen's constructions and
- * search.
+/* tg_graph: the search's compact graph state, and the baseline
+ * constructions.
  *
- * A tg_graph keeps an edge list, a dense n x n adjacency byte matrix (O(1)
- * edge tests) and fixed-length neighbour rows (degrees never change under
- * the degree-preserving double-edge swaps of the search), so a swap and its
- * undo are O(degree). Constructions cover the baselines of the issue (ring,
- * regular ring lattice, 2-D torus, hypercube, exponential, complete) and a
- * random connected d-regular graph drawn from OUR seeded cm_rng (ring
- * lattice, then many random connectivity-preserving swaps), so one seed
- * always gives one graph. Conversion to cm_topo is the bridge to the file
- * format.
+ * cm_topo (src/cm_topo.h) is the one graph representation at the
+ * boundaries (files, weights, evaluation, igraph); a tg_graph is the
+ * search's working copy: an edge list, a dense n x n adjacency byte matrix
+ * (O(1) edge tests) and fixed-length neighbour rows (degrees never change
+ * under the degree-preserving double-edge swaps of the search). A swap
+ * costs O(degree) for the rows plus O(m) to find the edge slots.
+ * Constructions (tg_kind_build) go through igraph (tg_igraph.h): ring,
+ * regular ring lattice and exponential graph as circulants, 2-D torus and
+ * hypercube as square lattices, complete graph, and a random connected
+ * d-regular graph from igraph's degree-sequence generator seeded from OUR
+ * cm_rng, so one seed always gives one graph.
  */
 #ifndef TG_GRAPH_H
 #define TG_GRAPH_H
@@ -20,8 +22,8 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 
-/* Largest n topogen builds: every spectrum is dense, O(n^2) memory and
- * O(n^3) time. */
+/* Largest n topogen builds: its spectra are dense, O(n^2) memory and
+ * O(n^3) time (CM_MIXING_DENSE_MAX). */
 #define TG_MAX_NODES 4096
 
 typedef enum {
@@ -59,7 +61,8 @@ cm_status tg_graph_from_edges(tg_graph *g, size_t n, size_t m,
 /* Unweighted cm_topo with g's edges (t initialized). O(m log m). */
 cm_status tg_graph_to_topo(const tg_graph *g, cm_topo *t);
 
-/* tg_graph from a topology's edges, ignoring weights. */
+/* tg_graph from a topology's edges, ignoring weights (the one conversion
+ * from the boundary representation). */
 cm_status tg_graph_from_topo(tg_graph *g, const cm_topo *t);
 
 /* Degree of node i. */
@@ -89,7 +92,8 @@ cm_status tg_kind_parse(const char *s, tg_kind *kind);
 const char *tg_kind_name(tg_kind kind);
 
 /* Checks (n, d) for a kind before any work; messages name the flag (-n,
- * -d) and say what is required: 3 <= n <= TG_MAX_NODES; for
+ * -d) and say what is required: n <= TG_MAX_NODES; n >= 2 for ring,
+ * complete, hypercube and exponential, n >= 3 otherwise; for
  * learned/random/rrl 2 <= d < n and n*d even; hypercube n a power of
  * two; torus n = a*b with a, b >= 3. d is ignored by ring, torus,
  * hypercube, exponential and complete, whose degree follows from n.
@@ -100,16 +104,25 @@ cm_status tg_kind_check(tg_kind kind, size_t n, size_t d);
  * possible), or 0 when there is none. */
 size_t tg_torus_side(size_t n);
 
-/* Builds a baseline of the given kind (not TG_KIND_LEARNED; see
- * tg_search). g initialized; rng used only by TG_KIND_RANDOM. Parameters
- * must pass tg_kind_check. O(n^2 + m) except random: O(n * m) (swaps with
- * a connectivity check each). */
+/* Builds a baseline of the given kind into t (initialized; old content
+ * destroyed), unweighted, through igraph; TG_KIND_LEARNED gives the ring
+ * lattice the search may start from. rng is used only by TG_KIND_RANDOM
+ * (one draw seeds igraph). Checks tg_kind_check first. O(n + m) (random:
+ * igraph's Viger-Latapy, about O(m log m)). */
+cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
+                        cm_rng *rng);
+
+/* tg_kind_build into a tg_graph (g initialized). O(n^2 + m). The ring
+ * lattice (rrl, and learned's start) is built here without igraph, its
+ * edges in the order the search's trajectories depend on (the same graph
+ * as tg_kind_build's, edges in another order). */
 cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
                          cm_rng *rng);
 
-/* A random connected d-regular graph: the ring lattice, then 10*m random
- * double-edge swaps that keep the graph simple and connected. Deterministic
- * for rng's state. */
+/* The search's random start: the ring lattice, then 10*m random
+ * double-edge swaps that keep the graph simple and connected, drawn from
+ * rng (a Markov chain on our generator, so a restart's start depends only
+ * on its own stream). Deterministic for rng's state. */
 cm_status tg_graph_random_regular(tg_graph *g, size_t n, size_t d,
                                   cm_rng *rng);
 

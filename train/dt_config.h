@@ -16,9 +16,9 @@
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
+#include "cm_mixing.h"
 #include "cm_net.h"
 #include "cm_place.h"
-#include "cm_topo.h"
 
 #define DT_PATH_MAX 4096
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_mixing.h"
 #include "cm_net.h"
 #include "cm_time.h"
 #include "dt_gossip.h"
@@ -27,11 +28,18 @@ static int cmp_double(const void *a, const void *b)
 static cm_status load_topology(const dt_config *cfg, const dt_comm *comm,
                                cm_topo *t)
 {
-    cm_status s = cfg->topology[0] ? cm_topo_load(t, cfg->topology)
-                                   : cm_error(CM_EINVAL, "--bench-gossip "
-                                              "needs --topology FILE");
+    if (!cfg->topology[0])
+        return dt_comm_agree(comm, cm_error(CM_EINVAL, "--bench-gossip needs "
+                                            "--topology FILE"));
+    cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
+                            0};
+    cm_status s = cm_topo_read_ex(t, cfg->topology, &ro);
+    if (s == CM_OK)
+        s = cm_topo_check_connected(t, cfg->topology);
     if (s == CM_OK && !t->self)
         s = cm_topo_set_weights(t, cfg->weights);
+    if (s == CM_OK)
+        s = cm_topo_check_stochastic(t, cfg->topology);
     if (s != CM_OK && cfg->topology[0])
         cm_error_prefix(s, "--topology");
     s = dt_comm_agree(comm, s);

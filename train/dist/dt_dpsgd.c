@@ -32,7 +32,7 @@
 #include "cm_net.h"
 #include "cm_rng.h"
 #include "cm_time.h"
-#include "cm_topo.h"
+#include "cm_mixing.h"
 #include "dt_data.h"
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
@@ -55,6 +55,7 @@ typedef struct {
     size_t n;               /* workers in the run */
     cm_topo topo;           /* gossip mode: the weighted topology */
     double slem;
+    int one_based;          /* the topology file was read as 1-based */
     dt_gossip *g;
     dt_net *net;
     size_t B;               /* batch */
@@ -86,14 +87,18 @@ static cm_status setup_workers(dt_run *r)
         r->n = cfg->workers ? cfg->workers : r->P;
         r->slem = 0.0;
     } else {
-        /* a weighted file's SLEM comes from its validation; an unweighted
-         * one's from the weights the rule gives it */
-        s = cm_topo_read(&r->topo, cfg->topology);
+        /* an unweighted file gets the rule's weights; the SLEM comes from
+         * the one validation (-1 above the dense eigensolver's limit) */
+        cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
+                                0, 0};
+        s = cm_topo_read_ex(&r->topo, cfg->topology, &ro);
+        r->one_based = ro.one_based;
+        if (s == CM_OK)
+            s = cm_topo_check_connected(&r->topo, cfg->topology);
+        if (s == CM_OK && !r->topo.self)
+            s = cm_topo_set_weights(&r->topo, cfg->weights);
         if (s == CM_OK)
             s = cm_topo_validate_slem(&r->topo, cfg->topology, &r->slem);
-        if (s == CM_OK && !r->topo.self &&
-            (s = cm_topo_set_weights(&r->topo, cfg->weights)) == CM_OK)
-            s = cm_topo_slem(&r->topo, &r->slem);
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
         r->n = r->topo.n;
@@ -423,6 +428,7 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_ranks = r->P;
     res->n_params = r->w.len;
     res->slem = r->slem;
+    res->topo_one_based = r->one_based;
     res->t_compute = t.compute / P;
     res->t_gossip_mem = t.mix / P;
     res->t_gossip_mpi = t.mpi / P;

@@ -66,7 +66,10 @@ typedef struct {
     size_t n_params;       /* model size (floats) */
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
-    double slem;           /* SLEM of W (0 for all-reduce) */
+    double slem;           /* SLEM of W (0 for all-reduce; -1 when above
+                              the dense eigensolver's limit) */
+    int topo_one_based;    /* the topology file had no node 0 and no n=:
+                              read as 1-based (worker i is its node i+1) */
     dt_dpsgd_progress last;/* the last evaluation */
     double t_compute;      /* s per rank: gradients and updates (mean) */
     double t_gossip_mem;   /* s per rank: in-memory mixing (mean) */

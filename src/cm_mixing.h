@@ -1,0 +1,80 @@
+/* cm_mixing: mixing matrices W on a topology, their spectra, and the
+ * validation of a weighted file.
+ *
+ * Weight rules (Xiao & Boyd 2004, "Fast linear iterations for distributed
+ * averaging"): constant Laplacian weights W = I - alpha L with the optimal
+ * alpha = 2/(lambda_2 + lambda_n), Metropolis-Hastings
+ * W_ij = 1/(1 + max(d_i, d_j)) and max-degree W = I - L/(d_max + 1). Rules
+ * are rows of one table (cm_mixing.c), so a new rule is one row.
+ *
+ * Spectra: one function each for the Laplacian extremes and the SLEM. They
+ * are dense (O(n^2) memory, O(n^3) time) and refuse graphs above
+ * CM_MIXING_DENSE_MAX nodes with a message, before allocating; a sparse
+ * solver for larger graphs plugs in at those two functions only.
+ * Depends on cm_topo (one way).
+ */
+#ifndef CM_MIXING_H
+#define CM_MIXING_H
+
+#include <stddef.h>
+
+#include "cm_status.h"
+#include "cm_topo.h"
+
+/* Largest n for the dense spectra: 8 n^2 bytes = 128 MiB at 4096. */
+#define CM_MIXING_DENSE_MAX 4096
+
+typedef enum {
+    CM_WEIGHTS_LAPLACIAN, /* W = I - alpha L, alpha = 2/(lambda_2 + lambda_n) */
+    CM_WEIGHTS_MH,        /* W_ij = 1/(1 + max(deg_i, deg_j)) */
+    CM_WEIGHTS_MAXDEG     /* W = I - L/(max deg + 1) */
+} cm_weight_rule;
+
+/* Parses "laplacian", "mh" or "maxdeg". CM_EINVAL otherwise. */
+cm_status cm_weight_rule_parse(const char *s, cm_weight_rule *rule);
+
+/* The rule's name as parsed by cm_weight_rule_parse. */
+const char *cm_weight_rule_name(cm_weight_rule rule);
+
+/* The rule names, comma separated ("laplacian, mh, maxdeg"), for usage
+ * text. Static storage. */
+const char *cm_weight_rule_list(void);
+
+/* Replaces t's weights (if any) with the rule's; self weights
+ * W_ii = 1 - sum_j W_ij summed in CSR order. A disconnected t gets weights
+ * too (laplacian: alpha = 2/lambda_n, as lambda_2 = 0; its SLEM is 1).
+ * CM_EINVAL above the dense limit for laplacian;
+ * CM_ENUMERIC if the eigensolver fails. O(n^3) for laplacian, O(n + m)
+ * otherwise. */
+cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule);
+
+/* lambda_2 (algebraic connectivity, 0 iff disconnected) and lambda_n
+ * (largest eigenvalue) of the graph Laplacian L = D - A, ignoring weights.
+ * n = 1 gives 0, 0. CM_EINVAL above CM_MIXING_DENSE_MAX. Dense, O(n^3). */
+cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
+                                     double *ln);
+
+/* Second-largest eigenvalue modulus of the weighted t's W:
+ * SLEM = || W - 11^T/n ||_2 (equals max(|lambda_2(W)|, |lambda_n(W)|) for a
+ * symmetric stochastic W; 1 for a disconnected graph). CM_EINVAL when
+ * unweighted or above CM_MIXING_DENSE_MAX. Dense, O(n^3). */
+cm_status cm_topo_slem(const cm_topo *t, double *slem);
+
+/* CM_OK when t is unweighted or every row of W sums to 1 within
+ * CM_TOPO_ROW_TOL (compensated sums, so %.17g files pass); else CM_ETOPO
+ * naming path and the first bad row. O(n + m). */
+cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path);
+
+/* Checks global rules: every node has an edge and the graph is connected;
+ * if weighted, every row of W sums to 1 within CM_TOPO_ROW_TOL and
+ * SLEM(W) < 1. Returns CM_ETOPO naming path (used only in the message).
+ * O(n^3) for the SLEM when weighted, O(n + m) otherwise. */
+cm_status cm_topo_validate(const cm_topo *t, const char *path);
+
+/* cm_topo_validate that also hands back the SLEM it computed for a
+ * weighted t (*slem_out; -1 when t is unweighted or on error), so callers
+ * need not repeat the O(n^3) eigensolve. slem_out may be NULL. */
+cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
+                                double *slem_out);
+
+#endif

@@ -1,0 +1,175 @@
+/* check_mixing.c: src/cm_mixing.c: the Laplacian extremes and the SLEM
+ * against closed forms (ring, complete, hypercube, Petersen) within 1e-9,
+ * the weight rules (stochastic, symmetric), components and disconnected
+ * graphs, and the dense limit refused with a message before allocating. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "check_graphs.h"
+
+#include "cm_mixing.h"
+
+START_TEST(test_spectra_closed_forms)
+{
+    cm_topo t;
+    double l2, ln;
+    cm_topo_init(&t);
+    for (size_t n = 3; n <= 12; n++) {
+        ring(&t, n);
+        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
+        ck_assert_double_eq_tol(l2, 2 - 2 * cos(2 * M_PI / n), 1e-9);
+        double want = n % 2 ? 2 - 2 * cos(M_PI * (n - 1) / n) : 4.0;
+        ck_assert_double_eq_tol(ln, want, 1e-9);
+    }
+    for (size_t n = 2; n <= 20; n += 3) {
+        complete(&t, n);
+        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
+        ck_assert_double_eq_tol(l2, (double)n, 1e-9);
+        ck_assert_double_eq_tol(ln, (double)n, 1e-9);
+    }
+    for (size_t k = 1; k <= 6; k++) {
+        hypercube(&t, k);
+        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
+        ck_assert_double_eq_tol(l2, 2.0, 1e-9);
+        ck_assert_double_eq_tol(ln, 2.0 * k, 1e-9);
+    }
+    petersen(&t);
+    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
+    ck_assert_double_eq_tol(l2, 2.0, 1e-9);
+    ck_assert_double_eq_tol(ln, 5.0, 1e-9);
+    /* Laplacian weights on Petersen: SLEM = (5 - 2)/(5 + 2) */
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    double slem;
+    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
+    ck_assert_double_eq_tol(slem, 3.0 / 7.0, 1e-9);
+    /* validation hands back the same SLEM; none for an unweighted graph */
+    double vs;
+    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
+    ck_assert(vs == slem);
+    petersen(&t);
+    ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
+    ck_assert(vs == -1.0);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+START_TEST(test_weight_rules_stochastic)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    for (int rule = 0; rule < 3; rule++) {
+        for (int g = 0; g < 3; g++) {
+            if (g == 0) ring(&t, 9);
+            if (g == 1) petersen(&t);
+            if (g == 2) { /* a star with a tail: degrees differ */
+                size_t ei[] = {0, 0, 0, 0, 4}, ej[] = {1, 2, 3, 4, 5};
+                ck_assert_int_eq(cm_topo_from_edges(&t, 6, 5, ei, ej), CM_OK);
+            }
+            ck_assert_int_eq(cm_topo_set_weights(&t, (cm_weight_rule)rule),
+                             CM_OK);
+            ck_assert_int_eq(cm_topo_validate(&t, "w"), CM_OK);
+            for (size_t i = 0; i < t.n; i++) {
+                double s = t.self[i];
+                for (size_t p = t.off[i]; p < t.off[i + 1]; p++) {
+                    s += t.adj_w[p];
+                    /* symmetry: find W_ji */
+                    size_t j = t.adj[p];
+                    int found = 0;
+                    for (size_t q = t.off[j]; q < t.off[j + 1]; q++)
+                        if (t.adj[q] == i) {
+                            ck_assert_double_eq(t.adj_w[q], t.adj_w[p]);
+                            found = 1;
+                        }
+                    ck_assert(found);
+                }
+                ck_assert_double_eq_tol(s, 1.0, 1e-12);
+            }
+        }
+    }
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+START_TEST(test_from_edges_rejects)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    size_t a[] = {0, 1}, b[] = {1, 0};
+    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 2, a, b), CM_EINVAL);
+    size_t c[] = {0}, d[] = {0};
+    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, c, d), CM_EINVAL);
+    size_t e[] = {0}, f[] = {2};
+    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, e, f), CM_EINVAL);
+    /* two nodes, one edge: the smallest connected case */
+    ck_assert_int_eq(cm_topo_from_edges(&t, 2, 1, a, a + 1), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    double slem;
+    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
+    ck_assert_double_eq_tol(slem, 0.0, 1e-12); /* alpha = 1/2: exact average */
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Components and the dense-size limit, refused before allocating. */
+START_TEST(test_components_and_limits)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    size_t a[] = {0, 2, 3}, b[] = {1, 3, 4};
+    ck_assert_int_eq(cm_topo_from_edges(&t, 6, 3, a, b), CM_OK);
+    size_t comp[6], count = 0;
+    ck_assert_int_eq(cm_topo_components(&t, comp, &count), CM_OK);
+    ck_assert_uint_eq(count, 3);
+    ck_assert_uint_eq(comp[0], 0);
+    ck_assert_uint_eq(comp[1], 0);
+    ck_assert_uint_eq(comp[2], 1);
+    ck_assert_uint_eq(comp[4], 1);
+    ck_assert_uint_eq(comp[5], 2);
+    ck_assert_int_eq(cm_topo_check_connected(&t, "x"), CM_ETOPO);
+    /* disconnected graphs get weights: SLEM 1 */
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    double slem = 0;
+    ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
+    ck_assert_double_eq_tol(slem, 1.0, 1e-12);
+    /* above the dense limit: a message, no allocation of n^2 */
+    size_t n = CM_MIXING_DENSE_MAX + 1;
+    size_t *ei = malloc(n * sizeof *ei), *ej = malloc(n * sizeof *ej);
+    for (size_t i = 0; i < n; i++) {
+        ei[i] = i;
+        ej[i] = (i + 1) % n;
+    }
+    ck_assert_int_eq(cm_topo_from_edges(&t, n, n, ei, ej), CM_OK);
+    double l2, ln;
+    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "limited to 4096"));
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN),
+                     CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "use mh or maxdeg"));
+    /* mh weights on a big ring validate without a spectrum */
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    ck_assert_int_eq(cm_topo_validate_slem(&t, "big", &slem), CM_OK);
+    ck_assert_double_eq(slem, -1.0);
+    free(ei);
+    free(ej);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+Suite *mixing_suite(void)
+{
+    Suite *s = suite_create("mixing");
+    TCase *tc = tcase_create("spectra_closed_forms");
+    tcase_add_test(tc, test_spectra_closed_forms);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("weight_rules_stochastic");
+    tcase_add_test(tc, test_weight_rules_stochastic);
+    tcase_add_test(tc, test_from_edges_rejects);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("components_and_dense_limit");
+    tcase_add_test(tc, test_components_and_limits);
+    suite_add_tcase(s, tc);
+    return s;
+}
