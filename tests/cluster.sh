@@ -112,6 +112,14 @@ case_no=$((case_no + 1))
 run timeout 120 "$D/mpirun" --bind-to none -np 5 hostname
 [ "$rc" -eq 1 ] && grep -q "not enough slots" "$T/err" && [ ! -s "$T/out" ] &&
     passed=$((passed + 1)) || fail "5 ranks on 4 slots: exit $rc: $(head -c 300 "$T/err")"
+# a hostfile naming a host the cluster does not have: the agent's message
+# first, mpirun exits non-zero at once (no hang)
+printf '198.18.0.1 slots=1\n198.18.0.9 slots=1\n' >"$T/badhosts"
+case_no=$((case_no + 1))
+run timeout 120 ip netns exec "$NAME-h0" mpirun --hostfile "$T/badhosts" \
+    --mca plm_rsh_agent "$D/rsh" --mca oob_tcp_if_include 198.18.0.0/24 -np 2 hostname
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && head -1 "$T/err" | grep -q "unknown host '198.18.0.9'" &&
+    passed=$((passed + 1)) || fail "unknown host in the hostfile: exit $rc: $(head -c 300 "$T/err")"
 case_no=$((case_no + 1))
 mpi -np 4 hostname >"$T/hosts" 2>"$T/err" && [ "$(sort "$T/hosts" | uniq -c | awk '{print $1}' | tr '\n' ' ')" = "2 2 " ] &&
     passed=$((passed + 1)) || fail "4 ranks, 2 per host: $(cat "$T/hosts" "$T/err" | tr '\n' ' ')"
