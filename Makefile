@@ -32,8 +32,11 @@ GSL_LIBS      := -lgsl
 TRAIN_DIRS := train train/nn train/data train/dist
 CPPFLAGS += -D_GNU_SOURCE -Isrc -Itopo $(addprefix -I,$(TRAIN_DIRS))
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
-ALL_CFLAGS = $(CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) $(GSL_CFLAGS) \
-             $(IGRAPH_CFLAGS) -MMD -MP
+ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
+             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) -MMD -MP
+# OpenMP: the engine's threads (dt_net_set_threads, --threads); compiled
+# into train/nn only, linked into the programs that contain it.
+OPENMP ?= -fopenmp
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 # ---- sources --------------------------------------------------------------
@@ -65,12 +68,12 @@ TRAIN_UNIT_OBJS := $(call obj,$(filter-out $(TRAIN_DIST_SRCS),$(TRAIN_SRCS)))
 TRAIN_MPI_OBJS := $(call mpiobj,$(TRAIN_MPI_SRCS))
 
 TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm
-TRAIN_LIBS   = $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
-.PHONY: all check check-unit check-mpi check-cli check-cluster demo deps \
-        install uninstall clean bench
+.PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+        demo deps install uninstall clean bench
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -81,6 +84,7 @@ $(BUILD)/%.o: %.c
 # vectorized only at -O3 (GCC's -O2 cost model leaves them scalar): the
 # whole of train/nn is built at -O3.
 $(BUILD)/train/nn/%.o: OPT = -O3
+$(BUILD)/train/nn/%.o: OMP_CFLAGS = $(OPENMP)
 
 $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -128,13 +132,13 @@ $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
                    $(TOPO_OBJS) $(TRAIN_UNIT_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 $(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
                   $(TRAIN_MPI_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 MPIRUN ?= mpirun --allow-run-as-root --oversubscribe --bind-to none
 MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
@@ -143,7 +147,7 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
-	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi)
+	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi) check-torch
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -159,6 +163,11 @@ check-cli: $(PROGRAMS)
 # "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).
 check-cluster: $(PROGRAMS)
 	BIN=$(BIN) sh tests/cluster.sh
+
+# A saved model loaded into PyTorch (python3-torch) gives dpsgd-train's
+# test accuracy (tests/torch_model.sh).
+check-torch: $(PROGRAMS)
+	BIN=$(BIN) sh tests/torch_model.sh
 
 deps:
 	@sh scripts/install-deps.sh

@@ -5,19 +5,23 @@
 # training steps (forward, loss, backward, SGD update) on random 1x28x28
 # inputs held in memory, ours (dpsgd-train --bench) and PyTorch's
 # (scripts/bench_torch.py, when python3-torch is installed) measured in the
-# same run, their ratio, and the achieved GFLOP/s of each conv/fc layer
-# against a plain 512^3 sgemm measured in the same process.
+# same run, their ratio, each layer's share of our step and its GFLOP/s
+# against a plain 512^3 sgemm measured in the same process; then our CNN on
+# THREADS engine threads (dpsgd-train --threads) against one.
 #
 # The machine may be shared: ours and PyTorch alternate configuration by
 # configuration, every figure is the best of REPEAT rounds, and the ratio
-# is what to read, not the absolute numbers. The per-layer split comes from
-# our best round.
+# is what to read, not the absolute numbers. Two ratios: by wall time and
+# by process CPU time (what a step cost without the waits for a core; on a
+# loaded machine the steadier of the two). The CPU model and the load
+# average before and after are printed with the table.
 #
-#   BIN=bin REPEAT=5 STEPS=60 sh scripts/bench-train.sh
+#   BIN=bin REPEAT=5 STEPS=60 THREADS=2 sh scripts/bench-train.sh
 set -eu
 BIN=${BIN:-bin}
 REPEAT=${REPEAT:-5}
 STEPS=${STEPS:-60}
+THREADS=${THREADS:-2}
 DT="$BIN/dpsgd-train"
 OPENBLAS_NUM_THREADS=1
 export OPENBLAS_NUM_THREADS
@@ -30,75 +34,97 @@ PY=""
 for p in /usr/bin/python3 python3; do
     if "$p" -c 'import torch' 2>/dev/null; then PY=$p; break; fi
 done
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+flags=$(grep -m1 '^flags' /proc/cpuinfo)
+isa=avx2
+case "$flags" in *avx512f*) isa=avx512f ;; esac
+load0=$(load)
 
-# Ours and PyTorch alternate, configuration by configuration, REPEAT
-# rounds, so both see the same background load; each keeps its best round.
+# keep the best (largest) number after pattern $2 on line 1 of file $1 in
+# file $3 (true when it was the best so far)
+keep_best() {
+    kb_new=$(sed -n "1s/.*$2 \([0-9.]*\).*/\1/p" "$1")
+    kb_old=$(cat "$3" 2>/dev/null || echo 0)
+    if awk -v a="$kb_new" -v b="$kb_old" 'BEGIN { exit !(a > b) }'; then
+        echo "$kb_new" >"$3"
+        return 0
+    fi
+    return 1
+}
+
 for r in $(seq "$REPEAT"); do
     for m in lenet cnn; do
         for b in 32 128; do
             s=$STEPS
             [ "$m" = cnn ] && s=$((STEPS / 4 > 5 ? STEPS / 4 : 5))
             "$DT" --bench --model "$m" --batch "$b" --bench-steps "$s" \
-                --bench-repeat 1 >"$T/$m-$b.$r.txt"
-            ips=$(sed -n '1s/.*: \([0-9.]*\) images\/s.*/\1/p' "$T/$m-$b.$r.txt")
-            best=$(cat "$T/$m-$b.best" 2>/dev/null || echo 0)
-            if awk -v a="$ips" -v b="$best" 'BEGIN { exit !(a > b) }'; then
-                echo "$ips" >"$T/$m-$b.best"
-                cp "$T/$m-$b.$r.txt" "$T/$m-$b.txt"
-            fi
+                --bench-repeat 1 >"$T/run.txt"
+            # "bench M batch B: X images/s ... cpu Y images/s"
+            sed -n '1s/.*: \([0-9.]*\) images\/s .*cpu \([0-9.]*\) images.*/ours \1 \2/p' \
+                "$T/run.txt" >"$T/line"
+            keep_best "$T/line" ours "$T/$m-$b.w" && cp "$T/run.txt" "$T/$m-$b.txt"
+            keep_best "$T/line" "ours [0-9.]*" "$T/$m-$b.c" || true
             if [ -n "$PY" ]; then
-                "$PY" "$(dirname "$0")/bench_torch.py" --models "$m" \
-                    --batches "$b" --steps "$STEPS" --repeat 1 >>"$T/torch.all"
                 # PyTorch allocates and frees its activations every step;
                 # glibc then maps and unmaps them (page faults each step)
-                # unless told to keep them: its best case, measured too
+                # unless told to keep them: its best case, measured
                 MALLOC_MMAP_THRESHOLD_=268435456 \
                 MALLOC_TRIM_THRESHOLD_=4294967296 \
                 MALLOC_TOP_PAD_=268435456 \
                 "$PY" "$(dirname "$0")/bench_torch.py" --models "$m" \
-                    --batches "$b" --steps "$STEPS" --repeat 1 |
-                    sed 's/^torch/torch+/' >>"$T/torch.all"
+                    --batches "$b" --steps "$s" --repeat 1 >"$T/line"
+                keep_best "$T/line" "torch $m $b" "$T/t-$m-$b.w" || true
+                keep_best "$T/line" "torch $m $b [0-9.]*" "$T/t-$m-$b.c" || true
             fi
         done
     done
-done
-if [ -n "$PY" ]; then
-    awk '{ k = $1 " " $2 " " $3; if ($4 > best[k]) best[k] = $4 }
-         END { for (k in best) print k, best[k] }' \
-        "$T/torch.all" >"$T/torch.txt"
-else
-    echo "bench-train: python3-torch not installed: no PyTorch reference" \
-        "(apt-get install python3-torch)" >&2
-    : >"$T/torch.txt"
-fi
-
-echo "training images/s, one thread, best of $REPEAT rounds; torch: default"
-echo "malloc; torch+: glibc told to keep freed memory (PyTorch's best case)"
-printf '%-6s %5s %9s %9s %9s %8s %8s %8s %8s\n' model batch ours torch \
-    torch+ /torch /torch+ GFLOP/s sgemm
-for m in lenet cnn; do
-    for b in 32 128; do
-        line=$(head -1 "$T/$m-$b.txt")
-        ours=$(echo "$line" | sed 's/.*: \([0-9.]*\) images\/s.*/\1/')
-        gf=$(echo "$line" | sed 's/.*ms\/step  \([0-9.]*\) GFLOP.*/\1/')
-        sg=$(echo "$line" | sed 's/.*512^3: \([0-9.]*\) GFLOP.*/\1/')
-        t0=$(awk -v m="$m" -v b="$b" \
-            '$1 == "torch" && $2 == m && $3 == b { print $4 }' "$T/torch.txt")
-        t1=$(awk -v m="$m" -v b="$b" \
-            '$1 == "torch+" && $2 == m && $3 == b { print $4 }' "$T/torch.txt")
-        r0=$(awk -v a="$ours" -v t="${t0:-0}" \
-            'BEGIN { if (t > 0) printf "%.2f", a / t; else print "-" }')
-        r1=$(awk -v a="$ours" -v t="${t1:-0}" \
-            'BEGIN { if (t > 0) printf "%.2f", a / t; else print "-" }')
-        printf '%-6s %5s %9s %9s %9s %8s %8s %8s %8s\n' "$m" "$b" "$ours" \
-            "${t0:--}" "${t1:--}" "$r0" "$r1" "$gf" "$sg"
+    # threads: the CNN at batch 128 on THREADS engine threads and on one
+    for t in 1 "$THREADS"; do
+        "$DT" --bench --model cnn --batch 128 --threads "$t" \
+            --bench-steps 8 --bench-repeat 1 |
+            sed -n '1s/.*: \([0-9.]*\) images\/s .*/thr \1/p' >"$T/line"
+        keep_best "$T/line" thr "$T/thr-$t" || true
     done
 done
-echo
-echo "per layer (ours; GFLOP/s against the sgemm figure above; relu fused):"
+[ -n "$PY" ] || echo "bench-train: python3-torch not installed: no PyTorch" \
+    "reference (apt-get install python3-torch)" >&2
+
+echo "CPU: $cpu ($isa kernels; $(nproc) cores)"
+echo "load average before: $load0  after: $(load)"
+echo "training images/s, one thread, best of $REPEAT rounds; wall and"
+echo "process-CPU time; torch: PyTorch $("${PY:-false}" -c \
+    'import torch; print(torch.__version__)' 2>/dev/null || echo -),"
+echo "glibc told to keep freed memory (its best case)"
+printf '%-6s %5s %9s %9s %7s %9s %9s %7s %8s\n' model batch ours torch \
+    /torch ours-cpu torch-cpu /torch GFLOP/s
 for m in lenet cnn; do
     for b in 32 128; do
-        echo "$m batch $b:"
+        ow=$(cat "$T/$m-$b.w"); oc=$(cat "$T/$m-$b.c")
+        tw=$(cat "$T/t-$m-$b.w" 2>/dev/null || echo 0)
+        tc=$(cat "$T/t-$m-$b.c" 2>/dev/null || echo 0)
+        gf=$(sed -n '1s/.*ms\/step  \([0-9.]*\) GFLOP.*/\1/p' "$T/$m-$b.txt")
+        awk -v m="$m" -v b="$b" -v ow="$ow" -v oc="$oc" -v tw="$tw" \
+            -v tc="$tc" -v gf="$gf" 'BEGIN {
+            rw = tw > 0 ? sprintf("%.2f", ow / tw) : "-"
+            rc = tc > 0 ? sprintf("%.2f", oc / tc) : "-"
+            sw = tw > 0 ? tw : "-"; sc = tc > 0 ? tc : "-"
+            printf "%-6s %5s %9s %9s %7s %9s %9s %7s %8s\n", m, b, ow,
+                   sw, rw, oc, sc, rc, gf }'
+    done
+done
+t1=$(cat "$T/thr-1"); tn=$(cat "$T/thr-$THREADS")
+echo
+echo "threads: cnn batch 128, $t1 images/s on 1 engine thread, $tn on" \
+    "$THREADS: $(awk -v a="$tn" -v b="$t1" 'BEGIN { printf "%.2f", a / b }')x" \
+    "(same bits for any count)"
+echo
+echo "per layer (ours, best round): share of the step, ms, GFLOP/s and its"
+echo "fraction of the 512^3 sgemm measured in the same process; relu fused:"
+for m in lenet cnn; do
+    for b in 32 128; do
+        sed -n '1s/^bench \([a-z]*\) batch \([0-9]*\):.*(sgemm 512^3: \([0-9.]*\).*/\1 batch \2 (sgemm \3 GFLOP\/s):/p' \
+            "$T/$m-$b.txt"
         sed -n 's/^layer/  layer/p; s/^update/  update/p' "$T/$m-$b.txt" |
             grep -v ' pool ' || true
     done

@@ -2,7 +2,7 @@
 # Installs the Debian packages the project needs, if any are missing.
 # As root with apt-get: installs them. Otherwise: prints the exact command.
 set -eu
-PKGS="build-essential pkg-config iproute2 libigraph-dev libgsl-dev libopenmpi-dev openmpi-bin check libopenblas-dev zlib1g-dev gnuplot-nox dataset-fashion-mnist python3-networkx python3-igraph python3-numpy python3-scipy"
+PKGS="build-essential pkg-config iproute2 libigraph-dev libgsl-dev libopenmpi-dev openmpi-bin check libopenblas-dev zlib1g-dev gnuplot-nox dataset-fashion-mnist python3-networkx python3-igraph python3-numpy python3-scipy python3-torch"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

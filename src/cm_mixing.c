@@ -305,3 +305,34 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
         *slem_out = slem;
     return CM_OK;
 }
+
+cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
+{
+    size_t n = t->n;
+    *l2 = *lmin = 1.0;
+    if (!t->self)
+        return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
+    if (n <= 1)
+        return CM_OK;
+    gsl_matrix *a = gsl_matrix_calloc(n, n);
+    gsl_vector *ev = gsl_vector_alloc(n);
+    cm_status st = CM_OK;
+    if (!a || !ev) {
+        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        gsl_matrix_set(a, i, i, t->self[i]);
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            gsl_matrix_set(a, i, t->adj[p], t->adj_w[p]);
+    }
+    st = sym_eigenvalues(a, ev);
+    if (st == CM_OK) {
+        *l2 = gsl_vector_get(ev, n - 2);
+        *lmin = gsl_vector_get(ev, 0);
+    }
+cleanup:
+    gsl_vector_free(ev);
+    gsl_matrix_free(a);
+    return st;
+}

@@ -314,6 +314,13 @@ cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment)
         }
     }
     for (size_t i = 0; i < t->n; i++) {
+        if (t->self) { /* only a W_ii the reader would not recompute */
+            double row = 0.0;
+            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+                row += t->adj_w[p];
+            if (t->self[i] != 1.0 - row)
+                fprintf(fp, "%zu %zu %.17g\n", i, i, t->self[i]);
+        }
         for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
             if (t->adj[p] < i)
                 continue;

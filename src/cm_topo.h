@@ -111,9 +111,11 @@ const char *cm_topo_format_name(cm_topo_format f);
 /* Writes the comment (may hold several lines; each gets "# " if it lacks
  * a leading '#'; NULL for none), then for each node i the lines
  * `i j w_ij` for neighbours j > i ascending (%.17g); an unweighted t gets
- * `i j` lines only. No self-weight lines: W_ii = 1 - sum_j W_ij is implied
- * (a reader recomputes it bit for bit, in the same order as
- * cm_topo_set_weights). */
+ * `i j` lines only. Self weights are implied, W_ii = 1 - sum_j W_ij summed
+ * in CSR order (as cm_topo_set_weights computes them, and as a reader
+ * recomputes them bit for bit), so no `i i w` line is written, except for
+ * a node whose W_ii differs from that value in any bit: then its line
+ * keeps the file exact. */
 cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment);
 
 /* cm_topo_write to path atomically (temporary file + rename); "-" writes

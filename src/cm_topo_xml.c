@@ -378,7 +378,9 @@ cm_status cm_topo_read_gml(FILE *fp, const char *path, size_t line0,
         GML_FAIL("%s:%zu: GML: unterminated graph (missing ']')", path,
                  x.line);
     if (g.nn == 0)
-        GML_FAIL("%s: GML: no graph with nodes found", path);
+        GML_FAIL("%s: no `graph [ node [ id ... ] ... ]` found (read as GML "
+                 "because it starts with a letter; edge lists need integer "
+                 "node ids)", path);
 #undef GML_FAIL
     st = finish(&g, path, v, n);
 cleanup:

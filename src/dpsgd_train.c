@@ -39,25 +39,34 @@ static int run_bench(const dt_config *cfg)
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, cfg->avx512, &r) != CM_OK) {
+                       cfg->bench_repeat, cfg->avx512, (size_t)cfg->threads,
+                       &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }
     printf("bench %s batch %zu: %.1f images/s  %.3f ms/step  %.2f GFLOP/s  "
-           "(sgemm 512^3: %.2f GFLOP/s)\n", dt_model_name(r.model), r.batch,
-           r.images_per_s, 1e3 * r.step_s,
-           r.flops_per_image * r.images_per_s * 1e-9, r.sgemm_gflops);
+           "(sgemm 512^3: %.2f GFLOP/s)  threads %zu  cpu %.1f images/s\n",
+           dt_model_name(r.model), r.batch, r.images_per_s, 1e3 * r.step_s,
+           r.flops_per_image * r.images_per_s * 1e-9, r.sgemm_gflops,
+           r.threads, r.cpu_images_per_s);
+    /* per layer: ms, share of the profiled step, GFLOP/s and its fraction
+       of the sgemm rate measured in the same process */
+    double step = r.prof_step_s > 0 ? r.prof_step_s : 1.0;
     for (size_t i = 0; i < r.n_layers; i++) {
         const dt_layer *l = &r.layers[i];
         double ff = dt_bench_layer_flops(l, r.batch, 0, i == 0);
         double fb = dt_bench_layer_flops(l, r.batch, 1, i == 0);
-        printf("layer %2zu %-4s %3zux%2zux%2zu -> %3zux%2zux%2zu  fwd %7.3f ms "
-               "%6.2f GFLOP/s  bwd %7.3f ms %6.2f GFLOP/s\n", i,
-               kinds[l->kind], l->c, l->h, l->w, l->oc, l->oh, l->ow,
-               1e3 * r.fwd_s[i], ff > 0 ? ff / r.fwd_s[i] * 1e-9 : 0.0,
-               1e3 * r.bwd_s[i], fb > 0 ? fb / r.bwd_s[i] * 1e-9 : 0.0);
+        double gf = ff > 0 ? ff / r.fwd_s[i] * 1e-9 : 0.0;
+        double gb = fb > 0 ? fb / r.bwd_s[i] * 1e-9 : 0.0;
+        printf("layer %2zu %-4s %3zux%2zux%2zu -> %3zux%2zux%2zu  share %5.1f%%  "
+               "fwd %7.3f ms %6.2f GFLOP/s %4.0f%%  bwd %7.3f ms %6.2f GFLOP/s "
+               "%4.0f%%\n", i, kinds[l->kind], l->c, l->h, l->w, l->oc, l->oh,
+               l->ow, 100.0 * (r.fwd_s[i] + r.bwd_s[i]) / step,
+               1e3 * r.fwd_s[i], gf, 100.0 * gf / r.sgemm_gflops,
+               1e3 * r.bwd_s[i], gb, 100.0 * gb / r.sgemm_gflops);
     }
-    printf("update %.3f ms\n", 1e3 * r.update_s);
+    printf("update %.3f ms  share %.1f%%  (rest: loss, bookkeeping)\n",
+           1e3 * r.update_s, 100.0 * r.update_s / step);
     return 0;
 }
 
@@ -150,6 +159,22 @@ static int run_single(const dt_config *cfg)
     return 0;
 }
 
+/* --eval-model: one line with the saved model's test accuracy and loss. */
+static int run_eval_model(const dt_config *cfg)
+{
+    dt_train_result res;
+    if (dt_train_eval_model(cfg, &res) != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return 1;
+    }
+    printf("eval: model %s  file %s  dataset %s  test_acc %.4f  "
+           "test_loss %.4f  test images %zu  params %zu  hash %016llx\n",
+           dt_model_name(cfg->model), cfg->eval_model,
+           dt_dataset_name(cfg->dataset), res.test_acc, res.test_loss,
+           res.n_test, res.n_params, (unsigned long long)res.param_hash);
+    return 0;
+}
+
 static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
@@ -173,7 +198,8 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
            "epochs %zu  test_acc %.4f  local_acc %.4f  consensus %.3g  "
            "slem %.4f  hash %016llx  workers-hash %016llx\n",
-           cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
+           cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
+                                          : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
            cfg->epochs, r.last.test_acc, r.last.test_acc_local_mean,
            r.last.consensus, r.slem, (unsigned long long)r.mean_hash,
@@ -185,6 +211,9 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            r.t_gossip_mpi, r.t_eval, r.t_total, r.steps - r.start_step,
            r.start_step ? " after resume" : "",
            (double)r.bytes_per_step / 1e3);
+    if (r.algorithm == DT_ALGO_D2)
+        printf("d2 mixing matrix: (1 - C) I + C W with C = %.4f, SLEM %.4f "
+               "(W: %.4f)\n", r.mix_c, r.mix_slem, r.slem);
     if (cfg->mode == DT_MODE_GOSSIP) {
         print_placement(cfg, &r);
         if (cfg->net_given)
@@ -199,13 +228,16 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 
 /* The environment and the global BLAS state belong to main: the library
  * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
- * portable OpenBLAS path on AVX-512 machines, e.g. to test it. */
+ * portable path (OpenBLAS, NCHW, none of the own AVX-512 or AVX2 kernels),
+ * e.g. to test it. OpenBLAS runs one thread: --threads are the engine's
+ * (dt_net_set_threads), which split a batch so that any count gives the
+ * same bits; BLAS threads inside them would only oversubscribe. */
 static void apply_environment(dt_config *cfg)
 {
     const char *e = getenv("DPSGD_NO_AVX512");
     if (e && *e && strcmp(e, "0") != 0)
         cfg->avx512 = 0;
-    openblas_set_num_threads(cfg->threads);
+    openblas_set_num_threads(1);
 }
 
 int main(int argc, char **argv)
@@ -235,6 +267,8 @@ int main(int argc, char **argv)
         rc = run_bench_gossip(&cfg, world);
     } else if (cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;
+    } else if (cfg.eval_model[0]) {
+        rc = root ? run_eval_model(&cfg) : 0;
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
                cfg.mode == DT_MODE_GOSSIP) {
         if (cfg.resume || cfg.ckpt_dir[0]) {

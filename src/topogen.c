@@ -154,7 +154,8 @@ static void usage(FILE *fp)
     fputs("usage: topogen [-n N] [-d D] [--kind KIND] [--weights RULE] "
           "[OPTIONS] [-o FILE]\n"
           "       topogen eval FILE [--weights RULE] [--json] "
-          "[--simulate ROUNDS] [OPTIONS]\n\n"
+          "[--simulate ROUNDS]\n"
+          "                    [OPTIONS]\n\n"
           "Flags take `--flag value` or `--flag=value`.\n", fp);
     for (size_t k = 0; k < N_FLAGS; k++) {
         const flag_spec *f = &FLAGS[k];
@@ -162,9 +163,25 @@ static void usage(FILE *fp)
         snprintf(lhs, sizeof lhs, "%s%s%s%s%s", f->name,
                  f->alias ? ", " : "", f->alias ? f->alias : "",
                  f->meta ? " " : "", f->meta ? f->meta : "");
-        fprintf(fp, "  %-20s %s", lhs, f->help);
-        if (f->type == F_WEIGHTS)
-            fprintf(fp, ": %s", cm_weight_rule_list());
+        char text[512];
+        snprintf(text, sizeof text, "%s%s%s", f->help,
+                 f->type == F_WEIGHTS ? ": " : "",
+                 f->type == F_WEIGHTS ? cm_weight_rule_list() : "");
+        /* word-wrap the help at 79 columns, indented under itself */
+        fprintf(fp, "  %-20s", lhs);
+        size_t col = 22;
+        for (const char *w = text; *w;) {
+            size_t len = strcspn(w, " ");
+            if (col + 1 + len > 79) {
+                fprintf(fp, "\n%22s", "");
+                col = 22;
+            }
+            fprintf(fp, " %.*s", (int)len, w);
+            col += 1 + len;
+            w += len;
+            while (*w == ' ')
+                w++;
+        }
         fputc('\n', fp);
     }
 }

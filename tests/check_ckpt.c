@@ -42,7 +42,7 @@ static dt_ckpt_meta meta(uint64_t worker, uint64_t epoch)
     m.pos = 17;
     m.fingerprint = 0xfeedULL;
     m.n_params = NP;
-    m.has_momentum = 1;
+    m.n_state = 1;
     cm_rng_seed(&m.rng, 5, worker);
     cm_rng_u64(&m.rng);
     return m;
@@ -64,7 +64,7 @@ static void write_epoch(uint64_t epoch)
     for (uint64_t w = 0; w < 3; w++) {
         dt_ckpt_meta m = meta(w, epoch);
         fill(p, v, w);
-        ck_assert_int_eq(dt_ckpt_write(dir, &m, p, v), CM_OK);
+        ck_assert_int_eq(dt_ckpt_write(dir, &m, p, &v), CM_OK);
     }
     free(p);
     free(v);
@@ -75,7 +75,7 @@ static cm_status read_one(uint64_t worker, uint64_t epoch,
 {
     float *p = malloc(NP * sizeof *p), *v = malloc(NP * sizeof *v);
     dt_ckpt_meta got;
-    cm_status s = dt_ckpt_read(dir, epoch, expect, &got, p, v);
+    cm_status s = dt_ckpt_read(dir, epoch, expect, &got, p, &v);
     free(p);
     free(v);
     (void)worker;
@@ -100,7 +100,7 @@ START_TEST(test_round_trip)
     for (uint64_t w = 0; w < 3; w++) {
         dt_ckpt_meta want = meta(w, 1), got;
         fill(p0, v0, w);
-        ck_assert_int_eq(dt_ckpt_read(dir, 1, &want, &got, p, v), CM_OK);
+        ck_assert_int_eq(dt_ckpt_read(dir, 1, &want, &got, p, &v), CM_OK);
         ck_assert_mem_eq(p, p0, NP * sizeof *p);
         ck_assert_mem_eq(v, v0, NP * sizeof *v);
         ck_assert_uint_eq(got.step, want.step);
@@ -123,14 +123,14 @@ START_TEST(test_round_trip)
     /* commit refuses an epoch with a missing worker file */
     dt_ckpt_meta m = meta(0, 3);
     fill(p, v, 0);
-    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, v), CM_OK);
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, &v), CM_OK);
     ck_assert_int_eq(dt_ckpt_commit(dir, 3, 3), CM_EIO);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "worker-000001.ckpt"));
     ck_assert_int_eq(dt_ckpt_latest(dir, &e), CM_OK);
     ck_assert_uint_eq(e, 2);
     /* no momentum stored */
     m = meta(1, 4);
-    m.has_momentum = 0;
+    m.n_state = 0;
     ck_assert_int_eq(dt_ckpt_write(dir, &m, p, NULL), CM_OK);
     dt_ckpt_meta got;
     memset(p0, 0, NP * sizeof *p0);
@@ -202,7 +202,7 @@ START_TEST(test_mismatch_and_marker)
     write_epoch(1);
     ck_assert_int_eq(dt_ckpt_commit(dir, 1, 3), CM_OK);
     static const char *what[] = {"workers", "parameter count",
-                                 "momentum flag", "written with other settings"};
+                                 "state arrays", "written with other settings"};
     for (int k = 0; k < 4; k++) {
         dt_ckpt_meta want = meta(2, 1);
         if (k == 0)
@@ -210,7 +210,7 @@ START_TEST(test_mismatch_and_marker)
         else if (k == 1)
             want.n_params = NP - 1;
         else if (k == 2)
-            want.has_momentum = 0;
+            want.n_state = 0;
         else
             want.fingerprint = 1;
         ck_assert_int_eq(read_one(2, 1, &want), CM_EINVAL);
@@ -235,8 +235,45 @@ START_TEST(test_mismatch_and_marker)
     /* an unwritable directory: nothing half-written */
     dt_ckpt_meta m = meta(0, 1);
     float p[NP] = {0}, v[NP] = {0};
-    ck_assert_int_eq(dt_ckpt_write("/proc/nonexistent", &m, p, v), CM_EIO);
+    ck_assert_int_eq(dt_ckpt_write("/proc/nonexistent", &m, p,
+                                   (float *[]){v}), CM_EIO);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "/proc/nonexistent"));
+}
+END_TEST
+
+/* Three state arrays (gradient tracking's y, v, h_prev) survive in order;
+ * too many, a missing one, or a reader expecting another count refused. */
+START_TEST(test_state_arrays)
+{
+    make_dir();
+    float p[NP], a[NP], b[NP], c[NP], ra[NP], rb[NP], rc[NP], rp[NP];
+    for (size_t k = 0; k < NP; k++) {
+        p[k] = (float)k;
+        a[k] = 1.0f + (float)k;
+        b[k] = -2.0f * (float)k;
+        c[k] = 0.25f / (float)(k + 1);
+    }
+    dt_ckpt_meta m = meta(0, 7), got;
+    m.n_state = 3;
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, (float *[]){a, b, c}), CM_OK);
+    ck_assert_int_eq(dt_ckpt_read(dir, 7, &m, &got, rp,
+                                  (float *[]){ra, rb, rc}), CM_OK);
+    ck_assert_uint_eq(got.n_state, 3);
+    ck_assert_mem_eq(rp, p, sizeof p);
+    ck_assert_mem_eq(ra, a, sizeof a);
+    ck_assert_mem_eq(rb, b, sizeof b);
+    ck_assert_mem_eq(rc, c, sizeof c);
+    m.n_state = 1; /* a D-PSGD run resuming a gradient-tracking file */
+    ck_assert_int_eq(dt_ckpt_read(dir, 7, &m, &got, rp, (float *[]){ra}),
+                     CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "state arrays 3"));
+    m.n_state = DT_CKPT_MAX_STATE + 1;
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, (float *[]){a, b, c, a, b}),
+                     CM_EINVAL);
+    m.n_state = 2;
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, (float *[]){a, NULL}),
+                     CM_EINVAL);
+    remove_dir();
 }
 END_TEST
 
@@ -251,6 +288,7 @@ Suite *ckpt_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("mismatch_and_marker");
     tcase_add_test(tc, test_mismatch_and_marker);
+    tcase_add_test(tc, test_state_arrays);
     suite_add_tcase(s, tc);
     return s;
 }

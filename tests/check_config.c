@@ -41,12 +41,29 @@ START_TEST(test_config)
         {"--momentum", "1", "--momentum"}, {"--batch", "12x", "--batch"},
         {"--schedule", "linear", "--schedule"},
         {"--frobnicate", "1", "--frobnicate"}, {"--seed", "-1", "--seed"},
+        {"--algorithm", "adam", "--algorithm"},
+        {"--d2-mixing", "0", "--d2-mixing"},
+        {"--d2-mixing", "1.5", "--d2-mixing"},
+        {"--d2-mixing", "full", "--d2-mixing"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *f[] = {bad[i].a, bad[i].b, NULL};
         ck_assert_int_eq(parse(&c, f), CM_EINVAL);
         ck_assert_msg(strstr(cm_last_error(), bad[i].want) != NULL,
                       "'%s' lacks %s", cm_last_error(), bad[i].want);
+    }
+    /* the algorithm and d2's mixing weight */
+    ck_assert_int_eq(c.algorithm, DT_ALGO_DPSGD);
+    const char *alg[] = {"--algorithm", "gt", "--d2-mixing", "0.75", NULL};
+    ck_assert_int_eq(parse(&c, alg), CM_OK);
+    ck_assert_int_eq(c.algorithm, DT_ALGO_GT);
+    ck_assert_double_eq(c.d2_mix, 0.75);
+    static const struct { const char *v; double c; } mix[] = {
+        {"auto", 0.0}, {"half", 0.5}, {"w", 1.0}, {"1", 1.0}};
+    for (size_t i = 0; i < sizeof mix / sizeof mix[0]; i++) {
+        const char *f[] = {"--d2-mixing", mix[i].v, NULL};
+        ck_assert_int_eq(parse(&c, f), CM_OK);
+        ck_assert_double_eq(c.d2_mix, mix[i].c);
     }
     const char *missing[] = {"--epochs", NULL};
     ck_assert_int_eq(parse(&c, missing), CM_EINVAL);

@@ -275,6 +275,66 @@ START_TEST(test_conv_nhwc)
 }
 END_TEST
 
+/* The direct one-channel conv (where the CPU runs it) against im2col on
+ * the same tensors (to 1e-5: another summation order): y, dw, db, and dy
+ * masked alike. Shapes: LeNet's and the CNN's first layers, an odd number
+ * of channels (7: a self-paired last channel in dW), widths that are not a
+ * multiple of 8 or 16, pad 1, and dw/db accumulated on top of old values. */
+START_TEST(test_conv_direct)
+{
+    static const size_t cases[][6] = {/* h, w, oc, k, pad, batch */
+        {28, 28, 6, 5, 2, 3}, {28, 28, 32, 3, 0, 2}, {9, 13, 7, 3, 1, 3},
+        {5, 21, 1, 5, 0, 1}, {17, 8, 13, 5, 2, 2}};
+    cm_rng r;
+    cm_rng_seed(&r, 23, 0);
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const size_t *c = cases[t], B = c[5];
+        dt_layer l = {.kind = DT_CONV, .c = 1, .h = c[0], .w = c[1],
+                      .oc = c[2], .k = c[3], .pad = c[4], .relu = t != 3};
+        ck_assert_int_eq(dt_layer_shape(&l), 0);
+        dt_layer d = l;
+        d.direct = 1;
+        if (!dt_layer_direct_available(&d))
+            return;
+        const size_t nin = B * dt_layer_in_size(&l);
+        const size_t nout = B * dt_layer_out_size(&l);
+        float *buf = calloc(nin + 4 * nout + 4 * l.n_w + 4 * l.oc,
+                            sizeof *buf);
+        float *x = buf, *y1 = x + nin, *y2 = y1 + nout, *dy1 = y2 + nout;
+        float *dy2 = dy1 + nout, *w = dy2 + nout, *dw1 = w + l.n_w;
+        float *dw2 = dw1 + l.n_w, *b = dw2 + l.n_w, *db1 = b + l.oc;
+        float *db2 = db1 + l.oc;
+        float *col1 = malloc(dt_layer_col_size(&l, B) * sizeof *col1);
+        float *col2 = malloc(dt_layer_col_size(&d, B) * sizeof *col2);
+        fill_uniform(&r, x, nin, -1, 1);
+        fill_uniform(&r, w, l.n_w, -1, 1);
+        fill_uniform(&r, b, l.oc, -1, 1);
+        fill_uniform(&r, dy1, nout, -1, 1);
+        fill_uniform(&r, dw1, l.n_w, -1, 1);
+        fill_uniform(&r, db1, l.oc, -1, 1);
+        memcpy(dy2, dy1, nout * sizeof *dy1);
+        memcpy(dw2, dw1, l.n_w * sizeof *dw1);
+        memcpy(db2, db1, l.oc * sizeof *db1);
+        memset(y2, 0xff, nout * sizeof *y2); /* NaN: every output written */
+        dt_conv_forward(&l, w, b, x, y1, B, col1, B);
+        dt_conv_backward(&l, w, x, y1, dy1, NULL, dw1, db1, B, col1, B);
+        dt_conv_forward(&d, w, b, x, y2, B, col2, B);
+        dt_conv_backward(&d, w, x, y2, dy2, NULL, dw2, db2, B, col2, B);
+        for (size_t i = 0; i < nout; i++) {
+            ck_assert(close_to(y1[i], y2[i]));
+            ck_assert(dy1[i] == dy2[i] || (y1[i] > 0) != (y2[i] > 0));
+        }
+        for (size_t i = 0; i < l.n_w; i++)
+            ck_assert(close_to(dw1[i], dw2[i]));
+        for (size_t i = 0; i < l.oc; i++)
+            ck_assert(close_to(db1[i], db2[i]));
+        free(col1);
+        free(col2);
+        free(buf);
+    }
+}
+END_TEST
+
 START_TEST(test_gradcheck_fc_pool_relu)
 {
     dt_layer fc = {.kind = DT_FC, .c = 7, .h = 1, .w = 1, .oc = 5};
@@ -453,6 +513,7 @@ Suite *layers_suite(void)
         {"pool_known_answer", test_pool_known_answer},
         {"conv_gradients", test_gradcheck_conv},
         {"nhwc_conv_matches_nchw", test_conv_nhwc},
+        {"direct_conv_matches_im2col", test_conv_direct},
         {"fc_pool_relu_gradients", test_gradcheck_fc_pool_relu},
         {"softmax_xent_gradient", test_gradcheck_softmax_xent},
         {"fused_relu_same_bits", test_fused_relu},

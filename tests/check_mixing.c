@@ -52,6 +52,20 @@ START_TEST(test_spectra_closed_forms)
     petersen(&t);
     ck_assert_int_eq(cm_topo_validate_slem(&t, "p", &vs), CM_OK);
     ck_assert(vs == -1.0);
+    /* lambda_2(W), lambda_min(W): Petersen with W = I - (2/7) L has
+     * 3/7 and -3/7; an even ring with max-degree weights W = I - L/3 has
+     * 1 - (2 - 2 cos(2 pi/n))/3 and -1/3 (D^2's limit exactly) */
+    double w2, wmin;
+    ck_assert_int_eq(cm_topo_w_extremes(&t, &w2, &wmin), CM_EINVAL);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    ck_assert_int_eq(cm_topo_w_extremes(&t, &w2, &wmin), CM_OK);
+    ck_assert_double_eq_tol(w2, 3.0 / 7.0, 1e-9);
+    ck_assert_double_eq_tol(wmin, -3.0 / 7.0, 1e-9);
+    ring(&t, 8);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MAXDEG), CM_OK);
+    ck_assert_int_eq(cm_topo_w_extremes(&t, &w2, &wmin), CM_OK);
+    ck_assert_double_eq_tol(w2, 1 - (2 - 2 * cos(2 * M_PI / 8)) / 3, 1e-9);
+    ck_assert_double_eq_tol(wmin, -1.0 / 3.0, 1e-9);
     cm_topo_destroy(&t);
 }
 END_TEST

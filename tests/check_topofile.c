@@ -228,6 +228,24 @@ START_TEST(test_implied_self_weights)
         cm_topo_destroy(&u);
     }
     unlink(path);
+    /* a W_ii that is not exactly 1 - sum (read from an older file) is
+     * written as a self line, so the file stays exact */
+    {
+        cm_topo a, b;
+        cm_topo_init(&a);
+        cm_topo_init(&b);
+        const char *text = "0 0 0.3000000000000001\n0 1 0.7\n";
+        const char *p = tmpfile_with(text, strlen(text));
+        ck_assert_int_eq(cm_topo_read(&a, p), CM_OK);
+        ck_assert_int_eq(cm_topo_save(&a, p, NULL), CM_OK);
+        cm_topo_read_opts o2 = {0};
+        ck_assert_int_eq(cm_topo_read_ex(&b, p, &o2), CM_OK);
+        ck_assert_uint_eq(o2.self_lines, 1); /* node 0 only */
+        ck_assert(b.self[0] == a.self[0] && b.self[1] == a.self[1]);
+        unlink(p);
+        cm_topo_destroy(&a);
+        cm_topo_destroy(&b);
+    }
     /* explicit self lines, some nodes only: the rest are implied */
     cm_topo t;
     cm_topo_init(&t);

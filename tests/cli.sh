@@ -79,6 +79,8 @@ topogen_cases() {
 
     expect_ok "--help" "$tg" --help
     check 'grep -q "^usage: topogen" "$T/out"' "--help prints usage"
+    check '! awk "length(\$0) > 79 { bad = 1 } END { exit !bad }" "$T/out" && grep -q -- "--format FMT" "$T/out"' \
+        "--help: every flag from the table, lines within 79 columns"
 
     expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
     check 'sed -n 1p "$g" | grep -qx "# topogen 2 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1 version=[0-9.]*"' \
@@ -181,6 +183,8 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*bad.graphml:1: edge names an undeclared node 'b'" "graphml: undeclared node" "$tg" eval "$T/bad.graphml"
     printf 'graph [\n node [ id 0 ]\n edge [ source 0 ]\n]\n' >"$T/bad.gml"
     expect_fail 1 "^topogen: .*bad.gml:3: GML: edge without integer source and target" "gml: edge without target" "$tg" eval "$T/bad.gml"
+    printf 'a b\nb c\n' >"$T/names.txt"
+    expect_fail 1 "^topogen: .*names.txt: no .graph \[ node .* edge lists need integer node ids" "named nodes" "$tg" eval "$T/names.txt"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n abc" "$tg" -n abc -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n -3" "$tg" -n -3 -o "$o"
     expect_fail 2 "^topogen: -n: expected a positive integer" "-n 0" "$tg" -n 0 -o "$o"
@@ -272,6 +276,33 @@ train_cases() {
     h1=$(sed -n 's/.*hash //p' "$T/out")
     expect_ok "synthetic run, --quiet, same seed" "$dt" $syn --epochs 2 --quiet
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 0 ] && [ "$(sed -n "s/.*hash //p" "$T/out")" = "$h1" ]' "--quiet; same seed, same parameters"
+    model_cases
+}
+
+# --save-model / --eval-model / --init-model and bad model files.
+model_cases() {
+    m="$T/m.safetensors"
+    expect_ok "--save-model" "$dt" $syn --epochs 1 --save-model "$m" --threads 2
+    acc=$(sed -n 's/^final:.*test_acc \([0-9.]*\).*hash \([0-9a-f]*\).*/\1 \2/p' "$T/out")
+    check '[ -s "$m" ] && head -c 40 "$m" | tail -c 32 | grep -q "^{\"0.weight\":{\"dtype\":\"F32\""' "safetensors header, PyTorch names"
+    check '[ -z "$(ls "$T" | grep "m.safetensors.tmp")" ]' "no temporary file left"
+    expect_ok "--eval-model" "$dt" $syn --eval-model "$m"
+    check '[ "$(sed -n "s/^eval:.*test_acc \([0-9.]*\).*hash \([0-9a-f]*\).*/\1 \2/p" "$T/out")" = "$acc" ]' "eval: the final accuracy and hash"
+    expect_ok "--init-model" "$dt" $syn --epochs 1 --init-model "$m" --lr 0
+    check '[ "$(sed -n "s/^final:.*hash //p" "$T/out")" = "${acc#* }" ]' "--init-model, lr 0: the model unchanged"
+    expect_fail 1 "^dpsgd-train: .*$T/nodir/m.st" "unwritable model path" "$dt" $syn --epochs 1 --save-model "$T/nodir/m.st"
+    expect_fail 1 "^dpsgd-train: model file $m: tensor '0.weight' has shape \[6,1,5,5\], expected \[32,1,3,3\]" \
+        "another architecture" "$dt" $syn --model cnn --eval-model "$m"
+    head -c 5000 "$m" >"$T/trunc.st"
+    expect_fail 1 "^dpsgd-train: model file $T/trunc.st: tensor '[0-9]+.(weight|bias)' ends at byte" \
+        "truncated model" "$dt" $syn --eval-model "$T/trunc.st"
+    printf '\377\377\000\000\000\000\000\000{}' >"$T/lie.st"
+    expect_fail 1 "^dpsgd-train: model file $T/lie.st: header length 65535 exceeds" \
+        "header lying about its size" "$dt" $syn --eval-model "$T/lie.st"
+    sed 's/"0.bias"/"0.bogus"/' "$m" >"$T/ren.st"
+    expect_fail 1 "^dpsgd-train: model file $T/ren.st: tensor '0.bias' missing" \
+        "missing tensor" "$dt" $syn --eval-model "$T/ren.st"
+    expect_fail 1 "^dpsgd-train: .*$T/none.st" "missing model file" "$dt" $syn --init-model "$T/none.st"
 }
 
 # mpirun'd dpsgd-train: every rank stops within seconds (timeout 120 would
@@ -327,7 +358,21 @@ mpi_cases() {
         "bad partition" mpi_run 2 "$dt" --topology "$T/g4.txt" --partition dirichlet:-1 $syn
     expect_fail 1 "^dpsgd-train: --resume: no complete checkpoint in $T/ck" \
         "resume without checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --checkpoint "$T/ck" --resume --log "$l"
+    # --algorithm: unknown name; D^2 on a W at D^2's limit (the 4-cycle
+    # with MH weights has lambda_min = -1/3) when told not to transform;
+    # an algorithm with all-reduce
+    expect_fail 2 "^dpsgd-train: --algorithm: unknown algorithm 'adam'" \
+        "unknown algorithm" mpi_run 2 "$dt" --topology "$T/g4.txt" --algorithm adam $syn --log "$l"
+    printf '0 1\n1 2\n2 3\n3 0\n' >"$T/ring4.txt"
+    expect_fail 2 "^dpsgd-train: --algorithm d2 on .*ring4.txt: lambda_min of its mixing matrix .* is -0.3333 with C = 1 .*--d2-mixing auto or half" \
+        "d2 on lambda_min(W) = -1/3" mpi_run 2 "$dt" --topology "$T/ring4.txt" --weights mh --algorithm d2 --d2-mixing w $syn --log "$l"
+    expect_fail 2 "^dpsgd-train: --algorithm gt is for decentralized runs" \
+        "gt with all-reduce" mpi_run 2 "$dt" --mode allreduce --algorithm gt $syn --log "$l"
     check '[ ! -e "$l" ]' "no log after MPI failures"
+    expect_ok "d2 with the automatic mixing matrix" mpi_run 2 "$dt" --topology "$T/ring4.txt" \
+        --weights mh --algorithm d2 $syn --epochs 1
+    check 'grep -q "^final: d2 " "$T/out" && grep -q "^d2 mixing matrix: (1 - C) I + C W with C = 0.9375, SLEM 0.3750 (W: 0.3333)" "$T/out"' \
+        "d2 reports its mixing matrix"
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
@@ -336,6 +381,12 @@ mpi_cases() {
     printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
     expect_fail 1 "^dpsgd-train: --resume: .*worker-000001.ckpt: checksum mismatch" \
         "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
+    # the average model of a distributed run, saved and evaluated again
+    expect_ok "--save-model under mpirun" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 1 --save-model "$T/avg.st"
+    a1=$(sed -n 's/.*test_acc \([0-9.]*\) .*/\1/p' "$T/out" | tail -1)
+    expect_ok "--eval-model of the average" dt_run $syn --eval-model "$T/avg.st"
+    check '[ -n "$a1" ] && [ "$(sed -n "s/^eval:.*test_acc \([0-9.]*\).*/\1/p" "$T/out")" = "$a1" ]' "average model: the accuracy the run printed"
     placement_cases
 }
 

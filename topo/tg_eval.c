@@ -1,7 +1,9 @@
 /* tg_eval.c: topology figures (tg_eval_topo) and the consensus simulation
- * (tg_simulate). Spectra come from src/cm_mixing.c (dense GSL, exact; eval
- * runs once so speed does not matter), the diameter from igraph's BFS-based
- * igraph_diameter. The simulation keeps X as n x TG_SIM_DIM row-major and
+ * (tg_simulate). Spectra come from src/cm_mixing.c through spectra(), the
+ * one call to swap for a sparse solver (dense today: exact, O(n^3), and
+ * refused above CM_MIXING_DENSE_MAX); components from the one BFS
+ * (cm_topo_components); the diameter from igraph's igraph_diameter
+ * (tg_igraph), infinite for a disconnected graph. The simulation keeps X as n x TG_SIM_DIM row-major and
  * applies W through the CSR adjacency, so a round costs O((n + m) dim).
  */
 #include "tg_eval.h"

@@ -71,17 +71,11 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
     return CM_OK;
 }
 
-/* Fills the dense n x n Laplacian of g into a (symmetric, so row- and
- * column-major agree). */
+/* Fills the dense n x n Laplacian of g into a: the one Laplacian fill,
+ * shared with src/cm_mixing.c. */
 static void fill_laplacian(double *a, const tg_graph *g)
 {
-    size_t n = g->n;
-    memset(a, 0, n * n * sizeof *a);
-    for (size_t i = 0; i < n; i++) {
-        a[i * n + i] = (double)tg_graph_degree(g, i);
-        for (size_t p = g->off[i]; p < g->off[i + 1]; p++)
-            a[i * n + g->nb[p]] = -1.0;
-    }
+    cm_topo_csr_laplacian(g->n, g->off, g->nb, a);
 }
 
 cm_status tg_spec_laplacian(tg_spec *s, const tg_graph *g)

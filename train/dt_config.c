@@ -14,8 +14,8 @@
 #include <string.h>
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
-               F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_PLACEMENT,
-               F_NET } flag_kind;
+               F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
+               F_D2MIX, F_PLACEMENT, F_NET } flag_kind;
 
 typedef struct {
     const char *name;
@@ -55,11 +55,17 @@ static const flag_spec FLAGS[] = {
     {"--mode", F_MODE, OFF(mode), 0, 0, 0},
     {"--workers", F_SIZE, OFF(workers), 1, 1e6, 0},
     {"--partition", F_PARTITION, OFF(partition), 0, 0, 0},
+    {"--algorithm", F_ALGO, OFF(algorithm), 0, 0, 0},
+    {"--d2-mixing", F_D2MIX, OFF(d2_mix), 0, 0, 0},
     {"--eval-every", F_SIZE, OFF(eval_every), 1, 1e12, 0},
     {"--local-eval", F_SIZE, OFF(local_eval), 0, 1e9, 0},
     {"--checkpoint", F_PATH, OFF(ckpt_dir), 0, 0, 0},
     {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
+    {"--save-model", F_PATH, OFF(save_model), 0, 0, 0},
+    {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
+    {"--init-model", F_PATH, OFF(init_model), 0, 0, 0},
+    {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
     {"--placement", F_PLACEMENT, OFF(placement), 0, 0, 0},
     {"--net", F_NET, OFF(net), 0, 0, 0},
     {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
@@ -116,7 +122,8 @@ const char *dt_config_usage(void)
         "  --seed S           seed of init, shuffling, synthetic data (1)\n"
         "  --log FILE.csv     per-epoch CSV log (written atomically)\n"
         "  --quiet            no per-epoch progress lines\n"
-        "  --threads T        OpenBLAS threads (1)\n"
+        "  --threads T        engine threads per process (1; same result for "
+        "any T)\n"
         "  --train-limit N    use only the first N training images\n"
         "  --test-limit N     use only the first N test images\n"
         "  --synthetic-train N, --synthetic-test N  synthetic set sizes "
@@ -126,6 +133,11 @@ const char *dt_config_usage(void)
         "                     random 1x28x28 inputs (no data, no training)\n"
         "  --bench-steps N    steps per timed run (50)\n"
         "  --bench-repeat R   timed runs, best kept (3)\n"
+        "model files (safetensors, PyTorch names and layouts):\n"
+        "  --save-model FILE  write the final (average) model, atomically\n"
+        "  --save-model-every K  also after every K-th epoch\n"
+        "  --init-model FILE  start training from this model\n"
+        "  --eval-model FILE  only evaluate this model on the test set\n"
         "decentralized training (run under mpirun; ranks <= workers):\n"
         "  --topology FILE    D-PSGD on this topology (topogen's format or "
         "an\n"
@@ -137,6 +149,16 @@ const char *dt_config_usage(void)
         "allreduce\n"
         "  --workers N        allreduce: number of workers (one per rank)\n"
         "  --partition P      iid (default) or dirichlet:ALPHA (label skew)\n"
+        "  --algorithm A      dpsgd (default), d2 (D^2 / exact diffusion), "
+        "gt\n"
+        "                     (gradient tracking, 2x bytes) or qgm "
+        "(quasi-global\n"
+        "                     momentum); see train/README.md\n"
+        "  --d2-mixing C      d2 mixes with (1-C) I + C W: auto (the largest "
+        "C\n"
+        "                     <= 1 with lambda_min >= -1/4), half (C = 0.5), "
+        "w (C = 1)\n"
+        "                     or a number in (0, 1] (auto)\n"
         "  --eval-every K     also evaluate every K steps (default: per "
         "epoch)\n"
         "  --local-eval N     test images for each worker's own model "
@@ -190,6 +212,21 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
         return CM_OK;
     case F_PARTITION:
         return dt_partition_parse(v, (dt_part_spec *)(void *)p);
+    case F_ALGO:
+        if (dt_algo_parse(v, (dt_algo_kind *)(void *)p) != CM_OK)
+            return cm_error_prefix(CM_EINVAL, "%s", f->name);
+        return CM_OK;
+    case F_D2MIX: {
+        double c = strcmp(v, "auto") == 0 ? 0.0
+                   : strcmp(v, "half") == 0 ? 0.5
+                   : strcmp(v, "w") == 0 ? 1.0 : strtod(v, &end);
+        if ((end && (end == v || *end)) || errno || !(c >= 0.0 && c <= 1.0) ||
+            (end && c == 0.0))
+            return cm_error(CM_EINVAL, "%s: '%s' is not auto, half, w or a "
+                            "number in (0, 1]", f->name, v);
+        *(double *)(void *)p = c;
+        return CM_OK;
+    }
     case F_PLACEMENT:
         return cm_place_parse(v, (cm_place_kind *)(void *)p);
     case F_NET:

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cm_status.h"
+#include "dt_algo.h"
 #include "dt_data.h"
 #include "dt_net.h"
 #include "dt_optim.h"
@@ -43,12 +44,13 @@ typedef struct {
     uint64_t seed;             /* --seed: init, shuffling, synthetic data */
     char log_path[DT_PATH_MAX];/* --log FILE.csv; "" = no log */
     int quiet;                 /* --quiet: no per-epoch lines */
-    int threads;               /* --threads: OpenBLAS threads (1); set by
-                                  main (openblas_set_num_threads), not by
-                                  the library */
-    int avx512;                /* use the own AVX-512 kernels where the CPU
-                                  has them (1); main sets 0 when the
-                                  environment has DPSGD_NO_AVX512 */
+    int threads;               /* --threads: engine threads per process
+                                  (1; dt_net_set_threads); OpenBLAS stays
+                                  at one thread (set by main) */
+    int avx512;                /* use the own kernels where the CPU has
+                                  them (1): AVX-512, else AVX2; main sets
+                                  0 (OpenBLAS, NCHW) when the environment
+                                  has DPSGD_NO_AVX512 */
     size_t train_limit;        /* --train-limit N: first N train images */
     size_t test_limit;         /* --test-limit N: first N test images */
     size_t synth_train;        /* --synthetic-train N (synthetic set) */
@@ -63,6 +65,9 @@ typedef struct {
     dt_mode mode;              /* --mode gossip|allreduce (gossip) */
     size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
     dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
+    dt_algo_kind algorithm;    /* --algorithm dpsgd|d2|gt|qgm (dpsgd) */
+    double d2_mix;             /* --d2-mixing: weight C of W in d2's
+                                  (1-C) I + C W; 0 = auto */
     size_t eval_every;         /* --eval-every K steps; 0 = every epoch */
     size_t local_eval;         /* --local-eval N: test images for the
                                   workers' own models (1000) */
@@ -70,6 +75,14 @@ typedef struct {
     int resume;                /* --resume from the last checkpoint */
     size_t stop_after;         /* --stop-after E: end after E epochs as if
                                   interrupted (to test --resume); 0 = off */
+    /* model files (safetensors, dt_model_io) */
+    char save_model[DT_PATH_MAX]; /* --save-model FILE: the final (average)
+                                  model; "" = none */
+    size_t save_model_every;   /* --save-model-every K: also after every
+                                  K-th epoch (0 = only at the end) */
+    char init_model[DT_PATH_MAX]; /* --init-model FILE: start from it */
+    char eval_model[DT_PATH_MAX]; /* --eval-model FILE: only evaluate it on
+                                  the test set */
     /* across hosts (cm_place, cm_net) */
     cm_place_kind placement;   /* --placement block|graph (graph) */
     cm_net net;                /* --net: the network model */

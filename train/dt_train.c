@@ -14,6 +14,7 @@
 #include "cm_time.h"
 #include "dt_log.h"
 #include "dt_loop.h"
+#include "dt_model_io.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 
@@ -151,6 +152,11 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
     cm_status s = dt_log_append(&u->lg, &row);
     if (s != CM_OK)
         return s;
+    const size_t K = u->cfg->save_model_every;
+    if (u->cfg->save_model[0] && K && e.epoch % K == 0 &&
+        (s = dt_model_save(u->net, u->net->params, u->cfg->save_model)) !=
+            CM_OK)
+        return s;
     if (u->on_epoch)
         u->on_epoch(u->ctx, &e);
     u->res->test_acc = e.test_acc;
@@ -170,7 +176,9 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     u.ctx = ctx;
     u.res = res;
     cm_status s = dt_log_open(&u.lg, cfg->log_path);
-    if (s != CM_OK)
+    if (s != CM_OK ||
+        (cfg->save_model[0] &&
+         (s = dt_model_check_path(cfg->save_model)) != CM_OK))
         goto cleanup;
     if ((s = dt_train_load(cfg, &u.train, &u.test)) != CM_OK)
         goto cleanup;
@@ -178,7 +186,8 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     u.B = cfg->batch < u.train.n ? cfg->batch : u.train.n;
     if ((s = dt_net_new(cfg->model, u.train.c, u.train.h, u.train.w,
                         u.train.classes, dt_net_eval_batch(u.B), cfg->avx512,
-                        &u.net)) != CM_OK)
+                        &u.net)) != CM_OK ||
+        (s = dt_net_set_threads(u.net, (size_t)cfg->threads)) != CM_OK)
         goto cleanup;
     u.v = calloc(u.net->n_params, sizeof *u.v);
     u.xb = malloc(u.B * img * sizeof *u.xb);
@@ -192,6 +201,9 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     cm_rng_seed(&init_rng, cfg->seed, 0);
     cm_rng_seed(&u.shuf_rng, cfg->seed, 1);
     dt_net_init(u.net, u.net->params, &init_rng);
+    if (cfg->init_model[0] &&
+        (s = dt_model_load(u.net, cfg->init_model, u.net->params)) != CM_OK)
+        goto cleanup;
     for (size_t i = 0; i < u.train.n; i++)
         u.order[i] = i;
     /* Every image once per epoch, the last minibatch possibly short;
@@ -214,6 +226,8 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     res->n_test = u.test.n;
     res->n_params = u.net->n_params;
     res->param_hash = dt_hash_floats(u.net->params, u.net->n_params);
+    if (cfg->save_model[0])
+        s = dt_model_save(u.net, u.net->params, cfg->save_model);
 cleanup:
     free(u.order);
     free(u.yb);
@@ -223,5 +237,35 @@ cleanup:
     dt_data_destroy(&u.test);
     dt_data_destroy(&u.train);
     dt_log_close(&u.lg);
+    return s;
+}
+
+cm_status dt_train_eval_model(const dt_config *cfg, dt_train_result *res)
+{
+    dt_data train = {0}, test = {0};
+    dt_net *net = NULL;
+    memset(res, 0, sizeof *res);
+    /* the training set too: its statistics normalize the test set */
+    cm_status s = dt_train_load(cfg, &train, &test);
+    if (s != CM_OK)
+        goto cleanup;
+    size_t correct = 0;
+    if ((s = dt_net_new(cfg->model, test.c, test.h, test.w, test.classes,
+                        dt_net_eval_batch(cfg->batch), cfg->avx512, &net)) !=
+            CM_OK ||
+        (s = dt_net_set_threads(net, (size_t)cfg->threads)) != CM_OK ||
+        (s = dt_model_load(net, cfg->eval_model, net->params)) != CM_OK ||
+        (s = dt_net_eval(net, net->params, test.x, test.y, test.n, &correct,
+                         &res->test_loss)) != CM_OK)
+        goto cleanup;
+    res->test_acc = (double)correct / (double)test.n;
+    res->n_test = test.n;
+    res->n_train = train.n;
+    res->n_params = net->n_params;
+    res->param_hash = dt_hash_floats(net->params, net->n_params);
+cleanup:
+    dt_net_free(net);
+    dt_data_destroy(&test);
+    dt_data_destroy(&train);
     return s;
 }

@@ -65,4 +65,10 @@ uint64_t dt_hash_floats(const float *x, size_t n);
 cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
                           void *ctx, dt_train_result *res);
 
+/* --eval-model: loads cfg->eval_model (dt_model_load; model and data set
+ * from cfg) and evaluates it on the test set, normalized with the training
+ * set's statistics as in training: res->test_acc, test_loss, n_test,
+ * n_params, param_hash. Errors as for dt_train_load and dt_model_load. */
+cm_status dt_train_eval_model(const dt_config *cfg, dt_train_result *res);
+
 #endif

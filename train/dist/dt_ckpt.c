@@ -69,7 +69,7 @@ static void header_encode(unsigned char *h, const dt_ckpt_meta *m)
     memset(h, 0, CK_HDR);
     memcpy(h, CK_MAGIC, 8);
     put_u32(h + 8, CK_VERSION);
-    put_u32(h + 12, m->has_momentum ? 1u : 0u);
+    put_u32(h + 12, m->n_state);
     const uint64_t f[11] = {m->n_workers, m->worker, m->epoch, m->step,
                             m->pos, m->fingerprint, m->n_params,
                             m->rng.s[0], m->rng.s[1], m->rng.s[2],
@@ -80,7 +80,7 @@ static void header_encode(unsigned char *h, const dt_ckpt_meta *m)
 
 static void header_decode(const unsigned char *h, dt_ckpt_meta *m)
 {
-    m->has_momentum = (int)(get_u32(h + 12) & 1u);
+    m->n_state = get_u32(h + 12);
     uint64_t f[11];
     for (int i = 0; i < 11; i++)
         f[i] = get_u64(h + 16 + 8 * i);
@@ -138,15 +138,19 @@ static cm_status make_dir(const char *path)
 }
 
 cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
-                        const float *params, const float *momentum)
+                        const float *params, float *const *state)
 {
     char path[CK_PATH];
     unsigned char h[CK_HDR], tail[4];
     cm_afile f = {0};
     cm_status s;
 
-    if (m->has_momentum && !momentum)
-        return cm_error(CM_EINVAL, "checkpoint with momentum but no array");
+    if (m->n_state > DT_CKPT_MAX_STATE)
+        return cm_error(CM_EINVAL, "checkpoint with %u state arrays (at "
+                        "most %d)", m->n_state, DT_CKPT_MAX_STATE);
+    for (unsigned k = 0; k < m->n_state; k++)
+        if (!state || !state[k])
+            return cm_error(CM_EINVAL, "checkpoint state array %u missing", k);
     if ((s = dir_ok(dir)) != CM_OK || (s = make_dir(dir)) != CM_OK)
         return s;
     snprintf(path, sizeof path, "%s/epoch-%06llu", dir,
@@ -159,9 +163,9 @@ cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
     uLong crc = crc32(0L, Z_NULL, 0);
     header_encode(h, m);
     int ok = put_bytes(f.fp, &crc, h, CK_HDR) &&
-             put_floats(f.fp, &crc, params, m->n_params) &&
-             (!m->has_momentum ||
-              put_floats(f.fp, &crc, momentum, m->n_params));
+             put_floats(f.fp, &crc, params, m->n_params);
+    for (unsigned k = 0; ok && k < m->n_state; k++)
+        ok = put_floats(f.fp, &crc, state[k], m->n_params);
     put_u32(tail, (uint32_t)crc);
     ok = ok && fwrite(tail, 1, 4, f.fp) == 4;
     if (!ok) {
@@ -286,7 +290,10 @@ static cm_status check_file(FILE *fp, const char *path, dt_ckpt_meta *m)
         return cm_error(CM_EFORMAT, "%s: implausible parameter count %llu "
                         "(corrupt checkpoint)", path,
                         (unsigned long long)m->n_params);
-    uint64_t want = CK_HDR + 4 * m->n_params * (m->has_momentum ? 2 : 1) + 4;
+    if (m->n_state > DT_CKPT_MAX_STATE)
+        return cm_error(CM_EFORMAT, "%s: %u state arrays (corrupt "
+                        "checkpoint)", path, m->n_state);
+    uint64_t want = CK_HDR + 4 * m->n_params * (1 + m->n_state) + 4;
     if (size < want)
         return cm_error(CM_EFORMAT, "%s: truncated (corrupt checkpoint): %llu "
                         "bytes, header implies %llu", path,
@@ -325,7 +332,7 @@ static cm_status expect_eq(const char *path, const char *what, uint64_t got,
 
 cm_status dt_ckpt_read(const char *dir, uint64_t epoch,
                        const dt_ckpt_meta *expect, dt_ckpt_meta *got,
-                       float *params, float *momentum)
+                       float *params, float *const *state)
 {
     char path[CK_PATH];
     if (dir_ok(dir) != CM_OK)
@@ -345,8 +352,8 @@ cm_status dt_ckpt_read(const char *dir, uint64_t epoch,
         (s = expect_eq(path, "epoch", got->epoch, epoch)) != CM_OK ||
         (s = expect_eq(path, "parameter count", got->n_params,
                        expect->n_params)) != CM_OK ||
-        (s = expect_eq(path, "momentum flag", (uint64_t)got->has_momentum,
-                       (uint64_t)(expect->has_momentum != 0))) != CM_OK ||
+        (s = expect_eq(path, "state arrays", got->n_state,
+                       expect->n_state)) != CM_OK ||
         (s = expect_eq(path, "settings fingerprint", got->fingerprint,
                        expect->fingerprint)) != CM_OK) {
         if (got->fingerprint != expect->fingerprint)
@@ -356,9 +363,11 @@ cm_status dt_ckpt_read(const char *dir, uint64_t epoch,
                          "with the flags of the run that wrote it", path);
         goto done;
     }
-    if (fseek(fp, CK_HDR, SEEK_SET) != 0 ||
-        !get_floats(fp, params, got->n_params) ||
-        (got->has_momentum && !get_floats(fp, momentum, got->n_params)))
+    int ok = fseek(fp, CK_HDR, SEEK_SET) == 0 &&
+             get_floats(fp, params, got->n_params);
+    for (unsigned k = 0; ok && k < got->n_state; k++)
+        ok = get_floats(fp, state[k], got->n_params);
+    if (!ok)
         s = cm_error(CM_EIO, "cannot read %s", path);
 done:
     fclose(fp);

@@ -14,10 +14,11 @@
  * little-endian, whatever the host):
  *   0   char[8]  magic "DPSGDCK\0"
  *   8   u32      version (1)
- *   12  u32      flags: bit 0 = momentum present
+ *   12  u32      n_state: state arrays after params (0..4; 1 = the
+ *                momentum of D-PSGD, as in the first files)
  *   16  u64      n_workers, worker, epoch, step, pos, fingerprint,
  *                n_params, rng.s[0..3]          (11 x u64, to byte 104)
- *   104 f32      params[n_params], then momentum[n_params] if flagged
+ *   104 f32      params[n_params], then n_state arrays of n_params
  *   end u32      crc32 (zlib) of every byte before it
  * No MPI here: each rank reads and writes only its own workers' files.
  */
@@ -30,6 +31,8 @@
 #include "cm_rng.h"
 #include "cm_status.h"
 
+#define DT_CKPT_MAX_STATE 4 /* state arrays per worker file at most */
+
 typedef struct {
     uint64_t n_workers;   /* workers in the run */
     uint64_t worker;      /* this file's worker id, < n_workers */
@@ -38,8 +41,9 @@ typedef struct {
     uint64_t pos;         /* position within the epoch (caller's unit) */
     uint64_t fingerprint; /* caller's hash of settings that must match on
                              resume (seed, batch, ...); 0 when unused */
-    uint64_t n_params;    /* floats in params (and in momentum) */
-    int has_momentum;     /* 1 when a momentum array is stored */
+    uint64_t n_params;    /* floats in params and in each state array */
+    unsigned n_state;     /* state arrays stored after params (momentum,
+                             the algorithm's extra vectors), <= 4 */
     cm_rng rng;           /* the worker's generator state */
 } dt_ckpt_meta;
 
@@ -49,12 +53,14 @@ void dt_ckpt_path(char *buf, size_t n, const char *dir, uint64_t epoch,
                   uint64_t worker);
 
 /* Writes worker m->worker's file of epoch m->epoch, creating DIR and the
- * epoch directory when missing (safe when several ranks race). params and,
- * if m->has_momentum, momentum hold m->n_params floats each (borrowed).
+ * epoch directory when missing (safe when several ranks race). params and
+ * state[0..m->n_state) hold m->n_params floats each (borrowed, never
+ * written: non-const only so a float ** converts); CM_EINVAL
+ * when n_state > DT_CKPT_MAX_STATE or an array is missing.
  * Atomic: on error nothing is left at the final path. CM_EIO naming the
  * path on failure. O(n_params). */
 cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
-                        const float *params, const float *momentum);
+                        const float *params, float *const *state);
 
 /* Marks epoch complete: checks that all n_workers files of the epoch
  * exist (CM_EIO naming the first missing one), writes DIR/latest
@@ -71,13 +77,13 @@ cm_status dt_ckpt_latest(const char *dir, uint64_t *epoch);
 /* Reads and validates worker expect->worker's file of epoch: magic,
  * version, length, crc32 ("PATH: checksum mismatch (corrupt checkpoint)",
  * "PATH: truncated (corrupt checkpoint)", CM_EFORMAT), then that
- * n_workers, worker, n_params, has_momentum and fingerprint equal expect's
+ * n_workers, worker, n_params, n_state and fingerprint equal expect's
  * (CM_EINVAL "PATH: ... but the running configuration has ..."). On
- * success fills *got (all fields) and params[expect->n_params] and, if
- * expect->has_momentum, momentum. On error the outputs are unspecified.
+ * success fills *got (all fields), params[expect->n_params] and each of
+ * state[0..n_state). On error the outputs are unspecified.
  * Reads the file twice (check, then load). O(n_params). */
 cm_status dt_ckpt_read(const char *dir, uint64_t epoch,
                        const dt_ckpt_meta *expect, dt_ckpt_meta *got,
-                       float *params, float *momentum);
+                       float *params, float *const *state);
 
 #endif

@@ -5,7 +5,10 @@
  * stochastic gradient descent", Algorithm 1, with local momentum and
  * weight decay (v_i <- mu v_i + g_i + wd x_i; x_i <- sum_j W_ij x_j - lr v_i).
  * The exchange of the x_j is started before and finished after the
- * gradient computation, so it overlaps it.
+ * gradient computation, so it overlaps it. --algorithm swaps in another
+ * update rule of dt_algo (D^2, gradient tracking, quasi-global momentum)
+ * on the same gossip; d2's mixing matrix (1 - c) I + c W is settled here,
+ * from lambda_min(W), before training.
  *
  * Reproducibility: everything a worker does depends on (seed, worker id)
  * only: its shard (dt_partition, from the seed), its batch order (its own
@@ -33,12 +36,15 @@
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_mixing.h"
+#include "cm_topo.h"
+#include "dt_algo.h"
 #include "dt_data.h"
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
 #include "dt_log.h"
 #include "dt_loop.h"
 #include "dt_metrics.h"
+#include "dt_model_io.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
@@ -56,7 +62,10 @@ typedef struct {
     cm_topo topo;           /* gossip mode: the weighted topology */
     double slem;
     int one_based;          /* the topology file was read as 1-based */
+    double mix_c;           /* d2: weight of W in its mixing matrix */
+    double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
     dt_gossip *g;
+    dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
     size_t B;               /* batch */
     size_t steps_per_epoch;
@@ -77,6 +86,32 @@ typedef struct {
 } dt_run;
 
 /* ---- setup ------------------------------------------------------------- */
+
+/* d2's mixing matrix M = (1 - c) I + c W: --d2-mixing C, or (auto) the
+ * largest c <= 1 with lambda_min(M) >= -1/4, a margin inside D^2's
+ * lambda_min > -1/3. Refuses a C whose M is at or below -1/3. Same on
+ * every rank (same file, same arithmetic). O(n^3). */
+static cm_status setup_d2_mixing(dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    double l2, lmin;
+    cm_status s = cm_topo_w_extremes(&r->topo, &l2, &lmin);
+    if (s != CM_OK)
+        return cm_error_prefix(s, "--topology");
+    double c = cfg->d2_mix;
+    if (c == 0.0)
+        c = lmin < -0.25 ? 1.25 / (1.0 - lmin) : 1.0;
+    double mmin = 1.0 - c * (1.0 - lmin), m2 = 1.0 - c * (1.0 - l2);
+    if (r->n > 1 && mmin <= -1.0 / 3.0 + 1e-9)
+        return cm_error(CM_EINVAL, "--algorithm d2 on %s: lambda_min of its "
+                        "mixing matrix (1 - C) I + C W is %.4f with C = %g "
+                        "(lambda_min(W) = %.4f); D^2 needs it above -1/3: "
+                        "use --d2-mixing auto or half", cfg->topology, mmin,
+                        c, lmin);
+    r->mix_c = c;
+    r->mix_slem = r->n > 1 ? fmax(fabs(m2), fabs(mmin)) : 0.0;
+    return CM_OK;
+}
 
 /* Topology (gossip) or worker count (all-reduce); ranks <= workers. */
 static cm_status setup_workers(dt_run *r)
@@ -102,6 +137,8 @@ static cm_status setup_workers(dt_run *r)
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
         r->n = r->topo.n;
+        if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
+            s = setup_d2_mixing(r);
     }
     s = dt_comm_agree(r->comm, s);
     if (s != CM_OK)
@@ -267,14 +304,18 @@ static cm_status setup_state(dt_run *r)
     const dt_data *d = &r->w.train;
     cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, d->classes,
                              dt_net_eval_batch(r->B), cfg->avx512, &r->net);
+    if (s == CM_OK)
+        s = dt_net_set_threads(r->net, (size_t)cfg->threads);
     if (s != CM_OK)
         return s;
     const size_t len = r->net->n_params;
     r->ev.comm = r->comm;
     r->ev.net = r->net;
     r->ev.n = r->n;
-    if ((s = dt_workers_alloc(&r->w, r->allreduce, len, r->B, cfg->seed)) !=
-            CM_OK ||
+    const size_t xlen = r->allreduce ? len
+                                     : dt_algo_gossip_len(cfg->algorithm, len);
+    if ((s = dt_workers_alloc(&r->w, r->allreduce, len, xlen, r->B,
+                              cfg->seed)) != CM_OK ||
         (s = dt_evaluator_alloc(&r->ev, len)) != CM_OK)
         return s;
     if (r->allreduce && !(r->gsum = malloc(len * sizeof *r->gsum)))
@@ -282,6 +323,9 @@ static cm_status setup_state(dt_run *r)
     cm_rng init;
     cm_rng_seed(&init, cfg->seed, 0);
     dt_net_init(r->net, r->w.x[0], &init);
+    if (cfg->init_model[0] &&
+        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK)
+        return s;
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
     return CM_OK;
@@ -302,38 +346,66 @@ static cm_status worker_grad(dt_run *r, size_t i, const float *p)
     return s;
 }
 
+/* The gossip as dt_algo's mixer. */
+static cm_status mix_start(void *g, float *const *in)
+{
+    return dt_gossip_start(g, in);
+}
+
+static cm_status mix_finish(void *g, float *const *out)
+{
+    return dt_gossip_finish(g, out);
+}
+
+/* One step of every local worker: dt_algo_begin starts the gossip when the
+ * algorithm overlaps it (dpsgd, gt), the gradients follow, dt_algo_end
+ * finishes or runs the gossip and updates. For dpsgd this is the original
+ * sequence of calls, so its bits are unchanged. */
 static cm_status step_gossip(dt_run *r, double lr)
 {
-    const float mu = (float)r->cfg->momentum, wd = (float)r->cfg->weight_decay;
     dt_workers *w = &r->w;
-    cm_status s = dt_gossip_start(r->g, w->x);
+    cm_status s = dt_algo_begin(r->algo);
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
-        double loss;
-        dt_workers_next_batch(w, i);
-        s = dt_loop_local_step(r->net, w->x[i], w->v[i], w->xb, w->yb, r->B,
-                               mu, wd, &loss);
-        r->loss_sum += loss;
-        r->loss_n++;
+        s = worker_grad(r, i, w->x[i]);
+        dt_algo_grad(r->algo, i, r->net->grads, (float)lr);
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
          * poke it between workers so it proceeds during the computation. */
         if (s == CM_OK && i + 1 < w->count)
             s = dt_gossip_progress(r->g);
     }
     r->t_compute += cm_time_now() - t0;
-    if (s == CM_OK)
-        s = dt_gossip_finish(r->g, w->xn);
+    /* the update after the gossip counts as compute, the gossip not */
+    dt_gossip_stats g0, g1;
+    dt_gossip_get_stats(r->g, &g0);
     t0 = cm_time_now();
-    for (size_t i = 0; i < w->count; i++) {
-        dt_sgd_apply(w->xn[i], w->v[i], w->len, (float)lr);
-        float *tmp = w->x[i];
-        w->x[i] = w->xn[i];
-        w->xn[i] = tmp;
-    }
-    r->t_compute += cm_time_now() - t0;
+    if (s == CM_OK)
+        s = dt_algo_end(r->algo, (float)lr);
+    dt_gossip_get_stats(r->g, &g1);
+    r->t_compute += cm_time_now() - t0 - (g1.t_mix - g0.t_mix) -
+                    (g1.t_mpi - g0.t_mpi);
     return s;
+}
+
+/* The gossip (of dt_algo_gossip_len floats per worker) and the update
+ * rule on the workers' arrays. Collective. */
+static cm_status setup_algo(dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    dt_workers *w = &r->w;
+    cm_status s = dt_gossip_new_placed(r->comm, &r->topo, r->pl.rank_of,
+                                       w->xlen, &r->g);
+    if (s != CM_OK)
+        return s;
+    dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
+                         .count = w->count, .mu = (float)cfg->momentum,
+                         .wd = (float)cfg->weight_decay,
+                         .mix_w = (float)r->mix_c};
+    dt_algo_mixer mx = {r->g, mix_start, mix_finish};
+    return dt_comm_agree(r->comm,
+                         dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo));
 }
 
 static cm_status step_allreduce(dt_run *r, double lr)
@@ -429,6 +501,9 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_params = r->w.len;
     res->slem = r->slem;
     res->topo_one_based = r->one_based;
+    res->algorithm = r->allreduce ? DT_ALGO_DPSGD : r->cfg->algorithm;
+    res->mix_c = r->mix_c;
+    res->mix_slem = r->mix_slem;
     res->t_compute = t.compute / P;
     res->t_gossip_mem = t.mix / P;
     res->t_gossip_mpi = t.mpi / P;
@@ -443,6 +518,7 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
 static void run_free(dt_run *r)
 {
     free(r->gsum);
+    dt_algo_free(r->algo);
     dt_gossip_free(r->g);
     dt_placement_destroy(&r->pl);
     dt_evaluator_destroy(&r->ev);
@@ -468,6 +544,10 @@ static cm_status check_config(const dt_config *cfg, size_t P)
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
         return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
                         "used with --mode allreduce");
+    if (cfg->mode == DT_MODE_ALLREDUCE && cfg->algorithm != DT_ALGO_DPSGD)
+        return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
+                        "runs (--topology); all-reduce already averages the "
+                        "exact gradients", dt_algo_name(cfg->algorithm));
     return CM_OK;
 }
 
@@ -536,6 +616,14 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
         (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
         return s;
     c->res->last = p;
+    const size_t K = r->cfg->save_model_every;
+    if (epoch_end && K && r->cfg->save_model[0] &&
+        (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */
+        if (r->rank == 0)
+            s = dt_model_save(r->net, r->ev.xbar, r->cfg->save_model);
+        if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
+            return s;
+    }
     if (epoch_end && r->cfg->ckpt_dir[0])
         s = dt_run_ckpt_save(c->ck, &r->w, done / r->steps_per_epoch, done,
                              c->rs);
@@ -571,20 +659,20 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (r.rank == 0)
         s = dt_log_open_model(&lg, cfg->log_path,
                               cfg->net_given && !r.allreduce);
+    if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
+        s = dt_model_check_path(cfg->save_model);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
         (s = setup_data(&r, &part)) != CM_OK)
         goto cleanup;
     s = dt_comm_agree(comm, setup_state(&r));
     if (s != CM_OK)
         goto cleanup;
-    if (!r.allreduce &&
-        (s = dt_gossip_new_placed(comm, &r.topo, r.pl.rank_of, r.w.len,
-                                  &r.g)) != CM_OK)
+    if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
     if (!r.allreduce) {  /* the placement's report, before training */
         res->placement = r.pl.kind;
         res->place = r.pl.st;
-        res->array_bytes = 4.0 * (double)r.w.len;
+        res->array_bytes = 4.0 * (double)r.w.xlen; /* gt: x and y */
         res->n_workers = r.n;
         res->n_ranks = r.P;
         if (cfg->net_given)
@@ -594,7 +682,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     }
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
-        .steps_per_epoch = r.steps_per_epoch,
+        .steps_per_epoch = r.steps_per_epoch, .algo = r.algo,
         .fingerprint = dt_run_ckpt_fingerprint(
             cfg, r.n, r.w.len, r.allreduce ? NULL : &r.topo)};
     size_t step = 0;
@@ -628,6 +716,11 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->steps = step;
     if ((s = summarize(&r, res)) != CM_OK)
+        goto cleanup;
+    /* the average model xbar, formed on every rank by summarize */
+    if (cfg->save_model[0] && r.rank == 0)
+        s = dt_model_save(r.net, r.ev.xbar, cfg->save_model);
+    if ((s = dt_comm_agree(comm, s)) != CM_OK)
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:

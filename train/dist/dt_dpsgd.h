@@ -33,6 +33,7 @@
 
 #include "cm_place.h"
 #include "cm_status.h"
+#include "dt_algo.h"
 #include "dt_comm.h"
 #include "dt_config.h"
 
@@ -70,6 +71,9 @@ typedef struct {
                               the dense eigensolver's limit) */
     int topo_one_based;    /* the topology file had no node 0 and no n=:
                               read as 1-based (worker i is its node i+1) */
+    dt_algo_kind algorithm;/* the update rule (dpsgd for all-reduce) */
+    double mix_c;          /* d2: its mixing matrix is (1-c) I + c W */
+    double mix_slem;       /* d2: the SLEM of that matrix (else 0) */
     dt_dpsgd_progress last;/* the last evaluation */
     double t_compute;      /* s per rank: gradients and updates (mean) */
     double t_gossip_mem;   /* s per rank: in-memory mixing (mean) */

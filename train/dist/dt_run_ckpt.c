@@ -23,8 +23,23 @@ static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
     m->pos = w->cursor[i];
     m->fingerprint = c->fingerprint;
     m->n_params = w->len;
-    m->has_momentum = 1;
+    m->n_state = 1;
+    if (c->algo) {
+        float *arr[DT_ALGO_MAX_STATE];
+        m->n_state = (unsigned)dt_algo_state(c->algo, i, arr);
+    }
     m->rng = w->rng_pass[i];
+}
+
+/* Worker i's state beyond x: the algorithm's arrays, or the shared v. */
+static unsigned state_of(const dt_run_ckpt *c, const dt_workers *w, size_t i,
+                         float *arr[DT_ALGO_MAX_STATE])
+{
+    if (!c->algo) {
+        arr[0] = w->v[0];
+        return 1;
+    }
+    return (unsigned)dt_algo_state(c->algo, i, arr);
 }
 
 cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
@@ -35,8 +50,9 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
         dt_ckpt_meta m;
         ckpt_meta(c, w, i, epoch, step, &m);
-        size_t a = w->shared ? 0 : i;
-        s = dt_ckpt_write(c->dir, &m, w->x[a], w->v[a]);
+        float *st[DT_ALGO_MAX_STATE];
+        state_of(c, w, i, st);
+        s = dt_ckpt_write(c->dir, &m, w->x[w->shared ? 0 : i], st);
     }
     if ((s = dt_comm_agree(c->comm, s)) != CM_OK)
         return cm_error_prefix(s, "--checkpoint");
@@ -69,8 +85,10 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
         dt_ckpt_meta want, got;
         ckpt_meta(c, w, i, epoch, 0, &want);
-        size_t a = w->shared ? 0 : i;
-        s = dt_ckpt_read(c->dir, epoch, &want, &got, w->x[a], w->v[a]);
+        float *st[DT_ALGO_MAX_STATE];
+        state_of(c, w, i, st);
+        s = dt_ckpt_read(c->dir, epoch, &want, &got, w->x[w->shared ? 0 : i],
+                         st);
         if (s != CM_OK)
             break;
         size_t n_i = dt_workers_shard_size(w, i);
@@ -122,6 +140,11 @@ uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
     if ((size_t)k >= sizeof buf)
         k = (int)sizeof buf - 1;
     uint64_t h = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, buf, (size_t)k);
+    if (cfg->algorithm != DT_ALGO_DPSGD) { /* D-PSGD's stay as they were */
+        k = snprintf(buf, sizeof buf, " %s %.17g",
+                     dt_algo_name(cfg->algorithm), cfg->d2_mix);
+        h = cm_hash_fnv1a(h, buf, (size_t)(k > 0 ? k : 0));
+    }
     if (topo) {
         h = cm_hash_fnv1a(h, topo->adj, 2 * topo->m * sizeof *topo->adj);
         h = cm_hash_fnv1a(h, topo->adj_w, 2 * topo->m * sizeof *topo->adj_w);

@@ -1,6 +1,7 @@
 /* dt_run_ckpt: checkpoints of a whole D-PSGD run, and resuming from them.
  *
- * A run's checkpoint of epoch E is: one file per worker (dt_ckpt: x, v,
+ * A run's checkpoint of epoch E is: one file per worker (dt_ckpt: x, the
+ * algorithm's state (v; d2 v, psi_prev; gt y, v, h_prev; qgm mhat),
  * the generator state at the start of its pass, its position), written by
  * the rank that holds it; rank 0's run state (dt_dpsgd_state: CSV rows,
  * clock, bytes); then the marker DIR/latest, which makes it complete. A
@@ -18,6 +19,7 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "dt_comm.h"
+#include "dt_algo.h"
 #include "dt_config.h"
 #include "dt_dpsgd_state.h"
 #include "dt_workers.h"
@@ -29,11 +31,16 @@ typedef struct {
     size_t n;             /* workers in the run */
     size_t steps_per_epoch;
     uint64_t fingerprint; /* dt_run_ckpt_fingerprint of the run */
+    const dt_algo *algo;  /* borrowed, gossip mode: the update rule whose
+                             per-worker state (dt_algo_state) is saved with
+                             x; NULL (all-reduce): the momentum w->v[0] */
 } dt_run_ckpt;
 
 /* Hash (FNV-1a) of the settings a checkpoint must match: the flags that
- * shape the trajectory, n workers, len parameters, and, when topo is not
- * NULL, the topology's edges and weights. */
+ * shape the trajectory (--algorithm and --d2-mixing when the algorithm is
+ * not dpsgd, so D-PSGD's fingerprints are those of older checkpoints), n
+ * workers, len parameters, and, when topo is not NULL, the topology's
+ * edges and weights. */
 uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
                                  const cm_topo *topo);
 

@@ -43,12 +43,13 @@ size_t dt_workers_shard_size(const dt_workers *w, size_t i)
 }
 
 cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
-                           size_t batch, uint64_t seed)
+                           size_t xlen, size_t batch, uint64_t seed)
 {
     const size_t img = w->train.c * w->train.h * w->train.w;
     w->shared = shared;
     w->arrays = shared ? 1 : w->count;
     w->len = len;
+    w->xlen = xlen > len ? xlen : len;
     w->batch = batch;
     w->x = calloc(w->arrays, sizeof *w->x);
     w->xn = calloc(w->arrays, sizeof *w->xn);
@@ -64,11 +65,12 @@ cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
         return cm_error(CM_ENOMEM, "out of memory for %zu workers",
                         w->count);
     for (size_t i = 0; i < w->arrays; i++) {
-        w->x[i] = malloc(len * sizeof(float));
-        w->v[i] = calloc(len, sizeof(float));
-        if (!shared)
-            w->xn[i] = malloc(len * sizeof(float));
-        if (!w->x[i] || !w->v[i] || (!shared && !w->xn[i]))
+        w->x[i] = calloc(w->xlen, sizeof(float));
+        if (shared)
+            w->v[i] = calloc(len, sizeof(float));
+        else
+            w->xn[i] = calloc(w->xlen, sizeof(float));
+        if (!w->x[i] || (shared ? !w->v[i] : !w->xn[i]))
             return cm_error(CM_ENOMEM, "out of memory for %zu workers of "
                             "%zu parameters", w->count, len);
     }

@@ -9,7 +9,9 @@
  * the sorted shard shuffled by the worker's generator; rng_pass[i] keeps
  * the generator state at the start of the pass, which is all a checkpoint
  * needs to replay the pass. In all-reduce mode (shared = 1) the workers
- * share one parameter array: x[0], v[0] (arrays = 1).
+ * share one parameter array: x[0], v[0] (arrays = 1). In gossip mode the
+ * update rule (dt_algo) runs on x and xn and keeps the momentum and any
+ * other state itself: v is not allocated there.
  *
  * Plain C, no MPI: unit-testable. One rank's network runs all of its
  * workers in turn, so a worker is just (x, v, generator, batch order).
@@ -31,12 +33,14 @@ typedef struct {
     int shared;           /* 1: one shared x (all-reduce), else one each */
     size_t arrays;        /* parameter arrays: 1 (shared) or count */
     size_t len;           /* floats per parameter array */
+    size_t xlen;          /* floats per x and xn array, >= len (gradient
+                             tracking keeps its tracker behind x) */
     size_t batch;         /* images per minibatch */
     dt_data train;        /* this rank's shards, worker after worker (owned) */
     size_t *shard_off;    /* [count+1] worker i's images in train */
     float **x;            /* [arrays] parameters */
     float **xn;           /* [arrays] gossip output (NULL entries if shared) */
-    float **v;            /* [arrays] momentum */
+    float **v;            /* [arrays] momentum (all-reduce only) */
     cm_rng *rng;          /* [count] generators, current state */
     cm_rng *rng_pass;     /* [count] state at the start of the pass */
     size_t **order;       /* [count] batch order of the current pass */
@@ -59,12 +63,13 @@ void dt_workers_destroy(dt_workers *w);
 
 /* Allocates the arrays of w, whose first, count, shard_off and train are
  * already set, for parameters of len floats and minibatches of `batch`
- * images: x and v (v zeroed; x left for the caller to initialize), xn
- * unless shared, the batch orders, and generator i seeded with stream
+ * images: x of max(xlen, len) floats (zeroed, for the caller to
+ * initialize), v (shared only, zeroed), xn (unless shared, as x), the batch
+ * orders, and generator i seeded with stream
  * 2 + dt_workers_id(w, i) of seed. The first minibatch of every worker starts a
  * pass. CM_ENOMEM naming what ran out. O(count * len + shard sizes). */
 cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
-                           size_t batch, uint64_t seed);
+                           size_t xlen, size_t batch, uint64_t seed);
 
 /* Images in worker i's shard. */
 size_t dt_workers_shard_size(const dt_workers *w, size_t i);

@@ -47,7 +47,7 @@ static double sgemm_gflops(void)
 }
 
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, int allow_avx512,
+                         size_t repeat, int allow_avx512, size_t threads,
                          dt_bench_result *r)
 {
     enum { SETS = 8 };
@@ -59,8 +59,10 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
         return cm_error(CM_EINVAL, "bench needs positive batch, steps, repeat");
     cm_status s = dt_net_new(m, 1, 28, 28, DT_BENCH_CLASSES, batch,
                              allow_avx512, &net);
-    if (s != CM_OK)
+    if (s != CM_OK || (s = dt_net_set_threads(net, threads)) != CM_OK) {
+        dt_net_free(net);
         return s;
+    }
     const size_t img = 28 * 28, np = net->n_params;
     x = malloc(SETS * batch * img * sizeof *x);
     y = malloc(SETS * batch);
@@ -76,13 +78,13 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
     for (size_t i = 0; i < SETS * batch; i++)
         y[i] = (uint8_t)cm_rng_below(&rng, DT_BENCH_CLASSES);
     dt_net_init(net, net->params, &rng);
-    double best = 1e30, upd = 0.0;
+    double best = 1e30, best_cpu = 1e30, upd = 0.0;
     size_t warm = steps / 10 + 2;
     for (size_t rep = 0; rep <= repeat + 1; rep++) {
         /* rep 0: warm-up; 1..repeat: timed; repeat+1: profiled */
         size_t n = rep == 0 ? warm : steps;
         net->profile = rep == repeat + 1;
-        double t0 = cm_time_now();
+        double t0 = cm_time_now(), c0 = cm_time_cpu();
         for (size_t k = 0; k < n; k++) {
             size_t set = k % SETS;
             double loss;
@@ -97,15 +99,21 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
             if (net->profile)
                 upd += cm_time_now() - tu;
         }
-        double dt = cm_time_now() - t0;
+        double dt = cm_time_now() - t0, dc = cm_time_cpu() - c0;
         if (rep >= 1 && rep <= repeat && dt < best)
             best = dt;
+        if (rep >= 1 && rep <= repeat && dc < best_cpu)
+            best_cpu = dc;
+        if (rep == repeat + 1)
+            r->prof_step_s = dt / (double)steps;
     }
     r->model = m;
     r->batch = batch;
+    r->threads = net->threads;
     r->steps = steps;
     r->step_s = best / (double)steps;
     r->images_per_s = (double)(batch * steps) / best;
+    r->cpu_images_per_s = (double)(batch * steps) / best_cpu;
     r->n_layers = net->n_layers;
     for (size_t i = 0; i < net->n_layers; i++) {
         r->layers[i] = net->layers[i];

@@ -18,24 +18,29 @@
 typedef struct {
     dt_model model;         /* what was measured */
     size_t batch, steps;    /* images per step, steps per timed run */
+    size_t threads;         /* engine threads */
     double images_per_s;    /* best run: batch * steps / seconds */
     double step_s;          /* best run: seconds per step */
+    double cpu_images_per_s; /* best run by process CPU time (all threads) */
     size_t n_layers;        /* layers of the model */
     dt_layer layers[DT_NET_MAX_LAYERS]; /* their shapes */
     double fwd_s[DT_NET_MAX_LAYERS]; /* seconds per step, forward */
     double bwd_s[DT_NET_MAX_LAYERS]; /* seconds per step, backward */
     double update_s;        /* seconds per step in the SGD update */
+    double prof_step_s;     /* seconds per step of the profiled run (the
+                               denominator of each layer's share) */
     double flops_per_image; /* forward + backward flops of one image */
     double sgemm_gflops;    /* reference: 512^3 single-thread sgemm */
 } dt_bench_result;
 
 /* Measures `repeat` runs of `steps` training steps of batch `batch` on
  * 1x28x28 random inputs (after a warm-up of steps/10 + 2), keeping the
- * best; then one profiled run for the per-layer split. Uses the BLAS
- * threads set by the caller; allow_avx512 as for dt_net_new. CM_EINVAL
- * for zero sizes, CM_ENOMEM. */
+ * best; then one profiled run for the per-layer split (thread 0's shards
+ * only when threads > 1). The engine runs `threads` threads
+ * (dt_net_set_threads); BLAS threads are the caller's; allow_avx512 as for
+ * dt_net_new. CM_EINVAL for zero sizes, CM_ENOMEM. */
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, int allow_avx512,
+                         size_t repeat, int allow_avx512, size_t threads,
                          dt_bench_result *r);
 
 /* Flops of layer l for `batch` images in the forward ("fwd") and backward

@@ -28,6 +28,45 @@ void dt_kern_gemm(int ta, int tb, size_t m, size_t n, size_t k,
                   const float *a, size_t lda, const float *b, size_t ldb,
                   int acc, float *c, size_t ldc, float *work, int avx512);
 
+/* Nonzero when the direct one-channel convolution (dt_direct.c) can run
+ * layer l: a conv with c = 1, k = 3 or 5, pad < k, on a CPU with AVX2 and
+ * FMA. */
+int dt_direct_supported(const dt_layer *l);
+
+/* Floats of workspace the direct convolution of l needs: the padded
+ * plane, packed weights and lane accumulators, O(h w + oc k k). */
+size_t dt_direct_work_size(const dt_layer *l);
+
+/* Direct convolution forward (NCHW, c = 1), bias and the fused ReLU of l
+ * applied: y = act(conv(x, w) + b). 2 batch oc k^2 oh ow flops. */
+void dt_direct_forward(const dt_layer *l, const float *w, const float *b,
+                       const float *x, float *y, size_t batch, float *work);
+
+/* Direct convolution weight gradient: dw += sum dy (x) x, db += sum dy;
+ * dy already masked by the ReLU. No input gradient (a first layer). */
+void dt_direct_backward(const dt_layer *l, const float *x, const float *dy,
+                        float *dw, float *db, size_t batch, float *work);
+
+/* Nonzero when the indirect AVX2 convolution (dt_ind.c) can run l: an
+ * unpadded conv on a CPU with AVX2 and FMA. */
+int dt_ind_supported(const dt_layer *l);
+
+/* Floats of workspace it needs: packed weights twice, a dW accumulator
+ * and offset tables, O(oc c k k + oh ow). */
+size_t dt_ind_work_size(const dt_layer *l);
+
+/* Indirect convolution forward: x in l's input layout (l->in_nhwc), y
+ * NHWC, bias and the fused ReLU applied. 2 batch oc c k^2 oh ow flops. */
+void dt_ind_forward(const dt_layer *l, const float *w, const float *b,
+                    const float *x, float *y, size_t batch, float *work);
+
+/* Indirect convolution backward: dw, db accumulated; dx (in the input
+ * layout; NULL: not computed) overwritten; dy NHWC, already masked by the
+ * ReLU. */
+void dt_ind_backward(const dt_layer *l, const float *w, const float *x,
+                     const float *dy, float *dx, float *dw, float *db,
+                     size_t batch, float *work);
+
 #ifdef DT_AVX512
 /* Floats of workspace the NHWC convolution of l needs. */
 size_t dt_kern_nhwc_work_size(const dt_layer *l);

@@ -14,6 +14,8 @@
 /* Builds that may carry the own AVX-512 kernels (chosen at run time). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define DT_AVX512 1
+#define DT_X86 1 /* AVX2 + FMA kernels, chosen at run time (dt_direct.c,
+                    dt_ind.c) */
 #endif
 
 typedef enum {
@@ -34,13 +36,18 @@ typedef struct {
     size_t n_w;         /* number of weights (0 for pool and relu) */
     int relu;           /* conv, fc: a ReLU fused on the output, y = max(.,0)
                            (dt_net fuses each relu into the layer before) */
-    int in_nhwc;        /* pool: input is NHWC (else NCHW) */
+    int in_nhwc;        /* pool, indirect conv: input is NHWC (else NCHW) */
     int out_nhwc;       /* conv: input and output NHWC, direct AVX-512
                            kernels (needs pad 0 and avx512); pool: output
-                           NHWC */
+                           NHWC (from an NCHW or NHWC input) */
     int avx512;         /* conv, fc: run on the own AVX-512 kernels (GEMM,
                            NHWC conv), else OpenBLAS; set by dt_net_new,
                            only where dt_layer_cpu_avx512() */
+    int direct;         /* conv, NCHW, one input channel, no dx wanted: the
+                           direct AVX2 kernel (dt_layer_direct_available) */
+    int ind;            /* conv: the indirect AVX2 kernel, input NHWC when
+                           in_nhwc (else NCHW), output NHWC
+                           (dt_layer_ind_available) */
 } dt_layer;
 
 /* Fills the output shape and n_w of a layer from kind, input shape and

@@ -27,6 +27,16 @@
 
 #include <cblas.h>
 
+int dt_layer_direct_available(const dt_layer *l)
+{
+    return dt_direct_supported(l);
+}
+
+int dt_layer_ind_available(const dt_layer *l)
+{
+    return dt_ind_supported(l);
+}
+
 size_t dt_layer_col_size(const dt_layer *l, size_t batch)
 {
     if (l->kind == DT_FC)
@@ -37,6 +47,10 @@ size_t dt_layer_col_size(const dt_layer *l, size_t batch)
     if (l->out_nhwc)
         return dt_kern_nhwc_work_size(l);
 #endif
+    if (l->direct)
+        return dt_direct_work_size(l);
+    if (l->ind)
+        return dt_ind_work_size(l);
     size_t pix = batch * l->oh * l->ow, kk = l->c * l->k * l->k;
     /* column matrix + staging matrix for the (oc, n, pixel) GEMM result +
        GEMM packing (M = oc or kk) */
@@ -134,6 +148,14 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
         return;
     }
 #endif
+    if (l->direct) {
+        dt_direct_forward(l, w, b, x, y, batch, col);
+        return;
+    }
+    if (l->ind) {
+        dt_ind_forward(l, w, b, x, y, batch, col);
+        return;
+    }
     for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
         size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
         size_t ld = nb * pix;
@@ -174,6 +196,14 @@ void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
 #endif
     if (l->relu)
         dt_relu_backward(y, dy, batch * out);
+    if (l->direct) {
+        dt_direct_backward(l, x, dy, dw, db, batch, col);
+        return;
+    }
+    if (l->ind) {
+        dt_ind_backward(l, w, x, dy, dx, dw, db, batch, col);
+        return;
+    }
     for (size_t n0 = 0; n0 < batch; n0 += col_batch) {
         size_t nb = batch - n0 < col_batch ? batch - n0 : col_batch;
         size_t ld = nb * pix;
@@ -263,8 +293,12 @@ void dt_pool_forward(const dt_layer *l, const float *x, float *y,
             for (size_t i = 0; i < oh; i++) {
                 const int32_t base = (int32_t)(c * h * w + 2 * i * w);
                 const float *r0 = xn + base, *r1 = r0 + w;
-                float *yo = yn + (c * oh + i) * ow;
-                int32_t *ao = an + (c * oh + i) * ow;
+                /* output NCHW, or NHWC (out_nhwc: for an indirect conv) */
+                const size_t os = l->out_nhwc ? l->c : 1;
+                const size_t ob = l->out_nhwc ? i * ow * l->c + c
+                                              : (c * oh + i) * ow;
+                float *yo = yn + ob;
+                int32_t *ao = an + ob;
                 /* branch-free first maximum of (a, b, c, d) in that order:
                    random data would mispredict every other branch */
                 for (size_t j = 0; j < ow; j++) {
@@ -275,8 +309,8 @@ void dt_pool_forward(const dt_layer *l, const float *x, float *y,
                     int32_t i1 = b > a ? p + 1 : p;
                     float m2 = d > cc ? d : cc;
                     int32_t i2 = d > cc ? p + (int32_t)w + 1 : p + (int32_t)w;
-                    yo[j] = m2 > m1 ? m2 : m1;
-                    ao[j] = m2 > m1 ? i2 : i1;
+                    yo[j * os] = m2 > m1 ? m2 : m1;
+                    ao[j * os] = m2 > m1 ? i2 : i1;
                 }
             }
         }

@@ -34,6 +34,15 @@
  * O(oc c k k); fc, GEMM packing, O(max(batch, oc)). */
 size_t dt_layer_col_size(const dt_layer *l, size_t batch);
 
+/* Nonzero when conv layer l can run the direct one-channel kernel (c = 1,
+ * k 3 or 5, pad < k, a CPU with AVX2 + FMA); its backward then computes
+ * no dx. A pure query, like dt_layer_cpu_avx512. */
+int dt_layer_direct_available(const dt_layer *l);
+
+/* Nonzero when conv layer l can run the indirect AVX2 kernel (pad 0, a
+ * CPU with AVX2 + FMA). */
+int dt_layer_ind_available(const dt_layer *l);
+
 /* Convolution forward. x: batch x (c,h,w); y: batch x (oc,oh,ow); w, b the
  * layer's weights and biases; col: dt_layer_col_size(l, cb) floats where cb
  * = col_batch is how many images share one GEMM (1..batch).
@@ -47,7 +56,8 @@ void dt_conv_forward(const dt_layer *l, const float *w, const float *b,
  * NULL, dx = dL/dx. y, dy: the forward output and its gradient, batch x
  * (oc,oh,ow); with a fused ReLU dy is masked in place by [y > 0] (y is
  * read only then). col as for forward (the im2col of x is recomputed, so
- * the forward's col need not be kept). */
+ * the forward's col need not be kept). A `direct` layer computes no dx
+ * (dx must be NULL: it is a first layer). */
 void dt_conv_backward(const dt_layer *l, const float *w, const float *x,
                       const float *y, float *dy, float *dx, float *dw,
                       float *db, size_t batch, float *col, size_t col_batch);

@@ -6,12 +6,22 @@
  * size every scratch buffer for max_batch images, so a training step never
  * allocates. The trade-off: one network holds scratch for its largest batch
  * even when evaluating smaller ones.
+ *
+ * Threads: a batch is cut into shards that depend on its size only
+ * (dt_net_shards); OpenMP runs them, each shard writing its own gradient
+ * buffer, and the buffers are summed element by element in shard order
+ * (g_0 + g_1) + g_2 + ..., so any thread count gives the same bits. One
+ * thread pays only the extra additions (O(shards x n_params) per step).
  */
 #include "dt_net.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cm_time.h"
 
@@ -94,6 +104,45 @@ static void set_layouts(dt_net *net)
     }
 }
 
+/* Without the AVX-512 layout: a one-channel first conv runs the direct
+ * kernel (NCHW out), every other conv the indirect AVX2 kernel (input in
+ * whatever layout the layer before wrote, NHWC out), a pool reads what its
+ * conv wrote and writes NHWC for an indirect conv (whose dX then adds
+ * whole runs of k c floats), NCHW for an fc (the flattening its weights
+ * expect). All or nothing: if some conv cannot run
+ * these kernels (or a relu stands alone), everything stays NCHW. Only
+ * when own kernels are allowed (dt_net_new's allow_avx512): without, the
+ * portable path, im2col and OpenBLAS, is the reference tests compare
+ * against. */
+static void set_layouts_avx2(dt_net *net)
+{
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        if (l->kind == DT_RELU)
+            return;
+        if (l->kind == DT_CONV && !(i == 0 && dt_layer_direct_available(l)) &&
+            !dt_layer_ind_available(l))
+            return;
+    }
+    int nhwc = 0; /* layout of the current activation (the input: NCHW) */
+    for (size_t i = 0; i < net->n_layers; i++) {
+        dt_layer *l = &net->layers[i];
+        int next_conv = i + 1 < net->n_layers &&
+                        net->layers[i + 1].kind == DT_CONV;
+        if (l->kind == DT_CONV && i == 0 && dt_layer_direct_available(l)) {
+            l->direct = 1; /* the first layer needs no dx */
+            nhwc = 0;
+        } else if (l->kind == DT_CONV) {
+            l->ind = 1;
+            l->in_nhwc = nhwc;
+            nhwc = 1;
+        } else if (l->kind == DT_POOL) {
+            l->in_nhwc = nhwc;
+            l->out_nhwc = nhwc = next_conv;
+        }
+    }
+}
+
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
                      size_t classes, size_t max_batch, int allow_avx512,
                      dt_net **out)
@@ -115,6 +164,7 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->in_w = w;
     net->classes = classes;
     net->max_batch = max_batch;
+    net->allow_own = allow_avx512 != 0;
     net->avx512 = allow_avx512 && dt_layer_cpu_avx512();
     size_t off = 0, col = 0, i = 0;
     for (size_t t = 0; t < n_spec; t++) {
@@ -156,7 +206,10 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     }
     net->n_layers = i;
     net->n_params = off;
+    net->threads = 1;
     set_layouts(net);
+    if (net->allow_own && !net->layers[0].out_nhwc)
+        set_layouts_avx2(net);
     for (i = 0; i < net->n_layers; i++) {
         dt_layer *l = &net->layers[i];
         if (l->kind == DT_FC) {
@@ -177,6 +230,12 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
         goto nomem;
     memset(net->params, 0, off * sizeof *net->params);
     memset(net->grads, 0, off * sizeof *net->grads);
+    if (dt_net_shards(max_batch) > 1) { /* the most shards: max_batch's */
+        net->shard_grads = malloc((dt_net_shards(max_batch) - 1) *
+                                  (off ? off : 1) * sizeof *net->shard_grads);
+        if (!net->shard_grads)
+            goto nomem;
+    }
     for (i = 0; i < net->n_layers; i++) {
         const dt_layer *l = &net->layers[i];
         size_t nout = max_batch * dt_layer_out_size(l);
@@ -212,7 +271,61 @@ void dt_net_free(dt_net *net)
         free(net->owned[i]);
     for (size_t i = 0; i < DT_NET_MAX_LAYERS; i++)
         free(net->arg[i]);
+    for (size_t t = 1; t < DT_NET_MAX_SHARDS; t++)
+        dt_net_free(net->team[t]);
+    free(net->shard_grads);
     free(net);
+}
+
+size_t dt_net_shards(size_t batch)
+{
+    size_t s = batch / DT_NET_SHARD_MIN;
+    if (s < 2)
+        return 1;
+    return s < DT_NET_MAX_SHARDS ? s : DT_NET_MAX_SHARDS;
+}
+
+/* The largest shard of any batch up to max_batch: what a helper thread's
+ * scratch network must hold. */
+static size_t shard_max(size_t max_batch)
+{
+    size_t m = 0;
+    for (size_t b = 1; b <= max_batch; b++) {
+        size_t s = dt_net_shards(b), sz = (b + s - 1) / s;
+        m = sz > m ? sz : m;
+    }
+    return m;
+}
+
+cm_status dt_net_set_threads(dt_net *net, size_t threads)
+{
+    if (threads == 0)
+        threads = 1;
+    if (threads > DT_NET_MAX_SHARDS)
+        threads = DT_NET_MAX_SHARDS;
+    size_t sm = shard_max(net->max_batch);
+    for (size_t t = 1; t < threads; t++) {
+        if (net->team[t])
+            continue;
+        cm_status s = dt_net_new(net->model, net->in_c, net->in_h, net->in_w,
+                                 net->classes, sm, net->allow_own,
+                                 &net->team[t]);
+        if (s != CM_OK)
+            return s;
+    }
+    net->threads = threads;
+    return CM_OK;
+}
+
+/* The scratch network of the calling thread inside a team region. */
+static dt_net *my_net(dt_net *net)
+{
+#ifdef _OPENMP
+    int t = omp_get_thread_num();
+    return t > 0 ? net->team[t] : net;
+#else
+    return net;
+#endif
 }
 
 void dt_net_init(const dt_net *net, float *params, cm_rng *r)
@@ -263,19 +376,16 @@ const float *dt_net_forward(dt_net *net, const float *params, const float *x,
     return net->act[net->n_layers];
 }
 
-cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
-                      const float *x, const uint8_t *y, size_t batch,
-                      double *loss)
+/* One shard: grads = d/dparams of scale x (its summed loss) (overwritten);
+ * returns the summed loss. batch <= net->max_batch. */
+static double grad_shard(dt_net *net, const float *params, float *grads,
+                         const float *x, const uint8_t *y, size_t batch,
+                         float scale)
 {
-    if (batch == 0 || batch > net->max_batch)
-        return cm_error(CM_EINVAL, "batch %zu outside 1..%zu", batch,
-                        net->max_batch);
     const size_t L = net->n_layers;
     const float *z = dt_net_forward(net, params, x, batch);
     double sum = dt_softmax_xent(z, y, batch, net->classes, net->dact[L],
-                                 1.0f / (float)batch, NULL);
-    if (loss)
-        *loss = sum / (double)batch;
+                                 scale, NULL);
     memset(grads, 0, net->n_params * sizeof *grads);
     double t = net->profile ? cm_time_now() : 0.0;
     for (size_t i = L; i-- > 0;) {
@@ -309,6 +419,55 @@ cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
             t = now;
         }
     }
+    return sum;
+}
+
+/* Images [lo, hi) of shard s of S in a batch of b. */
+static void shard_range(size_t b, size_t S, size_t s, size_t *lo, size_t *hi)
+{
+    *lo = s * b / S;
+    *hi = (s + 1) * b / S;
+}
+
+cm_status dt_net_grad(dt_net *net, const float *params, float *grads,
+                      const float *x, const uint8_t *y, size_t batch,
+                      double *loss)
+{
+    if (batch == 0 || batch > net->max_batch)
+        return cm_error(CM_EINVAL, "batch %zu outside 1..%zu", batch,
+                        net->max_batch);
+    const size_t S = dt_net_shards(batch), np = net->n_params;
+    const size_t in = net->in_c * net->in_h * net->in_w;
+    const float scale = 1.0f / (float)batch;
+    double part[DT_NET_MAX_SHARDS];
+    int T = (int)(net->threads < S ? net->threads : S);
+    (void)T;
+#pragma omp parallel for num_threads(T) schedule(static) if (T > 1)
+    for (size_t s = 0; s < S; s++) {
+        size_t lo, hi;
+        shard_range(batch, S, s, &lo, &hi);
+        float *g = s == 0 ? grads : net->shard_grads + (s - 1) * np;
+        part[s] = grad_shard(my_net(net), params, g, x + lo * in, y + lo,
+                             hi - lo, scale);
+    }
+    if (S > 1) { /* grads = g_0 + g_1 + ... in shard order, per element */
+        enum { BLK = 4096 };
+        const float *sg = net->shard_grads;
+#pragma omp parallel for num_threads(T) schedule(static) if (T > 1)
+        for (size_t i0 = 0; i0 < np; i0 += BLK) {
+            size_t i1 = np - i0 < BLK ? np : i0 + BLK;
+            for (size_t s = 1; s < S; s++) {
+                const float *gs = sg + (s - 1) * np;
+                for (size_t i = i0; i < i1; i++)
+                    grads[i] += gs[i];
+            }
+        }
+    }
+    double sum = 0.0;
+    for (size_t s = 0; s < S; s++)
+        sum += part[s];
+    if (loss)
+        *loss = sum / (double)batch;
     return CM_OK;
 }
 
@@ -321,8 +480,26 @@ cm_status dt_net_eval(dt_net *net, const float *params, const float *x,
     double sum = 0.0;
     for (size_t n0 = 0; n0 < n; n0 += net->max_batch) {
         size_t b = n - n0 < net->max_batch ? n - n0 : net->max_batch;
-        const float *z = dt_net_forward(net, params, x + n0 * in, b);
-        sum += dt_softmax_xent(z, y + n0, b, net->classes, NULL, 1.0f, &right);
+        const size_t S = dt_net_shards(b);
+        double part[DT_NET_MAX_SHARDS];
+        size_t hits[DT_NET_MAX_SHARDS];
+        int T = (int)(net->threads < S ? net->threads : S);
+        (void)T;
+#pragma omp parallel for num_threads(T) schedule(static) if (T > 1)
+        for (size_t s = 0; s < S; s++) {
+            size_t lo, hi;
+            shard_range(b, S, s, &lo, &hi);
+            dt_net *w = my_net(net);
+            const float *z = dt_net_forward(w, params, x + (n0 + lo) * in,
+                                            hi - lo);
+            hits[s] = 0;
+            part[s] = dt_softmax_xent(z, y + n0 + lo, hi - lo, net->classes,
+                                      NULL, 1.0f, &hits[s]);
+        }
+        for (size_t s = 0; s < S; s++) {
+            sum += part[s];
+            right += hits[s];
+        }
     }
     if (correct)
         *correct = right;

@@ -1,0 +1,197 @@
+/* mpi_check_algo.c: dpsgd-train --algorithm d2|gt|qgm under mpirun -np 4
+ * on the synthetic data set and the cube Q3 with Laplacian weights
+ * (lambda_min(W) = -1/2, so d2 has to mix with (1 - c) I + c W): every
+ * algorithm's trajectory is bit-identical for P = 1, 3 and 4 ranks (3
+ * splits the 8 workers unevenly) and differs from D-PSGD's; it learns; a
+ * run checkpointed on 3 ranks and resumed on 4 equals an uninterrupted
+ * one (the algorithms' extra state is in the checkpoint); gradient
+ * tracking sends exactly twice D-PSGD's bytes per step, the others the
+ * same; bad combinations are refused on every rank before training.
+ *
+ * As in mpi_check_dpsgd.c, every assertion uses values every rank holds
+ * (broadcast from rank 0), so a failure cannot leave ranks waiting. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "cm_topo.h"
+#include "dt_comm.h"
+#include "dt_config.h"
+#include "dt_dpsgd.h"
+
+static void cube_file(char *path, size_t n)
+{
+    cm_topo t;
+    size_t ei[12], ej[12], m = 0;
+    for (size_t i = 0; i < 8; i++)
+        for (size_t b = 1; b < 8; b <<= 1)
+            if (i < (i ^ b))
+                ei[m] = i, ej[m++] = i ^ b;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, 8, m, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    snprintf(path, n, "/tmp/mpi_check_algo_%d.txt", (int)getpid());
+    ck_assert_int_eq(cm_topo_save(&t, path, "cube"), CM_OK);
+    cm_topo_destroy(&t);
+}
+
+static void small_config(dt_config *cfg, const char *topo, dt_algo_kind a)
+{
+    dt_config_default(cfg);
+    cfg->dataset = DT_DS_SYNTHETIC;
+    cfg->synth_train = 4096;
+    cfg->synth_test = 256;
+    cfg->batch = 32;
+    cfg->epochs = 2;
+    cfg->lr = 0.02;
+    cfg->local_eval = 0;
+    cfg->seed = 5;
+    cfg->algorithm = a;
+    snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
+}
+
+typedef struct {
+    cm_status s;
+    uint64_t hash;   /* workers hash (48 bits, exact in a double) */
+    double acc;      /* final test accuracy of the average model */
+    double bytes;    /* gossip bytes per step per rank */
+    double mix_c;    /* d2's weight of W */
+} outcome;
+
+/* Runs cfg on the first P ranks of the world; the outcome on every rank. */
+static outcome run_on(size_t P, const dt_config *cfg)
+{
+    dt_comm *w = dt_comm_world(), *c = NULL;
+    size_t rank = dt_comm_rank(w);
+    ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
+    double out[5] = {0, 0, 0, 0, 0};
+    if (c) {
+        dt_dpsgd_result res;
+        cm_status s = dt_dpsgd_run(cfg, c, NULL, NULL, &res);
+        out[0] = (double)s;
+        out[1] = (double)(res.workers_hash >> 16);
+        out[2] = res.last.test_acc;
+        out[3] = (double)res.bytes_per_step;
+        out[4] = res.mix_c;
+        dt_comm_free(c);
+    }
+    ck_assert_int_eq(dt_comm_bcast(w, out, sizeof out, 0), CM_OK);
+    return (outcome){(cm_status)(int)out[0], (uint64_t)out[1], out[2],
+                     out[3], out[4]};
+}
+
+static const dt_algo_kind ALGOS[] = {DT_ALGO_D2, DT_ALGO_GT, DT_ALGO_QGM};
+
+START_TEST(test_same_bits_for_every_P)
+{
+    char path[64];
+    dt_config cfg;
+    cube_file(path, sizeof path);
+    small_config(&cfg, path, DT_ALGO_DPSGD);
+    outcome dp = run_on(4, &cfg);
+    ck_assert_int_eq(dp.s, CM_OK);
+    ck_assert_double_gt(dp.bytes, 0.0);
+    for (size_t k = 0; k < sizeof ALGOS / sizeof ALGOS[0]; k++) {
+        small_config(&cfg, path, ALGOS[k]);
+        outcome o1 = run_on(1, &cfg), o3 = run_on(3, &cfg),
+                o4 = run_on(4, &cfg);
+        ck_assert_int_eq(o1.s, CM_OK);
+        ck_assert_int_eq(o3.s, CM_OK);
+        ck_assert_int_eq(o4.s, CM_OK);
+        ck_assert_uint_eq(o1.hash, o3.hash);
+        ck_assert_uint_eq(o1.hash, o4.hash);
+        ck_assert_double_eq(o1.acc, o4.acc);
+        ck_assert_uint_ne(o1.hash, dp.hash); /* another trajectory */
+        ck_assert_msg(o1.acc > 0.7, "%s learned only %g",
+                      dt_algo_name(ALGOS[k]), o1.acc);
+        /* bytes per step on 4 ranks: gt gossips x and its tracker y */
+        ck_assert_double_eq(o4.bytes,
+                            (double)dt_algo_gossip_factor(ALGOS[k]) *
+                                dp.bytes);
+    }
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_resume_equals_uninterrupted)
+{
+    char path[64], dir[64];
+    dt_config cfg;
+    cube_file(path, sizeof path);
+    int pid = (int)getpid();
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
+                     CM_OK);
+    for (size_t k = 0; k < sizeof ALGOS / sizeof ALGOS[0]; k++) {
+        small_config(&cfg, path, ALGOS[k]);
+        outcome full = run_on(4, &cfg);
+        ck_assert_int_eq(full.s, CM_OK);
+        snprintf(dir, sizeof dir, "/tmp/mpi_check_algo_ckpt_%d_%zu", pid, k);
+        snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
+        cfg.stop_after = 1;
+        outcome part = run_on(3, &cfg);
+        ck_assert_int_eq(part.s, CM_OK);
+        ck_assert_uint_ne(part.hash, full.hash);
+        cfg.stop_after = 0;
+        cfg.resume = 1;
+        outcome res = run_on(4, &cfg);
+        ck_assert_int_eq(res.s, CM_OK);
+        ck_assert_uint_eq(res.hash, full.hash);
+        ck_assert_double_eq(res.acc, full.acc);
+        /* another algorithm cannot resume it */
+        cfg.algorithm = ALGOS[(k + 1) % 3];
+        ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+        ck_assert_ptr_nonnull(strstr(cm_last_error(), "other settings"));
+        if (dt_comm_rank(dt_comm_world()) == 0) {
+            char cmd[128];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+            ck_assert_int_eq(system(cmd), 0);
+        }
+    }
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_rejections_on_all_ranks)
+{
+    char path[64];
+    dt_config cfg;
+    cube_file(path, sizeof path);
+    /* D^2 on W itself: lambda_min(W) = -1/2 */
+    small_config(&cfg, path, DT_ALGO_D2);
+    cfg.d2_mix = 1.0;
+    ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "above -1/3"));
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "/tmp/mpi_check_algo_"));
+    double len = (double)strlen(cm_last_error()), sum = len;
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(dt_comm_world(), &sum, 1),
+                     CM_OK);
+    ck_assert_double_eq(sum, len * (double)dt_comm_size(dt_comm_world()));
+    /* auto: the largest c with lambda_min(M) = 1 - 1.5 c >= -1/4 */
+    cfg.d2_mix = 0.0;
+    cfg.epochs = 1;
+    outcome o = run_on(2, &cfg);
+    ck_assert_int_eq(o.s, CM_OK);
+    ck_assert_double_eq_tol(o.mix_c, 1.25 / 1.5, 1e-12);
+    /* an algorithm with all-reduce */
+    small_config(&cfg, "", DT_ALGO_GT);
+    cfg.mode = DT_MODE_ALLREDUCE;
+    ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "--algorithm gt"));
+    unlink(path);
+}
+END_TEST
+
+Suite *algo_mpi_suite(void)
+{
+    Suite *s = suite_create("algo_mpi");
+    TCase *tc = tcase_create("algorithms");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_same_bits_for_every_P);
+    tcase_add_test(tc, test_resume_equals_uninterrupted);
+    tcase_add_test(tc, test_rejections_on_all_ranks);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,287 @@
+/* dt_algo.c: D-PSGD, D^2, gradient tracking and quasi-global momentum as
+ * per-worker array updates around a gossip callback (formulas in
+ * dt_algo.h).
+ *
+ * References: Lian et al. 2017 (D-PSGD); Tang, Lian, Yan, Zhang, Liu 2018
+ * "D^2: decentralized training over decentralized data" and Yuan, Ying,
+ * Zhao, Sayed 2019 "Exact diffusion" (d2); Pu and Nedic 2021
+ * "Distributed stochastic gradient tracking methods" (gt, the
+ * combine-then-adapt form x <- Wx - eta y, which lets the gossip of x and
+ * y start before the gradients); Lin, Karimireddy, Stich, Jaggi 2021
+ * "Quasi-global momentum" Algorithm 1 (qgm, with its mu = beta).
+ *
+ * Trade-off: every update is a plain float loop in a fixed order over the
+ * elements of one worker, so the result of a worker never depends on how
+ * the workers are spread over ranks; the dpsgd path calls the very
+ * dt_sgd_velocity / dt_sgd_apply of the original trainer so its bits do
+ * not change. Storage per worker, the caller's x and xn included: dpsgd
+ * 3n floats, d2 4n, gt 7n, qgm 4n.
+ */
+#include "dt_algo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_optim.h"
+
+enum { SLOT_X, SLOT_XN, SLOT_A, SLOT_B, SLOT_C, N_SLOTS };
+
+struct dt_algo {
+    dt_algo_spec sp;
+    dt_algo_mixer mx;
+    size_t glen;            /* floats per gossiped array */
+    float **slot[N_SLOTS];  /* [count] arrays; x and xn are the caller's
+                               (glen floats each), the others owned */
+    int begun;              /* a step is between begin and end */
+};
+
+/* Slot roles: dpsgd A = v; d2 A = v, B = psi_prev; gt A = v, B = h_prev,
+ * C = h (this step's gradient, scratch); qgm A = mhat, B = the vector
+ * sent (scratch). gt keeps y in x[i] + n (and xn[i] + n). */
+static size_t slots_of(dt_algo_kind k)
+{
+    switch (k) {
+    case DT_ALGO_DPSGD: return 3;
+    case DT_ALGO_D2: return 4;
+    case DT_ALGO_GT: return 5;
+    case DT_ALGO_QGM: return 4;
+    }
+    return 0;
+}
+
+static const char *const names[] = {"dpsgd", "d2", "gt", "qgm"};
+
+cm_status dt_algo_parse(const char *s, dt_algo_kind *kind)
+{
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(s, names[k]) == 0) {
+            *kind = (dt_algo_kind)k;
+            return CM_OK;
+        }
+    return cm_error(CM_EINVAL, "unknown algorithm '%s' (choose dpsgd, d2, "
+                    "gt or qgm)", s);
+}
+
+const char *dt_algo_name(dt_algo_kind kind)
+{
+    return (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+size_t dt_algo_gossip_factor(dt_algo_kind kind)
+{
+    return kind == DT_ALGO_GT ? 2 : 1;
+}
+
+size_t dt_algo_gossip_len(dt_algo_kind kind, size_t n)
+{
+    return dt_algo_gossip_factor(kind) * n;
+}
+
+void dt_algo_free(dt_algo *a)
+{
+    if (!a)
+        return;
+    for (size_t s = SLOT_A; s < N_SLOTS; s++) {
+        for (size_t i = 0; a->slot[s] && i < a->sp.count; i++)
+            free(a->slot[s][i]);
+        free(a->slot[s]);
+    }
+    free(a);
+}
+
+cm_status dt_algo_new(const dt_algo_spec *spec, float **x, float **xn,
+                      const dt_algo_mixer *mixer, dt_algo **out)
+{
+    *out = NULL;
+    if (spec->n == 0 || spec->count == 0 || slots_of(spec->kind) == 0)
+        return cm_error(CM_EINVAL, "algorithm: %s", spec->n == 0 ?
+                        "no parameters" : spec->count == 0 ? "no workers"
+                        : "unknown kind");
+    if (!(spec->mu >= 0.0f && spec->mu < 1.0f) || !(spec->wd >= 0.0f))
+        return cm_error(CM_EINVAL, "algorithm: momentum %g must be in "
+                        "[0, 1) and weight decay %g >= 0", (double)spec->mu,
+                        (double)spec->wd);
+    if (spec->kind == DT_ALGO_D2 &&
+        !(spec->mix_w > 0.0f && spec->mix_w <= 1.0f))
+        return cm_error(CM_EINVAL, "algorithm d2: weight %g of W in the "
+                        "mixing matrix must be in (0, 1]",
+                        (double)spec->mix_w);
+    if (!mixer || !mixer->start || !mixer->finish)
+        return cm_error(CM_EINVAL, "algorithm: no gossip callback");
+    dt_algo *a = calloc(1, sizeof *a);
+    if (!a)
+        return cm_error(CM_ENOMEM, "out of memory");
+    a->sp = *spec;
+    a->mx = *mixer;
+    a->glen = dt_algo_gossip_len(spec->kind, spec->n);
+    a->slot[SLOT_X] = x;
+    a->slot[SLOT_XN] = xn;
+    size_t ns = slots_of(spec->kind);
+    for (size_t s = SLOT_A; s < ns; s++) {
+        if (!(a->slot[s] = calloc(spec->count, sizeof(float *))))
+            goto oom;
+        for (size_t i = 0; i < spec->count; i++)
+            if (!(a->slot[s][i] = calloc(spec->n, sizeof(float))))
+                goto oom;
+    }
+    for (size_t i = 0; i < spec->count; i++) {
+        if (spec->kind == DT_ALGO_D2)
+            memcpy(a->slot[SLOT_B][i], x[i], spec->n * sizeof(float));
+        if (spec->kind == DT_ALGO_GT)
+            memset(x[i] + spec->n, 0, spec->n * sizeof(float));
+    }
+    *out = a;
+    return CM_OK;
+oom:
+    dt_algo_free(a);
+    return cm_error(CM_ENOMEM, "out of memory for %zu workers of %zu "
+                    "parameters", spec->count, spec->n);
+}
+
+float *dt_algo_x(const dt_algo *a, size_t i)
+{
+    return a->slot[SLOT_X][i];
+}
+
+cm_status dt_algo_begin(dt_algo *a)
+{
+    if (a->begun)
+        return cm_error(CM_EINVAL, "algorithm: step already begun");
+    a->begun = 1;
+    if (a->sp.kind == DT_ALGO_DPSGD || a->sp.kind == DT_ALGO_GT)
+        return a->mx.start(a->mx.ctx, a->slot[SLOT_X]);
+    return CM_OK;
+}
+
+void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr)
+{
+    const size_t n = a->sp.n;
+    const float mu = a->sp.mu, wd = a->sp.wd;
+    float *x = a->slot[SLOT_X][i];
+    float *sa = a->slot[SLOT_A][i];
+    switch (a->sp.kind) {
+    case DT_ALGO_DPSGD:
+        dt_sgd_velocity(sa, g, x, n, mu, wd);
+        break;
+    case DT_ALGO_D2: {
+        /* x becomes phi = psi + x - psi_prev; psi_prev <- psi */
+        float *pp = a->slot[SLOT_B][i];
+        dt_sgd_velocity(sa, g, x, n, mu, wd);
+        for (size_t k = 0; k < n; k++) {
+            float psi = x[k] - lr * sa[k];
+            float phi = psi + x[k] - pp[k];
+            pp[k] = psi;
+            x[k] = phi;
+        }
+        break;
+    }
+    case DT_ALGO_GT: {
+        float *h = a->slot[SLOT_C][i];
+        for (size_t k = 0; k < n; k++)
+            h[k] = g[k] + wd * x[k];
+        break;
+    }
+    case DT_ALGO_QGM: {
+        float *send = a->slot[SLOT_B][i];
+        for (size_t k = 0; k < n; k++) {
+            float m = mu * sa[k] + (g[k] + wd * x[k]);
+            send[k] = x[k] - lr * m;
+        }
+        break;
+    }
+    }
+}
+
+static void swap_x(dt_algo *a, size_t i)
+{
+    float *t = a->slot[SLOT_X][i];
+    a->slot[SLOT_X][i] = a->slot[SLOT_XN][i];
+    a->slot[SLOT_XN][i] = t;
+}
+
+cm_status dt_algo_end(dt_algo *a, float lr)
+{
+    if (!a->begun)
+        return cm_error(CM_EINVAL, "algorithm: no step begun");
+    a->begun = 0;
+    const size_t n = a->sp.n, cnt = a->sp.count;
+    const float mu = a->sp.mu;
+    float **x = a->slot[SLOT_X], **xn = a->slot[SLOT_XN];
+    cm_status s = CM_OK;
+    switch (a->sp.kind) {
+    case DT_ALGO_DPSGD:
+        if ((s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
+            return s;
+        for (size_t i = 0; i < cnt; i++) {
+            dt_sgd_apply(xn[i], a->slot[SLOT_A][i], n, lr);
+            swap_x(a, i);
+        }
+        break;
+    case DT_ALGO_D2:
+        if ((s = a->mx.start(a->mx.ctx, x)) != CM_OK ||
+            (s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
+            return s;
+        for (size_t i = 0; i < cnt; i++) {
+            const float c = a->sp.mix_w, c0 = 1.0f - c;
+            if (c != 1.0f)
+                for (size_t k = 0; k < n; k++)
+                    xn[i][k] = c0 * x[i][k] + c * xn[i][k];
+            swap_x(a, i);
+        }
+        break;
+    case DT_ALGO_GT:
+        if ((s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
+            return s;
+        for (size_t i = 0; i < cnt; i++) {
+            float *v = a->slot[SLOT_A][i], *hp = a->slot[SLOT_B][i];
+            const float *h = a->slot[SLOT_C][i];
+            float *xw = xn[i], *yw = xn[i] + n;
+            for (size_t k = 0; k < n; k++) {
+                float y = yw[k] + (h[k] - hp[k]);
+                hp[k] = h[k];
+                v[k] = mu * v[k] + y;
+                yw[k] = y;
+                xw[k] -= lr * v[k];
+            }
+            swap_x(a, i);
+        }
+        break;
+    case DT_ALGO_QGM:
+        if ((s = a->mx.start(a->mx.ctx, a->slot[SLOT_B])) != CM_OK ||
+            (s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
+            return s;
+        for (size_t i = 0; i < cnt; i++) {
+            float *mh = a->slot[SLOT_A][i];
+            if (lr > 0.0f)
+                for (size_t k = 0; k < n; k++)
+                    mh[k] = mu * mh[k] +
+                            (1.0f - mu) * ((x[i][k] - xn[i][k]) / lr);
+            swap_x(a, i);
+        }
+        break;
+    }
+    return CM_OK;
+}
+
+size_t dt_algo_state(const dt_algo *a, size_t i,
+                     float *arr[DT_ALGO_MAX_STATE])
+{
+    switch (a->sp.kind) {
+    case DT_ALGO_DPSGD:
+        arr[0] = a->slot[SLOT_A][i];
+        return 1;
+    case DT_ALGO_D2:
+        arr[0] = a->slot[SLOT_A][i];
+        arr[1] = a->slot[SLOT_B][i];
+        return 2;
+    case DT_ALGO_GT:
+        arr[0] = a->slot[SLOT_X][i] + a->sp.n;
+        arr[1] = a->slot[SLOT_A][i];
+        arr[2] = a->slot[SLOT_B][i];
+        return 3;
+    case DT_ALGO_QGM:
+        arr[0] = a->slot[SLOT_A][i];
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,139 @@
+/* dt_algo: the decentralized update rules, over flat float arrays and a
+ * gossip callback, so they run (and are unit-tested) without MPI.
+ *
+ * A dt_algo holds the state of `count` workers with n parameters each and
+ * runs one synchronous step of all of them in three calls:
+ *     dt_algo_begin(a)            starts the gossip that overlaps the
+ *                                 gradients (dpsgd, gt), else nothing
+ *     dt_algo_grad(a, i, g, lr)   worker i's gradient g = grad f_i(x_i),
+ *                                 x_i = dt_algo_x(a, i), for i < count
+ *     dt_algo_end(a, lr)          finishes (or runs) the gossip, updates x
+ * The gossip is the caller's mixer: out_i = sum_j W_ij in_j over all
+ * workers (in-process in tests, dt_gossip over MPI in the trainer), on
+ * arrays of dt_algo_gossip_len floats. With gradient g_i (weight decay
+ * wd x_i added in here), momentum mu and step lr = eta:
+ *
+ *   dpsgd  D-PSGD with local momentum (Lian et al. 2017), the trainer's
+ *          original update, bit for bit:
+ *              v_i <- mu v_i + g_i + wd x_i;  x_i <- sum_j W_ij x_j - eta v_i
+ *   d2     D^2 / exact diffusion (Tang et al. 2018; Yuan et al. 2019) with
+ *          the same local momentum as the update direction:
+ *              psi_i = x_i - eta v_i
+ *              x_i  <- sum_j M_ij (psi_j + x_j - psi_prev_j);  psi_prev <- psi
+ *          psi_prev starts at x_0. M = (1 - c) I + c W with c = mix_w
+ *          (c = 1: W itself; c = 1/2: (I + W)/2, exact diffusion's
+ *          choice), since D^2 needs lambda_min(M) > -1/3 and
+ *          lambda(M) = 1 - c (1 - lambda(W)). The mean follows SGD on the mean
+ *          direction exactly, and a consensual fixed point needs only
+ *          sum_i v_i = 0, not v_i = 0: no heterogeneity bias.
+ *   gt     gradient tracking (DSGT, Pu and Nedic 2021) with heavy-ball
+ *          momentum on the tracked direction; x and y gossip together:
+ *              y_i <- sum_j W_ij y_j + h_i - h_prev_i,  h_i = g_i + wd x_i
+ *              v_i <- mu v_i + y_i;  x_i <- sum_j W_ij x_j - eta v_i
+ *          (y, h_prev start at 0, so y = h after the first step). The
+ *          mean of y equals the mean gradient at every step.
+ *   qgm    quasi-global momentum (Lin et al. 2021, QG-DSGDm), adapt then
+ *          combine:
+ *              m_i = mu mhat_i + g_i + wd x_i;  x_i' = sum_j W_ij (x_j - eta m_j)
+ *              mhat_i <- mu mhat_i + (1 - mu) (x_i - x_i') / eta
+ *          The momentum buffer follows the model's movement after gossip
+ *          (close to the global movement), not the local gradient.
+ *
+ * Bytes per step: one array of n floats per neighbour, twice that for gt.
+ * dpsgd and gt overlap the gossip with the gradients; d2 and qgm gossip a
+ * vector built from the gradient, so they cannot.
+ * Cost per step: O(n) per worker besides the gossip.
+ */
+#ifndef DT_ALGO_H
+#define DT_ALGO_H
+
+#include <stddef.h>
+
+#include "cm_status.h"
+
+typedef enum {
+    DT_ALGO_DPSGD, /* D-PSGD, local momentum (the default) */
+    DT_ALGO_D2,    /* D^2 / exact diffusion */
+    DT_ALGO_GT,    /* gradient tracking */
+    DT_ALGO_QGM    /* quasi-global momentum */
+} dt_algo_kind;
+
+#define DT_ALGO_MAX_STATE 4 /* per-worker state arrays at most (see below) */
+
+/* The caller's gossip: out[i][k] = sum_j W_ij in[j][k] for every local
+ * worker i, on arrays of dt_algo_gossip_len floats. start may keep in (it
+ * is not changed until finish returns); out never overlaps in. */
+typedef struct {
+    void *ctx;                                            /* for both */
+    cm_status (*start)(void *ctx, float *const *in);      /* begin a round */
+    cm_status (*finish)(void *ctx, float *const *out);    /* complete it */
+} dt_algo_mixer;
+
+typedef struct {
+    dt_algo_kind kind;  /* the update rule */
+    size_t n;           /* parameters per worker, > 0 */
+    size_t count;       /* workers held here, > 0 */
+    float mu;           /* momentum in [0, 1) */
+    float wd;           /* weight decay >= 0 */
+    float mix_w;        /* d2 only: c in (0, 1], M = (1 - c) I + c W */
+} dt_algo_spec;
+
+typedef struct dt_algo dt_algo; /* opaque */
+
+/* Parses "dpsgd", "d2", "gt" or "qgm". CM_EINVAL naming the choices. */
+cm_status dt_algo_parse(const char *s, dt_algo_kind *kind);
+
+/* The name dt_algo_parse accepts for kind. */
+const char *dt_algo_name(dt_algo_kind kind);
+
+/* Floats per gossiped worker array: n, or 2n for gt (x and y together). */
+size_t dt_algo_gossip_len(dt_algo_kind kind, size_t n);
+
+/* Gossip arrays per step relative to D-PSGD's n floats (1, or 2 for gt). */
+size_t dt_algo_gossip_factor(dt_algo_kind kind);
+
+/* Sets up spec->count workers on the caller's arrays x[i] and xn[i] (i <
+ * count, dt_algo_gossip_len floats each; x[i] holds worker i's initial
+ * parameters in its first n floats, the rest is zeroed here; xn[i] is
+ * scratch). Both pointer arrays stay the caller's and must outlive a;
+ * dt_algo_end swaps x[i] and xn[i] (the entries, not the data), so x[i]
+ * is always worker i's current parameters. The rest of the state is
+ * allocated here and zeroed (d2: psi_prev = x). The mixer is copied.
+ * CM_EINVAL on a bad spec, CM_ENOMEM. Free with dt_algo_free.
+ * O(count n). */
+cm_status dt_algo_new(const dt_algo_spec *spec, float **x, float **xn,
+                      const dt_algo_mixer *mixer, dt_algo **out);
+
+/* Frees a. Accepts NULL. */
+void dt_algo_free(dt_algo *a);
+
+/* Worker i's parameters: x[i] of dt_algo_new (its first n floats; the
+ * entry changes at every dt_algo_end). The gradient is taken here. */
+float *dt_algo_x(const dt_algo *a, size_t i);
+
+/* Starts the step: dpsgd and gt start the gossip of x (and y) now, so it
+ * overlaps the gradient computation. CM_EINVAL when a step is already
+ * begun; the mixer's status otherwise. */
+cm_status dt_algo_begin(dt_algo *a);
+
+/* Worker i's gradient g (n floats, borrowed for the call) at dt_algo_x(a,
+ * i), for a step begun by dt_algo_begin; lr is the step's learning rate
+ * (the same for every worker and for dt_algo_end). Call once per worker
+ * per step, any order. O(n). */
+void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr);
+
+/* Completes the step (gossip, combination, update) after every worker's
+ * dt_algo_grad. CM_EINVAL when no step is begun; the mixer's status
+ * otherwise (the state is then unspecified). */
+cm_status dt_algo_end(dt_algo *a, float lr);
+
+/* The per-worker arrays that, with x, make up the algorithm's state (what
+ * a checkpoint must hold): dpsgd {v}, d2 {v, psi_prev}, gt {y, v,
+ * h_prev}, qgm {mhat}. Returns their number k <= DT_ALGO_MAX_STATE and
+ * sets arr[0..k) to worker i's arrays (n floats each, writable so a
+ * checkpoint can be restored into them; valid until the next dt_algo_end;
+ * gt's y is x[i] + n). */
+size_t dt_algo_state(const dt_algo *a, size_t i,
+                     float *arr[DT_ALGO_MAX_STATE]);
+
+#endif

@@ -1,0 +1,305 @@
+/* dt_ind.c: indirect convolution for CPUs with AVX2 + FMA (no AVX-512):
+ * the multi-channel convs (LeNet's second, all of the CNN's but the
+ * first) without im2col, input NCHW or NHWC, output NHWC.
+ *
+ * As in XNNPACK's indirect GEMM (Dukhan 2019), a register tile reads the
+ * receptive fields straight from the input through two offset tables:
+ * base[p], where output pixel p's field starts, and toff[t], where tap t =
+ * (ci, u, v) sits inside a field (the input layout is only these tables).
+ * With pixels q = (n, p) and taps t:
+ *
+ *   forward  Y(q, o) = act(b[o] + sum_t X(q, t) W(o, t)): 6 pixels x 16
+ *            channels (12 accumulators), per tap 2 weight loads and 6
+ *            broadcasts of the input;
+ *   dW       dW(o, t) += sum_q X(q, t) dY(q, o): 6 taps x 16 channels,
+ *            per pixel 2 loads of dY and 6 broadcasts;
+ *   dX       dX(q + t) += sum_o dY(q, o) W(o, t): 6 pixels x 16 taps, per
+ *            channel 6 broadcasts of dY and 2 loads of W, the tile then
+ *            added into dX at base + toff (col2im fused).
+ *
+ * Every sum runs in a fixed order (taps, pixels, channels in order): same
+ * inputs, same bits. Unpadded convs only (dt_ind_supported).
+ */
+#include "dt_kernels.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef DT_X86
+#include <immintrin.h>
+#endif
+
+enum { PR = 6, CB = 16 }; /* tile: 6 rows x 16 columns */
+
+/* Workspace: weights packed [t][ocp] (forward, dW accumulator of the same
+ * shape) and [t / 16][o][16] (dX), offsets base[pix], toff[kk + PR]. */
+typedef struct {
+    size_t kk, ocp, ktp, pix; /* c k k; oc and kk rounded up to 16; oh ow */
+    float *wf, *dwa, *wt;
+    int32_t *base, *toff;
+} ind_ws;
+
+static ind_ws ind_layout(const dt_layer *l, float *work)
+{
+    ind_ws s;
+    s.kk = l->c * l->k * l->k;
+    s.ocp = dt_kern_round_up(l->oc, CB);
+    s.ktp = dt_kern_round_up(s.kk, CB);
+    s.pix = l->oh * l->ow;
+    s.wf = (float *)(((uintptr_t)work + 31) & ~(uintptr_t)31);
+    s.dwa = s.wf + (s.kk + PR) * s.ocp;
+    s.wt = s.dwa + (s.kk + PR) * s.ocp;
+    s.base = (int32_t *)(s.wt + s.ktp * l->oc);
+    s.toff = s.base + s.pix;
+    return s;
+}
+
+size_t dt_ind_work_size(const dt_layer *l)
+{
+    size_t kk = l->c * l->k * l->k, ocp = dt_kern_round_up(l->oc, CB);
+    return 2 * (kk + PR) * ocp + dt_kern_round_up(kk, CB) * l->oc +
+           l->oh * l->ow + kk + PR + 16;
+}
+
+int dt_ind_supported(const dt_layer *l)
+{
+#ifdef DT_X86
+    static int cpu = -1;
+    if (cpu < 0)
+        cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cpu && l->kind == DT_CONV && l->pad == 0 &&
+           dt_layer_in_size(l) < ((size_t)1 << 30);
+#else
+    (void)l;
+    return 0;
+#endif
+}
+
+#ifdef DT_X86
+/* The offset tables of l's input layout (l->in_nhwc: NHWC, else NCHW). */
+static void offsets(const dt_layer *l, const ind_ws *s)
+{
+    const size_t c = l->c, k = l->k, w = l->w;
+    for (size_t i = 0, p = 0; i < l->oh; i++)
+        for (size_t j = 0; j < l->ow; j++, p++)
+            s->base[p] = (int32_t)(l->in_nhwc ? (i * w + j) * c : i * w + j);
+    for (size_t ci = 0, t = 0; ci < c; ci++)
+        for (size_t u = 0; u < k; u++)
+            for (size_t v = 0; v < k; v++, t++)
+                s->toff[t] = (int32_t)(l->in_nhwc ? (u * w + v) * c + ci
+                                                  : (ci * l->h + u) * w + v);
+    for (size_t t = s->kk; t < s->kk + PR; t++)
+        s->toff[t] = 0; /* taps past kk read a valid address, unused */
+}
+
+/* The PR field starts of pixels q0.. (the last repeated past mr). */
+static void tile_bases(const dt_layer *l, const ind_ws *s, size_t q0,
+                       size_t mr, const float *x, const float **xr)
+{
+    const size_t in = dt_layer_in_size(l);
+    for (size_t r = 0; r < PR; r++) {
+        size_t q = q0 + (r < mr ? r : 0);
+        xr[r] = x + (q / s->pix) * in + s->base[q % s->pix];
+    }
+}
+
+__attribute__((target("avx2,fma"))) static inline __m256i lanes(long n)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), idx);
+}
+
+/* Stores the first n (any n) lanes of v at p: whole vectors with a plain
+ * store (a masked store is microcoded on some CPUs, e.g. AMD Zen), a
+ * partial one through a buffer. */
+__attribute__((target("avx2,fma"))) static inline void store_n(float *p,
+                                                              __m256 v, long n)
+{
+    if (n >= 8) {
+        _mm256_storeu_ps(p, v);
+    } else if (n > 0) {
+        float t[8];
+        _mm256_storeu_ps(t, v);
+        memcpy(p, t, (size_t)n * sizeof *p);
+    }
+}
+
+__attribute__((target("avx2,fma"))) void
+dt_ind_forward(const dt_layer *l, const float *w, const float *b,
+               const float *x, float *y, size_t batch, float *work)
+{
+    ind_ws s = ind_layout(l, work);
+    const size_t oc = l->oc, kk = s.kk, npix = batch * s.pix;
+    offsets(l, &s);
+    memset(s.wf, 0, kk * s.ocp * sizeof *s.wf);
+    for (size_t o = 0; o < oc; o++)
+        for (size_t t = 0; t < kk; t++)
+            s.wf[t * s.ocp + o] = w[o * kk + t];
+    const __m256 z = _mm256_setzero_ps();
+    for (size_t q0 = 0; q0 < npix; q0 += PR) {
+        size_t mr = npix - q0 < PR ? npix - q0 : PR;
+        const float *xr[PR];
+        tile_bases(l, &s, q0, mr, x, xr);
+        for (size_t c0 = 0; c0 < oc; c0 += CB) {
+            __m256 a0[PR], a1[PR];
+            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++)
+                a0[r] = a1[r] = z;
+            const float *wp = s.wf + c0;
+            for (size_t t = 0; t < kk; t++, wp += s.ocp) {
+                __m256 w0 = _mm256_loadu_ps(wp), w1 = _mm256_loadu_ps(wp + 8);
+                int32_t off = s.toff[t];
+                _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                    __m256 xv = _mm256_broadcast_ss(xr[r] + off);
+                    a0[r] = _mm256_fmadd_ps(xv, w0, a0[r]);
+                    a1[r] = _mm256_fmadd_ps(xv, w1, a1[r]);
+                }
+            }
+            long nc = (long)(oc - c0);
+            __m256i m0 = lanes(nc), m1 = lanes(nc - 8);
+            __m256 b0 = _mm256_maskload_ps(b + c0, m0);
+            __m256 b1 = _mm256_maskload_ps(b + c0 + 8, m1);
+            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                if ((size_t)r >= mr)
+                    break;
+                float *yr = y + (q0 + (size_t)r) * oc + c0;
+                __m256 v0 = _mm256_add_ps(a0[r], b0);
+                __m256 v1 = _mm256_add_ps(a1[r], b1);
+                if (l->relu) {
+                    v0 = _mm256_max_ps(v0, z);
+                    v1 = _mm256_max_ps(v1, z);
+                }
+                store_n(yr, v0, nc);
+                store_n(yr + 8, v1, nc - 8);
+            }
+        }
+    }
+}
+
+/* dW and db; dy (NHWC, npix x oc) already masked by the ReLU. */
+__attribute__((target("avx2,fma"))) static void
+ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
+       float *dw, float *db, size_t batch)
+{
+    const size_t oc = l->oc, kk = s->kk, npix = batch * s->pix;
+    const size_t in = dt_layer_in_size(l);
+    for (size_t c0 = 0; c0 < oc; c0 += CB) {
+        long nc = (long)(oc - c0);
+        __m256i m0 = lanes(nc), m1 = lanes(nc - 8);
+        for (size_t t0 = 0; t0 < kk; t0 += PR) {
+            __m256 a0[PR], a1[PR];
+            int32_t to[PR];
+            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                a0[r] = a1[r] = _mm256_setzero_ps();
+                to[r] = s->toff[t0 + (size_t)r];
+            }
+            const float *d = dy + c0;
+            for (size_t n = 0; n < batch; n++) {
+                const float *xn = x + n * in;
+                for (size_t p = 0; p < s->pix; p++, d += oc) {
+                    __m256 g0 = _mm256_maskload_ps(d, m0);
+                    __m256 g1 = _mm256_maskload_ps(d + 8, m1);
+                    const float *xp = xn + s->base[p];
+                    _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                        __m256 xv = _mm256_broadcast_ss(xp + to[r]);
+                        a0[r] = _mm256_fmadd_ps(xv, g0, a0[r]);
+                        a1[r] = _mm256_fmadd_ps(xv, g1, a1[r]);
+                    }
+                }
+            }
+            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                _mm256_storeu_ps(s->dwa + (t0 + (size_t)r) * s->ocp + c0, a0[r]);
+                _mm256_storeu_ps(s->dwa + (t0 + (size_t)r) * s->ocp + c0 + 8,
+                                 a1[r]);
+            }
+        }
+        /* db: 16 channels summed over the pixels in order */
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        for (size_t q = 0; q < npix; q++) {
+            s0 = _mm256_add_ps(s0, _mm256_maskload_ps(dy + q * oc + c0, m0));
+            s1 = _mm256_add_ps(s1, _mm256_maskload_ps(dy + q * oc + c0 + 8,
+                                                      m1));
+        }
+        float sb[CB];
+        _mm256_storeu_ps(sb, s0);
+        _mm256_storeu_ps(sb + 8, s1);
+        for (size_t o = c0; o < oc && o < c0 + CB; o++)
+            db[o] += sb[o - c0];
+    }
+    for (size_t o = 0; o < oc; o++)
+        for (size_t t = 0; t < kk; t++)
+            dw[o * kk + t] += s->dwa[t * s->ocp + o];
+}
+
+/* dX = sum over taps of dY W scattered back (dx zeroed first). */
+__attribute__((target("avx2,fma"))) static void
+ind_dx(const dt_layer *l, const ind_ws *s, const float *w, const float *dy,
+       float *dx, size_t batch)
+{
+    const size_t oc = l->oc, kk = s->kk, npix = batch * s->pix;
+    memset(s->wt, 0, s->ktp * oc * sizeof *s->wt);
+    for (size_t t = 0; t < kk; t++) /* wt[t / 16][o][t % 16] = W(o, t) */
+        for (size_t o = 0; o < oc; o++)
+            s->wt[((t / CB) * oc + o) * CB + t % CB] = w[o * kk + t];
+    memset(dx, 0, batch * dt_layer_in_size(l) * sizeof *dx);
+    for (size_t q0 = 0; q0 < npix; q0 += PR) {
+        size_t mr = npix - q0 < PR ? npix - q0 : PR;
+        const float *xr[PR];
+        tile_bases(l, s, q0, mr, dx, xr);
+        for (size_t t0 = 0; t0 < kk; t0 += CB) {
+            __m256 a0[PR], a1[PR];
+            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++)
+                a0[r] = a1[r] = _mm256_setzero_ps();
+            const float *wp = s->wt + (t0 / CB) * oc * CB;
+            const float *d = dy + q0 * oc;
+            for (size_t o = 0; o < oc; o++, wp += CB) {
+                __m256 w0 = _mm256_loadu_ps(wp), w1 = _mm256_loadu_ps(wp + 8);
+                _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                    __m256 g = _mm256_broadcast_ss(
+                        d + (size_t)(r < (int)mr ? r : 0) * oc + o);
+                    a0[r] = _mm256_fmadd_ps(g, w0, a0[r]);
+                    a1[r] = _mm256_fmadd_ps(g, w1, a1[r]);
+                }
+            }
+            size_t nt = kk - t0 < CB ? kk - t0 : CB;
+            const int32_t *to = s->toff + t0;
+            float v[PR][CB];
+            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                _mm256_storeu_ps(v[r], a0[r]);
+                _mm256_storeu_ps(v[r] + 8, a1[r]);
+            }
+            /* single floats: neighbouring pixels' fields overlap, so
+               vector read-modify-writes would stall on store forwarding */
+            for (size_t r = 0; r < mr; r++) {
+                float *dr = (float *)xr[r];
+                for (size_t j = 0; j < nt; j++)
+                    dr[to[j]] += v[r][j];
+            }
+        }
+    }
+}
+
+void dt_ind_backward(const dt_layer *l, const float *w, const float *x,
+                     const float *dy, float *dx, float *dw, float *db,
+                     size_t batch, float *work)
+{
+    ind_ws s = ind_layout(l, work);
+    offsets(l, &s);
+    ind_dw(l, &s, x, dy, dw, db, batch);
+    if (dx)
+        ind_dx(l, &s, w, dy, dx, batch);
+}
+#else
+void dt_ind_forward(const dt_layer *l, const float *w, const float *b,
+                    const float *x, float *y, size_t batch, float *work)
+{
+    (void)l, (void)w, (void)b, (void)x, (void)y, (void)batch, (void)work;
+}
+
+void dt_ind_backward(const dt_layer *l, const float *w, const float *x,
+                     const float *dy, float *dx, float *dw, float *db,
+                     size_t batch, float *work)
+{
+    (void)l, (void)w, (void)x, (void)dy, (void)dx, (void)dw, (void)db;
+    (void)batch, (void)work;
+}
+#endif
