@@ -20,7 +20,10 @@
  * earlier are sent whatever this split does. Trade-off: an O(s^2 d) FM
  * pass (all gains recomputed per move) instead of bucket lists, which is
  * simple and ample for the few thousand workers a machine set trains.
- * Everything is deterministic (fixed seeds, index tie-breaks).
+ * Parts of more than 1024 workers start from the breadth-first and the
+ * index order only, with at most 8 passes; parts of more than 4096 skip
+ * the refinement (the better order is kept), so start-up stays O(n + m)
+ * there. Everything is deterministic (fixed seeds, index tie-breaks).
  */
 #include "cm_place.h"
 
@@ -39,6 +42,8 @@
 #define RANDOM_MAX 256    /* largest part that also tries random orders */
 #define RANDOM_STARTS 16
 #define MAX_PASSES 50
+#define REFINE_MAX 4096   /* larger parts: orders only, no FM (O(s^2)) */
+#define LARGE_PASSES 8    /* FM passes for parts above SPECTRAL_MAX */
 
 cm_status cm_place_parse(const char *s, cm_place_kind *kind)
 {
@@ -135,11 +140,12 @@ static void fm_move(fm_state *f, size_t v)
 
 /* FM passes until J stops improving; side[] holds a balanced start and
  * receives the result. work: [2s] size_t. Returns the final J. */
-static int64_t fm_refine(fm_state *f, unsigned char *locked, size_t *moves)
+static int64_t fm_refine(fm_state *f, unsigned char *locked, size_t *moves,
+                         int max_passes)
 {
     const sub_graph *g = f->g;
     fm_init(f);
-    for (int pass = 0; pass < MAX_PASSES; pass++) {
+    for (int pass = 0; pass < max_passes; pass++) {
         int64_t j0 = fm_j(f), best = j0;
         size_t best_step = 0, step = 0;
         memset(locked, 0, g->s);
@@ -299,7 +305,16 @@ static cm_status bisect(const sub_graph *g, size_t a, unsigned char *side)
             size_t v = order[c == 1 || c == 3 ? s - 1 - k : k];
             trial[v] = k < a ? 0 : 1;
         }
-        int64_t j = fm_refine(&f, locked, moves);
+        int large = s > SPECTRAL_MAX;  /* only BFS from 0 and index order */
+        if (large && c != 2 && c != 4)
+            continue;
+        int64_t j;
+        if (s <= REFINE_MAX) {
+            j = fm_refine(&f, locked, moves, large ? LARGE_PASSES : MAX_PASSES);
+        } else {
+            fm_init(&f);
+            j = fm_j(&f);
+        }
         if (j < best) {
             best = j;
             memcpy(side, trial, s);

@@ -61,7 +61,8 @@ size_t cm_place_rank_size(size_t n, size_t P, size_t r);
  * volume; a pure function of (t, P, host labels), the same on every
  * machine that rounds alike. Cost: a dense eigensolve O(s^3) per
  * bisection of s <= 1024 workers (larger parts are ordered by breadth-
- * first search instead) plus O(s^2 + s d^3) per refinement pass.
+ * first search instead) plus O(s^2 d) per refinement pass (parts above
+ * 1024: two starts, at most 8 passes; above 4096 not refined: O(n + m)).
  * CM_EINVAL for P = 0 or P > n, CM_ENOMEM, CM_ENUMERIC. */
 cm_status cm_place_workers(const cm_topo *t, size_t P,
                            const size_t *host_of_rank, cm_place_kind kind,
