@@ -5,6 +5,8 @@
 #   make check-cluster  a run over 2 hosts made of network namespaces (root)
 #   make demo       install missing packages, build, run the main job
 #   make install    copy both programs to $(DESTDIR)$(PREFIX)/bin
+#   make fuzz       libFuzzer harnesses of tests/fuzz/ (clang, ASan+UBSan),
+#                   each run FUZZ_SECONDS (default 60); fails on a finding
 #
 # Variables: CC, MPICC, OPT (default -O2), EXTRA_CFLAGS / EXTRA_LDFLAGS
 # (e.g. -Werror, -fsanitize=address,undefined), BUILD (objects), BIN
@@ -41,7 +43,9 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 # ---- sources --------------------------------------------------------------
 MAINS        := src/topogen.c src/dpsgd_train.c
-SRC_SRCS     := $(filter-out $(MAINS),$(wildcard src/*.c))
+# src/topogen_*.c: parts of topogen's main (they print), linked into it only
+TOPOGEN_MAIN_SRCS := $(wildcard src/topogen_*.c)
+SRC_SRCS     := $(filter-out $(MAINS) $(TOPOGEN_MAIN_SRCS),$(wildcard src/*.c))
 TOPO_SRCS    := $(wildcard topo/*.c)
 # Folder rules. train/nn is the network engine, train/data the data sets,
 # train/dist the distributed run; configuration, logging and the
@@ -73,7 +77,7 @@ TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
 .PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
-        demo deps install uninstall clean bench
+        demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -90,7 +94,8 @@ $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,src/topogen.c) $(TOPO_OBJS) $(SRC_OBJS)
+$(BIN)/topogen: $(call obj,src/topogen.c $(TOPOGEN_MAIN_SRCS)) $(TOPO_OBJS) \
+                $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
@@ -181,6 +186,53 @@ bench: all
 	sh scripts/bench-train.sh
 	sh scripts/bench-gossip.sh
 
+# ---- fuzzing --------------------------------------------------------------
+# tests/fuzz/fuzz_X.c is a libFuzzer harness with seeds in
+# tests/fuzz/corpus/X/. `make fuzz` rebuilds the readers with clang under
+# ASan + UBSan in $(FUZZ_BUILD) and runs each harness FUZZ_SECONDS; the
+# corpus it grows goes to $(FUZZ_BUILD)/corpus/X (the committed seeds are
+# only read), a crashing input to $(FUZZ_BUILD)/crash-X-*, and any finding
+# (crash, sanitizer report, leak, timeout, out of memory) fails the target.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_BUILD   ?= build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer
+FUZZERS      := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_OBJS    := $(SRC_OBJS) $(call obj,$(wildcard train/data/*.c) \
+                train/dist/dt_ckpt.c)
+
+$(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(ALL_LDFLAGS) \
+	    $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+
+deps-fuzz:
+	@sh scripts/install-deps.sh fuzz
+
+fuzz-build: deps-fuzz
+	$(MAKE) CC=$(FUZZ_CC) BUILD=$(FUZZ_BUILD) BIN=$(FUZZ_BUILD)/bin OPT=-O1 \
+	    EXTRA_CFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+	    EXTRA_LDFLAGS="$(FUZZ_SAN)" \
+	    $(patsubst %,$(FUZZ_BUILD)/bin/fuzz_%,$(FUZZERS))
+
+fuzz: fuzz-build
+	@for f in $(FUZZERS); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus/$$f || exit 1; \
+	    echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    $(FUZZ_BUILD)/bin/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
+	        -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+	        -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- \
+	        $(FUZZ_BUILD)/corpus/$$f tests/fuzz/corpus/$$f \
+	        2> $(FUZZ_BUILD)/fuzz-$$f.log \
+	    || { tail -n 60 $(FUZZ_BUILD)/fuzz-$$f.log; \
+	         echo "fuzz: $$f FOUND A BUG (log $(FUZZ_BUILD)/fuzz-$$f.log)"; \
+	         exit 1; }; \
+	    grep -E '^stat::number_of_executed_runs|^Done' \
+	        $(FUZZ_BUILD)/fuzz-$$f.log; \
+	done
+
 install: $(PROGRAMS)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
@@ -190,6 +242,6 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD) $(BIN)/topogen $(BIN)/dpsgd-train $(BIN)/check_unit \
-	    $(BIN)/check_mpi
+	    $(BIN)/check_mpi $(BIN)/fuzz_*
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

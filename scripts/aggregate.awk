@@ -17,7 +17,7 @@ FNR == 1 {
     wall[r] += $3
     loss[r] += $4; loss2[r] += $4 * $4
     acc[r] += $5;  acc2[r] += $5 * $5
-    loc[r] += $6
+    if ($6 != "") { loc[r] += $6; nloc[r]++ } # empty: not measured
     cons[r] += $7; cons2[r] += $7 * $7
 }
 function sd(s, s2, k,   v) { v = s2 / k - (s / k) ^ 2; return v > 0 ? sqrt(v * k / (k > 1 ? k - 1 : 1)) : 0 }
@@ -30,5 +30,6 @@ END {
         printf "%s %s %.3f %.6f %.6f %.6f %.6f %.6g %.6g %.6f %d\n", ep[r], st[r],
             wall[r] / nf, acc[r] / nf, sd(acc[r], acc2[r], nf),
             loss[r] / nf, sd(loss[r], loss2[r], nf),
-            cons[r] / nf, sd(cons[r], cons2[r], nf), loc[r] / nf, nf
+            cons[r] / nf, sd(cons[r], cons2[r], nf),
+            nloc[r] ? loc[r] / nloc[r] : 0, nf
 }

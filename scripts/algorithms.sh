@@ -4,18 +4,18 @@
 # table of train/README.md "Algorithms".
 #
 #   scripts/algorithms.sh                 # the measured grid (see below)
-#   TUNE=1 scripts/algorithms.sh          # the learning-rate tuning runs
+#   ALGOS=d2 SEEDS=1 LR_d2=0.1 scripts/algorithms.sh   # one probe run
 #   SUMMARY_ONLY=1 scripts/algorithms.sh  # redraw the tables from OUT
 #
 # Every run: Fashion-MNIST, LeNet, WORKERS workers (64), PARTITION
 # (dirichlet:0.1), batch 32, momentum 0.9, weight decay 5e-4, cosine decay
 # over EPOCHS (8), NP MPI ranks (2), the learned graph `topogen -n WORKERS
 # -d 4 --seed 1` with Laplacian weights, local models evaluated on the
-# first 200 test images. TUNE=1 runs every algorithm of ALGOS at every
-# learning rate of TUNE_LRS on TUNE_SEED (4, not one of the reported
-# seeds); the measured grid runs algorithm A at LR_A (default 0.05) on
-# SEEDS. Runs already complete (OUT/runs/NAME.done) are skipped, so the
-# script resumes. Tables: final test accuracy of the average model (mean
+# first 200 test images. Algorithm A runs at learning rate LR_A (default
+# 0.05) on SEEDS; run NAME = A-lrLR-sSEED. Runs already complete
+# (OUT/runs/NAME.done) are skipped, so the script resumes. Tables: every
+# (algorithm, lr) run on PROBE_SEED (1), then the measured grid; each row:
+# final test accuracy of the average model (mean
 # ± std over seeds), epochs to 80% and 85% (mean over the seeds that got
 # there), gossip kB per step per rank, and the consensus distance
 # mean_i ||x_i - xbar||^2 after epochs 1 and 8.
@@ -29,9 +29,7 @@ PARTITION=${PARTITION:-dirichlet:0.1}
 EPOCHS=${EPOCHS:-8}
 SEEDS=${SEEDS:-"1 2 3"}
 ALGOS=${ALGOS:-"allreduce dpsgd d2 gt qgm"}
-TUNE=${TUNE:-0}
-TUNE_SEED=${TUNE_SEED:-4}
-TUNE_LRS=${TUNE_LRS:-"0.02 0.05 0.1"}
+PROBE_SEED=${PROBE_SEED:-1}
 SUMMARY_ONLY=${SUMMARY_ONLY:-0}
 TRAIN_ARGS=${TRAIN_ARGS:-"--local-eval 200"}
 
@@ -113,23 +111,20 @@ if [ "$SUMMARY_ONLY" != 1 ]; then
         "$BIN/topogen" -n "$WORKERS" -d 4 --seed 1 --quiet -o "$TOPO" \
             || die "topogen failed"
     fi
-    if [ "$TUNE" = 1 ]; then
-        for lr in $TUNE_LRS; do for a in $ALGOS; do
-            run "tune-$a-lr$lr" "$TUNE_SEED" "$lr" "$a"
-        done; done
-    else
-        for s in $SEEDS; do for a in $ALGOS; do
-            lr=$(lr_of "$a")
-            run "$a-lr$lr-s$s" "$s" "$lr" "$a"
-        done; done
-    fi
+    for s in $SEEDS; do for a in $ALGOS; do
+        lr=$(lr_of "$a")
+        run "$a-lr$lr-s$s" "$s" "$lr" "$a"
+    done; done
 fi
 
-echo "## tuning (seed $TUNE_SEED)"
-for a in $ALGOS; do for lr in $TUNE_LRS; do
-    f="$OUT/runs/tune-$a-lr$lr.csv"
-    [ -e "$OUT/runs/tune-$a-lr$lr.done" ] && echo "$a $lr $f"
-done; done | table
+echo "## every learning rate run on seed $PROBE_SEED"
+for a in $ALGOS; do
+    for d in "$OUT"/runs/"$a"-lr*-s"$PROBE_SEED".done; do
+        [ -e "$d" ] || continue
+        lr=${d##*/"$a"-lr}; lr=${lr%-s"$PROBE_SEED".done}
+        echo "$a $lr ${d%.done}.csv"
+    done
+done | table
 echo
 echo "## measured (seeds $SEEDS)"
 for a in $ALGOS; do

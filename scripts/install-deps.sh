@@ -1,8 +1,14 @@
 #!/bin/sh
 # Installs the Debian packages the project needs, if any are missing.
 # As root with apt-get: installs them. Otherwise: prints the exact command.
+#   scripts/install-deps.sh        what building, testing and the demo need
+#   scripts/install-deps.sh fuzz   also clang and its libFuzzer runtime
+#                                  (only `make fuzz` needs them)
 set -eu
 PKGS="build-essential pkg-config iproute2 libigraph-dev libgsl-dev libopenmpi-dev openmpi-bin check libopenblas-dev zlib1g-dev gnuplot-nox dataset-fashion-mnist python3-networkx python3-igraph python3-numpy python3-scipy python3-torch"
+if [ "${1:-}" = fuzz ]; then
+    PKGS="$PKGS clang libclang-rt-14-dev"
+fi
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -12,10 +12,22 @@
 # Runs are ordered seed by seed (all settings of seed 1 first), so a sweep
 # stopped early still has every setting for the seeds it finished.
 #
-# A run is complete when OUT/runs/NAME.done exists; complete runs are
-# skipped, so a stopped sweep resumes where it was. Partial CSVs of an
-# interrupted run are never used: the trainer writes its log atomically and
-# the .done marker is written only after it exits successfully.
+# Run identity. Every setting that changes a result is part of a run's
+# identity: the sweep-wide ones (DATASET MODEL EPOCHS BATCH LR MOMENTUM
+# DEGREE TOPO_SEED TRAIN_ARGS, hashed into GLOBAL_ID) and the run's own
+# (workers, topology:weights, partition, seed, and the topology file's
+# checksum; all hashed into RUN_ID). NP is not: the trainer gives the same
+# bits for any number of ranks. OUT/runs/NAME.settings records them all next
+# to NAME.csv; OUT/runs/NAME.done holds the RUN_ID and is written only after
+# the trainer exits successfully. A run is skipped only when its .done holds
+# the current RUN_ID; a marker from other settings (or an empty one from an
+# older sweep.sh) is never reused: the run is made again. An OUT whose runs
+# were made with other sweep-wide settings is refused with a message naming
+# each differing setting (use another OUT), so OUT/grid.env (the sweep-wide
+# settings, GLOBAL_ID, and the union of the grid lists over every run in
+# OUT/runs) is true of every run there. Partial CSVs of an interrupted run
+# are never used: the trainer writes its log atomically. See
+# data/results/README.md, "Sweep run identity".
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -70,23 +82,56 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT/topo" "$OUT/runs" "$OUT/logs"
 
-# Record the grid so plot.sh and summary.sh know what to expect.
-cat > "$OUT/grid.env.tmp" <<GRID
-WORKERS="$WORKERS"
-SETTINGS="$SETTINGS"
-PARTITIONS="$PARTITIONS"
-SEEDS="$SEEDS"
-EPOCHS="$EPOCHS"
-DEGREE="$DEGREE"
-DATASET="$DATASET"
-MODEL="$MODEL"
-BATCH="$BATCH"
-LR="$LR"
-MOMENTUM="$MOMENTUM"
-ALLREDUCE="$ALLREDUCE"
-NP="$NP"
-GRID
-mv "$OUT/grid.env.tmp" "$OUT/grid.env"
+# Sweep-wide settings that change results, one KEY="value" line each.
+global_settings() {
+    for k in DATASET MODEL EPOCHS BATCH LR MOMENTUM DEGREE TOPO_SEED TRAIN_ARGS; do
+        eval "v=\${$k}"
+        printf '%s="%s"\n' "$k" "$v"
+    done
+}
+id_of() { cksum | awk '{ printf "%08x", $1 }'; }
+GLOBAL_ID=$(global_settings | id_of)
+
+# Refuse an OUT made with other sweep-wide settings (or by an older
+# sweep.sh that kept no record of them) before anything is written.
+if [ -f "$OUT/grid.env" ]; then
+    old_id=$(sed -n 's/^GLOBAL_ID="\(.*\)"$/\1/p' "$OUT/grid.env")
+    if [ -n "$old_id" ] && [ "$old_id" != "$GLOBAL_ID" ]; then
+        diffs=$(global_settings | while IFS= read -r line; do
+            k=${line%%=*}
+            old=$(grep "^$k=" "$OUT/grid.env" || echo "$k=(unset)")
+            [ "$old" = "$line" ] || printf ' %s %s -> %s;' "$k" \
+                "$(echo "${old#*=}" | tr -d '"')" "$(echo "${line#*=}" | tr -d '"')"
+        done)
+        die "$OUT already holds runs made with other settings:${diffs%;} (use another OUT, or move $OUT/runs away)"
+    fi
+fi
+if [ -z "${old_id:-}" ] && ls "$OUT/runs" 2>/dev/null | grep -q '\.done$'; then
+    die "$OUT/runs holds runs without a settings record (made by an older sweep.sh): their settings are unknown (use another OUT, or move $OUT/runs away)"
+fi
+
+# OUT/grid.env: the sweep-wide settings and, over every run recorded in
+# OUT/runs (this invocation's and earlier ones'), the lists of worker
+# counts, topology:weights pairs, partitions and seeds. Rewritten after
+# each run, so it is true at any stop.
+list_of() { # KEY: sorted distinct values of KEY over OUT/runs/*.settings
+    for f in "$OUT"/runs/*.settings; do
+        [ -f "$f" ] && sed -n "s/^$1=\"\(.*\)\"\$/\1/p" "$f"
+    done | sort -u | sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+write_grid() {
+    {
+        global_settings
+        printf 'GLOBAL_ID="%s"\n' "$GLOBAL_ID"
+        printf 'WORKERS="%s"\n' "$(list_of WORKERS)"
+        printf 'SETTINGS="%s"\n' "$(list_of SETTING)"
+        printf 'PARTITIONS="%s"\n' "$(list_of PARTITION)"
+        printf 'SEEDS="%s"\n' "$(list_of SEED)"
+        printf 'NP="%s"\n' "$NP"
+    } > "$OUT/grid.env.tmp"
+    mv "$OUT/grid.env.tmp" "$OUT/grid.env"
+}
+write_grid
 
 # Topology files: one per (n, kind, weights); generated once, reused.
 topo_file() { # n kind weights
@@ -108,13 +153,30 @@ done; done; done
 
 i=0
 t0=$(date +%s)
-run() { # name np args...
-    name=$1; np=$2; shift 2
+run() { # name np workers setting partition seed topology-file args...
+    name=$1; np=$2
     i=$((i + 1))
+    rec="$OUT/runs/$name.settings"
+    {
+        global_settings
+        printf 'GLOBAL_ID="%s"\nNAME="%s"\nWORKERS="%s"\nSETTING="%s"\n' \
+            "$GLOBAL_ID" "$name" "$3" "$4"
+        printf 'PARTITION="%s"\nSEED="%s"\nTOPOLOGY_CKSUM="%s"\n' "$5" "$6" \
+            "$(if [ -n "$7" ]; then id_of < "$7"; fi)"
+    } > "$rec.tmp"
+    run_id=$(id_of < "$rec.tmp")
+    printf 'RUN_ID="%s"\n' "$run_id" >> "$rec.tmp"
+    shift 7
     if [ -e "$OUT/runs/$name.done" ]; then
-        echo "[$i/$total] $name: done already, skipped"
-        return 0
+        if [ "$(cat "$OUT/runs/$name.done")" = "$run_id" ]; then
+            rm -f "$rec.tmp"
+            echo "[$i/$total] $name: done already, skipped"
+            return 0
+        fi
+        echo "[$i/$total] $name: marker from other settings, run again"
+        rm -f "$OUT/runs/$name.done"
     fi
+    mv "$rec.tmp" "$rec"
     start=$(date +%s)
     printf '[%d/%d] %s ... ' "$i" "$total" "$name"
     if mpirun --oversubscribe --bind-to none -np "$np" "$BIN/dpsgd-train" \
@@ -122,7 +184,9 @@ run() { # name np args...
            --batch "$BATCH" --lr "$LR" --momentum "$MOMENTUM" \
            --log "$OUT/runs/$name.csv" --quiet $TRAIN_ARGS "$@" \
            > "$OUT/logs/$name.log" 2>&1; then
-        : > "$OUT/runs/$name.done"
+        echo "$run_id" > "$OUT/runs/$name.done.tmp"
+        mv "$OUT/runs/$name.done.tmp" "$OUT/runs/$name.done"
+        write_grid
         acc=$(tail -n 1 "$OUT/runs/$name.csv" | cut -d, -f5)
         echo "test_acc=$acc in $(( $(date +%s) - start ))s (sweep $(( $(date +%s) - t0 ))s)"
     else
@@ -141,12 +205,13 @@ for s in $SEEDS; do
             for kw in $SETTINGS; do
                 k=${kw%%:*}; w=${kw#*:}
                 f=$(topo_file "$n" "$k" "$w")
-                run "n$n-$k-$w-$ptag-s$s" "$np" --topology "$f" \
-                    --partition "$p" --seed "$s"
+                run "n$n-$k-$w-$ptag-s$s" "$np" "$n" "$kw" "$p" "$s" "$f" \
+                    --topology "$f" --partition "$p" --seed "$s"
             done
             if [ "$ALLREDUCE" = 1 ]; then
-                run "n$n-allreduce-none-$ptag-s$s" "$np" --mode allreduce \
-                    --workers "$n" --partition "$p" --seed "$s"
+                run "n$n-allreduce-none-$ptag-s$s" "$np" "$n" allreduce:none \
+                    "$p" "$s" "" --mode allreduce --workers "$n" --partition "$p" \
+                    --seed "$s"
             fi
         done
     done

@@ -181,6 +181,10 @@ cm_status cm_weight_rule_parse(const char *s, cm_weight_rule *rule)
             *rule = RULES[k].rule;
             return CM_OK;
         }
+    if (strcmp(s, "fdla") == 0) /* topogen handles it (topo/tg_fdla.c) */
+        return cm_error(CM_EINVAL, "fdla weights come from an SDP solve in "
+                        "topogen: write them into the file with `topogen "
+                        "--weights fdla` (here: %s)", cm_weight_rule_list());
     return cm_error(CM_EINVAL, "unknown weight rule '%s' (expected %s)", s,
                     cm_weight_rule_list());
 }
@@ -258,7 +262,7 @@ cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path)
         }
         if (!(fabs(s - 1.0) <= CM_TOPO_ROW_TOL))
             return cm_error(CM_ETOPO, "%s: row %zu of W sums to %.12g, not 1 "
-                            "(within %g): W must be stochastic", path, i, s,
+                            "(within %g): W 1 = 1 is required", path, i, s,
                             CM_TOPO_ROW_TOL);
     }
     return CM_OK;
@@ -297,10 +301,18 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
     st = cm_topo_slem(t, &slem);
     if (st != CM_OK)
         return cm_error_prefix(st, "%s", path);
-    if (!(slem < 1.0 - 1e-12))
+    if (!(slem < 1.0 - 1e-12)) {
+        /* negative weights are fine while W still mixes; say so when they
+         * are the likely cause */
+        size_t neg = 0;
+        for (size_t k = 0; k < t->m; k++)
+            neg += t->ew[k] < 0.0;
         return cm_error(CM_ETOPO, "%s: W does not mix: its second-largest "
-                        "eigenvalue modulus is %.6g (must be below 1)", path,
-                        slem);
+                        "eigenvalue modulus ||W - 11^T/n||_2 is %.6g (must "
+                        "be below 1)%s", path, slem, neg ? "; W has negative "
+                        "edge weights, which are allowed only while it "
+                        "mixes" : "");
+    }
     if (slem_out)
         *slem_out = slem;
     return CM_OK;
@@ -314,9 +326,11 @@ cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
         return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
     if (n <= 1)
         return CM_OK;
+    cm_status st = dense_check(n, "the spectrum of W");
+    if (st != CM_OK)
+        return st;
     gsl_matrix *a = gsl_matrix_calloc(n, n);
     gsl_vector *ev = gsl_vector_alloc(n);
-    cm_status st = CM_OK;
     if (!a || !ev) {
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
         goto cleanup;

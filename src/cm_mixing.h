@@ -63,8 +63,9 @@ cm_status cm_topo_slem(const cm_topo *t, double *slem);
 /* The second-largest eigenvalue lambda_2(W) and the smallest
  * lambda_min(W) of the weighted t's symmetric W (1, 1 for n = 1). D^2
  * needs lambda_min > -1/3; (I + W)/2 has eigenvalues (1 + lambda)/2, so
- * its SLEM is (1 + lambda_2)/2. Dense, O(n^3). CM_EINVAL when
- * unweighted, CM_ENUMERIC if the eigensolver fails. */
+ * its SLEM is (1 + lambda_2)/2. CM_EINVAL when unweighted or above
+ * CM_MIXING_DENSE_MAX; CM_ENUMERIC if the eigensolver fails. Dense,
+ * O(n^3). */
 cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin);
 
 /* CM_OK when t is unweighted or every row of W sums to 1 within

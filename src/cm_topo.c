@@ -349,10 +349,8 @@ cm_status cm_topo_save(const cm_topo *t, const char *path,
     if (st != CM_OK)
         return st;
     st = cm_topo_write(t, f.fp, comment);
-    if (st != CM_OK) {
-        cm_atomic_abort(&f);
-        return cm_error(CM_EIO, "cannot write %s", path);
-    }
+    if (st != CM_OK)
+        return cm_atomic_fail(&f);
     return cm_atomic_commit(&f);
 }
 

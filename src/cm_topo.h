@@ -100,6 +100,12 @@ cm_status cm_topo_read(cm_topo *t, const char *path);
  * fields are set on success). */
 cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o);
 
+/* cm_topo_read_ex on an open stream (not closed here): path names it in
+ * messages, and line numbers start at first_line + 1, so a section of a
+ * larger file (cm_topo_seq) is reported at its place in that file. */
+cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
+                              size_t first_line, cm_topo_read_opts *o);
+
 /* Parses "edgelist", "ncol", "graphml", "gml" (and "auto" when allow_auto)
  * for the flag named in messages. CM_EINVAL otherwise. */
 cm_status cm_topo_format_parse(const char *s, int allow_auto, const char *flag,

@@ -317,6 +317,21 @@ cm_status cm_topo_read(cm_topo *t, const char *path)
 
 cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o)
 {
+    int use_stdin = strcmp(path, "-") == 0;
+    cm_topo_destroy(t);
+    FILE *fp = use_stdin ? stdin : fopen(path, "r");
+    if (!fp)
+        return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
+                        strerror(errno));
+    cm_status st = cm_topo_read_stream(t, fp, path, 0, o);
+    if (!use_stdin)
+        fclose(fp);
+    return st;
+}
+
+cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
+                              size_t first_line, cm_topo_read_opts *o)
+{
     cm_topo_read_opts dflt = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
                               0};
     if (!o)
@@ -325,15 +340,11 @@ cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o)
     cm_topo_recvec v = {NULL, 0, 0};
     size_t n_decl = 0, n_line = 0;
     int has_n = 0;
-    int use_stdin = strcmp(path, "-") == 0;
     cm_topo_destroy(t);
-    FILE *fp = use_stdin ? stdin : fopen(path, "r");
-    if (!fp)
-        return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
-                        strerror(errno));
     size_t skipped = 0;
     cm_topo_format f = o->format == CM_FORMAT_AUTO ? detect(fp, &skipped)
                                                    : o->format;
+    skipped += first_line;
     cm_topo_base base = o->base;
     switch (f) {
     case CM_FORMAT_GRAPHML:
@@ -362,8 +373,6 @@ cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o)
         st = cm_error(CM_EIO, "%s: read error: %s", path, strerror(errno));
     }
     free(v.r);
-    if (!use_stdin)
-        fclose(fp);
     if (st != CM_OK)
         cm_topo_destroy(t);
     return st;

@@ -7,21 +7,118 @@
  * all ranks (dt_dpsgd_run). Epilog: summary on rank 0, finalize. Only this
  * file prints or exits; every failure is agreed by all ranks inside the
  * library, so rank 0 prints one message and every rank exits non-zero.
+ *
+ * Signals: SIGTERM and SIGINT (mpirun forwards a user's Ctrl-C or kill as
+ * SIGTERM to every rank, and sends it to the survivors when a rank dies)
+ * make rank 0 print one line saying what happened and which checkpoint is
+ * the last good one, read from DIR/latest at that moment; then every rank
+ * dies of the signal as before.
  */
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cblas.h>
 #include <gsl/gsl_errno.h>
 
 #include "cm_status.h"
+#include "cm_topo.h"
+#include "dt_ckpt.h"
 #include "dt_bench.h"
 #include "dt_bench_gossip.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
 #include "dt_config.h"
 #include "dt_train.h"
+
+/* ---- signals ----------------------------------------------------------
+ * The handler uses only async-signal-safe calls (open, read, write, close,
+ * signal, raise) on buffers prepared before training starts. */
+static volatile sig_atomic_t sig_root;
+static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
+
+static size_t put(char *b, size_t at, size_t cap, const char *s)
+{
+    while (*s && at + 1 < cap)
+        b[at++] = *s++;
+    b[at] = '\0';
+    return at;
+}
+
+/* Appends which checkpoint is the last good one (from DIR/latest, read
+ * now) and a newline to msg[0..n). Async-signal-safe. */
+static size_t put_ckpt(char *msg, size_t n, size_t cap)
+{
+    char latest[64] = "";
+    if (sig_dir[0]) {
+        char path[4200];
+        size_t p = put(path, 0, sizeof path, sig_dir);
+        put(path, p, sizeof path, "/latest");
+        int fd = open(path, O_RDONLY);
+        ssize_t got = fd >= 0 ? read(fd, latest, sizeof latest - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        latest[got > 0 ? got : 0] = '\0';
+        for (char *c = latest; *c; c++)
+            if (*c == '\n')
+                *c = '\0';
+    }
+    if (!sig_dir[0]) {
+        n = put(msg, n, cap, "no checkpoint (run without "
+                "--checkpoint)\n");
+    } else if (!latest[0]) {
+        n = put(msg, n, cap, "no complete checkpoint yet in ");
+        n = put(msg, n, cap, sig_dir);
+        n = put(msg, n, cap, "\n");
+    } else {
+        n = put(msg, n, cap, "last good checkpoint: ");
+        n = put(msg, n, cap, sig_dir);
+        n = put(msg, n, cap, "/");
+        n = put(msg, n, cap, latest);
+        n = put(msg, n, cap, " (continue with --resume)\n");
+    }
+    return n;
+}
+
+static void on_signal(int sig)
+{
+    if (sig_root) {
+        char msg[8400];
+        size_t n = put(msg, 0, sizeof msg, "dpsgd-train: stopped by ");
+        n = put(msg, n, sizeof msg, sig == SIGINT ? "SIGINT" : "SIGTERM");
+        n = put(msg, n, sizeof msg, " (the job was interrupted, or another "
+                "rank died); ");
+        n = put_ckpt(msg, n, sizeof msg);
+        ssize_t w = write(STDERR_FILENO, msg, n);
+        (void)w;
+        sig_root = 0; /* one message, even if the signal comes twice */
+        /* mpirun relays our stderr only while a rank lives: give the line
+         * time to get out before dying (nanosleep is async-signal-safe) */
+        struct timespec ts = {0, 300000000L};
+        nanosleep(&ts, NULL);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_signals(const dt_config *cfg, int root)
+{
+    sig_root = root;
+    size_t len = strlen(cfg->ckpt_dir);
+    if (len < sizeof sig_dir)
+        memcpy(sig_dir, cfg->ckpt_dir, len + 1);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
 
 static void print_epoch(void *ctx, const dt_epoch_stats *e)
 {
@@ -99,19 +196,29 @@ static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
 typedef struct {
     const dt_config *cfg;
     const dt_dpsgd_result *res;
+    int placement_due;  /* start-up seen: print the placement line before
+                           the first progress line (a run that fails before
+                           it prints nothing on stdout) */
 } progress_ctx;
 
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
-    const progress_ctx *c = ctx;
+    progress_ctx *c = ctx;
     if (p->start) {
-        print_placement(c->cfg, c->res);
+        c->placement_due = 1;
         return;
     }
+    if (c->placement_due) {
+        print_placement(c->cfg, c->res);
+        c->placement_due = 0;
+    }
+    char local[32] = "-"; /* NaN: not measured (--local-eval 0) */
+    if (!isnan(p->test_acc_local_mean))
+        snprintf(local, sizeof local, "%.4f", p->test_acc_local_mean);
     printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
-           "local_acc %.4f  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
+           "local_acc %s  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
            "%.1f s\n", p->epoch, p->epochs, p->step, p->train_loss,
-           p->test_acc, p->test_acc_local_mean, p->consensus,
+           p->test_acc, local, p->consensus,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
 }
@@ -159,6 +266,29 @@ static int run_single(const dt_config *cfg)
     return 0;
 }
 
+/* Notices printed by rank 0 before training: a setting that the run takes
+ * differently from what a user may expect is said, never silently applied
+ * or ignored. */
+static void print_notices(const dt_config *cfg)
+{
+    if (cfg->weights_set && cfg->topology[0]) {
+        cm_topo t;
+        cm_topo_init(&t);
+        if (cm_topo_read(&t, cfg->topology) == CM_OK && t.ew)
+            fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
+                    "weights in %s\n", cm_weight_rule_name(cfg->weights),
+                    cfg->topology);
+        cm_topo_destroy(&t);
+    }
+    if (cfg->resume && cfg->ckpt_dir[0]) {
+        uint64_t e;
+        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO)
+            fprintf(stderr, "dpsgd-train: notice: --resume: no checkpoint in "
+                    "%s yet: starting from scratch\n", cfg->ckpt_dir);
+    }
+    fflush(stderr);
+}
+
 /* --eval-model: one line with the saved model's test accuracy and loss. */
 static int run_eval_model(const dt_config *cfg)
 {
@@ -179,9 +309,31 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
-    progress_ctx pc = {cfg, &r};
-    cm_status s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ?
-                               print_progress : NULL, &pc, &r);
+    progress_ctx pc = {cfg, &r, 0};
+    if (root)
+        print_notices(cfg);
+    cm_status s = dt_comm_set_timeout(cfg->timeout);
+    if (s == CM_OK)
+        s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ? print_progress
+                                                        : NULL, &pc, &r);
+    int report;
+    if (s != CM_OK && dt_comm_timed_out(&report)) {
+        /* Some rank is silent: no agreement can finish. The reporting
+         * rank prints and ends the job; the others give it time to. */
+        sig_root = 0; /* the SIGTERM of the abort adds no second line */
+        if (report) {
+            char msg[8400];
+            size_t n = put(msg, 0, sizeof msg, "dpsgd-train: ");
+            n = put(msg, n, sizeof msg, cm_last_error());
+            n = put(msg, n, sizeof msg, "; ");
+            n = put_ckpt(msg, n, sizeof msg);
+            fputs(msg, stderr);
+            fflush(stderr);
+        } else {
+            sleep(5);
+        }
+        dt_comm_abort_job(1);
+    }
     if (s != CM_OK) {
         if (root)
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
@@ -195,14 +347,25 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                 cfg->topology);
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
+    /* epochs done, not asked for: --stop-after ends a run early */
+    char epochs[64];
+    if (r.last.epoch < (double)cfg->epochs)
+        snprintf(epochs, sizeof epochs, "%.4g of %zu", r.last.epoch,
+                 cfg->epochs);
+    else
+        snprintf(epochs, sizeof epochs, "%.4g", r.last.epoch);
+    char local[32] = "-";
+    if (!isnan(r.last.test_acc_local_mean))
+        snprintf(local, sizeof local, "%.4f", r.last.test_acc_local_mean);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
-           "epochs %zu  test_acc %.4f  local_acc %.4f  consensus %.3g  "
-           "slem %.4f  hash %016llx  workers-hash %016llx\n",
+           "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
+           "%s %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
                                           : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
-           cfg->epochs, r.last.test_acc, r.last.test_acc_local_mean,
-           r.last.consensus, r.slem, (unsigned long long)r.mean_hash,
+           epochs, r.last.test_acc, local,
+           r.last.consensus, r.period > 1 ? "product-norm" : "slem",
+           r.slem, (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
     printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
            "%s %.2f s  evaluation %.2f s  total %.2f s  (%zu steps%s, "
@@ -211,6 +374,9 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            r.t_gossip_mpi, r.t_eval, r.t_total, r.steps - r.start_step,
            r.start_step ? " after resume" : "",
            (double)r.bytes_per_step / 1e3);
+    if (r.period > 1)
+        printf("time-varying topology: %zu rounds per period (step t gossips "
+               "over round t mod %zu)\n", r.period, r.period);
     if (r.algorithm == DT_ALGO_D2)
         printf("d2 mixing matrix: (1 - C) I + C W with C = %.4f, SLEM %.4f "
                "(W: %.4f)\n", r.mix_c, r.mix_slem, r.slem);
@@ -276,9 +442,11 @@ int main(int argc, char **argv)
                     "--topology or --mode allreduce\n");
             rc = 2;
         } else {
+            catch_signals(&cfg, root);
             rc = run_single(&cfg);
         }
     } else {
+        catch_signals(&cfg, root);
         rc = run_distributed(&cfg, world);
     }
     dt_comm_finalize();

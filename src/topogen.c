@@ -5,7 +5,7 @@
  *           [--time-limit SEC] [--t0 T] [--t1 T] [--no-screen]
  *           [--format FMT] [-o FILE] [--quiet]
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
- *           [--seed S] [--format FMT] [--one-based]
+ *           [--seed S] [--format FMT] [--one-based] [-o OUT]
  *
  * main only parses flags into a config (one table, FLAGS, drives parsing,
  * the usage text and the file header), validates them (before any heavy
@@ -30,10 +30,14 @@
 #include "cm_topo.h"
 #include "cm_net.h"
 #include "cm_place.h"
+#include "cm_topo_seq.h"
 #include "tg_eval.h"
+#include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_igraph.h"
 #include "tg_search.h"
+#include "tg_seq.h"
+#include "topogen_seq.h"
 
 extern void openblas_set_num_threads(int num_threads);
 
@@ -52,10 +56,14 @@ typedef struct {
     int one_based;           /* eval: node ids start at 1 */
     int weights_given;       /* --weights was on the command line */
     tg_kind kind;            /* what to build */
-    cm_weight_rule weights;  /* mixing weights */
+    int seq;                 /* --kind is time-varying: seq_kind */
+    tg_seq_kind seq_kind;    /* one-peer-exp or base */
+    cm_weight_rule weights;  /* mixing weights (unless fdla) */
+    int fdla;                /* --weights fdla: tg_fdla instead of a rule */
     cm_topo_format format;   /* output format (eval: input format) */
     tg_search_opts search;   /* n, d, objective, seed, iters, ... */
     const char *out;         /* -o FILE or "-" */
+    int out_given;           /* -o on the command line (eval: writes) */
     int quiet;               /* no progress on stderr */
     int help, version;       /* --help, --version */
     const char *net;         /* eval: --net NET (NULL: no network model) */
@@ -96,7 +104,8 @@ static const flag_spec FLAGS[] = {
      "degree for learned, random, rrl (default 4)"},
     {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
      "learned (default), rrl, ring, torus, hypercube, exponential, "
-     "random, complete"},
+     "random, complete; time-varying: one-peer-exp (n a power of 2), base "
+     "(at most D peers per round)"},
     {"--weights", NULL, F_WEIGHTS, OFF(weights), BOTH, 0, 0, H_ALL, "RULE",
      "mixing weights (default laplacian)"},
     {"--objective", NULL, F_OBJECTIVE, OFF(search.obj), GEN, 0, 0,
@@ -121,8 +130,9 @@ static const flag_spec FLAGS[] = {
      NULL, "score every move exactly (same graph, slower)"},
     {"--format", NULL, F_FORMAT, OFF(format), BOTH, 0, 0, H_ALL, "FMT",
      "edgelist (default), ncol, graphml, gml; eval: auto (default)"},
-    {"-o", "--output", F_PATH, OFF(out), GEN, 0, 0, H_NONE, "FILE",
-     "write the topology atomically to FILE (default stdout)"},
+    {"-o", "--output", F_PATH, OFF(out), BOTH, 0, 0, H_NONE, "FILE",
+     "write the topology atomically to FILE (default stdout); eval: write "
+     "FILE with the weights evaluated (e.g. --weights fdla)"},
     {"--quiet", "-q", F_FLAG, OFF(quiet), BOTH, 0, 0, H_NONE, NULL,
      "no progress or summary on stderr"},
     {"--json", NULL, F_FLAG, OFF(json), EVAL, 0, 0, H_NONE, NULL,
@@ -164,9 +174,11 @@ static void usage(FILE *fp)
                  f->alias ? ", " : "", f->alias ? f->alias : "",
                  f->meta ? " " : "", f->meta ? f->meta : "");
         char text[512];
-        snprintf(text, sizeof text, "%s%s%s", f->help,
+        snprintf(text, sizeof text, "%s%s%s%s", f->help,
                  f->type == F_WEIGHTS ? ": " : "",
-                 f->type == F_WEIGHTS ? cm_weight_rule_list() : "");
+                 f->type == F_WEIGHTS ? cm_weight_rule_list() : "",
+                 f->type == F_WEIGHTS ? ", fdla (optimal, may be negative)"
+                                      : "");
         /* word-wrap the help at 79 columns, indented under itself */
         fprintf(fp, "  %-20s", lhs);
         size_t col = 22;
@@ -245,12 +257,19 @@ static int parse_value(const flag_spec *f, const char *v, config *c)
         return 0;
     }
     case F_KIND:
-        return tg_kind_parse(v, dst) == CM_OK ? 0 : status_to_usage();
+        c->seq = tg_seq_kind_parse(v, &c->seq_kind);
+        return c->seq || tg_kind_parse(v, dst) == CM_OK ? 0
+                                                        : status_to_usage();
     case F_WEIGHTS:
-        if (cm_weight_rule_parse(v, dst) != CM_OK) {
-            cm_error_prefix(CM_EINVAL, "--weights");
-            return status_to_usage();
+        c->fdla = strcmp(v, "fdla") == 0;
+        if (c->fdla) {
+            c->weights_given = 1;
+            return 0;
         }
+        if (cm_weight_rule_parse(v, dst) != CM_OK)
+            return usage_error("--weights: unknown weight rule '%s' "
+                               "(expected %s, fdla)", v,
+                               cm_weight_rule_list());
         c->weights_given = 1;
         return 0;
     case F_OBJECTIVE:
@@ -268,7 +287,11 @@ static int parse_value(const flag_spec *f, const char *v, config *c)
     case F_PATH:
         if (!*v)
             return usage_error("%s: empty file name", f->name);
+        if (c->eval && strcmp(v, "-") == 0)
+            return usage_error("%s: 'topogen eval' prints its report on "
+                               "stdout; give a file name", f->name);
         *(const char **)dst = v;
+        c->out_given = 1;
         return 0;
     case F_FLAG:
         *(int *)dst = 1;
@@ -349,9 +372,46 @@ static int parse_args(int argc, char **argv, config *c)
         return usage_error("--params, --ranks and --hosts need --net");
     if (c->net && c->simulate)
         return usage_error("--net: cannot be combined with --simulate");
-    if (!c->eval && tg_kind_check(c->kind, c->search.n, c->search.d) != CM_OK)
+    if (!c->eval && (c->seq ? tg_seq_check(c->seq_kind, c->search.n,
+                                           c->search.d)
+                            : tg_kind_check(c->kind, c->search.n,
+                                            c->search.d)) != CM_OK)
         return status_to_usage();
+    if (!c->eval && c->seq && c->weights_given)
+        return usage_error("--weights: --kind %s carries its own weights "
+                           "(exact averaging)", tg_seq_kind_name(c->seq_kind));
+    if (!c->eval && c->seq && c->format != CM_FORMAT_EDGELIST)
+        return usage_error("--format: --kind %s writes one edge list section "
+                           "per round (--format edgelist)",
+                           tg_seq_kind_name(c->seq_kind));
     return -1;
+}
+
+/* The weights dispatch: a cm_ rule, or FDLA (topo/tg_fdla.c), which also
+ * reports its certificate in *fr (zeroed for a rule). */
+static cm_status set_weights(const config *c, cm_topo *t, tg_fdla_result *fr)
+{
+    memset(fr, 0, sizeof *fr);
+    if (c->fdla)
+        return tg_fdla_weights(t, TG_FDLA_TOL, fr);
+    return cm_topo_set_weights(t, c->weights);
+}
+
+static const char *weights_name(const config *c)
+{
+    return c->fdla ? "fdla" : cm_weight_rule_name(c->weights);
+}
+
+/* The FDLA certificate line of a file header ("" unless --weights fdla). */
+static void fdla_line(const config *c, const tg_fdla_result *fr, char *buf,
+                      size_t cap)
+{
+    buf[0] = '\0';
+    if (c->fdla)
+        snprintf(buf, cap, "\n# fdla: slem=%.6f lower_bound=%.6f (certified "
+                 "gap %.1e) laplacian_slem=%.6f negative_weights=%zu",
+                 fr->slem, fr->lower, fr->slem - fr->lower, fr->slem_start,
+                 fr->negative);
 }
 
 /* Replaces the search's automatic settings by the values they resolve to,
@@ -379,10 +439,11 @@ static void flag_value(const flag_spec *f, const config *c, char *buf,
         snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)src);
         break;
     case F_SECONDS: snprintf(buf, cap, "%.17g", *(const double *)src); break;
-    case F_KIND: snprintf(buf, cap, "%s", tg_kind_name(c->kind)); break;
-    case F_WEIGHTS:
-        snprintf(buf, cap, "%s", cm_weight_rule_name(c->weights));
+    case F_KIND:
+        snprintf(buf, cap, "%s", c->seq ? tg_seq_kind_name(c->seq_kind)
+                                        : tg_kind_name(c->kind));
         break;
+    case F_WEIGHTS: snprintf(buf, cap, "%s", weights_name(c)); break;
     case F_OBJECTIVE:
         snprintf(buf, cap, "%s", tg_objective_name(c->search.obj));
         break;
@@ -402,7 +463,9 @@ static int in_header(const flag_spec *f, const config *c)
 {
     if (f->header == H_NONE)
         return 0;
-    if (f->header == H_LEARNED && c->kind != TG_KIND_LEARNED)
+    if (f->header == H_LEARNED && (c->kind != TG_KIND_LEARNED || c->seq))
+        return 0;
+    if (c->seq && f->type == F_WEIGHTS)
         return 0;
     if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
         return 0;
@@ -454,7 +517,7 @@ static cm_status write_topology(const config *c, const cm_topo *t,
                           "settings", "lambda2", "lambdan", "slem",
                           "self_weights"};
     const char *vals[] = {TOPOGEN_VERSION, nbuf, dbuf, tg_kind_name(c->kind),
-                          cm_weight_rule_name(c->weights), seed, settings,
+                          weights_name(c), seed, settings,
                           l2b, lnb, sb, "implied: W_ii = 1 - sum_j W_ij"};
     FILE *fp = stdout;
     cm_afile f = {0};
@@ -486,6 +549,7 @@ static int generate(config *c)
     int rc = EXIT_FAILURE;
     cm_status st;
     tg_search_result res = {0};
+    tg_fdla_result fr;
     if (strcmp(c->out, "-") != 0) { /* fail on an unwritable -o up front */
         cm_afile probe;
         if (cm_atomic_open(&probe, c->out) != CM_OK) {
@@ -507,7 +571,7 @@ static int generate(config *c)
         st = tg_kind_build(&t, c->kind, c->search.n, c->search.d, &rng);
     }
     if (st == CM_OK)
-        st = cm_topo_set_weights(&t, c->weights);
+        st = set_weights(c, &t, &fr);
     double l2 = 0, ln = 0, slem = 0;
     if (st == CM_OK)
         st = cm_topo_laplacian_extremes(&t, &l2, &ln);
@@ -519,19 +583,19 @@ static int generate(config *c)
     }
     size_t dmin, dmax;
     cm_topo_degree_range(&t, &dmin, &dmax);
-    char settings[1024], comment[1536];
+    char settings[1024], comment[1792], fl[256];
     settings_line(c, settings, sizeof settings);
+    fdla_line(c, &fr, fl, sizeof fl);
     snprintf(comment, sizeof comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
              "seed=%llu version=%s\n"
              "# settings: %s\n"
-             "# lambda2=%.4f lambdan=%.4f slem=%.4f\n"
+             "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
              t.n, dmax, tg_kind_name(c->kind),
-             tg_objective_name(c->search.obj),
-             cm_weight_rule_name(c->weights),
+             tg_objective_name(c->search.obj), weights_name(c),
              (unsigned long long)c->search.seed, TOPOGEN_VERSION, settings,
-             l2, ln, slem);
+             l2, ln, slem, fl);
     st = write_topology(c, &t, comment, settings, l2, ln, slem);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -543,22 +607,19 @@ static int generate(config *c)
                 "eigensolves, %zu screened, %zu vector solves, %.2f s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, slem,
-                cm_weight_rule_name(c->weights), res.moves, res.evals,
+                weights_name(c), res.moves, res.evals,
                 res.screened, res.vector_solves, res.seconds,
                 res.timed_out ? " (time limit reached)" : "");
+    if (!c->quiet && c->fdla)
+        fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
+                "Laplacian %.6f), certified lower bound %.6f, %zu negative "
+                "edge weights, %zu Newton steps, %.2f s\n", fr.slem,
+                fr.slem_start, fr.lower, fr.negative, fr.newton, fr.seconds);
     rc = EXIT_SUCCESS;
 cleanup:
     cm_topo_destroy(&t);
     tg_graph_destroy(&g);
     return rc;
-}
-
-static void print_number(const char *key, double v, int last)
-{
-    if (isfinite(v))
-        printf("\"%s\":%.17g%s", key, v, last ? "" : ",");
-    else
-        printf("\"%s\":null%s", key, last ? "" : ",");
 }
 
 /* A SLEM with enough digits to tell it from 1: six decimals, plus one
@@ -573,17 +634,15 @@ static void print_slem(const char *label, double slem, const char *note)
     printf("%-13s %.*f  (%s)\n", label, digits, slem, note);
 }
 
-static void print_json_string(const char *s)
+/* Builds a time-varying kind and writes it (topogen_seq.c). */
+static int generate_seq(const config *c)
 {
-    putchar('"');
-    for (const char *p = s; *p; p++)
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            printf("\\u%04x", (unsigned)(unsigned char)*p);
-        else
-            putchar(*p);
-    putchar('"');
+    char settings[1024];
+    settings_line(c, settings, sizeof settings);
+    const topogen_seq_job job = {c->seq_kind, c->search.n, c->search.d,
+                                 c->search.seed, settings, TOPOGEN_VERSION,
+                                 c->out, c->quiet};
+    return topogen_seq_generate(&job);
 }
 
 /* --net: a round under block ([0]) and graph ([1]) placement, modelled
@@ -648,7 +707,22 @@ static int evaluate(const config *c)
     double *rel = NULL;
     cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
                             CM_FORMAT_AUTO, 0, 0};
-    cm_status st = cm_topo_read_ex(&t, c->file, &ro);
+    cm_topo_seq seq;
+    cm_topo_seq_init(&seq);
+    cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
+    if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
+        const topogen_seq_eval_job job = {c->file, c->json, c->simulate,
+                                          c->search.seed, c->weights_given,
+                                          c->out_given};
+        rc = topogen_seq_evaluate(&job, &seq);
+        cm_topo_seq_destroy(&seq);
+        return rc;
+    }
+    if (st == CM_OK) { /* one round: today's evaluation */
+        t = seq.round[0];
+        cm_topo_init(&seq.round[0]);
+    }
+    cm_topo_seq_destroy(&seq);
     if (st == CM_OK && ro.one_based && !c->one_based && !c->quiet)
         fprintf(stderr, "topogen: notice: %s has no node 0 and no n=: read "
                 "as 1-based (ids shifted down by one; --one-based says so)\n",
@@ -656,12 +730,13 @@ static int evaluate(const config *c)
     if (st == CM_OK)
         st = cm_topo_check_stochastic(&t, c->file);
     const char *wname = "file";
+    tg_fdla_result fr = {0};
     if (st == CM_OK && t.self && c->weights_given && !c->quiet)
         fprintf(stderr, "topogen: notice: --weights %s replaces the weights "
-                "written in %s\n", cm_weight_rule_name(c->weights), c->file);
+                "written in %s\n", weights_name(c), c->file);
     if (st == CM_OK && (!t.self || c->weights_given)) {
-        st = cm_topo_set_weights(&t, c->weights);
-        wname = cm_weight_rule_name(c->weights);
+        st = set_weights(c, &t, &fr);
+        wname = weights_name(c);
         if (st != CM_OK)
             cm_error_prefix(st, "%s", c->file);
     }
@@ -672,6 +747,18 @@ static int evaluate(const config *c)
         cm_error_prefix(st, "%s", c->file);
     if (st == CM_OK && c->net)
         st = net_eval(c, &t, &net, nev);
+    if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
+        char comment[1536], fl[256];
+        fdla_line(c, &fr, fl, sizeof fl);
+        snprintf(comment, sizeof comment,
+                 "# topogen 2 n=%zu d=%zu kind=file weights=%s version=%s\n"
+                 "# source: %s\n"
+                 "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
+                 "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
+                 e.n, e.dmax, wname, TOPOGEN_VERSION, c->file, e.l2, e.ln,
+                 e.slem, fl);
+        st = cm_topo_save(&t, c->out, comment);
+    }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;
@@ -696,17 +783,19 @@ static int evaluate(const config *c)
             printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
     } else if (c->json) {
         printf("{\"file\":");
-        print_json_string(c->file);
+        topogen_print_json_string(c->file);
         printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
                "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
                cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
                e.components);
-        print_number("diameter", e.diameter, 0);
-        print_number("lambda2", e.l2, 0);
-        print_number("lambdan", e.ln, 0);
-        print_number("slem", e.slem, 0);
-        print_number("slem_best_laplacian", e.slem_best, 0);
-        print_number("rounds_1e-3", e.rounds, 0);
+        topogen_print_number("diameter", e.diameter, 0);
+        topogen_print_number("lambda2", e.l2, 0);
+        topogen_print_number("lambdan", e.ln, 0);
+        topogen_print_number("slem", e.slem, 0);
+        topogen_print_number("slem_best_laplacian", e.slem_best, 0);
+        topogen_print_number("rounds_1e-3", e.rounds, 0);
+        if (c->fdla && fr.newton)
+            topogen_print_number("fdla_lower_bound", fr.lower, 0);
         if (c->net)
             net_print(c, &t, &net, nev, 1);
         printf("\"weights\":\"%s\"}\n", wname);
@@ -733,6 +822,9 @@ static int evaluate(const config *c)
                    e.rounds);
         else
             printf("rounds_1e-3   inf  (slem 1: never)\n");
+        if (c->fdla && fr.newton)
+            printf("fdla_bound    %.6f  (no W on this graph has a smaller "
+                   "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
         printf("weights       %s\n", wname);
         if (c->net)
             net_print(c, &t, &net, nev, 0);
@@ -766,5 +858,7 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &c);
     if (rc >= 0)
         return rc;
-    return c.eval ? evaluate(&c) : generate(&c);
+    if (c.eval)
+        return evaluate(&c);
+    return c.seq ? generate_seq(&c) : generate(&c);
 }

@@ -264,6 +264,73 @@ START_TEST(test_idx_bad_input)
 END_TEST
 
 /* CIFAR-10: five training batches of 2 records, a test batch of 3. */
+/* Regression (issue 10, item 10): an IDX header alone must not set the
+ * allocation. A 16-byte images file announcing 60000 28x28 images, plain
+ * or gzipped, is "truncated" naming the file, before any load allocates. */
+START_TEST(test_idx_header_larger_than_file)
+{
+    dt_source s;
+    dt_shape sh;
+    dt_data d;
+    dt_norm nm = unit_norm();
+    write_idx(N_IMG, N_IMG, 0x803, 0);
+    unsigned char h[16];
+    put32(h, 0x803);
+    put32(h + 4, 60000);
+    put32(h + 8, 28);
+    put32(h + 12, 28);
+    unsigned char lb[8 + 4] = {0, 0, 8, 1, 0, 0, 0xea, 0x60};
+    ck_assert_int_eq(dt_source_init(&s, DT_DS_FASHION, dir, 0), CM_OK);
+    for (int gz = 0; gz < 2; gz++) {
+        rm_file("train-images-idx3-ubyte");
+        rm_file("train-labels-idx1-ubyte");
+        write_file(gz ? "train-images-idx3-ubyte.gz"
+                      : "train-images-idx3-ubyte", h, sizeof h, gz);
+        write_file(gz ? "train-labels-idx1-ubyte.gz"
+                      : "train-labels-idx1-ubyte", lb, sizeof lb, gz);
+        expect_err(dt_source_shape(&s, DT_SPLIT_TRAIN, &sh), CM_EFORMAT,
+                   "truncated");
+        ck_assert(strstr(cm_last_error(), "train-images-idx3-ubyte"));
+        expect_err(dt_data_load(&s, DT_SPLIT_TRAIN, NULL, 0, &nm, &d),
+                   CM_EFORMAT, "truncated");
+        ck_assert_ptr_null(d.x);
+        /* labels file alone: 60000 announced, 4 present */
+        write_idx(N_IMG, N_IMG, 0x803, 0);
+        rm_file("train-images-idx3-ubyte.gz");
+        write_file(gz ? "train-labels-idx1-ubyte.gz"
+                      : "train-labels-idx1-ubyte", lb, sizeof lb, gz);
+        if (gz)
+            rm_file("train-labels-idx1-ubyte");
+        expect_err(dt_source_shape(&s, DT_SPLIT_TRAIN, &sh), CM_EFORMAT,
+                   "truncated");
+        ck_assert(strstr(cm_last_error(), "train-labels-idx1-ubyte"));
+    }
+    dt_source_destroy(&s);
+}
+END_TEST
+
+/* Regression (issue 10, item 1): test images of another shape than the
+ * training images are refused at set-up (dt_data_stats, which every
+ * trainer calls first), naming the directory and both shapes. */
+START_TEST(test_idx_split_shapes_differ)
+{
+    dt_source s;
+    dt_norm st;
+    write_idx(N_IMG, N_IMG, 0x803, 0);
+    unsigned char b[16 + 3 * 2 * 2] = {0};
+    put32(b, 0x803);
+    put32(b + 4, 3);
+    put32(b + 8, 2);
+    put32(b + 12, 2);
+    write_file("t10k-images-idx3-ubyte", b, sizeof b, 0);
+    ck_assert_int_eq(dt_source_init(&s, DT_DS_MNIST, dir, 0), CM_OK);
+    expect_err(dt_data_stats(&s, &st), CM_EFORMAT,
+               "training images are 1x4x4 but test images 1x2x2");
+    ck_assert(strstr(cm_last_error(), dir));
+    dt_source_destroy(&s);
+}
+END_TEST
+
 static void write_cifar(size_t per_file, int bad_label)
 {
     size_t rec = 3073;
@@ -390,6 +457,8 @@ Suite *data_suite(void)
     tc = tcase_create("idx_bad_input_named");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_idx_bad_input);
+    tcase_add_test(tc, test_idx_header_larger_than_file);
+    tcase_add_test(tc, test_idx_split_shapes_differ);
     suite_add_tcase(s, tc);
     tc = tcase_create("cifar10");
     tcase_add_checked_fixture(tc, setup, teardown);

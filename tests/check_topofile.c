@@ -100,6 +100,11 @@ START_TEST(test_plain_and_networkx_lists)
     /* n= declares isolated trailing nodes: disconnected */
     ck_assert_int_eq(read_text(&t, "# n=4\n0 1\n1 2\n"), CM_ETOPO);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "node 3 has no edges"));
+    /* negative weights: accepted while W is symmetric, W 1 = 1, SLEM < 1 */
+    ck_assert_int_eq(read_text(&t, "0 0 0.45\n1 1 0.45\n2 2 0.1\n3 3 0.1\n"
+                                   "0 1 -0.05\n0 2 0.3\n0 3 0.3\n1 2 0.3\n"
+                                   "1 3 0.3\n2 3 0.3\n"), CM_OK);
+    ck_assert(t.ew[0] == -0.05);
     /* a single node */
     ck_assert_int_eq(read_text(&t, "# n=1\n0 0 1\n"), CM_OK);
     ck_assert_uint_eq(t.n, 1);
@@ -133,6 +138,8 @@ static const struct {
     {"0 1 1\n", CM_ETOPO, "does not mix"},
     {"0 1\n2 3\n", CM_ETOPO, "disconnected"},
     {"0 0 0\n1 1 0\n0 1 1\n", CM_ETOPO, "does not mix"},
+    {"0 0 1.2\n1 1 1.2\n2 2 1.2\n0 1 -0.1\n0 2 -0.1\n1 2 -0.1\n", CM_ETOPO,
+     "1.3 (must be below 1); W has negative edge weights"},
     {"", CM_EFORMAT, "no edges found"},
     {"# only a comment\n\n", CM_EFORMAT, "no edges found"},
     {"# n=abc\n0 1\n", CM_EFORMAT, ":1: bad node count"},

@@ -1,8 +1,10 @@
 /* check_train.c: the single-worker trainer end to end on the synthetic set
  * (loss goes down, accuracy gets high, for lenet and cnn; batch size 1;
- * same seed gives bit-identical parameters, another seed does not) and
- * the CSV log (header, one row per epoch, nothing left behind on a bad
- * path). The flag parser has its own suite (check_config.c). */
+ * same seed gives bit-identical parameters, another seed does not), the
+ * CSV log (header, one row per epoch, nothing left behind on a bad path)
+ * and the divergence guard. The flag parser has its own suite
+ * (check_config.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "check_env.h"
 #include "dt_config.h"
 #include "dt_log.h"
+#include "dt_optim.h"
 #include "dt_train.h"
 
 typedef struct {
@@ -155,6 +158,33 @@ START_TEST(test_log)
 }
 END_TEST
 
+/* Issue 10 item 7: a diverging run (--lr 100 gave NaN loss, accuracy 0.10
+ * and success) stops with CM_ENUMERIC; the guard itself on each case. */
+START_TEST(test_divergence_stops)
+{
+    dt_config c;
+    dt_train_result r;
+    synth_config(&c, DT_MODEL_LENET, 256, 2);
+    c.synth_test = 64;
+    c.lr = 100.0;
+    ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &r), CM_ENUMERIC);
+    ck_assert_msg(strstr(cm_last_error(), "training diverged at epoch 1") &&
+                      strstr(cm_last_error(), "lower --lr"),
+                  "%s", cm_last_error());
+    float x[5] = {1, -2, 0, 3e38f, -0.0f};
+    ck_assert_int_eq(dt_check_finite(0.5, x, 5, 1, 1, 0.1), CM_OK);
+    ck_assert_int_eq(dt_check_finite(NAN, x, 5, 2, 7, 0.1), CM_ENUMERIC);
+    ck_assert(strstr(cm_last_error(), "epoch 2 (step 7): the training loss "
+                                      "is NaN"));
+    x[3] = INFINITY;
+    ck_assert_int_eq(dt_check_finite(0.5, x, 5, 1, 1, 0.1), CM_ENUMERIC);
+    ck_assert(strstr(cm_last_error(), "parameters hold infinite"));
+    x[3] = NAN;
+    ck_assert_int_eq(dt_check_finite(0.5, x, 5, 1, 1, 0.1), CM_ENUMERIC);
+    ck_assert(strstr(cm_last_error(), "parameters hold NaN"));
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -177,6 +207,10 @@ Suite *train_suite(void)
     tc = tcase_create("csv_log");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_log);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("divergence_stops");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_divergence_stops);
     suite_add_tcase(s, tc);
     return s;
 }

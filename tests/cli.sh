@@ -204,6 +204,18 @@ topogen_cases() {
     expect_fail 2 "^topogen: --restarts: expected a positive integer" "restarts 0" "$tg" --restarts 0 -o "$o"
     expect_fail 2 "^topogen: --seed: expected a non-negative integer" "seed x" "$tg" --seed x -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad flags"
+    # issue 10 item 11: outputs follow the umask like open(..., 0666), a
+    # replaced file keeps its mode, and a failed write names its cause
+    # (ulimit -f: a full disk without root; EFBIG "File too large")
+    m="$T/mode.txt"
+    expect_ok "-o under umask 027" sh -c "umask 027 && exec '$BIN/topogen' -n 16 -d 4 --iters 50 -q -o '$m'"
+    check '[ "$(stat -c %a "$m")" = 640 ]' "new file follows umask 027: mode $(stat -c %a "$m")"
+    chmod 644 "$m"
+    expect_ok "-o replacing under umask 077" sh -c "umask 077 && exec '$BIN/topogen' -n 16 -d 4 --iters 50 -q -o '$m'"
+    check '[ "$(stat -c %a "$m")" = 644 ]' "replaced file keeps mode 644: $(stat -c %a "$m")"
+    expect_fail 1 "^topogen: cannot write $T/fsize.txt: File too large" "write past the file-size limit" \
+        sh -c "trap '' XFSZ; ulimit -f 2; exec '$BIN/topogen' -n 64 -d 4 --iters 50 -q -o '$T/fsize.txt'"
+    check '[ ! -e "$T/fsize.txt" ] && [ -z "$(ls "$T" | grep "\.tmp\.")" ]' "nothing left after a failed write"
     expect_fail 1 "^topogen: -o: .*/no/such/dir/g.txt" "unwritable -o" "$tg" -n 16 -o "$T/no/such/dir/g.txt"
     expect_fail 2 "^topogen: --simulate: cannot be combined with --json" "simulate+json" "$tg" eval "$g" --json --simulate 3
     expect_fail 2 "^topogen: eval: missing FILE" "eval without file" "$tg" eval
@@ -268,12 +280,22 @@ train_cases() {
     expect_fail 1 "^dpsgd-train: .*train-images-idx3-ubyte.gz.*(gzip|truncated)" "corrupt gzip" "$dt" --data "$T/fm" --log "$l"
     expect_fail 1 "^dpsgd-train: .*$T/nodir/x.csv" "unwritable log" "$dt" $syn --log "$T/nodir/x.csv"
     check '[ ! -e "$l" ]' "no log after bad data"
+    expect_fail 1 "^dpsgd-train: training diverged at epoch 1 \\(step [0-9]+\\): the training loss is NaN" \
+        "--lr 100 diverges" "$dt" $syn --lr 100 --epochs 2 --log "$l"
     # a tiny synthetic run: progress lines, final line, a complete CSV
     expect_ok "synthetic run" "$dt" $syn --epochs 2 --log "$l"
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 2 ]' "one progress line per epoch"
     check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' "CSV header"
     check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (\$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0"
     h1=$(sed -n 's/.*hash //p' "$T/out")
+    # issue 10 item 3: a second writer of the same --log is refused (the
+    # first holds LOG.lock: here flock(1) plays the first run)
+    check '[ ! -e "$l.lock" ]' "no lock file left after a run"
+    cp "$l" "$T/first.csv"
+    expect_fail 1 "^dpsgd-train: $l is in use by another run \\($l.lock is locked\\)" "second writer of one --log" \
+        flock -n "$l.lock" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$BIN/dpsgd-train" $syn --epochs 1 --log "$l"
+    check 'cmp -s "$l" "$T/first.csv"' "the first run's log is untouched"
+    rm -f "$l.lock"
     expect_ok "synthetic run, --quiet, same seed" "$dt" $syn --epochs 2 --quiet
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 0 ] && [ "$(sed -n "s/.*hash //p" "$T/out")" = "$h1" ]' "--quiet; same seed, same parameters"
     model_cases
@@ -315,6 +337,78 @@ mpi_run() {
         --bind-to none -np "$@"
 }
 
+# Issue 10 items 2-5, 7, 8: checkpoints that protect a run, and the run's
+# reports (mpi_cases calls this with $dt, $syn and $T/g4.txt set).
+checkpoint_cases() {
+    ck="$T/ck-life"
+    # --resume with no checkpoint yet: a notice, then a fresh start
+    expect_ok "--resume on an empty directory" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 2 --checkpoint "$ck" --resume --quiet --local-eval 0 --log "$T/life.csv"
+    check 'grep -qx "dpsgd-train: notice: --resume: no checkpoint in $ck yet: starting from scratch" "$T/err" && [ "$(cat "$ck/latest")" = epoch-000002 ]' \
+        "notice and a complete checkpoint: $(head -c 200 "$T/err")"
+    check 'awk -F, "NR > 1 && \$6 != \"\" { bad = 1 } END { exit bad }" "$T/life.csv" && grep -q "  local_acc -  " "$T/out"' \
+        "--local-eval 0: empty local-accuracy column, '-' on the final line"
+    cp "$ck/latest" "$T/latest.before"
+    # a fresh run refuses a directory that holds a checkpoint (it deleted it)
+    expect_fail 2 "^dpsgd-train: --checkpoint: $ck holds the checkpoint of an earlier run \\(epoch 2\\): add --resume to continue it, or remove $ck" \
+        "fresh run on an existing checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$ck"
+    check 'cmp -s "$ck/latest" "$T/latest.before" && [ -d "$ck/epoch-000002" ]' "the earlier checkpoint is intact"
+    # a second run on the same directory is refused (flock(1) holds DIR/lock)
+    expect_fail 1 "^dpsgd-train: --checkpoint: $ck is in use by another run \\($ck/lock is locked\\)" \
+        "second run on one checkpoint directory" flock -n "$ck/lock" env OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 \
+        mpirun -q --oversubscribe --bind-to none -np 2 "$dt" --topology "$T/g4.txt" $syn --epochs 3 --checkpoint "$ck" --resume
+    rm -f "$ck/lock"
+    # another setting: named, with both values
+    expect_fail 2 "^dpsgd-train: --resume: $ck was written with other settings: --lr 0.02, this run has --lr 0.05: resume with the settings" \
+        "resume with another --lr" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 3 --checkpoint "$ck" --resume --lr 0.05
+    # a larger --epochs continues; --keep 2 keeps two generations
+    expect_ok "--resume with more --epochs" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 4 --checkpoint "$ck" --resume --quiet
+    check 'grep -q "^final: .*  epochs 4  " "$T/out" && grep -q "(8 steps after resume" "$T/out"' \
+        "continued to epoch 4: $(grep final: "$T/out")"
+    check '[ "$(ls -d "$ck"/epoch-* | wc -l)" -eq 2 ] && [ -d "$ck/epoch-000003" ] && [ -d "$ck/epoch-000004" ] && [ ! -e "$ck/lock" ]' \
+        "--keep 2 (default): epochs 3 and 4 kept, no lock left: $(ls "$ck" | tr '\n' ' ')"
+    expect_ok "--keep 1" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 5 --checkpoint "$ck" --resume --keep 1 --quiet
+    check '[ "$(ls -d "$ck"/epoch-* | wc -l)" -eq 1 ] && [ "$(ls "$ck"/state-* | wc -l)" -eq 1 ]' "--keep 1: one generation"
+    # start-up checks: an unwritable --checkpoint before any training
+    : >"$T/plainfile"
+    expect_fail 1 "^dpsgd-train: --checkpoint: cannot create checkpoint directory $T/plainfile/ck: Not a directory" \
+        "unwritable --checkpoint at start-up" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 \
+        --checkpoint "$T/plainfile/ck" --log "$T/unw.csv"
+    check '[ ! -e "$T/unw.csv" ]' "no log row written"
+    # divergence stops the run
+    expect_fail 1 "^dpsgd-train: training diverged at epoch 1 \\(step [0-9]+\\): the training loss is NaN" \
+        "D-PSGD --lr 100 diverges" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --lr 100 --epochs 2
+    # --weights on a weighted file applies, with a notice
+    "$BIN/topogen" -n 8 -d 2 --kind ring --weights laplacian -q -o "$T/ring8.txt"
+    expect_ok "weighted file" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet
+    s1=$(sed -n 's/.*  slem \([0-9.]*\)  .*/\1/p' "$T/out")
+    expect_ok "weighted file with --weights maxdeg" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet --weights maxdeg
+    s2=$(sed -n 's/.*  slem \([0-9.]*\)  .*/\1/p' "$T/out")
+    check 'grep -qx "dpsgd-train: notice: --weights maxdeg replaces the weights in $T/ring8.txt" "$T/err" && [ -n "$s1" ] && [ "$s1" != "$s2" ]' \
+        "--weights maxdeg applied with a notice (slem $s1 -> $s2)"
+    # all-reduce reports the bytes it hands to MPI_Allreduce
+    expect_ok "all-reduce bytes" mpi_run 2 "$dt" --mode allreduce $syn --epochs 1 --quiet --log "$T/ar.csv"
+    check 'awk -F, "NR == 2 && \$8 > 0 { ok = 1 } END { exit !ok }" "$T/ar.csv" && ! grep -q "(.*, 0.0 kB sent per step" "$T/out"' \
+        "all-reduce bytes_sent > 0: $(tail -n 1 "$T/ar.csv")"
+}
+
+# mk_idx DIR N SIDE t10k NT SIDE_T: an MNIST-style IDX directory, N
+# SIDExSIDE training images and NT SIDE_TxSIDE_T test images, zero pixels
+# and labels (plain files, big-endian headers written with printf).
+be32() { printf "\\$(printf %03o $(($1 >> 24 & 255)))\\$(printf %03o $(($1 >> 16 & 255)))\\$(printf %03o $(($1 >> 8 & 255)))\\$(printf %03o $(($1 & 255)))"; }
+mk_idx() {
+    mkdir -p "$1"
+    { printf '\0\0\10\3'; be32 "$2"; be32 "$3"; be32 "$3"
+      head -c $(($2 * $3 * $3)) /dev/zero; } >"$1/train-images-idx3-ubyte"
+    { printf '\0\0\10\1'; be32 "$2"; head -c "$2" /dev/zero; } >"$1/train-labels-idx1-ubyte"
+    { printf '\0\0\10\3'; be32 "$5"; be32 "$6"; be32 "$6"
+      head -c $(($5 * $6 * $6)) /dev/zero; } >"$1/$4-images-idx3-ubyte"
+    { printf '\0\0\10\1'; be32 "$5"; head -c "$5" /dev/zero; } >"$1/$4-labels-idx1-ubyte"
+}
+
 mpi_cases() {
     command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
     dt="$BIN/dpsgd-train"
@@ -352,12 +446,17 @@ mpi_cases() {
         "missing topology" mpi_run 2 "$dt" --topology "$T/missing.txt" $syn --log "$l"
     expect_fail 1 "^dpsgd-train: .*$T/nodata" \
         "missing data" mpi_run 2 "$dt" --topology "$T/g4.txt" --data "$T/nodata" --log "$l"
+    # issue 10 item 1: test images of another shape (14x14 vs 28x28) are
+    # refused at set-up in both distributed modes, not read out of bounds
+    mk_idx "$T/shape" 64 28 t10k 16 14
+    for mode in "--topology $T/g4.txt" "--mode allreduce --workers 4"; do
+        expect_fail 1 "^dpsgd-train: .*$T/shape: training images are 1x28x28 but test images 1x14x14" \
+            "test shape differs ($mode)" mpi_run 2 "$dt" $mode --dataset mnist --data "$T/shape" --log "$l"
+    done
     expect_fail 2 "^dpsgd-train: 2 MPI ranks need --topology" \
         "two ranks, no topology" mpi_run 2 "$dt" $syn --log "$l"
     expect_fail 2 "^dpsgd-train: --partition 'dirichlet:-1'" \
         "bad partition" mpi_run 2 "$dt" --topology "$T/g4.txt" --partition dirichlet:-1 $syn
-    expect_fail 1 "^dpsgd-train: --resume: no complete checkpoint in $T/ck" \
-        "resume without checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --checkpoint "$T/ck" --resume --log "$l"
     # --algorithm: unknown name; D^2 on a W at D^2's limit (the 4-cycle
     # with MH weights has lambda_min = -1/3) when told not to transform;
     # an algorithm with all-reduce
@@ -373,11 +472,70 @@ mpi_cases() {
         --weights mh --algorithm d2 $syn --epochs 1
     check 'grep -q "^final: d2 " "$T/out" && grep -q "^d2 mixing matrix: (1 - C) I + C W with C = 0.9375, SLEM 0.3750 (W: 0.3333)" "$T/out"' \
         "d2 reports its mixing matrix"
+    checkpoint_cases
+    # issue 10 item 7: after --stop-after the final line says the epochs done
+    expect_ok "--stop-after 1 of 3" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 3 --stop-after 1 --checkpoint "$T/ck-stop" --quiet
+    check 'grep -q "^final: .*  epochs 1 of 3  " "$T/out"' "final line: epochs 1 of 3: $(grep final: "$T/out")"
+    # issue 10 item 6: SIGTERM to mpirun, and a rank killed with -9, end
+    # the job with one dpsgd-train line naming the last good checkpoint
+    for how in term kill; do
+        case_no=$((case_no + 1))
+        ck="$T/ck-$how"
+        env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+            -np 2 "$dt" --topology "$T/g4.txt" --dataset synthetic \
+            --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+            --checkpoint "$ck" --quiet >"$T/out" 2>"$T/err" &
+        mp=$!
+        i=0
+        while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+        if [ "$how" = term ]; then
+            kill -TERM $mp
+        else # the newest rank process (ranks start after mpirun)
+            kill -9 "$(pgrep -f -- "--checkpoint $ck" | grep -vx "$mp" | sort -n | tail -n 1)"
+        fi
+        wait $mp
+        rc=$?
+        if [ "$rc" -eq 0 ]; then
+            fail "$how: exit 0 after a signal"
+        elif [ "$(grep -c "^dpsgd-train: stopped by SIGTERM (the job was interrupted, or another rank died); last good checkpoint: $ck/epoch-[0-9]* (continue with --resume)$" "$T/err")" -ne 1 ]; then
+            fail "$how: not one message naming the checkpoint: $(head -c 300 "$T/err")"
+        else
+            passed=$((passed + 1))
+        fi
+    done
+    # issue 10 item 6: a rank stopped (SIGSTOP) ends the job after
+    # --timeout with one message naming it and the last good checkpoint
+    case_no=$((case_no + 1))
+    ck="$T/ck-stop-rank"
+    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+        -np 3 "$dt" --topology "$T/g4.txt" --dataset synthetic \
+        --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+        --checkpoint "$ck" --timeout 3 --quiet >"$T/out" 2>"$T/err" &
+    mp=$!
+    i=0
+    while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    pid=$(pgrep -f -- "--checkpoint $ck" | grep -vx "$mp" | sort -n | tail -n 1)
+    rank=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+    kill -STOP "$pid"
+    wait $mp
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        fail "stopped rank: exit 0"
+    elif [ "$(grep -c "^dpsgd-train:" "$T/err")" -ne 1 ] || ! grep -q "^dpsgd-train: no progress for 3 s (waiting in .*): rank $rank does not answer (stopped, hung or unreachable); the job is ended (--timeout 3); last good checkpoint: $ck/epoch-" "$T/err"; then
+        fail "stopped rank $rank: not one message naming it: $(head -c 400 "$T/err")"
+    else
+        passed=$((passed + 1))
+    fi
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
     check '[ "$(wc -l <"$l")" -eq 3 ] && [ -f "$T/ck/latest" ]' "CSV rows and a complete checkpoint"
-    f=$(ls "$T"/ck/epoch-*/worker-000001.ckpt)
+    f="$T/ck/$(cat "$T/ck/latest")/worker-000001.ckpt" # --keep 2: two epochs
     printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
     expect_fail 1 "^dpsgd-train: --resume: .*worker-000001.ckpt: checksum mismatch" \
         "corrupt checkpoint" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 --checkpoint "$T/ck" --resume
@@ -439,10 +597,128 @@ net_cases() {
     expect_fail 1 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
 }
 
+# FDLA weights (topo/tg_fdla.c): certified optimum in the file header,
+# constant weights kept on a ring, negative weights accepted end to end.
+fdla_cases() {
+    tg="$BIN/topogen"
+    dt="$BIN/dpsgd-train"
+    f="$T/fdla16.txt"
+    expect_ok "fdla weights" "$tg" -n 16 -d 3 --kind random --seed 1 --weights fdla -q -o "$f"
+    check 'grep -q "^# topogen 2 n=16 d=3 kind=random objective=ratio weights=fdla seed=1 version=" "$f" && grep -q "^# fdla: slem=0.[0-9]* lower_bound=0.[0-9]* (certified gap [0-9.e-]*)" "$f"' \
+        "fdla header with the certified bound"
+    check 'grep -v "^#" "$f" | awk "\$1 != \$2 && \$3 < 0 { neg = 1 } END { exit !neg }"' \
+        "fdla file has a negative edge weight"
+    expect_ok "eval fdla file" "$tg" eval "$f" --json
+    check 'grep -q "\"weights\":\"file\"" "$T/out" && awk -F"\"slem\":" "{ split(\$2, a, \",\"); exit !(a[1] < 0.9) }" "$T/out"' \
+        "eval reads the negative-weight file"
+    "$tg" -n 16 --kind ring -q -o "$T/fdla_ring.txt"
+    expect_ok "eval --weights fdla" "$tg" eval "$T/fdla_ring.txt" --weights fdla --json
+    check 'grep -q "\"fdla_lower_bound\":" "$T/out" && sed "s/.*\"slem\":\([0-9.]*\),\"slem_best_laplacian\":\([0-9.]*\),.*/\1 \2/" "$T/out" | awk "{ d = \$1 - \$2; exit !(d < 1e-6 && d > -1e-6) }"' \
+        "fdla on a ring = best constant weights"
+    # eval -o: a user's own graph gets FDLA weights in a file
+    printf '0 1\n1 2\n2 3\n3 0\n0 2\n3 4\n' >"$T/own.txt"
+    expect_ok "eval --weights fdla -o" "$tg" eval "$T/own.txt" --weights fdla -o "$T/own_fdla.txt"
+    check 'grep -q "^# topogen 2 n=5 d=3 kind=file weights=fdla version=" "$T/own_fdla.txt" && grep -q "^# source: .*own.txt$" "$T/own_fdla.txt" && grep -q "^# fdla: slem=" "$T/own_fdla.txt"' \
+        "eval -o: header names the source and the certificate"
+    expect_ok "eval the written file" "$tg" eval "$T/own_fdla.txt" --json
+    check 'grep -q "\"weights\":\"file\"" "$T/out"' "the written FDLA file is valid as it stands"
+    expect_fail 2 "^topogen: -o: 'topogen eval' prints its report on stdout" "eval -o -" "$tg" eval "$T/own.txt" -o -
+    expect_fail 1 "^topogen: .*nodir/x.txt" "eval -o unwritable" "$tg" eval "$T/own.txt" --weights fdla -o "$T/nodir/x.txt"
+    expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg, fdla\)" \
+        "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
+    expect_fail 2 "^dpsgd-train: --weights: fdla weights come from an SDP solve in topogen" \
+        "dpsgd-train --weights fdla points to topogen" "$dt" --weights fdla
+    command -v mpirun >/dev/null 2>&1 || return
+    expect_ok "dpsgd-train on negative fdla weights" mpi_run 2 "$dt" --topology "$f" \
+        --dataset synthetic --synthetic-train 512 --synthetic-test 64 --epochs 1 --quiet
+}
+
+# Time-varying kinds (topo/tg_seq.c, src/cm_topo_seq.c): files, eval,
+# simulation to round-off, bad sequences.
+seq_cases() {
+    tg="$BIN/topogen"
+    f="$T/base24.txt"
+    expect_ok "base kind" "$tg" --kind base -n 24 -d 2 -q -o "$f"
+    check 'sed -n 1p "$f" | grep -q "^# topogen 2 n=24 d=2 kind=base period=[0-9]* seed=1 version=" && [ "$(grep -c "^# round " "$f")" -ge 2 ]' \
+        "base file: header and round sections"
+    expect_ok "eval base" "$tg" eval "$f" --json
+    check 'grep -q "\"exact\":true" "$T/out" && grep -q "\"max_degree\":2," "$T/out"' "base: exact, degree <= 2"
+    expect_ok "one-peer-exp" "$tg" --kind one-peer-exp -n 32 -q -o "$T/op.txt"
+    expect_ok "eval one-peer-exp" "$tg" eval "$T/op.txt"
+    check 'grep -q "^period *5$" "$T/out" && grep -q "^degree *1 1 1 1 1 " "$T/out" && grep -q "^rounds_1e-3 *5$" "$T/out"' \
+        "one-peer-exp n=32: period 5, degree 1, exact after 5 rounds"
+    expect_ok "simulate a sequence" "$tg" eval "$T/op.txt" --simulate 7
+    check 'awk "!/^#/ && \$1 >= 5 && \$2 > 1e-13 { bad = 1 } !/^#/ && \$1 == 4 && \$2 < 1e-3 { bad = 1 } END { exit bad }" "$T/out"' \
+        "simulation: round-off after one period, not before"
+    sed -n '/^# round 2 /,/^# round 3 /p' "$T/op.txt" | grep -v '^#' >"$T/r2.txt"
+    check '[ "$(wc -l <"$T/r2.txt")" -eq 16 ] && awk "\$2 != \$1 + 4 && \$2 != \$1 - 4 { bad = 1 } END { exit bad }" "$T/r2.txt"' \
+        "one round cut out with sed: the 16 pairs i ~ i XOR 4"
+    expect_fail 2 "^topogen: -n: one-peer-exp needs n a power of two" "one-peer-exp n=24" "$tg" --kind one-peer-exp -n 24 -o "$T/none.txt"
+    expect_fail 2 "^topogen: --weights: --kind base carries its own weights" "base --weights" "$tg" --kind base -n 8 -d 1 --weights mh -o "$T/none.txt"
+    expect_fail 1 "^topogen: --weights: .*op.txt is time-varying" "eval sequence --weights" "$tg" eval "$T/op.txt" --weights mh
+    expect_fail 1 "^topogen: -o: .*op.txt is time-varying" "eval sequence -o" "$tg" eval "$T/op.txt" -o "$T/none.txt"
+    awk '/^# round 1 /{ print "# round 1 n=33"; next } { print }' "$T/op.txt" >"$T/badn.txt"
+    expect_fail 1 "^topogen: .*badn.txt:[0-9]+: round 1 has 33 nodes, but round 0 \(line [0-9]+\) has 32" "sections with different n" "$tg" eval "$T/badn.txt"
+    sed 's/period=5/period=0/' "$T/op.txt" >"$T/p0.txt"
+    expect_fail 1 "^topogen: .*p0.txt:1: period=0" "period 0" "$tg" eval "$T/p0.txt"
+    awk '{ print } /^# round 3 /{ print "0 0 0.6" }' "$T/op.txt" >"$T/rows3.txt"
+    expect_fail 1 "^topogen: .*rows3.txt: round 3 \(line [0-9]+\): row 0 of W sums to 1.1" "round not averaging" "$tg" eval "$T/rows3.txt"
+    check '[ ! -e "$T/none.txt" ]' "no output after sequence errors"
+    command -v mpirun >/dev/null 2>&1 || return
+    dt="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64"
+    expect_ok "one-peer-exp" "$tg" --kind one-peer-exp -n 8 -q -o "$T/op8.txt"
+    expect_ok "dpsgd-train on a sequence" mpi_run 2 "$dt" --topology "$T/op8.txt" $syn --epochs 1
+    check 'grep -q "product-norm 0.0000" "$T/out" && grep -q "^time-varying topology: 3 rounds per period" "$T/out"' \
+        "dpsgd-train reports the period and the product norm"
+    expect_fail 1 "^dpsgd-train: --topology: .*rows3.txt: round 3 \(line [0-9]+\): row 0 of W sums to 1.1" \
+        "dpsgd-train: bad round" mpi_run 2 "$dt" --topology "$T/rows3.txt" $syn
+    expect_fail 2 "^dpsgd-train: --topology: .*op8.txt is time-varying \(period 3\): --algorithm gt needs a static topology" \
+        "dpsgd-train: sequences only with dpsgd" mpi_run 2 "$dt" --topology "$T/op8.txt" --algorithm gt $syn
+}
+
+# Sweep identity (issue 10 item 9): a run is reused only under the
+# settings that made it; an OUT made with other sweep-wide settings is
+# refused naming them; grid.env and each run's .settings tell the truth.
+sweep_cases() {
+    sw="$T/sweep"
+    sweep() {
+        env BIN="$BIN" OUT="$sw" SMOKE=1 \
+            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" NP=2 WORKERS=4 DEGREE_SMOKE=2 \
+            SETTINGS=ring:mh PARTITIONS=iid ALLREDUCE=1 \
+            TRAIN_ARGS="--synthetic-train 256 --synthetic-test 64" \
+            "$@" sh scripts/sweep.sh
+    }
+    r="$sw/runs/n4-ring-mh-iid-s1"
+    expect_ok "sweep EPOCHS=1" sweep EPOCHS=1
+    check '[ -f "$r.csv" ] && grep -qx "EPOCHS=\"1\"" "$r.settings" && grep -qx "SETTING=\"ring:mh\"" "$r.settings"' \
+        "settings written next to the CSV"
+    check '[ "$(cat "$r.done")" = "$(sed -n "s/^RUN_ID=\"\(.*\)\"$/\1/p" "$r.settings")" ]' \
+        ".done holds the run's RUN_ID"
+    check 'grep -qx "SETTINGS=\"allreduce:none ring:mh\"" "$sw/grid.env" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
+        "grid.env lists every run: $(grep SETTINGS= "$sw/grid.env")"
+    expect_ok "sweep again" sweep EPOCHS=1
+    check '[ "$(grep -c "done already, skipped" "$T/out")" -eq 2 ]' "same settings: both runs skipped"
+    cp "$r.csv" "$T/first.csv"
+    expect_fail 1 "^sweep: .* other settings: EPOCHS 1 -> 2; LR 0.05 -> 0.01 \(use another OUT" \
+        "other EPOCHS/LR into the same OUT" sweep EPOCHS=2 LR=0.01
+    check 'cmp -s "$r.csv" "$T/first.csv" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
+        "refused sweep changed nothing"
+    : > "$r.done" # a marker without this run's identity (older sweep.sh)
+    expect_ok "stale marker" sweep EPOCHS=1
+    check 'grep -q "n4-ring-mh-iid-s1: marker from other settings, run again" "$T/out" && [ -s "$r.done" ]' \
+        "a marker from other settings is not reused"
+    rm -f "$sw/grid.env"
+    expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
+}
+
 topogen_cases
 net_cases
 train_cases
 mpi_cases
+fdla_cases
+seq_cases
+sweep_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

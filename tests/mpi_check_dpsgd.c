@@ -8,9 +8,13 @@
  * Every assertion is made on every rank with values every rank holds
  * (broadcast from rank 0 where needed), so that a failure cannot leave
  * some ranks waiting in a collective (CK_FORK=no). */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -128,10 +132,68 @@ START_TEST(test_resume_equals_uninterrupted)
     ck_assert_int_eq(run_on(4, &cfg, &h_res, &a_res), CM_OK);
     ck_assert_uint_eq(h_res, h_full);
     ck_assert_double_eq(a_res, a_full);
-    /* resuming with other settings is refused on every rank */
+    /* resuming with other settings is refused on every rank, naming the
+     * setting with both values (issue 10 item 8) */
     cfg.lr = 0.06;
     ck_assert_int_eq(run_on(4, &cfg, &h_res, &a_res), CM_EINVAL);
-    ck_assert_ptr_nonnull(strstr(cm_last_error(), "other settings"));
+    ck_assert_msg(strstr(cm_last_error(), "written with other settings: "
+                                          "--lr 0.02, this run has --lr 0.06"),
+                  "%s", cm_last_error());
+    if (dt_comm_rank(dt_comm_world()) == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    unlink(path);
+}
+END_TEST
+
+/* Issue 10 item 4: a save that fails (here EFBIG under RLIMIT_FSIZE, the
+ * stand-in for a full disk) fails the run with the cause, leaves no
+ * partial epoch behind, and the next run in the same directory is not
+ * stuck: a fresh run (nothing complete to protect) goes through. */
+START_TEST(test_failed_save_cleans_up)
+{
+    char path[64], dir[64];
+    dt_config cfg;
+    uint64_t h;
+    double acc;
+    cube_file(path, sizeof path);
+    small_config(&cfg, path);
+    cfg.epochs = 1;
+    int pid = (int)getpid();
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
+                     CM_OK);
+    snprintf(dir, sizeof dir, "/tmp/mpi_check_full_%d", pid);
+    snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
+    struct rlimit old, lim;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = 64 * 1024; /* a worker file is ~0.5 MB */
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    cm_status s = run_on(4, &cfg, &h, &acc);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, old_sig);
+    ck_assert_int_eq(s, CM_EIO);
+    ck_assert_msg(strstr(cm_last_error(), "--checkpoint: cannot write") &&
+                      strstr(cm_last_error(), strerror(EFBIG)),
+                  "%s", cm_last_error());
+    double left = 0; /* epoch directories left, counted on rank 0 */
+    if (dt_comm_rank(dt_comm_world()) == 0) {
+        DIR *d = opendir(dir);
+        ck_assert_ptr_nonnull(d);
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            left += strncmp(e->d_name, "epoch-", 6) == 0 ||
+                    strcmp(e->d_name, "lock") == 0;
+        closedir(d);
+    }
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &left, sizeof left, 0),
+                     CM_OK);
+    ck_assert_double_eq(left, 0);
+    s = run_on(4, &cfg, &h, &acc);
+    ck_assert_msg(s == CM_OK, "status %d: %s", (int)s, cm_last_error());
     if (dt_comm_rank(dt_comm_world()) == 0) {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -194,6 +256,10 @@ Suite *dpsgd_suite(void)
     tc = tcase_create("resume_equals_uninterrupted");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_resume_equals_uninterrupted);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("failed_save_cleans_up");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_failed_save_cleans_up);
     suite_add_tcase(s, tc);
     tc = tcase_create("allreduce_learns");
     tcase_set_timeout(tc, 300);

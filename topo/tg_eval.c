@@ -1,5 +1,5 @@
 /* tg_eval.c: topology figures (tg_eval_topo) and the consensus simulation
- * (tg_simulate). Spectra come from src/cm_mixing.c through spectra(), the
+ * (tg_simulate; tg_simulate_seq for time-varying rounds). Spectra come from src/cm_mixing.c through spectra(), the
  * one call to swap for a sparse solver (dense today: exact, O(n^3), and
  * refused above CM_MIXING_DENSE_MAX); components from the one BFS
  * (cm_topo_components); the diameter from igraph's igraph_diameter
@@ -85,9 +85,17 @@ static double disagreement(const double *x, size_t n, size_t dim)
 cm_status tg_simulate(const cm_topo *t, size_t rounds, uint64_t seed,
                       double *rel)
 {
-    size_t n = t->n, dim = TG_SIM_DIM;
-    if (!t->self)
-        return cm_error(CM_EINVAL, "simulation needs a weighted topology");
+    return tg_simulate_seq(t, 1, rounds, seed, rel);
+}
+
+cm_status tg_simulate_seq(const cm_topo *seq, size_t period, size_t rounds,
+                          uint64_t seed, double *rel)
+{
+    size_t n = period ? seq[0].n : 0, dim = TG_SIM_DIM;
+    for (size_t k = 0; k < period; k++)
+        if (!seq[k].self || seq[k].n != n)
+            return cm_error(CM_EINVAL, "simulation needs weighted rounds on "
+                            "one node set");
     if (n < 2)
         return cm_error(CM_EINVAL, "simulation needs at least 2 nodes");
     double *x = malloc(n * dim * sizeof *x);
@@ -104,6 +112,7 @@ cm_status tg_simulate(const cm_topo *t, size_t rounds, uint64_t seed,
     double d0 = disagreement(x, n, dim);
     rel[0] = 1.0;
     for (size_t r = 1; r <= rounds; r++) {
+        const cm_topo *t = &seq[(r - 1) % period];
         for (size_t i = 0; i < n; i++) {
             double *yi = y + i * dim;
             for (size_t c = 0; c < dim; c++)

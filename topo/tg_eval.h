@@ -54,4 +54,10 @@ cm_status tg_eval_topo(const cm_topo *t, tg_eval *e);
 cm_status tg_simulate(const cm_topo *t, size_t rounds, uint64_t seed,
                       double *rel);
 
+/* tg_simulate over a periodic sequence: round r (1-based) applies
+ * seq[(r - 1) mod period]; all rounds weighted, on the same n >= 2. With
+ * period 1 it is tg_simulate, bit for bit. */
+cm_status tg_simulate_seq(const cm_topo *seq, size_t period, size_t rounds,
+                          uint64_t seed, double *rel);
+
 #endif

@@ -164,8 +164,8 @@ cm_status tg_kind_parse(const char *s, tg_kind *kind)
             return CM_OK;
         }
     return cm_error(CM_EINVAL, "--kind: unknown kind '%s' (expected learned, "
-                    "rrl, ring, torus, hypercube, exponential, random or "
-                    "complete)", s);
+                    "rrl, ring, torus, hypercube, exponential, random, "
+                    "complete, or the time-varying one-peer-exp or base)", s);
 }
 
 const char *tg_kind_name(tg_kind kind)

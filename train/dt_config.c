@@ -62,6 +62,8 @@ static const flag_spec FLAGS[] = {
     {"--checkpoint", F_PATH, OFF(ckpt_dir), 0, 0, 0},
     {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
+    {"--keep", F_SIZE, OFF(keep), 1, 1e6, 0},
+    {"--timeout", F_DOUBLE, OFF(timeout), 0, 1e7, 0},
     {"--save-model", F_PATH, OFF(save_model), 0, 0, 0},
     {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
     {"--init-model", F_PATH, OFF(init_model), 0, 0, 0},
@@ -97,6 +99,8 @@ void dt_config_default(dt_config *cfg)
     cfg->mode = DT_MODE_GOSSIP;
     cfg->partition.kind = DT_PART_IID;
     cfg->local_eval = 1000;
+    cfg->keep = 2;
+    cfg->timeout = 600;
     cfg->placement = CM_PLACE_GRAPH;
     cm_net_parse("datacenter", &cfg->net);
 }
@@ -144,7 +148,8 @@ const char *dt_config_usage(void)
         "                     edge list); one worker per node\n"
         "  --weights RULE     laplacian (default), mh or maxdeg, for files "
         "without\n"
-        "                     weights\n"
+        "                     weights; on a weighted file, replaces its "
+        "weights\n"
         "  --mode M           gossip (default, needs --topology) or "
         "allreduce\n"
         "  --workers N        allreduce: number of workers (one per rank)\n"
@@ -164,7 +169,14 @@ const char *dt_config_usage(void)
         "  --local-eval N     test images for each worker's own model "
         "(1000)\n"
         "  --checkpoint DIR   save every epoch (atomically) into DIR\n"
-        "  --resume           continue from the last checkpoint in DIR\n"
+        "  --resume           continue from the last checkpoint in DIR "
+        "(none yet:\n"
+        "                     start from scratch); a larger --epochs "
+        "extends it\n"
+        "  --keep K           checkpoint generations kept in DIR (2)\n"
+        "  --timeout SEC      end the job, naming the silent rank, when no "
+        "message\n"
+        "                     arrives for SEC seconds (600; 0 = never)\n"
         "  --stop-after E     stop after epoch E as if interrupted (to test "
         "--resume)\n"
         "across hosts:\n"
@@ -315,6 +327,8 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         cm_status s = parse_value(cfg, f, v);
         if (s != CM_OK)
             return s;
+        if (f->kind == F_WEIGHTS)
+            cfg->weights_set = 1;
     }
     return CM_OK;
 }

@@ -61,7 +61,9 @@ typedef struct {
     int help;                  /* --help was given */
     /* decentralized training (dt_dpsgd) */
     char topology[DT_PATH_MAX];/* --topology FILE; "" = none */
-    cm_weight_rule weights;    /* --weights for unweighted files (laplacian) */
+    cm_weight_rule weights;    /* --weights (laplacian); on a weighted file
+                                  only when given (weights_set) */
+    int weights_set;           /* --weights was given explicitly */
     dt_mode mode;              /* --mode gossip|allreduce (gossip) */
     size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
     dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
@@ -72,7 +74,11 @@ typedef struct {
     size_t local_eval;         /* --local-eval N: test images for the
                                   workers' own models (1000) */
     char ckpt_dir[DT_PATH_MAX];/* --checkpoint DIR; "" = none */
-    int resume;                /* --resume from the last checkpoint */
+    int resume;                /* --resume from the last checkpoint (none
+                                  yet: start from scratch) */
+    size_t keep;               /* --keep K: checkpoint generations kept (2) */
+    double timeout;            /* --timeout SEC: end the job when no
+                                  message arrives for SEC s (600; 0 off) */
     size_t stop_after;         /* --stop-after E: end after E epochs as if
                                   interrupted (to test --resume); 0 = off */
     /* model files (safetensors, dt_model_io) */

@@ -3,6 +3,7 @@
  * crash-recovery logic). */
 #include "dt_log.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,7 @@ static cm_status log_flush(dt_log *lg)
     if (s != CM_OK)
         return s;
     if (fwrite(lg->buf, 1, lg->len, f.fp) != lg->len) {
-        cm_atomic_abort(&f);
-        return cm_error(CM_EIO, "cannot write %s", lg->path);
+        return cm_atomic_fail(&f);
     }
     return cm_atomic_commit(&f);
 }
@@ -64,8 +64,21 @@ cm_status dt_log_open_model(dt_log *lg, const char *path, int model)
     if (s != CM_OK)
         return s;
     cm_atomic_abort(&probe);
-    if (!(lg->path = strdup(path)))
+    lg->lock.fd = -1;
+    size_t len = strlen(path);
+    char *lock_path = malloc(len + 6);
+    if (!lock_path)
         return cm_error(CM_ENOMEM, "out of memory");
+    memcpy(lock_path, path, len);
+    memcpy(lock_path + len, ".lock", 6);
+    s = cm_lock_acquire(&lg->lock, lock_path, path);
+    free(lock_path);
+    if (s != CM_OK)
+        return s;
+    if (!(lg->path = strdup(path))) {
+        cm_lock_release(&lg->lock);
+        return cm_error(CM_ENOMEM, "out of memory");
+    }
     lg->model = model != 0;
     s = log_printf(lg, "%s\n", model ? DT_LOG_HEADER_MODEL : DT_LOG_HEADER);
     if (s != CM_OK)
@@ -77,13 +90,15 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
 {
     if (!lg->path)
         return CM_OK;
+    char local[32] = ""; /* empty when not measured (NaN) */
+    if (!isnan(r->test_acc_local_mean))
+        snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
     char model[40] = "";
     if (lg->model)
         snprintf(model, sizeof model, "%.3f,", r->model_s);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%.6f,%.6f,%.6f,%.6g,%llu\n",
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%.6f,%.6f,%s,%.6g,%llu\n",
                              r->epoch, r->step, r->wall_s, model,
-                             r->train_loss, r->test_acc,
-                             r->test_acc_local_mean, r->consensus,
+                             r->train_loss, r->test_acc, local, r->consensus,
                              (unsigned long long)r->bytes_sent);
     if (s != CM_OK)
         return s;
@@ -94,6 +109,8 @@ void dt_log_close(dt_log *lg)
 {
     if (!lg)
         return;
+    if (lg->path)
+        cm_lock_release(&lg->lock);
     free(lg->path);
     free(lg->buf);
     memset(lg, 0, sizeof *lg);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cm_lock.h"
 #include "cm_status.h"
 
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
@@ -28,7 +29,9 @@ typedef struct {
     double wall_s;              /* seconds since training started */
     double train_loss;          /* mean minibatch loss over the epoch */
     double test_acc;            /* accuracy of the (averaged) model, 0..1 */
-    double test_acc_local_mean; /* mean accuracy of the workers' models */
+    double test_acc_local_mean; /* mean accuracy of the workers' models;
+                                   NaN when not measured (--local-eval 0):
+                                   the CSV field is then empty */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
     double model_s;             /* modelled training seconds (--net) */
@@ -39,10 +42,13 @@ typedef struct {
     char *buf;   /* CSV text so far, header included (owned) */
     int model;   /* 1: the model_s column is written */
     size_t len, cap;
+    cm_lock lock; /* "PATH.lock", held from open to close */
 } dt_log;
 
 /* Prepares a log for path (NULL or "": logging off). Checks now that the
- * file can be created there (CM_EIO naming it) but writes nothing yet. */
+ * file can be created there (CM_EIO naming it) and locks "PATH.lock"
+ * (cm_lock: CM_EIO "PATH is in use by another run" when another process
+ * logs to the same file) but writes nothing to PATH yet. */
 cm_status dt_log_open(dt_log *lg, const char *path);
 
 /* dt_log_open with the model_s column (DT_LOG_HEADER_MODEL) when model
@@ -53,7 +59,8 @@ cm_status dt_log_open_model(dt_log *lg, const char *path, int model);
  * file on a write error. O(size of the log). */
 cm_status dt_log_append(dt_log *lg, const dt_log_row *row);
 
-/* Frees the log (the file stays as last written); accepts a zeroed one. */
+/* Frees the log and releases its lock (the file stays as last written);
+ * accepts a zeroed one. */
 void dt_log_close(dt_log *lg);
 
 #endif

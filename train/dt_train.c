@@ -7,6 +7,7 @@
  */
 #include "dt_train.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,8 @@ static cm_status single_step(void *ctx, size_t step, double lr)
                                      (float)u->cfg->weight_decay, &loss);
     if (s != CM_OK)
         return s;
+    if (!isfinite(loss)) /* divergence: stop, never report it as a result */
+        return dt_check_finite(loss, NULL, 0, step / u->S + 1, step + 1, lr);
     u->loss_sum += loss;
     dt_sgd_apply(u->net->params, u->v, u->net->n_params, (float)lr);
     return CM_OK;
@@ -133,6 +136,10 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
 {
     single_run *u = ctx;
     (void)epoch_end;
+    cm_status s = dt_check_finite(0.0, u->net->params, u->net->n_params,
+                                  done / u->S, done, lr);
+    if (s != CM_OK)
+        return s;
     double ep_s = cm_time_now() - u->t_epoch;
     u->train_s += ep_s;
     dt_epoch_stats e = {.epoch = done / u->S, .epochs = u->cfg->epochs,
@@ -149,8 +156,7 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
                       .wall_s = e.wall_s, .train_loss = e.train_loss,
                       .test_acc = e.test_acc,
                       .test_acc_local_mean = e.test_acc};
-    cm_status s = dt_log_append(&u->lg, &row);
-    if (s != CM_OK)
+    if ((s = dt_log_append(&u->lg, &row)) != CM_OK)
         return s;
     const size_t K = u->cfg->save_model_every;
     if (u->cfg->save_model[0] && K && e.epoch % K == 0 &&

@@ -156,6 +156,23 @@ static cm_status stats_visit(void *vctx, size_t i, const uint8_t *pix,
     return CM_OK;
 }
 
+/* The model is built for one image shape: a test split of another shape
+ * would be read past its buffers at evaluation (issue 10, item 1). */
+static cm_status same_shape(const dt_source *s, const dt_shape *tr)
+{
+    dt_shape te;
+    cm_status st = dt_source_shape(s, DT_SPLIT_TEST, &te);
+    if (st != CM_OK)
+        return st;
+    if (te.c != tr->c || te.h != tr->h || te.w != tr->w)
+        return cm_error(CM_EFORMAT, "%s: training images are %zux%zux%zu but "
+                        "test images %zux%zux%zu (channels x rows x "
+                        "columns); both splits need one shape",
+                        s->dir ? s->dir : dt_dataset_name(s->kind), tr->c,
+                        tr->h, tr->w, te.c, te.h, te.w);
+    return CM_OK;
+}
+
 cm_status dt_data_stats(const dt_source *s, dt_norm *norm)
 {
     dt_shape sh;
@@ -165,7 +182,8 @@ cm_status dt_data_stats(const dt_source *s, dt_norm *norm)
     if (sh.c > 3)
         return cm_error(CM_EFORMAT, "more than 3 channels");
     stats_ctx c = {.c = sh.c, .pix = sh.h * sh.w};
-    if ((st = scan(s, DT_SPLIT_TRAIN, NULL, stats_visit, &c)) != CM_OK)
+    if ((st = scan(s, DT_SPLIT_TRAIN, NULL, stats_visit, &c)) != CM_OK ||
+        (st = same_shape(s, &sh)) != CM_OK)
         return st;
     norm->c = sh.c;
     double m = (double)c.count * (double)c.pix;

@@ -86,7 +86,10 @@ cm_status dt_data_labels(const dt_source *s, dt_split sp, uint8_t **labels,
                          size_t *n);
 
 /* Per-channel mean and std of p/255 over the whole training split, in one
- * streaming pass (O(images) time, O(1) memory). */
+ * streaming pass (O(images) time, O(1) memory). Every set-up calls it first,
+ * so it also checks that the test split has the training split's image
+ * shape (CM_EFORMAT naming the data directory and both shapes otherwise):
+ * the model is built for one shape. */
 cm_status dt_data_stats(const dt_source *s, dt_norm *norm);
 
 /* Loads images idx[0..n_idx) of a split (idx NULL: all of them, in order)

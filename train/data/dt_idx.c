@@ -79,6 +79,37 @@ static uint32_t be32(const unsigned char *p)
            (uint32_t)p[3];
 }
 
+/* The header alone must not decide an allocation: the payload it
+ * announces (count * rows * cols bytes) must fit in the file. A plain file
+ * is checked exactly against its size; a gzip file against the most that
+ * deflate can expand its size to (1032:1, plus the gzip framing), so a
+ * 47-byte file cannot ask for gigabytes. A gzip file that passes this
+ * bound but ends early is still reported as truncated by read_exact. */
+#define DEFLATE_MAX_RATIO 1032u
+static cm_status check_length(idx_file *f, const size_t dims[3], size_t hl,
+                              uint64_t file_bytes)
+{
+    uint64_t need = (uint64_t)dims[0] * dims[1] * dims[2];
+    if (gzdirect(f->gz)) {
+        uint64_t have = file_bytes > hl ? file_bytes - hl : 0;
+        if (need > have)
+            return cm_error(CM_EFORMAT, "%s: truncated: the IDX header "
+                            "announces %zu x %zu x %zu = %llu bytes of data "
+                            "but the file holds %llu", f->path, dims[0],
+                            dims[1], dims[2], (unsigned long long)need,
+                            (unsigned long long)have);
+    } else if (need + hl > DEFLATE_MAX_RATIO * file_bytes + 64) {
+        return cm_error(CM_EFORMAT, "%s: truncated: the IDX header "
+                        "announces %zu x %zu x %zu = %llu bytes of data but a "
+                        "%llu-byte gzip file decompresses to at most %llu",
+                        f->path, dims[0], dims[1], dims[2],
+                        (unsigned long long)need,
+                        (unsigned long long)file_bytes,
+                        (unsigned long long)(DEFLATE_MAX_RATIO * file_bytes));
+    }
+    return CM_OK;
+}
+
 /* Opens dir/base.gz or dir/base and checks the header; dims receives
  * count (and rows, cols for images). */
 static cm_status idx_open(idx_file *f, const char *dir, dt_split sp,
@@ -117,7 +148,7 @@ static cm_status idx_open(idx_file *f, const char *dir, dt_split sp,
         dims[1] > 4096 || dims[2] == 0 || dims[2] > 4096)
         return cm_error(CM_EFORMAT, "%s: implausible IDX dimensions %zu x %zu "
                         "x %zu", f->path, dims[0], dims[1], dims[2]);
-    return CM_OK;
+    return check_length(f, dims, hl, (uint64_t)st.st_size);
 }
 
 static void idx_close(idx_file *f)

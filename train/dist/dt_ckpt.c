@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "cm_atomic.h"
+#include "cm_lock.h"
 
 #define CK_MAGIC "DPSGDCK"   /* 7 chars + NUL = 8 bytes */
 #define CK_VERSION 1u
@@ -168,11 +169,8 @@ cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
         ok = put_floats(f.fp, &crc, state[k], m->n_params);
     put_u32(tail, (uint32_t)crc);
     ok = ok && fwrite(tail, 1, 4, f.fp) == 4;
-    if (!ok) {
-        cm_atomic_abort(&f);
-        return cm_error(CM_EIO, "cannot write %s: %s", path,
-                        strerror(errno));
-    }
+    if (!ok)
+        return cm_atomic_fail(&f);
     return cm_atomic_commit(&f);
 }
 
@@ -195,9 +193,71 @@ static void remove_epoch_dir(const char *dir, const char *name)
     rmdir(sub);
 }
 
-cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers)
+/* Removes epoch-E and the run state file DIR/state-E.bin that goes with
+ * it (dt_dpsgd_state), if any. */
+static void remove_epoch(const char *dir, uint64_t e)
 {
-    char path[CK_PATH], keep[64];
+    char name[64], path[CK_PATH + 64];
+    snprintf(name, sizeof name, "epoch-%06llu", (unsigned long long)e);
+    remove_epoch_dir(dir, name);
+    snprintf(path, sizeof path, "%s/state-%06llu.bin", dir,
+             (unsigned long long)e);
+    unlink(path);
+}
+
+/* Parses "epoch-NNNNNN" (digits only); 0 when nm is not such a name. */
+static int epoch_name(const char *nm, uint64_t *epoch)
+{
+    if (strncmp(nm, "epoch-", 6) != 0 || !nm[6] ||
+        strspn(nm + 6, "0123456789") != strlen(nm + 6) || strlen(nm) > 26)
+        return 0;
+    *epoch = strtoull(nm + 6, NULL, 10);
+    return 1;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Removes every epoch directory but the `keep` newest at or below
+ * `epoch` (those above it are leftovers of an unfinished save). */
+static void prune(const char *dir, uint64_t epoch, size_t keep)
+{
+    uint64_t *kept = NULL, e;
+    size_t n = 0, cap = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!epoch_name(de->d_name, &e))
+            continue;
+        if (e > epoch) {
+            remove_epoch(dir, e);
+            continue;
+        }
+        if (n == cap) {
+            uint64_t *k = realloc(kept, (cap = 2 * cap + 8) * sizeof *k);
+            if (!k)
+                break; /* out of memory: keep everything this time */
+            kept = k;
+        }
+        kept[n++] = e;
+    }
+    closedir(d);
+    if (kept)
+        qsort(kept, n, sizeof *kept, cmp_desc);
+    for (size_t i = keep; i < n; i++)
+        remove_epoch(dir, kept[i]);
+    free(kept);
+}
+
+cm_status dt_ckpt_commit_keep(const char *dir, uint64_t epoch,
+                              uint64_t n_workers, size_t keep)
+{
+    char path[CK_PATH], name[64];
     struct stat sb;
     if (dir_ok(dir) != CM_OK)
         return CM_EINVAL;
@@ -207,27 +267,44 @@ cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers)
             return cm_error(CM_EIO, "checkpoint incomplete: %s is missing",
                             path);
     }
-    snprintf(keep, sizeof keep, "epoch-%06llu", (unsigned long long)epoch);
+    snprintf(name, sizeof name, "epoch-%06llu", (unsigned long long)epoch);
     snprintf(path, sizeof path, "%s/latest", dir);
     cm_afile f;
     cm_status s = cm_atomic_open(&f, path);
     if (s != CM_OK)
         return s;
-    fprintf(f.fp, "%s\n", keep);
+    fprintf(f.fp, "%s\n", name);
     if ((s = cm_atomic_commit(&f)) != CM_OK)
         return s;
-    DIR *d = opendir(dir);
-    if (!d)
-        return CM_OK;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        const char *nm = e->d_name;
-        if (strncmp(nm, "epoch-", 6) == 0 && strcmp(nm, keep) != 0 &&
-            strspn(nm + 6, "0123456789") == strlen(nm + 6) && nm[6])
-            remove_epoch_dir(dir, nm);
-    }
-    closedir(d);
+    prune(dir, epoch, keep ? keep : 1);
     return CM_OK;
+}
+
+cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers)
+{
+    return dt_ckpt_commit_keep(dir, epoch, n_workers, 1);
+}
+
+void dt_ckpt_discard(const char *dir, uint64_t epoch)
+{
+    uint64_t latest;
+    if (dir_ok(dir) != CM_OK)
+        return;
+    if (dt_ckpt_latest(dir, &latest) == CM_OK && latest == epoch)
+        return;
+    remove_epoch(dir, epoch);
+}
+
+cm_status dt_ckpt_prepare(const char *dir, cm_lock *lock)
+{
+    char path[CK_PATH];
+    cm_status s;
+    lock->fd = -1;
+    lock->path = NULL;
+    if ((s = dir_ok(dir)) != CM_OK || (s = make_dir(dir)) != CM_OK)
+        return s;
+    snprintf(path, sizeof path, "%s/lock", dir);
+    return cm_lock_acquire(lock, path, dir);
 }
 
 cm_status dt_ckpt_latest(const char *dir, uint64_t *epoch)

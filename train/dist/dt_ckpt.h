@@ -6,9 +6,10 @@
  * directory ("epoch-000003"), has been written (atomically) by
  * dt_ckpt_commit, which the trainer calls on rank 0 after a barrier that
  * follows every rank's dt_ckpt_write. dt_ckpt_commit then removes every
- * other epoch-* directory, so the previous complete checkpoint survives
- * until the new one is complete. A crash at any point leaves either the
- * old or the new checkpoint complete.
+ * other epoch-* directory (dt_ckpt_commit_keep: all but the K newest), so
+ * the previous complete checkpoint survives until the new one is complete.
+ * A crash at any point leaves either the old or the new checkpoint
+ * complete. DIR/lock (dt_ckpt_prepare) keeps a second run out.
  *
  * File format (all integers little-endian, floats IEEE-754 binary32
  * little-endian, whatever the host):
@@ -28,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cm_lock.h"
 #include "cm_rng.h"
 #include "cm_status.h"
 
@@ -68,6 +70,25 @@ cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
  * named worker-*; errors while removing old checkpoints are ignored).
  * Call on one rank, after every rank's dt_ckpt_write has returned. */
 cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers);
+
+/* dt_ckpt_commit that keeps the `keep` newest epoch directories at or
+ * below epoch (keep 0 counts as 1) and removes the others, and any above
+ * epoch (leftovers of an unfinished save), each with its run state file
+ * DIR/state-E.bin. --keep K. */
+cm_status dt_ckpt_commit_keep(const char *dir, uint64_t epoch,
+                              uint64_t n_workers, size_t keep);
+
+/* After a failed save of epoch: removes DIR/epoch-E and the files in it
+ * (and DIR/state-E.bin), unless DIR/latest names it, so a save that ran out of space leaves no
+ * partial epoch behind to fill the disk again. Errors are ignored. */
+void dt_ckpt_discard(const char *dir, uint64_t epoch);
+
+/* At start-up, on the rank that commits: creates DIR if missing (its
+ * parent must exist) and locks DIR/lock (cm_lock) for the run, so an
+ * unwritable DIR is found before the first epoch (CM_EIO naming it and
+ * the cause) and a second run on DIR is refused ("DIR is in use by
+ * another run"). Release with cm_lock_release. */
+cm_status dt_ckpt_prepare(const char *dir, cm_lock *lock);
 
 /* Reads DIR/latest into *epoch. CM_EIO "no complete checkpoint in DIR
  * (DIR/latest is missing)" when absent, CM_EFORMAT "DIR/latest: ..." when

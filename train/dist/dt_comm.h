@@ -78,4 +78,17 @@ cm_status dt_comm_split(const dt_comm *parent, int color, dt_comm **out);
  * over c). Accepts NULL and ignores the world handle. */
 void dt_comm_free(dt_comm *c);
 
+/* ---- watchdog (--timeout) ---------------------------------------------
+ * Collective over MPI_COMM_WORLD at the first call: sets how long any wait
+ * of the run may last (seconds; 0 = forever). See dt_watchdog_mpi.c. */
+cm_status dt_comm_set_timeout(double seconds);
+
+/* 1 when a wait timed out on this rank; *report (if not NULL) is 1 on the
+ * one rank that should print the message (cm_last_error()). */
+int dt_comm_timed_out(int *report);
+
+/* Ends every rank of the job with exit code `code` (MPI_Abort on
+ * MPI_COMM_WORLD). Only main() calls it, after a timeout. */
+void dt_comm_abort_job(int code);
+
 #endif

@@ -19,6 +19,11 @@
  * run equals an uninterrupted one. Evaluation is the only place where
  * floating-point sums over ranks happen, and it never feeds back.
  *
+ * Time-varying topologies (cm_topo_seq): one gossip plan per round; step t
+ * (counted from the start of the run, so also across a resume) gossips
+ * over round t mod period, and the bytes sent follow that round's edges.
+ * A single-round file is today's run, bit for bit.
+ *
  * Trade-off: one network (one set of activation and im2col buffers) per
  * rank runs all of the rank's workers in turn; worker state is just
  * (x_i, v_i, generator, batch order).
@@ -35,7 +40,9 @@
 #include "cm_net.h"
 #include "cm_rng.h"
 #include "cm_time.h"
+#include "cm_hash.h"
 #include "cm_mixing.h"
+#include "cm_topo_seq.h"
 #include "cm_topo.h"
 #include "dt_algo.h"
 #include "dt_data.h"
@@ -59,12 +66,15 @@ typedef struct {
     size_t rank, P;
     int allreduce;          /* 1: C-PSGD, one shared x */
     size_t n;               /* workers in the run */
-    cm_topo topo;           /* gossip mode: the weighted topology */
-    double slem;
+    cm_topo_seq seq;        /* gossip mode: the weighted round(s) */
+    cm_topo *topo;          /* seq's round 0: the topology when static */
+    size_t period;          /* rounds of seq (1: a static topology) */
+    size_t cur;             /* the round of the step in progress */
+    double slem;            /* SLEM, or the period product's norm */
     int one_based;          /* the topology file was read as 1-based */
     double mix_c;           /* d2: weight of W in its mixing matrix */
     double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
-    dt_gossip *g;
+    dt_gossip **g;          /* [period] one gossip plan per round */
     dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
     size_t B;               /* batch */
@@ -80,6 +90,8 @@ typedef struct {
     double loss_sum;        /* sum of minibatch losses since the report */
     size_t loss_n;
     double t_compute, t_allreduce, t_eval;
+    uint64_t ar_bytes;      /* all-reduce: gradient bytes handed to
+                               MPI_Allreduce by this rank so far */
     double train_base;      /* training seconds before a resume */
     uint64_t bytes_base;    /* bytes per rank before a resume */
     double t_train_start;
@@ -95,7 +107,7 @@ static cm_status setup_d2_mixing(dt_run *r)
 {
     const dt_config *cfg = r->cfg;
     double l2, lmin;
-    cm_status s = cm_topo_w_extremes(&r->topo, &l2, &lmin);
+    cm_status s = cm_topo_w_extremes(r->topo, &l2, &lmin);
     if (s != CM_OK)
         return cm_error_prefix(s, "--topology");
     double c = cfg->d2_mix;
@@ -126,17 +138,27 @@ static cm_status setup_workers(dt_run *r)
          * the one validation (-1 above the dense eigensolver's limit) */
         cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
                                 0, 0};
-        s = cm_topo_read_ex(&r->topo, cfg->topology, &ro);
+        s = cm_topo_seq_read_ex(&r->seq, cfg->topology, &ro);
         r->one_based = ro.one_based;
-        if (s == CM_OK)
-            s = cm_topo_check_connected(&r->topo, cfg->topology);
-        if (s == CM_OK && !r->topo.self)
-            s = cm_topo_set_weights(&r->topo, cfg->weights);
-        if (s == CM_OK)
-            s = cm_topo_validate_slem(&r->topo, cfg->topology, &r->slem);
+        r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
+        if (s == CM_OK && r->seq.period == 1) { /* a static topology */
+            s = cm_topo_check_connected(r->topo, cfg->topology);
+            /* --weights on a weighted file replaces its weights (main
+             * prints a notice): never silently ignored */
+            if (s == CM_OK && (!r->topo->self || cfg->weights_set))
+                s = cm_topo_set_weights(r->topo, cfg->weights);
+        }
+        if (s == CM_OK) /* one round: cm_topo_validate_slem */
+            s = cm_topo_seq_validate(&r->seq, cfg->topology, &r->slem);
+        r->period = r->seq.period;
+        if (s == CM_OK && r->period > 1 && cfg->algorithm != DT_ALGO_DPSGD)
+            s = cm_error(CM_EINVAL, "%s is time-varying (period %zu): "
+                         "--algorithm %s needs a static topology; sequences "
+                         "run with --algorithm dpsgd", cfg->topology,
+                         r->period, dt_algo_name(cfg->algorithm));
         if (s != CM_OK)
             cm_error_prefix(s, "--topology");
-        r->n = r->topo.n;
+        r->n = r->seq.n;
         if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
             s = setup_d2_mixing(r);
     }
@@ -154,7 +176,7 @@ static cm_status setup_workers(dt_run *r)
         return CM_OK;
     }
     /* gossip: the agreed placement (--placement) says which workers */
-    if ((s = dt_placement_init(&r->pl, r->comm, &r->topo, cfg->placement)) !=
+    if ((s = dt_placement_init(&r->pl, r->comm, r->topo, cfg->placement)) !=
         CM_OK)
         return s;
     dt_workers *w = &r->w;
@@ -346,24 +368,28 @@ static cm_status worker_grad(dt_run *r, size_t i, const float *p)
     return s;
 }
 
-/* The gossip as dt_algo's mixer. */
-static cm_status mix_start(void *g, float *const *in)
+/* The gossip as dt_algo's mixer: the plan of the current round. */
+static cm_status mix_start(void *ctx, float *const *in)
 {
-    return dt_gossip_start(g, in);
+    dt_run *r = ctx;
+    return dt_gossip_start(r->g[r->cur], in);
 }
 
-static cm_status mix_finish(void *g, float *const *out)
+static cm_status mix_finish(void *ctx, float *const *out)
 {
-    return dt_gossip_finish(g, out);
+    dt_run *r = ctx;
+    return dt_gossip_finish(r->g[r->cur], out);
 }
 
 /* One step of every local worker: dt_algo_begin starts the gossip when the
  * algorithm overlaps it (dpsgd, gt), the gradients follow, dt_algo_end
  * finishes or runs the gossip and updates. For dpsgd this is the original
  * sequence of calls, so its bits are unchanged. */
-static cm_status step_gossip(dt_run *r, double lr)
+static cm_status step_gossip(dt_run *r, size_t step, double lr)
 {
     dt_workers *w = &r->w;
+    r->cur = step % r->period;
+    dt_gossip *g = r->g[r->cur];
     cm_status s = dt_algo_begin(r->algo);
     if (s != CM_OK)
         return s;
@@ -374,16 +400,16 @@ static cm_status step_gossip(dt_run *r, double lr)
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
          * poke it between workers so it proceeds during the computation. */
         if (s == CM_OK && i + 1 < w->count)
-            s = dt_gossip_progress(r->g);
+            s = dt_gossip_progress(g);
     }
     r->t_compute += cm_time_now() - t0;
     /* the update after the gossip counts as compute, the gossip not */
     dt_gossip_stats g0, g1;
-    dt_gossip_get_stats(r->g, &g0);
+    dt_gossip_get_stats(g, &g0);
     t0 = cm_time_now();
     if (s == CM_OK)
         s = dt_algo_end(r->algo, (float)lr);
-    dt_gossip_get_stats(r->g, &g1);
+    dt_gossip_get_stats(g, &g1);
     r->t_compute += cm_time_now() - t0 - (g1.t_mix - g0.t_mix) -
                     (g1.t_mpi - g0.t_mpi);
     return s;
@@ -395,15 +421,21 @@ static cm_status setup_algo(dt_run *r)
 {
     const dt_config *cfg = r->cfg;
     dt_workers *w = &r->w;
-    cm_status s = dt_gossip_new_placed(r->comm, &r->topo, r->pl.rank_of,
-                                       w->xlen, &r->g);
+    /* one plan per round, the allocation agreed before the first */
+    r->g = calloc(r->period, sizeof *r->g);
+    cm_status s = dt_comm_agree(r->comm, r->g ? CM_OK
+                                              : cm_error(CM_ENOMEM, "out of "
+                                                         "memory"));
+    for (size_t t = 0; t < r->period && s == CM_OK; t++)
+        s = dt_gossip_new_placed(r->comm, &r->seq.round[t], r->pl.rank_of,
+                                 w->xlen, &r->g[t]);
     if (s != CM_OK)
         return s;
     dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
                          .count = w->count, .mu = (float)cfg->momentum,
                          .wd = (float)cfg->weight_decay,
                          .mix_w = (float)r->mix_c};
-    dt_algo_mixer mx = {r->g, mix_start, mix_finish};
+    dt_algo_mixer mx = {r, mix_start, mix_finish};
     return dt_comm_agree(r->comm,
                          dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo));
 }
@@ -422,6 +454,7 @@ static cm_status step_allreduce(dt_run *r, double lr)
     r->t_compute += t1 - t0;
     if (s == CM_OK)
         s = dt_comm_allreduce_sum_float(r->comm, r->gsum, w->len);
+    r->ar_bytes += w->len * sizeof *r->gsum;
     double t2 = cm_time_now();
     r->t_allreduce += t2 - t1;
     cblas_sscal((int)w->len, 1.0f / (float)r->n, r->gsum, 1);
@@ -434,17 +467,35 @@ static cm_status step_allreduce(dt_run *r, double lr)
 
 /* ---- evaluation -------------------------------------------------------- */
 
+/* This rank's gossip counters summed over the rounds' plans; bytes_round
+ * is the mean over the period (bytes per step). */
+static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
+                         double *bytes_round)
+{
+    memset(out, 0, sizeof *out);
+    *bytes_round = 0.0;
+    for (size_t t = 0; r->g && t < r->period; t++) {
+        dt_gossip_stats gs;
+        dt_gossip_get_stats(r->g[t], &gs);
+        out->rounds += gs.rounds;
+        out->bytes_sent += gs.bytes_sent;
+        out->t_mix += gs.t_mix;
+        out->t_mpi += gs.t_mpi;
+        *bytes_round += (double)gs.bytes_round / (double)r->period;
+    }
+}
+
 /* Collective. The progress after `step` steps, on every rank; resets the
  * loss accumulators. */
 static cm_status evaluate(dt_run *r, size_t step, double lr,
                           dt_dpsgd_progress *p)
 {
-    double t0 = cm_time_now();
-    dt_gossip_stats gs = {0};
-    if (r->g)
-        dt_gossip_get_stats(r->g, &gs);
+    double t0 = cm_time_now(), bytes_round;
+    dt_gossip_stats gs;
+    gossip_stats(r, &gs, &bytes_round);
     dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
-                    .bytes_sent = (double)gs.bytes_sent, .t_mpi = gs.t_mpi};
+                    .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes),
+                    .t_mpi = gs.t_mpi};
     cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
     if (s != CM_OK)
         return s;
@@ -456,10 +507,12 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     p->lr = lr;
     p->consensus = m.consensus_sq / (double)r->n;
     p->test_acc = r->ev.n_test ? m.correct_avg / (double)r->ev.n_test : 0.0;
+    /* all-reduce: every worker holds the average model; --local-eval 0:
+     * not measured (NaN: an empty CSV field, "-" on the progress line) */
     p->test_acc_local_mean =
-        r->allreduce || n_local == 0
-            ? p->test_acc
-            : m.correct_local / ((double)r->n * (double)n_local);
+        r->allreduce ? p->test_acc
+        : n_local == 0 ? NAN
+                       : m.correct_local / ((double)r->n * (double)n_local);
     p->train_loss = m.loss_n > 0 ? m.loss_sum / m.loss_n : 0.0;
     p->bytes_sent =
         r->bytes_base + (uint64_t)llround(m.bytes_sent / (double)r->P);
@@ -481,13 +534,15 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
 /* Collective. Per-rank times and bytes, averaged over the ranks. */
 static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
 {
-    dt_gossip_stats gs = {0};
-    if (r->g)
-        dt_gossip_get_stats(r->g, &gs);
+    dt_gossip_stats gs;
+    double bytes_round;
+    gossip_stats(r, &gs, &bytes_round);
+    if (r->allreduce) /* the gradient each rank hands to MPI_Allreduce */
+        bytes_round = (double)(r->w.len * sizeof(float));
     struct {
         double compute, mix, mpi, eval, bytes_round;
     } t = {r->t_compute, gs.t_mix, r->allreduce ? r->t_allreduce : gs.t_mpi,
-           r->t_eval, (double)gs.bytes_round};
+           r->t_eval, bytes_round};
     double a[5];
     _Static_assert(sizeof t == sizeof a, "time sums are 5 doubles");
     memcpy(a, &t, sizeof a);
@@ -500,6 +555,7 @@ static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_ranks = r->P;
     res->n_params = r->w.len;
     res->slem = r->slem;
+    res->period = r->allreduce ? 0 : r->period;
     res->topo_one_based = r->one_based;
     res->algorithm = r->allreduce ? DT_ALGO_DPSGD : r->cfg->algorithm;
     res->mix_c = r->mix_c;
@@ -519,12 +575,35 @@ static void run_free(dt_run *r)
 {
     free(r->gsum);
     dt_algo_free(r->algo);
-    dt_gossip_free(r->g);
+    for (size_t t = 0; r->g && t < r->period; t++)
+        dt_gossip_free(r->g[t]);
+    free(r->g);
     dt_placement_destroy(&r->pl);
     dt_evaluator_destroy(&r->ev);
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
-    cm_topo_destroy(&r->topo);
+    cm_topo_seq_destroy(&r->seq);
+}
+
+/* The checkpoint fingerprint: dt_run_ckpt_fingerprint of round 0 (so a
+ * static run's is unchanged), then the period and every later round, so
+ * a resume with another sequence is refused. The position in the period
+ * is the checkpointed step mod period. */
+static uint64_t run_fingerprint(const dt_run *r)
+{
+    const cm_topo *t0 = r->allreduce ? NULL : r->topo;
+    uint64_t h = dt_run_ckpt_fingerprint(r->cfg, r->n, r->w.len, t0);
+    if (r->allreduce || r->period <= 1)
+        return h;
+    uint64_t p = r->period;
+    h = cm_hash_fnv1a(h, &p, sizeof p);
+    for (size_t k = 1; k < r->period; k++) {
+        const cm_topo *t = &r->seq.round[k];
+        h = cm_hash_fnv1a(h, t->adj, 2 * t->m * sizeof *t->adj);
+        h = cm_hash_fnv1a(h, t->adj_w, 2 * t->m * sizeof *t->adj_w);
+        h = cm_hash_fnv1a(h, t->self, t->n * sizeof *t->self);
+    }
+    return h;
 }
 
 /* Flag combinations that only make sense together. */
@@ -598,8 +677,11 @@ typedef struct {
 static cm_status loop_step(void *ctx, size_t step, double lr)
 {
     dt_run *r = ((loop_ctx *)ctx)->r;
-    (void)step;
-    cm_status s = r->allreduce ? step_allreduce(r, lr) : step_gossip(r, lr);
+    cm_status s = r->allreduce ? step_allreduce(r, lr)
+                               : step_gossip(r, step, lr);
+    if (s == CM_OK && !isfinite(r->loss_sum)) /* divergence */
+        s = dt_check_finite(r->loss_sum, NULL, 0,
+                            step / r->steps_per_epoch + 1, step + 1, lr);
     return dt_comm_agree(r->comm, s);
 }
 
@@ -611,8 +693,13 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
     loop_ctx *c = ctx;
     dt_run *r = c->r;
     dt_dpsgd_progress p;
-    cm_status s;
-    if ((s = evaluate(r, done, lr, &p)) != CM_OK ||
+    cm_status s = CM_OK;
+    for (size_t i = 0; i < r->w.arrays && s == CM_OK; i++)
+        s = dt_check_finite(0.0, r->w.x[i], r->w.len,
+                            (done + r->steps_per_epoch - 1) /
+                                r->steps_per_epoch, done, lr);
+    if ((s = dt_comm_agree(r->comm, s)) != CM_OK ||
+        (s = evaluate(r, done, lr, &p)) != CM_OK ||
         (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
         return s;
     c->res->last = p;
@@ -638,11 +725,13 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     dt_partition part;
     dt_log lg;
     dt_run_state rs = {0};
+    cm_lock ck_lock = {.fd = -1};
+    char settings[4096];
     memset(&r, 0, sizeof r);
     memset(&lg, 0, sizeof lg);
     memset(res, 0, sizeof *res);
     dt_partition_init(&part);
-    cm_topo_init(&r.topo);
+    cm_topo_seq_init(&r.seq);
     dt_workers_init(&r.w);
     dt_evaluator_init(&r.ev);
     double t_begin = cm_time_now();
@@ -680,13 +769,19 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                 &cfg->net, r.pl.load, r.pl.host_of_rank, r.P,
                 res->array_bytes, NULL);
     }
+    const cm_topo *topo = r.allreduce ? NULL : r.topo;
+    dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
         .steps_per_epoch = r.steps_per_epoch, .algo = r.algo,
-        .fingerprint = dt_run_ckpt_fingerprint(
-            cfg, r.n, r.w.len, r.allreduce ? NULL : &r.topo)};
+        .fingerprint = run_fingerprint(&r),
+        .settings = settings, .keep = cfg->keep, .epochs = cfg->epochs};
     size_t step = 0;
-    if (cfg->resume) {
+    int resume = 0;
+    if (cfg->ckpt_dir[0] &&
+        (s = dt_run_ckpt_open(&ck, cfg->resume, &ck_lock, &resume)) != CM_OK)
+        goto cleanup;
+    if (resume) {
         if ((s = dt_run_ckpt_restore(&ck, &r.w, &step, &rs)) != CM_OK)
             goto cleanup;
         r.train_base = rs.train_s;
@@ -724,6 +819,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:
+    cm_lock_release(&ck_lock);
     dt_run_state_destroy(&rs);
     dt_log_close(&lg);
     dt_partition_destroy(&part);

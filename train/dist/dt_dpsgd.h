@@ -13,7 +13,9 @@
  *     x_i <- sum_j W_ij x_j - lr_t v_i                (gossip, then update)
  * The gossip exchange of x_j is started before the gradient computation
  * and finished after it (dt_gossip_start / _finish), so communication
- * overlaps computation. All-reduce mode instead averages the n gradients
+ * overlaps computation. That is cfg->algorithm = DT_ALGO_DPSGD; d2, gt
+ * and qgm replace the two update lines with their rules (dt_algo.h), on
+ * the same gossip. All-reduce mode instead averages the n gradients
  * (in-rank sum, then one MPI allreduce) and applies the same update to the
  * one shared x.
  *
@@ -68,7 +70,11 @@ typedef struct {
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
     double slem;           /* SLEM of W (0 for all-reduce; -1 when above
-                              the dense eigensolver's limit) */
+                              the dense eigensolver's limit); for a
+                              time-varying topology the norm of its
+                              period's product minus 11^T/n */
+    size_t period;         /* rounds of the topology (1: static; 0 for
+                              all-reduce) */
     int topo_one_based;    /* the topology file had no node 0 and no n=:
                               read as 1-based (worker i is its node i+1) */
     dt_algo_kind algorithm;/* the update rule (dpsgd for all-reduce) */

@@ -11,11 +11,13 @@
  * moves the plan's send list into its receive slots. Counts are in units
  * of a contiguous datatype of len floats, so counts stay small ints.
  * Trade-off: the sum reads the caller's arrays at finish time (no copy of
- * in-rank data).
+ * in-rank data). Every wait goes through dt_wd_wait (dt_watchdog_mpi.c:
+ * --timeout), so collectives are issued in their non-blocking forms.
  */
 #include "dt_comm.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
+#include "dt_watchdog.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -111,8 +113,10 @@ size_t dt_comm_local_size(const dt_comm *c)
 
 cm_status dt_comm_barrier(const dt_comm *c)
 {
-    int rc = MPI_Barrier(c->comm);
-    return rc == MPI_SUCCESS ? CM_OK : mpi_fail(rc, "MPI_Barrier");
+    MPI_Request r;
+    int rc = dt_wd_fired() ? MPI_ERR_OTHER : MPI_Ibarrier(c->comm, &r);
+    return rc == MPI_SUCCESS ? dt_wd_wait(&r, "a barrier")
+                             : mpi_fail(rc, "MPI_Ibarrier");
 }
 
 /* In-place MPI_SUM allreduce of n elements of size esz, INT_MAX at a time. */
@@ -122,9 +126,15 @@ static cm_status allreduce_sum(const dt_comm *c, void *x, size_t n,
     char *p = x;
     while (n > 0) {
         int k = n > INT_MAX ? INT_MAX : (int)n;
-        int rc = MPI_Allreduce(MPI_IN_PLACE, p, k, type, MPI_SUM, c->comm);
+        MPI_Request r;
+        int rc = dt_wd_fired() ? MPI_ERR_OTHER
+                          : MPI_Iallreduce(MPI_IN_PLACE, p, k, type, MPI_SUM,
+                                           c->comm, &r);
         if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "MPI_Allreduce");
+            return mpi_fail(rc, "MPI_Iallreduce");
+        cm_status s = dt_wd_wait(&r, "an all-reduce");
+        if (s != CM_OK)
+            return s;
         p += (size_t)k * esz;
         n -= (size_t)k;
     }
@@ -150,9 +160,14 @@ cm_status dt_comm_bcast(const dt_comm *c, void *buf, size_t bytes,
     char *p = buf;
     while (bytes > 0) {
         int k = bytes > INT_MAX ? INT_MAX : (int)bytes;
-        int rc = MPI_Bcast(p, k, MPI_BYTE, (int)root, c->comm);
+        MPI_Request r;
+        int rc = dt_wd_fired() ? MPI_ERR_OTHER
+                          : MPI_Ibcast(p, k, MPI_BYTE, (int)root, c->comm, &r);
         if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "MPI_Bcast");
+            return mpi_fail(rc, "MPI_Ibcast");
+        cm_status s = dt_wd_wait(&r, "a broadcast");
+        if (s != CM_OK)
+            return s;
         p += k;
         bytes -= (size_t)k;
     }
@@ -162,9 +177,16 @@ cm_status dt_comm_bcast(const dt_comm *c, void *buf, size_t bytes,
 cm_status dt_comm_agree(const dt_comm *c, cm_status local)
 {
     int me = local != CM_OK ? c->rank : c->size, low = c->size;
-    int rc = MPI_Allreduce(&me, &low, 1, MPI_INT, MPI_MIN, c->comm);
+    if (dt_wd_fired()) /* keep the timeout's message: no collective ends */
+        return local != CM_OK ? local : cm_error(CM_EMPI, "the job is "
+                                                 "ending (--timeout)");
+    MPI_Request r;
+    int rc = MPI_Iallreduce(&me, &low, 1, MPI_INT, MPI_MIN, c->comm, &r);
     if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Allreduce (failure agreement)");
+        return mpi_fail(rc, "MPI_Iallreduce (failure agreement)");
+    cm_status ws = dt_wd_wait(&r, "a failure agreement");
+    if (ws != CM_OK)
+        return ws;
     if (low == c->size)
         return CM_OK;
     /* The lowest failing rank sends its status and message to everyone. */
@@ -175,9 +197,11 @@ cm_status dt_comm_agree(const dt_comm *c, cm_status local)
         memcpy(buf, &code, sizeof code);
         snprintf(buf + sizeof(int), AGREE_MSG, "%s", cm_last_error());
     }
-    rc = MPI_Bcast(buf, (int)sizeof buf, MPI_BYTE, low, c->comm);
+    rc = MPI_Ibcast(buf, (int)sizeof buf, MPI_BYTE, low, c->comm, &r);
     if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Bcast (failure agreement)");
+        return mpi_fail(rc, "MPI_Ibcast (failure agreement)");
+    if ((ws = dt_wd_wait(&r, "a failure agreement")) != CM_OK)
+        return ws;
     int code;
     memcpy(&code, buf, sizeof code);
     buf[sizeof buf - 1] = '\0';
@@ -402,7 +426,7 @@ void dt_gossip_free(dt_gossip *g)
 {
     if (!g)
         return;
-    if (g->active)
+    if (g->active && !dt_wd_fired()) /* after a timeout it may never finish */
         MPI_Wait(&g->req, MPI_STATUS_IGNORE);
     if (g->arr != MPI_DATATYPE_NULL)
         MPI_Type_free(&g->arr);
@@ -441,9 +465,9 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
     double t0 = cm_time_now();
     g->active = 0;
     if (g->npeers > 0) {
-        int rc = MPI_Wait(&g->req, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "MPI_Wait (gossip)");
+        cm_status s = dt_wd_wait(&g->req, "the gossip exchange");
+        if (s != CM_OK)
+            return s;
     }
     double t1 = cm_time_now();
     dt_gossip_plan_mix(&g->plan, g->x, g->recvbuf, g->len, g->acc, out);

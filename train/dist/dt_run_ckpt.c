@@ -5,12 +5,21 @@
  */
 #include "dt_run_ckpt.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cm_atomic.h"
 #include "cm_hash.h"
+#include "dt_algo.h"
 #include "dt_ckpt.h"
+#include "dt_data.h"
+#include "dt_net.h"
+#include "dt_optim.h"
 #include "dt_partition.h"
+
+#define SETTINGS_MAX 4096 /* bytes of DIR/settings we write or compare */
 
 static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
                       uint64_t epoch, size_t step, dt_ckpt_meta *m)
@@ -29,6 +38,105 @@ static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
         m->n_state = (unsigned)dt_algo_state(c->algo, i, arr);
     }
     m->rng = w->rng_pass[i];
+}
+
+/* DIR/settings, atomically. */
+static cm_status write_settings(const char *dir, const char *text)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/settings", dir);
+    cm_afile f;
+    cm_status s = cm_atomic_open(&f, path);
+    if (s != CM_OK)
+        return s;
+    if (fputs(text, f.fp) < 0)
+        return cm_atomic_fail(&f);
+    return cm_atomic_commit(&f);
+}
+
+/* Rank 0 on resume: compares DIR/settings with this run's; on the first
+ * line that differs, CM_EINVAL naming the setting and both values. A
+ * missing file (an older checkpoint) is left to the fingerprint. */
+static cm_status compare_settings(const dt_run_ckpt *c)
+{
+    char path[4200], old[SETTINGS_MAX + 1];
+    snprintf(path, sizeof path, "%s/settings", c->dir);
+    FILE *fp = fopen(path, "r");
+    if (!fp || !c->settings) {
+        if (fp)
+            fclose(fp);
+        return CM_OK;
+    }
+    size_t got = fread(old, 1, SETTINGS_MAX, fp);
+    fclose(fp);
+    old[got] = '\0';
+    const char *a = old, *b = c->settings;
+    while (*a || *b) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        size_t ka = strcspn(a, " "), kb = strcspn(b, " ");
+        if (la != lb || memcmp(a, b, la) != 0) {
+            if (ka > la)
+                ka = la;
+            if (kb > lb)
+                kb = lb;
+            if (ka == kb && memcmp(a, b, ka) == 0)
+                return cm_error(CM_EINVAL, "%s was written with other "
+                                "settings: %.*s %.*s, this run has %.*s "
+                                "%.*s: resume with the "
+                                "settings of the run that wrote it, or start "
+                                "over with another --checkpoint DIR", c->dir,
+                                (int)ka, a, (int)(la > ka ? la - ka - 1 : 0),
+                                a + ka + (la > ka), (int)kb, b,
+                                (int)(lb > kb ? lb - kb - 1 : 0),
+                                b + kb + (lb > kb));
+            return cm_error(CM_EINVAL, "%s was written with other settings "
+                            "('%.*s' where this run has '%.*s')", c->dir,
+                            (int)la, a, (int)lb, b);
+        }
+        a += la + (a[la] == '\n');
+        b += lb + (b[lb] == '\n');
+    }
+    return CM_OK;
+}
+
+cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
+                           int *resume_now)
+{
+    int flag[1] = {resume};
+    uint64_t epoch = 0;
+    cm_status s = CM_OK;
+    lock->fd = -1;
+    lock->path = NULL;
+    if (dt_comm_rank(c->comm) == 0) {
+        s = dt_ckpt_prepare(c->dir, lock);
+        cm_status l = s == CM_OK ? dt_ckpt_latest(c->dir, &epoch) : s;
+        if (s == CM_OK && l == CM_OK && !resume)
+            s = cm_error(CM_EINVAL, "%s holds the checkpoint of an earlier "
+                         "run (epoch %llu): add --resume to continue it, or "
+                         "remove %s (or choose another --checkpoint DIR) to "
+                         "start over", c->dir, (unsigned long long)epoch,
+                         c->dir);
+        else if (s == CM_OK && resume && l == CM_EIO)
+            flag[0] = 0; /* nothing to resume yet: start from scratch */
+    }
+    if ((s = dt_comm_agree(c->comm, s)) != CM_OK ||
+        (s = dt_comm_bcast(c->comm, flag, sizeof flag, 0)) != CM_OK)
+        goto fail;
+    if (dt_comm_rank(c->comm) != 0) { /* every rank writes its own files */
+        char probe[4200];
+        cm_afile f;
+        snprintf(probe, sizeof probe, "%s/probe", c->dir);
+        s = cm_atomic_open(&f, probe);
+        if (s == CM_OK)
+            cm_atomic_abort(&f);
+    }
+    if ((s = dt_comm_agree(c->comm, s)) != CM_OK)
+        goto fail;
+    *resume_now = flag[0];
+    return CM_OK;
+fail:
+    cm_lock_release(lock);
+    return cm_error_prefix(s, "--checkpoint");
 }
 
 /* Worker i's state beyond x: the algorithm's arrays, or the shared v. */
@@ -54,17 +162,23 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
         state_of(c, w, i, st);
         s = dt_ckpt_write(c->dir, &m, w->x[w->shared ? 0 : i], st);
     }
-    if ((s = dt_comm_agree(c->comm, s)) != CM_OK)
-        return cm_error_prefix(s, "--checkpoint");
-    if (dt_comm_rank(c->comm) == 0) {
+    int root = dt_comm_rank(c->comm) == 0;
+    if ((s = dt_comm_agree(c->comm, s)) == CM_OK && root) {
         s = dt_run_state_write(c->dir, epoch, rs);
+        if (s == CM_OK && c->settings)
+            s = write_settings(c->dir, c->settings);
         if (s == CM_OK)
-            s = dt_ckpt_commit(c->dir, epoch, c->n);
-        if (s == CM_OK)
-            dt_run_state_prune(c->dir, epoch);
+            s = dt_ckpt_commit_keep(c->dir, epoch, c->n, c->keep);
     }
-    if ((s = dt_comm_agree(c->comm, s)) != CM_OK)
+    if ((s = dt_comm_agree(c->comm, s)) != CM_OK) {
+        if (root) { /* keep the message: discarding may set another */
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", cm_last_error());
+            dt_ckpt_discard(c->dir, epoch);
+            cm_error(s, "%s", msg);
+        }
         return cm_error_prefix(s, "--checkpoint");
+    }
     return CM_OK;
 }
 
@@ -75,6 +189,13 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
     cm_status s = CM_OK;
     if (dt_comm_rank(c->comm) == 0) {
         s = dt_ckpt_latest(c->dir, &epoch);
+        if (s == CM_OK)
+            s = compare_settings(c);
+        if (s == CM_OK && epoch > c->epochs)
+            s = cm_error(CM_EINVAL, "the checkpoint in %s is at epoch %llu, "
+                         "beyond --epochs %zu (give --epochs %llu or more to "
+                         "continue it)", c->dir, (unsigned long long)epoch,
+                         c->epochs, (unsigned long long)epoch);
         if (s == CM_OK)
             s = dt_run_state_read(c->dir, epoch, rs);
     }
@@ -119,36 +240,63 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
     return dt_comm_agree(c->comm, s);
 }
 
+/* The shortest %g form of x that reads back as x (at most 17 digits). */
+static const char *exact(double x, char buf[32])
+{
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, 32, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
+
+size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
+                            const cm_topo *topo, char *buf, size_t cap)
+{
+    char v[6][32];
+    char part[64];
+    dt_partition_spec_str(&cfg->partition, part, sizeof part);
+    uint64_t th = 0;
+    if (topo) {
+        th = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, topo->adj,
+                           2 * topo->m * sizeof *topo->adj);
+        th = cm_hash_fnv1a(th, topo->adj_w, 2 * topo->m * sizeof *topo->adj_w);
+        th = cm_hash_fnv1a(th, topo->self, topo->n * sizeof *topo->self);
+    }
+    int k = snprintf(
+        buf, cap,
+        "--dataset %s\n--data %s\n--model %s\n--mode %s\nworkers %zu\n"
+        "--topology edges-and-weights-hash:%016llx\n--partition %s\n"
+        "--batch %zu\n--lr %s\n--momentum %s\n--weight-decay %s\n"
+        "--schedule %s\n--warmup %s\n--step-epochs %s\n"
+        "--gamma %s\n--seed %llu\n--train-limit %zu\n"
+        "--synthetic-train %zu\n--synthetic-test %zu\nparameters %zu\n",
+        dt_dataset_name(cfg->dataset),
+        cfg->data_dir[0] ? cfg->data_dir : "(default)",
+        dt_model_name(cfg->model), topo ? "gossip" : "allreduce", n,
+        (unsigned long long)th, part, cfg->batch, exact(cfg->lr, v[0]),
+        exact(cfg->momentum, v[1]), exact(cfg->weight_decay, v[2]),
+        dt_sched_name(cfg->schedule), exact(cfg->warmup, v[3]),
+        exact(cfg->step_epochs, v[4]), exact(cfg->gamma, v[5]),
+        (unsigned long long)cfg->seed,
+        cfg->train_limit, cfg->synth_train, cfg->synth_test, len);
+    if (k < 0)
+        k = 0;
+    size_t at = (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+    if (cfg->algorithm != DT_ALGO_DPSGD && at < cap) {
+        k = snprintf(buf + at, cap - at, "--algorithm %s\n--d2-mixing %s\n",
+                     dt_algo_name(cfg->algorithm), exact(cfg->d2_mix, v[0]));
+        if (k > 0)
+            at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
+    }
+    return at;
+}
+
 uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
                                  const cm_topo *topo)
 {
-    char buf[512];
-    char part[64];
-    dt_partition_spec_str(&cfg->partition, part, sizeof part);
-    int k = snprintf(buf, sizeof buf,
-                     "%d %d %s %zu %zu %.17g %.17g %.17g %d %.17g %.17g "
-                     "%.17g %llu %s %d %zu %zu %zu %zu %zu",
-                     (int)cfg->dataset, (int)cfg->model, part, n, cfg->batch,
-                     cfg->lr, cfg->momentum, cfg->weight_decay,
-                     (int)cfg->schedule, cfg->warmup, cfg->step_epochs,
-                     cfg->gamma, (unsigned long long)cfg->seed,
-                     cfg->data_dir, topo == NULL, cfg->epochs,
-                     cfg->train_limit, cfg->synth_train, cfg->synth_test,
-                     len);
-    if (k < 0)
-        k = 0;
-    if ((size_t)k >= sizeof buf)
-        k = (int)sizeof buf - 1;
-    uint64_t h = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, buf, (size_t)k);
-    if (cfg->algorithm != DT_ALGO_DPSGD) { /* D-PSGD's stay as they were */
-        k = snprintf(buf, sizeof buf, " %s %.17g",
-                     dt_algo_name(cfg->algorithm), cfg->d2_mix);
-        h = cm_hash_fnv1a(h, buf, (size_t)(k > 0 ? k : 0));
-    }
-    if (topo) {
-        h = cm_hash_fnv1a(h, topo->adj, 2 * topo->m * sizeof *topo->adj);
-        h = cm_hash_fnv1a(h, topo->adj_w, 2 * topo->m * sizeof *topo->adj_w);
-        h = cm_hash_fnv1a(h, topo->self, topo->n * sizeof *topo->self);
-    }
-    return h;
+    char buf[SETTINGS_MAX];
+    size_t k = dt_run_ckpt_settings(cfg, n, len, topo, buf, sizeof buf);
+    return cm_hash_fnv1a(CM_HASH_FNV_OFFSET, buf, k);
 }

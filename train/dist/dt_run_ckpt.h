@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cm_lock.h"
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "dt_comm.h"
@@ -34,19 +35,41 @@ typedef struct {
     const dt_algo *algo;  /* borrowed, gossip mode: the update rule whose
                              per-worker state (dt_algo_state) is saved with
                              x; NULL (all-reduce): the momentum w->v[0] */
+    const char *settings; /* borrowed: dt_run_ckpt_settings of the run,
+                             written to DIR/settings at every save */
+    size_t keep;          /* --keep: generations kept */
+    size_t epochs;        /* --epochs of this invocation */
 } dt_run_ckpt;
 
-/* Hash (FNV-1a) of the settings a checkpoint must match: the flags that
- * shape the trajectory (--algorithm and --d2-mixing when the algorithm is
- * not dpsgd, so D-PSGD's fingerprints are those of older checkpoints), n
- * workers, len parameters, and, when topo is not NULL, the topology's
- * edges and weights. */
+/* The settings a checkpoint must match, one per line as "FLAG VALUE"
+ * ("--lr 0.05"; the topology as a hash of its edges and weights), into
+ * buf (cap bytes, truncated if short). --epochs is not among them: a
+ * resumed run may train longer. Returns the length written. */
+size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
+                            const cm_topo *topo, char *buf, size_t cap);
+
+/* Collective, at start-up, when --checkpoint is given. Rank 0 creates DIR
+ * and locks it for the run (lock: release with cm_lock_release; other
+ * ranks get an unlocked one); every rank checks it can create files there.
+ * A fresh run (resume 0) refuses a DIR that holds a complete checkpoint
+ * (CM_EINVAL naming --resume and how to start over); with resume and no
+ * checkpoint yet, *resume_now is 0 (start from scratch), else 1. Errors
+ * agreed, prefixed "--checkpoint". */
+cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
+                           int *resume_now);
+
+/* Hash (FNV-1a) of dt_run_ckpt_settings: the flags that shape the
+ * trajectory (not --epochs; --algorithm and --d2-mixing when the
+ * algorithm is not dpsgd), n workers, len parameters, and, when topo is
+ * not NULL, the topology's edges and weights. */
 uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
                                  const cm_topo *topo);
 
 /* Collective. Saves epoch's checkpoint: every rank its workers of w, then
- * rank 0 the run state rs (read on rank 0 only) and the marker, and
- * prunes older run states. Errors agreed, prefixed "--checkpoint". */
+ * rank 0 the run state rs (read on rank 0 only), DIR/settings and the
+ * marker, keeping c->keep generations. A failed save removes its partial
+ * epoch (dt_ckpt_discard), so a full disk does not stay full. Errors
+ * agreed, prefixed "--checkpoint". */
 cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
                            uint64_t epoch, size_t step,
                            const dt_run_state *rs);
@@ -55,8 +78,10 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
  * position) from the last complete checkpoint; rank 0 also reads the run
  * state into rs (zeroed before). *step is the step to continue from, the
  * same on every rank. Errors agreed, prefixed "--resume": no checkpoint,
- * a fingerprint mismatch (other settings), a corrupt file, or a step that
- * does not fall on an epoch of this configuration. */
+ * other settings (naming the first that differs, with both values, from
+ * DIR/settings; a fingerprint mismatch when that file is missing), a
+ * corrupt file, a checkpoint beyond --epochs, or a step that does not fall
+ * on an epoch of this configuration. */
 cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
                               size_t *step, dt_run_state *rs);
 

@@ -62,3 +62,33 @@ void dt_sgd_apply(float *x, const float *v, size_t n, float lr)
     for (size_t i = 0; i < n; i++)
         x[i] -= lr * v[i];
 }
+
+cm_status dt_check_finite(double loss, const float *x, size_t n,
+                          size_t epoch, size_t step, double lr)
+{
+    const char *what = NULL;
+    float bad = 0.0f;
+    if (!isfinite(loss)) {
+        what = "the training loss is";
+        bad = (float)loss;
+    } else {
+        /* sum first: a finite sum proves every term finite (no branch per
+         * element on the common path); only then look for the culprit */
+        float acc = 0.0f;
+        for (size_t i = 0; i < n; i++)
+            acc += x[i] * 0.0f;
+        if (acc != 0.0f) {
+            for (size_t i = 0; i < n; i++)
+                if (!isfinite(x[i])) {
+                    bad = x[i];
+                    break;
+                }
+            what = "the parameters hold";
+        }
+    }
+    if (!what)
+        return CM_OK;
+    return cm_error(CM_ENUMERIC, "training diverged at epoch %zu (step %zu): "
+                    "%s %s (learning rate %g); lower --lr", epoch, step, what,
+                    isnan(bad) ? "NaN" : "infinite", lr);
+}

@@ -48,4 +48,12 @@ void dt_sgd_velocity(float *v, const float *g, const float *x, size_t n,
 /* x <- x - lr v over n floats. O(n). */
 void dt_sgd_apply(float *x, const float *v, size_t n, float lr);
 
+/* Divergence guard (issue 10 item 7): returns CM_OK when loss and every
+ * x[0..n) are finite, else CM_ENUMERIC with "training diverged at epoch E
+ * (step S): the loss is nan|inf / the parameters hold nan|inf (learning
+ * rate LR); lower --lr". A run must not report a result from NaN
+ * parameters as if it were one. O(n). */
+cm_status dt_check_finite(double loss, const float *x, size_t n,
+                          size_t epoch, size_t step, double lr);
+
 #endif

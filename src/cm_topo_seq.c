@@ -1,0 +1,565 @@
+/* cm_topo_seq.c: reading, checking and writing periodic sequences of
+ * weighted graphs (format and rules in cm_topo_seq.h).
+ *
+ * The reader loads the whole file, finds the `# round R` header lines and
+ * hands each section to cm_topo_read_stream through fmemopen, with the
+ * section's first line number, so every message from the single-graph
+ * reader names the right line of the whole file. Spectral checks are dense
+ * (GSL's symmetric eigensolver; products through its BLAS interface, i.e.
+ * OpenBLAS): the products of sparse rounds are formed row by row in
+ * O(n (n + m)), the norm of the non-symmetric A = product - 11^T/n is
+ * sqrt(lambda_max(A^T A)).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cm_topo_seq.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+
+#include "cm_atomic.h"
+#include "cm_mixing.h"
+
+void cm_topo_seq_init(cm_topo_seq *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void cm_topo_seq_destroy(cm_topo_seq *s)
+{
+    if (!s)
+        return;
+    for (size_t r = 0; r < s->period && s->round; r++)
+        cm_topo_destroy(&s->round[r]);
+    free(s->round);
+    free(s->line);
+    cm_topo_seq_init(s);
+}
+
+cm_status cm_topo_seq_alloc(cm_topo_seq *s, size_t period, size_t n)
+{
+    cm_topo_seq_destroy(s);
+    if (period == 0)
+        return cm_error(CM_EINVAL, "a sequence needs at least one round "
+                        "(period 0)");
+    s->round = calloc(period, sizeof *s->round);
+    s->line = calloc(period, sizeof *s->line);
+    if (!s->round || !s->line) {
+        free(s->round);
+        free(s->line);
+        cm_topo_seq_init(s);
+        return cm_error(CM_ENOMEM, "out of memory for %zu rounds", period);
+    }
+    for (size_t r = 0; r < period; r++)
+        cm_topo_init(&s->round[r]);
+    s->period = period;
+    s->n = n;
+    return CM_OK;
+}
+
+cm_status cm_topo_seq_from_topo(cm_topo_seq *s, cm_topo *t)
+{
+    cm_status st = cm_topo_seq_alloc(s, 1, t->n);
+    if (st != CM_OK)
+        return st;
+    s->round[0] = *t;
+    cm_topo_init(t);
+    return CM_OK;
+}
+
+/* ---- reader ---------------------------------------------------------- */
+
+/* Reads all of fp into a NUL-terminated buffer. */
+static cm_status slurp(FILE *fp, const char *path, char **buf, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    if (!b)
+        return cm_error(CM_ENOMEM, "%s: out of memory", path);
+    for (;;) {
+        if (cap - n < 4096) {
+            char *p = realloc(b, cap * 2);
+            if (!p) {
+                free(b);
+                return cm_error(CM_ENOMEM, "%s: out of memory", path);
+            }
+            b = p;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(fp)) {
+        free(b);
+        return cm_error(CM_EIO, "%s: read error: %s", path, strerror(errno));
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return CM_OK;
+}
+
+/* If the line at p (up to end) is `# round R...`, stores R and returns 1;
+ * returns -1 for `# round` without a number, 0 for any other line. */
+static int round_header(const char *p, const char *end, size_t *r)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || *p++ != '#')
+        return 0;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (end - p < 5 || strncmp(p, "round", 5) != 0)
+        return 0;
+    p += 5;
+    if (p < end && !isspace((unsigned char)*p))
+        return 0; /* e.g. "# rounds_1e-3 ..." is a plain comment */
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || !isdigit((unsigned char)*p))
+        return -1;
+    size_t v = 0;
+    while (p < end && isdigit((unsigned char)*p)) {
+        if (v > 100000000)
+            return -1;
+        v = v * 10 + (size_t)(*p++ - '0');
+    }
+    if (p < end && !isspace((unsigned char)*p))
+        return -1;
+    *r = v;
+    return 1;
+}
+
+/* Finds a token `key=VALUE` (VALUE a decimal integer) in the comment line
+ * [p, end). Returns 1 and *v when found, -1 when malformed, 0 if absent. */
+static int comment_token(const char *p, const char *end, const char *key,
+                         size_t *v)
+{
+    size_t kl = strlen(key);
+    for (const char *q = p; q + kl <= end; q++) {
+        if ((q > p && !isspace((unsigned char)q[-1])) ||
+            strncmp(q, key, kl) != 0)
+            continue;
+        q += kl;
+        if (q >= end || !isdigit((unsigned char)*q))
+            return -1;
+        size_t x = 0;
+        while (q < end && isdigit((unsigned char)*q)) {
+            if (x > 100000000)
+                return -1;
+            x = x * 10 + (size_t)(*q++ - '0');
+        }
+        *v = x;
+        return 1;
+    }
+    return 0;
+}
+
+/* Reads [buf, buf+len) as one topology whose first line is first_line+1
+ * (o: cm_topo_read_ex's options). */
+static cm_status read_section(cm_topo *t, const char *buf, size_t len,
+                              const char *path, size_t first_line,
+                              cm_topo_read_opts *o)
+{
+    static char newline[] = "\n";
+    FILE *fp = len ? fmemopen((void *)buf, len, "r")
+                   : fmemopen(newline, 1, "r");
+    if (!fp)
+        return cm_error(CM_ENOMEM, "%s: cannot open a memory stream", path);
+    cm_status st = cm_topo_read_stream(t, fp, path, first_line, o);
+    fclose(fp);
+    return st;
+}
+
+typedef struct {
+    size_t off;   /* byte offset of the header line */
+    size_t line;  /* its 1-based line number */
+    size_t round; /* R of `# round R` */
+} section;
+
+/* Splits buf into sections; checks the file header (period=, n=, no data
+ * before the first section). *ns = 0 for a single-round file. */
+static cm_status find_sections(const char *buf, size_t len, const char *path,
+                               section **out, size_t *ns, size_t *period,
+                               size_t *period_line, size_t *n_head)
+{
+    size_t cap = 0, k = 0, line = 0;
+    section *sec = NULL;
+    *period = 0;
+    *period_line = 0;
+    *n_head = 0;
+    for (size_t off = 0; off < len;) {
+        const char *p = buf + off, *nl = memchr(p, '\n', len - off);
+        const char *end = nl ? nl : buf + len;
+        line++;
+        size_t r;
+        int h = round_header(p, end, &r);
+        if (h < 0) {
+            free(sec);
+            return cm_error(CM_EFORMAT, "%s:%zu: malformed round header "
+                            "(expected `# round R`, R = 0, 1, ...)", path,
+                            line);
+        }
+        if (h > 0) {
+            if (k == cap) {
+                cap = cap ? 2 * cap : 16;
+                section *q = realloc(sec, cap * sizeof *q);
+                if (!q) {
+                    free(sec);
+                    return cm_error(CM_ENOMEM, "%s: out of memory", path);
+                }
+                sec = q;
+            }
+            sec[k].off = off;
+            sec[k].line = line;
+            sec[k].round = r;
+            k++;
+        } else if (k == 0) { /* the file header */
+            const char *q = p;
+            while (q < end && isspace((unsigned char)*q))
+                q++;
+            if (q < end && *q == '#') {
+                size_t v;
+                int tk = comment_token(q + 1, end, "period=", &v);
+                if (tk < 0) {
+                    free(sec);
+                    return cm_error(CM_EFORMAT, "%s:%zu: bad period=... "
+                                    "(a positive integer)", path, line);
+                }
+                if (tk > 0) {
+                    *period = v;
+                    *period_line = line;
+                }
+                if (comment_token(q + 1, end, "n=", &v) > 0)
+                    *n_head = v;
+            }
+        }
+        off = (size_t)(end - buf) + (nl ? 1 : 0);
+    }
+    *out = sec;
+    *ns = k;
+    return CM_OK;
+}
+
+cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path)
+{
+    return cm_topo_seq_read_ex(s, path, NULL);
+}
+
+cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
+                              cm_topo_read_opts *o)
+{
+    cm_topo_read_opts dflt = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
+                              0};
+    if (!o)
+        o = &dflt;
+    int use_stdin = strcmp(path, "-") == 0;
+    FILE *fp = use_stdin ? stdin : fopen(path, "r");
+    char *buf = NULL;
+    section *sec = NULL;
+    size_t len = 0, ns = 0, period = 0, pline = 0, n_head = 0;
+    cm_topo_seq_destroy(s);
+    if (!fp)
+        return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
+                        strerror(errno));
+    cm_status st = slurp(fp, path, &buf, &len);
+    if (!use_stdin)
+        fclose(fp);
+    if (st != CM_OK)
+        return st;
+    /* sections exist only in edge lists: not in GraphML ('<'), GML (a
+     * letter) or a format forced to something else */
+    const char *first = buf;
+    while (*first && isspace((unsigned char)*first))
+        first++;
+    int edgelist = (o->format == CM_FORMAT_AUTO ||
+                    o->format == CM_FORMAT_EDGELIST) &&
+                   *first != '<' && !isalpha((unsigned char)*first);
+    if (edgelist)
+        st = find_sections(buf, len, path, &sec, &ns, &period, &pline,
+                           &n_head);
+    if (st != CM_OK)
+        goto cleanup;
+    if (pline && period == 0) {
+        st = cm_error(CM_EFORMAT, "%s:%zu: period=0: a sequence needs at "
+                      "least one round", path, pline);
+        goto cleanup;
+    }
+    if (pline && period != (ns ? ns : 1)) {
+        st = cm_error(CM_EFORMAT, "%s:%zu: period=%zu, but the file has %zu "
+                      "`# round` section%s", path, pline, period, ns,
+                      ns == 1 ? "" : "s");
+        goto cleanup;
+    }
+    if (ns == 0) { /* today's format: one round */
+        st = cm_topo_seq_alloc(s, 1, 0);
+        if (st == CM_OK)
+            st = read_section(&s->round[0], buf, len, path, 0, o);
+        if (st == CM_OK)
+            s->n = s->round[0].n;
+        goto cleanup;
+    }
+    /* data before the first section would belong to no round */
+    if (sec[0].off > 0) {
+        size_t line = 1;
+        for (const char *p = buf; p < buf + sec[0].off; line++) {
+            const char *nl = memchr(p, '\n', (size_t)(buf + sec[0].off - p));
+            const char *end = nl ? nl : buf + sec[0].off;
+            const char *q = p;
+            while (q < end && isspace((unsigned char)*q))
+                q++;
+            if (q < end && *q != '#') {
+                st = cm_error(CM_EFORMAT, "%s:%zu: data line before the first "
+                              "`# round` header (line %zu)", path, line,
+                              sec[0].line);
+                goto cleanup;
+            }
+            p = nl ? nl + 1 : end;
+        }
+    }
+    if ((st = cm_topo_seq_alloc(s, ns, 0)) != CM_OK)
+        goto cleanup;
+    for (size_t r = 0; r < ns; r++) {
+        if (sec[r].round != r) {
+            st = cm_error(CM_EFORMAT, "%s:%zu: round %zu where round %zu was "
+                          "expected (sections go 0, 1, ..., period-1)", path,
+                          sec[r].line, sec[r].round, r);
+            goto cleanup;
+        }
+        size_t end = r + 1 < ns ? sec[r + 1].off : len;
+        s->line[r] = sec[r].line;
+        cm_topo_read_opts so = {CM_FORMAT_EDGELIST, CM_BASE_0,
+                                CM_FORMAT_AUTO, 0, 0};
+        st = read_section(&s->round[r], buf + sec[r].off, end - sec[r].off,
+                          path, sec[r].line - 1, &so);
+        if (st != CM_OK) {
+            cm_error_prefix(st, "round %zu", r);
+            goto cleanup;
+        }
+        const cm_topo *t = &s->round[r];
+        if (t->n != s->round[0].n) {
+            st = cm_error(CM_EFORMAT, "%s:%zu: round %zu has %zu nodes, but "
+                          "round 0 (line %zu) has %zu (every round must have "
+                          "the same n)", path, sec[r].line, r, t->n,
+                          sec[0].line, s->round[0].n);
+            goto cleanup;
+        }
+        if (n_head && t->n != n_head) {
+            st = cm_error(CM_EFORMAT, "%s:%zu: round %zu has %zu nodes, but "
+                          "the file header declares n=%zu", path, sec[r].line,
+                          r, t->n, n_head);
+            goto cleanup;
+        }
+        if (ns > 1 && !t->self) {
+            st = cm_error(CM_EFORMAT, "%s:%zu: round %zu has no weights (every "
+                          "round of a sequence needs its W: `i j w` lines)",
+                          path, sec[r].line, r);
+            goto cleanup;
+        }
+    }
+    s->n = s->round[0].n;
+    o->found = CM_FORMAT_EDGELIST;
+    o->one_based = 0;
+cleanup:
+    free(sec);
+    free(buf);
+    if (st != CM_OK)
+        cm_topo_seq_destroy(s);
+    return st;
+}
+
+/* ---- spectra --------------------------------------------------------- */
+
+/* Smallest and largest eigenvalue of the symmetric W of t (dense). */
+static cm_status w_extremes(const cm_topo *t, double *lo, double *hi)
+{
+    size_t n = t->n;
+    *lo = *hi = t->self[0];
+    if (n <= 1)
+        return CM_OK;
+    gsl_matrix *a = gsl_matrix_calloc(n, n);
+    gsl_vector *ev = gsl_vector_alloc(n);
+    gsl_eigen_symm_workspace *w = gsl_eigen_symm_alloc(n);
+    cm_status st = CM_OK;
+    if (!a || !ev || !w) {
+        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        gsl_matrix_set(a, i, i, t->self[i]);
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            gsl_matrix_set(a, i, t->adj[p], t->adj_w[p]);
+    }
+    int rc = gsl_eigen_symm(a, ev, w);
+    if (rc != GSL_SUCCESS) {
+        st = cm_error(CM_ENUMERIC, "eigensolver failed: %s", gsl_strerror(rc));
+        goto cleanup;
+    }
+    *lo = gsl_vector_min(ev);
+    *hi = gsl_vector_max(ev);
+cleanup:
+    gsl_eigen_symm_free(w);
+    gsl_vector_free(ev);
+    gsl_matrix_free(a);
+    return st;
+}
+
+cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
+{
+    size_t n = s->n;
+    *norm = 1.0;
+    for (size_t r = 0; r < s->period; r++)
+        if (!s->round[r].self)
+            return cm_error(CM_EINVAL, "round %zu has no weights", r);
+    if (n <= 1) {
+        *norm = 0.0;
+        return CM_OK;
+    }
+    gsl_matrix *p = gsl_matrix_alloc(n, n), *q = gsl_matrix_alloc(n, n);
+    gsl_matrix *b = gsl_matrix_alloc(n, n);
+    gsl_vector *ev = gsl_vector_alloc(n);
+    gsl_eigen_symm_workspace *w = gsl_eigen_symm_alloc(n);
+    cm_status st = CM_OK;
+    if (!p || !q || !b || !ev || !w) {
+        st = cm_error(CM_ENOMEM, "out of memory for %zu-node products", n);
+        goto cleanup;
+    }
+    gsl_matrix_set_identity(p);
+    for (size_t r = 0; r < rounds; r++) {
+        const cm_topo *t = &s->round[r % s->period];
+        /* q = W_t p, row by row over the sparse W_t */
+        for (size_t i = 0; i < n; i++) {
+            double *qi = gsl_matrix_ptr(q, i, 0);
+            const double *pi = gsl_matrix_const_ptr(p, i, 0);
+            for (size_t j = 0; j < n; j++)
+                qi[j] = t->self[i] * pi[j];
+            for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
+                const double *pj = gsl_matrix_const_ptr(p, t->adj[k], 0);
+                double wk = t->adj_w[k];
+                for (size_t j = 0; j < n; j++)
+                    qi[j] += wk * pj[j];
+            }
+        }
+        gsl_matrix *tmp = p;
+        p = q;
+        q = tmp;
+    }
+    /* A = product - 11^T/n (in p); ||A||_2^2 = lambda_max(A^T A) */
+    gsl_matrix_add_constant(p, -1.0 / (double)n);
+    gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, p, p, 0.0, b);
+    int rc = gsl_eigen_symm(b, ev, w);
+    if (rc != GSL_SUCCESS) {
+        st = cm_error(CM_ENUMERIC, "eigensolver failed: %s", gsl_strerror(rc));
+        goto cleanup;
+    }
+    *norm = sqrt(fmax(gsl_vector_max(ev), 0.0));
+cleanup:
+    gsl_eigen_symm_free(w);
+    gsl_vector_free(ev);
+    gsl_matrix_free(b);
+    gsl_matrix_free(q);
+    gsl_matrix_free(p);
+    return st;
+}
+
+cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
+                               double *norm)
+{
+    if (norm)
+        *norm = -1.0;
+    if (s->period == 0)
+        return cm_error(CM_ETOPO, "%s: no rounds", path);
+    if (s->period == 1)
+        return cm_topo_validate_slem(&s->round[0], path, norm);
+    char name[512];
+    for (size_t r = 0; r < s->period; r++) {
+        const cm_topo *t = &s->round[r];
+        snprintf(name, sizeof name, "%s: round %zu (line %zu)", path, r,
+                 s->line[r]);
+        cm_status st = cm_topo_check_stochastic(t, name);
+        if (st != CM_OK)
+            return st;
+        double lo, hi;
+        st = w_extremes(t, &lo, &hi);
+        if (st != CM_OK)
+            return cm_error_prefix(st, "%s", name);
+        if (hi > 1.0 + CM_TOPO_SEQ_EIG_TOL || lo < -1.0 - CM_TOPO_SEQ_EIG_TOL)
+            return cm_error(CM_ETOPO, "%s: W has the eigenvalue %.6g, outside "
+                            "[-1, 1] (gossip with it would amplify "
+                            "disagreement)", name,
+                            hi > 1.0 + CM_TOPO_SEQ_EIG_TOL ? hi : lo);
+    }
+    double pn;
+    cm_status st = cm_topo_seq_norm(s, s->period, &pn);
+    if (st != CM_OK)
+        return cm_error_prefix(st, "%s", path);
+    if (!(pn < 1.0 - CM_TOPO_SEQ_EIG_TOL))
+        return cm_error(CM_ETOPO, "%s: the sequence does not mix: the "
+                        "product of its %zu rounds has ||W_%zu ... W_0 - "
+                        "11^T/n||_2 = %.6g (must be below 1; is the union of "
+                        "the rounds' graphs connected?)", path, s->period,
+                        s->period - 1, pn);
+    if (norm)
+        *norm = pn;
+    return CM_OK;
+}
+
+cm_status cm_topo_seq_load(cm_topo_seq *s, const char *path, double *norm)
+{
+    cm_status st = cm_topo_seq_read(s, path);
+    if (st == CM_OK)
+        st = cm_topo_seq_validate(s, path, norm);
+    if (st != CM_OK)
+        cm_topo_seq_destroy(s);
+    return st;
+}
+
+/* ---- writer ---------------------------------------------------------- */
+
+cm_status cm_topo_seq_save(const cm_topo_seq *s, const char *path,
+                           const char *comment)
+{
+    if (s->period == 1)
+        return cm_topo_save(&s->round[0], path, comment);
+    int to_stdout = strcmp(path, "-") == 0;
+    cm_afile f = {0};
+    FILE *fp = stdout;
+    if (!to_stdout) {
+        cm_status st = cm_atomic_open(&f, path);
+        if (st != CM_OK)
+            return st;
+        fp = f.fp;
+    }
+    /* the header: the comment, then each round's section */
+    cm_status st = CM_OK;
+    for (const char *p = comment; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len > 0)
+            fprintf(fp, "%s%.*s\n", *p == '#' ? "" : "# ", (int)len, p);
+        p += len + (nl ? 1 : 0);
+    }
+    for (size_t r = 0; r < s->period && st == CM_OK; r++) {
+        fprintf(fp, "# round %zu n=%zu\n", r, s->n);
+        st = cm_topo_write(&s->round[r], fp, NULL);
+    }
+    if (to_stdout) {
+        if (st == CM_OK && fflush(stdout) != 0)
+            st = cm_error(CM_EIO, "write error on standard output");
+        return st;
+    }
+    if (st != CM_OK || ferror(fp)) {
+        cm_atomic_abort(&f);
+        return cm_error(CM_EIO, "cannot write %s", path);
+    }
+    return cm_atomic_commit(&f);
+}

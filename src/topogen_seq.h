@@ -1,0 +1,54 @@
+/* topogen_seq: the time-varying half of topogen's main (src/topogen.c):
+ * build and write a one-peer-exp or base sequence, and report on a
+ * sequence file. Like topogen.c it prints and returns exit statuses; it
+ * is linked into topogen only (the Makefile's src/topogen_*.c rule). The
+ * JSON printers are shared with topogen.c.
+ */
+#ifndef TOPOGEN_SEQ_H
+#define TOPOGEN_SEQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_topo_seq.h"
+#include "tg_seq.h"
+
+typedef struct {
+    tg_seq_kind kind;     /* what to build */
+    size_t n, d;          /* nodes; per-round degree bound (base) */
+    uint64_t seed;        /* recorded in the header (the kinds are fixed) */
+    const char *settings; /* the header's `# settings:` command line */
+    const char *version;  /* topogen's version string */
+    const char *out;      /* -o FILE or "-" */
+    int quiet;            /* no summary on stderr */
+} topogen_seq_job;
+
+/* Builds job's sequence, writes it atomically with its header and
+ * prints a one-line summary on stderr. Returns an exit status (0, or 1
+ * with one message on stderr). */
+int topogen_seq_generate(const topogen_seq_job *job);
+
+typedef struct {
+    const char *file;  /* the file s was read from (messages, report) */
+    int json;          /* one JSON object instead of the text report */
+    size_t simulate;   /* rounds to simulate instead (0: none) */
+    uint64_t seed;     /* of the simulation's random vectors */
+    int weights_given; /* --weights was given: refused for a sequence */
+    int out_given;     /* -o was given: refused for a sequence */
+} topogen_seq_eval_job;
+
+/* `topogen eval FILE` for a sequence s of period > 1 read from it:
+ * refuses --weights and -o (a sequence carries its own weights), validates
+ * s (cm_topo_seq_validate), then prints the text report, one JSON object,
+ * or the disagreement per round over `simulate` rounds. Exit status (1
+ * with one message on stderr on failure). */
+int topogen_seq_evaluate(const topogen_seq_eval_job *job,
+                         const cm_topo_seq *s);
+
+/* `"key":v,` (or without the comma when last), null when not finite. */
+void topogen_print_number(const char *key, double v, int last);
+
+/* s as a JSON string, escaped. */
+void topogen_print_json_string(const char *s);
+
+#endif
