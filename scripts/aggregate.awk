@@ -1,6 +1,7 @@
 # aggregate.awk: mean and standard deviation over seeds, row by row.
 # Input: the CSVs of one setting (one per seed), each with the header
 # epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent
+# (and since issue 14 lr,test_loss, unused here)
 # Output (whitespace-separated, one line per row index present in every
 # file): epoch step wall_mean acc_mean acc_std loss_mean loss_std
 #         cons_mean cons_std local_mean nseeds

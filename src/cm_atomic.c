@@ -163,3 +163,12 @@ void cm_atomic_abort(cm_afile *f)
         unlink(f->tmp);
     afile_clear(f);
 }
+
+cm_status cm_atomic_probe(const char *path)
+{
+    cm_afile f;
+    cm_status s = cm_atomic_open(&f, path);
+    if (s == CM_OK)
+        cm_atomic_abort(&f);
+    return s;
+}

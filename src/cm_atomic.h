@@ -33,6 +33,10 @@ cm_status cm_atomic_open(cm_afile *f, const char *path);
  * On a write error removes the temporary and returns CM_EIO. */
 cm_status cm_atomic_commit(cm_afile *f);
 
+/* Checks that path can be written (opens and removes a temporary file
+ * next to it), so a program can fail before its work rather than after.
+ * CM_EIO naming path. */
+cm_status cm_atomic_probe(const char *path);
 /* For a caller that saw a write fail (fwrite short, ferror): removes the
  * temporary like cm_atomic_abort and returns CM_EIO with the message
  * "cannot write PATH: CAUSE", CAUSE from the failed write(2). */

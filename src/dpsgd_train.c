@@ -26,7 +26,9 @@
 #include <cblas.h>
 #include <gsl/gsl_errno.h>
 
+#include "cm_atomic.h"
 #include "cm_status.h"
+#include "cm_time.h"
 #include "cm_topo.h"
 #include "dt_ckpt.h"
 #include "dt_bench.h"
@@ -34,6 +36,7 @@
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
 #include "dt_config.h"
+#include "dt_summary.h"
 #include "dt_train.h"
 
 /* ---- signals ----------------------------------------------------------
@@ -216,9 +219,10 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
     if (!isnan(p->test_acc_local_mean))
         snprintf(local, sizeof local, "%.4f", p->test_acc_local_mean);
     printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
-           "local_acc %s  consensus %.3g  sent %.1f MB/rank  %.0f img/s  "
-           "%.1f s\n", p->epoch, p->epochs, p->step, p->train_loss,
-           p->test_acc, local, p->consensus,
+           "test_loss %.4f  local_acc %s  consensus %.3g  lr %.4g  "
+           "sent %.1f MB/rank  %.0f img/s  %.1f s\n", p->epoch, p->epochs,
+           p->step, p->train_loss, p->test_acc, p->test_loss, local,
+           p->consensus, p->lr,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
 }
@@ -250,9 +254,25 @@ static int run_bench_gossip(const dt_config *cfg, const dt_comm *comm)
     return 0;
 }
 
+/* --summary: written last, after a successful run (rank 0). */
+static int write_summary(const dt_config *cfg, const dt_summary *sm)
+{
+    if (cfg->summary[0] && dt_summary_write(cfg->summary, cfg, sm) != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+
 static int run_single(const dt_config *cfg)
 {
     dt_train_result res;
+    double t0 = cm_time_now();
+    if (cfg->summary[0] && cm_atomic_probe(cfg->summary) != CM_OK) {
+        fprintf(stderr, "dpsgd-train: --summary: %s\n", cm_last_error());
+        return 1;
+    }
     if (dt_train_single(cfg, cfg->quiet ? NULL : print_epoch, NULL, &res) !=
         CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
@@ -263,7 +283,15 @@ static int run_single(const dt_config *cfg)
            dt_model_name(cfg->model), dt_dataset_name(cfg->dataset),
            cfg->epochs, res.test_acc, res.test_loss, res.images_per_s,
            res.n_params, (unsigned long long)res.param_hash);
-    return 0;
+    const dt_summary sm = {
+        .mode = "single", .workers = 1, .ranks = 1, .steps = res.steps,
+        .n_params = res.n_params, .n_train = res.n_train,
+        .n_test = res.n_test, .test_acc = res.test_acc,
+        .test_loss = res.test_loss, .train_loss = res.train_loss,
+        .local_acc = res.test_acc, .lr = res.lr,
+        .images_per_s = res.images_per_s, .t_total = cm_time_now() - t0,
+        .t_compute = res.train_s, .param_hash = res.param_hash};
+    return write_summary(cfg, &sm);
 }
 
 /* Notices printed by rank 0 before training: a setting that the run takes
@@ -389,7 +417,19 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     }
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
-    return 0;
+    const dt_summary sm = {
+        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
+        .workers = r.n_workers, .ranks = r.n_ranks, .steps = r.steps,
+        .n_params = r.n_params, .test_acc = r.last.test_acc,
+        .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
+        .local_acc = r.last.test_acc_local_mean,
+        .consensus = r.last.consensus, .lr = r.last.lr, .slem = r.slem,
+        .images_per_s = r.last.images_per_s, .t_total = r.t_total,
+        .t_compute = r.t_compute, .t_gossip_mem = r.t_gossip_mem,
+        .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,
+        .bytes_per_step = r.bytes_per_step, .bytes_sent = r.last.bytes_sent,
+        .param_hash = r.mean_hash, .workers_hash = r.workers_hash};
+    return write_summary(cfg, &sm);
 }
 
 /* The environment and the global BLAS state belong to main: the library

@@ -189,8 +189,9 @@ START_TEST(test_lock_refuses_second_writer)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
     ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
     fclose(fp);
-    /* not measured: an empty field, not a number (issue 10 item 7) */
-    ck_assert_str_eq(line, "1,3,0.000,0.000000,0.000000,,0,0\n");
+    /* not measured: an empty field, not a number (issue 10 item 7); the
+       last two columns, lr and test_loss, since issue 14 */
+    ck_assert_str_eq(line, "1,3,0.000,0.000000,0.000000,,0,0,0,0.000000\n");
     ck_assert_int_eq(dir_entries(), 1); /* the log, no lock file */
     ck_assert_int_eq(dt_log_open(&l2, path), CM_OK);
     dt_log_close(&l2);

@@ -285,8 +285,8 @@ train_cases() {
     # a tiny synthetic run: progress lines, final line, a complete CSV
     expect_ok "synthetic run" "$dt" $syn --epochs 2 --log "$l"
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 2 ]' "one progress line per epoch"
-    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' "CSV header"
-    check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (\$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss"' "CSV header"
+    check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (NF != 10 || \$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0 || \$9 <= 0 || \$10 <= 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0, lr and test loss"
     h1=$(sed -n 's/.*hash //p' "$T/out")
     # issue 10 item 3: a second writer of the same --log is refused (the
     # first holds LOG.lock: here flock(1) plays the first run)
@@ -325,6 +325,13 @@ model_cases() {
     expect_fail 1 "^dpsgd-train: model file $T/ren.st: tensor '0.bias' missing" \
         "missing tensor" "$dt" $syn --eval-model "$T/ren.st"
     expect_fail 1 "^dpsgd-train: .*$T/none.st" "missing model file" "$dt" $syn --init-model "$T/none.st"
+    # --summary: one JSON object, the final line's figures, atomically
+    j="$T/run.json"
+    expect_ok "--summary" "$dt" $syn --epochs 1 --summary "$j"
+    h=$(sed -n 's/^final:.*hash //p' "$T/out")
+    check '[ "$(tr -d "\n" <"$j" | head -c 1)" = "{" ] && [ "$(tail -c 2 "$j")" = "}" ] && grep -q "\"param_hash\": \"$h\"" "$j" && grep -q "\"version\": \"" "$j" && grep -q "\"batch\": 32," "$j"' "summary: version, settings, the final hash"
+    check '/usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d[\"result\"][\"steps\"] == 8 and d[\"settings\"][\"model\"] == \"lenet\"" "$j"' "summary: valid JSON"
+    expect_fail 1 "^dpsgd-train: --summary: .*$T/nodir/s.json" "unwritable summary" "$dt" $syn --epochs 1 --summary "$T/nodir/s.json"
 }
 
 # mpirun'd dpsgd-train: every rank stops within seconds (timeout 120 would
@@ -545,6 +552,9 @@ mpi_cases() {
     a1=$(sed -n 's/.*test_acc \([0-9.]*\) .*/\1/p' "$T/out" | tail -1)
     expect_ok "--eval-model of the average" dt_run $syn --eval-model "$T/avg.st"
     check '[ -n "$a1" ] && [ "$(sed -n "s/^eval:.*test_acc \([0-9.]*\).*/\1/p" "$T/out")" = "$a1" ]' "average model: the accuracy the run printed"
+    expect_ok "--summary under mpirun" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 1 --summary "$T/mpi.json"
+    check 'grep -q "\"mode\": \"dpsgd\"" "$T/mpi.json" && grep -q "\"ranks\": 2," "$T/mpi.json" && grep -q "\"workers\": 4," "$T/mpi.json"' "MPI summary: mode, ranks, workers"
     placement_cases
 }
 
@@ -564,7 +574,7 @@ placement_cases() {
     # 10 s per step, less the few seconds of measured MPI time it replaces
     expect_ok "--net with a log" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --net "intra=10s,1e12" --log "$l"
-    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent"' \
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss"' \
         "CSV header with model_s: $(head -1 "$l")"
     check 'awk -F, "NR > 1 { d = \$4 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
         "model_s = wall_s - MPI time + 10 s per step: $(tail -1 "$l")"

@@ -72,6 +72,7 @@ static const flag_spec FLAGS[] = {
     {"--net", F_NET, OFF(net), 0, 0, 0},
     {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
     {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
+    {"--summary", F_PATH, OFF(summary), 0, 0, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -142,6 +143,8 @@ const char *dt_config_usage(void)
         "  --save-model-every K  also after every K-th epoch\n"
         "  --init-model FILE  start training from this model\n"
         "  --eval-model FILE  only evaluate this model on the test set\n"
+        "  --summary FILE.json  settings, final metrics, timings, bytes,\n"
+        "                     hashes and version of the run (atomically)\n"
         "decentralized training (run under mpirun; ranks <= workers):\n"
         "  --topology FILE    D-PSGD on this topology (topogen's format or "
         "an\n"

@@ -97,6 +97,8 @@ typedef struct {
                                   alone (no training); 0 = off */
     size_t bench_floats;       /* --bench-floats N: array length for
                                   --bench-gossip (0 = the model's) */
+    char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
+                                  timings, hashes of the run; "" = none */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

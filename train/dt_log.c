@@ -96,10 +96,12 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
     char model[40] = "";
     if (lg->model)
         snprintf(model, sizeof model, "%.3f,", r->model_s);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%.6f,%.6f,%s,%.6g,%llu\n",
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%.6f,%.6f,%s,%.6g,%llu,"
+                             "%.6g,%.6f\n",
                              r->epoch, r->step, r->wall_s, model,
                              r->train_loss, r->test_acc, local, r->consensus,
-                             (unsigned long long)r->bytes_sent);
+                             (unsigned long long)r->bytes_sent, r->lr,
+                             r->test_loss);
     if (s != CM_OK)
         return s;
     return log_flush(lg);

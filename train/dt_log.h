@@ -1,9 +1,11 @@
 /* dt_log: the per-epoch CSV log shared by single and multi-worker runs.
  *
  * Columns: epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,
- * consensus,bytes_sent (test accuracies as fractions in 0..1), with
- * model_s after wall_s when the log is opened with a network model
- * (dpsgd-train --net: the modelled wall clock, cm_net). Rows are
+ * consensus,bytes_sent,lr,test_loss (test accuracies as fractions in 0..1;
+ * lr the learning rate of the row's last step; test_loss the mean
+ * cross-entropy of the (averaged) model on the test set), with model_s
+ * after wall_s when the log is opened with a network model (dpsgd-train
+ * --net: the modelled wall clock, cm_net). Rows are
  * kept in memory and the whole file is rewritten atomically (temporary
  * file + rename) after each row, so a crash leaves either the previous
  * complete log or the new one, never half a line.
@@ -18,9 +20,11 @@
 #include "cm_status.h"
 
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
-                      "test_acc_local_mean,consensus,bytes_sent"
+                      "test_acc_local_mean,consensus,bytes_sent,lr," \
+                      "test_loss"
 #define DT_LOG_HEADER_MODEL "epoch,step,wall_s,model_s,train_loss,test_acc," \
-                            "test_acc_local_mean,consensus,bytes_sent"
+                            "test_acc_local_mean,consensus,bytes_sent,lr," \
+                            "test_loss"
 
 typedef struct {
     double epoch;               /* epochs done (1, 2, ...; fractional when
@@ -34,6 +38,8 @@ typedef struct {
                                    the CSV field is then empty */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
+    double lr;                  /* learning rate of the last step */
+    double test_loss;           /* test loss of the (averaged) model */
     double model_s;             /* modelled training seconds (--net) */
 } dt_log_row;
 

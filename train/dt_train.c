@@ -155,7 +155,8 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
     dt_log_row row = {.epoch = (double)e.epoch, .step = done,
                       .wall_s = e.wall_s, .train_loss = e.train_loss,
                       .test_acc = e.test_acc,
-                      .test_acc_local_mean = e.test_acc};
+                      .test_acc_local_mean = e.test_acc, .lr = e.lr,
+                      .test_loss = e.test_loss};
     if ((s = dt_log_append(&u->lg, &row)) != CM_OK)
         return s;
     const size_t K = u->cfg->save_model_every;
@@ -167,6 +168,7 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
         u->on_epoch(u->ctx, &e);
     u->res->test_acc = e.test_acc;
     u->res->test_loss = e.test_loss;
+    u->res->lr = lr;
     u->res->train_loss = e.train_loss;
     return CM_OK;
 }
@@ -228,6 +230,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
         goto cleanup;
     res->steps = step;
     res->images_per_s = (double)(u.train.n * cfg->epochs) / u.train_s;
+    res->train_s = u.train_s;
     res->n_train = u.train.n;
     res->n_test = u.test.n;
     res->n_params = u.net->n_params;

@@ -44,6 +44,8 @@ typedef struct {
     size_t n_train, n_test; /* images used */
     size_t n_params;     /* model size */
     uint64_t param_hash; /* FNV-1a of the final parameter bytes */
+    double lr;           /* learning rate of the last step */
+    double train_s;      /* training seconds, all epochs (no evaluation) */
 } dt_train_result;
 
 /* Copies images order[off .. off+b) of d into x (b x c h w) and y. */

@@ -38,6 +38,7 @@
 #include <cblas.h>
 
 #include "cm_net.h"
+#include "cm_atomic.h"
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_hash.h"
@@ -507,6 +508,8 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     p->lr = lr;
     p->consensus = m.consensus_sq / (double)r->n;
     p->test_acc = r->ev.n_test ? m.correct_avg / (double)r->ev.n_test : 0.0;
+    p->test_loss = r->ev.n_test ? m.test_loss_sum / (double)r->ev.n_test
+                                : 0.0;
     /* all-reduce: every worker holds the average model; --local-eval 0:
      * not measured (NaN: an empty CSV field, "-" on the progress line) */
     p->test_acc_local_mean =
@@ -637,8 +640,8 @@ static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
         .epoch = row->epoch, .step = row->step, .test_acc = row->test_acc,
         .test_acc_local_mean = row->test_acc_local_mean,
         .consensus = row->consensus, .train_loss = row->train_loss,
-        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s,
-        .model_s = row->model_s};
+        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s, .lr = row->lr,
+        .test_loss = row->test_loss, .model_s = row->model_s};
 }
 
 /* Rank 0: the CSV row, the run state, the callback. */
@@ -650,6 +653,7 @@ static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
                       .test_acc = p->test_acc,
                       .test_acc_local_mean = p->test_acc_local_mean,
                       .consensus = p->consensus, .bytes_sent = p->bytes_sent,
+                      .lr = p->lr, .test_loss = p->test_loss,
                       .model_s = p->model_s};
     cm_status s = CM_OK;
     if (r->rank == 0) {
@@ -750,6 +754,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                               cfg->net_given && !r.allreduce);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
+    if (r.rank == 0 && s == CM_OK && cfg->summary[0])
+        s = cm_atomic_probe(cfg->summary);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
         (s = setup_data(&r, &part)) != CM_OK)
         goto cleanup;

@@ -48,6 +48,7 @@ typedef struct {
     size_t epochs;         /* epochs planned */
     size_t step;           /* steps done by every worker */
     double lr;             /* learning rate of the last step */
+    double test_loss;      /* the average model's test loss */
     double train_loss;     /* mean minibatch loss since the last report */
     double test_acc;       /* accuracy of the average model, 0..1 */
     double test_acc_local_mean; /* mean accuracy of the workers' models */

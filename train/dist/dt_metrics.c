@@ -60,6 +60,7 @@ cm_status dt_metrics_eval(dt_evaluator *ev, const dt_workers *w,
     const size_t len = w->len;
     cm_status s = CM_OK;
     m->consensus_sq = m->correct_avg = m->correct_local = 0.0;
+    m->test_loss_sum = 0.0;
     if (w->shared) {
         memcpy(ev->xbar, w->x[0], len * sizeof *ev->xbar);
     } else {
@@ -76,11 +77,13 @@ cm_status dt_metrics_eval(dt_evaluator *ev, const dt_workers *w,
             }
     }
     size_t correct = 0;
+    double loss = 0.0;
     const dt_data *ts = &ev->test_slice, *tl = &ev->test_local;
     if (ts->n > 0 && (s = dt_net_eval(ev->net, ev->xbar, ts->x, ts->y, ts->n,
-                                      &correct, NULL)) != CM_OK)
+                                      &correct, &loss)) != CM_OK)
         return s;
     m->correct_avg = (double)correct;
+    m->test_loss_sum = loss * (double)ts->n;
     for (size_t i = 0; !w->shared && tl->n > 0 && i < w->count; i++) {
         if ((s = dt_net_eval(ev->net, w->x[i], tl->x, tl->y, tl->n,
                              &correct, NULL)) != CM_OK)

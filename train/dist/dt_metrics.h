@@ -33,6 +33,8 @@ typedef struct {
     double bytes_sent;    /* gossip bytes sent so far (summed over ranks) */
     double t_mpi;         /* s in MPI gossip calls in this process so far
                              (summed over ranks; for --net's model_s) */
+    double test_loss_sum; /* the average model's test loss, summed over
+                             the test images */
 } dt_metrics;
 
 /* What evaluation reads besides the workers; owned test sets, scratch. */

@@ -119,11 +119,7 @@ cm_status dt_model_save(const dt_net *net, const float *params,
 
 cm_status dt_model_check_path(const char *path)
 {
-    cm_afile f;
-    cm_status s = cm_atomic_open(&f, path);
-    if (s == CM_OK)
-        cm_atomic_abort(&f);
-    return s;
+    return cm_atomic_probe(path);
 }
 
 /* ---- reader ------------------------------------------------------------ */

@@ -1,0 +1,48 @@
+/* dt_summary: one JSON object describing a finished run (--summary), for
+ * notebooks and scripts: the program version, every setting, the final
+ * metrics, timings, bytes and hashes.
+ *
+ * Written atomically (temporary file + rename). Keys are stable; numbers
+ * are plain JSON numbers (hashes as 16-digit hex strings, since they do
+ * not fit a double), strings JSON-escaped.
+ */
+#ifndef DT_SUMMARY_H
+#define DT_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "dt_config.h"
+
+/* dpsgd-train's version, in --summary files. */
+#define DT_TRAIN_VERSION "1.1"
+
+typedef struct {
+    const char *mode;        /* "single", "dpsgd" or "allreduce" */
+    size_t workers, ranks;   /* 1, 1 for a single worker */
+    size_t steps;            /* optimizer steps per worker */
+    size_t n_params;         /* model size (floats) */
+    size_t n_train, n_test;  /* images (single runs; 0 when unknown) */
+    double test_acc;         /* final, of the (average) model */
+    double test_loss;        /* final, of the (average) model */
+    double train_loss;       /* last mean minibatch loss */
+    double local_acc;        /* mean accuracy of the workers' models */
+    double consensus;        /* mean_i ||x_i - xbar||^2 */
+    double lr;               /* learning rate of the last step */
+    double slem;             /* SLEM of W (distributed gossip runs) */
+    double images_per_s;     /* training throughput */
+    double t_total;          /* seconds, whole run */
+    double t_compute, t_gossip_mem, t_gossip_mpi, t_eval; /* per rank */
+    uint64_t bytes_per_step; /* gossip bytes per step per rank */
+    uint64_t bytes_sent;     /* gossip bytes per rank, whole run */
+    uint64_t param_hash;     /* final (average) model */
+    uint64_t workers_hash;   /* every worker (distributed), else 0 */
+} dt_summary;
+
+/* Writes {"version":..., "settings":{...every flag...}, "result":{...}}
+ * to path, atomically. CM_EIO naming the path. */
+cm_status dt_summary_write(const char *path, const dt_config *cfg,
+                           const dt_summary *s);
+
+#endif
