@@ -2,6 +2,7 @@
 #
 #   make            build bin/topogen and bin/dpsgd-train
 #   make check      install missing packages, build, run the Check suites
+#   make check-cluster  a run over 2 hosts made of network namespaces (root)
 #   make demo       install missing packages, build, run the main job
 #   make install    copy both programs to $(DESTDIR)$(PREFIX)/bin
 #   make fuzz       libFuzzer harnesses of tests/fuzz/ (clang, ASan+UBSan),
@@ -75,8 +76,8 @@ TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
-.PHONY: all check check-unit check-mpi check-cli check-torch demo deps install \
-        uninstall clean bench fuzz fuzz-build deps-fuzz
+.PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+        demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -162,6 +163,11 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # End-to-end tests of the command lines (bad flags, bad files, exit codes).
 check-cli: $(PROGRAMS)
 	BIN=$(BIN) sh tests/cli.sh
+
+# dpsgd-train across 2 hosts made of network namespaces (root; prints
+# "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).
+check-cluster: $(PROGRAMS)
+	BIN=$(BIN) sh tests/cluster.sh
 
 # A saved model loaded into PyTorch (python3-torch) gives dpsgd-train's
 # test accuracy (tests/torch_model.sh).

@@ -31,6 +31,8 @@
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_net.h"
+#include "cm_place.h"
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "tg_fdla.h"
@@ -68,11 +70,14 @@ typedef struct {
     int out_given;           /* -o on the command line (eval: writes) */
     int quiet;               /* no progress on stderr */
     int help, version;       /* --help, --version */
+    const char *net;         /* eval: --net NET (NULL: no network model) */
+    size_t params;           /* eval: --params, floats per worker array */
+    size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
 } config;
 
 typedef enum {
     F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
-    F_FORMAT, F_PATH, F_FLAG, F_SOLVER
+    F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET
 } ftype;
 
 enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
@@ -152,6 +157,15 @@ static const flag_spec FLAGS[] = {
     {"--one-based", NULL, F_FLAG, OFF(one_based), EVAL, 0, 0, H_NONE, NULL,
      "eval: node ids of the edge list start at 1 (detected when no id is "
      "0 and no n= is given)"},
+    {"--net", NULL, F_NET, OFF(net), EVAL, 0, 0, H_NONE, "NET",
+     "eval: model a gossip round on datacenter, wan or "
+     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph"},
+    {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
+     "P", "eval --net: floats per worker array (default 61706, LeNet)"},
+    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_NODES, H_NONE,
+     "R", "eval --net: MPI ranks (default: one per node)"},
+    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_NODES, H_NONE,
+     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
     {"--help", "-h", F_FLAG, OFF(help), BOTH, 0, 0, H_NONE, NULL,
      "print this help"},
     {"--version", NULL, F_FLAG, OFF(version), BOTH, 0, 0, H_NONE, NULL,
@@ -298,6 +312,13 @@ static int parse_value(const flag_spec *f, const char *v, config *c)
     case F_FLAG:
         *(int *)dst = 1;
         return 0;
+    case F_NET: {
+        cm_net net;
+        if (cm_net_parse(v, &net) != CM_OK)
+            return status_to_usage();
+        *(const char **)dst = v;
+        return 0;
+    }
     }
     return usage_error("%s: internal error", f->name);
 }
@@ -363,6 +384,10 @@ static int parse_args(int argc, char **argv, config *c)
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
                            "simulation prints columns)");
+    if (!c->net && (c->params || c->ranks || c->hosts))
+        return usage_error("--params, --ranks and --hosts need --net");
+    if (c->net && c->simulate)
+        return usage_error("--net: cannot be combined with --simulate");
     if (!c->eval && (c->seq ? tg_seq_check(c->seq_kind, c->search.n,
                                            c->search.d)
                             : tg_kind_check(c->kind, c->search.n,
@@ -652,6 +677,59 @@ static int generate_seq(const config *c)
     return topogen_seq_generate(&job);
 }
 
+/* --net: a round under block ([0]) and graph ([1]) placement, modelled
+ * (cm_net_eval_placement), then printed as text lines or JSON members. */
+static cm_status net_eval(const config *c, const cm_topo *t, cm_net *net,
+                          cm_net_eval ev[2])
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    cm_status s = cm_net_parse(c->net, net);
+    if (P > t->n)
+        return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
+                        "(workers)", P, c->file, t->n);
+    if (H > P)
+        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                        "ranks", H, P);
+    for (int k = 0; k < 2 && s == CM_OK; k++)
+        s = cm_net_eval_placement(net, t, P, H, (cm_place_kind)k, bytes,
+                                  &ev[k]);
+    if (s != CM_OK)
+        cm_error_prefix(s, "--net");
+    return s;
+}
+
+static void net_print(const config *c, const cm_topo *t, const cm_net *net,
+                      const cm_net_eval ev[2], int json)
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    char d[160];
+    cm_net_describe(net, d, sizeof d);
+    if (json)
+        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
+               "\"array_bytes\":%.0f,", d, P, H, bytes);
+    else
+        printf("net           %s\nplacement     %zu workers on %zu ranks on "
+               "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
+    for (int k = 0; k < 2; k++) {
+        const cm_place_stats *ps = &ev[k].st;
+        const char *name = cm_place_name((cm_place_kind)k);
+        if (json)
+            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
+                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
+                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
+                   ps->volume_host, ev[k].round_s);
+        else
+            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
+                   "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
+                   "round (rank %zu decides)\n", name, ps->cut_edges,
+                   ps->cut_edges_host, ps->volume, ps->volume_host,
+                   (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
+                   ev[k].worst);
+    }
+}
+
 /* Reads, weights and reports on a topology file. */
 static int evaluate(const config *c)
 {
@@ -695,8 +773,12 @@ static int evaluate(const config *c)
             cm_error_prefix(st, "%s", c->file);
     }
     tg_eval e;
+    cm_net net;
+    cm_net_eval nev[2];
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
+    if (st == CM_OK && c->net)
+        st = net_eval(c, &t, &net, nev);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         fdla_line(c, &fr, fl, sizeof fl);
@@ -746,6 +828,8 @@ static int evaluate(const config *c)
         topogen_print_number("rounds_1e-3", e.rounds, 0);
         if (c->fdla && fr.newton)
             topogen_print_number("fdla_lower_bound", fr.lower, 0);
+        if (c->net)
+            net_print(c, &t, &net, nev, 1);
         printf("\"weights\":\"%s\"}\n", wname);
     } else {
         printf("file          %s (%s%s)\n", c->file,
@@ -774,6 +858,8 @@ static int evaluate(const config *c)
             printf("fdla_bound    %.6f  (no W on this graph has a smaller "
                    "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
         printf("weights       %s\n", wname);
+        if (c->net)
+            net_print(c, &t, &net, nev, 0);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");

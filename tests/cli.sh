@@ -591,6 +591,56 @@ mpi_cases() {
     expect_ok "--summary under mpirun" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 1 --summary "$T/mpi.json"
     check 'grep -q "\"mode\": \"dpsgd\"" "$T/mpi.json" && grep -q "\"ranks\": 2," "$T/mpi.json" && grep -q "\"workers\": 4," "$T/mpi.json"' "MPI summary: mode, ranks, workers"
+    placement_cases
+}
+
+# --placement, --net, --bench-gossip under mpirun.
+placement_cases() {
+    rm -f "$l"
+    expect_fail 2 "^dpsgd-train: --placement 'metis': expected block or graph" \
+        "bad --placement" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --placement metis --log "$l"
+    expect_fail 2 "^dpsgd-train: --net 'fast': " "bad --net" \
+        mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net fast --log "$l"
+    expect_fail 2 "^dpsgd-train: --net models gossip rounds" "--net with allreduce" \
+        mpi_run 2 "$dt" --mode allreduce $syn --net wan --log "$l"
+    expect_fail 2 "^dpsgd-train: --bench-gossip needs --topology" "--bench-gossip without topology" \
+        mpi_run 2 "$dt" --bench-gossip 3
+    check '[ ! -e "$l" ]' "no log after refused placement flags"
+    # a 10 s latency makes the model's round 10 s: model_s - wall_s is
+    # 10 s per step, less the few seconds of measured MPI time it replaces
+    expect_ok "--net with a log" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 2 --net "intra=10s,1e12" --log "$l"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss"' \
+        "CSV header with model_s: $(head -1 "$l")"
+    check 'awk -F, "NR > 1 { d = \$4 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
+        "model_s = wall_s - MPI time + 10 s per step: $(tail -1 "$l")"
+    check 'grep -qE "^placement graph: 4 workers on 2 ranks on 1 host: cut [0-9]+ edges \(0 across hosts\); per round .*modelled round 1e\+04 ms" "$T/out"' \
+        "placement line: $(grep "^placement" "$T/out" | head -1)"
+    check 'grep -q "^modelled wall clock" "$T/out"' "modelled wall clock line"
+    expect_ok "--bench-gossip" mpi_run 2 "$dt" --topology "$T/g4.txt" --bench-gossip 5 --bench-floats 1000 --placement block
+    check 'grep -qE "^bench-gossip: 4 workers on 2 ranks on 1 host, placement block: cut [0-9]+ edges \(0 across hosts\), [0-9]+ arrays of 4000 bytes per round" "$T/out" && grep -qE "^bench-gossip: measured [0-9.]+ ms per round \(median of 5, slowest rank; fastest [0-9.]+ ms\); modelled [0-9.]+ ms \(datacenter" "$T/out"' \
+        "bench-gossip lines: $(cat "$T/out")"
+}
+
+# topogen eval --net: the modelled round under block and graph placement.
+net_cases() {
+    tg="$BIN/topogen"
+    "$tg" -n 32 -d 4 --kind ring --quiet -o "$T/ring32.txt"
+    expect_ok "eval --net" "$tg" eval "$T/ring32.txt" --net "intra=0,1GB/s;inter=1ms,1MB/s" --params 250000 --ranks 4 --hosts 2
+    # ring of 32 in blocks of 8 on 2 hosts: each rank sends 1 array to
+    # each of its 2 neighbour ranks, one of them on the other host, so 2
+    # arrays leave each host through its one link: 1 ms + 2 MB / (1 MB/s)
+    check 'grep -qE "^  block +cut 4 edges \(2 across hosts\), 8 arrays per round \(4 across hosts, 8 MB\), modelled 2001 ms" "$T/out"' \
+        "block line: $(grep block "$T/out")"
+    check 'grep -qE "^  graph +cut 4 edges \(2 across hosts\), 8 arrays" "$T/out"' "graph line: $(grep graph "$T/out")"
+    expect_ok "eval --net --json" "$tg" eval "$T/ring32.txt" --net wan --json
+    check 'grep -qE "\"net\":\"wan \(.*\"ranks\":32,\"hosts\":32,\"array_bytes\":246824,\"block\":\{\"cut_edges\":32,.*\"round_s\":0\.139[0-9]*\}" "$T/out"' \
+        "JSON net members: $(head -c 400 "$T/out")"
+    expect_fail 2 "^topogen: --net 'fast': " "bad --net" "$tg" eval "$T/ring32.txt" --net fast
+    expect_fail 2 "^topogen: --params, --ranks and --hosts need --net" "--ranks without --net" "$tg" eval "$T/ring32.txt" --ranks 2
+    expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
+    expect_fail 1 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
+    expect_fail 1 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
 }
 
 # FDLA weights (topo/tg_fdla.c): certified optimum in the file header,
@@ -709,6 +759,7 @@ sweep_cases() {
 }
 
 topogen_cases
+net_cases
 train_cases
 mpi_cases
 fdla_cases

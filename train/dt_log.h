@@ -3,7 +3,9 @@
  * Columns: epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,
  * consensus,bytes_sent,lr,test_loss (test accuracies as fractions in 0..1;
  * lr the learning rate of the row's last step; test_loss the mean
- * cross-entropy of the (averaged) model on the test set). Rows are
+ * cross-entropy of the (averaged) model on the test set), with model_s
+ * after wall_s when the log is opened with a network model (dpsgd-train
+ * --net: the modelled wall clock, cm_net). Rows are
  * kept in memory and the whole file is rewritten atomically (temporary
  * file + rename) after each row, so a crash leaves either the previous
  * complete log or the new one, never half a line.
@@ -20,6 +22,9 @@
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
                       "test_acc_local_mean,consensus,bytes_sent,lr," \
                       "test_loss"
+#define DT_LOG_HEADER_MODEL "epoch,step,wall_s,model_s,train_loss,test_acc," \
+                            "test_acc_local_mean,consensus,bytes_sent,lr," \
+                            "test_loss"
 
 typedef struct {
     double epoch;               /* epochs done (1, 2, ...; fractional when
@@ -35,11 +40,13 @@ typedef struct {
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
     double lr;                  /* learning rate of the last step */
     double test_loss;           /* test loss of the (averaged) model */
+    double model_s;             /* modelled training seconds (--net) */
 } dt_log_row;
 
 typedef struct {
     char *path;  /* target file (owned); NULL: logging off */
     char *buf;   /* CSV text so far, header included (owned) */
+    int model;   /* 1: the model_s column is written */
     size_t len, cap;
     cm_lock lock; /* "PATH.lock", held from open to close */
 } dt_log;
@@ -49,6 +56,10 @@ typedef struct {
  * (cm_lock: CM_EIO "PATH is in use by another run" when another process
  * logs to the same file) but writes nothing to PATH yet. */
 cm_status dt_log_open(dt_log *lg, const char *path);
+
+/* dt_log_open with the model_s column (DT_LOG_HEADER_MODEL) when model
+ * is non-zero. */
+cm_status dt_log_open_model(dt_log *lg, const char *path, int model);
 
 /* Appends one row and rewrites the file atomically. CM_EIO naming the
  * file on a write error. O(size of the log). */

@@ -37,6 +37,7 @@
 
 #include <cblas.h>
 
+#include "cm_net.h"
 #include "cm_atomic.h"
 #include "cm_rng.h"
 #include "cm_time.h"
@@ -55,6 +56,7 @@
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
+#include "dt_placement.h"
 #include "dt_run_ckpt.h"
 #include "dt_topo_load.h"
 #include "dt_workers.h"
@@ -80,6 +82,11 @@ typedef struct {
     size_t B;               /* batch */
     size_t steps_per_epoch;
     dt_workers w;           /* this rank's workers */
+    dt_placement pl;        /* gossip mode: which rank holds which worker */
+    double t_round;         /* --net: modelled seconds of a gossip round */
+    double model_base, wall_base; /* model_s, wall_s of the last row
+                                     restored by --resume (0: fresh) */
+    size_t step_base;       /* its step */
     dt_evaluator ev;        /* test sets and scratch of the evaluation */
     float *gsum;            /* all-reduce: sum of the gradients */
     double loss_sum;        /* sum of minibatch losses since the report */
@@ -170,7 +177,49 @@ static cm_status setup_workers(dt_run *r)
                         "worker%s: run at most %zu ranks (mpirun -np %zu)",
                         r->P, r->allreduce ? "--workers" : cfg->topology,
                         r->n, r->n == 1 ? "" : "s", r->n, r->n);
-    dt_partition_block_range(r->n, r->P, r->rank, &r->w.first, &r->w.count);
+    if (r->allreduce) {
+        dt_partition_block_range(r->n, r->P, r->rank, &r->w.first,
+                                 &r->w.count);
+        return CM_OK;
+    }
+    /* gossip: the agreed placement (--placement) says which workers */
+    if ((s = dt_placement_init(&r->pl, r->comm, r->topo, cfg->placement)) !=
+        CM_OK)
+        return s;
+    dt_workers *w = &r->w;
+    w->id = malloc(r->n * sizeof *w->id);
+    s = dt_comm_agree(r->comm, w->id ? CM_OK : cm_error(CM_ENOMEM, "out of "
+                                                        "memory"));
+    if (s == CM_OK) {
+        w->count = dt_placement_workers(&r->pl, r->n, r->rank, w->id);
+        w->first = w->id[0];
+    }
+    return s;
+}
+
+/* This rank's shards, worker after worker: idx gets the image indices
+ * (owned by the caller), w->shard_off the offsets. */
+static cm_status gather_shards(dt_workers *w, const dt_partition *part,
+                               size_t **idx, size_t *total)
+{
+    *total = 0;
+    for (size_t i = 0; i < w->count; i++) {
+        size_t id = dt_workers_id(w, i);
+        *total += part->off[id + 1] - part->off[id];
+    }
+    w->shard_off = malloc((w->count + 1) * sizeof *w->shard_off);
+    *idx = malloc((*total + 1) * sizeof **idx);
+    if (!w->shard_off || !*idx)
+        return cm_error(CM_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < w->count; i++) {
+        size_t id = dt_workers_id(w, i), lo = part->off[id];
+        w->shard_off[i] = k;
+        memcpy(*idx + k, part->idx + lo,
+               (part->off[id + 1] - lo) * sizeof **idx);
+        k += part->off[id + 1] - lo;
+    }
+    w->shard_off[w->count] = k;
     return CM_OK;
 }
 
@@ -257,15 +306,11 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
         cm_error_prefix(s, "--partition");
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         goto cleanup;
-    size_t lo = part->off[w->first], hi = part->off[w->first + w->count];
-    w->shard_off = malloc((w->count + 1) * sizeof *w->shard_off);
-    if (!w->shard_off)
-        s = cm_error(CM_ENOMEM, "out of memory");
-    for (size_t i = 0; s == CM_OK && i <= w->count; i++)
-        w->shard_off[i] = part->off[w->first + i] - lo;
+    size_t *idx = NULL, total = 0;
+    s = gather_shards(w, part, &idx, &total);
     if (s == CM_OK)
-        s = dt_data_load(&src, DT_SPLIT_TRAIN, part->idx + lo, hi - lo,
-                         &norm, &w->train);
+        s = dt_data_load(&src, DT_SPLIT_TRAIN, idx, total, &norm, &w->train);
+    free(idx);
     if (s == CM_OK)
         s = setup_test(r, &src, &norm);
     s = dt_comm_agree(r->comm, s);
@@ -389,7 +434,8 @@ static cm_status setup_algo(dt_run *r)
                                               : cm_error(CM_ENOMEM, "out of "
                                                          "memory"));
     for (size_t t = 0; t < r->period && s == CM_OK; t++)
-        s = dt_gossip_new(r->comm, &r->seq.round[t], w->xlen, &r->g[t]);
+        s = dt_gossip_new_placed(r->comm, &r->seq.round[t], r->pl.rank_of,
+                                 w->xlen, &r->g[t]);
     if (s != CM_OK)
         return s;
     dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
@@ -455,7 +501,8 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     dt_gossip_stats gs;
     gossip_stats(r, &gs, &bytes_round);
     dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
-                    .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes)};
+                    .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes),
+                    .t_mpi = gs.t_mpi};
     cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
     if (s != CM_OK)
         return s;
@@ -481,6 +528,12 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     p->wall_s = r->train_base + (t0 - r->t_train_start) - r->t_eval;
     p->images_per_s = p->wall_s > 0 ? (double)(step * r->n * r->B) /
                                           p->wall_s : 0.0;
+    /* --net: this process's measured MPI gossip time (rank mean) replaced
+     * by the model's rounds */
+    if (r->cfg->net_given && !r->allreduce)
+        p->model_s = r->model_base + (p->wall_s - r->wall_base) -
+                     m.t_mpi / (double)r->P +
+                     (double)(step - r->step_base) * r->t_round;
     r->loss_sum = 0.0;
     r->loss_n = 0;
     r->t_eval += cm_time_now() - t0;
@@ -534,6 +587,7 @@ static void run_free(dt_run *r)
     for (size_t t = 0; r->g && t < r->period; t++)
         dt_gossip_free(r->g[t]);
     free(r->g);
+    dt_placement_destroy(&r->pl);
     dt_evaluator_destroy(&r->ev);
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
@@ -575,6 +629,9 @@ static cm_status check_config(const dt_config *cfg, size_t P)
                         "--topology the workers are its nodes");
     if (cfg->resume && !cfg->ckpt_dir[0])
         return cm_error(CM_EINVAL, "--resume needs --checkpoint DIR");
+    if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
+        return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
+                        "used with --mode allreduce");
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->algorithm != DT_ALGO_DPSGD)
         return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
                         "runs (--topology); all-reduce already averages the "
@@ -590,7 +647,7 @@ static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
         .test_acc_local_mean = row->test_acc_local_mean,
         .consensus = row->consensus, .train_loss = row->train_loss,
         .bytes_sent = row->bytes_sent, .wall_s = row->wall_s, .lr = row->lr,
-        .test_loss = row->test_loss};
+        .test_loss = row->test_loss, .model_s = row->model_s};
 }
 
 /* Rank 0: the CSV row, the run state, the callback. */
@@ -602,7 +659,8 @@ static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
                       .test_acc = p->test_acc,
                       .test_acc_local_mean = p->test_acc_local_mean,
                       .consensus = p->consensus, .bytes_sent = p->bytes_sent,
-                      .lr = p->lr, .test_loss = p->test_loss};
+                      .lr = p->lr, .test_loss = p->test_loss,
+                      .model_s = p->model_s};
     cm_status s = CM_OK;
     if (r->rank == 0) {
         s = dt_log_append(lg, &row);
@@ -698,7 +756,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (s != CM_OK || (s = setup_workers(&r)) != CM_OK)
         goto cleanup;
     if (r.rank == 0)
-        s = dt_log_open(&lg, cfg->log_path);
+        s = dt_log_open_model(&lg, cfg->log_path,
+                              cfg->net_given && !r.allreduce);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
     if (r.rank == 0 && s == CM_OK && cfg->summary[0])
@@ -711,6 +770,17 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
+    if (!r.allreduce) {  /* the placement's report, before training */
+        res->placement = r.pl.kind;
+        res->place = r.pl.st;
+        res->array_bytes = 4.0 * (double)r.w.xlen; /* gt: x and y */
+        res->n_workers = r.n;
+        res->n_ranks = r.P;
+        if (cfg->net_given)
+            res->round_model_s = r.t_round = cm_net_round_time(
+                &cfg->net, r.pl.load, r.pl.host_of_rank, r.P,
+                res->array_bytes, NULL);
+    }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
     const dt_run_ckpt ck = {
@@ -732,8 +802,12 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             s = dt_log_append(&lg, &rs.rows[k]);
         if ((s = dt_comm_agree(comm, s)) != CM_OK)
             goto cleanup;
-        if (rs.n_rows)
+        if (rs.n_rows) {
             res->last = progress_of_row(&rs.rows[rs.n_rows - 1]);
+            r.model_base = res->last.model_s;
+            r.wall_base = res->last.wall_s;
+            r.step_base = res->last.step;
+        }
     }
     res->start_step = step;
     dt_loop_plan plan;
@@ -742,6 +816,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                    .on_progress = on_progress, .ctx = ctx, .res = res};
     const dt_loop_body body = {.step = loop_step, .evaluate = loop_evaluate,
                                .ctx = &lc};
+    if (!r.allreduce && r.rank == 0 && on_progress) /* all set up */
+        on_progress(ctx, &(dt_dpsgd_progress){.start = 1});
     r.t_train_start = cm_time_now();
     if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
         goto cleanup;

@@ -15,7 +15,7 @@
 #include "cm_atomic.h"
 
 #define STATE_MAGIC "DPSGDST"
-#define STATE_VERSION 2u /* 2: log rows carry lr, test_loss */
+#define STATE_VERSION 3u /* 2: log rows carry lr, test_loss; 3: model_s */
 
 cm_status dt_run_state_add(dt_run_state *rs, const dt_log_row *row,
                            double train_s, uint64_t bytes)

@@ -31,6 +31,8 @@ typedef struct {
     double loss_sum;      /* minibatch losses since the last evaluation */
     double loss_n;        /* number of those minibatches */
     double bytes_sent;    /* gossip bytes sent so far (summed over ranks) */
+    double t_mpi;         /* s in MPI gossip calls in this process so far
+                             (summed over ranks; for --net's model_s) */
     double test_loss_sum; /* the average model's test loss, summed over
                              the test images */
 } dt_metrics;
