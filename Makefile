@@ -2,6 +2,7 @@
 #
 #   make            build bin/topogen and bin/dpsgd-train
 #   make check      install missing packages, build, run the Check suites
+#   make check-cluster  a run over 2 hosts made of network namespaces (root)
 #   make demo       install missing packages, build, run the main job
 #   make install    copy both programs to $(DESTDIR)$(PREFIX)/bin
 #   make fuzz       libFuzzer harnesses of tests/fuzz/ (clang, ASan+UBSan),
@@ -70,13 +71,13 @@ TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
 TRAIN_UNIT_OBJS := $(call obj,$(filter-out $(TRAIN_DIST_SRCS),$(TRAIN_SRCS)))
 TRAIN_MPI_OBJS := $(call mpiobj,$(TRAIN_MPI_SRCS))
 
-TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm
+TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm -pthread
 TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
-.PHONY: all check check-unit check-mpi check-cli check-torch demo deps install \
-        uninstall clean bench fuzz fuzz-build deps-fuzz
+.PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+        demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -136,7 +137,7 @@ $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
                    $(TOPO_OBJS) $(TRAIN_UNIT_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm -pthread
 
 $(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
                   $(TRAIN_MPI_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
@@ -162,6 +163,11 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # End-to-end tests of the command lines (bad flags, bad files, exit codes).
 check-cli: $(PROGRAMS)
 	BIN=$(BIN) sh tests/cli.sh
+
+# dpsgd-train across 2 hosts made of network namespaces (root; prints
+# "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).
+check-cluster: $(PROGRAMS)
+	BIN=$(BIN) sh tests/cluster.sh
 
 # A saved model loaded into PyTorch (python3-torch) gives dpsgd-train's
 # test accuracy (tests/torch_model.sh).

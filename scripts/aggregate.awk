@@ -5,8 +5,8 @@
 # aggregate: the missing statistic is NaN. An empty field (not measured)
 # is left out of that row's mean. Issue 14's lr and test_loss columns are
 # not used here. Set -v mtime=NAME to aggregate the column NAME as the
-# modelled time (default: the first column whose name starts with
-# "modelled").
+# modelled time (default: dpsgd-train --net's model_s, else the first
+# column whose name starts with "modelled").
 # Output (whitespace-separated, one line per row index present in every
 # file; NaN where no file has a value):
 #  1 epoch  2 step  3 wall_mean  4 acc_mean  5 acc_std  6 loss_mean
@@ -19,7 +19,7 @@ FNR == 1 {
     delete C
     for (k = 1; k <= NF; k++) C[$k] = k
     if (mtime == "")
-        for (k = 1; k <= NF; k++) if ($k ~ /^modelled/) { mtime = $k; break }
+        for (k = 1; k <= NF; k++) if ($k == "model_s" || $k ~ /^modelled/) { mtime = $k; break }
     next
 }
 function add(key, name, r,   k, v) {

@@ -12,7 +12,8 @@
 #   OUT/plots/acc-bytes-PART.png    ... vs model copies sent per worker
 #   OUT/plots/acc-time-PART.png     ... vs measured wall-clock seconds
 #   OUT/plots/acc-modelled-PART.png ... vs modelled wall-clock seconds (only
-#                                   when the CSVs have a column "modelled*")
+#                                   when the CSVs have a column model_s,
+#                                   dpsgd-train --net, or "modelled*")
 #   OUT/plots/loss-PART.png         global training loss (the average model
 #                                   on the first 1000 training images) vs
 #                                   epoch; logs older than that column get

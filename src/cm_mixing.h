@@ -7,10 +7,13 @@
  * W_ij = 1/(1 + max(d_i, d_j)) and max-degree W = I - L/(d_max + 1). Rules
  * are rows of one table (cm_mixing.c), so a new rule is one row.
  *
- * Spectra: one function each for the Laplacian extremes and the SLEM. They
- * are dense (O(n^2) memory, O(n^3) time) and refuse graphs above
- * CM_MIXING_DENSE_MAX nodes with a message, before allocating; a sparse
- * solver for larger graphs plugs in at those two functions only.
+ * Spectra: one function each for the Laplacian extremes and the SLEM.
+ * Below CM_SPARSE_FROM nodes they are dense (LAPACK, O(n^2) memory,
+ * O(n^3) time); from there they use the sparse Lanczos solver of
+ * cm_lanczos (both ends of the spectrum only, O(n + m) memory, seconds at
+ * n = 100,000 for expander-like graphs), falling back to dense when it does
+ * not converge (long rings) and n <= CM_MIXING_DENSE_MAX; larger graphs it
+ * cannot solve are refused with a message, before allocating.
  * Depends on cm_topo (one way).
  */
 #ifndef CM_MIXING_H
@@ -23,6 +26,10 @@
 
 /* Largest n for the dense spectra: 8 n^2 bytes = 128 MiB at 4096. */
 #define CM_MIXING_DENSE_MAX 4096
+
+/* Smallest n for the sparse spectra (dense LAPACK below: 0.15 s at 1,024,
+ * ~1.2 s at 2,048 here; Lanczos is O(n) per product but slow on rings). */
+#define CM_SPARSE_FROM 2048
 
 typedef enum {
     CM_WEIGHTS_LAPLACIAN, /* W = I - alpha L, alpha = 2/(lambda_2 + lambda_n) */
@@ -50,22 +57,25 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule);
 
 /* lambda_2 (algebraic connectivity, 0 iff disconnected) and lambda_n
  * (largest eigenvalue) of the graph Laplacian L = D - A, ignoring weights.
- * n = 1 gives 0, 0. CM_EINVAL above CM_MIXING_DENSE_MAX. Dense, O(n^3). */
+ * n = 1 gives 0, 0. Dense O(n^3) below CM_SPARSE_FROM, else sparse
+ * (cm_topo_sparse_extremes); CM_ENUMERIC (sparse did not converge) or
+ * CM_EINVAL above CM_MIXING_DENSE_MAX when neither path can answer. */
 cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
                                      double *ln);
 
 /* Second-largest eigenvalue modulus of the weighted t's W:
  * SLEM = || W - 11^T/n ||_2 (equals max(|lambda_2(W)|, |lambda_n(W)|) for a
  * symmetric stochastic W; 1 for a disconnected graph). CM_EINVAL when
- * unweighted or above CM_MIXING_DENSE_MAX. Dense, O(n^3). */
+ * unweighted. Paths and limits as cm_topo_laplacian_extremes. */
 cm_status cm_topo_slem(const cm_topo *t, double *slem);
 
 /* The second-largest eigenvalue lambda_2(W) and the smallest
  * lambda_min(W) of the weighted t's symmetric W (1, 1 for n = 1). D^2
  * needs lambda_min > -1/3; (I + W)/2 has eigenvalues (1 + lambda)/2, so
- * its SLEM is (1 + lambda_2)/2. CM_EINVAL when unweighted or above
- * CM_MIXING_DENSE_MAX; CM_ENUMERIC if the eigensolver fails. Dense,
- * O(n^3). */
+ * its SLEM is (1 + lambda_2)/2. Paths and limits as
+ * cm_topo_laplacian_extremes (lambda_2 here is the largest eigenvalue on
+ * the complement of 1, so for a disconnected graph it is 1). CM_EINVAL
+ * when unweighted, CM_ENUMERIC if the eigensolver fails. */
 cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin);
 
 /* CM_OK when t is unweighted or every row of W sums to 1 within

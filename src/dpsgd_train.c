@@ -32,6 +32,7 @@
 #include "cm_topo.h"
 #include "dt_ckpt.h"
 #include "dt_bench.h"
+#include "dt_bench_gossip.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
 #include "dt_config.h"
@@ -169,9 +170,51 @@ static int run_bench(const dt_config *cfg)
     return 0;
 }
 
+/* The placement line, at start-up and after the run: cut edges, arrays
+ * and bytes per round in all, per rank (mean and busiest) and across
+ * hosts, and with --net the modelled round. */
+static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
+{
+    const cm_place_stats *st = &r->place;
+    double B = r->array_bytes, P = (double)r->n_ranks;
+    printf("placement %s: %zu workers on %zu ranks on %zu host%s: cut %zu "
+           "edges (%zu across hosts); per round %.3g MB between ranks "
+           "(%zu arrays; per rank %.3g MB, busiest %.3g MB), %.3g MB across "
+           "hosts (%zu arrays)", cm_place_name(r->placement), r->n_workers,
+           r->n_ranks, st->hosts, st->hosts == 1 ? "" : "s", st->cut_edges,
+           st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
+           (double)st->volume * B / P / 1e6,
+           (double)st->max_rank * B / 1e6,
+           (double)st->volume_host * B / 1e6, st->volume_host);
+    if (cfg->net_given) {
+        char net[160];
+        printf("; modelled round %.3g ms (%s)", 1e3 * r->round_model_s,
+               cm_net_describe(&cfg->net, net, sizeof net));
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+/* ctx: {cfg, result} of the run in progress. */
+typedef struct {
+    const dt_config *cfg;
+    const dt_dpsgd_result *res;
+    int placement_due;  /* start-up seen: print the placement line before
+                           the first progress line (a run that fails before
+                           it prints nothing on stdout) */
+} progress_ctx;
+
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
-    (void)ctx;
+    progress_ctx *c = ctx;
+    if (p->start) {
+        c->placement_due = 1;
+        return;
+    }
+    if (c->placement_due) {
+        print_placement(c->cfg, c->res);
+        c->placement_due = 0;
+    }
     /* loss: the workers' own minibatches (none yet at epoch 0); global:
      * the average model on the first training images; NaN: not measured
      * ("-", e.g. local_acc under --local-eval 0) */
@@ -189,6 +232,33 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
            local, p->consensus, p->lr,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
+}
+
+/* --bench-gossip: one line on rank 0. */
+static int run_bench_gossip(const dt_config *cfg, const dt_comm *comm)
+{
+    dt_gossip_bench b;
+    cm_status s = dt_bench_gossip(cfg, comm, &b);
+    int rc = s == CM_OK ? 0 : s == CM_EINVAL ? 2 : 1; /* same on all ranks */
+    if (dt_comm_rank(comm) != 0)
+        return rc;
+    if (s != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return rc;
+    }
+    char net[160];
+    printf("bench-gossip: %zu workers on %zu ranks on %zu host%s, placement "
+           "%s: cut %zu edges (%zu across hosts), %zu arrays of %zu bytes "
+           "per round (%zu across hosts)\n", b.n, b.P, b.hosts,
+           b.hosts == 1 ? "" : "s",
+           cm_place_name(b.kind), b.st.cut_edges, b.st.cut_edges_host,
+           b.st.volume, 4 * b.len, b.st.volume_host);
+    printf("bench-gossip: measured %.3f ms per round (median of %zu, "
+           "slowest rank; fastest %.3f ms); modelled %.3f ms (%s, rank %zu "
+           "decides)\n", 1e3 * b.median_s, b.rounds, 1e3 * b.min_s,
+           1e3 * b.model_s, cm_net_describe(&cfg->net, net, sizeof net),
+           b.model_rank);
+    return 0;
 }
 
 /* --summary: written last, after a successful run (rank 0). */
@@ -274,12 +344,13 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
+    progress_ctx pc = {cfg, &r, 0};
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
     if (s == CM_OK)
         s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ? print_progress
-                                                        : NULL, NULL, &r);
+                                                        : NULL, &pc, &r);
     int report;
     if (s != CM_OK && dt_comm_timed_out(&report)) {
         /* Some rank is silent: no agreement can finish. The reporting
@@ -344,6 +415,13 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (r.algorithm == DT_ALGO_D2)
         printf("d2 mixing matrix: (1 - C) I + C W with C = %.4f, SLEM %.4f "
                "(W: %.4f)\n", r.mix_c, r.mix_slem, r.slem);
+    if (cfg->mode == DT_MODE_GOSSIP) {
+        print_placement(cfg, &r);
+        if (cfg->net_given)
+            printf("modelled wall clock %.2f s (measured %.2f s, MPI gossip "
+                   "time replaced by %zu modelled rounds)\n", r.last.model_s,
+                   r.last.wall_s, r.steps);
+    }
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     const dt_summary sm = {
@@ -398,7 +476,9 @@ int main(int argc, char **argv)
         if (root)
             fputs(dt_config_usage(), stdout);
         rc = 0;
-    } else if (apply_environment(&cfg), cfg.bench) {
+    } else if (apply_environment(&cfg), cfg.bench_gossip) {
+        rc = run_bench_gossip(&cfg, world);
+    } else if (cfg.bench) {
         rc = root ? run_bench(&cfg) : 0;
     } else if (cfg.eval_model[0]) {
         rc = root ? run_eval_model(&cfg) : 0;

@@ -3,6 +3,7 @@
  *   topogen [-n N] [-d D] [--kind KIND] [--weights RULE] [--objective OBJ]
  *           [--init random|rrl] [--seed S] [--iters K] [--restarts R]
  *           [--time-limit SEC] [--t0 T] [--t1 T] [--no-screen]
+ *           [--candidates C] [--eigensolver S] [--threads T]
  *           [--format FMT] [-o FILE] [--quiet]
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
  *           [--seed S] [--format FMT] [--one-based] [-o OUT]
@@ -17,23 +18,28 @@
 #include <igraph.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cm_atomic.h"
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_net.h"
+#include "cm_place.h"
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_igraph.h"
 #include "tg_search.h"
+#include "topogen_progress.h"
 #include "tg_seq.h"
 #include "topogen_seq.h"
 
@@ -41,7 +47,7 @@ extern void openblas_set_num_threads(int num_threads);
 
 /* The program version, written into every file header. Bump it when a
  * change alters the graph or the bytes that given settings produce. */
-#define TOPOGEN_VERSION "2.0"
+#define TOPOGEN_VERSION "2.1"
 
 #define EXIT_USAGE 2
 #define MAX_ROUNDS 10000000
@@ -64,11 +70,14 @@ typedef struct {
     int out_given;           /* -o on the command line (eval: writes) */
     int quiet;               /* no progress on stderr */
     int help, version;       /* --help, --version */
+    const char *net;         /* eval: --net NET (NULL: no network model) */
+    size_t params;           /* eval: --params, floats per worker array */
+    size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
 } config;
 
 typedef enum {
     F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
-    F_FORMAT, F_PATH, F_FLAG
+    F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET
 } ftype;
 
 enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
@@ -113,7 +122,17 @@ static const flag_spec FLAGS[] = {
      H_LEARNED, "K", "annealing moves per restart (default: by n)"},
     {"--restarts", NULL, F_SIZE, OFF(search.restarts), GEN, 1, 1000000,
      H_LEARNED, "R", "independent annealing runs (default: 8 for n<=16, "
-     "4 for n<=32, else 1)"},
+     "4 for n<=32, 1 below 96, else 2)"},
+    {"--candidates", NULL, F_SIZE, OFF(search.candidates), GEN, 1, 65536,
+     H_LEARNED, "C", "swaps ranked per move by their first-order energy "
+     "from the eigenvectors, the best proposed (default 1 below n = 512, "
+     "else 1024)"},
+    {"--eigensolver", NULL, F_SOLVER, OFF(search.solver), GEN, 0, 0,
+     H_LEARNED, "S", "dense (LAPACK) or sparse (Lanczos); default auto: "
+     "sparse from n = 96"},
+    {"--threads", NULL, F_SIZE, OFF(search.threads), GEN, 1, 64, H_NONE,
+     "T", "restarts run in parallel (default: one per core; the graph does "
+     "not depend on it)"},
     {"--time-limit", NULL, F_SECONDS, OFF(search.time_limit), GEN, 0, 0,
      H_LEARNED, "SEC", "finish the search within SEC seconds, cooling on "
      "the clock (then not deterministic)"},
@@ -138,6 +157,15 @@ static const flag_spec FLAGS[] = {
     {"--one-based", NULL, F_FLAG, OFF(one_based), EVAL, 0, 0, H_NONE, NULL,
      "eval: node ids of the edge list start at 1 (detected when no id is "
      "0 and no n= is given)"},
+    {"--net", NULL, F_NET, OFF(net), EVAL, 0, 0, H_NONE, "NET",
+     "eval: model a gossip round on datacenter, wan or "
+     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph"},
+    {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
+     "P", "eval --net: floats per worker array (default 61706, LeNet)"},
+    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_NODES, H_NONE,
+     "R", "eval --net: MPI ranks (default: one per node)"},
+    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_NODES, H_NONE,
+     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
     {"--help", "-h", F_FLAG, OFF(help), BOTH, 0, 0, H_NONE, NULL,
      "print this help"},
     {"--version", NULL, F_FLAG, OFF(version), BOTH, 0, 0, H_NONE, NULL,
@@ -267,6 +295,8 @@ static int parse_value(const flag_spec *f, const char *v, config *c)
         }
         return usage_error("--init: unknown start '%s' (expected random or "
                            "rrl)", v);
+    case F_SOLVER:
+        return tg_solver_parse(v, dst) == CM_OK ? 0 : status_to_usage();
     case F_FORMAT:
         return cm_topo_format_parse(v, c->eval, "--format", dst) == CM_OK
                    ? 0 : status_to_usage();
@@ -282,6 +312,13 @@ static int parse_value(const flag_spec *f, const char *v, config *c)
     case F_FLAG:
         *(int *)dst = 1;
         return 0;
+    case F_NET: {
+        cm_net net;
+        if (cm_net_parse(v, &net) != CM_OK)
+            return status_to_usage();
+        *(const char **)dst = v;
+        return 0;
+    }
     }
     return usage_error("%s: internal error", f->name);
 }
@@ -347,6 +384,10 @@ static int parse_args(int argc, char **argv, config *c)
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
                            "simulation prints columns)");
+    if (!c->net && (c->params || c->ranks || c->hosts))
+        return usage_error("--params, --ranks and --hosts need --net");
+    if (c->net && c->simulate)
+        return usage_error("--net: cannot be combined with --simulate");
     if (!c->eval && (c->seq ? tg_seq_check(c->seq_kind, c->search.n,
                                            c->search.d)
                             : tg_kind_check(c->kind, c->search.n,
@@ -397,6 +438,11 @@ static void resolve_defaults(tg_search_opts *o)
         o->iters = tg_search_default_iters(o->n, o->d);
     if (!o->restarts)
         o->restarts = tg_search_default_restarts(o->n);
+    if (!o->candidates)
+        o->candidates = tg_search_default_candidates(o->n);
+    if (o->solver == TG_SOLVER_AUTO)
+        o->solver = o->n >= TG_SEARCH_SPARSE_FROM ? TG_SOLVER_SPARSE
+                                                  : TG_SOLVER_DENSE;
     if (!(o->t0 > 0.0))
         o->t0 = tg_search_default_t0(o->n);
     if (!(o->t1 > 0.0))
@@ -427,6 +473,9 @@ static void flag_value(const flag_spec *f, const config *c, char *buf,
         break;
     case F_FORMAT:
         snprintf(buf, cap, "%s", cm_topo_format_name(c->format));
+        break;
+    case F_SOLVER:
+        snprintf(buf, cap, "%s", tg_solver_name(c->search.solver));
         break;
     default: buf[0] = '\0'; break;
     }
@@ -460,14 +509,6 @@ static void settings_line(const config *c, char *buf, size_t cap)
         len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0,
                                 "%s%s %s", len ? " " : "", FLAGS[k].name, v);
     }
-}
-
-static void progress(void *ctx, const tg_progress *p)
-{
-    (void)ctx;
-    fprintf(stderr, "topogen: restart %zu iter %zu/%zu T=%.2e energy=%.5f "
-            "best=%.5f (%.1f s)\n", p->restart + 1, p->iter, p->iters,
-            p->temperature, p->energy, p->best, p->seconds);
 }
 
 /* Writes t in c's format to path ("-" stdout) atomically. */
@@ -533,11 +574,17 @@ static int generate(config *c)
         }
         cm_atomic_abort(&probe);
     }
+    int tty = isatty(STDERR_FILENO);
     if (c->kind == TG_KIND_LEARNED) {
         resolve_defaults(&c->search);
-        if (!c->quiet)
-            c->search.progress = progress;
+        if (!c->quiet) {
+            c->search.progress = topogen_progress;
+            c->search.ctx = &tty;
+        }
+        c->search.stop = topogen_catch_signals();
         st = tg_search_run(&c->search, &g, &res);
+        if (tty == 2)
+            fputc('\n', stderr);
         if (st == CM_OK)
             st = tg_graph_to_topo(&g, &t);
     } else {
@@ -563,14 +610,15 @@ static int generate(config *c)
     fdla_line(c, &fr, fl, sizeof fl);
     snprintf(comment, sizeof comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
-             "seed=%llu version=%s\n"
+             "seed=%llu version=%s%s\n"
              "# settings: %s\n"
              "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
              t.n, dmax, tg_kind_name(c->kind),
              tg_objective_name(c->search.obj), weights_name(c),
-             (unsigned long long)c->search.seed, TOPOGEN_VERSION, settings,
-             l2, ln, slem, fl);
+             (unsigned long long)c->search.seed, TOPOGEN_VERSION,
+             res.interrupted ? " interrupted=1" : "", settings, l2, ln, slem,
+             fl);
     st = write_topology(c, &t, comment, settings, l2, ln, slem);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -579,18 +627,27 @@ static int generate(config *c)
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
-                "eigensolves, %zu screened, %zu vector solves, %.2f s%s\n",
+                "eigensolves, %zu screened, %zu vector solves, %zu "
+                "products, %s eigensolver, %zu threads, %.2f s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, slem,
                 weights_name(c), res.moves, res.evals,
-                res.screened, res.vector_solves, res.seconds,
-                res.timed_out ? " (time limit reached)" : "");
+                res.screened, res.vector_solves, res.matvecs,
+                res.sparse ? "sparse" : "dense", res.threads, res.seconds,
+                res.interrupted ? " (interrupted)"
+                : res.timed_out ? " (time limit reached)" : "");
     if (!c->quiet && c->fdla)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
                 "edge weights, %zu Newton steps, %.2f s\n", fr.slem,
                 fr.slem_start, fr.lower, fr.negative, fr.newton, fr.seconds);
     rc = EXIT_SUCCESS;
+    if (res.interrupted) { /* the best graph is written; still a failure */
+        fprintf(stderr, "topogen: interrupted by signal %d: wrote the best "
+                "graph found so far (header: interrupted=1)\n",
+                (int)*c->search.stop);
+        rc = 128 + (int)*c->search.stop;
+    }
 cleanup:
     cm_topo_destroy(&t);
     tg_graph_destroy(&g);
@@ -618,6 +675,59 @@ static int generate_seq(const config *c)
                                  c->search.seed, settings, TOPOGEN_VERSION,
                                  c->out, c->quiet};
     return topogen_seq_generate(&job);
+}
+
+/* --net: a round under block ([0]) and graph ([1]) placement, modelled
+ * (cm_net_eval_placement), then printed as text lines or JSON members. */
+static cm_status net_eval(const config *c, const cm_topo *t, cm_net *net,
+                          cm_net_eval ev[2])
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    cm_status s = cm_net_parse(c->net, net);
+    if (P > t->n)
+        return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
+                        "(workers)", P, c->file, t->n);
+    if (H > P)
+        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                        "ranks", H, P);
+    for (int k = 0; k < 2 && s == CM_OK; k++)
+        s = cm_net_eval_placement(net, t, P, H, (cm_place_kind)k, bytes,
+                                  &ev[k]);
+    if (s != CM_OK)
+        cm_error_prefix(s, "--net");
+    return s;
+}
+
+static void net_print(const config *c, const cm_topo *t, const cm_net *net,
+                      const cm_net_eval ev[2], int json)
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    char d[160];
+    cm_net_describe(net, d, sizeof d);
+    if (json)
+        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
+               "\"array_bytes\":%.0f,", d, P, H, bytes);
+    else
+        printf("net           %s\nplacement     %zu workers on %zu ranks on "
+               "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
+    for (int k = 0; k < 2; k++) {
+        const cm_place_stats *ps = &ev[k].st;
+        const char *name = cm_place_name((cm_place_kind)k);
+        if (json)
+            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
+                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
+                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
+                   ps->volume_host, ev[k].round_s);
+        else
+            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
+                   "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
+                   "round (rank %zu decides)\n", name, ps->cut_edges,
+                   ps->cut_edges_host, ps->volume, ps->volume_host,
+                   (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
+                   ev[k].worst);
+    }
 }
 
 /* Reads, weights and reports on a topology file. */
@@ -663,8 +773,12 @@ static int evaluate(const config *c)
             cm_error_prefix(st, "%s", c->file);
     }
     tg_eval e;
+    cm_net net;
+    cm_net_eval nev[2];
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
+    if (st == CM_OK && c->net)
+        st = net_eval(c, &t, &net, nev);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         fdla_line(c, &fr, fl, sizeof fl);
@@ -714,6 +828,8 @@ static int evaluate(const config *c)
         topogen_print_number("rounds_1e-3", e.rounds, 0);
         if (c->fdla && fr.newton)
             topogen_print_number("fdla_lower_bound", fr.lower, 0);
+        if (c->net)
+            net_print(c, &t, &net, nev, 1);
         printf("\"weights\":\"%s\"}\n", wname);
     } else {
         printf("file          %s (%s%s)\n", c->file,
@@ -742,6 +858,8 @@ static int evaluate(const config *c)
             printf("fdla_bound    %.6f  (no W on this graph has a smaller "
                    "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
         printf("weights       %s\n", wname);
+        if (c->net)
+            net_print(c, &t, &net, nev, 0);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");

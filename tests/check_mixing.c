@@ -148,7 +148,9 @@ START_TEST(test_components_and_limits)
     double slem = 0;
     ck_assert_int_eq(cm_topo_slem(&t, &slem), CM_OK);
     ck_assert_double_eq_tol(slem, 1.0, 1e-12);
-    /* above the dense limit: a message, no allocation of n^2 */
+    /* above the dense limit the sparse solver answers, or fails with a
+     * message in seconds (a long ring's ends are too close to the rest of
+     * its spectrum for Lanczos), never allocating n^2 */
     size_t n = CM_MIXING_DENSE_MAX + 1;
     size_t *ei = malloc(n * sizeof *ei), *ej = malloc(n * sizeof *ej);
     for (size_t i = 0; i < n; i++) {
@@ -157,11 +159,8 @@ START_TEST(test_components_and_limits)
     }
     ck_assert_int_eq(cm_topo_from_edges(&t, n, n, ei, ej), CM_OK);
     double l2, ln;
-    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_EINVAL);
-    ck_assert_ptr_nonnull(strstr(cm_last_error(), "limited to 4096"));
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN),
-                     CM_EINVAL);
-    ck_assert_ptr_nonnull(strstr(cm_last_error(), "use mh or maxdeg"));
+    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_ENUMERIC);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "no convergence"));
     /* mh weights on a big ring validate without a spectrum */
     ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
     ck_assert_int_eq(cm_topo_validate_slem(&t, "big", &slem), CM_OK);
@@ -183,6 +182,7 @@ Suite *mixing_suite(void)
     tcase_add_test(tc, test_from_edges_rejects);
     suite_add_tcase(s, tc);
     tc = tcase_create("components_and_dense_limit");
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_components_and_limits);
     suite_add_tcase(s, tc);
     return s;

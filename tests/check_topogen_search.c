@@ -4,6 +4,7 @@
  * n = 16 target; objectives match the weight rules' SLEMs; eval figures
  * against closed forms; the consensus simulation decays at the SLEM rate. */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,141 @@ START_TEST(screen_changes_nothing)
         tg_graph_destroy(&a);
         tg_graph_destroy(&b);
     }
+}
+END_TEST
+
+/* The sparse path's screen and early stop skip work but not decisions:
+ * same graph, same acceptances as with every proposal solved in full, on
+ * both proposal schemes (plain, and best of 16 first-order candidates). */
+START_TEST(sparse_screen_changes_nothing)
+{
+    for (size_t cands = 1; cands <= 16; cands += 15) {
+        tg_search_opts o;
+        tg_search_opts_default(&o);
+        o.n = 60;
+        o.d = 4;
+        o.iters = 600;
+        o.restarts = 1;
+        o.solver = TG_SOLVER_SPARSE;
+        o.candidates = cands;
+        tg_graph a, b;
+        tg_search_result ra, rb;
+        tg_graph_init(&a);
+        tg_graph_init(&b);
+        ck_assert_int_eq(tg_search_run(&o, &a, &ra), CM_OK);
+        o.no_screen = 1;
+        ck_assert_int_eq(tg_search_run(&o, &b, &rb), CM_OK);
+        ck_assert(ra.sparse && rb.sparse);
+        ck_assert_mem_eq(a.adj, b.adj, 60 * 60);
+        ck_assert(ra.accepted == rb.accepted);
+        ck_assert_double_eq_tol(ra.energy, rb.energy, 1e-12);
+        ck_assert_uint_gt(ra.screened + ra.early, 0);
+        ck_assert_uint_eq(rb.screened + rb.early, 0);
+        ck_assert_uint_lt(ra.matvecs, rb.matvecs);
+        tg_graph_destroy(&a);
+        tg_graph_destroy(&b);
+    }
+}
+END_TEST
+
+/* tg_spec_sparse against the dense path and closed forms: ring, hypercube,
+ * complete, and random regular graphs, to 1e-9 lambda_n. */
+START_TEST(sparse_spectrum_matches_dense)
+{
+    static const struct {
+        tg_kind kind;
+        size_t n, d;
+    } tab[] = {{TG_KIND_RING, 50, 2},      {TG_KIND_HYPERCUBE, 64, 6},
+               {TG_KIND_COMPLETE, 20, 19}, {TG_KIND_RANDOM, 200, 4},
+               {TG_KIND_RANDOM, 301, 6},   {TG_KIND_RANDOM, 10, 3}};
+    tg_spec s;
+    tg_spec_init(&s);
+    for (size_t c = 0; c < sizeof tab / sizeof *tab; c++) {
+        tg_graph g;
+        tg_graph_init(&g);
+        cm_rng rng;
+        cm_rng_seed(&rng, 2, 0);
+        ck_assert_int_eq(tg_graph_build(&g, tab[c].kind, tab[c].n, tab[c].d,
+                                        &rng), CM_OK);
+        double l2, ln, d2, dn;
+        ck_assert_int_eq(tg_spec_sparse(&s, &g, NULL, &l2, &ln), CM_OK);
+        ck_assert_int_eq(tg_spec_extremes(&s, &g, &d2, &dn), CM_OK);
+        ck_assert_msg(fabs(l2 - d2) <= 1e-9 * dn && fabs(ln - dn) <= 1e-9 * dn,
+                      "case %zu: sparse %.12g %.12g dense %.12g %.12g", c, l2,
+                      ln, d2, dn);
+        if (tab[c].kind == TG_KIND_RING)
+            ck_assert_double_eq_tol(l2, 2.0 - 2.0 * cos(2.0 * M_PI / 50.0),
+                                    1e-9);
+        if (tab[c].kind == TG_KIND_HYPERCUBE)
+            ck_assert(fabs(l2 - 2.0) < 1e-9 && fabs(ln - 12.0) < 1e-9);
+        if (tab[c].kind == TG_KIND_COMPLETE)
+            ck_assert(fabs(l2 - 20.0) < 1e-9 && fabs(ln - 20.0) < 1e-9);
+        tg_graph_destroy(&g);
+    }
+    tg_spec_destroy(&s);
+}
+END_TEST
+
+/* Same seed, same graph, however many threads run the restarts (dense
+ * and sparse paths, plain and guided proposals). */
+START_TEST(threads_same_result)
+{
+    static const struct {
+        size_t n, cands;
+        tg_solver solver;
+    } tab[] = {{24, 1, TG_SOLVER_DENSE}, {100, 8, TG_SOLVER_SPARSE}};
+    for (size_t c = 0; c < 2; c++) {
+        tg_graph g[3];
+        tg_search_result r[3];
+        for (size_t t = 0; t < 3; t++) {
+            tg_search_opts o;
+            tg_search_opts_default(&o);
+            o.n = tab[c].n;
+            o.d = 4;
+            o.iters = 400;
+            o.restarts = 3;
+            o.candidates = tab[c].cands;
+            o.solver = tab[c].solver;
+            o.threads = t + 1;
+            tg_graph_init(&g[t]);
+            ck_assert_int_eq(tg_search_run(&o, &g[t], &r[t]), CM_OK);
+            ck_assert_uint_eq(r[t].threads, t + 1);
+        }
+        for (size_t t = 1; t < 3; t++) {
+            ck_assert_mem_eq(g[0].eu, g[t].eu, g[0].m * sizeof *g[0].eu);
+            ck_assert_mem_eq(g[0].ev, g[t].ev, g[0].m * sizeof *g[0].ev);
+            ck_assert(r[0].energy == r[t].energy &&
+                      r[0].moves == r[t].moves &&
+                      r[0].evals == r[t].evals);
+        }
+        for (size_t t = 0; t < 3; t++)
+            tg_graph_destroy(&g[t]);
+    }
+}
+END_TEST
+
+/* A stop request ends the search with the best graph so far: here before
+ * the first move, so the start graph of restart 0, flagged interrupted. */
+START_TEST(stop_returns_best_so_far)
+{
+    volatile sig_atomic_t flag = 1;
+    tg_search_opts o;
+    tg_search_opts_default(&o);
+    o.n = 40;
+    o.d = 4;
+    o.iters = 100000;
+    o.restarts = 2;
+    o.threads = 1;
+    o.stop = &flag;
+    tg_graph g;
+    tg_graph_init(&g);
+    tg_search_result res;
+    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_OK);
+    ck_assert(res.interrupted);
+    ck_assert_uint_eq(res.moves, 0);
+    ck_assert_double_eq_tol(res.energy, res.start_energy, 1e-12);
+    assert_regular_connected(&g, 40, 4);
+    tg_graph_destroy(&g);
 }
 END_TEST
 
@@ -405,6 +541,10 @@ Suite *topogen_search_suite(void)
     tcase_add_test(tc, search_target_n16);
     tcase_add_test(tc, search_time_limit);
     tcase_add_test(tc, screen_changes_nothing);
+    tcase_add_test(tc, sparse_screen_changes_nothing);
+    tcase_add_test(tc, sparse_spectrum_matches_dense);
+    tcase_add_test(tc, threads_same_result);
+    tcase_add_test(tc, stop_returns_best_so_far);
     tcase_add_test(tc, vectors_and_bounds);
     tcase_add_test(tc, objectives_match_weights);
     tcase_add_test(tc, eval_closed_forms);

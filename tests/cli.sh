@@ -85,7 +85,7 @@ topogen_cases() {
     expect_ok "learn n=16" "$tg" -n 16 -d 4 --quiet -o "$g"
     check 'sed -n 1p "$g" | grep -qx "# topogen 2 n=16 d=4 kind=learned objective=ratio weights=laplacian seed=1 version=[0-9.]*"' \
         "header line 1 format: $(sed -n 1p "$g")"
-    check 'sed -n 2p "$g" | grep -qE "^# settings: -n 16 -d 4 --kind learned --weights laplacian --objective ratio --init random --seed 1 --iters [0-9]+ --restarts [0-9]+ --t0 [0-9.e+-]+ --t1 [0-9.e+-]+ --format edgelist$"' \
+    check 'sed -n 2p "$g" | grep -qE "^# settings: -n 16 -d 4 --kind learned --weights laplacian --objective ratio --init random --seed 1 --iters [0-9]+ --restarts [0-9]+ --candidates [0-9]+ --eigensolver (dense|sparse) --t0 [0-9.e+-]+ --t1 [0-9.e+-]+ --format edgelist$"' \
         "header line 2 format: $(sed -n 2p "$g")"
     check 'sed -n 3p "$g" | grep -qE "^# lambda2=[0-9]+\.[0-9]{4} lambdan=[0-9]+\.[0-9]{4} slem=0\.[0-9]{4}$"' \
         "header line 3 format: $(sed -n 3p "$g")"
@@ -114,6 +114,32 @@ topogen_cases() {
     check 'cmp -s "$T/out" "$T/out" && grep -q "^# topogen 2 n=12" "$T/out"' "default output is stdout"
     expect_ok "progress" "$tg" -n 12 -d 4 --iters 200
     check 'grep -q "^topogen: n=12 d=4" "$T/err"' "summary on stderr without --quiet"
+    check 'grep -q "dense eigensolver" "$T/err"' "summary says which eigensolver ran (n=12: dense)"
+    expect_ok "sparse path" "$tg" -n 120 -d 4 --iters 300 -o "$T/sp.txt"
+    check 'grep -q "sparse eigensolver, 2 threads" "$T/err"' \
+        "n=120: sparse eigensolver, 2 threads: $(tail -n 1 "$T/err")"
+    expect_ok "threads 1" "$tg" -n 120 -d 4 --iters 300 --threads 1 -q -o "$T/sp1.txt"
+    check 'cmp -s "$T/sp.txt" "$T/sp1.txt"' "same file with 1 and 2 threads"
+
+    # SIGINT in a long search: the best graph so far is written, its header
+    # says interrupted=1, the exit status is 128 + 2, and the file is valid
+    case_no=$((case_no + 1))
+    "$tg" -n 200 -d 4 --iters 100000000 -o "$T/int.txt" 2>"$T/int.err" &
+    pid=$!
+    sleep 2
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    if [ "$rc" -eq 130 ] && grep -q "interrupted by signal 2" "$T/int.err"; then
+        passed=$((passed + 1))
+    else
+        fail "SIGINT: exit $rc, expected 130: $(head -c 300 "$T/int.err")"
+    fi
+    check 'sed -n 1p "$T/int.txt" | grep -q " interrupted=1$"' "interrupted header: $(sed -n 1p "$T/int.txt")"
+    check 'grep -q "^topogen: .*% restart [12]/2 move .* left$" "$T/int.err"' \
+        "progress lines (not a terminal: plain lines) with the time left: $(head -n 1 "$T/int.err")"
+    expect_ok "eval interrupted file" "$tg" eval "$T/int.txt"
+    check 'grep -qE "^degree +min 4 max 4$" "$T/out"' "interrupted file is 4-regular"
 
     for k in ring rrl torus hypercube exponential random complete; do
         expect_ok "kind $k" "$tg" -n 16 -d 4 --kind "$k" --weights mh -q -o "$T/$k.txt"
@@ -203,6 +229,9 @@ topogen_cases() {
     expect_fail 2 "^topogen: --iters: expected a positive integer" "iters 1e3" "$tg" --iters 1e3 -o "$o"
     expect_fail 2 "^topogen: --restarts: expected a positive integer" "restarts 0" "$tg" --restarts 0 -o "$o"
     expect_fail 2 "^topogen: --seed: expected a non-negative integer" "seed x" "$tg" --seed x -o "$o"
+    expect_fail 2 "^topogen: --eigensolver: unknown solver 'qr'" "bad eigensolver" "$tg" --eigensolver qr -o "$o"
+    expect_fail 2 "^topogen: --threads: expected a positive integer" "threads 0" "$tg" --threads 0 -o "$o"
+    expect_fail 2 "^topogen: --threads: at most 64" "threads 65" "$tg" --threads 65 -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad flags"
     # issue 10 item 11: outputs follow the umask like open(..., 0666), a
     # replaced file keeps its mode, and a failed write names its cause
@@ -224,8 +253,10 @@ topogen_cases() {
     expect_fail 1 "^topogen: .*$T/missing.txt" "eval missing file" "$tg" eval "$T/missing.txt"
     expect_fail 2 "^topogen: --simulate: at most 10000000 " "simulate huge" "$tg" eval "$g" --simulate 99999999999
     awk 'BEGIN { for (i = 0; i < 5000; i++) print i, (i + 1) % 5000 }' >"$T/big.txt"
-    expect_fail 1 "^topogen: .*big.txt: laplacian weights of a 5000-node graph .*limited to 4096 nodes: use mh" "eval of a too large file" "$tg" eval "$T/big.txt"
-    expect_fail 1 "^topogen: .*big.txt: Laplacian spectrum of a 5000-node graph: the dense eigensolver is limited to 4096" "eval of a too large file, mh" "$tg" eval "$T/big.txt" --weights mh
+    # above the dense limit the sparse solver runs; a 5000-node ring's
+    # spectrum is beyond it (lambda2/lambdan ~ 4e-7): a message, in seconds
+    expect_fail 1 "^topogen: .*big.txt: laplacian weights of a 5000-node graph .*Lanczos: no convergence.*: use mh or maxdeg" "eval of a too large ring" "$tg" eval "$T/big.txt"
+    expect_fail 1 "^topogen: .*big.txt: spectrum of a 5000-node graph: Lanczos: no convergence" "eval of a too large ring, mh" "$tg" eval "$T/big.txt" --weights mh
     printf '0 1\n1 x\n' >"$T/bad.txt"
     expect_fail 1 "^topogen: .*bad.txt.*(line )?2" "eval malformed file" "$tg" eval "$T/bad.txt"
     printf '0 1\n2 3\n' >"$T/disc.txt"
@@ -437,8 +468,13 @@ mpi_cases() {
     check 'grep -q "notice: .*one4.txt has no node 0 and no n=: read as 1-based" "$T/err" && grep -q "workers 4 " "$T/out"' \
         "1-based list: 4 workers and a notice"
     awk 'BEGIN { for (i = 0; i < 999999; i++) print i, (i + 1) % 999999 }' >"$T/ring999999.txt"
-    expect_fail 2 "^dpsgd-train: --topology: laplacian weights of a 999999-node graph .* use mh or maxdeg" \
+    # a file beyond a size limit is a runtime failure (1), as in topogen
+    expect_fail 1 "^dpsgd-train: --topology: laplacian weights of a 999999-node graph .* use mh or maxdeg" \
         "huge ring: a message, not GSL's abort" mpi_run 2 "$dt" --topology "$T/ring999999.txt" $syn --log "$l"
+    awk 'BEGIN { for (i = 0; i < 5000; i++) print i, i, 0.5; for (i = 0; i < 5000; i++) print i, (i + 1) % 5000, 0.25 }' >"$T/wring5000.txt"
+    expect_fail 1 "^dpsgd-train: --topology: the spectrum of W of a 5000-node graph: the dense eigensolver is limited to 4096" \
+        "d2 on a weighted file above the dense limit: refused before allocating" \
+        mpi_run 2 "$dt" --topology "$T/wring5000.txt" --algorithm d2 $syn --log "$l"
     expect_fail 2 "^dpsgd-train: 5 MPI ranks but .*g4.txt has only 4 workers" \
         "more ranks than workers" mpi_run 5 "$dt" --topology "$T/g4.txt" $syn --log "$l"
     printf '0 0 0.5\n1 1 0.5\n0 1 0.5\n1 0 0.25\n' >"$T/asym.txt"
@@ -557,6 +593,56 @@ mpi_cases() {
     expect_ok "--summary under mpirun" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 1 --summary "$T/mpi.json"
     check 'grep -q "\"mode\": \"dpsgd\"" "$T/mpi.json" && grep -q "\"ranks\": 2," "$T/mpi.json" && grep -q "\"workers\": 4," "$T/mpi.json"' "MPI summary: mode, ranks, workers"
+    placement_cases
+}
+
+# --placement, --net, --bench-gossip under mpirun.
+placement_cases() {
+    rm -f "$l"
+    expect_fail 2 "^dpsgd-train: --placement 'metis': expected block or graph" \
+        "bad --placement" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --placement metis --log "$l"
+    expect_fail 2 "^dpsgd-train: --net 'fast': " "bad --net" \
+        mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net fast --log "$l"
+    expect_fail 2 "^dpsgd-train: --net models gossip rounds" "--net with allreduce" \
+        mpi_run 2 "$dt" --mode allreduce $syn --net wan --log "$l"
+    expect_fail 2 "^dpsgd-train: --bench-gossip needs --topology" "--bench-gossip without topology" \
+        mpi_run 2 "$dt" --bench-gossip 3
+    check '[ ! -e "$l" ]' "no log after refused placement flags"
+    # a 10 s latency makes the model's round 10 s: model_s - wall_s is
+    # 10 s per step, less the few seconds of measured MPI time it replaces
+    expect_ok "--net with a log" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 2 --net "intra=10s,1e12" --log "$l"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss,train_loss_global"' \
+        "CSV header with model_s: $(head -1 "$l")"
+    check 'awk -F, "NR > 1 { d = \$4 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
+        "model_s = wall_s - MPI time + 10 s per step: $(tail -1 "$l")"
+    check 'grep -qE "^placement graph: 4 workers on 2 ranks on 1 host: cut [0-9]+ edges \(0 across hosts\); per round .*modelled round 1e\+04 ms" "$T/out"' \
+        "placement line: $(grep "^placement" "$T/out" | head -1)"
+    check 'grep -q "^modelled wall clock" "$T/out"' "modelled wall clock line"
+    expect_ok "--bench-gossip" mpi_run 2 "$dt" --topology "$T/g4.txt" --bench-gossip 5 --bench-floats 1000 --placement block
+    check 'grep -qE "^bench-gossip: 4 workers on 2 ranks on 1 host, placement block: cut [0-9]+ edges \(0 across hosts\), [0-9]+ arrays of 4000 bytes per round" "$T/out" && grep -qE "^bench-gossip: measured [0-9.]+ ms per round \(median of 5, slowest rank; fastest [0-9.]+ ms\); modelled [0-9.]+ ms \(datacenter" "$T/out"' \
+        "bench-gossip lines: $(cat "$T/out")"
+}
+
+# topogen eval --net: the modelled round under block and graph placement.
+net_cases() {
+    tg="$BIN/topogen"
+    "$tg" -n 32 -d 4 --kind ring --quiet -o "$T/ring32.txt"
+    expect_ok "eval --net" "$tg" eval "$T/ring32.txt" --net "intra=0,1GB/s;inter=1ms,1MB/s" --params 250000 --ranks 4 --hosts 2
+    # ring of 32 in blocks of 8 on 2 hosts: each rank sends 1 array to
+    # each of its 2 neighbour ranks, one of them on the other host, so 2
+    # arrays leave each host through its one link: 1 ms + 2 MB / (1 MB/s)
+    check 'grep -qE "^  block +cut 4 edges \(2 across hosts\), 8 arrays per round \(4 across hosts, 8 MB\), modelled 2001 ms" "$T/out"' \
+        "block line: $(grep block "$T/out")"
+    check 'grep -qE "^  graph +cut 4 edges \(2 across hosts\), 8 arrays" "$T/out"' "graph line: $(grep graph "$T/out")"
+    expect_ok "eval --net --json" "$tg" eval "$T/ring32.txt" --net wan --json
+    check 'grep -qE "\"net\":\"wan \(.*\"ranks\":32,\"hosts\":32,\"array_bytes\":246824,\"block\":\{\"cut_edges\":32,.*\"round_s\":0\.139[0-9]*\}" "$T/out"' \
+        "JSON net members: $(head -c 400 "$T/out")"
+    expect_fail 2 "^topogen: --net 'fast': " "bad --net" "$tg" eval "$T/ring32.txt" --net fast
+    expect_fail 2 "^topogen: --params, --ranks and --hosts need --net" "--ranks without --net" "$tg" eval "$T/ring32.txt" --ranks 2
+    expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
+    expect_fail 1 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
+    expect_fail 1 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
 }
 
 # Sweep identity (issue 10 item 9): a run is reused only under the
@@ -704,6 +790,7 @@ seq_cases() {
 }
 
 topogen_cases
+net_cases
 train_cases
 mpi_cases
 results_cases

@@ -77,7 +77,8 @@ int tg_graph_is_connected(const tg_graph *g);
 
 /* The swap (a,b),(c,d) -> (a,c),(b,d) in place, for edges a~b and c~d with
  * a,b,c,d distinct and a!~c, b!~d (caller checks: tg_graph_swap_ok).
- * Degrees are kept. tg_graph_swap(g, a, c, b, d) undoes it. O(degree). */
+ * Degrees are kept. tg_graph_swap(g, a, c, b, d) undoes it. O(degree + m):
+ * the edge list is scanned for the two slots. */
 void tg_graph_swap(tg_graph *g, size_t a, size_t b, size_t c, size_t d);
 
 /* 1 when tg_graph_swap(g, a, b, c, d) is legal: a~b, c~d, all distinct,

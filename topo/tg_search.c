@@ -1,17 +1,27 @@
 /* tg_search.c: simulated annealing over degree-preserving double-edge
  * swaps (see tg_search.h for the model).
  *
- * Every proposal is evaluated exactly (tg_spectrum, dense LAPACK); the
- * graph is changed in place and the swap undone on rejection, and the best
- * state is kept as an edge list, so the loop allocates nothing. The
- * schedule is geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned
- * with scripts/bench-topogen.sh (README, topogen).
+ * Not every proposal is solved: the screen below rejects, from the
+ * current eigenvectors, moves whose rigorous lower bound already fails the
+ * Metropolis test, and the sparse path's Lanczos stops once its Ritz
+ * bounds prove the rejection. Proposals that survive are solved to the
+ * eigensolver's tolerance (dense: machine precision; sparse: eigenvalue
+ * error <= 1e-10 * 2d). The graph is changed in place and the swap undone
+ * on rejection, and each restart's best state is kept as an edge list, so
+ * the loop allocates nothing. Restarts run on pthreads, each with its own
+ * RNG stream, graph and eigensolver workspace, and the result is combined
+ * in restart order, so threads never change it. The schedule is
+ * geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned with
+ * scripts/bench-topogen.sh (topo/README.md, "The search").
  */
 #include "tg_search.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cm_rng.h"
 #include "cm_time.h"
@@ -31,9 +41,13 @@
  * lambda_2, increasing in lambda_n), so this gives a lower bound on the new
  * energy. A proposal whose bound already fails the Metropolis test would
  * be rejected by the exact solve too, so skipping it changes nothing: the
- * chain, and the result, are the same with or without the screen. The
- * eigenvectors are computed once the state has survived SCREEN_AFTER
- * rejections (states that are left quickly never pay for them). */
+ * chain, and the result, are the same with or without the screen (up to
+ * the sparse solver's tolerance, when a true energy lies within 1e-9 of
+ * the threshold). Dense path: the eigenvectors are computed once the
+ * state has survived SCREEN_AFTER rejections (states that are left
+ * quickly never pay for them). Sparse path: the Ritz vectors of the last
+ * accepted solve serve (unit, orthogonal to 1, v^T L v = their Ritz
+ * value, so the bound holds for them too). */
 #define SCREEN_K 8
 #define SCREEN_AFTER 2
 #define SCREEN_MARGIN 1e-9
@@ -47,265 +61,426 @@ static double quad_delta(const double *v, size_t a, size_t b, size_t x,
     return ax * ax + by * by - ab * ab - xy * xy;
 }
 
-void tg_search_opts_default(tg_search_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->n = 64;
-    o->d = 4;
-    o->obj = TG_OBJ_RATIO;
-    o->seed = 1;
-    o->restarts = 0;
-    o->progress_every = 1.0;
-}
-
-cm_status tg_objective_parse(const char *s, tg_objective *obj)
-{
-    if (strcmp(s, "ratio") == 0)
-        *obj = TG_OBJ_RATIO;
-    else if (strcmp(s, "gap") == 0)
-        *obj = TG_OBJ_GAP;
-    else if (strcmp(s, "slem-mh") == 0)
-        *obj = TG_OBJ_SLEM_MH;
-    else
-        return cm_error(CM_EINVAL, "--objective: unknown objective '%s' "
-                        "(expected ratio, gap or slem-mh)", s);
-    return CM_OK;
-}
-
-const char *tg_objective_name(tg_objective obj)
-{
-    switch (obj) {
-    case TG_OBJ_RATIO: return "ratio";
-    case TG_OBJ_GAP: return "gap";
-    case TG_OBJ_SLEM_MH: return "slem-mh";
-    }
-    return "?";
-}
-
-double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln)
-{
-    switch (obj) {
-    case TG_OBJ_RATIO:
-        return l2 + ln > 0.0 ? (ln - l2) / (ln + l2) : 1.0;
-    case TG_OBJ_GAP:
-        return 1.0 - l2 / (double)d;
-    case TG_OBJ_SLEM_MH:
-        return fmax(fabs(1.0 - l2 / (double)(d + 1)),
-                    fabs(ln / (double)(d + 1) - 1.0));
-    }
-    return 1.0;
-}
-
-double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
-                                double ln_low)
-{
-    switch (obj) {
-    case TG_OBJ_RATIO:
-        /* 1 - 2 l2/(ln + l2): decreasing in l2, increasing in ln */
-        return l2_up > 0.0 && ln_low > 0.0 ? 1.0 - 2.0 * l2_up /
-                                                 (ln_low + l2_up)
-                                           : -INFINITY;
-    case TG_OBJ_GAP:
-        return 1.0 - l2_up / (double)d;
-    case TG_OBJ_SLEM_MH:
-        return fmax(1.0 - l2_up / (double)(d + 1),
-                    ln_low / (double)(d + 1) - 1.0);
-    }
-    return -INFINITY;
-}
-
-size_t tg_search_default_iters(size_t n, size_t d)
-{
-    (void)d;
-    /* about as many proposals as fit in ~1-2 s (n <= 64; small n also
-     * restart) or ~10 s (n = 128) on one core with the screen (README) */
-    return n <= 32 ? 20000 : n <= 64 ? 40000 : n <= 128 ? 30000 : 15000;
-}
-
-size_t tg_search_default_restarts(size_t n)
-{
-    /* small graphs have few, deep local optima: restarts are cheap there */
-    return n <= 16 ? 8 : n <= 32 ? 4 : 1;
-}
-
-double tg_search_default_t0(size_t n)
-{
-    /* typical energy changes of one swap shrink like 1/n */
-    return 0.15 / (double)n;
-}
-
-/* One annealing run from g (modified in place). best_e/best_u/best_v hold
- * the best state over all runs and are updated here. Returns CM_OK, or an
- * error from the eigensolver. */
+/* State shared by the search threads (guarded by mu where noted). */
 typedef struct {
     const tg_search_opts *o;
+    size_t restarts, iters, threads;
+    int sparse;             /* eigensolver path */
+    size_t candidates;      /* proposals scored per move */
+    double start_time;
+    pthread_mutex_t mu;
+    size_t next;            /* mu: next restart to hand out */
+    size_t *done;           /* mu: [restarts] moves done per restart */
+    double best_e;          /* mu: best energy so far, for progress */
+    double last_progress;   /* mu: time of the last progress call */
+    cm_status st;           /* mu: first failure */
+    char err[256];          /* mu: its message */
+    struct slot_s *slots;   /* [restarts] outcomes, slot r by restart r */
+} shared;
+
+/* One restart's outcome; the result combines them in restart order. */
+typedef struct slot_s {
+    double best_e;
+    double start_e;
+    size_t *best_u, *best_v; /* [m] best state's edges */
+    tg_search_result res;    /* counters of this restart */
+} slot;
+
+/* A search thread's workspace, reused over the restarts it runs. */
+typedef struct {
+    shared *sh;
+    slot *sl;               /* the restart being run */
+    size_t r;               /* its index */
     tg_spec spec;
     cm_rng rng;
-    double start_time;
-    double last_progress;
-    double best_e;
-    size_t *best_u, *best_v;
-    tg_search_result *res;
-} run_ctx;
+    tg_graph g;
+    /* the current state's eigenvectors for the screen: k per end, values
+     * tlo ascending from lambda_2, thi descending from lambda_n */
+    size_t k;
+    const double *vlo[SCREEN_K], *vhi[SCREEN_K];
+    double tlo[SCREEN_K], thi[SCREEN_K];
+    double *cur;            /* sparse: [2 SCREEN_K n] copies of them */
+    double *x0;             /* sparse: [n] warm start, sum of them */
+} worker;
 
-/* Ritz bound over the eigenvectors idx0..idx0+k-1 of the current L: the
- * k x k matrix M = V^T L' V = diag(mu) + sum_t s_t u_t u_t^T, where u_t
- * holds the differences of the vectors across edge t of the swap (s_t = +1
- * for the two new edges, -1 for the two removed ones). lambda_min(M)
- * bounds lambda_2' from above (low block, vectors orthogonal to 1),
- * lambda_max(M) bounds lambda_n' from below (top block). */
-static cm_status ritz(const run_ctx *c, size_t n, size_t idx0, size_t k,
+/* Ritz bound over the k vectors v[] (values t[]) of the current L: the
+ * k x k matrix M = V^T L' V = diag(t) + sum_e s_e u_e u_e^T, where u_e
+ * holds the differences of the vectors across edge e of the swap (s_e =
+ * +1 for the two new edges, -1 for the two removed ones). lambda_min(M)
+ * bounds lambda_2' from above (vectors orthogonal to 1), lambda_max(M)
+ * bounds lambda_n' from below. Needs V orthonormal with V^T L V =
+ * diag(t): exact eigenvectors, or Ritz vectors (to rounding). */
+static cm_status ritz(const double *const *v, const double *t, size_t k,
                       const size_t ends[4][2], double *lo, double *hi)
 {
     static const double sign[4] = {1.0, 1.0, -1.0, -1.0};
     double m[SCREEN_K * SCREEN_K], u[4][SCREEN_K];
-    const double *z = c->spec.z, *w = c->spec.zw;
-    for (size_t t = 0; t < 4; t++)
-        for (size_t j = 0; j < k; j++) {
-            const double *v = z + (idx0 + j) * n;
-            u[t][j] = v[ends[t][0]] - v[ends[t][1]];
-        }
+    for (size_t e = 0; e < 4; e++)
+        for (size_t j = 0; j < k; j++)
+            u[e][j] = v[j][ends[e][0]] - v[j][ends[e][1]];
     for (size_t i = 0; i < k; i++)
         for (size_t j = 0; j <= i; j++) {
-            double sum = i == j ? w[idx0 + i] : 0.0;
-            for (size_t t = 0; t < 4; t++)
-                sum += sign[t] * u[t][i] * u[t][j];
+            double sum = i == j ? t[i] : 0.0;
+            for (size_t e = 0; e < 4; e++)
+                sum += sign[e] * u[e][i] * u[e][j];
             m[j * k + i] = sum; /* lower triangle, column-major */
         }
     return tg_small_sym_extremes(m, k, lo, hi);
 }
 
 /* 1 when the swap (a,b),(x,y) -> (a,x),(b,y) would certainly be rejected
- * at threshold thr (see SCREEN_K), from the current eigenpairs in
- * c->spec: first the per-vector bounds (O(k)), then, if those do not
- * decide, the tighter Ritz bounds (two k x k eigensolves). */
-static int screen_rejects(const run_ctx *c, const tg_graph *g, size_t a,
-                          size_t b, size_t x, size_t y, double thr)
+ * at threshold thr (see SCREEN_K): first the per-vector bounds (O(k)),
+ * then, if those do not decide, the tighter Ritz bounds (two k x k
+ * eigensolves). */
+static int screen_rejects(const worker *w, size_t a, size_t b, size_t x,
+                          size_t y, double thr)
 {
-    size_t n = g->n, k = n - 1 < SCREEN_K ? n - 1 : SCREEN_K;
-    const double *z = c->spec.z, *w = c->spec.zw;
+    const tg_search_opts *o = w->sh->o;
     double l2_up = INFINITY, ln_low = -INFINITY;
-    for (size_t j = 1; j <= k; j++) {
-        double lo = w[j] + quad_delta(z + j * n, a, b, x, y);
-        double hi = w[n - j] + quad_delta(z + (n - j) * n, a, b, x, y);
+    for (size_t j = 0; j < w->k; j++) {
+        double lo = w->tlo[j] + quad_delta(w->vlo[j], a, b, x, y);
+        double hi = w->thi[j] + quad_delta(w->vhi[j], a, b, x, y);
         l2_up = lo < l2_up ? lo : l2_up;
         ln_low = hi > ln_low ? hi : ln_low;
     }
-    tg_objective obj = c->o->obj;
-    if (tg_objective_lower_bound(obj, c->o->d, l2_up, ln_low) >
+    if (tg_objective_lower_bound(o->obj, o->d, l2_up, ln_low) >
         thr + SCREEN_MARGIN)
         return 1;
     const size_t ends[4][2] = {{a, x}, {b, y}, {a, b}, {x, y}};
     double lo, hi, lo2, hi2;
-    if (ritz(c, n, 1, k, ends, &lo, &hi) != CM_OK ||
-        ritz(c, n, n - k, k, ends, &lo2, &hi2) != CM_OK)
+    if (ritz(w->vlo, w->tlo, w->k, ends, &lo, &hi) != CM_OK ||
+        ritz(w->vhi, w->thi, w->k, ends, &lo2, &hi2) != CM_OK)
         return 0; /* no bound: solve exactly */
-    return tg_objective_lower_bound(obj, c->o->d, fmin(lo, l2_up),
+    return tg_objective_lower_bound(o->obj, o->d, fmin(lo, l2_up),
                                     fmax(hi2, ln_low)) > thr + SCREEN_MARGIN;
 }
 
-static int out_of_time(run_ctx *c)
+/* Dense path: point the screen at the eigenpairs of tg_spec_vectors. */
+static void dense_vectors(worker *w)
 {
-    return c->o->time_limit > 0.0 &&
-           cm_time_now() - c->start_time >= c->o->time_limit;
-}
-
-static void keep_best(run_ctx *c, const tg_graph *g, double e)
-{
-    if (e < c->best_e) {
-        c->best_e = e;
-        memcpy(c->best_u, g->eu, g->m * sizeof *g->eu);
-        memcpy(c->best_v, g->ev, g->m * sizeof *g->ev);
+    size_t n = w->g.n;
+    w->k = n - 1 < SCREEN_K ? n - 1 : SCREEN_K;
+    for (size_t j = 0; j < w->k; j++) {
+        w->vlo[j] = w->spec.z + (j + 1) * n;
+        w->tlo[j] = w->spec.zw[j + 1];
+        w->vhi[j] = w->spec.z + (n - 1 - j) * n;
+        w->thi[j] = w->spec.zw[n - 1 - j];
     }
 }
 
-/* One annealing run from g (modified in place) that must end by the wall
- * time deadline (INFINITY: none). With a deadline the schedule follows
- * whichever is further along, moves or time, so a run cut short by the
- * clock still ends cold: T = t0 (t1/t0)^max(it/iters, elapsed/share). */
-static cm_status anneal(run_ctx *c, tg_graph *g, size_t restart,
-                        double deadline)
+/* Sparse path: adopt the Ritz pairs of the last tg_spec_sparse call as the
+ * current state's, and their sum as the next warm start. */
+static void sparse_vectors(worker *w)
 {
-    const tg_search_opts *o = c->o;
-    size_t iters = o->iters ? o->iters : tg_search_default_iters(o->n, o->d);
-    double t0 = o->t0 > 0.0 ? o->t0 : tg_search_default_t0(o->n);
-    double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0;
-    double l2, ln;
-    cm_status st = tg_spec_extremes(&c->spec, g, &l2, &ln);
-    if (st != CM_OK)
-        return st;
-    c->res->evals++;
-    double e = tg_objective_energy(o->obj, o->d, l2, ln);
-    if (restart == 0)
-        c->res->start_energy = e;
-    keep_best(c, g, e);
-    double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
-    double temp = t0;
-    int have_vec = 0;   /* spec.z/zw hold the current graph's eigenpairs */
-    size_t rejects = 0; /* rejections since the last accepted move */
-    double begin = cm_time_now(), t_move = t0;
-    for (size_t it = 0; it < iters; it++, temp = t_move * cool) {
-        double now = cm_time_now();
-        t_move = temp; /* the move-count schedule */
-        if (isfinite(deadline)) {
-            double tf = (now - begin) / (deadline - begin);
-            if (tf >= 1.0 || out_of_time(c)) {
-                c->res->timed_out = 1;
-                break;
-            }
-            temp = fmin(temp, t0 * pow(t1 / t0, tf));
-        }
-        if (o->progress && now - c->last_progress >= o->progress_every) {
-            tg_progress p = {restart, it, iters, temp, e, c->best_e,
-                             now - c->start_time};
-            o->progress(o->ctx, &p);
-            c->last_progress = now;
-        }
-        c->res->moves++;
-        size_t k1 = cm_rng_below(&c->rng, g->m);
-        size_t k2 = cm_rng_below(&c->rng, g->m);
+    const cm_lanczos *lz = &w->spec.lz;
+    size_t n = w->g.n, k = lz->nvec < SCREEN_K ? lz->nvec : SCREEN_K;
+    w->k = k;
+    memcpy(w->cur, lz->ylo, k * n * sizeof *w->cur);
+    memcpy(w->cur + k * n, lz->yhi, k * n * sizeof *w->cur);
+    memset(w->x0, 0, n * sizeof *w->x0);
+    for (size_t j = 0; j < k; j++) {
+        w->vlo[j] = w->cur + j * n;
+        w->vhi[j] = w->cur + (k + j) * n;
+        w->tlo[j] = lz->tlo[j];
+        w->thi[j] = lz->thi[j];
+        for (size_t i = 0; i < n; i++)
+            w->x0[i] += w->vlo[j][i] + w->vhi[j][i];
+    }
+}
+
+/* The sparse path's early stop: the Ritz bounds lo >= lambda_2' and
+ * hi <= lambda_n' already put the energy above the Metropolis threshold. */
+typedef struct {
+    const tg_search_opts *o;
+    double thr;
+} early_ctx;
+
+static int early_reject(const void *ctx, double lo, double hi)
+{
+    const early_ctx *ec = ctx;
+    return tg_objective_lower_bound(ec->o->obj, ec->o->d, lo, hi) >
+           ec->thr + SCREEN_MARGIN;
+}
+
+/* lambda_2, lambda_n of w->g (l2 = 0 when disconnected). Sparse: warm
+ * from the current state's vectors when warm, and stopped early (*decided
+ * = 1, the move is rejected) once the bounds exceed thr. */
+static cm_status solve(worker *w, int warm, double thr, double *l2,
+                       double *ln, int *decided)
+{
+    *decided = 0;
+    if (!w->sh->sparse)
+        return tg_spec_extremes(&w->spec, &w->g, l2, ln);
+    *l2 = *ln = 0.0;
+    if (!tg_graph_is_connected(&w->g))
+        return CM_OK;
+    early_ctx ec = {w->sh->o, thr};
+    w->spec.lz.early =
+        warm && isfinite(thr) && !w->sh->o->no_screen ? early_reject : NULL;
+    w->spec.lz.early_ctx = &ec;
+    cm_status st = tg_spec_sparse(&w->spec, &w->g, warm ? w->x0 : NULL, l2,
+                                  ln);
+    w->sl->res.matvecs += w->spec.lz.matvecs;
+    *decided = w->spec.lz.stopped_early;
+    w->spec.lz.early = NULL;
+    return st;
+}
+
+/* First-order estimate of the energy after the swap (a,b),(x,y) ->
+ * (a,x),(b,y) from the current vectors: lambda_j' ~ t_j + v_j^T Delta v_j
+ * for each kept vector, lowest of the low end, highest of the high end.
+ * It is also a rigorous lower bound (Rayleigh, see screen_rejects). O(k). */
+static double first_order(const worker *w, size_t a, size_t b, size_t x,
+                          size_t y)
+{
+    const tg_search_opts *o = w->sh->o;
+    double l2_up = INFINITY, ln_low = -INFINITY;
+    for (size_t j = 0; j < w->k; j++) {
+        l2_up = fmin(l2_up, w->tlo[j] + quad_delta(w->vlo[j], a, b, x, y));
+        ln_low = fmax(ln_low, w->thi[j] + quad_delta(w->vhi[j], a, b, x, y));
+    }
+    return tg_objective_lower_bound(o->obj, o->d, l2_up, ln_low);
+}
+
+/* Draws the move's proposal: a uniformly random double-edge swap or, with
+ * candidates > 1 and vectors at hand, the best of that many random swaps
+ * by first_order. Returns 0 when no candidate is a legal swap. */
+static int propose(worker *w, int have_vec, size_t *pa, size_t *pb,
+                   size_t *px, size_t *py)
+{
+    const tg_graph *g = &w->g;
+    size_t cands = have_vec ? w->sh->candidates : 1;
+    double best = INFINITY;
+    int found = 0;
+    for (size_t c = 0; c < cands; c++) {
+        size_t k1 = cm_rng_below(&w->rng, g->m);
+        size_t k2 = cm_rng_below(&w->rng, g->m);
         size_t a = g->eu[k1], b = g->ev[k1], x = g->eu[k2], y = g->ev[k2];
-        if (cm_rng_below(&c->rng, 2)) {
+        if (cm_rng_below(&w->rng, 2)) {
             size_t tmp = x;
             x = y;
             y = tmp;
         }
         if (!tg_graph_swap_ok(g, a, b, x, y))
             continue;
+        double est = cands > 1 ? first_order(w, a, b, x, y) : 0.0;
+        if (!found || est < best) {
+            best = est;
+            *pa = a, *pb = b, *px = x, *py = y;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+static void keep_best(slot *sl, const tg_graph *g, double e)
+{
+    if (e < sl->best_e) {
+        sl->best_e = e;
+        memcpy(sl->best_u, g->eu, g->m * sizeof *g->eu);
+        memcpy(sl->best_v, g->ev, g->m * sizeof *g->ev);
+    }
+}
+
+static int stopped(const shared *sh)
+{
+    return sh->o->stop && *sh->o->stop;
+}
+
+/* Progress bookkeeping every PROGRESS_STRIDE moves: records the moves done
+ * and, when due, calls o->progress (one caller at a time). */
+#define PROGRESS_STRIDE 16
+static void progress_tick(worker *w, size_t it, double temp, double e,
+                          double now)
+{
+    shared *sh = w->sh;
+    const tg_search_opts *o = sh->o;
+    pthread_mutex_lock(&sh->mu);
+    sh->done[w->r] = it;
+    if (w->sl->best_e < sh->best_e)
+        sh->best_e = w->sl->best_e;
+    if (o->progress && now - sh->last_progress >= o->progress_every) {
+        size_t done = 0;
+        for (size_t r = 0; r < sh->restarts; r++)
+            done += sh->done[r];
+        double el = now - sh->start_time;
+        double f = (double)done / ((double)sh->restarts * (double)sh->iters);
+        if (o->time_limit > 0.0)
+            f = fmax(f, el / o->time_limit);
+        f = fmin(f, 1.0);
+        tg_progress p = {w->r, sh->restarts, it, sh->iters, temp, e,
+                         sh->best_e, el, f,
+                         f > 0.0 ? el * (1.0 - f) / f : INFINITY};
+        o->progress(o->ctx, &p);
+        sh->last_progress = now;
+    }
+    pthread_mutex_unlock(&sh->mu);
+}
+
+/* One annealing run from w->g (modified in place) that must end by the
+ * wall time deadline (INFINITY: none). With a deadline the schedule
+ * follows whichever is further along, moves or time, so a run cut short by
+ * the clock still ends cold: T = t0 (t1/t0)^max(it/iters, elapsed/share).
+ * The dense path solves every unscreened proposal from scratch and
+ * computes eigenvectors for the screen once a state has survived
+ * SCREEN_AFTER rejections; the sparse path warm-starts every solve from
+ * the current state's Ritz vectors, which also feed the screen. */
+static cm_status anneal(worker *w, double deadline)
+{
+    const tg_search_opts *o = w->sh->o;
+    slot *sl = w->sl;
+    tg_graph *g = &w->g;
+    int sparse = w->sh->sparse;
+    size_t iters = w->sh->iters;
+    double t0 = o->t0 > 0.0 ? o->t0 : tg_search_default_t0(o->n);
+    double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0;
+    double l2, ln;
+    int decided;
+    cm_status st = solve(w, 0, INFINITY, &l2, &ln, &decided);
+    if (st != CM_OK)
+        return st;
+    sl->res.evals++;
+    double e = tg_objective_energy(o->obj, o->d, l2, ln);
+    sl->start_e = e;
+    keep_best(sl, g, e);
+    int have_vec = 0;   /* the screen's vectors are the current state's */
+    if (sparse) {
+        sparse_vectors(w);
+        have_vec = 1;
+    }
+    double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
+    double temp = t0;
+    size_t rejects = 0; /* rejections since the last accepted move */
+    double begin = cm_time_now(), t_move = t0;
+    for (size_t it = 0; it < iters; it++, temp = t_move * cool) {
+        double now = cm_time_now();
+        t_move = temp; /* the move-count schedule */
+        if (stopped(w->sh)) {
+            sl->res.interrupted = 1;
+            break;
+        }
+        if (isfinite(deadline)) {
+            double tf = (now - begin) / (deadline - begin);
+            if (tf >= 1.0) {
+                sl->res.timed_out = 1;
+                break;
+            }
+            temp = fmin(temp, t0 * pow(t1 / t0, tf));
+        }
+        if (sparse || it % PROGRESS_STRIDE == 0)
+            progress_tick(w, it, temp, e, now);
+        sl->res.moves++;
+        size_t a = 0, b = 0, x = 0, y = 0;
+        if (!propose(w, have_vec, &a, &b, &x, &y))
+            continue;
         /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
-        double u = cm_rng_uniform(&c->rng);
+        double u = cm_rng_uniform(&w->rng);
         double thr = u > 0.0 ? e - temp * log(u) : INFINITY;
-        if (have_vec && screen_rejects(c, g, a, b, x, y, thr)) {
-            c->res->screened++; /* certainly rejected: skip the solve */
+        if (have_vec && !o->no_screen &&
+            screen_rejects(w, a, b, x, y, thr)) {
+            sl->res.screened++; /* certainly rejected: skip the solve */
             rejects++;
             continue;
         }
         tg_graph_swap(g, a, b, x, y);
-        st = tg_spec_extremes(&c->spec, g, &l2, &ln);
+        st = solve(w, 1, thr, &l2, &ln, &decided);
         if (st != CM_OK)
             return st;
-        c->res->evals++;
-        if (l2 > CONNECTED_EPS) {
+        sl->res.evals++;
+        sl->res.early += decided;
+        if (!decided && l2 > CONNECTED_EPS) {
             double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
             if (e2 <= thr) {
                 e = e2;
-                c->res->accepted++;
-                keep_best(c, g, e);
-                have_vec = 0;
+                sl->res.accepted++;
+                keep_best(sl, g, e);
                 rejects = 0;
+                if (sparse)
+                    sparse_vectors(w);
+                else
+                    have_vec = 0;
                 continue;
             }
         }
         tg_graph_swap(g, a, x, b, y); /* undo */
-        if (!o->no_screen && !have_vec && ++rejects >= SCREEN_AFTER) {
-            st = tg_spec_vectors(&c->spec, g);
+        if (!sparse && !o->no_screen && !have_vec &&
+            ++rejects >= SCREEN_AFTER) {
+            st = tg_spec_vectors(&w->spec, g);
             if (st != CM_OK)
                 return st;
-            c->res->vector_solves++;
+            sl->res.vector_solves++;
+            dense_vectors(w);
             have_vec = 1;
         }
     }
     return CM_OK;
+}
+
+/* Runs restart r into w->sl. */
+static cm_status run_restart(worker *w, size_t r)
+{
+    shared *sh = w->sh;
+    const tg_search_opts *o = sh->o;
+    cm_rng_seed(&w->rng, o->seed, r + 1);
+    cm_status st = o->init_rrl
+                       ? tg_graph_build(&w->g, TG_KIND_RRL, o->n, o->d, NULL)
+                       : tg_graph_random_regular(&w->g, o->n, o->d, &w->rng);
+    if (st != CM_OK)
+        return st;
+    if (sh->sparse && !w->cur) {
+        w->cur = malloc(2 * SCREEN_K * o->n * sizeof *w->cur);
+        w->x0 = malloc(o->n * sizeof *w->x0);
+        if (!w->cur || !w->x0)
+            return cm_error(CM_ENOMEM, "out of memory for the search");
+    }
+    double deadline = INFINITY;
+    if (o->time_limit > 0.0) {
+        /* an equal share of the time left to each wave of restarts */
+        double now = cm_time_now();
+        double end = sh->start_time + o->time_limit;
+        size_t waves = (sh->restarts - r + sh->threads - 1) / sh->threads;
+        deadline = now + (end - now) / (double)waves;
+    }
+    return anneal(w, deadline);
+}
+
+/* A search thread: takes restarts in order until none is left (or the
+ * time is up, or a stop: later restarts are then left out). */
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    shared *sh = w->sh;
+    for (;;) {
+        pthread_mutex_lock(&sh->mu);
+        size_t r = sh->next++;
+        int go = r < sh->restarts && sh->st == CM_OK;
+        pthread_mutex_unlock(&sh->mu);
+        /* restart 0 always runs (at least its start state counts) */
+        if (!go || (r > 0 && (stopped(sh) ||
+                              (sh->o->time_limit > 0.0 &&
+                               cm_time_now() - sh->start_time >=
+                                   sh->o->time_limit))))
+            break;
+        w->r = r;
+        w->sl = sh->slots + r;
+        cm_status st = run_restart(w, r);
+        pthread_mutex_lock(&sh->mu);
+        sh->done[r] = sh->iters;
+        if (st != CM_OK && sh->st == CM_OK) {
+            sh->st = st;
+            snprintf(sh->err, sizeof sh->err, "%s", cm_last_error());
+        }
+        pthread_mutex_unlock(&sh->mu);
+        if (st != CM_OK)
+            break;
+    }
+    return NULL;
+}
+
+static size_t online_cpus(void)
+{
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (size_t)c : 1;
 }
 
 cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
@@ -315,56 +490,106 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
     cm_status st = tg_kind_check(TG_KIND_LEARNED, o->n, o->d);
     if (st != CM_OK)
         return st;
-    size_t restarts = o->restarts ? o->restarts
-                                  : tg_search_default_restarts(o->n);
-    run_ctx c = {0};
-    c.o = o;
-    c.res = res;
-    c.start_time = cm_time_now();
-    c.last_progress = c.start_time;
-    c.best_e = INFINITY;
-    tg_spec_init(&c.spec);
-    tg_graph g;
-    tg_graph_init(&g);
-    size_t m = o->n * o->d / 2;
-    c.best_u = malloc(m * sizeof *c.best_u);
-    c.best_v = malloc(m * sizeof *c.best_v);
-    if (!c.best_u || !c.best_v) {
+    shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.o = o;
+    sh.restarts = o->restarts ? o->restarts
+                              : tg_search_default_restarts(o->n);
+    sh.iters = o->iters ? o->iters : tg_search_default_iters(o->n, o->d);
+    sh.threads = o->threads ? o->threads : online_cpus();
+    sh.threads = sh.threads < sh.restarts ? sh.threads : sh.restarts;
+    sh.sparse = o->solver == TG_SOLVER_SPARSE ||
+                (o->solver == TG_SOLVER_AUTO && o->n >= TG_SEARCH_SPARSE_FROM);
+    sh.candidates = o->candidates ? o->candidates
+                                  : tg_search_default_candidates(o->n);
+    sh.start_time = cm_time_now();
+    sh.last_progress = sh.start_time;
+    sh.best_e = INFINITY;
+    pthread_mutex_init(&sh.mu, NULL);
+    size_t m = o->n * o->d / 2, nt = sh.threads;
+    sh.done = calloc(sh.restarts, sizeof *sh.done);
+    sh.slots = calloc(sh.restarts, sizeof *sh.slots);
+    worker *ws = calloc(nt, sizeof *ws);
+    pthread_t *tid = calloc(nt, sizeof *tid);
+    int ok = sh.done && sh.slots && ws && tid;
+    for (size_t r = 0; ok && r < sh.restarts; r++) {
+        sh.slots[r].best_e = INFINITY;
+        sh.slots[r].best_u = malloc(m * sizeof *sh.slots[r].best_u);
+        sh.slots[r].best_v = malloc(m * sizeof *sh.slots[r].best_v);
+        ok = sh.slots[r].best_u && sh.slots[r].best_v;
+    }
+    if (!ok) {
         st = cm_error(CM_ENOMEM, "out of memory for the search");
         goto cleanup;
     }
-    for (size_t r = 0; r < restarts; r++) {
-        cm_rng_seed(&c.rng, o->seed, r + 1);
-        if (o->init_rrl)
-            st = tg_graph_build(&g, TG_KIND_RRL, o->n, o->d, NULL);
-        else
-            st = tg_graph_random_regular(&g, o->n, o->d, &c.rng);
-        if (st != CM_OK)
-            goto cleanup;
-        double deadline = INFINITY;
-        if (o->time_limit > 0.0) { /* an equal share of the time left */
-            double now = cm_time_now();
-            double end = c.start_time + o->time_limit;
-            deadline = now + (end - now) / (double)(restarts - r);
-        }
-        st = anneal(&c, &g, r, deadline);
-        if (st != CM_OK)
-            goto cleanup;
-        if (out_of_time(&c))
-            break;
+    size_t started = 0;
+    for (size_t t = 0; t < nt; t++) {
+        ws[t].sh = &sh;
+        tg_spec_init(&ws[t].spec);
+        tg_graph_init(&ws[t].g);
     }
-    st = tg_graph_from_edges(out, o->n, m, c.best_u, c.best_v);
+    /* thread 0's work runs on the caller's thread */
+    for (size_t t = 1; t < nt; t++, started++)
+        if (pthread_create(&tid[t], NULL, worker_main, &ws[t]) != 0)
+            break;
+    worker_main(&ws[0]);
+    for (size_t t = 1; t <= started; t++)
+        pthread_join(tid[t], NULL);
+    if (sh.st != CM_OK) {
+        st = cm_error(sh.st, "%s", sh.err);
+        goto cleanup;
+    }
+    /* the best restart (lowest index on ties), and the counters of all */
+    size_t best = 0;
+    for (size_t r = 0; r < sh.restarts; r++) {
+        const tg_search_result *q = &sh.slots[r].res;
+        res->moves += q->moves;
+        res->evals += q->evals;
+        res->screened += q->screened;
+        res->vector_solves += q->vector_solves;
+        res->matvecs += q->matvecs;
+        res->accepted += q->accepted;
+        res->timed_out |= q->timed_out;
+        res->interrupted |= q->interrupted;
+        if (sh.slots[r].best_e < sh.slots[best].best_e)
+            best = r;
+    }
+    res->timed_out |= o->time_limit > 0.0 && sh.next <= sh.restarts;
+    res->interrupted |= stopped(&sh);
+    res->start_energy = sh.slots[0].start_e;
+    res->sparse = sh.sparse;
+    res->threads = 1 + started;
+    if (!(sh.slots[best].best_e < INFINITY)) {
+        st = cm_error(CM_EINTERNAL, "search: no restart ran");
+        goto cleanup;
+    }
+    st = tg_graph_from_edges(out, o->n, m, sh.slots[best].best_u,
+                             sh.slots[best].best_v);
     if (st != CM_OK)
         goto cleanup;
-    st = tg_spec_extremes(&c.spec, out, &res->l2, &res->ln);
+    if (sh.sparse)
+        st = tg_spec_sparse(&ws[0].spec, out, NULL, &res->l2, &res->ln);
+    else
+        st = tg_spec_extremes(&ws[0].spec, out, &res->l2, &res->ln);
     if (st != CM_OK)
         goto cleanup;
     res->energy = tg_objective_energy(o->obj, o->d, res->l2, res->ln);
-    res->seconds = cm_time_now() - c.start_time;
+    res->seconds = cm_time_now() - sh.start_time;
 cleanup:
-    free(c.best_u);
-    free(c.best_v);
-    tg_graph_destroy(&g);
-    tg_spec_destroy(&c.spec);
+    for (size_t t = 0; ws && t < nt; t++) {
+        tg_spec_destroy(&ws[t].spec);
+        tg_graph_destroy(&ws[t].g);
+        free(ws[t].cur);
+        free(ws[t].x0);
+    }
+    for (size_t r = 0; sh.slots && r < sh.restarts; r++) {
+        free(sh.slots[r].best_u);
+        free(sh.slots[r].best_v);
+    }
+    free(sh.slots);
+    free(sh.done);
+    free(ws);
+    free(tid);
+    pthread_mutex_destroy(&sh.mu);
     return st;
 }

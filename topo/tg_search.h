@@ -13,17 +13,25 @@
  *            the Metropolis-Hastings matrix of a d-regular graph.
  * Metropolis acceptance exp(-dE/T) with T geometric from t0 to t1 over
  * `iters` moves; `restarts` independent runs (restart r uses rng stream
- * r + 1 of the seed); the best graph over all runs, and never one worse
- * than the first start, is returned. Deterministic for a seed unless the
- * time limit cuts a run short. Proposals are scored by an exact LAPACK
- * solve (tg_spectrum) unless a rigorous Rayleigh-Ritz lower bound on the
- * new energy, from the current state's eigenvectors, already fails the
- * Metropolis test: such moves are rejected without a solve, which leaves
- * the chain and the result unchanged (see tg_search.c).
+ * r + 1 of the seed), run `threads` at a time; the best graph over all
+ * runs (lowest restart index on ties), and never one worse than the first
+ * start, is returned. Deterministic for a seed, whatever the thread count,
+ * unless the time limit or a stop cuts the search short.
+ *
+ * Each move draws `candidates` random swaps and proposes the one whose
+ * first-order energy, from the current eigenvectors, is lowest (1: a
+ * plain random proposal). A proposal is then scored exactly (to the
+ * eigensolver's tolerance) unless a rigorous Rayleigh-Ritz lower bound on
+ * its energy already fails the Metropolis test: such moves are rejected
+ * without a solve, which leaves the chain unchanged. Eigenvalues come
+ * from LAPACK on the dense L below TG_SEARCH_SPARSE_FROM nodes, else from
+ * warm-started Lanczos (tg_spectrum), which also stops as soon as its
+ * Ritz bounds prove a rejection (see tg_search.c).
  */
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,14 +44,26 @@ typedef enum {
     TG_OBJ_SLEM_MH  /* minimise the SLEM of the Metropolis-Hastings W */
 } tg_objective;
 
+typedef enum {
+    TG_SOLVER_AUTO,   /* dense below TG_SEARCH_SPARSE_FROM nodes, else sparse */
+    TG_SOLVER_DENSE,  /* LAPACK dsyev/dsyevd on the dense L, O(n^3) a move */
+    TG_SOLVER_SPARSE  /* warm-started Lanczos (tg_spec_sparse), ~O(n) */
+} tg_solver;
+
+/* Where the sparse path starts paying (measured, README "The search"). */
+#define TG_SEARCH_SPARSE_FROM 96
+
 typedef struct {
-    size_t restart;      /* current restart, 0-based */
+    size_t restart;      /* restart reporting, 0-based */
+    size_t restarts;     /* restarts in all */
     size_t iter;         /* moves done in this restart */
     size_t iters;        /* moves per restart */
     double temperature;  /* current T */
     double energy;       /* current state's energy */
     double best;         /* best energy so far, all restarts */
     double seconds;      /* since the search started */
+    double fraction;     /* of the whole search done, 0..1 */
+    double eta;          /* estimated seconds left */
 } tg_progress;
 
 typedef struct {
@@ -61,8 +81,19 @@ typedef struct {
                              moves, so it ends cold when cut short */
     int no_screen;        /* 1: score every proposal exactly (same result,
                              slower; for measurements and tests) */
+    tg_solver solver;     /* eigensolver path (default auto) */
+    size_t candidates;    /* random swaps drawn per move, the one with the
+                             best first-order energy proposed; 0:
+                             tg_search_default_candidates */
+    size_t threads;       /* restarts run in parallel; 0: one per online
+                             CPU, at most restarts. The result does not
+                             depend on it */
+    const volatile sig_atomic_t *stop; /* or NULL; when *stop becomes
+                             non-zero the search ends within one move and
+                             returns the best graph so far (interrupted) */
     double progress_every;/* seconds between progress calls */
-    void (*progress)(void *ctx, const tg_progress *p); /* or NULL */
+    void (*progress)(void *ctx, const tg_progress *p); /* or NULL; called
+                             from a search thread, one call at a time */
     void *ctx;            /* passed to progress */
 } tg_search_opts;
 
@@ -73,10 +104,16 @@ typedef struct {
     size_t moves;         /* proposals made, all restarts */
     size_t evals;         /* eigenvalue solves (exact scores) */
     size_t screened;      /* proposals rejected by the screen, unsolved */
-    size_t vector_solves; /* eigenvector solves feeding the screen */
+    size_t vector_solves; /* dense eigenvector solves feeding the screen */
+    size_t matvecs;       /* sparse path: Lanczos products, all solves */
+    size_t early;         /* sparse path: solves stopped as soon as their
+                             bounds proved the rejection */
     size_t accepted;      /* accepted moves */
     double seconds;       /* wall time */
     int timed_out;        /* 1 when the time limit stopped the search */
+    int interrupted;      /* 1 when *opts.stop ended the search */
+    int sparse;           /* 1 when the sparse (Lanczos) path ran */
+    size_t threads;       /* threads used */
 } tg_search_result;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters
@@ -86,6 +123,12 @@ void tg_search_opts_default(tg_search_opts *o);
 
 /* Parses "ratio", "gap" or "slem-mh". CM_EINVAL naming --objective. */
 cm_status tg_objective_parse(const char *s, tg_objective *obj);
+
+/* Parses "auto", "dense" or "sparse". CM_EINVAL naming --eigensolver. */
+cm_status tg_solver_parse(const char *s, tg_solver *solver);
+
+/* The solver's name as parsed by tg_solver_parse. */
+const char *tg_solver_name(tg_solver solver);
 
 /* The objective's name as parsed by tg_objective_parse. */
 const char *tg_objective_name(tg_objective obj);
@@ -99,20 +142,28 @@ double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
                                 double ln_low);
 
 /* Moves per restart used when opts.iters is 0: 20000 for n <= 32, 40000
- * for n <= 64, 30000 for n <= 128, else 15000 (tuned so the default run
- * meets the README's quality targets). */
+ * for n <= 64, 30000 for n <= 128, 15000 for n <= 256, 4000 for n <=
+ * 1024, else 2000 (tuned so the default run meets the README's quality
+ * and time targets). */
 size_t tg_search_default_iters(size_t n, size_t d);
 
+/* Candidates per move used when opts.candidates is 0: 1 below 512 nodes
+ * (the plain chain, as tuned there), else 1024. */
+size_t tg_search_default_candidates(size_t n);
+
 /* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,
- * else 1. */
+ * 1 below 96, else 2 (one per core of a 2-core machine). */
 size_t tg_search_default_restarts(size_t n);
 
 /* Start temperature used when opts.t0 <= 0: 0.15/n. */
 double tg_search_default_t0(size_t n);
 
 /* Runs the search; out (initialized) receives the best graph, res the
- * figures. CM_EINVAL for bad (n, d); CM_ENUMERIC if the
- * eigensolver fails. Cost: O(iters * restarts * n^3). */
+ * figures (also when interrupted or timed out: the best graph so far).
+ * CM_EINVAL for bad (n, d); CM_ENUMERIC if the eigensolver fails.
+ * Cost per unscreened move: O(n^3) dense; sparse O(k (m + 40 n)) for k
+ * Lanczos products (k ~ 30-100 here), plus O(candidates * 8) to rank the
+ * proposals. */
 cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
                         tg_search_result *res);
 

@@ -1,15 +1,18 @@
-/* tg_spectrum.c: eigenvalues of the graph Laplacian via LAPACK dsyev.
+/* tg_spectrum.c: Laplacian extremes for the search: dense LAPACK dsyev
+ * (small n) and warm-started Lanczos through cm_lanczos (large n).
  *
- * Alternatives measured or considered (README, topogen): GSL's
- * gsl_eigen_symm (1.2x to 3x slower for n = 32..256 here), dsyevr with an
- * index range (same O(n^3) reduction, a second bisection call for the other
- * end), and warm-started Lanczos (fast per step but fragile with repeated
- * extreme eigenvalues). The O(n^3) reduction dominates; the matrix fill is
- * O(n^2).
+ * Dense alternatives measured or considered (topo/README.md): GSL's
+ * gsl_eigen_symm (1.2x to 3x slower for n = 32..256 here, ~10x at 1,024),
+ * dsyevr with an index range (same O(n^3) reduction, a second bisection
+ * call for the other end). Lanczos copes with the repeated extreme
+ * eigenvalues of optimised regular graphs because it reorthogonalises in
+ * full and keeps 8 Ritz vectors per end over restarts; it overtakes the
+ * dense O(n^3) solve from about 96 nodes (TG_SEARCH_SPARSE_FROM).
  */
 #include "tg_spectrum.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,10 +33,10 @@ void tg_spec_init(tg_spec *s)
     memset(s, 0, sizeof *s);
 }
 
-void tg_spec_destroy(tg_spec *s)
+/* Frees the dense workspace only. */
+static void free_dense(tg_spec *s)
 {
-    if (!s)
-        return;
+    cm_lanczos lz = s->lz;
     free(s->a);
     free(s->w);
     free(s->work);
@@ -42,6 +45,15 @@ void tg_spec_destroy(tg_spec *s)
     free(s->zwork);
     free(s->ziwork);
     tg_spec_init(s);
+    s->lz = lz;
+}
+
+void tg_spec_destroy(tg_spec *s)
+{
+    if (!s)
+        return;
+    free_dense(s);
+    cm_lanczos_destroy(&s->lz);
 }
 
 cm_status tg_spec_reserve(tg_spec *s, size_t n)
@@ -50,11 +62,11 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
         return CM_OK;
     if (n == 0 || n > 46000)
         return cm_error(CM_EINVAL, "eigensolver: order %zu out of range", n);
-    tg_spec_destroy(s);
+    free_dense(s);
     s->a = malloc(n * n * sizeof *s->a);
     s->w = malloc(n * sizeof *s->w);
     if (!s->a || !s->w) {
-        tg_spec_destroy(s);
+        free_dense(s);
         return cm_error(CM_ENOMEM, "out of memory for a %zu-node spectrum", n);
     }
     int in = (int)n, lwork = -1, info = 0;
@@ -63,7 +75,7 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
     lwork = info == 0 && q > 3.0 * n ? (int)q : 3 * in;
     s->work = malloc((size_t)lwork * sizeof *s->work);
     if (!s->work) {
-        tg_spec_destroy(s);
+        free_dense(s);
         return cm_error(CM_ENOMEM, "out of memory for a %zu-node spectrum", n);
     }
     s->lwork = lwork;
@@ -123,7 +135,7 @@ cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
         s->zwork = malloc((size_t)s->zlwork * sizeof *s->zwork);
         s->ziwork = malloc((size_t)s->zliwork * sizeof *s->ziwork);
         if (!s->z || !s->zw || !s->zwork || !s->ziwork) {
-            tg_spec_destroy(s);
+            free_dense(s);
             return cm_error(CM_ENOMEM, "out of memory for %zu eigenvectors",
                             n);
         }
@@ -134,6 +146,47 @@ cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
     if (info != 0)
         return cm_error(CM_ENUMERIC, "LAPACK dsyevd failed (info = %d) on a "
                         "%zu-node Laplacian", info, n);
+    return CM_OK;
+}
+
+static void graph_laplacian_mv(const void *ctx, const double *x, double *y)
+{
+    const tg_graph *g = ctx;
+    for (size_t i = 0; i < g->n; i++) {
+        const size_t *p = g->nb + g->off[i], *end = g->nb + g->off[i + 1];
+        double sum = (double)(end - p) * x[i];
+        for (; p < end; p++)
+            sum -= x[*p];
+        y[i] = sum;
+    }
+}
+
+cm_status tg_spec_sparse(tg_spec *s, const tg_graph *g, const double *x0,
+                         double *l2, double *ln)
+{
+    size_t n = g->n;
+    *l2 = *ln = 0.0;
+    if (n < 3)
+        return cm_error(CM_EINVAL, "sparse spectrum needs n >= 3");
+    size_t basis = n - 1 < TG_SPEC_BASIS ? n - 1 : TG_SPEC_BASIS;
+    size_t keep = TG_SPEC_KEEP;
+    if (basis < 2 * keep + 4) { /* tiny n (tests): fewer vectors */
+        basis = 2 * ((n - 1) / 2 > 2 ? (n - 1) / 2 : 2) + 4;
+        keep = (basis - 4) / 2;
+    }
+    cm_status st = cm_lanczos_reserve(&s->lz, n, basis, keep);
+    if (st != CM_OK)
+        return st;
+    size_t dmax = 0;
+    for (size_t i = 0; i < n; i++)
+        dmax = tg_graph_degree(g, i) > dmax ? tg_graph_degree(g, i) : dmax;
+    s->lz.deflate_ones = 1;
+    s->lz.scale = 2.0 * (double)dmax;
+    st = cm_lanczos_run(&s->lz, graph_laplacian_mv, g, x0);
+    if (st != CM_OK)
+        return st;
+    *l2 = s->lz.lo;
+    *ln = s->lz.hi;
     return CM_OK;
 }
 

@@ -1,21 +1,26 @@
 /* tg_spectrum: the Laplacian spectrum that the search evaluates per move.
  *
  * Only lambda_2 and lambda_n of L = D - A matter for every objective on a
- * regular graph. This module builds L densely and calls LAPACK's dsyev
- * (from OpenBLAS) for eigenvalues only: Householder tridiagonalisation,
- * (4/3) n^3 flops, blocked level-3 BLAS, then an O(n^2) QL/QR sweep. It is
- * exact to machine precision (no convergence tolerance to tune, no trouble
- * with the repeated eigenvalues that optimised regular graphs have), and
- * the workspace is allocated once per search, so a move costs one O(n^3)
- * call without allocation. See README (topogen) for measured costs.
+ * regular graph. Two paths: a sparse one for large n (tg_spec_sparse:
+ * warm-started Lanczos, O(n) memory, O(k (m + 40 n)) for k products per
+ * solve) and a dense one for small n: L is built densely and LAPACK's
+ * dsyev (OpenBLAS) computes eigenvalues only: Householder
+ * tridiagonalisation, (4/3) n^3 flops, then an O(n^2) QL/QR sweep, exact
+ * to machine precision, with the workspace allocated once per search.
+ * topo/README.md ("The search") has the measured costs and crossover.
  */
 #ifndef TG_SPECTRUM_H
 #define TG_SPECTRUM_H
 
 #include <stddef.h>
 
+#include "cm_lanczos.h"
 #include "cm_status.h"
 #include "tg_graph.h"
+
+/* Sparse path: Lanczos basis size and Ritz vectors kept per end. */
+#define TG_SPEC_BASIS 40
+#define TG_SPEC_KEEP 8
 
 typedef struct {
     size_t n;      /* matrix order the workspace was sized for */
@@ -29,6 +34,8 @@ typedef struct {
     double *zwork; /* [zlwork] dsyevd workspace */
     int *ziwork;   /* [zliwork] dsyevd integer workspace */
     int zlwork, zliwork; /* sizes of zwork and ziwork */
+    cm_lanczos lz; /* sparse path: Lanczos workspace and the Ritz vectors
+                      of the last tg_spec_sparse call (lz.ylo, lz.yhi) */
 } tg_spec;
 
 /* Sets every field to empty. */
@@ -55,6 +62,21 @@ cm_status tg_spec_extremes(tg_spec *s, const tg_graph *g, double *l2,
  * search's screen (tg_search.c); about 2-3x the cost of
  * tg_spec_laplacian. Allocates its workspace on first use. O(n^3). */
 cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g);
+
+/* lambda_2 and lambda_n of L(g) for a connected g (n >= 3) by
+ * thick-restart Lanczos on the complement of 1 (cm_lanczos, basis
+ * TG_SPEC_BASIS, residuals <= 1e-10 * 2d), warm-started from x0 (length n,
+ * or NULL: cold). The TG_SPEC_KEEP lowest and highest Ritz pairs are left
+ * in s->lz (ylo/tlo ascending from lambda_2, yhi/thi descending from
+ * lambda_n). l2 is never below the true lambda_2 nor ln above the true
+ * lambda_n, each within the tolerance. CM_ENUMERIC when it does not
+ * converge. A caller may set s->lz.early/early_ctx (after a first
+ * call has sized s->lz) to stop as soon as the Ritz bounds decide its
+ * question; s->lz.stopped_early then says l2/ln are only the bounds
+ * l2 >= lambda_2, ln <= lambda_n. Cost O(k (m + n TG_SPEC_BASIS)) for k
+ * products (k ~ 50-200 on the search's regular graphs, n = 512..4096). */
+cm_status tg_spec_sparse(tg_spec *s, const tg_graph *g, const double *x0,
+                         double *l2, double *ln);
 
 /* Smallest and largest eigenvalue of the symmetric k x k matrix m
  * (column-major, lower triangle used; destroyed), k <= 64, via dsyev on a

@@ -15,7 +15,7 @@
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
                F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
-               F_D2MIX } flag_kind;
+               F_D2MIX, F_PLACEMENT, F_NET } flag_kind;
 
 typedef struct {
     const char *name;
@@ -68,6 +68,10 @@ static const flag_spec FLAGS[] = {
     {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
     {"--init-model", F_PATH, OFF(init_model), 0, 0, 0},
     {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
+    {"--placement", F_PLACEMENT, OFF(placement), 0, 0, 0},
+    {"--net", F_NET, OFF(net), 0, 0, 0},
+    {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
+    {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
     {"--summary", F_PATH, OFF(summary), 0, 0, 0},
 };
 
@@ -98,6 +102,8 @@ void dt_config_default(dt_config *cfg)
     cfg->local_eval = 1000;
     cfg->keep = 2;
     cfg->timeout = 600;
+    cfg->placement = CM_PLACE_GRAPH;
+    cm_net_parse("datacenter", &cfg->net);
 }
 
 const char *dt_config_usage(void)
@@ -176,6 +182,18 @@ const char *dt_config_usage(void)
         "                     arrives for SEC seconds (600; 0 = never)\n"
         "  --stop-after E     stop after epoch E as if interrupted (to test "
         "--resume)\n"
+        "across hosts:\n"
+        "  --placement P      graph (default: partition the topology to keep "
+        "edges\n"
+        "                     inside ranks and hosts) or block (contiguous)\n"
+        "  --net NET          datacenter, wan or "
+        "intra=ALPHA,BETA;inter=ALPHA,BETA:\n"
+        "                     add the modelled wall clock to the CSV "
+        "(model_s)\n"
+        "  --bench-gossip R   time R gossip rounds alone on --topology (no "
+        "training)\n"
+        "  --bench-floats N   --bench-gossip: floats per array (default: "
+        "the model's)\n"
         "  --help             this text\n";
 }
 
@@ -224,6 +242,11 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
         *(double *)(void *)p = c;
         return CM_OK;
     }
+    case F_PLACEMENT:
+        return cm_place_parse(v, (cm_place_kind *)(void *)p);
+    case F_NET:
+        cfg->net_given = 1;
+        return cm_net_parse(v, (cm_net *)(void *)p);
     case F_SCHED:
         if (dt_sched_parse(v, (dt_sched_kind *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);

@@ -18,6 +18,8 @@
 #include "dt_optim.h"
 #include "dt_partition.h"
 #include "cm_mixing.h"
+#include "cm_net.h"
+#include "cm_place.h"
 
 #define DT_PATH_MAX 4096
 
@@ -87,6 +89,14 @@ typedef struct {
     char init_model[DT_PATH_MAX]; /* --init-model FILE: start from it */
     char eval_model[DT_PATH_MAX]; /* --eval-model FILE: only evaluate it on
                                   the test set */
+    /* across hosts (cm_place, cm_net) */
+    cm_place_kind placement;   /* --placement block|graph (graph) */
+    cm_net net;                /* --net: the network model */
+    int net_given;             /* --net was given */
+    size_t bench_gossip;       /* --bench-gossip R: time R gossip rounds
+                                  alone (no training); 0 = off */
+    size_t bench_floats;       /* --bench-floats N: array length for
+                                  --bench-gossip (0 = the model's) */
     char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
                                   timings, hashes of the run; "" = none */
 } dt_config;

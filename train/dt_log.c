@@ -51,6 +51,11 @@ static cm_status log_flush(dt_log *lg)
 
 cm_status dt_log_open(dt_log *lg, const char *path)
 {
+    return dt_log_open_model(lg, path, 0);
+}
+
+cm_status dt_log_open_model(dt_log *lg, const char *path, int model)
+{
     memset(lg, 0, sizeof *lg);
     if (!path || !*path)
         return CM_OK;
@@ -74,7 +79,8 @@ cm_status dt_log_open(dt_log *lg, const char *path)
         cm_lock_release(&lg->lock);
         return cm_error(CM_ENOMEM, "out of memory");
     }
-    s = log_printf(lg, "%s\n", DT_LOG_HEADER);
+    lg->model = model != 0;
+    s = log_printf(lg, "%s\n", model ? DT_LOG_HEADER_MODEL : DT_LOG_HEADER);
     if (s != CM_OK)
         dt_log_close(lg);
     return s;
@@ -90,17 +96,19 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
         snprintf(loss, sizeof loss, "%.6f", r->train_loss);
     if (!isnan(r->test_acc_local_mean))
         snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
-    char lr[32] = "", tloss[32] = "";
+    char lr[32] = "", tloss[32] = "", model[40] = "";
     if (!isnan(r->lr))
         snprintf(lr, sizeof lr, "%.6g", r->lr);
     if (!isnan(r->test_loss))
         snprintf(tloss, sizeof tloss, "%.6f", r->test_loss);
     if (!isnan(r->train_loss_global))
         snprintf(global, sizeof global, "%.6f", r->train_loss_global);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s,%.6f,%s,%.6g,%llu,"
+    if (lg->model)
+        snprintf(model, sizeof model, "%.3f,", r->model_s);
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%s,%.6f,%s,%.6g,%llu,"
                              "%s,%s,%s\n",
-                             r->epoch, r->step, r->wall_s, loss, r->test_acc,
-                             local, r->consensus,
+                             r->epoch, r->step, r->wall_s, model, loss,
+                             r->test_acc, local, r->consensus,
                              (unsigned long long)r->bytes_sent, lr, tloss,
                              global);
     if (s != CM_OK)

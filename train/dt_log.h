@@ -4,8 +4,10 @@
  * consensus,bytes_sent,lr,test_loss,train_loss_global (test accuracies as
  * fractions in 0..1; lr the learning rate of the row's last step; test_loss
  * the mean cross-entropy of the (averaged) model on the test set; a value
- * that was not measured, NaN, is an empty field). A D-PSGD run's first row
- * is epoch 0: the initial model, before any step. Rows are
+ * that was not measured, NaN, is an empty field), with model_s after
+ * wall_s when the log is opened with a network model (dpsgd-train --net:
+ * the modelled wall clock, cm_net). A D-PSGD run's first row is epoch 0:
+ * the initial model, before any step. Rows are
  * kept in memory and the whole file is rewritten atomically (temporary
  * file + rename) after each row, so a crash leaves either the previous
  * complete log or the new one, never half a line.
@@ -22,6 +24,9 @@
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
                       "test_acc_local_mean,consensus,bytes_sent,lr," \
                       "test_loss,train_loss_global"
+#define DT_LOG_HEADER_MODEL "epoch,step,wall_s,model_s,train_loss,test_acc," \
+                            "test_acc_local_mean,consensus,bytes_sent,lr," \
+                            "test_loss,train_loss_global"
 
 /* The global training loss (column train_loss_global) is the loss of the
  * model (in D-PSGD the average model xbar) on the first min(this, n_train)
@@ -44,17 +49,20 @@ typedef struct {
                                    the CSV field is then empty */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
-    double lr;                  /* learning rate of the last step (NaN:
-                                   no step yet, the epoch-0 row) */
+    double lr;                  /* learning rate of the last step (the
+                                   epoch-0 row: the initial rate); NaN:
+                                   an empty field */
     double test_loss;           /* test loss of the (averaged) model */
     double train_loss_global;   /* loss of the (averaged) model on the first
                                    DT_TRAIN_LOSS_EVAL training images: the
                                    global objective; NaN: not measured */
+    double model_s;             /* modelled training seconds (--net) */
 } dt_log_row;
 
 typedef struct {
     char *path;  /* target file (owned); NULL: logging off */
     char *buf;   /* CSV text so far, header included (owned) */
+    int model;   /* 1: the model_s column is written */
     size_t len, cap;
     cm_lock lock; /* "PATH.lock", held from open to close */
 } dt_log;
@@ -64,6 +72,10 @@ typedef struct {
  * (cm_lock: CM_EIO "PATH is in use by another run" when another process
  * logs to the same file) but writes nothing to PATH yet. */
 cm_status dt_log_open(dt_log *lg, const char *path);
+
+/* dt_log_open with the model_s column (DT_LOG_HEADER_MODEL) when model
+ * is non-zero. */
+cm_status dt_log_open_model(dt_log *lg, const char *path, int model);
 
 /* Appends one row and rewrites the file atomically. CM_EIO naming the
  * file on a write error. O(size of the log). */

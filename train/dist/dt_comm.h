@@ -68,6 +68,14 @@ cm_status dt_comm_bcast(const dt_comm *c, void *buf, size_t bytes,
  * MPI itself fails here, returns CM_EMPI locally. */
 cm_status dt_comm_agree(const dt_comm *c, cm_status local);
 
+/* dt_comm_agree for a wait behind one rank's long computation (e.g. rank
+ * 0 validating a big topology): an MPI_Ibarrier first, which every rank
+ * polls with sleeps of 50 us doubling up to 10 ms, so the waiting ranks
+ * give their cores away instead of spinning in MPI's busy poll; then
+ * dt_comm_agree. Same results and messages as dt_comm_agree, plus up to
+ * ~10 ms of latency. CM_EMPI if MPI fails. */
+cm_status dt_comm_agree_idle(const dt_comm *c, cm_status local);
+
 /* Splits parent by color (MPI_Comm_split, ranks ordered as in parent):
  * ranks passing the same color >= 0 form a new communicator, returned in
  * *out (free with dt_comm_free); a rank passing color < 0 gets *out = NULL.

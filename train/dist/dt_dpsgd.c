@@ -37,6 +37,7 @@
 
 #include <cblas.h>
 
+#include "cm_net.h"
 #include "cm_atomic.h"
 #include "cm_rng.h"
 #include "cm_time.h"
@@ -55,7 +56,9 @@
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
+#include "dt_placement.h"
 #include "dt_run_ckpt.h"
+#include "dt_topo_load.h"
 #include "dt_workers.h"
 
 /* Everything one rank holds during one dt_dpsgd_run call. */
@@ -79,6 +82,11 @@ typedef struct {
     size_t B;               /* batch */
     size_t steps_per_epoch;
     dt_workers w;           /* this rank's workers */
+    dt_placement pl;        /* gossip mode: which rank holds which worker */
+    double t_round;         /* --net: modelled seconds of a gossip round */
+    double model_base, wall_base; /* model_s, wall_s of the last row
+                                     restored by --resume (0: fresh) */
+    size_t step_base;       /* its step */
     dt_evaluator ev;        /* test sets and scratch of the evaluation */
     float *gsum;            /* all-reduce: sum of the gradients */
     double loss_sum;        /* sum of minibatch losses since the report */
@@ -95,15 +103,17 @@ typedef struct {
 
 /* d2's mixing matrix M = (1 - c) I + c W: --d2-mixing C, or (auto) the
  * largest c <= 1 with lambda_min(M) >= -1/4, a margin inside D^2's
- * lambda_min > -1/3. Refuses a C whose M is at or below -1/3. Same on
- * every rank (same file, same arithmetic). O(n^3). */
-static cm_status setup_d2_mixing(dt_run *r)
+ * lambda_min > -1/3. Refuses a C whose M is at or below -1/3. Rank 0's
+ * part, v = {c, SLEM(M)}. O(n^3); a file above the dense limit is a file
+ * problem (CM_ETOPO, exit 1), a bad C a flag problem (CM_EINVAL). */
+static cm_status d2_mixing(const dt_run *r, double v[2])
 {
     const dt_config *cfg = r->cfg;
     double l2, lmin;
     cm_status s = cm_topo_w_extremes(r->topo, &l2, &lmin);
     if (s != CM_OK)
-        return cm_error_prefix(s, "--topology");
+        return cm_error_prefix(s == CM_EINVAL ? CM_ETOPO : s,
+                               "--topology");
     double c = cfg->d2_mix;
     if (c == 0.0)
         c = lmin < -0.25 ? 1.25 / (1.0 - lmin) : 1.0;
@@ -114,9 +124,22 @@ static cm_status setup_d2_mixing(dt_run *r)
                         "(lambda_min(W) = %.4f); D^2 needs it above -1/3: "
                         "use --d2-mixing auto or half", cfg->topology, mmin,
                         c, lmin);
-    r->mix_c = c;
-    r->mix_slem = r->n > 1 ? fmax(fabs(m2), fabs(mmin)) : 0.0;
+    v[0] = c;
+    v[1] = r->n > 1 ? fmax(fabs(m2), fabs(mmin)) : 0.0;
     return CM_OK;
+}
+
+/* d2_mixing on rank 0, agreed and broadcast (collective). */
+static cm_status setup_d2_mixing(dt_run *r)
+{
+    double v[2] = {0.0, 0.0};
+    cm_status s = dt_comm_agree_idle(r->comm, r->rank == 0 ?
+                                     d2_mixing(r, v) : CM_OK);
+    if (s == CM_OK)
+        s = dt_comm_bcast(r->comm, v, sizeof v, 0);
+    r->mix_c = v[0];
+    r->mix_slem = v[1];
+    return s;
 }
 
 /* Topology (gossip) or worker count (all-reduce); ranks <= workers. */
@@ -128,31 +151,21 @@ static cm_status setup_workers(dt_run *r)
         r->n = cfg->workers ? cfg->workers : r->P;
         r->slem = 0.0;
     } else {
-        /* an unweighted file gets the rule's weights; the SLEM comes from
-         * the one validation (-1 above the dense eigensolver's limit) */
-        cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
-                                0, 0};
-        s = cm_topo_seq_read_ex(&r->seq, cfg->topology, &ro);
-        r->one_based = ro.one_based;
+        /* every rank parses; rank 0 alone checks and computes the SLEM
+         * and the weights of an unweighted file (or, --weights given, of
+         * any static file: main prints a notice), agreed and broadcast */
+        s = dt_topo_load(r->comm, cfg->topology, cfg->weights,
+                         cfg->weights_set, &r->seq, &r->one_based,
+                         &r->slem);
         r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
-        if (s == CM_OK && r->seq.period == 1) { /* a static topology */
-            s = cm_topo_check_connected(r->topo, cfg->topology);
-            /* --weights on a weighted file replaces its weights (main
-             * prints a notice): never silently ignored */
-            if (s == CM_OK && (!r->topo->self || cfg->weights_set))
-                s = cm_topo_set_weights(r->topo, cfg->weights);
-        }
-        if (s == CM_OK) /* one round: cm_topo_validate_slem */
-            s = cm_topo_seq_validate(&r->seq, cfg->topology, &r->slem);
         r->period = r->seq.period;
-        if (s == CM_OK && r->period > 1 && cfg->algorithm != DT_ALGO_DPSGD)
-            s = cm_error(CM_EINVAL, "%s is time-varying (period %zu): "
-                         "--algorithm %s needs a static topology; sequences "
-                         "run with --algorithm dpsgd", cfg->topology,
-                         r->period, dt_algo_name(cfg->algorithm));
-        if (s != CM_OK)
-            cm_error_prefix(s, "--topology");
         r->n = r->seq.n;
+        if (s == CM_OK && r->period > 1 && cfg->algorithm != DT_ALGO_DPSGD)
+            s = cm_error(CM_EINVAL, "--topology: %s is time-varying (period "
+                         "%zu): --algorithm %s needs a static topology; "
+                         "sequences run with --algorithm dpsgd",
+                         cfg->topology, r->period,
+                         dt_algo_name(cfg->algorithm));
         if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
             s = setup_d2_mixing(r);
     }
@@ -164,7 +177,49 @@ static cm_status setup_workers(dt_run *r)
                         "worker%s: run at most %zu ranks (mpirun -np %zu)",
                         r->P, r->allreduce ? "--workers" : cfg->topology,
                         r->n, r->n == 1 ? "" : "s", r->n, r->n);
-    dt_partition_block_range(r->n, r->P, r->rank, &r->w.first, &r->w.count);
+    if (r->allreduce) {
+        dt_partition_block_range(r->n, r->P, r->rank, &r->w.first,
+                                 &r->w.count);
+        return CM_OK;
+    }
+    /* gossip: the agreed placement (--placement) says which workers */
+    if ((s = dt_placement_init(&r->pl, r->comm, r->topo, cfg->placement)) !=
+        CM_OK)
+        return s;
+    dt_workers *w = &r->w;
+    w->id = malloc(r->n * sizeof *w->id);
+    s = dt_comm_agree(r->comm, w->id ? CM_OK : cm_error(CM_ENOMEM, "out of "
+                                                        "memory"));
+    if (s == CM_OK) {
+        w->count = dt_placement_workers(&r->pl, r->n, r->rank, w->id);
+        w->first = w->id[0];
+    }
+    return s;
+}
+
+/* This rank's shards, worker after worker: idx gets the image indices
+ * (owned by the caller), w->shard_off the offsets. */
+static cm_status gather_shards(dt_workers *w, const dt_partition *part,
+                               size_t **idx, size_t *total)
+{
+    *total = 0;
+    for (size_t i = 0; i < w->count; i++) {
+        size_t id = dt_workers_id(w, i);
+        *total += part->off[id + 1] - part->off[id];
+    }
+    w->shard_off = malloc((w->count + 1) * sizeof *w->shard_off);
+    *idx = malloc((*total + 1) * sizeof **idx);
+    if (!w->shard_off || !*idx)
+        return cm_error(CM_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < w->count; i++) {
+        size_t id = dt_workers_id(w, i), lo = part->off[id];
+        w->shard_off[i] = k;
+        memcpy(*idx + k, part->idx + lo,
+               (part->off[id + 1] - lo) * sizeof **idx);
+        k += part->off[id + 1] - lo;
+    }
+    w->shard_off[w->count] = k;
     return CM_OK;
 }
 
@@ -275,15 +330,11 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
         cm_error_prefix(s, "--partition");
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         goto cleanup;
-    size_t lo = part->off[w->first], hi = part->off[w->first + w->count];
-    w->shard_off = malloc((w->count + 1) * sizeof *w->shard_off);
-    if (!w->shard_off)
-        s = cm_error(CM_ENOMEM, "out of memory");
-    for (size_t i = 0; s == CM_OK && i <= w->count; i++)
-        w->shard_off[i] = part->off[w->first + i] - lo;
+    size_t *idx = NULL, total = 0;
+    s = gather_shards(w, part, &idx, &total);
     if (s == CM_OK)
-        s = dt_data_load(&src, DT_SPLIT_TRAIN, part->idx + lo, hi - lo,
-                         &norm, &w->train);
+        s = dt_data_load(&src, DT_SPLIT_TRAIN, idx, total, &norm, &w->train);
+    free(idx);
     if (s == CM_OK)
         s = setup_test(r, &src, &norm);
     if (s == CM_OK)
@@ -409,7 +460,8 @@ static cm_status setup_algo(dt_run *r)
                                               : cm_error(CM_ENOMEM, "out of "
                                                          "memory"));
     for (size_t t = 0; t < r->period && s == CM_OK; t++)
-        s = dt_gossip_new(r->comm, &r->seq.round[t], w->xlen, &r->g[t]);
+        s = dt_gossip_new_placed(r->comm, &r->seq.round[t], r->pl.rank_of,
+                                 w->xlen, &r->g[t]);
     if (s != CM_OK)
         return s;
     dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
@@ -475,7 +527,8 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     dt_gossip_stats gs;
     gossip_stats(r, &gs, &bytes_round);
     dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
-                    .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes)};
+                    .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes),
+                    .t_mpi = gs.t_mpi};
     cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
     if (s != CM_OK)
         return s;
@@ -504,6 +557,12 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
     p->wall_s = r->train_base + (t0 - r->t_train_start) - r->t_eval;
     p->images_per_s = p->wall_s > 0 ? (double)(step * r->n * r->B) /
                                           p->wall_s : 0.0;
+    /* --net: this process's measured MPI gossip time (rank mean) replaced
+     * by the model's rounds */
+    if (r->cfg->net_given && !r->allreduce)
+        p->model_s = r->model_base + (p->wall_s - r->wall_base) -
+                     m.t_mpi / (double)r->P +
+                     (double)(step - r->step_base) * r->t_round;
     r->loss_sum = 0.0;
     r->loss_n = 0;
     r->t_eval += cm_time_now() - t0;
@@ -557,6 +616,7 @@ static void run_free(dt_run *r)
     for (size_t t = 0; r->g && t < r->period; t++)
         dt_gossip_free(r->g[t]);
     free(r->g);
+    dt_placement_destroy(&r->pl);
     dt_evaluator_destroy(&r->ev);
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
@@ -598,6 +658,9 @@ static cm_status check_config(const dt_config *cfg, size_t P)
                         "--topology the workers are its nodes");
     if (cfg->resume && !cfg->ckpt_dir[0])
         return cm_error(CM_EINVAL, "--resume needs --checkpoint DIR");
+    if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
+        return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
+                        "used with --mode allreduce");
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->algorithm != DT_ALGO_DPSGD)
         return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
                         "runs (--topology); all-reduce already averages the "
@@ -614,7 +677,7 @@ static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
         .consensus = row->consensus, .train_loss = row->train_loss,
         .train_loss_global = row->train_loss_global,
         .bytes_sent = row->bytes_sent, .wall_s = row->wall_s, .lr = row->lr,
-        .test_loss = row->test_loss};
+        .test_loss = row->test_loss, .model_s = row->model_s};
 }
 
 /* Rank 0: the CSV row, the run state, the callback. */
@@ -627,7 +690,8 @@ static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
                       .test_acc_local_mean = p->test_acc_local_mean,
                       .consensus = p->consensus, .bytes_sent = p->bytes_sent,
                       .lr = p->lr, .test_loss = p->test_loss,
-                      .train_loss_global = p->train_loss_global};
+                      .train_loss_global = p->train_loss_global,
+                      .model_s = p->model_s};
     cm_status s = CM_OK;
     if (r->rank == 0) {
         s = dt_log_append(lg, &row);
@@ -723,7 +787,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (s != CM_OK || (s = setup_workers(&r)) != CM_OK)
         goto cleanup;
     if (r.rank == 0)
-        s = dt_log_open(&lg, cfg->log_path);
+        s = dt_log_open_model(&lg, cfg->log_path,
+                              cfg->net_given && !r.allreduce);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
     if (r.rank == 0 && s == CM_OK && cfg->summary[0])
@@ -736,6 +801,17 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
+    if (!r.allreduce) {  /* the placement's report, before training */
+        res->placement = r.pl.kind;
+        res->place = r.pl.st;
+        res->array_bytes = 4.0 * (double)r.w.xlen; /* gt: x and y */
+        res->n_workers = r.n;
+        res->n_ranks = r.P;
+        if (cfg->net_given)
+            res->round_model_s = r.t_round = cm_net_round_time(
+                &cfg->net, r.pl.load, r.pl.host_of_rank, r.P,
+                res->array_bytes, NULL);
+    }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
     const dt_run_ckpt ck = {
@@ -757,8 +833,12 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             s = dt_log_append(&lg, &rs.rows[k]);
         if ((s = dt_comm_agree(comm, s)) != CM_OK)
             goto cleanup;
-        if (rs.n_rows)
+        if (rs.n_rows) {
             res->last = progress_of_row(&rs.rows[rs.n_rows - 1]);
+            r.model_base = res->last.model_s;
+            r.wall_base = res->last.wall_s;
+            r.step_base = res->last.step;
+        }
     }
     res->start_step = step;
     dt_loop_plan plan;
@@ -767,6 +847,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                    .on_progress = on_progress, .ctx = ctx, .res = res};
     const dt_loop_body body = {.step = loop_step, .evaluate = loop_evaluate,
                                .ctx = &lc};
+    if (!r.allreduce && r.rank == 0 && on_progress) /* all set up */
+        on_progress(ctx, &(dt_dpsgd_progress){.start = 1});
     r.t_train_start = cm_time_now();
     /* Epoch 0: the initial model, before any step (a fresh run only; a
      * resumed run has the row from its state). Evaluation never feeds

@@ -2,7 +2,9 @@
  * centralized all-reduce baseline (C-PSGD), over the ranks of a dt_comm.
  *
  * n workers (the nodes of the topology, or --workers for all-reduce) live
- * on the P ranks in contiguous blocks. Worker i holds its parameters x_i,
+ * on the P ranks, b_r = floor(n/P) (+1 on the first n mod P ranks) on rank
+ * r: in contiguous blocks for all-reduce, placed by dt_placement
+ * (--placement graph|block) for gossip. Worker i holds its parameters x_i,
  * its momentum v_i, its generator (stream 2 + i of the seed, so nothing
  * depends on P) and a shard of the training set (dt_partition). One step
  * of worker i, all workers in lock step:
@@ -31,12 +33,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cm_place.h"
 #include "cm_status.h"
 #include "dt_algo.h"
 #include "dt_comm.h"
 #include "dt_config.h"
 
 typedef struct {
+    int start;             /* 1: the one call at start-up, before training,
+                              when the placement is known (gossip mode; the
+                              result's placement fields are set; nothing
+                              else here is) */
     double epoch;          /* epochs done (fractional with --eval-every) */
     size_t epochs;         /* epochs planned */
     size_t step;           /* steps done by every worker */
@@ -53,6 +60,9 @@ typedef struct {
     uint64_t bytes_sent;   /* gossip bytes sent per rank so far (mean) */
     double wall_s;         /* training seconds so far (no evaluation) */
     double images_per_s;   /* training images per second since the start */
+    double model_s;        /* --net: wall_s with the measured MPI gossip
+                              time replaced by rounds x the modelled round
+                              (0 without --net) */
 } dt_dpsgd_progress;
 
 /* Called on rank 0 after each evaluation (e.g. to print a line). */
@@ -86,6 +96,11 @@ typedef struct {
     uint64_t mean_hash;    /* FNV-1a of the final average model's bytes */
     uint64_t workers_hash; /* hash of every worker's final parameters, in
                               worker order: equal runs have equal hashes */
+    /* gossip mode: the placement (set before the start-up callback) */
+    cm_place_kind placement; /* --placement */
+    cm_place_stats place;  /* its costs per round, in arrays */
+    double array_bytes;    /* bytes of one worker's parameter array */
+    double round_model_s;  /* --net: modelled seconds per round (else 0) */
 } dt_dpsgd_result;
 
 /* Runs decentralized (cfg->mode gossip, cfg->topology required) or
@@ -96,7 +111,9 @@ typedef struct {
  * message (rank 0 prints it). The CSV log is written by rank 0,
  * atomically. With cfg->ckpt_dir a checkpoint is saved after every epoch
  * and cfg->resume continues from the last complete one, bit-identically.
- * on_progress (may be NULL) is called on rank 0 only. */
+ * on_progress (may be NULL) is called on rank 0 only: once at start-up
+ * with p->start = 1 (gossip mode, res's placement fields set), then after
+ * every evaluation. */
 cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                        dt_dpsgd_fn on_progress, void *ctx,
                        dt_dpsgd_result *res);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -206,6 +207,27 @@ cm_status dt_comm_agree(const dt_comm *c, cm_status local)
     memcpy(&code, buf, sizeof code);
     buf[sizeof buf - 1] = '\0';
     return cm_error((cm_status)code, "%s", buf + sizeof(int));
+}
+
+cm_status dt_comm_agree_idle(const dt_comm *c, cm_status local)
+{
+    MPI_Request req;
+    int rc = MPI_Ibarrier(c->comm, &req), done = 0;
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "MPI_Ibarrier (idle agreement)");
+    /* sleep 50 us, doubling up to 10 ms, between tests: a rank that waits
+     * minutes for another's eigensolve costs no core, and at most ~10 ms
+     * of latency once it arrives */
+    long ns = 50000;
+    while ((rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS &&
+           !done) {
+        struct timespec ts = {0, ns};
+        nanosleep(&ts, NULL);
+        ns = ns < 5000000 ? 2 * ns : 10000000;
+    }
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "MPI_Test (idle agreement)");
+    return dt_comm_agree(c, local);
 }
 
 cm_status dt_comm_split(const dt_comm *parent, int color, dt_comm **out)

@@ -110,7 +110,7 @@ cm_status dt_metrics_final_hashes(dt_evaluator *ev, const dt_workers *w,
     if (!h)
         return cm_error(CM_ENOMEM, "out of memory");
     for (size_t i = 0; i < w->count; i++)
-        h[w->first + i] = (double)(dt_hash_floats(w->x[w->shared ? 0 : i],
+        h[dt_workers_id(w, i)] = (double)(dt_hash_floats(w->x[w->shared ? 0 : i],
                                                   w->len) >> 16);
     sum_local(ev, w);
     if ((s = dt_comm_allreduce_sum_double(ev->comm, h, ev->n)) == CM_OK &&

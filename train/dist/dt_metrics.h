@@ -33,6 +33,8 @@ typedef struct {
     double loss_sum;      /* minibatch losses since the last evaluation */
     double loss_n;        /* number of those minibatches */
     double bytes_sent;    /* gossip bytes sent so far (summed over ranks) */
+    double t_mpi;         /* s in MPI gossip calls in this process so far
+                             (summed over ranks; for --net's model_s) */
     double test_loss_sum; /* the average model's test loss, summed over
                              the test images */
     double global_loss;   /* sum over the training-loss images of xbar's

@@ -26,7 +26,7 @@ static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
 {
     memset(m, 0, sizeof *m);
     m->n_workers = c->n;
-    m->worker = w->first + i;
+    m->worker = dt_workers_id(w, i);
     m->epoch = epoch;
     m->step = step;
     m->pos = w->cursor[i];
@@ -216,7 +216,8 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
         if (got.pos > n_i) {
             s = cm_error(CM_EFORMAT, "worker %zu's position %llu is beyond "
                          "its shard of %zu images (corrupt checkpoint?)",
-                         w->first + i, (unsigned long long)got.pos, n_i);
+                         dt_workers_id(w, i), (unsigned long long)got.pos,
+                         n_i);
             break;
         }
         /* Replay the pass the worker was in, then move to its position. */

@@ -32,6 +32,7 @@ void dt_workers_destroy(dt_workers *w)
     free(w->xb);
     free(w->yb);
     free(w->shard_off);
+    free(w->id);
     dt_data_destroy(&w->train);
     memset(w, 0, sizeof *w);
 }
@@ -77,7 +78,7 @@ cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
         size_t n_i = dt_workers_shard_size(w, i);
         if (!(w->order[i] = malloc((n_i ? n_i : 1) * sizeof(size_t))))
             return cm_error(CM_ENOMEM, "out of memory for batch orders");
-        cm_rng_seed(&w->rng[i], seed, 2 + w->first + i);
+        cm_rng_seed(&w->rng[i], seed, 2 + dt_workers_id(w, i));
         w->cursor[i] = n_i; /* the first step starts a pass */
     }
     return CM_OK;

@@ -1,6 +1,8 @@
 /* dt_workers: the state of the workers one rank holds in a D-PSGD run.
  *
- * Worker first+i (i < count) owns its parameters x[i], its momentum v[i],
+ * Local worker i (i < count) is worker id[i] of the run (ascending; the
+ * placement decides which, dt_placement), or first+i when id is NULL
+ * (contiguous blocks). It owns its parameters x[i], its momentum v[i],
  * its generator rng[i] (stream 2 + worker id of the seed, so nothing
  * depends on how workers are placed on ranks), and its shard: images
  * shard_off[i] .. shard_off[i+1]-1 of `train`. A pass over the shard is
@@ -26,6 +28,8 @@
 
 typedef struct {
     size_t first, count;  /* this rank's workers: first .. first+count-1 */
+    size_t *id;           /* [count] their ids when not contiguous (owned;
+                             NULL: first + i) */
     int shared;           /* 1: one shared x (all-reduce), else one each */
     size_t arrays;        /* parameter arrays: 1 (shared) or count */
     size_t len;           /* floats per parameter array */
@@ -45,6 +49,12 @@ typedef struct {
     uint8_t *yb;          /* [batch] its labels */
 } dt_workers;
 
+/* The run-wide id of local worker i. */
+static inline size_t dt_workers_id(const dt_workers *w, size_t i)
+{
+    return w->id ? w->id[i] : w->first + i;
+}
+
 /* Zeroes w (then dt_workers_destroy is safe). */
 void dt_workers_init(dt_workers *w);
 
@@ -56,7 +66,7 @@ void dt_workers_destroy(dt_workers *w);
  * images: x of max(xlen, len) floats (zeroed, for the caller to
  * initialize), v (shared only, zeroed), xn (unless shared, as x), the batch
  * orders, and generator i seeded with stream
- * 2 + first + i of seed. The first minibatch of every worker starts a
+ * 2 + dt_workers_id(w, i) of seed. The first minibatch of every worker starts a
  * pass. CM_ENOMEM naming what ran out. O(count * len + shard sizes). */
 cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
                            size_t xlen, size_t batch, uint64_t seed);

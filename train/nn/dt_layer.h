@@ -60,16 +60,6 @@ int dt_layer_shape(dt_layer *l);
 size_t dt_layer_in_size(const dt_layer *l);
 size_t dt_layer_out_size(const dt_layer *l);
 
-/* Fills the output shape and n_w of a layer from kind, input shape and
- * (conv, fc) oc, k, pad. Offsets are left to the caller. Returns 0 on
- * success, -1 when the output would be empty (kernel larger than the
- * padded input, pool of a 1-pixel plane). O(1). */
-int dt_layer_shape(dt_layer *l);
-
-/* Elements of one image at the layer's input and output. */
-size_t dt_layer_in_size(const dt_layer *l);
-size_t dt_layer_out_size(const dt_layer *l);
-
 /* Multiply-adds of the forward pass of one image (for GFLOP/s figures). */
 double dt_layer_macs(const dt_layer *l);
 

@@ -1,0 +1,436 @@
+/* cm_lanczos.c: thick-restart Lanczos for both ends of a symmetric
+ * spectrum (see cm_lanczos.h).
+ *
+ * Each step appends q_j, computes w = A q_j, orthogonalises w against the
+ * whole basis twice (classical Gram-Schmidt, BLAS-2; the coefficients are
+ * column j of H = Q^T A Q, which is tridiagonal between restarts and an
+ * arrow after one), and keeps the Krylov decomposition
+ * A Q = Q H + w e_j^T, so the residual of the Ritz pair (theta_i, Q s_i) is
+ * ||w|| |s_ji| without another product. Every CHECK_EVERY steps, and when
+ * the basis is full, H is diagonalised (LAPACK dsyev, O(max_basis^3));
+ * a full basis is restarted from the `keep` lowest and `keep` highest Ritz
+ * vectors plus w/||w||. Full reorthogonalisation costs O(n j) per step but
+ * keeps clustered extremes (optimised regular graphs have them) free of
+ * ghost copies; the basis stays small, so this is the cheap part next to
+ * nothing only for tiny n.
+ */
+#include "cm_lanczos.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_EVERY 3
+#define SETTLED 1e3
+#define RANDOM_SHARE 0.05
+
+extern void dsyev_(const char *jobz, const char *uplo, const int *n,
+                   double *a, const int *lda, double *w, double *work,
+                   const int *lwork, int *info, size_t jobz_len,
+                   size_t uplo_len);
+
+void cm_lanczos_init(cm_lanczos *lz)
+{
+    memset(lz, 0, sizeof *lz);
+}
+
+void cm_lanczos_destroy(cm_lanczos *lz)
+{
+    if (!lz)
+        return;
+    free(lz->ylo);
+    free(lz->yhi);
+    free(lz->tlo);
+    free(lz->thi);
+    free(lz->q);
+    free(lz->w);
+    free(lz->h);
+    free(lz->s);
+    free(lz->theta);
+    free(lz->coef);
+    free(lz->work);
+    cm_lanczos_init(lz);
+}
+
+cm_status cm_lanczos_reserve(cm_lanczos *lz, size_t n, size_t max_basis,
+                             size_t keep)
+{
+    if (lz->q && lz->n == n && lz->max_basis == max_basis &&
+        lz->keep == keep)
+        return CM_OK;
+    if (n == 0 || keep == 0 || max_basis < 2 * keep + 4 || max_basis > 512 ||
+        n > SIZE_MAX / sizeof(double) / max_basis)
+        return cm_error(CM_EINVAL, "Lanczos: bad sizes n=%zu basis=%zu "
+                        "keep=%zu", n, max_basis, keep);
+    cm_lanczos_destroy(lz);
+    size_t b = max_basis;
+    lz->ylo = malloc(keep * n * sizeof *lz->ylo);
+    lz->yhi = malloc(keep * n * sizeof *lz->yhi);
+    lz->tlo = malloc(keep * sizeof *lz->tlo);
+    lz->thi = malloc(keep * sizeof *lz->thi);
+    lz->q = malloc(b * n * sizeof *lz->q);
+    lz->w = malloc(n * sizeof *lz->w);
+    lz->h = malloc(b * b * sizeof *lz->h);
+    lz->s = malloc(b * b * sizeof *lz->s);
+    lz->theta = malloc(b * sizeof *lz->theta);
+    lz->coef = malloc(2 * b * sizeof *lz->coef);
+    lz->lwork = (int)(34 * b);
+    lz->work = malloc((size_t)lz->lwork * sizeof *lz->work);
+    if (!lz->ylo || !lz->yhi || !lz->tlo || !lz->thi || !lz->q || !lz->w ||
+        !lz->h || !lz->s || !lz->theta || !lz->coef || !lz->work) {
+        cm_lanczos_destroy(lz);
+        return cm_error(CM_ENOMEM, "out of memory for a Lanczos basis of "
+                        "%zu x %zu", max_basis, n);
+    }
+    lz->n = n;
+    lz->max_basis = max_basis;
+    lz->keep = keep;
+    double cap = 2e10 / ((double)n * (double)max_basis * 4.0);
+    lz->max_matvec = cap < 2000 ? 2000 : cap > 200000 ? 200000 : (size_t)cap;
+    lz->tol = 1e-10;
+    lz->deflate_ones = 0;
+    lz->scale = 0.0;
+    lz->tol_accept = 0.0;
+    lz->accept_after = lz->max_matvec;
+    return CM_OK;
+}
+
+/* A fixed pseudo-random value in [-1, 1) for index i (splitmix64). */
+static double prn(uint64_t i)
+{
+    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-52 - 1.0;
+}
+
+static void remove_mean(double *x, size_t n)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    double mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++)
+        x[i] -= mean;
+}
+
+/* The start vector into q: x0/||x0|| + RANDOM_SHARE r/||r||, deflated and
+ * normalised. Returns its norm before normalisation (0: empty space). */
+static double start_vector(cm_lanczos *lz, const double *x0)
+{
+    size_t n = lz->n;
+    double *v = lz->q;
+    for (size_t i = 0; i < n; i++)
+        v[i] = prn(i);
+    if (lz->deflate_ones)
+        remove_mean(v, n);
+    double rn = cblas_dnrm2((int)n, v, 1);
+    double x0n = x0 ? cblas_dnrm2((int)n, x0, 1) : 0.0;
+    if (rn > 0.0)
+        cblas_dscal((int)n, x0n > 0.0 ? RANDOM_SHARE / rn : 1.0 / rn, v, 1);
+    if (x0n > 0.0)
+        cblas_daxpy((int)n, 1.0 / x0n, x0, 1, v, 1);
+    if (lz->deflate_ones)
+        remove_mean(v, n);
+    double norm = cblas_dnrm2((int)n, v, 1);
+    if (norm > 0.0)
+        cblas_dscal((int)n, 1.0 / norm, v, 1);
+    return norm;
+}
+
+/* Eigen-decomposition of the leading j x j block of H into s (leading
+ * dimension j) and theta. */
+static cm_status diag_h(cm_lanczos *lz, size_t j, int vectors)
+{
+    size_t b = lz->max_basis;
+    for (size_t c = 0; c < j; c++)
+        memcpy(lz->s + c * j, lz->h + c * b, j * sizeof *lz->s);
+    int in = (int)j, info = 0;
+    dsyev_(vectors ? "V" : "N", "L", &in, lz->s, &in, lz->theta, lz->work,
+           &lz->lwork, &info, 1, 1);
+    if (info != 0)
+        return cm_error(CM_ENUMERIC, "Lanczos: LAPACK dsyev failed (info = "
+                        "%d) on the %zu x %zu projection", info, j, j);
+    return CM_OK;
+}
+
+/* out[c] = Q s_{col[c]} for c < k (n x j basis, s with leading dim j). */
+static void ritz_vectors(const cm_lanczos *lz, size_t j, const size_t *col,
+                         size_t k, double *out)
+{
+    size_t n = lz->n;
+    for (size_t c = 0; c < k; c++)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)j, 1.0, lz->q,
+                    (int)n, lz->s + col[c] * j, 1, 0.0, out + c * n, 1);
+}
+
+/* Stores the results of a finished run with j basis vectors. */
+static void finish(cm_lanczos *lz, size_t j, double beta)
+{
+    size_t col[512] = {0};
+    size_t k = lz->keep < j ? lz->keep : j;
+    lz->lo = lz->theta[0];
+    lz->hi = lz->theta[j - 1];
+    lz->lo_res = beta * fabs(lz->s[j - 1]);
+    lz->hi_res = beta * fabs(lz->s[(j - 1) * j + j - 1]);
+    for (size_t c = 0; c < k; c++) {
+        col[c] = c;
+        lz->tlo[c] = lz->theta[c];
+    }
+    ritz_vectors(lz, j, col, k, lz->ylo);
+    for (size_t c = 0; c < k; c++) {
+        col[c] = j - 1 - c;
+        lz->thi[c] = lz->theta[j - 1 - c];
+    }
+    ritz_vectors(lz, j, col, k, lz->yhi);
+    lz->nvec = k;
+}
+
+/* Thick restart: the basis becomes the keep lowest and keep highest Ritz
+ * vectors (H diagonal on them). Returns the new basis size. */
+static size_t restart(cm_lanczos *lz, size_t j)
+{
+    size_t n = lz->n, b = lz->max_basis, k = lz->keep;
+    size_t col[512];
+    for (size_t c = 0; c < k; c++) {
+        col[c] = c;
+        col[k + c] = j - k + c;
+    }
+    /* ylo/yhi are free scratch until finish() */
+    ritz_vectors(lz, j, col, k, lz->ylo);
+    ritz_vectors(lz, j, col + k, k, lz->yhi);
+    memcpy(lz->q, lz->ylo, k * n * sizeof *lz->q);
+    memcpy(lz->q + k * n, lz->yhi, k * n * sizeof *lz->q);
+    memset(lz->h, 0, b * b * sizeof *lz->h);
+    for (size_t c = 0; c < 2 * k; c++)
+        lz->h[c * b + c] = lz->theta[col[c]];
+    return 2 * k;
+}
+
+cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                         const double *x0)
+{
+    size_t n = lz->n, b = lz->max_basis;
+    size_t dim = lz->deflate_ones ? n - 1 : n;
+    lz->matvecs = 0;
+    lz->nvec = 0;
+    lz->stopped_early = 0;
+    if (!lz->q)
+        return cm_error(CM_EINVAL, "Lanczos: workspace not reserved");
+    if (dim == 0)
+        return cm_error(CM_EINVAL, "Lanczos: empty space (n = %zu)", n);
+    if (!(start_vector(lz, x0) > 0.0))
+        return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
+    memset(lz->h, 0, b * b * sizeof *lz->h);
+    size_t j = 1;          /* basis vectors; the newest is q_{j-1} */
+    double hmax = 0.0;     /* largest |H| entry seen: the scale of A */
+    double prev_lo = INFINITY, prev_hi = INFINITY; /* at the last check */
+    for (;;) {
+        size_t c = j - 1;
+        double *w = lz->w, *acc = lz->coef, *tmp = lz->coef + b;
+        f(ctx, lz->q + c * n, w);
+        lz->matvecs++;
+        memset(acc, 0, j * sizeof *acc);
+        for (int pass = 0; pass < 2; pass++) {
+            cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)j, 1.0,
+                        lz->q, (int)n, w, 1, 0.0, tmp, 1);
+            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)j, -1.0,
+                        lz->q, (int)n, tmp, 1, 1.0, w, 1);
+            for (size_t i = 0; i < j; i++)
+                acc[i] += tmp[i];
+            /* the constant vector is an extreme eigenvector (0 of L, 1 of
+             * W) outside the restricted spectrum: the Lanczos polynomial
+             * grows there, so rounding's 1-component is removed at every
+             * step, not only once */
+            if (lz->deflate_ones)
+                remove_mean(w, n);
+        }
+        for (size_t i = 0; i < j; i++) {
+            lz->h[c * b + i] = lz->h[i * b + c] = acc[i];
+            hmax = fmax(hmax, fabs(acc[i]));
+        }
+        double beta = cblas_dnrm2((int)n, w, 1);
+        double floor_ = fmax(hmax, lz->scale);
+        int invariant = j == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
+        int full = invariant || j == b || lz->matvecs >= lz->max_matvec;
+        if (full || j % CHECK_EVERY == 0) {
+            /* values only first (the early stop, and whether the ends
+             * have settled); vectors, for the residuals, once they have */
+            cm_status st = diag_h(lz, j, 0);
+            if (st != CM_OK)
+                return st;
+            double scale = fmax(fabs(lz->theta[0]), fabs(lz->theta[j - 1]));
+            scale = fmax(scale, lz->scale);
+            double lim = lz->tol * (scale > 0.0 ? scale : 1.0);
+            if (!invariant && lz->early &&
+                lz->early(lz->early_ctx, lz->theta[0], lz->theta[j - 1])) {
+                lz->lo = lz->theta[0];
+                lz->hi = lz->theta[j - 1];
+                lz->lo_res = lz->hi_res = NAN;
+                lz->stopped_early = 1;
+                return CM_OK;
+            }
+            double moved = fmax(fabs(lz->theta[0] - prev_lo),
+                                fabs(lz->theta[j - 1] - prev_hi));
+            prev_lo = lz->theta[0];
+            prev_hi = lz->theta[j - 1];
+            if (!full && moved > SETTLED * lim)
+                goto next;
+            st = diag_h(lz, j, 1);
+            if (st != CM_OK)
+                return st;
+            double rlo = beta * fabs(lz->s[j - 1]);
+            double rhi = beta * fabs(lz->s[(j - 1) * j + j - 1]);
+            /* eigenvalue error estimates: min(r, r^2/gap), gap to the
+             * next Ritz value (quadratic convergence of Ritz values) */
+            double elo = rlo, ehi = rhi;
+            if (j >= 2) {
+                double glo = lz->theta[1] - lz->theta[0];
+                double ghi = lz->theta[j - 1] - lz->theta[j - 2];
+                if (glo > 0.0)
+                    elo = fmin(elo, rlo * rlo / glo);
+                if (ghi > 0.0)
+                    ehi = fmin(ehi, rhi * rhi / ghi);
+            }
+            if (invariant || (elo <= lim && ehi <= lim)) {
+                finish(lz, j, invariant ? 0.0 : beta);
+                return CM_OK;
+            }
+            if (lz->matvecs >= lz->accept_after && lz->tol_accept > 0.0 &&
+                elo <= lz->tol_accept * fabs(lz->theta[0]) &&
+                ehi <= lz->tol_accept * fabs(lz->theta[j - 1])) {
+                finish(lz, j, beta); /* past accept_after, each end known
+                                        to tol_accept of its own size */
+                return CM_OK;
+            }
+            if (lz->matvecs >= lz->max_matvec) {
+                finish(lz, j, beta);
+                return cm_error(CM_ENUMERIC, "Lanczos: no convergence in %zu "
+                                "products (n = %zu; residuals %.2g, %.2g; "
+                                "the spectrum's ends are too close to the "
+                                "rest)", lz->matvecs, n, rlo, rhi);
+            }
+            if (j == b)
+                j = restart(lz, j);
+        }
+    next:
+        cblas_dcopy((int)n, w, 1, lz->q + j * n, 1);
+        cblas_dscal((int)n, 1.0 / beta, lz->q + j * n, 1);
+        j++;
+    }
+}
+
+/* ---- cm_topo operators ---------------------------------------------- */
+
+static void laplacian_mv(const void *ctx, const double *x, double *y)
+{
+    const cm_topo *t = ctx;
+    for (size_t i = 0; i < t->n; i++) {
+        double sum = (double)(t->off[i + 1] - t->off[i]) * x[i];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            sum -= x[t->adj[p]];
+        y[i] = sum;
+    }
+}
+
+static void mixing_mv(const void *ctx, const double *x, double *y)
+{
+    const cm_topo *t = ctx;
+    for (size_t i = 0; i < t->n; i++) {
+        double sum = t->self[i] * x[i];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            sum += t->adj_w[p] * x[t->adj[p]];
+        y[i] = sum;
+    }
+}
+
+/* Accuracy of the cm_topo spectra: TOPO_TOL relative to the operator's
+ * scale within about 1e9 flops, else TOPO_TOL_ACCEPT relative to each
+ * end's own size within 4 times that (100,000-node expanders), else no
+ * answer (long rings). */
+#define TOPO_TOL 1e-10
+#define TOPO_TOL_ACCEPT 1e-6
+
+/* Both ends of f on the complement of 1 for t's n nodes. */
+static cm_status topo_ends(const cm_topo *t, cm_matvec_fn f, double scale,
+                           double *lo, double *hi)
+{
+    cm_lanczos lz;
+    cm_lanczos_init(&lz);
+    /* 64 vectors; 24 above 100,000 nodes (reorthogonalisation is
+     * O(n basis) per product) */
+    size_t basis = t->n - 1 < 64 ? (t->n - 1 < 6 ? 6 : t->n - 1)
+                   : t->n > 100000 ? 24 : 64;
+    size_t keep = basis >= 20 ? 8 : 1;
+    cm_status st = cm_lanczos_reserve(&lz, t->n, basis, keep);
+    if (st == CM_OK) {
+        lz.deflate_ones = 1;
+        lz.scale = scale;
+        lz.tol = TOPO_TOL;
+        lz.tol_accept = TOPO_TOL_ACCEPT;
+        /* about 1e9 flops of reorthogonalisation (at least 50 products)
+         * for the full accuracy, 4 times that (at least 100 products) for
+         * the loose one */
+        double cap = 1e9 / ((double)t->n * (double)basis * 4.0 + 1.0);
+        lz.accept_after = cap < 50 ? 50 : cap > 5000 ? 5000 : (size_t)cap;
+        lz.max_matvec = cap < 25 ? 100 : cap > 5000 ? 20000 : 4 * (size_t)cap;
+        lz.max_matvec = lz.max_matvec < lz.accept_after ? lz.accept_after
+                                                        : lz.max_matvec;
+        st = cm_lanczos_run(&lz, f, t, NULL);
+    }
+    if (st == CM_OK) {
+        *lo = lz.lo;
+        *hi = lz.hi;
+    } else {
+        cm_error_prefix(st, "spectrum of a %zu-node graph", t->n);
+    }
+    cm_lanczos_destroy(&lz);
+    return st;
+}
+
+cm_status cm_topo_sparse_extremes(const cm_topo *t, double *l2, double *ln)
+{
+    *l2 = *ln = 0.0;
+    if (t->n < 2)
+        return t->n == 1 ? CM_OK
+                         : cm_error(CM_EINVAL, "spectrum of an empty graph");
+    size_t dmin, dmax;
+    cm_topo_degree_range(t, &dmin, &dmax);
+    double lo;
+    cm_status st = topo_ends(t, laplacian_mv, 2.0 * (double)dmax, &lo, ln);
+    /* disconnected: lambda_2 = 0 exactly (the Ritz value is ~1e-16) */
+    size_t count = 1;
+    if (st == CM_OK)
+        st = cm_topo_components(t, NULL, &count);
+    if (st == CM_OK)
+        *l2 = count == 1 ? lo : 0.0;
+    return st;
+}
+
+cm_status cm_topo_sparse_slem(const cm_topo *t, double *slem)
+{
+    *slem = 0.0;
+    if (!t->adj_w || !t->self)
+        return cm_error(CM_EINVAL, "SLEM of an unweighted topology");
+    if (t->n < 2)
+        return CM_OK;
+    double lo, hi;
+    cm_status st = topo_ends(t, mixing_mv, 1.0, &lo, &hi);
+    if (st == CM_OK)
+        *slem = fmax(fabs(lo), fabs(hi));
+    return st;
+}
+
+cm_status cm_topo_sparse_w_extremes(const cm_topo *t, double *l2,
+                                    double *lmin)
+{
+    *l2 = *lmin = 1.0;
+    if (!t->adj_w || !t->self)
+        return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
+    if (t->n < 2)
+        return CM_OK;
+    return topo_ends(t, mixing_mv, 1.0, lmin, l2);
+}

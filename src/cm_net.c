@@ -1,0 +1,197 @@
+/* cm_net.c: the alpha-beta (Hockney 1994) model of a gossip round per link
+ * class, its presets and the --net parser. The model is deliberately the
+ * simplest one that separates latency-bound rounds (many small messages,
+ * WAN) from bandwidth-bound ones (few large arrays, datacenter); it
+ * ignores contention between ranks of one host on the host's NIC, which
+ * the worst-rank maximum only partly stands in for.
+ */
+#include "cm_net.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    double alpha[2], beta[2];
+} preset;
+
+static const preset PRESETS[] = {
+    {"datacenter", {1e-6, 25e-6}, {10e9, 3e9}},
+    {"wan", {1e-6, 50e-3}, {10e9, 12.5e6}},
+};
+
+typedef struct {
+    const char *suffix;
+    double scale;
+} unit;
+
+static const unit TIME_UNITS[] = {
+    {"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
+static const unit RATE_UNITS[] = {
+    {"", 1}, {"B/s", 1}, {"kB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9},
+    {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8}};
+
+/* Parses "<number><unit>" of the table into *v; 0 on failure. */
+static int parse_unit(const char *s, const unit *u, size_t nu, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno || !isfinite(x))
+        return 0;
+    for (size_t k = 0; k < nu; k++)
+        if (strcmp(end, u[k].suffix) == 0) {
+            *v = x * u[k].scale;
+            return 1;
+        }
+    return 0;
+}
+
+cm_status cm_net_parse(const char *spec, cm_net *net)
+{
+    memset(net, 0, sizeof *net);
+    for (size_t k = 0; k < sizeof PRESETS / sizeof *PRESETS; k++)
+        if (strcmp(spec, PRESETS[k].name) == 0) {
+            memcpy(net->alpha, PRESETS[k].alpha, sizeof net->alpha);
+            memcpy(net->beta, PRESETS[k].beta, sizeof net->beta);
+            snprintf(net->name, sizeof net->name, "%s", spec);
+            return CM_OK;
+        }
+    memcpy(net->alpha, PRESETS[0].alpha, sizeof net->alpha);
+    memcpy(net->beta, PRESETS[0].beta, sizeof net->beta);
+    snprintf(net->name, sizeof net->name, "custom");
+    char buf[256];
+    if (!spec[0] || strlen(spec) >= sizeof buf)
+        return cm_error(CM_EINVAL, "--net '%.60s': expected datacenter, wan "
+                        "or intra=ALPHA,BETA;inter=ALPHA,BETA", spec);
+    strcpy(buf, spec);
+    int seen[2] = {0, 0};
+    char *save = NULL;
+    for (char *part = strtok_r(buf, ";", &save); part;
+         part = strtok_r(NULL, ";", &save)) {
+        int c = strncmp(part, "intra=", 6) == 0 ? 0
+              : strncmp(part, "inter=", 6) == 0 ? 1 : -1;
+        char *comma = c >= 0 ? strchr(part + 6, ',') : NULL;
+        if (c < 0 || !comma)
+            return cm_error(CM_EINVAL, "--net '%s': '%s' is not intra=ALPHA,"
+                            "BETA or inter=ALPHA,BETA", spec, part);
+        if (seen[c]++)
+            return cm_error(CM_EINVAL, "--net '%s': %s given twice", spec,
+                            c ? "inter" : "intra");
+        *comma = '\0';
+        double a, b;
+        if (!parse_unit(part + 6, TIME_UNITS, 5, &a) || a < 0)
+            return cm_error(CM_EINVAL, "--net '%s': latency '%s' is not a "
+                            "time >= 0 (e.g. 25us, 50ms, 2e-5)", spec,
+                            part + 6);
+        if (!parse_unit(comma + 1, RATE_UNITS, 7, &b) || !(b > 0))
+            return cm_error(CM_EINVAL, "--net '%s': bandwidth '%s' is not a "
+                            "rate > 0 (e.g. 3GB/s, 100Mb/s, 1.25e9)", spec,
+                            comma + 1);
+        net->alpha[c] = a;
+        net->beta[c] = b;
+    }
+    if (!seen[0] && !seen[1])
+        return cm_error(CM_EINVAL, "--net '%s': expected datacenter, wan or "
+                        "intra=ALPHA,BETA;inter=ALPHA,BETA", spec);
+    return CM_OK;
+}
+
+/* "25 us" / "50 ms" / "1.5 s"; "3 GB/s" / "12.5 MB/s". */
+static void fmt_time(char *b, size_t n, double s)
+{
+    if (s >= 1)
+        snprintf(b, n, "%.3g s", s);
+    else if (s >= 1e-3)
+        snprintf(b, n, "%.3g ms", s * 1e3);
+    else
+        snprintf(b, n, "%.3g us", s * 1e6);
+}
+
+static void fmt_rate(char *b, size_t n, double r)
+{
+    if (r >= 1e9)
+        snprintf(b, n, "%.3g GB/s", r / 1e9);
+    else if (r >= 1e6)
+        snprintf(b, n, "%.3g MB/s", r / 1e6);
+    else
+        snprintf(b, n, "%.3g kB/s", r / 1e3);
+}
+
+char *cm_net_describe(const cm_net *net, char *buf, size_t size)
+{
+    char a0[32], a1[32], b0[32], b1[32];
+    fmt_time(a0, sizeof a0, net->alpha[0]);
+    fmt_time(a1, sizeof a1, net->alpha[1]);
+    fmt_rate(b0, sizeof b0, net->beta[0]);
+    fmt_rate(b1, sizeof b1, net->beta[1]);
+    snprintf(buf, size, "%s (intra %s, %s; inter %s, %s)", net->name, a0,
+             b0, a1, b1);
+    return buf;
+}
+
+cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
+                                size_t P, size_t H, cm_place_kind kind,
+                                double array_bytes, cm_net_eval *out)
+{
+    memset(out, 0, sizeof *out);
+    if (P == 0 || P > t->n)
+        return cm_error(CM_EINVAL, "%zu ranks for %zu workers (need "
+                        "1..%zu)", P, t->n, t->n);
+    if (H == 0 || H > P)
+        return cm_error(CM_EINVAL, "%zu hosts for %zu ranks (need 1..%zu)",
+                        H, P, P);
+    size_t *host = malloc(P * sizeof *host);
+    size_t *ro = malloc(t->n * sizeof *ro);
+    cm_place_load *ld = malloc(P * sizeof *ld);
+    cm_status s = host && ro && ld ? CM_OK
+                                   : cm_error(CM_ENOMEM, "out of memory");
+    for (size_t h = 0, q = 0; s == CM_OK && h < H; h++)
+        for (size_t k = cm_place_rank_size(P, H, h); k > 0; k--)
+            host[q++] = h;
+    if (s == CM_OK)
+        s = cm_place_workers(t, P, host, kind, ro);
+    if (s == CM_OK)
+        s = cm_place_eval(t, P, host, ro, ld, &out->st);
+    if (s == CM_OK)
+        out->round_s = cm_net_round_time(net, ld, host, P, array_bytes,
+                                         &out->worst);
+    free(ld);
+    free(ro);
+    free(host);
+    return s;
+}
+
+double cm_net_round_time(const cm_net *net, const cm_place_load *load,
+                         const size_t *host_of_rank, size_t P,
+                         double array_bytes, size_t *worst)
+{
+    double t = 0;
+    size_t w = 0;
+    for (size_t r = 0; r < P; r++) {
+        const cm_place_load *l = &load[r];
+        size_t a0 = l->arrays[0] > l->arrays_in[0] ? l->arrays[0]
+                                                   : l->arrays_in[0];
+        size_t sh = 0, rh = 0;  /* the host's arrays across hosts */
+        for (size_t q = 0; q < P; q++)
+            if (!host_of_rank || host_of_rank[q] == host_of_rank[r]) {
+                sh += load[q].arrays[1];
+                rh += load[q].arrays_in[1];
+            }
+        double t0 = (double)l->peers[0] * net->alpha[0] +
+                    (double)a0 * array_bytes / net->beta[0];
+        double t1 = (double)l->peers[1] * net->alpha[1] +
+                    (double)(sh > rh ? sh : rh) * array_bytes / net->beta[1];
+        double tr = t0 > t1 ? t0 : t1;
+        if (tr > t) {
+            t = tr;
+            w = r;
+        }
+    }
+    if (worst)
+        *worst = w;
+    return t;
+}

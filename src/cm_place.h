@@ -1,0 +1,86 @@
+/* cm_place: which rank (and so which host) holds which worker.
+ *
+ * dpsgd-train runs the n nodes of a topology as n workers spread over P
+ * ranks; rank r always holds the block size b_r = floor(n/P) + (r < n mod
+ * P) of workers, only *which* workers it holds is chosen here. A gossip
+ * round sends, for every worker i, its parameter array once to every
+ * other rank holding a neighbour of i, so the traffic of a placement is
+ * its communication volume
+ *
+ *     V = sum_i |{rank(j) : j in N(i)} \ {rank(i)}|      arrays per round,
+ *
+ * and the traffic between hosts the part of V whose destination rank sits
+ * on another host than rank(i). `block` puts workers b_0.. on rank 0 in
+ * index order (right for a ring lattice, wrong for a learned graph whose
+ * labels are random); `graph` partitions the graph to minimise V: first
+ * the workers over the hosts, then each host's workers over its ranks, by
+ * recursive bisection (spectral order + balanced Fiduccia-Mattheyses
+ * refinement of V, ties broken by cut edges; cm_place.c). The placement
+ * never changes the arithmetic of a round, only where it runs.
+ * Shared by both programs (topogen eval --net models a placement); no MPI.
+ */
+#ifndef CM_PLACE_H
+#define CM_PLACE_H
+
+#include <stddef.h>
+
+#include "cm_status.h"
+#include "cm_topo.h"
+
+typedef enum {
+    CM_PLACE_BLOCK, /* contiguous blocks in worker order */
+    CM_PLACE_GRAPH  /* graph partition minimising the volume V */
+} cm_place_kind;
+
+/* What a placement costs per gossip round (in arrays: multiply by the
+ * bytes of one parameter array for bytes). */
+typedef struct {
+    size_t cut_edges;      /* edges whose ends are on different ranks */
+    size_t cut_edges_host; /* edges whose ends are on different hosts */
+    size_t volume;         /* V: arrays sent between ranks, all ranks */
+    size_t volume_host;    /* arrays sent to a rank on another host */
+    size_t max_rank;       /* most arrays one rank sends */
+    size_t max_rank_host;  /* most arrays one rank sends to other hosts */
+    size_t hosts;          /* distinct hosts among the ranks */
+} cm_place_stats;
+
+/* Parses "block" or "graph"; CM_EINVAL naming the value otherwise. */
+cm_status cm_place_parse(const char *s, cm_place_kind *kind);
+
+/* "block" or "graph". */
+const char *cm_place_name(cm_place_kind kind);
+
+/* Workers of rank r under the block sizes: floor(n/P) + (r < n mod P). */
+size_t cm_place_rank_size(size_t n, size_t P, size_t r);
+
+/* Places the t->n workers on P ranks (1 <= P <= n): rank_of[i] in 0..P-1,
+ * rank r receiving exactly cm_place_rank_size(n, P, r) workers.
+ * host_of_rank[r] is an arbitrary label of rank r's host (ranks with equal
+ * labels share a host; NULL: one host). kind graph: hosts first, then
+ * ranks inside each host, each a recursive bisection that minimises the
+ * volume; a pure function of (t, P, host labels), the same on every
+ * machine that rounds alike. Cost: a dense eigensolve O(s^3) per
+ * bisection of s <= 1024 workers (larger parts are ordered by breadth-
+ * first search instead) plus O(s^2 d) per refinement pass (parts above
+ * 1024: two starts, at most 8 passes; above 4096 not refined: O(n + m)).
+ * CM_EINVAL for P = 0 or P > n, CM_ENOMEM, CM_ENUMERIC. */
+cm_status cm_place_workers(const cm_topo *t, size_t P,
+                           const size_t *host_of_rank, cm_place_kind kind,
+                           size_t *rank_of);
+
+/* One rank's share of a round, per link class c: 0 = to ranks on the same
+ * host, 1 = to ranks on other hosts. */
+typedef struct {
+    size_t arrays[2];    /* arrays the rank sends */
+    size_t arrays_in[2]; /* arrays the rank receives */
+    size_t peers[2];     /* ranks it exchanges with (one message each way) */
+} cm_place_load;
+
+/* The costs of the placement rank_of (as above; host_of_rank may be NULL
+ * for one host). load (optional, [P]) receives each rank's share.
+ * CM_EINVAL when a rank_of entry is >= P, CM_ENOMEM. O(n d + P). */
+cm_status cm_place_eval(const cm_topo *t, size_t P,
+                        const size_t *host_of_rank, const size_t *rank_of,
+                        cm_place_load *load, cm_place_stats *st);
+
+#endif

@@ -1,0 +1,205 @@
+/* check_lanczos.c: src/cm_lanczos.c, the sparse extreme eigensolver:
+ * closed forms (ring, hypercube, complete graph, path on 2 nodes) to
+ * 1e-9 relative, agreement with the dense solver on random regular
+ * graphs, the SLEM and the extremes of W of weighted topologies, warm
+ * starts, determinism, and
+ * the errors (disconnected, unweighted, no convergence, bad sizes). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "check_blas.h"
+
+#include "cm_lanczos.h"
+#include "cm_mixing.h"
+#include "cm_rng.h"
+#include "cm_topo.h"
+#include "tg_graph.h"
+
+#define PI 3.14159265358979323846
+
+static void build(cm_topo *t, tg_kind kind, size_t n, size_t d)
+{
+    tg_graph g;
+    tg_graph_init(&g);
+    cm_rng rng;
+    cm_rng_seed(&rng, 5, 0);
+    ck_assert_int_eq(tg_graph_build(&g, kind, n, d, &rng), CM_OK);
+    cm_topo_init(t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, t), CM_OK);
+    tg_graph_destroy(&g);
+}
+
+START_TEST(closed_forms)
+{
+    static const struct {
+        tg_kind kind;
+        size_t n;
+    } tab[] = {{TG_KIND_RING, 3},       {TG_KIND_RING, 64},
+               {TG_KIND_RING, 301},     {TG_KIND_HYPERCUBE, 8},
+               {TG_KIND_HYPERCUBE, 1024}, {TG_KIND_COMPLETE, 5},
+               {TG_KIND_COMPLETE, 200}};
+    for (size_t c = 0; c < sizeof tab / sizeof *tab; c++) {
+        size_t n = tab[c].n;
+        double l2, ln, e2, en;
+        switch (tab[c].kind) {
+        case TG_KIND_RING:
+            e2 = 2.0 - 2.0 * cos(2.0 * PI / (double)n);
+            en = 2.0 - 2.0 * cos(2.0 * PI * (double)(n / 2) / (double)n);
+            break;
+        case TG_KIND_HYPERCUBE:
+            e2 = 2.0;
+            en = 2.0 * log2((double)n);
+            break;
+        default:
+            e2 = en = (double)n;
+        }
+        cm_topo t;
+        build(&t, tab[c].kind, n, 4);
+        ck_assert_int_eq(cm_topo_sparse_extremes(&t, &l2, &ln), CM_OK);
+        ck_assert_msg(fabs(l2 - e2) <= 1e-9 * en && fabs(ln - en) <= 1e-9 * en,
+                      "case %zu: %.12g %.12g vs %.12g %.12g", c, l2, ln, e2,
+                      en);
+        /* W = I - L/(ln + l2)*2: SLEM (ln - l2)/(ln + l2) */
+        ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN),
+                         CM_OK);
+        double slem;
+        ck_assert_msg(cm_topo_sparse_slem(&t, &slem) == CM_OK, "case %zu: %s",
+                      c, cm_last_error());
+        ck_assert_double_eq_tol(slem, (en - e2) / (en + e2), 1e-9);
+        cm_topo_destroy(&t);
+    }
+}
+END_TEST
+
+/* Random regular graphs: sparse and dense (cm_mixing, GSL) agree. */
+START_TEST(matches_dense)
+{
+    static const size_t ns[] = {3, 4, 17, 100, 300};
+    for (size_t c = 0; c < sizeof ns / sizeof *ns; c++) {
+        cm_topo t;
+        size_t n = ns[c];
+        build(&t, n < 5 ? TG_KIND_COMPLETE : TG_KIND_RANDOM, n, c == 3 ? 3 : 4);
+        double l2, ln, d2, dn, s, ds;
+        ck_assert_int_eq(cm_topo_sparse_extremes(&t, &l2, &ln), CM_OK);
+        ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &d2, &dn), CM_OK);
+        ck_assert_msg(fabs(l2 - d2) <= 1e-9 * dn && fabs(ln - dn) <= 1e-9 * dn,
+                      "n=%zu: %.12g %.12g vs dense %.12g %.12g", n, l2, ln,
+                      d2, dn);
+        ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+        ck_assert_int_eq(cm_topo_sparse_slem(&t, &s), CM_OK);
+        ck_assert_int_eq(cm_topo_slem(&t, &ds), CM_OK);
+        ck_assert_double_eq_tol(s, ds, 1e-9);
+        double w2, wmin, dw2, dwmin;
+        ck_assert_int_eq(cm_topo_sparse_w_extremes(&t, &w2, &wmin), CM_OK);
+        ck_assert_int_eq(cm_topo_w_extremes(&t, &dw2, &dwmin), CM_OK);
+        ck_assert_double_eq_tol(w2, dw2, 1e-9);
+        ck_assert_double_eq_tol(wmin, dwmin, 1e-9);
+        cm_topo_destroy(&t);
+    }
+}
+END_TEST
+
+static void lap_mv(const void *ctx, const double *x, double *y)
+{
+    const cm_topo *t = ctx;
+    for (size_t i = 0; i < t->n; i++) {
+        y[i] = (double)cm_topo_degree(t, i) * x[i];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            y[i] -= x[t->adj[p]];
+    }
+}
+
+/* Ritz vectors are unit, orthogonal to 1 and (near) eigenvectors; a warm
+ * start from them converges in fewer products; runs repeat exactly. */
+START_TEST(vectors_and_warm_start)
+{
+    cm_topo t;
+    build(&t, TG_KIND_RANDOM, 500, 4);
+    size_t n = t.n;
+    cm_lanczos lz;
+    cm_lanczos_init(&lz);
+    ck_assert_int_eq(cm_lanczos_reserve(&lz, n, 40, 8), CM_OK);
+    lz.deflate_ones = 1;
+    ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, &t, NULL), CM_OK);
+    size_t cold = lz.matvecs;
+    double lo = lz.lo, hi = lz.hi;
+    ck_assert_uint_eq(lz.nvec, 8);
+    double *y = malloc(n * sizeof *y), *x0 = calloc(n, sizeof *x0);
+    for (size_t k = 0; k < 2; k++) {
+        const double *v = k ? lz.yhi : lz.ylo;
+        double th = k ? lz.thi[0] : lz.tlo[0], nn = 0, sum = 0, res = 0;
+        lap_mv(&t, v, y);
+        for (size_t i = 0; i < n; i++) {
+            nn += v[i] * v[i];
+            sum += v[i];
+            res += (y[i] - th * v[i]) * (y[i] - th * v[i]);
+            x0[i] += v[i];
+        }
+        ck_assert_double_eq_tol(nn, 1.0, 1e-12);
+        ck_assert(fabs(sum) < 1e-9);
+        /* converged on the eigenvalue (error <= r^2/gap), so the vector's
+         * residual r itself is only about sqrt(1e-10 * 8 * gap) */
+        ck_assert_msg(sqrt(res) < 1e-4, "residual %g", sqrt(res));
+    }
+    ck_assert(lz.thi[0] == hi && lz.tlo[0] == lo && lz.tlo[1] >= lo);
+    ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, &t, x0), CM_OK);
+    ck_assert_double_eq_tol(lz.lo, lo, 1e-9);
+    ck_assert_double_eq_tol(lz.hi, hi, 1e-9);
+    ck_assert_msg(lz.matvecs < cold, "warm %zu cold %zu", lz.matvecs, cold);
+    size_t warm = lz.matvecs;
+    double wlo = lz.lo;
+    ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, &t, x0), CM_OK);
+    ck_assert(lz.matvecs == warm && lz.lo == wlo);
+    free(y);
+    free(x0);
+    cm_lanczos_destroy(&lz);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+START_TEST(errors)
+{
+    cm_lanczos lz;
+    cm_lanczos_init(&lz);
+    ck_assert_int_eq(cm_lanczos_reserve(&lz, 10, 5, 1), CM_EINVAL);
+    ck_assert_int_eq(cm_lanczos_reserve(&lz, 0, 10, 1), CM_EINVAL);
+    ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, NULL, NULL), CM_EINVAL);
+    /* a 2,000-node ring with a 20-product budget cannot converge */
+    cm_topo t;
+    build(&t, TG_KIND_RING, 2000, 2);
+    ck_assert_int_eq(cm_lanczos_reserve(&lz, t.n, 16, 4), CM_OK);
+    lz.deflate_ones = 1;
+    lz.max_matvec = 20;
+    ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, &t, NULL), CM_ENUMERIC);
+    ck_assert(strstr(cm_last_error(), "no convergence") != NULL);
+    double l2, ln, s;
+    ck_assert_int_eq(cm_topo_sparse_slem(&t, &s), CM_EINVAL); /* unweighted */
+    cm_topo_destroy(&t);
+    /* two disjoint edges */
+    size_t eu[] = {0, 2}, ev[] = {1, 3};
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, 4, 2, eu, ev), CM_OK);
+    ck_assert_int_eq(cm_topo_sparse_extremes(&t, &l2, &ln), CM_OK);
+    ck_assert(l2 == 0.0 && fabs(ln - 2.0) < 1e-12);
+    cm_topo_destroy(&t);
+    cm_lanczos_destroy(&lz);
+    cm_lanczos_destroy(NULL);
+}
+END_TEST
+
+Suite *lanczos_suite(void)
+{
+    Suite *s = suite_create("lanczos");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, closed_forms);
+    tcase_add_test(tc, matches_dense);
+    tcase_add_test(tc, vectors_and_warm_start);
+    tcase_add_test(tc, errors);
+    tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,303 @@
+/* check_place.c: placing workers on ranks and hosts (src/cm_place.c).
+ * Costs against closed forms (rings, cliques), exact rank sizes and
+ * determinism for every graph, rank and host layout tried, graph placement
+ * at the optimum where it is known and never worse than block on two
+ * ranks, hosts kept whole, and the errors for bad arguments. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "cm_place.h"
+#include "cm_rng.h"
+#include "cm_topo.h"
+
+/* Builds t from m edges after relabelling node v as perm[v] (NULL: none). */
+static void build(cm_topo *t, size_t n, size_t m, const size_t *ei,
+                  const size_t *ej, const size_t *perm)
+{
+    size_t *a = malloc((m + 1) * sizeof *a), *b = malloc((m + 1) * sizeof *b);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    for (size_t k = 0; k < m; k++) {
+        a[k] = perm ? perm[ei[k]] : ei[k];
+        b[k] = perm ? perm[ej[k]] : ej[k];
+    }
+    cm_topo_init(t);
+    ck_assert_int_eq(cm_topo_from_edges(t, n, m, a, b), CM_OK);
+    free(a);
+    free(b);
+}
+
+/* A random relabelling of 0..n-1 (seeded). */
+static size_t *scramble(size_t n, uint64_t seed)
+{
+    size_t *p = malloc(n * sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = i;
+    cm_rng r;
+    cm_rng_seed(&r, seed, 0);
+    cm_rng_shuffle_size(&r, p, n);
+    return p;
+}
+
+/* Ring 0-1-...-(n-1)-0, scrambled when seed != 0. */
+static void ring(cm_topo *t, size_t n, uint64_t seed)
+{
+    size_t ei[256], ej[256];
+    for (size_t i = 0; i < n; i++) {
+        ei[i] = i;
+        ej[i] = (i + 1) % n;
+    }
+    size_t *p = seed ? scramble(n, seed) : NULL;
+    build(t, n, n, ei, ej, p);
+    free(p);
+}
+
+/* c cliques of k nodes, clique q joined to q+1 by one edge; scrambled. */
+static void cliques(cm_topo *t, size_t c, size_t k, uint64_t seed)
+{
+    size_t ei[1024], ej[1024], m = 0;
+    for (size_t q = 0; q < c; q++) {
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = i + 1; j < k; j++) {
+                ei[m] = q * k + i;
+                ej[m++] = q * k + j;
+            }
+        if (q + 1 < c) {
+            ei[m] = q * k;
+            ej[m++] = (q + 1) * k + 1;
+        }
+    }
+    size_t *p = scramble(c * k, seed);
+    build(t, c * k, m, ei, ej, p);
+    free(p);
+}
+
+/* Every rank holds exactly its block size. */
+static void check_sizes(const size_t *rank_of, size_t n, size_t P)
+{
+    size_t cnt[64] = {0};
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_lt(rank_of[i], P);
+        cnt[rank_of[i]]++;
+    }
+    for (size_t r = 0; r < P; r++)
+        ck_assert_uint_eq(cnt[r], cm_place_rank_size(n, P, r));
+}
+
+static cm_place_stats place(const cm_topo *t, size_t P, const size_t *host,
+                            cm_place_kind kind, size_t *rank_of)
+{
+    cm_place_stats st;
+    ck_assert_int_eq(cm_place_workers(t, P, host, kind, rank_of), CM_OK);
+    check_sizes(rank_of, t->n, P);
+    ck_assert_int_eq(cm_place_eval(t, P, host, rank_of, NULL, &st), CM_OK);
+    return st;
+}
+
+START_TEST(test_parse_and_sizes)
+{
+    cm_place_kind k;
+    ck_assert_int_eq(cm_place_parse("block", &k), CM_OK);
+    ck_assert_int_eq(k, CM_PLACE_BLOCK);
+    ck_assert_int_eq(cm_place_parse("graph", &k), CM_OK);
+    ck_assert_int_eq(k, CM_PLACE_GRAPH);
+    ck_assert_str_eq(cm_place_name(CM_PLACE_GRAPH), "graph");
+    ck_assert_int_eq(cm_place_parse("metis", &k), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "--placement 'metis'"));
+    ck_assert_uint_eq(cm_place_rank_size(10, 3, 0), 4);
+    ck_assert_uint_eq(cm_place_rank_size(10, 3, 1), 3);
+    ck_assert_uint_eq(cm_place_rank_size(10, 3, 2), 3);
+}
+END_TEST
+
+/* Ring of 8 in blocks: 2 ranks cut 2 edges and send 2 arrays each; 4 ranks
+ * on 2 hosts cut 4 edges, 2 of them between hosts. */
+START_TEST(test_eval_ring_closed_form)
+{
+    cm_topo t;
+    ring(&t, 8, 0);
+    size_t ro[8];
+    cm_place_load ld[4];
+    cm_place_stats st;
+    ck_assert_int_eq(cm_place_workers(&t, 2, NULL, CM_PLACE_BLOCK, ro), CM_OK);
+    ck_assert_int_eq(cm_place_eval(&t, 2, NULL, ro, ld, &st), CM_OK);
+    ck_assert_uint_eq(st.cut_edges, 2);
+    ck_assert_uint_eq(st.volume, 4);
+    ck_assert_uint_eq(st.volume_host, 0);
+    ck_assert_uint_eq(st.hosts, 1);
+    for (int r = 0; r < 2; r++) {
+        ck_assert_uint_eq(ld[r].arrays[0], 2);
+        ck_assert_uint_eq(ld[r].arrays_in[0], 2);
+        ck_assert_uint_eq(ld[r].peers[0], 1);
+        ck_assert_uint_eq(ld[r].peers[1], 0);
+    }
+    size_t host[4] = {7, 7, 3, 3};
+    ck_assert_int_eq(cm_place_workers(&t, 4, host, CM_PLACE_BLOCK, ro), CM_OK);
+    ck_assert_int_eq(cm_place_eval(&t, 4, host, ro, ld, &st), CM_OK);
+    ck_assert_uint_eq(st.cut_edges, 4);
+    ck_assert_uint_eq(st.cut_edges_host, 2);
+    ck_assert_uint_eq(st.volume, 8);
+    ck_assert_uint_eq(st.volume_host, 4);
+    ck_assert_uint_eq(st.max_rank, 2);
+    ck_assert_uint_eq(st.max_rank_host, 1);
+    ck_assert_uint_eq(st.hosts, 2);
+    for (int r = 0; r < 4; r++) {
+        ck_assert_uint_eq(ld[r].peers[0], 1);
+        ck_assert_uint_eq(ld[r].peers[1], 1);
+    }
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* A scrambled ring: block placement cuts nearly every edge, graph
+ * placement finds the optimum (P cut edges, 2P arrays). */
+START_TEST(test_graph_ring_optimum)
+{
+    cm_topo t;
+    ring(&t, 24, 5);
+    size_t ro[24];
+    for (size_t P = 2; P <= 4; P++) {
+        cm_place_stats b = place(&t, P, NULL, CM_PLACE_BLOCK, ro);
+        cm_place_stats g = place(&t, P, NULL, CM_PLACE_GRAPH, ro);
+        ck_assert_uint_eq(g.cut_edges, P);
+        ck_assert_uint_eq(g.volume, 2 * P);
+        ck_assert_uint_gt(b.volume, 3 * g.volume);
+    }
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Cliques joined in a chain: one clique per rank, and on 2 hosts of 2
+ * ranks each, one pair of cliques per host (whatever the host labels). */
+START_TEST(test_graph_cliques_and_hosts)
+{
+    cm_topo t;
+    cliques(&t, 2, 5, 11);
+    size_t ro[32];
+    cm_place_stats g = place(&t, 2, NULL, CM_PLACE_GRAPH, ro);
+    ck_assert_uint_eq(g.cut_edges, 1);
+    ck_assert_uint_eq(g.volume, 2);
+    cm_topo_destroy(&t);
+
+    cliques(&t, 4, 8, 12);
+    size_t hosts[3][4] = {{0, 0, 1, 1}, {5, 9, 5, 9}, {2, 2, 2, 2}};
+    for (int h = 0; h < 3; h++) {
+        g = place(&t, 4, hosts[h], CM_PLACE_GRAPH, ro);
+        ck_assert_uint_eq(g.cut_edges, 3);
+        ck_assert_uint_eq(g.cut_edges_host, h == 2 ? 0 : 1);
+        ck_assert_uint_eq(g.volume_host, h == 2 ? 0 : 2);
+    }
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Random connected graphs, many rank and host layouts: exact sizes, the
+ * same answer twice, and on 2 ranks never more traffic than block. */
+START_TEST(test_graph_properties)
+{
+    static const size_t ns[] = {2, 5, 17, 40, 64};
+    size_t ei[512], ej[512], ro[64], ro2[64];
+    cm_rng r;
+    cm_rng_seed(&r, 42, 0);
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++) {
+        size_t n = ns[a], m = 0;
+        for (size_t i = 1; i < n; i++) {   /* a random tree ... */
+            ei[m] = cm_rng_below(&r, i);
+            ej[m++] = i;
+        }
+        for (size_t k = 0; k < n && n > 3; k++) { /* ... plus chords */
+            size_t i = cm_rng_below(&r, n), j = cm_rng_below(&r, n), dup = 0;
+            for (size_t q = 0; q < m; q++)
+                dup |= (ei[q] == i && ej[q] == j) || (ei[q] == j && ej[q] == i);
+            if (i != j && !dup) {
+                ei[m] = i;
+                ej[m++] = j;
+            }
+        }
+        cm_topo t;
+        build(&t, n, m, ei, ej, NULL);
+        for (size_t P = 1; P <= n && P <= 6; P++) {
+            size_t host[6];
+            for (size_t q = 0; q < P; q++)
+                host[q] = q % 2;
+            for (int hl = 0; hl < 2; hl++) {
+                const size_t *hp = hl ? host : NULL;
+                cm_place_stats g = place(&t, P, hp, CM_PLACE_GRAPH, ro);
+                cm_place_stats g2 = place(&t, P, hp, CM_PLACE_GRAPH, ro2);
+                ck_assert_mem_eq(ro, ro2, n * sizeof *ro);
+                ck_assert_uint_eq(g.volume, g2.volume);
+                cm_place_stats b = place(&t, P, hp, CM_PLACE_BLOCK, ro2);
+                if (P == 2)
+                    ck_assert_uint_le(g.volume, b.volume);
+                if (P == 1)
+                    ck_assert_uint_eq(g.volume, 0);
+            }
+        }
+        cm_topo_destroy(&t);
+    }
+}
+END_TEST
+
+/* The 8x8 torus, scrambled: two 8x4 halves cut 16 edges and send 32
+ * arrays; halves with staircase borders send only 28 (each border node
+ * has two cut edges: 28 cut edges), which the volume objective finds;
+ * block placement of the scrambled labels sends ~60. */
+START_TEST(test_graph_torus)
+{
+    size_t ei[128], ej[128], m = 0, ro[64];
+    for (size_t i = 0; i < 8; i++)
+        for (size_t j = 0; j < 8; j++) {
+            ei[m] = 8 * i + j;
+            ej[m++] = 8 * i + (j + 1) % 8;
+            ei[m] = 8 * i + j;
+            ej[m++] = 8 * ((i + 1) % 8) + j;
+        }
+    size_t *p = scramble(64, 3);
+    cm_topo t;
+    build(&t, 64, m, ei, ej, p);
+    cm_place_stats b = place(&t, 2, NULL, CM_PLACE_BLOCK, ro);
+    cm_place_stats g = place(&t, 2, NULL, CM_PLACE_GRAPH, ro);
+    ck_assert_uint_le(g.volume, 28);
+    ck_assert_uint_le(g.cut_edges, 2 * g.volume);
+    ck_assert_uint_ge(b.volume, 50);
+    free(p);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    cm_topo t;
+    ring(&t, 6, 0);
+    size_t ro[6] = {0, 0, 0, 1, 1, 9};
+    cm_place_stats st;
+    ck_assert_int_eq(cm_place_workers(&t, 0, NULL, CM_PLACE_GRAPH, ro),
+                     CM_EINVAL);
+    ck_assert_int_eq(cm_place_workers(&t, 7, NULL, CM_PLACE_GRAPH, ro),
+                     CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "7 ranks for 6 workers"));
+    ck_assert_int_eq(cm_place_eval(&t, 2, NULL, ro, NULL, &st), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "worker 5 on rank 9"));
+    ck_assert_int_eq(cm_place_workers(&t, 6, NULL, CM_PLACE_GRAPH, ro), CM_OK);
+    check_sizes(ro, 6, 6);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+Suite *place_suite(void)
+{
+    Suite *s = suite_create("place");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_parse_and_sizes);
+    tcase_add_test(tc, test_eval_ring_closed_form);
+    tcase_add_test(tc, test_graph_ring_optimum);
+    tcase_add_test(tc, test_graph_cliques_and_hosts);
+    tcase_add_test(tc, test_graph_properties);
+    tcase_add_test(tc, test_graph_torus);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}

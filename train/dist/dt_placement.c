@@ -1,0 +1,94 @@
+/* dt_placement.c: host discovery, the agreed worker -> rank map and its
+ * costs (see dt_placement.h). Host names are compared through a 52-bit
+ * FNV-1a hash carried exactly in a double, so one sum-allreduce of a
+ * vector with one slot per rank collects them; a collision between two
+ * different names (odds ~P^2 / 2^53) would only merge two hosts in the
+ * report and the graph placement, never change results.
+ */
+#include "dt_placement.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+cm_status dt_comm_host_ids(const dt_comm *c, size_t *host_of_rank)
+{
+    size_t P = dt_comm_size(c), me = dt_comm_rank(c);
+    double *h = calloc(P, sizeof *h);
+    cm_status s = dt_comm_agree(c, h ? CM_OK : cm_error(CM_ENOMEM, "out of "
+                                "memory (host names)"));
+    if (s != CM_OK) {
+        free(h);
+        return s;
+    }
+    char name[256] = "";
+    if (gethostname(name, sizeof name - 1) != 0)
+        strcpy(name, "?");
+    uint64_t x = 0xcbf29ce484222325ULL;
+    for (const char *p = name; *p; p++)
+        x = (x ^ (unsigned char)*p) * 0x100000001b3ULL;
+    h[me] = (double)(x >> 12);  /* 52 bits: exact in a double */
+    s = dt_comm_allreduce_sum_double(c, h, P);
+    if (s == CM_OK)
+        for (size_t r = 0; r < P; r++) {
+            size_t q = 0;
+            while (h[q] != h[r])
+                q++;
+            host_of_rank[r] = q;
+        }
+    free(h);
+    return s;
+}
+
+void dt_placement_destroy(dt_placement *pl)
+{
+    if (!pl)
+        return;
+    free(pl->host_of_rank);
+    free(pl->rank_of);
+    free(pl->load);
+    memset(pl, 0, sizeof *pl);
+}
+
+cm_status dt_placement_init(dt_placement *pl, const dt_comm *c,
+                            const cm_topo *t, cm_place_kind kind)
+{
+    memset(pl, 0, sizeof *pl);
+    size_t P = dt_comm_size(c), n = t->n;
+    pl->P = P;
+    pl->kind = kind;
+    pl->host_of_rank = malloc(P * sizeof *pl->host_of_rank);
+    pl->rank_of = malloc((n + 1) * sizeof *pl->rank_of);
+    pl->load = calloc(P, sizeof *pl->load);
+    cm_status s = pl->host_of_rank && pl->rank_of && pl->load
+                      ? CM_OK
+                      : cm_error(CM_ENOMEM, "out of memory (placement)");
+    s = dt_comm_agree(c, s);
+    if (s == CM_OK)
+        s = dt_comm_host_ids(c, pl->host_of_rank);
+    if (s == CM_OK) {
+        cm_status s0 = CM_OK;
+        if (dt_comm_rank(c) == 0)
+            s0 = cm_place_workers(t, P, pl->host_of_rank, kind, pl->rank_of);
+        s = dt_comm_agree(c, s0);
+    }
+    if (s == CM_OK)
+        s = dt_comm_bcast(c, pl->rank_of, n * sizeof *pl->rank_of, 0);
+    if (s == CM_OK)
+        s = dt_comm_agree(c, cm_place_eval(t, P, pl->host_of_rank,
+                                           pl->rank_of, pl->load, &pl->st));
+    if (s != CM_OK)
+        dt_placement_destroy(pl);
+    return s;
+}
+
+size_t dt_placement_workers(const dt_placement *pl, size_t n, size_t r,
+                            size_t *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pl->rank_of[i] == r)
+            out[k++] = i;
+    return k;
+}
