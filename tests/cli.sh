@@ -675,7 +675,7 @@ fdla_cases() {
     expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg, fdla\)" \
         "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
     expect_fail 2 "^dpsgd-train: --weights: fdla weights come from an SDP solve in topogen" \
-        "dpsgd-train --weights fdla points to topogen" "$dt" --weights fdla
+        "dpsgd-train --weights fdla points to topogen" dt_run --weights fdla
     command -v mpirun >/dev/null 2>&1 || return
     expect_ok "dpsgd-train on negative fdla weights" mpi_run 2 "$dt" --topology "$f" \
         --dataset synthetic --synthetic-train 512 --synthetic-test 64 --epochs 1 --quiet
