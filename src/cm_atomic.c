@@ -7,13 +7,19 @@
  * else 0666 & ~umask); and the stream writes through a fopencookie(3)
  * cookie that keeps the first errno of a failed write(2), because stdio
  * loses it by the time ferror() is seen, and "No space left on device" is
- * the message a user needs. */
+ * the message a user needs.
+ *
+ * A target that exists and is not a regular file (/dev/null, /dev/stdout,
+ * a FIFO) is written in place: renaming over it would replace the device
+ * with a plain file (as root, /dev/null itself). Such a target has no
+ * old contents to protect. A directory is refused. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* fopencookie */
 #endif
 #include "cm_atomic.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -91,6 +97,27 @@ cm_status cm_atomic_open(cm_afile *f, const char *path)
         afile_clear(f);
         return cm_error(CM_ENOMEM, "out of memory opening %s", path);
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        free(f->tmp);
+        f->tmp = NULL; /* in place: no temporary, no rename */
+        if (S_ISDIR(st.st_mode)) {
+            afile_clear(f);
+            return cm_error(CM_EIO, "cannot write %s: %s", path,
+                            strerror(EISDIR));
+        }
+        int fd = open(path, O_WRONLY | O_TRUNC);
+        f->sink->fd = fd;
+        cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
+        if (fd < 0 || !(f->fp = fopencookie(f->sink, "w", io))) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            afile_clear(f);
+            return cm_error(CM_EIO, "cannot write %s: %s", path, strerror(e));
+        }
+        return CM_OK;
+    }
     memcpy(f->tmp, path, len);
     memcpy(f->tmp + len, ".tmp.XXXXXX", 12);
     mode_t mode = open_mode(path);
@@ -118,15 +145,19 @@ cm_status cm_atomic_commit(cm_afile *f)
     int e = 0;
     if (fflush(f->fp) != 0)
         bad = 1;
-    if (!bad && fsync(f->sink->fd) != 0) { bad = 1; e = errno; }
+    if (!bad && f->tmp && fsync(f->sink->fd) != 0) { bad = 1; e = errno; }
     if (fclose(f->fp) != 0)
         bad = 1;
     f->fp = NULL;
     if (!e)
         e = f->sink->err;
-    if (!bad && rename(f->tmp, f->path) != 0) { bad = 1; e = errno; }
+    if (!bad && f->tmp && rename(f->tmp, f->path) != 0) {
+        bad = 1;
+        e = errno;
+    }
     if (bad) {
-        unlink(f->tmp);
+        if (f->tmp)
+            unlink(f->tmp);
         cm_status s = cm_error(CM_EIO, "cannot write %s: %s", f->path,
                                e ? strerror(e) : "write error");
         afile_clear(f);

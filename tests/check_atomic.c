@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -157,6 +158,50 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
+/* A target that is not a regular file is written in place: renaming over
+ * /dev/null (as root) replaced the device with a plain file; a FIFO must
+ * stay a FIFO; a directory is refused. */
+START_TEST(test_special_files_written_in_place)
+{
+    cm_afile f;
+    struct stat st;
+    ck_assert_int_eq(cm_atomic_open(&f, "/dev/null"), CM_OK);
+    fputs("gone\n", f.fp);
+    ck_assert_int_eq(cm_atomic_commit(&f), CM_OK);
+    ck_assert_int_eq(stat("/dev/null", &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+    ck_assert_int_eq(cm_atomic_probe("/dev/null"), CM_OK);
+    ck_assert_int_eq(cm_atomic_open(&f, dir), CM_EIO);
+    ck_assert(strstr(cm_last_error(), strerror(EISDIR)));
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    FILE *rd = NULL;
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) { /* the writer */
+        cm_afile g;
+        if (cm_atomic_open(&g, fifo) != CM_OK)
+            _exit(1);
+        fputs("through the pipe\n", g.fp);
+        _exit(cm_atomic_commit(&g) == CM_OK ? 0 : 2);
+    }
+    rd = fopen(fifo, "r");
+    ck_assert_ptr_nonnull(rd);
+    char line[64];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, rd));
+    ck_assert_str_eq(line, "through the pipe\n");
+    fclose(rd);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_int_eq(lstat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    unlink(fifo);
+    ck_assert_int_eq(dir_entries(), 0);
+}
+END_TEST
+
 START_TEST(test_lock_refuses_second_writer)
 {
     char lp[600];
@@ -209,6 +254,7 @@ Suite *atomic_suite(void)
     tcase_add_test(tc, test_replaced_file_keeps_mode);
     tcase_add_test(tc, test_failed_write_names_cause);
     tcase_add_test(tc, test_open_errors);
+    tcase_add_test(tc, test_special_files_written_in_place);
     tcase_add_test(tc, test_lock_refuses_second_writer);
     suite_add_tcase(s, tc);
     return s;
