@@ -1,27 +1,44 @@
 #!/bin/sh
 # plot.sh: PNG plots of a sweep (scripts/sweep.sh) with gnuplot.
 #
-#   scripts/plot.sh [OUT]        (default OUT=results)
+#   scripts/plot.sh [OUT]        (default OUT=results; e.g. data/results)
 #
-# For each data partition it draws, one panel per worker count and one line
-# per topology+weights (mean over seeds, band = +-1 std):
+# Uses the complete runs of OUT/runs (a settings record NAME.settings and
+# a CSV that reached the recorded epochs; scripts/runs.sh), so it redraws
+# from committed files alone. For each data partition it draws one panel
+# per worker count and one line per topology + weights (mean over seeds;
+# shaded band = ±1 std over seeds, where a line has more than one seed):
 #   OUT/plots/acc-epoch-PART.png    test accuracy of the average model vs epoch
-#   OUT/plots/acc-time-PART.png     ... vs wall-clock seconds
-#   OUT/plots/loss-PART.png         training loss vs epoch
-#   OUT/plots/consensus-PART.png    consensus distance vs step (log scale)
-# Aggregated series are kept in OUT/agg/ for the summary table.
+#   OUT/plots/acc-bytes-PART.png    ... vs model copies sent per worker
+#   OUT/plots/acc-time-PART.png     ... vs measured wall-clock seconds
+#   OUT/plots/acc-modelled-PART.png ... vs modelled wall-clock seconds (only
+#                                   when the CSVs have a column model_s,
+#                                   dpsgd-train --net, or "modelled*")
+#   OUT/plots/loss-PART.png         global training loss (the average model
+#                                   on the first 1000 training images) vs
+#                                   epoch; logs older than that column get
+#                                   the workers' own minibatch loss, labelled so
+#   OUT/plots/consensus-PART.png    consensus distance vs step (log scale;
+#                                   decentralized settings only)
+# Each legend entry names the setting, the graph's degree and the seeds
+# behind the line; legends sit below the panels, outside the data.
+# Aggregated series are kept in OUT/agg/.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${1:-${OUT:-$here/../results}}
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
 [ -d "$OUT/runs" ] || { echo "plot: no $OUT/runs (run scripts/sweep.sh first)" >&2; exit 1; }
 command -v gnuplot >/dev/null 2>&1 || { echo "plot: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
+. "$here/runs.sh"
+. "$here/styles.sh"
 mkdir -p "$OUT/agg" "$OUT/plots"
 
 # 1. Aggregate complete runs by setting (name minus the -sSEED suffix).
-settings=$(ls "$OUT/runs" | sed -n 's/^\(.*\)-s[0-9][0-9]*\.done$/\1/p' | sort -u)
-[ -n "$settings" ] || { echo "plot: no complete runs in $OUT/runs" >&2; exit 1; }
+runs=$(complete_runs "$OUT/runs")
+[ -n "$runs" ] || { echo "plot: no complete runs in $OUT/runs (a run needs NAME.settings and a CSV that reached its EPOCHS)" >&2; exit 1; }
+settings=$(echo "$runs" | sed 's/-s[0-9][0-9]*$//' | sort -u)
 for set in $settings; do
-    files=$(ls "$OUT/runs" | sed -n "s/^\($set-s[0-9][0-9]*\)\.done\$/\1.csv/p")
+    files=$(echo "$runs" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
     (cd "$OUT/runs" && awk -f "$here/aggregate.awk" $files) > "$OUT/agg/$set.dat.tmp"
     mv "$OUT/agg/$set.dat.tmp" "$OUT/agg/$set.dat"
 done
@@ -29,51 +46,134 @@ done
 # Setting name: n<N>-<kind>-<weights>-<partition tag>
 part_of() { echo "$1" | cut -d- -f4-; }
 n_of() { echo "$1" | cut -d- -f1 | sed 's/^n//'; }
-label_of() {
-    k=$(echo "$1" | cut -d- -f2); w=$(echo "$1" | cut -d- -f3)
-    if [ "$k" = allreduce ]; then echo "all-reduce (C-PSGD)"; else echo "$k + $w"; fi
+kind_of() { echo "$1" | cut -d- -f2; }
+weights_of() { echo "$1" | cut -d- -f3; }
+record_of() { ls "$OUT/runs/$1"-s*.settings | head -n 1; }
+seeds_of() { awk '!/^#/ { print $11; exit }' "$OUT/agg/$1.dat"; }
+# degree_of SET: "d" (regular) or "dmin-dmax" from the topology file
+# (edges listed once per pair); for a time-varying file (`# round R`
+# sections) the most peers of a worker in one round and the period; the
+# record's DEGREE for the regular kinds when the file was not kept; "?"
+# otherwise.
+degree_of() {
+    f="$OUT/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
+    if [ -f "$f" ]; then
+        awk '/^# round / { r++; next } /^#/ { next }
+             NF >= 2 && $1 != $2 { d[r, $1]++; d[r, $2]++ }
+             END { lo = -1; for (k in d) { if (lo < 0 || d[k] < lo) lo = d[k]; if (d[k] > hi) hi = d[k] }
+                   if (r > 1) { print "≤" hi " per round, period " r; exit }
+                   print (lo == hi ? lo : lo "-" hi) }' "$f"
+    else
+        case $(kind_of "$1") in
+        learned|rrl|random) record_value "$(record_of "$1")" DEGREE;;
+        *) echo "?";;
+        esac
+    fi
 }
-# A fixed colour and dash per topology+weights, so every plot matches.
-. "$here/styles.sh"
-style_of() { line_of "$(echo "$1" | cut -d- -f2)" "$(echo "$1" | cut -d- -f3)"; }
+# copies_of SET: model-sized messages a worker sends per step: its mean
+# degree in D-PSGD (one copy to each neighbour; for a time-varying graph
+# the mean over the rounds of a period), 2(n-1)/n for all-reduce
+# (the bandwidth-optimal ring all-reduce, a modelled figure: the trainer
+# calls MPI_Allreduce, whose algorithm MPI chooses). Empty when unknown.
+copies_of() {
+    n=$(n_of "$1")
+    if [ "$(kind_of "$1")" = allreduce ]; then
+        awk -v n="$n" 'BEGIN { print 2 * (n - 1) / n }'; return
+    fi
+    f="$OUT/topo/n$n-$(kind_of "$1")-$(weights_of "$1").txt"
+    if [ -f "$f" ]; then
+        # mean over the rounds of a time-varying file (1 round: static)
+        awk -v n="$n" '/^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
+                       END { print 2 * e / n / (r > 1 ? r : 1) }' "$f"
+    else
+        case $(kind_of "$1") in
+        learned|rrl|random) record_value "$(record_of "$1")" DEGREE;;
+        esac
+    fi
+}
+label_of() {
+    s=$(seeds_of "$1"); sd="$s seeds"; [ "$s" = 1 ] && sd="1 seed"
+    if [ "$(kind_of "$1")" = allreduce ]; then
+        echo "all-reduce (C-PSGD; $sd)"
+    else
+        echo "$(kind_of "$1" | tr _ -) + $(weights_of "$1") (deg $(degree_of "$1"); $sd)"
+    fi
+}
+style_of() {
+    echo "$(line_of "$(kind_of "$1")" "$(weights_of "$1")") $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"
+}
+# has_col SET COL: the aggregated column has a value in some row
+has_col() { awk -v c="$2" '!/^#/ && $c != "NaN" { f = 1 } END { exit !f }' "$OUT/agg/$1.dat"; }
 
 if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; fi
 parts=$(for s in $settings; do part_of "$s"; done | sort -u)
 
-# plot_one FILE YLABEL XCOL YCOL ERRCOL(0 none) LOGY TITLE XLABEL
+# plot_one PNG YLABEL XEXPR YCOL ERRCOL(0 none) LOGY TITLE XLABEL PART FILTER
+# XEXPR: a column number or "copies" (step x copies_of); FILTER: "all",
+# "gossip" (no all-reduce) or "col:K" (settings with a value in column K).
 plot_one() {
-    png=$1; ylabel=$2; xcol=$3; ycol=$4; ecol=$5; logy=$6; title=$7; xlabel=$8; part=$9
-    ns=$(for s in $settings; do [ "$(part_of "$s")" = "$part" ] && n_of "$s"; done | sort -nu)
+    png=$1; ylabel=$2; xexpr=$3; ycol=$4; ecol=$5; logy=$6; title=$7
+    xlabel=$8; part=$9; filter=${10}
+    sel=""
+    for s in $settings; do
+        [ "$(part_of "$s")" = "$part" ] || continue
+        case $filter in
+        gossip) [ "$(kind_of "$s")" = allreduce ] && continue;;
+        col:*) has_col "$s" "${filter#col:}" || continue;;
+        esac
+        if [ "$xexpr" = copies ] && [ -z "$(copies_of "$s")" ]; then
+            echo "plot: $png: $s left out (degree unknown: no topology file)" >&2
+            continue
+        fi
+        sel="$sel $s"
+    done
+    ns=$(for s in $sel; do n_of "$s"; done | sort -nu)
+    [ -n "$ns" ] || return 0
     npan=$(echo $ns | wc -w)
     gp="$OUT/plots/.plot.gp"
     {
-        width=$((520 * npan + 80)); [ "$width" -lt 1000 ] && width=1000
-        echo "set terminal pngcairo size $width,520 font 'DejaVu Sans,10'"
+        width=$((560 * npan + 60)); [ "$width" -lt 900 ] && width=900
+        echo "set terminal pngcairo size $width,620 font 'DejaVu Sans,10'"
         echo "set output '$png.tmp'"
-        echo "set multiplot layout 1,$npan title '$title' font ',13'"
+        echo "set multiplot layout 1,$npan title \"$title\" font ',12'"
         echo "set grid lc rgb '#dddddd'"
-        echo "set key bottom right font ',8' opaque box"
+        echo "set key outside below center Left reverse vertical maxrows 5 font ',8' samplen 3 spacing 1.1"
         echo "set style fill transparent solid 0.15 noborder"
-        echo "set xlabel '$xlabel'"
-        echo "set ylabel '$ylabel'"
-        [ "$logy" = 1 ] && echo "set logscale y; set format y '10^{%T}'; set key top right"
+        echo "set xlabel \"$xlabel\""
+        echo "set ylabel \"$ylabel\""
+        echo "set datafile missing 'NaN'"
+        [ "$logy" = 1 ] && echo "set logscale y; set format y '10^{%T}'"
         for n in $ns; do
             echo "set title '$n workers'"
             cmd="plot"
-            for s in $settings; do
-                [ "$(part_of "$s")" = "$part" ] && [ "$(n_of "$s")" = "$n" ] || continue
+            in_panel=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$s"; fi; done)
+            cnt=$(echo "$in_panel" | wc -l); k=0
+            band=0
+            for s in $in_panel; do
+                [ "$ecol" != 0 ] && [ "$(seeds_of "$s")" -gt 1 ] && band=1
+            done
+            for s in $in_panel; do
+                k=$((k + 1))
                 f="$OUT/agg/$s.dat"
-                st=$(style_of "$s")
+                # the first lines drawn are the widest, with the largest
+                # points, so that a later line on the same values (e.g.
+                # the same small graph under two names) leaves a rim of
+                # each earlier one visible around it
+                lw=$(awk -v c="$cnt" -v k="$k" 'BEGIN { w = 1.2 + 0.9 * (c - k); print (w > 6 ? 6 : w) }')
+                ps=$(awk -v c="$cnt" -v k="$k" 'BEGIN { p = 0.6 + 0.35 * (c - k); print (p > 2.5 ? 2.5 : p) }')
+                st=$(style_of "$s" | sed "s/lw [0-9.]*/lw $lw/")
                 lc=$(echo "$st" | sed 's/ lw.*//')
-                if [ "$ecol" != 0 ]; then
-                    cmd="$cmd '$f' u $xcol:(\$$ycol-\$$ecol):(\$$ycol+\$$ecol) w filledcurves $lc notitle,"
+                if [ "$xexpr" = copies ]; then x="(\$2*$(copies_of "$s"))"; else x=$xexpr; fi
+                if [ "$ecol" != 0 ] && [ "$(seeds_of "$s")" -gt 1 ]; then
+                    cmd="$cmd '$f' u $x:(\$$ycol-\$$ecol):(\$$ycol+\$$ecol) w filledcurves $lc notitle,"
                 fi
                 if [ "$logy" = 1 ]; then
-                    cmd="$cmd '$f' u $xcol:(\$$ycol > 0 ? \$$ycol : 1/0) w l $st t '$(label_of "$s")',"
+                    cmd="$cmd '$f' u $x:(\$$ycol > 0 ? \$$ycol : 1/0) w lp $st ps $ps pi -1 t '$(label_of "$s")',"
                 else
-                    cmd="$cmd '$f' u $xcol:$ycol w lp $st pt 7 ps 0.5 t '$(label_of "$s")',"
+                    cmd="$cmd '$f' u $x:$ycol w lp $st ps $ps t '$(label_of "$s")',"
                 fi
             done
+            [ "$band" = 1 ] && cmd="$cmd keyentry w filledcurves fc rgb '#999999' fs transparent solid 0.3 t '±1 std over seeds',"
             echo "${cmd%,}"
         done
         echo "unset multiplot"
@@ -83,16 +183,34 @@ plot_one() {
     echo "plot: wrote $png"
 }
 
-desc="${DATASET:-fashion-mnist}, ${MODEL:-lenet}, batch ${BATCH:-?}/worker, lr ${LR:-?}, degree ${DEGREE:-?}"
+desc="${DATASET:-?}, ${MODEL:-?}, batch ${BATCH:-?}/worker, lr ${LR:-?}"
+acc="test accuracy of the average model"
 for part in $parts; do
     pl=$(echo "$part" | sed 's/-/ /; s/dirichlet /dirichlet α=/')
-    plot_one "$OUT/plots/acc-epoch-$part.png" "test accuracy of the average model" 1 4 5 0 \
-        "Test accuracy vs epochs ($pl partition; $desc)" "epoch" "$part"
-    plot_one "$OUT/plots/acc-time-$part.png" "test accuracy of the average model" 3 4 5 0 \
-        "Test accuracy vs wall-clock time ($pl partition; $desc)" "wall-clock time (s)" "$part"
-    plot_one "$OUT/plots/loss-$part.png" "training loss (cross-entropy)" 1 6 7 0 \
-        "Training loss vs epochs ($pl partition; $desc)" "epoch" "$part"
+    plot_one "$OUT/plots/acc-epoch-$part.png" "$acc" 1 4 5 0 \
+        "Test accuracy vs epochs ($pl partition; $desc)" "epoch" "$part" all
+    plot_one "$OUT/plots/acc-bytes-$part.png" "$acc" copies 4 5 0 \
+        "Test accuracy vs data sent per worker ($pl partition; $desc)" \
+        "model copies sent per worker (D-PSGD: degree/step; all-reduce: 2(n-1)/n/step, ring)" "$part" all
+    plot_one "$OUT/plots/acc-time-$part.png" "$acc" 3 4 5 0 \
+        "Test accuracy vs measured wall-clock time, shared machine: indicative ($pl partition; $desc)" \
+        "wall-clock training time (s)" "$part" all
+    plot_one "$OUT/plots/acc-modelled-$part.png" "$acc" 15 4 5 0 \
+        "Test accuracy vs modelled wall-clock time ($pl partition; $desc)" \
+        "modelled wall-clock time (s)" "$part" col:15
+    gl=1
+    for s in $settings; do
+        [ "$(part_of "$s")" = "$part" ] || continue
+        has_col "$s" 12 || gl=0
+    done
+    if [ "$gl" = 1 ]; then
+        plot_one "$OUT/plots/loss-$part.png" "global training loss (average model, first 1000 training images)" 1 12 13 0 \
+            "Global training loss vs epochs ($pl partition; $desc)" "epoch" "$part" all
+    else
+        plot_one "$OUT/plots/loss-$part.png" "mean minibatch loss, each worker on its own shard" 1 6 7 0 \
+            "Workers' own training loss vs epochs: NOT the global loss (logs predate it; $pl partition; $desc)" "epoch" "$part" all
+    fi
     plot_one "$OUT/plots/consensus-$part.png" "consensus distance mean_i ||x_i - x̄||²" 2 8 0 1 \
-        "Consensus distance vs steps ($pl partition; $desc)" "step" "$part"
+        "Consensus distance vs steps ($pl partition; $desc)" "step" "$part" gossip
 done
 rm -f "$OUT/plots/.plot.gp"

@@ -8,14 +8,19 @@
 # the topology file, the final test accuracy of the average model (mean +-
 # std over seeds), epochs and wall-clock seconds to reach each target (mean
 # over the seeds that reached it; "-" when none did; "(k/S)" when only k of
-# S seeds did), and the final consensus distance.
+# S seeds did), and the final consensus distance. A run counts when its
+# settings record and a CSV that reached the recorded epochs are there
+# (scripts/runs.sh), so it works on committed files such as data/results.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
+. "$here/runs.sh"
 OUT=${1:-${OUT:-$here/../results}}
 TARGETS=${TARGETS:-"0.85 0.88"}
 [ -d "$OUT/runs" ] || { echo "summary: no $OUT/runs (run scripts/sweep.sh first)" >&2; exit 1; }
-settings=$(ls "$OUT/runs" | sed -n 's/^\(.*\)-s[0-9][0-9]*\.done$/\1/p' | sort -u | sort -s -t- -k1.2,1n -k4,4)
-[ -n "$settings" ] || { echo "summary: no complete runs in $OUT/runs" >&2; exit 1; }
+runs=$(complete_runs "$OUT/runs")
+settings=$(echo "$runs" | sed 's/-s[0-9][0-9]*$//' | sort -u | sort -s -t- -k1.2,1n -k4,4)
+[ -n "$runs" ] || { echo "summary: no complete runs in $OUT/runs (a run needs NAME.settings and a CSV that reached its EPOCHS)" >&2; exit 1; }
 
 tmp="$OUT/summary.md.tmp"
 {
@@ -34,11 +39,13 @@ tmp="$OUT/summary.md.tmp"
             slem="0 (exact)"; kind="all-reduce"; w="-"
         elif [ -f "$f" ]; then
             slem=$(sed -n 's/.*slem=\([0-9.eE+-]*\).*/\1/p' "$f" | head -n 1)
+            # time-varying: the norm of the period's product instead
+            [ -n "$slem" ] || slem=$(sed -n 's/.*product_norm=\([0-9.eE+-]*\).*/\1 (period product)/p' "$f" | head -n 1)
             [ -n "$slem" ] || slem="?"
         else
             slem="?"
         fi
-        files=$(ls "$OUT/runs" | sed -n "s/^\($set-s[0-9][0-9]*\)\.done\$/\1.csv/p")
+        files=$(echo "$runs" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
         row=$(cd "$OUT/runs" && awk -F, -v targets="$TARGETS" '
             FNR == 1 { nf++; next }
             { last_acc[nf] = $5; last_cons[nf] = $7

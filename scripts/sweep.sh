@@ -134,10 +134,16 @@ write_grid() {
 write_grid
 
 # Topology files: one per (n, kind, weights); generated once, reused.
+# Weights "own": a time-varying kind (one-peer-exp, base) that carries its
+# own weights (no --weights). In file and run names a kind's '-' becomes
+# '_' (one_peer_exp), since names split on '-'.
+tag_of() { echo "$1" | tr - _; }
 topo_file() { # n kind weights
-    f="$OUT/topo/n$1-$2-$3.txt"
+    f="$OUT/topo/n$1-$(tag_of "$2")-$3.txt"
     if [ ! -s "$f" ]; then
-        "$BIN/topogen" -n "$1" -d "$DEGREE" --kind "$2" --weights "$3" \
+        wflag="--weights $3"
+        [ "$3" = own ] && wflag=""
+        "$BIN/topogen" -n "$1" -d "$DEGREE" --kind "$2" $wflag \
             --seed "$TOPO_SEED" --quiet -o "$f" \
             || die "topogen failed for n=$1 kind=$2 weights=$3"
     fi
@@ -176,7 +182,13 @@ run() { # name np workers setting partition seed topology-file args...
         echo "[$i/$total] $name: marker from other settings, run again"
         rm -f "$OUT/runs/$name.done"
     fi
+    # NP is recorded but not part of the identity (same bits for any NP)
+    printf 'NP="%s"\n' "$np" >> "$rec.tmp"
     mv "$rec.tmp" "$rec"
+    # A CSV left by an earlier attempt or other settings must not be taken
+    # for this run's log (plot.sh and summary.sh count a run complete when
+    # its record exists and its CSV reached EPOCHS; scripts/runs.sh).
+    rm -f "$OUT/runs/$name.csv"
     start=$(date +%s)
     printf '[%d/%d] %s ... ' "$i" "$total" "$name"
     if mpirun --oversubscribe --bind-to none -np "$np" "$BIN/dpsgd-train" \
@@ -205,7 +217,7 @@ for s in $SEEDS; do
             for kw in $SETTINGS; do
                 k=${kw%%:*}; w=${kw#*:}
                 f=$(topo_file "$n" "$k" "$w")
-                run "n$n-$k-$w-$ptag-s$s" "$np" "$n" "$kw" "$p" "$s" "$f" \
+                run "n$n-$(tag_of "$k")-$w-$ptag-s$s" "$np" "$n" "$kw" "$p" "$s" "$f" \
                     --topology "$f" --partition "$p" --seed "$s"
             done
             if [ "$ALLREDUCE" = 1 ]; then

@@ -215,14 +215,21 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
         print_placement(c->cfg, c->res);
         c->placement_due = 0;
     }
-    char local[32] = "-"; /* NaN: not measured (--local-eval 0) */
+    /* loss: the workers' own minibatches (none yet at epoch 0); global:
+     * the average model on the first training images; NaN: not measured
+     * ("-", e.g. local_acc under --local-eval 0) */
+    char loss[32] = "-", global[32] = "-", local[32] = "-";
+    if (!isnan(p->train_loss))
+        snprintf(loss, sizeof loss, "%.4f", p->train_loss);
+    if (!isnan(p->train_loss_global))
+        snprintf(global, sizeof global, "%.4f", p->train_loss_global);
     if (!isnan(p->test_acc_local_mean))
         snprintf(local, sizeof local, "%.4f", p->test_acc_local_mean);
-    printf("epoch %.3g/%zu  step %zu  loss %.4f  test_acc %.4f  "
-           "test_loss %.4f  local_acc %s  consensus %.3g  lr %.4g  "
-           "sent %.1f MB/rank  %.0f img/s  %.1f s\n", p->epoch, p->epochs,
-           p->step, p->train_loss, p->test_acc, p->test_loss, local,
-           p->consensus, p->lr,
+    printf("epoch %.3g/%zu  step %zu  loss %s  global_loss %s  "
+           "test_acc %.4f  test_loss %.4f  local_acc %s  consensus %.3g  "
+           "lr %.4g  sent %.1f MB/rank  %.0f img/s  %.1f s\n", p->epoch,
+           p->epochs, p->step, loss, global, p->test_acc, p->test_loss,
+           local, p->consensus, p->lr,
            (double)p->bytes_sent / 1e6, p->images_per_s, p->wall_s);
     fflush(stdout);
 }

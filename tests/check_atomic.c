@@ -225,7 +225,8 @@ START_TEST(test_lock_refuses_second_writer)
     ck_assert_int_eq(dt_log_open(&l2, path), CM_EIO);
     ck_assert(strstr(cm_last_error(), "in use by another run"));
     ck_assert(strstr(cm_last_error(), path));
-    dt_log_row row = {.epoch = 1, .step = 3, .test_acc_local_mean = NAN};
+    dt_log_row row = {.epoch = 1, .step = 3, .test_acc_local_mean = NAN,
+                      .train_loss_global = NAN};
     ck_assert_int_eq(dt_log_append(&l1, &row), CM_OK);
     dt_log_close(&l1);
     char line[256];
@@ -234,9 +235,10 @@ START_TEST(test_lock_refuses_second_writer)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
     ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
     fclose(fp);
-    /* not measured: an empty field, not a number (issue 10 item 7); the
-       last two columns, lr and test_loss, since issue 14 */
-    ck_assert_str_eq(line, "1,3,0.000,0.000000,0.000000,,0,0,0,0.000000\n");
+    /* not measured: an empty field, not a number (issue 10 item 7); then
+       lr and test_loss (issue 14) and train_loss_global (issue 15, NaN
+       here: empty) */
+    ck_assert_str_eq(line, "1,3,0.000,0.000000,0.000000,,0,0,0,0.000000,\n");
     ck_assert_int_eq(dir_entries(), 1); /* the log, no lock file */
     ck_assert_int_eq(dt_log_open(&l2, path), CM_OK);
     dt_log_close(&l2);

@@ -123,13 +123,17 @@ START_TEST(test_log)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     ck_assert_str_eq(line, DT_LOG_HEADER "\n");
     size_t ep, step;
-    double wall, loss, acc, accl, cons;
+    double wall, loss, acc, accl, cons, global, global1 = 0.0;
     unsigned long long bytes;
     for (size_t e = 1; e <= 2; e++) {
         ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-        ck_assert_int_eq(sscanf(line, "%zu,%zu,%lf,%lf,%lf,%lf,%lf,%llu", &ep,
-                                &step, &wall, &loss, &acc, &accl, &cons,
-                                &bytes), 8);
+        ck_assert_int_eq(sscanf(line, "%zu,%zu,%lf,%lf,%lf,%lf,%lf,%llu,%lf",
+                                &ep, &step, &wall, &loss, &acc, &accl, &cons,
+                                &bytes, &global), 9);
+        /* the model's loss on the first training images: positive, and
+         * lower after the second epoch than after the first */
+        ck_assert(global > 0.0 && (e == 1 || global < global1));
+        global1 = global;
         ck_assert_uint_eq(ep, e);
         ck_assert_uint_eq(step, e * 8);
         ck_assert(acc >= 0.0 && acc <= 1.0);

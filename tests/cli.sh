@@ -316,8 +316,8 @@ train_cases() {
     # a tiny synthetic run: progress lines, final line, a complete CSV
     expect_ok "synthetic run" "$dt" $syn --epochs 2 --log "$l"
     check '[ "$(grep -c "^epoch " "$T/out")" -eq 2 ]' "one progress line per epoch"
-    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss"' "CSV header"
-    check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (NF != 10 || \$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0 || \$9 <= 0 || \$10 <= 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0, lr and test loss"
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss,train_loss_global"' "CSV header"
+    check '[ "$(wc -l <"$l")" -eq 3 ] && awk -F, "NR > 1 && (NF != 11 || \$5 < 0 || \$5 > 1 || \$7 != 0 || \$8 != 0 || \$9 <= 0 || \$10 <= 0 || \$11 <= 0) { bad = 1 } END { exit bad }" "$l"' "CSV rows: acc in 0..1, consensus and bytes 0, lr, test loss and global loss"
     h1=$(sed -n 's/.*hash //p' "$T/out")
     # issue 10 item 3: a second writer of the same --log is refused (the
     # first holds LOG.lock: here flock(1) plays the first run)
@@ -416,9 +416,10 @@ checkpoint_cases() {
         "unwritable --checkpoint at start-up" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --epochs 2 \
         --checkpoint "$T/plainfile/ck" --log "$T/unw.csv"
     check '[ ! -e "$T/unw.csv" ]' "no log row written"
-    # divergence stops the run
+    # divergence stops the run (--quiet: the epoch-0 row's progress line,
+    # printed before the first step, is not part of the failure)
     expect_fail 1 "^dpsgd-train: training diverged at epoch 1 \\(step [0-9]+\\): the training loss is NaN" \
-        "D-PSGD --lr 100 diverges" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --lr 100 --epochs 2
+        "D-PSGD --lr 100 diverges" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --lr 100 --epochs 2 --quiet
     # --weights on a weighted file applies, with a notice
     "$BIN/topogen" -n 8 -d 2 --kind ring --weights laplacian -q -o "$T/ring8.txt"
     expect_ok "weighted file" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet
@@ -429,7 +430,7 @@ checkpoint_cases() {
         "--weights maxdeg applied with a notice (slem $s1 -> $s2)"
     # all-reduce reports the bytes it hands to MPI_Allreduce
     expect_ok "all-reduce bytes" mpi_run 2 "$dt" --mode allreduce $syn --epochs 1 --quiet --log "$T/ar.csv"
-    check 'awk -F, "NR == 2 && \$8 > 0 { ok = 1 } END { exit !ok }" "$T/ar.csv" && ! grep -q "(.*, 0.0 kB sent per step" "$T/out"' \
+    check 'awk -F, "NR == 3 && \$8 > 0 { ok = 1 } END { exit !ok }" "$T/ar.csv" && ! grep -q "(.*, 0.0 kB sent per step" "$T/out"' \
         "all-reduce bytes_sent > 0: $(tail -n 1 "$T/ar.csv")"
 }
 
@@ -579,7 +580,8 @@ mpi_cases() {
     # a good run, and a corrupt checkpoint refused on resume
     expect_ok "4 workers on 2 ranks" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --checkpoint "$T/ck" --log "$l"
-    check '[ "$(wc -l <"$l")" -eq 3 ] && [ -f "$T/ck/latest" ]' "CSV rows and a complete checkpoint"
+    check '[ "$(wc -l <"$l")" -eq 4 ] && [ -f "$T/ck/latest" ]' "CSV rows (epochs 0, 1, 2) and a complete checkpoint"
+    check 'sed -n 2p "$l" | grep -qE "^0,0,[0-9.]+,,0\.[0-9]+,.*,[0-9]+\.[0-9]+$"' "epoch-0 row: no minibatch loss, a global loss: $(sed -n 2p "$l")"
     f="$T/ck/$(cat "$T/ck/latest")/worker-000001.ckpt" # --keep 2: two epochs
     printf 'garbage' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
     expect_fail 1 "^dpsgd-train: --resume: .*worker-000001.ckpt: checksum mismatch" \
@@ -612,7 +614,7 @@ placement_cases() {
     # 10 s per step, less the few seconds of measured MPI time it replaces
     expect_ok "--net with a log" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --net "intra=10s,1e12" --log "$l"
-    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss"' \
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss,train_loss_global"' \
         "CSV header with model_s: $(head -1 "$l")"
     check 'awk -F, "NR > 1 { d = \$4 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
         "model_s = wall_s - MPI time + 10 s per step: $(tail -1 "$l")"
@@ -643,6 +645,70 @@ net_cases() {
     expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
     expect_fail 1 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
     expect_fail 1 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
+}
+
+# Sweep identity (issue 10 item 9): a run is reused only under the
+# settings that made it; an OUT made with other sweep-wide settings is
+# refused naming them; grid.env and each run's .settings tell the truth.
+sweep_cases() {
+    sw="$T/sweep"
+    sweep() {
+        env BIN="$BIN" OUT="$sw" SMOKE=1 \
+            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" NP=2 WORKERS=4 DEGREE_SMOKE=2 \
+            SETTINGS=ring:mh PARTITIONS=iid ALLREDUCE=1 \
+            TRAIN_ARGS="--synthetic-train 256 --synthetic-test 64" \
+            "$@" sh scripts/sweep.sh
+    }
+    r="$sw/runs/n4-ring-mh-iid-s1"
+    expect_ok "sweep EPOCHS=1" sweep EPOCHS=1
+    check '[ -f "$r.csv" ] && grep -qx "EPOCHS=\"1\"" "$r.settings" && grep -qx "SETTING=\"ring:mh\"" "$r.settings"' \
+        "settings written next to the CSV"
+    check '[ "$(cat "$r.done")" = "$(sed -n "s/^RUN_ID=\"\(.*\)\"$/\1/p" "$r.settings")" ]' \
+        ".done holds the run's RUN_ID"
+    check 'grep -qx "SETTINGS=\"allreduce:none ring:mh\"" "$sw/grid.env" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
+        "grid.env lists every run: $(grep SETTINGS= "$sw/grid.env")"
+    expect_ok "sweep again" sweep EPOCHS=1
+    check '[ "$(grep -c "done already, skipped" "$T/out")" -eq 2 ]' "same settings: both runs skipped"
+    cp "$r.csv" "$T/first.csv"
+    expect_fail 1 "^sweep: .* other settings: EPOCHS 1 -> 2; LR 0.05 -> 0.01 \(use another OUT" \
+        "other EPOCHS/LR into the same OUT" sweep EPOCHS=2 LR=0.01
+    check 'cmp -s "$r.csv" "$T/first.csv" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
+        "refused sweep changed nothing"
+    : > "$r.done" # a marker without this run's identity (older sweep.sh)
+    expect_ok "stale marker" sweep EPOCHS=1
+    check 'grep -q "n4-ring-mh-iid-s1: marker from other settings, run again" "$T/out" && [ -s "$r.done" ]' \
+        "a marker from other settings is not reused"
+    rm -f "$sw/grid.env"
+    expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
+}
+
+# plot.sh and summary.sh on committed results: a run counts when its
+# settings record is there and its CSV reached the recorded epochs
+results_cases() {
+    rd="$T/results"
+    mkdir -p "$rd"
+    cp -r data/results/runs data/results/topo data/results/grid.env "$rd/"
+    expect_ok "summary.sh on data/results" env TARGETS=0.80 sh scripts/summary.sh "$rd"
+    check '[ "$(grep -c "^| [0-9]" "$rd/summary.md")" -eq 28 ] && grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | 77.74% ± 1.73 | - | - | 0.361 | 3 |$" "$rd/summary.md"' \
+        "summary of the committed runs: 28 settings, the 64-worker lattice row"
+    # a CSV cut short (an interrupted run) does not count; no record, no run
+    sed -i '$d' "$rd/runs/n64-rrl-mh-dirichlet-0.1-s3.csv"
+    rm "$rd/runs/n64-rrl-mh-dirichlet-0.1-s2.settings"
+    expect_ok "summary.sh, one CSV short, one record missing" env TARGETS=0.80 sh scripts/summary.sh "$rd"
+    check 'grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | .* | 1 |$" "$rd/summary.md"' \
+        "only the complete run counts: $(grep "| 64 | dirichlet:0.1 | rrl | mh" "$rd/summary.md")"
+    rm -f "$rd"/runs/*.settings
+    expect_fail 1 "^summary: no complete runs in $rd/runs" "no records" sh scripts/summary.sh "$rd"
+    # results.sh: ALGO (default d2) is checked before any run
+    expect_fail 1 "^results: ALGO must be d2, gt, qgm or none, got 'bogus'" \
+        "results.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/results.sh "$T/res-bogus"
+    check '[ ! -e "$T/res-bogus" ]' "no results directory after a bad ALGO"
+    if command -v gnuplot >/dev/null 2>&1; then
+        cp -r data/results/runs "$rd/"
+        expect_ok "plot.sh on data/results" sh scripts/plot.sh "$rd"
+        check '[ "$(ls "$rd"/plots/*.png | wc -l)" -eq 10 ] && grep -q "^1 29 " "$rd/agg/n64-learned-laplacian-iid.dat" && [ "$(awk "!/^#/ { print \$11; exit }" "$rd/agg/n64-learned-laplacian-iid.dat")" = 3 ]' \
+            "10 plots; aggregated series with 3 seeds"
+    fi
 }
 
 # FDLA weights (topo/tg_fdla.c): certified optimum in the file header,
@@ -725,48 +791,13 @@ seq_cases() {
         "dpsgd-train: sequences only with dpsgd" mpi_run 2 "$dt" --topology "$T/op8.txt" --algorithm gt $syn
 }
 
-# Sweep identity (issue 10 item 9): a run is reused only under the
-# settings that made it; an OUT made with other sweep-wide settings is
-# refused naming them; grid.env and each run's .settings tell the truth.
-sweep_cases() {
-    sw="$T/sweep"
-    sweep() {
-        env BIN="$BIN" OUT="$sw" SMOKE=1 \
-            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" NP=2 WORKERS=4 DEGREE_SMOKE=2 \
-            SETTINGS=ring:mh PARTITIONS=iid ALLREDUCE=1 \
-            TRAIN_ARGS="--synthetic-train 256 --synthetic-test 64" \
-            "$@" sh scripts/sweep.sh
-    }
-    r="$sw/runs/n4-ring-mh-iid-s1"
-    expect_ok "sweep EPOCHS=1" sweep EPOCHS=1
-    check '[ -f "$r.csv" ] && grep -qx "EPOCHS=\"1\"" "$r.settings" && grep -qx "SETTING=\"ring:mh\"" "$r.settings"' \
-        "settings written next to the CSV"
-    check '[ "$(cat "$r.done")" = "$(sed -n "s/^RUN_ID=\"\(.*\)\"$/\1/p" "$r.settings")" ]' \
-        ".done holds the run's RUN_ID"
-    check 'grep -qx "SETTINGS=\"allreduce:none ring:mh\"" "$sw/grid.env" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
-        "grid.env lists every run: $(grep SETTINGS= "$sw/grid.env")"
-    expect_ok "sweep again" sweep EPOCHS=1
-    check '[ "$(grep -c "done already, skipped" "$T/out")" -eq 2 ]' "same settings: both runs skipped"
-    cp "$r.csv" "$T/first.csv"
-    expect_fail 1 "^sweep: .* other settings: EPOCHS 1 -> 2; LR 0.05 -> 0.01 \(use another OUT" \
-        "other EPOCHS/LR into the same OUT" sweep EPOCHS=2 LR=0.01
-    check 'cmp -s "$r.csv" "$T/first.csv" && grep -qx "EPOCHS=\"1\"" "$sw/grid.env"' \
-        "refused sweep changed nothing"
-    : > "$r.done" # a marker without this run's identity (older sweep.sh)
-    expect_ok "stale marker" sweep EPOCHS=1
-    check 'grep -q "n4-ring-mh-iid-s1: marker from other settings, run again" "$T/out" && [ -s "$r.done" ]' \
-        "a marker from other settings is not reused"
-    rm -f "$sw/grid.env"
-    expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
-}
-
 topogen_cases
 net_cases
 train_cases
 mpi_cases
+results_cases
 fdla_cases
 seq_cases
-sweep_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,9 @@
  * on the synthetic data set: the trajectory of an 8-worker topology is
  * bit-identical for P = 1, 2 and 4 ranks (sub-communicators); a short run
  * learns; checkpoint, stop, and resume on another P equals an
- * uninterrupted run; all-reduce mode learns; too many ranks and an
+ * uninterrupted run; the CSV log's epoch-0 row and global training
+ * loss, and evaluation that never changes the trajectory; all-reduce
+ * mode learns; too many ranks and an
  * asymmetric file are rejected on every rank with one message.
  *
  * Every assertion is made on every rank with values every rank holds
@@ -24,6 +26,7 @@
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"
+#include "dt_log.h"
 
 /* The cube Q3 (8 nodes, 3-regular) with Laplacian weights, written to a
  * per-rank temporary file whose path goes to cfg->topology. */
@@ -246,6 +249,75 @@ START_TEST(test_rejections_on_all_ranks)
 }
 END_TEST
 
+/* The CSV log: a first row for epoch 0 (the initial model, no step yet:
+ * empty per-worker loss), the global training loss of the average model
+ * in every row, lower after training than at the start; and evaluating
+ * more often (the epoch-0 row, --eval-every) does not change the
+ * trajectory. Rank 0 reads the file and broadcasts its verdict. */
+START_TEST(test_epoch0_row_and_global_loss)
+{
+    char path[64], log[64];
+    dt_config cfg;
+    cube_file(path, sizeof path);
+    small_config(&cfg, path);
+    int pid = (int)getpid();
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
+                     CM_OK);
+    snprintf(log, sizeof log, "/tmp/mpi_check_log_%d.csv", pid);
+    uint64_t h_plain, h_log, h_often;
+    double acc;
+    ck_assert_int_eq(run_on(4, &cfg, &h_plain, &acc), CM_OK);
+    snprintf(cfg.log_path, sizeof cfg.log_path, "%s", log);
+    ck_assert_int_eq(run_on(2, &cfg, &h_log, &acc), CM_OK);
+    /* verdict: 0 ok, else the number of the failed check */
+    double bad = 0, rows = 0, g0 = 0, g_last = 0;
+    if (dt_comm_rank(dt_comm_world()) == 0) {
+        FILE *fp = fopen(log, "r");
+        char line[256];
+        if (!fp || !fgets(line, sizeof line, fp) ||
+            strcmp(line, DT_LOG_HEADER "\n") != 0)
+            bad = 1;
+        while (!bad && fgets(line, sizeof line, fp)) {
+            double ep, g;
+            size_t step;
+            char loss[32] = "";
+            /* epoch,step,wall,train_loss,acc,local,cons,bytes,global */
+            if (sscanf(line, "%lf,%zu,%*[^,],%31[^,],", &ep, &step, loss) < 2)
+                bad = 2;
+            const char *last = strrchr(line, ',');
+            if (!last || sscanf(last + 1, "%lf", &g) != 1 || !(g > 0))
+                bad = 3;
+            /* "0,0,W,,": no minibatch loss at epoch 0, one after */
+            if (rows == 0 && (ep != 0 || step != 0 || loss[0]))
+                bad = 4;
+            if (rows > 0 && (ep != rows || !loss[0]))
+                bad = 5;
+            if (rows == 0)
+                g0 = g;
+            g_last = g;
+            rows++;
+        }
+        if (fp)
+            fclose(fp);
+        unlink(log);
+    }
+    double v[4] = {bad, rows, g0, g_last};
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), v, sizeof v, 0), CM_OK);
+    ck_assert_msg(v[0] == 0, "log check %g failed", v[0]);
+    ck_assert_double_eq(v[1], (double)cfg.epochs + 1);
+    /* synthetic data, 10 classes: the initial loss is about ln 10 or
+     * more, and two epochs bring the average model's loss well down */
+    ck_assert_double_gt(v[2], 1.5);
+    ck_assert_double_lt(v[3], 0.8 * v[2]);
+    ck_assert_uint_eq(h_log, h_plain);
+    cfg.log_path[0] = '\0';
+    cfg.eval_every = 7;
+    ck_assert_int_eq(run_on(4, &cfg, &h_often, &acc), CM_OK);
+    ck_assert_uint_eq(h_often, h_plain);
+    unlink(path);
+}
+END_TEST
+
 Suite *dpsgd_suite(void)
 {
     Suite *s = suite_create("dpsgd");
@@ -256,6 +328,10 @@ Suite *dpsgd_suite(void)
     tc = tcase_create("resume_equals_uninterrupted");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_resume_equals_uninterrupted);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("epoch0_row_and_global_loss");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_epoch0_row_and_global_loss);
     suite_add_tcase(s, tc);
     tc = tcase_create("failed_save_cleans_up");
     tcase_set_timeout(tc, 300);

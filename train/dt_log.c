@@ -90,18 +90,27 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
 {
     if (!lg->path)
         return CM_OK;
-    char local[32] = ""; /* empty when not measured (NaN) */
+    /* empty fields when not measured (NaN) */
+    char loss[32] = "", local[32] = "", global[32] = "";
+    if (!isnan(r->train_loss))
+        snprintf(loss, sizeof loss, "%.6f", r->train_loss);
     if (!isnan(r->test_acc_local_mean))
         snprintf(local, sizeof local, "%.6f", r->test_acc_local_mean);
-    char model[40] = "";
+    char lr[32] = "", tloss[32] = "", model[40] = "";
+    if (!isnan(r->lr))
+        snprintf(lr, sizeof lr, "%.6g", r->lr);
+    if (!isnan(r->test_loss))
+        snprintf(tloss, sizeof tloss, "%.6f", r->test_loss);
+    if (!isnan(r->train_loss_global))
+        snprintf(global, sizeof global, "%.6f", r->train_loss_global);
     if (lg->model)
         snprintf(model, sizeof model, "%.3f,", r->model_s);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%.6f,%.6f,%s,%.6g,%llu,"
-                             "%.6g,%.6f\n",
-                             r->epoch, r->step, r->wall_s, model,
-                             r->train_loss, r->test_acc, local, r->consensus,
-                             (unsigned long long)r->bytes_sent, r->lr,
-                             r->test_loss);
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%s,%.6f,%s,%.6g,%llu,"
+                             "%s,%s,%s\n",
+                             r->epoch, r->step, r->wall_s, model, loss,
+                             r->test_acc, local, r->consensus,
+                             (unsigned long long)r->bytes_sent, lr, tloss,
+                             global);
     if (s != CM_OK)
         return s;
     return log_flush(lg);

@@ -148,15 +148,22 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
                         .epoch_s = ep_s,
                         .images_per_s = (double)u->train.n / ep_s};
     size_t correct = 0;
-    dt_net_eval(u->net, u->net->params, u->test.x, u->test.y, u->test.n,
-                &correct, &e.test_loss);
+    const size_t ng = u->train.n < DT_TRAIN_LOSS_EVAL ? u->train.n
+                                                      : DT_TRAIN_LOSS_EVAL;
+    double global = NAN;
+    if ((s = dt_net_eval(u->net, u->net->params, u->test.x, u->test.y,
+                         u->test.n, &correct, &e.test_loss)) != CM_OK ||
+        (s = dt_net_eval(u->net, u->net->params, u->train.x, u->train.y, ng,
+                         NULL, &global)) != CM_OK)
+        return s;
     e.test_acc = (double)correct / (double)u->test.n;
     e.wall_s = cm_time_now() - u->t_start;
     dt_log_row row = {.epoch = (double)e.epoch, .step = done,
                       .wall_s = e.wall_s, .train_loss = e.train_loss,
                       .test_acc = e.test_acc,
                       .test_acc_local_mean = e.test_acc, .lr = e.lr,
-                      .test_loss = e.test_loss};
+                      .test_loss = e.test_loss,
+                      .train_loss_global = global};
     if ((s = dt_log_append(&u->lg, &row)) != CM_OK)
         return s;
     const size_t K = u->cfg->save_model_every;

@@ -253,6 +253,30 @@ static cm_status setup_test(dt_run *r, const dt_source *src,
     return s;
 }
 
+/* This rank's contiguous slice of the first min(DT_TRAIN_LOSS_EVAL,
+ * n_train) training images (file order, whatever the partition): the
+ * images of the global training loss. */
+static cm_status setup_train_eval(dt_run *r, const dt_source *src,
+                                  const dt_norm *norm, size_t n_train)
+{
+    dt_evaluator *ev = &r->ev;
+    ev->n_train_eval = n_train < DT_TRAIN_LOSS_EVAL ? n_train
+                                                    : DT_TRAIN_LOSS_EVAL;
+    size_t t0 = ev->n_train_eval * r->rank / r->P;
+    size_t t1 = ev->n_train_eval * (r->rank + 1) / r->P;
+    if (t1 == t0)
+        return CM_OK;
+    size_t *idx = malloc((t1 - t0) * sizeof *idx);
+    if (!idx)
+        return cm_error(CM_ENOMEM, "out of memory");
+    for (size_t k = t0; k < t1; k++)
+        idx[k - t0] = k;
+    cm_status s = dt_data_load(src, DT_SPLIT_TRAIN, idx, t1 - t0, norm,
+                               &ev->train_slice);
+    free(idx);
+    return s;
+}
+
 /* Labels and pixel statistics are read by rank 0 and broadcast; each rank
  * then loads only its workers' shards and its slices of the test set. */
 static cm_status setup_data(dt_run *r, dt_partition *part)
@@ -313,6 +337,8 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
     free(idx);
     if (s == CM_OK)
         s = setup_test(r, &src, &norm);
+    if (s == CM_OK)
+        s = setup_train_eval(r, &src, &norm, n_train);
     s = dt_comm_agree(r->comm, s);
     if (s == CM_OK) {
         size_t used = part->off[r->n];
@@ -522,7 +548,10 @@ static cm_status evaluate(dt_run *r, size_t step, double lr,
         r->allreduce ? p->test_acc
         : n_local == 0 ? NAN
                        : m.correct_local / ((double)r->n * (double)n_local);
-    p->train_loss = m.loss_n > 0 ? m.loss_sum / m.loss_n : 0.0;
+    p->train_loss = m.loss_n > 0 ? m.loss_sum / m.loss_n : NAN;
+    p->train_loss_global = r->ev.n_train_eval
+                               ? m.global_loss / (double)r->ev.n_train_eval
+                               : NAN;
     p->bytes_sent =
         r->bytes_base + (uint64_t)llround(m.bytes_sent / (double)r->P);
     p->wall_s = r->train_base + (t0 - r->t_train_start) - r->t_eval;
@@ -646,6 +675,7 @@ static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
         .epoch = row->epoch, .step = row->step, .test_acc = row->test_acc,
         .test_acc_local_mean = row->test_acc_local_mean,
         .consensus = row->consensus, .train_loss = row->train_loss,
+        .train_loss_global = row->train_loss_global,
         .bytes_sent = row->bytes_sent, .wall_s = row->wall_s, .lr = row->lr,
         .test_loss = row->test_loss, .model_s = row->model_s};
 }
@@ -660,6 +690,7 @@ static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
                       .test_acc_local_mean = p->test_acc_local_mean,
                       .consensus = p->consensus, .bytes_sent = p->bytes_sent,
                       .lr = p->lr, .test_loss = p->test_loss,
+                      .train_loss_global = p->train_loss_global,
                       .model_s = p->model_s};
     cm_status s = CM_OK;
     if (r->rank == 0) {
@@ -819,6 +850,14 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (!r.allreduce && r.rank == 0 && on_progress) /* all set up */
         on_progress(ctx, &(dt_dpsgd_progress){.start = 1});
     r.t_train_start = cm_time_now();
+    /* Epoch 0: the initial model, before any step (a fresh run only; a
+     * resumed run has the row from its state). Evaluation never feeds
+     * back into training, so the trajectory is the same with or without
+     * it. */
+    if (step == 0 &&
+        (s = loop_evaluate(&lc, 0, dt_sched_lr(&plan.sched, 0.0), 0)) !=
+            CM_OK)
+        goto cleanup;
     if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
         goto cleanup;
     res->steps = step;

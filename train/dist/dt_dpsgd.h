@@ -49,7 +49,11 @@ typedef struct {
     size_t step;           /* steps done by every worker */
     double lr;             /* learning rate of the last step */
     double test_loss;      /* the average model's test loss */
-    double train_loss;     /* mean minibatch loss since the last report */
+    double train_loss;     /* mean minibatch loss since the last report,
+                              each worker on its own shard (NaN at epoch
+                              0: no step yet) */
+    double train_loss_global; /* loss of the average model on the first
+                              DT_TRAIN_LOSS_EVAL training images */
     double test_acc;       /* accuracy of the average model, 0..1 */
     double test_acc_local_mean; /* mean accuracy of the workers' models */
     double consensus;      /* mean_i ||x_i - xbar||^2 */

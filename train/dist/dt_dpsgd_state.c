@@ -15,7 +15,8 @@
 #include "cm_atomic.h"
 
 #define STATE_MAGIC "DPSGDST"
-#define STATE_VERSION 3u /* 2: log rows carry lr, test_loss; 3: model_s */
+#define STATE_VERSION 4u /* 2: log rows carry lr, test_loss; 3: model_s;
+                            4: train_loss_global */
 
 cm_status dt_run_state_add(dt_run_state *rs, const dt_log_row *row,
                            double train_s, uint64_t bytes)

@@ -32,6 +32,7 @@ void dt_evaluator_destroy(dt_evaluator *ev)
     free(ev->dsum);
     dt_data_destroy(&ev->test_slice);
     dt_data_destroy(&ev->test_local);
+    dt_data_destroy(&ev->train_slice);
     memset(ev, 0, sizeof *ev);
 }
 
@@ -60,6 +61,7 @@ cm_status dt_metrics_eval(dt_evaluator *ev, const dt_workers *w,
     const size_t len = w->len;
     cm_status s = CM_OK;
     m->consensus_sq = m->correct_avg = m->correct_local = 0.0;
+    m->global_loss = 0.0;
     m->test_loss_sum = 0.0;
     if (w->shared) {
         memcpy(ev->xbar, w->x[0], len * sizeof *ev->xbar);
@@ -84,6 +86,12 @@ cm_status dt_metrics_eval(dt_evaluator *ev, const dt_workers *w,
         return s;
     m->correct_avg = (double)correct;
     m->test_loss_sum = loss * (double)ts->n;
+    const dt_data *tr = &ev->train_slice;
+    double mean_loss = 0.0;
+    if (tr->n > 0 && (s = dt_net_eval(ev->net, ev->xbar, tr->x, tr->y, tr->n,
+                                      NULL, &mean_loss)) != CM_OK)
+        return s;
+    m->global_loss = mean_loss * (double)tr->n;
     for (size_t i = 0; !w->shared && tl->n > 0 && i < w->count; i++) {
         if ((s = dt_net_eval(ev->net, w->x[i], tl->x, tl->y, tl->n,
                              &correct, NULL)) != CM_OK)

@@ -5,7 +5,9 @@
  * its contiguous slice), the mean accuracy of the workers' own models on
  * the first --local-eval test images, the consensus distance
  * mean_i ||x_i - xbar||^2, the mean training loss since the last
- * evaluation and the gossip bytes sent per rank. Evaluation is the only
+ * evaluation (each worker on its own shard), the global training loss
+ * (xbar on the first DT_TRAIN_LOSS_EVAL training images, each rank its
+ * contiguous slice) and the gossip bytes sent per rank. Evaluation is the only
  * place floating-point sums cross ranks; it never feeds back into
  * training, so it cannot make a trajectory depend on P. Also here: the
  * final hashes that prove two runs equal.
@@ -35,6 +37,8 @@ typedef struct {
                              (summed over ranks; for --net's model_s) */
     double test_loss_sum; /* the average model's test loss, summed over
                              the test images */
+    double global_loss;   /* sum over the training-loss images of xbar's
+                             cross-entropy */
 } dt_metrics;
 
 /* What evaluation reads besides the workers; owned test sets, scratch. */
@@ -43,9 +47,12 @@ typedef struct {
     dt_net *net;          /* borrowed: runs the forward passes */
     size_t n;             /* workers in the run (all ranks) */
     size_t n_test;        /* test images of the whole run */
+    size_t n_train_eval;  /* training-loss images of the whole run */
     dt_data test_slice;   /* this rank's slice of the test set (owned) */
     dt_data test_local;   /* the first local-eval images (owned; empty in
                              all-reduce mode) */
+    dt_data train_slice;  /* this rank's slice of the training-loss
+                             images (owned) */
     float *xbar;          /* [len] the average model */
     double *dsum;         /* [len] its double accumulator */
 } dt_evaluator;
@@ -67,8 +74,9 @@ cm_status dt_metrics_reduce(const dt_comm *comm, dt_metrics *m);
  * mode xbar = the shared x, no communication) and fills m with the
  * metrics summed over ranks; loss_sum, loss_n and bytes_sent are taken
  * from *m on entry as this rank's values. Costs an allreduce of len
- * doubles (gossip mode), the forward passes of the test slice and of
- * every local worker on the local-eval images, and dt_metrics_reduce. */
+ * doubles (gossip mode), the forward passes of the test slice, of the
+ * training-loss slice and of every local worker on the local-eval
+ * images, and dt_metrics_reduce. */
 cm_status dt_metrics_eval(dt_evaluator *ev, const dt_workers *w,
                           dt_metrics *m);
 
