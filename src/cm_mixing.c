@@ -345,19 +345,13 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
     return CM_OK;
 }
 
-cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
+/* Every eigenvalue of the weighted t's symmetric W, ascending, into a new
+ * array *ev_out[n] (the caller frees): dense fill and dsyev, refused above
+ * CM_MIXING_DENSE_MAX before allocating. */
+static cm_status w_dense_spectrum(const cm_topo *t, double **ev_out)
 {
     size_t n = t->n;
-    *l2 = *lmin = 1.0;
-    if (!t->self)
-        return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
-    if (n <= 1)
-        return CM_OK;
-    if (use_sparse(n)) {
-        cm_status st = cm_topo_sparse_w_extremes(t, l2, lmin);
-        if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
-            return st;
-    }
+    *ev_out = NULL;
     cm_status st = dense_check(n, "the spectrum of W");
     if (st != CM_OK)
         return st;
@@ -373,11 +367,53 @@ cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
     }
     st = sym_eigenvalues(a, n, ev);
     if (st == CM_OK) {
-        *l2 = ev[n - 2];
-        *lmin = ev[0];
+        *ev_out = ev;
+        ev = NULL;
     }
 cleanup:
     free(ev);
     free(a);
+    return st;
+}
+
+cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
+{
+    size_t n = t->n;
+    *l2 = *lmin = 1.0;
+    if (!t->self)
+        return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
+    if (n <= 1)
+        return CM_OK;
+    if (use_sparse(n)) {
+        cm_status st = cm_topo_sparse_w_extremes(t, l2, lmin);
+        if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
+            return st;
+    }
+    double *ev;
+    cm_status st = w_dense_spectrum(t, &ev);
+    if (st == CM_OK) {
+        *l2 = ev[n - 2];
+        *lmin = ev[0];
+    }
+    free(ev);
+    return st;
+}
+
+cm_status cm_topo_w_range(const cm_topo *t, double *lo, double *hi)
+{
+    if (!t->self) {
+        *lo = *hi = 1.0;
+        return cm_error(CM_EINVAL, "spectrum of an unweighted topology");
+    }
+    *lo = *hi = t->n ? t->self[0] : 1.0;
+    if (t->n <= 1)
+        return CM_OK;
+    double *ev;
+    cm_status st = w_dense_spectrum(t, &ev);
+    if (st == CM_OK) {
+        *lo = ev[0];
+        *hi = ev[t->n - 1];
+    }
+    free(ev);
     return st;
 }

@@ -78,6 +78,13 @@ cm_status cm_topo_slem(const cm_topo *t, double *slem);
  * when unweighted, CM_ENUMERIC if the eigensolver fails. */
 cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin);
 
+/* The smallest and largest eigenvalue of the weighted t's symmetric W
+ * (both W_00 for n = 1), e.g. to check that a round of a time-varying
+ * topology keeps its spectrum in [-1, 1]. Dense, O(n^3), refused above
+ * CM_MIXING_DENSE_MAX nodes before allocating. CM_EINVAL when unweighted
+ * or too large, CM_ENOMEM, CM_ENUMERIC if the eigensolver fails. */
+cm_status cm_topo_w_range(const cm_topo *t, double *lo, double *hi);
+
 /* CM_OK when t is unweighted or every row of W sums to 1 within
  * CM_TOPO_ROW_TOL (compensated sums, so %.17g files pass); else CM_ETOPO
  * naming path and the first bad row. O(n + m). */

@@ -379,40 +379,6 @@ cleanup:
 
 /* ---- spectra --------------------------------------------------------- */
 
-/* Smallest and largest eigenvalue of the symmetric W of t (dense). */
-static cm_status w_extremes(const cm_topo *t, double *lo, double *hi)
-{
-    size_t n = t->n;
-    *lo = *hi = t->self[0];
-    if (n <= 1)
-        return CM_OK;
-    gsl_matrix *a = gsl_matrix_calloc(n, n);
-    gsl_vector *ev = gsl_vector_alloc(n);
-    gsl_eigen_symm_workspace *w = gsl_eigen_symm_alloc(n);
-    cm_status st = CM_OK;
-    if (!a || !ev || !w) {
-        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++) {
-        gsl_matrix_set(a, i, i, t->self[i]);
-        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-            gsl_matrix_set(a, i, t->adj[p], t->adj_w[p]);
-    }
-    int rc = gsl_eigen_symm(a, ev, w);
-    if (rc != GSL_SUCCESS) {
-        st = cm_error(CM_ENUMERIC, "eigensolver failed: %s", gsl_strerror(rc));
-        goto cleanup;
-    }
-    *lo = gsl_vector_min(ev);
-    *hi = gsl_vector_max(ev);
-cleanup:
-    gsl_eigen_symm_free(w);
-    gsl_vector_free(ev);
-    gsl_matrix_free(a);
-    return st;
-}
-
 cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
 {
     size_t n = s->n;
@@ -489,7 +455,7 @@ cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
         if (st != CM_OK)
             return st;
         double lo, hi;
-        st = w_extremes(t, &lo, &hi);
+        st = cm_topo_w_range(t, &lo, &hi);
         if (st != CM_OK)
             return cm_error_prefix(st, "%s", name);
         if (hi > 1.0 + CM_TOPO_SEQ_EIG_TOL || lo < -1.0 - CM_TOPO_SEQ_EIG_TOL)

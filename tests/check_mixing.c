@@ -66,6 +66,17 @@ START_TEST(test_spectra_closed_forms)
     ck_assert_int_eq(cm_topo_w_extremes(&t, &w2, &wmin), CM_OK);
     ck_assert_double_eq_tol(w2, 1 - (2 - 2 * cos(2 * M_PI / 8)) / 3, 1e-9);
     ck_assert_double_eq_tol(wmin, -1.0 / 3.0, 1e-9);
+    /* the whole range: lambda_max(W) = 1 for a stochastic W */
+    double lo, hi;
+    ck_assert_int_eq(cm_topo_w_range(&t, &lo, &hi), CM_OK);
+    ck_assert_double_eq_tol(lo, -1.0 / 3.0, 1e-9);
+    ck_assert_double_eq_tol(hi, 1.0, 1e-9);
+    petersen(&t);
+    ck_assert_int_eq(cm_topo_w_range(&t, &lo, &hi), CM_EINVAL);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    ck_assert_int_eq(cm_topo_w_range(&t, &lo, &hi), CM_OK);
+    ck_assert_double_eq_tol(lo, -3.0 / 7.0, 1e-9);
+    ck_assert_double_eq_tol(hi, 1.0, 1e-9);
     cm_topo_destroy(&t);
 }
 END_TEST
