@@ -159,7 +159,8 @@ static const flag_spec FLAGS[] = {
      "0 and no n= is given)"},
     {"--net", NULL, F_NET, OFF(net), EVAL, 0, 0, H_NONE, "NET",
      "eval: model a gossip round on datacenter, wan or "
-     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph"},
+     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph "
+     "(time-varying: each round, in blocks), next to a ring all-reduce"},
     {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
      "P", "eval --net: floats per worker array (default 61706, LeNet)"},
     {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_NODES, H_NONE,
@@ -706,6 +707,7 @@ static void net_print(const config *c, const cm_topo *t, const cm_net *net,
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
     char d[160];
     cm_net_describe(net, d, sizeof d);
+    double ar = topogen_allreduce_time(net, P, H, bytes);
     if (json)
         printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
                "\"array_bytes\":%.0f,", d, P, H, bytes);
@@ -728,6 +730,11 @@ static void net_print(const config *c, const cm_topo *t, const cm_net *net,
                    (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
                    ev[k].worst);
     }
+    if (json)
+        printf("\"allreduce_ring_s\":%.6g,", ar);
+    else
+        printf("  allreduce   ring all-reduce of the same arrays: modelled "
+               "%.4g ms\n", ar * 1e3);
 }
 
 /* Reads, weights and reports on a topology file. */
@@ -743,9 +750,10 @@ static int evaluate(const config *c)
     cm_topo_seq_init(&seq);
     cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
-        const topogen_seq_eval_job job = {c->file, c->json, c->simulate,
-                                          c->search.seed, c->weights_given,
-                                          c->out_given};
+        const topogen_seq_eval_job job = {
+            c->file, c->json, c->simulate, c->search.seed, c->weights_given,
+            c->out_given, c->net, c->ranks, c->hosts,
+            4.0 * (double)(c->params ? c->params : 61706)};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;
