@@ -694,6 +694,25 @@ sweep_cases() {
     expect_ok "stale marker" sweep EPOCHS=1
     check 'grep -q "n4-ring-mh-iid-s1: marker from other settings, run again" "$T/out" && [ -s "$r.done" ]' \
         "a marker from other settings is not reused"
+    # modelled wall-clock (scripts/modelled.sh): measured compute + the
+    # modelled round, every worker on its own host; kept when complete
+    md() { env BIN="$BIN" BENCH_STEPS=3 BENCH_REPEAT=1 "$@" sh scripts/modelled.sh "$sw"; }
+    expect_ok "modelled.sh" md
+    # wan: the ring of 4 (degree 2) sends 2 x (50 ms + 246824 B / 12.5 MB/s);
+    # the ring all-reduce of 4 hosts 6 x 50 ms + 6/4 x 246824 B / 12.5 MB/s
+    check 'grep -q "^# compute model=lenet batch=16 s_per_step=[0-9.e-]* measured .*bench lenet batch 16: " "$sw/modelled.tsv" && [ "$(grep -vc "^#" "$sw/modelled.tsv")" -eq 4 ] && awk "!/^#/ && \$2 == \"wan\" { c[\$1] = \$4; d = \$5 - \$3 - \$4; if (d > 1e-6 || d < -1e-6) bad = 1 } END { exit bad || c[\"n4-ring-mh\"] != 0.139492 || c[\"n4-allreduce-none\"] != 0.329619 }" "$sw/modelled.tsv"' \
+        "modelled.tsv: $(cat "$sw/modelled.tsv")"
+    expect_ok "modelled.sh again" md
+    check 'grep -q "covers every setting, kept" "$T/out"' "a complete modelled.tsv is kept: $(cat "$T/out")"
+    expect_ok "summary.sh with modelled.tsv" env TARGETS=0.1 sh scripts/summary.sh "$sw"
+    check 'grep -q "modelled s to 0.1 (datacenter / wan)" "$sw/summary.md" && grep -q "^- all-reduce, iid, epochs 0-1: " "$sw/summary.md"' \
+        "summary: modelled columns and the all-reduce convergence line: $(head -c 600 "$sw/summary.md")"
+    if command -v gnuplot >/dev/null 2>&1; then
+        expect_ok "plot.sh with modelled.tsv" sh scripts/plot.sh "$sw"
+        check '[ -s "$sw/plots/acc-modelled-wan-iid.png" ] && [ -s "$sw/plots/acc-modelled-datacenter-iid.png" ]' \
+            "acc-modelled plots per preset"
+    fi
+    expect_fail 1 "^modelled: $T/nosuch: no runs/" "modelled.sh on no sweep" env BIN="$BIN" sh scripts/modelled.sh "$T/nosuch"
     rm -f "$sw/grid.env"
     expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
 }
