@@ -722,9 +722,9 @@ sweep_cases() {
 results_cases() {
     rd="$T/results"
     mkdir -p "$rd"
-    cp -r data/results/runs data/results/topo data/results/grid.env "$rd/"
-    expect_ok "summary.sh on data/results" env TARGETS=0.80 sh scripts/summary.sh "$rd"
-    check '[ "$(grep -c "^| [0-9]" "$rd/summary.md")" -eq 28 ] && grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | 77.74% ± 1.73 | - | - | 0.361 | 3 |$" "$rd/summary.md"' \
+    cp -r data/results/2025-sweep/runs data/results/2025-sweep/topo data/results/2025-sweep/grid.env "$rd/"
+    expect_ok "summary.sh on data/results/2025-sweep" env TARGETS=0.80 sh scripts/summary.sh "$rd"
+    check '[ "$(grep -c "^| [0-9]" "$rd/summary.md")" -eq 28 ] && grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | 77.74% ± 1.73 | 0.84 (ep 6-8) | - | - | 0.361 | 3 |$" "$rd/summary.md"' \
         "summary of the committed runs: 28 settings, the 64-worker lattice row"
     # a CSV cut short (an interrupted run) does not count; no record, no run
     sed -i '$d' "$rd/runs/n64-rrl-mh-dirichlet-0.1-s3.csv"
@@ -739,8 +739,8 @@ results_cases() {
         "results.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/results.sh "$T/res-bogus"
     check '[ ! -e "$T/res-bogus" ]' "no results directory after a bad ALGO"
     if command -v gnuplot >/dev/null 2>&1; then
-        cp -r data/results/runs "$rd/"
-        expect_ok "plot.sh on data/results" sh scripts/plot.sh "$rd"
+        cp -r data/results/2025-sweep/runs "$rd/"
+        expect_ok "plot.sh on data/results/2025-sweep" sh scripts/plot.sh "$rd"
         check '[ "$(ls "$rd"/plots/*.png | wc -l)" -eq 10 ] && grep -q "^1 29 " "$rd/agg/n64-learned-laplacian-iid.dat" && [ "$(awk "!/^#/ { print \$11; exit }" "$rd/agg/n64-learned-laplacian-iid.dat")" = 3 ]' \
             "10 plots; aggregated series with 3 seeds"
     fi
