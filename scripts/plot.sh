@@ -132,6 +132,7 @@ plot_one() {
     png=$1; ylabel=$2; xexpr=$3; ycol=$4; ecol=$5; logy=$6; title=$7
     xlabel=$8; part=$9; filter=${10}
     yfloor=0; [ "$ycol" = 4 ] && yfloor=1  # accuracy: axis from epoch 1
+    yceil=0; [ "$ycol" = 12 ] || [ "$ycol" = 6 ] && yceil=1  # loss: likewise
     sel=""
     for s in $settings; do
         [ "$(part_of "$s")" = "$part" ] || continue
@@ -192,6 +193,22 @@ plot_one() {
                     case $xexpr in modelled:*) ;; *)
                         [ -n "$a0" ] && echo "set label 1 'epoch 0 (initial model): $a0, below the axis' at graph 0.98, graph 0.04 right font ',8' tc rgb '#555555'";;
                     esac
+                fi
+            fi
+            if [ "$yceil" = 1 ]; then
+                # the loss axis ends above the highest loss from epoch 1
+                # on; the initial model's loss (about 2.3-3.2) is above it
+                files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$OUT/agg/$s.dat"; fi; done)
+                hi=$(awk -v c="$ycol" -v e="$ecol" '!/^#/ && $1 >= 1 && $c != "NaN" {
+                         v = $c + (e > 0 && $e != "NaN" ? $e : 0); if (v > hi) hi = v }
+                     END { if (hi != "") print int(hi * 10 + 1) / 10 }' $files)
+                l0=$(awk -v c="$ycol" '!/^#/ && $1 == 0 && $c != "NaN" { if (lo == "" || $c < lo) lo = $c; if ($c > hi) hi = $c }
+                     END { if (lo == "") exit
+                           a = sprintf("%.2f", lo); b = sprintf("%.2f", hi)
+                           print (a == b ? a : a "-" b) }' $files)
+                if [ -n "$hi" ]; then
+                    echo "set yrange [0:$hi]"
+                    [ -n "$l0" ] && echo "set label 1 'epoch 0 (initial model): loss $l0, above the axis' at graph 0.98, graph 0.96 right font ',8' tc rgb '#555555'"
                 fi
             fi
             cmd="plot"
