@@ -166,4 +166,18 @@ for d in $dirs; do
     sh "$here/plot.sh" "$d" > /dev/null
     TARGETS="${TARGETS:-0.80 0.85 0.88}" sh "$here/summary.sh" "$d" > /dev/null
 done
-echo "results: plots in $OUT/n*/plots and $OUT/consensus-sim/plots, tables in $OUT/n*/summary.md"
+# OUT/summary.md: every folder's rows under one header, then the notes
+{
+    echo "# Issue 15 results: all worker counts ($OUT/n*/summary.md)"
+    echo
+    set -- $dirs
+    sed -n '1,2p' "$1/summary.md"
+    for d in $dirs; do grep '^| [0-9]' "$d/summary.md"; done
+    echo
+    sed -n '/^Last-quarter range/p' "$1/summary.md"
+    for d in $dirs; do grep '^- [0-9]* workers, all-reduce' "$d/summary.md" || true; done
+    echo
+    sed -n '/^Modelled seconds/p' "$1/summary.md"
+} > "$OUT/summary.md.tmp"
+mv "$OUT/summary.md.tmp" "$OUT/summary.md"
+echo "results: plots in $OUT/n*/plots and $OUT/consensus-sim/plots, tables in $OUT/n*/summary.md and $OUT/summary.md"

@@ -34,6 +34,11 @@ if [ -f "$OUT/modelled.tsv" ]; then
 fi
 tlabel="time to %s (s)"
 [ -n "$nets" ] && tlabel="modelled s to %s ($(echo "$nets" | sed 's| | / |g'))"
+# a sweep-wide --algorithm (results.sh's OUT/nN-d2) is named in the
+# topology column: "learned + d2"
+algo=$(if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; echo "${TRAIN_ARGS:-}"; fi \
+       | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
+[ "$algo" != dpsgd ] || algo=""
 tmp="$OUT/summary.md.tmp"
 conv="$OUT/summary.conv.tmp"
 : > "$conv"
@@ -64,9 +69,10 @@ conv="$OUT/summary.conv.tmp"
             slem="?"
         fi
         kind=$(echo "$kind" | tr _ -)  # one_peer_exp: the kind's name
+        [ -z "$algo" ] || kind="$kind + $algo"
         files=$(echo "$runs" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
         row=$(cd "$OUT/runs" && awk -F, -v targets="$TARGETS" -v steps="$steps" \
-                  -v tag="$kind, $part" -v conv="$conv" '
+                  -v tag="$n workers, $kind, $part" -v conv="$conv" '
             FNR == 1 { nf++; r = 0; next }
             { r++; ep[r] = $1; A[r] += $5; rows[nf] = r
               last_acc[nf] = $5; last_cons[nf] = $7
@@ -109,7 +115,7 @@ conv="$OUT/summary.conv.tmp"
     done
     echo
     echo "Last-quarter range: max - min of the mean test accuracy (points) from the last evaluation at or before 3/4 of the run to its end; issue 15 asks all-reduce to change by less than 0.2 points there."
-    grep '^all-reduce' "$conv" | sed 's/^/- /; s/$/./' || true
+    grep ' workers, all-reduce, ' "$conv" | sed 's/^/- /; s/$/./' || true
     if [ -n "$nets" ]; then
         echo
         echo "Modelled seconds: steps to the target (mean over the seeds that reached it) x the modelled seconds per step of OUT/modelled.tsv (scripts/modelled.sh: measured compute + modelled communication, every worker on its own host)."

@@ -705,8 +705,13 @@ sweep_cases() {
     expect_ok "modelled.sh again" md
     check 'grep -q "covers every setting, kept" "$T/out"' "a complete modelled.tsv is kept: $(cat "$T/out")"
     expect_ok "summary.sh with modelled.tsv" env TARGETS=0.1 sh scripts/summary.sh "$sw"
-    check 'grep -q "modelled s to 0.1 (datacenter / wan)" "$sw/summary.md" && grep -q "^- all-reduce, iid, epochs 0-1: " "$sw/summary.md"' \
+    check 'grep -q "modelled s to 0.1 (datacenter / wan)" "$sw/summary.md" && grep -q "^- 4 workers, all-reduce, iid, epochs 0-1: " "$sw/summary.md"' \
         "summary: modelled columns and the all-reduce convergence line: $(head -c 600 "$sw/summary.md")"
+    # a sweep-wide --algorithm is named in the topology column
+    cp -r "$sw" "$T/swd2"
+    sed -i 's/^TRAIN_ARGS="\(.*\)"$/TRAIN_ARGS="\1 --algorithm d2"/' "$T/swd2/grid.env"
+    expect_ok "summary.sh, --algorithm d2" env TARGETS=0.1 sh scripts/summary.sh "$T/swd2"
+    check 'grep -q "^| 4 | iid | ring + d2 | mh | " "$T/swd2/summary.md"' "d2 rows: $(grep "^| 4" "$T/swd2/summary.md")"
     if command -v gnuplot >/dev/null 2>&1; then
         expect_ok "plot.sh with modelled.tsv" sh scripts/plot.sh "$sw"
         check '[ -s "$sw/plots/acc-modelled-wan-iid.png" ] && [ -s "$sw/plots/acc-modelled-datacenter-iid.png" ]' \
