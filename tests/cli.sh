@@ -718,6 +718,13 @@ sweep_cases() {
             "acc-modelled plots per preset"
     fi
     expect_fail 1 "^modelled: $T/nosuch: no runs/" "modelled.sh on no sweep" env BIN="$BIN" sh scripts/modelled.sh "$T/nosuch"
+    # import-results.sh: complete runs only, no .done markers, modelled.tsv kept
+    mkdir -p "$T/imp" && cp -r "$sw" "$T/imp/n4"
+    sed -i '$d' "$T/imp/n4/runs/n4-ring-mh-iid-s1.csv"  # a run in progress
+    expect_ok "import-results.sh" sh scripts/import-results.sh "$T/imp" "$T/impdest"
+    check '[ -f "$T/impdest/n4/runs/n4-allreduce-none-iid-s1.csv" ] && [ -f "$T/impdest/n4/logs/n4-allreduce-none-iid-s1.log" ] && [ ! -e "$T/impdest/n4/runs/n4-ring-mh-iid-s1.csv" ] && [ -z "$(ls "$T/impdest/n4/runs" | grep "\.done$")" ] && [ -f "$T/impdest/n4/modelled.tsv" ] && grep -q "n4: 1 complete runs" "$T/out"' \
+        "imported: $(ls "$T/impdest/n4/runs" | tr "\n" " ")"
+    expect_fail 1 "^import-results: $T/nosuch: no such folder" "import from nothing" sh scripts/import-results.sh "$T/nosuch" "$T/impdest"
     rm -f "$sw/grid.env"
     expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
 }
