@@ -9,7 +9,8 @@
 # For each sweep folder SRC/n* (n16, n64, n256, n16-d2, ...): the complete
 # runs only (scripts/runs.sh: a settings record and a CSV that reached its
 # EPOCHS) with their CSV, settings record and trainer log, the topology
-# files, grid.env and a kept modelled.tsv; SRC/consensus-sim's .dat and
+# files, grid.env and a modelled.tsv (SRC's, else the one already in
+# DEST, whose measurements are kept); SRC/consensus-sim's .dat and
 # topology files. Left out: .done markers (sweep.sh's skip logic), runs
 # still in progress, agg/ and plots/ (plot.sh makes them again). A DEST
 # sweep folder is replaced as a whole, so runs it lost in SRC do not
@@ -38,7 +39,10 @@ for d in "$SRC"/n*; do
     done
     cp "$d"/topo/*.txt "$tmp/topo/"
     cp "$d/grid.env" "$tmp/"
-    [ ! -f "$d/modelled.tsv" ] || cp "$d/modelled.tsv" "$tmp/"
+    # a modelled.tsv: SRC's, else the one DEST has (its measured compute
+    # time is kept; scripts/modelled.sh adds the rounds of new settings)
+    if [ -f "$d/modelled.tsv" ]; then cp "$d/modelled.tsv" "$tmp/"
+    elif [ -f "$DEST/$name/modelled.tsv" ]; then cp "$DEST/$name/modelled.tsv" "$tmp/"; fi
     rm -rf "$DEST/$name"
     mv "$tmp" "$DEST/$name"
     echo "import-results: $name: $(echo "$runs" | wc -l) complete runs"

@@ -40,7 +40,7 @@ algo=$(if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; echo "${TRAIN_ARGS:-}"
        | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
 [ "$algo" != dpsgd ] || algo=""
 tmp="$OUT/summary.md.tmp"
-conv="$OUT/summary.conv.tmp"
+conv="$(cd "$OUT" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
 : > "$conv"
 {
     printf '| workers | partition | topology | weights | SLEM | final acc (mean ± std) | last-quarter range |'
@@ -73,6 +73,7 @@ conv="$OUT/summary.conv.tmp"
         files=$(echo "$runs" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
         row=$(cd "$OUT/runs" && awk -F, -v targets="$TARGETS" -v steps="$steps" \
                   -v tag="$n workers, $kind, $part" -v conv="$conv" '
+            function secs(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
             FNR == 1 { nf++; r = 0; next }
             { r++; ep[r] = $1; A[r] += $5; rows[nf] = r
               last_acc[nf] = $5; last_cons[nf] = $7
@@ -104,7 +105,7 @@ conv="$OUT/summary.conv.tmp"
                       else {
                           t = ""
                           for (j = 1; j <= ns; j++)
-                              t = t (j > 1 ? " / " : "") (SP[j] == "" ? "?" : sprintf("%.3g", st[k] / cnt[k] * SP[j]))
+                              t = t (j > 1 ? " / " : "") (SP[j] == "" ? "?" : secs(st[k] / cnt[k] * SP[j]))
                       }
                       out = out sprintf(" | %.2f%s | %s%s", tep[k] / cnt[k], sfx, t, sfx)
                   }
