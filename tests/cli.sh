@@ -746,6 +746,25 @@ results_cases() {
         "only the complete run counts: $(grep "| 64 | dirichlet:0.1 | rrl | mh" "$rd/summary.md")"
     rm -f "$rd"/runs/*.settings
     expect_fail 1 "^summary: no complete runs in $rd/runs" "no records" sh scripts/summary.sh "$rd"
+    # issue 15's committed folders redraw from the committed files alone:
+    # the table is the committed one, the measured compute time is kept
+    # (no new measurement), a modelled plot per preset and partition
+    for n in 16 256; do
+        [ -d "data/results/n$n/runs" ] || { fail "data/results/n$n missing"; continue; }
+        cp -r "data/results/n$n" "$T/c$n"
+        rm -rf "$T/c$n/plots" "$T/c$n/agg"
+        expect_ok "summary.sh on data/results/n$n" env TARGETS="0.80 0.85 0.88" sh scripts/summary.sh "$T/c$n"
+        check 'cmp -s "$T/c$n/summary.md" "data/results/n$n/summary.md"' \
+            "summary.sh remakes data/results/n$n/summary.md: $(diff "$T/c$n/summary.md" "data/results/n$n/summary.md" | head -c 300)"
+        expect_ok "modelled.sh on data/results/n$n" env BIN="$BIN" sh scripts/modelled.sh "$T/c$n"
+        check 'grep -q "covers every setting, kept" "$T/out" && cmp -s "$T/c$n/modelled.tsv" "data/results/n$n/modelled.tsv"' \
+            "committed modelled.tsv kept: $(cat "$T/out")"
+    done
+    if command -v gnuplot >/dev/null 2>&1 && [ -d "$T/c256" ]; then
+        expect_ok "plot.sh on data/results/n256" sh scripts/plot.sh "$T/c256"
+        check '[ "$(ls "$T/c256"/plots/*.png | wc -l)" -eq 14 ] && [ -s "$T/c256/plots/acc-modelled-wan-dirichlet-0.1.png" ]' \
+            "14 plots of data/results/n256: $(ls "$T/c256/plots" | tr "\n" " ")"
+    fi
     # results.sh: ALGO (default d2) is checked before any run
     expect_fail 1 "^results: ALGO must be d2, gt, qgm or none, got 'bogus'" \
         "results.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/results.sh "$T/res-bogus"
