@@ -8,15 +8,17 @@
  * cost is mixing speed, reported as SLEM(M).
  *
  * D^2 is defined for one fixed W, and a time-varying sequence is refused:
- * its recursion x_{t+1} = M_t (2 x_t - x_{t-1} - lr (v_t - v_{t-1}))
- * cancels the heterogeneity only because M_t = M_{t-1}, and with
+ * its recursion x_{t+1} = M_t (2 x_t - x_{t-1} - lr (v_t - v_{t-1})) is
+ * derived (and its bias correction proved) for one fixed M, and with
  * changing rounds even its gradient-free part amplifies disagreement: the
- * spectral radius of the period's transfer matrix [[2M_t, -M_t], [I, 0]]
- * (on the complement of the mean) is 2 on the one-peer exponential
- * sequence of 8 nodes with M_t = W_t, and 5 on 64 nodes (1.87 with
- * (I + W_t)/2; below 1 only from c = 1/4, where disagreement shrinks by
- * 2.4% per step while the sequence itself averages exactly every 6
- * steps). tests/check_algo.c shows the growth.
+ * spectral radius of the period's transfer matrix, the product of the
+ * [[2M_t, -M_t], [I, 0]] on the complement of the mean, is 2 on the
+ * one-peer exponential sequence of 8 nodes with M_t = W_t, and 5 on 64
+ * nodes (1.87 with (I + W_t)/2; below 1 only from c = 1/4, where
+ * disagreement shrinks by 2.4% per step while the sequence itself
+ * averages exactly every 6 steps). Those radii come from a one-off dense
+ * computation (LAPACK dgeev on the 2n x 2n product), not from this code;
+ * tests/check_algo.c shows the growth.
  *
  * No MPI: dt_dpsgd.c runs this on rank 0 and broadcasts the result.
  */
