@@ -111,7 +111,7 @@ set ylabel "SLEM (lower mixes faster)"
 set key bottom left box opaque
 set grid
 set logscale x 2
-set xrange [3.5:140]
+set xrange [1.7:140]
 set yrange [0.5:1.0]
 plot "< awk '\$1 == \"grouped\"' $dat" u 4:8 w p pt 7 ps 0.8 lc rgb "#1f77b4" t "learned with --groups --max-cross C (Laplacian)", \
      "< awk '\$1 == \"grouped\"' $dat" u 4:9 w p pt 6 ps 0.8 lc rgb "#17becf" t "same graphs, FDLA weights", \
