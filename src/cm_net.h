@@ -26,9 +26,10 @@
  *     (a shared-memory copy on a current server).
  *   inter 3 GB/s: a 25 Gb/s cloud instance's bandwidth, usable in full
  *     within a Region (AWS, "Amazon EC2 instance network bandwidth").
- *   inter 25 us: assumed, tuned kernel TCP; untuned cloud VMs measure
- *     ~250 us one way (E. Jones 2021, Google Cloud, one zone; Barroso et
- *     al., "Attack of the Killer Microseconds", CACM 2017).
+ *   inter 25 us: assumed, tuned kernel TCP; untuned cloud VMs in one
+ *     zone see round trips up to ~500 us (80th percentile, E. Jones 2021,
+ *     Google Cloud; Barroso et al., "Attack of the Killer Microseconds",
+ *     CACM 2017: tens to hundreds of microseconds).
  *   wan 50 ms: half a ~100-130 ms intercontinental round trip (public
  *     mtr / latency tables, 2021); 12.5 MB/s: assumed, WAN one to two
  *     orders below LAN bandwidth (Hsieh et al., Gaia, NSDI 2017).
