@@ -96,7 +96,7 @@ START_TEST(start_meets_bound)
     static const struct {
         size_t n, d, G, C;
     } tab[] = {{64, 4, 4, 4}, {64, 4, 4, 12}, {64, 4, 2, 2}, {24, 3, 3, 5},
-               {40, 2, 4, 6}, {18, 5, 3, 3}, {20, 4, 1, 0}};
+               {40, 2, 4, 6}, {18, 5, 3, 3}, {20, 4, 2, 40}};
     for (size_t c = 0; c < sizeof tab / sizeof *tab; c++) {
         size_t n = tab[c].n, d = tab[c].d, G = tab[c].G, C = tab[c].C;
         tg_graph g, h;
@@ -229,6 +229,7 @@ START_TEST(bad_groups)
         {64, 4, 3, 8, "--groups 3", "does not divide"},
         {64, 4, 65, 80, "--groups 65", "more groups"},
         {64, 4, 0, 8, "--groups", "at least 1"},
+        {64, 4, 1, 8, "--groups 1", "at least 2 groups"},
         {64, 4, 16, 16, "--groups 16", "need n/G >= d + 1"},
         {60, 3, 4, 8, "--groups 4", "(n/G)*d even"},
         {64, 4, 4, 3, "--max-cross 3", "at least 4"},

@@ -653,13 +653,14 @@ net_cases() {
 groups_cases() {
     tg="$BIN/topogen"
     gg="$T/groups.txt"
-    expect_ok "--groups 4 --max-cross 6" "$tg" -n 32 -d 4 --groups 4 --max-cross 6 --iters 2000 -o "$gg"
+    expect_ok "--groups 4 --max-cross 6" "$tg" -n 32 -d 4 --groups 4 --max-cross 6 --iters 2000 --restarts 2 -o "$gg"
+    cp "$T/err" "$T/err0"
     check 'grep -qE "; [0-6] of 64 edges between the 4 groups \(at most 6\)$" "$T/err"' \
         "summary line gives the cut: $(tail -1 "$T/err")"
     check 'sed -n 2p "$gg" | grep -qE -- "--groups 4 --max-cross 6 --format edgelist$" && grep -qE "^# groups=4 \(ids in blocks of 8\) cross_edges=[0-6] max_cross=6$" "$gg"' \
         "header records the groups: $(sed -n 2p "$gg")"
     expect_ok "re-run the grouped settings" "$tg" $(sed -n 's/^# settings: //p' "$gg") -q --threads 1 -o "$T/groups2.txt"
-    check 'cmp -s "$gg" "$T/groups2.txt"' "the settings re-create a grouped file (1 thread vs default)"
+    check 'cmp -s "$gg" "$T/groups2.txt" && grep -q "2 threads" "$T/err0"' "the settings re-create a grouped file (1 thread vs 2)"
     # count edges between blocks of 8 ids ourselves
     cut=$(awk '/^[0-9]/ && int($1 / 8) != int($2 / 8) { c++ } END { print c + 0 }' "$gg")
     check '[ "$cut" -le 6 ] && [ "$cut" -ge 4 ]' "at most 6 edges between blocks of 8 ids (counted: $cut)"
@@ -680,6 +681,7 @@ groups_cases() {
     expect_fail 2 "^topogen: --max-cross 3: 4 groups of a connected 4-regular graph need at least 4 edges" \
         "C too small" "$tg" --groups 4 --max-cross 3 -o "$o"
     expect_fail 2 "^topogen: --groups 16: groups of 4 nodes cannot hold degree 4" "groups too small" "$tg" --groups 16 -o "$o"
+    expect_fail 2 "^topogen: --groups 1: a grouped search needs at least 2 groups" "one group" "$tg" --groups 1 -o "$o"
     expect_fail 2 "^topogen: --groups 4: groups of 15 nodes with odd degree 3" "odd group degree sum" "$tg" -n 60 -d 3 --groups 4 -o "$o"
     expect_fail 2 "^topogen: --groups: only --kind learned" "--groups with a baseline" "$tg" --kind rrl --groups 4 -o "$o"
     expect_fail 2 "^topogen: --max-cross: not a flag of 'topogen eval'" "--max-cross in eval" "$tg" eval "$gg" --groups 4 --max-cross 4

@@ -36,6 +36,9 @@ cm_status tg_groups_check(size_t n, size_t d, size_t G, size_t C)
     cm_status st = tg_groups_check_n(n, G, "--groups");
     if (st != CM_OK)
         return st;
+    if (G < 2)
+        return cm_error(CM_EINVAL, "--groups %zu: a grouped search needs at "
+                        "least 2 groups (one group is the plain search)", G);
     size_t s = n / G;
     if (s < d + 1)
         return cm_error(CM_EINVAL, "--groups %zu: groups of %zu nodes cannot "

@@ -37,7 +37,7 @@ size_t tg_groups_min_cross(size_t G);
  * the flag for the messages ("--groups"). CM_EINVAL otherwise. */
 cm_status tg_groups_check_n(size_t n, size_t G, const char *flag);
 
-/* Checks a grouped search: tg_groups_check_n, and each group of s = n/G
+/* Checks a grouped search: tg_groups_check_n, G >= 2, each group of s = n/G
  * nodes can be d-regular inside (s >= d + 1 and s d even), and the bound
  * C >= tg_groups_min_cross(G). Messages name --groups or --max-cross.
  * CM_EINVAL otherwise. */
