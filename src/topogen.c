@@ -4,9 +4,9 @@
  *           [--init random|rrl] [--seed S] [--iters K] [--restarts R]
  *           [--time-limit SEC] [--t0 T] [--t1 T] [--no-screen]
  *           [--candidates C] [--eigensolver S] [--threads T]
- *           [--format FMT] [-o FILE] [--quiet]
+ *           [--groups G [--max-cross C]] [--format FMT] [-o FILE] [--quiet]
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
- *           [--seed S] [--format FMT] [--one-based] [-o OUT]
+ *           [--seed S] [--format FMT] [--one-based] [--groups G] [-o OUT]
  *
  * main only parses flags into a config (one table, FLAGS, drives parsing,
  * the usage text and the file header), validates them (before any heavy
@@ -38,7 +38,9 @@
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_igraph.h"
+#include "tg_groups.h"
 #include "tg_search.h"
+#include "topogen_groups.h"
 #include "topogen_progress.h"
 #include "tg_seq.h"
 #include "topogen_seq.h"
@@ -140,6 +142,13 @@ static const flag_spec FLAGS[] = {
      "annealing start temperature (energy units)"},
     {"--t1", NULL, F_SECONDS, OFF(search.t1), GEN, 0, 0, H_LEARNED, "T",
      "annealing end temperature"},
+    {"--groups", NULL, F_SIZE, OFF(search.groups), BOTH, 1,
+     CM_TOPO_MAX_NODES, H_LEARNED, "G", "learned: G equal groups of "
+     "contiguous node ids (hosts: group of i = i*G/n, as --placement block) "
+     "with at most --max-cross edges between groups; eval: print the cut"},
+    {"--max-cross", NULL, F_SIZE, OFF(search.max_cross), GEN, 1,
+     SIZE_MAX / 4, H_LEARNED, "C", "with --groups: at most C edges between "
+     "groups (default: the least that connects them, G; 2 for G = 2)"},
     {"--no-screen", NULL, F_FLAG, OFF(search.no_screen), GEN, 0, 0, H_NONE,
      NULL, "score every move exactly (same graph, slower)"},
     {"--format", NULL, F_FORMAT, OFF(format), BOTH, 0, 0, H_ALL, "FMT",
@@ -384,6 +393,22 @@ static int parse_args(int argc, char **argv, config *c)
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
                            "simulation prints columns)");
+    if (c->search.max_cross && !c->search.groups)
+        return usage_error("--max-cross: needs --groups");
+    if (c->search.groups && c->simulate)
+        return usage_error("--groups: cannot be combined with --simulate");
+    if (!c->eval && c->search.groups &&
+        (c->seq || c->kind != TG_KIND_LEARNED))
+        return usage_error("--groups: only --kind learned is learned for "
+                           "groups ('topogen eval FILE --groups G' prints "
+                           "any graph's cut)");
+    if (!c->eval && c->search.groups && !c->seq &&
+        tg_kind_check(c->kind, c->search.n, c->search.d) == CM_OK &&
+        tg_groups_check(c->search.n, c->search.d, c->search.groups,
+                        c->search.max_cross
+                            ? c->search.max_cross
+                            : tg_groups_min_cross(c->search.groups)) != CM_OK)
+        return status_to_usage();
     if (!c->net && (c->params || c->ranks || c->hosts))
         return usage_error("--params, --ranks and --hosts need --net");
     if (c->net && c->simulate)
@@ -447,6 +472,8 @@ static void resolve_defaults(tg_search_opts *o)
         o->t0 = tg_search_default_t0(o->n);
     if (!(o->t1 > 0.0))
         o->t1 = o->t0 / 100.0;
+    if (o->groups && !o->max_cross)
+        o->max_cross = tg_groups_min_cross(o->groups);
 }
 
 /* The value of header flag f in c, as the command line would give it. */
@@ -492,6 +519,9 @@ static int in_header(const flag_spec *f, const config *c)
     if (c->seq && f->type == F_WEIGHTS)
         return 0;
     if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
+        return 0;
+    if ((f->off == OFF(search.groups) || f->off == OFF(search.max_cross)) &&
+        !c->search.groups)
         return 0;
     return 1;
 }
@@ -605,9 +635,16 @@ static int generate(config *c)
     }
     size_t dmin, dmax;
     cm_topo_degree_range(&t, &dmin, &dmax);
-    char settings[1024], comment[1792], fl[256];
+    char settings[1024], comment[1792], fl[384];
     settings_line(c, settings, sizeof settings);
     fdla_line(c, &fr, fl, sizeof fl);
+    if (c->search.groups) { /* the cut, after any fdla line */
+        size_t len = strlen(fl);
+        snprintf(fl + len, sizeof fl - len, "\n# groups=%zu (ids in blocks "
+                 "of %zu) cross_edges=%zu max_cross=%zu", c->search.groups,
+                 c->search.n / c->search.groups, res.cross,
+                 c->search.max_cross);
+    }
     snprintf(comment, sizeof comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
              "seed=%llu version=%s%s\n"
@@ -624,18 +661,23 @@ static int generate(config *c)
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;
     }
+    char cross[96] = "";
+    if (c->search.groups)
+        snprintf(cross, sizeof cross, "; %zu of %zu edges between the %zu "
+                 "groups (at most %zu)", res.cross, t.m, c->search.groups,
+                 c->search.max_cross);
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
                 "eigensolves, %zu screened, %zu vector solves, %zu "
-                "products, %s eigensolver, %zu threads, %.2f s%s\n",
+                "products, %s eigensolver, %zu threads, %.2f s%s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, slem,
                 weights_name(c), res.moves, res.evals,
                 res.screened, res.vector_solves, res.matvecs,
                 res.sparse ? "sparse" : "dense", res.threads, res.seconds,
                 res.interrupted ? " (interrupted)"
-                : res.timed_out ? " (time limit reached)" : "");
+                : res.timed_out ? " (time limit reached)" : "", cross);
     if (!c->quiet && c->fdla)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
@@ -742,6 +784,13 @@ static int evaluate(const config *c)
     cm_topo_seq seq;
     cm_topo_seq_init(&seq);
     cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
+    if (st == CM_OK && seq.period > 1 && c->search.groups) {
+        fprintf(stderr, "topogen: --groups: %s is time-varying (%zu rounds); "
+                "the cut is reported for one-round files\n", c->file,
+                seq.period);
+        cm_topo_seq_destroy(&seq);
+        return EXIT_FAILURE;
+    }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {c->file, c->json, c->simulate,
                                           c->search.seed, c->weights_given,
@@ -775,10 +824,13 @@ static int evaluate(const config *c)
     tg_eval e;
     cm_net net;
     cm_net_eval nev[2];
+    topogen_cut cut = {0};
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
     if (st == CM_OK && c->net)
         st = net_eval(c, &t, &net, nev);
+    if (st == CM_OK && c->search.groups)
+        st = topogen_cut_eval(&t, c->search.groups, c->file, &cut);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         fdla_line(c, &fr, fl, sizeof fl);
@@ -830,6 +882,8 @@ static int evaluate(const config *c)
             topogen_print_number("fdla_lower_bound", fr.lower, 0);
         if (c->net)
             net_print(c, &t, &net, nev, 1);
+        if (c->search.groups)
+            topogen_cut_print(&cut, 1);
         printf("\"weights\":\"%s\"}\n", wname);
     } else {
         printf("file          %s (%s%s)\n", c->file,
@@ -860,6 +914,8 @@ static int evaluate(const config *c)
         printf("weights       %s\n", wname);
         if (c->net)
             net_print(c, &t, &net, nev, 0);
+        if (c->search.groups)
+            topogen_cut_print(&cut, 0);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");
@@ -867,6 +923,7 @@ static int evaluate(const config *c)
     }
     rc = EXIT_SUCCESS;
 cleanup:
+    topogen_cut_destroy(&cut);
     free(rel);
     cm_topo_destroy(&t);
     return rc;
