@@ -689,10 +689,13 @@ static int generate_seq(const config *c)
 static int evaluate(const config *c)
 {
     const topogen_eval_job job = {
-        c->file, c->format, c->one_based, c->json, c->simulate,
-        c->search.seed, c->search.groups, c->weights, c->fdla,
-        c->weights_given, c->out, c->out_given, c->quiet, c->net, c->params,
-        c->ranks, c->hosts, TOPOGEN_VERSION};
+        .file = c->file, .format = c->format, .one_based = c->one_based,
+        .json = c->json, .simulate = c->simulate, .seed = c->search.seed,
+        .groups = c->search.groups, .weights = c->weights, .fdla = c->fdla,
+        .weights_given = c->weights_given, .out = c->out,
+        .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
+        .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
+        .version = TOPOGEN_VERSION};
     return topogen_evaluate(&job);
 }
 

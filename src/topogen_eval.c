@@ -62,8 +62,8 @@ static void print_slem(const char *label, double slem, const char *note)
 
 /* --net: a round under block ([0]) and graph ([1]) placement, modelled
  * (cm_net_eval_placement), then printed as text lines or JSON members. */
-static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t, cm_net *net,
-                          cm_net_eval ev[2])
+static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
+                          cm_net *net, cm_net_eval ev[2])
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
@@ -82,8 +82,8 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t, cm_net *n
     return s;
 }
 
-static void net_print(const topogen_eval_job *c, const cm_topo *t, const cm_net *net,
-                      const cm_net_eval ev[2], int json)
+static void net_print(const topogen_eval_job *c, const cm_topo *t,
+                      const cm_net *net, const cm_net_eval ev[2], int json)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
