@@ -296,6 +296,9 @@ static int run_single(const dt_config *cfg)
         .n_test = res.n_test, .test_acc = res.test_acc,
         .test_loss = res.test_loss, .train_loss = res.train_loss,
         .local_acc = res.test_acc, .lr = res.lr,
+        .train_loss_global = res.train_loss_global,
+        .epoch = (double)res.epochs_done, .wall_s = res.wall_s,
+        .model_s = NAN,
         .images_per_s = res.images_per_s, .t_total = cm_time_now() - t0,
         .t_compute = res.train_s, .param_hash = res.param_hash};
     return write_summary(cfg, &sm);
@@ -431,6 +434,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
         .local_acc = r.last.test_acc_local_mean,
         .consensus = r.last.consensus, .lr = r.last.lr, .slem = r.slem,
+        .train_loss_global = r.last.train_loss_global,
+        .epoch = r.last.epoch, .wall_s = r.last.wall_s,
+        .model_s = cfg->net_given && cfg->mode == DT_MODE_GOSSIP
+                       ? r.last.model_s : NAN,
         .images_per_s = r.last.images_per_s, .t_total = r.t_total,
         .t_compute = r.t_compute, .t_gossip_mem = r.t_gossip_mem,
         .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,

@@ -177,6 +177,9 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
     u->res->test_loss = e.test_loss;
     u->res->lr = lr;
     u->res->train_loss = e.train_loss;
+    u->res->train_loss_global = global;
+    u->res->wall_s = e.wall_s;
+    u->res->epochs_done = e.epoch;
     return CM_OK;
 }
 
