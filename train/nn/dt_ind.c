@@ -175,43 +175,70 @@ dt_ind_forward(const dt_layer *l, const float *w, const float *b,
     }
 }
 
-/* dW and db; dy (NHWC, npix x oc) already masked by the ReLU. */
+/* The dW tile's sums over one image's pixels: a[r] += X(p, to[r]) dY(p, .)
+ * for p in order; full: all 16 channels exist (plain loads, else masked). */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+dw_pixels(const float *xn, const int32_t *base, size_t pix, const int32_t *to,
+          const float *d, size_t oc, __m256i m0, __m256i m1, int full,
+          __m256 *a0, __m256 *a1)
+{
+    for (size_t p = 0; p < pix; p++, d += oc) {
+        __m256 g0 = full ? _mm256_loadu_ps(d) : _mm256_maskload_ps(d, m0);
+        __m256 g1 = full ? _mm256_loadu_ps(d + 8)
+                         : _mm256_maskload_ps(d + 8, m1);
+        const float *xp = xn + base[p];
+        _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+            __m256 xv = _mm256_broadcast_ss(xp + to[r]);
+            a0[r] = _mm256_fmadd_ps(xv, g0, a0[r]);
+            a1[r] = _mm256_fmadd_ps(xv, g1, a1[r]);
+        }
+    }
+}
+
+/* dW and db; dy (NHWC, npix x oc) already masked by the ReLU. The sums
+ * over the pixels run image by image: each 6 x 16 tile's accumulators go
+ * to dwa after an image and come back for the next, so one image's dy and
+ * x stay in cache across all tiles (the whole batch per tile re-read both
+ * from memory once per tile) while every dW(o, t) is still one FMA chain
+ * over the pixels in order: the same bits. */
 __attribute__((target("avx2,fma"))) static void
 ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
        float *dw, float *db, size_t batch)
 {
     const size_t oc = l->oc, kk = s->kk, npix = batch * s->pix;
     const size_t in = dt_layer_in_size(l);
+    memset(s->dwa, 0, (kk + PR) * s->ocp * sizeof *s->dwa);
+    for (size_t n = 0; n < batch; n++) {
+        const float *xn = x + n * in;
+        for (size_t c0 = 0; c0 < oc; c0 += CB) {
+            long nc = (long)(oc - c0);
+            __m256i m0 = lanes(nc), m1 = lanes(nc - 8);
+            for (size_t t0 = 0; t0 < kk; t0 += PR) {
+                __m256 a0[PR], a1[PR];
+                int32_t to[PR];
+                float *acc = s->dwa + t0 * s->ocp + c0;
+                _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                    a0[r] = _mm256_loadu_ps(acc + (size_t)r * s->ocp);
+                    a1[r] = _mm256_loadu_ps(acc + (size_t)r * s->ocp + 8);
+                    to[r] = s->toff[t0 + (size_t)r];
+                }
+                const float *d = dy + n * s->pix * oc + c0;
+                if (nc >= CB)
+                    dw_pixels(xn, s->base, s->pix, to, d, oc, m0, m1, 1, a0,
+                              a1);
+                else
+                    dw_pixels(xn, s->base, s->pix, to, d, oc, m0, m1, 0, a0,
+                              a1);
+                _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
+                    _mm256_storeu_ps(acc + (size_t)r * s->ocp, a0[r]);
+                    _mm256_storeu_ps(acc + (size_t)r * s->ocp + 8, a1[r]);
+                }
+            }
+        }
+    }
     for (size_t c0 = 0; c0 < oc; c0 += CB) {
         long nc = (long)(oc - c0);
         __m256i m0 = lanes(nc), m1 = lanes(nc - 8);
-        for (size_t t0 = 0; t0 < kk; t0 += PR) {
-            __m256 a0[PR], a1[PR];
-            int32_t to[PR];
-            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
-                a0[r] = a1[r] = _mm256_setzero_ps();
-                to[r] = s->toff[t0 + (size_t)r];
-            }
-            const float *d = dy + c0;
-            for (size_t n = 0; n < batch; n++) {
-                const float *xn = x + n * in;
-                for (size_t p = 0; p < s->pix; p++, d += oc) {
-                    __m256 g0 = _mm256_maskload_ps(d, m0);
-                    __m256 g1 = _mm256_maskload_ps(d + 8, m1);
-                    const float *xp = xn + s->base[p];
-                    _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
-                        __m256 xv = _mm256_broadcast_ss(xp + to[r]);
-                        a0[r] = _mm256_fmadd_ps(xv, g0, a0[r]);
-                        a1[r] = _mm256_fmadd_ps(xv, g1, a1[r]);
-                    }
-                }
-            }
-            _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
-                _mm256_storeu_ps(s->dwa + (t0 + (size_t)r) * s->ocp + c0, a0[r]);
-                _mm256_storeu_ps(s->dwa + (t0 + (size_t)r) * s->ocp + c0 + 8,
-                                 a1[r]);
-            }
-        }
         /* db: 16 channels summed over the pixels in order */
         __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
         for (size_t q = 0; q < npix; q++) {
