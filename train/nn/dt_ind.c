@@ -257,7 +257,74 @@ ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
             dw[o * kk + t] += s->dwa[t * s->ocp + o];
 }
 
-/* dX = sum over taps of dY W scattered back (dx zeroed first). */
+/* The columns of a0[0..5] (the rows 6 and 7 zero) as t[0..7]: t[j] lane r
+ * = a[r] lane j. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+transpose_6x8(const __m256 *a, __m256 *t)
+{
+    const __m256 z = _mm256_setzero_ps();
+    __m256 u0 = _mm256_unpacklo_ps(a[0], a[1]), u1 = _mm256_unpackhi_ps(a[0], a[1]);
+    __m256 u2 = _mm256_unpacklo_ps(a[2], a[3]), u3 = _mm256_unpackhi_ps(a[2], a[3]);
+    __m256 u4 = _mm256_unpacklo_ps(a[4], a[5]), u5 = _mm256_unpackhi_ps(a[4], a[5]);
+    __m256 s0 = _mm256_shuffle_ps(u0, u2, 0x44), s1 = _mm256_shuffle_ps(u0, u2, 0xee);
+    __m256 s2 = _mm256_shuffle_ps(u1, u3, 0x44), s3 = _mm256_shuffle_ps(u1, u3, 0xee);
+    __m256 s4 = _mm256_shuffle_ps(u4, z, 0x44), s5 = _mm256_shuffle_ps(u4, z, 0xee);
+    __m256 s6 = _mm256_shuffle_ps(u5, z, 0x44), s7 = _mm256_shuffle_ps(u5, z, 0xee);
+    t[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    t[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    t[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    t[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    t[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    t[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    t[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    t[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/* v moved up by n lanes (0 <= n < 8), +0 shifted in. */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256
+lanes_up(__m256 v, int n)
+{
+    const __m256i i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i src = _mm256_sub_epi32(i, _mm256_set1_epi32(n));
+    __m256 moved = _mm256_permutevar8x32_ps(v, src);
+    __m256i keep = _mm256_cmpgt_epi32(i, _mm256_set1_epi32(n - 1));
+    return _mm256_and_ps(moved, _mm256_castsi256_ps(keep));
+}
+
+/* A dX tile of PR pixels of one row on an NCHW input with 3 x 3 taps:
+ * the taps (ci, u, 0..2) of the PR pixels reach PR + 2 = 8 consecutive
+ * floats, read once, added tap v = 2, 1, 0 (the order ind_dx keeps; a
+ * float no tap reaches gets +0, which leaves it alone since dx never holds
+ * -0: it starts at +0, and x + y is -0 only when both are) and written
+ * once, so no read waits for an overlapping write. */
+__attribute__((target("avx2,fma"))) static void
+scatter_row_nchw3(float *d0, const int32_t *toff, size_t t0, size_t nt,
+                  const __m256 *a0, const __m256 *a1)
+{
+    __m256 t[CB];
+    transpose_6x8(a0, t);
+    transpose_6x8(a1, t + 8);
+    for (size_t g = t0 / 3; 3 * g < t0 + nt; g++) {
+        float *dp = d0 + toff[3 * g];
+        __m256 d = _mm256_loadu_ps(dp);
+        for (int v = 2; v >= 0; v--) {
+            size_t tap = 3 * g + (size_t)v;
+            if (tap >= t0 && tap < t0 + nt)
+                d = _mm256_add_ps(d, lanes_up(t[tap - t0], v));
+        }
+        _mm256_storeu_ps(dp, d);
+    }
+}
+
+/* dX = sum over taps of dY W scattered back (dx zeroed first). Each dX
+ * float receives its terms in the order of the loops below: pixel blocks
+ * in order, tap tiles in order, then pixels of the block in order. When a
+ * block's PR pixels lie in one output row, two of them reach the same
+ * input float only through taps of the same (ci, u) whose v differ by the
+ * pixels' distance (the left pixel's tap is the larger), so running the
+ * tile's taps in descending order with the pixels inner keeps that order
+ * exactly, with the PR floats of one tap PR fields apart: contiguous on
+ * an NCHW input (vector adds), c apart on NHWC. */
 __attribute__((target("avx2,fma"))) static void
 ind_dx(const dt_layer *l, const ind_ws *s, const float *w, const float *dy,
        float *dx, size_t batch)
@@ -268,10 +335,13 @@ ind_dx(const dt_layer *l, const ind_ws *s, const float *w, const float *dy,
         for (size_t o = 0; o < oc; o++)
             s->wt[((t / CB) * oc + o) * CB + t % CB] = w[o * kk + t];
     memset(dx, 0, batch * dt_layer_in_size(l) * sizeof *dx);
+    const size_t cs = l->in_nhwc ? l->c : 1; /* next pixel's field */
     for (size_t q0 = 0; q0 < npix; q0 += PR) {
         size_t mr = npix - q0 < PR ? npix - q0 : PR;
         const float *xr[PR];
         tile_bases(l, s, q0, mr, dx, xr);
+        /* the block's PR pixels in one output row: fields PR apart */
+        const int row = mr == PR && (q0 % s->pix) % l->ow + PR <= l->ow;
         for (size_t t0 = 0; t0 < kk; t0 += CB) {
             __m256 a0[PR], a1[PR];
             _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++)
@@ -289,10 +359,23 @@ ind_dx(const dt_layer *l, const ind_ws *s, const float *w, const float *dy,
             }
             size_t nt = kk - t0 < CB ? kk - t0 : CB;
             const int32_t *to = s->toff + t0;
+            float *d0 = (float *)xr[0];
+            if (row && cs == 1 && l->k == 3) {
+                scatter_row_nchw3(d0, s->toff, t0, nt, a0, a1);
+                continue;
+            }
             float v[PR][CB];
             _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
                 _mm256_storeu_ps(v[r], a0[r]);
                 _mm256_storeu_ps(v[r] + 8, a1[r]);
+            }
+            if (row) { /* taps descending, pixels ascending (see above) */
+                for (size_t j = nt; j-- > 0;) {
+                    float *dp = d0 + to[j];
+                    _Pragma("GCC unroll 6") for (size_t r = 0; r < PR; r++)
+                        dp[r * cs] += v[r][j];
+                }
+                continue;
             }
             /* single floats: neighbouring pixels' fields overlap, so
                vector read-modify-writes would stall on store forwarding */
