@@ -132,20 +132,25 @@ dt_ind_forward(const dt_layer *l, const float *w, const float *b,
     const size_t oc = l->oc, kk = s.kk, npix = batch * s.pix;
     offsets(l, &s);
     memset(s.wf, 0, kk * s.ocp * sizeof *s.wf);
-    for (size_t o = 0; o < oc; o++)
+    for (size_t o = 0; o < oc; o++) /* wf[o / 16][t][o % 16] = W(o, t) */
         for (size_t t = 0; t < kk; t++)
-            s.wf[t * s.ocp + o] = w[o * kk + t];
+            s.wf[((o / CB) * kk + t) * CB + o % CB] = w[o * kk + t];
     const __m256 z = _mm256_setzero_ps();
-    for (size_t q0 = 0; q0 < npix; q0 += PR) {
+    /* about an image's pixels at a time, each 16-channel weight slice
+     * (contiguous) over all of them: x and the slice stay in cache */
+    const size_t chunk = dt_kern_round_up(s.pix, PR);
+    for (size_t qc = 0; qc < npix; qc += chunk)
+    for (size_t c0 = 0; c0 < oc; c0 += CB)
+    for (size_t q0 = qc; q0 < npix && q0 < qc + chunk; q0 += PR) {
         size_t mr = npix - q0 < PR ? npix - q0 : PR;
         const float *xr[PR];
         tile_bases(l, &s, q0, mr, x, xr);
-        for (size_t c0 = 0; c0 < oc; c0 += CB) {
+        {
             __m256 a0[PR], a1[PR];
             _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++)
                 a0[r] = a1[r] = z;
-            const float *wp = s.wf + c0;
-            for (size_t t = 0; t < kk; t++, wp += s.ocp) {
+            const float *wp = s.wf + c0 * kk;
+            for (size_t t = 0; t < kk; t++, wp += CB) {
                 __m256 w0 = _mm256_loadu_ps(wp), w1 = _mm256_loadu_ps(wp + 8);
                 int32_t off = s.toff[t];
                 _Pragma("GCC unroll 6") for (int r = 0; r < PR; r++) {
