@@ -139,7 +139,7 @@ static int run_bench(const dt_config *cfg)
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, cfg->avx512, (size_t)cfg->threads,
+                       cfg->bench_repeat, cfg->own_kernels, (size_t)cfg->threads,
                        &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -456,7 +456,7 @@ static void apply_environment(dt_config *cfg)
 {
     const char *e = getenv("DPSGD_NO_AVX512");
     if (e && *e && strcmp(e, "0") != 0)
-        cfg->avx512 = 0;
+        cfg->own_kernels = 0;
     openblas_set_num_threads(1);
 }
 

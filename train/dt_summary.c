@@ -98,7 +98,7 @@ cm_status dt_summary_write(const char *path, const dt_config *c,
     knum(f, &first, "gamma", c->gamma);
     kint(f, &first, "seed", (unsigned long long)c->seed);
     kint(f, &first, "threads", (unsigned long long)c->threads);
-    kint(f, &first, "own_kernels", (unsigned long long)c->avx512);
+    kint(f, &first, "own_kernels", (unsigned long long)c->own_kernels);
     kint(f, &first, "train_limit", c->train_limit);
     kint(f, &first, "test_limit", c->test_limit);
     kint(f, &first, "synthetic_train", c->synth_train);
