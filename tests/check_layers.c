@@ -297,13 +297,15 @@ static size_t ind_x_at(const dt_layer *l, size_t q, size_t t)
  * a faster kernel must keep it. Shapes: NCHW with 3x3 taps and rows of 12
  * (the vectorized row blocks), rows of 8 and of 3 (blocks across rows,
  * overlapping fields), NHWC with 3x3 and 5x5 taps; partial channel tiles,
- * a batch that is no multiple of 6 pixels. */
+ * 32 and 64 channels (the 3 x 32 forward tile), a batch that is no
+ * multiple of 6 pixels. */
 START_TEST(test_conv_ind_order)
 {
     static const size_t cases[][7] = {/* c, h, w, oc, k, batch, nhwc */
         {3, 14, 14, 5, 3, 2, 0}, {4, 10, 10, 20, 3, 3, 0},
         {2, 5, 5, 3, 3, 3, 0},   {17, 10, 10, 20, 3, 3, 1},
-        {6, 14, 14, 16, 5, 2, 1}, {32, 12, 12, 33, 3, 1, 1}};
+        {6, 14, 14, 16, 5, 2, 1}, {32, 12, 12, 33, 3, 1, 1},
+        {5, 8, 9, 32, 3, 3, 1},   {3, 10, 14, 64, 3, 1, 0}};
     cm_rng r;
     cm_rng_seed(&r, 23, 0);
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {

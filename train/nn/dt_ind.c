@@ -10,7 +10,8 @@
  *
  *   forward  Y(q, o) = act(b[o] + sum_t X(q, t) W(o, t)): 6 pixels x 16
  *            channels (12 accumulators), per tap 2 weight loads and 6
- *            broadcasts of the input;
+ *            broadcasts of the input; 3 pixels x 32 channels (4 loads, 3
+ *            broadcasts) when oc is a multiple of 32;
  *   dW       dW(o, t) += sum_q X(q, t) dY(q, o): 6 taps x 16 channels,
  *            per pixel 2 loads of dY and 6 broadcasts;
  *   dX       dX(q + t) += sum_o dY(q, o) W(o, t): 6 pixels x 16 taps, per
@@ -124,6 +125,63 @@ __attribute__((target("avx2,fma"))) static inline void store_n(float *p,
     }
 }
 
+/* The forward pass when oc is a multiple of 32: 3 pixels x 32 channels
+ * (4 weight loads and 3 broadcasts per tap for 12 FMAs, where 6 x 16
+ * needs 2 and 6), weights packed wf[o / 32][t][o % 32]. Each output is
+ * the same chain over the taps: the same bits as the 6 x 16 tile. */
+__attribute__((target("avx2,fma"))) static void
+fwd_wide(const dt_layer *l, const ind_ws *s, const float *w, const float *b,
+         const float *x, float *y, size_t npix)
+{
+    enum { WR = 3, WC = 32 };
+    const size_t oc = l->oc, kk = s->kk, in = dt_layer_in_size(l);
+    for (size_t o = 0; o < oc; o++)
+        for (size_t t = 0; t < kk; t++)
+            s->wf[((o / WC) * kk + t) * WC + o % WC] = w[o * kk + t];
+    const __m256 z = _mm256_setzero_ps();
+    const size_t chunk = dt_kern_round_up(s->pix, WR);
+    for (size_t qc = 0; qc < npix; qc += chunk)
+        for (size_t c0 = 0; c0 < oc; c0 += WC)
+            for (size_t q0 = qc; q0 < npix && q0 < qc + chunk; q0 += WR) {
+                const size_t mr = npix - q0 < WR ? npix - q0 : WR;
+                const float *xr[WR];
+                for (size_t r = 0; r < WR; r++) {
+                    size_t q = q0 + (r < mr ? r : 0);
+                    xr[r] = x + (q / s->pix) * in + s->base[q % s->pix];
+                }
+                __m256 a[WR][4];
+                _Pragma("GCC unroll 3") for (int r = 0; r < WR; r++)
+                    a[r][0] = a[r][1] = a[r][2] = a[r][3] = z;
+                const float *wp = s->wf + c0 * kk;
+                for (size_t t = 0; t < kk; t++, wp += WC) {
+                    __m256 w0 = _mm256_loadu_ps(wp);
+                    __m256 w1 = _mm256_loadu_ps(wp + 8);
+                    __m256 w2 = _mm256_loadu_ps(wp + 16);
+                    __m256 w3 = _mm256_loadu_ps(wp + 24);
+                    int32_t off = s->toff[t];
+                    _Pragma("GCC unroll 3") for (int r = 0; r < WR; r++) {
+                        __m256 xv = _mm256_broadcast_ss(xr[r] + off);
+                        a[r][0] = _mm256_fmadd_ps(xv, w0, a[r][0]);
+                        a[r][1] = _mm256_fmadd_ps(xv, w1, a[r][1]);
+                        a[r][2] = _mm256_fmadd_ps(xv, w2, a[r][2]);
+                        a[r][3] = _mm256_fmadd_ps(xv, w3, a[r][3]);
+                    }
+                }
+                _Pragma("GCC unroll 3") for (int r = 0; r < WR; r++) {
+                    if ((size_t)r >= mr)
+                        break;
+                    float *yr = y + (q0 + (size_t)r) * oc + c0;
+                    _Pragma("GCC unroll 4") for (int i = 0; i < 4; i++) {
+                        __m256 v = _mm256_add_ps(
+                            a[r][i], _mm256_loadu_ps(b + c0 + 8 * i));
+                        if (l->relu)
+                            v = _mm256_max_ps(v, z);
+                        _mm256_storeu_ps(yr + 8 * i, v);
+                    }
+                }
+            }
+}
+
 __attribute__((target("avx2,fma"))) void
 dt_ind_forward(const dt_layer *l, const float *w, const float *b,
                const float *x, float *y, size_t batch, float *work)
@@ -131,6 +189,10 @@ dt_ind_forward(const dt_layer *l, const float *w, const float *b,
     ind_ws s = ind_layout(l, work);
     const size_t oc = l->oc, kk = s.kk, npix = batch * s.pix;
     offsets(l, &s);
+    if (oc % 32 == 0) {
+        fwd_wide(l, &s, w, b, x, y, npix);
+        return;
+    }
     memset(s.wf, 0, kk * s.ocp * sizeof *s.wf);
     for (size_t o = 0; o < oc; o++) /* wf[o / 16][t][o % 16] = W(o, t) */
         for (size_t t = 0; t < kk; t++)
