@@ -18,10 +18,21 @@
  *
  * (the worst rank decides: a synchronous round ends when the slowest rank
  * has its arrays). In-rank neighbours cost nothing here (memory).
- * Presets (round numbers, sources in train/README.md "Running across
- * hosts"):
+ * Presets (round numbers; sources in train/README.md "Running across
+ * hosts", "assumed" where no source gives the number directly):
  *   datacenter  intra 1 us, 10 GB/s;    inter 25 us, 3 GB/s (25 Gb/s Ethernet)
  *   wan         intra 1 us, 10 GB/s;    inter 50 ms, 12.5 MB/s (100 Mb/s)
+ *   intra 1 us: measured here (scripts/bench-net.sh); 10 GB/s: assumed
+ *     (a shared-memory copy on a current server).
+ *   inter 3 GB/s: a 25 Gb/s cloud instance's bandwidth, usable in full
+ *     within a Region (AWS, "Amazon EC2 instance network bandwidth").
+ *   inter 25 us: assumed, tuned kernel TCP; untuned cloud VMs in one
+ *     zone see round trips up to ~500 us (80th percentile, E. Jones 2021,
+ *     Google Cloud; Barroso et al., "Attack of the Killer Microseconds",
+ *     CACM 2017: tens to hundreds of microseconds).
+ *   wan 50 ms: half a ~100-130 ms intercontinental round trip (public
+ *     mtr / latency tables, 2021); 12.5 MB/s: assumed, WAN one to two
+ *     orders below LAN bandwidth (Hsieh et al., Gaia, NSDI 2017).
  * Explicit: "intra=ALPHA,BETA;inter=ALPHA,BETA" with ALPHA a number of
  * seconds or with a unit s, ms, us, ns, and BETA bytes per second or with
  * a unit B/s, kB/s, MB/s, GB/s, Mb/s, Gb/s (SI: 1 kB = 1000 B); either

@@ -4,15 +4,17 @@
  *           [--init random|rrl] [--seed S] [--iters K] [--restarts R]
  *           [--time-limit SEC] [--t0 T] [--t1 T] [--no-screen]
  *           [--candidates C] [--eigensolver S] [--threads T]
- *           [--format FMT] [-o FILE] [--quiet]
+ *           [--groups G [--max-cross C]] [--format FMT] [-o FILE] [--quiet]
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
- *           [--seed S] [--format FMT] [--one-based] [-o OUT]
+ *           [--seed S] [--format FMT] [--one-based] [--groups G] [-o OUT]
  *
  * main only parses flags into a config (one table, FLAGS, drives parsing,
  * the usage text and the file header), validates them (before any heavy
- * work), calls the tg_ library and reports. Flags take `--flag value` or
- * `--flag=value`. Exit status: 0 success, 1 a runtime failure (file
- * unreadable or invalid, output not writable), 2 a usage error.
+ * work), calls the tg_ library and reports. This file builds, learns and
+ * writes a graph; `topogen eval` is topogen_eval.c, the time-varying
+ * kinds topogen_seq.c. Flags take `--flag value` or `--flag=value`. Exit
+ * status: 0 success, 1 a runtime failure (file unreadable or invalid,
+ * output not writable), 2 a usage error.
  */
 #include <errno.h>
 #include <igraph.h>
@@ -32,13 +34,12 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "cm_net.h"
-#include "cm_place.h"
-#include "cm_topo_seq.h"
-#include "tg_eval.h"
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_igraph.h"
+#include "tg_groups.h"
 #include "tg_search.h"
+#include "topogen_eval.h"
 #include "topogen_progress.h"
 #include "tg_seq.h"
 #include "topogen_seq.h"
@@ -140,6 +141,13 @@ static const flag_spec FLAGS[] = {
      "annealing start temperature (energy units)"},
     {"--t1", NULL, F_SECONDS, OFF(search.t1), GEN, 0, 0, H_LEARNED, "T",
      "annealing end temperature"},
+    {"--groups", NULL, F_SIZE, OFF(search.groups), BOTH, 1,
+     CM_TOPO_MAX_NODES, H_LEARNED, "G", "learned: G equal groups of "
+     "contiguous node ids (hosts: group of i = i*G/n, as --placement block) "
+     "with at most --max-cross edges between groups; eval: print the cut"},
+    {"--max-cross", NULL, F_SIZE, OFF(search.max_cross), GEN, 1,
+     SIZE_MAX / 4, H_LEARNED, "C", "with --groups: at most C edges between "
+     "groups (default: the least that connects them, G; 2 for G = 2)"},
     {"--no-screen", NULL, F_FLAG, OFF(search.no_screen), GEN, 0, 0, H_NONE,
      NULL, "score every move exactly (same graph, slower)"},
     {"--format", NULL, F_FORMAT, OFF(format), BOTH, 0, 0, H_ALL, "FMT",
@@ -384,6 +392,22 @@ static int parse_args(int argc, char **argv, config *c)
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
                            "simulation prints columns)");
+    if (c->search.max_cross && !c->search.groups)
+        return usage_error("--max-cross: needs --groups");
+    if (c->search.groups && c->simulate)
+        return usage_error("--groups: cannot be combined with --simulate");
+    if (!c->eval && c->search.groups &&
+        (c->seq || c->kind != TG_KIND_LEARNED))
+        return usage_error("--groups: only --kind learned is learned for "
+                           "groups ('topogen eval FILE --groups G' prints "
+                           "any graph's cut)");
+    if (!c->eval && c->search.groups && !c->seq &&
+        tg_kind_check(c->kind, c->search.n, c->search.d) == CM_OK &&
+        tg_groups_check(c->search.n, c->search.d, c->search.groups,
+                        c->search.max_cross
+                            ? c->search.max_cross
+                            : tg_groups_min_cross(c->search.groups)) != CM_OK)
+        return status_to_usage();
     if (!c->net && (c->params || c->ranks || c->hosts))
         return usage_error("--params, --ranks and --hosts need --net");
     if (c->net && c->simulate)
@@ -403,31 +427,10 @@ static int parse_args(int argc, char **argv, config *c)
     return -1;
 }
 
-/* The weights dispatch: a cm_ rule, or FDLA (topo/tg_fdla.c), which also
- * reports its certificate in *fr (zeroed for a rule). */
-static cm_status set_weights(const config *c, cm_topo *t, tg_fdla_result *fr)
-{
-    memset(fr, 0, sizeof *fr);
-    if (c->fdla)
-        return tg_fdla_weights(t, TG_FDLA_TOL, fr);
-    return cm_topo_set_weights(t, c->weights);
-}
-
+/* The --weights choice's name (topogen_eval.c holds the dispatch). */
 static const char *weights_name(const config *c)
 {
-    return c->fdla ? "fdla" : cm_weight_rule_name(c->weights);
-}
-
-/* The FDLA certificate line of a file header ("" unless --weights fdla). */
-static void fdla_line(const config *c, const tg_fdla_result *fr, char *buf,
-                      size_t cap)
-{
-    buf[0] = '\0';
-    if (c->fdla)
-        snprintf(buf, cap, "\n# fdla: slem=%.6f lower_bound=%.6f (certified "
-                 "gap %.1e) laplacian_slem=%.6f negative_weights=%zu",
-                 fr->slem, fr->lower, fr->slem - fr->lower, fr->slem_start,
-                 fr->negative);
+    return topogen_weights_name(c->fdla, c->weights);
 }
 
 /* Replaces the search's automatic settings by the values they resolve to,
@@ -447,6 +450,8 @@ static void resolve_defaults(tg_search_opts *o)
         o->t0 = tg_search_default_t0(o->n);
     if (!(o->t1 > 0.0))
         o->t1 = o->t0 / 100.0;
+    if (o->groups && !o->max_cross)
+        o->max_cross = tg_groups_min_cross(o->groups);
 }
 
 /* The value of header flag f in c, as the command line would give it. */
@@ -492,6 +497,9 @@ static int in_header(const flag_spec *f, const config *c)
     if (c->seq && f->type == F_WEIGHTS)
         return 0;
     if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
+        return 0;
+    if ((f->off == OFF(search.groups) || f->off == OFF(search.max_cross)) &&
+        !c->search.groups)
         return 0;
     return 1;
 }
@@ -593,7 +601,7 @@ static int generate(config *c)
         st = tg_kind_build(&t, c->kind, c->search.n, c->search.d, &rng);
     }
     if (st == CM_OK)
-        st = set_weights(c, &t, &fr);
+        st = topogen_weights_set(c->fdla, c->weights, &t, &fr);
     double l2 = 0, ln = 0, slem = 0;
     if (st == CM_OK)
         st = cm_topo_laplacian_extremes(&t, &l2, &ln);
@@ -605,9 +613,16 @@ static int generate(config *c)
     }
     size_t dmin, dmax;
     cm_topo_degree_range(&t, &dmin, &dmax);
-    char settings[1024], comment[1792], fl[256];
+    char settings[1024], comment[1792], fl[384];
     settings_line(c, settings, sizeof settings);
-    fdla_line(c, &fr, fl, sizeof fl);
+    topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
+    if (c->search.groups) { /* the cut, after any fdla line */
+        size_t len = strlen(fl);
+        snprintf(fl + len, sizeof fl - len, "\n# groups=%zu (ids in blocks "
+                 "of %zu) cross_edges=%zu max_cross=%zu", c->search.groups,
+                 c->search.n / c->search.groups, res.cross,
+                 c->search.max_cross);
+    }
     snprintf(comment, sizeof comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
              "seed=%llu version=%s%s\n"
@@ -624,18 +639,23 @@ static int generate(config *c)
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;
     }
+    char cross[96] = "";
+    if (c->search.groups)
+        snprintf(cross, sizeof cross, "; %zu of %zu edges between the %zu "
+                 "groups (at most %zu)", res.cross, t.m, c->search.groups,
+                 c->search.max_cross);
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
                 "eigensolves, %zu screened, %zu vector solves, %zu "
-                "products, %s eigensolver, %zu threads, %.2f s%s\n",
+                "products, %s eigensolver, %zu threads, %.2f s%s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, slem,
                 weights_name(c), res.moves, res.evals,
                 res.screened, res.vector_solves, res.matvecs,
                 res.sparse ? "sparse" : "dense", res.threads, res.seconds,
                 res.interrupted ? " (interrupted)"
-                : res.timed_out ? " (time limit reached)" : "");
+                : res.timed_out ? " (time limit reached)" : "", cross);
     if (!c->quiet && c->fdla)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
@@ -654,18 +674,6 @@ cleanup:
     return rc;
 }
 
-/* A SLEM with enough digits to tell it from 1: six decimals, plus one
- * for each decade 1 - slem goes below 1e-4 (at most 16). */
-static void print_slem(const char *label, double slem, const char *note)
-{
-    int digits = 6;
-    if (slem < 1.0 && slem > 0.9999)
-        digits = 2 + (int)ceil(-log10(1.0 - slem));
-    if (digits > 16)
-        digits = 16;
-    printf("%-13s %.*f  (%s)\n", label, digits, slem, note);
-}
-
 /* Builds a time-varying kind and writes it (topogen_seq.c). */
 static int generate_seq(const config *c)
 {
@@ -677,199 +685,18 @@ static int generate_seq(const config *c)
     return topogen_seq_generate(&job);
 }
 
-/* --net: a round under block ([0]) and graph ([1]) placement, modelled
- * (cm_net_eval_placement), then printed as text lines or JSON members. */
-static cm_status net_eval(const config *c, const cm_topo *t, cm_net *net,
-                          cm_net_eval ev[2])
-{
-    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
-    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
-    cm_status s = cm_net_parse(c->net, net);
-    if (P > t->n)
-        return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
-                        "(workers)", P, c->file, t->n);
-    if (H > P)
-        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
-                        "ranks", H, P);
-    for (int k = 0; k < 2 && s == CM_OK; k++)
-        s = cm_net_eval_placement(net, t, P, H, (cm_place_kind)k, bytes,
-                                  &ev[k]);
-    if (s != CM_OK)
-        cm_error_prefix(s, "--net");
-    return s;
-}
-
-static void net_print(const config *c, const cm_topo *t, const cm_net *net,
-                      const cm_net_eval ev[2], int json)
-{
-    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
-    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
-    char d[160];
-    cm_net_describe(net, d, sizeof d);
-    if (json)
-        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
-               "\"array_bytes\":%.0f,", d, P, H, bytes);
-    else
-        printf("net           %s\nplacement     %zu workers on %zu ranks on "
-               "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
-    for (int k = 0; k < 2; k++) {
-        const cm_place_stats *ps = &ev[k].st;
-        const char *name = cm_place_name((cm_place_kind)k);
-        if (json)
-            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
-                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
-                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
-                   ps->volume_host, ev[k].round_s);
-        else
-            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
-                   "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
-                   "round (rank %zu decides)\n", name, ps->cut_edges,
-                   ps->cut_edges_host, ps->volume, ps->volume_host,
-                   (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
-                   ev[k].worst);
-    }
-}
-
-/* Reads, weights and reports on a topology file. */
+/* `topogen eval FILE` (topogen_eval.c), with c's eval flags. */
 static int evaluate(const config *c)
 {
-    cm_topo t;
-    cm_topo_init(&t);
-    int rc = EXIT_FAILURE;
-    double *rel = NULL;
-    cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
-                            CM_FORMAT_AUTO, 0, 0};
-    cm_topo_seq seq;
-    cm_topo_seq_init(&seq);
-    cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
-    if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
-        const topogen_seq_eval_job job = {c->file, c->json, c->simulate,
-                                          c->search.seed, c->weights_given,
-                                          c->out_given};
-        rc = topogen_seq_evaluate(&job, &seq);
-        cm_topo_seq_destroy(&seq);
-        return rc;
-    }
-    if (st == CM_OK) { /* one round: today's evaluation */
-        t = seq.round[0];
-        cm_topo_init(&seq.round[0]);
-    }
-    cm_topo_seq_destroy(&seq);
-    if (st == CM_OK && ro.one_based && !c->one_based && !c->quiet)
-        fprintf(stderr, "topogen: notice: %s has no node 0 and no n=: read "
-                "as 1-based (ids shifted down by one; --one-based says so)\n",
-                c->file);
-    if (st == CM_OK)
-        st = cm_topo_check_stochastic(&t, c->file);
-    const char *wname = "file";
-    tg_fdla_result fr = {0};
-    if (st == CM_OK && t.self && c->weights_given && !c->quiet)
-        fprintf(stderr, "topogen: notice: --weights %s replaces the weights "
-                "written in %s\n", weights_name(c), c->file);
-    if (st == CM_OK && (!t.self || c->weights_given)) {
-        st = set_weights(c, &t, &fr);
-        wname = weights_name(c);
-        if (st != CM_OK)
-            cm_error_prefix(st, "%s", c->file);
-    }
-    tg_eval e;
-    cm_net net;
-    cm_net_eval nev[2];
-    if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
-        cm_error_prefix(st, "%s", c->file);
-    if (st == CM_OK && c->net)
-        st = net_eval(c, &t, &net, nev);
-    if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
-        char comment[1536], fl[256];
-        fdla_line(c, &fr, fl, sizeof fl);
-        snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=file weights=%s version=%s\n"
-                 "# source: %s\n"
-                 "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
-                 "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
-                 e.n, e.dmax, wname, TOPOGEN_VERSION, c->file, e.l2, e.ln,
-                 e.slem, fl);
-        st = cm_topo_save(&t, c->out, comment);
-    }
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
-        goto cleanup;
-    }
-    if (c->simulate) {
-        rel = malloc((c->simulate + 1) * sizeof *rel);
-        if (!rel) {
-            fprintf(stderr, "topogen: out of memory for %zu rounds\n",
-                    c->simulate);
-            goto cleanup;
-        }
-        st = tg_simulate(&t, c->simulate, c->search.seed, rel);
-        if (st != CM_OK) {
-            fprintf(stderr, "topogen: %s\n", cm_last_error());
-            goto cleanup;
-        }
-        printf("# round disagreement slem_bound\n");
-        printf("# file=%s n=%zu slem=%.17g weights=%s seed=%llu dim=%d\n",
-               c->file, e.n, e.slem, wname,
-               (unsigned long long)c->search.seed, TG_SIM_DIM);
-        for (size_t r = 0; r <= c->simulate; r++)
-            printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
-    } else if (c->json) {
-        printf("{\"file\":");
-        topogen_print_json_string(c->file);
-        printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
-               "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
-               cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
-               e.components);
-        topogen_print_number("diameter", e.diameter, 0);
-        topogen_print_number("lambda2", e.l2, 0);
-        topogen_print_number("lambdan", e.ln, 0);
-        topogen_print_number("slem", e.slem, 0);
-        topogen_print_number("slem_best_laplacian", e.slem_best, 0);
-        topogen_print_number("rounds_1e-3", e.rounds, 0);
-        if (c->fdla && fr.newton)
-            topogen_print_number("fdla_lower_bound", fr.lower, 0);
-        if (c->net)
-            net_print(c, &t, &net, nev, 1);
-        printf("\"weights\":\"%s\"}\n", wname);
-    } else {
-        printf("file          %s (%s%s)\n", c->file,
-               cm_topo_format_name(ro.found), ro.one_based ? ", 1-based" : "");
-        printf("n             %zu\n", e.n);
-        printf("edges         %zu\n", e.m);
-        printf("degree        min %zu max %zu\n", e.dmin, e.dmax);
-        printf("components    %zu%s\n", e.components,
-               e.components > 1 ? "  (disconnected: lambda2 = 0, SLEM 1)" : "");
-        if (isfinite(e.diameter))
-            printf("diameter      %.0f\n", e.diameter);
-        else
-            printf("diameter      inf\n");
-        printf("lambda2       %.6f\n", e.l2);
-        printf("lambdan       %.6f\n", e.ln);
-        print_slem("slem", e.slem, strcmp(wname, "file") == 0
-                                       ? "W as written in the file"
-                                       : "W from --weights");
-        print_slem("slem_best", e.slem_best, "optimal Laplacian weights");
-        if (isfinite(e.rounds))
-            printf("rounds_1e-3   %.0f  (least t with slem^t <= 1e-3)\n",
-                   e.rounds);
-        else
-            printf("rounds_1e-3   inf  (slem 1: never)\n");
-        if (c->fdla && fr.newton)
-            printf("fdla_bound    %.6f  (no W on this graph has a smaller "
-                   "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
-        printf("weights       %s\n", wname);
-        if (c->net)
-            net_print(c, &t, &net, nev, 0);
-    }
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "topogen: write error on standard output\n");
-        goto cleanup;
-    }
-    rc = EXIT_SUCCESS;
-cleanup:
-    free(rel);
-    cm_topo_destroy(&t);
-    return rc;
+    const topogen_eval_job job = {
+        .file = c->file, .format = c->format, .one_based = c->one_based,
+        .json = c->json, .simulate = c->simulate, .seed = c->search.seed,
+        .groups = c->search.groups, .weights = c->weights, .fdla = c->fdla,
+        .weights_given = c->weights_given, .out = c->out,
+        .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
+        .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
+        .version = TOPOGEN_VERSION};
+    return topogen_evaluate(&job);
 }
 
 int main(int argc, char **argv)

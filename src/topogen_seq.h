@@ -2,7 +2,7 @@
  * build and write a one-peer-exp or base sequence, and report on a
  * sequence file. Like topogen.c it prints and returns exit statuses; it
  * is linked into topogen only (the Makefile's src/topogen_*.c rule). The
- * JSON printers are shared with topogen.c.
+ * JSON printers are shared with topogen_eval.c.
  */
 #ifndef TOPOGEN_SEQ_H
 #define TOPOGEN_SEQ_H

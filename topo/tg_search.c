@@ -25,6 +25,7 @@
 
 #include "cm_rng.h"
 #include "cm_time.h"
+#include "tg_groups.h"
 #include "tg_spectrum.h"
 
 #define CONNECTED_EPS 1e-9
@@ -101,6 +102,7 @@ typedef struct {
     double tlo[SCREEN_K], thi[SCREEN_K];
     double *cur;            /* sparse: [2 SCREEN_K n] copies of them */
     double *x0;             /* sparse: [n] warm start, sum of them */
+    size_t cut;             /* groups: edges between groups of g */
 } worker;
 
 /* Ritz bound over the k vectors v[] (values t[]) of the current L: the
@@ -261,7 +263,11 @@ static int propose(worker *w, int have_vec, size_t *pa, size_t *pb,
             x = y;
             y = tmp;
         }
-        if (!tg_graph_swap_ok(g, a, b, x, y))
+        if (!tg_graph_swap_ok(g, a, b, x, y) ||
+            (w->sh->o->groups &&
+             (long)w->cut + tg_groups_swap_delta(g->n, w->sh->o->groups, a,
+                                                 b, x, y) >
+                 (long)w->sh->o->max_cross))
             continue;
         double est = cands > 1 ? first_order(w, a, b, x, y) : 0.0;
         if (!found || est < best) {
@@ -392,6 +398,10 @@ static cm_status anneal(worker *w, double deadline)
             double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
             if (e2 <= thr) {
                 e = e2;
+                if (o->groups)
+                    w->cut = (size_t)((long)w->cut +
+                                      tg_groups_swap_delta(g->n, o->groups,
+                                                           a, b, x, y));
                 sl->res.accepted++;
                 keep_best(sl, g, e);
                 rejects = 0;
@@ -422,11 +432,19 @@ static cm_status run_restart(worker *w, size_t r)
     shared *sh = w->sh;
     const tg_search_opts *o = sh->o;
     cm_rng_seed(&w->rng, o->seed, r + 1);
-    cm_status st = o->init_rrl
-                       ? tg_graph_build(&w->g, TG_KIND_RRL, o->n, o->d, NULL)
-                       : tg_graph_random_regular(&w->g, o->n, o->d, &w->rng);
+    cm_status st;
+    if (o->groups)
+        st = tg_groups_start(&w->g, o->n, o->d, o->groups, o->max_cross,
+                             o->init_rrl ? NULL : &w->rng);
+    else
+        st = o->init_rrl
+                 ? tg_graph_build(&w->g, TG_KIND_RRL, o->n, o->d, NULL)
+                 : tg_graph_random_regular(&w->g, o->n, o->d, &w->rng);
     if (st != CM_OK)
         return st;
+    if (o->groups)
+        tg_groups_cut(o->n, w->g.m, w->g.eu, w->g.ev, o->groups, NULL,
+                      &w->cut);
     if (sh->sparse && !w->cur) {
         w->cur = malloc(2 * SCREEN_K * o->n * sizeof *w->cur);
         w->x0 = malloc(o->n * sizeof *w->x0);
@@ -488,6 +506,8 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
 {
     memset(res, 0, sizeof *res);
     cm_status st = tg_kind_check(TG_KIND_LEARNED, o->n, o->d);
+    if (st == CM_OK && o->groups)
+        st = tg_groups_check(o->n, o->d, o->groups, o->max_cross);
     if (st != CM_OK)
         return st;
     shared sh;
@@ -574,6 +594,9 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
     if (st != CM_OK)
         goto cleanup;
     res->energy = tg_objective_energy(o->obj, o->d, res->l2, res->ln);
+    if (o->groups)
+        tg_groups_cut(o->n, out->m, out->eu, out->ev, o->groups, NULL,
+                      &res->cross);
     res->seconds = cm_time_now() - sh.start_time;
 cleanup:
     for (size_t t = 0; ws && t < nt; t++) {

@@ -27,6 +27,14 @@
  * from LAPACK on the dense L below TG_SEARCH_SPARSE_FROM nodes, else from
  * warm-started Lanczos (tg_spectrum), which also stops as soon as its
  * Ritz bounds prove a rejection (see tg_search.c).
+ *
+ * Host-aware: with groups = G the nodes form G equal groups of contiguous
+ * ids (tg_groups.h); every restart starts from tg_groups_start (random
+ * swaps within the bound, or none with init_rrl) and a proposal whose swap
+ * would put more than max_cross edges between groups counts as illegal
+ * (drawn, then skipped like a swap that makes a multi-edge), so every
+ * state visited, and the result, meets the bound. The objective is
+ * unchanged: the best lambda_2/lambda_n under the bound.
  */
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
@@ -95,6 +103,11 @@ typedef struct {
     void (*progress)(void *ctx, const tg_progress *p); /* or NULL; called
                              from a search thread, one call at a time */
     void *ctx;            /* passed to progress */
+    size_t groups;        /* G > 0: nodes in G equal groups of contiguous
+                             ids (tg_groups.h), at most max_cross edges
+                             between groups; 0: no groups */
+    size_t max_cross;     /* with groups: the bound C on the cut (swaps
+                             that would exceed it are not proposed) */
 } tg_search_opts;
 
 typedef struct {
@@ -114,6 +127,8 @@ typedef struct {
     int interrupted;      /* 1 when *opts.stop ended the search */
     int sparse;           /* 1 when the sparse (Lanczos) path ran */
     size_t threads;       /* threads used */
+    size_t cross;         /* with groups: edges between groups of the
+                             returned graph (<= max_cross) */
 } tg_search_result;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters
@@ -160,7 +175,8 @@ double tg_search_default_t0(size_t n);
 
 /* Runs the search; out (initialized) receives the best graph, res the
  * figures (also when interrupted or timed out: the best graph so far).
- * CM_EINVAL for bad (n, d); CM_ENUMERIC if the eigensolver fails.
+ * CM_EINVAL for bad (n, d) or groups (tg_groups_check); CM_ENUMERIC if
+ * the eigensolver fails.
  * Cost per unscreened move: O(n^3) dense; sparse O(k (m + 40 n)) for k
  * Lanczos products (k ~ 30-100 here), plus O(candidates * 8) to rank the
  * proposals. */

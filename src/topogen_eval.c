@@ -1,0 +1,271 @@
+/* topogen_eval.c: `topogen eval FILE` (see topogen_eval.h). Reads one
+ * topology file in any format (cm_topo_seq_read_ex: a sequence goes on
+ * to topogen_seq.c), validates it, sets the --weights (a cm_ rule, or
+ * FDLA with its certified lower bound), evaluates it with tg_eval_topo
+ * (spectrum, SLEM, diameter, rounds to 1e-3) and prints the report: text
+ * lines, one JSON object, or the gossip disagreement per round next to
+ * SLEM^t. --net models one gossip round under block and graph placement
+ * (cm_net), --groups prints the cut (topogen_groups.c), -o writes the
+ * weighted graph atomically. Printing lives here, computing in the tg_
+ * and cm_ libraries.
+ */
+#include "topogen_eval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_net.h"
+#include "cm_place.h"
+#include "cm_topo_seq.h"
+#include "tg_eval.h"
+#include "topogen_groups.h"
+#include "topogen_seq.h"
+
+cm_status topogen_weights_set(int fdla, cm_weight_rule rule, cm_topo *t,
+                              tg_fdla_result *fr)
+{
+    memset(fr, 0, sizeof *fr);
+    if (fdla)
+        return tg_fdla_weights(t, TG_FDLA_TOL, fr);
+    return cm_topo_set_weights(t, rule);
+}
+
+const char *topogen_weights_name(int fdla, cm_weight_rule rule)
+{
+    return fdla ? "fdla" : cm_weight_rule_name(rule);
+}
+
+void topogen_fdla_line(int fdla, const tg_fdla_result *fr, char *buf,
+                       size_t cap)
+{
+    buf[0] = '\0';
+    if (fdla)
+        snprintf(buf, cap, "\n# fdla: slem=%.6f lower_bound=%.6f (certified "
+                 "gap %.1e) laplacian_slem=%.6f negative_weights=%zu",
+                 fr->slem, fr->lower, fr->slem - fr->lower, fr->slem_start,
+                 fr->negative);
+}
+
+/* A SLEM with enough digits to tell it from 1: six decimals, plus one
+ * for each decade 1 - slem goes below 1e-4 (at most 16). */
+static void print_slem(const char *label, double slem, const char *note)
+{
+    int digits = 6;
+    if (slem < 1.0 && slem > 0.9999)
+        digits = 2 + (int)ceil(-log10(1.0 - slem));
+    if (digits > 16)
+        digits = 16;
+    printf("%-13s %.*f  (%s)\n", label, digits, slem, note);
+}
+
+/* --net: a round under block ([0]) and graph ([1]) placement, modelled
+ * (cm_net_eval_placement), then printed as text lines or JSON members. */
+static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
+                          cm_net *net, cm_net_eval ev[2])
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    cm_status s = cm_net_parse(c->net, net);
+    if (P > t->n)
+        return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
+                        "(workers)", P, c->file, t->n);
+    if (H > P)
+        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                        "ranks", H, P);
+    for (int k = 0; k < 2 && s == CM_OK; k++)
+        s = cm_net_eval_placement(net, t, P, H, (cm_place_kind)k, bytes,
+                                  &ev[k]);
+    if (s != CM_OK)
+        cm_error_prefix(s, "--net");
+    return s;
+}
+
+static void net_print(const topogen_eval_job *c, const cm_topo *t,
+                      const cm_net *net, const cm_net_eval ev[2], int json)
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    char d[160];
+    cm_net_describe(net, d, sizeof d);
+    if (json)
+        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
+               "\"array_bytes\":%.0f,", d, P, H, bytes);
+    else
+        printf("net           %s\nplacement     %zu workers on %zu ranks on "
+               "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
+    for (int k = 0; k < 2; k++) {
+        const cm_place_stats *ps = &ev[k].st;
+        const char *name = cm_place_name((cm_place_kind)k);
+        if (json)
+            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
+                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
+                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
+                   ps->volume_host, ev[k].round_s);
+        else
+            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
+                   "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
+                   "round (rank %zu decides)\n", name, ps->cut_edges,
+                   ps->cut_edges_host, ps->volume, ps->volume_host,
+                   (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
+                   ev[k].worst);
+    }
+}
+
+int topogen_evaluate(const topogen_eval_job *c)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    int rc = EXIT_FAILURE;
+    double *rel = NULL;
+    cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
+                            CM_FORMAT_AUTO, 0, 0};
+    cm_topo_seq seq;
+    cm_topo_seq_init(&seq);
+    cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
+    if (st == CM_OK && seq.period > 1 && c->groups) {
+        fprintf(stderr, "topogen: --groups: %s is time-varying (%zu rounds); "
+                "the cut is reported for one-round files\n", c->file,
+                seq.period);
+        cm_topo_seq_destroy(&seq);
+        return EXIT_FAILURE;
+    }
+    if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
+        const topogen_seq_eval_job job = {c->file, c->json, c->simulate,
+                                          c->seed, c->weights_given,
+                                          c->out_given};
+        rc = topogen_seq_evaluate(&job, &seq);
+        cm_topo_seq_destroy(&seq);
+        return rc;
+    }
+    if (st == CM_OK) { /* one round: today's evaluation */
+        t = seq.round[0];
+        cm_topo_init(&seq.round[0]);
+    }
+    cm_topo_seq_destroy(&seq);
+    if (st == CM_OK && ro.one_based && !c->one_based && !c->quiet)
+        fprintf(stderr, "topogen: notice: %s has no node 0 and no n=: read "
+                "as 1-based (ids shifted down by one; --one-based says so)\n",
+                c->file);
+    if (st == CM_OK)
+        st = cm_topo_check_stochastic(&t, c->file);
+    const char *wname = "file";
+    tg_fdla_result fr = {0};
+    if (st == CM_OK && t.self && c->weights_given && !c->quiet)
+        fprintf(stderr, "topogen: notice: --weights %s replaces the weights "
+                "written in %s\n",
+                topogen_weights_name(c->fdla, c->weights), c->file);
+    if (st == CM_OK && (!t.self || c->weights_given)) {
+        st = topogen_weights_set(c->fdla, c->weights, &t, &fr);
+        wname = topogen_weights_name(c->fdla, c->weights);
+        if (st != CM_OK)
+            cm_error_prefix(st, "%s", c->file);
+    }
+    tg_eval e;
+    cm_net net;
+    cm_net_eval nev[2];
+    topogen_cut cut = {0};
+    if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
+        cm_error_prefix(st, "%s", c->file);
+    if (st == CM_OK && c->net)
+        st = net_eval(c, &t, &net, nev);
+    if (st == CM_OK && c->groups)
+        st = topogen_cut_eval(&t, c->groups, c->file, &cut);
+    if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
+        char comment[1536], fl[256];
+        topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
+        snprintf(comment, sizeof comment,
+                 "# topogen 2 n=%zu d=%zu kind=file weights=%s version=%s\n"
+                 "# source: %s\n"
+                 "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
+                 "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
+                 e.n, e.dmax, wname, c->version, c->file, e.l2, e.ln,
+                 e.slem, fl);
+        st = cm_topo_save(&t, c->out, comment);
+    }
+    if (st != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        goto cleanup;
+    }
+    if (c->simulate) {
+        rel = malloc((c->simulate + 1) * sizeof *rel);
+        if (!rel) {
+            fprintf(stderr, "topogen: out of memory for %zu rounds\n",
+                    c->simulate);
+            goto cleanup;
+        }
+        st = tg_simulate(&t, c->simulate, c->seed, rel);
+        if (st != CM_OK) {
+            fprintf(stderr, "topogen: %s\n", cm_last_error());
+            goto cleanup;
+        }
+        printf("# round disagreement slem_bound\n");
+        printf("# file=%s n=%zu slem=%.17g weights=%s seed=%llu dim=%d\n",
+               c->file, e.n, e.slem, wname,
+               (unsigned long long)c->seed, TG_SIM_DIM);
+        for (size_t r = 0; r <= c->simulate; r++)
+            printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
+    } else if (c->json) {
+        printf("{\"file\":");
+        topogen_print_json_string(c->file);
+        printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
+               "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
+               cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
+               e.components);
+        topogen_print_number("diameter", e.diameter, 0);
+        topogen_print_number("lambda2", e.l2, 0);
+        topogen_print_number("lambdan", e.ln, 0);
+        topogen_print_number("slem", e.slem, 0);
+        topogen_print_number("slem_best_laplacian", e.slem_best, 0);
+        topogen_print_number("rounds_1e-3", e.rounds, 0);
+        if (c->fdla && fr.newton)
+            topogen_print_number("fdla_lower_bound", fr.lower, 0);
+        if (c->net)
+            net_print(c, &t, &net, nev, 1);
+        if (c->groups)
+            topogen_cut_print(&cut, 1);
+        printf("\"weights\":\"%s\"}\n", wname);
+    } else {
+        printf("file          %s (%s%s)\n", c->file,
+               cm_topo_format_name(ro.found), ro.one_based ? ", 1-based" : "");
+        printf("n             %zu\n", e.n);
+        printf("edges         %zu\n", e.m);
+        printf("degree        min %zu max %zu\n", e.dmin, e.dmax);
+        printf("components    %zu%s\n", e.components,
+               e.components > 1 ? "  (disconnected: lambda2 = 0, SLEM 1)" : "");
+        if (isfinite(e.diameter))
+            printf("diameter      %.0f\n", e.diameter);
+        else
+            printf("diameter      inf\n");
+        printf("lambda2       %.6f\n", e.l2);
+        printf("lambdan       %.6f\n", e.ln);
+        print_slem("slem", e.slem, strcmp(wname, "file") == 0
+                                       ? "W as written in the file"
+                                       : "W from --weights");
+        print_slem("slem_best", e.slem_best, "optimal Laplacian weights");
+        if (isfinite(e.rounds))
+            printf("rounds_1e-3   %.0f  (least t with slem^t <= 1e-3)\n",
+                   e.rounds);
+        else
+            printf("rounds_1e-3   inf  (slem 1: never)\n");
+        if (c->fdla && fr.newton)
+            printf("fdla_bound    %.6f  (no W on this graph has a smaller "
+                   "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
+        printf("weights       %s\n", wname);
+        if (c->net)
+            net_print(c, &t, &net, nev, 0);
+        if (c->groups)
+            topogen_cut_print(&cut, 0);
+    }
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "topogen: write error on standard output\n");
+        goto cleanup;
+    }
+    rc = EXIT_SUCCESS;
+cleanup:
+    topogen_cut_destroy(&cut);
+    free(rel);
+    cm_topo_destroy(&t);
+    return rc;
+}

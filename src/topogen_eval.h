@@ -1,0 +1,66 @@
+/* topogen_eval: `topogen eval FILE`, the report on a topology file (part
+ * of topogen's main: like src/topogen.c it prints and returns exit
+ * statuses; linked into topogen only, by the Makefile's src/topogen_*.c
+ * rule). topogen.c parses and validates the flags into a
+ * topogen_eval_job; this module reads the file, weights it, and prints
+ * the text report, one JSON object or the gossip simulation, with the
+ * --net model and the --groups cut, and writes the weighted graph (-o).
+ * A time-varying file goes on to topogen_seq.c. It also holds the
+ * --weights dispatch (a cm_ rule or FDLA) that topogen.c's generation
+ * shares.
+ */
+#ifndef TOPOGEN_EVAL_H
+#define TOPOGEN_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_mixing.h"
+#include "cm_status.h"
+#include "cm_topo.h"
+#include "tg_fdla.h"
+
+typedef struct {
+    const char *file;       /* the file to read */
+    cm_topo_format format;  /* its format (CM_FORMAT_AUTO: detect) */
+    int one_based;          /* --one-based: node ids start at 1 */
+    int json;               /* --json: one JSON object */
+    size_t simulate;        /* --simulate: rounds to simulate (0: none) */
+    uint64_t seed;          /* --seed: of the simulation's vectors */
+    size_t groups;          /* --groups: print the cut in G groups (0: no) */
+    cm_weight_rule weights; /* --weights rule (unless fdla) */
+    int fdla;               /* --weights fdla: tg_fdla instead of a rule */
+    int weights_given;      /* --weights was on the command line */
+    const char *out;        /* -o FILE: the weighted graph (if out_given) */
+    int out_given;          /* -o was on the command line */
+    int quiet;              /* no notices on stderr */
+    const char *net;        /* --net NET (NULL: no network model) */
+    size_t params;          /* --params: floats per worker array (0: LeNet) */
+    size_t ranks, hosts;    /* --ranks, --hosts (0: one per worker) */
+    const char *version;    /* topogen's version string, for -o's header */
+} topogen_eval_job;
+
+/* `topogen eval FILE` for the job c: reads c->file (one round, or a
+ * sequence handed to topogen_seq_evaluate), checks it, sets the weights
+ * when the file has none or --weights was given, and prints the report
+ * on stdout (notices on stderr unless quiet). Returns an exit status:
+ * 0, or 1 with one message on stderr. O(n^3) for the dense eigensolve of
+ * tg_eval_topo, plus O(simulate * m) for a simulation. */
+int topogen_evaluate(const topogen_eval_job *c);
+
+/* The weights dispatch: cm_topo_set_weights(t, rule), or with fdla the
+ * fastest-mixing weights of topo/tg_fdla.c, whose certificate goes to
+ * *fr (zeroed for a rule). CM_OK, else the library's status and
+ * message. */
+cm_status topogen_weights_set(int fdla, cm_weight_rule rule, cm_topo *t,
+                              tg_fdla_result *fr);
+
+/* "fdla", or the rule's name. A static string. */
+const char *topogen_weights_name(int fdla, cm_weight_rule rule);
+
+/* The FDLA certificate line of a file header into buf (cap bytes,
+ * truncated): "" unless fdla, else "\n# fdla: slem=... lower_bound=...". */
+void topogen_fdla_line(int fdla, const tg_fdla_result *fr, char *buf,
+                       size_t cap);
+
+#endif
