@@ -16,9 +16,12 @@
 # (OUT/runs/NAME.done) are skipped, so the script resumes. Tables: every
 # (algorithm, lr) run on PROBE_SEED (1), then the measured grid; each row:
 # final test accuracy of the average model (mean
-# ± std over seeds), epochs to 80% and 85% (mean over the seeds that got
-# there), gossip kB per step per rank, and the consensus distance
-# mean_i ||x_i - xbar||^2 after epochs 1 and 8.
+# ± std over seeds, and per seed), epochs to 80% and 85% (mean over the
+# seeds that got there; the CSV's epoch-0 row is skipped), gossip kB per
+# step per rank, and the consensus distance mean_i ||x_i - xbar||^2 after
+# epoch 1 and at the end. Columns are found by the CSV header's names.
+#
+#   EPOCHS=16 OUT=data/results/algorithms-16 scripts/algorithms.sh
 set -eu
 
 BIN=${BIN:-bin}
@@ -70,18 +73,24 @@ run() { # name seed lr algorithm
 
 # The table of one group of runs: lines "label file..." on stdin.
 table() {
-    echo "| algorithm | lr | runs | test acc (mean ± std) | epochs to 80% | epochs to 85% | kB/step/rank | consensus ep 1 | consensus end |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| algorithm | lr | runs | test acc (mean ± std) | per seed | epochs to 80% | epochs to 85% | kB/step/rank | consensus ep 1 | consensus end |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
     while read -r label lr files; do
         # shellcheck disable=SC2086
-        awk -F, -v label="$label" -v lr="$lr" -v logs="$OUT/logs" '
-        FNR == 1 { nf++; r80[nf] = r85[nf] = ""; next }
-        { acc[nf] = $5; cons_end[nf] = $7
-          if (FNR == 2) cons1[nf] = $7
-          if (r80[nf] == "" && $5 >= 0.80) r80[nf] = $1
-          if (r85[nf] == "" && $5 >= 0.85) r85[nf] = $1 }
+        awk -F, -v label="$label" -v lr="$lr" '
+        FNR == 1 { nf++; r80[nf] = r85[nf] = ""; cons1[nf] = ""
+                   for (k = 1; k <= NF; k++) col[$k] = k; next }
+        { ep = $col["epoch"]; a = $col["test_acc"]; c = $col["consensus"]
+          if (ep == 0) next            # the initial model (epoch-0 row)
+          acc[nf] = a; cons_end[nf] = c
+          if (cons1[nf] == "") cons1[nf] = c
+          if (r80[nf] == "" && a >= 0.80) r80[nf] = ep
+          if (r85[nf] == "" && a >= 0.85) r85[nf] = ep }
         END {
-          s = ss = 0; for (i = 1; i <= nf; i++) { s += acc[i]; ss += acc[i] * acc[i] }
+          s = ss = 0; per = ""
+          for (i = 1; i <= nf; i++) {
+            s += acc[i]; ss += acc[i] * acc[i]
+            per = per (i > 1 ? ", " : "") sprintf("%.2f", 100 * acc[i]) }
           m = s / nf; sd = nf > 1 ? sqrt((ss - nf * m * m) / (nf - 1)) : 0
           e80 = e85 = ""; k80 = k85 = 0; t80 = t85 = 0
           for (i = 1; i <= nf; i++) {
@@ -90,8 +99,8 @@ table() {
           e80 = k80 ? sprintf("%.2f (%d of %d)", t80 / k80, k80, nf) : "never"
           e85 = k85 ? sprintf("%.2f (%d of %d)", t85 / k85, k85, nf) : "never"
           c1 = ce = 0; for (i = 1; i <= nf; i++) { c1 += cons1[i]; ce += cons_end[i] }
-          printf "| %s | %s | %d | %.2f%% ± %.2f | %s | %s | KB | %.3g | %.3g |\n",
-                 label, lr, nf, 100 * m, 100 * sd, e80, e85, c1 / nf, ce / nf
+          printf "| %s | %s | %d | %.2f%% ± %.2f | %s | %s | %s | KB | %.3g | %.3g |\n",
+                 label, lr, nf, 100 * m, 100 * sd, per, e80, e85, c1 / nf, ce / nf
         }' $files | {
             read -r line
             first=$(echo "$files" | awk '{print $1}')

@@ -22,6 +22,8 @@
 /* Dense in-process mixer: out_i = sum_j W_ij in_j, double accumulator. */
 typedef struct {
     double w[NW][NW];
+    double seq[3][NW][NW]; /* a time-varying W_t when period > 0 */
+    int period;            /* round t mixes with seq[t mod period] */
     float *const *in;
     size_t len;
     int rounds;
@@ -37,11 +39,12 @@ static cm_status mix_start(void *ctx, float *const *in)
 static cm_status mix_finish(void *ctx, float *const *out)
 {
     mixer_ctx *m = ctx;
+    double(*w)[NW] = m->period ? m->seq[m->rounds % m->period] : m->w;
     for (size_t i = 0; i < NW; i++)
         for (size_t k = 0; k < m->len; k++) {
             double s = 0.0;
             for (size_t j = 0; j < NW; j++)
-                s += m->w[i][j] * (double)m->in[j][k];
+                s += w[i][j] * (double)m->in[j][k];
             out[i][k] = (float)s;
         }
     m->rounds++;
@@ -58,6 +61,30 @@ static void ring(mixer_ctx *m, double c, size_t len)
         m->w[i][(i + 1) % NW] += (1.0 - c) / 2.0;
         m->w[i][(i + NW - 1) % NW] += (1.0 - c) / 2.0;
     }
+}
+
+/* Time-varying sequences (symmetric, doubly stochastic rounds, each a
+ * matching, so no round alone connects the workers):
+ *   SEQ_ONE_PEER  one-peer exponential, i ~ i XOR 2^t, t = 0, 1, 2, weight
+ *                 1/2 (exact: the period's product is 11^T/n)
+ *   SEQ_RING      the ring's even and odd edges alternately, weight 1/3
+ *                 (not exact: the product only contracts) */
+enum { SEQ_ONE_PEER = 1, SEQ_RING = 2 };
+
+static void sequence(mixer_ctx *m, int kind, size_t len)
+{
+    memset(m, 0, sizeof *m);
+    m->len = len;
+    m->period = kind == SEQ_ONE_PEER ? 3 : 2;
+    const double wt = kind == SEQ_ONE_PEER ? 0.5 : 1.0 / 3.0;
+    for (int t = 0; t < m->period; t++)
+        for (size_t i = 0; i < NW; i++) {
+            size_t j = kind == SEQ_ONE_PEER ? i ^ ((size_t)1 << t)
+                       : (i % 2 == (size_t)t) ? (i + 1) % NW
+                                              : (i + NW - 1) % NW;
+            m->seq[t][i][i] = 1.0 - wt;
+            m->seq[t][i][j] = wt;
+        }
 }
 
 static const double qa[NW] = {0.5, 2.0, 1.0, 1.5, 0.7, 1.2, 2.0, 0.6};
@@ -132,12 +159,16 @@ static outcome measure(const dt_algo *a)
     return o;
 }
 
-/* Runs `steps` steps of kind from x0 = 0 on the ring with self weight c. */
-static outcome run(dt_algo_kind kind, float mu, float lr, double c,
-                   float mixw, size_t steps)
+/* Runs `steps` steps of kind from x0 = 0 on the ring with self weight c
+ * (seq 0) or on the sequence seq. */
+static outcome run_on(int seq, dt_algo_kind kind, float mu, float lr,
+                      double c, float mixw, size_t steps)
 {
     mixer_ctx m;
-    ring(&m, c, dt_algo_gossip_len(kind, NP));
+    if (seq)
+        sequence(&m, seq, dt_algo_gossip_len(kind, NP));
+    else
+        ring(&m, c, dt_algo_gossip_len(kind, NP));
     dt_algo_mixer mx = {&m, mix_start, mix_finish};
     dt_algo_spec sp = {.kind = kind, .n = NP, .count = NW, .mu = mu,
                        .wd = 0.0f, .mix_w = mixw};
@@ -157,6 +188,12 @@ static outcome run(dt_algo_kind kind, float mu, float lr, double c,
     outcome o = measure(a);
     dt_algo_free(a);
     return o;
+}
+
+static outcome run(dt_algo_kind kind, float mu, float lr, double c,
+                   float mixw, size_t steps)
+{
+    return run_on(0, kind, mu, lr, c, mixw, steps);
 }
 
 /* D^2 (with (I+W)/2 and (I+3W)/4 on a ring whose lambda_min = -1/3, and
@@ -200,6 +237,87 @@ START_TEST(test_qgm_reduces_drift)
                   dp.dist);
     /* and it converges: a finite, smaller drift, not a blow-up */
     ck_assert(isfinite(qg.dist));
+}
+END_TEST
+
+/* Time-varying W_t. Gradient tracking is defined for them (Pu and Nedic
+ * 2021; the tracker's mean stays the mean gradient for any doubly
+ * stochastic W_t): it reaches x*, with and without momentum. D-PSGD
+ * stalls at a biased point, and quasi-global momentum drifts far less
+ * than local momentum, as on a static W. */
+START_TEST(test_sequences)
+{
+    const int seqs[] = {SEQ_ONE_PEER, SEQ_RING};
+    for (size_t q = 0; q < 2; q++) {
+        const int sq = seqs[q];
+        const float lr = 0.05f;
+        outcome dp = run_on(sq, DT_ALGO_DPSGD, 0.0f, lr, 0, 1.0f, 4000);
+        outcome gt = run_on(sq, DT_ALGO_GT, 0.0f, lr, 0, 1.0f, 4000);
+        outcome gtm = run_on(sq, DT_ALGO_GT, 0.5f, lr / 2, 0, 1.0f, 4000);
+        ck_assert_msg(dp.dist > 0.05, "seq %d dpsgd dist %g", sq, dp.dist);
+        ck_assert_msg(gt.dist < 1e-4, "seq %d gt dist %g", sq, gt.dist);
+        ck_assert_msg(gtm.dist < 1e-4, "seq %d gt momentum dist %g", sq,
+                      gtm.dist);
+        outcome dpm = run_on(sq, DT_ALGO_DPSGD, 0.9f, 0.01f, 0, 1.0f, 4000);
+        outcome qg = run_on(sq, DT_ALGO_QGM, 0.9f, 0.01f, 0, 1.0f, 4000);
+        ck_assert_msg(qg.consensus < 0.2 * dpm.consensus,
+                      "seq %d qgm consensus %g vs local momentum %g", sq,
+                      qg.consensus, dpm.consensus);
+        ck_assert_msg(qg.dist < 0.5 * dpm.dist, "seq %d qgm dist %g vs %g",
+                      sq, qg.dist, dpm.dist);
+    }
+}
+END_TEST
+
+/* Consensus distance after `steps` gradient-free D^2 steps (g = 0, mu =
+ * 0, M = W) from x_i = i, on the ring with self weight 1/2 (seq 0) or the
+ * sequence seq, over the initial one. */
+static double d2_free_growth(int seq, size_t steps)
+{
+    mixer_ctx m;
+    if (seq)
+        sequence(&m, seq, NP);
+    else
+        ring(&m, 0.5, NP);
+    dt_algo_mixer mx = {&m, mix_start, mix_finish};
+    dt_algo_spec sp = {.kind = DT_ALGO_D2, .n = NP, .count = NW,
+                       .mix_w = 1.0f};
+    float x0[NP] = {0}, g[NP] = {0};
+    arrays ar;
+    dt_algo *a;
+    ck_assert_int_eq(new_algo(&sp, x0, &mx, &ar, &a), CM_OK);
+    dt_algo_free(a);
+    for (size_t i = 0; i < NW; i++)
+        for (size_t k = 0; k < NP; k++)
+            ar.x[i][k] = (float)i; /* before dt_algo_new: psi_prev = x */
+    ck_assert_int_eq(dt_algo_new(&sp, ar.x, ar.xn, &mx, &a), CM_OK);
+    double c0 = measure(a).consensus;
+    for (size_t t = 0; t < steps; t++) {
+        ck_assert_int_eq(dt_algo_begin(a), CM_OK);
+        for (size_t i = 0; i < NW; i++)
+            dt_algo_grad(a, i, g, 0.1f);
+        ck_assert_int_eq(dt_algo_end(a, 0.1f), CM_OK);
+    }
+    double c1 = measure(a).consensus;
+    dt_algo_free(a);
+    return c1 / c0;
+}
+
+/* Why d2 refuses a time-varying topology (dt_d2_mix.h): D^2's recursion
+ * x_{t+1} = M_t (2 x_t - x_{t-1}) damps disagreement for a fixed M with
+ * lambda_min > -1/3 but amplifies it when the rounds change, here on
+ * matchings whose lambda_min is 0 (the one-peer period's transfer matrix
+ * has spectral radius 2: growth 2^(steps/3); measured 1e11 in squared
+ * distance after 60 steps, against 5e-15 on the fixed ring). Not every
+ * sequence does this (the ring's alternating matchings with weight 1/3
+ * damp it), but topogen's one-peer and Base-(k+1) sequences do. */
+START_TEST(test_d2_needs_fixed_w)
+{
+    double fixed = d2_free_growth(0, 60);
+    double onepeer = d2_free_growth(SEQ_ONE_PEER, 60);
+    ck_assert_msg(fixed < 1e-3, "d2 on a fixed W: consensus x %g", fixed);
+    ck_assert_msg(onepeer > 1e3, "d2 on one-peer rounds: consensus x %g",
+                  onepeer);
 }
 END_TEST
 
@@ -257,12 +375,17 @@ END_TEST
 
 /* Invariants: gt's tracker keeps mean_i y_i = mean_i (g_i + wd x_i); d2's
  * mean moves by exactly -lr mean_i v_i (SGD on the mean); both up to float
- * rounding (1e-5 relative). */
+ * rounding (1e-5 relative), on a static W and on a time-varying W_t. */
 START_TEST(test_invariants)
 {
-    for (int kind = DT_ALGO_D2; kind <= DT_ALGO_GT; kind++) {
+    for (int kq = 0; kq < 4; kq++) { /* ring, then the sequence */
+        const int kind = DT_ALGO_D2 + kq % 2;
         mixer_ctx m;
-        ring(&m, 1.0 / 3.0, dt_algo_gossip_len((dt_algo_kind)kind, NP));
+        if (kq < 2)
+            ring(&m, 1.0 / 3.0, dt_algo_gossip_len((dt_algo_kind)kind, NP));
+        else
+            sequence(&m, SEQ_RING, dt_algo_gossip_len((dt_algo_kind)kind,
+                                                      NP));
         dt_algo_mixer mx = {&m, mix_start, mix_finish};
         dt_algo_spec sp = {.kind = (dt_algo_kind)kind, .n = NP,
                            .count = NW, .mu = 0.5f, .wd = 1e-2f,
@@ -369,6 +492,8 @@ Suite *algo_suite(void)
     TCase *tc = tcase_create("quadratic");
     tcase_add_test(tc, test_exact_methods_reach_optimum);
     tcase_add_test(tc, test_qgm_reduces_drift);
+    tcase_add_test(tc, test_sequences);
+    tcase_add_test(tc, test_d2_needs_fixed_w);
     tcase_add_test(tc, test_dpsgd_bits);
     tcase_add_test(tc, test_invariants);
     tcase_add_test(tc, test_api_and_errors);

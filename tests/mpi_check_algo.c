@@ -7,6 +7,9 @@
  * one (the algorithms' extra state is in the checkpoint); gradient
  * tracking sends exactly twice D-PSGD's bytes per step, the others the
  * same; bad combinations are refused on every rank before training.
+ * The same holds for gt and qgm on a time-varying topology (the one-peer
+ * exponential sequence on 8 workers, period 3, resumed mid-period); d2
+ * refuses it on every rank before training (dt_d2_mix.h says why).
  *
  * As in mpi_check_dpsgd.c, every assertion uses values every rank holds
  * (broadcast from rank 0), so a failure cannot leave ranks waiting. */
@@ -36,6 +39,30 @@ static void cube_file(char *path, size_t n)
     snprintf(path, n, "/tmp/mpi_check_algo_%d.txt", (int)getpid());
     ck_assert_int_eq(cm_topo_save(&t, path, "cube"), CM_OK);
     cm_topo_destroy(&t);
+}
+
+/* The one-peer exponential sequence on 8 nodes: round t pairs i with
+ * i XOR 2^t, weight 1/2 (the format of topo/README.md), written by rank 0
+ * at a path named by rank 0's pid. */
+static void one_peer_file(char *path, size_t n, int pid)
+{
+    snprintf(path, n, "/tmp/mpi_check_algo_seq_%d.txt", pid);
+    FILE *f = NULL;
+    if (dt_comm_rank(dt_comm_world()) == 0) {
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "# one-peer exponential, n=8 period=3\n");
+        for (size_t t = 0; t < 3; t++) {
+            fprintf(f, "# round %zu n=8\n", t);
+            for (size_t i = 0; i < 8; i++)
+                if (i < (i ^ ((size_t)1 << t)))
+                    fprintf(f, "%zu %zu 0.5\n", i, i ^ ((size_t)1 << t));
+        }
+        ck_assert_int_eq(fclose(f), 0);
+    }
+    int ok = 1;
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &ok, sizeof ok, 0),
+                     CM_OK); /* written before anyone reads it */
 }
 
 static void small_config(dt_config *cfg, const char *topo, dt_algo_kind a)
@@ -154,6 +181,75 @@ START_TEST(test_resume_equals_uninterrupted)
 }
 END_TEST
 
+/* gt and qgm on the sequence: the same bits for P = 1, 3 and 4, not
+ * D-PSGD's, it learns, gt sends twice D-PSGD's bytes per step (the period's
+ * mean over the rounds' edges), and a run stopped after epoch 1 (step 16,
+ * round 16 mod 3 = 1 next) on 3 ranks and resumed on 4 equals the
+ * uninterrupted one. d2 is refused with the same message on every rank. */
+START_TEST(test_sequence_algorithms)
+{
+    char path[64], dir[96];
+    dt_config cfg;
+    int pid = (int)getpid();
+    ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
+                     CM_OK);
+    one_peer_file(path, sizeof path, pid);
+    small_config(&cfg, path, DT_ALGO_DPSGD);
+    cfg.epochs = 3;
+    outcome dp = run_on(4, &cfg);
+    ck_assert_int_eq(dp.s, CM_OK);
+    ck_assert_double_gt(dp.bytes, 0.0);
+    const dt_algo_kind seq_algos[] = {DT_ALGO_GT, DT_ALGO_QGM};
+    for (size_t k = 0; k < 2; k++) {
+        small_config(&cfg, path, seq_algos[k]);
+        cfg.epochs = 3;
+        outcome o1 = run_on(1, &cfg), o3 = run_on(3, &cfg),
+                o4 = run_on(4, &cfg);
+        ck_assert_int_eq(o1.s, CM_OK);
+        ck_assert_int_eq(o3.s, CM_OK);
+        ck_assert_int_eq(o4.s, CM_OK);
+        ck_assert_uint_eq(o1.hash, o3.hash);
+        ck_assert_uint_eq(o1.hash, o4.hash);
+        ck_assert_uint_ne(o1.hash, dp.hash);
+        /* it learns (chance is 0.1; gt's tracker needs a few epochs) */
+        ck_assert_msg(o1.acc > 0.5, "%s on a sequence learned only %g",
+                      dt_algo_name(seq_algos[k]), o1.acc);
+        /* the period's mean of the rounds' bytes, rounded to a byte */
+        ck_assert_double_eq_tol(o4.bytes,
+                                (double)dt_algo_gossip_factor(seq_algos[k]) *
+                                    dp.bytes, 1.5);
+        snprintf(dir, sizeof dir, "/tmp/mpi_check_algo_seqck_%d_%zu", pid,
+                 k);
+        snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
+        cfg.stop_after = 1;
+        outcome part = run_on(3, &cfg);
+        ck_assert_int_eq(part.s, CM_OK);
+        ck_assert_uint_ne(part.hash, o4.hash);
+        cfg.stop_after = 0;
+        cfg.resume = 1;
+        outcome res = run_on(4, &cfg);
+        ck_assert_int_eq(res.s, CM_OK);
+        ck_assert_uint_eq(res.hash, o4.hash);
+        ck_assert_double_eq(res.acc, o4.acc);
+        if (dt_comm_rank(dt_comm_world()) == 0) {
+            char cmd[128];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+            ck_assert_int_eq(system(cmd), 0);
+        }
+    }
+    small_config(&cfg, path, DT_ALGO_D2);
+    ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "time-varying (period 3)"));
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "/tmp/mpi_check_algo_seq_"));
+    double len = (double)strlen(cm_last_error()), sum = len;
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(dt_comm_world(), &sum, 1),
+                     CM_OK);
+    ck_assert_double_eq(sum, len * (double)dt_comm_size(dt_comm_world()));
+    if (dt_comm_rank(dt_comm_world()) == 0)
+        unlink(path);
+}
+END_TEST
+
 START_TEST(test_rejections_on_all_ranks)
 {
     char path[64];
@@ -192,6 +288,7 @@ Suite *algo_mpi_suite(void)
     tcase_add_test(tc, test_same_bits_for_every_P);
     tcase_add_test(tc, test_resume_equals_uninterrupted);
     tcase_add_test(tc, test_rejections_on_all_ranks);
+    tcase_add_test(tc, test_sequence_algorithms);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -39,6 +39,11 @@
  *          The momentum buffer follows the model's movement after gossip
  *          (close to the global movement), not the local gradient.
  *
+ * The mixer may use another W_t at every step (a time-varying topology):
+ * dpsgd, gt and qgm are defined for that (gt's mean-of-y invariant needs
+ * only doubly stochastic W_t); d2 is not, and the trainer refuses it on a
+ * sequence (dt_d2_mix.h).
+ *
  * Bytes per step: one array of n floats per neighbour, twice that for gt.
  * dpsgd and gt overlap the gossip with the gradients; d2 and qgm gossip a
  * vector built from the gradient, so they cannot.

@@ -7,8 +7,8 @@
  * The exchange of the x_j is started before and finished after the
  * gradient computation, so it overlaps it. --algorithm swaps in another
  * update rule of dt_algo (D^2, gradient tracking, quasi-global momentum)
- * on the same gossip; d2's mixing matrix (1 - c) I + c W is settled here,
- * from lambda_min(W), before training.
+ * on the same gossip; d2's mixing matrices (1 - c) I + c W_t are settled
+ * before training (dt_d2_mix, from the rounds' lambda_min).
  *
  * Reproducibility: everything a worker does depends on (seed, worker id)
  * only: its shard (dt_partition, from the seed), its batch order (its own
@@ -22,7 +22,9 @@
  * Time-varying topologies (cm_topo_seq): one gossip plan per round; step t
  * (counted from the start of the run, so also across a resume) gossips
  * over round t mod period, and the bytes sent follow that round's edges.
- * A single-round file is today's run, bit for bit.
+ * A single-round file is today's run, bit for bit. Every --algorithm runs
+ * on a sequence: its gossip (x, gt's x and y together, d2's and qgm's
+ * combined vectors) in step t uses round t mod period.
  *
  * Trade-off: one network (one set of activation and im2col buffers) per
  * rank runs all of the rank's workers in turn; worker state is just
@@ -42,10 +44,10 @@
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_hash.h"
-#include "cm_mixing.h"
 #include "cm_topo_seq.h"
 #include "cm_topo.h"
 #include "dt_algo.h"
+#include "dt_d2_mix.h"
 #include "dt_data.h"
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
@@ -101,40 +103,19 @@ typedef struct {
 
 /* ---- setup ------------------------------------------------------------- */
 
-/* d2's mixing matrix M = (1 - c) I + c W: --d2-mixing C, or (auto) the
- * largest c <= 1 with lambda_min(M) >= -1/4, a margin inside D^2's
- * lambda_min > -1/3. Refuses a C whose M is at or below -1/3. Rank 0's
- * part, v = {c, SLEM(M)}. O(n^3); a file above the dense limit is a file
- * problem (CM_ETOPO, exit 1), a bad C a flag problem (CM_EINVAL). */
-static cm_status d2_mixing(const dt_run *r, double v[2])
-{
-    const dt_config *cfg = r->cfg;
-    double l2, lmin;
-    cm_status s = cm_topo_w_extremes(r->topo, &l2, &lmin);
-    if (s != CM_OK)
-        return cm_error_prefix(s == CM_EINVAL ? CM_ETOPO : s,
-                               "--topology");
-    double c = cfg->d2_mix;
-    if (c == 0.0)
-        c = lmin < -0.25 ? 1.25 / (1.0 - lmin) : 1.0;
-    double mmin = 1.0 - c * (1.0 - lmin), m2 = 1.0 - c * (1.0 - l2);
-    if (r->n > 1 && mmin <= -1.0 / 3.0 + 1e-9)
-        return cm_error(CM_EINVAL, "--algorithm d2 on %s: lambda_min of its "
-                        "mixing matrix (1 - C) I + C W is %.4f with C = %g "
-                        "(lambda_min(W) = %.4f); D^2 needs it above -1/3: "
-                        "use --d2-mixing auto or half", cfg->topology, mmin,
-                        c, lmin);
-    v[0] = c;
-    v[1] = r->n > 1 ? fmax(fabs(m2), fabs(mmin)) : 0.0;
-    return CM_OK;
-}
-
-/* d2_mixing on rank 0, agreed and broadcast (collective). */
+/* d2's mixing matrices (1 - c) I + c W_t (dt_d2_mix_choose) on rank 0,
+ * agreed and broadcast (collective). */
 static cm_status setup_d2_mixing(dt_run *r)
 {
     double v[2] = {0.0, 0.0};
-    cm_status s = dt_comm_agree_idle(r->comm, r->rank == 0 ?
-                                     d2_mixing(r, v) : CM_OK);
+    cm_status s = CM_OK;
+    if (r->rank == 0) {
+        dt_d2_mix m;
+        s = dt_d2_mix_choose(&r->seq, r->cfg->topology, r->cfg->d2_mix, &m);
+        v[0] = m.c;
+        v[1] = m.slem;
+    }
+    s = dt_comm_agree_idle(r->comm, s);
     if (s == CM_OK)
         s = dt_comm_bcast(r->comm, v, sizeof v, 0);
     r->mix_c = v[0];
@@ -160,12 +141,6 @@ static cm_status setup_workers(dt_run *r)
         r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
         r->period = r->seq.period;
         r->n = r->seq.n;
-        if (s == CM_OK && r->period > 1 && cfg->algorithm != DT_ALGO_DPSGD)
-            s = cm_error(CM_EINVAL, "--topology: %s is time-varying (period "
-                         "%zu): --algorithm %s needs a static topology; "
-                         "sequences run with --algorithm dpsgd",
-                         cfg->topology, r->period,
-                         dt_algo_name(cfg->algorithm));
         if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
             s = setup_d2_mixing(r);
     }
@@ -194,86 +169,6 @@ static cm_status setup_workers(dt_run *r)
         w->count = dt_placement_workers(&r->pl, r->n, r->rank, w->id);
         w->first = w->id[0];
     }
-    return s;
-}
-
-/* This rank's shards, worker after worker: idx gets the image indices
- * (owned by the caller), w->shard_off the offsets. */
-static cm_status gather_shards(dt_workers *w, const dt_partition *part,
-                               size_t **idx, size_t *total)
-{
-    *total = 0;
-    for (size_t i = 0; i < w->count; i++) {
-        size_t id = dt_workers_id(w, i);
-        *total += part->off[id + 1] - part->off[id];
-    }
-    w->shard_off = malloc((w->count + 1) * sizeof *w->shard_off);
-    *idx = malloc((*total + 1) * sizeof **idx);
-    if (!w->shard_off || !*idx)
-        return cm_error(CM_ENOMEM, "out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < w->count; i++) {
-        size_t id = dt_workers_id(w, i), lo = part->off[id];
-        w->shard_off[i] = k;
-        memcpy(*idx + k, part->idx + lo,
-               (part->off[id + 1] - lo) * sizeof **idx);
-        k += part->off[id + 1] - lo;
-    }
-    w->shard_off[w->count] = k;
-    return CM_OK;
-}
-
-/* This rank's test images: a contiguous slice for the average model, and
- * (gossip mode) the first local_eval images for every worker's model. */
-static cm_status setup_test(dt_run *r, const dt_source *src,
-                            const dt_norm *norm)
-{
-    dt_evaluator *ev = &r->ev;
-    size_t t0 = ev->n_test * r->rank / r->P;
-    size_t t1 = ev->n_test * (r->rank + 1) / r->P;
-    size_t nl = r->cfg->local_eval < ev->n_test ? r->cfg->local_eval
-                                                : ev->n_test;
-    size_t m = (t1 - t0) > nl ? (t1 - t0) : nl;
-    size_t *idx = malloc((m ? m : 1) * sizeof *idx);
-    cm_status s = CM_OK;
-    if (!idx)
-        return cm_error(CM_ENOMEM, "out of memory");
-    if (t1 > t0) {
-        for (size_t k = t0; k < t1; k++)
-            idx[k - t0] = k;
-        s = dt_data_load(src, DT_SPLIT_TEST, idx, t1 - t0, norm,
-                         &ev->test_slice);
-    }
-    if (s == CM_OK && nl > 0 && !r->allreduce) {
-        for (size_t k = 0; k < nl; k++)
-            idx[k] = k;
-        s = dt_data_load(src, DT_SPLIT_TEST, idx, nl, norm, &ev->test_local);
-    }
-    free(idx);
-    return s;
-}
-
-/* This rank's contiguous slice of the first min(DT_TRAIN_LOSS_EVAL,
- * n_train) training images (file order, whatever the partition): the
- * images of the global training loss. */
-static cm_status setup_train_eval(dt_run *r, const dt_source *src,
-                                  const dt_norm *norm, size_t n_train)
-{
-    dt_evaluator *ev = &r->ev;
-    ev->n_train_eval = n_train < DT_TRAIN_LOSS_EVAL ? n_train
-                                                    : DT_TRAIN_LOSS_EVAL;
-    size_t t0 = ev->n_train_eval * r->rank / r->P;
-    size_t t1 = ev->n_train_eval * (r->rank + 1) / r->P;
-    if (t1 == t0)
-        return CM_OK;
-    size_t *idx = malloc((t1 - t0) * sizeof *idx);
-    if (!idx)
-        return cm_error(CM_ENOMEM, "out of memory");
-    for (size_t k = t0; k < t1; k++)
-        idx[k - t0] = k;
-    cm_status s = dt_data_load(src, DT_SPLIT_TRAIN, idx, t1 - t0, norm,
-                               &ev->train_slice);
-    free(idx);
     return s;
 }
 
@@ -330,15 +225,10 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
         cm_error_prefix(s, "--partition");
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         goto cleanup;
-    size_t *idx = NULL, total = 0;
-    s = gather_shards(w, part, &idx, &total);
+    s = dt_workers_load_shards(w, part, &src, &norm);
     if (s == CM_OK)
-        s = dt_data_load(&src, DT_SPLIT_TRAIN, idx, total, &norm, &w->train);
-    free(idx);
-    if (s == CM_OK)
-        s = setup_test(r, &src, &norm);
-    if (s == CM_OK)
-        s = setup_train_eval(r, &src, &norm, n_train);
+        s = dt_evaluator_load(&r->ev, &src, &norm, r->rank, r->P,
+                              r->allreduce ? 0 : cfg->local_eval, n_train);
     s = dt_comm_agree(r->comm, s);
     if (s == CM_OK) {
         size_t used = part->off[r->n];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cm_hash.h"
+#include "dt_log.h"
 #include "dt_train.h"
 
 /* dt_metrics_reduce adds the struct as an array of doubles. */
@@ -129,4 +130,65 @@ cm_status dt_metrics_final_hashes(dt_evaluator *ev, const dt_workers *w,
     }
     free(h);
     return s;
+}
+
+/* This rank's test images: a contiguous slice for the average model, and
+ * the first local_eval images for every worker's model. */
+static cm_status load_test(dt_evaluator *ev, const dt_source *src,
+                           const dt_norm *norm, size_t rank, size_t P,
+                           size_t local_eval)
+{
+    size_t t0 = ev->n_test * rank / P;
+    size_t t1 = ev->n_test * (rank + 1) / P;
+    size_t nl = local_eval < ev->n_test ? local_eval : ev->n_test;
+    size_t m = (t1 - t0) > nl ? (t1 - t0) : nl;
+    size_t *idx = malloc((m ? m : 1) * sizeof *idx);
+    cm_status s = CM_OK;
+    if (!idx)
+        return cm_error(CM_ENOMEM, "out of memory");
+    if (t1 > t0) {
+        for (size_t k = t0; k < t1; k++)
+            idx[k - t0] = k;
+        s = dt_data_load(src, DT_SPLIT_TEST, idx, t1 - t0, norm,
+                         &ev->test_slice);
+    }
+    if (s == CM_OK && nl > 0) {
+        for (size_t k = 0; k < nl; k++)
+            idx[k] = k;
+        s = dt_data_load(src, DT_SPLIT_TEST, idx, nl, norm, &ev->test_local);
+    }
+    free(idx);
+    return s;
+}
+
+/* This rank's contiguous slice of the first min(DT_TRAIN_LOSS_EVAL,
+ * n_train) training images (file order, whatever the partition): the
+ * images of the global training loss. */
+static cm_status load_train_eval(dt_evaluator *ev, const dt_source *src,
+                                 const dt_norm *norm, size_t rank, size_t P,
+                                 size_t n_train)
+{
+    ev->n_train_eval = n_train < DT_TRAIN_LOSS_EVAL ? n_train
+                                                    : DT_TRAIN_LOSS_EVAL;
+    size_t t0 = ev->n_train_eval * rank / P;
+    size_t t1 = ev->n_train_eval * (rank + 1) / P;
+    if (t1 == t0)
+        return CM_OK;
+    size_t *idx = malloc((t1 - t0) * sizeof *idx);
+    if (!idx)
+        return cm_error(CM_ENOMEM, "out of memory");
+    for (size_t k = t0; k < t1; k++)
+        idx[k - t0] = k;
+    cm_status s = dt_data_load(src, DT_SPLIT_TRAIN, idx, t1 - t0, norm,
+                               &ev->train_slice);
+    free(idx);
+    return s;
+}
+
+cm_status dt_evaluator_load(dt_evaluator *ev, const dt_source *src,
+                            const dt_norm *norm, size_t rank, size_t P,
+                            size_t local_eval, size_t n_train)
+{
+    cm_status s = load_test(ev, src, norm, rank, P, local_eval);
+    return s == CM_OK ? load_train_eval(ev, src, norm, rank, P, n_train) : s;
 }

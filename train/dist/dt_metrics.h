@@ -66,6 +66,18 @@ cm_status dt_evaluator_alloc(dt_evaluator *ev, size_t len);
 /* Frees the test sets and scratch; accepts a zeroed ev. */
 void dt_evaluator_destroy(dt_evaluator *ev);
 
+/* Loads rank `rank` of P's evaluation images from src, normalized by
+ * norm (ev->n_test set by the caller): its contiguous slice of the first
+ * n_test test images (test_slice), the first min(local_eval, n_test) test
+ * images for the workers' own models (test_local; local_eval 0: none, as
+ * in all-reduce mode), and its slice of the first min(DT_TRAIN_LOSS_EVAL,
+ * n_train) training images for the global training loss (train_slice;
+ * sets n_train_eval). CM_ENOMEM, or the status of dt_data_load. O(images
+ * loaded). */
+cm_status dt_evaluator_load(dt_evaluator *ev, const dt_source *src,
+                            const dt_norm *norm, size_t rank, size_t P,
+                            size_t local_eval, size_t n_train);
+
 /* Collective. Adds m over the ranks of comm, field by field, in place on
  * every rank (one allreduce of sizeof m / sizeof(double) doubles). */
 cm_status dt_metrics_reduce(const dt_comm *comm, dt_metrics *m);

@@ -102,3 +102,40 @@ void dt_workers_next_batch(dt_workers *w, size_t i)
                     w->yb);
     w->cursor[i] += w->batch;
 }
+
+/* This rank's shards, worker after worker: idx gets the image indices
+ * (owned by the caller), w->shard_off the offsets. */
+static cm_status gather_shards(dt_workers *w, const dt_partition *part,
+                               size_t **idx, size_t *total)
+{
+    *total = 0;
+    for (size_t i = 0; i < w->count; i++) {
+        size_t id = dt_workers_id(w, i);
+        *total += part->off[id + 1] - part->off[id];
+    }
+    w->shard_off = malloc((w->count + 1) * sizeof *w->shard_off);
+    *idx = malloc((*total + 1) * sizeof **idx);
+    if (!w->shard_off || !*idx)
+        return cm_error(CM_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < w->count; i++) {
+        size_t id = dt_workers_id(w, i), lo = part->off[id];
+        w->shard_off[i] = k;
+        memcpy(*idx + k, part->idx + lo,
+               (part->off[id + 1] - lo) * sizeof **idx);
+        k += part->off[id + 1] - lo;
+    }
+    w->shard_off[w->count] = k;
+    return CM_OK;
+}
+
+cm_status dt_workers_load_shards(dt_workers *w, const dt_partition *part,
+                                 const dt_source *src, const dt_norm *norm)
+{
+    size_t *idx = NULL, total = 0;
+    cm_status s = gather_shards(w, part, &idx, &total);
+    if (s == CM_OK)
+        s = dt_data_load(src, DT_SPLIT_TRAIN, idx, total, norm, &w->train);
+    free(idx);
+    return s;
+}

@@ -25,6 +25,7 @@
 #include "cm_rng.h"
 #include "cm_status.h"
 #include "dt_data.h"
+#include "dt_partition.h"
 
 typedef struct {
     size_t first, count;  /* this rank's workers: first .. first+count-1 */
@@ -81,5 +82,12 @@ void dt_workers_new_pass(dt_workers *w, size_t i);
 /* Gathers worker i's next minibatch into w->xb, w->yb (batch images,
  * starting a new pass when fewer than batch remain in this one). */
 void dt_workers_next_batch(dt_workers *w, size_t i);
+
+/* Loads this rank's shards of part (the workers of w, as the placement
+ * set them: id, count) from src, normalized by norm, into w->train,
+ * worker after worker, and sets w->shard_off. CM_ENOMEM, or the status of
+ * dt_data_load. O(images of the shards). */
+cm_status dt_workers_load_shards(dt_workers *w, const dt_partition *part,
+                                 const dt_source *src, const dt_norm *norm);
 
 #endif
