@@ -6,8 +6,9 @@
 # inputs held in memory, ours (dpsgd-train --bench) and PyTorch's
 # (scripts/bench_torch.py, when python3-torch is installed) measured in the
 # same run, their ratio, each layer's share of our step and its GFLOP/s
-# against a plain 512^3 sgemm measured in the same process; then our CNN on
-# THREADS engine threads (dpsgd-train --threads) against one.
+# against a plain 512^3 sgemm measured in the same process; then both models
+# at batch 128 on THREADS engine threads (dpsgd-train --threads) against
+# one, and the final hash of a short training run on 1 and THREADS threads.
 #
 # The machine may be shared: ours and PyTorch alternate configuration by
 # configuration, every figure is the best of REPEAT rounds, and the ratio
@@ -79,14 +80,25 @@ for r in $(seq "$REPEAT"); do
             fi
         done
     done
-    # threads: the CNN at batch 128 on THREADS engine threads and on one
-    for t in 1 "$THREADS"; do
-        "$DT" --bench --model cnn --batch 128 --threads "$t" \
-            --bench-steps 8 --bench-repeat 1 |
-            sed -n '1s/.*: \([0-9.]*\) images\/s .*/thr \1/p' >"$T/line"
-        keep_best "$T/line" thr "$T/thr-$t" || true
+    # threads: both models at batch 128 on THREADS engine threads and on
+    # one
+    for m in lenet cnn; do
+        s=$STEPS
+        [ "$m" = cnn ] && s=$((STEPS / 4 > 5 ? STEPS / 4 : 5))
+        for t in 1 "$THREADS"; do
+            "$DT" --bench --model "$m" --batch 128 --threads "$t" \
+                --bench-steps "$s" --bench-repeat 1 |
+                sed -n '1s/.*: \([0-9.]*\) images\/s .*/thr \1/p' >"$T/line"
+            keep_best "$T/line" thr "$T/thr-$m-$t" || true
+        done
     done
 done
+# the bits do not depend on the thread count: one short training run each
+hash_of() {
+    "$DT" --dataset synthetic --synthetic-train 1024 --synthetic-test 64 \
+        --model "$1" --epochs 1 --batch 128 --threads "$2" --quiet |
+        sed -n 's/^final:.*hash //p'
+}
 [ -n "$PY" ] || echo "bench-train: python3-torch not installed: no PyTorch" \
     "reference (apt-get install python3-torch)" >&2
 
@@ -113,11 +125,16 @@ for m in lenet cnn; do
                    sw, rw, oc, sc, rc, gf }'
     done
 done
-t1=$(cat "$T/thr-1"); tn=$(cat "$T/thr-$THREADS")
 echo
-echo "threads: cnn batch 128, $t1 images/s on 1 engine thread, $tn on" \
-    "$THREADS: $(awk -v a="$tn" -v b="$t1" 'BEGIN { printf "%.2f", a / b }')x" \
-    "(same bits for any count)"
+for m in lenet cnn; do
+    t1=$(cat "$T/thr-$m-1"); tn=$(cat "$T/thr-$m-$THREADS")
+    h1=$(hash_of "$m" 1); hn=$(hash_of "$m" "$THREADS")
+    same="same final hash $h1"
+    [ "$h1" = "$hn" ] || same="DIFFERENT final hashes $h1 $hn"
+    echo "threads: $m batch 128, $t1 images/s on 1 engine thread, $tn on" \
+        "$THREADS: $(awk -v a="$tn" -v b="$t1" 'BEGIN { printf "%.2f", a / b }')x" \
+        "($same)"
+done
 echo
 echo "per layer (ours, best round): share of the step, ms, GFLOP/s and its"
 echo "fraction of the 512^3 sgemm measured in the same process; relu fused:"

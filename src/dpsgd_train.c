@@ -139,7 +139,7 @@ static int run_bench(const dt_config *cfg)
     static const char *kinds[] = {"conv", "pool", "fc", "relu"};
     dt_bench_result r;
     if (dt_bench_train(cfg->model, cfg->batch, cfg->bench_steps,
-                       cfg->bench_repeat, cfg->avx512, (size_t)cfg->threads,
+                       cfg->bench_repeat, cfg->own_kernels, (size_t)cfg->threads,
                        &r) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -296,6 +296,9 @@ static int run_single(const dt_config *cfg)
         .n_test = res.n_test, .test_acc = res.test_acc,
         .test_loss = res.test_loss, .train_loss = res.train_loss,
         .local_acc = res.test_acc, .lr = res.lr,
+        .train_loss_global = res.train_loss_global,
+        .epoch = (double)res.epochs_done, .wall_s = res.wall_s,
+        .model_s = NAN,
         .images_per_s = res.images_per_s, .t_total = cm_time_now() - t0,
         .t_compute = res.train_s, .param_hash = res.param_hash};
     return write_summary(cfg, &sm);
@@ -431,6 +434,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
         .local_acc = r.last.test_acc_local_mean,
         .consensus = r.last.consensus, .lr = r.last.lr, .slem = r.slem,
+        .train_loss_global = r.last.train_loss_global,
+        .epoch = r.last.epoch, .wall_s = r.last.wall_s,
+        .model_s = cfg->net_given && cfg->mode == DT_MODE_GOSSIP
+                       ? r.last.model_s : NAN,
         .images_per_s = r.last.images_per_s, .t_total = r.t_total,
         .t_compute = r.t_compute, .t_gossip_mem = r.t_gossip_mem,
         .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,
@@ -449,7 +456,7 @@ static void apply_environment(dt_config *cfg)
 {
     const char *e = getenv("DPSGD_NO_AVX512");
     if (e && *e && strcmp(e, "0") != 0)
-        cfg->avx512 = 0;
+        cfg->own_kernels = 0;
     openblas_set_num_threads(1);
 }
 

@@ -11,10 +11,10 @@
 
 /* 0 when the runner's environment has DPSGD_NO_AVX512 (non-empty, not
  * "0"): tests then run the portable OpenBLAS path. Set by main(). */
-extern int check_allow_avx512;
+extern int check_allow_own;
 
-/* What main() stores in check_allow_avx512. */
-static inline int check_env_allow_avx512(void)
+/* What main() stores in check_allow_own. */
+static inline int check_env_allow_own(void)
 {
     const char *e = getenv("DPSGD_NO_AVX512");
     return !(e && *e && strcmp(e, "0") != 0);
@@ -24,7 +24,7 @@ static inline int check_env_allow_avx512(void)
  * and the CPU has them. */
 static inline int check_use_avx512(void)
 {
-    return check_allow_avx512 && dt_layer_cpu_avx512();
+    return check_allow_own && dt_layer_cpu_avx512();
 }
 
 #endif

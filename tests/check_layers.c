@@ -275,6 +275,114 @@ START_TEST(test_conv_nhwc)
 }
 END_TEST
 
+/* Input float of tap t = (ci, u, v) of output pixel q of an indirect conv
+ * (stride 1, no padding), in l's input layout. */
+static size_t ind_x_at(const dt_layer *l, size_t q, size_t t)
+{
+    const size_t pix = l->oh * l->ow, n = q / pix, p = q % pix;
+    const size_t i = p / l->ow, j = p % l->ow, kk2 = l->k * l->k;
+    const size_t ci = t / kk2, u = t % kk2 / l->k, v = t % l->k;
+    return n * dt_layer_in_size(l) +
+           (l->in_nhwc ? ((i + u) * l->w + j + v) * l->c + ci
+                       : (ci * l->h + i + u) * l->w + j + v);
+}
+
+/* The indirect AVX2 conv (where the CPU runs it) against a scalar
+ * reference of its documented summation order, BIT FOR BIT: y(q, o) =
+ * fma chain over the taps in order from 0, + b, ReLU; dW(o, t) and db(o)
+ * chains over the pixels in order, added to the old values; dX(e) = 0 +
+ * the terms of blocks of 6 pixels in order, in a block 16-tap tiles in
+ * order, in a tile the pixels in order, each term an fma chain over the
+ * output channels. The trajectory hashes rest on exactly this order, so
+ * a faster kernel must keep it. Shapes: NCHW with 3x3 taps and rows of 12
+ * (the vectorized row blocks), rows of 8 and of 3 (blocks across rows,
+ * overlapping fields), NHWC with 3x3 and 5x5 taps; partial channel tiles,
+ * 32 and 64 channels (the 3 x 32 forward tile), a batch that is no
+ * multiple of 6 pixels. */
+START_TEST(test_conv_ind_order)
+{
+    static const size_t cases[][7] = {/* c, h, w, oc, k, batch, nhwc */
+        {3, 14, 14, 5, 3, 2, 0}, {4, 10, 10, 20, 3, 3, 0},
+        {2, 5, 5, 3, 3, 3, 0},   {17, 10, 10, 20, 3, 3, 1},
+        {6, 14, 14, 16, 5, 2, 1}, {32, 12, 12, 33, 3, 1, 1},
+        {5, 8, 9, 32, 3, 3, 1},   {3, 10, 14, 64, 3, 1, 0}};
+    cm_rng r;
+    cm_rng_seed(&r, 23, 0);
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const size_t *c = cases[t], B = c[5];
+        dt_layer l = {.kind = DT_CONV, .c = c[0], .h = c[1], .w = c[2],
+                      .oc = c[3], .k = c[4], .in_nhwc = (int)c[6],
+                      .relu = (int)(t % 2)};
+        ck_assert_int_eq(dt_layer_shape(&l), 0);
+        if (!check_allow_own || !dt_layer_ind_available(&l))
+            return;
+        l.ind = 1;
+        const size_t nin = B * dt_layer_in_size(&l), oc = l.oc;
+        const size_t npix = B * l.oh * l.ow, nout = npix * oc;
+        const size_t kk = l.c * l.k * l.k;
+        float *buf = calloc(3 * nin + 4 * nout + 3 * l.n_w + 3 * oc,
+                            sizeof *buf);
+        float *x = buf, *dx = x + nin, *rdx = dx + nin, *y = rdx + nin;
+        float *ry = y + nout, *dy = ry + nout, *rdy = dy + nout;
+        float *w = rdy + nout, *dw = w + l.n_w, *rdw = dw + l.n_w;
+        float *b = rdw + l.n_w, *db = b + oc, *rdb = db + oc;
+        float *col = malloc(dt_layer_col_size(&l, B) * sizeof *col);
+        fill_uniform(&r, x, nin, -1, 1);
+        fill_uniform(&r, w, l.n_w, -1, 1);
+        fill_uniform(&r, b, oc, -1, 1);
+        fill_uniform(&r, dy, nout, -1, 1);
+        fill_uniform(&r, dw, l.n_w, -1, 1);
+        fill_uniform(&r, db, oc, -1, 1);
+        memcpy(rdw, dw, l.n_w * sizeof *dw);
+        memcpy(rdb, db, oc * sizeof *db);
+        for (size_t i = 0; i < nin; i++)
+            dx[i] = 9.0f; /* garbage: the kernel zeroes dx first */
+        dt_conv_forward(&l, w, b, x, y, B, col, B);
+        for (size_t q = 0; q < npix; q++)
+            for (size_t o = 0; o < oc; o++) {
+                float a = 0.0f;
+                for (size_t k = 0; k < kk; k++)
+                    a = fmaf(x[ind_x_at(&l, q, k)], w[o * kk + k], a);
+                a += b[o];
+                ry[q * oc + o] = l.relu && !(a > 0.0f) ? 0.0f : a;
+            }
+        ck_assert_mem_eq(y, ry, nout * sizeof *y);
+        memcpy(rdy, dy, nout * sizeof *dy);
+        dt_conv_backward(&l, w, x, y, dy, dx, dw, db, B, col, B);
+        if (l.relu) /* masked in place by [y > 0], as the kernel's dy */
+            for (size_t i = 0; i < nout; i++)
+                rdy[i] = y[i] > 0.0f ? rdy[i] : 0.0f;
+        for (size_t o = 0; o < oc; o++) {
+            float sb = 0.0f;
+            for (size_t q = 0; q < npix; q++)
+                sb += rdy[q * oc + o];
+            rdb[o] += sb;
+            for (size_t k = 0; k < kk; k++) {
+                float a = 0.0f;
+                for (size_t q = 0; q < npix; q++)
+                    a = fmaf(x[ind_x_at(&l, q, k)], rdy[q * oc + o], a);
+                rdw[o * kk + k] += a;
+            }
+        }
+        for (size_t q0 = 0; q0 < npix; q0 += 6)
+            for (size_t t0 = 0; t0 < kk; t0 += 16)
+                for (size_t q = q0; q < q0 + 6 && q < npix; q++)
+                    for (size_t k = t0; k < t0 + 16 && k < kk; k++) {
+                        float a = 0.0f;
+                        for (size_t o = 0; o < oc; o++)
+                            a = fmaf(rdy[q * oc + o], w[o * kk + k], a);
+                        rdx[ind_x_at(&l, q, k)] += a;
+                    }
+        ck_assert_mem_eq(dy, rdy, nout * sizeof *dy);
+        ck_assert_mem_eq(db, rdb, oc * sizeof *db);
+        ck_assert_mem_eq(dw, rdw, l.n_w * sizeof *dw);
+        ck_assert_mem_eq(dx, rdx, nin * sizeof *dx);
+        free(col);
+        free(buf);
+    }
+}
+END_TEST
+
 /* The direct one-channel conv (where the CPU runs it) against im2col on
  * the same tensors (to 1e-5: another summation order): y, dw, db, and dy
  * masked alike. Shapes: LeNet's and the CNN's first layers, an odd number
@@ -514,6 +622,7 @@ Suite *layers_suite(void)
         {"conv_gradients", test_gradcheck_conv},
         {"nhwc_conv_matches_nchw", test_conv_nhwc},
         {"direct_conv_matches_im2col", test_conv_direct},
+        {"indirect_conv_summation_order", test_conv_ind_order},
         {"fc_pool_relu_gradients", test_gradcheck_fc_pool_relu},
         {"softmax_xent_gradient", test_gradcheck_softmax_xent},
         {"fused_relu_same_bits", test_fused_relu},

@@ -14,6 +14,8 @@ typedef struct {
     size_t next_step;       /* the step expected next */
     size_t eval_at[32];     /* steps done at each evaluation */
     size_t fail_at;         /* step that fails (SIZE_MAX: none) */
+    size_t prev_eval;       /* steps done at the previous evaluation */
+    double eval_lr[32];     /* the rate each evaluation reported */
     const dt_loop_plan *p;
 } trace;
 
@@ -34,11 +36,18 @@ static cm_status on_step(void *ctx, size_t step, double lr)
 static cm_status on_eval(void *ctx, size_t done, double lr, int epoch_end)
 {
     trace *t = ctx;
-    (void)lr;
     ck_assert_uint_eq(done, t->next_step);
+    /* the rate the row's steps were trained at: the first step's since
+     * the previous evaluation, not the last step's or the one after */
+    double want = dt_sched_lr(&t->p->sched, (double)t->prev_eval /
+                                                (double)t->p->steps_per_epoch);
+    ck_assert(lr == want);
+    t->prev_eval = done;
     ck_assert_int_eq(epoch_end, done % t->p->steps_per_epoch == 0);
-    if (t->evals < 32)
+    if (t->evals < 32) {
         t->eval_at[t->evals] = done;
+        t->eval_lr[t->evals] = lr;
+    }
     t->evals++;
     t->epoch_ends += (size_t)epoch_end;
     return CM_OK;
@@ -61,6 +70,7 @@ static size_t run(const dt_loop_plan *p, trace *t, size_t start,
     size_t step = start;
     t->p = p;
     t->next_step = start;
+    t->prev_eval = start;
     ck_assert_int_eq(dt_loop_run(p, &b, &step), want);
     return step;
 }
@@ -83,6 +93,15 @@ START_TEST(test_epochs_and_eval_every)
     ck_assert_uint_eq(u.epoch_ends, 3);
     for (size_t k = 0; k < 6; k++)
         ck_assert_uint_eq(u.eval_at[k], want[k]);
+    /* cosine with one warm-up epoch: the first epoch's row reports lr/10,
+     * the rate of its first step (its last step already ran at
+     * lr/10 + 0.9 lr 4/5), the third epoch's the rate at 2 epochs */
+    ck_assert(t.eval_lr[0] == dt_sched_lr(&p.sched, 0.0));
+    ck_assert(t.eval_lr[0] < dt_sched_lr(&p.sched, 0.8));
+    ck_assert(t.eval_lr[2] == dt_sched_lr(&p.sched, 2.0));
+    ck_assert(t.eval_lr[2] > dt_sched_lr(&p.sched, 2.8));
+    /* with --eval-every 4: the row at 5 steps reports step 4's rate */
+    ck_assert(u.eval_lr[1] == dt_sched_lr(&p.sched, 0.8));
 }
 END_TEST
 

@@ -13,13 +13,13 @@
 #include "unit_suites.inc"
 #undef SUITE
 
-int check_allow_avx512 = 1;
+int check_allow_own = 1;
 
 int main(void)
 {
     /* The environment and the BLAS threads are the runner's to set, as
      * they are dpsgd-train's main's: one thread, so results repeat. */
-    check_allow_avx512 = check_env_allow_avx512();
+    check_allow_own = check_env_allow_own();
     openblas_set_num_threads(1);
     SRunner *sr = srunner_create(NULL);
 #define SUITE(f) srunner_add_suite(sr, f());

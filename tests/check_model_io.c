@@ -31,7 +31,7 @@ START_TEST(test_names)
     for (int m = 0; m < 2; m++) {
         dt_net *net = NULL;
         ck_assert_int_eq(dt_net_new(m ? DT_MODEL_CNN : DT_MODEL_LENET, 1, 28,
-                                    28, 10, 4, check_allow_avx512, &net),
+                                    28, 10, 4, check_allow_own, &net),
                          CM_OK);
         char buf[32];
         for (size_t t = 0; t < n[m]; t++) {
@@ -100,7 +100,7 @@ START_TEST(test_roundtrip_and_bad_files)
 {
     dt_net *net = NULL;
     ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 4,
-                                check_allow_avx512, &net), CM_OK);
+                                check_allow_own, &net), CM_OK);
     cm_rng r;
     cm_rng_seed(&r, 3, 0);
     dt_net_init(net, net->params, &r);
@@ -140,7 +140,7 @@ START_TEST(test_roundtrip_and_bad_files)
     /* another architecture */
     dt_net *cnn = NULL;
     ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 1, 28, 28, 10, 4,
-                                check_allow_avx512, &cnn), CM_OK);
+                                check_allow_own, &cnn), CM_OK);
     float *c = calloc(cnn->n_params, sizeof *c);
     ck_assert_int_ne(dt_model_load(cnn, path, c), CM_OK);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "tensor '0.weight' has "

@@ -32,7 +32,7 @@ static void gradcheck_net(dt_model m, size_t c, size_t hw)
 {
     dt_net *net = NULL;
     ck_assert_int_eq(dt_net_new(m, c, hw, hw, 10, 3,
-                                check_allow_avx512, &net), CM_OK);
+                                check_allow_own, &net), CM_OK);
     cm_rng r;
     cm_rng_seed(&r, 5, (uint64_t)m);
     dt_net_init(net, net->params, &r);
@@ -80,7 +80,7 @@ START_TEST(test_net_shapes)
 {
     dt_net *net = NULL;
     ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 8,
-                                check_allow_avx512, &net),
+                                check_allow_own, &net),
                      CM_OK);
     /* LeNet-5 on 28x28: 156 + 2416 + 48120 + 10164 + 850 parameters */
     ck_assert_uint_eq(net->n_params, 61706);
@@ -90,13 +90,13 @@ START_TEST(test_net_shapes)
     ck_assert_int_eq(net->layers[6].relu, 0); /* logits */
     dt_net_free(net);
     ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 3, 32, 32, 10, 8,
-                                check_allow_avx512, &net), CM_OK);
+                                check_allow_own, &net), CM_OK);
     /* 896 + 9248 + 18496 + 36928 + (64*5*5*256+256) + 2570 */
     ck_assert_uint_eq(net->n_params, 896 + 9248 + 18496 + 36928 + 409856 +
                                          2570);
     dt_net_free(net);
     ck_assert_int_eq(dt_net_new(DT_MODEL_CNN, 1, 8, 8, 10, 8,
-                                check_allow_avx512, &net),
+                                check_allow_own, &net),
                      CM_EINVAL);
     ck_assert_ptr_null(net);
     dt_model m;
@@ -117,7 +117,7 @@ START_TEST(test_shards)
         ck_assert_uint_eq(dt_net_shards(b[i]), s[i]);
     dt_net *net = NULL;
     ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, 64,
-                                check_allow_avx512, &net),
+                                check_allow_own, &net),
                      CM_OK);
     ck_assert_uint_eq(net->threads, 1);
     ck_assert_int_eq(dt_net_set_threads(net, 0), CM_OK);
@@ -163,7 +163,7 @@ START_TEST(test_threads_same_bits)
     const dt_model m = _i ? DT_MODEL_CNN : DT_MODEL_LENET;
     const size_t NE = _i ? 100 : 300, NB = _i ? 4 : 6, MB = _i ? 64 : 256;
     dt_net *net = NULL;
-    ck_assert_int_eq(dt_net_new(m, 1, 28, 28, 10, MB, check_allow_avx512,
+    ck_assert_int_eq(dt_net_new(m, 1, 28, 28, 10, MB, check_allow_own,
                                 &net), CM_OK);
     cm_rng r;
     cm_rng_seed(&r, 5, 0);
@@ -210,7 +210,7 @@ START_TEST(test_shards_sum)
     const size_t B = 50; /* 3 shards: 16, 17, 17 */
     dt_net *net = NULL;
     ck_assert_int_eq(dt_net_new(DT_MODEL_LENET, 1, 28, 28, 10, B,
-                                check_allow_avx512, &net),
+                                check_allow_own, &net),
                      CM_OK);
     ck_assert_int_eq(dt_net_set_threads(net, 2), CM_OK);
     cm_rng r;
@@ -248,7 +248,7 @@ END_TEST
 
 /* The layouts dt_net picks (direct and indirect AVX2 kernels, NHWC
  * between them, where the CPU has them) compute the same network as the
- * all-NCHW im2col path (allow_avx512 = 0): logits, loss and gradient to
+ * all-NCHW im2col path (allow_own = 0): logits, loss and gradient to
  * float rounding, both models, 1 and 3 input channels. */
 START_TEST(test_layouts_same_network)
 {
@@ -257,7 +257,7 @@ START_TEST(test_layouts_same_network)
     const size_t *sh = shapes[_i % 2], B = 5;
     dt_net *a = NULL, *b = NULL;
     ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B,
-                                check_allow_avx512, &a), CM_OK);
+                                check_allow_own, &a), CM_OK);
     ck_assert_int_eq(dt_net_new(m, sh[0], sh[1], sh[2], 10, B, 0, &b), CM_OK);
     for (size_t i = 0; i < b->n_layers; i++)
         ck_assert(!b->layers[i].direct && !b->layers[i].ind);
@@ -299,7 +299,7 @@ START_TEST(test_train_threads)
     c.synth_test = 128;
     c.epochs = 1;
     c.batch = 40; /* 2 shards of 20, and a last batch of 16 */
-    c.avx512 = check_allow_avx512;
+    c.own_kernels = check_allow_own;
     dt_train_result a, b;
     ck_assert_int_eq(dt_train_single(&c, NULL, NULL, &a), CM_OK);
     c.threads = 2;

@@ -38,7 +38,7 @@ static void synth_config(dt_config *c, dt_model m, size_t n_train,
                          size_t epochs)
 {
     dt_config_default(c);
-    c->avx512 = check_allow_avx512;
+    c->own_kernels = check_allow_own;
     c->dataset = DT_DS_SYNTHETIC;
     c->model = m;
     c->synth_train = n_train;

@@ -363,6 +363,24 @@ model_cases() {
     check '[ "$(tr -d "\n" <"$j" | head -c 1)" = "{" ] && [ "$(tail -c 2 "$j")" = "}" ] && grep -q "\"param_hash\": \"$h\"" "$j" && grep -q "\"version\": \"" "$j" && grep -q "\"batch\": 32," "$j"' "summary: version, settings, the final hash"
     check '/usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d[\"result\"][\"steps\"] == 8 and d[\"settings\"][\"model\"] == \"lenet\"" "$j"' "summary: valid JSON"
     expect_fail 1 "^dpsgd-train: --summary: .*$T/nodir/s.json" "unwritable summary" "$dt" $syn --epochs 1 --summary "$T/nodir/s.json"
+    # the rate an epoch ran at (cosine over 2 epochs: its first step's,
+    # 0.02 then 0.01; the last step's would be 0.0119 and 0.0001), in the
+    # CSV, the progress lines and the summary; the summary has the CSV
+    # last row's train_loss_global, epoch and wall_s
+    expect_ok "--summary, 2 cosine epochs" "$dt" $syn --epochs 2 --lr 0.02 \
+        --schedule cosine --log "$T/lr.csv" --summary "$T/lr.json"
+    check '/usr/bin/python3 -c "
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+d = json.load(open(sys.argv[2]))[\"result\"]
+lr = [float(r[\"lr\"]) for r in rows]
+assert len(lr) == 2 and abs(lr[0] - 0.02) < 1e-12 and abs(lr[1] - 0.01) < 1e-12, lr
+assert abs(d[\"lr\"] - 0.01) < 1e-12, d
+for k, tol in ((\"train_loss_global\", 1e-5), (\"epoch\", 0), (\"wall_s\", 1e-3)):
+    assert abs(d[k] - float(rows[-1][k])) <= tol, (k, d[k], rows[-1][k])
+assert d[\"model_s\"] is None
+" "$T/lr.csv" "$T/lr.json"' "lr of the epoch's first step in CSV and summary; summary has the CSV's train_loss_global, epoch, wall_s"
+    check '[ "$(sed -n "s/^epoch.* lr \([0-9.e-]*\) .*/\1/p" "$T/out" | tr "\n" " ")" = "0.02 0.01 " ]' "progress lines print the epoch's rate: $(grep -o "lr [0-9.e-]*" "$T/out" | tr "\n" " ")"
 }
 
 # mpirun'd dpsgd-train: every rank stops within seconds (timeout 120 would

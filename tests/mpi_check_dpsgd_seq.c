@@ -71,7 +71,7 @@ static void seq_file(char *path, size_t len, int kind, size_t period)
 static void small_config(dt_config *cfg, const char *topo)
 {
     dt_config_default(cfg);
-    cfg->avx512 = check_allow_avx512;
+    cfg->own_kernels = check_allow_own;
     cfg->dataset = DT_DS_SYNTHETIC;
     cfg->synth_train = 4096;
     cfg->synth_test = 256;

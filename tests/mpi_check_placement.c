@@ -58,7 +58,7 @@ static int shared_pid(void)
 static void config(dt_config *cfg, const char *topo)
 {
     dt_config_default(cfg);
-    cfg->avx512 = check_allow_avx512;
+    cfg->own_kernels = check_allow_own;
     cfg->dataset = DT_DS_SYNTHETIC;
     cfg->synth_train = 2048;
     cfg->synth_test = 128;

@@ -15,14 +15,14 @@
 #include "mpi_suites.inc"
 #undef SUITE
 
-int check_allow_avx512 = 1;
+int check_allow_own = 1;
 
 int main(int argc, char **argv)
 {
     int rank;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    check_allow_avx512 = check_env_allow_avx512();
+    check_allow_own = check_env_allow_own();
     openblas_set_num_threads(1);
     SRunner *sr = srunner_create(NULL);
 #define SUITE(f) srunner_add_suite(sr, f());

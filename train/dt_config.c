@@ -91,7 +91,7 @@ void dt_config_default(dt_config *cfg)
     cfg->gamma = 0.1;
     cfg->seed = 1;
     cfg->threads = 1;
-    cfg->avx512 = 1;
+    cfg->own_kernels = 1;
     cfg->synth_train = 4096;
     cfg->synth_test = 1024;
     cfg->bench_steps = 50;

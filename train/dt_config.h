@@ -47,7 +47,7 @@ typedef struct {
     int threads;               /* --threads: engine threads per process
                                   (1; dt_net_set_threads); OpenBLAS stays
                                   at one thread (set by main) */
-    int avx512;                /* use the own kernels where the CPU has
+    int own_kernels;           /* use the own kernels where the CPU has
                                   them (1): AVX-512, else AVX2; main sets
                                   0 (OpenBLAS, NCHW) when the environment
                                   has DPSGD_NO_AVX512 */

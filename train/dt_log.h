@@ -2,7 +2,8 @@
  *
  * Columns: epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,
  * consensus,bytes_sent,lr,test_loss,train_loss_global (test accuracies as
- * fractions in 0..1; lr the learning rate of the row's last step; test_loss
+ * fractions in 0..1; lr the learning rate of the row's
+ * first step (the rate its epoch ran at); test_loss
  * the mean cross-entropy of the (averaged) model on the test set; a value
  * that was not measured, NaN, is an empty field), with model_s after
  * wall_s when the log is opened with a network model (dpsgd-train --net:
@@ -49,8 +50,10 @@ typedef struct {
                                    the CSV field is then empty */
     double consensus;           /* mean_i ||x_i - xbar||^2 (0: one worker) */
     uint64_t bytes_sent;        /* gossip bytes sent per rank so far */
-    double lr;                  /* learning rate of the last step (the
-                                   epoch-0 row: the initial rate); NaN:
+    double lr;                  /* learning rate of the row's first step
+                                   since the previous row (the rate the
+                                   epoch ran at; the epoch-0 row: the
+                                   initial rate); NaN:
                                    an empty field */
     double test_loss;           /* test loss of the (averaged) model */
     double train_loss_global;   /* loss of the (averaged) model on the first

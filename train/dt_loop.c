@@ -1,6 +1,8 @@
 /* dt_loop.c: the training-loop driver shared by the single-worker and the
  * distributed modes (see dt_loop.h). The learning rate is a function of
- * the step alone, so a resumed run continues the same schedule.
+ * the step alone, so a resumed run continues the same schedule, and the
+ * rate an evaluation reports (the first step's of the steps since the
+ * previous evaluation) is a function of the step alone too.
  */
 #include "dt_loop.h"
 
@@ -30,7 +32,13 @@ cm_status dt_loop_run(const dt_loop_plan *p, const dt_loop_body *b,
         int epoch_end = (t + 1) % S == 0;
         if (!epoch_end && !(p->eval_every && (t + 1) % p->eval_every == 0))
             continue;
-        if ((s = b->evaluate(b->ctx, t + 1, lr, epoch_end)) != CM_OK)
+        /* the row's rate: the first step's since the previous row */
+        size_t first = t - t % S;
+        if (p->eval_every && t - t % p->eval_every > first)
+            first = t - t % p->eval_every;
+        const double lr_row = dt_sched_lr(&p->sched,
+                                          (double)first / (double)S);
+        if ((s = b->evaluate(b->ctx, t + 1, lr_row, epoch_end)) != CM_OK)
             return s;
         if (epoch_end && p->stop_after && (t + 1) / S >= p->stop_after) {
             ++*step;

@@ -36,8 +36,11 @@ typedef struct {
 typedef struct {
     /* One step at learning rate lr; `step` steps are done before it. */
     cm_status (*step)(void *ctx, size_t step, double lr);
-    /* Evaluation after `done` steps (lr: the last step's); epoch_end is 1
-     * when the step closed an epoch. */
+    /* Evaluation after `done` steps; epoch_end is 1 when the step closed
+     * an epoch. lr: the rate the row reports, that of the FIRST step since
+     * the previous evaluation (the epoch's first step when evaluations
+     * come at epoch ends only: the rate the epoch was trained at, as
+     * PyTorch's per-epoch schedulers report it), never the rate after. */
     cm_status (*evaluate)(void *ctx, size_t done, double lr, int epoch_end);
     void *ctx;              /* passed to both */
 } dt_loop_body;

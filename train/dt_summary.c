@@ -98,7 +98,7 @@ cm_status dt_summary_write(const char *path, const dt_config *c,
     knum(f, &first, "gamma", c->gamma);
     kint(f, &first, "seed", (unsigned long long)c->seed);
     kint(f, &first, "threads", (unsigned long long)c->threads);
-    kint(f, &first, "own_kernels", (unsigned long long)c->avx512);
+    kint(f, &first, "own_kernels", (unsigned long long)c->own_kernels);
     kint(f, &first, "train_limit", c->train_limit);
     kint(f, &first, "test_limit", c->test_limit);
     kint(f, &first, "synthetic_train", c->synth_train);
@@ -131,6 +131,10 @@ cm_status dt_summary_write(const char *path, const dt_config *c,
     knum(f, &first, "train_loss", s->train_loss);
     knum(f, &first, "local_acc", s->local_acc);
     knum(f, &first, "consensus", s->consensus);
+    knum(f, &first, "train_loss_global", s->train_loss_global);
+    knum(f, &first, "epoch", s->epoch);
+    knum(f, &first, "wall_s", s->wall_s);
+    knum(f, &first, "model_s", s->model_s);
     knum(f, &first, "lr", s->lr);
     knum(f, &first, "slem", s->slem);
     knum(f, &first, "images_per_s", s->images_per_s);

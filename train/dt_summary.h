@@ -29,7 +29,13 @@ typedef struct {
     double train_loss;       /* last mean minibatch loss */
     double local_acc;        /* mean accuracy of the workers' models */
     double consensus;        /* mean_i ||x_i - xbar||^2 */
-    double lr;               /* learning rate of the last step */
+    double lr;               /* learning rate of the last row (its first
+                                step's, as in the CSV) */
+    double epoch;            /* epochs done (the last CSV row's epoch) */
+    double wall_s;           /* the last CSV row's wall_s */
+    double model_s;          /* the last row's model_s (--net; else NaN) */
+    double train_loss_global; /* last row: loss of the (average) model on
+                                the first 1000 training images */
     double slem;             /* SLEM of W (distributed gossip runs) */
     double images_per_s;     /* training throughput */
     double t_total;          /* seconds, whole run */

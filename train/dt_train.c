@@ -177,6 +177,9 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
     u->res->test_loss = e.test_loss;
     u->res->lr = lr;
     u->res->train_loss = e.train_loss;
+    u->res->train_loss_global = global;
+    u->res->wall_s = e.wall_s;
+    u->res->epochs_done = e.epoch;
     return CM_OK;
 }
 
@@ -200,7 +203,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     const size_t img = u.train.c * u.train.h * u.train.w;
     u.B = cfg->batch < u.train.n ? cfg->batch : u.train.n;
     if ((s = dt_net_new(cfg->model, u.train.c, u.train.h, u.train.w,
-                        u.train.classes, dt_net_eval_batch(u.B), cfg->avx512,
+                        u.train.classes, dt_net_eval_batch(u.B), cfg->own_kernels,
                         &u.net)) != CM_OK ||
         (s = dt_net_set_threads(u.net, (size_t)cfg->threads)) != CM_OK)
         goto cleanup;
@@ -267,7 +270,7 @@ cm_status dt_train_eval_model(const dt_config *cfg, dt_train_result *res)
         goto cleanup;
     size_t correct = 0;
     if ((s = dt_net_new(cfg->model, test.c, test.h, test.w, test.classes,
-                        dt_net_eval_batch(cfg->batch), cfg->avx512, &net)) !=
+                        dt_net_eval_batch(cfg->batch), cfg->own_kernels, &net)) !=
             CM_OK ||
         (s = dt_net_set_threads(net, (size_t)cfg->threads)) != CM_OK ||
         (s = dt_model_load(net, cfg->eval_model, net->params)) != CM_OK ||

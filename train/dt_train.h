@@ -23,7 +23,8 @@ typedef struct {
     size_t epoch;        /* 1-based */
     size_t epochs;       /* total */
     size_t step;         /* optimizer steps so far */
-    double lr;           /* learning rate of the epoch's last step */
+    double lr;           /* learning rate the epoch ran at: its first
+                            step's (dt_loop_body) */
     double train_loss;   /* mean minibatch loss over the epoch */
     double test_loss;    /* mean test cross-entropy */
     double test_acc;     /* test accuracy, 0..1 */
@@ -44,7 +45,12 @@ typedef struct {
     size_t n_train, n_test; /* images used */
     size_t n_params;     /* model size */
     uint64_t param_hash; /* FNV-1a of the final parameter bytes */
-    double lr;           /* learning rate of the last step */
+    double lr;           /* learning rate of the last epoch's first step */
+    double train_loss_global; /* last epoch: the model's loss on the first
+                            DT_TRAIN_LOSS_EVAL training images */
+    double wall_s;       /* seconds from the start of training to the last
+                            row (the CSV's wall_s) */
+    size_t epochs_done;  /* epochs trained */
     double train_s;      /* training seconds, all epochs (no evaluation) */
 } dt_train_result;
 

@@ -248,7 +248,7 @@ static cm_status setup_state(dt_run *r)
     const dt_config *cfg = r->cfg;
     const dt_data *d = &r->w.train;
     cm_status s = dt_net_new(cfg->model, d->c, d->h, d->w, d->classes,
-                             dt_net_eval_batch(r->B), cfg->avx512, &r->net);
+                             dt_net_eval_batch(r->B), cfg->own_kernels, &r->net);
     if (s == CM_OK)
         s = dt_net_set_threads(r->net, (size_t)cfg->threads);
     if (s != CM_OK)

@@ -47,7 +47,8 @@ typedef struct {
     double epoch;          /* epochs done (fractional with --eval-every) */
     size_t epochs;         /* epochs planned */
     size_t step;           /* steps done by every worker */
-    double lr;             /* learning rate of the last step */
+    double lr;             /* learning rate the row's steps ran at: the
+                              first step's since the previous row */
     double test_loss;      /* the average model's test loss */
     double train_loss;     /* mean minibatch loss since the last report,
                               each worker on its own shard (NaN at epoch

@@ -47,7 +47,7 @@ static double sgemm_gflops(void)
 }
 
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, int allow_avx512, size_t threads,
+                         size_t repeat, int allow_own, size_t threads,
                          dt_bench_result *r)
 {
     enum { SETS = 8 };
@@ -58,7 +58,7 @@ cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
     if (!batch || !steps || !repeat)
         return cm_error(CM_EINVAL, "bench needs positive batch, steps, repeat");
     cm_status s = dt_net_new(m, 1, 28, 28, DT_BENCH_CLASSES, batch,
-                             allow_avx512, &net);
+                             allow_own, &net);
     if (s != CM_OK || (s = dt_net_set_threads(net, threads)) != CM_OK) {
         dt_net_free(net);
         return s;

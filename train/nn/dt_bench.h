@@ -37,10 +37,10 @@ typedef struct {
  * 1x28x28 random inputs (after a warm-up of steps/10 + 2), keeping the
  * best; then one profiled run for the per-layer split (thread 0's shards
  * only when threads > 1). The engine runs `threads` threads
- * (dt_net_set_threads); BLAS threads are the caller's; allow_avx512 as for
+ * (dt_net_set_threads); BLAS threads are the caller's; allow_own as for
  * dt_net_new. CM_EINVAL for zero sizes, CM_ENOMEM. */
 cm_status dt_bench_train(dt_model m, size_t batch, size_t steps,
-                         size_t repeat, int allow_avx512, size_t threads,
+                         size_t repeat, int allow_own, size_t threads,
                          dt_bench_result *r);
 
 /* Flops of layer l for `batch` images in the forward ("fwd") and backward

@@ -65,7 +65,7 @@ double dt_layer_macs(const dt_layer *l);
 
 /* Nonzero when this build and CPU can run the own AVX-512 kernels
  * (AVX-512F). A pure query: whether to use them is the caller's choice
- * (dt_net_new's allow_avx512), so nothing here reads the environment. */
+ * (dt_net_new's allow_own), so nothing here reads the environment. */
 int dt_layer_cpu_avx512(void);
 
 #endif

@@ -111,7 +111,7 @@ static void set_layouts(dt_net *net)
  * whole runs of k c floats), NCHW for an fc (the flattening its weights
  * expect). All or nothing: if some conv cannot run
  * these kernels (or a relu stands alone), everything stays NCHW. Only
- * when own kernels are allowed (dt_net_new's allow_avx512): without, the
+ * when own kernels are allowed (dt_net_new's allow_own): without, the
  * portable path, im2col and OpenBLAS, is the reference tests compare
  * against. */
 static void set_layouts_avx2(dt_net *net)
@@ -144,7 +144,7 @@ static void set_layouts_avx2(dt_net *net)
 }
 
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
-                     size_t classes, size_t max_batch, int allow_avx512,
+                     size_t classes, size_t max_batch, int allow_own,
                      dt_net **out)
 {
     cm_status st = CM_OK;
@@ -164,8 +164,8 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
     net->in_w = w;
     net->classes = classes;
     net->max_batch = max_batch;
-    net->allow_own = allow_avx512 != 0;
-    net->avx512 = allow_avx512 && dt_layer_cpu_avx512();
+    net->allow_own = allow_own != 0;
+    net->avx512 = allow_own && dt_layer_cpu_avx512();
     size_t off = 0, col = 0, i = 0;
     for (size_t t = 0; t < n_spec; t++) {
         if (spec[t].kind == DT_RELU && i > 0 &&

@@ -47,9 +47,9 @@ typedef struct dt_net {
     size_t classes;        /* outputs of the last layer */
     size_t max_batch;      /* largest batch the scratch holds */
     int avx512;            /* the own AVX-512 kernels run its conv and fc
-                              layers (dt_net_new's allow_avx512 and a CPU
+                              layers (dt_net_new's allow_own and a CPU
                               with AVX-512F); else OpenBLAS GEMMs */
-    int allow_own;         /* dt_net_new's allow_avx512: own kernels (AVX-512
+    int allow_own;         /* dt_net_new's allow_own: own kernels (AVX-512
                               or, without it, the AVX2 direct and indirect
                               convs) may run; 0: im2col + OpenBLAS, NCHW */
     size_t n_layers;       /* layers in use in `layers` */
@@ -89,7 +89,7 @@ cm_status dt_model_parse(const char *name, dt_model *m);
 const char *dt_model_name(dt_model m);
 
 /* Builds a network for images of shape (c, h, w) and `classes` outputs,
- * with scratch for batches of up to max_batch images. allow_avx512: use
+ * with scratch for batches of up to max_batch images. allow_own: use
  * the own kernels where the CPU has them: AVX-512 GEMM and NHWC convs, or
  * (LeNet on any AVX2 CPU, everything on AVX2 CPUs without AVX-512) the
  * AVX2 direct one-channel and indirect convs (0 forces the portable
@@ -97,7 +97,7 @@ const char *dt_model_name(dt_model m);
  * until dt_net_init. CM_EINVAL when the input is too small for the model
  * or a size is 0, CM_ENOMEM. The caller frees with dt_net_free. */
 cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
-                     size_t classes, size_t max_batch, int allow_avx512,
+                     size_t classes, size_t max_batch, int allow_own,
                      dt_net **out);
 
 /* Lets dt_net_grad and dt_net_eval use up to `threads` threads (capped at
