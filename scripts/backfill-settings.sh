@@ -2,7 +2,7 @@
 # backfill-settings.sh: settings records (runs/NAME.settings) for runs made
 # before sweep.sh kept them, reconstructed from the folder's grid.env and
 # each run's name, and marked RECONSTRUCTED. Used once on data/results and
-# data/results/long (their grid.env described only the last invocation;
+# data/results/long, today data/results/2025-sweep and its long/ (their grid.env described only the last invocation;
 # the sweep-wide settings in it were the same for every run of the folder,
 # as the run notes in data/results/README.md say). Rewrites DIR/grid.env
 # in sweep.sh's format: the sweep-wide settings and the union of the grid

@@ -14,6 +14,10 @@
 #   OUT/plots/acc-modelled-PART.png ... vs modelled wall-clock seconds (only
 #                                   when the CSVs have a column model_s,
 #                                   dpsgd-train --net, or "modelled*")
+#   OUT/plots/acc-modelled-NET-PART.png ... vs modelled wall-clock seconds on the
+#                                   network preset NET, every worker on its
+#                                   own host (OUT/modelled.tsv, written by
+#                                   scripts/modelled.sh; log time axis)
 #   OUT/plots/loss-PART.png         global training loss (the average model
 #                                   on the first 1000 training images) vs
 #                                   epoch; logs older than that column get
@@ -91,6 +95,19 @@ copies_of() {
         esac
     fi
 }
+# step_s_of SET NET: modelled seconds per step of SET's topology on the
+# network preset NET (OUT/modelled.tsv, scripts/modelled.sh); empty when
+# not modelled.
+step_s_of() {
+    [ -f "$OUT/modelled.tsv" ] || return 0
+    awk -v k="n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1")" -v net="$2" \
+        '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$OUT/modelled.tsv"
+}
+# nets_of: the presets OUT/modelled.tsv has
+nets_of() {
+    [ -f "$OUT/modelled.tsv" ] || return 0
+    awk '!/^#/ && !seen[$2]++ { print $2 }' "$OUT/modelled.tsv"
+}
 label_of() {
     s=$(seeds_of "$1"); sd="$s seeds"; [ "$s" = 1 ] && sd="1 seed"
     if [ "$(kind_of "$1")" = allreduce ]; then
@@ -114,6 +131,8 @@ parts=$(for s in $settings; do part_of "$s"; done | sort -u)
 plot_one() {
     png=$1; ylabel=$2; xexpr=$3; ycol=$4; ecol=$5; logy=$6; title=$7
     xlabel=$8; part=$9; filter=${10}
+    yfloor=0; [ "$ycol" = 4 ] && yfloor=1  # accuracy: axis from epoch 1
+    yceil=0; [ "$ycol" = 12 ] || [ "$ycol" = 6 ] && yceil=1  # loss: likewise
     sel=""
     for s in $settings; do
         [ "$(part_of "$s")" = "$part" ] || continue
@@ -125,6 +144,12 @@ plot_one() {
             echo "plot: $png: $s left out (degree unknown: no topology file)" >&2
             continue
         fi
+        case $xexpr in modelled:*)
+            if [ -z "$(step_s_of "$s" "${xexpr#modelled:}")" ]; then
+                echo "plot: $png: $s left out (not in $OUT/modelled.tsv: run scripts/modelled.sh $OUT)" >&2
+                continue
+            fi;;
+        esac
         sel="$sel $s"
     done
     ns=$(for s in $sel; do n_of "$s"; done | sort -nu)
@@ -135,7 +160,9 @@ plot_one() {
         width=$((560 * npan + 60)); [ "$width" -lt 900 ] && width=900
         echo "set terminal pngcairo size $width,620 font 'DejaVu Sans,10'"
         echo "set output '$png.tmp'"
-        echo "set multiplot layout 1,$npan title \"$title\" font ',12'"
+        # printf, not echo: the title's two-character \n is gnuplot's line
+        # break and must reach it as written
+        printf '%s\n' "set multiplot layout 1,$npan title \"$title\" font ',12'"
         echo "set grid lc rgb '#dddddd'"
         echo "set key outside below center Left reverse vertical maxrows 5 font ',8' samplen 3 spacing 1.1"
         echo "set style fill transparent solid 0.15 noborder"
@@ -143,8 +170,47 @@ plot_one() {
         echo "set ylabel \"$ylabel\""
         echo "set datafile missing 'NaN'"
         [ "$logy" = 1 ] && echo "set logscale y; set format y '10^{%T}'"
+        case $xexpr in modelled:*) echo "set logscale x; set format x '%g'";; esac
         for n in $ns; do
             echo "set title '$n workers'"
+            echo "unset label 1; set yrange [*:*]"
+            if [ "$yfloor" = 1 ]; then
+                # the y axis starts below the lowest accuracy (band
+                # included) from epoch 1 on, so that the differences
+                # between settings are visible; the epoch-0 point (the
+                # initial model, near 10%) falls below it and a label
+                # gives its value
+                files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$OUT/agg/$s.dat"; fi; done)
+                lo=$(awk -v e="$ecol" '!/^#/ && $1 >= 1 && $4 != "NaN" {
+                         v = $4 - (e > 0 && $e != "NaN" ? $e : 0); if (lo == "" || v < lo) lo = v }
+                     END { if (lo != "") print int(lo * 20 - 1e-9) / 20 }' $files)
+                a0=$(awk '!/^#/ && $1 == 0 && $4 != "NaN" { if (lo == "" || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
+                     END { if (lo == "") exit
+                           a = sprintf("%.1f", 100 * lo); b = sprintf("%.1f", 100 * hi)
+                           print (a == b ? a : a "-" b) "%" }' $files)
+                if [ -n "$lo" ]; then
+                    echo "set yrange [$lo:*]"
+                    case $xexpr in modelled:*) ;; *)
+                        [ -n "$a0" ] && echo "set label 1 'epoch 0 (initial model): $a0, below the axis' at graph 0.98, graph 0.04 right font ',8' tc rgb '#555555'";;
+                    esac
+                fi
+            fi
+            if [ "$yceil" = 1 ]; then
+                # the loss axis ends above the highest loss from epoch 1
+                # on; the initial model's loss (about 2.3-3.2) is above it
+                files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$OUT/agg/$s.dat"; fi; done)
+                hi=$(awk -v c="$ycol" -v e="$ecol" '!/^#/ && $1 >= 1 && $c != "NaN" {
+                         v = $c + (e > 0 && $e != "NaN" ? $e : 0); if (v > hi) hi = v }
+                     END { if (hi != "") print int(hi * 10 + 1) / 10 }' $files)
+                l0=$(awk -v c="$ycol" '!/^#/ && $1 == 0 && $c != "NaN" { if (lo == "" || $c < lo) lo = $c; if ($c > hi) hi = $c }
+                     END { if (lo == "") exit
+                           a = sprintf("%.2f", lo); b = sprintf("%.2f", hi)
+                           print (a == b ? a : a "-" b) }' $files)
+                if [ -n "$hi" ]; then
+                    echo "set yrange [0:$hi]"
+                    [ -n "$l0" ] && echo "set label 1 'epoch 0 (initial model): loss $l0, above the axis' at graph 0.98, graph 0.96 right font ',8' tc rgb '#555555'"
+                fi
+            fi
             cmd="plot"
             in_panel=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$s"; fi; done)
             cnt=$(echo "$in_panel" | wc -l); k=0
@@ -163,7 +229,12 @@ plot_one() {
                 ps=$(awk -v c="$cnt" -v k="$k" 'BEGIN { p = 0.6 + 0.35 * (c - k); print (p > 2.5 ? 2.5 : p) }')
                 st=$(style_of "$s" | sed "s/lw [0-9.]*/lw $lw/")
                 lc=$(echo "$st" | sed 's/ lw.*//')
-                if [ "$xexpr" = copies ]; then x="(\$2*$(copies_of "$s"))"; else x=$xexpr; fi
+                case $xexpr in
+                copies) x="(\$2*$(copies_of "$s"))";;
+                # log axis: step 0 (time 0) has no place on it
+                modelled:*) x="(\$2 > 0 ? \$2*$(step_s_of "$s" "${xexpr#modelled:}") : 1/0)";;
+                *) x=$xexpr;;
+                esac
                 if [ "$ecol" != 0 ] && [ "$(seeds_of "$s")" -gt 1 ]; then
                     cmd="$cmd '$f' u $x:(\$$ycol-\$$ecol):(\$$ycol+\$$ecol) w filledcurves $lc notitle,"
                 fi
@@ -188,16 +259,21 @@ acc="test accuracy of the average model"
 for part in $parts; do
     pl=$(echo "$part" | sed 's/-/ /; s/dirichlet /dirichlet α=/')
     plot_one "$OUT/plots/acc-epoch-$part.png" "$acc" 1 4 5 0 \
-        "Test accuracy vs epochs ($pl partition; $desc)" "epoch" "$part" all
+        "Test accuracy vs epochs\\n($pl partition; $desc)" "epoch" "$part" all
     plot_one "$OUT/plots/acc-bytes-$part.png" "$acc" copies 4 5 0 \
-        "Test accuracy vs data sent per worker ($pl partition; $desc)" \
+        "Test accuracy vs data sent per worker\\n($pl partition; $desc)" \
         "model copies sent per worker (D-PSGD: degree/step; all-reduce: 2(n-1)/n/step, ring)" "$part" all
     plot_one "$OUT/plots/acc-time-$part.png" "$acc" 3 4 5 0 \
-        "Test accuracy vs measured wall-clock time, shared machine: indicative ($pl partition; $desc)" \
+        "Test accuracy vs measured wall-clock time, shared machine: indicative\\n($pl partition; $desc)" \
         "wall-clock training time (s)" "$part" all
     plot_one "$OUT/plots/acc-modelled-$part.png" "$acc" 15 4 5 0 \
-        "Test accuracy vs modelled wall-clock time ($pl partition; $desc)" \
+        "Test accuracy vs modelled wall-clock time\\n($pl partition; $desc)" \
         "modelled wall-clock time (s)" "$part" col:15
+    for net in $(nets_of); do
+        plot_one "$OUT/plots/acc-modelled-$net-$part.png" "$acc" "modelled:$net" 4 5 0 \
+            "Test accuracy vs modelled wall-clock time, $net network, every worker on its own host\\n($pl partition; $desc)" \
+            "modelled training time (s, log scale): steps x (measured compute + modelled $net round)" "$part" all
+    done
     gl=1
     for s in $settings; do
         [ "$(part_of "$s")" = "$part" ] || continue
@@ -205,12 +281,12 @@ for part in $parts; do
     done
     if [ "$gl" = 1 ]; then
         plot_one "$OUT/plots/loss-$part.png" "global training loss (average model, first 1000 training images)" 1 12 13 0 \
-            "Global training loss vs epochs ($pl partition; $desc)" "epoch" "$part" all
+            "Global training loss vs epochs\\n($pl partition; $desc)" "epoch" "$part" all
     else
         plot_one "$OUT/plots/loss-$part.png" "mean minibatch loss, each worker on its own shard" 1 6 7 0 \
-            "Workers' own training loss vs epochs: NOT the global loss (logs predate it; $pl partition; $desc)" "epoch" "$part" all
+            "Workers' own training loss vs epochs: NOT the global loss\\n(logs predate it; $pl partition; $desc)" "epoch" "$part" all
     fi
     plot_one "$OUT/plots/consensus-$part.png" "consensus distance mean_i ||x_i - x̄||²" 2 8 0 1 \
-        "Consensus distance vs steps ($pl partition; $desc)" "step" "$part" gossip
+        "Consensus distance vs steps\\n($pl partition; $desc)" "step" "$part" gossip
 done
 rm -f "$OUT/plots/.plot.gp"

@@ -10,6 +10,12 @@
 #   WORKERS="16 64" EPOCHS=12 ...   override (NP, SEEDS_MAIN, SEEDS_OTHER,
 #                                   GLOBAL_BATCH, TRAIN_ARGS too)
 #
+# Steps: the sweeps (below), the consensus-only simulation, the modelled
+# wall-clock (scripts/modelled.sh: compute time per step measured with
+# dpsgd-train --bench, plus each topology's modelled round on the
+# datacenter and wan presets, every worker on its own host; all-reduce as
+# a ring), then the plots and tables. Every step keeps what it finished.
+#
 # Layout: one sweep directory per worker count, OUT/n16, OUT/n64, OUT/n256
 # (the per-worker batch differs with n, and a sweep directory holds one
 # batch; see scripts/sweep.sh, "Sweep run identity"). Each has its runs,
@@ -23,9 +29,7 @@
 # when this build's topogen has them, learned + FDLA weights and the
 # time-varying one-peer exponential and Base-(k+1) graphs (their own
 # weights: setting "KIND:own"); a missing one is announced by a "not
-# available yet" line and skipped, as is the modelled wall-clock (--net
-# presets; plot.sh draws accuracy against it by itself once the CSVs have
-# the column). The best non-IID algorithm, ALGO (default d2: D^2, the
+# available yet" line and skipped. The best non-IID algorithm, ALGO (default d2: D^2, the
 # best measured in train/README.md "Algorithms"; gt or qgm; none skips
 # it), runs on the learned graph (ALGO_SEEDS, default 1; OUT/nN-ALGO).
 #
@@ -115,7 +119,6 @@ if ! echo "$dt_help" | grep -q -- '--algorithm'; then
 elif [ -z "$ALGO" ]; then
     echo "results: best non-IID algorithm on the learned graph: ALGO=none; skipped"
 fi
-echo "$dt_help" | grep -q -- '--net' || echo "results: modelled wall-clock: not available yet (dpsgd-train has no --net); the acc-modelled plots are drawn once the CSVs have the column"
 
 # Seed 1 of everything first, so that a stopped run still covers every
 # setting; then the other seeds of the main comparison. Smallest n first.
@@ -148,7 +151,33 @@ for n in $WORKERS; do
 done
 echo "results: consensus-only simulation"
 NS="$CONS_NS" DEGREE="$DEGREE" sh "$here/consensus.sh" "$OUT/consensus-sim"
+# Modelled wall-clock (scripts/modelled.sh): the compute time per step of
+# each batch measured now, one after the other, and each topology's round
+# on the datacenter and wan presets, every worker on its own host; kept
+# files are reused, so a resumed or committed OUT keeps its measurements.
+dirs=""
 for n in $WORKERS; do
-    TARGETS="${TARGETS:-0.80 0.85 0.88}" sh "$here/summary.sh" "$OUT/n$n" > /dev/null
+    dirs="$dirs $OUT/n$n"
+    [ -z "$ALGO" ] || dirs="$dirs $OUT/n$n-$ALGO"
 done
-echo "results: plots in $OUT/n*/plots and $OUT/consensus-sim/plots, tables in $OUT/n*/summary.md"
+echo "results: modelled wall-clock"
+sh "$here/modelled.sh" $dirs
+for d in $dirs; do
+    sh "$here/plot.sh" "$d" > /dev/null
+    TARGETS="${TARGETS:-0.80 0.85 0.88}" sh "$here/summary.sh" "$d" > /dev/null
+done
+# OUT/summary.md: every folder's rows under one header, then the notes
+{
+    echo "# Issue 15 results: all worker counts ($OUT/n*/summary.md)"
+    echo
+    set -- $dirs
+    sed -n '1,2p' "$1/summary.md"
+    for d in $dirs; do grep '^| [0-9]' "$d/summary.md"; done
+    echo
+    sed -n '/^Last-quarter range/p' "$1/summary.md"
+    for d in $dirs; do grep '^- [0-9]* workers, all-reduce' "$d/summary.md" || true; done
+    echo
+    sed -n '/^Modelled seconds/p' "$1/summary.md"
+} > "$OUT/summary.md.tmp"
+mv "$OUT/summary.md.tmp" "$OUT/summary.md"
+echo "results: plots in $OUT/n*/plots and $OUT/consensus-sim/plots, tables in $OUT/n*/summary.md and $OUT/summary.md"

@@ -6,9 +6,13 @@
 #
 # One row per setting (workers, partition, topology, weights): the SLEM of
 # the topology file, the final test accuracy of the average model (mean +-
-# std over seeds), epochs and wall-clock seconds to reach each target (mean
-# over the seeds that reached it; "-" when none did; "(k/S)" when only k of
-# S seeds did), and the final consensus distance. A run counts when its
+# std over seeds), the range of the mean accuracy over the last quarter of
+# the run (issue 15's convergence test: under 0.2 points for all-reduce),
+# epochs and wall-clock seconds to reach each target (mean over the seeds
+# that reached it; "-" when none did; "(k/S)" when only k of S seeds did),
+# and the final consensus distance. With OUT/modelled.tsv
+# (scripts/modelled.sh) the seconds are modelled, one figure per network
+# preset ("datacenter / wan"), instead of measured on this machine. A run counts when its
 # settings record and a CSV that reached the recorded epochs are there
 # (scripts/runs.sh), so it works on committed files such as data/results.
 set -eu
@@ -22,11 +26,26 @@ runs=$(complete_runs "$OUT/runs")
 settings=$(echo "$runs" | sed 's/-s[0-9][0-9]*$//' | sort -u | sort -s -t- -k1.2,1n -k4,4)
 [ -n "$runs" ] || { echo "summary: no complete runs in $OUT/runs (a run needs NAME.settings and a CSV that reached its EPOCHS)" >&2; exit 1; }
 
+# modelled seconds per step (scripts/modelled.sh): one column per target
+# with the time on every preset instead of the measured seconds
+nets=""
+if [ -f "$OUT/modelled.tsv" ]; then
+    nets=$(awk '!/^#/ && !seen[$2]++ { printf "%s%s", sep, $2; sep = " " }' "$OUT/modelled.tsv")
+fi
+tlabel="time to %s (s)"
+[ -n "$nets" ] && tlabel="modelled s to %s ($(echo "$nets" | sed 's| | / |g'))"
+# a sweep-wide --algorithm (results.sh's OUT/nN-d2) is named in the
+# topology column: "learned + d2"
+algo=$(if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; echo "${TRAIN_ARGS:-}"; fi \
+       | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
+[ "$algo" != dpsgd ] || algo=""
 tmp="$OUT/summary.md.tmp"
+conv="$(cd "$OUT" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
+: > "$conv"
 {
-    printf '| workers | partition | topology | weights | SLEM | final acc (mean ± std) |'
-    for t in $TARGETS; do printf ' epochs to %s | time to %s (s) |' "$t" "$t"; done
-    printf ' final consensus | seeds |\n|---:|---|---|---|---:|---:|'
+    printf '| workers | partition | topology | weights | SLEM | final acc (mean ± std) | last-quarter range |'
+    for t in $TARGETS; do printf " epochs to %s | $tlabel |" "$t" "$t"; done
+    printf ' final consensus | seeds |\n|---:|---|---|---|---:|---:|---:|'
     for t in $TARGETS; do printf -- '---:|---:|'; done
     printf -- '---:|---:|\n'
     for set in $settings; do
@@ -35,6 +54,10 @@ tmp="$OUT/summary.md.tmp"
         w=$(echo "$set" | cut -d- -f3)
         part=$(echo "$set" | cut -d- -f4- | sed 's/-/:/')
         f="$OUT/topo/n$n-$kind-$w.txt"
+        steps=""
+        for net in $nets; do
+            steps="$steps $(awk -v k="n$n-$kind-$w" -v net="$net" '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$OUT/modelled.tsv")"
+        done
         if [ "$kind" = allreduce ]; then
             slem="0 (exact)"; kind="all-reduce"; w="-"
         elif [ -f "$f" ]; then
@@ -45,30 +68,60 @@ tmp="$OUT/summary.md.tmp"
         else
             slem="?"
         fi
+        kind=$(echo "$kind" | tr _ -)  # one_peer_exp: the kind's name
+        [ -z "$algo" ] || kind="$kind + $algo"
         files=$(echo "$runs" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
-        row=$(cd "$OUT/runs" && awk -F, -v targets="$TARGETS" '
-            FNR == 1 { nf++; next }
-            { last_acc[nf] = $5; last_cons[nf] = $7
+        row=$(cd "$OUT/runs" && awk -F, -v targets="$TARGETS" -v steps="$steps" \
+                  -v tag="$n workers, $kind, $part" -v conv="$conv" '
+            function secs(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
+            FNR == 1 { nf++; r = 0; next }
+            { r++; ep[r] = $1; A[r] += $5; rows[nf] = r
+              last_acc[nf] = $5; last_cons[nf] = $7
               nt = split(targets, T, " ")
               for (k = 1; k <= nt; k++)
                   if (!((nf, k) in hit) && $5 + 0 >= T[k] + 0) {
-                      hit[nf, k] = 1; ep[k] += $1; wall[k] += $3; cnt[k]++ } }
+                      hit[nf, k] = 1; tep[k] += $1; wall[k] += $3; st[k] += $2; cnt[k]++ } }
             END {
               s = s2 = c = 0
               for (f = 1; f <= nf; f++) { s += last_acc[f]; s2 += last_acc[f] ^ 2; c += last_cons[f] }
               m = s / nf; v = nf > 1 ? (s2 - nf * m * m) / (nf - 1) : 0
               out = sprintf("%.2f%% ± %.2f", 100 * m, 100 * sqrt(v > 0 ? v : 0))
+              # the last quarter: from the last evaluation at or before
+              # 3/4 of the run to its end, on the mean over seeds
+              R = rows[1]; for (f = 2; f <= nf; f++) if (rows[f] < R) R = rows[f]
+              E = ep[R]; start = ep[1]
+              for (i = 1; i <= R; i++) if (ep[i] <= 0.75 * E) start = ep[i]
+              lo = hi = ""
+              for (i = 1; i <= R; i++) if (ep[i] >= start) {
+                  a = A[i] / nf; if (lo == "" || a < lo) lo = a; if (hi == "" || a > hi) hi = a }
+              out = out sprintf(" | %.2f (ep %g-%g)", 100 * (hi - lo), start, E)
+              printf "%s, epochs %g-%g: %.2f points\n", tag, start, E, 100 * (hi - lo) >> conv
+              ns = split(steps, SP, " ")
               for (k = 1; k <= nt; k++) {
                   if (cnt[k] == 0) out = out " | - | -"
                   else {
                       sfx = cnt[k] < nf ? sprintf(" (%d/%d)", cnt[k], nf) : ""
-                      out = out sprintf(" | %.2f%s | %.1f%s", ep[k] / cnt[k], sfx, wall[k] / cnt[k], sfx)
+                      if (ns == 0) t = sprintf("%.1f", wall[k] / cnt[k])
+                      else {
+                          t = ""
+                          for (j = 1; j <= ns; j++)
+                              t = t (j > 1 ? " / " : "") (SP[j] == "" ? "?" : secs(st[k] / cnt[k] * SP[j]))
+                      }
+                      out = out sprintf(" | %.2f%s | %s%s", tep[k] / cnt[k], sfx, t, sfx)
                   }
               }
               printf "%s | %.3g | %d", out, c / nf, nf
             }' $files)
         echo "| $n | $part | $kind | $w | $slem | $row |"
     done
+    echo
+    echo "Last-quarter range: max - min of the mean test accuracy (points) from the last evaluation at or before 3/4 of the run to its end; issue 15 asks all-reduce to change by less than 0.2 points there."
+    grep ' workers, all-reduce, ' "$conv" | sed 's/^/- /; s/$/./' || true
+    if [ -n "$nets" ]; then
+        echo
+        echo "Modelled seconds: steps to the target (mean over the seeds that reached it) x the modelled seconds per step of OUT/modelled.tsv (scripts/modelled.sh: measured compute + modelled communication, every worker on its own host)."
+    fi
 } > "$tmp"
+rm -f "$conv"
 mv "$tmp" "$OUT/summary.md"
 cat "$OUT/summary.md"

@@ -3,7 +3,9 @@
  * simplest one that separates latency-bound rounds (many small messages,
  * WAN) from bandwidth-bound ones (few large arrays, datacenter); it
  * ignores contention between ranks of one host on the host's NIC, which
- * the worst-rank maximum only partly stands in for.
+ * the worst-rank maximum only partly stands in for. The ring all-reduce
+ * (cm_net_allreduce_time) is the textbook cost of that collective on the
+ * same alpha-beta links, for comparisons against centralized training.
  */
 #include "cm_net.h"
 
@@ -194,4 +196,14 @@ double cm_net_round_time(const cm_net *net, const cm_place_load *load,
     if (worst)
         *worst = w;
     return t;
+}
+
+double cm_net_allreduce_time(const cm_net *net, size_t n, int cls,
+                             double bytes)
+{
+    if (n <= 1)
+        return 0;
+    int c = cls == 0 ? 0 : 1;
+    double steps = 2.0 * (double)(n - 1);
+    return steps * net->alpha[c] + steps / (double)n * bytes / net->beta[c];
 }

@@ -85,4 +85,20 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
                                 size_t P, size_t H, cm_place_kind kind,
                                 double array_bytes, cm_net_eval *out);
 
+/* Ring all-reduce of an array of `bytes` bytes over n participants joined
+ * by link class cls (0 intra, 1 inter): the standard bandwidth-optimal
+ * ring (reduce-scatter then all-gather; Thakur, Rabenseifner and Gropp,
+ * "Optimization of collective communication operations in MPICH", IJHPCA
+ * 2005; Patarasuk and Yuan, JPDC 2009): 2(n-1) steps, in each of which
+ * every participant sends and receives one chunk of bytes/n, so
+ *
+ *   T_ring = 2(n-1) alpha_cls + 2 (n-1)/n bytes / beta_cls   (0 for n <= 1)
+ *
+ * A model of the traffic, not of what MPI_Allreduce does (its library
+ * picks an algorithm by size; e.g. recursive halving and doubling has a
+ * latency term of 2 log2(n) alpha instead). Seconds; O(1). cls outside
+ * {0, 1} is treated as 1. */
+double cm_net_allreduce_time(const cm_net *net, size_t n, int cls,
+                             double bytes);
+
 #endif

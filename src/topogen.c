@@ -167,7 +167,8 @@ static const flag_spec FLAGS[] = {
      "0 and no n= is given)"},
     {"--net", NULL, F_NET, OFF(net), EVAL, 0, 0, H_NONE, "NET",
      "eval: model a gossip round on datacenter, wan or "
-     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph"},
+     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph "
+     "(time-varying: each round, in blocks), next to a ring all-reduce"},
     {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
      "P", "eval --net: floats per worker array (default 61706, LeNet)"},
     {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_NODES, H_NONE,

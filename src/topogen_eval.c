@@ -111,6 +111,12 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
                    (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
                    ev[k].worst);
     }
+    double ar = topogen_allreduce_time(net, P, H, bytes);
+    if (json)
+        printf("\"allreduce_ring_s\":%.6g,", ar);
+    else
+        printf("  allreduce   ring all-reduce of the same arrays: modelled "
+               "%.4g ms\n", ar * 1e3);
 }
 
 int topogen_evaluate(const topogen_eval_job *c)
@@ -132,9 +138,10 @@ int topogen_evaluate(const topogen_eval_job *c)
         return EXIT_FAILURE;
     }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
-        const topogen_seq_eval_job job = {c->file, c->json, c->simulate,
-                                          c->seed, c->weights_given,
-                                          c->out_given};
+        const topogen_seq_eval_job job = {
+            c->file, c->json, c->simulate, c->seed, c->weights_given,
+            c->out_given, c->net, c->ranks, c->hosts,
+            4.0 * (double)(c->params ? c->params : 61706)};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;

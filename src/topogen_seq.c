@@ -3,7 +3,8 @@
  * that records the settings, the period and the product norm; evaluation
  * prints the period, per-round degrees, messages per period, the product
  * norm and the rounds to 1e-3 (tg_seq_evaluate), or simulates gossip
- * through the rounds (tg_simulate_seq).
+ * through the rounds (tg_simulate_seq); with --net, the modelled time of
+ * each round (cm_net) next to a ring all-reduce of the same workers.
  */
 #include "topogen_seq.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cm_place.h"
 #include "cm_status.h"
 #include "tg_eval.h"
 
@@ -33,6 +35,36 @@ void topogen_print_json_string(const char *s)
         else
             putchar(*p);
     putchar('"');
+}
+
+double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
+                              double bytes)
+{
+    size_t per_host = H ? (P + H - 1) / H : P;
+    return cm_net_allreduce_time(net, per_host, 0, bytes) +
+           cm_net_allreduce_time(net, H, 1, bytes);
+}
+
+/* --net on a sequence: T_round of every round under block placement
+ * into round_s[period] and their mean into *mean. */
+static cm_status seq_net_eval(const topogen_seq_eval_job *job,
+                              const cm_topo_seq *s, const cm_net *net,
+                              size_t P, size_t H, double *round_s,
+                              double *mean)
+{
+    cm_status st = CM_OK;
+    double sum = 0;
+    for (size_t t = 0; t < s->period && st == CM_OK; t++) {
+        cm_net_eval ev;
+        st = cm_net_eval_placement(net, &s->round[t], P, H, CM_PLACE_BLOCK,
+                                   job->array_bytes, &ev);
+        round_s[t] = ev.round_s;
+        sum += ev.round_s;
+    }
+    if (st != CM_OK)
+        cm_error_prefix(st, "--net");
+    *mean = sum / (double)s->period;
+    return st;
 }
 
 int topogen_seq_generate(const topogen_seq_job *job)
@@ -80,10 +112,13 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     const size_t simulate = job->simulate;
     const uint64_t seed = job->seed;
     size_t *deg = NULL;
-    double *rel = NULL;
+    double *rel = NULL, *round_s = NULL, mean_s = 0, ar_s = 0;
     int rc = EXIT_FAILURE;
     tg_seq_eval e;
+    cm_net net;
     cm_status st = CM_OK;
+    const size_t P = job->ranks ? job->ranks : s->n;
+    const size_t H = job->hosts ? job->hosts : P;
     if (job->out_given)
         st = cm_error(CM_EINVAL, "-o: %s is time-varying (period %zu); -o "
                       "rewrites one-round files with new weights", file,
@@ -97,6 +132,20 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         st = cm_error(CM_ENOMEM, "out of memory");
     if (st == CM_OK)
         st = tg_seq_evaluate(s, deg, &e);
+    if (st == CM_OK && job->net) {
+        if (P > s->n)
+            st = cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
+                          "(workers)", P, file, s->n);
+        else if (H > P)
+            st = cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                          "ranks", H, P);
+        else if ((st = cm_net_parse(job->net, &net)) == CM_OK &&
+                 !(round_s = malloc(s->period * sizeof *round_s)))
+            st = cm_error(CM_ENOMEM, "out of memory");
+        if (st == CM_OK)
+            st = seq_net_eval(job, s, &net, P, H, round_s, &mean_s);
+        ar_s = topogen_allreduce_time(&net, P, H, job->array_bytes);
+    }
     if (st == CM_OK && simulate) {
         rel = malloc((simulate + 1) * sizeof *rel);
         st = rel ? tg_simulate_seq(s->round, s->period, simulate,
@@ -130,6 +179,17 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         printf("\"exact\":%s,", e.exact ? "true" : "false");
         topogen_print_number("rounds_1e-3", e.rounds ? (double)e.rounds
                                              : e.rounds_est, 0);
+        if (job->net) {
+            char d[160];
+            printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
+                   "\"array_bytes\":%.0f,\"block\":{\"round_s\":[",
+                   cm_net_describe(&net, d, sizeof d), P, H,
+                   job->array_bytes);
+            for (size_t t = 0; t < e.period; t++)
+                printf("%s%.6g", t ? "," : "", round_s[t]);
+            printf("],\"mean_round_s\":%.6g},\"allreduce_ring_s\":%.6g,",
+                   mean_s, ar_s);
+        }
         printf("\"weights\":\"file\"}\n");
     } else {
         printf("file          %s\n", file);
@@ -148,6 +208,20 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             printf("rounds_1e-3   %.1f  (estimated from the period)\n",
                    e.rounds_est);
         printf("weights       file\n");
+        if (job->net) {
+            char d[160];
+            printf("net           %s\nplacement     %zu workers on %zu "
+                   "ranks on %zu hosts, arrays of %.0f bytes\n",
+                   cm_net_describe(&net, d, sizeof d), s->n, P, H,
+                   job->array_bytes);
+            printf("  block       modelled %.4g ms per round on average "
+                   "over the period (rounds:", mean_s * 1e3);
+            for (size_t t = 0; t < e.period; t++)
+                printf(" %.4g", round_s[t] * 1e3);
+            printf(" ms)\n");
+            printf("  allreduce   ring all-reduce of the same arrays: "
+                   "modelled %.4g ms\n", ar_s * 1e3);
+        }
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");
@@ -155,6 +229,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     }
     rc = EXIT_SUCCESS;
 cleanup:
+    free(round_s);
     free(rel);
     free(deg);
     return rc;

@@ -1,6 +1,7 @@
 /* check_netmodel.c: the network time model (src/cm_net.c): presets, the --net
  * parser with units and its errors, and round times against the closed
- * form alpha + bytes / beta on placements whose loads are known. */
+ * form alpha + bytes / beta on placements whose loads are known; the
+ * ring all-reduce against 2(n-1) alpha + 2(n-1)/n B / beta. */
 #include <math.h>
 #include <string.h>
 
@@ -185,6 +186,46 @@ START_TEST(test_eval_placement)
 }
 END_TEST
 
+/* The ring all-reduce against its closed form 2(n-1) alpha + 2(n-1)/n
+ * B / beta, built here message by message (2(n-1) steps of one B/n chunk
+ * each), on both link classes; n = 0, 1: nothing to send; n = 2: one
+ * exchange of B/2 each way twice; large n: the bandwidth term tends to
+ * 2 B / beta (bandwidth-optimal), the latency term grows linearly. */
+START_TEST(test_allreduce_ring)
+{
+    cm_net n;
+    ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
+                     CM_OK);
+    const double B = 1e6;
+    ck_assert_double_eq_tol(cm_net_allreduce_time(&n, 0, 1, B), 0.0, TOL);
+    ck_assert_double_eq_tol(cm_net_allreduce_time(&n, 1, 1, B), 0.0, TOL);
+    ck_assert_double_eq_tol(cm_net_allreduce_time(&n, 2, 1, B),
+                            2e-3 + 1.0, TOL);
+    ck_assert_double_eq_tol(cm_net_allreduce_time(&n, 4, 1, B),
+                            6e-3 + 1.5, TOL);
+    ck_assert_double_eq_tol(cm_net_allreduce_time(&n, 4, 0, B),
+                            6e-6 + 1.5e-4, TOL);
+    ck_assert_double_eq_tol(cm_net_allreduce_time(&n, 4, 7, B),
+                            cm_net_allreduce_time(&n, 4, 1, B), TOL);
+    static const size_t ns[] = {3, 16, 64, 256, 1000};
+    for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+        double sum = 0;
+        for (size_t step = 0; step < 2 * (ns[k] - 1); step++)
+            sum += n.alpha[1] + (B / (double)ns[k]) / n.beta[1];
+        ck_assert_double_eq_tol(cm_net_allreduce_time(&n, ns[k], 1, B), sum,
+                                1e-9 * sum);
+    }
+    /* wan, LeNet (61706 floats), 256 workers on 256 hosts:
+     * 510 x 50 ms + 510/256 x 246824 B / 12.5 MB/s */
+    ck_assert_int_eq(cm_net_parse("wan", &n), CM_OK);
+    ck_assert_double_eq_tol(cm_net_allreduce_time(&n, 256, 1, 246824.0),
+                            25.5 + 510.0 / 256.0 * 246824.0 / 12.5e6, 1e-9);
+    double big = cm_net_allreduce_time(&n, 1000000, 1, 246824.0);
+    ck_assert_double_eq_tol(big - 2 * 999999 * 50e-3,
+                            2 * 246824.0 / 12.5e6, 1e-6);
+}
+END_TEST
+
 Suite *netmodel_suite(void)
 {
     Suite *s = suite_create("netmodel");
@@ -195,6 +236,7 @@ Suite *netmodel_suite(void)
     tcase_add_test(tc, test_round_ring);
     tcase_add_test(tc, test_round_worst_rank);
     tcase_add_test(tc, test_eval_placement);
+    tcase_add_test(tc, test_allreduce_ring);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -660,9 +660,25 @@ net_cases() {
     check 'grep -qE "^  block +cut 4 edges \(2 across hosts\), 8 arrays per round \(4 across hosts, 8 MB\), modelled 2001 ms" "$T/out"' \
         "block line: $(grep block "$T/out")"
     check 'grep -qE "^  graph +cut 4 edges \(2 across hosts\), 8 arrays" "$T/out"' "graph line: $(grep graph "$T/out")"
+    # two-level ring all-reduce: 2 ranks per host (2 x 0 + 1 MB / (1 GB/s))
+    # then 2 hosts (2 x 1 ms + 1 MB / (1 MB/s)): 1 + 1002 ms
+    check 'grep -qE "^  allreduce +ring all-reduce of the same arrays: modelled 1003 ms$" "$T/out"' \
+        "allreduce line: $(grep allreduce "$T/out")"
     expect_ok "eval --net --json" "$tg" eval "$T/ring32.txt" --net wan --json
     check 'grep -qE "\"net\":\"wan \(.*\"ranks\":32,\"hosts\":32,\"array_bytes\":246824,\"block\":\{\"cut_edges\":32,.*\"round_s\":0\.139[0-9]*\}" "$T/out"' \
         "JSON net members: $(head -c 400 "$T/out")"
+    # every worker its own host: 62 x 50 ms + 62/32 x 246824 B / 12.5 MB/s
+    check 'grep -qE "\"allreduce_ring_s\":3\.1382[56]," "$T/out"' \
+        "JSON ring all-reduce on wan: $(grep -o "\"allreduce_ring_s\":[^,]*" "$T/out")"
+    # a time-varying file: every round modelled, block placement
+    "$tg" --kind one-peer-exp -n 8 --quiet -o "$T/op8net.txt"
+    expect_ok "eval --net on a sequence" "$tg" eval "$T/op8net.txt" --net "inter=1ms,1MB/s" --params 250000
+    check 'grep -qE "^  block +modelled 1001 ms per round on average over the period \(rounds: 1001 1001 1001 ms\)$" "$T/out" && grep -qE "^  allreduce +ring all-reduce of the same arrays: modelled 1764 ms$" "$T/out"' \
+        "sequence --net lines: $(grep -A2 "^placement" "$T/out")"
+    expect_ok "eval --net --json on a sequence" "$tg" eval "$T/op8net.txt" --net wan --json
+    check 'grep -qE "\"block\":\{\"round_s\":\[0\.0697459,0\.0697459,0\.0697459\],\"mean_round_s\":0\.0697459\},\"allreduce_ring_s\":" "$T/out"' \
+        "sequence JSON: $(grep -o "\"block.*" "$T/out")"
+    expect_fail 1 "^topogen: --ranks 9: .*op8net.txt has only 8 nodes" "sequence --ranks > n" "$tg" eval "$T/op8net.txt" --net wan --ranks 9
     expect_fail 2 "^topogen: --net 'fast': " "bad --net" "$tg" eval "$T/ring32.txt" --net fast
     expect_fail 2 "^topogen: --params, --ranks and --hosts need --net" "--ranks without --net" "$tg" eval "$T/ring32.txt" --ranks 2
     expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
@@ -744,6 +760,37 @@ sweep_cases() {
     expect_ok "stale marker" sweep EPOCHS=1
     check 'grep -q "n4-ring-mh-iid-s1: marker from other settings, run again" "$T/out" && [ -s "$r.done" ]' \
         "a marker from other settings is not reused"
+    # modelled wall-clock (scripts/modelled.sh): measured compute + the
+    # modelled round, every worker on its own host; kept when complete
+    md() { env BIN="$BIN" BENCH_STEPS=3 BENCH_REPEAT=1 "$@" sh scripts/modelled.sh "$sw"; }
+    expect_ok "modelled.sh" md
+    # wan: the ring of 4 (degree 2) sends 2 x (50 ms + 246824 B / 12.5 MB/s);
+    # the ring all-reduce of 4 hosts 6 x 50 ms + 6/4 x 246824 B / 12.5 MB/s
+    check 'grep -q "^# compute model=lenet batch=16 s_per_step=[0-9.e-]* measured .*bench lenet batch 16: " "$sw/modelled.tsv" && [ "$(grep -vc "^#" "$sw/modelled.tsv")" -eq 4 ] && awk "!/^#/ && \$2 == \"wan\" { c[\$1] = \$4; d = \$5 - \$3 - \$4; if (d > 1e-6 || d < -1e-6) bad = 1 } END { exit bad || c[\"n4-ring-mh\"] != 0.139492 || c[\"n4-allreduce-none\"] != 0.329619 }" "$sw/modelled.tsv"' \
+        "modelled.tsv: $(cat "$sw/modelled.tsv")"
+    expect_ok "modelled.sh again" md
+    check 'grep -q "covers every setting, kept" "$T/out"' "a complete modelled.tsv is kept: $(cat "$T/out")"
+    expect_ok "summary.sh with modelled.tsv" env TARGETS=0.1 sh scripts/summary.sh "$sw"
+    check 'grep -q "modelled s to 0.1 (datacenter / wan)" "$sw/summary.md" && grep -q "^- 4 workers, all-reduce, iid, epochs 0-1: " "$sw/summary.md"' \
+        "summary: modelled columns and the all-reduce convergence line: $(head -c 600 "$sw/summary.md")"
+    # a sweep-wide --algorithm is named in the topology column
+    cp -r "$sw" "$T/swd2"
+    sed -i 's/^TRAIN_ARGS="\(.*\)"$/TRAIN_ARGS="\1 --algorithm d2"/' "$T/swd2/grid.env"
+    expect_ok "summary.sh, --algorithm d2" env TARGETS=0.1 sh scripts/summary.sh "$T/swd2"
+    check 'grep -q "^| 4 | iid | ring + d2 | mh | " "$T/swd2/summary.md"' "d2 rows: $(grep "^| 4" "$T/swd2/summary.md")"
+    if command -v gnuplot >/dev/null 2>&1; then
+        expect_ok "plot.sh with modelled.tsv" sh scripts/plot.sh "$sw"
+        check '[ -s "$sw/plots/acc-modelled-wan-iid.png" ] && [ -s "$sw/plots/acc-modelled-datacenter-iid.png" ]' \
+            "acc-modelled plots per preset"
+    fi
+    expect_fail 1 "^modelled: $T/nosuch: no runs/" "modelled.sh on no sweep" env BIN="$BIN" sh scripts/modelled.sh "$T/nosuch"
+    # import-results.sh: complete runs only, no .done markers, modelled.tsv kept
+    mkdir -p "$T/imp" && cp -r "$sw" "$T/imp/n4"
+    sed -i '$d' "$T/imp/n4/runs/n4-ring-mh-iid-s1.csv"  # a run in progress
+    expect_ok "import-results.sh" sh scripts/import-results.sh "$T/imp" "$T/impdest"
+    check '[ -f "$T/impdest/n4/runs/n4-allreduce-none-iid-s1.csv" ] && [ -f "$T/impdest/n4/logs/n4-allreduce-none-iid-s1.log" ] && [ ! -e "$T/impdest/n4/runs/n4-ring-mh-iid-s1.csv" ] && [ -z "$(ls "$T/impdest/n4/runs" | grep "\.done$")" ] && [ -f "$T/impdest/n4/modelled.tsv" ] && grep -q "n4: 1 complete runs" "$T/out"' \
+        "imported: $(ls "$T/impdest/n4/runs" | tr "\n" " ")"
+    expect_fail 1 "^import-results: $T/nosuch: no such folder" "import from nothing" sh scripts/import-results.sh "$T/nosuch" "$T/impdest"
     rm -f "$sw/grid.env"
     expect_fail 1 "^sweep: .*without a settings record" "runs of unknown settings" sweep EPOCHS=1
 }
@@ -753,9 +800,9 @@ sweep_cases() {
 results_cases() {
     rd="$T/results"
     mkdir -p "$rd"
-    cp -r data/results/runs data/results/topo data/results/grid.env "$rd/"
-    expect_ok "summary.sh on data/results" env TARGETS=0.80 sh scripts/summary.sh "$rd"
-    check '[ "$(grep -c "^| [0-9]" "$rd/summary.md")" -eq 28 ] && grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | 77.74% ± 1.73 | - | - | 0.361 | 3 |$" "$rd/summary.md"' \
+    cp -r data/results/2025-sweep/runs data/results/2025-sweep/topo data/results/2025-sweep/grid.env "$rd/"
+    expect_ok "summary.sh on data/results/2025-sweep" env TARGETS=0.80 sh scripts/summary.sh "$rd"
+    check '[ "$(grep -c "^| [0-9]" "$rd/summary.md")" -eq 28 ] && grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | 77.74% ± 1.73 | 0.84 (ep 6-8) | - | - | 0.361 | 3 |$" "$rd/summary.md"' \
         "summary of the committed runs: 28 settings, the 64-worker lattice row"
     # a CSV cut short (an interrupted run) does not count; no record, no run
     sed -i '$d' "$rd/runs/n64-rrl-mh-dirichlet-0.1-s3.csv"
@@ -765,13 +812,32 @@ results_cases() {
         "only the complete run counts: $(grep "| 64 | dirichlet:0.1 | rrl | mh" "$rd/summary.md")"
     rm -f "$rd"/runs/*.settings
     expect_fail 1 "^summary: no complete runs in $rd/runs" "no records" sh scripts/summary.sh "$rd"
+    # issue 15's committed folders redraw from the committed files alone:
+    # the table is the committed one, the measured compute time is kept
+    # (no new measurement), a modelled plot per preset and partition
+    for n in 16 256; do
+        [ -d "data/results/n$n/runs" ] || { fail "data/results/n$n missing"; continue; }
+        cp -r "data/results/n$n" "$T/c$n"
+        rm -rf "$T/c$n/plots" "$T/c$n/agg"
+        expect_ok "summary.sh on data/results/n$n" env TARGETS="0.80 0.85 0.88" sh scripts/summary.sh "$T/c$n"
+        check 'cmp -s "$T/c$n/summary.md" "data/results/n$n/summary.md"' \
+            "summary.sh remakes data/results/n$n/summary.md: $(diff "$T/c$n/summary.md" "data/results/n$n/summary.md" | head -c 300)"
+        expect_ok "modelled.sh on data/results/n$n" env BIN="$BIN" sh scripts/modelled.sh "$T/c$n"
+        check 'grep -q "covers every setting, kept" "$T/out" && cmp -s "$T/c$n/modelled.tsv" "data/results/n$n/modelled.tsv"' \
+            "committed modelled.tsv kept: $(cat "$T/out")"
+    done
+    if command -v gnuplot >/dev/null 2>&1 && [ -d "$T/c256" ]; then
+        expect_ok "plot.sh on data/results/n256" sh scripts/plot.sh "$T/c256"
+        check '[ "$(ls "$T/c256"/plots/*.png | wc -l)" -eq 14 ] && [ -s "$T/c256/plots/acc-modelled-wan-dirichlet-0.1.png" ]' \
+            "14 plots of data/results/n256: $(ls "$T/c256/plots" | tr "\n" " ")"
+    fi
     # results.sh: ALGO (default d2) is checked before any run
     expect_fail 1 "^results: ALGO must be d2, gt, qgm or none, got 'bogus'" \
         "results.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/results.sh "$T/res-bogus"
     check '[ ! -e "$T/res-bogus" ]' "no results directory after a bad ALGO"
     if command -v gnuplot >/dev/null 2>&1; then
-        cp -r data/results/runs "$rd/"
-        expect_ok "plot.sh on data/results" sh scripts/plot.sh "$rd"
+        cp -r data/results/2025-sweep/runs "$rd/"
+        expect_ok "plot.sh on data/results/2025-sweep" sh scripts/plot.sh "$rd"
         check '[ "$(ls "$rd"/plots/*.png | wc -l)" -eq 10 ] && grep -q "^1 29 " "$rd/agg/n64-learned-laplacian-iid.dat" && [ "$(awk "!/^#/ { print \$11; exit }" "$rd/agg/n64-learned-laplacian-iid.dat")" = 3 ]' \
             "10 plots; aggregated series with 3 seeds"
     fi

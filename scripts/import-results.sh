@@ -1,0 +1,58 @@
+#!/bin/sh
+# import-results.sh: copy the finished part of a scripts/results.sh output
+# folder into a folder meant for git (e.g. data/results), keeping what
+# redraws the plots and tables and leaving out what does not belong in
+# a repository.
+#
+#   scripts/import-results.sh SRC DEST     e.g. results15 data/results
+#
+# For each sweep folder SRC/n* (n16, n64, n256, n16-d2, ...): the complete
+# runs only (scripts/runs.sh: a settings record and a CSV that reached its
+# EPOCHS) with their CSV, settings record and trainer log, the topology
+# files, grid.env and a modelled.tsv (SRC's, else the one already in
+# DEST, whose measurements are kept); SRC/consensus-sim's .dat and
+# topology files. Left out: .done markers (sweep.sh's skip logic), runs
+# still in progress, agg/ and plots/ (plot.sh makes them again). A DEST
+# sweep folder is replaced as a whole, so runs it lost in SRC do not
+# linger. Prints what it copied.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+case "${1:-}" in -h|--help|'') sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; [ -n "${1:-}" ]; exit $?;; esac
+[ $# -eq 2 ] || { echo "import-results: usage: scripts/import-results.sh SRC DEST" >&2; exit 2; }
+SRC=$1 DEST=$2
+. "$here/runs.sh"
+[ -d "$SRC" ] || { echo "import-results: $SRC: no such folder" >&2; exit 1; }
+mkdir -p "$DEST"
+found=0
+for d in "$SRC"/n*; do
+    [ -d "$d/runs" ] || continue
+    name=$(basename "$d")
+    runs=$(complete_runs "$d/runs")
+    [ -n "$runs" ] || { echo "import-results: $name: no complete runs, skipped"; continue; }
+    found=1
+    tmp="$DEST/.$name.tmp"
+    rm -rf "$tmp"
+    mkdir -p "$tmp/runs" "$tmp/logs" "$tmp/topo"
+    for r in $runs; do
+        cp "$d/runs/$r.csv" "$d/runs/$r.settings" "$tmp/runs/"
+        [ ! -f "$d/logs/$r.log" ] || cp "$d/logs/$r.log" "$tmp/logs/"
+    done
+    cp "$d"/topo/*.txt "$tmp/topo/"
+    cp "$d/grid.env" "$tmp/"
+    # a modelled.tsv: SRC's, else the one DEST has (its measured compute
+    # time is kept; scripts/modelled.sh adds the rounds of new settings)
+    if [ -f "$d/modelled.tsv" ]; then cp "$d/modelled.tsv" "$tmp/"
+    elif [ -f "$DEST/$name/modelled.tsv" ]; then cp "$DEST/$name/modelled.tsv" "$tmp/"; fi
+    rm -rf "$DEST/$name"
+    mv "$tmp" "$DEST/$name"
+    echo "import-results: $name: $(echo "$runs" | wc -l) complete runs"
+done
+if [ -d "$SRC/consensus-sim/consensus" ]; then
+    rm -rf "$DEST/.consensus-sim.tmp"
+    mkdir -p "$DEST/.consensus-sim.tmp/consensus"
+    cp "$SRC"/consensus-sim/consensus/*.dat "$SRC"/consensus-sim/consensus/*.txt "$DEST/.consensus-sim.tmp/consensus/"
+    rm -rf "$DEST/consensus-sim"
+    mv "$DEST/.consensus-sim.tmp" "$DEST/consensus-sim"
+    echo "import-results: consensus-sim: $(ls "$DEST"/consensus-sim/consensus/*.dat | wc -l) simulations"
+fi
+[ "$found" = 1 ] || { echo "import-results: $SRC has no sweep folder with complete runs" >&2; exit 1; }

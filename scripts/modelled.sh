@@ -1,0 +1,155 @@
+#!/bin/sh
+# modelled.sh: the modelled wall-clock time per training step of every
+# setting of one or more sweep directories (scripts/sweep.sh), for the
+# deployment "every worker on its own host", on the network presets of
+# the placement issue's cost model (src/cm_net.h).
+#
+#   scripts/modelled.sh SWEEP...     writes SWEEP/modelled.tsv; rerun to
+#                                    resume (kept measurements are reused)
+#   NETS="datacenter wan"            the presets (or intra=..;inter=..)
+#   FORCE=1                          measure the compute time again
+#
+# A step costs t_step = t_compute + t_comm, with no overlap of the two:
+# - t_compute: one step of the sweep's MODEL at its per-worker BATCH on
+#   one thread, `dpsgd-train --bench` (random inputs, forward, backward
+#   and update; best of BENCH_REPEAT timed runs of BENCH_STEPS steps),
+#   measured once per batch in this session and recorded in the file
+#   with the machine, the date and the bench line. Evaluation is not
+#   counted (it is not training time).
+# - t_comm, D-PSGD: the modelled gossip round of the topology file with
+#   n ranks on n hosts (`topogen eval FILE --net NET --ranks n --hosts n
+#   --json`); a time-varying file's rounds averaged over its period
+#   (every round modelled on its own). --algorithm gt sends two arrays
+#   per round (x and y), so its arrays count twice; d2 and qgm send one.
+# - t_comm, all-reduce: the ring all-reduce of the model over n hosts,
+#   2(n-1) alpha + 2(n-1)/n B / beta (cm_net_allreduce_time; the standard
+#   bandwidth-optimal ring, Thakur et al. 2005, Patarasuk and Yuan 2009).
+# The modelled time of a CSV row is then step x t_step. plot.sh draws
+# accuracy against it (OUT/plots/acc-modelled-NET-PART.png) and
+# summary.sh gives the modelled seconds to each accuracy target, both
+# from SWEEP/modelled.tsv alone, so they redraw from committed files.
+#
+# SWEEP/modelled.tsv: '#' lines (what was measured and how), then one line
+# per setting and preset: n<N>-<kind>-<weights> NET t_compute_s t_comm_s
+# t_step_s. A SWEEP whose file already covers every complete run's setting
+# and every preset is left alone.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+case "${1:-}" in -h|--help|'') sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; [ -n "${1:-}" ]; exit $?;; esac
+BIN=${BIN:-$root/bin}
+NETS=${NETS:-"datacenter wan"}
+BENCH_STEPS=${BENCH_STEPS:-100}
+BENCH_REPEAT=${BENCH_REPEAT:-5}
+. "$here/runs.sh"
+die() { echo "modelled: $*" >&2; exit 1; }
+[ -x "$BIN/topogen" ] && [ -x "$BIN/dpsgd-train" ] || die "$BIN/topogen or dpsgd-train missing: run 'make' first"
+export OPENBLAS_NUM_THREADS=1
+
+# params_of MODEL: floats per worker array (PARAMS overrides).
+params_of() {
+    if [ -n "${PARAMS:-}" ]; then echo "$PARAMS"; return; fi
+    case $1 in
+    lenet) echo 61706;;
+    *) die "no parameter count known for model '$1': set PARAMS";;
+    esac
+}
+
+# bench MODEL BATCH: "seconds_per_step<TAB>bench line" of dpsgd-train --bench
+bench() {
+    line=$("$BIN/dpsgd-train" --bench --model "$1" --batch "$2" --threads 1 \
+               --bench-steps "$BENCH_STEPS" --bench-repeat "$BENCH_REPEAT" 2>&1 \
+           | grep '^bench ') || die "dpsgd-train --bench --model $1 --batch $2 failed"
+    ms=$(echo "$line" | sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p')
+    [ -n "$ms" ] || die "no ms/step in the bench line: $line"
+    printf '%s\t%s\n' "$(awk -v m="$ms" 'BEGIN { printf "%.6g", m / 1000 }')" "$line"
+}
+
+# json_num KEY: the first number after "KEY": on stdin
+json_num() { sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p" | head -n 1; }
+
+cache=$(mktemp -d "${TMPDIR:-/tmp}/modelled.XXXXXX")
+trap 'rm -rf "$cache"' EXIT INT TERM
+for dir in "$@"; do
+    [ -d "$dir/runs" ] || die "$dir: no runs/ (not a sweep directory)"
+    [ -f "$dir/grid.env" ] || die "$dir: no grid.env (its settings are unknown)"
+    runs=$(complete_runs "$dir/runs")
+    [ -n "$runs" ] || die "$dir: no complete runs"
+    # the settings of a sweep directory: the same for all its runs
+    MODEL="" BATCH="" TRAIN_ARGS=""
+    . "$dir/grid.env"
+    [ -n "$BATCH" ] && [ -n "$MODEL" ] || die "$dir/grid.env: no MODEL or BATCH"
+    params=$(params_of "$MODEL")
+    arrays=1
+    case " $TRAIN_ARGS " in *" --algorithm gt "*) arrays=2;; esac
+    keys=$(echo "$runs" | cut -d- -f1-3 | sort -u)
+    tsv="$dir/modelled.tsv"
+    if [ -f "$tsv" ] && [ "${FORCE:-0}" != 1 ]; then
+        missing=0
+        for k in $keys; do for net in $NETS; do
+            grep -q "^$k $net " "$tsv" || missing=1
+        done; done
+        if [ "$missing" = 0 ]; then
+            echo "modelled: $tsv covers every setting, kept"
+            continue
+        fi
+    fi
+    # the compute time: kept from an earlier file of the same batch and
+    # model, else measured now
+    comp=""
+    if [ -f "$tsv" ] && [ "${FORCE:-0}" != 1 ]; then
+        comp=$(sed -n "s/^# compute model=$MODEL batch=$BATCH s_per_step=\([0-9.eE+-]*\) .*/\1/p" "$tsv")
+        cline=$(grep "^# compute model=$MODEL batch=$BATCH " "$tsv" || true)
+    fi
+    # measured once per model and batch in this invocation (e.g. OUT/n16
+    # and OUT/n16-d2 share batch 64)
+    memo="$cache/$MODEL-$BATCH"
+    if [ -z "$comp" ] && [ -f "$memo" ]; then
+        cline=$(cat "$memo")
+        comp=$(echo "$cline" | sed -n 's/.* s_per_step=\([0-9.eE+-]*\) .*/\1/p')
+    fi
+    if [ -z "$comp" ]; then
+        echo "modelled: measuring one training step of $MODEL at batch $BATCH (dpsgd-train --bench, 1 thread)"
+        b=$(bench "$MODEL" "$BATCH")
+        comp=$(echo "$b" | cut -f1)
+        cline="# compute model=$MODEL batch=$BATCH s_per_step=$comp measured $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -n) ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)): $(echo "$b" | cut -f2)"
+        echo "$cline" > "$memo"
+    fi
+    tmp="$tsv.tmp"
+    {
+        echo "# modelled.sh: modelled seconds per training step, every worker on its own host (n ranks, n hosts)"
+        echo "# t_step = t_compute + t_comm (no overlap); arrays of $params floats x $arrays per round"
+        echo "$cline"
+        echo "# setting net t_compute_s t_comm_s t_step_s"
+        for k in $keys; do
+            n=$(echo "$k" | cut -d- -f1 | sed 's/^n//')
+            kind=$(echo "$k" | cut -d- -f2)
+            if [ "$kind" = allreduce ]; then
+                # any n-node file gives the ring all-reduce of n hosts
+                f="$dir/.ring-n$n.txt"
+                "$BIN/topogen" -n "$n" --kind ring --quiet -o "$f"
+            else
+                f="$dir/topo/$k.txt"
+                [ -f "$f" ] || die "$dir: no topology file $f for $k"
+            fi
+            for net in $NETS; do
+                j=$("$BIN/topogen" eval "$f" --net "$net" --ranks "$n" --hosts "$n" \
+                        --params $((params * arrays)) --json) \
+                    || die "topogen eval $f --net $net failed"
+                if [ "$kind" = allreduce ]; then
+                    comm=$(echo "$j" | json_num allreduce_ring_s)
+                elif echo "$j" | grep -q '"mean_round_s"'; then
+                    comm=$(echo "$j" | json_num mean_round_s)
+                else
+                    comm=$(echo "$j" | sed 's/.*"block":{//' | json_num round_s)
+                fi
+                [ -n "$comm" ] || die "no modelled round in: $j"
+                awk -v k="$k" -v net="$net" -v c="$comp" -v m="$comm" \
+                    'BEGIN { printf "%s %s %.6g %.6g %.6g\n", k, net, c, m, c + m }'
+            done
+            rm -f "$dir/.ring-n$n.txt"
+        done
+    } > "$tmp"
+    mv "$tmp" "$tsv"
+    echo "modelled: wrote $tsv"
+done
