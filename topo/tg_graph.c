@@ -330,12 +330,9 @@ cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
     return st;
 }
 
-cm_status tg_graph_random_regular(tg_graph *g, size_t n, size_t d,
-                                  cm_rng *rng)
+void tg_graph_shuffle(tg_graph *g, cm_rng *rng, tg_swap_filter allow,
+                      void *ctx)
 {
-    cm_status st = tg_graph_build(g, TG_KIND_RRL, n, d, rng);
-    if (st != CM_OK)
-        return st;
     size_t want = 10 * g->m, done = 0, tries = 0;
     while (done < want && tries < 100 * want) {
         tries++;
@@ -348,12 +345,24 @@ cm_status tg_graph_random_regular(tg_graph *g, size_t n, size_t d,
         }
         if (!tg_graph_swap_ok(g, a, b, c, e))
             continue;
+        if (allow && !allow(ctx, a, b, c, e, 0))
+            continue;
         tg_graph_swap(g, a, b, c, e);
         if (!tg_graph_is_connected(g)) {
             tg_graph_swap(g, a, c, b, e);
             continue;
         }
+        if (allow)
+            allow(ctx, a, b, c, e, 1);
         done++;
     }
-    return CM_OK;
+}
+
+cm_status tg_graph_random_regular(tg_graph *g, size_t n, size_t d,
+                                  cm_rng *rng)
+{
+    cm_status st = tg_graph_build(g, TG_KIND_RRL, n, d, rng);
+    if (st == CM_OK)
+        tg_graph_shuffle(g, rng, NULL, NULL);
+    return st;
 }

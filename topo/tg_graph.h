@@ -120,6 +120,19 @@ cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
 cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
                          cm_rng *rng);
 
+/* A veto on one legal swap a-b, c-e -> a-c, b-e of tg_graph_shuffle:
+ * asked with commit 0 before the swap (return 0 to skip it), told with
+ * commit 1 once the swap is kept (return value ignored). */
+typedef int (*tg_swap_filter)(void *ctx, size_t a, size_t b, size_t c,
+                              size_t e, int commit);
+
+/* 10*m random double-edge swaps of g (at most 100x as many tries) that
+ * keep it simple and connected and that allow (NULL: any) accepts, drawn
+ * from rng. Deterministic for rng's state. O(m) per try (the
+ * connectivity check). */
+void tg_graph_shuffle(tg_graph *g, cm_rng *rng, tg_swap_filter allow,
+                      void *ctx);
+
 /* The search's random start: the ring lattice, then 10*m random
  * double-edge swaps that keep the graph simple and connected, drawn from
  * rng (a Markov chain on our generator, so a restart's start depends only

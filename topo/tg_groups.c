@@ -124,6 +124,23 @@ cleanup:
     return st;
 }
 
+/* tg_graph_shuffle's veto for tg_groups_start: a swap may not take the
+ * cut above the bound C; a kept one updates the cut. */
+typedef struct {
+    size_t n, G, C, cut;
+} cut_bound;
+
+static int within_bound(void *ctx, size_t a, size_t b, size_t x, size_t y,
+                        int commit)
+{
+    cut_bound *cb = ctx;
+    long after = (long)cb->cut +
+                 tg_groups_swap_delta(cb->n, cb->G, a, b, x, y);
+    if (commit)
+        cb->cut = (size_t)after;
+    return after <= (long)cb->C;
+}
+
 cm_status tg_groups_start(tg_graph *g, size_t n, size_t d, size_t G,
                           size_t C, cm_rng *rng)
 {
@@ -134,30 +151,8 @@ cm_status tg_groups_start(tg_graph *g, size_t n, size_t d, size_t G,
         st = start_graph(g, n, d, G);
     if (st != CM_OK || !rng)
         return st;
-    size_t cut;
-    tg_groups_cut(n, g->m, g->eu, g->ev, G, NULL, &cut);
-    size_t want = 10 * g->m, done = 0, tries = 0;
-    while (done < want && tries < 100 * want) {
-        tries++;
-        size_t k1 = cm_rng_below(rng, g->m), k2 = cm_rng_below(rng, g->m);
-        size_t a = g->eu[k1], b = g->ev[k1], x = g->eu[k2], y = g->ev[k2];
-        if (cm_rng_below(rng, 2)) {
-            size_t tmp = x;
-            x = y;
-            y = tmp;
-        }
-        if (!tg_graph_swap_ok(g, a, b, x, y))
-            continue;
-        long delta = tg_groups_swap_delta(n, G, a, b, x, y);
-        if ((long)cut + delta > (long)C)
-            continue;
-        tg_graph_swap(g, a, b, x, y);
-        if (!tg_graph_is_connected(g)) {
-            tg_graph_swap(g, a, x, b, y);
-            continue;
-        }
-        cut = (size_t)((long)cut + delta);
-        done++;
-    }
+    cut_bound cb = {n, G, C, 0};
+    tg_groups_cut(n, g->m, g->eu, g->ev, G, NULL, &cb.cut);
+    tg_graph_shuffle(g, rng, within_bound, &cb);
     return CM_OK;
 }
