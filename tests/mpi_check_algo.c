@@ -110,6 +110,24 @@ static outcome run_on(size_t P, const dt_config *cfg)
                      out[3], out[4]};
 }
 
+/* cfg checkpointed in dir, stopped after epoch 1 on 3 ranks (a
+ * different hash from want's), resumed on 4: want's bits and accuracy.
+ * Leaves cfg resuming from dir. */
+static void resume_matches(dt_config *cfg, const char *dir, outcome want)
+{
+    snprintf(cfg->ckpt_dir, sizeof cfg->ckpt_dir, "%s", dir);
+    cfg->stop_after = 1;
+    outcome part = run_on(3, cfg);
+    ck_assert_int_eq(part.s, CM_OK);
+    ck_assert_uint_ne(part.hash, want.hash);
+    cfg->stop_after = 0;
+    cfg->resume = 1;
+    outcome res = run_on(4, cfg);
+    ck_assert_int_eq(res.s, CM_OK);
+    ck_assert_uint_eq(res.hash, want.hash);
+    ck_assert_double_eq(res.acc, want.acc);
+}
+
 static const dt_algo_kind ALGOS[] = {DT_ALGO_D2, DT_ALGO_GT, DT_ALGO_QGM};
 
 START_TEST(test_same_bits_for_every_P)
@@ -156,17 +174,7 @@ START_TEST(test_resume_equals_uninterrupted)
         outcome full = run_on(4, &cfg);
         ck_assert_int_eq(full.s, CM_OK);
         snprintf(dir, sizeof dir, "/tmp/mpi_check_algo_ckpt_%d_%zu", pid, k);
-        snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
-        cfg.stop_after = 1;
-        outcome part = run_on(3, &cfg);
-        ck_assert_int_eq(part.s, CM_OK);
-        ck_assert_uint_ne(part.hash, full.hash);
-        cfg.stop_after = 0;
-        cfg.resume = 1;
-        outcome res = run_on(4, &cfg);
-        ck_assert_int_eq(res.s, CM_OK);
-        ck_assert_uint_eq(res.hash, full.hash);
-        ck_assert_double_eq(res.acc, full.acc);
+        resume_matches(&cfg, dir, full);
         /* another algorithm cannot resume it */
         cfg.algorithm = ALGOS[(k + 1) % 3];
         ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
@@ -220,17 +228,7 @@ START_TEST(test_sequence_algorithms)
                                     dp.bytes, 1.5);
         snprintf(dir, sizeof dir, "/tmp/mpi_check_algo_seqck_%d_%zu", pid,
                  k);
-        snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
-        cfg.stop_after = 1;
-        outcome part = run_on(3, &cfg);
-        ck_assert_int_eq(part.s, CM_OK);
-        ck_assert_uint_ne(part.hash, o4.hash);
-        cfg.stop_after = 0;
-        cfg.resume = 1;
-        outcome res = run_on(4, &cfg);
-        ck_assert_int_eq(res.s, CM_OK);
-        ck_assert_uint_eq(res.hash, o4.hash);
-        ck_assert_double_eq(res.acc, o4.acc);
+        resume_matches(&cfg, dir, o4);
         if (dt_comm_rank(dt_comm_world()) == 0) {
             char cmd[128];
             snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
