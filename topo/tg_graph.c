@@ -281,6 +281,24 @@ cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
     return st;
 }
 
+size_t tg_ring_lattice_edges(size_t s, size_t d, unsigned char *seen,
+                             size_t *u, size_t *v)
+{
+    size_t m = 0;
+    memset(seen, 0, s * s);
+    for (size_t i = 0; i < s; i++)
+        for (size_t k = 1; k <= d / 2 + d % 2; k++) {
+            size_t j = (i + (k <= d / 2 ? k : s / 2)) % s;
+            size_t a = i < j ? i : j, b = i < j ? j : i;
+            if (a == b || seen[a * s + b])
+                continue;
+            seen[a * s + b] = 1;
+            u[m] = a;
+            v[m++] = b;
+        }
+    return m;
+}
+
 /* The search's ring-lattice start, i ~ i+1..i+d/2 (and i+n/2 for odd d),
  * with its edges in the order i = 0..n-1, k = 1..d/2: the search draws
  * edges by slot, so this order (not igraph's) keeps its trajectories,
@@ -295,16 +313,7 @@ static cm_status ring_lattice(tg_graph *g, size_t n, size_t d)
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node graph", n);
         goto cleanup;
     }
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 1; k <= d / 2 + d % 2; k++) {
-            size_t j = (i + (k <= d / 2 ? k : n / 2)) % n;
-            size_t a = i < j ? i : j, b = i < j ? j : i;
-            if (a == b || seen[a * n + b])
-                continue;
-            seen[a * n + b] = 1;
-            u[m] = a;
-            v[m++] = b;
-        }
+    m = tg_ring_lattice_edges(n, d, seen, u, v);
     st = tg_graph_from_edges(g, n, m, u, v);
 cleanup:
     free(u);

@@ -120,6 +120,14 @@ cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
 cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
                          cm_rng *rng);
 
+/* The edges of the ring lattice of degree d on nodes 0..s-1, i ~
+ * i+1..i+d/2 (and i+s/2 for odd d), each once as a < b, in the order
+ * i = 0..s-1, k = 1..d/2 (so (0, 1) comes first), into u, v (room for
+ * s (d/2 + 1) edges); seen: s*s scratch bytes, cleared here. Returns the
+ * edge count. */
+size_t tg_ring_lattice_edges(size_t s, size_t d, unsigned char *seen,
+                             size_t *u, size_t *v);
+
 /* A veto on one legal swap a-b, c-e -> a-c, b-e of tg_graph_shuffle:
  * asked with commit 0 before the swap (return 0 to skip it), told with
  * commit 1 once the swap is kept (return value ignored). */

@@ -96,21 +96,13 @@ static cm_status start_graph(tg_graph *g, size_t n, size_t d, size_t G)
         goto cleanup;
     }
     for (size_t grp = 0; grp < G; grp++) {
-        size_t base = grp * s;
-        for (size_t k = 0; k < s * s; k++)
-            seen[k] = 0;
-        for (size_t i = 0; i < s; i++)
-            for (size_t k = 1; k <= d / 2 + d % 2; k++) {
-                size_t j = (i + (k <= d / 2 ? k : s / 2)) % s;
-                size_t a = i < j ? i : j, b = i < j ? j : i;
-                if (a == b || seen[a * s + b])
-                    continue;
-                seen[a * s + b] = 1;
-                if (G > 1 && a == 0 && b == 1)
-                    continue; /* lifted out for the cycle of groups */
-                u[m] = base + a;
-                v[m++] = base + b;
-            }
+        size_t base = grp * s, at = m;
+        size_t got = tg_ring_lattice_edges(s, d, seen, u + at, v + at);
+        /* its first edge, (0, 1), is lifted out for the cycle of groups */
+        for (size_t e = G > 1 ? 1 : 0; e < got; e++) {
+            u[m] = base + u[at + e];
+            v[m++] = base + v[at + e];
+        }
     }
     for (size_t grp = 0; G > 1 && grp < G; grp++) {
         u[m] = grp * s + 1;
