@@ -55,11 +55,17 @@ static ind_ws ind_layout(const dt_layer *l, float *work)
     return s;
 }
 
-size_t dt_ind_work_size(const dt_layer *l)
+/* The indirect kernel's own floats; Winograd's (dt_wino.c) follow. */
+static size_t ind_size(const dt_layer *l)
 {
     size_t kk = l->c * l->k * l->k, ocp = dt_kern_round_up(l->oc, CB);
     return 2 * (kk + PR) * ocp + dt_kern_round_up(kk, CB) * l->oc +
            l->oh * l->ow + kk + PR + 16;
+}
+
+size_t dt_ind_work_size(const dt_layer *l)
+{
+    return ind_size(l) + dt_wino_work_size(l);
 }
 
 int dt_ind_supported(const dt_layer *l)
@@ -186,6 +192,10 @@ __attribute__((target("avx2,fma"))) void
 dt_ind_forward(const dt_layer *l, const float *w, const float *b,
                const float *x, float *y, size_t batch, float *work)
 {
+    if (dt_wino_applies(l)) {
+        dt_wino_forward(l, w, b, x, y, batch, work + ind_size(l));
+        return;
+    }
     ind_ws s = ind_layout(l, work);
     const size_t oc = l->oc, kk = s.kk, npix = batch * s.pix;
     offsets(l, &s);
@@ -462,7 +472,9 @@ void dt_ind_backward(const dt_layer *l, const float *w, const float *x,
     ind_ws s = ind_layout(l, work);
     offsets(l, &s);
     ind_dw(l, &s, x, dy, dw, db, batch);
-    if (dx)
+    if (dx && dt_wino_applies(l))
+        dt_wino_dx(l, w, dy, dx, batch, work + ind_size(l));
+    else if (dx)
         ind_dx(l, &s, w, dy, dx, batch);
 }
 #else
