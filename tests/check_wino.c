@@ -1,5 +1,5 @@
 /* check_wino.c: the Winograd F(2x2, 3x3) convolution (dt_wino.c) of the
- * AVX2 path. Forward and dX against a scalar reference of the kernel's
+ * AVX2 path. Forward, dX and dW against a scalar reference of the kernel's
  * documented order of operations BIT FOR BIT (the trajectory hashes of
  * the CNN rest on it, so a change of order must fail here), and against
  * the portable path (im2col + OpenBLAS) within a tolerance: Winograd
@@ -40,6 +40,29 @@ static void ref_weight(const float g[3][3], float u[16])
     }
 }
 
+/* v[xi][c] = B^T d B of the 4x4 tile at p (NHWC rows w c apart): rows
+ * t0 = d0 - d2, t1 = d1 + d2, t2 = d2 - d1, t3 = d1 - d3, then columns. */
+static void ref_v(const float *p, size_t w, size_t c, float *v)
+{
+    for (size_t ci = 0; ci < c; ci++) {
+        float d[16], t[16];
+        for (int e = 0; e < 16; e++)
+            d[e] = p[((size_t)(e / 4) * w + (size_t)(e % 4)) * c + ci];
+        for (int b = 0; b < 4; b++) {
+            t[b] = d[b] - d[8 + b];
+            t[4 + b] = d[4 + b] + d[8 + b];
+            t[8 + b] = d[8 + b] - d[4 + b];
+            t[12 + b] = d[4 + b] - d[12 + b];
+        }
+        for (int a = 0; a < 4; a++) {
+            v[(size_t)(4 * a) * c + ci] = t[4 * a] - t[4 * a + 2];
+            v[(size_t)(4 * a + 1) * c + ci] = t[4 * a + 1] + t[4 * a + 2];
+            v[(size_t)(4 * a + 2) * c + ci] = t[4 * a + 2] - t[4 * a + 1];
+            v[(size_t)(4 * a + 3) * c + ci] = t[4 * a + 1] - t[4 * a + 3];
+        }
+    }
+}
+
 /* The valid 3x3 conv of n NHWC images (h x w x c) with weights wt(k, c,
  * u, v) into NHWC (h-2) x (w-2) x k, in the kernel's order: U per (c, k);
  * per tile and channel V = B^T d B (rows, then columns, as written);
@@ -66,23 +89,7 @@ static void ref_conv(const float *x, size_t n, size_t h, size_t w, size_t c,
         for (size_t ti = 0; ti < oh / 2; ti++)
             for (size_t tj = 0; tj < ow / 2; tj++) {
                 const float *p = x + im * h * w * c + (2 * ti * w + 2 * tj) * c;
-                for (size_t ci = 0; ci < c; ci++) {
-                    float d[16], t[16];
-                    for (int e = 0; e < 16; e++)
-                        d[e] = p[((size_t)(e / 4) * w + (size_t)(e % 4)) * c + ci];
-                    for (int b = 0; b < 4; b++) {
-                        t[b] = d[b] - d[8 + b];
-                        t[4 + b] = d[4 + b] + d[8 + b];
-                        t[8 + b] = d[8 + b] - d[4 + b];
-                        t[12 + b] = d[4 + b] - d[12 + b];
-                    }
-                    for (int a = 0; a < 4; a++) {
-                        v[(size_t)(4 * a) * c + ci] = t[4 * a] - t[4 * a + 2];
-                        v[(size_t)(4 * a + 1) * c + ci] = t[4 * a + 1] + t[4 * a + 2];
-                        v[(size_t)(4 * a + 2) * c + ci] = t[4 * a + 2] - t[4 * a + 1];
-                        v[(size_t)(4 * a + 3) * c + ci] = t[4 * a + 1] - t[4 * a + 3];
-                    }
-                }
+                ref_v(p, w, c, v);
                 for (size_t o = 0; o < k; o++) {
                     float m[16], s[8];
                     for (size_t e = 0; e < 16; e++) {
@@ -114,6 +121,66 @@ static void ref_conv(const float *x, size_t n, size_t h, size_t w, size_t c,
     free(u);
 }
 
+/* dw(k, c) += G^T dU G, dU[xi](c, k) = fmaf chain over the tiles (images
+ * and tiles in order, from +0) of V[xi](tile, c) Z[xi](tile, k), Z = A dY
+ * A^T (rows y0, y0 + y1, y0 - y1, 0 - y1, then columns); G^T dU G as
+ * u0 + 1/2 (u1 + u2), 1/2 (u1 - u2), 1/2 (u1 + u2) + u3, rows then
+ * columns. x NHWC (h x w x c), dy NHWC ((h-2) x (w-2) x k). */
+static void ref_dw(const float *x, const float *dy, size_t n, size_t h,
+                   size_t w, size_t c, size_t k, float *dw)
+{
+    float *du = calloc(16 * c * k, sizeof *du), *v = malloc(16 * c * sizeof *v);
+    ck_assert_ptr_nonnull(du);
+    ck_assert_ptr_nonnull(v);
+    const size_t oh = h - 2, ow = w - 2;
+    for (size_t im = 0; im < n; im++)
+        for (size_t ti = 0; ti < oh / 2; ti++)
+            for (size_t tj = 0; tj < ow / 2; tj++) {
+                ref_v(x + im * h * w * c + (2 * ti * w + 2 * tj) * c, w, c, v);
+                const float *p = dy + ((im * oh + 2 * ti) * ow + 2 * tj) * k;
+                for (size_t o = 0; o < k; o++) {
+                    float y[4] = {p[o], p[k + o], p[ow * k + o],
+                                  p[(ow + 1) * k + o]}, t[8], z[16];
+                    for (int b = 0; b < 2; b++) {
+                        t[b] = y[b];
+                        t[2 + b] = y[b] + y[2 + b];
+                        t[4 + b] = y[b] - y[2 + b];
+                        t[6 + b] = 0.0f - y[2 + b];
+                    }
+                    for (int a = 0; a < 4; a++) {
+                        z[4 * a] = t[2 * a];
+                        z[4 * a + 1] = t[2 * a] + t[2 * a + 1];
+                        z[4 * a + 2] = t[2 * a] - t[2 * a + 1];
+                        z[4 * a + 3] = 0.0f - t[2 * a + 1];
+                    }
+                    for (size_t e = 0; e < 16; e++)
+                        for (size_t ci = 0; ci < c; ci++) {
+                            float *d = du + (e * c + ci) * k + o;
+                            *d = fmaf(v[e * c + ci], z[e], *d);
+                        }
+                }
+            }
+    for (size_t ci = 0; ci < c; ci++)
+        for (size_t o = 0; o < k; o++) {
+            float u[16], t[3][4];
+            for (size_t e = 0; e < 16; e++)
+                u[e] = du[(e * c + ci) * k + o];
+            for (int b = 0; b < 4; b++) {
+                t[0][b] = u[b] + 0.5f * (u[4 + b] + u[8 + b]);
+                t[1][b] = 0.5f * (u[4 + b] - u[8 + b]);
+                t[2][b] = 0.5f * (u[4 + b] + u[8 + b]) + u[12 + b];
+            }
+            float *d = dw + (o * c + ci) * 9;
+            for (int a = 0; a < 3; a++) {
+                d[3 * a] += t[a][0] + 0.5f * (t[a][1] + t[a][2]);
+                d[3 * a + 1] += 0.5f * (t[a][1] - t[a][2]);
+                d[3 * a + 2] += 0.5f * (t[a][1] + t[a][2]) + t[a][3];
+            }
+        }
+    free(v);
+    free(du);
+}
+
 /* NCHW <-> NHWC of n images (to_nhwc: x NCHW, y NHWC; else back). */
 static void relayout(const float *x, float *y, size_t n, size_t c, size_t hw,
                      int to_nhwc)
@@ -134,7 +201,7 @@ static double max_abs(const float *a, size_t n)
     return m;
 }
 
-/* Forward and dX of each shape: bit for bit against ref_conv, within
+/* Forward, dX and dW of each shape: bit for bit against ref_conv, within
  * WINO_TOL (relative to the largest value) against im2col + OpenBLAS. */
 START_TEST(test_wino_order_and_accuracy)
 {
@@ -178,6 +245,14 @@ START_TEST(test_wino_order_and_accuracy)
         for (size_t i = 0; i < nout; i++)
             zeros += y[i] == 0.0f;
         ck_assert_int_eq(zeros > 0, l.relu); /* the relu did something */
+        /* dW, added to what dw holds */
+        float *dwa = malloc(2 * l.n_w * sizeof *dwa), *dwb = dwa + l.n_w;
+        ck_assert_ptr_nonnull(dwa);
+        fill_uniform(&r, dwa, l.n_w, -1, 1);
+        memcpy(dwb, dwa, l.n_w * sizeof *dwa);
+        dt_wino_dw(&l, x, dy, dwa, B, work);
+        ref_dw(xh, dy, B, l.h, l.w, l.c, l.oc, dwb);
+        ck_assert_mem_eq(dwa, dwb, l.n_w * sizeof *dwa);
         /* dX: the padded dy through the flipped, transposed weights */
         for (size_t i = 0; i < nin; i++)
             dx[i] = 9.0f; /* overwritten, not added to */
@@ -224,6 +299,7 @@ START_TEST(test_wino_order_and_accuracy)
             e = fmax(e, fabs(y[i] - ry[i]));
         ck_assert(e <= WINO_TOL * max_abs(ry, nout));
         relayout(dy, dyc, B, l.oc, ohw, 0);
+        memset(dw, 0, (l.n_w + l.oc) * sizeof *dw);
         dt_conv_backward(&p, w, xc, yp, dyc, dxc, dw, db, B, col, B);
         if (l.in_nhwc)
             relayout(dxc, rdx, B, l.c, hw, 1);
@@ -233,6 +309,13 @@ START_TEST(test_wino_order_and_accuracy)
         for (size_t i = 0; i < nin; i++)
             e = fmax(e, fabs(dx[i] - rdx[i]));
         ck_assert(e <= WINO_TOL * max_abs(rdx, nin));
+        memset(dwa, 0, l.n_w * sizeof *dwa);
+        dt_wino_dw(&l, x, dy, dwa, B, work);
+        e = 0.0;
+        for (size_t i = 0; i < l.n_w; i++)
+            e = fmax(e, fabs(dwa[i] - dw[i]));
+        ck_assert(e <= WINO_TOL * max_abs(dw, l.n_w));
+        free(dwa);
         free(xc);
         free(buf);
     }

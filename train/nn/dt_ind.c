@@ -272,7 +272,7 @@ dw_pixels(const float *xn, const int32_t *base, size_t pix, const int32_t *to,
     }
 }
 
-/* dW and db; dy (NHWC, npix x oc) already masked by the ReLU. The sums
+/* dW; dy (NHWC, npix x oc) already masked by the ReLU. The sums
  * over the pixels run image by image: each 6 x 16 tile's accumulators go
  * to dwa after an image and come back for the next, so one image's dy and
  * x stay in cache across all tiles (the whole batch per tile re-read both
@@ -280,9 +280,9 @@ dw_pixels(const float *xn, const int32_t *base, size_t pix, const int32_t *to,
  * over the pixels in order: the same bits. */
 __attribute__((target("avx2,fma"))) static void
 ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
-       float *dw, float *db, size_t batch)
+       float *dw, size_t batch)
 {
-    const size_t oc = l->oc, kk = s->kk, npix = batch * s->pix;
+    const size_t oc = l->oc, kk = s->kk;
     const size_t in = dt_layer_in_size(l);
     memset(s->dwa, 0, (kk + PR) * s->ocp * sizeof *s->dwa);
     for (size_t n = 0; n < batch; n++) {
@@ -313,6 +313,16 @@ ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
             }
         }
     }
+    for (size_t o = 0; o < oc; o++)
+        for (size_t t = 0; t < kk; t++)
+            dw[o * kk + t] += s->dwa[t * s->ocp + o];
+}
+
+/* db += the sums of dy (NHWC, npix x oc) over the pixels in order. */
+__attribute__((target("avx2,fma"))) static void
+ind_db(const dt_layer *l, const float *dy, float *db, size_t npix)
+{
+    const size_t oc = l->oc;
     for (size_t c0 = 0; c0 < oc; c0 += CB) {
         long nc = (long)(oc - c0);
         __m256i m0 = lanes(nc), m1 = lanes(nc - 8);
@@ -329,9 +339,6 @@ ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
         for (size_t o = c0; o < oc && o < c0 + CB; o++)
             db[o] += sb[o - c0];
     }
-    for (size_t o = 0; o < oc; o++)
-        for (size_t t = 0; t < kk; t++)
-            dw[o * kk + t] += s->dwa[t * s->ocp + o];
 }
 
 /* The columns of a0[0..5] (the rows 6 and 7 zero) as t[0..7]: t[j] lane r
@@ -470,11 +477,16 @@ void dt_ind_backward(const dt_layer *l, const float *w, const float *x,
                      size_t batch, float *work)
 {
     ind_ws s = ind_layout(l, work);
+    ind_db(l, dy, db, batch * s.pix);
+    if (dt_wino_applies(l)) {
+        dt_wino_dw(l, x, dy, dw, batch, work + ind_size(l));
+        if (dx)
+            dt_wino_dx(l, w, dy, dx, batch, work + ind_size(l));
+        return;
+    }
     offsets(l, &s);
-    ind_dw(l, &s, x, dy, dw, db, batch);
-    if (dx && dt_wino_applies(l))
-        dt_wino_dx(l, w, dy, dx, batch, work + ind_size(l));
-    else if (dx)
+    ind_dw(l, &s, x, dy, dw, batch);
+    if (dx)
         ind_dx(l, &s, w, dy, dx, batch);
 }
 #else

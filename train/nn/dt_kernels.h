@@ -90,6 +90,12 @@ void dt_wino_forward(const dt_layer *l, const float *w, const float *b,
 void dt_wino_dx(const dt_layer *l, const float *w, const float *dy,
                 float *dx, size_t batch, float *work);
 
+/* Winograd weight gradient: dw += G^T [sum over the 2x2 output tiles of
+ * (B^T d B) .* (A dY A^T)] G (the adjoint of the forward pass), x in l's
+ * input layout, dy NHWC, already masked by the ReLU. db is not touched. */
+void dt_wino_dw(const dt_layer *l, const float *x, const float *dy,
+                float *dw, size_t batch, float *work);
+
 #ifdef DT_AVX512
 /* Floats of workspace the NHWC convolution of l needs. */
 size_t dt_kern_nhwc_work_size(const dt_layer *l);

@@ -191,6 +191,30 @@ tile_gemm(const float *v, size_t c, const float *u, size_t k, float *m,
     }
 }
 
+/* V of the tiles q0 .. q0 + nb - 1 (over the n images of src, NHWC, h w c
+ * each, tiles row by row): vbuf[xi][i][c]. */
+__attribute__((target("avx2,fma"))) static void
+in_block(const wino_conv *g, const float *src, size_t q0, size_t nb,
+         float *vbuf)
+{
+    const size_t c = g->c, w = g->w, tw = (g->w - 2) / 2;
+    const size_t tpi = ((g->h - 2) / 2) * tw, in = g->h * w * c;
+    for (size_t i = 0; i < nb; i++) {
+        size_t q = q0 + i, r = q % tpi;
+        const float *p = src + (q / tpi) * in +
+                         ((2 * (r / tw)) * w + 2 * (r % tw)) * c;
+        for (size_t c0 = 0; c0 < c; c0 += 8) {
+            __m256 d[16];
+            _Pragma("GCC unroll 16") for (int e = 0; e < 16; e++)
+                d[e] = _mm256_loadu_ps(p + ((size_t)(e / 4) * w +
+                                            (size_t)(e % 4)) * c + c0);
+            in_transform(d);
+            _Pragma("GCC unroll 16") for (int e = 0; e < 16; e++)
+                _mm256_storeu_ps(vbuf + ((size_t)e * TB + i) * c + c0, d[e]);
+        }
+    }
+}
+
 /* n images of src (NHWC, h w c each) through U into dst (NHWC, (h-2)
  * (w-2) k each). Output tile: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 on the
  * rows, the same on the columns, + bias, then ReLU. */
@@ -198,27 +222,13 @@ __attribute__((target("avx2,fma"))) static void
 wino_run(const wino_conv *g, const float *src, size_t n, const float *u,
          float *dst, float *vbuf, float *mbuf)
 {
-    const size_t c = g->c, k = g->k, w = g->w, ow = g->w - 2;
+    const size_t c = g->c, k = g->k, ow = g->w - 2;
     const size_t tw = ow / 2, tpi = ((g->h - 2) / 2) * tw;
-    const size_t tiles = n * tpi, in = g->h * w * c, out = (g->h - 2) * ow * k;
+    const size_t tiles = n * tpi, out = (g->h - 2) * ow * k;
     const __m256 z = _mm256_setzero_ps();
     for (size_t q0 = 0; q0 < tiles; q0 += TB) {
         const size_t nb = tiles - q0 < TB ? tiles - q0 : TB;
-        for (size_t i = 0; i < nb; i++) {
-            size_t q = q0 + i, r = q % tpi;
-            const float *p = src + (q / tpi) * in +
-                             ((2 * (r / tw)) * w + 2 * (r % tw)) * c;
-            for (size_t c0 = 0; c0 < c; c0 += 8) {
-                __m256 d[16];
-                _Pragma("GCC unroll 16") for (int e = 0; e < 16; e++)
-                    d[e] = _mm256_loadu_ps(p + ((size_t)(e / 4) * w +
-                                                (size_t)(e % 4)) * c + c0);
-                in_transform(d);
-                _Pragma("GCC unroll 16") for (int e = 0; e < 16; e++)
-                    _mm256_storeu_ps(vbuf + ((size_t)e * TB + i) * c + c0,
-                                     d[e]);
-            }
-        }
+        in_block(g, src, q0, nb, vbuf);
         for (size_t e = 0; e < 16; e++) {
             const float *ve = vbuf + e * TB * c, *ue = u + e * c * k;
             float *me = mbuf + e * TB * k;
@@ -260,6 +270,86 @@ wino_run(const wino_conv *g, const float *src, size_t n, const float *u,
                     _mm256_storeu_ps(y + (size_t)a * ow * k + k0, y0);
                     _mm256_storeu_ps(y + ((size_t)a * ow + 1) * k + k0, y1);
                 }
+            }
+        }
+    }
+}
+
+/* dU[xi] (c x k) += V[xi]^T Z[xi] over the nb tiles of a block, Z = A dY
+ * A^T; a 6-channel x 16-channel register tile, each element one FMA chain
+ * over the tiles in order (the accumulators parked in du between blocks). */
+__attribute__((target("avx2,fma"))) static void
+dw_block(const float *vbuf, const float *zbuf, size_t c, size_t k, size_t nb,
+         float *du)
+{
+    for (size_t e = 0; e < 16; e++) {
+        const float *ve = vbuf + e * TB * c, *ze = zbuf + e * TB * k;
+        float *de = du + e * c * k;
+        for (size_t c0 = 0; c0 < c; c0 += MR) {
+            const size_t mr = c - c0 < MR ? c - c0 : MR;
+            for (size_t k0 = 0; k0 < k; k0 += NR) {
+                __m256 a0[MR], a1[MR];
+                _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+                    size_t rr = (size_t)r < mr ? (size_t)r : 0;
+                    a0[r] = _mm256_loadu_ps(de + (c0 + rr) * k + k0);
+                    a1[r] = _mm256_loadu_ps(de + (c0 + rr) * k + k0 + 8);
+                }
+                const float *v = ve + c0, *zp = ze + k0;
+                for (size_t i = 0; i < nb; i++, v += c, zp += k) {
+                    __m256 g0 = _mm256_loadu_ps(zp);
+                    __m256 g1 = _mm256_loadu_ps(zp + 8);
+                    _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+                        __m256 x = _mm256_broadcast_ss(
+                            v + ((size_t)r < mr ? (size_t)r : 0));
+                        a0[r] = _mm256_fmadd_ps(x, g0, a0[r]);
+                        a1[r] = _mm256_fmadd_ps(x, g1, a1[r]);
+                    }
+                }
+                _Pragma("GCC unroll 6") for (int r = 0; r < MR; r++) {
+                    if ((size_t)r >= mr)
+                        break;
+                    _mm256_storeu_ps(de + (c0 + (size_t)r) * k + k0, a0[r]);
+                    _mm256_storeu_ps(de + (c0 + (size_t)r) * k + k0 + 8,
+                                     a1[r]);
+                }
+            }
+        }
+    }
+}
+
+/* Z = A dY A^T of the tiles q0 .. q0 + nb - 1 of dy (NHWC, (h-2) (w-2) k
+ * per image): rows r0 = y0, r1 = y0 + y1, r2 = y0 - y1, r3 = -y1, then the
+ * same on the columns; zbuf[xi][i][k]. */
+__attribute__((target("avx2,fma"))) static void
+z_block(const wino_conv *g, const float *dy, size_t q0, size_t nb,
+        float *zbuf)
+{
+    const size_t k = g->k, ow = g->w - 2, tw = ow / 2;
+    const size_t tpi = ((g->h - 2) / 2) * tw, out = (g->h - 2) * ow * k;
+    const __m256 z = _mm256_setzero_ps();
+    for (size_t i = 0; i < nb; i++) {
+        size_t q = q0 + i, r = q % tpi;
+        const float *p = dy + (q / tpi) * out +
+                         ((2 * (r / tw)) * ow + 2 * (r % tw)) * k;
+        for (size_t k0 = 0; k0 < k; k0 += 8) {
+            __m256 y[4], t[8];
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2; b++)
+                    y[2 * a + b] = _mm256_loadu_ps(
+                        p + ((size_t)a * ow + (size_t)b) * k + k0);
+            for (int b = 0; b < 2; b++) {
+                t[b] = y[b];
+                t[2 + b] = _mm256_add_ps(y[b], y[2 + b]);
+                t[4 + b] = _mm256_sub_ps(y[b], y[2 + b]);
+                t[6 + b] = _mm256_sub_ps(z, y[2 + b]);
+            }
+            for (int a = 0; a < 4; a++) {
+                __m256 o[4] = {t[2 * a], _mm256_add_ps(t[2 * a], t[2 * a + 1]),
+                               _mm256_sub_ps(t[2 * a], t[2 * a + 1]),
+                               _mm256_sub_ps(z, t[2 * a + 1])};
+                for (int b = 0; b < 4; b++)
+                    _mm256_storeu_ps(
+                        zbuf + ((size_t)(4 * a + b) * TB + i) * k + k0, o[b]);
             }
         }
     }
@@ -307,6 +397,54 @@ void dt_wino_dx(const dt_layer *l, const float *w, const float *dy,
         }
     }
 }
+/* dg (3x3) = G^T dU G, G^T = [1 1/2 1/2 0; 0 1/2 -1/2 0; 0 1/2 1/2 1]:
+ * rows p0 = u0 + 1/2 (u1 + u2), p1 = 1/2 (u1 - u2), p2 = 1/2 (u1 + u2) + u3,
+ * then the columns; dw(k, c) += dg. */
+static void dw_out(const float *du, size_t cn, size_t kn, float *dw)
+{
+    for (size_t c = 0; c < cn; c++)
+        for (size_t k = 0; k < kn; k++) {
+            float u[16], t[3][4];
+            for (int e = 0; e < 16; e++)
+                u[e] = du[((size_t)e * cn + c) * kn + k];
+            for (int b = 0; b < 4; b++) {
+                t[0][b] = u[b] + 0.5f * (u[4 + b] + u[8 + b]);
+                t[1][b] = 0.5f * (u[4 + b] - u[8 + b]);
+                t[2][b] = 0.5f * (u[4 + b] + u[8 + b]) + u[12 + b];
+            }
+            float *d = dw + (k * cn + c) * 9;
+            for (int a = 0; a < 3; a++) {
+                d[3 * a] += t[a][0] + 0.5f * (t[a][1] + t[a][2]);
+                d[3 * a + 1] += 0.5f * (t[a][1] - t[a][2]);
+                d[3 * a + 2] += 0.5f * (t[a][1] + t[a][2]) + t[a][3];
+            }
+        }
+}
+
+void dt_wino_dw(const dt_layer *l, const float *x, const float *dy,
+                float *dw, size_t batch, float *work)
+{
+    wino_ws s = wino_layout(l, work);
+    const size_t in = dt_layer_in_size(l), out = dt_layer_out_size(l);
+    const size_t tpi = (l->oh / 2) * (l->ow / 2);
+    const wino_conv g = {l->h, l->w, l->c, l->oc, NULL, 0};
+    memset(s.u, 0, 16 * l->c * l->oc * sizeof *s.u);
+    for (size_t n0 = 0; n0 < batch; n0 += s.g) {
+        size_t nb = batch - n0 < s.g ? batch - n0 : s.g;
+        const float *src = x + n0 * in;
+        if (!l->in_nhwc) {
+            to_nhwc(src, s.s1, nb, l->c, l->h * l->w);
+            src = s.s1;
+        }
+        for (size_t q0 = 0; q0 < nb * tpi; q0 += TB) {
+            size_t nt = nb * tpi - q0 < TB ? nb * tpi - q0 : TB;
+            in_block(&g, src, q0, nt, s.v);
+            z_block(&g, dy + n0 * out, q0, nt, s.m);
+            dw_block(s.v, s.m, l->c, l->oc, nt, s.u);
+        }
+    }
+    dw_out(s.u, l->c, l->oc, dw);
+}
 #else
 void dt_wino_forward(const dt_layer *l, const float *w, const float *b,
                      const float *x, float *y, size_t batch, float *work)
@@ -319,5 +457,11 @@ void dt_wino_dx(const dt_layer *l, const float *w, const float *dy,
                 float *dx, size_t batch, float *work)
 {
     (void)l, (void)w, (void)dy, (void)dx, (void)batch, (void)work;
+}
+
+void dt_wino_dw(const dt_layer *l, const float *x, const float *dy,
+                float *dw, size_t batch, float *work)
+{
+    (void)l, (void)x, (void)dy, (void)dw, (void)batch, (void)work;
 }
 #endif
