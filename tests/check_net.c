@@ -329,7 +329,6 @@ Suite *net_suite(void)
     tcase_add_test(tc, test_train_threads);
     suite_add_tcase(s, tc);
     tc = tcase_create("avx2_layouts_same_network");
-    tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_layouts_same_network, 0, 4);
     suite_add_tcase(s, tc);
     return s;
