@@ -19,7 +19,9 @@
  *            added into dX at base + toff (col2im fused).
  *
  * Every sum runs in a fixed order (taps, pixels, channels in order): same
- * inputs, same bits. Unpadded convs only (dt_ind_supported).
+ * inputs, same bits. Unpadded convs only (dt_ind_supported). Where
+ * dt_wino_applies (3x3 taps, >= 32 channels: the CNN's convs 2-4) the
+ * forward pass, dX and dW run Winograd instead (dt_wino.c); db stays here.
  */
 #include "dt_kernels.h"
 

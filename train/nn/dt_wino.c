@@ -1,6 +1,6 @@
 /* dt_wino.c: Winograd F(2x2, 3x3) convolution for CPUs with AVX2 + FMA
- * (no AVX-512): the forward pass and the input gradient of the indirect
- * convs with 3x3 taps, at least 32 input channels and channel counts that
+ * (no AVX-512): the forward pass, dX and dW of the indirect convs with
+ * 3x3 taps, at least 32 input channels and channel counts that
  * are multiples of 16 (the CNN's second, third and fourth convs).
  *
  * Lavin & Gray 2016 (as in NNPACK, oneDNN): a 2x2 output tile is
@@ -20,11 +20,14 @@
  *
  * dX is the same kernel: dx = the valid 3x3 conv of dy padded by 2 with
  * the flipped, transposed weights W'(c, o, u, v) = W(o, c, 2-u, 2-v).
+ * dW is the adjoint of the forward pass: dU_xi (C x K) = sum over the
+ * tiles of V_xi^T (A dY A^T)_xi, 16 GEMMs reducing over the tiles, then
+ * dw += G^T dU G.
  *
  * Every float is computed in a fixed order, written down at each stage
  * (transforms as written, the GEMM an FMA chain over the channels in order
  * from +0), independent of the batch and of the tile blocks:
- * tests/check_wino.c compares forward and dX with a scalar reference of
+ * tests/check_wino.c compares forward, dX and dW with a scalar reference of
  * exactly this order bit for bit, and with im2col + OpenBLAS within a
  * tolerance. Output sizes must be even (2x2 tiles cover them exactly).
  */
