@@ -23,6 +23,7 @@
 #include "dt_config.h"
 #include "dt_dpsgd.h"
 #include "dt_placement.h"
+#include "mpi_run.h"
 
 /* Two 8-cliques joined by two edges, labels scrambled (seeded), Laplacian
  * weights; saved to a per-process file named by rank 0's pid. */
@@ -70,22 +71,13 @@ static void config(dt_config *cfg, const char *topo)
     snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
 }
 
-/* Runs cfg on the first P ranks; the workers-hash (52 bits) on every rank. */
+/* Runs cfg on the first P ranks, which must succeed; the workers-hash on
+ * every rank. */
 static uint64_t run_on(size_t P, const dt_config *cfg)
 {
-    dt_comm *w = dt_comm_world(), *c = NULL;
-    ck_assert_int_eq(dt_comm_split(w, dt_comm_rank(w) < P ? 0 : -1, &c),
-                     CM_OK);
-    double out[2] = {0, 0};
-    if (c) {
-        dt_dpsgd_result res;
-        out[1] = (double)dt_dpsgd_run(cfg, c, NULL, NULL, &res);
-        out[0] = (double)(res.workers_hash >> 12);
-        dt_comm_free(c);
-    }
-    ck_assert_int_eq(dt_comm_bcast(w, out, sizeof out, 0), CM_OK);
-    ck_assert_int_eq((int)out[1], CM_OK);
-    return (uint64_t)out[0];
+    mpi_outcome o = mpi_run_on(P, cfg);
+    ck_assert_int_eq(o.s, CM_OK);
+    return o.hash;
 }
 
 START_TEST(test_same_trajectory_any_placement)
