@@ -50,6 +50,9 @@ typedef struct {
     double n_params;     /* model size (floats) */
     double period;       /* rounds of the topology (1: static) */
     double mix_c;        /* d2's weight of W */
+    double place_cut;    /* gossip: edges the placement cuts */
+    double place_volume; /* gossip: the placement's arrays per round */
+    double round_model_s; /* --net: modelled seconds of a round */
 } mpi_outcome;
 
 /* Runs cfg on the first P ranks of the world (a sub-communicator; the
@@ -60,7 +63,7 @@ static inline mpi_outcome mpi_run_on(size_t P, const dt_config *cfg)
     dt_comm *w = dt_comm_world(), *c = NULL;
     size_t rank = dt_comm_rank(w);
     ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
-    mpi_outcome o = {0, 0, 0, 0, 0, 0, 0};
+    mpi_outcome o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (c) {
         dt_dpsgd_result res;
         o.s = (int)dt_dpsgd_run(cfg, c, NULL, NULL, &res);
@@ -70,6 +73,9 @@ static inline mpi_outcome mpi_run_on(size_t P, const dt_config *cfg)
         o.n_params = (double)res.n_params;
         o.period = (double)res.period;
         o.mix_c = res.mix_c;
+        o.place_cut = (double)res.place.cut_edges;
+        o.place_volume = (double)res.place.volume;
+        o.round_model_s = res.round_model_s;
         dt_comm_free(c);
     }
     ck_assert_int_eq(dt_comm_bcast(w, &o, sizeof o, 0), CM_OK);

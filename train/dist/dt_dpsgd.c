@@ -124,9 +124,10 @@ static cm_status setup_workers(dt_run *r)
                                  &r->w.count);
         return CM_OK;
     }
-    /* gossip: the agreed placement (--placement) says which workers */
-    if ((s = dt_placement_init(&r->pl, r->comm, r->topo, cfg->placement)) !=
-        CM_OK)
+    /* gossip: the agreed placement (--placement) says which workers; a
+     * time-varying topology is placed for the traffic of all its rounds */
+    if ((s = dt_placement_init_seq(&r->pl, r->comm, &r->seq,
+                                   cfg->placement)) != CM_OK)
         return s;
     dt_workers *w = &r->w;
     w->id = malloc(r->n * sizeof *w->id);
@@ -392,6 +393,35 @@ static uint64_t run_fingerprint(const dt_run *r)
     return h;
 }
 
+/* --net: r->t_round, the modelled seconds of a gossip round of arrays of
+ * array_bytes bytes under the agreed placement: cm_net_round_time of each
+ * round's load, the mean over the period (a static topology: its one
+ * round). Every rank computes the same integers' model. CM_ENOMEM. */
+static cm_status model_round(dt_run *r, double array_bytes)
+{
+    if (r->period <= 1) {
+        r->t_round = cm_net_round_time(&r->cfg->net, r->pl.load,
+                                       r->pl.host_of_rank, r->P, array_bytes,
+                                       NULL);
+        return CM_OK;
+    }
+    cm_place_load *load = calloc(r->P, sizeof *load);
+    if (!load)
+        return cm_error(CM_ENOMEM, "out of memory (--net)");
+    cm_status s = CM_OK;
+    double sum = 0.0;
+    for (size_t t = 0; t < r->period && s == CM_OK; t++) {
+        cm_place_stats st;
+        s = cm_place_eval(&r->seq.round[t], r->P, r->pl.host_of_rank,
+                          r->pl.rank_of, load, &st);
+        sum += cm_net_round_time(&r->cfg->net, load, r->pl.host_of_rank,
+                                 r->P, array_bytes, NULL);
+    }
+    free(load);
+    r->t_round = sum / (double)r->period;
+    return s;
+}
+
 /* Flag combinations that only make sense together. */
 static cm_status check_config(const dt_config *cfg, size_t P)
 {
@@ -521,10 +551,12 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->array_bytes = 4.0 * (double)r.w.xlen; /* gt: x and y */
         res->n_workers = r.n;
         res->n_ranks = r.P;
-        if (cfg->net_given)
-            res->round_model_s = r.t_round = cm_net_round_time(
-                &cfg->net, r.pl.load, r.pl.host_of_rank, r.P,
-                res->array_bytes, NULL);
+        res->period = r.period; /* placed by the union when > 1 */
+        if (cfg->net_given &&
+            (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
+                CM_OK)
+            goto cleanup;
+        res->round_model_s = r.t_round;
     }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
