@@ -1,8 +1,12 @@
 #!/bin/sh
 # plot.sh: PNG plots of a sweep (scripts/sweep.sh) with gnuplot.
 #
-#   scripts/plot.sh [OUT]        (default OUT=results; e.g. data/results)
+#   scripts/plot.sh [OUT [EXTRA...]]  (default OUT=results; e.g. data/results/n64)
 #
+# EXTRA: sweep directories run with a sweep-wide --algorithm A (in their
+# grid.env's TRAIN_ARGS; e.g. scripts/results.sh's OUT/n64-d2 next to
+# OUT/n64): their lines join OUT's plots as "KIND + WEIGHTS + A", with
+# their own records, topology files and modelled.tsv.
 # Uses the complete runs of OUT/runs (a settings record NAME.settings and
 # a CSV that reached the recorded epochs; scripts/runs.sh), so it redraws
 # from committed files alone. For each data partition it draws one panel
@@ -36,23 +40,49 @@ command -v gnuplot >/dev/null 2>&1 || { echo "plot: gnuplot not found (apt-get i
 . "$here/runs.sh"
 . "$here/styles.sh"
 mkdir -p "$OUT/agg" "$OUT/plots"
+shift $(( $# > 0 ? 1 : 0 ))
+# alg_dirs: "ALG=DIR" for every EXTRA
+alg_dirs=""
+for e in "$@"; do
+    [ -d "$e/runs" ] || { echo "plot: $e: not a sweep directory (no $e/runs)" >&2; exit 1; }
+    a=$(sed -n 's/^TRAIN_ARGS=.*--algorithm[ =]\([a-z0-9]*\).*/\1/p' "$e/grid.env" 2>/dev/null | head -n 1)
+    [ -n "$a" ] || { echo "plot: $e: its grid.env names no --algorithm in TRAIN_ARGS; EXTRA directories are for algorithm runs" >&2; exit 1; }
+    alg_dirs="$alg_dirs $a=$e"
+done
 
 # 1. Aggregate complete runs by setting (name minus the -sSEED suffix).
 runs=$(complete_runs "$OUT/runs")
 [ -n "$runs" ] || { echo "plot: no complete runs in $OUT/runs (a run needs NAME.settings and a CSV that reached its EPOCHS)" >&2; exit 1; }
-settings=$(echo "$runs" | sed 's/-s[0-9][0-9]*$//' | sort -u)
-for set in $settings; do
-    files=$(echo "$runs" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
-    (cd "$OUT/runs" && awk -f "$here/aggregate.awk" $files) > "$OUT/agg/$set.dat.tmp"
-    mv "$OUT/agg/$set.dat.tmp" "$OUT/agg/$set.dat"
+# aggregate DIR RUNS SUFFIX: one OUT/agg/SET.dat per setting of RUNS
+aggregate() {
+    for set in $(echo "$2" | sed 's/-s[0-9][0-9]*$//' | sort -u); do
+        files=$(echo "$2" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
+        (cd "$1/runs" && awk -f "$here/aggregate.awk" $files) > "$OUT/agg/$set$3.dat.tmp"
+        mv "$OUT/agg/$set$3.dat.tmp" "$OUT/agg/$set$3.dat"
+        echo "$set$3"
+    done
+}
+settings=$(aggregate "$OUT" "$runs" "")
+for ad in $alg_dirs; do
+    r=$(complete_runs "${ad#*=}/runs")
+    [ -n "$r" ] || { echo "plot: ${ad#*=}: no complete runs, left out" >&2; continue; }
+    settings="$settings $(aggregate "${ad#*=}" "$r" "@${ad%%=*}")"
 done
 
-# Setting name: n<N>-<kind>-<weights>-<partition tag>
-part_of() { echo "$1" | cut -d- -f4-; }
-n_of() { echo "$1" | cut -d- -f1 | sed 's/^n//'; }
-kind_of() { echo "$1" | cut -d- -f2; }
-weights_of() { echo "$1" | cut -d- -f3; }
-record_of() { ls "$OUT/runs/$1"-s*.settings | head -n 1; }
+# Setting name: n<N>-<kind>-<weights>-<partition tag>[@<algorithm>]; an
+# algorithm's files live in its EXTRA directory (dir_of)
+base_of() { echo "${1%@*}"; }
+alg_of() { case $1 in *@*) echo "${1#*@}";; esac; }
+dir_of() {
+    a=$(alg_of "$1")
+    if [ -z "$a" ]; then echo "$OUT"; return; fi
+    for ad in $alg_dirs; do [ "${ad%%=*}" = "$a" ] && { echo "${ad#*=}"; return; }; done
+}
+part_of() { base_of "$1" | cut -d- -f4-; }
+n_of() { base_of "$1" | cut -d- -f1 | sed 's/^n//'; }
+kind_of() { base_of "$1" | cut -d- -f2; }
+weights_of() { base_of "$1" | cut -d- -f3; }
+record_of() { ls "$(dir_of "$1")/runs/$(base_of "$1")"-s*.settings | head -n 1; }
 seeds_of() { awk '!/^#/ { print $11; exit }' "$OUT/agg/$1.dat"; }
 # degree_of SET: "d" (regular) or "dmin-dmax" from the topology file
 # (edges listed once per pair); for a time-varying file (`# round R`
@@ -60,7 +90,7 @@ seeds_of() { awk '!/^#/ { print $11; exit }' "$OUT/agg/$1.dat"; }
 # record's DEGREE for the regular kinds when the file was not kept; "?"
 # otherwise.
 degree_of() {
-    f="$OUT/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
+    f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
     if [ -f "$f" ]; then
         awk '/^# round / { r++; next } /^#/ { next }
              NF >= 2 && $1 != $2 { d[r, $1]++; d[r, $2]++ }
@@ -84,7 +114,7 @@ copies_of() {
     if [ "$(kind_of "$1")" = allreduce ]; then
         awk -v n="$n" 'BEGIN { print 2 * (n - 1) / n }'; return
     fi
-    f="$OUT/topo/n$n-$(kind_of "$1")-$(weights_of "$1").txt"
+    f="$(dir_of "$1")/topo/n$n-$(kind_of "$1")-$(weights_of "$1").txt"
     if [ -f "$f" ]; then
         # mean over the rounds of a time-varying file (1 round: static)
         awk -v n="$n" '/^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
@@ -99,9 +129,10 @@ copies_of() {
 # network preset NET (OUT/modelled.tsv, scripts/modelled.sh); empty when
 # not modelled.
 step_s_of() {
-    [ -f "$OUT/modelled.tsv" ] || return 0
+    m="$(dir_of "$1")/modelled.tsv"
+    [ -f "$m" ] || return 0
     awk -v k="n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1")" -v net="$2" \
-        '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$OUT/modelled.tsv"
+        '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$m"
 }
 # nets_of: the presets OUT/modelled.tsv has
 nets_of() {
@@ -113,10 +144,14 @@ label_of() {
     if [ "$(kind_of "$1")" = allreduce ]; then
         echo "all-reduce (C-PSGD; $sd)"
     else
-        echo "$(kind_of "$1" | tr _ -) + $(weights_of "$1") (deg $(degree_of "$1"); $sd)"
+        a=$(alg_of "$1"); [ -z "$a" ] || a=" + $a"
+        echo "$(kind_of "$1" | tr _ -) + $(weights_of "$1")$a (deg $(degree_of "$1"); $sd)"
     fi
 }
 style_of() {
+    if [ -n "$(alg_of "$1")" ]; then
+        echo "$(line_of "$(alg_of "$1")" alg) $(point_of "$(alg_of "$1")" alg)"; return
+    fi
     echo "$(line_of "$(kind_of "$1")" "$(weights_of "$1")") $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"
 }
 # has_col SET COL: the aggregated column has a value in some row

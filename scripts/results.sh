@@ -168,8 +168,15 @@ for n in $WORKERS; do
 done
 echo "results: modelled wall-clock"
 sh "$here/modelled.sh" $dirs
+# plots: the ALGO runs join each worker count's plots (plot.sh EXTRA)
+for n in $WORKERS; do
+    if [ -n "$ALGO" ] && [ -d "$OUT/n$n-$ALGO/runs" ]; then
+        sh "$here/plot.sh" "$OUT/n$n" "$OUT/n$n-$ALGO" > /dev/null
+    else
+        sh "$here/plot.sh" "$OUT/n$n" > /dev/null
+    fi
+done
 for d in $dirs; do
-    sh "$here/plot.sh" "$d" > /dev/null
     TARGETS="${TARGETS:-0.80 0.85 0.88}" sh "$here/summary.sh" "$d" > /dev/null
 done
 # OUT/summary.md: every folder's rows under one header, then the notes

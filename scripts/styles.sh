@@ -17,6 +17,7 @@ colour_of() {
     one_peer_exp-own)      echo "lc rgb '#ff7f0e'";;
     base-own)              echo "lc rgb '#8c564b'";;
     allreduce-none)        echo "lc rgb '#000000'";;
+    *-alg)                 echo "lc rgb '#e377c2'";; # an algorithm (plot.sh EXTRA) on its graph
     *)                     echo "lc rgb '#7f7f7f'";;
     esac
 }
@@ -38,6 +39,7 @@ point_of() {
     one_peer_exp-own)      echo "pt 8";;
     base-own)              echo "pt 3";;
     allreduce-none)        echo "pt 1";;
+    *-alg)                 echo "pt 15";;
     *)                     echo "pt 2";;
     esac
 }
@@ -46,7 +48,7 @@ point_of() {
 # bold and solid, Metropolis-Hastings variants dashed, all-reduce dotted).
 line_of() {
     case "$1-$2" in
-    learned-laplacian|rrl-mh) w="lw 2.5 dt 1";;
+    learned-laplacian|rrl-mh|*-alg) w="lw 2.5 dt 1";;
     allreduce-none)           w="lw 2 dt 4";;
     *-mh|rrl-laplacian)       w="lw 1.5 dt 2";;
     *)                        w="lw 1.5 dt 1";;

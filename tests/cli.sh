@@ -830,6 +830,17 @@ results_cases() {
         expect_ok "plot.sh on data/results/n256" sh scripts/plot.sh "$T/c256"
         check '[ "$(ls "$T/c256"/plots/*.png | wc -l)" -eq 14 ] && [ -s "$T/c256/plots/acc-modelled-wan-dirichlet-0.1.png" ]' \
             "14 plots of data/results/n256: $(ls "$T/c256/plots" | tr "\n" " ")"
+        # the D^2 runs (their own sweep directory) join the same plots
+        if [ -d data/results/n256-d2/runs ]; then
+            rm -rf "$T/c256/agg"
+            expect_ok "plot.sh data/results/n256 with n256-d2" sh scripts/plot.sh "$T/c256" data/results/n256-d2
+            check '[ -s "$T/c256/agg/n256-learned-laplacian-dirichlet-0.1@d2.dat" ] && [ "$(ls "$T/c256"/agg/*@d2.dat | wc -l)" -eq 2 ] && [ "$(ls "$T/c256"/plots/*.png | wc -l)" -eq 14 ]' \
+                "the d2 lines aggregated: $(ls "$T/c256/agg" | tr "\n" " ")"
+            expect_fail 1 "^plot: $T/c16: its grid.env names no --algorithm" "plot.sh EXTRA without --algorithm" \
+                sh scripts/plot.sh "$T/c256" "$T/c16"
+            expect_fail 1 "^plot: $T/none: not a sweep directory" "plot.sh EXTRA missing" \
+                sh scripts/plot.sh "$T/c256" "$T/none"
+        fi
     fi
     # results.sh: ALGO (default d2) is checked before any run
     expect_fail 1 "^results: ALGO must be d2, gt, qgm or none, got 'bogus'" \
