@@ -16,19 +16,13 @@
 # having no .done markers).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 DIR=${1:?usage: backfill-settings.sh DIR [TRAIN_ARGS] [NOTE]}
 TRAIN_ARGS=${2:-}
 NOTE=${3:-"from grid.env and the run name by scripts/backfill-settings.sh"}
 [ -f "$DIR/grid.env" ] || { echo "backfill: no $DIR/grid.env" >&2; exit 1; }
 . "$DIR/grid.env"
 TOPO_SEED=${TOPO_SEED:-1}
-global_settings() {
-    for k in DATASET MODEL EPOCHS BATCH LR MOMENTUM DEGREE TOPO_SEED TRAIN_ARGS; do
-        eval "v=\${$k}"
-        printf '%s="%s"\n' "$k" "$v"
-    done
-}
-id_of() { cksum | awk '{ printf "%08x", $1 }'; }
 GLOBAL_ID=$(global_settings | id_of)
 for csv in "$DIR"/runs/*.csv; do
     name=$(basename "$csv" .csv)
@@ -43,29 +37,14 @@ for csv in "$DIR"/runs/*.csv; do
     topo="$DIR/topo/n$n-$kind-$w.txt"
     ck=""
     [ -f "$topo" ] && ck=$(id_of < "$topo")
-    {
-        global_settings
-        printf 'GLOBAL_ID="%s"\nNAME="%s"\nWORKERS="%s"\nSETTING="%s"\n' \
-            "$GLOBAL_ID" "$name" "$n" "$kind:$w"
-        printf 'PARTITION="%s"\nSEED="%s"\nTOPOLOGY_CKSUM="%s"\n' "$part" "$seed" "$ck"
-    } > "$rec.tmp"
-    printf 'RUN_ID="%s"\n' "$(id_of < "$rec.tmp")" >> "$rec.tmp"
+    settings_record "$rec.tmp" "$name" "$n" "$kind:$w" "$part" "$seed" "$ck"
     printf 'NP="%s"\nRECONSTRUCTED="%s"\n' "${NP:-}" "$NOTE" >> "$rec.tmp"
     mv "$rec.tmp" "$rec"
 done
-list_of() {
-    for f in "$DIR"/runs/*.settings; do
-        [ -f "$f" ] && sed -n "s/^$1=\"\(.*\)\"\$/\1/p" "$f"
-    done | sort -u | sort -n | tr '\n' ' ' | sed 's/ $//'
-}
 {
     echo "# Sweep-wide settings of every run in runs/ and the union of their grid;"
     echo "# which seeds each setting has: runs/NAME.settings (RECONSTRUCTED: see there)."
-    global_settings
-    printf 'GLOBAL_ID="%s"\n' "$GLOBAL_ID"
-    printf 'WORKERS="%s"\nSETTINGS="%s"\nPARTITIONS="%s"\nSEEDS="%s"\nNP="%s"\n' \
-        "$(list_of WORKERS)" "$(list_of SETTING)" "$(list_of PARTITION)" \
-        "$(list_of SEED)" "${NP:-}"
+    grid_env "$DIR/runs" "${NP:-}"
 } > "$DIR/grid.env.tmp"
 mv "$DIR/grid.env.tmp" "$DIR/grid.env"
 echo "backfill: $(ls "$DIR"/runs/*.settings | wc -l) records in $DIR/runs, $DIR/grid.env rewritten"

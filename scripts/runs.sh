@@ -1,5 +1,6 @@
 # runs.sh: which runs of a sweep directory are complete, from committed
-# files only. Sourced by plot.sh and summary.sh, not run.
+# files only, and how settings records and grid.env are written. Sourced
+# by plot.sh, summary.sh, sweep.sh and backfill-settings.sh, not run.
 #
 # A run NAME is complete when OUT/runs/NAME.settings (its settings record,
 # written by sweep.sh before the run starts, or reconstructed by
@@ -27,3 +28,55 @@ complete_runs() {
 
 # record_value FILE KEY: the value of KEY="..." in a settings record.
 record_value() { sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$1" | head -n 1; }
+
+# ---- writing records (sweep.sh, backfill-settings.sh) ----------------------
+# The format of OUT/runs/NAME.settings and OUT/grid.env (see sweep.sh's
+# header): KEY="value" lines. Identical bytes from both writers, so a sweep
+# recognizes a backfilled run by its RUN_ID.
+
+# global_settings: the sweep-wide settings that change results, one
+# KEY="value" line each, from the caller's variables of those names.
+global_settings() {
+    for k in DATASET MODEL EPOCHS BATCH LR MOMENTUM DEGREE TOPO_SEED TRAIN_ARGS; do
+        eval "v=\${$k}"
+        printf '%s="%s"\n' "$k" "$v"
+    done
+}
+
+# id_of: an 8-hex-digit id of stdin (POSIX cksum).
+id_of() { cksum | awk '{ printf "%08x", $1 }'; }
+
+# settings_record FILE NAME WORKERS SETTING PARTITION SEED TOPOLOGY_CKSUM:
+# writes FILE: global_settings, the caller's GLOBAL_ID, the run's own
+# settings, then RUN_ID, the id of all the lines before it. The caller
+# appends NP (not part of the identity) and renames FILE into place.
+settings_record() {
+    {
+        global_settings
+        printf 'GLOBAL_ID="%s"\nNAME="%s"\nWORKERS="%s"\nSETTING="%s"\n' \
+            "$GLOBAL_ID" "$2" "$3" "$4"
+        printf 'PARTITION="%s"\nSEED="%s"\nTOPOLOGY_CKSUM="%s"\n' "$5" "$6" "$7"
+    } > "$1"
+    printf 'RUN_ID="%s"\n' "$(id_of < "$1")" >> "$1"
+}
+
+# list_of DIR KEY: the sorted distinct values of KEY over DIR/*.settings,
+# on one line separated by spaces.
+list_of() {
+    for f in "$1"/*.settings; do
+        [ -f "$f" ] && sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$f"
+    done | sort -u | sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+
+# grid_env DIR NP: the body of grid.env for the runs recorded in DIR (a
+# runs/ folder): global_settings, the caller's GLOBAL_ID, the union of
+# the grid lists over DIR's records, and NP. On stdout.
+grid_env() {
+    global_settings
+    printf 'GLOBAL_ID="%s"\n' "$GLOBAL_ID"
+    printf 'WORKERS="%s"\n' "$(list_of "$1" WORKERS)"
+    printf 'SETTINGS="%s"\n' "$(list_of "$1" SETTING)"
+    printf 'PARTITIONS="%s"\n' "$(list_of "$1" PARTITION)"
+    printf 'SEEDS="%s"\n' "$(list_of "$1" SEED)"
+    printf 'NP="%s"\n' "$2"
+}

@@ -31,6 +31,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 root=$(cd "$here/.." && pwd)
 BIN=${BIN:-$root/bin}
 OUT=${OUT:-$root/results}
@@ -82,14 +83,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT/topo" "$OUT/runs" "$OUT/logs"
 
-# Sweep-wide settings that change results, one KEY="value" line each.
-global_settings() {
-    for k in DATASET MODEL EPOCHS BATCH LR MOMENTUM DEGREE TOPO_SEED TRAIN_ARGS; do
-        eval "v=\${$k}"
-        printf '%s="%s"\n' "$k" "$v"
-    done
-}
-id_of() { cksum | awk '{ printf "%08x", $1 }'; }
+# Sweep-wide settings that change results: global_settings (runs.sh).
 GLOBAL_ID=$(global_settings | id_of)
 
 # Refuse an OUT made with other sweep-wide settings (or by an older
@@ -114,21 +108,8 @@ fi
 # OUT/runs (this invocation's and earlier ones'), the lists of worker
 # counts, topology:weights pairs, partitions and seeds. Rewritten after
 # each run, so it is true at any stop.
-list_of() { # KEY: sorted distinct values of KEY over OUT/runs/*.settings
-    for f in "$OUT"/runs/*.settings; do
-        [ -f "$f" ] && sed -n "s/^$1=\"\(.*\)\"\$/\1/p" "$f"
-    done | sort -u | sort -n | tr '\n' ' ' | sed 's/ $//'
-}
 write_grid() {
-    {
-        global_settings
-        printf 'GLOBAL_ID="%s"\n' "$GLOBAL_ID"
-        printf 'WORKERS="%s"\n' "$(list_of WORKERS)"
-        printf 'SETTINGS="%s"\n' "$(list_of SETTING)"
-        printf 'PARTITIONS="%s"\n' "$(list_of PARTITION)"
-        printf 'SEEDS="%s"\n' "$(list_of SEED)"
-        printf 'NP="%s"\n' "$NP"
-    } > "$OUT/grid.env.tmp"
+    grid_env "$OUT/runs" "$NP" > "$OUT/grid.env.tmp"
     mv "$OUT/grid.env.tmp" "$OUT/grid.env"
 }
 write_grid
@@ -163,15 +144,9 @@ run() { # name np workers setting partition seed topology-file args...
     name=$1; np=$2
     i=$((i + 1))
     rec="$OUT/runs/$name.settings"
-    {
-        global_settings
-        printf 'GLOBAL_ID="%s"\nNAME="%s"\nWORKERS="%s"\nSETTING="%s"\n' \
-            "$GLOBAL_ID" "$name" "$3" "$4"
-        printf 'PARTITION="%s"\nSEED="%s"\nTOPOLOGY_CKSUM="%s"\n' "$5" "$6" \
-            "$(if [ -n "$7" ]; then id_of < "$7"; fi)"
-    } > "$rec.tmp"
-    run_id=$(id_of < "$rec.tmp")
-    printf 'RUN_ID="%s"\n' "$run_id" >> "$rec.tmp"
+    settings_record "$rec.tmp" "$name" "$3" "$4" "$5" "$6" \
+        "$(if [ -n "$7" ]; then id_of < "$7"; fi)"
+    run_id=$(record_value "$rec.tmp" RUN_ID)
     shift 7
     if [ -e "$OUT/runs/$name.done" ]; then
         if [ "$(cat "$OUT/runs/$name.done")" = "$run_id" ]; then

@@ -24,6 +24,9 @@
  * index order only, with at most 8 passes; parts of more than 4096 skip
  * the refinement (the better order is kept), so start-up stays O(n + m)
  * there. Everything is deterministic (fixed seeds, index tie-breaks).
+ * A time-varying topology (cm_place_workers_seq) takes the cheapest of a
+ * few such placements (of the rounds' union, of each round, block) by the
+ * traffic summed over its rounds.
  */
 #include "cm_place.h"
 
@@ -562,4 +565,61 @@ cm_status cm_place_eval(const cm_topo *t, size_t P,
     free(peer);
     free(stamp);
     return CM_OK;
+}
+
+/* ---- time-varying topologies ------------------------------------------- */
+
+/* The traffic of rank_of over the period of s: arrays across hosts,
+ * arrays, cut edges, each summed over the rounds. */
+static cm_status seq_cost(const cm_topo_seq *s, size_t P,
+                          const size_t *host_of_rank, const size_t *rank_of,
+                          size_t cost[3])
+{
+    cost[0] = cost[1] = cost[2] = 0;
+    for (size_t t = 0; t < s->period; t++) {
+        cm_place_stats st;
+        cm_status e = cm_place_eval(&s->round[t], P, host_of_rank, rank_of,
+                                    NULL, &st);
+        if (e != CM_OK)
+            return e;
+        cost[0] += st.volume_host;
+        cost[1] += st.volume;
+        cost[2] += st.cut_edges;
+    }
+    return CM_OK;
+}
+
+cm_status cm_place_workers_seq(const cm_topo_seq *s, size_t P,
+                               const size_t *host_of_rank,
+                               cm_place_kind kind, size_t *rank_of)
+{
+    if (s->period <= 1 || kind == CM_PLACE_BLOCK)
+        return cm_place_workers(&s->round[0], P, host_of_rank, kind,
+                                rank_of);
+    size_t n = s->n, best[3] = {0, 0, 0}, cost[3];
+    size_t *cand = malloc((n + 1) * sizeof *cand);
+    cm_topo u;
+    cm_topo_init(&u);
+    cm_status st = cand ? cm_topo_seq_union(s, &u)
+                        : cm_error(CM_ENOMEM, "placement: out of memory");
+    /* candidate 0: the union; 1..period: round c - 1; period + 1: block */
+    for (size_t c = 0; c <= s->period + 1 && st == CM_OK; c++) {
+        const cm_topo *t = c >= 1 && c <= s->period ? &s->round[c - 1] : &u;
+        st = cm_place_workers(t, P, host_of_rank,
+                              c <= s->period ? CM_PLACE_GRAPH
+                                             : CM_PLACE_BLOCK, cand);
+        if (st == CM_OK)
+            st = seq_cost(s, P, host_of_rank, cand, cost);
+        if (st == CM_OK &&
+            (c == 0 || cost[0] < best[0] ||
+             (cost[0] == best[0] &&
+              (cost[1] < best[1] ||
+               (cost[1] == best[1] && cost[2] < best[2]))))) {
+            memcpy(best, cost, sizeof best);
+            memcpy(rank_of, cand, n * sizeof *rank_of);
+        }
+    }
+    cm_topo_destroy(&u);
+    free(cand);
+    return st;
 }

@@ -26,6 +26,7 @@
 
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 
 typedef enum {
     CM_PLACE_BLOCK, /* contiguous blocks in worker order */
@@ -67,6 +68,21 @@ size_t cm_place_rank_size(size_t n, size_t P, size_t r);
 cm_status cm_place_workers(const cm_topo *t, size_t P,
                            const size_t *host_of_rank, cm_place_kind kind,
                            size_t *rank_of);
+
+/* Places the s->n workers of a time-varying topology (as
+ * cm_place_workers; period 1: exactly cm_place_workers on its round).
+ * kind graph: of the candidates, the graph placement of the union of the
+ * rounds' edges (cm_topo_seq_union), the graph placement of each round
+ * alone, and block, the one whose traffic over the period is least:
+ * summed over the rounds, arrays across hosts first, then arrays, then
+ * cut edges (cm_place_eval of each round); the earlier candidate, the
+ * union's first, on ties. The union alone can mislead: it counts a
+ * worker's array once however many rounds send it. Cost: period + 1
+ * graph placements plus O(period (n d + P)) per candidate. CM_EINVAL,
+ * CM_ENOMEM, CM_ENUMERIC as cm_place_workers. */
+cm_status cm_place_workers_seq(const cm_topo_seq *s, size_t P,
+                               const size_t *host_of_rank,
+                               cm_place_kind kind, size_t *rank_of);
 
 /* One rank's share of a round, per link class c: 0 = to ranks on the same
  * host, 1 = to ranks on other hosts. */

@@ -74,6 +74,85 @@ cm_status cm_topo_seq_from_topo(cm_topo_seq *s, cm_topo *t)
     return CM_OK;
 }
 
+static int size_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of edge (a, b), a < b, among u's edges sorted by (ei, ej). */
+static size_t edge_index(const cm_topo *u, size_t a, size_t b)
+{
+    size_t lo = 0, hi = u->m;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (u->ei[mid] < a || (u->ei[mid] == a && u->ej[mid] < b))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u)
+{
+    size_t total = 0, m = 0, n = s->n;
+    int weighted = 1;
+    for (size_t t = 0; t < s->period; t++) {
+        total += s->round[t].m;
+        weighted = weighted && s->round[t].ew && s->round[t].self;
+    }
+    /* every round's edge (a, b) as the key a n + b (< n^2, which
+     * CM_TOPO_MAX_NODES keeps in a size_t), sorted, deduplicated */
+    size_t *key = malloc((total + 1) * sizeof *key);
+    size_t *ei = malloc((total + 1) * sizeof *ei);
+    size_t *ej = malloc((total + 1) * sizeof *ej);
+    cm_status st = CM_OK;
+    if (!key || !ei || !ej) {
+        st = cm_error(CM_ENOMEM, "out of memory for the union of %zu rounds",
+                      s->period);
+        goto done;
+    }
+    for (size_t t = 0, k = 0; t < s->period; t++)
+        for (size_t e = 0; e < s->round[t].m; e++)
+            key[k++] = s->round[t].ei[e] * n + s->round[t].ej[e];
+    qsort(key, total, sizeof *key, size_cmp);
+    for (size_t k = 0; k < total; k++)
+        if (k == 0 || key[k] != key[k - 1]) {
+            ei[m] = key[k] / n;
+            ej[m++] = key[k] % n;
+        }
+    if ((st = cm_topo_from_edges(u, n, m, ei, ej)) != CM_OK || !weighted)
+        goto done;
+    u->ew = calloc(m + 1, sizeof *u->ew);
+    u->self = calloc(n + 1, sizeof *u->self);
+    u->adj_w = malloc((2 * m + 1) * sizeof *u->adj_w);
+    if (!u->ew || !u->self || !u->adj_w) {
+        st = cm_error(CM_ENOMEM, "out of memory for the union's weights");
+        goto done;
+    }
+    for (size_t t = 0; t < s->period; t++) {
+        const cm_topo *r = &s->round[t];
+        for (size_t e = 0; e < r->m; e++)
+            u->ew[edge_index(u, r->ei[e], r->ej[e])] += r->ew[e];
+        for (size_t i = 0; i < n; i++)
+            u->self[i] += r->self[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t p = u->off[i]; p < u->off[i + 1]; p++) {
+            size_t j = u->adj[p];
+            u->adj_w[p] = u->ew[i < j ? edge_index(u, i, j)
+                                      : edge_index(u, j, i)];
+        }
+done:
+    if (st != CM_OK)
+        cm_topo_destroy(u);
+    free(key);
+    free(ei);
+    free(ej);
+    return st;
+}
+
 /* ---- reader ---------------------------------------------------------- */
 
 /* Reads all of fp into a NUL-terminated buffer. */

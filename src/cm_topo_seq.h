@@ -57,6 +57,15 @@ cm_status cm_topo_seq_alloc(cm_topo_seq *s, size_t period, size_t n);
 /* Moves t into a period-1 sequence s (t is left empty). */
 cm_status cm_topo_seq_from_topo(cm_topo_seq *s, cm_topo *t);
 
+/* The union of s's rounds into u (initialized; old content destroyed):
+ * an edge wherever some round has one, its weight the sum of the rounds'
+ * W_ij, and W_ii the sum of the rounds' self weights (so rows sum to the
+ * period; u is not a mixing matrix). Unweighted when some round is. For
+ * period 1, round 0 itself. Used to place a time-varying run's workers
+ * (every round's edges count). CM_ENOMEM. O(M log M), M = sum of the
+ * rounds' edges. */
+cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u);
+
 /* Reads a topology file ("-" is stdin), one round or several. Syntax and
  * local checks only (as cm_topo_read, per section), plus: sections in
  * order from round 0, the same n in every round, period= consistent and

@@ -172,15 +172,20 @@ static int run_bench(const dt_config *cfg)
 
 /* The placement line, at start-up and after the run: cut edges, arrays
  * and bytes per round in all, per rank (mean and busiest) and across
- * hosts, and with --net the modelled round. */
+ * hosts, and with --net the modelled round. A time-varying topology is
+ * placed for the traffic of all its rounds: the counts are those of the
+ * rounds' union, the modelled round the mean over the rounds. */
 static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
 {
     const cm_place_stats *st = &r->place;
     double B = r->array_bytes, P = (double)r->n_ranks;
-    printf("placement %s: %zu workers on %zu ranks on %zu host%s: cut %zu "
+    printf("placement %s", cm_place_name(r->placement));
+    if (r->period > 1)
+        printf(" (for all %zu rounds; counts of their union)", r->period);
+    printf(": %zu workers on %zu ranks on %zu host%s: cut %zu "
            "edges (%zu across hosts); per round %.3g MB between ranks "
            "(%zu arrays; per rank %.3g MB, busiest %.3g MB), %.3g MB across "
-           "hosts (%zu arrays)", cm_place_name(r->placement), r->n_workers,
+           "hosts (%zu arrays)", r->n_workers,
            r->n_ranks, st->hosts, st->hosts == 1 ? "" : "s", st->cut_edges,
            st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
            (double)st->volume * B / P / 1e6,
@@ -188,7 +193,8 @@ static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
            (double)st->volume_host * B / 1e6, st->volume_host);
     if (cfg->net_given) {
         char net[160];
-        printf("; modelled round %.3g ms (%s)", 1e3 * r->round_model_s,
+        printf("; modelled round %.3g ms%s (%s)", 1e3 * r->round_model_s,
+               r->period > 1 ? ", mean over the rounds" : "",
                cm_net_describe(&cfg->net, net, sizeof net));
     }
     printf("\n");

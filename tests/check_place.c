@@ -11,6 +11,7 @@
 #include "cm_place.h"
 #include "cm_rng.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 
 /* Builds t from m edges after relabelling node v as perm[v] (NULL: none). */
 static void build(cm_topo *t, size_t n, size_t m, const size_t *ei,
@@ -268,6 +269,88 @@ START_TEST(test_graph_torus)
 }
 END_TEST
 
+/* Summed over the rounds of s: arrays across hosts, arrays, cut edges. */
+static void seq_traffic(const cm_topo_seq *s, size_t P, const size_t *ro,
+                        size_t cost[3])
+{
+    cost[0] = cost[1] = cost[2] = 0;
+    for (size_t t = 0; t < s->period; t++) {
+        cm_place_stats st;
+        ck_assert_int_eq(cm_place_eval(&s->round[t], P, NULL, ro, NULL, &st),
+                         CM_OK);
+        cost[0] += st.volume_host;
+        cost[1] += st.volume;
+        cost[2] += st.cut_edges;
+    }
+}
+
+/* cm_place_workers_seq: a sequence whose round 0 (a ring in label order)
+ * differs from its union (the ring and two scrambled cliques) gets the
+ * union's graph placement; the one-peer exponential rounds on 8 workers
+ * (matchings i ~ i XOR 2^t) get a placement at the optimum of their
+ * summed traffic, 8 arrays per period on 2 ranks, never more than any
+ * candidate's (the union's alone, each round's, block); period 1 is
+ * cm_place_workers. */
+START_TEST(test_sequence_placement)
+{
+    cm_topo_seq s;
+    cm_topo_seq_init(&s);
+    ck_assert_int_eq(cm_topo_seq_alloc(&s, 2, 16), CM_OK);
+    ring(&s.round[0], 16, 0);
+    cliques(&s.round[1], 2, 8, 21);
+    size_t ro[16], ro_u[16], ro_0[16], c[3], c_u[3], c_0[3];
+    cm_topo u;
+    cm_topo_init(&u);
+    ck_assert_int_eq(cm_topo_seq_union(&s, &u), CM_OK);
+    ck_assert_int_eq(cm_place_workers_seq(&s, 2, NULL, CM_PLACE_GRAPH, ro),
+                     CM_OK);
+    check_sizes(ro, 16, 2);
+    place(&u, 2, NULL, CM_PLACE_GRAPH, ro_u);
+    place(&s.round[0], 2, NULL, CM_PLACE_GRAPH, ro_0);
+    ck_assert_mem_eq(ro, ro_u, sizeof ro);
+    seq_traffic(&s, 2, ro_u, c_u);
+    seq_traffic(&s, 2, ro_0, c_0);
+    ck_assert_uint_lt(c_u[1], c_0[1]); /* round 0's placement costs more */
+    cm_topo_destroy(&u);
+
+    size_t ei[4], ej[4];
+    ck_assert_int_eq(cm_topo_seq_alloc(&s, 3, 8), CM_OK);
+    for (size_t t = 0; t < 3; t++) {
+        size_t m = 0;
+        for (size_t i = 0; i < 8; i++)
+            if (i < (i ^ ((size_t)1 << t)))
+                ei[m] = i, ej[m++] = i ^ ((size_t)1 << t);
+        build(&s.round[t], 8, m, ei, ej, NULL);
+    }
+    size_t ro8[8], cand[8];
+    ck_assert_int_eq(cm_place_workers_seq(&s, 2, NULL, CM_PLACE_GRAPH, ro8),
+                     CM_OK);
+    check_sizes(ro8, 8, 2);
+    seq_traffic(&s, 2, ro8, c);
+    ck_assert_uint_eq(c[1], 8);
+    cm_topo_init(&u);
+    ck_assert_int_eq(cm_topo_seq_union(&s, &u), CM_OK);
+    for (size_t k = 0; k <= 4; k++) {
+        const cm_topo *t = k == 0 || k == 4 ? &u : &s.round[k - 1];
+        place(t, 2, NULL, k == 4 ? CM_PLACE_BLOCK : CM_PLACE_GRAPH, cand);
+        seq_traffic(&s, 2, cand, c_0);
+        ck_assert_uint_le(c[1], c_0[1]);
+    }
+    cm_topo_destroy(&u);
+    /* period 1: cm_place_workers on its round */
+    cm_topo_seq one;
+    cm_topo_seq_init(&one);
+    ck_assert_int_eq(cm_topo_seq_alloc(&one, 1, 16), CM_OK);
+    cliques(&one.round[0], 2, 8, 21);
+    ck_assert_int_eq(cm_place_workers_seq(&one, 2, NULL, CM_PLACE_GRAPH, ro),
+                     CM_OK);
+    place(&one.round[0], 2, NULL, CM_PLACE_GRAPH, ro_u);
+    ck_assert_mem_eq(ro, ro_u, sizeof ro);
+    cm_topo_seq_destroy(&one);
+    cm_topo_seq_destroy(&s);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     cm_topo t;
@@ -298,6 +381,7 @@ Suite *place_suite(void)
     tcase_add_test(tc, test_graph_properties);
     tcase_add_test(tc, test_graph_torus);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_sequence_placement);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -271,6 +271,47 @@ START_TEST(bad_parameters)
 }
 END_TEST
 
+/* cm_topo_seq_union: every round's edges once, weights and self weights
+ * summed over the rounds, adj_w matching ew; period 1 gives round 0. */
+START_TEST(union_of_rounds)
+{
+    cm_topo_seq s;
+    cm_topo_seq_init(&s);
+    /* round 0: 0-1, 2-3 (1/2 each); round 1: 0-1, 1-2 (1/4 each) */
+    ck_assert_int_eq(load_text(&s, "# round 0 n=4\n0 1 0.5\n2 3 0.5\n"
+                                   "# round 1 n=4\n0 1 0.25\n1 2 0.25\n"),
+                     CM_OK);
+    cm_topo u;
+    cm_topo_init(&u);
+    ck_assert_int_eq(cm_topo_seq_union(&s, &u), CM_OK);
+    ck_assert_uint_eq(u.n, 4);
+    ck_assert_uint_eq(u.m, 3);
+    const size_t ei[] = {0, 1, 2}, ej[] = {1, 2, 3};
+    const double ew[] = {0.75, 0.25, 0.5}, self[] = {1.25, 1.0, 1.25, 1.5};
+    for (size_t k = 0; k < 3; k++) {
+        ck_assert_uint_eq(u.ei[k], ei[k]);
+        ck_assert_uint_eq(u.ej[k], ej[k]);
+        ck_assert_double_eq_tol(u.ew[k], ew[k], 1e-15);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_double_eq_tol(u.self[i], self[i], 1e-15);
+        double row = u.self[i];
+        for (size_t p = u.off[i]; p < u.off[i + 1]; p++)
+            row += u.adj_w[p];
+        ck_assert_double_eq_tol(row, 2.0, 1e-15); /* rows sum to the period */
+    }
+    /* one round: the union is that round */
+    ck_assert_int_eq(load_text(&s, "0 1 0.5\n1 2 0.5\n"), CM_OK);
+    ck_assert_int_eq(cm_topo_seq_union(&s, &u), CM_OK);
+    ck_assert_uint_eq(u.m, s.round[0].m);
+    ck_assert_mem_eq(u.adj, s.round[0].adj, 2 * u.m * sizeof *u.adj);
+    ck_assert_mem_eq(u.adj_w, s.round[0].adj_w, 2 * u.m * sizeof *u.adj_w);
+    ck_assert_mem_eq(u.self, s.round[0].self, u.n * sizeof *u.self);
+    cm_topo_destroy(&u);
+    cm_topo_seq_destroy(&s);
+}
+END_TEST
+
 Suite *seq_suite(void)
 {
     Suite *s = suite_create("seq");
@@ -282,6 +323,7 @@ Suite *seq_suite(void)
     tcase_add_test(tc, round_trip_and_single_round);
     tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof bad / sizeof *bad));
     tcase_add_test(tc, bad_parameters);
+    tcase_add_test(tc, union_of_rounds);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     suite_add_tcase(s, tc);
     return s;

@@ -19,22 +19,46 @@
 #include "tg_search.h"
 #include "tg_spectrum.h"
 
-/* Runs a quiet search with the given settings. */
-static void search(tg_graph *g, tg_search_result *res, size_t n, size_t d,
-                   tg_objective obj, uint64_t seed, size_t iters,
-                   int init_rrl)
+/* The default search options for n nodes of degree d. */
+static tg_search_opts opts_nd(size_t n, size_t d)
 {
     tg_search_opts o;
     tg_search_opts_default(&o);
     o.n = n;
     o.d = d;
+    return o;
+}
+
+/* Runs the search o into g (initialised here; the caller destroys it),
+ * which must succeed. */
+static void run(const tg_search_opts *o, tg_graph *g, tg_search_result *res)
+{
+    tg_graph_init(g);
+    ck_assert_int_eq(tg_search_run(o, g, res), CM_OK);
+}
+
+/* Runs o twice: with the screen into a, without it (no_screen) into b. */
+static void run_screen_and_not(tg_search_opts o, tg_graph *a,
+                               tg_search_result *ra, tg_graph *b,
+                               tg_search_result *rb)
+{
+    run(&o, a, ra);
+    o.no_screen = 1;
+    run(&o, b, rb);
+}
+
+/* Runs a quiet search with the given settings and 2 restarts. */
+static void search(tg_graph *g, tg_search_result *res, size_t n, size_t d,
+                   tg_objective obj, uint64_t seed, size_t iters,
+                   int init_rrl)
+{
+    tg_search_opts o = opts_nd(n, d);
     o.obj = obj;
     o.seed = seed;
     o.iters = iters;
     o.restarts = 2;
     o.init_rrl = init_rrl;
-    tg_graph_init(g);
-    ck_assert_int_eq(tg_search_run(&o, g, res), CM_OK);
+    run(&o, g, res);
 }
 
 static void assert_regular_connected(const tg_graph *g, size_t n, size_t d)
@@ -109,14 +133,10 @@ END_TEST
 /* The default search on n = 16, d = 4 reaches the target. */
 START_TEST(search_target_n16)
 {
-    tg_search_opts o;
-    tg_search_opts_default(&o);
-    o.n = 16;
-    o.d = 4;
+    tg_search_opts o = opts_nd(16, 4);
     tg_graph g;
-    tg_graph_init(&g);
     tg_search_result res;
-    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_OK);
+    run(&o, &g, &res);
     assert_regular_connected(&g, 16, 4);
     /* energy of ratio is the SLEM of optimal Laplacian weights: check it
      * against the file-level dense computation */
@@ -140,20 +160,13 @@ START_TEST(screen_changes_nothing)
     static const tg_objective objs[] = {TG_OBJ_RATIO, TG_OBJ_GAP,
                                         TG_OBJ_SLEM_MH};
     for (size_t k = 0; k < 3; k++) {
-        tg_search_opts o;
-        tg_search_opts_default(&o);
-        o.n = 20;
-        o.d = 3;
+        tg_search_opts o = opts_nd(20, 3);
         o.obj = objs[k];
         o.iters = 3000;
         o.restarts = 1;
         tg_graph a, b;
         tg_search_result ra, rb;
-        tg_graph_init(&a);
-        tg_graph_init(&b);
-        ck_assert_int_eq(tg_search_run(&o, &a, &ra), CM_OK);
-        o.no_screen = 1;
-        ck_assert_int_eq(tg_search_run(&o, &b, &rb), CM_OK);
+        run_screen_and_not(o, &a, &ra, &b, &rb);
         ck_assert_mem_eq(a.eu, b.eu, a.m * sizeof *a.eu);
         ck_assert_mem_eq(a.ev, b.ev, a.m * sizeof *a.ev);
         ck_assert(ra.energy == rb.energy && ra.accepted == rb.accepted);
@@ -172,21 +185,14 @@ END_TEST
 START_TEST(sparse_screen_changes_nothing)
 {
     for (size_t cands = 1; cands <= 16; cands += 15) {
-        tg_search_opts o;
-        tg_search_opts_default(&o);
-        o.n = 60;
-        o.d = 4;
+        tg_search_opts o = opts_nd(60, 4);
         o.iters = 600;
         o.restarts = 1;
         o.solver = TG_SOLVER_SPARSE;
         o.candidates = cands;
         tg_graph a, b;
         tg_search_result ra, rb;
-        tg_graph_init(&a);
-        tg_graph_init(&b);
-        ck_assert_int_eq(tg_search_run(&o, &a, &ra), CM_OK);
-        o.no_screen = 1;
-        ck_assert_int_eq(tg_search_run(&o, &b, &rb), CM_OK);
+        run_screen_and_not(o, &a, &ra, &b, &rb);
         ck_assert(ra.sparse && rb.sparse);
         ck_assert_mem_eq(a.adj, b.adj, 60 * 60);
         ck_assert(ra.accepted == rb.accepted);
@@ -250,17 +256,13 @@ START_TEST(threads_same_result)
         tg_graph g[3];
         tg_search_result r[3];
         for (size_t t = 0; t < 3; t++) {
-            tg_search_opts o;
-            tg_search_opts_default(&o);
-            o.n = tab[c].n;
-            o.d = 4;
+            tg_search_opts o = opts_nd(tab[c].n, 4);
             o.iters = 400;
             o.restarts = 3;
             o.candidates = tab[c].cands;
             o.solver = tab[c].solver;
             o.threads = t + 1;
-            tg_graph_init(&g[t]);
-            ck_assert_int_eq(tg_search_run(&o, &g[t], &r[t]), CM_OK);
+            run(&o, &g[t], &r[t]);
             ck_assert_uint_eq(r[t].threads, t + 1);
         }
         for (size_t t = 1; t < 3; t++) {
@@ -281,18 +283,14 @@ END_TEST
 START_TEST(stop_returns_best_so_far)
 {
     volatile sig_atomic_t flag = 1;
-    tg_search_opts o;
-    tg_search_opts_default(&o);
-    o.n = 40;
-    o.d = 4;
+    tg_search_opts o = opts_nd(40, 4);
     o.iters = 100000;
     o.restarts = 2;
     o.threads = 1;
     o.stop = &flag;
     tg_graph g;
-    tg_graph_init(&g);
     tg_search_result res;
-    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_OK);
+    run(&o, &g, &res);
     ck_assert(res.interrupted);
     ck_assert_uint_eq(res.moves, 0);
     ck_assert_double_eq_tol(res.energy, res.start_energy, 1e-12);
@@ -363,16 +361,12 @@ END_TEST
 
 START_TEST(search_time_limit)
 {
-    tg_search_opts o;
-    tg_search_opts_default(&o);
-    o.n = 64;
-    o.d = 4;
+    tg_search_opts o = opts_nd(64, 4);
     o.iters = 100000000;
     o.time_limit = 0.2;
     tg_graph g;
-    tg_graph_init(&g);
     tg_search_result res;
-    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_OK);
+    run(&o, &g, &res);
     ck_assert(res.timed_out);
     ck_assert(res.seconds < 5.0);
     ck_assert(res.energy <= res.start_energy);

@@ -24,6 +24,7 @@
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"
+#include "mpi_run.h"
 
 static void cube_file(char *path, size_t n)
 {
@@ -80,52 +81,21 @@ static void small_config(dt_config *cfg, const char *topo, dt_algo_kind a)
     snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
 }
 
-typedef struct {
-    cm_status s;
-    uint64_t hash;   /* workers hash (48 bits, exact in a double) */
-    double acc;      /* final test accuracy of the average model */
-    double bytes;    /* gossip bytes per step per rank */
-    double mix_c;    /* d2's weight of W */
-} outcome;
-
-/* Runs cfg on the first P ranks of the world; the outcome on every rank. */
-static outcome run_on(size_t P, const dt_config *cfg)
+/* cfg on 1, 3 and 4 ranks (3 splits the 8 workers unevenly): the same
+ * bits and accuracy each time, another trajectory than D-PSGD's (dp).
+ * Returns the run on 4 ranks. */
+static mpi_outcome same_bits_on_1_3_4(const dt_config *cfg, mpi_outcome dp)
 {
-    dt_comm *w = dt_comm_world(), *c = NULL;
-    size_t rank = dt_comm_rank(w);
-    ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
-    double out[5] = {0, 0, 0, 0, 0};
-    if (c) {
-        dt_dpsgd_result res;
-        cm_status s = dt_dpsgd_run(cfg, c, NULL, NULL, &res);
-        out[0] = (double)s;
-        out[1] = (double)(res.workers_hash >> 16);
-        out[2] = res.last.test_acc;
-        out[3] = (double)res.bytes_per_step;
-        out[4] = res.mix_c;
-        dt_comm_free(c);
-    }
-    ck_assert_int_eq(dt_comm_bcast(w, out, sizeof out, 0), CM_OK);
-    return (outcome){(cm_status)(int)out[0], (uint64_t)out[1], out[2],
-                     out[3], out[4]};
-}
-
-/* cfg checkpointed in dir, stopped after epoch 1 on 3 ranks (a
- * different hash from want's), resumed on 4: want's bits and accuracy.
- * Leaves cfg resuming from dir. */
-static void resume_matches(dt_config *cfg, const char *dir, outcome want)
-{
-    snprintf(cfg->ckpt_dir, sizeof cfg->ckpt_dir, "%s", dir);
-    cfg->stop_after = 1;
-    outcome part = run_on(3, cfg);
-    ck_assert_int_eq(part.s, CM_OK);
-    ck_assert_uint_ne(part.hash, want.hash);
-    cfg->stop_after = 0;
-    cfg->resume = 1;
-    outcome res = run_on(4, cfg);
-    ck_assert_int_eq(res.s, CM_OK);
-    ck_assert_uint_eq(res.hash, want.hash);
-    ck_assert_double_eq(res.acc, want.acc);
+    mpi_outcome o1 = mpi_run_on(1, cfg), o3 = mpi_run_on(3, cfg),
+                o4 = mpi_run_on(4, cfg);
+    ck_assert_int_eq(o1.s, CM_OK);
+    ck_assert_int_eq(o3.s, CM_OK);
+    ck_assert_int_eq(o4.s, CM_OK);
+    ck_assert_uint_eq(o1.hash, o3.hash);
+    ck_assert_uint_eq(o1.hash, o4.hash);
+    ck_assert_double_eq(o1.acc, o4.acc);
+    ck_assert_uint_ne(o1.hash, dp.hash); /* another trajectory */
+    return o4;
 }
 
 static const dt_algo_kind ALGOS[] = {DT_ALGO_D2, DT_ALGO_GT, DT_ALGO_QGM};
@@ -136,22 +106,14 @@ START_TEST(test_same_bits_for_every_P)
     dt_config cfg;
     cube_file(path, sizeof path);
     small_config(&cfg, path, DT_ALGO_DPSGD);
-    outcome dp = run_on(4, &cfg);
+    mpi_outcome dp = mpi_run_on(4, &cfg);
     ck_assert_int_eq(dp.s, CM_OK);
     ck_assert_double_gt(dp.bytes, 0.0);
     for (size_t k = 0; k < sizeof ALGOS / sizeof ALGOS[0]; k++) {
         small_config(&cfg, path, ALGOS[k]);
-        outcome o1 = run_on(1, &cfg), o3 = run_on(3, &cfg),
-                o4 = run_on(4, &cfg);
-        ck_assert_int_eq(o1.s, CM_OK);
-        ck_assert_int_eq(o3.s, CM_OK);
-        ck_assert_int_eq(o4.s, CM_OK);
-        ck_assert_uint_eq(o1.hash, o3.hash);
-        ck_assert_uint_eq(o1.hash, o4.hash);
-        ck_assert_double_eq(o1.acc, o4.acc);
-        ck_assert_uint_ne(o1.hash, dp.hash); /* another trajectory */
-        ck_assert_msg(o1.acc > 0.7, "%s learned only %g",
-                      dt_algo_name(ALGOS[k]), o1.acc);
+        mpi_outcome o4 = same_bits_on_1_3_4(&cfg, dp);
+        ck_assert_msg(o4.acc > 0.7, "%s learned only %g",
+                      dt_algo_name(ALGOS[k]), o4.acc);
         /* bytes per step on 4 ranks: gt gossips x and its tracker y */
         ck_assert_double_eq(o4.bytes,
                             (double)dt_algo_gossip_factor(ALGOS[k]) *
@@ -171,19 +133,15 @@ START_TEST(test_resume_equals_uninterrupted)
                      CM_OK);
     for (size_t k = 0; k < sizeof ALGOS / sizeof ALGOS[0]; k++) {
         small_config(&cfg, path, ALGOS[k]);
-        outcome full = run_on(4, &cfg);
+        mpi_outcome full = mpi_run_on(4, &cfg);
         ck_assert_int_eq(full.s, CM_OK);
         snprintf(dir, sizeof dir, "/tmp/mpi_check_algo_ckpt_%d_%zu", pid, k);
-        resume_matches(&cfg, dir, full);
+        mpi_resume_matches(&cfg, dir, 3, 4, full);
         /* another algorithm cannot resume it */
         cfg.algorithm = ALGOS[(k + 1) % 3];
-        ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+        ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EINVAL);
         ck_assert_ptr_nonnull(strstr(cm_last_error(), "other settings"));
-        if (dt_comm_rank(dt_comm_world()) == 0) {
-            char cmd[128];
-            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-            ck_assert_int_eq(system(cmd), 0);
-        }
+        mpi_remove_dir(dir);
     }
     unlink(path);
 }
@@ -204,39 +162,28 @@ START_TEST(test_sequence_algorithms)
     one_peer_file(path, sizeof path, pid);
     small_config(&cfg, path, DT_ALGO_DPSGD);
     cfg.epochs = 3;
-    outcome dp = run_on(4, &cfg);
+    mpi_outcome dp = mpi_run_on(4, &cfg);
     ck_assert_int_eq(dp.s, CM_OK);
     ck_assert_double_gt(dp.bytes, 0.0);
     const dt_algo_kind seq_algos[] = {DT_ALGO_GT, DT_ALGO_QGM};
     for (size_t k = 0; k < 2; k++) {
         small_config(&cfg, path, seq_algos[k]);
         cfg.epochs = 3;
-        outcome o1 = run_on(1, &cfg), o3 = run_on(3, &cfg),
-                o4 = run_on(4, &cfg);
-        ck_assert_int_eq(o1.s, CM_OK);
-        ck_assert_int_eq(o3.s, CM_OK);
-        ck_assert_int_eq(o4.s, CM_OK);
-        ck_assert_uint_eq(o1.hash, o3.hash);
-        ck_assert_uint_eq(o1.hash, o4.hash);
-        ck_assert_uint_ne(o1.hash, dp.hash);
+        mpi_outcome o4 = same_bits_on_1_3_4(&cfg, dp);
         /* it learns (chance is 0.1; gt's tracker needs a few epochs) */
-        ck_assert_msg(o1.acc > 0.5, "%s on a sequence learned only %g",
-                      dt_algo_name(seq_algos[k]), o1.acc);
+        ck_assert_msg(o4.acc > 0.5, "%s on a sequence learned only %g",
+                      dt_algo_name(seq_algos[k]), o4.acc);
         /* the period's mean of the rounds' bytes, rounded to a byte */
         ck_assert_double_eq_tol(o4.bytes,
                                 (double)dt_algo_gossip_factor(seq_algos[k]) *
                                     dp.bytes, 1.5);
         snprintf(dir, sizeof dir, "/tmp/mpi_check_algo_seqck_%d_%zu", pid,
                  k);
-        resume_matches(&cfg, dir, o4);
-        if (dt_comm_rank(dt_comm_world()) == 0) {
-            char cmd[128];
-            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-            ck_assert_int_eq(system(cmd), 0);
-        }
+        mpi_resume_matches(&cfg, dir, 3, 4, o4);
+        mpi_remove_dir(dir);
     }
     small_config(&cfg, path, DT_ALGO_D2);
-    ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+    ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EINVAL);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "time-varying (period 3)"));
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "/tmp/mpi_check_algo_seq_"));
     double len = (double)strlen(cm_last_error()), sum = len;
@@ -256,7 +203,7 @@ START_TEST(test_rejections_on_all_ranks)
     /* D^2 on W itself: lambda_min(W) = -1/2 */
     small_config(&cfg, path, DT_ALGO_D2);
     cfg.d2_mix = 1.0;
-    ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+    ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EINVAL);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "above -1/3"));
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "/tmp/mpi_check_algo_"));
     double len = (double)strlen(cm_last_error()), sum = len;
@@ -266,13 +213,13 @@ START_TEST(test_rejections_on_all_ranks)
     /* auto: the largest c with lambda_min(M) = 1 - 1.5 c >= -1/4 */
     cfg.d2_mix = 0.0;
     cfg.epochs = 1;
-    outcome o = run_on(2, &cfg);
+    mpi_outcome o = mpi_run_on(2, &cfg);
     ck_assert_int_eq(o.s, CM_OK);
     ck_assert_double_eq_tol(o.mix_c, 1.25 / 1.5, 1e-12);
     /* an algorithm with all-reduce */
     small_config(&cfg, "", DT_ALGO_GT);
     cfg.mode = DT_MODE_ALLREDUCE;
-    ck_assert_int_eq(run_on(4, &cfg).s, CM_EINVAL);
+    ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EINVAL);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "--algorithm gt"));
     unlink(path);
 }

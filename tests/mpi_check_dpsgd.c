@@ -27,6 +27,7 @@
 #include "dt_config.h"
 #include "dt_dpsgd.h"
 #include "dt_log.h"
+#include "mpi_run.h"
 
 /* The cube Q3 (8 nodes, 3-regular) with Laplacian weights, written to a
  * per-rank temporary file whose path goes to cfg->topology. */
@@ -46,67 +47,28 @@ static void cube_file(char *path, size_t n)
     cm_topo_destroy(&t);
 }
 
-static void small_config(dt_config *cfg, const char *topo)
-{
-    dt_config_default(cfg);
-    cfg->own_kernels = check_allow_own;
-    cfg->dataset = DT_DS_SYNTHETIC;
-    cfg->synth_train = 4096;
-    cfg->synth_test = 256;
-    cfg->batch = 32;
-    cfg->epochs = 2;
-    cfg->lr = 0.02;
-    cfg->local_eval = 128;
-    cfg->seed = 5;
-    snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
-}
-
-/* Runs cfg on the first P ranks of the world; returns the worker hash and
- * the final accuracy on every rank (broadcast from rank 0). */
-static cm_status run_on(size_t P, const dt_config *cfg, uint64_t *hash,
-                        double *acc)
-{
-    dt_comm *w = dt_comm_world(), *c = NULL;
-    size_t rank = dt_comm_rank(w);
-    ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
-    double out[3] = {0, 0, 0};
-    cm_status s = CM_OK;
-    if (c) {
-        dt_dpsgd_result res;
-        s = dt_dpsgd_run(cfg, c, NULL, NULL, &res);
-        out[0] = (double)(res.workers_hash >> 12); /* exact in a double */
-        out[1] = res.last.test_acc;
-        out[2] = (double)s;
-        dt_comm_free(c);
-    }
-    ck_assert_int_eq(dt_comm_bcast(w, out, sizeof out, 0), CM_OK);
-    *hash = (uint64_t)out[0];
-    *acc = out[1];
-    return (cm_status)(int)out[2];
-}
-
 START_TEST(test_same_trajectory_for_every_P)
 {
     char path[64];
     dt_config cfg;
     cube_file(path, sizeof path);
-    small_config(&cfg, path);
-    uint64_t h[3];
-    double acc[3];
+    mpi_small_config(&cfg, path);
+    mpi_outcome o[3];
     size_t Ps[3] = {1, 2, 4};
-    for (int k = 0; k < 3; k++)
-        ck_assert_int_eq(run_on(Ps[k], &cfg, &h[k], &acc[k]), CM_OK);
-    ck_assert_uint_eq(h[0], h[1]);
-    ck_assert_uint_eq(h[0], h[2]);
-    ck_assert_double_eq(acc[0], acc[2]);
+    for (int k = 0; k < 3; k++) {
+        o[k] = mpi_run_on(Ps[k], &cfg);
+        ck_assert_int_eq(o[k].s, CM_OK);
+    }
+    ck_assert_uint_eq(o[0].hash, o[1].hash);
+    ck_assert_uint_eq(o[0].hash, o[2].hash);
+    ck_assert_double_eq(o[0].acc, o[2].acc);
     /* and the run learned: 10 classes, chance is 0.1 */
-    ck_assert_double_gt(acc[0], 0.7);
+    ck_assert_double_gt(o[0].acc, 0.7);
     /* a different seed gives a different trajectory */
     cfg.seed = 6;
-    uint64_t h6;
-    double a6;
-    ck_assert_int_eq(run_on(4, &cfg, &h6, &a6), CM_OK);
-    ck_assert_uint_ne(h6, h[0]);
+    mpi_outcome o6 = mpi_run_on(4, &cfg);
+    ck_assert_int_eq(o6.s, CM_OK);
+    ck_assert_uint_ne(o6.hash, o[0].hash);
     unlink(path);
 }
 END_TEST
@@ -116,37 +78,24 @@ START_TEST(test_resume_equals_uninterrupted)
     char path[64], dir[64];
     dt_config cfg;
     cube_file(path, sizeof path);
-    small_config(&cfg, path);
+    mpi_small_config(&cfg, path);
     cfg.epochs = 3;
-    uint64_t h_full, h_part, h_res;
-    double a_full, a_part, a_res;
-    ck_assert_int_eq(run_on(4, &cfg, &h_full, &a_full), CM_OK);
+    mpi_outcome full = mpi_run_on(4, &cfg);
+    ck_assert_int_eq(full.s, CM_OK);
     /* same directory name on every rank: rank 0's pid, broadcast */
     int pid = (int)getpid();
     ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
                      CM_OK);
     snprintf(dir, sizeof dir, "/tmp/mpi_check_ckpt_%d", pid);
-    snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
-    cfg.stop_after = 1;
-    ck_assert_int_eq(run_on(2, &cfg, &h_part, &a_part), CM_OK);
-    ck_assert_uint_ne(h_part, h_full); /* it did stop early */
-    cfg.stop_after = 0;
-    cfg.resume = 1;
-    ck_assert_int_eq(run_on(4, &cfg, &h_res, &a_res), CM_OK);
-    ck_assert_uint_eq(h_res, h_full);
-    ck_assert_double_eq(a_res, a_full);
+    mpi_resume_matches(&cfg, dir, 2, 4, full);
     /* resuming with other settings is refused on every rank, naming the
      * setting with both values (issue 10 item 8) */
     cfg.lr = 0.06;
-    ck_assert_int_eq(run_on(4, &cfg, &h_res, &a_res), CM_EINVAL);
+    ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EINVAL);
     ck_assert_msg(strstr(cm_last_error(), "written with other settings: "
                                           "--lr 0.02, this run has --lr 0.06"),
                   "%s", cm_last_error());
-    if (dt_comm_rank(dt_comm_world()) == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        ck_assert_int_eq(system(cmd), 0);
-    }
+    mpi_remove_dir(dir);
     unlink(path);
 }
 END_TEST
@@ -159,10 +108,8 @@ START_TEST(test_failed_save_cleans_up)
 {
     char path[64], dir[64];
     dt_config cfg;
-    uint64_t h;
-    double acc;
     cube_file(path, sizeof path);
-    small_config(&cfg, path);
+    mpi_small_config(&cfg, path);
     cfg.epochs = 1;
     int pid = (int)getpid();
     ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
@@ -175,7 +122,7 @@ START_TEST(test_failed_save_cleans_up)
     lim = old;
     lim.rlim_cur = 64 * 1024; /* a worker file is ~0.5 MB */
     ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    cm_status s = run_on(4, &cfg, &h, &acc);
+    int s = mpi_run_on(4, &cfg).s;
     ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
     signal(SIGXFSZ, old_sig);
     ck_assert_int_eq(s, CM_EIO);
@@ -195,13 +142,9 @@ START_TEST(test_failed_save_cleans_up)
     ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &left, sizeof left, 0),
                      CM_OK);
     ck_assert_double_eq(left, 0);
-    s = run_on(4, &cfg, &h, &acc);
-    ck_assert_msg(s == CM_OK, "status %d: %s", (int)s, cm_last_error());
-    if (dt_comm_rank(dt_comm_world()) == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        ck_assert_int_eq(system(cmd), 0);
-    }
+    s = mpi_run_on(4, &cfg).s;
+    ck_assert_msg(s == CM_OK, "status %d: %s", s, cm_last_error());
+    mpi_remove_dir(dir);
     unlink(path);
 }
 END_TEST
@@ -209,13 +152,12 @@ END_TEST
 START_TEST(test_allreduce_learns)
 {
     dt_config cfg;
-    small_config(&cfg, "");
+    mpi_small_config(&cfg, "");
     cfg.mode = DT_MODE_ALLREDUCE;
     cfg.workers = 6;
-    uint64_t h;
-    double acc;
-    ck_assert_int_eq(run_on(4, &cfg, &h, &acc), CM_OK);
-    ck_assert_double_gt(acc, 0.7);
+    mpi_outcome o = mpi_run_on(4, &cfg);
+    ck_assert_int_eq(o.s, CM_OK);
+    ck_assert_double_gt(o.acc, 0.7);
 }
 END_TEST
 
@@ -223,22 +165,20 @@ START_TEST(test_rejections_on_all_ranks)
 {
     dt_config cfg;
     char path[64];
-    uint64_t h;
-    double acc;
     /* a 3-node path: 4 ranks are too many */
     snprintf(path, sizeof path, "/tmp/mpi_check_small_%d.txt", (int)getpid());
     FILE *fp = fopen(path, "w");
     ck_assert_ptr_nonnull(fp);
     fputs("0 1\n1 2\n", fp);
     fclose(fp);
-    small_config(&cfg, path);
-    ck_assert_int_eq(run_on(4, &cfg, &h, &acc), CM_EINVAL);
+    mpi_small_config(&cfg, path);
+    ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EINVAL);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "4 MPI ranks but"));
     /* an asymmetric weighted file */
     fp = fopen(path, "w");
     fputs("0 0 0.5\n1 1 0.5\n0 1 0.5\n1 0 0.25\n", fp);
     fclose(fp);
-    ck_assert_int_eq(run_on(4, &cfg, &h, &acc), CM_EFORMAT);
+    ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EFORMAT);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "symmetric"));
     /* the message is the same on every rank: compare lengths */
     double len = (double)strlen(cm_last_error()), sum = len;
@@ -259,16 +199,16 @@ START_TEST(test_epoch0_row_and_global_loss)
     char path[64], log[64];
     dt_config cfg;
     cube_file(path, sizeof path);
-    small_config(&cfg, path);
+    mpi_small_config(&cfg, path);
     int pid = (int)getpid();
     ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
                      CM_OK);
     snprintf(log, sizeof log, "/tmp/mpi_check_log_%d.csv", pid);
-    uint64_t h_plain, h_log, h_often;
-    double acc;
-    ck_assert_int_eq(run_on(4, &cfg, &h_plain, &acc), CM_OK);
+    mpi_outcome plain = mpi_run_on(4, &cfg);
+    ck_assert_int_eq(plain.s, CM_OK);
     snprintf(cfg.log_path, sizeof cfg.log_path, "%s", log);
-    ck_assert_int_eq(run_on(2, &cfg, &h_log, &acc), CM_OK);
+    mpi_outcome logged = mpi_run_on(2, &cfg);
+    ck_assert_int_eq(logged.s, CM_OK);
     /* verdict: 0 ok, else the number of the failed check */
     double bad = 0, rows = 0, g0 = 0, g_last = 0;
     if (dt_comm_rank(dt_comm_world()) == 0) {
@@ -309,11 +249,12 @@ START_TEST(test_epoch0_row_and_global_loss)
      * more, and two epochs bring the average model's loss well down */
     ck_assert_double_gt(v[2], 1.5);
     ck_assert_double_lt(v[3], 0.8 * v[2]);
-    ck_assert_uint_eq(h_log, h_plain);
+    ck_assert_uint_eq(logged.hash, plain.hash);
     cfg.log_path[0] = '\0';
     cfg.eval_every = 7;
-    ck_assert_int_eq(run_on(4, &cfg, &h_often, &acc), CM_OK);
-    ck_assert_uint_eq(h_often, h_plain);
+    mpi_outcome often = mpi_run_on(4, &cfg);
+    ck_assert_int_eq(often.s, CM_OK);
+    ck_assert_uint_eq(often.hash, plain.hash);
     unlink(path);
 }
 END_TEST

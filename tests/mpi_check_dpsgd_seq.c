@@ -21,6 +21,7 @@
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"
+#include "mpi_run.h"
 
 /* Weights W = I - alpha L on the edges of t (alpha for every edge). */
 static void set_alpha(cm_topo *t, double alpha)
@@ -68,70 +69,28 @@ static void seq_file(char *path, size_t len, int kind, size_t period)
     cm_topo_seq_destroy(&s);
 }
 
-static void small_config(dt_config *cfg, const char *topo)
-{
-    dt_config_default(cfg);
-    cfg->own_kernels = check_allow_own;
-    cfg->dataset = DT_DS_SYNTHETIC;
-    cfg->synth_train = 4096;
-    cfg->synth_test = 256;
-    cfg->batch = 32;
-    cfg->epochs = 2;
-    cfg->lr = 0.02;
-    cfg->local_eval = 128;
-    cfg->seed = 5;
-    snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
-}
-
-typedef struct {
-    double hash, acc, status, bytes_per_step, n_params, period;
-} outcome;
-
-/* Runs cfg on the first P ranks of the world; every rank gets rank 0's
- * outcome. */
-static outcome run_on(size_t P, const dt_config *cfg)
-{
-    dt_comm *w = dt_comm_world(), *c = NULL;
-    size_t rank = dt_comm_rank(w);
-    ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
-    outcome o = {0};
-    if (c) {
-        dt_dpsgd_result res;
-        cm_status s = dt_dpsgd_run(cfg, c, NULL, NULL, &res);
-        o.hash = (double)(res.workers_hash >> 12); /* exact in a double */
-        o.acc = res.last.test_acc;
-        o.status = (double)s;
-        o.bytes_per_step = (double)res.bytes_per_step;
-        o.n_params = (double)res.n_params;
-        o.period = (double)res.period;
-        dt_comm_free(c);
-    }
-    ck_assert_int_eq(dt_comm_bcast(w, &o, sizeof o, 0), CM_OK);
-    return o;
-}
-
 START_TEST(test_seq_same_trajectory_for_every_P)
 {
     char path[64];
     dt_config cfg;
     seq_file(path, sizeof path, 0, 3);
-    small_config(&cfg, path);
-    outcome o[3];
+    mpi_small_config(&cfg, path);
+    mpi_outcome o[3];
     size_t Ps[3] = {1, 2, 4};
     for (int k = 0; k < 3; k++) {
-        o[k] = run_on(Ps[k], &cfg);
-        ck_assert_int_eq((int)o[k].status, CM_OK);
+        o[k] = mpi_run_on(Ps[k], &cfg);
+        ck_assert_int_eq(o[k].s, CM_OK);
         ck_assert_int_eq((int)o[k].period, 3);
     }
-    ck_assert_double_eq(o[0].hash, o[1].hash);
-    ck_assert_double_eq(o[0].hash, o[2].hash);
+    ck_assert_uint_eq(o[0].hash, o[1].hash);
+    ck_assert_uint_eq(o[0].hash, o[2].hash);
     ck_assert_double_eq(o[0].acc, o[2].acc);
     ck_assert_double_gt(o[0].acc, 0.5); /* it learns (chance is 0.1) */
     /* bytes per step follow the rounds: on 2 ranks (workers 0-3, 4-7)
      * rounds 0 and 1 stay inside a rank, round 2 sends 4 arrays each way */
-    ck_assert_double_eq(o[1].bytes_per_step,
+    ck_assert_double_eq(o[1].bytes,
                         (double)llround(4.0 * o[1].n_params * 4.0 / 3.0));
-    ck_assert_double_eq(o[0].bytes_per_step, 0.0);
+    ck_assert_double_eq(o[0].bytes, 0.0);
     unlink(path);
 }
 END_TEST
@@ -141,16 +100,16 @@ START_TEST(test_seq_of_one_graph_is_the_static_run)
     char seq[64], stat[64];
     dt_config cfg;
     seq_file(seq, sizeof seq, 1, 3);
-    small_config(&cfg, seq);
-    outcome a = run_on(2, &cfg);
-    ck_assert_int_eq((int)a.status, CM_OK);
+    mpi_small_config(&cfg, seq);
+    mpi_outcome a = mpi_run_on(2, &cfg);
+    ck_assert_int_eq(a.s, CM_OK);
     /* the same cube as a one-round (today's format) file */
     seq_file(stat, sizeof stat, 2, 1);
     snprintf(cfg.topology, sizeof cfg.topology, "%s", stat);
-    outcome b = run_on(4, &cfg);
-    ck_assert_int_eq((int)b.status, CM_OK);
+    mpi_outcome b = mpi_run_on(4, &cfg);
+    ck_assert_int_eq(b.s, CM_OK);
     ck_assert_int_eq((int)b.period, 1);
-    ck_assert_double_eq(a.hash, b.hash);
+    ck_assert_uint_eq(a.hash, b.hash);
     unlink(seq);
     unlink(stat);
 }
@@ -161,36 +120,22 @@ START_TEST(test_seq_resume_equals_uninterrupted)
     char path[64], dir[64];
     dt_config cfg;
     seq_file(path, sizeof path, 0, 3);
-    small_config(&cfg, path);
+    mpi_small_config(&cfg, path);
     cfg.epochs = 3; /* 16 steps per epoch: epochs end mid-period */
-    outcome full = run_on(4, &cfg);
-    ck_assert_int_eq((int)full.status, CM_OK);
+    mpi_outcome full = mpi_run_on(4, &cfg);
+    ck_assert_int_eq(full.s, CM_OK);
     int pid = (int)getpid();
     ck_assert_int_eq(dt_comm_bcast(dt_comm_world(), &pid, sizeof pid, 0),
                      CM_OK);
     snprintf(dir, sizeof dir, "/tmp/mpi_check_seq_ckpt_%d", pid);
-    snprintf(cfg.ckpt_dir, sizeof cfg.ckpt_dir, "%s", dir);
-    cfg.stop_after = 1;
-    outcome part = run_on(2, &cfg);
-    ck_assert_int_eq((int)part.status, CM_OK);
-    ck_assert_double_ne(part.hash, full.hash);
-    cfg.stop_after = 0;
-    cfg.resume = 1;
-    outcome res = run_on(4, &cfg);
-    ck_assert_int_eq((int)res.status, CM_OK);
-    ck_assert_double_eq(res.hash, full.hash);
+    mpi_resume_matches(&cfg, dir, 2, 4, full);
     /* resuming with another sequence (the cube rounds) is refused */
     char other[64];
     seq_file(other, sizeof other, 1, 3);
     snprintf(cfg.topology, sizeof cfg.topology, "%s", other);
-    outcome bad = run_on(4, &cfg);
-    ck_assert_int_eq((int)bad.status, CM_EINVAL);
+    ck_assert_int_eq(mpi_run_on(4, &cfg).s, CM_EINVAL);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "other settings"));
-    if (dt_comm_rank(dt_comm_world()) == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        ck_assert_int_eq(system(cmd), 0);
-    }
+    mpi_remove_dir(dir);
     unlink(path);
     unlink(other);
 }

@@ -5,7 +5,8 @@
  * 4 ranks with block and with graph placement; a run checkpointed with
  * block placement on 2 ranks and resumed with graph placement on 4 ends
  * like an uninterrupted run; the placement all ranks agree on is the one
- * rank 0 computed, balanced, and the graph one cuts fewer edges.
+ * rank 0 computed, balanced, and the graph one cuts fewer edges; a
+ * time-varying file is placed by the union of its rounds.
  *
  * Every assertion is made on every rank with values every rank holds
  * (broadcast from rank 0 where needed) (CK_FORK=no). */
@@ -17,12 +18,15 @@
 #include <check.h>
 
 #include "check_env.h"
+#include "cm_net.h"
 #include "cm_rng.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"
 #include "dt_placement.h"
+#include "mpi_run.h"
 
 /* Two 8-cliques joined by two edges, labels scrambled (seeded), Laplacian
  * weights; saved to a per-process file named by rank 0's pid. */
@@ -70,22 +74,13 @@ static void config(dt_config *cfg, const char *topo)
     snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
 }
 
-/* Runs cfg on the first P ranks; the workers-hash (52 bits) on every rank. */
+/* Runs cfg on the first P ranks, which must succeed; the workers-hash on
+ * every rank. */
 static uint64_t run_on(size_t P, const dt_config *cfg)
 {
-    dt_comm *w = dt_comm_world(), *c = NULL;
-    ck_assert_int_eq(dt_comm_split(w, dt_comm_rank(w) < P ? 0 : -1, &c),
-                     CM_OK);
-    double out[2] = {0, 0};
-    if (c) {
-        dt_dpsgd_result res;
-        out[1] = (double)dt_dpsgd_run(cfg, c, NULL, NULL, &res);
-        out[0] = (double)(res.workers_hash >> 12);
-        dt_comm_free(c);
-    }
-    ck_assert_int_eq(dt_comm_bcast(w, out, sizeof out, 0), CM_OK);
-    ck_assert_int_eq((int)out[1], CM_OK);
-    return (uint64_t)out[0];
+    mpi_outcome o = mpi_run_on(P, cfg);
+    ck_assert_int_eq(o.s, CM_OK);
+    return o.hash;
 }
 
 START_TEST(test_same_trajectory_any_placement)
@@ -178,6 +173,87 @@ START_TEST(test_agreed_placement)
 }
 END_TEST
 
+/* A time-varying topology is placed for all its rounds: round 0 a ring in
+ * label order, round 1 the two cliques of cliques_topo (scrambled labels),
+ * so round 0 alone would be split into two arcs of the ring and the union
+ * of the rounds' edges into the two cliques. On 2 ranks the run gets the
+ * union's graph placement (its costs on the union), not round 0's; the
+ * trajectory is block placement's; --net models each round's load under
+ * that placement, the mean over the period. */
+START_TEST(test_sequence_placed_by_union)
+{
+    const size_t P = 2;
+    cm_topo_seq s;
+    cm_topo_seq_init(&s);
+    ck_assert_int_eq(cm_topo_seq_alloc(&s, 2, 16), CM_OK);
+    size_t ei[16], ej[16];
+    for (size_t i = 0; i < 16; i++)
+        ei[i] = i, ej[i] = (i + 1) % 16;
+    ck_assert_int_eq(cm_topo_from_edges(&s.round[0], 16, 16, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&s.round[0], CM_WEIGHTS_LAPLACIAN),
+                     CM_OK);
+    cliques_topo(&s.round[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/mpi_check_place_seq_%d.txt",
+             shared_pid());
+    if (dt_comm_rank(dt_comm_world()) == 0)
+        ck_assert_int_eq(cm_topo_seq_save(&s, path, "ring, cliques"), CM_OK);
+    ck_assert_int_eq(dt_comm_barrier(dt_comm_world()), CM_OK);
+    /* what every rank expects: one host (the placement suite's premise) */
+    const size_t hosts[2] = {0, 0};
+    size_t ro_union[16], ro_round0[16];
+    cm_topo u;
+    cm_topo_init(&u);
+    ck_assert_int_eq(cm_topo_seq_union(&s, &u), CM_OK);
+    ck_assert_int_eq(cm_place_workers(&u, P, hosts, CM_PLACE_GRAPH,
+                                      ro_union), CM_OK);
+    ck_assert_int_eq(cm_place_workers(&s.round[0], P, hosts, CM_PLACE_GRAPH,
+                                      ro_round0), CM_OK);
+    cm_place_stats su, s0;
+    ck_assert_int_eq(cm_place_eval(&u, P, hosts, ro_union, NULL, &su), CM_OK);
+    ck_assert_int_eq(cm_place_eval(&u, P, hosts, ro_round0, NULL, &s0),
+                     CM_OK);
+    /* the fixture tells the two apart: round 0's placement cuts more of
+     * the union (clique edges) than the union's own; and the union's is
+     * the one chosen for the sequence (cm_place_workers_seq) */
+    ck_assert_uint_gt(s0.cut_edges, su.cut_edges);
+    size_t ro_seq[16];
+    ck_assert_int_eq(cm_place_workers_seq(&s, P, hosts, CM_PLACE_GRAPH,
+                                          ro_seq), CM_OK);
+    ck_assert_mem_eq(ro_seq, ro_union, sizeof ro_seq);
+    dt_config cfg;
+    config(&cfg, path);
+    cfg.epochs = 1;
+    cfg.placement = CM_PLACE_BLOCK;
+    mpi_outcome blk = mpi_run_on(P, &cfg);
+    ck_assert_int_eq(blk.s, CM_OK);
+    cfg.placement = CM_PLACE_GRAPH;
+    ck_assert_int_eq(cm_net_parse("wan", &cfg.net), CM_OK);
+    cfg.net_given = 1;
+    mpi_outcome gr = mpi_run_on(P, &cfg);
+    ck_assert_int_eq(gr.s, CM_OK);
+    ck_assert_uint_eq(gr.hash, blk.hash);
+    ck_assert_double_eq(gr.place_cut, (double)su.cut_edges);
+    ck_assert_double_eq(gr.place_volume, (double)su.volume);
+    double t_round = 0.0;
+    for (size_t t = 0; t < 2; t++) {
+        cm_place_load load[2];
+        cm_place_stats st;
+        ck_assert_int_eq(cm_place_eval(&s.round[t], P, hosts, ro_union, load,
+                                       &st), CM_OK);
+        t_round += cm_net_round_time(&cfg.net, load, hosts, P,
+                                     4.0 * gr.n_params, NULL) / 2.0;
+    }
+    ck_assert_double_gt(t_round, 0.0);
+    ck_assert_double_eq_tol(gr.round_model_s, t_round, 1e-12 * t_round);
+    ck_assert_int_eq(dt_comm_barrier(dt_comm_world()), CM_OK);
+    if (dt_comm_rank(dt_comm_world()) == 0)
+        unlink(path);
+    cm_topo_destroy(&u);
+    cm_topo_seq_destroy(&s);
+}
+END_TEST
+
 Suite *mpi_placement_suite(void)
 {
     Suite *s = suite_create("mpi_placement");
@@ -186,6 +262,7 @@ Suite *mpi_placement_suite(void)
     tcase_add_test(tc, test_agreed_placement);
     tcase_add_test(tc, test_same_trajectory_any_placement);
     tcase_add_test(tc, test_resume_on_another_placement);
+    tcase_add_test(tc, test_sequence_placed_by_union);
     suite_add_tcase(s, tc);
     return s;
 }

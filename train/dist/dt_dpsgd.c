@@ -29,6 +29,10 @@
  * Trade-off: one network (one set of activation and im2col buffers) per
  * rank runs all of the rank's workers in turn; worker state is just
  * (x_i, v_i, generator, batch order).
+ *
+ * This file sets up, steps and checkpoints the run; what it reports
+ * (evaluation, the CSV row, the final summary) is dt_dpsgd_report.c, on
+ * the per-rank state of dt_run.h.
  */
 #include "dt_dpsgd.h"
 
@@ -59,47 +63,10 @@
 #include "dt_optim.h"
 #include "dt_partition.h"
 #include "dt_placement.h"
+#include "dt_run.h"
 #include "dt_run_ckpt.h"
 #include "dt_topo_load.h"
 #include "dt_workers.h"
-
-/* Everything one rank holds during one dt_dpsgd_run call. */
-typedef struct {
-    const dt_config *cfg;
-    const dt_comm *comm;
-    size_t rank, P;
-    int allreduce;          /* 1: C-PSGD, one shared x */
-    size_t n;               /* workers in the run */
-    cm_topo_seq seq;        /* gossip mode: the weighted round(s) */
-    cm_topo *topo;          /* seq's round 0: the topology when static */
-    size_t period;          /* rounds of seq (1: a static topology) */
-    size_t cur;             /* the round of the step in progress */
-    double slem;            /* SLEM, or the period product's norm */
-    int one_based;          /* the topology file was read as 1-based */
-    double mix_c;           /* d2: weight of W in its mixing matrix */
-    double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
-    dt_gossip **g;          /* [period] one gossip plan per round */
-    dt_algo *algo;          /* gossip mode: the update rule and its state */
-    dt_net *net;
-    size_t B;               /* batch */
-    size_t steps_per_epoch;
-    dt_workers w;           /* this rank's workers */
-    dt_placement pl;        /* gossip mode: which rank holds which worker */
-    double t_round;         /* --net: modelled seconds of a gossip round */
-    double model_base, wall_base; /* model_s, wall_s of the last row
-                                     restored by --resume (0: fresh) */
-    size_t step_base;       /* its step */
-    dt_evaluator ev;        /* test sets and scratch of the evaluation */
-    float *gsum;            /* all-reduce: sum of the gradients */
-    double loss_sum;        /* sum of minibatch losses since the report */
-    size_t loss_n;
-    double t_compute, t_allreduce, t_eval;
-    uint64_t ar_bytes;      /* all-reduce: gradient bytes handed to
-                               MPI_Allreduce by this rank so far */
-    double train_base;      /* training seconds before a resume */
-    uint64_t bytes_base;    /* bytes per rank before a resume */
-    double t_train_start;
-} dt_run;
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -157,9 +124,10 @@ static cm_status setup_workers(dt_run *r)
                                  &r->w.count);
         return CM_OK;
     }
-    /* gossip: the agreed placement (--placement) says which workers */
-    if ((s = dt_placement_init(&r->pl, r->comm, r->topo, cfg->placement)) !=
-        CM_OK)
+    /* gossip: the agreed placement (--placement) says which workers; a
+     * time-varying topology is placed for the traffic of all its rounds */
+    if ((s = dt_placement_init_seq(&r->pl, r->comm, &r->seq,
+                                   cfg->placement)) != CM_OK)
         return s;
     dt_workers *w = &r->w;
     w->id = malloc(r->n * sizeof *w->id);
@@ -388,115 +356,6 @@ static cm_status step_allreduce(dt_run *r, double lr)
     return s;
 }
 
-/* ---- evaluation -------------------------------------------------------- */
-
-/* This rank's gossip counters summed over the rounds' plans; bytes_round
- * is the mean over the period (bytes per step). */
-static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
-                         double *bytes_round)
-{
-    memset(out, 0, sizeof *out);
-    *bytes_round = 0.0;
-    for (size_t t = 0; r->g && t < r->period; t++) {
-        dt_gossip_stats gs;
-        dt_gossip_get_stats(r->g[t], &gs);
-        out->rounds += gs.rounds;
-        out->bytes_sent += gs.bytes_sent;
-        out->t_mix += gs.t_mix;
-        out->t_mpi += gs.t_mpi;
-        *bytes_round += (double)gs.bytes_round / (double)r->period;
-    }
-}
-
-/* Collective. The progress after `step` steps, on every rank; resets the
- * loss accumulators. */
-static cm_status evaluate(dt_run *r, size_t step, double lr,
-                          dt_dpsgd_progress *p)
-{
-    double t0 = cm_time_now(), bytes_round;
-    dt_gossip_stats gs;
-    gossip_stats(r, &gs, &bytes_round);
-    dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
-                    .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes),
-                    .t_mpi = gs.t_mpi};
-    cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
-    if (s != CM_OK)
-        return s;
-    const size_t n_local = r->ev.test_local.n;
-    memset(p, 0, sizeof *p);
-    p->step = step;
-    p->epoch = (double)step / (double)r->steps_per_epoch;
-    p->epochs = r->cfg->epochs;
-    p->lr = lr;
-    p->consensus = m.consensus_sq / (double)r->n;
-    p->test_acc = r->ev.n_test ? m.correct_avg / (double)r->ev.n_test : 0.0;
-    p->test_loss = r->ev.n_test ? m.test_loss_sum / (double)r->ev.n_test
-                                : 0.0;
-    /* all-reduce: every worker holds the average model; --local-eval 0:
-     * not measured (NaN: an empty CSV field, "-" on the progress line) */
-    p->test_acc_local_mean =
-        r->allreduce ? p->test_acc
-        : n_local == 0 ? NAN
-                       : m.correct_local / ((double)r->n * (double)n_local);
-    p->train_loss = m.loss_n > 0 ? m.loss_sum / m.loss_n : NAN;
-    p->train_loss_global = r->ev.n_train_eval
-                               ? m.global_loss / (double)r->ev.n_train_eval
-                               : NAN;
-    p->bytes_sent =
-        r->bytes_base + (uint64_t)llround(m.bytes_sent / (double)r->P);
-    p->wall_s = r->train_base + (t0 - r->t_train_start) - r->t_eval;
-    p->images_per_s = p->wall_s > 0 ? (double)(step * r->n * r->B) /
-                                          p->wall_s : 0.0;
-    /* --net: this process's measured MPI gossip time (rank mean) replaced
-     * by the model's rounds */
-    if (r->cfg->net_given && !r->allreduce)
-        p->model_s = r->model_base + (p->wall_s - r->wall_base) -
-                     m.t_mpi / (double)r->P +
-                     (double)(step - r->step_base) * r->t_round;
-    r->loss_sum = 0.0;
-    r->loss_n = 0;
-    r->t_eval += cm_time_now() - t0;
-    return CM_OK;
-}
-
-/* Collective. Per-rank times and bytes, averaged over the ranks. */
-static cm_status summarize(dt_run *r, dt_dpsgd_result *res)
-{
-    dt_gossip_stats gs;
-    double bytes_round;
-    gossip_stats(r, &gs, &bytes_round);
-    if (r->allreduce) /* the gradient each rank hands to MPI_Allreduce */
-        bytes_round = (double)(r->w.len * sizeof(float));
-    struct {
-        double compute, mix, mpi, eval, bytes_round;
-    } t = {r->t_compute, gs.t_mix, r->allreduce ? r->t_allreduce : gs.t_mpi,
-           r->t_eval, bytes_round};
-    double a[5];
-    _Static_assert(sizeof t == sizeof a, "time sums are 5 doubles");
-    memcpy(a, &t, sizeof a);
-    cm_status s = dt_comm_allreduce_sum_double(r->comm, a, 5);
-    if (s != CM_OK)
-        return s;
-    memcpy(&t, a, sizeof a);
-    const double P = (double)r->P;
-    res->n_workers = r->n;
-    res->n_ranks = r->P;
-    res->n_params = r->w.len;
-    res->slem = r->slem;
-    res->period = r->allreduce ? 0 : r->period;
-    res->topo_one_based = r->one_based;
-    res->algorithm = r->allreduce ? DT_ALGO_DPSGD : r->cfg->algorithm;
-    res->mix_c = r->mix_c;
-    res->mix_slem = r->mix_slem;
-    res->t_compute = t.compute / P;
-    res->t_gossip_mem = t.mix / P;
-    res->t_gossip_mpi = t.mpi / P;
-    res->t_eval = t.eval / P;
-    res->bytes_per_step = (uint64_t)llround(t.bytes_round / P);
-    return dt_metrics_final_hashes(&r->ev, &r->w, &res->mean_hash,
-                                   &res->workers_hash);
-}
-
 /* ---- the run ----------------------------------------------------------- */
 
 static void run_free(dt_run *r)
@@ -534,6 +393,35 @@ static uint64_t run_fingerprint(const dt_run *r)
     return h;
 }
 
+/* --net: r->t_round, the modelled seconds of a gossip round of arrays of
+ * array_bytes bytes under the agreed placement: cm_net_round_time of each
+ * round's load, the mean over the period (a static topology: its one
+ * round). Every rank computes the same integers' model. CM_ENOMEM. */
+static cm_status model_round(dt_run *r, double array_bytes)
+{
+    if (r->period <= 1) {
+        r->t_round = cm_net_round_time(&r->cfg->net, r->pl.load,
+                                       r->pl.host_of_rank, r->P, array_bytes,
+                                       NULL);
+        return CM_OK;
+    }
+    cm_place_load *load = calloc(r->P, sizeof *load);
+    if (!load)
+        return cm_error(CM_ENOMEM, "out of memory (--net)");
+    cm_status s = CM_OK;
+    double sum = 0.0;
+    for (size_t t = 0; t < r->period && s == CM_OK; t++) {
+        cm_place_stats st;
+        s = cm_place_eval(&r->seq.round[t], r->P, r->pl.host_of_rank,
+                          r->pl.rank_of, load, &st);
+        sum += cm_net_round_time(&r->cfg->net, load, r->pl.host_of_rank,
+                                 r->P, array_bytes, NULL);
+    }
+    free(load);
+    r->t_round = sum / (double)r->period;
+    return s;
+}
+
 /* Flag combinations that only make sense together. */
 static cm_status check_config(const dt_config *cfg, size_t P)
 {
@@ -556,41 +444,6 @@ static cm_status check_config(const dt_config *cfg, size_t P)
                         "runs (--topology); all-reduce already averages the "
                         "exact gradients", dt_algo_name(cfg->algorithm));
     return CM_OK;
-}
-
-/* The progress a resumed run reports before its first evaluation. */
-static dt_dpsgd_progress progress_of_row(const dt_log_row *row)
-{
-    return (dt_dpsgd_progress){
-        .epoch = row->epoch, .step = row->step, .test_acc = row->test_acc,
-        .test_acc_local_mean = row->test_acc_local_mean,
-        .consensus = row->consensus, .train_loss = row->train_loss,
-        .train_loss_global = row->train_loss_global,
-        .bytes_sent = row->bytes_sent, .wall_s = row->wall_s, .lr = row->lr,
-        .test_loss = row->test_loss, .model_s = row->model_s};
-}
-
-/* Rank 0: the CSV row, the run state, the callback. */
-static cm_status record(dt_run *r, const dt_dpsgd_progress *p, dt_log *lg,
-                        dt_run_state *rs, dt_dpsgd_fn on_progress, void *ctx)
-{
-    dt_log_row row = {.epoch = p->epoch, .step = p->step,
-                      .wall_s = p->wall_s, .train_loss = p->train_loss,
-                      .test_acc = p->test_acc,
-                      .test_acc_local_mean = p->test_acc_local_mean,
-                      .consensus = p->consensus, .bytes_sent = p->bytes_sent,
-                      .lr = p->lr, .test_loss = p->test_loss,
-                      .train_loss_global = p->train_loss_global,
-                      .model_s = p->model_s};
-    cm_status s = CM_OK;
-    if (r->rank == 0) {
-        s = dt_log_append(lg, &row);
-        if (s == CM_OK)
-            s = dt_run_state_add(rs, &row, p->wall_s, p->bytes_sent);
-        if (s == CM_OK && on_progress)
-            on_progress(ctx, p);
-    }
-    return dt_comm_agree(r->comm, s);
 }
 
 /* What the loop's callbacks need. */
@@ -630,8 +483,9 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
                             (done + r->steps_per_epoch - 1) /
                                 r->steps_per_epoch, done, lr);
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK ||
-        (s = evaluate(r, done, lr, &p)) != CM_OK ||
-        (s = record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) != CM_OK)
+        (s = dt_run_evaluate(r, done, lr, &p)) != CM_OK ||
+        (s = dt_run_record(r, &p, c->lg, c->rs, c->on_progress, c->ctx)) !=
+            CM_OK)
         return s;
     c->res->last = p;
     const size_t K = r->cfg->save_model_every;
@@ -697,10 +551,12 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->array_bytes = 4.0 * (double)r.w.xlen; /* gt: x and y */
         res->n_workers = r.n;
         res->n_ranks = r.P;
-        if (cfg->net_given)
-            res->round_model_s = r.t_round = cm_net_round_time(
-                &cfg->net, r.pl.load, r.pl.host_of_rank, r.P,
-                res->array_bytes, NULL);
+        res->period = r.period; /* placed by the union when > 1 */
+        if (cfg->net_given &&
+            (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
+                CM_OK)
+            goto cleanup;
+        res->round_model_s = r.t_round;
     }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
@@ -724,7 +580,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         if ((s = dt_comm_agree(comm, s)) != CM_OK)
             goto cleanup;
         if (rs.n_rows) {
-            res->last = progress_of_row(&rs.rows[rs.n_rows - 1]);
+            res->last = dt_run_progress_of_row(&rs.rows[rs.n_rows - 1]);
             r.model_base = res->last.model_s;
             r.wall_base = res->last.wall_s;
             r.step_base = res->last.step;
@@ -751,9 +607,9 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
         goto cleanup;
     res->steps = step;
-    if ((s = summarize(&r, res)) != CM_OK)
+    if ((s = dt_run_summarize(&r, res)) != CM_OK)
         goto cleanup;
-    /* the average model xbar, formed on every rank by summarize */
+    /* the average model xbar, formed on every rank by dt_run_summarize */
     if (cfg->save_model[0] && r.rank == 0)
         s = dt_model_save(r.net, r.ev.xbar, cfg->save_model);
     if ((s = dt_comm_agree(comm, s)) != CM_OK)

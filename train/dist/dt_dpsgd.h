@@ -99,9 +99,13 @@ typedef struct {
                               worker order: equal runs have equal hashes */
     /* gossip mode: the placement (set before the start-up callback) */
     cm_place_kind placement; /* --placement */
-    cm_place_stats place;  /* its costs per round, in arrays */
+    cm_place_stats place;  /* its costs per round, in arrays (time-varying
+                              topology: placed by, and the costs of, the
+                              union of the rounds' edges) */
     double array_bytes;    /* bytes of one worker's parameter array */
-    double round_model_s;  /* --net: modelled seconds per round (else 0) */
+    double round_model_s;  /* --net: modelled seconds per round (else 0;
+                              time-varying: the mean over the rounds, each
+                              under the placement) */
 } dt_dpsgd_result;
 
 /* Runs decentralized (cfg->mode gossip, cfg->topology required) or

@@ -51,8 +51,11 @@ void dt_placement_destroy(dt_placement *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-cm_status dt_placement_init(dt_placement *pl, const dt_comm *c,
-                            const cm_topo *t, cm_place_kind kind)
+/* dt_placement_init over t (costs), placed by cm_place_workers_seq(seq)
+ * when seq is given, else cm_place_workers(t). */
+static cm_status placement_init(dt_placement *pl, const dt_comm *c,
+                                const cm_topo *t, const cm_topo_seq *seq,
+                                cm_place_kind kind)
 {
     memset(pl, 0, sizeof *pl);
     size_t P = dt_comm_size(c), n = t->n;
@@ -70,7 +73,10 @@ cm_status dt_placement_init(dt_placement *pl, const dt_comm *c,
     if (s == CM_OK) {
         cm_status s0 = CM_OK;
         if (dt_comm_rank(c) == 0)
-            s0 = cm_place_workers(t, P, pl->host_of_rank, kind, pl->rank_of);
+            s0 = seq ? cm_place_workers_seq(seq, P, pl->host_of_rank, kind,
+                                            pl->rank_of)
+                   : cm_place_workers(t, P, pl->host_of_rank, kind,
+                                      pl->rank_of);
         s = dt_comm_agree(c, s0);
     }
     if (s == CM_OK)
@@ -81,6 +87,28 @@ cm_status dt_placement_init(dt_placement *pl, const dt_comm *c,
     if (s != CM_OK)
         dt_placement_destroy(pl);
     return s;
+}
+
+cm_status dt_placement_init(dt_placement *pl, const dt_comm *c,
+                            const cm_topo *t, cm_place_kind kind)
+{
+    return placement_init(pl, c, t, NULL, kind);
+}
+
+cm_status dt_placement_init_seq(dt_placement *pl, const dt_comm *c,
+                                const cm_topo_seq *s, cm_place_kind kind)
+{
+    if (s->period <= 1)
+        return placement_init(pl, c, &s->round[0], NULL, kind);
+    cm_topo u;
+    cm_topo_init(&u);
+    cm_status st = dt_comm_agree(c, cm_topo_seq_union(s, &u));
+    if (st == CM_OK)
+        st = placement_init(pl, c, &u, s, kind);
+    else
+        memset(pl, 0, sizeof *pl);
+    cm_topo_destroy(&u);
+    return st;
 }
 
 size_t dt_placement_workers(const dt_placement *pl, size_t n, size_t r,

@@ -17,6 +17,7 @@
 #include "cm_place.h"
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "dt_comm.h"
 
 typedef struct {
@@ -40,6 +41,16 @@ cm_status dt_comm_host_ids(const dt_comm *c, size_t *host_of_rank);
  * dt_placement_destroy. Cost: cm_place_workers on rank 0 plus O(n d). */
 cm_status dt_placement_init(dt_placement *pl, const dt_comm *c,
                             const cm_topo *t, cm_place_kind kind);
+
+/* dt_placement_init for a time-varying topology s: rank 0 places by
+ * cm_place_workers_seq (the cheapest over the period of the placements of
+ * the rounds' union, of each round, and block); the costs in pl (st,
+ * load) are those of the union of the rounds (cm_topo_seq_union, built
+ * on every rank). Period 1: exactly dt_placement_init on its round.
+ * Collective; the ranks agree on failure. Cost: period + 1 placements on
+ * rank 0 plus O(M log M) for the union of M edges. */
+cm_status dt_placement_init_seq(dt_placement *pl, const dt_comm *c,
+                                const cm_topo_seq *s, cm_place_kind kind);
 
 /* Frees what pl owns and zeroes it. Accepts NULL. */
 void dt_placement_destroy(dt_placement *pl);

@@ -1,0 +1,66 @@
+/* topogen_cli: topogen's command line: the settings of one invocation
+ * (topogen_config), parsed and checked from argv by one flag table that
+ * also prints the usage text and writes the header's settings line (part
+ * of topogen's main, linked into topogen only: it prints usage errors on
+ * stderr and returns exit statuses).
+ */
+#ifndef TOPOGEN_CLI_H
+#define TOPOGEN_CLI_H
+
+#include <stddef.h>
+
+#include "cm_mixing.h"
+#include "cm_topo.h"
+#include "tg_graph.h"
+#include "tg_search.h"
+#include "tg_seq.h"
+
+/* The program version, written into every file header. Bump it when a
+ * change alters the graph or the bytes that given settings produce. */
+#define TOPOGEN_VERSION "2.1"
+
+/* Exit status of a usage error (1: a runtime failure). */
+#define EXIT_USAGE 2
+
+/* One invocation's settings; every field as parsed from its flag. */
+typedef struct {
+    int eval;                /* `topogen eval FILE` mode */
+    const char *file;        /* eval: the file to read */
+    int json;                /* eval: one JSON object */
+    size_t simulate;         /* eval: rounds to simulate (0: none) */
+    int one_based;           /* eval: node ids start at 1 */
+    int weights_given;       /* --weights was on the command line */
+    tg_kind kind;            /* what to build */
+    int seq;                 /* --kind is time-varying: seq_kind */
+    tg_seq_kind seq_kind;    /* one-peer-exp or base */
+    cm_weight_rule weights;  /* mixing weights (unless fdla) */
+    int fdla;                /* --weights fdla: tg_fdla instead of a rule */
+    cm_topo_format format;   /* output format (eval: input format) */
+    tg_search_opts search;   /* n, d, objective, seed, iters, ... */
+    const char *out;         /* -o FILE or "-" */
+    int out_given;           /* -o on the command line (eval: writes) */
+    int quiet;               /* no progress on stderr */
+    int help, version;       /* --help, --version */
+    const char *net;         /* eval: --net NET (NULL: no network model) */
+    size_t params;           /* eval: --params, floats per worker array */
+    size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
+} topogen_config;
+
+/* The defaults: learned kind, Laplacian weights, edge list on stdout, the
+ * search's defaults (tg_search_opts_default). */
+void topogen_config_default(topogen_config *c);
+
+/* Parses argv (`topogen [FLAGS]` or `topogen eval FILE [FLAGS]`) into c,
+ * which holds the defaults. Returns -1 to go on; else the exit status to
+ * return: 0 after printing --help or --version on stdout, EXIT_USAGE after
+ * one message naming the flag on stderr. The strings in c point into
+ * argv. */
+int topogen_parse_args(int argc, char **argv, topogen_config *c);
+
+/* The settings that change the graph as one command line into buf (cap
+ * bytes, truncated): "-n 64 -d 4 --kind learned ...", every value
+ * resolved, so that `topogen SETTINGS` re-creates the file byte for byte.
+ * Call after the search's defaults are resolved. */
+void topogen_settings_line(const topogen_config *c, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,90 @@
+/* dt_run: the state one rank holds during one dt_dpsgd_run call, shared
+ * by the two halves of the D-PSGD loop: dt_dpsgd.c (setup, one step,
+ * the run with its checkpoints) and dt_dpsgd_report.c (evaluation, the
+ * CSV row and callback, the final summary). Internal to train/dist: the
+ * public API is dt_dpsgd.h.
+ */
+#ifndef DT_RUN_H
+#define DT_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_status.h"
+#include "cm_topo.h"
+#include "cm_topo_seq.h"
+#include "dt_algo.h"
+#include "dt_comm.h"
+#include "dt_config.h"
+#include "dt_dpsgd.h"
+#include "dt_gossip.h"
+#include "dt_log.h"
+#include "dt_metrics.h"
+#include "dt_net.h"
+#include "dt_placement.h"
+#include "dt_run_ckpt.h"
+#include "dt_workers.h"
+
+/* Everything one rank holds during one dt_dpsgd_run call. */
+typedef struct {
+    const dt_config *cfg;
+    const dt_comm *comm;
+    size_t rank, P;
+    int allreduce;          /* 1: C-PSGD, one shared x */
+    size_t n;               /* workers in the run */
+    cm_topo_seq seq;        /* gossip mode: the weighted round(s) */
+    cm_topo *topo;          /* seq's round 0: the topology when static */
+    size_t period;          /* rounds of seq (1: a static topology) */
+    size_t cur;             /* the round of the step in progress */
+    double slem;            /* SLEM, or the period product's norm */
+    int one_based;          /* the topology file was read as 1-based */
+    double mix_c;           /* d2: weight of W in its mixing matrix */
+    double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
+    dt_gossip **g;          /* [period] one gossip plan per round */
+    dt_algo *algo;          /* gossip mode: the update rule and its state */
+    dt_net *net;
+    size_t B;               /* batch */
+    size_t steps_per_epoch;
+    dt_workers w;           /* this rank's workers */
+    dt_placement pl;        /* gossip mode: which rank holds which worker */
+    double t_round;         /* --net: modelled seconds of a gossip round */
+    double model_base, wall_base; /* model_s, wall_s of the last row
+                                     restored by --resume (0: fresh) */
+    size_t step_base;       /* its step */
+    dt_evaluator ev;        /* test sets and scratch of the evaluation */
+    float *gsum;            /* all-reduce: sum of the gradients */
+    double loss_sum;        /* sum of minibatch losses since the report */
+    size_t loss_n;
+    double t_compute, t_allreduce, t_eval;
+    uint64_t ar_bytes;      /* all-reduce: gradient bytes handed to
+                               MPI_Allreduce by this rank so far */
+    double train_base;      /* training seconds before a resume */
+    uint64_t bytes_base;    /* bytes per rank before a resume */
+    double t_train_start;
+} dt_run;
+
+/* Collective. The progress after `step` steps (lr: the rate of the
+ * epoch) into *p, the same on every rank: the metrics of dt_metrics_eval,
+ * the bytes sent per rank, the training seconds (evaluation excluded) and,
+ * with --net, the modelled seconds. Resets the loss accumulators. O(the
+ * evaluation's forward passes + n_params). */
+cm_status dt_run_evaluate(dt_run *r, size_t step, double lr,
+                          dt_dpsgd_progress *p);
+
+/* Collective. The run's figures into res (sizes, SLEM, algorithm, the
+ * per-rank times and bytes per step averaged over the ranks, the final
+ * hashes), forming the average model ev.xbar on every rank. */
+cm_status dt_run_summarize(dt_run *r, dt_dpsgd_result *res);
+
+/* The progress a resumed run reports before its first evaluation: its
+ * last restored CSV row. */
+dt_dpsgd_progress dt_run_progress_of_row(const dt_log_row *row);
+
+/* Collective. On rank 0: p as a CSV row of lg, a row of the run state rs
+ * (for the checkpoint), and on_progress(ctx, p) if given; the status is
+ * agreed. */
+cm_status dt_run_record(const dt_run *r, const dt_dpsgd_progress *p,
+                        dt_log *lg, dt_run_state *rs, dt_dpsgd_fn on_progress,
+                        void *ctx);
+
+#endif
