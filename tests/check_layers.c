@@ -19,6 +19,7 @@
 #include "check_env.h"
 #include "check_num.h"
 #include "cm_rng.h"
+#include "dt_kernels.h"
 #include "dt_layers.h"
 
 #define GC_TOL 1e-3
@@ -298,7 +299,9 @@ static size_t ind_x_at(const dt_layer *l, size_t q, size_t t)
  * (the vectorized row blocks), rows of 8 and of 3 (blocks across rows,
  * overlapping fields), NHWC with 3x3 and 5x5 taps; partial channel tiles,
  * 32 and 64 channels (the 3 x 32 forward tile), a batch that is no
- * multiple of 6 pixels. */
+ * multiple of 6 pixels. None of these shapes is one Winograd takes
+ * (dt_wino_applies); the CNN's 3x3 convs with >= 32 channels run
+ * Winograd, whose order tests/check_wino.c checks the same way. */
 START_TEST(test_conv_ind_order)
 {
     static const size_t cases[][7] = {/* c, h, w, oc, k, batch, nhwc */
@@ -314,6 +317,7 @@ START_TEST(test_conv_ind_order)
                       .oc = c[3], .k = c[4], .in_nhwc = (int)c[6],
                       .relu = (int)(t % 2)};
         ck_assert_int_eq(dt_layer_shape(&l), 0);
+        ck_assert(!dt_wino_applies(&l)); /* the indirect kernel's order */
         if (!check_allow_own || !dt_layer_ind_available(&l))
             return;
         l.ind = 1;

@@ -246,10 +246,12 @@ START_TEST(test_shards_sum)
 }
 END_TEST
 
-/* The layouts dt_net picks (direct and indirect AVX2 kernels, NHWC
- * between them, where the CPU has them) compute the same network as the
- * all-NCHW im2col path (allow_own = 0): logits, loss and gradient to
- * float rounding, both models, 1 and 3 input channels. */
+/* The layouts dt_net picks (direct, indirect and Winograd AVX2 kernels,
+ * NHWC between them, where the CPU has them) compute the same network as
+ * the all-NCHW im2col path (allow_own = 0): logits, loss and gradient to
+ * float rounding, both models, 1 and 3 input channels. Tolerance 1e-4
+ * relative: each Winograd conv is within 1e-6 of im2col (check_wino), and
+ * the CNN chains four convs and two fcs. */
 START_TEST(test_layouts_same_network)
 {
     static const size_t shapes[][3] = {{1, 28, 28}, {3, 32, 32}};

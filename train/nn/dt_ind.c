@@ -19,7 +19,9 @@
  *            added into dX at base + toff (col2im fused).
  *
  * Every sum runs in a fixed order (taps, pixels, channels in order): same
- * inputs, same bits. Unpadded convs only (dt_ind_supported).
+ * inputs, same bits. Unpadded convs only (dt_ind_supported). Where
+ * dt_wino_applies (3x3 taps, >= 32 channels: the CNN's convs 2-4) the
+ * forward pass, dX and dW run Winograd instead (dt_wino.c); db stays here.
  */
 #include "dt_kernels.h"
 
@@ -55,11 +57,17 @@ static ind_ws ind_layout(const dt_layer *l, float *work)
     return s;
 }
 
-size_t dt_ind_work_size(const dt_layer *l)
+/* The indirect kernel's own floats; Winograd's (dt_wino.c) follow. */
+static size_t ind_size(const dt_layer *l)
 {
     size_t kk = l->c * l->k * l->k, ocp = dt_kern_round_up(l->oc, CB);
     return 2 * (kk + PR) * ocp + dt_kern_round_up(kk, CB) * l->oc +
            l->oh * l->ow + kk + PR + 16;
+}
+
+size_t dt_ind_work_size(const dt_layer *l)
+{
+    return ind_size(l) + dt_wino_work_size(l);
 }
 
 int dt_ind_supported(const dt_layer *l)
@@ -186,6 +194,10 @@ __attribute__((target("avx2,fma"))) void
 dt_ind_forward(const dt_layer *l, const float *w, const float *b,
                const float *x, float *y, size_t batch, float *work)
 {
+    if (dt_wino_applies(l)) {
+        dt_wino_forward(l, w, b, x, y, batch, work + ind_size(l));
+        return;
+    }
     ind_ws s = ind_layout(l, work);
     const size_t oc = l->oc, kk = s.kk, npix = batch * s.pix;
     offsets(l, &s);
@@ -262,7 +274,7 @@ dw_pixels(const float *xn, const int32_t *base, size_t pix, const int32_t *to,
     }
 }
 
-/* dW and db; dy (NHWC, npix x oc) already masked by the ReLU. The sums
+/* dW; dy (NHWC, npix x oc) already masked by the ReLU. The sums
  * over the pixels run image by image: each 6 x 16 tile's accumulators go
  * to dwa after an image and come back for the next, so one image's dy and
  * x stay in cache across all tiles (the whole batch per tile re-read both
@@ -270,9 +282,9 @@ dw_pixels(const float *xn, const int32_t *base, size_t pix, const int32_t *to,
  * over the pixels in order: the same bits. */
 __attribute__((target("avx2,fma"))) static void
 ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
-       float *dw, float *db, size_t batch)
+       float *dw, size_t batch)
 {
-    const size_t oc = l->oc, kk = s->kk, npix = batch * s->pix;
+    const size_t oc = l->oc, kk = s->kk;
     const size_t in = dt_layer_in_size(l);
     memset(s->dwa, 0, (kk + PR) * s->ocp * sizeof *s->dwa);
     for (size_t n = 0; n < batch; n++) {
@@ -303,6 +315,16 @@ ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
             }
         }
     }
+    for (size_t o = 0; o < oc; o++)
+        for (size_t t = 0; t < kk; t++)
+            dw[o * kk + t] += s->dwa[t * s->ocp + o];
+}
+
+/* db += the sums of dy (NHWC, npix x oc) over the pixels in order. */
+__attribute__((target("avx2,fma"))) static void
+ind_db(const dt_layer *l, const float *dy, float *db, size_t npix)
+{
+    const size_t oc = l->oc;
     for (size_t c0 = 0; c0 < oc; c0 += CB) {
         long nc = (long)(oc - c0);
         __m256i m0 = lanes(nc), m1 = lanes(nc - 8);
@@ -319,9 +341,6 @@ ind_dw(const dt_layer *l, const ind_ws *s, const float *x, const float *dy,
         for (size_t o = c0; o < oc && o < c0 + CB; o++)
             db[o] += sb[o - c0];
     }
-    for (size_t o = 0; o < oc; o++)
-        for (size_t t = 0; t < kk; t++)
-            dw[o * kk + t] += s->dwa[t * s->ocp + o];
 }
 
 /* The columns of a0[0..5] (the rows 6 and 7 zero) as t[0..7]: t[j] lane r
@@ -460,8 +479,15 @@ void dt_ind_backward(const dt_layer *l, const float *w, const float *x,
                      size_t batch, float *work)
 {
     ind_ws s = ind_layout(l, work);
+    ind_db(l, dy, db, batch * s.pix);
+    if (dt_wino_applies(l)) {
+        dt_wino_dw(l, x, dy, dw, batch, work + ind_size(l));
+        if (dx)
+            dt_wino_dx(l, w, dy, dx, batch, work + ind_size(l));
+        return;
+    }
     offsets(l, &s);
-    ind_dw(l, &s, x, dy, dw, db, batch);
+    ind_dw(l, &s, x, dy, dw, batch);
     if (dx)
         ind_dx(l, &s, w, dy, dx, batch);
 }
