@@ -66,19 +66,13 @@ static void one_peer_file(char *path, size_t n, int pid)
                      CM_OK); /* written before anyone reads it */
 }
 
+/* mpi_run.h's small run (which honours DPSGD_NO_AVX512) with algorithm a
+ * and no evaluation of the local models. */
 static void small_config(dt_config *cfg, const char *topo, dt_algo_kind a)
 {
-    dt_config_default(cfg);
-    cfg->dataset = DT_DS_SYNTHETIC;
-    cfg->synth_train = 4096;
-    cfg->synth_test = 256;
-    cfg->batch = 32;
-    cfg->epochs = 2;
-    cfg->lr = 0.02;
+    mpi_small_config(cfg, topo);
     cfg->local_eval = 0;
-    cfg->seed = 5;
     cfg->algorithm = a;
-    snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
 }
 
 /* cfg on 1, 3 and 4 ranks (3 splits the 8 workers unevenly): the same
