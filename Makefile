@@ -31,8 +31,21 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 GSL_CFLAGS    := $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS      := -lgsl
 
-TRAIN_DIRS := train train/nn train/data train/dist
-CPPFLAGS += -D_GNU_SOURCE -Isrc -Itopo $(addprefix -I,$(TRAIN_DIRS))
+# Include paths follow the floor plan, so an include that points up does
+# not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
+# topo/; each train/ layer sees the ones below it
+# (nn < data < core < distributed < cli). Tests see everything.
+INC_SRC   := -Isrc
+INC_TOPO  := $(INC_SRC) -Itopo
+INC_TCLI  := $(INC_TOPO) -Itopo/cli
+INC_NN    := $(INC_SRC) -Itrain/nn
+INC_DATA  := $(INC_NN) -Itrain/data
+INC_CORE  := $(INC_DATA) -Itrain/core
+INC_DIST  := $(INC_CORE) -Itrain/distributed
+INC_DCLI  := $(INC_DIST) -Itrain/cli
+INC_ALL   := $(INC_TCLI) $(INC_DCLI) -Itests
+INC       ?= $(INC_ALL)
+CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
 ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
              $(GSL_CFLAGS) $(IGRAPH_CFLAGS) -MMD -MP
@@ -41,24 +54,25 @@ ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
 OPENMP ?= -fopenmp
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
-# ---- sources --------------------------------------------------------------
-MAINS        := src/topogen.c src/dpsgd_train.c
-# src/topogen_*.c: parts of topogen's main (they print), linked into it only
-TOPOGEN_MAIN_SRCS := $(wildcard src/topogen_*.c)
-SRC_SRCS     := $(filter-out $(MAINS) $(TOPOGEN_MAIN_SRCS),$(wildcard src/*.c))
-TOPO_SRCS    := $(wildcard topo/*.c)
-# Folder rules. train/nn is the network engine, train/data the data sets,
-# train/dist the distributed run; configuration, logging and the
-# single-worker loop sit in train/ itself. Inside train/dist, a file named
-# *_mpi.c is the one that includes <mpi.h> (built with $(MPICC)); the files
-# that call its dt_comm / dt_gossip API are linked into dpsgd-train and
-# check_mpi, everything else in train/ into check_unit too.
-TRAIN_MPI_SRCS := $(wildcard train/dist/*_mpi.c)
-TRAIN_SRCS   := $(filter-out $(TRAIN_MPI_SRCS),$(wildcard $(addsuffix /*.c,$(TRAIN_DIRS))))
-# (dt_gossip_plan_* is plain C: calling it does not make a file MPI-bound.)
-DIST_CALLS   := dt_(comm|gossip)_(?!plan_)[a-z_]+[(]
-TRAIN_DIST_SRCS := $(filter-out $(TRAIN_MPI_SRCS),$(shell grep -lP \
-    '$(DIST_CALLS)' train/dist/*.c 2>/dev/null))
+# ---- sources: a file's folder and name decide how it is built -------------
+#   src/                 the floor both programs stand on (cm_*); no main
+#   topo/                topogen's library (tg_*); no MPI
+#   topo/cli/            topogen's command line (main and its parts)
+#   train/nn/            the network engine
+#   train/data/          data sets and partitions
+#   train/core/          one process's pieces: configuration, logging, the
+#                        update rules, the gossip plan, checkpoint files
+#   train/distributed/   the run over MPI: *_mpi.c include <mpi.h> (built
+#                        with $(MPICC)); the rest call their dt_comm /
+#                        dt_gossip API, so they link only where those are
+#   train/cli/           dpsgd-train's main
+SRC_SRCS       := $(wildcard src/*.c)
+TOPO_SRCS      := $(wildcard topo/*.c)
+TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
+TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
+DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
+DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS),$(wildcard train/distributed/*.c))
+TRAIN_CLI_SRCS := $(wildcard train/cli/*.c)
 UNIT_TESTS   := $(wildcard tests/check_*.c)
 MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
 
@@ -68,8 +82,7 @@ mpiobj = $(patsubst %.c,$(BUILD)/mpi/%.o,$(1))
 SRC_OBJS   := $(call obj,$(SRC_SRCS))
 TOPO_OBJS  := $(call obj,$(TOPO_SRCS))
 TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
-TRAIN_UNIT_OBJS := $(call obj,$(filter-out $(TRAIN_DIST_SRCS),$(TRAIN_SRCS)))
-TRAIN_MPI_OBJS := $(call mpiobj,$(TRAIN_MPI_SRCS))
+DIST_OBJS  := $(call obj,$(DIST_SRCS)) $(call mpiobj,$(DIST_MPI_SRCS))
 
 TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm -pthread
 TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
@@ -82,7 +95,16 @@ all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/src/%.o $(BUILD)/mpi/src/%.o:         INC = $(INC_SRC)
+$(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
+$(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
+$(BUILD)/train/nn/%.o:                         INC = $(INC_NN)
+$(BUILD)/train/data/%.o:                       INC = $(INC_DATA)
+$(BUILD)/train/core/%.o:                       INC = $(INC_CORE)
+$(BUILD)/train/distributed/%.o $(BUILD)/mpi/train/distributed/%.o: INC = $(INC_DIST)
+$(BUILD)/train/cli/%.o:                        INC = $(INC_DCLI)
 
 # The engine's elementwise loops (bias, relu masks, col2im, SGD) are
 # vectorized only at -O3 (GCC's -O2 cost model leaves them scalar): the
@@ -92,14 +114,13 @@ $(BUILD)/train/nn/%.o: OMP_CFLAGS = $(OPENMP)
 
 $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,src/topogen.c $(TOPOGEN_MAIN_SRCS)) $(TOPO_OBJS) \
-                $(SRC_OBJS)
+$(BIN)/topogen: $(call obj,$(TOPO_CLI_SRCS)) $(TOPO_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
-$(BIN)/dpsgd-train: $(call mpiobj,src/dpsgd_train.c) $(TRAIN_MPI_OBJS) \
+$(BIN)/dpsgd-train: $(call obj,$(TRAIN_CLI_SRCS)) $(DIST_OBJS) \
                     $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TRAIN_LIBS)
@@ -119,28 +140,28 @@ $(BUILD)/tests/mpi_suites.inc: $(MPI_TESTS)
 
 $(BUILD)/tests/check_main.o: tests/check_main.c $(BUILD)/tests/unit_suites.inc
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(INC_ALL) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BUILD)/mpi/tests/mpi_main.o: tests/mpi_main.c $(BUILD)/tests/mpi_suites.inc
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(INC_ALL) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BUILD)/mpi/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
-                   $(TOPO_OBJS) $(TRAIN_UNIT_OBJS) $(SRC_OBJS)
+                   $(TOPO_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
 	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm -pthread
 
 $(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
-                  $(TRAIN_MPI_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
+                  $(DIST_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
 	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
@@ -200,7 +221,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
 FUZZERS      := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_OBJS    := $(SRC_OBJS) $(call obj,$(wildcard train/data/*.c) \
-                train/dist/dt_ckpt.c)
+                train/core/dt_ckpt.c)
 
 $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)

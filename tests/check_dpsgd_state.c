@@ -1,5 +1,5 @@
 /* check_dpsgd_state.c: the run-level checkpoint file of the D-PSGD trainer
- * (train/dist/dt_dpsgd_state.c): round trip, corruption and truncation caught
+ * (train/core/dt_dpsgd_state.c): round trip, corruption and truncation caught
  * by the crc, the wrong epoch refused, pruning keeps only one epoch. */
 #include <stdio.h>
 #include <stdlib.h>

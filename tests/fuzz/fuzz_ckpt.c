@@ -1,5 +1,5 @@
 /* fuzz_ckpt.c: libFuzzer harness for the checkpoint reader
- * (dt_ckpt_latest and dt_ckpt_read, train/dist/dt_ckpt.c). Each input is
+ * (dt_ckpt_latest and dt_ckpt_read, train/core/dt_ckpt.c). Each input is
  * written as the `latest` marker (its first line) and as the file of
  * worker 0 of epoch 1, with its trailing crc32 recomputed (random bytes
  * almost never carry a valid checksum, and the checksum test is covered

@@ -1,7 +1,7 @@
-/* topogen_seq: the time-varying half of topogen's main (src/topogen.c):
+/* topogen_seq: the time-varying half of topogen's main (topo/cli/topogen.c):
  * build and write a one-peer-exp or base sequence, and report on a
  * sequence file. Like topogen.c it prints and returns exit statuses; it
- * is linked into topogen only (the Makefile's src/topogen_*.c rule). The
+ * is linked into topogen only (the Makefile's topo/cli/ rule). The
  * JSON printers are shared with topogen_eval.c.
  */
 #ifndef TOPOGEN_SEQ_H

@@ -1,4 +1,4 @@
-/* dt_watchdog: the --timeout wait shared by the MPI files of train/dist
+/* dt_watchdog: the --timeout wait shared by the MPI files of train/distributed
  * (dt_watchdog_mpi.c). Internal: included only by *_mpi.c files, since it
  * speaks MPI types; the rest of the trainer sees dt_comm_set_timeout,
  * dt_comm_timed_out and dt_comm_abort_job in dt_comm.h.

@@ -1,7 +1,7 @@
 /* dt_run: the state one rank holds during one dt_dpsgd_run call, shared
  * by the two halves of the D-PSGD loop: dt_dpsgd.c (setup, one step,
  * the run with its checkpoints) and dt_dpsgd_report.c (evaluation, the
- * CSV row and callback, the final summary). Internal to train/dist: the
+ * CSV row and callback, the final summary). Internal to train/distributed: the
  * public API is dt_dpsgd.h.
  */
 #ifndef DT_RUN_H

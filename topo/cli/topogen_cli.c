@@ -1,6 +1,6 @@
 /* topogen_cli: topogen's command line (part of topogen's main, linked
- * into topogen only by the Makefile's src/topogen_*.c rule; like
- * src/topogen.c it prints and returns exit statuses). One table, FLAGS,
+ * into topogen only by the Makefile's topo/cli/ rule; like
+ * topo/cli/topogen.c it prints and returns exit statuses). One table, FLAGS,
  * drives parsing, the usage text and the settings line of a file header,
  * so a flag is added in one place. Flags take `--flag value` or
  * `--flag=value`; every check that needs no heavy work (sizes, kinds,

@@ -1,6 +1,6 @@
 /* topogen_eval: `topogen eval FILE`, the report on a topology file (part
- * of topogen's main: like src/topogen.c it prints and returns exit
- * statuses; linked into topogen only, by the Makefile's src/topogen_*.c
+ * of topogen's main: like topo/cli/topogen.c it prints and returns exit
+ * statuses; linked into topogen only, by the Makefile's topo/cli/ rule
  * rule). topogen_cli.c parses and validates the flags, topogen.c hands
  * them over as a topogen_eval_job; this module reads the file, weights it, and prints
  * the text report, one JSON object or the gossip simulation, with the
