@@ -30,7 +30,7 @@ static const flag_spec FLAGS[] = {
     {"--dataset", F_DATASET, OFF(dataset), 0, 0, 0},
     {"--data", F_PATH, OFF(data_dir), 0, 0, 0},
     {"--model", F_MODEL, OFF(model), 0, 0, 0},
-    {"--epochs", F_SIZE, OFF(epochs), 1, 1e6, 0},
+    {"--epochs", F_SIZE, OFF(epochs), 0, 1e6, 0},
     {"--batch", F_SIZE, OFF(batch), 1, 65536, 0},
     {"--lr", F_DOUBLE, OFF(lr), 0, 1e3, 0},
     {"--momentum", F_DOUBLE, OFF(momentum), 0, 1, 1},
@@ -73,6 +73,7 @@ static const flag_spec FLAGS[] = {
     {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
     {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
     {"--summary", F_PATH, OFF(summary), 0, 0, 0},
+    {"--write-partition", F_PATH, OFF(write_partition), 0, 0, 0},
 };
 
 void dt_config_default(dt_config *cfg)
@@ -156,7 +157,14 @@ const char *dt_config_usage(void)
         "  --mode M           gossip (default, needs --topology) or "
         "allreduce\n"
         "  --workers N        allreduce: number of workers (one per rank)\n"
-        "  --partition P      iid (default) or dirichlet:ALPHA (label skew)\n"
+        "  --partition P      iid (default), dirichlet:ALPHA (label skew) or "
+        "shards:C\n"
+        "                     (exactly C classes per worker)\n"
+        "  --write-partition FILE  the partition's per-worker class counts "
+        "(topogen\n"
+        "                     --labels); with --epochs 0 only that "
+        "(--workers N or\n"
+        "                     --topology FILE gives the workers)\n"
         "  --algorithm A      dpsgd (default), d2 (D^2 / exact diffusion), "
         "gt\n"
         "                     (gradient tracking, 2x bytes) or qgm "
@@ -333,5 +341,9 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         if (f->kind == F_WEIGHTS)
             cfg->weights_set = 1;
     }
+    if (cfg->epochs == 0 && !cfg->write_partition[0])
+        return cm_error(CM_EINVAL, "--epochs: at least 1 (0 only with "
+                        "--write-partition FILE: write the partition, do "
+                        "not train)");
     return CM_OK;
 }

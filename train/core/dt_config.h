@@ -32,7 +32,8 @@ typedef struct {
     dt_dataset dataset;        /* --dataset (fashion-mnist) */
     char data_dir[DT_PATH_MAX];/* --data; "" = the data set's default */
     dt_model model;            /* --model (lenet) */
-    size_t epochs;             /* --epochs, > 0 */
+    size_t epochs;             /* --epochs, > 0 (0 only with
+                                  --write-partition: write, no training) */
     size_t batch;              /* --batch, per step, > 0 */
     double lr;                 /* --lr, base learning rate, >= 0 */
     double momentum;           /* --momentum, in [0, 1) */
@@ -99,6 +100,9 @@ typedef struct {
                                   --bench-gossip (0 = the model's) */
     char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
                                   timings, hashes of the run; "" = none */
+    char write_partition[DT_PATH_MAX]; /* --write-partition FILE: the
+                                  partition's per-worker class counts
+                                  (dt_partition_file.h); "" = none */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

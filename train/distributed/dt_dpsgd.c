@@ -67,6 +67,7 @@
 #include "dt_run_ckpt.h"
 #include "dt_topo_load.h"
 #include "dt_workers.h"
+#include "dt_partition_file.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -191,6 +192,10 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
                           DT_DATA_CLASSES, r->n, r->B, cfg->seed);
     if (s != CM_OK)
         cm_error_prefix(s, "--partition");
+    if (s == CM_OK && r->rank == 0 && cfg->write_partition[0])
+        s = dt_partition_save_counts(cfg->write_partition, part, labels,
+                                     n_train, cfg->dataset, &cfg->partition,
+                                     cfg->seed);
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         goto cleanup;
     s = dt_workers_load_shards(w, part, &src, &norm);
