@@ -108,6 +108,13 @@ typedef struct {
                              between groups; 0: no groups */
     size_t max_cross;     /* with groups: the bound C on the cut (swaps
                              that would exceed it are not proposed) */
+    /* data-aware (tg_search_hetero.c): with pi set the energy gets
+     * + hetero_weight * H, H the neighbourhood heterogeneity of the
+     * graph's W = (I + A)/(d + 1) for the class proportions pi */
+    const double *pi;     /* [n*k] class proportions, or NULL: none */
+    const double *pibar;  /* [k] their mean over nodes */
+    size_t k;             /* classes */
+    double hetero_weight; /* mu >= 0 (default 1) */
 } tg_search_opts;
 
 typedef struct {

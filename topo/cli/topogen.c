@@ -35,6 +35,7 @@
 #include "tg_groups.h"
 #include "tg_search.h"
 #include "topogen_cli.h"
+#include "topogen_data.h"
 #include "topogen_eval.h"
 #include "topogen_progress.h"
 #include "topogen_seq.h"
@@ -127,6 +128,20 @@ static int generate(topogen_config *c)
         cm_atomic_abort(&probe);
     }
     int tty = isatty(STDERR_FILENO);
+    cm_labels lab;
+    cm_labels_init(&lab);
+    double *pi = NULL, *pibar = NULL;
+    char labline[512] = "";
+    if (c->labels) { /* data-aware search: + mu * H (tg_search_hetero.c) */
+        int lrc = topogen_data_search_labels(c, &lab, &pi, &pibar);
+        if (lrc >= 0) {
+            cm_labels_destroy(&lab);
+            free(pi);
+            free(pibar);
+            return lrc;
+        }
+        topogen_data_header_line(&lab, c->labels, labline, sizeof labline);
+    }
     if (c->kind == TG_KIND_LEARNED) {
         resolve_defaults(&c->search);
         if (!c->quiet) {
@@ -170,15 +185,15 @@ static int generate(topogen_config *c)
     snprintf(comment, sizeof comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
              "seed=%llu version=%s%s\n"
-             "# settings: %s\n"
+             "# settings: %s%s\n"
              "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
              t.n, dmax, tg_kind_name(c->kind),
              tg_objective_name(c->search.obj),
              topogen_weights_name(c->fdla, c->weights),
              (unsigned long long)c->search.seed, TOPOGEN_VERSION,
-             res.interrupted ? " interrupted=1" : "", settings, l2, ln, slem,
-             fl);
+             res.interrupted ? " interrupted=1" : "", settings, labline, l2,
+             ln, slem, fl);
     st = write_topology(c, &t, comment, settings, l2, ln, slem);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -215,6 +230,9 @@ static int generate(topogen_config *c)
         rc = 128 + (int)*c->search.stop;
     }
 cleanup:
+    free(pi);
+    free(pibar);
+    cm_labels_destroy(&lab);
     cm_topo_destroy(&t);
     tg_graph_destroy(&g);
     return rc;
@@ -241,7 +259,7 @@ static int evaluate(const topogen_config *c)
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
-        .version = TOPOGEN_VERSION};
+        .version = TOPOGEN_VERSION, .labels = c->labels};
     return topogen_evaluate(&job);
 }
 
@@ -260,5 +278,7 @@ int main(int argc, char **argv)
         return rc;
     if (c.eval)
         return evaluate(&c);
+    if (c.dkind)
+        return topogen_data_generate(&c);
     return c.seq ? generate_seq(&c) : generate(&c);
 }

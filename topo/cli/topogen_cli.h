@@ -44,7 +44,17 @@ typedef struct {
     const char *net;         /* eval: --net NET (NULL: no network model) */
     size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
+    /* data-aware (topogen_data.c): the counts file of dpsgd-train
+     * --write-partition and what is built from it */
+    int dkind;               /* TOPOGEN_DK_*: stl-fw or dcliques (0: none) */
+    const char *labels;      /* --labels COUNTS (NULL: none) */
+    double lambda;           /* --lambda: STL-FW's ||W - J||^2 weight */
+    int symmetric;           /* --symmetric: undirected STL-FW */
+    int inter;               /* --inter: D-Cliques' inter-clique links */
+    int clique_equal;        /* --clique-weights equal (0: mh) */
 } topogen_config;
+
+enum { TOPOGEN_DK_NONE, TOPOGEN_DK_STLFW, TOPOGEN_DK_DCLIQUES };
 
 /* The defaults: learned kind, Laplacian weights, edge list on stdout, the
  * search's defaults (tg_search_opts_default). */

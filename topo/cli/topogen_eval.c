@@ -21,6 +21,7 @@
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "topogen_groups.h"
+#include "topogen_data.h"
 #include "topogen_seq.h"
 
 cm_status topogen_weights_set(int fdla, cm_weight_rule rule, cm_topo *t,
@@ -137,11 +138,19 @@ int topogen_evaluate(const topogen_eval_job *c)
         cm_topo_seq_destroy(&seq);
         return EXIT_FAILURE;
     }
+    char hetero[1024] = "";
+    if (st == CM_OK && seq.period > 1 && c->labels &&
+        topogen_data_eval(c->labels, seq.round, seq.period, c->json, hetero,
+                          sizeof hetero) != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        cm_topo_seq_destroy(&seq);
+        return EXIT_FAILURE;
+    }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
             c->out_given, c->net, c->ranks, c->hosts,
-            4.0 * (double)(c->params ? c->params : 61706)};
+            4.0 * (double)(c->params ? c->params : 61706), hetero};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;
@@ -179,6 +188,9 @@ int topogen_evaluate(const topogen_eval_job *c)
         st = net_eval(c, &t, &net, nev);
     if (st == CM_OK && c->groups)
         st = topogen_cut_eval(&t, c->groups, c->file, &cut);
+    if (st == CM_OK && c->labels)
+        st = topogen_data_eval(c->labels, &t, 1, c->json, hetero,
+                               sizeof hetero);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
@@ -232,7 +244,7 @@ int topogen_evaluate(const topogen_eval_job *c)
             net_print(c, &t, &net, nev, 1);
         if (c->groups)
             topogen_cut_print(&cut, 1);
-        printf("\"weights\":\"%s\"}\n", wname);
+        printf("%s\"weights\":\"%s\"}\n", hetero, wname);
     } else {
         printf("file          %s (%s%s)\n", c->file,
                cm_topo_format_name(ro.found), ro.one_based ? ", 1-based" : "");
@@ -264,6 +276,7 @@ int topogen_evaluate(const topogen_eval_job *c)
             net_print(c, &t, &net, nev, 0);
         if (c->groups)
             topogen_cut_print(&cut, 0);
+        fputs(hetero, stdout);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");

@@ -190,7 +190,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             printf("],\"mean_round_s\":%.6g},\"allreduce_ring_s\":%.6g,",
                    mean_s, ar_s);
         }
-        printf("\"weights\":\"file\"}\n");
+        printf("%s\"weights\":\"file\"}\n", job->extra ? job->extra : "");
     } else {
         printf("file          %s\n", file);
         printf("n             %zu\n", e.n);
@@ -207,7 +207,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         else
             printf("rounds_1e-3   %.1f  (estimated from the period)\n",
                    e.rounds_est);
-        printf("weights       file\n");
+        printf("weights       file\n%s", job->extra ? job->extra : "");
         if (job->net) {
             char d[160];
             printf("net           %s\nplacement     %zu workers on %zu "
