@@ -199,11 +199,17 @@ static int generate(topogen_config *c)
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;
     }
-    char cross[96] = "";
+    char cross[192] = "";
     if (c->search.groups)
         snprintf(cross, sizeof cross, "; %zu of %zu edges between the %zu "
                  "groups (at most %zu)", res.cross, t.m, c->search.groups,
                  c->search.max_cross);
+    if (c->labels) {
+        size_t len = strlen(cross);
+        snprintf(cross + len, sizeof cross - len, "; H %.5f (weights "
+                 "1/(d+1)), energy with %g * H", res.hetero,
+                 c->search.hetero_weight);
+    }
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "

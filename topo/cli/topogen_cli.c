@@ -137,7 +137,7 @@ static const flag_spec FLAGS[] = {
      "H = (1/n)||(W - J) Pi||_F^2"},
     {"--hetero-weight", NULL, F_REAL, OFF(search.hetero_weight), GEN, 0, 0,
      H_DATA, "MU", "learned --labels: weight of H in the energy (default "
-     "1; topo/README.md says how to choose it)"},
+     "10; topo/README.md says how to choose it)"},
     {"--lambda", NULL, F_REAL, OFF(lambda), GEN, 0, 0, H_DATA, "L",
      "stl-fw: weight of ||W - J||_F^2 in the objective (default 0.1)"},
     {"--symmetric", NULL, F_FLAG, OFF(symmetric), GEN, 0, 0, H_DATA, NULL,
