@@ -944,6 +944,8 @@ mpi_cases
 results_cases
 fdla_cases
 seq_cases
+. "$(dirname "$0")/cli_dataaware.sh"
+dataaware_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
