@@ -58,19 +58,20 @@ int cm_labels_identity_get(const char *identity, const char *key, char *buf,
     return -1;
 }
 
-/* Parses the header line "# labels 1 ..." into identity; other comments
- * are ignored. */
-static void parse_header(const char *line, char *identity, size_t cap)
+/* Parses the header line "# labels 1 ..." into identity (other comments
+ * are ignored). -1 when the identity does not fit. */
+static int parse_header(const char *line, char *identity, size_t cap)
 {
     static const char pre[] = "# labels 1 ";
     if (strncmp(line, pre, sizeof pre - 1) != 0)
-        return;
+        return 0;
     const char *v = line + sizeof pre - 1;
     size_t len = strcspn(v, "\r\n");
     if (len >= cap)
-        len = cap - 1;
+        return -1;
     memcpy(identity, v, len);
     identity[len] = '\0';
+    return 0;
 }
 
 cm_status cm_labels_read(cm_labels *l, const char *path)
@@ -110,7 +111,12 @@ cm_status cm_labels_read(cm_labels *l, const char *path)
             p++;
         if (*p == '#') {
             if (first_comment && p == line && l->n == 0) {
-                parse_header(line, l->identity, sizeof l->identity);
+                if (parse_header(line, l->identity, sizeof l->identity)) {
+                    s = cm_error(CM_EFORMAT, "%s:%zu: the `# labels 1` "
+                                 "header is longer than %zu bytes", path,
+                                 lineno, sizeof l->identity - 1);
+                    goto done;
+                }
                 char w[32];
                 if (l->identity[0] &&
                     cm_labels_identity_get(l->identity, "workers", w,

@@ -82,6 +82,10 @@ cm_status tg_stlfw_learn(size_t n, size_t k, const double *pi,
     if (o->budget == 0 || o->budget > TG_STLFW_MAX_ITERS)
         return cm_error(CM_EINVAL, "-d: the STL-FW budget must be in 1..%d",
                         TG_STLFW_MAX_ITERS);
+    if (o->symmetric && o->budget < 2)
+        return cm_error(CM_EINVAL, "-d: --symmetric needs a budget of at "
+                        "least 2 (an atom (P + P^T)/2 adds up to two "
+                        "neighbours)");
     if (!(o->lambda >= 0.0))
         return cm_error(CM_EINVAL, "--lambda: must be >= 0");
     if (k > 1024)
