@@ -206,9 +206,18 @@ int topogen_data_generate(topogen_config *c)
                                 "W_jj = 1 - sum_i W_ji");
         cm_status st;
         if (c->symmetric) {
+            double slem = NAN;
             st = tg_wdense_to_topo(n, W, &t);
-            if (st == CM_OK)
+            if (st == CM_OK && (st = cm_topo_slem(&t, &slem)) == CM_OK) {
+                size_t len = strlen(comment);
+                char *nl = strrchr(comment, '\n'); /* before the last line */
+                char tail[256];
+                snprintf(tail, sizeof tail, "%s", nl);
+                snprintf(nl, sizeof comment - (size_t)(nl - comment),
+                         " slem=%.4f%s", slem, tail);
+                (void)len;
                 st = cm_topo_save(&t, c->out, comment);
+            }
         } else {
             st = write_directed(c->out, n, W, comment);
         }
