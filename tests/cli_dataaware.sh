@@ -54,5 +54,19 @@ dataaware_cases() {
         check 'grep -q "^dpsgd-train: notice: .*la8.txt was learned for the partition .*partition=dirichlet:0.3.* but this run uses dataset=synthetic partition=iid seed=1" "$T/err"' "notice for another partition"
         expect_ok "--write-partition in a gossip run" mpi_run 2 "$dt" $syn --epochs 1 --topology "$T/la8.txt" --partition dirichlet:0.3 --write-partition "$T/wg.txt"
         check 'cmp -s "$T/wp_dirichlet_0_3.txt" "$T/wg.txt" && ! grep -q notice "$T/err"' "gossip run: same partition, no notice"
+        # clique averaging on D-Cliques at one class per worker: the same
+        # bits on 1 and 3 ranks, and better than plain dpsgd there
+        "$dt" $syn --epochs 0 --workers 20 --partition shards:1 --write-partition "$T/s20.txt" --quiet
+        "$tg" --kind dcliques --labels "$T/s20.txt" -q -o "$T/dc20.txt"
+        check 'grep -q "^# cliques: " "$T/dc20.txt"' "dcliques writes its cliques"
+        ca="$syn --epochs 2 --partition shards:1 --topology $T/dc20.txt"
+        expect_ok "clique-avg, 1 rank" mpi_run 1 "$dt" $ca --algorithm clique-avg
+        h1=$(grep -o "hash [0-9a-f]*  workers-hash [0-9a-f]*" "$T/out"); a1=$(sed -n 's/^final:.*test_acc \([0-9.]*\).*/\1/p' "$T/out")
+        expect_ok "clique-avg, 3 ranks" mpi_run 3 "$dt" $ca --algorithm clique-avg
+        check '[ -n "$h1" ] && grep -q "^final: clique-avg .*$h1" "$T/out"' "clique-avg: same bits on 1 and 3 ranks"
+        expect_ok "dpsgd on the same D-Cliques" mpi_run 2 "$dt" $ca
+        a0=$(sed -n 's/^final:.*test_acc \([0-9.]*\).*/\1/p' "$T/out")
+        check 'awk -v a="$a1" -v b="$a0" "BEGIN { exit !(a > b + 0.1) }"' "clique-avg ($a1) beats dpsgd ($a0) at one class per worker"
+        expect_fail 2 "^dpsgd-train: --algorithm clique-avg: .*la8.txt has no \`# cliques:\` line" "clique-avg needs cliques" mpi_run 2 "$dt" $syn --topology "$T/la8.txt" --algorithm clique-avg
     fi
 }

@@ -256,11 +256,21 @@ int topogen_data_generate(topogen_config *c)
             slem = NAN;
         size_t dmin, dmax;
         cm_topo_degree_range(&t, &dmin, &dmax);
-        char cl[256];
-        size_t len = (size_t)snprintf(cl, sizeof cl, "# cliques=%zu",
-                                      res.q);
-        (void)len;
-        snprintf(comment, sizeof comment,
+        /* the clique of each node, for dpsgd-train --algorithm clique-avg
+         * (dt_clique.c reads it), after the labels line */
+        size_t ccap = 32 + 8 * n;
+        char *cl = malloc(ccap), *big = malloc(ccap + 4096);
+        if (!cl || !big) {
+            free(cl), free(big), free(res.clique);
+            fprintf(stderr, "topogen: out of memory\n");
+            goto done;
+        }
+        size_t len = (size_t)snprintf(cl, ccap, "# cliques:");
+        for (size_t i = 0; i < n; i++)
+            len += (size_t)snprintf(cl + len, ccap - len, " %zu",
+                                    res.clique[i]);
+        snprintf(cl + len, ccap - len, "\n# cliques=%zu", res.q);
+        snprintf(big, ccap + 4096,
                  "# topogen 2 n=%zu d=%zu kind=dcliques inter=%s weights=%s "
                  "seed=%llu version=%s\n"
                  "# settings: %s%s\n"
@@ -273,7 +283,10 @@ int topogen_data_generate(topogen_config *c)
                  settings, lab, cl, res.inter_edges, res.skew,
                  res.skew_start, h.h, slem);
         free(res.clique);
-        if (cm_topo_save(&t, c->out, comment) != CM_OK) {
+        cm_status sst = cm_topo_save(&t, c->out, big);
+        free(cl);
+        free(big);
+        if (sst != CM_OK) {
             rc = fail();
             goto done;
         }

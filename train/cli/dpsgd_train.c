@@ -465,7 +465,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
            "%s %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
-                                          : dt_algo_name(r.algorithm),
+           : cfg->clique_avg ? "clique-avg" : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
            epochs, r.last.test_acc, local,
            r.last.consensus, r.period > 1 ? "product-norm" : "slem",

@@ -167,9 +167,12 @@ const char *dt_config_usage(void)
         "                     --topology FILE gives the workers)\n"
         "  --algorithm A      dpsgd (default), d2 (D^2 / exact diffusion), "
         "gt\n"
-        "                     (gradient tracking, 2x bytes) or qgm "
+        "                     (gradient tracking, 2x bytes), qgm "
         "(quasi-global\n"
-        "                     momentum); see train/README.md\n"
+        "                     momentum) or clique-avg (dpsgd, gradients "
+        "averaged in the\n"
+        "                     clique of a D-Cliques topology); see "
+        "train/README.md\n"
         "  --d2-mixing C      d2 mixes with (1-C) I + C W: auto (the largest "
         "C\n"
         "                     <= 1 with lambda_min >= -1/4), half (C = 0.5), "
@@ -236,6 +239,11 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
     case F_PARTITION:
         return dt_partition_parse(v, (dt_part_spec *)(void *)p);
     case F_ALGO:
+        cfg->clique_avg = strcmp(v, "clique-avg") == 0;
+        if (cfg->clique_avg) { /* dpsgd's update on clique-mean gradients */
+            *(dt_algo_kind *)(void *)p = DT_ALGO_DPSGD;
+            return CM_OK;
+        }
         if (dt_algo_parse(v, (dt_algo_kind *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);
         return CM_OK;

@@ -69,6 +69,9 @@ typedef struct {
     size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
     dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
     dt_algo_kind algorithm;    /* --algorithm dpsgd|d2|gt|qgm (dpsgd) */
+    int clique_avg;            /* --algorithm clique-avg: dpsgd with each
+                                  gradient averaged over its D-Cliques
+                                  clique (the file's `# cliques:` line) */
     double d2_mix;             /* --d2-mixing: weight C of W in d2's
                                   (1-C) I + C W; 0 = auto */
     size_t eval_every;         /* --eval-every K steps; 0 = every epoch */

@@ -41,6 +41,10 @@ typedef struct {
     double mix_c;           /* d2: weight of W in its mixing matrix */
     double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
     dt_gossip **g;          /* [period] one gossip plan per round */
+    dt_gossip *gc;          /* clique-avg: exact averaging in each clique */
+    float **gbuf, **gavg;   /* clique-avg: [count] gradients, their clique
+                               means (arrays of len floats, in gmem) */
+    float *gmem;
     dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
     size_t B;               /* batch */
