@@ -308,6 +308,25 @@ done:
     return rc;
 }
 
+/* s as the inside of a JSON string (quotes, backslashes and control
+ * characters escaped) into buf. */
+static void json_inner(const char *s, char *buf, size_t cap)
+{
+    size_t k = 0;
+    for (; *s && k + 7 < cap; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            buf[k++] = '\\';
+            buf[k++] = (char)ch;
+        } else if (ch < 0x20) {
+            k += (size_t)snprintf(buf + k, cap - k, "\\u%04x", ch);
+        } else {
+            buf[k++] = (char)ch;
+        }
+    }
+    buf[k] = '\0';
+}
+
 cm_status topogen_data_eval(const char *labels, const cm_topo *rounds,
                             size_t period, int json, char *buf, size_t cap)
 {
@@ -336,11 +355,13 @@ cm_status topogen_data_eval(const char *labels, const cm_topo *rounds,
     }
     if (s == CM_OK) {
         double H = hsum / (double)period;
+        char lj[600];
+        json_inner(labels, lj, sizeof lj);
         if (json)
             snprintf(buf, cap, "\"heterogeneity\":{\"labels\":\"%s\","
                      "\"h\":%.9g,\"worst\":%.9g,\"worst_node\":%zu,"
                      "\"worst_tv\":%.9g,\"rounds\":%zu,\"neff_0.951\":%.9g},",
-                     labels, H, worst.worst, worst.worst_node, worst.worst_tv,
+                     lj, H, worst.worst, worst.worst_node, worst.worst_tv,
                      period, neff);
         else
             snprintf(buf, cap, "heterogeneity H %.6f  ((1/n)||(W - J) Pi||_F^2"
