@@ -30,6 +30,12 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # GSL without its reference CBLAS: OpenBLAS (linked first) provides cblas_*.
 GSL_CFLAGS    := $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS      := -lgsl
+# libxml2: the GraphML reader (src/cm_topo_graphml.c); jansson: every JSON
+# read or written (safetensors headers, --summary, topogen eval --json).
+XML_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML_LIBS      := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
+JSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+JSON_LIBS     := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
@@ -48,7 +54,7 @@ INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
 ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
-             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) -MMD -MP
+             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $(XML_CFLAGS) $(JSON_CFLAGS) -MMD -MP
 # OpenMP: the engine's threads (dt_net_set_threads, --threads); compiled
 # into train/nn only, linked into the programs that contain it.
 OPENMP ?= -fopenmp
@@ -84,8 +90,10 @@ TOPO_OBJS  := $(call obj,$(TOPO_SRCS))
 TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
 DIST_OBJS  := $(call obj,$(DIST_SRCS)) $(call mpiobj,$(DIST_MPI_SRCS))
 
-TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm -pthread
-TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+               $(JSON_LIBS) -lm -pthread
+TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) \
+               -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
@@ -158,13 +166,14 @@ $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
                    $(TOPO_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm -pthread
+	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+	    $(JSON_LIBS) -lz -lm -pthread
 
 $(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
                   $(DIST_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
 
 MPIRUN ?= mpirun --allow-run-as-root --oversubscribe --bind-to none
 MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
@@ -226,7 +235,7 @@ FUZZ_OBJS    := $(SRC_OBJS) $(call obj,$(wildcard train/data/*.c) \
 $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(ALL_LDFLAGS) \
-	    $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
 
 deps-fuzz:
 	@sh scripts/install-deps.sh fuzz

@@ -334,9 +334,15 @@ static void print_notices(const dt_config *cfg)
 }
 
 /* --eval-model: one line with the saved model's test accuracy and loss. */
-static int run_eval_model(const dt_config *cfg)
+static int run_eval_model(const dt_config *given)
 {
     dt_train_result res;
+    dt_config c = *given, *cfg = &c; /* model and data set: the file's */
+    cm_status s = dt_train_apply_model_meta(cfg);
+    if (s != CM_OK) { /* a conflict with --model / --dataset: a flag's */
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
     if (dt_train_eval_model(cfg, &res) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;

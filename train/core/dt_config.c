@@ -332,6 +332,8 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
             return s;
         if (f->kind == F_WEIGHTS)
             cfg->weights_set = 1;
+        cfg->model_given |= f->kind == F_MODEL;
+        cfg->dataset_given |= f->kind == F_DATASET;
     }
     return CM_OK;
 }

@@ -93,6 +93,8 @@ typedef struct {
     cm_place_kind placement;   /* --placement block|graph (graph) */
     cm_net net;                /* --net: the network model */
     int net_given;             /* --net was given */
+    int model_given;           /* --model was given */
+    int dataset_given;         /* --dataset was given */
     size_t bench_gossip;       /* --bench-gossip R: time R gossip rounds
                                   alone (no training); 0 = off */
     size_t bench_floats;       /* --bench-floats N: array length for

@@ -66,6 +66,7 @@
 #include "dt_run.h"
 #include "dt_run_ckpt.h"
 #include "dt_topo_load.h"
+#include "dt_train.h"
 #include "dt_workers.h"
 
 /* ---- setup ------------------------------------------------------------- */
@@ -174,6 +175,7 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
     if ((s = dt_comm_bcast(r->comm, hdr, sizeof hdr, 0)) != CM_OK ||
         (s = dt_comm_bcast(r->comm, &norm, sizeof norm, 0)) != CM_OK)
         goto cleanup;
+    dt_train_model_meta(cfg, &norm, &r->meta);
     size_t n_train = (size_t)hdr[0];
     if (r->rank != 0 && !(labels = malloc(n_train ? n_train : 1)))
         s = cm_error(CM_ENOMEM, "out of memory for %zu labels", n_train);
@@ -492,7 +494,8 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
     if (epoch_end && K && r->cfg->save_model[0] &&
         (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */
         if (r->rank == 0)
-            s = dt_model_save(r->net, r->ev.xbar, r->cfg->save_model);
+            s = dt_model_save(r->net, r->ev.xbar, &r->meta,
+                              r->cfg->save_model);
         if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
             return s;
     }
@@ -535,6 +538,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                               cfg->net_given && !r.allreduce);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
+    if (r.rank == 0 && s == CM_OK && cfg->init_model[0])
+        s = dt_model_check_file(cfg->init_model); /* before any rank reads */
     if (r.rank == 0 && s == CM_OK && cfg->summary[0])
         s = cm_atomic_probe(cfg->summary);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
@@ -611,7 +616,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     /* the average model xbar, formed on every rank by dt_run_summarize */
     if (cfg->save_model[0] && r.rank == 0)
-        s = dt_model_save(r.net, r.ev.xbar, cfg->save_model);
+        s = dt_model_save(r.net, r.ev.xbar, &r.meta, cfg->save_model);
     if ((s = dt_comm_agree(comm, s)) != CM_OK)
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
