@@ -119,6 +119,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     cm_status st = CM_OK;
     const size_t P = job->ranks ? job->ranks : s->n;
     const size_t H = job->hosts ? job->hosts : P;
+    int usage = job->out_given || job->weights_given; /* flag conflicts:
+                                                         exit 2 */
     if (job->out_given)
         st = cm_error(CM_EINVAL, "-o: %s is time-varying (period %zu); -o "
                       "rewrites one-round files with new weights", file,
@@ -133,6 +135,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     if (st == CM_OK)
         st = tg_seq_evaluate(s, deg, &e);
     if (st == CM_OK && job->net) {
+        usage = P > s->n || H > P;
         if (P > s->n)
             st = cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
                           "(workers)", P, file, s->n);
@@ -155,6 +158,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
+        if (usage)
+            rc = 2;
         goto cleanup;
     }
     if (simulate) {
