@@ -100,7 +100,7 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
     cm_status s = rank == 0 ? cm_topo_file_check(path) : CM_OK;
     if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
-    cm_status s = cm_topo_seq_read_ex(seq, path, &ro);
+    s = cm_topo_seq_read_ex(seq, path, &ro);
     for (size_t r = 0; s == CM_OK && r < seq->period; r++)
         if (seq->round[r].directed) /* until the gossip knows arcs */
             s = cm_error(CM_ETOPO, "%s: directed topologies are not yet "
