@@ -212,6 +212,12 @@ cm_status cm_topo_check_doubly(const cm_topo *t, const char *path);
 cm_status cm_topo_epidemic_draw(cm_topo *t, size_t n, size_t s, int local,
                                 uint64_t seed, uint64_t round);
 
+/* The undirected, unweighted graph of t's arcs (i ~ j when i -> j or
+ * j -> i) into u (initialized; old content destroyed), e.g. to partition
+ * or search it; an undirected t is copied without weights. CM_ENOMEM.
+ * O(m log m). */
+cm_status cm_topo_support(const cm_topo *t, cm_topo *u);
+
 /* 1 when t is an epidemic topology (its arcs change every round). */
 static inline int cm_topo_is_epidemic(const cm_topo *t)
 {
