@@ -626,6 +626,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->n_workers = r.n;
         res->n_ranks = r.P;
         res->period = r.period; /* placed by the union when > 1 */
+        res->topo_kind = !r.topo->directed ? 0 : r.epidemic ? 2 : 1;
         if (cfg->net_given &&
             (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
                 CM_OK)
