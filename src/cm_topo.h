@@ -1,7 +1,8 @@
 /* cm_topo: the topology file, the contract between topogen and dpsgd-train.
  *
  * A topology is an undirected graph on nodes 0..n-1, optionally with a
- * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji).
+ * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji),
+ * or a directed one (`directed=1`: see "Directed topologies" below).
  * The default text format (an edge list every graph tool reads):
  *
  *     # topogen 2 n=64 d=4 kind=learned ...     comments; a token n=N fixes n
