@@ -4,7 +4,10 @@
 #   make check      install missing packages, build, run the Check suites
 #   make check-cluster  a run over 2 hosts made of network namespaces (root)
 #   make demo       install missing packages, build, run the main job
-#   make install    copy both programs to $(DESTDIR)$(PREFIX)/bin
+#   make install    programs, libtopogen (.so, .a, topogen.h, topogen.pc),
+#                   man pages, bash completion, scripts and the Python
+#                   module under $(DESTDIR)$(PREFIX); `make uninstall`
+#   make lib        bin/libtopogen.{a,so} (topo/api/topogen.h)
 #   make fuzz       libFuzzer harnesses of tests/fuzz/ (clang, ASan+UBSan),
 #                   each run FUZZ_SECONDS (default 60); fails on a finding
 #
@@ -44,16 +47,17 @@ JSON_LIBS     := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
 INC_SRC   := -Isrc
 INC_TOPO  := $(INC_SRC) -Itopo
 INC_TCLI  := $(INC_TOPO) -Itopo/cli
+INC_API   := $(INC_TCLI) -Itopo/api
 INC_NN    := $(INC_SRC) -Itrain/nn
 INC_DATA  := $(INC_NN) -Itrain/data
 INC_CORE  := $(INC_DATA) -Itrain/core
 INC_DIST  := $(INC_CORE) -Itrain/distributed
 INC_DCLI  := $(INC_DIST) -Itrain/cli
-INC_ALL   := $(INC_TCLI) $(INC_DCLI) -Itests
+INC_ALL   := $(INC_API) $(INC_DCLI) -Itests
 INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
-ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
+ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(PIC_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
              $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $(XML_CFLAGS) $(JSON_CFLAGS) -MMD -MP
 # OpenMP: the engine's threads (dt_net_set_threads, --threads); compiled
 # into train/nn only, linked into the programs that contain it.
@@ -64,6 +68,9 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #   src/                 the floor both programs stand on (cm_*); no main
 #   topo/                topogen's library (tg_*); no MPI
 #   topo/cli/            topogen's command line (main and its parts)
+#   topo/api/            libtopogen's public API (topogen.h, the only
+#                        installed header); the library is src/ + topo/ +
+#                        topo/cli/ (but its main) + topo/api/, built -fPIC
 #   train/nn/            the network engine
 #   train/data/          data sets and partitions
 #   train/core/          one process's pieces: configuration, logging, the
@@ -75,6 +82,8 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 SRC_SRCS       := $(wildcard src/*.c)
 TOPO_SRCS      := $(wildcard topo/*.c)
 TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
+TOPO_MAIN_SRC  := topo/cli/topogen.c
+API_SRCS       := $(wildcard topo/api/*.c)
 TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
 DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
 DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS),$(wildcard train/distributed/*.c))
@@ -97,9 +106,22 @@ TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) \
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
+# libtopogen: everything topogen is made of but its main. topogen links the
+# static archive; so does dpsgd-train, from which the linker takes only the
+# src/ members (the file format) it references, so it never needs igraph.
+LIB_OBJS    := $(call obj,$(API_SRCS) \
+               $(filter-out $(TOPO_MAIN_SRC),$(TOPO_CLI_SRCS))) \
+               $(TOPO_OBJS) $(SRC_OBJS)
+LIB_VERSION := 1.0.0
+LIB_SONAME  := libtopogen.so.1
+LIB_A       := $(BIN)/libtopogen.a
+LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
+LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
+
 .PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+        check-python check-lib lib man \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
-all: $(PROGRAMS)
+all: $(PROGRAMS) $(LIBS_OUT)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -108,6 +130,9 @@ $(BUILD)/%.o: %.c
 $(BUILD)/src/%.o $(BUILD)/mpi/src/%.o:         INC = $(INC_SRC)
 $(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
 $(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
+$(BUILD)/topo/api/%.o:                         INC = $(INC_API)
+# what goes into the shared library is position-independent
+$(BUILD)/src/%.o $(BUILD)/topo/%.o: PIC_CFLAGS = -fPIC -fno-semantic-interposition
 $(BUILD)/train/nn/%.o:                         INC = $(INC_NN)
 $(BUILD)/train/data/%.o:                       INC = $(INC_DATA)
 $(BUILD)/train/core/%.o:                       INC = $(INC_CORE)
@@ -124,14 +149,34 @@ $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,$(TOPO_CLI_SRCS)) $(TOPO_OBJS) $(SRC_OBJS)
+$(BIN)/topogen: $(call obj,$(TOPO_MAIN_SRC)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
 $(BIN)/dpsgd-train: $(call obj,$(TRAIN_CLI_SRCS)) $(DIST_OBJS) \
-                    $(TRAIN_OBJS) $(SRC_OBJS)
+                    $(TRAIN_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TRAIN_LIBS)
+
+lib: $(LIBS_OUT)
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Exports only topogen.h's functions (topo/api/topogen.map).
+$(LIB_SO): $(LIB_OBJS) topo/api/topogen.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
+	    -Wl,--version-script=topo/api/topogen.map -Wl,--no-undefined \
+	    $(ALL_CFLAGS) $(LIB_OBJS) -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
+
+$(BIN)/$(LIB_SONAME): $(LIB_SO)
+	ln -sf $(notdir $<) $@
+
+$(BIN)/libtopogen.so: $(BIN)/$(LIB_SONAME)
+	ln -sf $(notdir $<) $@
 
 # ---- tests ----------------------------------------------------------------
 # Each tests/check_X.c defines `Suite *X_suite(void)`; the runner's table of

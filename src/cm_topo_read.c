@@ -151,10 +151,60 @@ static int parse_nx_dict(const char *rest, double *w, int *has_w,
     return 0;
 }
 
-/* Scans a comment for the token n=N. Returns -1 on a bad value. */
-static int scan_comment(char *s, size_t *n_decl, int *has_n)
+/* Header tokens of a directed or epidemic file (cm_topo.h). */
+typedef struct {
+    int directed;   /* directed=1 seen */
+    int epidemic;   /* kind=epidemic seen */
+    size_t s;       /* s=S (epidemic) */
+    int local;      /* local=0|1 (epidemic) */
+    size_t line;    /* line of the first such token */
+} dir_header;
+
+/* Parses a decimal token value; -1 when not an integer up to max. */
+static int parse_tok_num(const char *v, size_t max, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*v))
+        return -1;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x > max)
+        return -1;
+    *out = (size_t)x;
+    return 0;
+}
+
+/* Scans a comment for the token n=N and the directed tokens (directed=,
+ * kind=epidemic, s=, local=). Returns -1 on a bad value, -2 on a
+ * contradicting n=, -3 on a bad directed token. */
+static int scan_comment(char *s, size_t *n_decl, int *has_n, dir_header *h,
+                        size_t lineno)
 {
     for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+        size_t x = 0;
+        if (strncmp(tok, "directed=", 9) == 0) {
+            if (parse_tok_num(tok + 9, 1, &x))
+                return -3;
+            h->directed = (int)x;
+            h->line = h->line ? h->line : lineno;
+            continue;
+        }
+        if (strcmp(tok, "kind=epidemic") == 0) {
+            h->epidemic = 1;
+            h->line = h->line ? h->line : lineno;
+            continue;
+        }
+        if (strncmp(tok, "s=", 2) == 0 && parse_tok_num(tok + 2,
+                                                         CM_TOPO_MAX_NODES,
+                                                         &x) == 0) {
+            h->s = x;
+            continue;
+        }
+        if (strncmp(tok, "local=", 6) == 0 && parse_tok_num(tok + 6, 1,
+                                                             &x) == 0) {
+            h->local = (int)x;
+            continue;
+        }
         if (strncmp(tok, "n=", 2) != 0)
             continue;
         char *end;
@@ -175,7 +225,8 @@ static int scan_comment(char *s, size_t *n_decl, int *has_n)
 /* Parses all lines of fp into records. */
 static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
                                cm_topo_recvec *v,
-                              size_t *n_decl, int *has_n, size_t *n_decl_line)
+                              size_t *n_decl, int *has_n, size_t *n_decl_line,
+                              dir_header *h)
 {
     char *line = NULL;
     size_t cap = 0, lineno = line0;
@@ -204,7 +255,12 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
             continue;
         if (*p == '#') {
             int had = *has_n;
-            int rc = scan_comment(p + 1, n_decl, has_n);
+            int rc = scan_comment(p + 1, n_decl, has_n, h, lineno);
+            if (rc == -3) {
+                st = cm_error(CM_EFORMAT, "%s:%zu: bad directed=... (must be "
+                              "0 or 1)", path, lineno);
+                goto cleanup;
+            }
             if (rc == -1) {
                 st = cm_error(CM_EFORMAT, "%s:%zu: bad node count in n=... "
                               "(must be an integer from 0 to %d)", path,
@@ -286,8 +342,8 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
                 goto cleanup;
             }
         }
-        r.a = i < j ? i : j;
-        r.b = i < j ? j : i;
+        r.a = i; /* oriented as written; undirected files are */
+        r.b = j; /* normalized before cm_topo_from_recs */
         if (cm_topo_recvec_push(v, r)) {
             st = cm_error(CM_EFORMAT, "%s:%zu: out of memory or more than "
                           "%d edges", path, lineno, CM_TOPO_MAX_EDGES);
@@ -386,6 +442,7 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                                                    : o->format;
     skipped += first_line;
     cm_topo_base base = o->base;
+    dir_header h = {0, 0, 0, 0, 0};
     if (f == CM_FORMAT_AUTO)
         return cm_error(CM_EFORMAT, "%s:%zu: unexpected non-ASCII byte 0xef "
                         "that does not start a UTF-8 byte-order mark; not a "
@@ -402,14 +459,31 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
         base = CM_BASE_0;
         break;
     default:
-        st = read_edgelist(fp, path, skipped, &v, &n_decl, &has_n, &n_line);
+        st = read_edgelist(fp, path, skipped, &v, &n_decl, &has_n, &n_line,
+                           &h);
         break;
     }
+    if (st == CM_OK && h.epidemic && h.s == 0)
+        st = cm_error(CM_EFORMAT, "%s:%zu: kind=epidemic needs s=S (the "
+                      "number of peers each node sends to per round)", path,
+                      h.line);
     if (st == CM_OK && !ferror(fp)) {
         int shifted = 0;
         size_t self_lines = 0;
-        st = cm_topo_from_recs(t, path, &v, n_decl, has_n, n_line, base,
-                               &shifted, &self_lines);
+        if (h.directed || h.epidemic) {
+            st = cm_topo_from_arc_recs(t, path, &v, n_decl, has_n, n_line,
+                                       base, &shifted, &self_lines,
+                                       h.epidemic ? h.s : 0, h.local);
+        } else {
+            for (size_t k = 0; k < v.len; k++)
+                if (v.r[k].a > v.r[k].b) {
+                    size_t x = v.r[k].a;
+                    v.r[k].a = v.r[k].b;
+                    v.r[k].b = x;
+                }
+            st = cm_topo_from_recs(t, path, &v, n_decl, has_n, n_line, base,
+                                   &shifted, &self_lines);
+        }
         o->found = f;
         o->one_based = shifted;
         o->self_lines = self_lines;

@@ -149,7 +149,7 @@ int topogen_evaluate(const topogen_eval_job *c)
                 "the cut is reported for one-round files\n", c->file,
                 seq.period);
         cm_topo_seq_destroy(&seq);
-        return EXIT_FAILURE;
+        return 2; /* a flag conflict */
     }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
@@ -189,10 +189,12 @@ int topogen_evaluate(const topogen_eval_job *c)
     topogen_cut cut = {0};
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
+    int usage = 0; /* a flag that does not fit the file: exit 2 */
     if (st == CM_OK && c->net)
-        st = net_eval(c, &t, &net, nev);
+        usage = (st = net_eval(c, &t, &net, nev)) == CM_EINVAL;
     if (st == CM_OK && c->groups)
-        st = topogen_cut_eval(&t, c->groups, c->file, &cut);
+        usage = (st = topogen_cut_eval(&t, c->groups, c->file, &cut)) ==
+                CM_EINVAL;
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
@@ -207,6 +209,8 @@ int topogen_evaluate(const topogen_eval_job *c)
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
+        if (usage)
+            rc = 2;
         goto cleanup;
     }
     if (c->simulate) {

@@ -1,9 +1,8 @@
 /* topogen_seq.c: topogen's reports for time-varying topologies (see
- * topogen_seq.h): generation writes the cm_topo_seq format with a header
- * that records the settings, the period and the product norm; evaluation
- * prints the period, per-round degrees, messages per period, the product
- * norm and the rounds to 1e-3 (tg_seq_evaluate), or simulates gossip
- * through the rounds (tg_simulate_seq); with --net, the modelled time of
+ * topogen_seq.h; generation is topogen_make.c): evaluation prints the
+ * period, per-round degrees, messages per period, the product norm and
+ * the rounds to 1e-3 (tg_seq_evaluate), or simulates gossip through the
+ * rounds (tg_simulate_seq); with --net, the modelled time of
  * each round (cm_net) next to a ring all-reduce of the same workers.
  */
 #include "topogen_seq.h"
@@ -47,43 +46,6 @@ static cm_status seq_net_eval(const topogen_seq_eval_job *job,
     return st;
 }
 
-int topogen_seq_generate(const topogen_seq_job *job)
-{
-    cm_topo_seq s;
-    cm_topo_seq_init(&s);
-    tg_seq_eval e;
-    int rc = EXIT_FAILURE;
-    cm_status st = tg_seq_build(&s, job->kind, job->n, job->d);
-    if (st == CM_OK)
-        st = tg_seq_evaluate(&s, NULL, &e);
-    if (st == CM_OK) {
-        char comment[1536];
-        snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=%s period=%zu seed=%llu "
-                 "version=%s\n"
-                 "# settings: %s\n"
-                 "# product_norm=%.3g exact=%d messages_per_period=%.4g\n"
-                 "# one `# round R` section per round, `i j W_ij` lines; "
-                 "W_ii = 1 - sum_j W_ij",
-                 s.n, e.dmax, tg_seq_kind_name(job->kind), s.period,
-                 (unsigned long long)job->seed, job->version,
-                 job->settings, e.norm, e.exact, e.messages);
-        st = cm_topo_seq_save(&s, job->out, comment);
-    }
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
-        goto cleanup;
-    }
-    if (!job->quiet)
-        fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "
-                "degree <= %zu, ||product - 11^T/n|| = %.3g\n", s.n,
-                tg_seq_kind_name(job->kind), s.period, e.dmax, e.norm);
-    rc = EXIT_SUCCESS;
-cleanup:
-    cm_topo_seq_destroy(&s);
-    return rc;
-}
-
 int topogen_seq_evaluate(const topogen_seq_eval_job *job,
                          const cm_topo_seq *s)
 {
@@ -99,6 +61,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     cm_status st = CM_OK;
     const size_t P = job->ranks ? job->ranks : s->n;
     const size_t H = job->hosts ? job->hosts : P;
+    int usage = job->out_given || job->weights_given; /* flag conflicts:
+                                                         exit 2 */
     if (job->out_given)
         st = cm_error(CM_EINVAL, "-o: %s is time-varying (period %zu); -o "
                       "rewrites one-round files with new weights", file,
@@ -113,6 +77,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     if (st == CM_OK)
         st = tg_seq_evaluate(s, deg, &e);
     if (st == CM_OK && job->net) {
+        usage = P > s->n || H > P;
         if (P > s->n)
             st = cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
                           "(workers)", P, file, s->n);
@@ -135,6 +100,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
+        if (usage)
+            rc = 2;
         goto cleanup;
     }
     if (simulate) {

@@ -30,6 +30,7 @@
 #include "cm_status.h"
 #include "cm_time.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "dt_ckpt.h"
 #include "dt_bench.h"
 #include "dt_bench_gossip.h"
@@ -316,17 +317,20 @@ static int run_single(const dt_config *cfg)
 static void print_notices(const dt_config *cfg)
 {
     if (cfg->weights_set && cfg->topology[0]) {
-        cm_topo t;
-        cm_topo_init(&t);
-        if (cm_topo_read(&t, cfg->topology) == CM_OK && t.ew)
+        cm_topo_seq t; /* a time-varying file is refused by the run */
+        cm_topo_seq_init(&t);
+        if (cm_topo_seq_read(&t, cfg->topology) == CM_OK && t.period == 1 &&
+            t.round[0].ew)
             fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
                     "weights in %s\n", cm_weight_rule_name(cfg->weights),
                     cfg->topology);
-        cm_topo_destroy(&t);
+        cm_topo_seq_destroy(&t);
     }
     if (cfg->resume && cfg->ckpt_dir[0]) {
         uint64_t e;
-        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO)
+        dt_ckpt_dir_info info;
+        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO &&
+            dt_ckpt_scan(cfg->ckpt_dir, 0, &info) == CM_OK && !info.complete)
             fprintf(stderr, "dpsgd-train: notice: --resume: no checkpoint in "
                     "%s yet: starting from scratch\n", cfg->ckpt_dir);
     }
@@ -385,6 +389,8 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         dt_comm_abort_job(1);
     }
     if (s != CM_OK) {
+        sig_root = 0; /* the one message: a SIGTERM of mpirun while the
+                         ranks leave adds no "stopped by" line */
         if (root)
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return s == CM_EINVAL ? 2 : 1;
@@ -509,6 +515,9 @@ int main(int argc, char **argv)
         if (cfg.resume || cfg.ckpt_dir[0]) {
             fprintf(stderr, "dpsgd-train: --checkpoint/--resume need "
                     "--topology or --mode allreduce\n");
+            rc = 2;
+        } else if (dt_config_check_single(&cfg) != CM_OK) {
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
             rc = 2;
         } else {
             catch_signals(&cfg, root);

@@ -118,7 +118,7 @@ cm_status dt_train_apply_model_meta(dt_config *cfg)
                             "the unknown model '%s'", cfg->eval_model,
                             m.model);
         if (cfg->model_given && mm != cfg->model)
-            return cm_error(CM_EINVAL, "--model %s: %s holds a %s model (its "
+            return cm_error(CM_EFORMAT, "--model %s: %s holds a %s model (its "
                             "__metadata__); drop --model or give --model %s",
                             dt_model_name(cfg->model), cfg->eval_model,
                             m.model, m.model);
@@ -131,7 +131,7 @@ cm_status dt_train_apply_model_meta(dt_config *cfg)
                             "the unknown data set '%s'", cfg->eval_model,
                             m.dataset);
         if (cfg->dataset_given && d != cfg->dataset)
-            return cm_error(CM_EINVAL, "--dataset %s: %s was trained on %s "
+            return cm_error(CM_EFORMAT, "--dataset %s: %s was trained on %s "
                             "(its __metadata__); drop --dataset or give "
                             "--dataset %s", dt_dataset_name(cfg->dataset),
                             cfg->eval_model, m.dataset, m.dataset);

@@ -239,8 +239,13 @@ static cm_status setup_state(dt_run *r)
     cm_rng_seed(&init, cfg->seed, 0);
     dt_net_init(r->net, r->w.x[0], &init);
     if (cfg->init_model[0] &&
-        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK)
-        return s;
+        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK) {
+        if (s != CM_EINVAL) /* a file that does not fit the model is a */
+            return s;      /* bad file (exit 1), not a bad flag */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", cm_last_error());
+        return cm_error(CM_EFORMAT, "%s", msg);
+    }
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
     return CM_OK;
@@ -441,6 +446,11 @@ static cm_status check_config(const dt_config *cfg, size_t P)
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
         return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
                         "used with --mode allreduce");
+    if (cfg->mode == DT_MODE_ALLREDUCE &&
+        (cfg->weights_set || dt_config_given(cfg, "--placement")))
+        return cm_error(CM_EINVAL, "%s is for decentralized runs "
+                        "(--topology); it is not used with --mode allreduce",
+                        cfg->weights_set ? "--weights" : "--placement");
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->algorithm != DT_ALGO_DPSGD)
         return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
                         "runs (--topology); all-reduce already averages the "

@@ -101,9 +101,19 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
     if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
     s = cm_topo_seq_read_ex(seq, path, &ro);
+    for (size_t r = 0; s == CM_OK && r < seq->period; r++)
+        if (seq->round[r].directed) /* until the gossip knows arcs */
+            s = cm_error(CM_ETOPO, "%s: directed topologies are not yet "
+                         "supported by dpsgd-train", path);
     if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
     *one_based = ro.one_based;
+    if (replace && seq->period > 1) { /* every rank read the same period */
+        s = cm_error(CM_EINVAL, "--weights: %s is time-varying (period %zu) "
+                     "and carries its own weights; --weights applies to "
+                     "one-round files", path, seq->period);
+        goto fail;
+    }
     describe(seq, replace, mine);
     for (size_t k = 0; k < 4; k++)
         hdr[k] = mine[k];
