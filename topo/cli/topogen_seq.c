@@ -14,27 +14,7 @@
 #include "cm_place.h"
 #include "cm_status.h"
 #include "tg_eval.h"
-
-void topogen_print_number(const char *key, double v, int last)
-{
-    if (isfinite(v))
-        printf("\"%s\":%.17g%s", key, v, last ? "" : ",");
-    else
-        printf("\"%s\":null%s", key, last ? "" : ",");
-}
-
-void topogen_print_json_string(const char *s)
-{
-    putchar('"');
-    for (const char *p = s; *p; p++)
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            printf("\\u%04x", (unsigned)(unsigned char)*p);
-        else
-            putchar(*p);
-    putchar('"');
-}
+#include "topogen_json.h"
 
 double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
                               double bytes)
@@ -134,30 +114,34 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             printf("%zu %.6g %.6g\n", r, rel[r],
                    pow(e.norm, (double)(r / e.period)));
     } else if (json) {
-        printf("{\"file\":");
-        topogen_print_json_string(file);
-        printf(",\"n\":%zu,\"period\":%zu,\"degree_per_round\":[", e.n,
-               e.period);
-        for (size_t t = 0; t < e.period; t++)
-            printf("%s%zu", t ? "," : "", deg[t]);
-        printf("],\"max_degree\":%zu,", e.dmax);
-        topogen_print_number("messages_per_period", e.messages, 0);
-        topogen_print_number("product_norm", e.norm, 0);
-        printf("\"exact\":%s,", e.exact ? "true" : "false");
-        topogen_print_number("rounds_1e-3", e.rounds ? (double)e.rounds
-                                             : e.rounds_est, 0);
+        int bad = 0;
+        json_t *o = json_object();
+        topogen_json_str(o, "file", file, &bad);
+        topogen_json_int(o, "n", e.n, &bad);
+        topogen_json_int(o, "period", e.period, &bad);
+        topogen_json_ints(o, "degree_per_round", deg, e.period, &bad);
+        topogen_json_int(o, "max_degree", e.dmax, &bad);
+        topogen_json_num(o, "messages_per_period", e.messages, &bad);
+        topogen_json_num(o, "product_norm", e.norm, &bad);
+        topogen_json_set(o, "exact", json_boolean(e.exact), &bad);
+        topogen_json_num(o, "rounds_1e-3", e.rounds ? (double)e.rounds
+                                                     : e.rounds_est, &bad);
         if (job->net) {
             char d[160];
-            printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
-                   "\"array_bytes\":%.0f,\"block\":{\"round_s\":[",
-                   cm_net_describe(&net, d, sizeof d), P, H,
-                   job->array_bytes);
-            for (size_t t = 0; t < e.period; t++)
-                printf("%s%.6g", t ? "," : "", round_s[t]);
-            printf("],\"mean_round_s\":%.6g},\"allreduce_ring_s\":%.6g,",
-                   mean_s, ar_s);
+            json_t *blk = json_object();
+            topogen_json_str(o, "net", cm_net_describe(&net, d, sizeof d),
+                             &bad);
+            topogen_json_int(o, "ranks", P, &bad);
+            topogen_json_int(o, "hosts", H, &bad);
+            topogen_json_num(o, "array_bytes", job->array_bytes, &bad);
+            topogen_json_nums(blk, "round_s", round_s, e.period, &bad);
+            topogen_json_num(blk, "mean_round_s", mean_s, &bad);
+            topogen_json_set(o, "block", blk, &bad);
+            topogen_json_num(o, "allreduce_ring_s", ar_s, &bad);
         }
-        printf("\"weights\":\"file\"}\n");
+        topogen_json_str(o, "weights", "file", &bad);
+        if (topogen_json_print(o, bad))
+            goto cleanup;
     } else {
         printf("file          %s\n", file);
         printf("n             %zu\n", e.n);

@@ -47,10 +47,4 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
 double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
                               double bytes);
 
-/* `"key":v,` (or without the comma when last), null when not finite. */
-void topogen_print_number(const char *key, double v, int last);
-
-/* s as a JSON string, escaped. */
-void topogen_print_json_string(const char *s);
-
 #endif

@@ -307,7 +307,7 @@ static int run_single(const dt_config *cfg)
         .local_acc = res.test_acc, .lr = res.lr,
         .train_loss_global = res.train_loss_global,
         .epoch = (double)res.epochs_done, .wall_s = res.wall_s,
-        .model_s = NAN,
+        .model_s = NAN, .d2_mixing = NAN,
         .images_per_s = res.images_per_s, .t_total = cm_time_now() - t0,
         .t_compute = res.train_s, .param_hash = res.param_hash};
     return write_summary(cfg, &sm);
@@ -448,7 +448,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     const dt_summary sm = {
-        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
+        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
+                                               : dt_algo_name(r.algorithm),
+        .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
+                             r.algorithm == DT_ALGO_D2 ? r.mix_c : NAN,
         .workers = r.n_workers, .ranks = r.n_ranks, .steps = r.steps,
         .n_params = r.n_params, .test_acc = r.last.test_acc,
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
