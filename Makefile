@@ -89,7 +89,7 @@ TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
-.PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+.PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS)
 
@@ -173,7 +173,7 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
-	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi) check-torch
+	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) check-torch
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -184,6 +184,11 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # End-to-end tests of the command lines (bad flags, bad files, exit codes).
 check-cli: $(PROGRAMS)
 	BIN=$(BIN) sh tests/cli.sh
+
+# Checkpoint directories shared between runs, exit codes, true notices
+# (tests/misuse.sh: the probes of issues 24 and 25).
+check-misuse: $(PROGRAMS)
+	BIN=$(BIN) sh tests/misuse.sh
 
 # dpsgd-train across 2 hosts made of network namespaces (root; prints
 # "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).

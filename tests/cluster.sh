@@ -27,7 +27,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cluster.XXXXXX")
 D=$T/net
 cleanup() {
     [ "$(id -u)" != 0 ] || sh "$nc" down --name "$NAME" --dir "$D" >/dev/null 2>&1
-    rm -rf "$T"
+    # the session directories of the daemons the partition case ended
+    rm -rf "$T" "${TMPDIR:-/tmp}/ompi.$NAME-h"*
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
