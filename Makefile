@@ -118,7 +118,7 @@ LIB_A       := $(BIN)/libtopogen.a
 LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
 LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
-.PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+.PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
         check-python check-lib lib man \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
@@ -227,7 +227,7 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
-	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi) check-torch
+	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) check-torch
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -238,6 +238,11 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # End-to-end tests of the command lines (bad flags, bad files, exit codes).
 check-cli: $(PROGRAMS)
 	BIN=$(BIN) sh tests/cli.sh
+
+# Checkpoint directories shared between runs, exit codes, true notices
+# (tests/misuse.sh: the probes of issues 24 and 25).
+check-misuse: $(PROGRAMS)
+	BIN=$(BIN) sh tests/misuse.sh
 
 # dpsgd-train across 2 hosts made of network namespaces (root; prints
 # "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).

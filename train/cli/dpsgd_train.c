@@ -386,7 +386,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             fputs(msg, stderr);
             fflush(stderr);
         } else {
-            sleep(5);
+            /* the reporting rank answered our ping, so it is waiting and
+             * times out itself within --timeout (and its grace period):
+             * give it that long (at most 30 s) to print and end the job */
+            double t = cfg->timeout < 25 ? cfg->timeout : 25;
+            struct timespec ts = {(time_t)(5 + t), 0};
+            nanosleep(&ts, NULL);
         }
         dt_comm_abort_job(1);
     }
