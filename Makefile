@@ -336,14 +336,15 @@ MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
 
 man: $(MANPAGES)
 
-$(BIN)/man/topogen.1: $(BIN)/topogen
+$(BIN)/man/topogen.1: $(BIN)/topogen topo/cli/topogen.h2m
 	@mkdir -p $(dir $@)
-	help2man -N --version-string=$(VERSION) -o $@ \
+	help2man -N --version-string=$(VERSION) -o $@ -i topo/cli/topogen.h2m \
 	    -n "learn fast-mixing topologies for decentralized SGD" $<
 
-$(BIN)/man/dpsgd-train.1: $(BIN)/dpsgd-train
+$(BIN)/man/dpsgd-train.1: $(BIN)/dpsgd-train train/cli/dpsgd-train.h2m
 	@mkdir -p $(dir $@)
 	help2man -N --version-string=$(VERSION) -o $@ \
+	    -i train/cli/dpsgd-train.h2m \
 	    -n "decentralized SGD over MPI on a topology file" $<
 
 install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
