@@ -36,6 +36,9 @@
 #include "tg_search.h"
 #include "topogen_cli.h"
 #include "topogen_eval.h"
+#include "topogen_directed.h"
+#include "topogen_neff.h"
+#include "tg_neff_search.h"
 #include "topogen_progress.h"
 #include "topogen_seq.h"
 
@@ -83,7 +86,7 @@ static cm_status write_topology(const topogen_config *c, const cm_topo *t,
     const char *keys[] = {"topogen", "n", "d", "kind", "weights", "seed",
                           "settings", "lambda2", "lambdan", "slem",
                           "self_weights"};
-    const char *vals[] = {TOPOGEN_VERSION, nbuf, dbuf, tg_kind_name(c->kind),
+    const char *vals[] = {TOPOGEN_VERSION, nbuf, dbuf, topogen_kind_name(c),
                           topogen_weights_name(c->fdla, c->weights), seed,
                           settings, l2b, lnb, sb,
                           "implied: W_ii = 1 - sum_j W_ij"};
@@ -118,6 +121,16 @@ static int generate(topogen_config *c)
     cm_status st;
     tg_search_result res = {0};
     tg_fdla_result fr;
+    tg_neff_weights_result nr;
+    tg_energy_hook hook;
+    tg_neff_hook_cfg hcfg = {c->search.obj_gamma > 0.0 ? c->search.obj_gamma
+                                                       : TG_NEFF_GAMMA,
+                             TG_NEFF_PROBES, -1, c->search.seed};
+    topogen_neff wg = {0};
+    if (topogen_neff_gammas(c->gamma, &wg) != CM_OK) { /* parsed before */
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        return EXIT_FAILURE;
+    }
     if (strcmp(c->out, "-") != 0) { /* fail on an unwritable -o up front */
         cm_afile probe;
         if (cm_atomic_open(&probe, c->out) != CM_OK) {
@@ -134,6 +147,10 @@ static int generate(topogen_config *c)
             c->search.ctx = &tty;
         }
         c->search.stop = topogen_catch_signals();
+        if (c->search.obj == TG_OBJ_NEFF || c->search.obj == TG_OBJ_NEFF_MSG) {
+            tg_neff_hook(&hook, &hcfg);
+            c->search.hook = &hook;
+        }
         st = tg_search_run(&c->search, &g, &res);
         if (tty == 2)
             fputc('\n', stderr);
@@ -145,7 +162,8 @@ static int generate(topogen_config *c)
         st = tg_kind_build(&t, c->kind, c->search.n, c->search.d, &rng);
     }
     if (st == CM_OK)
-        st = topogen_weights_set(c->fdla, c->weights, &t, &fr);
+        st = topogen_weights_set(c->fdla, c->weights, wg.gamma[0], &t, &fr,
+                                 &nr);
     double l2 = 0, ln = 0, slem = 0;
     if (st == CM_OK)
         st = cm_topo_laplacian_extremes(&t, &l2, &ln);
@@ -160,6 +178,8 @@ static int generate(topogen_config *c)
     char settings[1024], comment[1792], fl[384];
     topogen_settings_line(c, settings, sizeof settings);
     topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
+    if (!fl[0])
+        topogen_neff_line(c->fdla, &nr, fl, sizeof fl);
     if (c->search.groups) { /* the cut, after any fdla line */
         size_t len = strlen(fl);
         snprintf(fl + len, sizeof fl - len, "\n# groups=%zu (ids in blocks "
@@ -173,7 +193,7 @@ static int generate(topogen_config *c)
              "# settings: %s\n"
              "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
-             t.n, dmax, tg_kind_name(c->kind),
+             t.n, dmax, topogen_kind_name(c),
              tg_objective_name(c->search.obj),
              topogen_weights_name(c->fdla, c->weights),
              (unsigned long long)c->search.seed, TOPOGEN_VERSION,
@@ -202,7 +222,15 @@ static int generate(topogen_config *c)
                 res.sparse ? "sparse" : "dense", res.threads, res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "", cross);
-    if (!c->quiet && c->fdla)
+    if (!c->quiet && (c->fdla == TOPOGEN_W_NEFF ||
+                      c->fdla == TOPOGEN_W_NEFF_ALPHA)) {
+        char nl[256];
+        topogen_neff_line(c->fdla, &nr, nl, sizeof nl);
+        fprintf(stderr, "topogen: %s weights:%s, %zu Newton steps, %.2f s\n",
+                topogen_weights_name(c->fdla, c->weights), nl + 8, nr.newton,
+                nr.seconds);
+    }
+    if (!c->quiet && c->fdla == TOPOGEN_W_FDLA)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
                 "edge weights, %zu Newton steps, %.2f s\n", fr.slem,
@@ -238,6 +266,7 @@ static int evaluate(const topogen_config *c)
         .file = c->file, .format = c->format, .one_based = c->one_based,
         .json = c->json, .simulate = c->simulate, .seed = c->search.seed,
         .groups = c->search.groups, .weights = c->weights, .fdla = c->fdla,
+        .gamma = c->gamma,
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
@@ -260,5 +289,14 @@ int main(int argc, char **argv)
         return rc;
     if (c.eval)
         return evaluate(&c);
+    if (c.exp_sym == 2 && !c.quiet)
+        fprintf(stderr, "topogen: notice: --kind exponential is the "
+                "symmetric i ~ i +- 2^k graph, now named exponential-sym "
+                "(the literature's exponential graph is directed: --kind "
+                "exp-directed)\n");
+    if (c.compare)
+        return topogen_compare(&c);
+    if (c.dkind)
+        return topogen_directed_generate(&c);
     return c.seq ? generate_seq(&c) : generate(&c);
 }

@@ -15,6 +15,7 @@
 #include "cm_place.h"
 #include "cm_status.h"
 #include "tg_eval.h"
+#include "topogen_neff.h"
 
 void topogen_print_number(const char *key, double v, int last)
 {
@@ -132,6 +133,13 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         st = cm_error(CM_ENOMEM, "out of memory");
     if (st == CM_OK)
         st = tg_seq_evaluate(s, deg, &e);
+    topogen_neff nv = {0};
+    if (st == CM_OK)
+        st = topogen_neff_gammas(job->gamma, &nv);
+    if (st == CM_OK && s->n > TG_NEFF_DENSE_MAX)
+        nv.k = 0;
+    else if (st == CM_OK && !simulate)
+        st = topogen_neff_seq(s, &nv);
     if (st == CM_OK && job->net) {
         if (P > s->n)
             st = cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
@@ -179,6 +187,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         printf("\"exact\":%s,", e.exact ? "true" : "false");
         topogen_print_number("rounds_1e-3", e.rounds ? (double)e.rounds
                                              : e.rounds_est, 0);
+        topogen_neff_json(&nv);
         if (job->net) {
             char d[160];
             printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
@@ -208,6 +217,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             printf("rounds_1e-3   %.1f  (estimated from the period)\n",
                    e.rounds_est);
         printf("weights       file\n");
+        topogen_neff_print(&nv);
         if (job->net) {
             char d[160];
             printf("net           %s\nplacement     %zu workers on %zu "
