@@ -108,7 +108,7 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
     int estimate = n >= TG_DIGRAPH_ESTIMATE_FROM;
     size_t iters = o->iters ? o->iters : tg_digraph_search_default_iters(n);
     size_t restarts = o->restarts ? o->restarts : 1;
-    double t0 = o->t0 > 0.0 ? o->t0 : 0.15 / (double)n;
+    double t0 = o->t0 > 0.0 ? o->t0 : 0.01 / (double)n;
     double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0;
     size_t *perm = malloc(ns * n * sizeof *perm);
     size_t *best = malloc(ns * n * sizeof *best);

@@ -9,7 +9,8 @@
  * TG_DIGRAPH_ESTIMATE_FROM nodes, else the stochastic estimate
  * tg_neff_estimate with `probes` probes, redrawn every TG_HOOK_EPOCH
  * moves (the current state is then rescored). Metropolis acceptance with
- * T geometric from t0 to t1; restarts run one after the other, restart r
+ * T geometric from t0 (default 0.01/n: one move changes n_eff by
+ * ~0.1 %) to t1; restarts run one after the other, restart r
  * from rng stream r + 1 of the seed; the best state (lowest restart on
  * ties) is returned. Deterministic for a seed unless the time limit or a
  * stop cuts it short.
@@ -24,7 +25,7 @@
 #include "cm_status.h"
 #include "tg_digraph.h"
 
-#define TG_DIGRAPH_ESTIMATE_FROM 96
+#define TG_DIGRAPH_ESTIMATE_FROM 512
 
 typedef struct {
     size_t n, s;          /* nodes, permutations */
@@ -33,7 +34,7 @@ typedef struct {
     size_t iters;         /* moves per restart (0: by n) */
     size_t restarts;      /* (0: 1) */
     size_t probes;        /* estimate: probes (0: 64) */
-    double t0, t1;        /* temperatures (<= 0: 0.15/n and t0/100) */
+    double t0, t1;        /* temperatures (<= 0: 0.01/n and t0/100) */
     double time_limit;    /* seconds for the whole search (<= 0: none) */
     const volatile sig_atomic_t *stop; /* or NULL */
 } tg_digraph_search_opts;

@@ -228,7 +228,7 @@ int topogen_directed_generate(topogen_config *c)
         if (!c->search.restarts)
             c->search.restarts = 1;
         if (!(c->search.t0 > 0.0))
-            c->search.t0 = 0.15 / (double)n;
+            c->search.t0 = 0.01 / (double)n;
         if (!(c->search.t1 > 0.0))
             c->search.t1 = c->search.t0 / 100.0;
         if (c->search.obj == TG_OBJ_RATIO)

@@ -21,6 +21,7 @@
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "topogen_groups.h"
+#include "topogen_directed.h"
 #include "topogen_neff.h"
 #include "topogen_seq.h"
 
@@ -154,6 +155,11 @@ int topogen_evaluate(const topogen_eval_job *c)
     double *rel = NULL;
     cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
                             CM_FORMAT_AUTO, 0, 0};
+    size_t ep_n, ep_s;
+    int ep_local;
+    if (topogen_epidemic_peek(c->file, &ep_n, &ep_s, &ep_local))
+        return topogen_epidemic_eval(c->file, ep_n, ep_s, ep_local, c->gamma,
+                                     c->seed, c->json);
     cm_topo_seq seq;
     cm_topo_seq_init(&seq);
     cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
