@@ -34,6 +34,8 @@
 #include "topogen_cli.h"
 #include "topogen_eval.h"
 #include "topogen_make.h"
+#include "topogen_directed.h"
+#include "topogen_neff.h"
 #include "topogen_progress.h"
 #include "topogen_seq.h"
 
@@ -101,7 +103,15 @@ static int generate(topogen_config *c)
                 res.sparse ? "sparse" : "dense", res.threads, res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "", cross);
-    if (!c->quiet && c->fdla)
+    if (!c->quiet && (c->fdla == TOPOGEN_W_NEFF ||
+                      c->fdla == TOPOGEN_W_NEFF_ALPHA)) {
+        char nl[256];
+        topogen_neff_line(c->fdla, &m.nr, nl, sizeof nl);
+        fprintf(stderr, "topogen: %s weights:%s, %zu Newton steps, %.2f s\n",
+                topogen_weights_name(c->fdla, c->weights), nl + 8, m.nr.newton,
+                m.nr.seconds);
+    }
+    if (!c->quiet && c->fdla == TOPOGEN_W_FDLA)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
                 "edge weights, %zu Newton steps, %.2f s\n", m.fr.slem,
@@ -125,6 +135,7 @@ static int evaluate(const topogen_config *c)
         .file = c->file, .format = c->format, .one_based = c->one_based,
         .json = c->json, .simulate = c->simulate, .seed = c->search.seed,
         .groups = c->search.groups, .weights = c->weights, .fdla = c->fdla,
+        .gamma = c->gamma,
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
@@ -147,5 +158,14 @@ int main(int argc, char **argv)
         return rc;
     if (c.eval)
         return evaluate(&c);
+    if (c.exp_sym == 2 && !c.quiet)
+        fprintf(stderr, "topogen: notice: --kind exponential is the "
+                "symmetric i ~ i +- 2^k graph, now named exponential-sym "
+                "(the literature's exponential graph is directed: --kind "
+                "exp-directed)\n");
+    if (c.compare)
+        return topogen_compare(&c);
+    if (c.dkind)
+        return topogen_directed_generate(&c);
     return generate(&c);
 }

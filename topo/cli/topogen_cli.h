@@ -44,7 +44,21 @@ typedef struct {
     const char *net;         /* eval: --net NET (NULL: no network model) */
     size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
+    const char *gamma;       /* --gamma list (NULL: 0.951) */
+    int exp_sym;             /* --kind exponential-sym (1) or the old name
+                                exponential (2: a notice) */
+    int dkind;               /* directed kinds: TOPOGEN_D_* (0: none) */
+    int directed;            /* --directed: learned over permutations */
+    int local;               /* --local: epidemic EL-Local */
+    int compare;             /* `topogen compare` mode */
 } topogen_config;
+
+/* Directed and randomised kinds (topogen_directed.c). */
+enum { TOPOGEN_D_NONE, TOPOGEN_D_PERM, TOPOGEN_D_EXP, TOPOGEN_D_EPIDEMIC,
+       TOPOGEN_D_LEARNED };
+
+/* The --kind as written in headers ("exponential-sym", "perm", ...). */
+const char *topogen_kind_name(const topogen_config *c);
 
 /* The defaults: learned kind, Laplacian weights, edge list on stdout, the
  * search's defaults (tg_search_opts_default). */
