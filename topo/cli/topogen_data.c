@@ -7,6 +7,9 @@
  */
 #include "topogen_data.h"
 
+#include <jansson.h>
+#include <math.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,23 +32,23 @@ int topogen_data_check_args(const topogen_config *c)
 {
     if (c->eval)
         return -1;
-    if (c->dkind && !c->labels)
-        return usage(c->dkind == TOPOGEN_DK_STLFW
+    if (c->datakind && !c->labels)
+        return usage(c->datakind == TOPOGEN_DK_STLFW
                          ? "--kind stl-fw: needs --labels COUNTS (dpsgd-train "
                            "--write-partition FILE writes it)"
                          : "--kind dcliques: needs --labels COUNTS "
                            "(dpsgd-train --write-partition FILE writes it)");
-    if (c->labels && !c->dkind && (c->seq || c->kind != TG_KIND_LEARNED))
+    if (c->labels && !c->datakind && (c->seq || c->kind != TG_KIND_LEARNED))
         return usage("--labels: only --kind learned, stl-fw and dcliques "
                      "use it ('topogen eval FILE --labels COUNTS' measures "
                      "any graph)");
-    if (c->dkind && c->weights_given)
+    if (c->datakind && c->weights_given)
         return usage("--weights: --kind stl-fw and dcliques carry their "
                      "own weights (dcliques: --clique-weights)");
-    if (c->dkind && c->format != CM_FORMAT_EDGELIST)
+    if (c->datakind && c->format != CM_FORMAT_EDGELIST)
         return usage("--format: --kind stl-fw and dcliques write edge "
                      "lists");
-    if (c->symmetric && c->dkind != TOPOGEN_DK_STLFW)
+    if (c->symmetric && c->datakind != TOPOGEN_DK_STLFW)
         return usage("--symmetric: only for --kind stl-fw");
     return -1;
 }
@@ -55,13 +58,13 @@ int topogen_data_in_header(const char *name, const topogen_config *c)
     if (strcmp(name, "--labels") == 0)
         return c->labels != NULL;
     if (strcmp(name, "--hetero-weight") == 0)
-        return c->labels && !c->dkind && !c->seq &&
+        return c->labels && !c->datakind && !c->seq &&
                c->kind == TG_KIND_LEARNED;
     if (strcmp(name, "--lambda") == 0)
-        return c->dkind == TOPOGEN_DK_STLFW;
+        return c->datakind == TOPOGEN_DK_STLFW;
     if (strcmp(name, "--symmetric") == 0)
-        return c->dkind == TOPOGEN_DK_STLFW && c->symmetric;
-    return c->dkind == TOPOGEN_DK_DCLIQUES; /* --inter, --clique-weights */
+        return c->datakind == TOPOGEN_DK_STLFW && c->symmetric;
+    return c->datakind == TOPOGEN_DK_DCLIQUES; /* --inter, --clique-weights */
 }
 
 const char *topogen_data_kind_name(int dkind)
@@ -156,7 +159,7 @@ int topogen_data_generate(topogen_config *c)
     topogen_settings_line(c, settings, sizeof settings);
     topogen_data_header_line(&l, c->labels, lab, sizeof lab);
     tg_hetero h0, h;
-    if (c->dkind == TOPOGEN_DK_STLFW) {
+    if (c->datakind == TOPOGEN_DK_STLFW) {
         if (n > 4096) {
             fprintf(stderr, "topogen: --kind stl-fw: at most 4096 workers "
                     "(dense W; %s has %zu)\n", c->labels, n);
@@ -308,25 +311,6 @@ done:
     return rc;
 }
 
-/* s as the inside of a JSON string (quotes, backslashes and control
- * characters escaped) into buf. */
-static void json_inner(const char *s, char *buf, size_t cap)
-{
-    size_t k = 0;
-    for (; *s && k + 7 < cap; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            buf[k++] = '\\';
-            buf[k++] = (char)ch;
-        } else if (ch < 0x20) {
-            k += (size_t)snprintf(buf + k, cap - k, "\\u%04x", ch);
-        } else {
-            buf[k++] = (char)ch;
-        }
-    }
-    buf[k] = '\0';
-}
-
 cm_status topogen_data_eval(const char *labels, const cm_topo *rounds,
                             size_t period, int json, char *buf, size_t cap)
 {
@@ -355,14 +339,20 @@ cm_status topogen_data_eval(const char *labels, const cm_topo *rounds,
     }
     if (s == CM_OK) {
         double H = hsum / (double)period;
-        char lj[600];
-        json_inner(labels, lj, sizeof lj);
-        if (json)
-            snprintf(buf, cap, "\"heterogeneity\":{\"labels\":\"%s\","
+        if (json) { /* the path JSON-escaped by jansson */
+            json_t *js = json_string(labels);
+            char *q = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+            char nb[32] = "null";
+            json_decref(js);
+            if (isfinite(neff))
+                snprintf(nb, sizeof nb, "%.9g", neff);
+            snprintf(buf, cap, "\"heterogeneity\":{\"labels\":%s,"
                      "\"h\":%.9g,\"worst\":%.9g,\"worst_node\":%zu,"
-                     "\"worst_tv\":%.9g,\"rounds\":%zu,\"neff_0.951\":%.9g},",
-                     lj, H, worst.worst, worst.worst_node, worst.worst_tv,
-                     period, neff);
+                     "\"worst_tv\":%.9g,\"rounds\":%zu,\"neff_0.951\":%s},",
+                     q ? q : "null", H, worst.worst, worst.worst_node,
+                     worst.worst_tv, period, nb);
+            free(q);
+        }
         else
             snprintf(buf, cap, "heterogeneity H %.6f  ((1/n)||(W - J) Pi||_F^2"
                      "%s; %s)\n  worst node  %zu: %.6f  (||(W Pi)_i - "

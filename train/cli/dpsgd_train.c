@@ -185,12 +185,14 @@ static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
     printf("placement %s", cm_place_name(r->placement));
     if (r->period > 1)
         printf(" (for all %zu rounds; counts of their union)", r->period);
+    if (r->topo_kind == 2)
+        printf(" (for round 0's graph of the epidemic topology)");
     printf(": %zu workers on %zu ranks on %zu host%s: cut %zu "
-           "edges (%zu across hosts); per round %.3g MB between ranks "
+           "%s (%zu across hosts); per round %.3g MB between ranks "
            "(%zu arrays; per rank %.3g MB, busiest %.3g MB), %.3g MB across "
            "hosts (%zu arrays)", r->n_workers,
            r->n_ranks, st->hosts, st->hosts == 1 ? "" : "s", st->cut_edges,
-           st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
+           r->topo_kind ? "arcs" : "edges", st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
            (double)st->volume * B / P / 1e6,
            (double)st->max_rank * B / 1e6,
            (double)st->volume_host * B / 1e6, st->volume_host);
@@ -307,7 +309,7 @@ static int run_single(const dt_config *cfg)
         .local_acc = res.test_acc, .lr = res.lr,
         .train_loss_global = res.train_loss_global,
         .epoch = (double)res.epochs_done, .wall_s = res.wall_s,
-        .model_s = NAN,
+        .model_s = NAN, .d2_mixing = NAN,
         .images_per_s = res.images_per_s, .t_total = cm_time_now() - t0,
         .t_compute = res.train_s, .param_hash = res.param_hash};
     return write_summary(cfg, &sm);
@@ -319,13 +321,14 @@ static int run_single(const dt_config *cfg)
 static void print_notices(const dt_config *cfg)
 {
     if (cfg->weights_set && cfg->topology[0]) {
-        cm_topo t;
-        cm_topo_init(&t);
-        if (cm_topo_read(&t, cfg->topology) == CM_OK && t.ew)
+        cm_topo_seq t; /* a time-varying file is refused by the run */
+        cm_topo_seq_init(&t);
+        if (cm_topo_seq_read(&t, cfg->topology) == CM_OK && t.period == 1 &&
+            t.round[0].ew && !t.round[0].directed)
             fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
                     "weights in %s\n", cm_weight_rule_name(cfg->weights),
                     cfg->topology);
-        cm_topo_destroy(&t);
+        cm_topo_seq_destroy(&t);
     }
     char id[512], v[128], part[64];
     if (cfg->topology[0] &&
@@ -349,7 +352,9 @@ static void print_notices(const dt_config *cfg)
     }
     if (cfg->resume && cfg->ckpt_dir[0]) {
         uint64_t e;
-        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO)
+        dt_ckpt_dir_info info;
+        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO &&
+            dt_ckpt_scan(cfg->ckpt_dir, 0, &info) == CM_OK && !info.complete)
             fprintf(stderr, "dpsgd-train: notice: --resume: no checkpoint in "
                     "%s yet: starting from scratch\n", cfg->ckpt_dir);
     }
@@ -357,9 +362,15 @@ static void print_notices(const dt_config *cfg)
 }
 
 /* --eval-model: one line with the saved model's test accuracy and loss. */
-static int run_eval_model(const dt_config *cfg)
+static int run_eval_model(const dt_config *given)
 {
     dt_train_result res;
+    dt_config c = *given, *cfg = &c; /* model and data set: the file's */
+    cm_status s = dt_train_apply_model_meta(cfg);
+    if (s != CM_OK) { /* a conflict with --model / --dataset: a flag's */
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
     if (dt_train_eval_model(cfg, &res) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -434,11 +445,18 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             fputs(msg, stderr);
             fflush(stderr);
         } else {
-            sleep(5);
+            /* the reporting rank answered our ping, so it is waiting and
+             * times out itself within --timeout (and its grace period):
+             * give it that long (at most 30 s) to print and end the job */
+            double t = cfg->timeout < 25 ? cfg->timeout : 25;
+            struct timespec ts = {(time_t)(5 + t), 0};
+            nanosleep(&ts, NULL);
         }
         dt_comm_abort_job(1);
     }
     if (s != CM_OK) {
+        sig_root = 0; /* the one message: a SIGTERM of mpirun while the
+                         ranks leave adds no "stopped by" line */
         if (root)
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return s == CM_EINVAL ? 2 : 1;
@@ -494,7 +512,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     const dt_summary sm = {
-        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
+        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
+                                               : dt_algo_name(r.algorithm),
+        .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
+                             r.algorithm == DT_ALGO_D2 ? r.mix_c : NAN,
         .workers = r.n_workers, .ranks = r.n_ranks, .steps = r.steps,
         .n_params = r.n_params, .test_acc = r.last.test_acc,
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
@@ -564,6 +585,9 @@ int main(int argc, char **argv)
                     "--topology or --mode allreduce\n",
                     cfg.write_partition[0] ? " (and --write-partition, "
                     "unless --epochs 0)" : "");
+            rc = 2;
+        } else if (dt_config_check_single(&cfg) != CM_OK) {
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
             rc = 2;
         } else {
             catch_signals(&cfg, root);
