@@ -20,6 +20,7 @@
 #include "tg_neff_weights.h"
 #include "tg_search.h"
 #include "tg_seq.h"
+#include "topogen_data.h"
 #include "topogen_neff.h"
 #include "topogen_progress.h"
 #include "topogen_seq.h"
@@ -184,9 +185,12 @@ int topogen_directed_generate(topogen_config *c)
     cm_rng_seed(&rng, c->search.seed, 0);
     cm_status st = CM_OK;
     size_t *perm = NULL;
-    char extra[512] = "", comment[2048];
+    char extra[1024] = "", comment[2560], labline[512] = "";
     tg_digraph_search_result res = {0};
     int rc = EXIT_FAILURE;
+    cm_labels lab;
+    cm_labels_init(&lab);
+    double *pi = NULL, *pibar = NULL;
     if (c->dkind == TOPOGEN_D_EPIDEMIC) {
         char settings[1024];
         topogen_settings_line(c, settings, sizeof settings);
@@ -244,6 +248,19 @@ int topogen_directed_generate(topogen_config *c)
         o.t1 = c->search.t1;
         o.time_limit = c->search.time_limit;
         o.stop = topogen_catch_signals();
+        if (c->labels) { /* data-aware: + mu * H (tg_digraph_search.c) */
+            int lrc = topogen_data_search_labels(c, &lab, &pi, &pibar);
+            if (lrc >= 0) {
+                rc = lrc;
+                goto cleanup;
+            }
+            o.pi = pi;
+            o.pibar = pibar;
+            o.k = lab.k;
+            o.hetero_weight = c->search.hetero_weight;
+            topogen_data_header_line(&lab, c->labels, labline,
+                                     sizeof labline);
+        }
         st = tg_digraph_search(&o, &g, &res);
     }
     topogen_neff v = {0};
@@ -259,8 +276,9 @@ int topogen_directed_generate(topogen_config *c)
         goto cleanup;
     }
     snprintf(extra, sizeof extra, "# norm_w_minus_j=%.4f neff=%.4f "
-             "(gamma %g) messages=%.4g%s\n", norm, v.neff[0], v.gamma[0],
-             v.msgs, res.interrupted ? " interrupted=1" : "");
+             "(gamma %g) messages=%.4g%s%s\n", norm, v.neff[0], v.gamma[0],
+             v.msgs, res.interrupted ? " interrupted=1" : "",
+             labline[0] ? labline : "");
     header(c, extra, comment, sizeof comment);
     if ((st = tg_digraph_save(&g, c->out, comment)) != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
@@ -278,8 +296,15 @@ int topogen_directed_generate(topogen_config *c)
                 res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "");
+    if (!c->quiet && c->labels && c->dkind == TOPOGEN_D_LEARNED)
+        fprintf(stderr, "topogen: data-aware: H %.5f (weights 1/(d+1)), "
+                "energy with %g * H\n", res.hetero,
+                c->search.hetero_weight);
     rc = res.interrupted ? 130 : EXIT_SUCCESS;
 cleanup:
+    free(pi);
+    free(pibar);
+    cm_labels_destroy(&lab);
     free(perm);
     tg_digraph_destroy(&g);
     return rc;
