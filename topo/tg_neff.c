@@ -86,7 +86,9 @@ void tg_neff_fill_dense(const cm_topo *t, double *w)
 
 double tg_neff_messages_topo(const cm_topo *t)
 {
-    return t->n ? 2.0 * (double)t->m / (double)t->n : 0.0;
+    if (!t->n)
+        return 0.0;
+    return (t->directed ? 1.0 : 2.0) * (double)t->m / (double)t->n;
 }
 
 cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
@@ -102,6 +104,18 @@ cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
         for (size_t g = 0; g < k; g++)
             out[g] = 0.0;
         return CM_OK;
+    }
+    if (t->directed) { /* no closed form: the Lyapunov solve */
+        double *w = malloc(n * n * sizeof *w);
+        if (!w)
+            return cm_error(CM_ENOMEM, "n_eff: out of memory for n = %zu", n);
+        tg_neff_fill_dense(t, w);
+        const double *const ws[1] = {w};
+        cm_status s = CM_OK;
+        for (size_t g = 0; g < k && s == CM_OK; g++)
+            s = tg_neff_dense(ws, 1, n, gamma[g], &out[g]);
+        free(w);
+        return s;
     }
     double *a = malloc(n * n * sizeof *a), *mu = malloc(n * sizeof *mu);
     double q = 0.0;

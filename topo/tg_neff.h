@@ -56,10 +56,10 @@ double tg_neff_from_trace(size_t n, double gamma, double tr);
 /* n_eff of a symmetric W from its eigenvalues (the closed form). O(n). */
 double tg_neff_eigs(const double *mu, size_t n, double gamma);
 
-/* n_eff of a weighted symmetric topology at each of the k gammas into
- * out[0..k): one dense eigensolve of W (LAPACK dsyev), then the closed
- * form. CM_EINVAL when unweighted or n > TG_NEFF_DENSE_MAX; CM_ENUMERIC,
- * CM_ENOMEM. O(n^3). */
+/* n_eff of a weighted topology at each of the k gammas into out[0..k):
+ * symmetric, one dense eigensolve of W (LAPACK dsyev), then the closed
+ * form; directed, the Lyapunov solve of tg_neff_dense. CM_EINVAL when
+ * unweighted or n > TG_NEFF_DENSE_MAX; CM_ENUMERIC, CM_ENOMEM. O(n^3). */
 cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
                        double *out);
 

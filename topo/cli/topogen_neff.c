@@ -20,7 +20,7 @@ cm_status topogen_neff_gammas(const char *s, topogen_neff *v)
 cm_status topogen_neff_topo(const cm_topo *t, topogen_neff *v)
 {
     v->msgs = tg_neff_messages_topo(t);
-    v->how = "closed form";
+    v->how = t->directed ? "Lyapunov solve" : "closed form";
     for (size_t g = 0; g < v->k; g++)
         v->err[g] = 0.0;
     return tg_neff_topo(t, v->gamma, v->k, v->neff);
