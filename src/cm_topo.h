@@ -13,7 +13,7 @@
  * must sum to 1. Plain `i j` edge lists (networkx write_edgelist, with or
  * without a trailing `{}` / `{'weight': w}` dict), igraph's ncol output,
  * GML and GraphML (detected from the first non-blank bytes; see
- * cm_topo_xml.c) are read too, and 1-based edge lists are detected (no
+ * cm_topo_doc.h: libxml2 for GraphML) are read too, and 1-based edge lists are detected (no
  * node 0, no n= token) or forced (cm_topo_read_opts.base). A reader
  * accepts an edge listed in both directions only with identical weights;
  * weights are all present or all absent. cm_topo_validate (cm_mixing.h)
@@ -35,6 +35,11 @@
 
 /* Largest edge count a file may hold (so that 2m ids fit any index). */
 #define CM_TOPO_MAX_EDGES 100000000
+
+/* Largest topology file read, in bytes (GraphML, GML, edge lists and
+ * sequence files alike): checked on the file's size before any byte is
+ * read, and on a stream while reading. 2 GiB - 1, libxml2's int bound. */
+#define CM_TOPO_MAX_BYTES 2147483647
 
 /* Rows of W must sum to 1 within this tolerance. */
 #define CM_TOPO_ROW_TOL 1e-9
@@ -122,6 +127,13 @@ cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o);
  * larger file (cm_topo_seq) is reported at its place in that file. */
 cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                               size_t first_line, cm_topo_read_opts *o);
+
+/* What a reader checks before reading path ("-" passes): it can be
+ * opened, is not a directory, and a regular file is at most
+ * CM_TOPO_MAX_BYTES. Cheap (stat, no read): dpsgd-train runs it on rank 0
+ * before any rank reads. CM_EIO or CM_EFORMAT naming the path and the
+ * limit. */
+cm_status cm_topo_file_check(const char *path);
 
 /* Parses "edgelist", "ncol", "graphml", "gml" (and "auto" when allow_auto)
  * for the flag named in messages. CM_EINVAL otherwise. */

@@ -5,7 +5,9 @@
  * Detection looks at the first non-blank bytes: '<' is GraphML, a GML key
  * ("graph", "Creator", "Version") followed by '[' or a value is GML,
  * anything else an edge list (ours, networkx's or igraph's ncol: `i j` or
- * `i j w`, `#` comments). Limits (CM_TOPO_MAX_NODES, CM_TOPO_MAX_EDGES)
+ * `i j w`, `#` comments); a UTF-8 byte-order mark before any of them is
+ * skipped. An edge-list line holding a carriage return that does not end
+ * it (CR-only line endings) is refused by name. Limits (CM_TOPO_MAX_NODES, CM_TOPO_MAX_EDGES)
  * are checked while reading, before the allocations they would imply.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -16,9 +18,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cm_topo_rec.h"
-#include "cm_topo_xml.h"
+#include "cm_topo_doc.h"
 
 static const struct {
     const char *name;
@@ -238,6 +241,13 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
         }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
+        if (memchr(line, '\r', (size_t)len)) {
+            st = cm_error(CM_EFORMAT, "%s:%zu: carriage return inside a line: "
+                          "CR-only line endings (old Mac style) are not read; "
+                          "convert them to newlines (tr '\\r' '\\n')", path,
+                          lineno);
+            goto cleanup;
+        }
         char *p = line;
         while (isspace((unsigned char)*p))
             p++;
@@ -354,8 +364,16 @@ static cm_topo_format detect(FILE *fp, size_t *skipped)
 {
     int c;
     *skipped = 0;
-    while ((c = getc(fp)) != EOF && isspace(c))
+    if ((c = getc(fp)) == 0xEF) { /* a UTF-8 byte-order mark: skip it */
+        int c2 = getc(fp), c3 = c2 == 0xBB ? getc(fp) : EOF;
+        if (c2 != 0xBB || c3 != 0xBF)
+            return CM_FORMAT_AUTO; /* not a BOM: the caller names it */
+        c = getc(fp);
+    }
+    while (c != EOF && isspace(c)) {
         *skipped += c == '\n';
+        c = getc(fp);
+    }
     if (c == EOF)
         return CM_FORMAT_EDGELIST;
     ungetc(c, fp);
@@ -364,6 +382,25 @@ static cm_topo_format detect(FILE *fp, size_t *skipped)
     if (isalpha(c))
         return CM_FORMAT_GML;
     return CM_FORMAT_EDGELIST;
+}
+
+cm_status cm_topo_file_check(const char *path)
+{
+    struct stat sb;
+    if (strcmp(path, "-") == 0)
+        return CM_OK;
+    if (stat(path, &sb) != 0)
+        return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
+                        strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return cm_error(CM_EIO, "cannot read topology file %s: it is a "
+                        "directory", path);
+    if (S_ISREG(sb.st_mode) &&
+        (unsigned long long)sb.st_size > CM_TOPO_MAX_BYTES)
+        return cm_error(CM_EFORMAT, "%s: %llu bytes, larger than the %d-byte "
+                        "(2 GiB) limit of topology files", path,
+                        (unsigned long long)sb.st_size, CM_TOPO_MAX_BYTES);
+    return CM_OK;
 }
 
 cm_status cm_topo_read(cm_topo *t, const char *path)
@@ -375,11 +412,14 @@ cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o)
 {
     int use_stdin = strcmp(path, "-") == 0;
     cm_topo_destroy(t);
+    cm_status st = cm_topo_file_check(path);
+    if (st != CM_OK)
+        return st;
     FILE *fp = use_stdin ? stdin : fopen(path, "r");
     if (!fp)
         return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
                         strerror(errno));
-    cm_status st = cm_topo_read_stream(t, fp, path, 0, o);
+    st = cm_topo_read_stream(t, fp, path, 0, o);
     if (!use_stdin)
         fclose(fp);
     return st;
@@ -403,6 +443,10 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
     skipped += first_line;
     cm_topo_base base = o->base;
     dir_header h = {0, 0, 0, 0, 0};
+    if (f == CM_FORMAT_AUTO)
+        return cm_error(CM_EFORMAT, "%s:%zu: unexpected non-ASCII byte 0xef "
+                        "that does not start a UTF-8 byte-order mark; not a "
+                        "topology text file", path, first_line + 1);
     switch (f) {
     case CM_FORMAT_GRAPHML:
         st = cm_topo_read_graphml(fp, path, skipped, &v, &n_decl);

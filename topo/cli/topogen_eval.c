@@ -82,29 +82,46 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
     return s;
 }
 
-static void net_print(const topogen_eval_job *c, const cm_topo *t,
-                      const cm_net *net, const cm_net_eval ev[2], int json)
+/* The same as members of the --json object o. */
+static void net_json(const topogen_eval_job *c, const cm_topo *t,
+                     const cm_net *net, const cm_net_eval ev[2], json_t *o,
+                     int *bad)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
     char d[160];
     cm_net_describe(net, d, sizeof d);
-    if (json)
-        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
-               "\"array_bytes\":%.0f,", d, P, H, bytes);
-    else
-        printf("net           %s\nplacement     %zu workers on %zu ranks on "
+    topogen_json_str(o, "net", d, bad);
+    topogen_json_int(o, "ranks", P, bad);
+    topogen_json_int(o, "hosts", H, bad);
+    topogen_json_num(o, "array_bytes", bytes, bad);
+    for (int k = 0; k < 2; k++) {
+        const cm_place_stats *ps = &ev[k].st;
+        json_t *p = json_object();
+        topogen_json_int(p, "cut_edges", ps->cut_edges, bad);
+        topogen_json_int(p, "cut_edges_host", ps->cut_edges_host, bad);
+        topogen_json_int(p, "arrays", ps->volume, bad);
+        topogen_json_int(p, "arrays_host", ps->volume_host, bad);
+        topogen_json_num(p, "round_s", ev[k].round_s, bad);
+        topogen_json_set(o, cm_place_name((cm_place_kind)k), p, bad);
+    }
+    topogen_json_num(o, "allreduce_ring_s",
+                     topogen_allreduce_time(net, P, H, bytes), bad);
+}
+
+static void net_print(const topogen_eval_job *c, const cm_topo *t,
+                      const cm_net *net, const cm_net_eval ev[2])
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    char d[160];
+    cm_net_describe(net, d, sizeof d);
+    printf("net           %s\nplacement     %zu workers on %zu ranks on "
                "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
     for (int k = 0; k < 2; k++) {
         const cm_place_stats *ps = &ev[k].st;
         const char *name = cm_place_name((cm_place_kind)k);
-        if (json)
-            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
-                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
-                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
-                   ps->volume_host, ev[k].round_s);
-        else
-            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
+        printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
                    "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
                    "round (rank %zu decides)\n", name, ps->cut_edges,
                    ps->cut_edges_host, ps->volume, ps->volume_host,
@@ -112,10 +129,7 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
                    ev[k].worst);
     }
     double ar = topogen_allreduce_time(net, P, H, bytes);
-    if (json)
-        printf("\"allreduce_ring_s\":%.6g,", ar);
-    else
-        printf("  allreduce   ring all-reduce of the same arrays: modelled "
+    printf("  allreduce   ring all-reduce of the same arrays: modelled "
                "%.4g ms\n", ar * 1e3);
 }
 
@@ -135,7 +149,7 @@ int topogen_evaluate(const topogen_eval_job *c)
                 "the cut is reported for one-round files\n", c->file,
                 seq.period);
         cm_topo_seq_destroy(&seq);
-        return EXIT_FAILURE;
+        return 2; /* a flag conflict */
     }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
@@ -175,10 +189,12 @@ int topogen_evaluate(const topogen_eval_job *c)
     topogen_cut cut = {0};
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
+    int usage = 0; /* a flag that does not fit the file: exit 2 */
     if (st == CM_OK && c->net)
-        st = net_eval(c, &t, &net, nev);
+        usage = (st = net_eval(c, &t, &net, nev)) == CM_EINVAL;
     if (st == CM_OK && c->groups)
-        st = topogen_cut_eval(&t, c->groups, c->file, &cut);
+        usage = (st = topogen_cut_eval(&t, c->groups, c->file, &cut)) ==
+                CM_EINVAL;
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
@@ -193,6 +209,8 @@ int topogen_evaluate(const topogen_eval_job *c)
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
+        if (usage)
+            rc = 2;
         goto cleanup;
     }
     if (c->simulate) {
@@ -214,25 +232,30 @@ int topogen_evaluate(const topogen_eval_job *c)
         for (size_t r = 0; r <= c->simulate; r++)
             printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
     } else if (c->json) {
-        printf("{\"file\":");
-        topogen_print_json_string(c->file);
-        printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
-               "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
-               cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
-               e.components);
-        topogen_print_number("diameter", e.diameter, 0);
-        topogen_print_number("lambda2", e.l2, 0);
-        topogen_print_number("lambdan", e.ln, 0);
-        topogen_print_number("slem", e.slem, 0);
-        topogen_print_number("slem_best_laplacian", e.slem_best, 0);
-        topogen_print_number("rounds_1e-3", e.rounds, 0);
+        int bad = 0;
+        json_t *o = json_object();
+        topogen_json_str(o, "file", c->file, &bad);
+        topogen_json_str(o, "format", cm_topo_format_name(ro.found), &bad);
+        topogen_json_int(o, "n", e.n, &bad);
+        topogen_json_int(o, "edges", e.m, &bad);
+        topogen_json_int(o, "min_degree", e.dmin, &bad);
+        topogen_json_int(o, "max_degree", e.dmax, &bad);
+        topogen_json_int(o, "components", e.components, &bad);
+        topogen_json_num(o, "diameter", e.diameter, &bad);
+        topogen_json_num(o, "lambda2", e.l2, &bad);
+        topogen_json_num(o, "lambdan", e.ln, &bad);
+        topogen_json_num(o, "slem", e.slem, &bad);
+        topogen_json_num(o, "slem_best_laplacian", e.slem_best, &bad);
+        topogen_json_num(o, "rounds_1e-3", e.rounds, &bad);
         if (c->fdla && fr.newton)
-            topogen_print_number("fdla_lower_bound", fr.lower, 0);
+            topogen_json_num(o, "fdla_lower_bound", fr.lower, &bad);
         if (c->net)
-            net_print(c, &t, &net, nev, 1);
+            net_json(c, &t, &net, nev, o, &bad);
         if (c->groups)
-            topogen_cut_print(&cut, 1);
-        printf("\"weights\":\"%s\"}\n", wname);
+            topogen_cut_json(&cut, o, &bad);
+        topogen_json_str(o, "weights", wname, &bad);
+        if (topogen_json_print(o, bad))
+            goto cleanup;
     } else {
         printf("file          %s (%s%s)\n", c->file,
                cm_topo_format_name(ro.found), ro.one_based ? ", 1-based" : "");
@@ -261,7 +284,7 @@ int topogen_evaluate(const topogen_eval_job *c)
                    "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
         printf("weights       %s\n", wname);
         if (c->net)
-            net_print(c, &t, &net, nev, 0);
+            net_print(c, &t, &net, nev);
         if (c->groups)
             topogen_cut_print(&cut, 0);
     }

@@ -30,6 +30,7 @@
 #include "cm_status.h"
 #include "cm_time.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "dt_ckpt.h"
 #include "dt_bench.h"
 #include "dt_bench_gossip.h"
@@ -306,7 +307,7 @@ static int run_single(const dt_config *cfg)
         .local_acc = res.test_acc, .lr = res.lr,
         .train_loss_global = res.train_loss_global,
         .epoch = (double)res.epochs_done, .wall_s = res.wall_s,
-        .model_s = NAN,
+        .model_s = NAN, .d2_mixing = NAN,
         .images_per_s = res.images_per_s, .t_total = cm_time_now() - t0,
         .t_compute = res.train_s, .param_hash = res.param_hash};
     return write_summary(cfg, &sm);
@@ -318,17 +319,20 @@ static int run_single(const dt_config *cfg)
 static void print_notices(const dt_config *cfg)
 {
     if (cfg->weights_set && cfg->topology[0]) {
-        cm_topo t;
-        cm_topo_init(&t);
-        if (cm_topo_read(&t, cfg->topology) == CM_OK && t.ew && !t.directed)
+        cm_topo_seq t; /* a time-varying file is refused by the run */
+        cm_topo_seq_init(&t);
+        if (cm_topo_seq_read(&t, cfg->topology) == CM_OK && t.period == 1 &&
+            t.round[0].ew && !t.round[0].directed)
             fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
                     "weights in %s\n", cm_weight_rule_name(cfg->weights),
                     cfg->topology);
-        cm_topo_destroy(&t);
+        cm_topo_seq_destroy(&t);
     }
     if (cfg->resume && cfg->ckpt_dir[0]) {
         uint64_t e;
-        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO)
+        dt_ckpt_dir_info info;
+        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO &&
+            dt_ckpt_scan(cfg->ckpt_dir, 0, &info) == CM_OK && !info.complete)
             fprintf(stderr, "dpsgd-train: notice: --resume: no checkpoint in "
                     "%s yet: starting from scratch\n", cfg->ckpt_dir);
     }
@@ -336,9 +340,15 @@ static void print_notices(const dt_config *cfg)
 }
 
 /* --eval-model: one line with the saved model's test accuracy and loss. */
-static int run_eval_model(const dt_config *cfg)
+static int run_eval_model(const dt_config *given)
 {
     dt_train_result res;
+    dt_config c = *given, *cfg = &c; /* model and data set: the file's */
+    cm_status s = dt_train_apply_model_meta(cfg);
+    if (s != CM_OK) { /* a conflict with --model / --dataset: a flag's */
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
     if (dt_train_eval_model(cfg, &res) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -376,11 +386,18 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             fputs(msg, stderr);
             fflush(stderr);
         } else {
-            sleep(5);
+            /* the reporting rank answered our ping, so it is waiting and
+             * times out itself within --timeout (and its grace period):
+             * give it that long (at most 30 s) to print and end the job */
+            double t = cfg->timeout < 25 ? cfg->timeout : 25;
+            struct timespec ts = {(time_t)(5 + t), 0};
+            nanosleep(&ts, NULL);
         }
         dt_comm_abort_job(1);
     }
     if (s != CM_OK) {
+        sig_root = 0; /* the one message: a SIGTERM of mpirun while the
+                         ranks leave adds no "stopped by" line */
         if (root)
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return s == CM_EINVAL ? 2 : 1;
@@ -436,7 +453,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     const dt_summary sm = {
-        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
+        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
+                                               : dt_algo_name(r.algorithm),
+        .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
+                             r.algorithm == DT_ALGO_D2 ? r.mix_c : NAN,
         .workers = r.n_workers, .ranks = r.n_ranks, .steps = r.steps,
         .n_params = r.n_params, .test_acc = r.last.test_acc,
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
@@ -502,6 +522,9 @@ int main(int argc, char **argv)
         if (cfg.resume || cfg.ckpt_dir[0]) {
             fprintf(stderr, "dpsgd-train: --checkpoint/--resume need "
                     "--topology or --mode allreduce\n");
+            rc = 2;
+        } else if (dt_config_check_single(&cfg) != CM_OK) {
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
             rc = 2;
         } else {
             catch_signals(&cfg, root);

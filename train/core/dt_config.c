@@ -75,6 +75,9 @@ static const flag_spec FLAGS[] = {
     {"--summary", F_PATH, OFF(summary), 0, 0, 0},
 };
 
+_Static_assert(sizeof FLAGS / sizeof FLAGS[0] <= 64,
+               "dt_config.given has one bit per flag");
+
 void dt_config_default(dt_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -315,6 +318,7 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
                 f = &FLAGS[k];
         if (!f)
             return cm_error(CM_EINVAL, "unknown option '%s' (see --help)", a);
+        cfg->given |= 1ULL << (f - FLAGS);
         if (f->kind == F_FLAG) {
             if (eq)
                 return cm_error(CM_EINVAL, "%s takes no value", f->name);
@@ -332,6 +336,35 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
             return s;
         if (f->kind == F_WEIGHTS)
             cfg->weights_set = 1;
+        cfg->model_given |= f->kind == F_MODEL;
+        cfg->dataset_given |= f->kind == F_DATASET;
     }
+    if (cfg->dataset == DT_DS_SYNTHETIC && cfg->data_dir[0])
+        return cm_error(CM_EINVAL, "--data %s: --dataset synthetic makes its "
+                        "own images (--synthetic-train, --synthetic-test); "
+                        "--data is for the data sets read from files",
+                        cfg->data_dir);
+    return CM_OK;
+}
+
+int dt_config_given(const dt_config *cfg, const char *flag)
+{
+    for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
+        if (strcmp(FLAGS[k].name, flag) == 0)
+            return (cfg->given >> k) & 1;
+    return 0;
+}
+
+cm_status dt_config_check_single(const dt_config *cfg)
+{
+    static const char *const distributed[] = {
+        "--algorithm", "--d2-mixing", "--partition", "--workers",
+        "--placement", "--net", "--weights", "--local-eval", "--timeout"};
+    for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
+        if (dt_config_given(cfg, distributed[k]))
+            return cm_error(CM_EINVAL, "%s is for distributed runs "
+                            "(--topology FILE, or --mode allreduce under "
+                            "mpirun); without them one worker trains alone",
+                            distributed[k]);
     return CM_OK;
 }

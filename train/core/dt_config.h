@@ -93,12 +93,16 @@ typedef struct {
     cm_place_kind placement;   /* --placement block|graph (graph) */
     cm_net net;                /* --net: the network model */
     int net_given;             /* --net was given */
+    int model_given;           /* --model was given */
+    int dataset_given;         /* --dataset was given */
     size_t bench_gossip;       /* --bench-gossip R: time R gossip rounds
                                   alone (no training); 0 = off */
     size_t bench_floats;       /* --bench-floats N: array length for
                                   --bench-gossip (0 = the model's) */
     char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
                                   timings, hashes of the run; "" = none */
+    unsigned long long given;  /* bit k: the k-th flag of the table was
+                                  given (dt_config_given) */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */
@@ -108,6 +112,16 @@ void dt_config_default(dt_config *cfg);
  * flag, missing or bad value: CM_EINVAL with one message naming the flag.
  * "--help" sets cfg->help and stops parsing. */
 cm_status dt_config_parse(dt_config *cfg, int argc, char **argv);
+
+/* 1 when flag (e.g. "--partition") was on the command line. */
+int dt_config_given(const dt_config *cfg, const char *flag);
+
+/* For a run of one worker in one process (no --topology, not under
+ * mpirun with --mode allreduce): CM_EINVAL naming the first flag given
+ * that only a distributed run uses (--algorithm, --d2-mixing,
+ * --partition, --workers, --placement, --net, --weights, --local-eval,
+ * --timeout), so none is silently ignored. */
+cm_status dt_config_check_single(const dt_config *cfg);
 
 /* The usage text (static storage), listing every flag and its default. */
 const char *dt_config_usage(void);

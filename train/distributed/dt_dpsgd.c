@@ -75,6 +75,7 @@
 #include "dt_run.h"
 #include "dt_run_ckpt.h"
 #include "dt_topo_load.h"
+#include "dt_train.h"
 #include "dt_workers.h"
 
 /* ---- setup ------------------------------------------------------------- */
@@ -227,6 +228,7 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
     if ((s = dt_comm_bcast(r->comm, hdr, sizeof hdr, 0)) != CM_OK ||
         (s = dt_comm_bcast(r->comm, &norm, sizeof norm, 0)) != CM_OK)
         goto cleanup;
+    dt_train_model_meta(cfg, &norm, &r->meta);
     size_t n_train = (size_t)hdr[0];
     if (r->rank != 0 && !(labels = malloc(n_train ? n_train : 1)))
         s = cm_error(CM_ENOMEM, "out of memory for %zu labels", n_train);
@@ -290,8 +292,13 @@ static cm_status setup_state(dt_run *r)
     cm_rng_seed(&init, cfg->seed, 0);
     dt_net_init(r->net, r->w.x[0], &init);
     if (cfg->init_model[0] &&
-        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK)
-        return s;
+        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK) {
+        if (s != CM_EINVAL) /* a file that does not fit the model is a */
+            return s;      /* bad file (exit 1), not a bad flag */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", cm_last_error());
+        return cm_error(CM_EFORMAT, "%s", msg);
+    }
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
     return CM_OK;
@@ -512,6 +519,11 @@ static cm_status check_config(const dt_config *cfg, size_t P)
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
         return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
                         "used with --mode allreduce");
+    if (cfg->mode == DT_MODE_ALLREDUCE &&
+        (cfg->weights_set || dt_config_given(cfg, "--placement")))
+        return cm_error(CM_EINVAL, "%s is for decentralized runs "
+                        "(--topology); it is not used with --mode allreduce",
+                        cfg->weights_set ? "--weights" : "--placement");
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->algorithm != DT_ALGO_DPSGD)
         return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
                         "runs (--topology); all-reduce already averages the "
@@ -565,7 +577,8 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
     if (epoch_end && K && r->cfg->save_model[0] &&
         (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */
         if (r->rank == 0)
-            s = dt_model_save(r->net, r->ev.xbar, r->cfg->save_model);
+            s = dt_model_save(r->net, r->ev.xbar, &r->meta,
+                              r->cfg->save_model);
         if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
             return s;
     }
@@ -609,6 +622,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                               cfg->net_given && !r.allreduce);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
+    if (r.rank == 0 && s == CM_OK && cfg->init_model[0])
+        s = dt_model_check_file(cfg->init_model); /* before any rank reads */
     if (r.rank == 0 && s == CM_OK && cfg->summary[0])
         s = cm_atomic_probe(cfg->summary);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
@@ -686,7 +701,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     /* the average model xbar, formed on every rank by dt_run_summarize */
     if (cfg->save_model[0] && r.rank == 0)
-        s = dt_model_save(r.net, r.ev.xbar, cfg->save_model);
+        s = dt_model_save(r.net, r.ev.xbar, &r.meta, cfg->save_model);
     if ((s = dt_comm_agree(comm, s)) != CM_OK)
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;

@@ -21,6 +21,7 @@
 #include "dt_log.h"
 #include "dt_metrics.h"
 #include "dt_net.h"
+#include "dt_model_io.h"
 #include "dt_placement.h"
 #include "dt_run_ckpt.h"
 #include "dt_workers.h"
@@ -45,6 +46,7 @@ typedef struct {
     cm_topo epi;            /* epidemic: the graph of the current step */
     dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
+    dt_model_meta meta;     /* "__metadata__" of the model files written */
     size_t B;               /* batch */
     size_t steps_per_epoch;
     dt_workers w;           /* this rank's workers */

@@ -108,9 +108,23 @@ cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
     lock->fd = -1;
     lock->path = NULL;
     if (dt_comm_rank(c->comm) == 0) {
+        dt_ckpt_dir_info info;
         s = dt_ckpt_prepare(c->dir, lock);
+        if (s == CM_OK)
+            s = dt_ckpt_scan(c->dir, 0, &info);
         cm_status l = s == CM_OK ? dt_ckpt_latest(c->dir, &epoch) : s;
-        if (s == CM_OK && l == CM_OK && !resume)
+        if (s == CM_OK && l != CM_OK && info.complete)
+            /* complete epochs, no marker: another run's; never overwritten */
+            s = cm_error(CM_EINVAL, "%s holds a complete checkpoint "
+                         "(epoch-%06llu) but %s/latest is missing or "
+                         "unreadable: it is another run's, and no run writes "
+                         "over it; to continue it, restore the marker (echo "
+                         "epoch-%06llu > %s/latest) and add --resume; to "
+                         "start over, remove %s (or choose another "
+                         "--checkpoint DIR)", c->dir,
+                         (unsigned long long)info.newest, c->dir,
+                         (unsigned long long)info.newest, c->dir, c->dir);
+        else if (s == CM_OK && l == CM_OK && !resume)
             s = cm_error(CM_EINVAL, "%s holds the checkpoint of an earlier "
                          "run (epoch %llu): add --resume to continue it, or "
                          "remove %s (or choose another --checkpoint DIR) to "
