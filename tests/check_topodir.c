@@ -307,6 +307,16 @@ START_TEST(test_epidemic_draw)
                 ck_assert(differ);
             }
         }
+    /* every (n, s) of small graphs draws, EL-Oracle and EL-Local */
+    for (size_t n = 2; n <= 24; n++)
+        for (size_t s = 1; s < n; s++)
+            for (uint64_t r = 0; r < 3; r++)
+                for (int local = 0; local < 2; local++) {
+                    ck_assert_int_eq(cm_topo_epidemic_draw(&a, n, s, local,
+                                                           r + 11, r),
+                                     CM_OK);
+                    check_draw(&a, n, s, local);
+                }
     ck_assert_int_eq(cm_topo_epidemic_draw(&a, 5, 5, 0, 1, 0), CM_EINVAL);
     ck_assert_int_eq(cm_topo_epidemic_draw(&a, 5, 0, 1, 1, 0), CM_EINVAL);
     cm_topo_destroy(&b);
