@@ -32,6 +32,7 @@
 #include "topogen_cli.h"
 #include "topogen_eval.h"
 #include "topogen_make.h"
+#include "tg_neff.h"
 
 extern void openblas_set_num_threads(int num_threads);
 extern int openblas_get_num_threads(void);
@@ -393,17 +394,22 @@ topogen_status topogen_set_weights(topogen_topology *t, const char *rule)
         return (topogen_status)cm_error(CM_EINVAL, "--weights: a "
                                         "time-varying topology carries its "
                                         "own weights");
-    int fdla = strcmp(rule, "fdla") == 0;
+    int fdla = strcmp(rule, "fdla") == 0 ? TOPOGEN_W_FDLA
+               : strcmp(rule, "neff") == 0 ? TOPOGEN_W_NEFF
+               : strcmp(rule, "neff-alpha") == 0 ? TOPOGEN_W_NEFF_ALPHA
+                                                 : TOPOGEN_W_RULE;
     cm_weight_rule wr = CM_WEIGHTS_LAPLACIAN;
     if (!fdla && cm_weight_rule_parse(rule, &wr) != CM_OK)
         return (topogen_status)cm_error(CM_EINVAL, "--weights: unknown "
                                         "weight rule '%s' (expected %s, "
-                                        "fdla)", rule, cm_weight_rule_list());
+                                        "fdla, neff, neff-alpha)", rule,
+                                        cm_weight_rule_list());
     guard g;
     enter(&g);
     cm_topo *r = t->made ? &t->m.t : &t->seq.round[0];
     tg_fdla_result fr;
-    cm_status st = topogen_weights_set(fdla, wr, r, &fr);
+    tg_neff_weights_result nr; /* neff rules: gamma = TG_NEFF_GAMMA */
+    cm_status st = topogen_weights_set(fdla, wr, TG_NEFF_GAMMA, r, &fr, &nr);
     if (st == CM_OK && t->made) { /* now a plain topology: move it over */
         cm_status s2 = cm_topo_seq_from_topo(&t->seq, &t->m.t);
         if (s2 != CM_OK)

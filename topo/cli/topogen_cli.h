@@ -44,7 +44,32 @@ typedef struct {
     const char *net;         /* eval: --net NET (NULL: no network model) */
     size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
+    const char *gamma;       /* --gamma list (NULL: 0.951) */
+    int exp_sym;             /* --kind exponential-sym (1) or the old name
+                                exponential (2: a notice) */
+    int dkind;               /* directed kinds: TOPOGEN_D_* (0: none) */
+    int directed;            /* --directed: learned over permutations */
+    int local;               /* --local: epidemic EL-Local */
+    int compare;             /* `topogen compare` mode */
+    /* data-aware (topogen_data.c): the counts file of dpsgd-train
+     * --write-partition and what is built from it */
+    int datakind;            /* TOPOGEN_DK_*: stl-fw or dcliques (0: none) */
+    const char *labels;      /* --labels COUNTS (NULL: none) */
+    double lambda;           /* --lambda: STL-FW's ||W - J||^2 weight */
+    int symmetric;           /* --symmetric: undirected STL-FW */
+    int inter;               /* --inter: D-Cliques' inter-clique links */
+    int clique_equal;        /* --clique-weights equal (0: mh) */
 } topogen_config;
+
+/* Data-aware kinds (topogen_data.c): datakind. */
+enum { TOPOGEN_DK_NONE, TOPOGEN_DK_STLFW, TOPOGEN_DK_DCLIQUES };
+
+/* Directed and randomised kinds (topogen_directed.c). */
+enum { TOPOGEN_D_NONE, TOPOGEN_D_PERM, TOPOGEN_D_EXP, TOPOGEN_D_EPIDEMIC,
+       TOPOGEN_D_LEARNED };
+
+/* The --kind as written in headers ("exponential-sym", "perm", ...). */
+const char *topogen_kind_name(const topogen_config *c);
 
 /* The defaults: learned kind, Laplacian weights, edge list on stdout, the
  * search's defaults (tg_search_opts_default). */

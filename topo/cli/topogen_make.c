@@ -17,6 +17,8 @@
 #include "tg_groups.h"
 #include "tg_igraph.h"
 #include "topogen_eval.h"
+#include "topogen_neff.h"
+#include "tg_neff_search.h"
 
 void topogen_made_init(topogen_made *m)
 {
@@ -85,7 +87,16 @@ cm_status topogen_make(topogen_config *c, topogen_made *m)
     cm_status st;
     if (c->kind == TG_KIND_LEARNED) {
         topogen_resolve_defaults(&c->search);
+        tg_energy_hook hook;
+        tg_neff_hook_cfg hcfg = {c->search.obj_gamma > 0.0
+                                     ? c->search.obj_gamma : TG_NEFF_GAMMA,
+                                 TG_NEFF_PROBES, -1, c->search.seed};
+        if (c->search.obj == TG_OBJ_NEFF || c->search.obj == TG_OBJ_NEFF_MSG) {
+            tg_neff_hook(&hook, &hcfg);
+            c->search.hook = &hook;
+        }
         st = tg_search_run(&c->search, &g, &m->res);
+        c->search.hook = NULL; /* hook and hcfg end here */
         if (st == CM_OK)
             st = tg_graph_to_topo(&g, &m->t);
     } else {
@@ -94,8 +105,12 @@ cm_status topogen_make(topogen_config *c, topogen_made *m)
         st = tg_kind_build(&m->t, c->kind, c->search.n, c->search.d, &rng);
     }
     tg_graph_destroy(&g);
+    topogen_neff wg = {0};
     if (st == CM_OK)
-        st = topogen_weights_set(c->fdla, c->weights, &m->t, &m->fr);
+        st = topogen_neff_gammas(c->gamma, &wg);
+    if (st == CM_OK)
+        st = topogen_weights_set(c->fdla, c->weights, wg.gamma[0], &m->t,
+                                 &m->fr, &m->nr);
     if (st == CM_OK)
         st = cm_topo_laplacian_extremes(&m->t, &m->l2, &m->ln);
     if (st == CM_OK)
@@ -107,6 +122,8 @@ cm_status topogen_make(topogen_config *c, topogen_made *m)
     char fl[384];
     topogen_settings_line(c, m->settings, sizeof m->settings);
     topogen_fdla_line(c->fdla, &m->fr, fl, sizeof fl);
+    if (!fl[0])
+        topogen_neff_line(c->fdla, &m->nr, fl, sizeof fl);
     if (c->search.groups) { /* the cut, after any fdla line */
         size_t len = strlen(fl);
         snprintf(fl + len, sizeof fl - len, "\n# groups=%zu (ids in blocks "
@@ -117,15 +134,15 @@ cm_status topogen_make(topogen_config *c, topogen_made *m)
     snprintf(m->comment, sizeof m->comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
              "seed=%llu version=%s%s\n"
-             "# settings: %s\n"
+             "# settings: %s%s\n"
              "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
-             m->t.n, dmax, tg_kind_name(c->kind),
+             m->t.n, dmax, topogen_kind_name(c),
              tg_objective_name(c->search.obj),
              topogen_weights_name(c->fdla, c->weights),
              (unsigned long long)c->search.seed, TOPOGEN_VERSION,
-             m->res.interrupted ? " interrupted=1" : "", m->settings, m->l2,
-             m->ln, m->slem, fl);
+             m->res.interrupted ? " interrupted=1" : "", m->settings,
+             m->labline, m->l2, m->ln, m->slem, fl);
     return CM_OK;
 }
 
@@ -155,7 +172,7 @@ cm_status topogen_made_write(const topogen_config *c, const topogen_made *m,
     const char *keys[] = {"topogen", "n", "d", "kind", "weights", "seed",
                           "settings", "lambda2", "lambdan", "slem",
                           "self_weights"};
-    const char *vals[] = {TOPOGEN_VERSION, nbuf, dbuf, tg_kind_name(c->kind),
+    const char *vals[] = {TOPOGEN_VERSION, nbuf, dbuf, topogen_kind_name(c),
                           topogen_weights_name(c->fdla, c->weights), seed,
                           m->settings, l2b, lnb, sb,
                           "implied: W_ii = 1 - sum_j W_ij"};

@@ -14,6 +14,7 @@
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
 #include "tg_fdla.h"
+#include "tg_neff_weights.h"
 #include "tg_search.h"
 #include "tg_seq.h"
 #include "topogen_cli.h"
@@ -24,10 +25,14 @@ typedef struct {
     cm_topo_seq seq;        /* the rounds (time-varying kinds; else empty) */
     tg_search_result res;   /* the search's figures (learned; else zero) */
     tg_fdla_result fr;      /* FDLA's certificate (--weights fdla) */
+    tg_neff_weights_result nr; /* --weights neff / neff-alpha: certificate */
     tg_seq_eval se;         /* time-varying: period, norm, messages */
     double l2, ln, slem;    /* Laplacian extremes and SLEM (static kinds) */
     char settings[1024];    /* the settings line (resolved values) */
     char comment[1792];     /* the whole header comment */
+    char labline[512];      /* set by the caller before topogen_make: the
+                               --labels identity appended to the settings
+                               line (topogen_data_header_line), or "" */
 } topogen_made;
 
 /* Empties m. */

@@ -15,6 +15,7 @@
 #include "cm_status.h"
 #include "tg_eval.h"
 #include "topogen_json.h"
+#include "topogen_neff.h"
 
 double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
                               double bytes)
@@ -76,6 +77,13 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         st = cm_error(CM_ENOMEM, "out of memory");
     if (st == CM_OK)
         st = tg_seq_evaluate(s, deg, &e);
+    topogen_neff nv = {0};
+    if (st == CM_OK)
+        st = topogen_neff_gammas(job->gamma, &nv);
+    if (st == CM_OK && s->n > TG_NEFF_DENSE_MAX)
+        nv.k = 0;
+    else if (st == CM_OK && !simulate)
+        st = topogen_neff_seq(s, &nv);
     if (st == CM_OK && job->net) {
         usage = P > s->n || H > P;
         if (P > s->n)
@@ -126,6 +134,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         topogen_json_set(o, "exact", json_boolean(e.exact), &bad);
         topogen_json_num(o, "rounds_1e-3", e.rounds ? (double)e.rounds
                                                      : e.rounds_est, &bad);
+        topogen_neff_json(&nv, o, &bad);
         if (job->net) {
             char d[160];
             json_t *blk = json_object();
@@ -139,6 +148,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             topogen_json_set(o, "block", blk, &bad);
             topogen_json_num(o, "allreduce_ring_s", ar_s, &bad);
         }
+        if (job->extra)
+            topogen_json_members(o, job->extra, &bad);
         topogen_json_str(o, "weights", "file", &bad);
         if (topogen_json_print(o, bad))
             goto cleanup;
@@ -158,7 +169,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         else
             printf("rounds_1e-3   %.1f  (estimated from the period)\n",
                    e.rounds_est);
-        printf("weights       file\n");
+        printf("weights       file\n%s", job->extra ? job->extra : "");
+        topogen_neff_print(&nv);
         if (job->net) {
             char d[160];
             printf("net           %s\nplacement     %zu workers on %zu "

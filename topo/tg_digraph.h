@@ -1,0 +1,87 @@
+/* tg_digraph: directed gossip graphs (push a model along an edge).
+ *
+ * An edge i -> j means i sends its model and j receives it with weight w:
+ * x_j <- W_jj x_j + sum_{i -> j} w_ij x_i, W_jj = 1 - sum of j's incoming
+ * weights (implied, as in the file format). Kinds:
+ *   perm:         S random permutations without fixed points and with S
+ *                 distinct targets per node, W = (I + P_1 + ... + P_S) /
+ *                 (S + 1): S sends and S receives per node, doubly
+ *                 stochastic;
+ *   exp-directed: i -> i + 2^k mod n for every 2^k < n, uniform weights
+ *                 1/(K + 1): the literature's (static) exponential graph
+ *                 (Ying et al. 2021; BlueFog ExponentialGraph);
+ *   learned:      the permutations found by tg_digraph_search.
+ * Epidemic (EL-Oracle / EL-Local, de Vos et al. 2023) draws a fresh graph
+ * every round: tg_digraph_epidemic_apply, for tg_neff_mc.
+ */
+#ifndef TG_DIGRAPH_H
+#define TG_DIGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cm_rng.h"
+#include "cm_status.h"
+
+typedef struct {
+    size_t n;      /* nodes */
+    size_t m;      /* directed edges */
+    size_t *src;   /* [m] sender; edges sorted by (src, dst) */
+    size_t *dst;   /* [m] receiver */
+    double *w;     /* [m] weight the receiver gives the sender's model */
+    double *self;  /* [n] W_jj = 1 - sum of j's incoming weights */
+} tg_digraph;
+
+void tg_digraph_init(tg_digraph *g);
+void tg_digraph_destroy(tg_digraph *g);
+
+/* W = (I + sum_s P_s) / (S + 1) from S permutations perm[s * n + i] =
+ * the node i sends to in permutation s (no fixed points, targets of a node
+ * distinct: checked, CM_EINVAL). O(n S log(n S)). */
+cm_status tg_digraph_from_perms(tg_digraph *g, size_t n, size_t s,
+                                const size_t *perm);
+
+/* S random permutations as tg_digraph_from_perms wants, into perm (caller
+ * [s * n]): each drawn by rejection (a uniform derangement, redrawn while
+ * it repeats an earlier target of some node). CM_EINVAL when n < s + 1 or
+ * no draw succeeds in 10,000 tries. */
+cm_status tg_digraph_random_perms(size_t n, size_t s, cm_rng *rng,
+                                  size_t *perm);
+
+/* The directed exponential graph on n >= 2 nodes. */
+cm_status tg_digraph_exp(tg_digraph *g, size_t n);
+
+/* Dense W (n x n row-major, caller-owned): W[j * n + i] = w_ij. */
+void tg_digraph_dense(const tg_digraph *g, double *w);
+
+/* Models a node sends per round (m / n). */
+double tg_digraph_messages(const tg_digraph *g);
+
+/* y = W x for reps replicas per node (tg_neff_apply; ctx a tg_digraph). */
+cm_status tg_digraph_apply(void *ctx, size_t round, size_t n, size_t reps,
+                           const double *x, double *y);
+
+/* Writes g as a directed topology file: the comment lines, a header line
+ * holding `directed=1`, then `i j w` per edge (i sends to j), %.17g;
+ * atomically (temporary file + rename; "-" stdout). CM_EIO. */
+cm_status tg_digraph_save(const tg_digraph *g, const char *path,
+                          const char *comment);
+
+/* Epidemic learning's round (de Vos et al. 2023), for tg_neff_mc: ctx is
+ * a tg_epidemic; each round draws, from its generator, a fresh graph:
+ * Oracle (local = 0): S random permutations as tg_digraph_random_perms
+ * (every node sends to S and receives from S; W doubly stochastic);
+ * Local: every node sends to S distinct uniform others, each receiver
+ * averages its own and the models received (row stochastic only). */
+typedef struct {
+    size_t s;      /* peers per round */
+    int local;     /* 1: EL-Local, 0: EL-Oracle */
+    cm_rng rng;    /* the draws */
+    size_t *perm;  /* [s * n] scratch */
+    size_t *cnt;   /* [n] scratch */
+} tg_epidemic;
+
+cm_status tg_epidemic_apply(void *ctx, size_t round, size_t n, size_t reps,
+                            const double *x, double *y);
+
+#endif
