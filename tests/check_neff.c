@@ -26,7 +26,9 @@
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_neff.h"
+#include "tg_neff_search.h"
 #include "tg_neff_weights.h"
+#include "tg_search.h"
 #include "tg_seq.h"
 
 /* t = kind(n, d) with the rule's weights. */
@@ -351,6 +353,51 @@ START_TEST(epidemic_monte_carlo)
 }
 END_TEST
 
+/* The search with the n_eff hook: the low-rank-updated energy equals the
+ * closed form of the result (after thousands of updates and refreshes),
+ * the search improves on its start, threads do not change the graph. */
+START_TEST(search_objective_exact_updates)
+{
+    tg_neff_hook_cfg cfg = {0.951, TG_NEFF_PROBES, -1, 1};
+    tg_energy_hook hook;
+    tg_neff_hook(&hook, &cfg);
+    tg_search_opts o;
+    tg_search_opts_default(&o);
+    o.n = 40;
+    o.d = 4;
+    o.obj = TG_OBJ_NEFF;
+    o.hook = &hook;
+    o.iters = 6000;
+    o.restarts = 2;
+    o.t0 = 0.01; /* hot: many accepted moves, so refreshes happen */
+    o.threads = 1;
+    tg_graph g, h;
+    tg_graph_init(&g);
+    tg_graph_init(&h);
+    tg_search_result r, r2;
+    ck_assert_int_eq(tg_search_run(&o, &g, &r), CM_OK);
+    ck_assert_msg(r.accepted > 2 * TG_NEFF_REFRESH, "%zu accepted", r.accepted);
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    double exact;
+    ck_assert_int_eq(tg_neff_topo(&t, &cfg.gamma, 1, &exact), CM_OK);
+    double from_energy = (1.0 - r.energy) * 40.0;
+    ck_assert_msg(fabs(from_energy - exact) <= 1e-8 * exact,
+                  "search energy says %.12f, closed form %.12f", from_energy,
+                  exact);
+    ck_assert(r.energy < r.start_energy);
+    o.threads = 2;
+    ck_assert_int_eq(tg_search_run(&o, &h, &r2), CM_OK);
+    ck_assert(memcmp(g.eu, h.eu, g.m * sizeof *g.eu) == 0 &&
+              memcmp(g.ev, h.ev, g.m * sizeof *g.ev) == 0);
+    cm_topo_destroy(&t);
+    tg_graph_destroy(&g);
+    tg_graph_destroy(&h);
+}
+END_TEST
+
 Suite *neff_suite(void)
 {
     Suite *s = suite_create("neff");
@@ -363,6 +410,7 @@ Suite *neff_suite(void)
     tcase_add_test(tc, optimal_weights_beat_the_rules);
     tcase_add_test(tc, weights_edge_cases);
     tcase_add_test(tc, epidemic_monte_carlo);
+    tcase_add_test(tc, search_objective_exact_updates);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     tcase_set_timeout(tc, 300);
     suite_add_tcase(s, tc);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cm_atomic.h"
+#include "tg_neff.h"
 
 void tg_digraph_init(tg_digraph *g)
 {
@@ -256,4 +257,66 @@ cm_status tg_epidemic_apply(void *ctx, size_t round, size_t n, size_t reps,
         for (size_t q = 0; q < reps; q++)
             y[j * reps + q] /= (double)ep->cnt[j];
     return CM_OK;
+}
+
+/* n_eff of (1 - t) I + t W0 (w: dense W0, x: scratch). */
+static cm_status lazy_neff(const double *w0, double *x, size_t n, double t,
+                           double gamma, double *neff)
+{
+    for (size_t k = 0; k < n * n; k++)
+        x[k] = t * w0[k];
+    for (size_t i = 0; i < n; i++)
+        x[i * n + i] += 1.0 - t;
+    const double *ws[1] = {x};
+    return tg_neff_dense(ws, 1, n, gamma, neff);
+}
+
+cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t_out,
+                               double *neff_out)
+{
+    size_t n = g->n;
+    if (n > TG_NEFF_DENSE_MAX || n == 0)
+        return cm_error(CM_EINVAL, "directed weights: %zu nodes (at most %d)",
+                        n, TG_NEFF_DENSE_MAX);
+    if (!(gamma > 0.0 && gamma < 1.0))
+        return cm_error(CM_EINVAL, "directed weights: gamma %g is not in "
+                        "(0, 1)", gamma);
+    double *w0 = malloc(n * n * sizeof *w0), *x = malloc(n * n * sizeof *x);
+    cm_status st = CM_OK;
+    if (!w0 || !x) {
+        st = cm_error(CM_ENOMEM, "directed weights: out of memory");
+        goto cleanup;
+    }
+    tg_digraph_dense(g, w0);
+    double smin = 1.0;
+    for (size_t i = 0; i < n; i++)
+        smin = g->self[i] < smin ? g->self[i] : smin;
+    double lo = 1e-3, hi = smin < 1.0 ? 1.0 / (1.0 - smin) : 1.0;
+    const double phi = 0.6180339887498949;
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo), f1, f2;
+    if ((st = lazy_neff(w0, x, n, x1, gamma, &f1)) != CM_OK ||
+        (st = lazy_neff(w0, x, n, x2, gamma, &f2)) != CM_OK)
+        goto cleanup;
+    for (int it = 0; it < 40; it++) { /* maximise */
+        if (f1 >= f2) {
+            hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo);
+            st = lazy_neff(w0, x, n, x1, gamma, &f1);
+        } else {
+            lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo);
+            st = lazy_neff(w0, x, n, x2, gamma, &f2);
+        }
+        if (st != CM_OK)
+            goto cleanup;
+    }
+    double t = f1 >= f2 ? x1 : x2;
+    for (size_t k = 0; k < g->m; k++)
+        g->w[k] *= t;
+    for (size_t i = 0; i < n; i++)
+        g->self[i] = 1.0 - t * (1.0 - g->self[i]);
+    *t_out = t;
+    *neff_out = f1 >= f2 ? f1 : f2;
+cleanup:
+    free(w0);
+    free(x);
+    return st;
 }

@@ -90,7 +90,7 @@ static int legal(const size_t *perm, size_t n, size_t ns, size_t s, size_t a,
 
 size_t tg_digraph_search_default_iters(size_t n)
 {
-    return n < 96 ? 20000 : n <= 256 ? 6000 : 3000;
+    return n < 96 ? 20000 : n <= 256 ? 2000 : 1000;
 }
 
 cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
@@ -175,8 +175,8 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                 }
                 tt = fmin(tt, t0 * pow(t1 / t0, tf));
             }
-            if (estimate && it / TG_HOOK_EPOCH != epoch) {
-                epoch = it / TG_HOOK_EPOCH;
+            if (estimate && it / TG_DIGRAPH_EPOCH != epoch) {
+                epoch = it / TG_DIGRAPH_EPOCH;
                 if ((st = energy(o, 1, perm, w, epoch, &e)) != CM_OK)
                     goto cleanup;
                 res->evals++;

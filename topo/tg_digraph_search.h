@@ -7,7 +7,7 @@
  * (a fixed point, a repeated target) are skipped. Energy 1 - n_eff(gamma)/n
  * of W: exact (dense Lyapunov solve, tg_neff_dense) below
  * TG_DIGRAPH_ESTIMATE_FROM nodes, else the stochastic estimate
- * tg_neff_estimate with `probes` probes, redrawn every TG_HOOK_EPOCH
+ * tg_neff_estimate with `probes` probes, redrawn every TG_DIGRAPH_EPOCH
  * moves (the current state is then rescored). Metropolis acceptance with
  * T geometric from t0 (default 0.01/n: one move changes n_eff by
  * ~0.1 %) to t1; restarts run one after the other, restart r
@@ -26,6 +26,9 @@
 #include "tg_digraph.h"
 
 #define TG_DIGRAPH_ESTIMATE_FROM 512
+
+/* Moves between redraws of the estimate's probes. */
+#define TG_DIGRAPH_EPOCH 256
 
 typedef struct {
     size_t n, s;          /* nodes, permutations */
@@ -48,8 +51,8 @@ typedef struct {
     double seconds;
 } tg_digraph_search_result;
 
-/* Moves per restart when opts.iters is 0: 20000 below 96 nodes, 6000 up
- * to 256, 3000 above. */
+/* Moves per restart when opts.iters is 0: 20000 below 96 nodes, 2000 up
+ * to 256 (exact solves of ~20 ms CPU each there), 1000 above. */
 size_t tg_digraph_search_default_iters(size_t n);
 
 /* Runs the search; out (initialized) gets the best graph. CM_EINVAL for

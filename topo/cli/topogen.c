@@ -58,7 +58,9 @@ static void resolve_defaults(tg_search_opts *o)
         o->solver = o->n >= TG_SEARCH_SPARSE_FROM ? TG_SOLVER_SPARSE
                                                   : TG_SOLVER_DENSE;
     if (!(o->t0 > 0.0))
-        o->t0 = tg_search_default_t0(o->n);
+        o->t0 = o->obj == TG_OBJ_NEFF || o->obj == TG_OBJ_NEFF_MSG
+                    ? TG_HOOK_T0 / (double)o->n
+                    : tg_search_default_t0(o->n);
     if (!(o->t1 > 0.0))
         o->t1 = o->t0 / 100.0;
     if (o->groups && !o->max_cross)

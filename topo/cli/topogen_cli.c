@@ -402,9 +402,13 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     if (c->directed && !c->compare)
         c->dkind = TOPOGEN_D_LEARNED;
     if (!c->eval && c->dkind) {
-        if (c->weights_given)
+        if (c->weights_given &&
+            (c->fdla != TOPOGEN_W_NEFF || c->dkind == TOPOGEN_D_EPIDEMIC))
             return usage_error("--weights: --kind %s carries its own "
-                               "weights (uniform)", topogen_kind_name(c));
+                               "weights (uniform%s)", topogen_kind_name(c),
+                               c->dkind == TOPOGEN_D_EPIDEMIC
+                                   ? "" : "; --weights neff picks the best "
+                                          "self weight");
         if (c->format != CM_FORMAT_EDGELIST)
             return usage_error("--format: --kind %s writes a directed edge "
                                "list (--format edgelist)",
@@ -515,7 +519,7 @@ static void flag_value(const flag_spec *f, const topogen_config *c, char *buf,
 static int in_header(const flag_spec *f, const topogen_config *c)
 {
     if (f->type == F_GAMMA) /* only the n_eff weights depend on it */
-        return !c->eval && (c->fdla == TOPOGEN_W_NEFF ||
+        return !c->eval && !c->compare && (c->fdla == TOPOGEN_W_NEFF ||
                             c->fdla == TOPOGEN_W_NEFF_ALPHA);
     if (f->off == OFF(directed) || f->off == OFF(local))
         return *(const int *)((const char *)c + f->off);
@@ -525,7 +529,9 @@ static int in_header(const flag_spec *f, const topogen_config *c)
         (c->kind != TG_KIND_LEARNED || c->seq ||
          (c->dkind && c->dkind != TOPOGEN_D_LEARNED)))
         return 0;
-    if (c->dkind && (f->type == F_WEIGHTS || f->type == F_FORMAT ||
+    if (c->dkind && f->type == F_WEIGHTS)
+        return c->fdla == TOPOGEN_W_NEFF;
+    if (c->dkind && (f->type == F_FORMAT ||
                      f->off == OFF(search.init_rrl) ||
                      f->off == OFF(search.candidates) ||
                      f->off == OFF(search.solver)))

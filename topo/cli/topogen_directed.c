@@ -159,13 +159,14 @@ static void header(const topogen_config *c, const char *extra, char *buf,
     char settings[1024];
     topogen_settings_line(c, settings, sizeof settings);
     snprintf(buf, cap,
-             "# topogen 2 n=%zu d=%zu kind=%s directed=1 weights=uniform "
+             "# topogen 2 n=%zu d=%zu kind=%s directed=1 weights=%s "
              "seed=%llu version=%s\n"
              "# settings: %s\n%s"
              "# one `i j w` line per edge i -> j (i sends its model, j "
              "receives it with weight w); W_jj = 1 - sum of j's incoming "
              "weights",
              c->search.n, c->search.d, topogen_kind_name(c),
+             c->weights_given ? "neff" : "uniform",
              (unsigned long long)c->search.seed, TOPOGEN_VERSION, settings,
              extra);
 }
@@ -242,9 +243,11 @@ int topogen_directed_generate(topogen_config *c)
         st = tg_digraph_search(&o, &g, &res);
     }
     topogen_neff v = {0};
-    double norm = 0.0;
+    double norm = 0.0, lazy_t = 1.0, lazy_neff = 0.0;
     if (st == CM_OK)
         st = topogen_neff_gammas(c->gamma, &v);
+    if (st == CM_OK && c->weights_given)
+        st = tg_digraph_best_lazy(&g, v.gamma[0], &lazy_t, &lazy_neff);
     if (st == CM_OK)
         st = topogen_neff_digraph(&g, &v);
     if (st == CM_OK && n <= 2048)
@@ -256,6 +259,12 @@ int topogen_directed_generate(topogen_config *c)
     snprintf(extra, sizeof extra, "# norm_w_minus_j=%.4f neff=%.4f "
              "(gamma %g) messages=%.4g%s\n", norm, v.neff[0], v.gamma[0],
              v.msgs, res.interrupted ? " interrupted=1" : "");
+    if (c->weights_given) {
+        size_t len = strlen(extra);
+        snprintf(extra + len, sizeof extra - len, "# neff weights: W = (1 - "
+                 "t) I + t W_uniform, t=%.17g (best for n_eff at gamma %g), "
+                 "self weight %.6f\n", lazy_t, v.gamma[0], g.self[0]);
+    }
     header(c, extra, comment, sizeof comment);
     if ((st = tg_digraph_save(&g, c->out, comment)) != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
