@@ -297,7 +297,7 @@ cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t_out,
     if ((st = lazy_neff(w0, x, n, x1, gamma, &f1)) != CM_OK ||
         (st = lazy_neff(w0, x, n, x2, gamma, &f2)) != CM_OK)
         goto cleanup;
-    for (int it = 0; it < 40; it++) { /* maximise */
+    for (int it = 0; it < 25; it++) { /* maximise; interval 1e-5 */
         if (f1 >= f2) {
             hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo);
             st = lazy_neff(w0, x, n, x1, gamma, &f1);
