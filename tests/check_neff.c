@@ -140,6 +140,13 @@ START_TEST(directed_permutations)
     ck_assert_msg(fabs(mc - ly) <= 4.0 * err, "MC %.4f +- %.4f, exact %.4f",
                   mc, err, ly);
     ck_assert(ly > 1.0 && ly < (double)n);
+    /* the sparse series equals the dense solve */
+    double tyx;
+    ck_assert_int_eq(tg_neff_series(n, tg_digraph_apply, &g, 0.9, &tyx, NULL),
+                     CM_OK);
+    double ser = tg_neff_from_trace(n, 0.9, 1.0 / (1.0 - 0.9) + tyx);
+    ck_assert_msg(fabs(ser - ly) <= 1e-10 * ly, "series %.15g, dense %.15g",
+                  ser, ly);
     /* the estimator on the same graph, many probes: within 3 % */
     double ty;
     ck_assert_int_eq(tg_neff_estimate(n, tg_digraph_apply, &g, 0.9, 256,

@@ -259,16 +259,22 @@ cm_status tg_epidemic_apply(void *ctx, size_t round, size_t n, size_t reps,
     return CM_OK;
 }
 
-/* n_eff of (1 - t) I + t W0 (w: dense W0, x: scratch). */
-static cm_status lazy_neff(const double *w0, double *x, size_t n, double t,
-                           double gamma, double *neff)
+/* n_eff of (1 - t) I + t W0: g's weights set from w0, self0, then the
+ * sparse series (tg_neff_series). */
+static cm_status lazy_neff(tg_digraph *g, const double *w0,
+                           const double *self0, double t, double gamma,
+                           double *neff)
 {
-    for (size_t k = 0; k < n * n; k++)
-        x[k] = t * w0[k];
-    for (size_t i = 0; i < n; i++)
-        x[i * n + i] += 1.0 - t;
-    const double *ws[1] = {x};
-    return tg_neff_dense(ws, 1, n, gamma, neff);
+    for (size_t k = 0; k < g->m; k++)
+        g->w[k] = t * w0[k];
+    for (size_t i = 0; i < g->n; i++)
+        g->self[i] = 1.0 - t * (1.0 - self0[i]);
+    double ty;
+    cm_status st = tg_neff_series(g->n, tg_digraph_apply, g, gamma, &ty,
+                                  NULL);
+    if (st == CM_OK)
+        *neff = tg_neff_from_trace(g->n, gamma, 1.0 / (1.0 - gamma) + ty);
+    return st;
 }
 
 cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t_out,
@@ -281,42 +287,48 @@ cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t_out,
     if (!(gamma > 0.0 && gamma < 1.0))
         return cm_error(CM_EINVAL, "directed weights: gamma %g is not in "
                         "(0, 1)", gamma);
-    double *w0 = malloc(n * n * sizeof *w0), *x = malloc(n * n * sizeof *x);
+    double *w0 = malloc((g->m + 1) * sizeof *w0);
+    double *s0 = malloc(n * sizeof *s0);
     cm_status st = CM_OK;
-    if (!w0 || !x) {
+    if (!w0 || !s0) {
         st = cm_error(CM_ENOMEM, "directed weights: out of memory");
         goto cleanup;
     }
-    tg_digraph_dense(g, w0);
+    memcpy(w0, g->w, g->m * sizeof *w0);
+    memcpy(s0, g->self, n * sizeof *s0);
     double smin = 1.0;
     for (size_t i = 0; i < n; i++)
-        smin = g->self[i] < smin ? g->self[i] : smin;
+        smin = s0[i] < smin ? s0[i] : smin;
     double lo = 1e-3, hi = smin < 1.0 ? 1.0 / (1.0 - smin) : 1.0;
     const double phi = 0.6180339887498949;
     double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo), f1, f2;
-    if ((st = lazy_neff(w0, x, n, x1, gamma, &f1)) != CM_OK ||
-        (st = lazy_neff(w0, x, n, x2, gamma, &f2)) != CM_OK)
-        goto cleanup;
+    if ((st = lazy_neff(g, w0, s0, x1, gamma, &f1)) != CM_OK ||
+        (st = lazy_neff(g, w0, s0, x2, gamma, &f2)) != CM_OK)
+        goto restore;
     for (int it = 0; it < 25; it++) { /* maximise; interval 1e-5 */
         if (f1 >= f2) {
             hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo);
-            st = lazy_neff(w0, x, n, x1, gamma, &f1);
+            st = lazy_neff(g, w0, s0, x1, gamma, &f1);
         } else {
             lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo);
-            st = lazy_neff(w0, x, n, x2, gamma, &f2);
+            st = lazy_neff(g, w0, s0, x2, gamma, &f2);
         }
         if (st != CM_OK)
-            goto cleanup;
+            goto restore;
     }
     double t = f1 >= f2 ? x1 : x2;
     for (size_t k = 0; k < g->m; k++)
-        g->w[k] *= t;
+        g->w[k] = t * w0[k];
     for (size_t i = 0; i < n; i++)
-        g->self[i] = 1.0 - t * (1.0 - g->self[i]);
+        g->self[i] = 1.0 - t * (1.0 - s0[i]);
     *t_out = t;
     *neff_out = f1 >= f2 ? f1 : f2;
+    goto cleanup;
+restore: /* on error g is unchanged */
+    memcpy(g->w, w0, g->m * sizeof *w0);
+    memcpy(g->self, s0, n * sizeof *s0);
 cleanup:
     free(w0);
-    free(x);
+    free(s0);
     return st;
 }

@@ -63,11 +63,11 @@ cm_status tg_digraph_apply(void *ctx, size_t round, size_t n, size_t reps,
 
 /* The lazy family W(t) = (1 - t) I + t W of a doubly stochastic g (t in
  * (0, 1 / (1 - min_j W_jj)], so every self weight stays >= 0): sets g to
- * the t maximising n_eff(gamma) (golden section, 27 dense Lyapunov
- * solves), *t and *neff to it. The result stays doubly stochastic. For
+ * the t maximising n_eff(gamma) (golden section, 27 sparse series
+ * tg_neff_series), *t and *neff to it; on error g is unchanged. The result stays doubly stochastic. For
  * S permutations, W(t) = a I + (1 - a)/S sum P_s with a = 1 - tS/(S+1).
  * CM_EINVAL beyond TG_NEFF_DENSE_MAX nodes or gamma outside (0, 1);
- * CM_ENOMEM. O(27 n^3 log). */
+ * CM_ENOMEM. O(27 terms (m + n) n). */
 cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t,
                                double *neff);
 

@@ -398,3 +398,54 @@ cleanup:
     free(cs);
     return st;
 }
+
+cm_status tg_neff_series(size_t n, tg_neff_apply apply, void *ctx,
+                         double gamma, double *trace_y, size_t *terms_out)
+{
+    if (n == 0 || n > TG_NEFF_DENSE_MAX)
+        return cm_error(CM_EINVAL, "n_eff series: %zu nodes (at most %d)", n,
+                        TG_NEFF_DENSE_MAX);
+    size_t nn = n * n;
+    double *x = malloc(nn * sizeof *x), *y = malloc(nn * sizeof *y);
+    cm_status st = CM_OK;
+    if (!x || !y) {
+        st = cm_error(CM_ENOMEM, "n_eff series: out of memory");
+        goto cleanup;
+    }
+    memset(x, 0, nn * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i * n + i] = 1.0;
+    if ((st = apply(ctx, 0, n, n, x, y)) != CM_OK)
+        goto cleanup;
+    double jn = 1.0 / (double)n, sum = 0.0, gk = 1.0;
+    for (size_t k = 0; k < nn; k++)
+        y[k] -= jn;
+    size_t k = 0;
+    for (;; k++) {
+        double s2 = 0.0;
+        for (size_t i = 0; i < nn; i++)
+            s2 += y[i] * y[i];
+        double term = gk * s2;
+        sum += term;
+        if (term <= 1e-13 * sum || !isfinite(sum))
+            break;
+        if (k == 10000) {
+            st = cm_error(CM_EINVAL, "n_eff series: no convergence in "
+                          "10,000 terms (is the graph strongly connected?)");
+            goto cleanup;
+        }
+        gk *= gamma;
+        double *sw = x;
+        x = y;
+        y = sw;
+        if ((st = apply(ctx, k + 1, n, n, x, y)) != CM_OK)
+            goto cleanup;
+    }
+    *trace_y = sum;
+    if (terms_out)
+        *terms_out = k + 1;
+cleanup:
+    free(x);
+    free(y);
+    return st;
+}

@@ -278,7 +278,7 @@ int topogen_directed_generate(topogen_config *c)
                 c->search.obj_gamma > 0.0 ? c->search.obj_gamma
                                           : TG_NEFF_GAMMA,
                 res.moves, res.accepted, res.evals,
-                res.estimated ? "stochastic estimate" : "exact Lyapunov",
+                res.estimated ? "stochastic estimate" : "exact series",
                 res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "");
