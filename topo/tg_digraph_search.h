@@ -34,6 +34,9 @@
 typedef struct {
     size_t n, s;          /* nodes, permutations */
     double gamma;         /* n_eff's gamma */
+    int norm;             /* 1: minimise ||W - J||_2 instead (energy the
+                             norm; dense eigenvalues of W^T W - J, O(n^3)
+                             a move, n <= 1024) */
     uint64_t seed;
     size_t iters;         /* moves per restart (0: by n) */
     size_t restarts;      /* (0: 1) */
@@ -45,6 +48,7 @@ typedef struct {
 
 typedef struct {
     double neff;          /* exact n_eff of the returned graph */
+    double norm;          /* its ||W - J||_2 (norm objective; else 0) */
     double neff_start;    /* exact n_eff of restart 0's random start */
     size_t moves, evals, accepted;
     int estimated;        /* 1: the estimate scored the moves */

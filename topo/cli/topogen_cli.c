@@ -68,7 +68,7 @@ static const flag_spec FLAGS[] = {
      "(i -> i + 2^k), epidemic (a fresh graph of D peers each round)"},
     {"--directed", NULL, F_FLAG, OFF(directed), GEN, 0, 0, H_NONE, NULL,
      "learned: search over D permutations (directed, D sends and receives "
-     "per node) for --objective neff"},
+     "per node) for --objective neff (default) or ratio (min ||W - J||_2)"},
     {"--local", NULL, F_FLAG, OFF(local), GEN, 0, 0, H_NONE, NULL,
      "epidemic: EL-Local (each node samples D peers) instead of EL-Oracle"},
     {"--gamma", NULL, F_GAMMA, OFF(gamma), BOTH, 0, 0, H_NONE, "G[,G...]",
@@ -282,6 +282,7 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
         c->weights_given = 1;
         return 0;
     case F_OBJECTIVE:
+        c->obj_given = 1;
         return tg_objective_parse_gamma(v, dst, &c->search.obj_gamma) ==
                        CM_OK
                    ? 0
@@ -426,9 +427,9 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                                n, d);
         if (c->dkind == TOPOGEN_D_LEARNED && c->search.obj != TG_OBJ_NEFF &&
             c->search.obj != TG_OBJ_NEFF_MSG && c->search.obj != TG_OBJ_RATIO)
-            return usage_error("--objective: --directed searches for neff, "
-                               "neff-per-message or ratio (the spectral norm "
-                               "of W - J)");
+            return usage_error("--objective: --directed searches for neff "
+                               "(default), neff-per-message or ratio (the "
+                               "spectral norm of W - J)");
         return -1;
     }
     if (c->json && c->simulate)

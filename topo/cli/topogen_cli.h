@@ -51,6 +51,7 @@ typedef struct {
     int directed;            /* --directed: learned over permutations */
     int local;               /* --local: epidemic EL-Local */
     int compare;             /* `topogen compare` mode */
+    int obj_given;           /* --objective was on the command line */
 } topogen_config;
 
 /* Directed and randomised kinds (topogen_directed.c). */

@@ -232,8 +232,9 @@ int topogen_directed_generate(topogen_config *c)
             c->search.t0 = 0.01 / (double)n;
         if (!(c->search.t1 > 0.0))
             c->search.t1 = c->search.t0 / 100.0;
-        if (c->search.obj == TG_OBJ_RATIO)
+        if (c->search.obj == TG_OBJ_RATIO && !c->obj_given)
             c->search.obj = TG_OBJ_NEFF; /* the default objective here */
+        o.norm = c->search.obj == TG_OBJ_RATIO;
         o.iters = c->search.iters;
         o.restarts = c->search.restarts;
         o.t0 = c->search.t0;
@@ -271,14 +272,18 @@ int topogen_directed_generate(topogen_config *c)
         goto cleanup;
     }
     if (!c->quiet && c->dkind == TOPOGEN_D_LEARNED)
-        fprintf(stderr, "topogen: n=%zu %zu permutations objective=%s: "
+        fprintf(stderr, "topogen: n=%zu %zu permutations objective=%s%s: "
                 "n_eff %.4f (start %.4f) at gamma %g; %zu moves, %zu "
                 "accepted, %zu evaluations (%s), %.2f s%s\n", n, s,
-                tg_objective_name(c->search.obj), res.neff, res.neff_start,
+                tg_objective_name(c->search.obj),
+                c->search.obj == TG_OBJ_RATIO ? " (min ||W - J||_2)" : "",
+                res.neff, res.neff_start,
                 c->search.obj_gamma > 0.0 ? c->search.obj_gamma
                                           : TG_NEFF_GAMMA,
                 res.moves, res.accepted, res.evals,
-                res.estimated ? "stochastic estimate" : "exact series",
+                c->search.obj == TG_OBJ_RATIO ? "dense eigenvalues"
+                : res.estimated              ? "stochastic estimate"
+                                             : "exact series",
                 res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "");
