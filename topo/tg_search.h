@@ -86,7 +86,7 @@ typedef struct {
  * current state after the swap (swap[0..3] = a, b, x, y: edges (a,b),
  * (x,y) replaced by (a,x), (b,y)), still a proposal; accept(ws, g) makes
  * the last proposal current (a rejected one is simply forgotten). */
-#define TG_HOOK_T0 0.02 /* default t0 = TG_HOOK_T0 / n with a hook */
+#define TG_HOOK_T0 0.005 /* default t0 = TG_HOOK_T0 / n with a hook */
 typedef struct {
     void *(*ws_new)(const void *cfg, size_t n, size_t d); /* NULL: ENOMEM */
     void (*ws_free)(void *ws);

@@ -48,8 +48,12 @@ extern void openblas_set_num_threads(int num_threads);
  * so that the header records them (the search then runs the same way). */
 static void resolve_defaults(tg_search_opts *o)
 {
-    if (!o->iters)
-        o->iters = tg_search_default_iters(o->n, o->d);
+    if (!o->iters) /* the n_eff hook's moves are cheap: 4x below 512 */
+        o->iters = tg_search_default_iters(o->n, o->d) *
+                   ((o->obj == TG_OBJ_NEFF || o->obj == TG_OBJ_NEFF_MSG) &&
+                            o->n < 512
+                        ? 4
+                        : 1);
     if (!o->restarts)
         o->restarts = tg_search_default_restarts(o->n);
     if (!o->candidates)
