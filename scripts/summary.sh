@@ -36,7 +36,7 @@ tlabel="time to %s (s)"
 [ -n "$nets" ] && tlabel="modelled s to %s ($(echo "$nets" | sed 's| | / |g'))"
 # a sweep-wide --algorithm (results.sh's OUT/nN-d2) is named in the
 # topology column: "learned + d2"
-algo=$(if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; echo "${TRAIN_ARGS:-}"; fi \
+algo=$(if [ -f "$OUT/grid.env" ]; then TRAIN_ARGS=""; load_env "$OUT/grid.env" TRAIN_ARGS && echo "$TRAIN_ARGS"; fi \
        | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
 [ "$algo" != dpsgd ] || algo=""
 tmp="$OUT/summary.md.tmp"
@@ -54,6 +54,10 @@ conv="$(cd "$OUT" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
         w=$(echo "$set" | cut -d- -f3)
         part=$(echo "$set" | cut -d- -f4- | sed 's/-/:/')
         f="$OUT/topo/n$n-$kind-$w.txt"
+        if [ ! -f "$f" ]; then # data-aware: per seed, named in the record
+            r=$(ls "$OUT/runs/$set"-s*.settings 2>/dev/null | head -n 1)
+            [ -z "$r" ] || f=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$r")
+        fi
         steps=""
         for net in $nets; do
             steps="$steps $(awk -v k="n$n-$kind-$w" -v net="$net" '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$OUT/modelled.tsv")"

@@ -325,14 +325,10 @@ END_TEST
 START_TEST(epidemic_monte_carlo)
 {
     size_t n = 32, s = 3;
-    tg_epidemic ep;
-    memset(&ep, 0, sizeof ep);
-    ep.s = s;
-    ep.perm = malloc(s * n * sizeof(size_t));
-    ep.cnt = malloc(n * sizeof(size_t));
-    cm_rng_seed(&ep.rng, 1, 3);
+    tg_neff_epidemic ep = {s, 0, 5, {0}};
+    cm_topo_init(&ep.t);
     double mc, err;
-    ck_assert_int_eq(tg_neff_mc(n, tg_epidemic_apply, &ep, 0.9, 16, 0, 5,
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_epidemic, &ep, 0.9, 16, 0, 5,
                                 &mc, &err), CM_OK);
     /* fresh permutations every round mix at least as well as fixed ones */
     size_t perm[3 * 32];
@@ -349,13 +345,23 @@ START_TEST(epidemic_monte_carlo)
     ck_assert_msg(mc + 4.0 * err >= st, "epidemic %.3f +- %.3f, static %.3f",
                   mc, err, st);
     ck_assert(mc < (double)n);
+    /* a drawn round is a directed topology: the series equals the dense
+     * solve on it, and the Monte Carlo of that one round repeated */
+    ck_assert_int_eq(cm_topo_epidemic_draw(&ep.t, n, s, 0, 5, 7), CM_OK);
+    double ty, one, mc1, err1;
+    ck_assert_int_eq(tg_neff_series(n, tg_neff_apply_topo, &ep.t, 0.9, &ty,
+                                    NULL), CM_OK);
+    one = tg_neff_from_trace(n, 0.9, 1.0 / (1.0 - 0.9) + ty);
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_topo, &ep.t, 0.9, 32, 0, 6,
+                                &mc1, &err1), CM_OK);
+    ck_assert_msg(fabs(mc1 - one) <= 4.0 * err1, "MC %.3f +- %.3f, series "
+                  "%.3f", mc1, err1, one);
     ep.local = 1;
-    ck_assert_int_eq(tg_neff_mc(n, tg_epidemic_apply, &ep, 0.9, 16, 0, 5,
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_epidemic, &ep, 0.9, 16, 0, 5,
                                 &mc, &err), CM_OK);
     ck_assert(mc > 1.0 && mc < (double)n && err > 0.0);
     free(w);
-    free(ep.perm);
-    free(ep.cnt);
+    cm_topo_destroy(&ep.t);
     tg_digraph_destroy(&g);
 }
 END_TEST

@@ -12,7 +12,7 @@
  *                 (Ying et al. 2021; BlueFog ExponentialGraph);
  *   learned:      the permutations found by tg_digraph_search.
  * Epidemic (EL-Oracle / EL-Local, de Vos et al. 2023) draws a fresh graph
- * every round: tg_digraph_epidemic_apply, for tg_neff_mc.
+ * every round: cm_topo_epidemic_draw, measured by tg_neff_apply_epidemic.
  */
 #ifndef TG_DIGRAPH_H
 #define TG_DIGRAPH_H
@@ -71,27 +71,12 @@ cm_status tg_digraph_apply(void *ctx, size_t round, size_t n, size_t reps,
 cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t,
                                double *neff);
 
-/* Writes g as a directed topology file: the comment lines, a header line
- * holding `directed=1`, then `i j w` per edge (i sends to j), %.17g;
- * atomically (temporary file + rename; "-" stdout). CM_EIO. */
+/* Writes g as a directed topology file (cm_topo_from_arcs, then
+ * cm_topo_save: the comment, which must hold the token `directed=1`,
+ * then `i j w` per arc i -> j, %.17g, self weights implied as the reader
+ * recomputes them); atomically ("-" stdout). An arc-less g writes the
+ * comment only (an epidemic header). CM_EIO, CM_ENOMEM. */
 cm_status tg_digraph_save(const tg_digraph *g, const char *path,
                           const char *comment);
-
-/* Epidemic learning's round (de Vos et al. 2023), for tg_neff_mc: ctx is
- * a tg_epidemic; each round draws, from its generator, a fresh graph:
- * Oracle (local = 0): S random permutations as tg_digraph_random_perms
- * (every node sends to S and receives from S; W doubly stochastic);
- * Local: every node sends to S distinct uniform others, each receiver
- * averages its own and the models received (row stochastic only). */
-typedef struct {
-    size_t s;      /* peers per round */
-    int local;     /* 1: EL-Local, 0: EL-Oracle */
-    cm_rng rng;    /* the draws */
-    size_t *perm;  /* [s * n] scratch */
-    size_t *cnt;   /* [n] scratch */
-} tg_epidemic;
-
-cm_status tg_epidemic_apply(void *ctx, size_t round, size_t n, size_t reps,
-                            const double *x, double *y);
 
 #endif

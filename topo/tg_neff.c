@@ -86,7 +86,8 @@ void tg_neff_fill_dense(const cm_topo *t, double *w)
 
 double tg_neff_messages_topo(const cm_topo *t)
 {
-    return t->n ? 2.0 * (double)t->m / (double)t->n : 0.0;
+    return t->n ? (t->directed ? 1.0 : 2.0) * (double)t->m / (double)t->n
+                : 0.0;
 }
 
 cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
@@ -101,6 +102,18 @@ cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
     if (n == 0) {
         for (size_t g = 0; g < k; g++)
             out[g] = 0.0;
+        return CM_OK;
+    }
+    if (t->directed) { /* doubly stochastic (the reader checks): series */
+        for (size_t g = 0; g < k; g++) {
+            double ty;
+            cm_status st = tg_neff_series(n, tg_neff_apply_topo, (void *)t,
+                                          gamma[g], &ty, NULL);
+            if (st != CM_OK)
+                return st;
+            out[g] = tg_neff_from_trace(n, gamma[g],
+                                        1.0 / (1.0 - gamma[g]) + ty);
+        }
         return CM_OK;
     }
     double *a = malloc(n * n * sizeof *a), *mu = malloc(n * sizeof *mu);
@@ -448,4 +461,15 @@ cleanup:
     free(x);
     free(y);
     return st;
+}
+
+cm_status tg_neff_apply_epidemic(void *ctx, size_t round, size_t n,
+                                 size_t reps, const double *x, double *y)
+{
+    tg_neff_epidemic *e = ctx;
+    cm_status st = cm_topo_epidemic_draw(&e->t, n, e->s, e->local, e->seed,
+                                         round);
+    if (st != CM_OK)
+        return st;
+    return tg_neff_apply_topo(&e->t, round, n, reps, x, y);
 }

@@ -79,46 +79,45 @@ static cm_status digraph_norm(const tg_digraph *g, double *out)
 
 int topogen_epidemic_peek(const char *path, size_t *n, size_t *s, int *local)
 {
+    /* the header token first (cheap), then the reader's validation */
     FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "r");
     if (!fp)
         return 0;
-    char line[512];
-    int ok = fgets(line, sizeof line, fp) != NULL && line[0] == '#' &&
-             strstr(line, " kind=epidemic") != NULL;
+    char line[1024];
+    int found = 0;
+    for (int k = 0; k < 8 && !found && fgets(line, sizeof line, fp) &&
+                    line[0] == '#';
+         k++)
+        found = strstr(line, "kind=epidemic") != NULL;
     fclose(fp);
-    if (!ok)
+    if (!found)
         return 0;
-    const char *p = strstr(line, " n="), *d = strstr(line, " d=");
-    if (!p || !d)
-        return 0;
-    *n = (size_t)strtoull(p + 3, NULL, 10);
-    *s = (size_t)strtoull(d + 3, NULL, 10);
-    *local = strstr(line, "epidemic=local") != NULL;
-    return *n >= 3 && *s >= 1 && *s < *n;
+    cm_topo t;
+    cm_topo_init(&t);
+    int ok = cm_topo_read(&t, path) == CM_OK && cm_topo_is_epidemic(&t);
+    if (ok) {
+        *n = t.n;
+        *s = t.epi_s;
+        *local = t.epi_local;
+    }
+    cm_topo_destroy(&t);
+    return ok; /* a bad epidemic file: the ordinary read reports it */
 }
 
-/* n_eff of epidemic learning by Monte Carlo into v (errors set). */
+/* n_eff of epidemic learning by Monte Carlo into v (errors set), on the
+ * rounds dpsgd-train draws for a run seeded `seed`. */
 static cm_status epidemic_neff(size_t n, size_t s, int local, uint64_t seed,
                                topogen_neff *v)
 {
-    tg_epidemic ep;
-    memset(&ep, 0, sizeof ep);
-    ep.s = s;
-    ep.local = local;
-    ep.perm = malloc((s * n + 1) * sizeof *ep.perm);
-    ep.cnt = malloc((n + 1) * sizeof *ep.cnt);
+    tg_neff_epidemic ep = {s, local, seed, {0}};
+    cm_topo_init(&ep.t);
     cm_status st = CM_OK;
-    if (!ep.perm || !ep.cnt)
-        st = cm_error(CM_ENOMEM, "out of memory");
     v->msgs = (double)s;
     v->how = local ? "Monte Carlo, EL-Local" : "Monte Carlo, EL-Oracle";
-    for (size_t g = 0; g < v->k && st == CM_OK; g++) {
-        cm_rng_seed(&ep.rng, seed, 100 + g);
-        st = tg_neff_mc(n, tg_epidemic_apply, &ep, v->gamma[g], 32, 0, seed,
-                        &v->neff[g], &v->err[g]);
-    }
-    free(ep.perm);
-    free(ep.cnt);
+    for (size_t g = 0; g < v->k && st == CM_OK; g++)
+        st = tg_neff_mc(n, tg_neff_apply_epidemic, &ep, v->gamma[g], 32, 0,
+                        seed, &v->neff[g], &v->err[g]);
+    cm_topo_destroy(&ep.t);
     return st;
 }
 
@@ -134,12 +133,17 @@ int topogen_epidemic_eval(const char *path, size_t n, size_t s, int local,
         return EXIT_FAILURE;
     }
     if (json) {
-        printf("{\"file\":");
-        topogen_print_json_string(path);
-        printf(",\"n\":%zu,\"kind\":\"epidemic\",\"peers\":%zu,"
-               "\"local\":%s,", n, s, local ? "true" : "false");
-        topogen_neff_json(&v);
-        printf("\"weights\":\"uniform\"}\n");
+        int bad = 0;
+        json_t *o = json_object();
+        topogen_json_str(o, "file", path, &bad);
+        topogen_json_int(o, "n", n, &bad);
+        topogen_json_str(o, "kind", "epidemic", &bad);
+        topogen_json_int(o, "peers", s, &bad);
+        topogen_json_set(o, "local", json_boolean(local), &bad);
+        topogen_neff_json(&v, o, &bad);
+        topogen_json_str(o, "weights", "uniform", &bad);
+        if (topogen_json_print(o, bad))
+            return EXIT_FAILURE;
     } else {
         printf("file          %s (epidemic: a fresh graph every round)\n",
                path);
@@ -187,18 +191,19 @@ int topogen_directed_generate(topogen_config *c)
         char settings[1024];
         topogen_settings_line(c, settings, sizeof settings);
         snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=epidemic directed=1 "
-                 "epidemic=%s seed=%llu version=%s\n"
+                 "# topogen 2 n=%zu d=%zu kind=epidemic directed=1 s=%zu "
+                 "local=%d epidemic=%s seed=%llu version=%s\n"
                  "# settings: %s\n"
                  "# no edges: every round each node sends to %zu %s; "
                  "dpsgd-train draws the graph from the run's seed",
-                 n, s, c->local ? "local" : "oracle",
+                 n, s, s, c->local ? 1 : 0, c->local ? "local" : "oracle",
                  (unsigned long long)c->search.seed, TOPOGEN_VERSION,
                  settings, s,
                  c->local ? "peers it samples (EL-Local)"
                           : "others, every node receiving from as many "
                             "(EL-Oracle)");
         tg_digraph empty = {n, 0, NULL, NULL, NULL, NULL};
+        /* the trainer draws from its own --seed: the file names none */
         st = tg_digraph_save(&empty, c->out, comment);
         if (st != CM_OK) {
             fprintf(stderr, "topogen: %s\n", cm_last_error());

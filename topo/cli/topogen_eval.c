@@ -23,6 +23,7 @@
 #include "topogen_groups.h"
 #include "topogen_directed.h"
 #include "topogen_neff.h"
+#include "topogen_data.h"
 #include "topogen_seq.h"
 
 cm_status topogen_weights_set(int fdla, cm_weight_rule rule, double gamma,
@@ -110,29 +111,46 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
     return s;
 }
 
-static void net_print(const topogen_eval_job *c, const cm_topo *t,
-                      const cm_net *net, const cm_net_eval ev[2], int json)
+/* The same as members of the --json object o. */
+static void net_json(const topogen_eval_job *c, const cm_topo *t,
+                     const cm_net *net, const cm_net_eval ev[2], json_t *o,
+                     int *bad)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
     char d[160];
     cm_net_describe(net, d, sizeof d);
-    if (json)
-        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
-               "\"array_bytes\":%.0f,", d, P, H, bytes);
-    else
-        printf("net           %s\nplacement     %zu workers on %zu ranks on "
+    topogen_json_str(o, "net", d, bad);
+    topogen_json_int(o, "ranks", P, bad);
+    topogen_json_int(o, "hosts", H, bad);
+    topogen_json_num(o, "array_bytes", bytes, bad);
+    for (int k = 0; k < 2; k++) {
+        const cm_place_stats *ps = &ev[k].st;
+        json_t *p = json_object();
+        topogen_json_int(p, "cut_edges", ps->cut_edges, bad);
+        topogen_json_int(p, "cut_edges_host", ps->cut_edges_host, bad);
+        topogen_json_int(p, "arrays", ps->volume, bad);
+        topogen_json_int(p, "arrays_host", ps->volume_host, bad);
+        topogen_json_num(p, "round_s", ev[k].round_s, bad);
+        topogen_json_set(o, cm_place_name((cm_place_kind)k), p, bad);
+    }
+    topogen_json_num(o, "allreduce_ring_s",
+                     topogen_allreduce_time(net, P, H, bytes), bad);
+}
+
+static void net_print(const topogen_eval_job *c, const cm_topo *t,
+                      const cm_net *net, const cm_net_eval ev[2])
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    char d[160];
+    cm_net_describe(net, d, sizeof d);
+    printf("net           %s\nplacement     %zu workers on %zu ranks on "
                "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
     for (int k = 0; k < 2; k++) {
         const cm_place_stats *ps = &ev[k].st;
         const char *name = cm_place_name((cm_place_kind)k);
-        if (json)
-            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
-                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
-                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
-                   ps->volume_host, ev[k].round_s);
-        else
-            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
+        printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
                    "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
                    "round (rank %zu decides)\n", name, ps->cut_edges,
                    ps->cut_edges_host, ps->volume, ps->volume_host,
@@ -140,10 +158,7 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
                    ev[k].worst);
     }
     double ar = topogen_allreduce_time(net, P, H, bytes);
-    if (json)
-        printf("\"allreduce_ring_s\":%.6g,", ar);
-    else
-        printf("  allreduce   ring all-reduce of the same arrays: modelled "
+    printf("  allreduce   ring all-reduce of the same arrays: modelled "
                "%.4g ms\n", ar * 1e3);
 }
 
@@ -168,13 +183,21 @@ int topogen_evaluate(const topogen_eval_job *c)
                 "the cut is reported for one-round files\n", c->file,
                 seq.period);
         cm_topo_seq_destroy(&seq);
+        return 2; /* a flag conflict */
+    }
+    char hetero[1024] = "";
+    if (st == CM_OK && seq.period > 1 && c->labels &&
+        topogen_data_eval(c->labels, seq.round, seq.period, c->json, hetero,
+                          sizeof hetero) != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        cm_topo_seq_destroy(&seq);
         return EXIT_FAILURE;
     }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
             c->out_given, c->net, c->ranks, c->hosts,
-            4.0 * (double)(c->params ? c->params : 61706), c->gamma};
+            4.0 * (double)(c->params ? c->params : 61706), c->gamma, hetero};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;
@@ -213,14 +236,19 @@ int topogen_evaluate(const topogen_eval_job *c)
     topogen_cut cut = {0};
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
+    int usage = 0; /* a flag that does not fit the file: exit 2 */
     if (st == CM_OK && t.n > TG_NEFF_DENSE_MAX)
         nv.k = 0; /* beyond the dense eigensolve: not reported */
     else if (st == CM_OK && (st = topogen_neff_topo(&t, &nv)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
     if (st == CM_OK && c->net)
-        st = net_eval(c, &t, &net, nev);
+        usage = (st = net_eval(c, &t, &net, nev)) == CM_EINVAL;
     if (st == CM_OK && c->groups)
-        st = topogen_cut_eval(&t, c->groups, c->file, &cut);
+        usage = (st = topogen_cut_eval(&t, c->groups, c->file, &cut)) ==
+                CM_EINVAL;
+    if (st == CM_OK && c->labels)
+        st = topogen_data_eval(c->labels, &t, 1, c->json, hetero,
+                               sizeof hetero);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
@@ -237,6 +265,8 @@ int topogen_evaluate(const topogen_eval_job *c)
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
+        if (usage)
+            rc = 2;
         goto cleanup;
     }
     if (c->simulate) {
@@ -258,28 +288,35 @@ int topogen_evaluate(const topogen_eval_job *c)
         for (size_t r = 0; r <= c->simulate; r++)
             printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
     } else if (c->json) {
-        printf("{\"file\":");
-        topogen_print_json_string(c->file);
-        printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
-               "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
-               cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
-               e.components);
-        topogen_print_number("diameter", e.diameter, 0);
-        topogen_print_number("lambda2", e.l2, 0);
-        topogen_print_number("lambdan", e.ln, 0);
-        topogen_print_number("slem", e.slem, 0);
-        topogen_print_number("slem_best_laplacian", e.slem_best, 0);
-        topogen_print_number("rounds_1e-3", e.rounds, 0);
+        int bad = 0;
+        json_t *o = json_object();
+        topogen_json_str(o, "file", c->file, &bad);
+        topogen_json_str(o, "format", cm_topo_format_name(ro.found), &bad);
+        topogen_json_int(o, "n", e.n, &bad);
+        topogen_json_int(o, "edges", e.m, &bad);
+        topogen_json_int(o, "min_degree", e.dmin, &bad);
+        topogen_json_int(o, "max_degree", e.dmax, &bad);
+        topogen_json_int(o, "components", e.components, &bad);
+        topogen_json_num(o, "diameter", e.diameter, &bad);
+        topogen_json_num(o, "lambda2", e.l2, &bad);
+        topogen_json_num(o, "lambdan", e.ln, &bad);
+        topogen_json_num(o, "slem", e.slem, &bad);
+        topogen_json_num(o, "slem_best_laplacian", e.slem_best, &bad);
+        topogen_json_num(o, "rounds_1e-3", e.rounds, &bad);
         if (c->fdla && fr.newton)
-            topogen_print_number("fdla_lower_bound", fr.lower, 0);
-        topogen_neff_json(&nv);
+            topogen_json_num(o, "fdla_lower_bound", fr.lower, &bad);
+        topogen_neff_json(&nv, o, &bad);
         if (c->fdla == TOPOGEN_W_NEFF && nr.newton)
-            topogen_print_number("neff_upper_bound", nr.neff_upper, 0);
+            topogen_json_num(o, "neff_upper_bound", nr.neff_upper, &bad);
         if (c->net)
-            net_print(c, &t, &net, nev, 1);
+            net_json(c, &t, &net, nev, o, &bad);
         if (c->groups)
-            topogen_cut_print(&cut, 1);
-        printf("\"weights\":\"%s\"}\n", wname);
+            topogen_cut_json(&cut, o, &bad);
+        if (hetero[0])
+            topogen_json_members(o, hetero, &bad);
+        topogen_json_str(o, "weights", wname, &bad);
+        if (topogen_json_print(o, bad))
+            goto cleanup;
     } else {
         printf("file          %s (%s%s)\n", c->file,
                cm_topo_format_name(ro.found), ro.one_based ? ", 1-based" : "");
@@ -313,9 +350,10 @@ int topogen_evaluate(const topogen_eval_job *c)
                    "n_eff at gamma %g; gap %.1e)\n", nr.neff_upper,
                    nr.gamma, nr.neff_upper - nr.neff);
         if (c->net)
-            net_print(c, &t, &net, nev, 0);
+            net_print(c, &t, &net, nev);
         if (c->groups)
             topogen_cut_print(&cut, 0);
+        fputs(hetero, stdout);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");

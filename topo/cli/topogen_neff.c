@@ -20,7 +20,7 @@ cm_status topogen_neff_gammas(const char *s, topogen_neff *v)
 cm_status topogen_neff_topo(const cm_topo *t, topogen_neff *v)
 {
     v->msgs = tg_neff_messages_topo(t);
-    v->how = "closed form";
+    v->how = t->directed ? "Lyapunov" : "closed form";
     for (size_t g = 0; g < v->k; g++)
         v->err[g] = 0.0;
     return tg_neff_topo(t, v->gamma, v->k, v->neff);
@@ -98,35 +98,36 @@ void topogen_neff_print(const topogen_neff *v)
 }
 
 /* One member: a number for one gamma, else an object keyed by gamma. */
-static void member(const char *key, const topogen_neff *v, int per_msg,
-                   int err)
+static void member(json_t *o, const char *key, const topogen_neff *v,
+                   int per_msg, int err, int *bad)
 {
-    printf("\"%s\":", key);
-    if (v->k > 1)
-        printf("{");
-    for (size_t g = 0; g < v->k; g++) {
-        double x = err ? v->err[g]
-                   : per_msg ? (v->msgs > 0.0 ? v->neff[g] / v->msgs : NAN)
-                             : v->neff[g];
-        if (v->k > 1)
-            printf("%s\"%g\":", g ? "," : "", v->gamma[g]);
-        if (isfinite(x))
-            printf("%.17g", x);
-        else
-            printf("null");
+    double x[TG_NEFF_MAX_GAMMAS];
+    for (size_t g = 0; g < v->k; g++)
+        x[g] = err ? v->err[g]
+               : per_msg ? (v->msgs > 0.0 ? v->neff[g] / v->msgs : NAN)
+                         : v->neff[g];
+    if (v->k == 1) {
+        topogen_json_num(o, key, x[0], bad);
+        return;
     }
-    printf(v->k > 1 ? "}," : ",");
+    json_t *m = json_object();
+    for (size_t g = 0; g < v->k; g++) {
+        char k[32];
+        snprintf(k, sizeof k, "%g", v->gamma[g]);
+        topogen_json_num(m, k, x[g], bad);
+    }
+    topogen_json_set(o, key, m, bad);
 }
 
-void topogen_neff_json(const topogen_neff *v)
+void topogen_neff_json(const topogen_neff *v, json_t *o, int *bad)
 {
     if (!v->k)
         return;
-    member("neff", v, 0, 0);
-    member("neff_per_message", v, 1, 0);
+    member(o, "neff", v, 0, 0, bad);
+    member(o, "neff_per_message", v, 1, 0, bad);
     int mc = 0;
     for (size_t g = 0; g < v->k; g++)
         mc |= v->err[g] > 0.0;
     if (mc)
-        member("neff_error", v, 0, 1);
+        member(o, "neff_error", v, 0, 1, bad);
 }

@@ -12,6 +12,7 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
+#include "topogen_json.h"
 #include "tg_digraph.h"
 #include "tg_neff.h"
 
@@ -43,6 +44,6 @@ void topogen_neff_print(const topogen_neff *v);
 
 /* JSON members `"neff":X,"neff_per_message":Y,` (one gamma), or objects
  * keyed by gamma for several; with a Monte Carlo also "neff_error". */
-void topogen_neff_json(const topogen_neff *v);
+void topogen_neff_json(const topogen_neff *v, json_t *o, int *bad);
 
 #endif
