@@ -1133,6 +1133,9 @@ neff_cases() {
     check '[ "$(grep -vc "^#" "$T/neff_e.txt")" -eq 64 ] && grep -q "^0 8 0.2" "$T/neff_e.txt"' "exp-directed: i -> i + 2^k"
     expect_ok "--kind learned --directed" "$tg" -n 16 -d 2 --kind learned --directed --iters 200 -q -o "$T/neff_d.txt"
     check 'grep -q "^# settings: .*--directed" "$T/neff_d.txt" && grep -q "neff=[0-9.]* (gamma 0.951)" "$T/neff_d.txt"' "learned directed header"
+    expect_ok "--directed --objective ratio" "$tg" -n 16 -d 2 --kind learned --directed --objective ratio --iters 200 -o "$T/neff_dn.txt"
+    check 'grep -q "objective=ratio (min ||W - J||_2)" "$T/err" && grep -q "^# settings: .*--directed --objective ratio " "$T/neff_dn.txt"' \
+        "directed search for the spectral norm"
     expect_ok "--kind epidemic" "$tg" -n 24 -d 3 --kind epidemic -q -o "$T/neff_ep.txt"
     expect_ok "eval epidemic" "$tg" eval "$T/neff_ep.txt" --gamma 0.9
     check 'grep -q "^neff  .* +- [0-9.]*  (gamma 0.9, Monte Carlo, EL-Oracle" "$T/out"' "epidemic n_eff by simulation with its error"

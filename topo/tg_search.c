@@ -329,19 +329,19 @@ static void progress_tick(worker *w, size_t it, double temp, double e,
 }
 
 /* anneal() with o->hook's energy: every legal, connected proposal is
- * scored by the hook; the current state is rescored when the epoch
- * changes. Same schedule, acceptance and bookkeeping as anneal(). */
+ * scored by the hook. Same schedule, acceptance and bookkeeping as
+ * anneal(). */
 static cm_status anneal_hook(worker *w, double deadline)
 {
     const tg_search_opts *o = w->sh->o;
     slot *sl = w->sl;
     tg_graph *g = &w->g;
-    size_t iters = w->sh->iters, epoch = 0;
-    double t0 = o->t0 > 0.0 ? o->t0 : tg_search_default_t0(o->n);
+    size_t iters = w->sh->iters;
+    double t0 = o->t0 > 0.0 ? o->t0 : TG_HOOK_T0 / (double)o->n;
     double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0, e;
     if (!w->hws && !(w->hws = o->hook->ws_new(o->hook->cfg, o->n, o->d)))
         return cm_error(CM_ENOMEM, "out of memory for the search");
-    cm_status st = o->hook->energy(w->hws, g, 0, &e);
+    cm_status st = o->hook->energy(w->hws, g, NULL, &e);
     if (st != CM_OK)
         return st;
     double e_h = 0.0; /* labels: the mu * H part of e */
@@ -373,13 +373,6 @@ static cm_status anneal_hook(worker *w, double deadline)
             }
             temp = fmin(temp, t0 * pow(t1 / t0, tf));
         }
-        if (it / TG_HOOK_EPOCH != epoch) {
-            epoch = it / TG_HOOK_EPOCH;
-            if ((st = o->hook->energy(w->hws, g, epoch, &e)) != CM_OK)
-                return st;
-            e += e_h;
-            sl->res.evals++;
-        }
         if (it % PROGRESS_STRIDE == 0)
             progress_tick(w, it, temp, e, now);
         sl->res.moves++;
@@ -391,11 +384,14 @@ static cm_status anneal_hook(worker *w, double deadline)
         double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
         tg_graph_swap(g, a, b, x, y);
         if (tg_graph_is_connected(g)) {
-            if ((st = o->hook->energy(w->hws, g, epoch, &e2)) != CM_OK)
+            const size_t sw[4] = {a, b, x, y};
+            if ((st = o->hook->energy(w->hws, g, sw, &e2)) != CM_OK)
                 return st;
             sl->res.evals++;
             e2 += e_h + dh;
             if (e2 <= thr) {
+                if ((st = o->hook->accept(w->hws, g)) != CM_OK)
+                    return st;
                 if (o->pi) {
                     tg_search_hetero_apply(&w->hs, a, b, x, y);
                     e_h += dh;

@@ -85,18 +85,21 @@ typedef struct {
 } tg_progress;
 
 /* An energy of the whole graph instead of one of (lambda_2, lambda_n)
- * (e.g. tg_neff_search.h): the search then scores every proposal with
- * energy() (no screen, no Lanczos), from a workspace per search thread.
- * energy() gets a connected graph and an epoch, move / TG_HOOK_EPOCH; when
- * the epoch changes the current state is scored again, so a stochastic
- * estimate may redraw its probes per epoch and the chain only ever
- * compares energies of one epoch. */
-#define TG_HOOK_EPOCH 256
+ * (e.g. tg_neff_search.h): the search then scores every connected
+ * proposal with energy() (no screen, no Lanczos), from a workspace per
+ * search thread, so the hook may keep state (e.g. a factorisation it
+ * updates by low rank). energy(ws, g, NULL, e): g from scratch, and g
+ * becomes the hook's current state; energy(ws, g, swap, e): g is the
+ * current state after the swap (swap[0..3] = a, b, x, y: edges (a,b),
+ * (x,y) replaced by (a,x), (b,y)), still a proposal; accept(ws, g) makes
+ * the last proposal current (a rejected one is simply forgotten). */
+#define TG_HOOK_T0 0.005 /* default t0 = TG_HOOK_T0 / n with a hook */
 typedef struct {
     void *(*ws_new)(const void *cfg, size_t n, size_t d); /* NULL: ENOMEM */
     void (*ws_free)(void *ws);
-    cm_status (*energy)(void *ws, const tg_graph *g, size_t epoch,
+    cm_status (*energy)(void *ws, const tg_graph *g, const size_t *swap,
                         double *e);
+    cm_status (*accept)(void *ws, const tg_graph *g);
     const void *cfg;      /* passed to ws_new */
 } tg_energy_hook;
 

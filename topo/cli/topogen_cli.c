@@ -71,7 +71,7 @@ static const flag_spec FLAGS[] = {
      "--labels: stl-fw (D the budget), dcliques"},
     {"--directed", NULL, F_FLAG, OFF(directed), GEN, 0, 0, H_NONE, NULL,
      "learned: search over D permutations (directed, D sends and receives "
-     "per node) for --objective neff"},
+     "per node) for --objective neff (default) or ratio (min ||W - J||_2)"},
     {"--local", NULL, F_FLAG, OFF(local), GEN, 0, 0, H_NONE, NULL,
      "epidemic: EL-Local (each node samples D peers) instead of EL-Oracle"},
     {"--gamma", NULL, F_GAMMA, OFF(gamma), BOTH, 0, 0, H_NONE, "G[,G...]",
@@ -313,6 +313,7 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
         c->weights_given = 1;
         return 0;
     case F_OBJECTIVE:
+        c->obj_given = 1;
         return tg_objective_parse_gamma(v, dst, &c->search.obj_gamma) ==
                        CM_OK
                    ? 0
@@ -460,9 +461,13 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     if (c->directed && !c->compare)
         c->dkind = TOPOGEN_D_LEARNED;
     if (!c->eval && c->dkind) {
-        if (c->weights_given)
+        if (c->weights_given &&
+            (c->fdla != TOPOGEN_W_NEFF || c->dkind == TOPOGEN_D_EPIDEMIC))
             return usage_error("--weights: --kind %s carries its own "
-                               "weights (uniform)", topogen_kind_name(c));
+                               "weights (uniform%s)", topogen_kind_name(c),
+                               c->dkind == TOPOGEN_D_EPIDEMIC
+                                   ? "" : "; --weights neff picks the best "
+                                          "self weight");
         if (c->format != CM_FORMAT_EDGELIST)
             return usage_error("--format: --kind %s writes a directed edge "
                                "list (--format edgelist)",
@@ -480,9 +485,9 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                                n, d);
         if (c->dkind == TOPOGEN_D_LEARNED && c->search.obj != TG_OBJ_NEFF &&
             c->search.obj != TG_OBJ_NEFF_MSG && c->search.obj != TG_OBJ_RATIO)
-            return usage_error("--objective: --directed searches for neff, "
-                               "neff-per-message or ratio (the spectral norm "
-                               "of W - J)");
+            return usage_error("--objective: --directed searches for neff "
+                               "(default), neff-per-message or ratio (the "
+                               "spectral norm of W - J)");
         return -1;
     }
     if (c->json && c->simulate)
@@ -593,7 +598,7 @@ static void flag_value(const flag_spec *f, const topogen_config *c, char *buf,
 static int in_header(const flag_spec *f, const topogen_config *c)
 {
     if (f->type == F_GAMMA) /* only the n_eff weights depend on it */
-        return !c->eval && (c->fdla == TOPOGEN_W_NEFF ||
+        return !c->eval && !c->compare && (c->fdla == TOPOGEN_W_NEFF ||
                             c->fdla == TOPOGEN_W_NEFF_ALPHA);
     if (f->off == OFF(directed) || f->off == OFF(local))
         return *(const int *)((const char *)c + f->off);
@@ -605,7 +610,9 @@ static int in_header(const flag_spec *f, const topogen_config *c)
         (c->kind != TG_KIND_LEARNED || c->seq ||
          (c->dkind && c->dkind != TOPOGEN_D_LEARNED)))
         return 0;
-    if (c->dkind && (f->type == F_WEIGHTS || f->type == F_FORMAT ||
+    if (c->dkind && f->type == F_WEIGHTS)
+        return c->fdla == TOPOGEN_W_NEFF;
+    if (c->dkind && (f->type == F_FORMAT ||
                      f->off == OFF(search.init_rrl) ||
                      f->off == OFF(search.candidates) ||
                      f->off == OFF(search.solver)))
