@@ -1169,6 +1169,8 @@ seq_cases
 directed_cases
 readers_cases
 neff_cases
+. "$(dirname "$0")/cli_dataaware.sh"
+dataaware_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -26,6 +26,7 @@
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "tg_groups.h"
+#include "tg_search_hetero.h"
 #include "tg_spectrum.h"
 
 #define CONNECTED_EPS 1e-9
@@ -104,6 +105,7 @@ typedef struct {
     double *x0;             /* sparse: [n] warm start, sum of them */
     size_t cut;             /* groups: edges between groups of g */
     void *hws;              /* o->hook's workspace, or NULL */
+    tg_search_hetero hs;    /* labels: the mu * H term of g (o->pi) */
 } worker;
 
 /* Ritz bound over the k vectors v[] (values t[]) of the current L: the
@@ -271,6 +273,8 @@ static int propose(worker *w, int have_vec, size_t *pa, size_t *pb,
                  (long)w->sh->o->max_cross))
             continue;
         double est = cands > 1 ? first_order(w, a, b, x, y) : 0.0;
+        if (cands > 1 && w->sh->o->pi) /* data-aware: + the H change */
+            est += tg_search_hetero_delta(&w->hs, a, b, x, y);
         if (!found || est < best) {
             best = est;
             *pa = a, *pb = b, *px = x, *py = y;
@@ -340,6 +344,15 @@ static cm_status anneal_hook(worker *w, double deadline)
     cm_status st = o->hook->energy(w->hws, g, 0, &e);
     if (st != CM_OK)
         return st;
+    double e_h = 0.0; /* labels: the mu * H part of e */
+    if (o->pi) {
+        st = tg_search_hetero_start(&w->hs, g, o->d, o->pi, o->pibar, o->k,
+                                    o->hetero_weight);
+        if (st != CM_OK)
+            return st;
+        e_h = tg_search_hetero_energy(&w->hs);
+        e += e_h;
+    }
     sl->res.evals++;
     sl->start_e = e;
     keep_best(sl, g, e);
@@ -364,6 +377,7 @@ static cm_status anneal_hook(worker *w, double deadline)
             epoch = it / TG_HOOK_EPOCH;
             if ((st = o->hook->energy(w->hws, g, epoch, &e)) != CM_OK)
                 return st;
+            e += e_h;
             sl->res.evals++;
         }
         if (it % PROGRESS_STRIDE == 0)
@@ -374,12 +388,18 @@ static cm_status anneal_hook(worker *w, double deadline)
             continue;
         double u = cm_rng_uniform(&w->rng);
         double thr = u > 0.0 ? e - temp * log(u) : INFINITY, e2;
+        double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
         tg_graph_swap(g, a, b, x, y);
         if (tg_graph_is_connected(g)) {
             if ((st = o->hook->energy(w->hws, g, epoch, &e2)) != CM_OK)
                 return st;
             sl->res.evals++;
+            e2 += e_h + dh;
             if (e2 <= thr) {
+                if (o->pi) {
+                    tg_search_hetero_apply(&w->hs, a, b, x, y);
+                    e_h += dh;
+                }
                 e = e2;
                 if (o->groups)
                     w->cut = (size_t)((long)w->cut +
@@ -421,6 +441,15 @@ static cm_status anneal(worker *w, double deadline)
         return st;
     sl->res.evals++;
     double e = tg_objective_energy(o->obj, o->d, l2, ln);
+    double e_h = 0.0; /* labels: the mu * H part of e */
+    if (o->pi) {
+        st = tg_search_hetero_start(&w->hs, g, o->d, o->pi, o->pibar, o->k,
+                                    o->hetero_weight);
+        if (st != CM_OK)
+            return st;
+        e_h = tg_search_hetero_energy(&w->hs);
+        e += e_h;
+    }
     sl->start_e = e;
     keep_best(sl, g, e);
     int have_vec = 0;   /* the screen's vectors are the current state's */
@@ -456,6 +485,10 @@ static cm_status anneal(worker *w, double deadline)
         /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
         double u = cm_rng_uniform(&w->rng);
         double thr = u > 0.0 ? e - temp * log(u) : INFINITY;
+        /* labels: the spectral part must stay below thr minus the new
+         * mu * H (exact, O(K)), which the screen and the solve then use */
+        double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
+        thr -= e_h + dh;
         if (have_vec && !o->no_screen &&
             screen_rejects(w, a, b, x, y, thr)) {
             sl->res.screened++; /* certainly rejected: skip the solve */
@@ -471,7 +504,11 @@ static cm_status anneal(worker *w, double deadline)
         if (!decided && l2 > CONNECTED_EPS) {
             double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
             if (e2 <= thr) {
-                e = e2;
+                if (o->pi) {
+                    tg_search_hetero_apply(&w->hs, a, b, x, y);
+                    e_h += dh;
+                }
+                e = e2 + e_h;
                 if (o->groups)
                     w->cut = (size_t)((long)w->cut +
                                       tg_groups_swap_delta(g->n, o->groups,
@@ -621,6 +658,7 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
         ws[t].sh = &sh;
         tg_spec_init(&ws[t].spec);
         tg_graph_init(&ws[t].g);
+        tg_search_hetero_init(&ws[t].hs);
     }
     /* thread 0's work runs on the caller's thread */
     for (size_t t = 1; t < nt; t++, started++)
@@ -670,6 +708,15 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
     res->energy = o->hook ? sh.slots[best].best_e
                           : tg_objective_energy(o->obj, o->d, res->l2,
                                                 res->ln);
+    if (o->pi) { /* labels: the energy includes mu * H */
+        st = tg_search_hetero_start(&ws[0].hs, out, o->d, o->pi, o->pibar,
+                                    o->k, o->hetero_weight);
+        if (st != CM_OK)
+            goto cleanup;
+        res->hetero = tg_search_hetero_value(&ws[0].hs);
+        if (!o->hook) /* the hook's best energy has it already */
+            res->energy += tg_search_hetero_energy(&ws[0].hs);
+    }
     if (o->groups)
         tg_groups_cut(o->n, out->m, out->eu, out->ev, o->groups, NULL,
                       &res->cross);
@@ -678,6 +725,7 @@ cleanup:
     for (size_t t = 0; ws && t < nt; t++) {
         tg_spec_destroy(&ws[t].spec);
         tg_graph_destroy(&ws[t].g);
+        tg_search_hetero_destroy(&ws[t].hs);
         free(ws[t].cur);
         free(ws[t].x0);
         if (ws[t].hws)

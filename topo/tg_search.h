@@ -35,6 +35,13 @@
  * (drawn, then skipped like a swap that makes a multi-edge), so every
  * state visited, and the result, meets the bound. The objective is
  * unchanged: the best lambda_2/lambda_n under the bound.
+ *
+ * Data-aware: with pi set (class proportions of a counts file) the energy
+ * is the objective's plus hetero_weight * H, H the neighbourhood
+ * heterogeneity of W = (I + A)/(d + 1) (tg_search_hetero.h), updated
+ * exactly in O(K) per proposal; the screen and the sparse early stop
+ * bound the spectral part against the threshold minus the new H term, so
+ * they stay rigorous. Composes with groups.
  */
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
@@ -129,6 +136,13 @@ typedef struct {
                              that would exceed it are not proposed) */
     const tg_energy_hook *hook; /* or NULL: the energy of obj */
     double obj_gamma;     /* neff objectives: gamma (0: TG_NEFF_GAMMA) */
+    /* data-aware (tg_search_hetero.c): with pi set the energy gets
+     * + hetero_weight * H, H the neighbourhood heterogeneity of the
+     * graph's W = (I + A)/(d + 1) for the class proportions pi */
+    const double *pi;     /* [n*k] class proportions, or NULL: none */
+    const double *pibar;  /* [k] their mean over nodes */
+    size_t k;             /* classes */
+    double hetero_weight; /* mu >= 0 (default 10) */
 } tg_search_opts;
 
 typedef struct {
@@ -150,6 +164,8 @@ typedef struct {
     size_t threads;       /* threads used */
     size_t cross;         /* with groups: edges between groups of the
                              returned graph (<= max_cross) */
+    double hetero;        /* with pi: H of the returned graph (equal
+                             weights 1/(d+1)); energy includes mu * H */
 } tg_search_result;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters

@@ -18,6 +18,7 @@ void tg_search_opts_default(tg_search_opts *o)
     o->seed = 1;
     o->restarts = 0;
     o->progress_every = 1.0;
+    o->hetero_weight = 10.0;
 }
 
 cm_status tg_objective_parse(const char *s, tg_objective *obj)

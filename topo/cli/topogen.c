@@ -32,6 +32,7 @@
 #include "tg_graph.h"
 #include "tg_search.h"
 #include "topogen_cli.h"
+#include "topogen_data.h"
 #include "topogen_eval.h"
 #include "topogen_make.h"
 #include "topogen_directed.h"
@@ -58,6 +59,21 @@ static int generate(topogen_config *c)
         cm_atomic_abort(&probe);
     }
     int tty = isatty(STDERR_FILENO);
+    cm_labels lab;
+    cm_labels_init(&lab);
+    double *pi = NULL, *pibar = NULL;
+    if (c->labels && !c->seq) { /* data-aware search: + mu * H */
+        int lrc = topogen_data_search_labels(c, &lab, &pi, &pibar);
+        if (lrc >= 0) {
+            cm_labels_destroy(&lab);
+            free(pi);
+            free(pibar);
+            topogen_made_destroy(&m);
+            return lrc;
+        }
+        topogen_data_header_line(&lab, c->labels, m.labline,
+                                 sizeof m.labline);
+    }
     if (c->kind == TG_KIND_LEARNED && !c->seq) {
         if (!c->quiet) {
             c->search.progress = topogen_progress;
@@ -85,11 +101,17 @@ static int generate(topogen_config *c)
     }
     const tg_search_result res = m.res;
     const cm_topo t = m.t;
-    char cross[96] = "";
+    char cross[192] = "";
     if (c->search.groups)
         snprintf(cross, sizeof cross, "; %zu of %zu edges between the %zu "
                  "groups (at most %zu)", res.cross, t.m, c->search.groups,
                  c->search.max_cross);
+    if (c->labels) {
+        size_t len = strlen(cross);
+        snprintf(cross + len, sizeof cross - len, "; H %.5f (weights "
+                 "1/(d+1)), energy with %g * H", res.hetero,
+                 c->search.hetero_weight);
+    }
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
@@ -124,6 +146,9 @@ static int generate(topogen_config *c)
         rc = 128 + (int)*c->search.stop;
     }
 cleanup:
+    free(pi);
+    free(pibar);
+    cm_labels_destroy(&lab);
     topogen_made_destroy(&m);
     return rc;
 }
@@ -139,7 +164,7 @@ static int evaluate(const topogen_config *c)
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
-        .version = TOPOGEN_VERSION};
+        .version = TOPOGEN_VERSION, .labels = c->labels};
     return topogen_evaluate(&job);
 }
 
@@ -167,5 +192,7 @@ int main(int argc, char **argv)
         return topogen_compare(&c);
     if (c.dkind)
         return topogen_directed_generate(&c);
+    if (c.datakind)
+        return topogen_data_generate(&c);
     return generate(&c);
 }

@@ -26,17 +26,19 @@
 #include "tg_search.h"
 #include "tg_seq.h"
 #include "topogen_cli.h"
+#include "topogen_data.h"
 #include "topogen_eval.h"
 
 #define MAX_ROUNDS 10000000
 
 typedef enum {
     F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
-    F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET, F_GAMMA
+    F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET, F_GAMMA, F_LABELS, F_REAL,
+    F_INTER, F_CWEIGHTS
 } ftype;
 
 enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
-enum { H_NONE, H_ALL, H_LEARNED };             /* written into the header */
+enum { H_NONE, H_ALL, H_LEARNED, H_DATA };     /* written into the header */
 
 typedef struct {
     const char *name;  /* "--kind"; alias (or NULL) e.g. "-q" */
@@ -66,7 +68,8 @@ static const flag_spec FLAGS[] = {
      "(i ~ i +- 2^k; old name exponential), random, complete; "
      "time-varying: one-peer-exp (n a power of 2), base (at most D peers "
      "per round); directed: perm (D random permutations), exp-directed "
-     "(i -> i + 2^k), epidemic (a fresh graph of D peers each round)"},
+     "(i -> i + 2^k), epidemic (a fresh graph of D peers each round); from "
+     "--labels: stl-fw (D the budget), dcliques"},
     {"--directed", NULL, F_FLAG, OFF(directed), GEN, 0, 0, H_NONE, NULL,
      "learned: search over D permutations (directed, D sends and receives "
      "per node) for --objective neff"},
@@ -140,6 +143,25 @@ static const flag_spec FLAGS[] = {
      "R", "eval --net: MPI ranks (default: one per node)"},
     {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_NODES, H_NONE,
      "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
+    {"--labels", NULL, F_LABELS, OFF(labels), BOTH, 0, 0, H_DATA, "COUNTS",
+     "the partition's class counts (dpsgd-train --write-partition): "
+     "needed by --kind stl-fw and dcliques; learned: add --hetero-weight "
+     "times the neighbourhood heterogeneity H to the energy; eval: print "
+     "H = (1/n)||(W - J) Pi||_F^2"},
+    {"--hetero-weight", NULL, F_REAL, OFF(search.hetero_weight), GEN, 0, 0,
+     H_DATA, "MU", "learned --labels: weight of H in the energy (default "
+     "10; topo/README.md says how to choose it)"},
+    {"--lambda", NULL, F_REAL, OFF(lambda), GEN, 0, 0, H_DATA, "L",
+     "stl-fw: weight of ||W - J||_F^2 in the objective (default 0.1)"},
+    {"--symmetric", NULL, F_FLAG, OFF(symmetric), GEN, 0, 0, H_DATA, NULL,
+     "stl-fw: symmetric atoms (P + P^T)/2, an undirected graph"},
+    {"--inter", NULL, F_INTER, OFF(inter), GEN, 0, 0, H_DATA, "LINKS",
+     "dcliques: ring, small-world (default) or fractal links between "
+     "cliques"},
+    {"--clique-weights", NULL, F_CWEIGHTS, OFF(clique_equal), GEN, 0, 0,
+     H_DATA, "W", "dcliques: mh (default) or equal (equal-clique: every "
+     "clique member 1/(c+1), inter-clique edges taken from the self "
+     "weight)"},
     {"--help", "-h", F_FLAG, OFF(help), BOTH, 0, 0, H_NONE, NULL,
      "print this help"},
     {"--version", NULL, F_FLAG, OFF(version), BOTH, 0, 0, H_NONE, NULL,
@@ -255,6 +277,15 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
         return 0;
     }
     case F_KIND:
+        c->datakind = strcmp(v, "stl-fw") == 0 ? TOPOGEN_DK_STLFW
+                      : strcmp(v, "dcliques") == 0 ? TOPOGEN_DK_DCLIQUES : 0;
+        if (c->datakind) { /* built by topogen_data.c, not a tg_kind */
+            c->kind = TG_KIND_RANDOM;
+            c->seq = 0;
+            c->exp_sym = 0;
+            c->dkind = TOPOGEN_D_NONE;
+            return 0;
+        }
         c->exp_sym = strcmp(v, "exponential-sym") == 0   ? 1
                      : strcmp(v, "exponential") == 0 ? 2 : 0;
         c->dkind = strcmp(v, "perm") == 0           ? TOPOGEN_D_PERM
@@ -326,6 +357,33 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
     case F_FLAG:
         *(int *)dst = 1;
         return 0;
+    case F_LABELS:
+        if (!*v)
+            return usage_error("--labels: empty file name");
+        *(const char **)dst = v;
+        return 0;
+    case F_REAL: {
+        double x = strtod(v, &end);
+        if (!*v || errno || *end || !(x >= 0.0) || !isfinite(x))
+            return usage_error("%s: expected a number >= 0", f->name);
+        *(double *)dst = x;
+        return 0;
+    }
+    case F_INTER:
+        if (strcmp(v, "ring") == 0 || strcmp(v, "small-world") == 0 ||
+            strcmp(v, "fractal") == 0) {
+            *(int *)dst = v[0] == 'r' ? 1 : v[0] == 's' ? 0 : 2;
+            return 0;
+        }
+        return usage_error("--inter: unknown '%s' (expected ring, "
+                           "small-world or fractal)", v);
+    case F_CWEIGHTS:
+        if (strcmp(v, "mh") == 0 || strcmp(v, "equal") == 0) {
+            *(int *)dst = v[0] == 'e';
+            return 0;
+        }
+        return usage_error("--clique-weights: unknown '%s' (expected mh or "
+                           "equal)", v);
     case F_NET: {
         cm_net net;
         if (cm_net_parse(v, &net) != CM_OK)
@@ -465,8 +523,11 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
         return usage_error("--params, --ranks and --hosts need --net");
     if (c->net && c->simulate)
         return usage_error("--net: cannot be combined with --simulate");
-    if (!c->eval && (c->seq ? tg_seq_check(c->seq_kind, c->search.n,
-                                           c->search.d)
+    int rcd = topogen_data_check_args(c);
+    if (rcd >= 0)
+        return rcd;
+    if (!c->eval && !c->dkind && !c->datakind &&
+        (c->seq ? tg_seq_check(c->seq_kind, c->search.n, c->search.d)
                             : tg_kind_check(c->kind, c->search.n,
                                             c->search.d)) != CM_OK)
         return status_to_usage();
@@ -531,6 +592,16 @@ static void flag_value(const flag_spec *f, const topogen_config *c, char *buf,
     case F_KIND:
         snprintf(buf, cap, "%s", topogen_kind_name(c));
         break;
+    case F_LABELS:
+        snprintf(buf, cap, "%s", *(const char *const *)src);
+        break;
+    case F_REAL: snprintf(buf, cap, "%.17g", *(const double *)src); break;
+    case F_INTER:
+        snprintf(buf, cap, "%s", topogen_data_inter_name(c->inter));
+        break;
+    case F_CWEIGHTS:
+        snprintf(buf, cap, "%s", c->clique_equal ? "equal" : "mh");
+        break;
     case F_WEIGHTS: snprintf(buf, cap, "%s", weights_name(c)); break;
     case F_OBJECTIVE:
         if (c->search.obj == TG_OBJ_NEFF || c->search.obj == TG_OBJ_NEFF_MSG)
@@ -567,6 +638,8 @@ static int in_header(const flag_spec *f, const topogen_config *c)
         return *(const int *)((const char *)c + f->off);
     if (f->header == H_NONE)
         return 0;
+    if (f->header == H_DATA)
+        return topogen_data_in_header(f->name, c);
     if (f->header == H_LEARNED &&
         (c->kind != TG_KIND_LEARNED || c->seq ||
          (c->dkind && c->dkind != TOPOGEN_D_LEARNED)))
@@ -576,7 +649,7 @@ static int in_header(const flag_spec *f, const topogen_config *c)
                      f->off == OFF(search.candidates) ||
                      f->off == OFF(search.solver)))
         return 0;
-    if (c->seq && f->type == F_WEIGHTS)
+    if ((c->seq || c->dkind || c->datakind) && f->type == F_WEIGHTS)
         return 0;
     if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
         return 0;
@@ -607,6 +680,8 @@ const char *topogen_kind_name(const topogen_config *c)
                                    "learned"};
     if (c->dkind)
         return dnames[c->dkind];
+    if (c->datakind)
+        return topogen_data_kind_name(c->datakind);
     if (c->seq)
         return tg_seq_kind_name(c->seq_kind);
     if (c->exp_sym == 1)
@@ -621,5 +696,6 @@ void topogen_config_default(topogen_config *c)
     c->weights = CM_WEIGHTS_LAPLACIAN;
     c->format = CM_FORMAT_EDGELIST;
     c->out = "-";
+    c->lambda = 0.1;
     tg_search_opts_default(&c->search);
 }

@@ -51,7 +51,18 @@ typedef struct {
     int directed;            /* --directed: learned over permutations */
     int local;               /* --local: epidemic EL-Local */
     int compare;             /* `topogen compare` mode */
+    /* data-aware (topogen_data.c): the counts file of dpsgd-train
+     * --write-partition and what is built from it */
+    int datakind;            /* TOPOGEN_DK_*: stl-fw or dcliques (0: none) */
+    const char *labels;      /* --labels COUNTS (NULL: none) */
+    double lambda;           /* --lambda: STL-FW's ||W - J||^2 weight */
+    int symmetric;           /* --symmetric: undirected STL-FW */
+    int inter;               /* --inter: D-Cliques' inter-clique links */
+    int clique_equal;        /* --clique-weights equal (0: mh) */
 } topogen_config;
+
+/* Data-aware kinds (topogen_data.c): datakind. */
+enum { TOPOGEN_DK_NONE, TOPOGEN_DK_STLFW, TOPOGEN_DK_DCLIQUES };
 
 /* Directed and randomised kinds (topogen_directed.c). */
 enum { TOPOGEN_D_NONE, TOPOGEN_D_PERM, TOPOGEN_D_EXP, TOPOGEN_D_EPIDEMIC,

@@ -23,6 +23,7 @@
 #include "topogen_groups.h"
 #include "topogen_directed.h"
 #include "topogen_neff.h"
+#include "topogen_data.h"
 #include "topogen_seq.h"
 
 cm_status topogen_weights_set(int fdla, cm_weight_rule rule, double gamma,
@@ -184,11 +185,19 @@ int topogen_evaluate(const topogen_eval_job *c)
         cm_topo_seq_destroy(&seq);
         return 2; /* a flag conflict */
     }
+    char hetero[1024] = "";
+    if (st == CM_OK && seq.period > 1 && c->labels &&
+        topogen_data_eval(c->labels, seq.round, seq.period, c->json, hetero,
+                          sizeof hetero) != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        cm_topo_seq_destroy(&seq);
+        return EXIT_FAILURE;
+    }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
             c->out_given, c->net, c->ranks, c->hosts,
-            4.0 * (double)(c->params ? c->params : 61706), c->gamma};
+            4.0 * (double)(c->params ? c->params : 61706), c->gamma, hetero};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;
@@ -237,6 +246,9 @@ int topogen_evaluate(const topogen_eval_job *c)
     if (st == CM_OK && c->groups)
         usage = (st = topogen_cut_eval(&t, c->groups, c->file, &cut)) ==
                 CM_EINVAL;
+    if (st == CM_OK && c->labels)
+        st = topogen_data_eval(c->labels, &t, 1, c->json, hetero,
+                               sizeof hetero);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
@@ -300,6 +312,8 @@ int topogen_evaluate(const topogen_eval_job *c)
             net_json(c, &t, &net, nev, o, &bad);
         if (c->groups)
             topogen_cut_json(&cut, o, &bad);
+        if (hetero[0])
+            topogen_json_members(o, hetero, &bad);
         topogen_json_str(o, "weights", wname, &bad);
         if (topogen_json_print(o, bad))
             goto cleanup;
@@ -339,6 +353,7 @@ int topogen_evaluate(const topogen_eval_job *c)
             net_print(c, &t, &net, nev);
         if (c->groups)
             topogen_cut_print(&cut, 0);
+        fputs(hetero, stdout);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");

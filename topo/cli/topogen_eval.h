@@ -41,6 +41,7 @@ typedef struct {
     size_t params;          /* --params: floats per worker array (0: LeNet) */
     size_t ranks, hosts;    /* --ranks, --hosts (0: one per worker) */
     const char *version;    /* topogen's version string, for -o's header */
+    const char *labels;     /* --labels COUNTS: print H (NULL: no) */
 } topogen_eval_job;
 
 /* `topogen eval FILE` for the job c: reads c->file (one round, or a

@@ -77,3 +77,23 @@ int topogen_json_print(json_t *o, int bad)
     free(text);
     return 0;
 }
+
+void topogen_json_members(json_t *o, const char *members, int *bad)
+{
+    size_t len = strlen(members);
+    char *s = malloc(len + 3);
+    if (!s) {
+        *bad = 1;
+        return;
+    }
+    s[0] = '{';
+    memcpy(s + 1, members, len);
+    while (len && (s[len] == ',' || s[len] == ' ' || s[len] == '\n'))
+        len--; /* s[1..len] holds the members: drop a trailing comma */
+    s[len + 1] = '}';
+    s[len + 2] = '\0';
+    json_t *m = json_loads(s, 0, NULL);
+    free(s);
+    *bad |= !m || json_object_update(o, m) != 0;
+    json_decref(m);
+}

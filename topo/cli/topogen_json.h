@@ -30,6 +30,11 @@ void topogen_json_nums(json_t *o, const char *key, const double *v, size_t n,
 /* o[key] = v, taking v's reference (v NULL sets *bad). */
 void topogen_json_set(json_t *o, const char *key, json_t *v, int *bad);
 
+/* Adds the members of a JSON object text written without its braces
+ * ("\"a\":1,\"b\":{...}," — a trailing comma allowed) to o; *bad on a
+ * parse failure. */
+void topogen_json_members(json_t *o, const char *members, int *bad);
+
 /* Prints o on one line to stdout and releases it (a NULL o or *bad: an
  * out-of-memory message on stderr). Returns 0, or -1 when nothing could
  * be printed. */

@@ -134,15 +134,15 @@ cm_status topogen_make(topogen_config *c, topogen_made *m)
     snprintf(m->comment, sizeof m->comment,
              "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
              "seed=%llu version=%s%s\n"
-             "# settings: %s\n"
+             "# settings: %s%s\n"
              "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
              m->t.n, dmax, topogen_kind_name(c),
              tg_objective_name(c->search.obj),
              topogen_weights_name(c->fdla, c->weights),
              (unsigned long long)c->search.seed, TOPOGEN_VERSION,
-             m->res.interrupted ? " interrupted=1" : "", m->settings, m->l2,
-             m->ln, m->slem, fl);
+             m->res.interrupted ? " interrupted=1" : "", m->settings,
+             m->labline, m->l2, m->ln, m->slem, fl);
     return CM_OK;
 }
 

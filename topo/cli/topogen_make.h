@@ -30,6 +30,9 @@ typedef struct {
     double l2, ln, slem;    /* Laplacian extremes and SLEM (static kinds) */
     char settings[1024];    /* the settings line (resolved values) */
     char comment[1792];     /* the whole header comment */
+    char labline[512];      /* set by the caller before topogen_make: the
+                               --labels identity appended to the settings
+                               line (topogen_data_header_line), or "" */
 } topogen_made;
 
 /* Empties m. */

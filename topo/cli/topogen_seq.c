@@ -148,6 +148,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             topogen_json_set(o, "block", blk, &bad);
             topogen_json_num(o, "allreduce_ring_s", ar_s, &bad);
         }
+        if (job->extra)
+            topogen_json_members(o, job->extra, &bad);
         topogen_json_str(o, "weights", "file", &bad);
         if (topogen_json_print(o, bad))
             goto cleanup;
@@ -167,7 +169,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         else
             printf("rounds_1e-3   %.1f  (estimated from the period)\n",
                    e.rounds_est);
-        printf("weights       file\n");
+        printf("weights       file\n%s", job->extra ? job->extra : "");
         topogen_neff_print(&nv);
         if (job->net) {
             char d[160];

@@ -25,6 +25,8 @@ typedef struct {
     size_t hosts;      /* --net: hosts (0: one per rank) */
     double array_bytes; /* --net: bytes of one worker array */
     const char *gamma; /* --gamma list for n_eff (NULL: 0.951) */
+    const char *extra; /* more report (--labels: topogen_data_eval's text
+                          or JSON members), or NULL */
 } topogen_seq_eval_job;
 
 /* `topogen eval FILE` for a sequence s of period > 1 read from it:

@@ -27,6 +27,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cm_atomic.h"
+#include "cm_labels.h"
 #include "cm_status.h"
 #include "cm_time.h"
 #include "cm_topo.h"
@@ -36,6 +37,7 @@
 #include "dt_bench_gossip.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
+#include "dt_partition_file.h"
 #include "dt_config.h"
 #include "dt_summary.h"
 #include "dt_train.h"
@@ -328,6 +330,26 @@ static void print_notices(const dt_config *cfg)
                     cfg->topology);
         cm_topo_seq_destroy(&t);
     }
+    char id[512], v[128], part[64];
+    if (cfg->topology[0] &&
+        cm_labels_topo_identity(cfg->topology, id, sizeof id) == 0) {
+        /* a topology learned for a partition: is it this run's? */
+        char seed[32];
+        dt_partition_spec_str(&cfg->partition, part, sizeof part);
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)cfg->seed);
+        const char *keys[] = {"dataset", "partition", "seed"};
+        const char *mine[] = {dt_dataset_name(cfg->dataset), part, seed};
+        for (size_t k = 0; k < 3; k++)
+            if (cm_labels_identity_get(id, keys[k], v, sizeof v) == 0 &&
+                strcmp(v, mine[k]) != 0) {
+                fprintf(stderr, "dpsgd-train: notice: %s was learned for "
+                        "the partition %s, but this run uses dataset=%s "
+                        "partition=%s seed=%s: its neighbourhoods are not "
+                        "balanced for this run's shards\n", cfg->topology,
+                        id, mine[0], mine[1], mine[2]);
+                break;
+            }
+    }
     if (cfg->resume && cfg->ckpt_dir[0]) {
         uint64_t e;
         dt_ckpt_dir_info info;
@@ -358,6 +380,43 @@ static int run_eval_model(const dt_config *given)
            dt_model_name(cfg->model), cfg->eval_model,
            dt_dataset_name(cfg->dataset), res.test_acc, res.test_loss,
            res.n_test, res.n_params, (unsigned long long)res.param_hash);
+    return 0;
+}
+
+/* --epochs 0 --write-partition FILE: the partition a run with these
+ * flags would use, over --workers N or the nodes of --topology, written
+ * by rank 0 (dt_partition_write_only), no training. */
+static int run_write_partition(const dt_config *cfg, int root)
+{
+    if (!root)
+        return 0;
+    size_t n = cfg->workers;
+    if (!n && cfg->topology[0]) {
+        cm_topo_seq seq;
+        cm_topo_seq_init(&seq);
+        if (cm_topo_seq_read(&seq, cfg->topology) != CM_OK) {
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+            return 1;
+        }
+        n = seq.n;
+        cm_topo_seq_destroy(&seq);
+    }
+    if (!n) {
+        fprintf(stderr, "dpsgd-train: --epochs 0 --write-partition: give "
+                "the workers with --workers N or --topology FILE\n");
+        return 2;
+    }
+    cm_status s = dt_partition_write_only(
+        cfg->write_partition, cfg->dataset,
+        cfg->data_dir[0] ? cfg->data_dir : NULL, cfg->synth_train,
+        cfg->train_limit, n, &cfg->partition, cfg->batch, cfg->seed);
+    if (s != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
+    if (!cfg->quiet)
+        printf("partition: %zu workers written to %s\n", n,
+               cfg->write_partition);
     return 0;
 }
 
@@ -424,7 +483,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
            "%s %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
-                                          : dt_algo_name(r.algorithm),
+           : cfg->clique_avg ? "clique-avg" : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
            epochs, r.last.test_acc, local,
            r.last.consensus, r.period > 1 ? "product-norm" : "slem",
@@ -517,11 +576,15 @@ int main(int argc, char **argv)
         rc = root ? run_bench(&cfg) : 0;
     } else if (cfg.eval_model[0]) {
         rc = root ? run_eval_model(&cfg) : 0;
+    } else if (cfg.epochs == 0) {
+        rc = run_write_partition(&cfg, root);
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
                cfg.mode == DT_MODE_GOSSIP) {
-        if (cfg.resume || cfg.ckpt_dir[0]) {
-            fprintf(stderr, "dpsgd-train: --checkpoint/--resume need "
-                    "--topology or --mode allreduce\n");
+        if (cfg.resume || cfg.ckpt_dir[0] || cfg.write_partition[0]) {
+            fprintf(stderr, "dpsgd-train: --checkpoint/--resume%s need "
+                    "--topology or --mode allreduce\n",
+                    cfg.write_partition[0] ? " (and --write-partition, "
+                    "unless --epochs 0)" : "");
             rc = 2;
         } else if (dt_config_check_single(&cfg) != CM_OK) {
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());

@@ -32,7 +32,8 @@ typedef struct {
     dt_dataset dataset;        /* --dataset (fashion-mnist) */
     char data_dir[DT_PATH_MAX];/* --data; "" = the data set's default */
     dt_model model;            /* --model (lenet) */
-    size_t epochs;             /* --epochs, > 0 */
+    size_t epochs;             /* --epochs, > 0 (0 only with
+                                  --write-partition: write, no training) */
     size_t batch;              /* --batch, per step, > 0 */
     double lr;                 /* --lr, base learning rate, >= 0 */
     double momentum;           /* --momentum, in [0, 1) */
@@ -68,6 +69,9 @@ typedef struct {
     size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
     dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
     dt_algo_kind algorithm;    /* --algorithm dpsgd|d2|gt|qgm (dpsgd) */
+    int clique_avg;            /* --algorithm clique-avg: dpsgd with each
+                                  gradient averaged over its D-Cliques
+                                  clique (the file's `# cliques:` line) */
     double d2_mix;             /* --d2-mixing: weight C of W in d2's
                                   (1-C) I + C W; 0 = auto */
     size_t eval_every;         /* --eval-every K steps; 0 = every epoch */
@@ -103,6 +107,9 @@ typedef struct {
                                   timings, hashes of the run; "" = none */
     unsigned long long given;  /* bit k: the k-th flag of the table was
                                   given (dt_config_given) */
+    char write_partition[DT_PATH_MAX]; /* --write-partition FILE: the
+                                  partition's per-worker class counts
+                                  (dt_partition_file.h); "" = none */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

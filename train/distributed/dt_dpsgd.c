@@ -77,6 +77,8 @@
 #include "dt_topo_load.h"
 #include "dt_train.h"
 #include "dt_workers.h"
+#include "dt_clique.h"
+#include "dt_partition_file.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -246,6 +248,10 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
                           DT_DATA_CLASSES, r->n, r->B, cfg->seed);
     if (s != CM_OK)
         cm_error_prefix(s, "--partition");
+    if (s == CM_OK && r->rank == 0 && cfg->write_partition[0])
+        s = dt_partition_save_counts(cfg->write_partition, part, labels,
+                                     n_train, cfg->dataset, &cfg->partition,
+                                     cfg->seed);
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         goto cleanup;
     s = dt_workers_load_shards(w, part, &src, &norm);
@@ -355,7 +361,20 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
-    for (size_t i = 0; i < w->count && s == CM_OK; i++) {
+    if (r->gc) { /* clique-avg: all gradients, their clique means, then
+                    dpsgd's update on those */
+        for (size_t i = 0; i < w->count && s == CM_OK; i++) {
+            s = worker_grad(r, i, w->x[i]);
+            memcpy(r->gbuf[i], r->net->grads, w->len * sizeof(float));
+            if (s == CM_OK && i + 1 < w->count)
+                s = dt_gossip_progress(g);
+        }
+        if (s == CM_OK)
+            s = dt_gossip_round(r->gc, r->gbuf, r->gavg);
+        for (size_t i = 0; i < w->count && s == CM_OK; i++)
+            dt_algo_grad(r->algo, i, r->gavg[i], (float)lr);
+    }
+    for (size_t i = 0; i < w->count && s == CM_OK && !r->gc; i++) {
         s = worker_grad(r, i, w->x[i]);
         dt_algo_grad(r->algo, i, r->net->grads, (float)lr);
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
@@ -399,6 +418,28 @@ static cm_status setup_algo(dt_run *r)
     for (size_t t = 0; !r->epidemic && t < r->period && s == CM_OK; t++)
         s = dt_gossip_new_placed(r->comm, &r->seq.round[t], r->pl.rank_of,
                                  w->xlen, &r->g[t]);
+    if (s == CM_OK && cfg->clique_avg && r->period > 1)
+        s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s is time-varying; "
+                     "clique averaging needs a static D-Cliques topology",
+                     cfg->topology);
+    if (s == CM_OK && cfg->clique_avg) { /* the clique graph, same placement */
+        cm_topo ct;
+        cm_topo_init(&ct);
+        s = dt_clique_topo(cfg->topology, r->topo, &ct);
+        r->gbuf = calloc(2 * w->count, sizeof *r->gbuf);
+        r->gmem = malloc(2 * w->count * w->len * sizeof *r->gmem);
+        if (s == CM_OK && (!r->gbuf || !r->gmem))
+            s = cm_error(CM_ENOMEM, "out of memory for clique averaging");
+        s = dt_comm_agree(r->comm, s);
+        if (s == CM_OK) {
+            r->gavg = r->gbuf + w->count;
+            for (size_t i = 0; i < 2 * w->count; i++)
+                r->gbuf[i] = r->gmem + i * w->len;
+            s = dt_gossip_new_placed(r->comm, &ct, r->pl.rank_of, w->len,
+                                     &r->gc);
+        }
+        cm_topo_destroy(&ct);
+    }
     if (s != CM_OK)
         return s;
     dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
@@ -441,6 +482,9 @@ static void run_free(dt_run *r)
 {
     free(r->gsum);
     dt_algo_free(r->algo);
+    dt_gossip_free(r->gc);
+    free(r->gbuf);
+    free(r->gmem);
     for (size_t t = 0; r->g && t < r->period; t++)
         dt_gossip_free(r->g[t]);
     free(r->g);
@@ -516,6 +560,9 @@ static cm_status check_config(const dt_config *cfg, size_t P)
                         "--topology the workers are its nodes");
     if (cfg->resume && !cfg->ckpt_dir[0])
         return cm_error(CM_EINVAL, "--resume needs --checkpoint DIR");
+    if (cfg->clique_avg && cfg->mode == DT_MODE_ALLREDUCE)
+        return cm_error(CM_EINVAL, "--algorithm clique-avg is for "
+                        "decentralized runs on a D-Cliques --topology");
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
         return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
                         "used with --mode allreduce");

@@ -44,6 +44,10 @@ typedef struct {
     dt_gossip **g;          /* [period] one gossip plan per round */
     int epidemic;           /* the topology is drawn afresh every step */
     cm_topo epi;            /* epidemic: the graph of the current step */
+    dt_gossip *gc;          /* clique-avg: exact averaging in each clique */
+    float **gbuf, **gavg;   /* clique-avg: [count] gradients, their clique
+                               means (arrays of len floats, in gmem) */
+    float *gmem;
     dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
     dt_model_meta meta;     /* "__metadata__" of the model files written */
