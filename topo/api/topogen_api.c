@@ -289,6 +289,10 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
         st = cm_error(CM_EINVAL, "--kind epidemic: every round draws a new "
                       "graph from the run's seed, so there is no W to hand "
                       "back (write the file with `topogen --kind epidemic`)");
+    if (st == CM_OK && t->cfg.datakind)
+        st = cm_error(CM_EINVAL, "--kind %s: built from a data set's labels "
+                      "by the topogen program (not in libtopogen yet)",
+                      topogen_kind_name(&t->cfg));
     if (st == CM_OK && t->cfg.dkind) {
         st = learn_directed(t);
     } else if (st == CM_OK) {
