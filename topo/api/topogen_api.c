@@ -34,49 +34,10 @@
 #include "topogen_cli.h"
 #include "topogen_eval.h"
 #include "topogen_directed.h"
+#include "topogen_handle.h"
 #include "topogen_make.h"
 #include "topogen_neff.h"
 #include "tg_neff.h"
-
-extern void openblas_set_num_threads(int num_threads);
-extern int openblas_get_num_threads(void);
-
-struct topogen_topology {
-    topogen_config cfg; /* learned: the settings (made = 1) */
-    int made;           /* 1: m holds a learned or built topology */
-    topogen_made m;     /* learned/built: graph (or rounds) and header */
-    cm_topo_seq seq;    /* read from a file (made = 0) */
-    char *header;       /* read: the file's leading comment lines */
-    char *raw;          /* directed kinds: the file topogen wrote */
-    size_t raw_len;
-    char **words;       /* learned: the option words cfg points into */
-};
-
-/* The state an entry point changes while it runs. */
-typedef struct {
-    gsl_error_handler_t *gsl;
-    igraph_error_handler_t *ig;
-    igraph_warning_handler_t *igw;
-    int blas;
-} guard;
-
-static void enter(guard *g)
-{
-    g->gsl = gsl_set_error_handler_off();
-    g->ig = igraph_set_error_handler(igraph_error_handler_ignore);
-    g->igw = igraph_set_warning_handler(igraph_warning_handler_ignore);
-    g->blas = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-}
-
-static topogen_status leave(const guard *g, cm_status st)
-{
-    gsl_set_error_handler(g->gsl);
-    igraph_set_error_handler(g->ig);
-    igraph_set_warning_handler(g->igw);
-    openblas_set_num_threads(g->blas);
-    return (topogen_status)st;
-}
 
 const char *topogen_last_error(void)
 {
@@ -283,7 +244,7 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
     if (!t)
         return (topogen_status)cm_error(CM_ENOMEM, "out of memory");
     guard g;
-    enter(&g);
+    topogen_enter(&g);
     cm_status st = opts_to_config(o, &t->cfg, &t->words);
     if (st == CM_OK && t->cfg.dkind == TOPOGEN_D_EPIDEMIC)
         st = cm_error(CM_EINVAL, "--kind epidemic: every round draws a new "
@@ -301,10 +262,10 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
     }
     if (st != CM_OK) {
         topogen_free(t);
-        return leave(&g, st);
+        return topogen_leave(&g, st);
     }
     *out = t;
-    return leave(&g, CM_OK);
+    return topogen_leave(&g, CM_OK);
 }
 
 /* ---- files ------------------------------------------------------------ */
@@ -375,23 +336,14 @@ topogen_status topogen_read(const char *path, const char *format,
     if (!t)
         return (topogen_status)cm_error(CM_ENOMEM, "out of memory");
     guard g;
-    enter(&g);
+    topogen_enter(&g);
     cm_status st = read_into(t, path, format);
     if (st != CM_OK) {
         topogen_free(t);
-        return leave(&g, st);
+        return topogen_leave(&g, st);
     }
     *out = t;
-    return leave(&g, CM_OK);
-}
-
-/* Round r (mod P) of t. */
-static const cm_topo *round_of(const topogen_topology *t, size_t r)
-{
-    if (t->made && !t->cfg.seq)
-        return &t->m.t;
-    const cm_topo_seq *s = t->made ? &t->m.seq : &t->seq;
-    return &s->round[r % s->period];
+    return topogen_leave(&g, CM_OK);
 }
 
 /* The writer's keys for a read topology in GraphML/GML. */
@@ -429,12 +381,12 @@ topogen_status topogen_write(const topogen_topology *t, const char *path,
         return (topogen_status)cm_error(CM_EINVAL, "topogen_write: t or "
                                         "path is NULL");
     guard g;
-    enter(&g);
+    topogen_enter(&g);
     cm_topo_format f;
     cm_status st = cm_topo_format_parse(format ? format : "edgelist", 0,
                                         "format", &f);
     if (st != CM_OK)
-        return leave(&g, st);
+        return topogen_leave(&g, st);
     if (t->made) {
         /* the settings attribute of GraphML/GML names the format, as
          * `topogen --format F` writes it */
@@ -444,13 +396,13 @@ topogen_status topogen_write(const topogen_topology *t, const char *path,
         if (f != CM_FORMAT_EDGELIST && f != CM_FORMAT_NCOL)
             topogen_settings_line(&c, m.settings, sizeof m.settings);
         st = topogen_made_write(&c, &m, path, f);
-        return leave(&g, st);
+        return topogen_leave(&g, st);
     }
     if (t->raw && f == CM_FORMAT_EDGELIST) { /* a directed kind's file */
         cm_afile af = {0};
         FILE *fp = stdout;
         if (strcmp(path, "-") != 0 && (st = cm_atomic_open(&af, path)))
-            return leave(&g, st);
+            return topogen_leave(&g, st);
         if (strcmp(path, "-") != 0)
             fp = af.fp;
         int bad = fwrite(t->raw, 1, t->raw_len, fp) != t->raw_len;
@@ -462,7 +414,7 @@ topogen_status topogen_write(const topogen_topology *t, const char *path,
             st = cm_error(CM_EIO, "%s: write error", path);
         } else
             st = cm_atomic_commit(&af);
-        return leave(&g, st);
+        return topogen_leave(&g, st);
     }
     const char *hdr = t->header && *t->header ? t->header : NULL;
     if (f == CM_FORMAT_EDGELIST)
@@ -474,250 +426,5 @@ topogen_status topogen_write(const topogen_topology *t, const char *path,
         st = cm_topo_save(&t->seq.round[0], path, NULL);
     else
         st = write_plain_xml(&t->seq.round[0], path, f);
-    return leave(&g, st);
-}
-
-/* ---- the graph and its mixing matrix ----------------------------------- */
-
-size_t topogen_nodes(const topogen_topology *t)
-{
-    return round_of(t, 0)->n;
-}
-
-size_t topogen_rounds(const topogen_topology *t)
-{
-    if (t->made)
-        return t->cfg.seq ? t->m.seq.period : 1;
-    return t->seq.period;
-}
-
-int topogen_is_directed(const topogen_topology *t)
-{
-    const cm_topo *r = round_of(t, 0);
-    return r->directed || cm_topo_is_epidemic(r);
-}
-
-int topogen_is_weighted(const topogen_topology *t)
-{
-    for (size_t r = 0; r < topogen_rounds(t); r++)
-        if (!round_of(t, r)->adj_w)
-            return 0;
-    return 1;
-}
-
-size_t topogen_edges(const topogen_topology *t, size_t round)
-{
-    return round_of(t, round)->m;
-}
-
-const char *topogen_header(const topogen_topology *t)
-{
-    if (t->made)
-        return t->m.comment;
-    return t->header ? t->header : "";
-}
-
-topogen_status topogen_set_weights(topogen_topology *t, const char *rule)
-{
-    if (!t || !rule)
-        return (topogen_status)cm_error(CM_EINVAL, "topogen_set_weights: t "
-                                        "or rule is NULL");
-    if (topogen_rounds(t) > 1)
-        return (topogen_status)cm_error(CM_EINVAL, "--weights: a "
-                                        "time-varying topology carries its "
-                                        "own weights");
-    if (topogen_is_directed(t))
-        return (topogen_status)cm_error(CM_EINVAL, "--weights: a directed "
-                                        "topology carries its own weights");
-    int fdla = strcmp(rule, "fdla") == 0 ? TOPOGEN_W_FDLA
-               : strcmp(rule, "neff") == 0 ? TOPOGEN_W_NEFF
-               : strcmp(rule, "neff-alpha") == 0 ? TOPOGEN_W_NEFF_ALPHA
-                                                 : TOPOGEN_W_RULE;
-    cm_weight_rule wr = CM_WEIGHTS_LAPLACIAN;
-    if (!fdla && cm_weight_rule_parse(rule, &wr) != CM_OK)
-        return (topogen_status)cm_error(CM_EINVAL, "--weights: unknown "
-                                        "weight rule '%s' (expected %s, "
-                                        "fdla, neff, neff-alpha)", rule,
-                                        cm_weight_rule_list());
-    guard g;
-    enter(&g);
-    cm_topo *r = t->made ? &t->m.t : &t->seq.round[0];
-    tg_fdla_result fr;
-    tg_neff_weights_result nr; /* neff rules: gamma = TG_NEFF_GAMMA */
-    cm_status st = topogen_weights_set(fdla, wr, TG_NEFF_GAMMA, r, &fr, &nr);
-    if (st == CM_OK && t->made) { /* now a plain topology: move it over */
-        cm_status s2 = cm_topo_seq_from_topo(&t->seq, &t->m.t);
-        if (s2 != CM_OK)
-            return leave(&g, s2);
-        topogen_made_destroy(&t->m);
-        topogen_made_init(&t->m);
-        t->made = 0;
-    }
-    if (st == CM_OK) {
-        char buf[128];
-        snprintf(buf, sizeof buf, "# n=%zu weights=%s (libtopogen %s)", r->n,
-                 rule, TOPOGEN_VERSION);
-        char *h = strdup(buf);
-        if (!h)
-            return leave(&g, cm_error(CM_ENOMEM, "out of memory"));
-        free(t->header);
-        t->header = h;
-    }
-    return leave(&g, st);
-}
-
-topogen_status topogen_neighbours(const topogen_topology *t, size_t round,
-                                  size_t i, size_t *ids, double *w,
-                                  size_t cap, size_t *count)
-{
-    const cm_topo *r = round_of(t, round);
-    if (cm_topo_is_epidemic(r))
-        return (topogen_status)cm_error(CM_EINVAL, "an epidemic topology "
-                                        "draws its arcs every round from the "
-                                        "run's seed");
-    if (i >= r->n)
-        return (topogen_status)cm_error(CM_EINVAL, "node %zu: the topology "
-                                        "has %zu nodes", i, r->n);
-    if (w && !r->adj_w)
-        return (topogen_status)cm_error(CM_EINVAL, "the topology is "
-                                        "unweighted (topogen_set_weights)");
-    size_t deg = r->off[i + 1] - r->off[i];
-    for (size_t k = 0; k < deg && k < cap; k++) {
-        if (ids)
-            ids[k] = r->adj[r->off[i] + k];
-        if (w)
-            w[k] = r->adj_w[r->off[i] + k];
-    }
-    if (count)
-        *count = deg;
-    return TOPOGEN_OK;
-}
-
-topogen_status topogen_mixing_matrix(const topogen_topology *t,
-                                     size_t round, double *w)
-{
-    const cm_topo *r = round_of(t, round);
-    if (cm_topo_is_epidemic(r))
-        return (topogen_status)cm_error(CM_EINVAL, "an epidemic topology "
-                                        "draws a new graph every round from "
-                                        "the run's seed: it has no fixed W");
-    if (!r->adj_w || !r->self)
-        return (topogen_status)cm_error(CM_EINVAL, "the topology is "
-                                        "unweighted (topogen_set_weights)");
-    size_t n = r->n;
-    memset(w, 0, n * n * sizeof *w);
-    for (size_t i = 0; i < n; i++) {
-        w[i * n + i] = r->self[i];
-        for (size_t k = r->off[i]; k < r->off[i + 1]; k++)
-            w[i * n + r->adj[k]] = r->adj_w[k];
-    }
-    return TOPOGEN_OK;
-}
-
-void topogen_measures_init(topogen_measures *m)
-{
-    memset(m, 0, sizeof *m);
-    m->size = sizeof *m;
-}
-
-/* The measures of a directed round: sizes, ||W - J||_2 and n_eff. */
-static cm_status measure_directed(const cm_topo *r, double gamma,
-                                  topogen_measures *m)
-{
-    size_t n = r->n;
-    m->n = n;
-    m->m = r->m;
-    cm_topo_degree_range(r, &m->dmin, &m->dmax);
-    m->components = 1; /* the reader checks strong connectivity */
-    m->diameter = m->lambda2_l = m->lambdan_l = m->slem_best = NAN;
-    m->lambda2 = m->lambdan = NAN; /* W's eigenvalues may be complex */
-    double *w = malloc(n * n * sizeof *w);
-    if (!w)
-        return cm_error(CM_ENOMEM, "out of memory");
-    tg_neff_fill_dense(r, w);
-    cm_status st = topogen_norm_wj(w, n, &m->slem);
-    const double *ws[1] = {w};
-    if (st == CM_OK)
-        st = tg_neff_dense(ws, 1, n, gamma, &m->neff);
-    free(w);
-    m->rounds = tg_eval_rounds(m->slem);
-    m->messages = (double)r->m / (double)n;
-    return st;
-}
-
-topogen_status topogen_measure(const topogen_topology *t, size_t round,
-                               topogen_measures *m)
-{
-    if (!t || !m || m->size < sizeof *m)
-        return (topogen_status)cm_error(CM_EINVAL, "topogen_measure: "
-                                        "measures not initialized "
-                                        "(topogen_measures_init)");
-    const cm_topo *r = round_of(t, round);
-    if (cm_topo_is_epidemic(r))
-        return (topogen_status)cm_error(CM_EINVAL, "an epidemic topology "
-                                        "draws a new graph every round: "
-                                        "`topogen eval` estimates its n_eff "
-                                        "by simulation");
-    if (!r->adj_w)
-        return (topogen_status)cm_error(CM_EINVAL, "the topology is "
-                                        "unweighted (topogen_set_weights)");
-    if (!(m->gamma >= 0.0 && m->gamma < 1.0))
-        return (topogen_status)cm_error(CM_EINVAL, "gamma %g: n_eff needs "
-                                        "0 < gamma < 1 (0 for %g)", m->gamma,
-                                        TG_NEFF_GAMMA);
-    double gamma = m->gamma > 0.0 ? m->gamma : TG_NEFF_GAMMA;
-    m->gamma = gamma;
-    guard g;
-    enter(&g);
-    m->period = topogen_rounds(t);
-    cm_status st;
-    if (r->directed) {
-        st = measure_directed(r, gamma, m);
-        m->period_norm = m->slem;
-        m->period_rounds = m->rounds;
-        if (st == CM_OK && m->period > 1)
-            st = cm_error(CM_EINVAL, "a directed sequence: only its rounds "
-                          "are measured here");
-        return leave(&g, st);
-    }
-    tg_eval e;
-    st = tg_eval_topo(r, &e);
-    double l2w = 1, lnw = 1;
-    if (st == CM_OK)
-        st = cm_topo_w_extremes(r, &l2w, &lnw);
-    topogen_neff v = {0};
-    v.k = 1;
-    v.gamma[0] = gamma;
-    const cm_topo_seq *seq = t->made ? &t->m.seq : &t->seq;
-    if (st == CM_OK)
-        st = m->period > 1 ? topogen_neff_seq(seq, &v)
-                           : topogen_neff_topo(r, &v);
-    if (st != CM_OK)
-        return leave(&g, st);
-    m->n = e.n;
-    m->m = e.m;
-    m->dmin = e.dmin;
-    m->dmax = e.dmax;
-    m->components = e.components;
-    m->diameter = e.diameter;
-    m->lambda2_l = e.l2;
-    m->lambdan_l = e.ln;
-    m->slem = e.slem;
-    m->lambda2 = l2w;
-    m->lambdan = lnw;
-    m->slem_best = e.slem_best;
-    m->rounds = e.rounds;
-    m->period_norm = e.slem;
-    m->period_rounds = e.rounds;
-    m->neff = v.neff[0];
-    m->messages = v.msgs;
-    if (m->period > 1) {
-        tg_seq_eval se;
-        st = tg_seq_evaluate(seq, NULL, &se);
-        if (st != CM_OK)
-            return leave(&g, st);
-        m->period_norm = se.norm;
-        m->period_rounds = se.rounds ? (double)se.rounds : se.rounds_est;
-    }
-    return leave(&g, CM_OK);
+    return topogen_leave(&g, st);
 }
