@@ -120,7 +120,8 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
  * "ncol", "graphml", "gml". Node ids are 0-based, or 1-based when no id is
  * 0 and no n= is declared. A file without weights gets none
  * (topogen_is_weighted 0; see topogen_set_weights). The file is checked
- * for syntax, symmetry and rows summing to 1; *out gets a new handle.
+ * for syntax, symmetry and rows summing to 1 (a directed file, header
+ * token directed=1: rows and columns); *out gets a new handle.
  * TOPOGEN_EIO, TOPOGEN_EFORMAT, TOPOGEN_ETOPO with the file and line.
  * O(file size + m log m). */
 topogen_status topogen_read(const char *path, const char *format,
