@@ -7,6 +7,7 @@
  * combinations) is made here, before topogen.c builds anything.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -212,14 +213,21 @@ static void usage(FILE *fp)
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Set while topogen_config_words parses for the library: usage errors
+ * then go to the last-error message instead of stderr. */
+static _Thread_local int quiet_errors;
+
 static int usage_error(const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "topogen: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'topogen --help'.\n");
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (quiet_errors)
+        cm_error(CM_EINVAL, "%s", msg);
+    else
+        fprintf(stderr, "topogen: %s\nTry 'topogen --help'.\n", msg);
     return EXIT_USAGE;
 }
 
@@ -536,6 +544,37 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                            "per round (--format edgelist)",
                            tg_seq_kind_name(c->seq_kind));
     return -1;
+}
+
+cm_status topogen_config_words(topogen_config *c, size_t count,
+                               const char *const *words)
+{
+    static const char *const refused[] = {
+        "eval", "compare", "-o", "--output", "--format", "--quiet", "-q",
+        "--help", "-h", "--version"};
+    for (size_t i = 0; i < count; i++)
+        for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+            if (strncmp(words[i], refused[k], strlen(refused[k])) == 0 &&
+                (words[i][strlen(refused[k])] == '\0' ||
+                 words[i][strlen(refused[k])] == '='))
+                return cm_error(CM_EINVAL, "%s: not an option of the library "
+                                "(it writes files through topogen_write)",
+                                words[i]);
+    char **argv = malloc((count + 2) * sizeof *argv);
+    if (!argv)
+        return cm_error(CM_ENOMEM, "out of memory");
+    argv[0] = (char *)"topogen";
+    for (size_t i = 0; i < count; i++)
+        argv[i + 1] = (char *)words[i];
+    argv[count + 1] = NULL;
+    cm_error_clear();
+    quiet_errors = 1;
+    int rc = count + 1 > (size_t)INT_MAX
+                 ? cm_error(CM_EINVAL, "too many options"), EXIT_USAGE
+                 : topogen_parse_args((int)(count + 1), argv, c);
+    quiet_errors = 0;
+    free(argv);
+    return rc == -1 ? CM_OK : CM_EINVAL;
 }
 
 /* The --weights choice's name (topogen_eval.c holds the dispatch). */
