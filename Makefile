@@ -118,7 +118,7 @@ LIB_A       := $(BIN)/libtopogen.a
 LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
 LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
-.PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+.PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
         check-python check-lib lib man \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
@@ -227,7 +227,8 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
-	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi) check-torch
+	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) \
+	    check-torch check-python check-lib
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -239,6 +240,11 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 check-cli: $(PROGRAMS)
 	BIN=$(BIN) sh tests/cli.sh
 
+# Checkpoint directories shared between runs, exit codes, true notices
+# (tests/misuse.sh: the probes of issues 24 and 25).
+check-misuse: $(PROGRAMS)
+	BIN=$(BIN) sh tests/misuse.sh
+
 # dpsgd-train across 2 hosts made of network namespaces (root; prints
 # "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).
 check-cluster: $(PROGRAMS)
@@ -248,6 +254,17 @@ check-cluster: $(PROGRAMS)
 # test accuracy (tests/torch_model.sh).
 check-torch: $(PROGRAMS)
 	BIN=$(BIN) sh tests/torch_model.sh
+
+# The Python module and its torch.distributed gossip (tests/python.sh:
+# 4 and 16 gloo processes; about 1.5 min of CPU).
+check-python: $(PROGRAMS) $(LIBS_OUT)
+	BIN=$(BIN) sh tests/python.sh
+
+# make install into a scratch prefix, then the C example built with
+# pkg-config, man -l, the completion, the installed Python module, and
+# make uninstall (tests/lib.sh).
+check-lib: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
+	BIN=$(BIN) MAKE="$(MAKE)" sh tests/lib.sh
 
 deps:
 	@sh scripts/install-deps.sh
@@ -308,15 +325,86 @@ fuzz: fuzz-build
 	        $(FUZZ_BUILD)/fuzz-$$f.log; \
 	done
 
-install: $(PROGRAMS)
-	install -d $(DESTDIR)$(PREFIX)/bin
+# ---- install --------------------------------------------------------------
+# Under $(DESTDIR)$(PREFIX): bin/ (programs), lib/ (libtopogen.so.1.0.0,
+# its symlinks, libtopogen.a, pkgconfig/topogen.pc), include/topogen.h,
+# share/man/man1/ (help2man from --help), the bash completion,
+# share/topogen/ (the scripts a user runs, the examples), share/doc/topogen/
+# (the READMEs the error hints name) and the Python module topogen in
+# lib/python3/dist-packages. `make uninstall` removes exactly these.
+VERSION      := $(shell sed -n 's/^\#define TOPOGEN_VERSION "\(.*\)"/\1/p' \
+                  topo/cli/topogen_cli.h)
+LIBDIR        = $(PREFIX)/lib
+PYDIR         = $(LIBDIR)/python3/dist-packages/topogen
+SHAREDIR      = $(PREFIX)/share/topogen
+DOCDIR        = $(PREFIX)/share/doc/topogen
+MANDIR        = $(PREFIX)/share/man/man1
+COMPDIR       = $(PREFIX)/share/bash-completion/completions
+USER_SCRIPTS := sweep.sh plot.sh summary.sh results.sh consensus.sh \
+                algorithms.sh modelled.sh torch_eval_model.py runs.sh \
+                styles.sh aggregate.awk bench_torch.py
+PY_FILES     := $(wildcard topo/python/topogen/*.py)
+EXAMPLES     := data/examples/learn.c topo/python/examples/dpsgd.py
+DOCS         := README.md topo/README.md train/README.md topo/python/README.md
+MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
+
+man: $(MANPAGES)
+
+$(BIN)/man/topogen.1: $(BIN)/topogen topo/cli/topogen.h2m
+	@mkdir -p $(dir $@)
+	help2man -N --version-string=$(VERSION) -o $@ -i topo/cli/topogen.h2m \
+	    -n "learn fast-mixing topologies for decentralized SGD" $<
+
+$(BIN)/man/dpsgd-train.1: $(BIN)/dpsgd-train train/cli/dpsgd-train.h2m
+	@mkdir -p $(dir $@)
+	help2man -N --version-string=$(VERSION) -o $@ \
+	    -i train/cli/dpsgd-train.h2m \
+	    -n "decentralized SGD over MPI on a topology file" $<
+
+install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(MANDIR) \
+	    $(DESTDIR)$(COMPDIR) $(DESTDIR)$(SHAREDIR)/scripts \
+	    $(DESTDIR)$(SHAREDIR)/examples $(DESTDIR)$(DOCDIR) \
+	    $(DESTDIR)$(PYDIR)
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtopogen.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBS_PRIVATE@|$(strip $(TOPOGEN_LIBS))|' \
+	    topo/api/topogen.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/topogen.pc
+	install -m 644 topo/api/topogen.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
+	install -m 644 topo/cli/completion.bash $(DESTDIR)$(COMPDIR)/topogen
+	ln -sf topogen $(DESTDIR)$(COMPDIR)/dpsgd-train
+	install -m 755 $(addprefix scripts/,$(USER_SCRIPTS)) \
+	    $(DESTDIR)$(SHAREDIR)/scripts/
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(SHAREDIR)/examples/
+	for f in $(DOCS); do \
+	    install -m 644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | tr / -) \
+	        || exit 1; done
+	install -m 644 $(PY_FILES) $(DESTDIR)$(PYDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/topogen $(DESTDIR)$(PREFIX)/bin/dpsgd-train
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGRAMS))) \
+	    $(addprefix $(DESTDIR)$(LIBDIR)/,$(notdir $(LIB_SO)) \
+	        $(LIB_SONAME) libtopogen.so libtopogen.a pkgconfig/topogen.pc) \
+	    $(DESTDIR)$(PREFIX)/include/topogen.h \
+	    $(addprefix $(DESTDIR)$(MANDIR)/,$(notdir $(MANPAGES))) \
+	    $(DESTDIR)$(COMPDIR)/topogen $(DESTDIR)$(COMPDIR)/dpsgd-train \
+	    $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(USER_SCRIPTS)) \
+	    $(addprefix $(DESTDIR)$(SHAREDIR)/examples/,$(notdir $(EXAMPLES))) \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(subst /,-,$(DOCS))) \
+	    $(addprefix $(DESTDIR)$(PYDIR)/,$(notdir $(PY_FILES)))
+	rm -rf $(DESTDIR)$(PYDIR)/__pycache__
+	rmdir $(DESTDIR)$(SHAREDIR)/scripts $(DESTDIR)$(SHAREDIR)/examples \
+	    $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYDIR) \
+	    2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD) $(BIN)/topogen $(BIN)/dpsgd-train $(BIN)/check_unit \
-	    $(BIN)/check_mpi $(BIN)/fuzz_*
+	    $(BIN)/check_mpi $(BIN)/fuzz_* $(LIBS_OUT) $(BIN)/man
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -157,7 +157,7 @@ style_of() {
 # has_col SET COL: the aggregated column has a value in some row
 has_col() { awk -v c="$2" '!/^#/ && $c != "NaN" { f = 1 } END { exit !f }' "$OUT/agg/$1.dat"; }
 
-if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; fi
+if [ -f "$OUT/grid.env" ]; then load_env "$OUT/grid.env"; fi
 parts=$(for s in $settings; do part_of "$s"; done | sort -u)
 
 # plot_one PNG YLABEL XEXPR YCOL ERRCOL(0 none) LOGY TITLE XLABEL PART FILTER

@@ -1,6 +1,7 @@
 # runs.sh: which runs of a sweep directory are complete, from committed
-# files only, and how settings records and grid.env are written. Sourced
-# by plot.sh, summary.sh, sweep.sh and backfill-settings.sh, not run.
+# files only, how settings records and grid.env are written and read
+# (load_env: as data). Sourced by plot.sh, summary.sh, sweep.sh,
+# modelled.sh and backfill-settings.sh, not run.
 #
 # A run NAME is complete when OUT/runs/NAME.settings (its settings record,
 # written by sweep.sh before the run starts, or reconstructed by
@@ -24,6 +25,31 @@ complete_runs() {
             'want != "" && $1 ~ /^[0-9.]+$/ && $1 + 0 == want + 0 { ok = 1 }
              END { exit !ok }' && echo "$name"
     done | sort
+}
+
+# The keys grid.env and the settings records hold.
+GRID_KEYS="DATASET MODEL EPOCHS BATCH LR MOMENTUM DEGREE TOPO_SEED TRAIN_ARGS GLOBAL_ID WORKERS SETTINGS PARTITIONS SEEDS NP"
+
+# load_env FILE [KEY...]: reads FILE (grid.env, a settings record) as data,
+# never as shell code: KEY="value" lines, # comments and blank lines; no
+# $, ` or \ in a value is expanded or run. Sets each KEY (default
+# GRID_KEYS) that FILE has to its last value; other variables stay as they
+# were. A line of another form: one message naming FILE:LINE, return 1.
+load_env() {
+    _le_file=$1
+    shift
+    [ $# -gt 0 ] || set -- $GRID_KEYS
+    _le_bad=$(awk '!/^[ \t]*(#|$)/ && !/^[A-Za-z_][A-Za-z0-9_]*="[^"]*"[ \t]*$/ {
+                       printf "%s:%d: not a KEY=\"value\" line: %.60s", FILENAME, FNR, $0; exit }' "$_le_file") || return 1
+    if [ -n "$_le_bad" ]; then
+        echo "$_le_bad" >&2
+        return 1
+    fi
+    for _le_key in "$@"; do
+        grep -q "^$_le_key=\"" "$_le_file" || continue
+        _le_val=$(sed -n "s/^$_le_key=\"\(.*\)\"[ \t]*\$/\1/p" "$_le_file" | tail -n 1)
+        eval "$_le_key=\$_le_val"
+    done
 }
 
 # record_value FILE KEY: the value of KEY="..." in a settings record.

@@ -36,7 +36,7 @@ tlabel="time to %s (s)"
 [ -n "$nets" ] && tlabel="modelled s to %s ($(echo "$nets" | sed 's| | / |g'))"
 # a sweep-wide --algorithm (results.sh's OUT/nN-d2) is named in the
 # topology column: "learned + d2"
-algo=$(if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; echo "${TRAIN_ARGS:-}"; fi \
+algo=$(if [ -f "$OUT/grid.env" ]; then TRAIN_ARGS=""; load_env "$OUT/grid.env" TRAIN_ARGS && echo "$TRAIN_ARGS"; fi \
        | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
 [ "$algo" != dpsgd ] || algo=""
 tmp="$OUT/summary.md.tmp"

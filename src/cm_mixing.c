@@ -6,7 +6,7 @@
  * alpha = 2/(lambda_2 + lambda_n), which gives
  * SLEM = (lambda_n - lambda_2)/(lambda_n + lambda_2); Metropolis-Hastings
  * W_ij = 1/(1 + max(d_i, d_j)); max-degree alpha = 1/(d_max + 1).
- * Spectra: below CM_SPARSE_FROM nodes dense (LAPACK dsyev from OpenBLAS,
+ * Spectra: below CM_SPARSE_FROM nodes dense (cm_eigen: LAPACK dsyev,
  * eigenvalues only, O(n^3): the project's one dense path; GSL's
  * gsl_eigen_symm measured 1.5-2.4x slower at n = 256 and ~10x at 1,024 on
  * this machine), from there the sparse Lanczos of cm_lanczos (both ends
@@ -21,30 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_eigen.h"
 #include "cm_lanczos.h"
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
-
 /* Eigenvalues of the symmetric n x n matrix a (destroyed) into w,
- * ascending (LAPACK dsyev; n <= CM_MIXING_DENSE_MAX, so int is safe). */
+ * ascending (cm_eigen: LAPACK dsyev with its optimal workspace). */
 static cm_status sym_eigenvalues(double *a, size_t n, double *w)
 {
-    int in = (int)n, lwork = -1, info = 0;
-    double q = 0.0;
-    dsyev_("N", "L", &in, a, &in, w, &q, &lwork, &info, 1, 1);
-    lwork = info == 0 && q > 3.0 * (double)n ? (int)q : 3 * in;
-    double *work = malloc((size_t)lwork * sizeof *work);
-    if (!work)
-        return cm_error(CM_ENOMEM, "out of memory for an eigensolve");
-    dsyev_("N", "L", &in, a, &in, w, work, &lwork, &info, 1, 1);
-    free(work);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "LAPACK dsyev failed (info = %d) on "
-                        "order %zu", info, n);
-    return CM_OK;
+    return cm_eigen_sym(CM_EIGEN_VALUES, n, a, w);
 }
 
 /* 1 when the sparse solver runs first (it falls back to dense when it

@@ -1,7 +1,8 @@
 /* cm_topo: the topology file, the contract between topogen and dpsgd-train.
  *
  * A topology is an undirected graph on nodes 0..n-1, optionally with a
- * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji).
+ * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji),
+ * or a directed one (`directed=1`: see "Directed topologies" below).
  * The default text format (an edge list every graph tool reads):
  *
  *     # topogen 2 n=64 d=4 kind=learned ...     comments; a token n=N fixes n
@@ -223,6 +224,12 @@ cm_status cm_topo_check_doubly(const cm_topo *t, const char *path);
  * (seed, round), unrelated to the workers' streams. O(n s^2) expected. */
 cm_status cm_topo_epidemic_draw(cm_topo *t, size_t n, size_t s, int local,
                                 uint64_t seed, uint64_t round);
+
+/* The undirected, unweighted graph of t's arcs (i ~ j when i -> j or
+ * j -> i) into u (initialized; old content destroyed), e.g. to partition
+ * or search it; an undirected t is copied without weights. CM_ENOMEM.
+ * O(m log m). */
+cm_status cm_topo_support(const cm_topo *t, cm_topo *u);
 
 /* 1 when t is an epidemic topology (its arcs change every round). */
 static inline int cm_topo_is_epidemic(const cm_topo *t)

@@ -344,6 +344,35 @@ cleanup:
     return st;
 }
 
+cm_status cm_topo_support(const cm_topo *t, cm_topo *u)
+{
+    size_t m = t->m, k = 0;
+    size_t *a = malloc((m + 1) * sizeof *a), *b = malloc((m + 1) * sizeof *b);
+    cm_status st = CM_OK;
+    if (!a || !b) {
+        st = cm_error(CM_ENOMEM, "out of memory for %zu edges", m);
+        goto cleanup;
+    }
+    for (size_t e = 0; e < m; e++) {
+        size_t i = t->ei[e], j = t->ej[e];
+        /* an arc with its reverse is one edge: keep it from the smaller */
+        if (t->directed && i > j) {
+            int both = 0; /* j -> i exists: the out-list of j */
+            for (size_t p = t->out_off[j]; p < t->out_off[j + 1]; p++)
+                both |= t->out_adj[p] == i;
+            if (both)
+                continue;
+        }
+        a[k] = i;
+        b[k++] = j;
+    }
+    st = cm_topo_from_edges(u, t->n, k, a, b);
+cleanup:
+    free(b);
+    free(a);
+    return st;
+}
+
 /* ---- writer ---------------------------------------------------------- */
 
 void cm_topo_write_header(const cm_topo *t, FILE *fp, const char *comment)

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_eigen.h"
 #include "cm_mixing.h"
 #include "cm_time.h"
 
@@ -46,10 +47,6 @@ extern void dpotrf_(const char *uplo, const int *n, double *a,
                     const int *lda, int *info, size_t uplo_len);
 extern void dpotri_(const char *uplo, const int *n, double *a,
                     const int *lda, int *info, size_t uplo_len);
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs,
                     const double *a, const int *lda, double *b,
                     const int *ldb, int *info, size_t uplo_len);
@@ -324,14 +321,13 @@ static cm_status install(cm_topo *t, const double *w)
 /* ||M(w)||_2 = SLEM of W = I - L(w), by a dense eigensolve of M. */
 static cm_status primal_slem(ws *a, const double *x, double *slem)
 {
-    int in = (int)a->n, lwork = 3 * in, info = 0;
     memcpy(a->xt, x, a->m * sizeof *x);
     a->xt[a->m] = 0.0;
     fill_f(a, a->xt, -1.0, a->f); /* F2 at s = 0 is M(w) */
-    dsyev_("N", "L", &in, a->f, &in, a->ev, a->ework, &lwork, &info, 1, 1);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "FDLA: eigensolver failed (info %d)",
-                        info);
+    cm_status st = cm_eigen_sym_work(CM_EIGEN_VALUES, a->n, a->f, a->ev,
+                                     a->ework, 3 * a->n);
+    if (st != CM_OK)
+        return cm_error_prefix(st, "FDLA");
     *slem = fmax(fabs(a->ev[0]), fabs(a->ev[a->n - 1]));
     return CM_OK;
 }

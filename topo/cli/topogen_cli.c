@@ -360,6 +360,13 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                             ? c->search.max_cross
                             : tg_groups_min_cross(c->search.groups)) != CM_OK)
         return status_to_usage();
+    if (c->search.t1 > 0 &&
+        c->search.t1 > (c->search.t0 > 0 ? c->search.t0
+                                         : tg_search_default_t0(c->search.n)))
+        return usage_error("--t1 %g: above the start temperature %g; the "
+                           "annealing cools from --t0 down to --t1",
+                           c->search.t1, c->search.t0 > 0 ? c->search.t0
+                           : tg_search_default_t0(c->search.n));
     if (!c->net && (c->params || c->ranks || c->hosts))
         return usage_error("--params, --ranks and --hosts need --net");
     if (c->net && c->simulate)

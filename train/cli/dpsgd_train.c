@@ -183,12 +183,14 @@ static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
     printf("placement %s", cm_place_name(r->placement));
     if (r->period > 1)
         printf(" (for all %zu rounds; counts of their union)", r->period);
+    if (r->topo_kind == 2)
+        printf(" (for round 0's graph of the epidemic topology)");
     printf(": %zu workers on %zu ranks on %zu host%s: cut %zu "
-           "edges (%zu across hosts); per round %.3g MB between ranks "
+           "%s (%zu across hosts); per round %.3g MB between ranks "
            "(%zu arrays; per rank %.3g MB, busiest %.3g MB), %.3g MB across "
            "hosts (%zu arrays)", r->n_workers,
            r->n_ranks, st->hosts, st->hosts == 1 ? "" : "s", st->cut_edges,
-           st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
+           r->topo_kind ? "arcs" : "edges", st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
            (double)st->volume * B / P / 1e6,
            (double)st->max_rank * B / 1e6,
            (double)st->volume_host * B / 1e6, st->volume_host);
@@ -320,7 +322,7 @@ static void print_notices(const dt_config *cfg)
         cm_topo_seq t; /* a time-varying file is refused by the run */
         cm_topo_seq_init(&t);
         if (cm_topo_seq_read(&t, cfg->topology) == CM_OK && t.period == 1 &&
-            t.round[0].ew)
+            t.round[0].ew && !t.round[0].directed)
             fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
                     "weights in %s\n", cm_weight_rule_name(cfg->weights),
                     cfg->topology);
@@ -384,7 +386,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             fputs(msg, stderr);
             fflush(stderr);
         } else {
-            sleep(5);
+            /* the reporting rank answered our ping, so it is waiting and
+             * times out itself within --timeout (and its grace period):
+             * give it that long (at most 30 s) to print and end the job */
+            double t = cfg->timeout < 25 ? cfg->timeout : 25;
+            struct timespec ts = {(time_t)(5 + t), 0};
+            nanosleep(&ts, NULL);
         }
         dt_comm_abort_job(1);
     }

@@ -26,6 +26,15 @@
  * on a sequence: its gossip (x, gt's x and y together, d2's and qgm's
  * combined vectors) in step t uses round t mod period.
  *
+ * Directed topologies gossip along their arcs (dt_gossip). Epidemic ones
+ * (cm_topo_epidemic_draw) draw step t's graph from (--seed, t) on every
+ * rank, t counted from the start of the run, so a resume continues the
+ * same sequence; one dynamic gossip plan is re-planned every step.
+ * Which algorithms apply (check_directed): d2 needs a symmetric W and is
+ * refused on directed and epidemic topologies; gt and qgm need a doubly
+ * stochastic W (every directed file, EL-Oracle) and are refused on
+ * EL-Local, whose W is only row stochastic.
+ *
  * Trade-off: one network (one set of activation and im2col buffers) per
  * rank runs all of the rank's workers in turn; worker state is just
  * (x_i, v_i, generator, batch order).
@@ -91,6 +100,38 @@ static cm_status setup_d2_mixing(dt_run *r)
     return s;
 }
 
+/* What a directed or epidemic topology allows (CM_EINVAL: the usage exit
+ * code 2); the same answer on every rank. */
+static cm_status check_directed(const dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    const cm_topo *t = r->topo;
+    if (!t || !t->directed)
+        return CM_OK;
+    const char *what = !cm_topo_is_epidemic(t) ? "a directed topology"
+                       : t->epi_local ? "an epidemic (EL-Local) topology"
+                                      : "an epidemic (EL-Oracle) topology";
+    if (cfg->algorithm == DT_ALGO_D2)
+        return cm_error(CM_EINVAL, "--algorithm d2 needs a symmetric W "
+                        "(its mixing matrix (1 - c) I + c W must have "
+                        "eigenvalues above -1/3), but %s is %s; use dpsgd, "
+                        "gt or qgm", cfg->topology, what);
+    if (cm_topo_is_epidemic(t) && t->epi_local &&
+        (cfg->algorithm == DT_ALGO_GT || cfg->algorithm == DT_ALGO_QGM))
+        return cm_error(CM_EINVAL, "--algorithm %s needs a doubly stochastic "
+                        "W, but %s is EL-Local, whose receivers average what "
+                        "they get (row stochastic only); use dpsgd, or "
+                        "local=0 (EL-Oracle)", dt_algo_name(cfg->algorithm),
+                        cfg->topology);
+    if (cfg->weights_set)
+        return cm_error(CM_EINVAL, "--weights %s does not apply to %s (%s): "
+                        "its weights are in the file%s",
+                        cm_weight_rule_name(cfg->weights), cfg->topology, what,
+                        cm_topo_is_epidemic(t) ? " (1/(s+1), or 1/(in-degree "
+                        "+ 1) for EL-Local)" : "");
+    return CM_OK;
+}
+
 /* Topology (gossip) or worker count (all-reduce); ranks <= workers. */
 static cm_status setup_workers(dt_run *r)
 {
@@ -109,6 +150,9 @@ static cm_status setup_workers(dt_run *r)
         r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
         r->period = r->seq.period;
         r->n = r->seq.n;
+        r->epidemic = r->topo && cm_topo_is_epidemic(r->topo);
+        if (s == CM_OK)
+            s = check_directed(r);
         if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
             s = setup_d2_mixing(r);
     }
@@ -127,8 +171,17 @@ static cm_status setup_workers(dt_run *r)
     }
     /* gossip: the agreed placement (--placement) says which workers; a
      * time-varying topology is placed for the traffic of all its rounds */
-    if ((s = dt_placement_init_seq(&r->pl, r->comm, &r->seq,
-                                   cfg->placement)) != CM_OK)
+    if (r->epidemic) { /* placed for round 0's graph (a typical one) */
+        const cm_topo *t = r->topo;
+        s = dt_comm_agree(r->comm, cm_topo_epidemic_draw(
+                                       &r->epi, t->n, t->epi_s, t->epi_local,
+                                       cfg->seed, 0));
+        if (s == CM_OK)
+            s = dt_placement_init(&r->pl, r->comm, &r->epi, cfg->placement);
+    } else {
+        s = dt_placement_init_seq(&r->pl, r->comm, &r->seq, cfg->placement);
+    }
+    if (s != CM_OK)
         return s;
     dt_workers *w = &r->w;
     w->id = malloc(r->n * sizeof *w->id);
@@ -288,7 +341,17 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     dt_workers *w = &r->w;
     r->cur = step % r->period;
     dt_gossip *g = r->g[r->cur];
-    cm_status s = dt_algo_begin(r->algo);
+    cm_status s = CM_OK;
+    if (r->epidemic) { /* step's graph, the same on every rank */
+        const cm_topo *t = r->topo;
+        s = cm_topo_epidemic_draw(&r->epi, t->n, t->epi_s, t->epi_local,
+                                  r->cfg->seed, (uint64_t)step);
+        if (s == CM_OK)
+            s = dt_gossip_retopo(g, &r->epi);
+        if (s != CM_OK)
+            return s;
+    }
+    s = dt_algo_begin(r->algo);
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
@@ -324,7 +387,16 @@ static cm_status setup_algo(dt_run *r)
     cm_status s = dt_comm_agree(r->comm, r->g ? CM_OK
                                               : cm_error(CM_ENOMEM, "out of "
                                                          "memory"));
-    for (size_t t = 0; t < r->period && s == CM_OK; t++)
+    if (r->epidemic) { /* planned on round 0's graph, re-planned per step */
+        const cm_topo *t = r->topo;
+        s = dt_comm_agree(r->comm, cm_topo_epidemic_draw(
+                                       &r->epi, t->n, t->epi_s, t->epi_local,
+                                       cfg->seed, 0));
+        if (s == CM_OK)
+            s = dt_gossip_new_dynamic(r->comm, &r->epi, r->pl.rank_of,
+                                      w->xlen, &r->g[0]);
+    }
+    for (size_t t = 0; !r->epidemic && t < r->period && s == CM_OK; t++)
         s = dt_gossip_new_placed(r->comm, &r->seq.round[t], r->pl.rank_of,
                                  w->xlen, &r->g[t]);
     if (s != CM_OK)
@@ -377,6 +449,7 @@ static void run_free(dt_run *r)
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
     cm_topo_seq_destroy(&r->seq);
+    cm_topo_destroy(&r->epi);
 }
 
 /* The checkpoint fingerprint: dt_run_ckpt_fingerprint of round 0 (so a
@@ -530,6 +603,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     memset(res, 0, sizeof *res);
     dt_partition_init(&part);
     cm_topo_seq_init(&r.seq);
+    cm_topo_init(&r.epi);
     dt_workers_init(&r.w);
     dt_evaluator_init(&r.ev);
     double t_begin = cm_time_now();
@@ -567,6 +641,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->n_workers = r.n;
         res->n_ranks = r.P;
         res->period = r.period; /* placed by the union when > 1 */
+        res->topo_kind = !r.topo->directed ? 0 : r.epidemic ? 2 : 1;
         if (cfg->net_given &&
             (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
                 CM_OK)

@@ -42,6 +42,8 @@ typedef struct {
     double mix_c;           /* d2: weight of W in its mixing matrix */
     double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
     dt_gossip **g;          /* [period] one gossip plan per round */
+    int epidemic;           /* the topology is drawn afresh every step */
+    cm_topo epi;            /* epidemic: the graph of the current step */
     dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
     dt_model_meta meta;     /* "__metadata__" of the model files written */

@@ -43,6 +43,8 @@ static cm_status check_root(cm_topo_seq *seq, const char *path,
 {
     cm_status s = CM_OK;
     cm_topo *t = &seq->round[0];
+    if (t->directed) /* strong connectivity and W: cm_topo_validate_slem */
+        return cm_topo_seq_validate(seq, path, slem);
     if (seq->period == 1) {
         s = cm_topo_check_connected(t, path);
         if (s == CM_OK && set)
@@ -83,7 +85,8 @@ static void describe(const cm_topo_seq *seq, int replace, size_t hdr[4])
     for (size_t r = 0; r < seq->period; r++)
         hdr[1] += seq->round[r].m;
     hdr[2] = seq->period;
-    hdr[3] = seq->period == 1 && (!seq->round[0].self || replace);
+    hdr[3] = seq->period == 1 && !seq->round[0].directed &&
+             (!seq->round[0].self || replace); /* directed: in the file */
 }
 
 cm_status dt_topo_load(const dt_comm *comm, const char *path,
@@ -101,10 +104,12 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
     if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
     s = cm_topo_seq_read_ex(seq, path, &ro);
-    for (size_t r = 0; s == CM_OK && r < seq->period; r++)
-        if (seq->round[r].directed) /* until the gossip knows arcs */
-            s = cm_error(CM_ETOPO, "%s: directed topologies are not yet "
-                         "supported by dpsgd-train", path);
+    for (size_t r = 0; s == CM_OK && seq->period > 1 && r < seq->period; r++)
+        if (seq->round[r].directed)
+            s = cm_error(CM_ETOPO, "%s: round %zu is directed: a "
+                         "time-varying sequence of directed rounds is not "
+                         "supported (an epidemic topology, kind=epidemic, "
+                         "draws its rounds itself)", path, r);
     if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
     *one_based = ro.one_based;

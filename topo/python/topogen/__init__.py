@@ -244,6 +244,16 @@ class Topology:
         header), ncol, graphml or gml; "-" is stdout."""
         _check(_lib.topogen_write(self._h, _b(path), _b(format)))
 
+    def __reduce__(self):
+        # pickled as its edge-list file (exact: %.17g), e.g. for
+        # torch.multiprocessing.spawn
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.txt")
+            self.save(path)
+            with open(path, "rb") as f:
+                return (_unpickle, (f.read(),))
+
     def __repr__(self):
         return "<topogen.Topology n=%d rounds=%d%s>" % (
             self.n, self.rounds, " directed" if self.directed else "")
@@ -270,6 +280,15 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
     h = ctypes.c_void_p()
     _check(_lib.topogen_learn(ctypes.byref(o), ctypes.byref(h)))
     return Topology(h.value)
+
+
+def _unpickle(data):
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "t.txt")
+        with open(path, "wb") as f:
+            f.write(data)
+        return load(path)
 
 
 def load(path, format=None, weights=None):
