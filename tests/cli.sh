@@ -1001,6 +1001,8 @@ readers_cases() {
     tg="$BIN/topogen"
     dt=dt_run
     dtb="$BIN/dpsgd-train"
+    # under timeout (no shell function): dt_run's environment by hand
+    nolk="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
     fx=tests/fixtures
     syn="--dataset synthetic --synthetic-train 256 --synthetic-test 64"
     "$tg" eval "$fx/ring8.txt" --json | sed 's/"file":"[^"]*","format":"[^"]*",//' >"$T/ref.json"
@@ -1063,9 +1065,9 @@ open(sys.argv[3], 'wb').write(bytes(open(sys.argv[1], 'rb').read()) + bytes(8))
     expect_fail 1 "^dpsgd-train: .*nan.st: tensor '0.weight' holds NaN" "--init-model: NaN named" \
         "$dt" --init-model "$T/nan.st" --model cnn $syn --epochs 1
     expect_fail 1 "trail.st: 8 bytes after the last tensor belong to no tensor" "trailing bytes refused" "$dt" --eval-model "$T/trail.st" $syn
-    expect_fail 1 "model file $T: not a regular file \(a directory\)" "--eval-model DIR" timeout 20 "$dtb" --eval-model "$T" $syn
+    expect_fail 1 "model file $T: not a regular file \(a directory\)" "--eval-model DIR" timeout 20 env "$nolk" "$dtb" --eval-model "$T" $syn
     mkfifo "$T/fifo.st"
-    expect_fail 1 "fifo.st: not a regular file \(a FIFO\)" "--eval-model FIFO: no hang" timeout 20 "$dtb" --eval-model "$T/fifo.st" $syn
+    expect_fail 1 "fifo.st: not a regular file \(a FIFO\)" "--eval-model FIFO: no hang" timeout 20 env "$nolk" "$dtb" --eval-model "$T/fifo.st" $syn
     rm -f "$T/fifo.st"
     # issue 25: the summary identifies the run
     expect_ok "d2 with a summary" mpi_run 2 "$dtb" --topology "$fx/ring8.txt" --algorithm d2 $syn --epochs 1 --summary "$T/d2.json"

@@ -367,7 +367,7 @@ static int run_eval_model(const dt_config *given)
     dt_train_result res;
     dt_config c = *given, *cfg = &c; /* model and data set: the file's */
     cm_status s = dt_train_apply_model_meta(cfg);
-    if (s != CM_OK) { /* a conflict with --model / --dataset: a flag's */
+    if (s != CM_OK) { /* unreadable, or contradicts --model/--dataset */
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return s == CM_EINVAL ? 2 : 1;
     }
