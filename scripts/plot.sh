@@ -186,7 +186,7 @@ style_of() {
 # has_col SET COL: the aggregated column has a value in some row
 has_col() { awk -v c="$2" '!/^#/ && $c != "NaN" { f = 1 } END { exit !f }' "$AGG/$1.dat"; }
 
-if [ -f "$OUT/grid.env" ]; then load_env "$OUT/grid.env"; fi
+if [ -f "$OUT/grid.env" ]; then load_env "$OUT/grid.env" || exit 1; fi
 parts=$(for s in $settings; do part_of "$s"; done | sort -u)
 
 # plot_one PNG YLABEL XEXPR YCOL ERRCOL(0 none) LOGY TITLE XLABEL PART FILTER
