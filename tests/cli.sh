@@ -682,8 +682,8 @@ net_cases() {
     expect_fail 2 "^topogen: --net 'fast': " "bad --net" "$tg" eval "$T/ring32.txt" --net fast
     expect_fail 2 "^topogen: --params, --ranks and --hosts need --net" "--ranks without --net" "$tg" eval "$T/ring32.txt" --ranks 2
     expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
-    expect_fail 1 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
-    expect_fail 1 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
+    expect_fail 2 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
+    expect_fail 2 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
 }
 
 # topogen --groups G --max-cross C and eval --groups (issue 11): the bound
@@ -724,7 +724,7 @@ groups_cases() {
     expect_fail 2 "^topogen: --groups 4: groups of 15 nodes with odd degree 3" "odd group degree sum" "$tg" -n 60 -d 3 --groups 4 -o "$o"
     expect_fail 2 "^topogen: --groups: only --kind learned" "--groups with a baseline" "$tg" --kind rrl --groups 4 -o "$o"
     expect_fail 2 "^topogen: --max-cross: not a flag of 'topogen eval'" "--max-cross in eval" "$tg" eval "$gg" --groups 4 --max-cross 4
-    expect_fail 1 "^topogen: .*groups.txt: --groups 3: does not divide the 32 nodes" "eval: G not dividing n" "$tg" eval "$gg" --groups 3
+    expect_fail 2 "^topogen: .*groups.txt: --groups 3: does not divide the 32 nodes" "eval: G not dividing n" "$tg" eval "$gg" --groups 3
     expect_fail 2 "^topogen: --groups: expected a positive integer" "--groups 0" "$tg" --groups 0 -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad groups"
 }
