@@ -81,7 +81,10 @@ typedef struct {
     double best;         /* best energy so far, all restarts */
     double seconds;      /* since the search started */
     double fraction;     /* of the whole search done, 0..1 */
-    double eta;          /* estimated seconds left */
+    double eta;          /* estimated seconds left, allowing for the
+                            moves getting cheaper as the search cools */
+    size_t moves;        /* moves done, all restarts */
+    size_t running;      /* restarts under way (started, not finished) */
 } tg_progress;
 
 /* An energy of the whole graph instead of one of (lambda_2, lambda_n)
