@@ -483,11 +483,16 @@ int main(int argc, char **argv)
     if (dt_config_parse(&cfg, argc, argv) != CM_OK) {
         /* every rank parses the same argv: all fail alike, none hangs */
         if (root)
-            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+            fprintf(stderr, "dpsgd-train: %s\nTry 'dpsgd-train --help'.\n",
+                    cm_last_error());
         rc = 2;
     } else if (cfg.help) {
         if (root)
             fputs(dt_config_usage(), stdout);
+        rc = 0;
+    } else if (cfg.version) {
+        if (root)
+            printf("dpsgd-train %s\n", DT_TRAIN_VERSION);
         rc = 0;
     } else if (apply_environment(&cfg), cfg.bench_gossip) {
         rc = run_bench_gossip(&cfg, world);
