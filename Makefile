@@ -185,8 +185,10 @@ check-unit: $(BIN)/check_unit $(PROGRAMS)
 check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 	$(MPI_ENV) $(MPIRUN) -np $(NP) $(BIN)/check_mpi
 
-# End-to-end tests of the command lines (bad flags, bad files, exit codes).
+# End-to-end tests of the command lines (bad flags, bad files, exit codes);
+# first, that every case group tests/cli.sh defines is called.
 check-cli: $(PROGRAMS)
+	sh tests/cases_called.sh tests/cli.sh
 	BIN=$(BIN) sh tests/cli.sh
 
 # dpsgd-train across 2 hosts made of network namespaces (root; prints

@@ -946,6 +946,7 @@ net_cases
 groups_cases
 train_cases
 mpi_cases
+sweep_cases
 results_cases
 fdla_cases
 seq_cases
