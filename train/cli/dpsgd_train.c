@@ -37,6 +37,7 @@
 #include "dt_dpsgd.h"
 #include "dt_config.h"
 #include "dt_summary.h"
+#include "dt_topo_load.h"
 #include "dt_train.h"
 
 /* ---- signals ----------------------------------------------------------
@@ -316,13 +317,17 @@ static int run_single(const dt_config *cfg)
 static void print_notices(const dt_config *cfg)
 {
     if (cfg->weights_set && cfg->topology[0]) {
-        cm_topo t;
-        cm_topo_init(&t);
-        if (cm_topo_read(&t, cfg->topology) == CM_OK && t.ew)
+        /* read as the run reads it; a sequence keeps its own weights */
+        cm_topo_seq seq;
+        int one_based;
+        cm_topo_seq_init(&seq);
+        if (dt_topo_read(cfg->topology, &seq, &one_based) == CM_OK &&
+            seq.period == 1 && seq.round[0].ew)
             fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
                     "weights in %s\n", cm_weight_rule_name(cfg->weights),
                     cfg->topology);
-        cm_topo_destroy(&t);
+        cm_topo_seq_destroy(&seq);
+        cm_error_clear();
     }
     if (cfg->resume && cfg->ckpt_dir[0]) {
         uint64_t e;
