@@ -225,6 +225,7 @@ topogen_cases() {
     expect_fail 2 "^topogen: -n: a torus needs n = a\*b with a, b >= 3" "torus 13" "$tg" --kind torus -n 13 -o "$o"
     expect_fail 2 "^topogen: -n: missing value" "missing value" "$tg" -o "$o" -n
     expect_fail 2 "^topogen: unknown flag '--frobnicate'" "unknown flag" "$tg" --frobnicate -o "$o"
+    expect_fail 2 "^topogen: unknown flag '--seeed' \\(did you mean '--seed'\\?\\)" "near-miss flag" "$tg" --seeed 3 -o "$o"
     expect_fail 2 "^topogen: --time-limit: expected a positive number" "time 0" "$tg" --time-limit 0 -o "$o"
     expect_fail 2 "^topogen: --iters: expected a positive integer" "iters 1e3" "$tg" --iters 1e3 -o "$o"
     expect_fail 2 "^topogen: --restarts: expected a positive integer" "restarts 0" "$tg" --restarts 0 -o "$o"
@@ -290,8 +291,12 @@ train_cases() {
     expect_fail 2 "^dpsgd-train: --lr" "--lr -0.1" "$dt" --lr -0.1 --log "$l"
     expect_fail 2 "^dpsgd-train: --model.*resnet" "unknown model" "$dt" --model resnet --log "$l"
     expect_fail 2 "^dpsgd-train: --dataset.*imagenet" "unknown data set" "$dt" --dataset imagenet --log "$l"
-    expect_fail 2 "^dpsgd-train: unknown option '--bogus'" "unknown flag" "$dt" --bogus
-    expect_fail 2 "^dpsgd-train: --epochs needs a value" "missing value" "$dt" --epochs
+    expect_fail 2 "^dpsgd-train: unknown flag '--bogus'" "unknown flag" "$dt" --bogus
+    expect_fail 2 "^dpsgd-train: --epochs: missing value" "missing value" "$dt" --epochs
+    expect_fail 2 "^dpsgd-train: unknown flag '--epoch' \\(did you mean '--epochs'\\?\\)" "near-miss flag" "$dt" --epoch 3
+    expect_fail 2 "^dpsgd-train: --quiet: takes no value" "switch with a value" "$dt" -q=1
+    run "$dt" --version
+    check '[ "$rc" -eq 0 ] && grep -qE "^dpsgd-train [0-9]" "$T/out"' "dpsgd-train --version"
     check '[ ! -e "$l" ]' "no log after bad flags"
     # bad data: exit 1, message naming the directory or file, no log
     expect_fail 1 "^dpsgd-train: .*$T/none" "missing data dir" "$dt" --data "$T/none" --log "$l"
@@ -1168,6 +1173,7 @@ net_cases
 groups_cases
 train_cases
 mpi_cases
+sweep_cases
 results_cases
 fdla_cases
 seq_cases

@@ -478,8 +478,7 @@ static cm_status anneal(worker *w, double deadline)
     tg_graph *g = &w->g;
     int sparse = w->sh->sparse;
     size_t iters = w->sh->iters;
-    double t0 = o->t0 > 0.0 ? o->t0 : tg_search_default_t0(o->n);
-    double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0;
+    double t0 = o->t0, t1 = o->t1; /* resolved (tg_search_run) */
     double l2, ln;
     int decided;
     cm_status st = solve(w, 0, INFINITY, &l2, &ln, &decided);
@@ -658,10 +657,13 @@ static size_t online_cpus(void)
     return c > 0 ? (size_t)c : 1;
 }
 
-cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
+cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
                         tg_search_result *res)
 {
     memset(res, 0, sizeof *res);
+    tg_search_opts resolved = *opts;
+    tg_search_opts_resolve(&resolved);
+    const tg_search_opts *o = &resolved;
     cm_status st = tg_kind_check(TG_KIND_LEARNED, o->n, o->d);
     if (st == CM_OK && o->groups)
         st = tg_groups_check(o->n, o->d, o->groups, o->max_cross);
@@ -670,15 +672,12 @@ cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.o = o;
-    sh.restarts = o->restarts ? o->restarts
-                              : tg_search_default_restarts(o->n);
-    sh.iters = o->iters ? o->iters : tg_search_default_iters(o->n, o->d);
+    sh.restarts = o->restarts;
+    sh.iters = o->iters;
     sh.threads = o->threads ? o->threads : online_cpus();
     sh.threads = sh.threads < sh.restarts ? sh.threads : sh.restarts;
-    sh.sparse = o->solver == TG_SOLVER_SPARSE ||
-                (o->solver == TG_SOLVER_AUTO && o->n >= TG_SEARCH_SPARSE_FROM);
-    sh.candidates = o->candidates ? o->candidates
-                                  : tg_search_default_candidates(o->n);
+    sh.sparse = o->solver == TG_SOLVER_SPARSE;
+    sh.candidates = o->candidates;
     sh.start_time = cm_time_now();
     sh.last_progress = sh.start_time;
     sh.best_e = INFINITY;

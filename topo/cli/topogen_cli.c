@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_flags.h"
 #include "cm_mixing.h"
 #include "cm_net.h"
 #include "cm_status.h"
@@ -396,6 +397,11 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
     return usage_error("%s: internal error", f->name);
 }
 
+static int is_switch(const void *row)
+{
+    return ((const flag_spec *)row)->type == F_FLAG;
+}
+
 int topogen_parse_args(int argc, char **argv, topogen_config *c)
 {
     int i = 1;
@@ -407,42 +413,28 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
         c->compare = 1; /* generation's flags; topogen_compare.c */
         i = 2;
     }
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if ((a[0] != '-' || strcmp(a, "-") == 0) && c->eval && !c->file) {
-            c->file = a;
+    const cm_flag_table table = {FLAGS, N_FLAGS, sizeof FLAGS[0],
+                                 offsetof(flag_spec, name),
+                                 offsetof(flag_spec, alias), NULL, 0,
+                                 is_switch};
+    cm_flag_iter it = {i, NULL, NULL, NULL, NULL};
+    for (;;) {
+        int done = 0;
+        if (cm_flags_next(&table, argc, argv, c->eval && !c->file, &it,
+                          &done) != CM_OK)
+            return status_to_usage();
+        if (done)
+            break;
+        if (it.arg) {
+            c->file = it.arg;
             continue;
         }
-        const char *eq = a[0] == '-' ? strchr(a, '=') : NULL;
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        const flag_spec *f = NULL;
-        for (size_t k = 0; k < N_FLAGS && !f; k++)
-            if ((strlen(FLAGS[k].name) == len &&
-                 strncmp(a, FLAGS[k].name, len) == 0) ||
-                (FLAGS[k].alias && strlen(FLAGS[k].alias) == len &&
-                 strncmp(a, FLAGS[k].alias, len) == 0))
-                f = &FLAGS[k];
-        if (!f)
-            return usage_error(a[0] == '-' ? "unknown flag '%.*s'"
-                                           : "unexpected argument '%.*s'",
-                               (int)len, a);
+        const flag_spec *f = it.row;
         if (!(f->modes & (c->eval ? EVAL : GEN)))
             return usage_error(c->eval ? "%s: not a flag of 'topogen eval'"
                                        : "%s: only 'topogen eval FILE' takes "
                                          "it", f->name);
-        const char *v;
-        if (f->type == F_FLAG) {
-            if (eq)
-                return usage_error("%s: takes no value", f->name);
-            v = "";
-        } else if (eq) {
-            v = eq + 1;
-        } else if (i + 1 < argc) {
-            v = argv[++i];
-        } else {
-            return usage_error("%s: missing value", f->name);
-        }
-        int rc = parse_value(f, v, c);
+        int rc = parse_value(f, it.value ? it.value : "", c);
         if (rc)
             return rc;
         if (c->help) {
