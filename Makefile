@@ -30,6 +30,11 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # GSL without its reference CBLAS: OpenBLAS (linked first) provides cblas_*.
 GSL_CFLAGS    := $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS      := -lgsl
+# CHOLMOD (libsuitesparse-dev, no .pc file) and LAPACKE (liblapacke-dev):
+# the sparse Cholesky and the tridiagonal eigensolves of
+# src/cm_shiftinv.c; every program linking src/ links it before BLAS.
+SPARSE_CFLAGS := -I/usr/include/suitesparse
+BLAS_LIBS     := -lcholmod -llapacke $(BLAS_LIBS)
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
@@ -48,7 +53,7 @@ INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
 ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
-             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) -MMD -MP
+             $(SPARSE_CFLAGS) $(GSL_CFLAGS) $(IGRAPH_CFLAGS) -MMD -MP
 # OpenMP: the engine's threads (dt_net_set_threads, --threads); compiled
 # into train/nn only, linked into the programs that contain it.
 OPENMP ?= -fopenmp
