@@ -32,9 +32,12 @@
 #include <string.h>
 
 #define CHECK_EVERY 10
-/* step 1's budget (products); step 3's: about 3e10 flops */
-#define FIRST_BUDGET 600
+/* step 1's budget (products); step 3's: about 3e10 flops; step 2 runs
+ * when its factorization and about 400 solves cost less than
+ * FACTOR_PRODUCTS more products */
+#define FIRST_BUDGET 100
 #define SECOND_FLOPS 3e10
+#define FACTOR_PRODUCTS 3000.0
 /* shift-and-invert: products per round on (ub I - M)^-1, rounds, and the
  * budget of the grounded run */
 #define INNER_BUDGET 120
@@ -327,7 +330,7 @@ static cholmod_sparse *build(const m_ctx *c, int grounded, double shift,
  * *posdef = 0 when B is not positive definite (no error). */
 static cm_status fac_make(fac *F, const m_ctx *c, int grounded, double shift,
                           double sign, cholmod_factor **sym, double *fill,
-                          int *posdef)
+                          double max_cost, int *posdef)
 {
     cholmod_common *cc = F->cc;
     *posdef = 0;
@@ -348,6 +351,12 @@ static cm_status fac_make(fac *F, const m_ctx *c, int grounded, double shift,
             st = cm_error(CM_ENUMERIC, "its sparse Cholesky factor would "
                           "hold %.3g entries (at most %.3g)", cc->lnz,
                           CM_SHIFTINV_MAX_FILL);
+            goto done;
+        }
+        if (!(cc->fl + 400.0 * 4.0 * cc->lnz <= max_cost)) {
+            st = cm_error(CM_ENUMERIC, "its sparse Cholesky factor (%.3g "
+                          "entries, %.3g flops) costs more than %.0f "
+                          "products", cc->lnz, cc->fl, FACTOR_PRODUCTS);
             goto done;
         }
     }
@@ -417,10 +426,13 @@ static cm_status shift_invert(const m_ctx *c, int connected, double hi,
     int posdef = 0, done = 0;
     size_t n = c->t->n;
     double tol = CM_SHIFTINV_TOL;
+    double max_cost = FACTOR_PRODUCTS * (4.0 * (double)c->t->m +
+                                         14.0 * (double)n);
     cm_status st = CM_OK;
     *l2 = 0.0;
     if (connected) {
-        st = fac_make(&F, c, 1, 0.0, 1.0, &sym_g, &s->fill, &posdef);
+        st = fac_make(&F, c, 1, 0.0, 1.0, &sym_g, &s->fill, max_cost,
+                      &posdef);
         if (st != CM_OK)
             goto done;
         s->factorizations++;
@@ -448,7 +460,8 @@ static cm_status shift_invert(const m_ctx *c, int connected, double hi,
     double lb = hi, ub = G * (1.0 + 1e-10) + 1e-300;
     double sigma = fmin(hi + fmax(rhi, 1e-12 * fabs(hi)), ub);
     for (int round = 0; round < MAX_ROUNDS; round++) {
-        st = fac_make(&F, c, 0, sigma, -1.0, &sym_f, &fill_f, &posdef);
+        st = fac_make(&F, c, 0, sigma, -1.0, &sym_f, &fill_f, max_cost,
+                      &posdef);
         s->factorizations++;
         if (st != CM_OK)
             goto done;
