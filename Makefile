@@ -311,6 +311,10 @@ $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(ALL_LDFLAGS) \
 	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
 
+# the topology harness drives the trainer's reader (a one-rank dt_comm of
+# its own)
+$(BIN)/fuzz_topo: $(call obj,train/distributed/dt_topo_load.c)
+
 deps-fuzz:
 	@sh scripts/install-deps.sh fuzz
 
