@@ -26,7 +26,9 @@
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_neff.h"
+#include "tg_neff_search.h"
 #include "tg_neff_weights.h"
+#include "tg_search.h"
 #include "tg_seq.h"
 
 /* t = kind(n, d) with the rule's weights. */
@@ -138,6 +140,13 @@ START_TEST(directed_permutations)
     ck_assert_msg(fabs(mc - ly) <= 4.0 * err, "MC %.4f +- %.4f, exact %.4f",
                   mc, err, ly);
     ck_assert(ly > 1.0 && ly < (double)n);
+    /* the sparse series equals the dense solve */
+    double tyx;
+    ck_assert_int_eq(tg_neff_series(n, tg_digraph_apply, &g, 0.9, &tyx, NULL),
+                     CM_OK);
+    double ser = tg_neff_from_trace(n, 0.9, 1.0 / (1.0 - 0.9) + tyx);
+    ck_assert_msg(fabs(ser - ly) <= 1e-10 * ly, "series %.15g, dense %.15g",
+                  ser, ly);
     /* the estimator on the same graph, many probes: within 3 % */
     double ty;
     ck_assert_int_eq(tg_neff_estimate(n, tg_digraph_apply, &g, 0.9, 256,
@@ -350,14 +359,10 @@ END_TEST
 START_TEST(epidemic_monte_carlo)
 {
     size_t n = 32, s = 3;
-    tg_epidemic ep;
-    memset(&ep, 0, sizeof ep);
-    ep.s = s;
-    ep.perm = malloc(s * n * sizeof(size_t));
-    ep.cnt = malloc(n * sizeof(size_t));
-    cm_rng_seed(&ep.rng, 1, 3);
+    tg_neff_epidemic ep = {s, 0, 5, {0}};
+    cm_topo_init(&ep.t);
     double mc, err;
-    ck_assert_int_eq(tg_neff_mc(n, tg_epidemic_apply, &ep, 0.9, 16, 0, 5,
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_epidemic, &ep, 0.9, 16, 0, 5,
                                 &mc, &err), CM_OK);
     /* fresh permutations every round mix at least as well as fixed ones */
     size_t perm[3 * 32];
@@ -374,14 +379,69 @@ START_TEST(epidemic_monte_carlo)
     ck_assert_msg(mc + 4.0 * err >= st, "epidemic %.3f +- %.3f, static %.3f",
                   mc, err, st);
     ck_assert(mc < (double)n);
+    /* a drawn round is a directed topology: the series equals the dense
+     * solve on it, and the Monte Carlo of that one round repeated */
+    ck_assert_int_eq(cm_topo_epidemic_draw(&ep.t, n, s, 0, 5, 7), CM_OK);
+    double ty, one, mc1, err1;
+    ck_assert_int_eq(tg_neff_series(n, tg_neff_apply_topo, &ep.t, 0.9, &ty,
+                                    NULL), CM_OK);
+    one = tg_neff_from_trace(n, 0.9, 1.0 / (1.0 - 0.9) + ty);
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_topo, &ep.t, 0.9, 32, 0, 6,
+                                &mc1, &err1), CM_OK);
+    ck_assert_msg(fabs(mc1 - one) <= 4.0 * err1, "MC %.3f +- %.3f, series "
+                  "%.3f", mc1, err1, one);
     ep.local = 1;
-    ck_assert_int_eq(tg_neff_mc(n, tg_epidemic_apply, &ep, 0.9, 16, 0, 5,
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_epidemic, &ep, 0.9, 16, 0, 5,
                                 &mc, &err), CM_OK);
     ck_assert(mc > 1.0 && mc < (double)n && err > 0.0);
     free(w);
-    free(ep.perm);
-    free(ep.cnt);
+    cm_topo_destroy(&ep.t);
     tg_digraph_destroy(&g);
+}
+END_TEST
+
+/* The search with the n_eff hook: the low-rank-updated energy equals the
+ * closed form of the result (after thousands of updates and refreshes),
+ * the search improves on its start, threads do not change the graph. */
+START_TEST(search_objective_exact_updates)
+{
+    tg_neff_hook_cfg cfg = {0.951, TG_NEFF_PROBES, -1, 1};
+    tg_energy_hook hook;
+    tg_neff_hook(&hook, &cfg);
+    tg_search_opts o;
+    tg_search_opts_default(&o);
+    o.n = 40;
+    o.d = 4;
+    o.obj = TG_OBJ_NEFF;
+    o.hook = &hook;
+    o.iters = 6000;
+    o.restarts = 2;
+    o.t0 = 0.01; /* hot: many accepted moves, so refreshes happen */
+    o.threads = 1;
+    tg_graph g, h;
+    tg_graph_init(&g);
+    tg_graph_init(&h);
+    tg_search_result r, r2;
+    ck_assert_int_eq(tg_search_run(&o, &g, &r), CM_OK);
+    ck_assert_msg(r.accepted > 2 * TG_NEFF_REFRESH, "%zu accepted", r.accepted);
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    double exact;
+    ck_assert_int_eq(tg_neff_topo(&t, &cfg.gamma, 1, &exact), CM_OK);
+    double from_energy = (1.0 - r.energy) * 40.0;
+    ck_assert_msg(fabs(from_energy - exact) <= 1e-8 * exact,
+                  "search energy says %.12f, closed form %.12f", from_energy,
+                  exact);
+    ck_assert(r.energy < r.start_energy);
+    o.threads = 2;
+    ck_assert_int_eq(tg_search_run(&o, &h, &r2), CM_OK);
+    ck_assert(memcmp(g.eu, h.eu, g.m * sizeof *g.eu) == 0 &&
+              memcmp(g.ev, h.ev, g.m * sizeof *g.ev) == 0);
+    cm_topo_destroy(&t);
+    tg_graph_destroy(&g);
+    tg_graph_destroy(&h);
 }
 END_TEST
 
@@ -398,6 +458,7 @@ Suite *neff_suite(void)
     tcase_add_test(tc, optimal_weights_beat_the_rules);
     tcase_add_test(tc, weights_edge_cases);
     tcase_add_test(tc, epidemic_monte_carlo);
+    tcase_add_test(tc, search_objective_exact_updates);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     tcase_set_timeout(tc, 300);
     suite_add_tcase(s, tc);
