@@ -230,7 +230,7 @@ plot_one() {
     # laplacian) are drawn in each of a worker count's panels
     panels=""
     for n in $ns; do
-        in_n=$(for s in $sel; do [ "$(n_of "$s")" = "$n" ] && echo "$s"; done)
+        in_n=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$s"; fi; done)
         refs=$(echo "$in_n" | while read -r s; do
             case "$(kind_of "$s")-$(weights_of "$s")$(alg_of "$s")" in
             allreduce-none|learned-laplacian) echo "$s";; esac; done)
