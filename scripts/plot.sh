@@ -281,7 +281,7 @@ plot_one() {
             echo "unset label 1; set yrange [*:*]"
             # the y range from every setting of this worker count, so that
             # its panels share one scale
-            files=$(for s in $sel; do [ "$(n_of "$s")" = "$n" ] && echo "$AGG/$s.dat"; done)
+            files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$AGG/$s.dat"; fi; done)
             if [ "$yfloor" = 1 ]; then
                 # accuracy in %: the y axis starts below the lowest
                 # accuracy (band included) from epoch 1 on, so that the
