@@ -77,7 +77,9 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #                        update rules, the gossip plan, checkpoint files
 #   train/distributed/   the run over MPI: *_mpi.c include <mpi.h> (built
 #                        with $(MPICC)); the rest call their dt_comm /
-#                        dt_gossip API, so they link only where those are
+#                        dt_gossip API, so they link only where those are:
+#                        *_mpi.c in dpsgd-train and check_mpi, *_single.c
+#                        (one rank, no MPI) in check_unit
 #   train/cli/           dpsgd-train's main
 SRC_SRCS       := $(wildcard src/*.c)
 TOPO_SRCS      := $(wildcard topo/*.c)
@@ -86,7 +88,8 @@ TOPO_MAIN_SRC  := topo/cli/topogen.c
 API_SRCS       := $(wildcard topo/api/*.c)
 TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
 DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
-DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS),$(wildcard train/distributed/*.c))
+DIST_SINGLE_SRCS := $(wildcard train/distributed/*_single.c)
+DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS) $(DIST_SINGLE_SRCS),$(wildcard train/distributed/*.c))
 TRAIN_CLI_SRCS := $(wildcard train/cli/*.c)
 UNIT_TESTS   := $(wildcard tests/check_*.c)
 MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
@@ -98,6 +101,7 @@ SRC_OBJS   := $(call obj,$(SRC_SRCS))
 TOPO_OBJS  := $(call obj,$(TOPO_SRCS))
 TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
 DIST_OBJS  := $(call obj,$(DIST_SRCS)) $(call mpiobj,$(DIST_MPI_SRCS))
+DIST_SINGLE_OBJS := $(call obj,$(DIST_SRCS) $(DIST_SINGLE_SRCS))
 
 TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
                $(JSON_LIBS) -lm -pthread
@@ -208,7 +212,7 @@ $(BUILD)/mpi/tests/%.o: tests/%.c
 	$(MPICC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
-                   $(TOPO_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
+                   $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
 	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
@@ -236,8 +240,10 @@ check-unit: $(BIN)/check_unit $(PROGRAMS)
 check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 	$(MPI_ENV) $(MPIRUN) -np $(NP) $(BIN)/check_mpi
 
-# End-to-end tests of the command lines (bad flags, bad files, exit codes).
+# End-to-end tests of the command lines (bad flags, bad files, exit codes);
+# first, that every case group tests/cli.sh defines is called.
 check-cli: $(PROGRAMS)
+	sh tests/cases_called.sh tests/cli.sh
 	BIN=$(BIN) sh tests/cli.sh
 
 # Checkpoint directories shared between runs, exit codes, true notices

@@ -263,24 +263,34 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
     double alpha = 0.0;
     if (r->alpha && (st = r->alpha(t, &alpha)) != CM_OK)
         return st;
-    double *ew = malloc((m + 1) * sizeof *ew);
-    double *self = malloc((n + 1) * sizeof *self);
-    double *adj_w = malloc((2 * m + 1) * sizeof *adj_w);
-    if (!ew || !self || !adj_w) {
-        st = cm_error(CM_ENOMEM, "out of memory for weights");
-        goto fail;
-    }
+    if ((st = cm_topo_alloc_weights(t)) != CM_OK)
+        return st;
     for (size_t k = 0; k < m; k++)
-        ew[k] = r->weight(t, t->ei[k], t->ej[k], alpha);
+        t->ew[k] = r->weight(t, t->ei[k], t->ej[k], alpha);
     /* adj_w in CSR order, and self weight = 1 - row sum of off-diagonal,
      * summed in CSR order: the reader recomputes it the same way */
     for (size_t i = 0; i < n; i++) {
         double row = 0.0;
         for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            adj_w[p] = r->weight(t, i, t->adj[p], alpha);
-            row += adj_w[p];
+            t->adj_w[p] = r->weight(t, i, t->adj[p], alpha);
+            row += t->adj_w[p];
         }
-        self[i] = 1.0 - row;
+        t->self[i] = 1.0 - row;
+    }
+    return CM_OK;
+}
+
+cm_status cm_topo_alloc_weights(cm_topo *t)
+{
+    double *ew = malloc((t->m + 1) * sizeof *ew);
+    double *self = malloc((t->n + 1) * sizeof *self);
+    double *adj_w = malloc((2 * t->m + 1) * sizeof *adj_w);
+    if (!ew || !self || !adj_w) {
+        free(ew);
+        free(self);
+        free(adj_w);
+        return cm_error(CM_ENOMEM, "out of memory for the weights of a "
+                        "%zu-node topology", t->n);
     }
     free(t->ew);
     free(t->self);
@@ -289,11 +299,32 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
     t->self = self;
     t->adj_w = adj_w;
     return CM_OK;
-fail:
-    free(ew);
-    free(self);
-    free(adj_w);
-    return st;
+}
+
+cm_status cm_topo_install_weights(cm_topo *t, const double *ew)
+{
+    double *w = malloc((t->m + 1) * sizeof *w); /* ew may be t->ew */
+    if (!w)
+        return cm_error(CM_ENOMEM, "out of memory for weights");
+    memcpy(w, ew, t->m * sizeof *w);
+    cm_status st = cm_topo_alloc_weights(t);
+    if (st != CM_OK) {
+        free(w);
+        return st;
+    }
+    memcpy(t->ew, w, t->m * sizeof *w);
+    for (size_t i = 0; i < t->n; i++) {
+        double row = 0.0;
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
+            size_t j = t->adj[p];
+            t->adj_w[p] = w[i < j ? cm_topo_edge_index(t, i, j)
+                              : cm_topo_edge_index(t, j, i)];
+            row += t->adj_w[p];
+        }
+        t->self[i] = 1.0 - row;
+    }
+    free(w);
+    return CM_OK;
 }
 
 cm_status cm_topo_validate(const cm_topo *t, const char *path)

@@ -166,6 +166,40 @@ START_TEST(directed_permutations)
 }
 END_TEST
 
+/* A directed topology in the file's form (cm_topo_from_arcs, what the
+ * reader builds) gets the Lyapunov n_eff through tg_neff_topo, the value
+ * topogen eval prints, and m arcs count as m / n messages per node. */
+START_TEST(directed_topo_uses_lyapunov)
+{
+    size_t n = 24, s = 2, perm[2 * 24], src[2 * 24], dst[2 * 24];
+    cm_rng r;
+    cm_rng_seed(&r, 5, 0);
+    ck_assert_int_eq(tg_digraph_random_perms(n, s, &r, perm), CM_OK);
+    for (size_t p = 0; p < s; p++)
+        for (size_t i = 0; i < n; i++) {
+            src[p * n + i] = i;
+            dst[p * n + i] = perm[p * n + i];
+        }
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_arcs(&t, n, s * n, src, dst, NULL), CM_OK);
+    ck_assert_int_eq(t.directed, 1);
+    double *w = malloc(n * n * sizeof *w);
+    tg_neff_fill_dense(&t, w);
+    const double *ws[1] = {w};
+    double g[2] = {0.5, 0.951}, got[2], want;
+    ck_assert_int_eq(tg_neff_topo(&t, g, 2, got), CM_OK);
+    for (size_t k = 0; k < 2; k++) {
+        ck_assert_int_eq(tg_neff_dense(ws, 1, n, g[k], &want), CM_OK);
+        ck_assert_double_eq_tol(got[k], want, 1e-12 * want);
+    }
+    /* the symmetric closed form would differ: W is not symmetric */
+    ck_assert_double_eq_tol(tg_neff_messages_topo(&t), (double)s, 1e-15);
+    free(w);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 START_TEST(directed_exponential)
 {
     tg_digraph g;
@@ -418,6 +452,7 @@ Suite *neff_suite(void)
     tcase_add_test(tc, identity_and_average);
     tcase_add_test(tc, closed_form_equals_lyapunov_and_monte_carlo);
     tcase_add_test(tc, directed_permutations);
+    tcase_add_test(tc, directed_topo_uses_lyapunov);
     tcase_add_test(tc, directed_exponential);
     tcase_add_test(tc, periodic_sequence);
     tcase_add_test(tc, optimal_weights_beat_the_rules);

@@ -41,6 +41,7 @@ check "example links the static libtopogen.a (pkg-config --static)" \
 check "the example loads PREFIX's libtopogen.so.1" \
     sh -c "LD_LIBRARY_PATH='$P/lib' ldd '$T/learn' | grep -q '$P/lib/libtopogen.so.1'"
 for s in "16 3 1 2000 learned" "24 4 5 500 learned" "16 2 1 1 base" \
+         "12 2 3 1 perm" "8 3 1 1 exp-directed" \
          "12 3 9 1 random"; do
     set -- $s
     LD_LIBRARY_PATH="$P/lib" "$T/learn" "$1" "$2" "$3" "$4" "$5" \

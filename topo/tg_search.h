@@ -81,7 +81,10 @@ typedef struct {
     double best;         /* best energy so far, all restarts */
     double seconds;      /* since the search started */
     double fraction;     /* of the whole search done, 0..1 */
-    double eta;          /* estimated seconds left */
+    double eta;          /* estimated seconds left, allowing for the
+                            moves getting cheaper as the search cools */
+    size_t moves;        /* moves done, all restarts */
+    size_t running;      /* restarts under way (started, not finished) */
 } tg_progress;
 
 /* An energy of the whole graph instead of one of (lambda_2, lambda_n)
@@ -217,6 +220,14 @@ size_t tg_search_default_restarts(size_t n);
 
 /* Start temperature used when opts.t0 <= 0: 0.15/n. */
 double tg_search_default_t0(size_t n);
+
+/* The one place the automatic settings are resolved: iters, restarts,
+ * candidates (0: the defaults above), solver (auto: sparse from
+ * TG_SEARCH_SPARSE_FROM nodes), t0 (<= 0: the default), t1 (<= 0: t0/100)
+ * and, with groups, max_cross (0: tg_groups_min_cross). tg_search_run
+ * resolves a copy of its options so; topogen resolves its own first so
+ * that the file header records the values. O(1). */
+void tg_search_opts_resolve(tg_search_opts *o);
 
 /* Runs the search; out (initialized) receives the best graph, res the
  * figures (also when interrupted or timed out: the best graph so far).

@@ -28,7 +28,7 @@ The random streams differ from the trainer's (numpy's and torch's
 generators, not cm_rng), so the runs agree in distribution, not in bits:
 the accuracy is compared, within 1.5 points. Threads: one per process.
 
-usage: check_dpsgd.py BIN TMPDIR [DATA_DIR]
+usage: check_dpsgd.py BIN TMPDIR [DATA_DIR] [SEED]  (seed of both runs: 1)
 prints: "dpsgd-train ACC", "torch ACC", "difference D points"
 """
 import gzip
@@ -93,7 +93,9 @@ def shard(n_images, w):
     return np.sort(perm[first:first + q + (w < r)])
 
 
-def worker(rank, topo, data, port, out):
+def worker(rank, topo, data, port, out, seed):
+    global SEED
+    SEED = seed  # spawned processes start from the module's defaults
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
                             rank=rank, world_size=N)
@@ -149,8 +151,11 @@ def worker(rank, topo, data, port, out):
 
 def main():
     bin_, tmp = sys.argv[1], sys.argv[2]
-    data = sys.argv[3] if len(sys.argv) > 3 else \
+    global SEED
+    data = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else \
         "/usr/share/datasets/fashion-mnist"
+    if len(sys.argv) > 4:
+        SEED = int(sys.argv[4])
     topo = os.path.join(tmp, "t16.txt")
     subprocess.run([os.path.join(bin_, "topogen"), "-n", str(N), "-d", "4",
                     "-q", "-o", topo], check=True)
@@ -172,11 +177,12 @@ def main():
         so.bind(("127.0.0.1", 0))
         port = so.getsockname()[1]
     out = os.path.join(tmp, "torch_acc")
-    mp.spawn(worker, args=(topo, data, port, out), nprocs=N, join=True)
+    mp.spawn(worker, args=(topo, data, port, out, SEED), nprocs=N, join=True)
     theirs, steps = open(out).read().split()
     theirs = float(theirs)
     diff = 100.0 * abs(theirs - ours)
-    print("dpsgd-train %.4f (mpirun -np 4, 16 workers)" % ours)
+    print("dpsgd-train %.4f (mpirun -np 4, 16 workers, seed %d)" %
+          (ours, SEED))
     print("torch %.4f (16 gloo processes, %s steps)" % (theirs, steps))
     print("difference %.2f points (at most %.1f)" % (diff, TOL))
     if not diff <= TOL:

@@ -6,9 +6,9 @@ split into tensors of several shapes plus a float32 one (packed in a
 bucket of its own). After mix_, worker i's rows must equal (W X)_i to
 1e-12 (float32: 1e-6), for: a learned static topology (one mix_), a
 time-varying one (one-peer-exp, n = 4: two rounds, then W_1 W_0 X, and a
-third mix_ wraps to round 0), and a directed W (a directed ring with
-self weight 1/2: W X differs from W^T X, so sends and receives are
-told apart). Exits 1 when a worker's check fails.
+third mix_ wraps to round 0), and directed W: topogen's exp-directed
+file (n = 4) and a directed ring with self weight 1/2 given as an array
+(W X differs from W^T X, so sends and receives are told apart). Exits 1 when a worker's check fails.
 
 usage: check_gossip.py BIN TMPDIR [PORT] (default: a free port)
 """
@@ -84,10 +84,16 @@ def main():
         os.path.join(tmp, "q.txt"))
     s, q = os.path.join(tmp, "s.txt"), os.path.join(tmp, "q.txt")
     assert topogen.load(q).rounds == 2
+    top("-n", str(N), "--kind", "exp-directed", "-o",
+        os.path.join(tmp, "d.txt"))
+    dfile = os.path.join(tmp, "d.txt")
+    w = topogen.load(dfile).W
+    assert not np.allclose(w, w.T)
     files = [("static " + os.path.basename(s), s, 1),
              ("time-varying one-peer-exp", q, 2),
              ("time-varying, wrapped", q, 3),
-             ("directed ring", Directed(), 1)]
+             ("directed file (exp-directed)", dfile, 1),
+             ("directed ring (duck-typed W)", Directed(), 1)]
     mp.spawn(worker, args=(files, port, tmp), nprocs=N, join=True)
     errs = [l for r in range(N) for l in
             open(os.path.join(tmp, "w%d" % r)).read().splitlines() if l]

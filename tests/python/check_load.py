@@ -6,7 +6,8 @@ W_ii = 1 - sum_{j != i} W_ij. Files: topogen's edge list, ncol, GraphML
 and GML of a learned graph; networkx's own write_weighted_edgelist of it
 with the edges shuffled (so first appearance is not node order, the
 trap); a 1-based edge list; an older file with explicit `i i w` lines;
-a time-varying sequence, section by section; and an unweighted edge list
+a time-varying sequence, section by section; directed files (perm,
+exp-directed) against networkx's DiGraph; and an unweighted edge list
 (laplacian weights, compared with W = I - alpha L from numpy). Also:
 learn() writes topogen's bytes, neighbours() and to_networkx() agree
 with W. Exits 1 with a message on the first mismatch.
@@ -146,6 +147,29 @@ for kind, k in (("one-peer-exp", 16), ("base", 12)):
         ok = ok and same(q.Ws[r], q.mixing(r + q.rounds), 0)
     check(ok, "%s n=%d: %d rounds, each load().mixing(t) == networkx" %
           (kind, k, len(sections)))
+
+# 3b. directed files (arc i j w: j takes w of i's model, W_ji = w), read
+# by networkx as a DiGraph: W = A^T in node order, self weights refilled
+for kind, args in (("perm", ["-d", 2]), ("exp-directed", [])):
+    df = topogen_cli("-n", 12, "--kind", kind, *args)
+    dt = topogen.load(df)
+    dg = nx.read_weighted_edgelist(df, nodetype=int, create_using=nx.DiGraph)
+    want = recipe(nx.DiGraph(nx.to_numpy_array(dg, nodelist=range(12)).T),
+                  12)
+    check(dt.directed and same(dt.W, want) and not same(dt.W, dt.W.T, 1e-9),
+          "directed %s: load().W == networkx DiGraph's A^T (not symmetric)"
+          % kind)
+    lt = topogen.learn(12, *(a for a in args[1:]), kind=kind)
+    lt.save(os.path.join(TMP, "dlib.txt"))
+    check(open(df).read() == open(os.path.join(TMP, "dlib.txt")).read(),
+          "learn(kind=%r) writes topogen's bytes" % kind)
+    check(list(dt.neighbours(0)) == sorted(dg.predecessors(0)),
+          "directed %s: neighbours(i) are the nodes i receives from" % kind)
+    bg = dt.to_networkx()
+    check(same(nx.to_numpy_array(bg), dt.W.T) and
+          all(bg[j][0]["weight"] == dt.W[0, j] for j in bg.predecessors(0)),
+          "directed %s: to_networkx() has j -> i of weight W_ij (BlueFog's "
+          "GetRecvWeights)" % kind)
 
 # 4. an unweighted file gets laplacian weights, W = I - alpha L
 uf = os.path.join(TMP, "plain.txt")

@@ -90,6 +90,11 @@ typedef struct {
     double time_limit;       /* --time-limit seconds (0: none; then the
                                 result is not deterministic) */
     int no_screen;           /* --no-screen */
+    const char *const *flags; /* NULL, or more of topogen's flags as
+                                command-line words, NULL-terminated, e.g.
+                                {"--directed", "--gamma", "0.9", NULL}:
+                                any flag of `topogen --help` that shapes
+                                the graph (not -o, --format, --quiet) */
 } topogen_learn_opts;
 
 /* Fills o with topogen's defaults (and o->size). */
@@ -98,8 +103,12 @@ void topogen_learn_opts_init(topogen_learn_opts *o);
 /* Learns (kind "learned") or builds the topology of o and weights it;
  * *out receives a new handle (free with topogen_free), whose file
  * (topogen_write, format "edgelist") is byte for byte what
- * `topogen SETTINGS` writes. TOPOGEN_EINVAL naming the option for bad
- * settings. Cost: the search's (seconds at n = 64, see topogen's README),
+ * `topogen SETTINGS` writes. The options are handed to topogen's own
+ * flag parser, so every kind, objective and weight rule of the program
+ * is accepted, with its checks: TOPOGEN_EINVAL with the message topogen
+ * would print. The directed kinds (perm, exp-directed, learned with
+ * "--directed") give directed topologies; epidemic (a new graph every
+ * round) is refused. Cost: the search's (seconds at n = 64, see topogen's README),
  * or O(n^3) for the spectrum of a built kind. */
 topogen_status topogen_learn(const topogen_learn_opts *o,
                              topogen_topology **out);
@@ -111,7 +120,8 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
  * "ncol", "graphml", "gml". Node ids are 0-based, or 1-based when no id is
  * 0 and no n= is declared. A file without weights gets none
  * (topogen_is_weighted 0; see topogen_set_weights). The file is checked
- * for syntax, symmetry and rows summing to 1; *out gets a new handle.
+ * for syntax, symmetry and rows summing to 1 (a directed file, header
+ * token directed=1: rows and columns); *out gets a new handle.
  * TOPOGEN_EIO, TOPOGEN_EFORMAT, TOPOGEN_ETOPO with the file and line.
  * O(file size + m log m). */
 topogen_status topogen_read(const char *path, const char *format,
@@ -191,13 +201,21 @@ typedef struct {
     double period_rounds; /* rounds to shrink disagreement by 1e-3 going
                            through the sequence (exact when found within
                            256 rounds, else estimated) */
+    double gamma;       /* in: the discount of n_eff (0: 0.951); out: the
+                           one used */
+    double neff;        /* n_eff(gamma), the effective number of workers
+                           (Vogels et al. 2022): of the round's W, or of
+                           the period for P > 1 */
+    double messages;    /* models a node sends per round (mean) */
 } topogen_measures;
 
-/* Zeroes m and sets m->size. */
+/* Zeroes m and sets m->size (gamma 0: n_eff at 0.951). */
 void topogen_measures_init(topogen_measures *m);
 
 /* Measures round `round` (mod P) of the weighted t into m (initialized).
- * TOPOGEN_EINVAL when unweighted or above the dense limit (4096 nodes);
+ * Directed: n, m, degrees (in-degree), slem = ||W - J||_2, rounds, neff
+ * and messages; the eigenvalue fields are NAN. TOPOGEN_EINVAL when
+ * unweighted, epidemic or above the dense limit (4096 nodes);
  * TOPOGEN_ENUMERIC. O(n^3) (dense eigensolves) + O(n m) (diameter), plus
  * for P > 1 O(P n (n + m) + n^3) per product norm. */
 topogen_status topogen_measure(const topogen_topology *t, size_t round,

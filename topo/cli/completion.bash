@@ -7,10 +7,11 @@ _topogen_complete()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local cmd=${COMP_WORDS[0]} words=""
     case $prev in
-        --kind) words="learned rrl ring torus hypercube exponential random
-                       complete one-peer-exp base" ;;
-        --weights) words="laplacian mh maxdeg fdla" ;;
-        --objective) words="ratio gap slem-mh" ;;
+        --kind) words="learned rrl ring torus hypercube exponential-sym
+                       random complete one-peer-exp base perm exp-directed
+                       epidemic stl-fw dcliques" ;;
+        --weights) words="laplacian mh maxdeg fdla neff neff-alpha" ;;
+        --objective) words="ratio gap slem-mh neff neff-per-message" ;;
         --init) words="random rrl" ;;
         --eigensolver) words="auto dense sparse" ;;
         --format) words="auto edgelist ncol graphml gml" ;;
@@ -20,7 +21,7 @@ _topogen_complete()
         --schedule) words="const step cosine" ;;
         --mode) words="gossip allreduce" ;;
         --partition) words="iid dirichlet:" ;;
-        --algorithm) words="dpsgd d2 gt qgm" ;;
+        --algorithm) words="dpsgd d2 gt qgm clique-avg" ;;
         --placement) words="graph block" ;;
         -o|--output|--topology|--log|--summary|--save-model|--init-model|\
         --eval-model|--checkpoint|--data)

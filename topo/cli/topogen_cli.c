@@ -7,6 +7,7 @@
  * combinations) is made here, before topogen.c builds anything.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_flags.h"
 #include "cm_mixing.h"
 #include "cm_net.h"
 #include "cm_status.h"
@@ -212,14 +214,21 @@ static void usage(FILE *fp)
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Set while topogen_config_words parses for the library: usage errors
+ * then go to the last-error message instead of stderr. */
+static _Thread_local int quiet_errors;
+
 static int usage_error(const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "topogen: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'topogen --help'.\n");
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (quiet_errors)
+        cm_error(CM_EINVAL, "%s", msg);
+    else
+        fprintf(stderr, "topogen: %s\nTry 'topogen --help'.\n", msg);
     return EXIT_USAGE;
 }
 
@@ -388,6 +397,11 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
     return usage_error("%s: internal error", f->name);
 }
 
+static int is_switch(const void *row)
+{
+    return ((const flag_spec *)row)->type == F_FLAG;
+}
+
 int topogen_parse_args(int argc, char **argv, topogen_config *c)
 {
     int i = 1;
@@ -399,42 +413,28 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
         c->compare = 1; /* generation's flags; topogen_compare.c */
         i = 2;
     }
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if ((a[0] != '-' || strcmp(a, "-") == 0) && c->eval && !c->file) {
-            c->file = a;
+    const cm_flag_table table = {FLAGS, N_FLAGS, sizeof FLAGS[0],
+                                 offsetof(flag_spec, name),
+                                 offsetof(flag_spec, alias), NULL, 0,
+                                 is_switch};
+    cm_flag_iter it = {i, NULL, NULL, NULL, NULL};
+    for (;;) {
+        int done = 0;
+        if (cm_flags_next(&table, argc, argv, c->eval && !c->file, &it,
+                          &done) != CM_OK)
+            return status_to_usage();
+        if (done)
+            break;
+        if (it.arg) {
+            c->file = it.arg;
             continue;
         }
-        const char *eq = a[0] == '-' ? strchr(a, '=') : NULL;
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        const flag_spec *f = NULL;
-        for (size_t k = 0; k < N_FLAGS && !f; k++)
-            if ((strlen(FLAGS[k].name) == len &&
-                 strncmp(a, FLAGS[k].name, len) == 0) ||
-                (FLAGS[k].alias && strlen(FLAGS[k].alias) == len &&
-                 strncmp(a, FLAGS[k].alias, len) == 0))
-                f = &FLAGS[k];
-        if (!f)
-            return usage_error(a[0] == '-' ? "unknown flag '%.*s'"
-                                           : "unexpected argument '%.*s'",
-                               (int)len, a);
+        const flag_spec *f = it.row;
         if (!(f->modes & (c->eval ? EVAL : GEN)))
             return usage_error(c->eval ? "%s: not a flag of 'topogen eval'"
                                        : "%s: only 'topogen eval FILE' takes "
                                          "it", f->name);
-        const char *v;
-        if (f->type == F_FLAG) {
-            if (eq)
-                return usage_error("%s: takes no value", f->name);
-            v = "";
-        } else if (eq) {
-            v = eq + 1;
-        } else if (i + 1 < argc) {
-            v = argv[++i];
-        } else {
-            return usage_error("%s: missing value", f->name);
-        }
-        int rc = parse_value(f, v, c);
+        int rc = parse_value(f, it.value ? it.value : "", c);
         if (rc)
             return rc;
         if (c->help) {
@@ -536,6 +536,37 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                            "per round (--format edgelist)",
                            tg_seq_kind_name(c->seq_kind));
     return -1;
+}
+
+cm_status topogen_config_words(topogen_config *c, size_t count,
+                               const char *const *words)
+{
+    static const char *const refused[] = {
+        "eval", "compare", "-o", "--output", "--format", "--quiet", "-q",
+        "--help", "-h", "--version"};
+    for (size_t i = 0; i < count; i++)
+        for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+            if (strncmp(words[i], refused[k], strlen(refused[k])) == 0 &&
+                (words[i][strlen(refused[k])] == '\0' ||
+                 words[i][strlen(refused[k])] == '='))
+                return cm_error(CM_EINVAL, "%s: not an option of the library "
+                                "(it writes files through topogen_write)",
+                                words[i]);
+    char **argv = malloc((count + 2) * sizeof *argv);
+    if (!argv)
+        return cm_error(CM_ENOMEM, "out of memory");
+    argv[0] = (char *)"topogen";
+    for (size_t i = 0; i < count; i++)
+        argv[i + 1] = (char *)words[i];
+    argv[count + 1] = NULL;
+    cm_error_clear();
+    quiet_errors = 1;
+    int rc = count + 1 > (size_t)INT_MAX
+                 ? cm_error(CM_EINVAL, "too many options"), EXIT_USAGE
+                 : topogen_parse_args((int)(count + 1), argv, c);
+    quiet_errors = 0;
+    free(argv);
+    return rc == -1 ? CM_OK : CM_EINVAL;
 }
 
 /* The --weights choice's name (topogen_eval.c holds the dispatch). */

@@ -83,6 +83,17 @@ void topogen_config_default(topogen_config *c);
  * argv. */
 int topogen_parse_args(int argc, char **argv, topogen_config *c);
 
+/* topogen_parse_args for the library (topo/api): the flags of a
+ * generation as command-line words ("-n", "16", "--kind", "ring",
+ * "--directed", ...; words[0] is a flag, not the program name) applied to
+ * c (which holds the defaults), with every check topogen_parse_args
+ * makes, printing nothing: CM_EINVAL with the message the command line
+ * would print. The flags that steer the program rather than the graph
+ * (eval, compare, -o, --format, --quiet, --help, --version) are refused.
+ * The strings in c point into words. */
+cm_status topogen_config_words(topogen_config *c, size_t count,
+                               const char *const *words);
+
 /* The settings that change the graph as one command line into buf (cap
  * bytes, truncated): "-n 64 -d 4 --kind learned ...", every value
  * resolved, so that `topogen SETTINGS` re-creates the file byte for byte.

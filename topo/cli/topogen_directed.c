@@ -32,7 +32,7 @@ extern void dsyev_(const char *jobz, const char *uplo, const int *n,
 
 /* ||W - J||_2 of a dense n x n W, from the eigenvalues of
  * (W - J)^T (W - J). O(n^3). */
-static cm_status norm_wj(const double *w, size_t n, double *out)
+cm_status topogen_norm_wj(const double *w, size_t n, double *out)
 {
     double *a = malloc(n * n * sizeof *a), *b = malloc(n * n * sizeof *b);
     double *ev = malloc(n * sizeof *ev), *work = malloc(3 * n * sizeof *work);
@@ -72,7 +72,7 @@ static cm_status digraph_norm(const tg_digraph *g, double *out)
     if (!w)
         return cm_error(CM_ENOMEM, "out of memory");
     tg_digraph_dense(g, w);
-    cm_status st = norm_wj(w, g->n, out);
+    cm_status st = topogen_norm_wj(w, g->n, out);
     free(w);
     return st;
 }
@@ -175,7 +175,7 @@ static void header(const topogen_config *c, const char *extra, char *buf,
              extra);
 }
 
-int topogen_directed_generate(topogen_config *c)
+cm_status topogen_directed_make(topogen_config *c, int *interrupted)
 {
     size_t n = c->search.n, s = c->search.d;
     tg_digraph g;
@@ -186,7 +186,7 @@ int topogen_directed_generate(topogen_config *c)
     size_t *perm = NULL;
     char extra[512] = "", comment[2048];
     tg_digraph_search_result res = {0};
-    int rc = EXIT_FAILURE;
+    *interrupted = 0;
     if (c->dkind == TOPOGEN_D_EPIDEMIC) {
         char settings[1024];
         topogen_settings_line(c, settings, sizeof settings);
@@ -204,12 +204,7 @@ int topogen_directed_generate(topogen_config *c)
                             "(EL-Oracle)");
         tg_digraph empty = {n, 0, NULL, NULL, NULL, NULL};
         /* the trainer draws from its own --seed: the file names none */
-        st = tg_digraph_save(&empty, c->out, comment);
-        if (st != CM_OK) {
-            fprintf(stderr, "topogen: %s\n", cm_last_error());
-            return EXIT_FAILURE;
-        }
-        return EXIT_SUCCESS;
+        return tg_digraph_save(&empty, c->out, comment);
     }
     if (c->dkind == TOPOGEN_D_EXP) {
         c->search.d = 0;
@@ -258,10 +253,8 @@ int topogen_directed_generate(topogen_config *c)
         st = topogen_neff_digraph(&g, &v);
     if (st == CM_OK && n <= 2048)
         st = digraph_norm(&g, &norm);
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
+    if (st != CM_OK)
         goto cleanup;
-    }
     snprintf(extra, sizeof extra, "# norm_w_minus_j=%.4f neff=%.4f "
              "(gamma %g) messages=%.4g%s\n", norm, v.neff[0], v.gamma[0],
              v.msgs, res.interrupted ? " interrupted=1" : "");
@@ -272,10 +265,8 @@ int topogen_directed_generate(topogen_config *c)
                  "self weight %.6f\n", lazy_t, v.gamma[0], g.self[0]);
     }
     header(c, extra, comment, sizeof comment);
-    if ((st = tg_digraph_save(&g, c->out, comment)) != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
+    if ((st = tg_digraph_save(&g, c->out, comment)) != CM_OK)
         goto cleanup;
-    }
     if (!c->quiet && c->dkind == TOPOGEN_D_LEARNED)
         fprintf(stderr, "topogen: n=%zu %zu permutations objective=%s%s: "
                 "n_eff %.4f (start %.4f) at gamma %g; %zu moves, %zu "
@@ -292,11 +283,21 @@ int topogen_directed_generate(topogen_config *c)
                 res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "");
-    rc = res.interrupted ? 130 : EXIT_SUCCESS;
+    *interrupted = res.interrupted;
 cleanup:
     free(perm);
     tg_digraph_destroy(&g);
-    return rc;
+    return st;
+}
+
+int topogen_directed_generate(topogen_config *c)
+{
+    int interrupted = 0;
+    if (topogen_directed_make(c, &interrupted) != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        return EXIT_FAILURE;
+    }
+    return interrupted ? 130 : EXIT_SUCCESS;
 }
 
 /* One row of the comparison. */

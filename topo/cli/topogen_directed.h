@@ -13,6 +13,16 @@
  * quiet. Exit status. */
 int topogen_directed_generate(topogen_config *c);
 
+/* topogen_directed_generate without its error message: builds c's
+ * directed kind and writes it to c->out; *interrupted is 1 when a signal
+ * cut the search short. CM_OK or the status with its message (the
+ * summary line is printed unless c->quiet). */
+cm_status topogen_directed_make(topogen_config *c, int *interrupted);
+
+/* ||W - J||_2 of a dense n x n W (row-major), from the eigenvalues of
+ * (W - J)^T (W - J). CM_ENOMEM, CM_ENUMERIC. O(n^3). */
+cm_status topogen_norm_wj(const double *w, size_t n, double *out);
+
 /* `topogen compare -n N -d D`: learned, random regular, ring lattice,
  * one-peer exponential, Base-D, D directed permutations, the directed
  * exponential graph, epidemic (Monte Carlo) and the Ramanujan bound side

@@ -60,7 +60,8 @@ class _LearnOpts(ctypes.Structure):
                 ("iters", _sz), ("restarts", _sz), ("candidates", _sz),
                 ("threads", _sz), ("groups", _sz), ("max_cross", _sz),
                 ("t0", _dbl), ("t1", _dbl), ("time_limit", _dbl),
-                ("no_screen", ctypes.c_int)]
+                ("no_screen", ctypes.c_int),
+                ("flags", ctypes.POINTER(ctypes.c_char_p))]
 
 
 class _Measures(ctypes.Structure):
@@ -69,7 +70,8 @@ class _Measures(ctypes.Structure):
                 ("lambda2_l", _dbl), ("lambdan_l", _dbl), ("slem", _dbl),
                 ("lambda2", _dbl), ("lambdan", _dbl), ("slem_best", _dbl),
                 ("rounds", _dbl), ("period", _sz), ("period_norm", _dbl),
-                ("period_rounds", _dbl)]
+                ("period_rounds", _dbl), ("gamma", _dbl), ("neff", _dbl),
+                ("messages", _dbl)]
 
 
 _H = ctypes.c_void_p
@@ -222,14 +224,18 @@ class Topology:
             (int(j), int(i), float(w[i, j])) for i, j in zip(rows, cols))
         return g
 
-    def eval(self, t=0):
+    def eval(self, t=0, gamma=None):
         """Measures of round t (and of the period): a dict with n, m,
         dmin, dmax, components, diameter, slem, lambda2 and lambdan (of
         W), lambda2_l and lambdan_l (of the Laplacian), slem_best,
         rounds (to shrink disagreement by 1e-3), period, period_norm,
-        period_rounds. O(n^3)."""
+        period_rounds, neff (n_eff at gamma, default 0.951) and messages
+        (per node and round). Directed: slem is ||W - J||_2 and the
+        eigenvalue fields are nan. O(n^3)."""
         m = _Measures()
         _lib.topogen_measures_init(ctypes.byref(m))
+        if gamma is not None:
+            m.gamma = gamma
         _check(_lib.topogen_measure(self._h, t, ctypes.byref(m)))
         return {k: getattr(m, k) for k, _ in _Measures._fields_
                 if k != "size"}
@@ -260,19 +266,24 @@ class Topology:
 
 
 def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
-          **options):
+          flags=(), **options):
     """Learns (kind "learned", the default) or builds a topology with
     topogen's settings; the result's file is byte for byte what
-    `topogen -n N -d D ...` writes. Further options by their flag's name:
-    init, eigensolver, iters, restarts, candidates, threads, groups,
-    max_cross, t0, t1, time_limit, no_screen. kind: learned, rrl, ring,
-    torus, hypercube, exponential, random, complete, one-peer-exp, base;
-    weights: laplacian (default), mh, maxdeg, fdla."""
+    `topogen -n N -d D ...` writes (the options go through topogen's own
+    flag parser: every kind, objective and weight rule it has). Further
+    options by their flag's name: init, eigensolver, iters, restarts,
+    candidates, threads, groups, max_cross, t0, t1, time_limit,
+    no_screen; any other flag as words in flags, e.g.
+    flags=["--directed", "--gamma", "0.9"]. kind: learned, rrl, ring,
+    torus, hypercube, exponential-sym, random, complete, one-peer-exp,
+    base, perm, exp-directed, epidemic, ... (`topogen --help`)."""
     o = _LearnOpts()
     _lib.topogen_learn_opts_init(ctypes.byref(o))
     o.n, o.d, o.seed = n, d, seed
     o.kind, o.weights, o.objective = _b(kind), _b(weights), _b(objective)
-    names = {k for k, _ in _LearnOpts._fields_} - {"size"}
+    words = (ctypes.c_char_p * (len(flags) + 1))(*[_b(f) for f in flags])
+    o.flags = ctypes.cast(words, ctypes.POINTER(ctypes.c_char_p))
+    names = {k for k, _ in _LearnOpts._fields_} - {"size", "flags"}
     for k, v in options.items():
         if k not in names:
             raise TypeError("learn(): unknown option %r" % k)
