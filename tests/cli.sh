@@ -992,6 +992,15 @@ directed_cases() {
     printf '# directed=1\n0 1 0.5\n1 0 0.5\n0 1 0.5\n' >"$T/ddup.txt"
     expect_fail 1 "^dpsgd-train: --topology: .*ddup.txt:4: duplicate arc 0 -> 1 \(line 2 lists it\)" \
         "duplicate arc" mpi_run 2 "$dt" --topology "$T/ddup.txt" $syn
+    # topogen's directed kinds train as they are written (d=S, epidemic=local)
+    "$BIN/topogen" --kind epidemic --local -d 2 -n 8 --quiet -o "$T/tgel.txt"
+    "$BIN/topogen" --kind perm -d 2 -n 8 --quiet -o "$T/tgperm.txt"
+    for f in tgel tgperm; do
+        expect_ok "topogen's $f on 1 rank" mpi_run 1 "$dt" --topology "$T/$f.txt" $syn --epochs 1 --quiet
+        h1=$(sed -n 's/.*workers-hash //p' "$T/out")
+        expect_ok "topogen's $f on 3 ranks" mpi_run 3 "$dt" --topology "$T/$f.txt" $syn --epochs 1 --quiet
+        check '[ -n "$h1" ] && [ "$(sed -n "s/.*workers-hash //p" "$T/out")" = "$h1" ]' "topogen's $f: the same workers-hash on 3 ranks as on 1"
+    done
     printf '# n=4 kind=epidemic s=4\n' >"$T/ebig.txt"
     expect_fail 1 "^dpsgd-train: --topology: .*ebig.txt:1: epidemic s=4 needs 1 <= s <= n - 1 = 3" \
         "epidemic s too large" mpi_run 2 "$dt" --topology "$T/ebig.txt" $syn
