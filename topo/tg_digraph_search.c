@@ -196,7 +196,7 @@ static double hmove(hterm *h, size_t x, size_t y, size_t a, size_t b,
 
 size_t tg_digraph_search_default_iters(size_t n)
 {
-    return n < 96 ? 20000 : n <= 256 ? 6000 : 600;
+    return n < 96 ? 20000 : n <= 256 ? 6000 : 300;
 }
 
 cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,

@@ -66,7 +66,7 @@ typedef struct {
 } tg_digraph_search_result;
 
 /* Moves per restart when opts.iters is 0: 20000 below 96 nodes, 6000 up
- * to 256, 600 above (n = 1,024: ~0.1 s CPU a move). */
+ * to 256, 300 above (n = 1,024: ~0.25 s CPU a move). */
 size_t tg_digraph_search_default_iters(size_t n);
 
 /* Runs the search; out (initialized) gets the best graph. CM_EINVAL for
