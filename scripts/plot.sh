@@ -112,6 +112,13 @@ n_of() { base_of "$1" | cut -d- -f1 | sed 's/^n//'; }
 kind_of() { base_of "$1" | cut -d- -f2; }
 weights_of() { base_of "$1" | cut -d- -f3; }
 record_of() { ls "$(dir_of "$1")/runs/$(base_of "$1")"-s*.settings | head -n 1; }
+# topo_of SET: its topology file; a data-aware one (learned per partition
+# and seed, issue 22) is found through the run record's TOPOLOGY.
+topo_of() {
+    f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
+    [ -f "$f" ] || f=$(record_value "$(record_of "$1")" TOPOLOGY 2>/dev/null || true)
+    echo "$f"
+}
 seeds_of() { awk '!/^#/ { print $11; exit }' "$AGG/$1.dat"; }
 # degree_of SET: "d" (regular) or "dmin-dmax" from the topology file
 # (edges listed once per pair); for a time-varying file (`# round R`
@@ -119,8 +126,8 @@ seeds_of() { awk '!/^#/ { print $11; exit }' "$AGG/$1.dat"; }
 # record's DEGREE for the regular kinds when the file was not kept; "?"
 # otherwise.
 degree_of() {
-    f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
-    if [ -f "$f" ]; then
+    f=$(topo_of "$1")
+    if [ -n "$f" ] && [ -f "$f" ]; then
         awk '/^# round / { r++; next } /^#/ { next }
              NF >= 2 && $1 != $2 { d[r, $1]++; d[r, $2]++ }
              END { lo = -1; for (k in d) { if (lo < 0 || d[k] < lo) lo = d[k]; if (d[k] > hi) hi = d[k] }
@@ -143,8 +150,8 @@ copies_of() {
     if [ "$(kind_of "$1")" = allreduce ]; then
         awk -v n="$n" 'BEGIN { print 2 * (n - 1) / n }'; return
     fi
-    f="$(dir_of "$1")/topo/n$n-$(kind_of "$1")-$(weights_of "$1").txt"
-    if [ -f "$f" ]; then
+    f=$(topo_of "$1")
+    if [ -n "$f" ] && [ -f "$f" ]; then
         # mean over the rounds of a time-varying file (1 round: static)
         awk -v n="$n" '/^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
                        END { print 2 * e / n / (r > 1 ? r : 1) }' "$f"

@@ -72,16 +72,23 @@ global_settings() {
 # id_of: an 8-hex-digit id of stdin (POSIX cksum).
 id_of() { cksum | awk '{ printf "%08x", $1 }'; }
 
-# settings_record FILE NAME WORKERS SETTING PARTITION SEED TOPOLOGY_CKSUM:
-# writes FILE: global_settings, the caller's GLOBAL_ID, the run's own
-# settings, then RUN_ID, the id of all the lines before it. The caller
-# appends NP (not part of the identity) and renames FILE into place.
+# settings_record FILE NAME WORKERS SETTING PARTITION SEED TOPOLOGY_CKSUM
+# [TOPOLOGY COUNTS]: writes FILE: global_settings, the caller's GLOBAL_ID,
+# the run's own settings, then RUN_ID, the id of all the lines before it.
+# With COUNTS (a data-aware topology's class-counts file, issue 22) the
+# record also names the topology and the counts file and holds the
+# counts' checksum (part of the identity); without, it is as before. The
+# caller appends NP (not part of the identity) and renames FILE into place.
 settings_record() {
     {
         global_settings
         printf 'GLOBAL_ID="%s"\nNAME="%s"\nWORKERS="%s"\nSETTING="%s"\n' \
             "$GLOBAL_ID" "$2" "$3" "$4"
         printf 'PARTITION="%s"\nSEED="%s"\nTOPOLOGY_CKSUM="%s"\n' "$5" "$6" "$7"
+        if [ -n "${9:-}" ]; then
+            printf 'TOPOLOGY="%s"\nCOUNTS="%s"\nCOUNTS_CKSUM="%s"\n' "$8" "$9" \
+                "$(id_of < "$9")"
+        fi
     } > "$1"
     printf 'RUN_ID="%s"\n' "$(id_of < "$1")" >> "$1"
 }

@@ -67,6 +67,10 @@ conv="$(cd "$INTO" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
         w=$(echo "$set" | cut -d- -f3)
         part=$(echo "$set" | cut -d- -f4- | sed 's/-/:/')
         f="$OUT/topo/n$n-$kind-$w.txt"
+        if [ ! -f "$f" ]; then # data-aware: per seed, named in the record
+            r=$(ls "$OUT/runs/$set"-s*.settings 2>/dev/null | head -n 1)
+            [ -z "$r" ] || f=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$r")
+        fi
         steps=""
         for net in $nets; do
             steps="$steps $(awk -v k="n$n-$kind-$w" -v net="$net" '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$OUT/modelled.tsv")"

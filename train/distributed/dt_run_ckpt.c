@@ -272,11 +272,18 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
     uint64_t th = 0;
-    if (topo) {
+    if (topo) { /* off[n] = 2m (undirected) or m (directed) entries */
+        size_t na = topo->off[topo->n];
         th = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, topo->adj,
-                           2 * topo->m * sizeof *topo->adj);
-        th = cm_hash_fnv1a(th, topo->adj_w, 2 * topo->m * sizeof *topo->adj_w);
-        th = cm_hash_fnv1a(th, topo->self, topo->n * sizeof *topo->self);
+                           na * sizeof *topo->adj);
+        if (topo->adj_w)
+            th = cm_hash_fnv1a(th, topo->adj_w, na * sizeof *topo->adj_w);
+        if (topo->self)
+            th = cm_hash_fnv1a(th, topo->self, topo->n * sizeof *topo->self);
+        if (cm_topo_is_epidemic(topo)) { /* its graphs come from s, local */
+            uint64_t e[2] = {topo->epi_s, (uint64_t)topo->epi_local};
+            th = cm_hash_fnv1a(th, e, sizeof e);
+        }
     }
     int k = snprintf(
         buf, cap,
