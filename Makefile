@@ -39,6 +39,11 @@ XML_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML_LIBS      := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
 JSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JSON_LIBS     := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
+# CHOLMOD (libsuitesparse-dev, no .pc file) and LAPACKE (liblapacke-dev):
+# the sparse Cholesky and the tridiagonal eigensolves of
+# src/cm_shiftinv.c; every program linking src/ links it before BLAS.
+SPARSE_CFLAGS := -I/usr/include/suitesparse
+BLAS_LIBS     := -lcholmod -llapacke $(BLAS_LIBS)
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
@@ -58,7 +63,8 @@ INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
 ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(PIC_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
-             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $(XML_CFLAGS) $(JSON_CFLAGS) -MMD -MP
+             $(SPARSE_CFLAGS) $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $(XML_CFLAGS) \
+             $(JSON_CFLAGS) -MMD -MP
 # OpenMP: the engine's threads (dt_net_set_threads, --threads); compiled
 # into train/nn only, linked into the programs that contain it.
 OPENMP ?= -fopenmp
@@ -304,6 +310,10 @@ $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(ALL_LDFLAGS) \
 	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
+
+# the topology harness drives the trainer's reader (a one-rank dt_comm of
+# its own)
+$(BIN)/fuzz_topo: $(call obj,train/distributed/dt_topo_load.c)
 
 deps-fuzz:
 	@sh scripts/install-deps.sh fuzz

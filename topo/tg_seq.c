@@ -256,9 +256,9 @@ const char *tg_seq_kind_name(tg_seq_kind kind)
 
 cm_status tg_seq_check(tg_seq_kind kind, size_t n, size_t d)
 {
-    if (n < 2 || n > TG_MAX_NODES)
+    if (n < 2 || n > TG_MAX_BUILD)
         return cm_error(CM_EINVAL, "-n: %s needs 2 <= n <= %d (got %zu)",
-                        tg_seq_kind_name(kind), TG_MAX_NODES, n);
+                        tg_seq_kind_name(kind), TG_MAX_BUILD, n);
     if (kind == TG_SEQ_ONE_PEER_EXP && (n & (n - 1)) != 0)
         return cm_error(CM_EINVAL, "-n: one-peer-exp needs n a power of two "
                         "(got %zu; --kind base -d 1 averages exactly for any "
@@ -266,6 +266,11 @@ cm_status tg_seq_check(tg_seq_kind kind, size_t n, size_t d)
     if (kind == TG_SEQ_BASE && (d < 1 || d >= n))
         return cm_error(CM_EINVAL, "-d: base needs a per-round degree 1 <= d "
                         "< n (got %zu)", d);
+    if (kind == TG_SEQ_BASE && (double)n * (double)d / 2.0 >
+                                   (double)CM_TOPO_MAX_EDGES)
+        return cm_error(CM_EINVAL, "-n/-d: a round of base may have n*d/2 = "
+                        "%zu*%zu/2 edges, more than %d, the file format's "
+                        "limit", n, d, CM_TOPO_MAX_EDGES);
     return CM_OK;
 }
 

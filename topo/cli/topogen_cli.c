@@ -60,9 +60,9 @@ typedef struct {
  * them (resolved defaults included) so that `topogen SETTINGS` re-creates
  * the file byte for byte. */
 static const flag_spec FLAGS[] = {
-    {"-n", NULL, F_SIZE, OFF(search.n), GEN, 1, TG_MAX_NODES, H_ALL, "N",
-     "nodes (default 64)"},
-    {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_NODES, H_ALL, "D",
+    {"-n", NULL, F_SIZE, OFF(search.n), GEN, 1, TG_MAX_BUILD, H_ALL, "N",
+     "nodes (default 64; learned at most 4096, other kinds 10^6)"},
+    {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_BUILD, H_ALL, "D",
      "degree for learned, random, rrl (default 4)"},
     {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
      "learned (default), rrl, ring, torus, hypercube, exponential-sym "
@@ -140,9 +140,9 @@ static const flag_spec FLAGS[] = {
      "(time-varying: each round, in blocks), next to a ring all-reduce"},
     {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
      "P", "eval --net: floats per worker array (default 61706, LeNet)"},
-    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_NODES, H_NONE,
+    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "R", "eval --net: MPI ranks (default: one per node)"},
-    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_NODES, H_NONE,
+    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
     {"--labels", NULL, F_LABELS, OFF(labels), BOTH, 0, 0, H_DATA, "COUNTS",
      "the partition's class counts (dpsgd-train --write-partition): "

@@ -150,6 +150,7 @@ struct dt_gossip {
     double *acc;         /* [len] accumulator */
     const float **x;     /* [count] arrays of the round in progress */
     int active;          /* a round is started */
+    int dynamic;         /* dt_gossip_new_dynamic: dt_gossip_retopo allowed */
     dt_gossip_stats st;  /* counters (nothing is ever sent) */
 };
 
@@ -202,6 +203,33 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
     }
     *out = g;
     return CM_OK;
+}
+
+cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
+                                const size_t *owner, size_t len,
+                                dt_gossip **out)
+{
+    cm_status s = dt_gossip_new_placed(comm, t, owner, len, out);
+    if (s == CM_OK)
+        (*out)->dynamic = 1;
+    return s;
+}
+
+cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
+{
+    if (!g->dynamic)
+        return cm_error(CM_EINVAL, "gossip: retopo of a static gossip");
+    if (g->active)
+        return cm_error(CM_EINVAL, "gossip: retopo during a round");
+    if (t->n != g->plan.n)
+        return cm_error(CM_EINVAL, "gossip: retopo to %zu nodes, not %zu",
+                        t->n, g->plan.n);
+    size_t *owner = calloc(t->n ? t->n : 1, sizeof *owner); /* all rank 0 */
+    if (!owner)
+        return cm_error(CM_ENOMEM, "out of memory for gossip");
+    cm_status s = dt_gossip_plan_make(&g->plan, t, owner, 1, 0);
+    free(owner);
+    return s;
 }
 
 void dt_gossip_free(dt_gossip *g)
