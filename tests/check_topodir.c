@@ -157,6 +157,16 @@ START_TEST(test_round_trip)
     ck_assert_int_eq(cm_topo_save(&t, path, NULL), CM_OK);
     ck_assert_int_eq(cm_topo_read(&u, path), CM_OK);
     assert_same(&t, &u);
+    /* topogen's spelling: d=S, epidemic=local|oracle */
+    ck_assert_int_eq(read_text(&u, "# topogen 2 n=16 d=3 kind=epidemic "
+                                   "directed=1 epidemic=local seed=1\n", 1),
+                     CM_OK);
+    ck_assert_uint_eq(u.epi_s, 3);
+    ck_assert_int_eq(u.epi_local, 1);
+    ck_assert_int_eq(read_text(&u, "# topogen 2 n=16 d=5 kind=epidemic "
+                                   "epidemic=oracle\n", 1), CM_OK);
+    ck_assert_uint_eq(u.epi_s, 5);
+    ck_assert_int_eq(u.epi_local, 0);
     /* every epidemic draw round-trips as a static directed file */
     ck_assert_int_eq(cm_topo_epidemic_draw(&t, 11, 3, 0, 5, 7), CM_OK);
     ck_assert_int_eq(cm_topo_save(&t, path, NULL), CM_OK);

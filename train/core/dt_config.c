@@ -345,7 +345,7 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         cm_status s = cm_flags_next(&table, argc, argv, 0, &it, &done);
         if (s != CM_OK)
             return s;
-        if (done) /* then the checks across flags below */
+        if (done) /* every flag read: the checks across flags below */
             break;
         const flag_spec *f = it.row;
         cfg->given |= 1ULL << (f - FLAGS);
