@@ -5,7 +5,8 @@
 #                     (default OUT=results; e.g. data/results/n64)
 #
 # --into DIR: the figures (PNG and PDF) and the aggregated series go to
-# DIR (DIR/agg) instead of OUT/plots (OUT/agg). Committed plots (OUT/plots
+# DIR (DIR/agg; OUT/agg when DIR is OUT/plots) instead of OUT/plots
+# (OUT/agg). Committed plots (OUT/plots
 # tracked by git) are never drawn over without --into naming them.
 # MAX_LINES (default 6): lines per panel at most; a worker count with more
 # settings gets several panels, each with the references (all-reduce,
@@ -61,6 +62,9 @@ if [ -z "$PLOTS" ]; then
         exit 2
     fi
     PLOTS=$OUT/plots
+fi
+# the aggregated series beside the plots: OUT/agg for OUT/plots
+if [ "$(cd "$(dirname "$PLOTS")" 2>/dev/null && pwd)/$(basename "$PLOTS")" = "$(cd "$OUT" && pwd)/plots" ]; then
     AGG=$OUT/agg
 else
     AGG=$PLOTS/agg

@@ -182,9 +182,9 @@ sh "$here/modelled.sh" $dirs
 # plots: the ALGO runs join each worker count's plots (plot.sh EXTRA)
 for n in $WORKERS; do
     if [ -n "$ALGO" ] && [ -d "$OUT/n$n-$ALGO/runs" ]; then
-        sh "$here/plot.sh" "$OUT/n$n" "$OUT/n$n-$ALGO" > /dev/null
+        sh "$here/plot.sh" --into "$OUT/n$n/plots" "$OUT/n$n" "$OUT/n$n-$ALGO" > /dev/null
     else
-        sh "$here/plot.sh" "$OUT/n$n" > /dev/null
+        sh "$here/plot.sh" --into "$OUT/n$n/plots" "$OUT/n$n" > /dev/null
     fi
 done
 for d in $dirs; do

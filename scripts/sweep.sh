@@ -252,7 +252,7 @@ done
 echo "sweep: $total runs complete in $OUT/runs ($(( $(date +%s) - t0 ))s)"
 # Plots and the summary table of everything complete in OUT so far.
 if command -v gnuplot >/dev/null 2>&1; then
-    sh "$here/plot.sh" "$OUT"
+    sh "$here/plot.sh" --into "$OUT/plots" "$OUT"
     sh "$here/summary.sh" "$OUT" > /dev/null
     echo "sweep: plots in $OUT/plots, table in $OUT/summary.md"
 else
