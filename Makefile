@@ -39,6 +39,11 @@ XML_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML_LIBS      := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
 JSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JSON_LIBS     := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
+# CHOLMOD (libsuitesparse-dev, no .pc file) and LAPACKE (liblapacke-dev):
+# the sparse Cholesky and the tridiagonal eigensolves of
+# src/cm_shiftinv.c; every program linking src/ links it before BLAS.
+SPARSE_CFLAGS := -I/usr/include/suitesparse
+BLAS_LIBS     := -lcholmod -llapacke $(BLAS_LIBS)
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
@@ -58,7 +63,8 @@ INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
 ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(PIC_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
-             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $(XML_CFLAGS) $(JSON_CFLAGS) -MMD -MP
+             $(SPARSE_CFLAGS) $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $(XML_CFLAGS) \
+             $(JSON_CFLAGS) -MMD -MP
 # OpenMP: the engine's threads (dt_net_set_threads, --threads); compiled
 # into train/nn only, linked into the programs that contain it.
 OPENMP ?= -fopenmp
@@ -77,7 +83,9 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #                        update rules, the gossip plan, checkpoint files
 #   train/distributed/   the run over MPI: *_mpi.c include <mpi.h> (built
 #                        with $(MPICC)); the rest call their dt_comm /
-#                        dt_gossip API, so they link only where those are
+#                        dt_gossip API, so they link only where those are:
+#                        *_mpi.c in dpsgd-train and check_mpi, *_single.c
+#                        (one rank, no MPI) in check_unit
 #   train/cli/           dpsgd-train's main
 SRC_SRCS       := $(wildcard src/*.c)
 TOPO_SRCS      := $(wildcard topo/*.c)
@@ -86,7 +94,8 @@ TOPO_MAIN_SRC  := topo/cli/topogen.c
 API_SRCS       := $(wildcard topo/api/*.c)
 TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
 DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
-DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS),$(wildcard train/distributed/*.c))
+DIST_SINGLE_SRCS := $(wildcard train/distributed/*_single.c)
+DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS) $(DIST_SINGLE_SRCS),$(wildcard train/distributed/*.c))
 TRAIN_CLI_SRCS := $(wildcard train/cli/*.c)
 UNIT_TESTS   := $(wildcard tests/check_*.c)
 MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
@@ -98,6 +107,7 @@ SRC_OBJS   := $(call obj,$(SRC_SRCS))
 TOPO_OBJS  := $(call obj,$(TOPO_SRCS))
 TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
 DIST_OBJS  := $(call obj,$(DIST_SRCS)) $(call mpiobj,$(DIST_MPI_SRCS))
+DIST_SINGLE_OBJS := $(call obj,$(DIST_SRCS) $(DIST_SINGLE_SRCS))
 
 TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
                $(JSON_LIBS) -lm -pthread
@@ -208,7 +218,7 @@ $(BUILD)/mpi/tests/%.o: tests/%.c
 	$(MPICC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
-                   $(TOPO_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
+                   $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
 	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
@@ -236,8 +246,10 @@ check-unit: $(BIN)/check_unit $(PROGRAMS)
 check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 	$(MPI_ENV) $(MPIRUN) -np $(NP) $(BIN)/check_mpi
 
-# End-to-end tests of the command lines (bad flags, bad files, exit codes).
+# End-to-end tests of the command lines (bad flags, bad files, exit codes);
+# first, that every case group tests/cli.sh defines is called.
 check-cli: $(PROGRAMS)
+	sh tests/cases_called.sh tests/cli.sh
 	BIN=$(BIN) sh tests/cli.sh
 
 # Checkpoint directories shared between runs, exit codes, true notices
@@ -298,6 +310,10 @@ $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(ALL_LDFLAGS) \
 	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
+
+# the topology harness drives the trainer's reader (a one-rank dt_comm of
+# its own)
+$(BIN)/fuzz_topo: $(call obj,train/distributed/dt_topo_load.c)
 
 deps-fuzz:
 	@sh scripts/install-deps.sh fuzz

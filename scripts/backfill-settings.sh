@@ -16,6 +16,8 @@
 # having no .done markers).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/usage.sh"
+script_help "$@"
 . "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 DIR=${1:?usage: backfill-settings.sh DIR [TRAIN_ARGS] [NOTE]}
 TRAIN_ARGS=${2:-}

@@ -3,7 +3,9 @@
 # partitions x seeds, plus the centralized all-reduce baseline, and keep
 # every run's CSV and topology file under $OUT.
 #
-#   scripts/sweep.sh                 the full grid (see the defaults below)
+#   scripts/sweep.sh [OUT]           the full grid (see the defaults below)
+#                                    into OUT (default $OUT, else results)
+#   scripts/sweep.sh --help          this text
 #   SMOKE=1 scripts/sweep.sh         a tiny grid on synthetic data (< 2 min)
 #   WORKERS="16 64" SEEDS="1" EPOCHS=3 scripts/sweep.sh    a custom grid
 #   SETTINGS="learned:laplacian rrl:mh" ...   explicit topology:weights
@@ -31,10 +33,11 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 root=$(cd "$here/.." && pwd)
+. "$here/usage.sh"
+script_out sweep "$root/results" "$@"
+. "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 BIN=${BIN:-$root/bin}
-OUT=${OUT:-$root/results}
 NP=${NP:-$(nproc)}
 DEGREE=${DEGREE:-4}
 TOPO_SEED=${TOPO_SEED:-1}

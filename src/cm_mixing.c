@@ -23,6 +23,7 @@
 
 #include "cm_eigen.h"
 #include "cm_lanczos.h"
+#include "cm_shiftinv.h"
 
 /* Eigenvalues of the symmetric n x n matrix a (destroyed) into w,
  * ascending (cm_eigen: LAPACK dsyev with its optimal workspace). */
@@ -56,7 +57,7 @@ cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
     if (n <= 1)
         return CM_OK;
     if (use_sparse(n)) {
-        cm_status st = cm_topo_sparse_extremes(t, l2, ln);
+        cm_status st = cm_shiftinv_ends(t, 0, l2, ln, NULL);
         if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
             return st;
     }
@@ -131,7 +132,9 @@ cm_status cm_topo_slem(const cm_topo *t, double *slem)
     if (t->directed)
         return dir_slem(t, slem);
     if (use_sparse(n)) {
-        cm_status st = cm_topo_sparse_slem(t, slem);
+        double m2, mmax; /* of M = I - W: mu = 1 - lambda */
+        cm_status st = cm_shiftinv_ends(t, 1, &m2, &mmax, NULL);
+        *slem = fmax(fabs(1.0 - m2), fabs(1.0 - mmax));
         if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
             return st;
     }
@@ -263,24 +266,34 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
     double alpha = 0.0;
     if (r->alpha && (st = r->alpha(t, &alpha)) != CM_OK)
         return st;
-    double *ew = malloc((m + 1) * sizeof *ew);
-    double *self = malloc((n + 1) * sizeof *self);
-    double *adj_w = malloc((2 * m + 1) * sizeof *adj_w);
-    if (!ew || !self || !adj_w) {
-        st = cm_error(CM_ENOMEM, "out of memory for weights");
-        goto fail;
-    }
+    if ((st = cm_topo_alloc_weights(t)) != CM_OK)
+        return st;
     for (size_t k = 0; k < m; k++)
-        ew[k] = r->weight(t, t->ei[k], t->ej[k], alpha);
+        t->ew[k] = r->weight(t, t->ei[k], t->ej[k], alpha);
     /* adj_w in CSR order, and self weight = 1 - row sum of off-diagonal,
      * summed in CSR order: the reader recomputes it the same way */
     for (size_t i = 0; i < n; i++) {
         double row = 0.0;
         for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            adj_w[p] = r->weight(t, i, t->adj[p], alpha);
-            row += adj_w[p];
+            t->adj_w[p] = r->weight(t, i, t->adj[p], alpha);
+            row += t->adj_w[p];
         }
-        self[i] = 1.0 - row;
+        t->self[i] = 1.0 - row;
+    }
+    return CM_OK;
+}
+
+cm_status cm_topo_alloc_weights(cm_topo *t)
+{
+    double *ew = malloc((t->m + 1) * sizeof *ew);
+    double *self = malloc((t->n + 1) * sizeof *self);
+    double *adj_w = malloc((2 * t->m + 1) * sizeof *adj_w);
+    if (!ew || !self || !adj_w) {
+        free(ew);
+        free(self);
+        free(adj_w);
+        return cm_error(CM_ENOMEM, "out of memory for the weights of a "
+                        "%zu-node topology", t->n);
     }
     free(t->ew);
     free(t->self);
@@ -289,11 +302,32 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
     t->self = self;
     t->adj_w = adj_w;
     return CM_OK;
-fail:
-    free(ew);
-    free(self);
-    free(adj_w);
-    return st;
+}
+
+cm_status cm_topo_install_weights(cm_topo *t, const double *ew)
+{
+    double *w = malloc((t->m + 1) * sizeof *w); /* ew may be t->ew */
+    if (!w)
+        return cm_error(CM_ENOMEM, "out of memory for weights");
+    memcpy(w, ew, t->m * sizeof *w);
+    cm_status st = cm_topo_alloc_weights(t);
+    if (st != CM_OK) {
+        free(w);
+        return st;
+    }
+    memcpy(t->ew, w, t->m * sizeof *w);
+    for (size_t i = 0; i < t->n; i++) {
+        double row = 0.0;
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
+            size_t j = t->adj[p];
+            t->adj_w[p] = w[i < j ? cm_topo_edge_index(t, i, j)
+                              : cm_topo_edge_index(t, j, i)];
+            row += t->adj_w[p];
+        }
+        t->self[i] = 1.0 - row;
+    }
+    free(w);
+    return CM_OK;
 }
 
 cm_status cm_topo_validate(const cm_topo *t, const char *path)
@@ -390,26 +424,28 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
     st = cm_topo_check_stochastic(t, path);
     if (st != CM_OK)
         return st;
-    if (t->n > CM_MIXING_DENSE_MAX) {
-        /* Too big for the dense SLEM. A connected symmetric stochastic W
-         * with nonnegative weights and positive diagonal mixes (Perron-
-         * Frobenius: 1 is a simple eigenvalue, -1 is not one), so such a
-         * W is accepted without a spectrum; anything else is refused. */
+    double slem;
+    st = cm_topo_slem(t, &slem);
+    if (st == CM_ENUMERIC && t->n > CM_MIXING_DENSE_MAX) {
+        /* No spectrum (large fill and no convergence). A connected
+         * symmetric stochastic W with nonnegative weights and positive
+         * diagonal mixes (Perron-Frobenius: 1 is a simple eigenvalue, -1
+         * is not one), so such a W is accepted without it; anything else
+         * is refused. */
+        char why[256];
+        snprintf(why, sizeof why, "%s", cm_last_error());
         for (size_t i = 0; i < t->n; i++) {
             int ok = t->self[i] > 0.0;
             for (size_t p = t->off[i]; ok && p < t->off[i + 1]; p++)
                 ok = t->adj_w[p] >= 0.0;
             if (!ok)
                 return cm_error(CM_ETOPO, "%s: row %zu of W has a negative "
-                                "weight or no positive self weight, and at "
-                                "n = %zu (above %d) the SLEM that would show "
-                                "W still mixes is not computed", path, i,
-                                t->n, CM_MIXING_DENSE_MAX);
+                                "weight or no positive self weight, and the "
+                                "SLEM that would show W still mixes could "
+                                "not be computed (%s)", path, i, why);
         }
         return CM_OK;
     }
-    double slem;
-    st = cm_topo_slem(t, &slem);
     if (st != CM_OK)
         return cm_error_prefix(st, "%s", path);
     if (!(slem < 1.0 - 1e-12)) {
@@ -469,7 +505,10 @@ cm_status cm_topo_w_extremes(const cm_topo *t, double *l2, double *lmin)
     if (n <= 1)
         return CM_OK;
     if (use_sparse(n)) {
-        cm_status st = cm_topo_sparse_w_extremes(t, l2, lmin);
+        double m2, mmax;
+        cm_status st = cm_shiftinv_ends(t, 1, &m2, &mmax, NULL);
+        *l2 = 1.0 - m2;
+        *lmin = 1.0 - mmax;
         if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
             return st;
     }

@@ -9,11 +9,11 @@
  *
  * Spectra: one function each for the Laplacian extremes and the SLEM.
  * Below CM_SPARSE_FROM nodes they are dense (LAPACK, O(n^2) memory,
- * O(n^3) time); from there they use the sparse Lanczos solver of
- * cm_lanczos (both ends of the spectrum only, O(n + m) memory, seconds at
- * n = 100,000 for expander-like graphs), falling back to dense when it does
- * not converge (long rings) and n <= CM_MIXING_DENSE_MAX; larger graphs it
- * cannot solve are refused with a message, before allocating.
+ * O(n^3) time); from there they use cm_shiftinv (Lanczos on the sparse
+ * matrix, and shift-and-invert with a CHOLMOD factor where Lanczos is slow:
+ * any connected sparse graph up to 10^6 nodes whose factor fits, rings and
+ * tori of 10^5 nodes in seconds, to ~1e-12 relative), falling back to
+ * dense when it fails and n <= CM_MIXING_DENSE_MAX.
  * Depends on cm_topo (one way).
  */
 #ifndef CM_MIXING_H
@@ -55,6 +55,20 @@ const char *cm_weight_rule_list(void);
  * otherwise. */
 cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule);
 
+/* Replaces t's weight arrays (if any) by fresh, uninitialised ones of the
+ * weighted layout: ew[m], self[n], adj_w[2m] (each with room for one more,
+ * never malloc(0)). The one allocation of weights: for a caller that
+ * fills them itself or receives them (dt_topo_load). On CM_ENOMEM t is
+ * unchanged. O(n + m). */
+cm_status cm_topo_alloc_weights(cm_topo *t);
+
+/* The one install of edge weights: W_ij = ew[k] for edge k of t's sorted
+ * edge list (ew[m], borrowed; may alias nothing of t), adj_w in CSR order
+ * from it, and self weights W_ii = 1 - sum_j W_ij summed in CSR order (as
+ * cm_topo_set_weights and the reader do). CM_ENOMEM (t unchanged).
+ * O(n + m log m). */
+cm_status cm_topo_install_weights(cm_topo *t, const double *ew);
+
 /* lambda_2 (algebraic connectivity, 0 iff disconnected) and lambda_n
  * (largest eigenvalue) of the graph Laplacian L = D - A, ignoring weights.
  * n = 1 gives 0, 0. Dense O(n^3) below CM_SPARSE_FROM, else sparse
@@ -92,8 +106,11 @@ cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path);
 
 /* Checks global rules: every node has an edge and the graph is connected;
  * if weighted, every row of W sums to 1 within CM_TOPO_ROW_TOL and
- * SLEM(W) < 1. Returns CM_ETOPO naming path (used only in the message).
- * O(n^3) for the SLEM when weighted, O(n + m) otherwise. */
+ * SLEM(W) < 1 (when the sparse SLEM cannot be found above
+ * CM_MIXING_DENSE_MAX nodes, a W with nonnegative weights and positive
+ * diagonal is accepted by Perron-Frobenius). Returns CM_ETOPO naming path
+ * (used only in the message). Cost of cm_topo_slem when weighted, O(n + m)
+ * otherwise. */
 cm_status cm_topo_validate(const cm_topo *t, const char *path);
 
 /* cm_topo_validate that also hands back the SLEM it computed for a

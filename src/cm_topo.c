@@ -460,3 +460,16 @@ cm_status cm_topo_check_connected(const cm_topo *t, const char *path)
     free(comp);
     return st;
 }
+
+size_t cm_topo_edge_index(const cm_topo *t, size_t i, size_t j)
+{
+    size_t lo = 0, hi = t->m;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->ei[mid] < i || (t->ei[mid] == i && t->ej[mid] < j))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

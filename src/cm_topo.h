@@ -266,4 +266,9 @@ cm_status cm_topo_components(const cm_topo *t, size_t *comp, size_t *count);
  * components and an unreached or isolated node. O(n + m). */
 cm_status cm_topo_check_connected(const cm_topo *t, const char *path);
 
+/* The one edge lookup: the index k of edge {i, j} (i < j) in t's sorted
+ * edge list (ei[k] = i, ej[k] = j), or the insertion point (possibly m)
+ * when t has no such edge. Binary search, O(log m). */
+size_t cm_topo_edge_index(const cm_topo *t, size_t i, size_t j);
+
 #endif

@@ -156,6 +156,7 @@ typedef struct {
     int directed;   /* directed=1 seen */
     int epidemic;   /* kind=epidemic seen */
     size_t s;       /* s=S (epidemic) */
+    size_t d;       /* d=S: topogen's spelling of s */
     int local;      /* local=0|1 (epidemic) */
     size_t line;    /* line of the first such token */
 } dir_header;
@@ -203,6 +204,17 @@ static int scan_comment(char *s, size_t *n_decl, int *has_n, dir_header *h,
         if (strncmp(tok, "local=", 6) == 0 && parse_tok_num(tok + 6, 1,
                                                              &x) == 0) {
             h->local = (int)x;
+            continue;
+        }
+        if (strncmp(tok, "d=", 2) == 0 && parse_tok_num(tok + 2,
+                                                         CM_TOPO_MAX_NODES,
+                                                         &x) == 0) {
+            h->d = x;
+            continue;
+        }
+        if (strcmp(tok, "epidemic=local") == 0 ||
+            strcmp(tok, "epidemic=oracle") == 0) { /* topogen's local= */
+            h->local = tok[9] == 'l';
             continue;
         }
         if (strncmp(tok, "n=", 2) != 0)
@@ -442,7 +454,7 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                                                    : o->format;
     skipped += first_line;
     cm_topo_base base = o->base;
-    dir_header h = {0, 0, 0, 0, 0};
+    dir_header h = {0, 0, 0, 0, 0, 0};
     if (f == CM_FORMAT_AUTO)
         return cm_error(CM_EFORMAT, "%s:%zu: unexpected non-ASCII byte 0xef "
                         "that does not start a UTF-8 byte-order mark; not a "
@@ -463,10 +475,12 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                            &h);
         break;
     }
+    if (h.epidemic && h.s == 0)
+        h.s = h.d; /* topogen writes d=S */
     if (st == CM_OK && h.epidemic && h.s == 0)
-        st = cm_error(CM_EFORMAT, "%s:%zu: kind=epidemic needs s=S (the "
-                      "number of peers each node sends to per round)", path,
-                      h.line);
+        st = cm_error(CM_EFORMAT, "%s:%zu: kind=epidemic needs s=S (or d=S: "
+                      "the number of peers each node sends to per round)",
+                      path, h.line);
     if (st == CM_OK && !ferror(fp)) {
         int shifted = 0;
         size_t self_lines = 0;

@@ -80,20 +80,6 @@ static int size_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Index of edge (a, b), a < b, among u's edges sorted by (ei, ej). */
-static size_t edge_index(const cm_topo *u, size_t a, size_t b)
-{
-    size_t lo = 0, hi = u->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (u->ei[mid] < a || (u->ei[mid] == a && u->ej[mid] < b))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u)
 {
     size_t total = 0, m = 0, n = s->n;
@@ -124,25 +110,22 @@ cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u)
         }
     if ((st = cm_topo_from_edges(u, n, m, ei, ej)) != CM_OK || !weighted)
         goto done;
-    u->ew = calloc(m + 1, sizeof *u->ew);
-    u->self = calloc(n + 1, sizeof *u->self);
-    u->adj_w = malloc((2 * m + 1) * sizeof *u->adj_w);
-    if (!u->ew || !u->self || !u->adj_w) {
-        st = cm_error(CM_ENOMEM, "out of memory for the union's weights");
+    if ((st = cm_topo_alloc_weights(u)) != CM_OK)
         goto done;
-    }
+    memset(u->ew, 0, m * sizeof *u->ew);
+    memset(u->self, 0, n * sizeof *u->self);
     for (size_t t = 0; t < s->period; t++) {
         const cm_topo *r = &s->round[t];
         for (size_t e = 0; e < r->m; e++)
-            u->ew[edge_index(u, r->ei[e], r->ej[e])] += r->ew[e];
+            u->ew[cm_topo_edge_index(u, r->ei[e], r->ej[e])] += r->ew[e];
         for (size_t i = 0; i < n; i++)
             u->self[i] += r->self[i];
     }
     for (size_t i = 0; i < n; i++)
         for (size_t p = u->off[i]; p < u->off[i + 1]; p++) {
             size_t j = u->adj[p];
-            u->adj_w[p] = u->ew[i < j ? edge_index(u, i, j)
-                                      : edge_index(u, j, i)];
+            u->adj_w[p] = u->ew[i < j ? cm_topo_edge_index(u, i, j)
+                                      : cm_topo_edge_index(u, j, i)];
         }
 done:
     if (st != CM_OK)

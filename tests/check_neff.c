@@ -26,7 +26,9 @@
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_neff.h"
+#include "tg_neff_search.h"
 #include "tg_neff_weights.h"
+#include "tg_search.h"
 #include "tg_seq.h"
 
 /* t = kind(n, d) with the rule's weights. */
@@ -138,6 +140,13 @@ START_TEST(directed_permutations)
     ck_assert_msg(fabs(mc - ly) <= 4.0 * err, "MC %.4f +- %.4f, exact %.4f",
                   mc, err, ly);
     ck_assert(ly > 1.0 && ly < (double)n);
+    /* the sparse series equals the dense solve */
+    double tyx;
+    ck_assert_int_eq(tg_neff_series(n, tg_digraph_apply, &g, 0.9, &tyx, NULL),
+                     CM_OK);
+    double ser = tg_neff_from_trace(n, 0.9, 1.0 / (1.0 - 0.9) + tyx);
+    ck_assert_msg(fabs(ser - ly) <= 1e-10 * ly, "series %.15g, dense %.15g",
+                  ser, ly);
     /* the estimator on the same graph, many probes: within 3 % */
     double ty;
     ck_assert_int_eq(tg_neff_estimate(n, tg_digraph_apply, &g, 0.9, 256,
@@ -154,6 +163,40 @@ START_TEST(directed_permutations)
     ck_assert_int_eq(tg_neff_dense(ws, 1, n, 1.0, &ly), CM_EINVAL);
     free(w);
     tg_digraph_destroy(&g);
+}
+END_TEST
+
+/* A directed topology in the file's form (cm_topo_from_arcs, what the
+ * reader builds) gets the Lyapunov n_eff through tg_neff_topo, the value
+ * topogen eval prints, and m arcs count as m / n messages per node. */
+START_TEST(directed_topo_uses_lyapunov)
+{
+    size_t n = 24, s = 2, perm[2 * 24], src[2 * 24], dst[2 * 24];
+    cm_rng r;
+    cm_rng_seed(&r, 5, 0);
+    ck_assert_int_eq(tg_digraph_random_perms(n, s, &r, perm), CM_OK);
+    for (size_t p = 0; p < s; p++)
+        for (size_t i = 0; i < n; i++) {
+            src[p * n + i] = i;
+            dst[p * n + i] = perm[p * n + i];
+        }
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_arcs(&t, n, s * n, src, dst, NULL), CM_OK);
+    ck_assert_int_eq(t.directed, 1);
+    double *w = malloc(n * n * sizeof *w);
+    tg_neff_fill_dense(&t, w);
+    const double *ws[1] = {w};
+    double g[2] = {0.5, 0.951}, got[2], want;
+    ck_assert_int_eq(tg_neff_topo(&t, g, 2, got), CM_OK);
+    for (size_t k = 0; k < 2; k++) {
+        ck_assert_int_eq(tg_neff_dense(ws, 1, n, g[k], &want), CM_OK);
+        ck_assert_double_eq_tol(got[k], want, 1e-12 * want);
+    }
+    /* the symmetric closed form would differ: W is not symmetric */
+    ck_assert_double_eq_tol(tg_neff_messages_topo(&t), (double)s, 1e-15);
+    free(w);
+    cm_topo_destroy(&t);
 }
 END_TEST
 
@@ -316,14 +359,10 @@ END_TEST
 START_TEST(epidemic_monte_carlo)
 {
     size_t n = 32, s = 3;
-    tg_epidemic ep;
-    memset(&ep, 0, sizeof ep);
-    ep.s = s;
-    ep.perm = malloc(s * n * sizeof(size_t));
-    ep.cnt = malloc(n * sizeof(size_t));
-    cm_rng_seed(&ep.rng, 1, 3);
+    tg_neff_epidemic ep = {s, 0, 5, {0}};
+    cm_topo_init(&ep.t);
     double mc, err;
-    ck_assert_int_eq(tg_neff_mc(n, tg_epidemic_apply, &ep, 0.9, 16, 0, 5,
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_epidemic, &ep, 0.9, 16, 0, 5,
                                 &mc, &err), CM_OK);
     /* fresh permutations every round mix at least as well as fixed ones */
     size_t perm[3 * 32];
@@ -340,14 +379,69 @@ START_TEST(epidemic_monte_carlo)
     ck_assert_msg(mc + 4.0 * err >= st, "epidemic %.3f +- %.3f, static %.3f",
                   mc, err, st);
     ck_assert(mc < (double)n);
+    /* a drawn round is a directed topology: the series equals the dense
+     * solve on it, and the Monte Carlo of that one round repeated */
+    ck_assert_int_eq(cm_topo_epidemic_draw(&ep.t, n, s, 0, 5, 7), CM_OK);
+    double ty, one, mc1, err1;
+    ck_assert_int_eq(tg_neff_series(n, tg_neff_apply_topo, &ep.t, 0.9, &ty,
+                                    NULL), CM_OK);
+    one = tg_neff_from_trace(n, 0.9, 1.0 / (1.0 - 0.9) + ty);
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_topo, &ep.t, 0.9, 32, 0, 6,
+                                &mc1, &err1), CM_OK);
+    ck_assert_msg(fabs(mc1 - one) <= 4.0 * err1, "MC %.3f +- %.3f, series "
+                  "%.3f", mc1, err1, one);
     ep.local = 1;
-    ck_assert_int_eq(tg_neff_mc(n, tg_epidemic_apply, &ep, 0.9, 16, 0, 5,
+    ck_assert_int_eq(tg_neff_mc(n, tg_neff_apply_epidemic, &ep, 0.9, 16, 0, 5,
                                 &mc, &err), CM_OK);
     ck_assert(mc > 1.0 && mc < (double)n && err > 0.0);
     free(w);
-    free(ep.perm);
-    free(ep.cnt);
+    cm_topo_destroy(&ep.t);
     tg_digraph_destroy(&g);
+}
+END_TEST
+
+/* The search with the n_eff hook: the low-rank-updated energy equals the
+ * closed form of the result (after thousands of updates and refreshes),
+ * the search improves on its start, threads do not change the graph. */
+START_TEST(search_objective_exact_updates)
+{
+    tg_neff_hook_cfg cfg = {0.951, TG_NEFF_PROBES, -1, 1};
+    tg_energy_hook hook;
+    tg_neff_hook(&hook, &cfg);
+    tg_search_opts o;
+    tg_search_opts_default(&o);
+    o.n = 40;
+    o.d = 4;
+    o.obj = TG_OBJ_NEFF;
+    o.hook = &hook;
+    o.iters = 6000;
+    o.restarts = 2;
+    o.t0 = 0.01; /* hot: many accepted moves, so refreshes happen */
+    o.threads = 1;
+    tg_graph g, h;
+    tg_graph_init(&g);
+    tg_graph_init(&h);
+    tg_search_result r, r2;
+    ck_assert_int_eq(tg_search_run(&o, &g, &r), CM_OK);
+    ck_assert_msg(r.accepted > 2 * TG_NEFF_REFRESH, "%zu accepted", r.accepted);
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    double exact;
+    ck_assert_int_eq(tg_neff_topo(&t, &cfg.gamma, 1, &exact), CM_OK);
+    double from_energy = (1.0 - r.energy) * 40.0;
+    ck_assert_msg(fabs(from_energy - exact) <= 1e-8 * exact,
+                  "search energy says %.12f, closed form %.12f", from_energy,
+                  exact);
+    ck_assert(r.energy < r.start_energy);
+    o.threads = 2;
+    ck_assert_int_eq(tg_search_run(&o, &h, &r2), CM_OK);
+    ck_assert(memcmp(g.eu, h.eu, g.m * sizeof *g.eu) == 0 &&
+              memcmp(g.ev, h.ev, g.m * sizeof *g.ev) == 0);
+    cm_topo_destroy(&t);
+    tg_graph_destroy(&g);
+    tg_graph_destroy(&h);
 }
 END_TEST
 
@@ -358,11 +452,13 @@ Suite *neff_suite(void)
     tcase_add_test(tc, identity_and_average);
     tcase_add_test(tc, closed_form_equals_lyapunov_and_monte_carlo);
     tcase_add_test(tc, directed_permutations);
+    tcase_add_test(tc, directed_topo_uses_lyapunov);
     tcase_add_test(tc, directed_exponential);
     tcase_add_test(tc, periodic_sequence);
     tcase_add_test(tc, optimal_weights_beat_the_rules);
     tcase_add_test(tc, weights_edge_cases);
     tcase_add_test(tc, epidemic_monte_carlo);
+    tcase_add_test(tc, search_objective_exact_updates);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     tcase_set_timeout(tc, 300);
     suite_add_tcase(s, tc);

@@ -12,6 +12,7 @@
 #include <check.h>
 
 #include "cm_mixing.h"
+#include "cm_place.h"
 #include "cm_topo.h"
 
 static const char *write_tmp(const char *text)
@@ -156,6 +157,16 @@ START_TEST(test_round_trip)
     ck_assert_int_eq(cm_topo_save(&t, path, NULL), CM_OK);
     ck_assert_int_eq(cm_topo_read(&u, path), CM_OK);
     assert_same(&t, &u);
+    /* topogen's spelling: d=S, epidemic=local|oracle */
+    ck_assert_int_eq(read_text(&u, "# topogen 2 n=16 d=3 kind=epidemic "
+                                   "directed=1 epidemic=local seed=1\n", 1),
+                     CM_OK);
+    ck_assert_uint_eq(u.epi_s, 3);
+    ck_assert_int_eq(u.epi_local, 1);
+    ck_assert_int_eq(read_text(&u, "# topogen 2 n=16 d=5 kind=epidemic "
+                                   "epidemic=oracle\n", 1), CM_OK);
+    ck_assert_uint_eq(u.epi_s, 5);
+    ck_assert_int_eq(u.epi_local, 0);
     /* every epidemic draw round-trips as a static directed file */
     ck_assert_int_eq(cm_topo_epidemic_draw(&t, 11, 3, 0, 5, 7), CM_OK);
     ck_assert_int_eq(cm_topo_save(&t, path, NULL), CM_OK);
@@ -306,6 +317,16 @@ START_TEST(test_epidemic_draw)
                 ck_assert(differ);
             }
         }
+    /* every (n, s) of small graphs draws, EL-Oracle and EL-Local */
+    for (size_t n = 2; n <= 24; n++)
+        for (size_t s = 1; s < n; s++)
+            for (uint64_t r = 0; r < 3; r++)
+                for (int local = 0; local < 2; local++) {
+                    ck_assert_int_eq(cm_topo_epidemic_draw(&a, n, s, local,
+                                                           r + 11, r),
+                                     CM_OK);
+                    check_draw(&a, n, s, local);
+                }
     ck_assert_int_eq(cm_topo_epidemic_draw(&a, 5, 5, 0, 1, 0), CM_EINVAL);
     ck_assert_int_eq(cm_topo_epidemic_draw(&a, 5, 0, 1, 1, 0), CM_EINVAL);
     cm_topo_destroy(&b);
@@ -342,6 +363,57 @@ START_TEST(test_epidemic_uniform)
 }
 END_TEST
 
+
+/* Placement counts each arc once, from sender to receiver: a directed
+ * ring on P blocks sends P arrays per round (the undirected ring 2P); the
+ * graph placement partitions the arcs' undirected support. */
+START_TEST(test_place_counts_arcs)
+{
+    cm_topo t, u;
+    cm_topo_init(&t);
+    cm_topo_init(&u);
+    size_t src[12], dst[12], n = 12, P = 3, rank_of[12];
+    for (size_t i = 0; i < n; i++)
+        src[i] = i, dst[i] = (i + 1) % n;
+    ck_assert_int_eq(cm_topo_from_arcs(&t, n, n, src, dst, NULL), CM_OK);
+    ck_assert_int_eq(cm_place_workers(&t, P, NULL, CM_PLACE_BLOCK, rank_of),
+                     CM_OK);
+    cm_place_stats st;
+    cm_place_load ld[3];
+    ck_assert_int_eq(cm_place_eval(&t, P, NULL, rank_of, ld, &st), CM_OK);
+    ck_assert_uint_eq(st.volume, P);
+    ck_assert_uint_eq(st.cut_edges, P);
+    ck_assert_uint_eq(st.max_rank, 1);
+    for (size_t r = 0; r < P; r++)
+        ck_assert_uint_eq(ld[r].arrays_in[0], 1);
+    ck_assert_int_eq(cm_topo_support(&t, &u), CM_OK);
+    ck_assert_uint_eq(u.m, n);
+    ck_assert_int_eq(u.directed, 0);
+    ck_assert_int_eq(cm_place_eval(&u, P, NULL, rank_of, NULL, &st), CM_OK);
+    ck_assert_uint_eq(st.volume, 2 * P);
+    ck_assert_uint_eq(st.cut_edges, P);
+    /* both directions of every edge: the support has each edge once */
+    size_t s2[24], d2[24];
+    for (size_t i = 0; i < n; i++) {
+        s2[2 * i] = i, d2[2 * i] = (i + 1) % n;
+        s2[2 * i + 1] = (i + 1) % n, d2[2 * i + 1] = i;
+    }
+    ck_assert_int_eq(cm_topo_from_arcs(&t, n, 2 * n, s2, d2, NULL), CM_OK);
+    ck_assert_int_eq(cm_topo_support(&t, &u), CM_OK);
+    ck_assert_uint_eq(u.m, n);
+    /* graph placement of a shuffled directed ring: contiguous arcs */
+    for (size_t i = 0; i < n; i++)
+        src[i] = (5 * i) % n, dst[i] = (5 * (i + 1)) % n;
+    ck_assert_int_eq(cm_topo_from_arcs(&t, n, n, src, dst, NULL), CM_OK);
+    ck_assert_int_eq(cm_place_workers(&t, P, NULL, CM_PLACE_GRAPH, rank_of),
+                     CM_OK);
+    ck_assert_int_eq(cm_place_eval(&t, P, NULL, rank_of, NULL, &st), CM_OK);
+    ck_assert_uint_eq(st.volume, P);
+    cm_topo_destroy(&u);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 Suite *topodir_suite(void)
 {
     Suite *s = suite_create("topodir");
@@ -351,6 +423,7 @@ Suite *topodir_suite(void)
     tcase_add_test(tc, test_networkx_digraph);
     tcase_add_loop_test(tc, test_bad_input, 0, sizeof bad / sizeof bad[0]);
     tcase_add_test(tc, test_builder_refuses);
+    tcase_add_test(tc, test_place_counts_arcs);
     suite_add_tcase(s, tc);
     tc = tcase_create("epidemic");
     tcase_add_test(tc, test_epidemic_draw);

@@ -172,5 +172,47 @@ for f in "--placement block" "--weights mh"; do
         mpi --mode allreduce $syn --epochs 1 $f
 done
 
+# ---- the scripts (issue 25; issue 20's "scripts execute data") ----------
+S=$(cd "$(dirname "$0")/../scripts" && pwd)
+R=$(cd "$(dirname "$0")/../data/results" && pwd)
+mkdir "$T/cwd"
+for f in sweep consensus algorithms demo plot summary results modelled import-results \
+         backfill-settings bench-fdla bench-gossip bench-net bench-topogen bench-train \
+         bench-groups install-deps; do
+    case_no=$((case_no + 1))
+    (cd "$T/cwd" && env -u OUT BIN=/nonexistent sh "$S/$f.sh" --help >"$T/out" 2>"$T/err")
+    rc=$?
+    if [ "$rc" -ne 0 ] || [ ! -s "$T/out" ] || [ -n "$(ls -A "$T/cwd")" ]; then
+        fail "$f.sh --help: exit $rc, $(wc -l <"$T/out") lines, left in the folder: $(ls -A "$T/cwd" | tr '\n' ' ') $(head -c 200 "$T/err")"
+    else
+        passed=$((passed + 1))
+    fi
+done
+for f in sweep consensus algorithms demo; do
+    (cd "$T/cwd" && expect 2 "^$f: unknown option '--bogus'" "$f.sh --bogus" sh "$S/$f.sh" --bogus)
+    check '[ -z "$(ls -A "$T/cwd")" ]' "$f.sh --bogus created nothing: $(ls -A "$T/cwd")"
+done
+# OUT as the argument: sweep.sh OUTDIR checks its tools first, in OUTDIR
+expect 1 "^sweep: /nonexistent/topogen not found" "sweep.sh OUTDIR with no programs" \
+    env BIN=/nonexistent sh "$S/sweep.sh" "$T/sweep-out"
+# committed tables redraw from committed files: n16's table, into a folder
+# of our own, equals the committed one
+expect 0 "" "summary.sh --into DIR data/results/n16" env TARGETS="0.80 0.85 0.88" \
+    sh "$S/summary.sh" --into "$T/sum16" "$R/n16"
+check 'cmp -s "$T/sum16/summary.md" "$R/n16/summary.md"' "n16's table redrawn differs: $(diff "$R/n16/summary.md" "$T/sum16/summary.md" | head -c 300)"
+check '! grep -q "± 0.00" "$T/sum16/summary.md" && grep -q "% (1 seed) |" "$T/sum16/summary.md"' "one-seed rows say '1 seed'"
+expect 2 "^plot: .*/n16/plots holds committed plots: draw elsewhere with --into DIR" \
+    "plot.sh on committed plots without --into" sh "$S/plot.sh" "$R/n16"
+# grid.env is read as data: a value with a command substitution is a
+# string, not a command, and a line that is not KEY="value" is refused
+mkdir -p "$T/evil"
+cp -r "$R/n16-d2/runs" "$R/n16-d2/topo" "$T/evil/"
+sed 's/^TRAIN_ARGS="\(.*\)"$/TRAIN_ARGS="\1 $(touch PWNED) --algorithm d2"/' "$R/n16-d2/grid.env" >"$T/evil/grid.env"
+(cd "$T" && expect 0 "" "summary.sh with a command in grid.env" env TARGETS="0.80 0.85 0.88" sh "$S/summary.sh" "$T/evil")
+check '[ ! -e "$T/PWNED" ] && [ ! -e "$T/cwd/PWNED" ]' "grid.env's \$(touch PWNED) was run"
+echo 'rm -rf "$HOME/nothing-here"' >>"$T/evil/grid.env"
+expect 1 "grid.env:[0-9]+: not a KEY=\"value\" line" "summary.sh with a shell line in grid.env" \
+    sh "$S/summary.sh" "$T/evil"
+
 echo "misuse: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

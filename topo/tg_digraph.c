@@ -1,6 +1,6 @@
 /* tg_digraph.c: directed gossip graphs: permutations, the directed
- * exponential graph, their dense W and sparse product, the epidemic
- * per-round draw and the directed file writer (see tg_digraph.h).
+ * exponential graph, their dense W and sparse product and the directed
+ * file writer (see tg_digraph.h).
  *
  * Random permutations are drawn by rejection (Fisher-Yates, redrawn while
  * a node maps to itself or to a target an earlier permutation gave it), so
@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "cm_atomic.h"
+#include "cm_topo.h"
+#include "tg_neff.h"
 
 void tg_digraph_init(tg_digraph *g)
 {
@@ -181,79 +183,103 @@ cm_status tg_digraph_apply(void *ctx, size_t round, size_t n, size_t reps,
 cm_status tg_digraph_save(const tg_digraph *g, const char *path,
                           const char *comment)
 {
-    cm_afile f = {0};
-    FILE *fp = stdout;
-    if (strcmp(path, "-") != 0) {
-        cm_status st = cm_atomic_open(&f, path);
-        if (st != CM_OK)
-            return st;
-        fp = f.fp;
+    if (g->m == 0) { /* a header only (epidemic) */
+        cm_afile f = {0};
+        FILE *fp = stdout;
+        if (strcmp(path, "-") != 0) {
+            cm_status st = cm_atomic_open(&f, path);
+            if (st != CM_OK)
+                return st;
+            fp = f.fp;
+        }
+        fprintf(fp, "%s\n", comment ? comment : "");
+        if (fp == stdout)
+            return fflush(stdout) != 0
+                       ? cm_error(CM_EIO, "write error on standard output")
+                       : CM_OK;
+        if (ferror(fp))
+            return cm_atomic_fail(&f);
+        return cm_atomic_commit(&f);
     }
-    if (comment)
-        fprintf(fp, "%s\n", comment);
-    for (size_t k = 0; k < g->m; k++)
-        fprintf(fp, "%zu %zu %.17g\n", g->src[k], g->dst[k], g->w[k]);
-    if (fp == stdout)
-        return fflush(stdout) != 0
-                   ? cm_error(CM_EIO, "write error on standard output")
-                   : CM_OK;
-    if (ferror(fp)) {
-        cm_atomic_abort(&f);
-        return cm_error(CM_EIO, "%s: write error", path);
-    }
-    return cm_atomic_commit(&f);
+    cm_topo t;
+    cm_topo_init(&t);
+    cm_status st = cm_topo_from_arcs(&t, g->n, g->m, g->src, g->dst, g->w);
+    if (st == CM_OK)
+        st = cm_topo_save(&t, path, comment);
+    cm_topo_destroy(&t);
+    return st;
 }
 
-cm_status tg_epidemic_apply(void *ctx, size_t round, size_t n, size_t reps,
-                            const double *x, double *y)
+/* n_eff of (1 - t) I + t W0: g's weights set from w0, self0, then the
+ * sparse series (tg_neff_series). */
+static cm_status lazy_neff(tg_digraph *g, const double *w0,
+                           const double *self0, double t, double gamma,
+                           double *neff)
 {
-    tg_epidemic *ep = ctx;
-    (void)round;
-    size_t s = ep->s;
-    if (!ep->local) {
-        cm_status st = tg_digraph_random_perms(n, s, &ep->rng, ep->perm);
-        if (st != CM_OK)
-            return st;
-        double w = 1.0 / (double)(s + 1);
-        for (size_t k = 0; k < n * reps; k++)
-            y[k] = w * x[k];
-        for (size_t p = 0; p < s; p++)
-            for (size_t i = 0; i < n; i++) {
-                double *yj = y + ep->perm[p * n + i] * reps;
-                const double *xi = x + i * reps;
-                for (size_t r = 0; r < reps; r++)
-                    yj[r] += w * xi[r];
-            }
-        return CM_OK;
+    for (size_t k = 0; k < g->m; k++)
+        g->w[k] = t * w0[k];
+    for (size_t i = 0; i < g->n; i++)
+        g->self[i] = 1.0 - t * (1.0 - self0[i]);
+    double ty;
+    cm_status st = tg_neff_series(g->n, tg_digraph_apply, g, gamma, &ty,
+                                  NULL);
+    if (st == CM_OK)
+        *neff = tg_neff_from_trace(g->n, gamma, 1.0 / (1.0 - gamma) + ty);
+    return st;
+}
+
+cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t_out,
+                               double *neff_out)
+{
+    size_t n = g->n;
+    if (n > TG_NEFF_DENSE_MAX || n == 0)
+        return cm_error(CM_EINVAL, "directed weights: %zu nodes (at most %d)",
+                        n, TG_NEFF_DENSE_MAX);
+    if (!(gamma > 0.0 && gamma < 1.0))
+        return cm_error(CM_EINVAL, "directed weights: gamma %g is not in "
+                        "(0, 1)", gamma);
+    double *w0 = malloc((g->m + 1) * sizeof *w0);
+    double *s0 = malloc(n * sizeof *s0);
+    cm_status st = CM_OK;
+    if (!w0 || !s0) {
+        st = cm_error(CM_ENOMEM, "directed weights: out of memory");
+        goto cleanup;
     }
-    /* EL-Local: i sends to s distinct others (uniform, by rejection: s
-     * is small); receiver j averages 1 + in-degree models */
-    if (n < s + 1)
-        return cm_error(CM_EINVAL, "epidemic: %zu peers need at least %zu "
-                        "nodes", s, s + 1);
-    size_t *pick = ep->perm; /* [s] scratch */
-    for (size_t j = 0; j < n; j++)
-        ep->cnt[j] = 1;
-    memcpy(y, x, n * reps * sizeof *y);
-    for (size_t i = 0; i < n; i++) {
-        for (size_t c = 0; c < s; c++) {
-            size_t j;
-            int dup;
-            do {
-                j = (size_t)cm_rng_below(&ep->rng, n - 1);
-                j += j >= i; /* skip i */
-                dup = 0;
-                for (size_t q = 0; q < c; q++)
-                    dup |= pick[q] == j;
-            } while (dup);
-            pick[c] = j;
-            ep->cnt[j]++;
-            for (size_t q = 0; q < reps; q++)
-                y[j * reps + q] += x[i * reps + q];
+    memcpy(w0, g->w, g->m * sizeof *w0);
+    memcpy(s0, g->self, n * sizeof *s0);
+    double smin = 1.0;
+    for (size_t i = 0; i < n; i++)
+        smin = s0[i] < smin ? s0[i] : smin;
+    double lo = 1e-3, hi = smin < 1.0 ? 1.0 / (1.0 - smin) : 1.0;
+    const double phi = 0.6180339887498949;
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo), f1, f2;
+    if ((st = lazy_neff(g, w0, s0, x1, gamma, &f1)) != CM_OK ||
+        (st = lazy_neff(g, w0, s0, x2, gamma, &f2)) != CM_OK)
+        goto restore;
+    for (int it = 0; it < 25; it++) { /* maximise; interval 1e-5 */
+        if (f1 >= f2) {
+            hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo);
+            st = lazy_neff(g, w0, s0, x1, gamma, &f1);
+        } else {
+            lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo);
+            st = lazy_neff(g, w0, s0, x2, gamma, &f2);
         }
+        if (st != CM_OK)
+            goto restore;
     }
-    for (size_t j = 0; j < n; j++)
-        for (size_t q = 0; q < reps; q++)
-            y[j * reps + q] /= (double)ep->cnt[j];
-    return CM_OK;
+    double t = f1 >= f2 ? x1 : x2;
+    for (size_t k = 0; k < g->m; k++)
+        g->w[k] = t * w0[k];
+    for (size_t i = 0; i < n; i++)
+        g->self[i] = 1.0 - t * (1.0 - s0[i]);
+    *t_out = t;
+    *neff_out = f1 >= f2 ? f1 : f2;
+    goto cleanup;
+restore: /* on error g is unchanged */
+    memcpy(g->w, w0, g->m * sizeof *w0);
+    memcpy(g->self, s0, n * sizeof *s0);
+cleanup:
+    free(w0);
+    free(s0);
+    return st;
 }

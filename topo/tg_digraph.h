@@ -12,7 +12,7 @@
  *                 (Ying et al. 2021; BlueFog ExponentialGraph);
  *   learned:      the permutations found by tg_digraph_search.
  * Epidemic (EL-Oracle / EL-Local, de Vos et al. 2023) draws a fresh graph
- * every round: tg_digraph_epidemic_apply, for tg_neff_mc.
+ * every round: cm_topo_epidemic_draw, measured by tg_neff_apply_epidemic.
  */
 #ifndef TG_DIGRAPH_H
 #define TG_DIGRAPH_H
@@ -61,27 +61,22 @@ double tg_digraph_messages(const tg_digraph *g);
 cm_status tg_digraph_apply(void *ctx, size_t round, size_t n, size_t reps,
                            const double *x, double *y);
 
-/* Writes g as a directed topology file: the comment lines, a header line
- * holding `directed=1`, then `i j w` per edge (i sends to j), %.17g;
- * atomically (temporary file + rename; "-" stdout). CM_EIO. */
+/* The lazy family W(t) = (1 - t) I + t W of a doubly stochastic g (t in
+ * (0, 1 / (1 - min_j W_jj)], so every self weight stays >= 0): sets g to
+ * the t maximising n_eff(gamma) (golden section, 27 sparse series
+ * tg_neff_series), *t and *neff to it; on error g is unchanged. The result stays doubly stochastic. For
+ * S permutations, W(t) = a I + (1 - a)/S sum P_s with a = 1 - tS/(S+1).
+ * CM_EINVAL beyond TG_NEFF_DENSE_MAX nodes or gamma outside (0, 1);
+ * CM_ENOMEM. O(27 terms (m + n) n). */
+cm_status tg_digraph_best_lazy(tg_digraph *g, double gamma, double *t,
+                               double *neff);
+
+/* Writes g as a directed topology file (cm_topo_from_arcs, then
+ * cm_topo_save: the comment, which must hold the token `directed=1`,
+ * then `i j w` per arc i -> j, %.17g, self weights implied as the reader
+ * recomputes them); atomically ("-" stdout). An arc-less g writes the
+ * comment only (an epidemic header). CM_EIO, CM_ENOMEM. */
 cm_status tg_digraph_save(const tg_digraph *g, const char *path,
                           const char *comment);
-
-/* Epidemic learning's round (de Vos et al. 2023), for tg_neff_mc: ctx is
- * a tg_epidemic; each round draws, from its generator, a fresh graph:
- * Oracle (local = 0): S random permutations as tg_digraph_random_perms
- * (every node sends to S and receives from S; W doubly stochastic);
- * Local: every node sends to S distinct uniform others, each receiver
- * averages its own and the models received (row stochastic only). */
-typedef struct {
-    size_t s;      /* peers per round */
-    int local;     /* 1: EL-Local, 0: EL-Oracle */
-    cm_rng rng;    /* the draws */
-    size_t *perm;  /* [s * n] scratch */
-    size_t *cnt;   /* [n] scratch */
-} tg_epidemic;
-
-cm_status tg_epidemic_apply(void *ctx, size_t round, size_t n, size_t reps,
-                            const double *x, double *y);
 
 #endif

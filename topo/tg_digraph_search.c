@@ -37,20 +37,69 @@ static cm_status apply_perm(void *ctx, size_t round, size_t n, size_t reps,
     return CM_OK;
 }
 
-/* Exact n_eff of the permutations (dense Lyapunov); w is n x n scratch. */
+/* Exact n_eff of the permutations (the sparse Neumann series,
+ * tg_neff_series); w is unused (kept for the signature). */
 static cm_status exact(const tg_digraph_search_opts *o, const size_t *perm,
                        double *w, double *neff)
 {
-    size_t n = o->n;
-    double a = 1.0 / (double)(o->s + 1);
-    memset(w, 0, n * n * sizeof *w);
-    for (size_t i = 0; i < n; i++)
-        w[i * n + i] = a;
-    for (size_t p = 0; p < o->s; p++)
+    (void)w;
+    pctx c = {o->n, o->s, perm};
+    double ty;
+    cm_status st = tg_neff_series(o->n, apply_perm, &c, o->gamma, &ty, NULL);
+    if (st == CM_OK)
+        *neff = tg_neff_from_trace(o->n, o->gamma,
+                                   1.0 / (1.0 - o->gamma) + ty);
+    return st;
+}
+
+extern void dsyev_(const char *jobz, const char *uplo, const int *n,
+                   double *a, const int *lda, double *w, double *work,
+                   const int *lwork, int *info, size_t jobz_len,
+                   size_t uplo_len);
+
+/* ||W - J||_2 = sqrt(lambda_max(W^T W - J)) for the doubly stochastic
+ * W of the permutations: row j of W has a = 1/(S+1) at columns j and
+ * pi_s^-1(j), so W^T W is the sum of their (S+1)^2 outer products;
+ * then LAPACK dsyev (eigenvalues only). O(n (S+1)^2 + n^3). */
+static cm_status norm_energy(const tg_digraph_search_opts *o,
+                             const size_t *perm, double *e)
+{
+    size_t n = o->n, ns = o->s;
+    double a = 1.0 / (double)(ns + 1), jn = 1.0 / (double)n;
+    double *m = malloc(n * n * sizeof *m), *ev = malloc(n * sizeof *ev);
+    double *work = malloc(3 * n * sizeof *work);
+    size_t *inv = malloc(ns * n * sizeof *inv), col[65];
+    cm_status st = CM_OK;
+    if (!m || !ev || !work || !inv || ns > 64) {
+        st = cm_error(CM_ENOMEM, "directed search: out of memory");
+        goto cleanup;
+    }
+    for (size_t q = 0; q < ns; q++)
         for (size_t i = 0; i < n; i++)
-            w[perm[p * n + i] * n + i] += a;
-    const double *ws[1] = {w};
-    return tg_neff_dense(ws, 1, n, o->gamma, neff);
+            inv[q * n + perm[q * n + i]] = i;
+    for (size_t k = 0; k < n * n; k++)
+        m[k] = -jn;
+    for (size_t j = 0; j < n; j++) {
+        col[0] = j;
+        for (size_t q = 0; q < ns; q++)
+            col[q + 1] = inv[q * n + j];
+        for (size_t p = 0; p <= ns; p++)
+            for (size_t q = 0; q <= ns; q++)
+                m[col[p] * n + col[q]] += a * a;
+    }
+    int in = (int)n, lwork = 3 * in, info = 0;
+    dsyev_("N", "L", &in, m, &in, ev, work, &lwork, &info, 1, 1);
+    if (info != 0) {
+        st = cm_error(CM_ENUMERIC, "directed search: eigensolver failed");
+        goto cleanup;
+    }
+    *e = sqrt(fmax(ev[n - 1], 0.0));
+cleanup:
+    free(m);
+    free(ev);
+    free(work);
+    free(inv);
+    return st;
 }
 
 static cm_status energy(const tg_digraph_search_opts *o, int estimate,
@@ -59,6 +108,8 @@ static cm_status energy(const tg_digraph_search_opts *o, int estimate,
 {
     double neff;
     cm_status st;
+    if (o->norm)
+        return norm_energy(o, perm, e);
     if (!estimate) {
         st = exact(o, perm, w, &neff);
     } else {
@@ -90,7 +141,7 @@ static int legal(const size_t *perm, size_t n, size_t ns, size_t s, size_t a,
 
 size_t tg_digraph_search_default_iters(size_t n)
 {
-    return n < 96 ? 20000 : n <= 256 ? 6000 : 3000;
+    return n < 96 ? 20000 : n <= 256 ? 6000 : 600;
 }
 
 cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
@@ -105,7 +156,10 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
         return cm_error(CM_EINVAL, "directed search: gamma %g is not in "
                         "(0, 1)", o->gamma);
     double start = cm_time_now();
-    int estimate = n >= TG_DIGRAPH_ESTIMATE_FROM;
+    int estimate = !o->norm && n >= TG_DIGRAPH_ESTIMATE_FROM;
+    if (o->norm && n > 1024)
+        return cm_error(CM_EINVAL, "directed search: the norm objective "
+                        "solves a dense eigenproblem per move (n <= 1024)");
     size_t iters = o->iters ? o->iters : tg_digraph_search_default_iters(n);
     size_t restarts = o->restarts ? o->restarts : 1;
     double t0 = o->t0 > 0.0 ? o->t0 : 0.01 / (double)n;
@@ -147,8 +201,12 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                 free(wd);
                 if (st != CM_OK)
                     goto cleanup;
-            } else {
+            } else if (!o->norm) {
                 res->neff_start = (1.0 - w0) * (double)n;
+            } else {
+                st = exact(o, perm, w, &res->neff_start);
+                if (st != CM_OK)
+                    goto cleanup;
             }
         }
         if (e < best_e) {
@@ -175,8 +233,8 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                 }
                 tt = fmin(tt, t0 * pow(t1 / t0, tf));
             }
-            if (estimate && it / TG_HOOK_EPOCH != epoch) {
-                epoch = it / TG_HOOK_EPOCH;
+            if (estimate && it / TG_DIGRAPH_EPOCH != epoch) {
+                epoch = it / TG_DIGRAPH_EPOCH;
                 if ((st = energy(o, 1, perm, w, epoch, &e)) != CM_OK)
                     goto cleanup;
                 res->evals++;
@@ -224,6 +282,8 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
         if (wd != w)
             free(wd);
     }
+    if (st == CM_OK && o->norm)
+        st = norm_energy(o, best, &res->norm);
     res->seconds = cm_time_now() - start;
 cleanup:
     free(perm);

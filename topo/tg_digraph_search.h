@@ -5,9 +5,10 @@
  * S receives per node, doubly stochastic). Move: in one permutation s,
  * swap the targets of two nodes a, b (pi_s(a) <-> pi_s(b)); illegal moves
  * (a fixed point, a repeated target) are skipped. Energy 1 - n_eff(gamma)/n
- * of W: exact (dense Lyapunov solve, tg_neff_dense) below
+ * of W: exact (the sparse Neumann series tg_neff_series, 2 (S+1) n^2
+ * flops a term, ~6 ms CPU a move at n = 256, S = 4) below
  * TG_DIGRAPH_ESTIMATE_FROM nodes, else the stochastic estimate
- * tg_neff_estimate with `probes` probes, redrawn every TG_HOOK_EPOCH
+ * tg_neff_estimate with `probes` probes, redrawn every TG_DIGRAPH_EPOCH
  * moves (the current state is then rescored). Metropolis acceptance with
  * T geometric from t0 (default 0.01/n: one move changes n_eff by
  * ~0.1 %) to t1; restarts run one after the other, restart r
@@ -25,11 +26,17 @@
 #include "cm_status.h"
 #include "tg_digraph.h"
 
-#define TG_DIGRAPH_ESTIMATE_FROM 512
+#define TG_DIGRAPH_ESTIMATE_FROM 1025
+
+/* Moves between redraws of the estimate's probes. */
+#define TG_DIGRAPH_EPOCH 256
 
 typedef struct {
     size_t n, s;          /* nodes, permutations */
     double gamma;         /* n_eff's gamma */
+    int norm;             /* 1: minimise ||W - J||_2 instead (energy the
+                             norm; dense eigenvalues of W^T W - J, O(n^3)
+                             a move, n <= 1024) */
     uint64_t seed;
     size_t iters;         /* moves per restart (0: by n) */
     size_t restarts;      /* (0: 1) */
@@ -41,6 +48,7 @@ typedef struct {
 
 typedef struct {
     double neff;          /* exact n_eff of the returned graph */
+    double norm;          /* its ||W - J||_2 (norm objective; else 0) */
     double neff_start;    /* exact n_eff of restart 0's random start */
     size_t moves, evals, accepted;
     int estimated;        /* 1: the estimate scored the moves */
@@ -49,7 +57,7 @@ typedef struct {
 } tg_digraph_search_result;
 
 /* Moves per restart when opts.iters is 0: 20000 below 96 nodes, 6000 up
- * to 256, 3000 above. */
+ * to 256, 600 above (n = 1,024: ~0.1 s CPU a move). */
 size_t tg_digraph_search_default_iters(size_t n);
 
 /* Runs the search; out (initialized) gets the best graph. CM_EINVAL for

@@ -9,6 +9,7 @@
 #include "tg_eval.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,59 @@ static cm_status spectra(const cm_topo *t, double *l2, double *ln,
     if (st == CM_OK)
         st = cm_topo_slem(t, slem);
     return st;
+}
+
+/* Eccentricity of src by breadth-first search over t's CSR (connected t);
+ * *far gets a farthest node. dist is scratch of n entries. */
+static size_t eccentricity(const cm_topo *t, size_t src, size_t *dist,
+                           size_t *queue, size_t *far)
+{
+    for (size_t i = 0; i < t->n; i++)
+        dist[i] = SIZE_MAX;
+    size_t head = 0, tail = 0;
+    dist[src] = 0;
+    queue[tail++] = src;
+    *far = src;
+    while (head < tail) {
+        size_t u = queue[head++];
+        *far = u;
+        for (size_t p = t->off[u]; p < t->off[u + 1]; p++)
+            if (dist[t->adj[p]] == SIZE_MAX) {
+                dist[t->adj[p]] = dist[u] + 1;
+                queue[tail++] = t->adj[p];
+            }
+    }
+    return dist[*far];
+}
+
+/* The diameter: exact (igraph, O(n m)) when small enough, else the
+ * double-sweep bounds ecc(far) <= diam <= 2 ecc(0). */
+static cm_status diameter(const cm_topo *t, size_t components, tg_eval *e)
+{
+    e->diameter_exact = 1;
+    double work = (double)t->n * ((double)t->n + 2.0 * (double)t->m);
+    if (components != 1 || work <= TG_EVAL_DIAMETER_WORK) {
+        cm_status st = tg_igraph_diameter(t, &e->diameter);
+        e->diameter_upper = e->diameter;
+        return st;
+    }
+    size_t *dist = malloc(t->n * sizeof *dist);
+    size_t *queue = malloc(t->n * sizeof *queue);
+    if (!dist || !queue) {
+        free(dist);
+        free(queue);
+        return cm_error(CM_ENOMEM, "out of memory for a breadth-first "
+                        "search");
+    }
+    size_t far, far2;
+    size_t e0 = eccentricity(t, 0, dist, queue, &far);
+    size_t e1 = eccentricity(t, far, dist, queue, &far2);
+    free(dist);
+    free(queue);
+    e->diameter = (double)e1;
+    e->diameter_upper = 2.0 * (double)e0;
+    e->diameter_exact = e->diameter == e->diameter_upper;
+    return CM_OK;
 }
 
 double tg_eval_rounds(double slem)
@@ -52,7 +106,7 @@ cm_status tg_eval_topo(const cm_topo *t, tg_eval *e)
     if (st == CM_OK)
         st = spectra(t, &e->l2, &e->ln, &e->slem);
     if (st == CM_OK)
-        st = tg_igraph_diameter(t, &e->diameter);
+        st = diameter(t, e->components, e);
     if (st != CM_OK)
         return st;
     if (e->components > 1) { /* exact values, not round-off */

@@ -27,7 +27,13 @@ typedef struct {
     size_t dmin, dmax; /* degree range */
     size_t components; /* connected components (1: connected) */
     double diameter;   /* longest shortest path, in hops (igraph);
-                          INFINITY when disconnected */
+                          INFINITY when disconnected; a lower bound when
+                          !diameter_exact */
+    int diameter_exact; /* 1: exact; 0: n (n + 2m) > TG_EVAL_DIAMETER_WORK,
+                          diameter is the double-sweep lower bound (the
+                          eccentricity of the farthest node from node 0)
+                          and diameter_upper twice node 0's eccentricity */
+    double diameter_upper;
     double l2, ln;     /* lambda_2 and lambda_n of L = D - A */
     double slem;       /* SLEM of W as given */
     double slem_best;  /* SLEM of the optimal constant Laplacian weights */
@@ -35,14 +41,19 @@ typedef struct {
                           slem >= 1 */
 } tg_eval;
 
+/* Largest n (n + 2m) (steps of n breadth-first searches) for the exact
+ * diameter; larger graphs get bounds from two searches, O(n + m). */
+#define TG_EVAL_DIAMETER_WORK 4e8
+
 /* The rounds figure above for a SLEM value. */
 double tg_eval_rounds(double slem);
 
 /* Evaluates a weighted topology (weights set; it may be disconnected).
  * CM_EINVAL when unweighted or beyond the spectra's size limit (refused
  * before allocating); CM_ENUMERIC on eigensolver failure; CM_ENOMEM.
- * O(n^3) (dense spectra, behind one function in tg_eval.c) + O(n m)
- * (diameter). */
+ * Spectra: dense O(n^3) below CM_SPARSE_FROM nodes, else sparse
+ * (cm_mixing: Lanczos or shift-and-invert, 10^5-10^6 nodes in seconds);
+ * diameter O(n m) up to TG_EVAL_DIAMETER_WORK, else bounds in O(n + m). */
 cm_status tg_eval_topo(const cm_topo *t, tg_eval *e);
 
 /* Gossip simulation: X_0 has TG_SIM_DIM standard-normal columns per node

@@ -193,9 +193,22 @@ cm_status tg_kind_check(tg_kind kind, size_t n, size_t d)
     if (n < nmin)
         return cm_error(CM_EINVAL, "-n: %zu nodes is too few (a %s graph "
                         "needs n >= %zu)", n, tg_kind_name(kind), nmin);
-    if (n > TG_MAX_NODES)
-        return cm_error(CM_EINVAL, "-n: %zu nodes is too many (topogen uses "
-                        "dense n x n spectra; at most %d)", n, TG_MAX_NODES);
+    if (kind == TG_KIND_LEARNED && n > TG_MAX_NODES)
+        return cm_error(CM_EINVAL, "-n: %zu nodes is too many to learn (at "
+                        "most %d; constructions such as --kind random go "
+                        "to %d)", n, TG_MAX_NODES, TG_MAX_BUILD);
+    if (n > TG_MAX_BUILD)
+        return cm_error(CM_EINVAL, "-n: %zu nodes is too many (at most %d, "
+                        "the file format's limit)", n, TG_MAX_BUILD);
+    if (kind == TG_KIND_COMPLETE && n > 1 &&
+        (double)n * (double)(n - 1) / 2.0 > (double)CM_TOPO_MAX_EDGES)
+        return cm_error(CM_EINVAL, "-n: a complete graph on %zu nodes has "
+                        "more than %d edges, the file format's limit", n,
+                        CM_TOPO_MAX_EDGES);
+    if ((kind == TG_KIND_RANDOM || kind == TG_KIND_RRL) &&
+        (double)n * (double)d / 2.0 > (double)CM_TOPO_MAX_EDGES)
+        return cm_error(CM_EINVAL, "-n/-d: %zu*%zu/2 edges is more than %d, "
+                        "the file format's limit", n, d, CM_TOPO_MAX_EDGES);
     switch (kind) {
     case TG_KIND_LEARNED:
     case TG_KIND_RANDOM:

@@ -22,9 +22,14 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 
-/* Largest n topogen builds: its spectra are dense, O(n^2) memory and
- * O(n^3) time (CM_MIXING_DENSE_MAX). */
+/* Largest n topogen learns (the search's eigensolves are per move). */
 #define TG_MAX_NODES 4096
+
+/* Largest n of the constructions (every kind but learned) and of the
+ * time-varying kinds: the file format's limit (their spectra are sparse
+ * above 2,048 nodes, cm_shiftinv); a kind whose edge count would pass
+ * CM_TOPO_MAX_EDGES (complete, large d) is refused too. */
+#define TG_MAX_BUILD CM_TOPO_MAX_NODES
 
 typedef enum {
     TG_KIND_LEARNED,     /* simulated annealing (tg_search) */
@@ -93,7 +98,8 @@ cm_status tg_kind_parse(const char *s, tg_kind *kind);
 const char *tg_kind_name(tg_kind kind);
 
 /* Checks (n, d) for a kind before any work; messages name the flag (-n,
- * -d) and say what is required: n <= TG_MAX_NODES; n >= 2 for ring,
+ * -d) and say what is required: n <= TG_MAX_NODES for learned, else
+ * n <= TG_MAX_BUILD and at most CM_TOPO_MAX_EDGES edges; n >= 2 for ring,
  * complete, hypercube and exponential, n >= 3 otherwise; for
  * learned/random/rrl 2 <= d < n and n*d even; hypercube n a power of
  * two; torus n = a*b with a, b >= 3. d is ignored by ring, torus,

@@ -86,7 +86,8 @@ void tg_neff_fill_dense(const cm_topo *t, double *w)
 
 double tg_neff_messages_topo(const cm_topo *t)
 {
-    return t->n ? 2.0 * (double)t->m / (double)t->n : 0.0;
+    return t->n ? (t->directed ? 1.0 : 2.0) * (double)t->m / (double)t->n
+                : 0.0;
 }
 
 cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
@@ -101,6 +102,18 @@ cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
     if (n == 0) {
         for (size_t g = 0; g < k; g++)
             out[g] = 0.0;
+        return CM_OK;
+    }
+    if (t->directed) { /* doubly stochastic (the reader checks): series */
+        for (size_t g = 0; g < k; g++) {
+            double ty;
+            cm_status st = tg_neff_series(n, tg_neff_apply_topo, (void *)t,
+                                          gamma[g], &ty, NULL);
+            if (st != CM_OK)
+                return st;
+            out[g] = tg_neff_from_trace(n, gamma[g],
+                                        1.0 / (1.0 - gamma[g]) + ty);
+        }
         return CM_OK;
     }
     double *a = malloc(n * n * sizeof *a), *mu = malloc(n * sizeof *mu);
@@ -397,4 +410,66 @@ cleanup:
     free(y);
     free(cs);
     return st;
+}
+
+cm_status tg_neff_series(size_t n, tg_neff_apply apply, void *ctx,
+                         double gamma, double *trace_y, size_t *terms_out)
+{
+    if (n == 0 || n > TG_NEFF_DENSE_MAX)
+        return cm_error(CM_EINVAL, "n_eff series: %zu nodes (at most %d)", n,
+                        TG_NEFF_DENSE_MAX);
+    size_t nn = n * n;
+    double *x = malloc(nn * sizeof *x), *y = malloc(nn * sizeof *y);
+    cm_status st = CM_OK;
+    if (!x || !y) {
+        st = cm_error(CM_ENOMEM, "n_eff series: out of memory");
+        goto cleanup;
+    }
+    memset(x, 0, nn * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i * n + i] = 1.0;
+    if ((st = apply(ctx, 0, n, n, x, y)) != CM_OK)
+        goto cleanup;
+    double jn = 1.0 / (double)n, sum = 0.0, gk = 1.0;
+    for (size_t k = 0; k < nn; k++)
+        y[k] -= jn;
+    size_t k = 0;
+    for (;; k++) {
+        double s2 = 0.0;
+        for (size_t i = 0; i < nn; i++)
+            s2 += y[i] * y[i];
+        double term = gk * s2;
+        sum += term;
+        if (term <= 1e-13 * sum || !isfinite(sum))
+            break;
+        if (k == 10000) {
+            st = cm_error(CM_EINVAL, "n_eff series: no convergence in "
+                          "10,000 terms (is the graph strongly connected?)");
+            goto cleanup;
+        }
+        gk *= gamma;
+        double *sw = x;
+        x = y;
+        y = sw;
+        if ((st = apply(ctx, k + 1, n, n, x, y)) != CM_OK)
+            goto cleanup;
+    }
+    *trace_y = sum;
+    if (terms_out)
+        *terms_out = k + 1;
+cleanup:
+    free(x);
+    free(y);
+    return st;
+}
+
+cm_status tg_neff_apply_epidemic(void *ctx, size_t round, size_t n,
+                                 size_t reps, const double *x, double *y)
+{
+    tg_neff_epidemic *e = ctx;
+    cm_status st = cm_topo_epidemic_draw(&e->t, n, e->s, e->local, e->seed,
+                                         round);
+    if (st != CM_OK)
+        return st;
+    return tg_neff_apply_topo(&e->t, round, n, reps, x, y);
 }

@@ -81,22 +81,28 @@ typedef struct {
     double best;         /* best energy so far, all restarts */
     double seconds;      /* since the search started */
     double fraction;     /* of the whole search done, 0..1 */
-    double eta;          /* estimated seconds left */
+    double eta;          /* estimated seconds left, allowing for the
+                            moves getting cheaper as the search cools */
+    size_t moves;        /* moves done, all restarts */
+    size_t running;      /* restarts under way (started, not finished) */
 } tg_progress;
 
 /* An energy of the whole graph instead of one of (lambda_2, lambda_n)
- * (e.g. tg_neff_search.h): the search then scores every proposal with
- * energy() (no screen, no Lanczos), from a workspace per search thread.
- * energy() gets a connected graph and an epoch, move / TG_HOOK_EPOCH; when
- * the epoch changes the current state is scored again, so a stochastic
- * estimate may redraw its probes per epoch and the chain only ever
- * compares energies of one epoch. */
-#define TG_HOOK_EPOCH 256
+ * (e.g. tg_neff_search.h): the search then scores every connected
+ * proposal with energy() (no screen, no Lanczos), from a workspace per
+ * search thread, so the hook may keep state (e.g. a factorisation it
+ * updates by low rank). energy(ws, g, NULL, e): g from scratch, and g
+ * becomes the hook's current state; energy(ws, g, swap, e): g is the
+ * current state after the swap (swap[0..3] = a, b, x, y: edges (a,b),
+ * (x,y) replaced by (a,x), (b,y)), still a proposal; accept(ws, g) makes
+ * the last proposal current (a rejected one is simply forgotten). */
+#define TG_HOOK_T0 0.005 /* default t0 = TG_HOOK_T0 / n with a hook */
 typedef struct {
     void *(*ws_new)(const void *cfg, size_t n, size_t d); /* NULL: ENOMEM */
     void (*ws_free)(void *ws);
-    cm_status (*energy)(void *ws, const tg_graph *g, size_t epoch,
+    cm_status (*energy)(void *ws, const tg_graph *g, const size_t *swap,
                         double *e);
+    cm_status (*accept)(void *ws, const tg_graph *g);
     const void *cfg;      /* passed to ws_new */
 } tg_energy_hook;
 
@@ -214,6 +220,14 @@ size_t tg_search_default_restarts(size_t n);
 
 /* Start temperature used when opts.t0 <= 0: 0.15/n. */
 double tg_search_default_t0(size_t n);
+
+/* The one place the automatic settings are resolved: iters, restarts,
+ * candidates (0: the defaults above), solver (auto: sparse from
+ * TG_SEARCH_SPARSE_FROM nodes), t0 (<= 0: the default), t1 (<= 0: t0/100)
+ * and, with groups, max_cross (0: tg_groups_min_cross). tg_search_run
+ * resolves a copy of its options so; topogen resolves its own first so
+ * that the file header records the values. O(1). */
+void tg_search_opts_resolve(tg_search_opts *o);
 
 /* Runs the search; out (initialized) receives the best graph, res the
  * figures (also when interrupted or timed out: the best graph so far).

@@ -5,9 +5,30 @@
  */
 #include "tg_search.h"
 
+#include "tg_groups.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+void tg_search_opts_resolve(tg_search_opts *o)
+{
+    if (!o->iters)
+        o->iters = tg_search_default_iters(o->n, o->d);
+    if (!o->restarts)
+        o->restarts = tg_search_default_restarts(o->n);
+    if (!o->candidates)
+        o->candidates = tg_search_default_candidates(o->n);
+    if (o->solver == TG_SOLVER_AUTO)
+        o->solver = o->n >= TG_SEARCH_SPARSE_FROM ? TG_SOLVER_SPARSE
+                                                  : TG_SOLVER_DENSE;
+    if (!(o->t0 > 0.0))
+        o->t0 = tg_search_default_t0(o->n);
+    if (!(o->t1 > 0.0))
+        o->t1 = o->t0 / 100.0;
+    if (o->groups && !o->max_cross)
+        o->max_cross = tg_groups_min_cross(o->groups);
+}
 
 void tg_search_opts_default(tg_search_opts *o)
 {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_flags.h"
 #include "cm_mixing.h"
 #include "cm_net.h"
 #include "cm_status.h"
@@ -59,9 +60,9 @@ typedef struct {
  * them (resolved defaults included) so that `topogen SETTINGS` re-creates
  * the file byte for byte. */
 static const flag_spec FLAGS[] = {
-    {"-n", NULL, F_SIZE, OFF(search.n), GEN, 1, TG_MAX_NODES, H_ALL, "N",
-     "nodes (default 64)"},
-    {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_NODES, H_ALL, "D",
+    {"-n", NULL, F_SIZE, OFF(search.n), GEN, 1, TG_MAX_BUILD, H_ALL, "N",
+     "nodes (default 64; learned at most 4096, other kinds 10^6)"},
+    {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_BUILD, H_ALL, "D",
      "degree for learned, random, rrl (default 4)"},
     {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
      "learned (default), rrl, ring, torus, hypercube, exponential-sym "
@@ -72,7 +73,7 @@ static const flag_spec FLAGS[] = {
      "--labels: stl-fw (D the budget), dcliques"},
     {"--directed", NULL, F_FLAG, OFF(directed), GEN, 0, 0, H_NONE, NULL,
      "learned: search over D permutations (directed, D sends and receives "
-     "per node) for --objective neff"},
+     "per node) for --objective neff (default) or ratio (min ||W - J||_2)"},
     {"--local", NULL, F_FLAG, OFF(local), GEN, 0, 0, H_NONE, NULL,
      "epidemic: EL-Local (each node samples D peers) instead of EL-Oracle"},
     {"--gamma", NULL, F_GAMMA, OFF(gamma), BOTH, 0, 0, H_NONE, "G[,G...]",
@@ -139,9 +140,9 @@ static const flag_spec FLAGS[] = {
      "(time-varying: each round, in blocks), next to a ring all-reduce"},
     {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
      "P", "eval --net: floats per worker array (default 61706, LeNet)"},
-    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_NODES, H_NONE,
+    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "R", "eval --net: MPI ranks (default: one per node)"},
-    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_NODES, H_NONE,
+    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
     {"--labels", NULL, F_LABELS, OFF(labels), BOTH, 0, 0, H_DATA, "COUNTS",
      "the partition's class counts (dpsgd-train --write-partition): "
@@ -321,6 +322,7 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
         c->weights_given = 1;
         return 0;
     case F_OBJECTIVE:
+        c->obj_given = 1;
         return tg_objective_parse_gamma(v, dst, &c->search.obj_gamma) ==
                        CM_OK
                    ? 0
@@ -395,6 +397,11 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
     return usage_error("%s: internal error", f->name);
 }
 
+static int is_switch(const void *row)
+{
+    return ((const flag_spec *)row)->type == F_FLAG;
+}
+
 int topogen_parse_args(int argc, char **argv, topogen_config *c)
 {
     int i = 1;
@@ -406,42 +413,28 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
         c->compare = 1; /* generation's flags; topogen_compare.c */
         i = 2;
     }
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if ((a[0] != '-' || strcmp(a, "-") == 0) && c->eval && !c->file) {
-            c->file = a;
+    const cm_flag_table table = {FLAGS, N_FLAGS, sizeof FLAGS[0],
+                                 offsetof(flag_spec, name),
+                                 offsetof(flag_spec, alias), NULL, 0,
+                                 is_switch};
+    cm_flag_iter it = {i, NULL, NULL, NULL, NULL};
+    for (;;) {
+        int done = 0;
+        if (cm_flags_next(&table, argc, argv, c->eval && !c->file, &it,
+                          &done) != CM_OK)
+            return status_to_usage();
+        if (done)
+            break;
+        if (it.arg) {
+            c->file = it.arg;
             continue;
         }
-        const char *eq = a[0] == '-' ? strchr(a, '=') : NULL;
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        const flag_spec *f = NULL;
-        for (size_t k = 0; k < N_FLAGS && !f; k++)
-            if ((strlen(FLAGS[k].name) == len &&
-                 strncmp(a, FLAGS[k].name, len) == 0) ||
-                (FLAGS[k].alias && strlen(FLAGS[k].alias) == len &&
-                 strncmp(a, FLAGS[k].alias, len) == 0))
-                f = &FLAGS[k];
-        if (!f)
-            return usage_error(a[0] == '-' ? "unknown flag '%.*s'"
-                                           : "unexpected argument '%.*s'",
-                               (int)len, a);
+        const flag_spec *f = it.row;
         if (!(f->modes & (c->eval ? EVAL : GEN)))
             return usage_error(c->eval ? "%s: not a flag of 'topogen eval'"
                                        : "%s: only 'topogen eval FILE' takes "
                                          "it", f->name);
-        const char *v;
-        if (f->type == F_FLAG) {
-            if (eq)
-                return usage_error("%s: takes no value", f->name);
-            v = "";
-        } else if (eq) {
-            v = eq + 1;
-        } else if (i + 1 < argc) {
-            v = argv[++i];
-        } else {
-            return usage_error("%s: missing value", f->name);
-        }
-        int rc = parse_value(f, v, c);
+        int rc = parse_value(f, it.value ? it.value : "", c);
         if (rc)
             return rc;
         if (c->help) {
@@ -468,9 +461,13 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     if (c->directed && !c->compare)
         c->dkind = TOPOGEN_D_LEARNED;
     if (!c->eval && c->dkind) {
-        if (c->weights_given)
+        if (c->weights_given &&
+            (c->fdla != TOPOGEN_W_NEFF || c->dkind == TOPOGEN_D_EPIDEMIC))
             return usage_error("--weights: --kind %s carries its own "
-                               "weights (uniform)", topogen_kind_name(c));
+                               "weights (uniform%s)", topogen_kind_name(c),
+                               c->dkind == TOPOGEN_D_EPIDEMIC
+                                   ? "" : "; --weights neff picks the best "
+                                          "self weight");
         if (c->format != CM_FORMAT_EDGELIST)
             return usage_error("--format: --kind %s writes a directed edge "
                                "list (--format edgelist)",
@@ -488,9 +485,9 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                                n, d);
         if (c->dkind == TOPOGEN_D_LEARNED && c->search.obj != TG_OBJ_NEFF &&
             c->search.obj != TG_OBJ_NEFF_MSG && c->search.obj != TG_OBJ_RATIO)
-            return usage_error("--objective: --directed searches for neff, "
-                               "neff-per-message or ratio (the spectral norm "
-                               "of W - J)");
+            return usage_error("--objective: --directed searches for neff "
+                               "(default), neff-per-message or ratio (the "
+                               "spectral norm of W - J)");
         return -1;
     }
     if (c->json && c->simulate)
@@ -632,7 +629,7 @@ static void flag_value(const flag_spec *f, const topogen_config *c, char *buf,
 static int in_header(const flag_spec *f, const topogen_config *c)
 {
     if (f->type == F_GAMMA) /* only the n_eff weights depend on it */
-        return !c->eval && (c->fdla == TOPOGEN_W_NEFF ||
+        return !c->eval && !c->compare && (c->fdla == TOPOGEN_W_NEFF ||
                             c->fdla == TOPOGEN_W_NEFF_ALPHA);
     if (f->off == OFF(directed) || f->off == OFF(local))
         return *(const int *)((const char *)c + f->off);
@@ -644,7 +641,9 @@ static int in_header(const flag_spec *f, const topogen_config *c)
         (c->kind != TG_KIND_LEARNED || c->seq ||
          (c->dkind && c->dkind != TOPOGEN_D_LEARNED)))
         return 0;
-    if (c->dkind && (f->type == F_WEIGHTS || f->type == F_FORMAT ||
+    if (c->dkind && f->type == F_WEIGHTS)
+        return c->fdla == TOPOGEN_W_NEFF;
+    if (c->dkind && (f->type == F_FORMAT ||
                      f->off == OFF(search.init_rrl) ||
                      f->off == OFF(search.candidates) ||
                      f->off == OFF(search.solver)))

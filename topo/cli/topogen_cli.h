@@ -51,6 +51,7 @@ typedef struct {
     int directed;            /* --directed: learned over permutations */
     int local;               /* --local: epidemic EL-Local */
     int compare;             /* `topogen compare` mode */
+    int obj_given;           /* --objective was on the command line */
     /* data-aware (topogen_data.c): the counts file of dpsgd-train
      * --write-partition and what is built from it */
     int datakind;            /* TOPOGEN_DK_*: stl-fw or dcliques (0: none) */

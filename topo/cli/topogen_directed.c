@@ -79,46 +79,45 @@ static cm_status digraph_norm(const tg_digraph *g, double *out)
 
 int topogen_epidemic_peek(const char *path, size_t *n, size_t *s, int *local)
 {
+    /* the header token first (cheap), then the reader's validation */
     FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "r");
     if (!fp)
         return 0;
-    char line[512];
-    int ok = fgets(line, sizeof line, fp) != NULL && line[0] == '#' &&
-             strstr(line, " kind=epidemic") != NULL;
+    char line[1024];
+    int found = 0;
+    for (int k = 0; k < 8 && !found && fgets(line, sizeof line, fp) &&
+                    line[0] == '#';
+         k++)
+        found = strstr(line, "kind=epidemic") != NULL;
     fclose(fp);
-    if (!ok)
+    if (!found)
         return 0;
-    const char *p = strstr(line, " n="), *d = strstr(line, " d=");
-    if (!p || !d)
-        return 0;
-    *n = (size_t)strtoull(p + 3, NULL, 10);
-    *s = (size_t)strtoull(d + 3, NULL, 10);
-    *local = strstr(line, "epidemic=local") != NULL;
-    return *n >= 3 && *s >= 1 && *s < *n;
+    cm_topo t;
+    cm_topo_init(&t);
+    int ok = cm_topo_read(&t, path) == CM_OK && cm_topo_is_epidemic(&t);
+    if (ok) {
+        *n = t.n;
+        *s = t.epi_s;
+        *local = t.epi_local;
+    }
+    cm_topo_destroy(&t);
+    return ok; /* a bad epidemic file: the ordinary read reports it */
 }
 
-/* n_eff of epidemic learning by Monte Carlo into v (errors set). */
+/* n_eff of epidemic learning by Monte Carlo into v (errors set), on the
+ * rounds dpsgd-train draws for a run seeded `seed`. */
 static cm_status epidemic_neff(size_t n, size_t s, int local, uint64_t seed,
                                topogen_neff *v)
 {
-    tg_epidemic ep;
-    memset(&ep, 0, sizeof ep);
-    ep.s = s;
-    ep.local = local;
-    ep.perm = malloc((s * n + 1) * sizeof *ep.perm);
-    ep.cnt = malloc((n + 1) * sizeof *ep.cnt);
+    tg_neff_epidemic ep = {s, local, seed, {0}};
+    cm_topo_init(&ep.t);
     cm_status st = CM_OK;
-    if (!ep.perm || !ep.cnt)
-        st = cm_error(CM_ENOMEM, "out of memory");
     v->msgs = (double)s;
     v->how = local ? "Monte Carlo, EL-Local" : "Monte Carlo, EL-Oracle";
-    for (size_t g = 0; g < v->k && st == CM_OK; g++) {
-        cm_rng_seed(&ep.rng, seed, 100 + g);
-        st = tg_neff_mc(n, tg_epidemic_apply, &ep, v->gamma[g], 32, 0, seed,
-                        &v->neff[g], &v->err[g]);
-    }
-    free(ep.perm);
-    free(ep.cnt);
+    for (size_t g = 0; g < v->k && st == CM_OK; g++)
+        st = tg_neff_mc(n, tg_neff_apply_epidemic, &ep, v->gamma[g], 32, 0,
+                        seed, &v->neff[g], &v->err[g]);
+    cm_topo_destroy(&ep.t);
     return st;
 }
 
@@ -164,13 +163,14 @@ static void header(const topogen_config *c, const char *extra, char *buf,
     char settings[1024];
     topogen_settings_line(c, settings, sizeof settings);
     snprintf(buf, cap,
-             "# topogen 2 n=%zu d=%zu kind=%s directed=1 weights=uniform "
+             "# topogen 2 n=%zu d=%zu kind=%s directed=1 weights=%s "
              "seed=%llu version=%s\n"
              "# settings: %s\n%s"
              "# one `i j w` line per edge i -> j (i sends its model, j "
              "receives it with weight w); W_jj = 1 - sum of j's incoming "
              "weights",
              c->search.n, c->search.d, topogen_kind_name(c),
+             c->weights_given ? "neff" : "uniform",
              (unsigned long long)c->search.seed, TOPOGEN_VERSION, settings,
              extra);
 }
@@ -191,18 +191,19 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
         char settings[1024];
         topogen_settings_line(c, settings, sizeof settings);
         snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=epidemic directed=1 "
-                 "epidemic=%s seed=%llu version=%s\n"
+                 "# topogen 2 n=%zu d=%zu kind=epidemic directed=1 s=%zu "
+                 "local=%d epidemic=%s seed=%llu version=%s\n"
                  "# settings: %s\n"
                  "# no edges: every round each node sends to %zu %s; "
                  "dpsgd-train draws the graph from the run's seed",
-                 n, s, c->local ? "local" : "oracle",
+                 n, s, s, c->local ? 1 : 0, c->local ? "local" : "oracle",
                  (unsigned long long)c->search.seed, TOPOGEN_VERSION,
                  settings, s,
                  c->local ? "peers it samples (EL-Local)"
                           : "others, every node receiving from as many "
                             "(EL-Oracle)");
         tg_digraph empty = {n, 0, NULL, NULL, NULL, NULL};
+        /* the trainer draws from its own --seed: the file names none */
         return tg_digraph_save(&empty, c->out, comment);
     }
     if (c->dkind == TOPOGEN_D_EXP) {
@@ -231,8 +232,9 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
             c->search.t0 = 0.01 / (double)n;
         if (!(c->search.t1 > 0.0))
             c->search.t1 = c->search.t0 / 100.0;
-        if (c->search.obj == TG_OBJ_RATIO)
+        if (c->search.obj == TG_OBJ_RATIO && !c->obj_given)
             c->search.obj = TG_OBJ_NEFF; /* the default objective here */
+        o.norm = c->search.obj == TG_OBJ_RATIO;
         o.iters = c->search.iters;
         o.restarts = c->search.restarts;
         o.t0 = c->search.t0;
@@ -242,9 +244,11 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
         st = tg_digraph_search(&o, &g, &res);
     }
     topogen_neff v = {0};
-    double norm = 0.0;
+    double norm = 0.0, lazy_t = 1.0, lazy_neff = 0.0;
     if (st == CM_OK)
         st = topogen_neff_gammas(c->gamma, &v);
+    if (st == CM_OK && c->weights_given)
+        st = tg_digraph_best_lazy(&g, v.gamma[0], &lazy_t, &lazy_neff);
     if (st == CM_OK)
         st = topogen_neff_digraph(&g, &v);
     if (st == CM_OK && n <= 2048)
@@ -254,18 +258,28 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
     snprintf(extra, sizeof extra, "# norm_w_minus_j=%.4f neff=%.4f "
              "(gamma %g) messages=%.4g%s\n", norm, v.neff[0], v.gamma[0],
              v.msgs, res.interrupted ? " interrupted=1" : "");
+    if (c->weights_given) {
+        size_t len = strlen(extra);
+        snprintf(extra + len, sizeof extra - len, "# neff weights: W = (1 - "
+                 "t) I + t W_uniform, t=%.17g (best for n_eff at gamma %g), "
+                 "self weight %.6f\n", lazy_t, v.gamma[0], g.self[0]);
+    }
     header(c, extra, comment, sizeof comment);
     if ((st = tg_digraph_save(&g, c->out, comment)) != CM_OK)
         goto cleanup;
     if (!c->quiet && c->dkind == TOPOGEN_D_LEARNED)
-        fprintf(stderr, "topogen: n=%zu %zu permutations objective=%s: "
+        fprintf(stderr, "topogen: n=%zu %zu permutations objective=%s%s: "
                 "n_eff %.4f (start %.4f) at gamma %g; %zu moves, %zu "
                 "accepted, %zu evaluations (%s), %.2f s%s\n", n, s,
-                tg_objective_name(c->search.obj), res.neff, res.neff_start,
+                tg_objective_name(c->search.obj),
+                c->search.obj == TG_OBJ_RATIO ? " (min ||W - J||_2)" : "",
+                res.neff, res.neff_start,
                 c->search.obj_gamma > 0.0 ? c->search.obj_gamma
                                           : TG_NEFF_GAMMA,
                 res.moves, res.accepted, res.evals,
-                res.estimated ? "stochastic estimate" : "exact Lyapunov",
+                c->search.obj == TG_OBJ_RATIO ? "dense eigenvalues"
+                : res.estimated              ? "stochastic estimate"
+                                             : "exact series",
                 res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "");

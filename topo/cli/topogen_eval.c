@@ -298,6 +298,10 @@ int topogen_evaluate(const topogen_eval_job *c)
         topogen_json_int(o, "max_degree", e.dmax, &bad);
         topogen_json_int(o, "components", e.components, &bad);
         topogen_json_num(o, "diameter", e.diameter, &bad);
+        if (!e.diameter_exact) {
+            topogen_json_set(o, "diameter_exact", json_false(), &bad);
+            topogen_json_num(o, "diameter_upper", e.diameter_upper, &bad);
+        }
         topogen_json_num(o, "lambda2", e.l2, &bad);
         topogen_json_num(o, "lambdan", e.ln, &bad);
         topogen_json_num(o, "slem", e.slem, &bad);
@@ -325,11 +329,17 @@ int topogen_evaluate(const topogen_eval_job *c)
         printf("degree        min %zu max %zu\n", e.dmin, e.dmax);
         printf("components    %zu%s\n", e.components,
                e.components > 1 ? "  (disconnected: lambda2 = 0, SLEM 1)" : "");
-        if (isfinite(e.diameter))
+        if (!e.diameter_exact)
+            printf("diameter      >= %.0f  (at most %.0f; two breadth-first "
+                   "searches, exact above n (n + 2m) = %.0g is O(n m))\n",
+                   e.diameter, e.diameter_upper, TG_EVAL_DIAMETER_WORK);
+        else if (isfinite(e.diameter))
             printf("diameter      %.0f\n", e.diameter);
         else
             printf("diameter      inf\n");
-        printf("lambda2       %.6f\n", e.l2);
+        /* small lambda_2 (long rings: ~4e-9 at 10^5 nodes) in %e */
+        printf(e.l2 == 0.0 || e.l2 >= 1e-3 ? "lambda2       %.6f\n"
+                                           : "lambda2       %.6e\n", e.l2);
         printf("lambdan       %.6f\n", e.ln);
         print_slem("slem", e.slem, strcmp(wname, "file") == 0
                                        ? "W as written in the file"

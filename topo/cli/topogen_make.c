@@ -37,21 +37,14 @@ void topogen_made_destroy(topogen_made *m)
 
 void topogen_resolve_defaults(tg_search_opts *o)
 {
-    if (!o->iters)
-        o->iters = tg_search_default_iters(o->n, o->d);
-    if (!o->restarts)
-        o->restarts = tg_search_default_restarts(o->n);
-    if (!o->candidates)
-        o->candidates = tg_search_default_candidates(o->n);
-    if (o->solver == TG_SOLVER_AUTO)
-        o->solver = o->n >= TG_SEARCH_SPARSE_FROM ? TG_SOLVER_SPARSE
-                                                  : TG_SOLVER_DENSE;
-    if (!(o->t0 > 0.0))
-        o->t0 = tg_search_default_t0(o->n);
-    if (!(o->t1 > 0.0))
-        o->t1 = o->t0 / 100.0;
-    if (o->groups && !o->max_cross)
-        o->max_cross = tg_groups_min_cross(o->groups);
+    if (o->obj == TG_OBJ_NEFF || o->obj == TG_OBJ_NEFF_MSG) {
+        if (!o->iters) /* the n_eff hook's moves are cheap: 4x below 512 */
+            o->iters = tg_search_default_iters(o->n, o->d) *
+                       (o->n < 512 ? 4 : 1);
+        if (!(o->t0 > 0.0))
+            o->t0 = TG_HOOK_T0 / (double)o->n;
+    }
+    tg_search_opts_resolve(o); /* the rest, as the search resolves them */
 }
 
 /* The time-varying kinds: the rounds, their figures and the header. */

@@ -40,6 +40,7 @@
 #include "dt_partition_file.h"
 #include "dt_config.h"
 #include "dt_summary.h"
+#include "dt_topo_load.h"
 #include "dt_train.h"
 
 /* ---- signals ----------------------------------------------------------
@@ -321,14 +322,17 @@ static int run_single(const dt_config *cfg)
 static void print_notices(const dt_config *cfg)
 {
     if (cfg->weights_set && cfg->topology[0]) {
-        cm_topo_seq t; /* a time-varying file is refused by the run */
-        cm_topo_seq_init(&t);
-        if (cm_topo_seq_read(&t, cfg->topology) == CM_OK && t.period == 1 &&
-            t.round[0].ew && !t.round[0].directed)
+        /* read as the run reads it; a sequence keeps its own weights */
+        cm_topo_seq seq;
+        int one_based;
+        cm_topo_seq_init(&seq);
+        if (dt_topo_read(cfg->topology, &seq, &one_based) == CM_OK &&
+            seq.period == 1 && seq.round[0].ew && !seq.round[0].directed)
             fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
                     "weights in %s\n", cm_weight_rule_name(cfg->weights),
                     cfg->topology);
-        cm_topo_seq_destroy(&t);
+        cm_topo_seq_destroy(&seq);
+        cm_error_clear();
     }
     char id[512], v[128], part[64];
     if (cfg->topology[0] &&
@@ -367,7 +371,7 @@ static int run_eval_model(const dt_config *given)
     dt_train_result res;
     dt_config c = *given, *cfg = &c; /* model and data set: the file's */
     cm_status s = dt_train_apply_model_meta(cfg);
-    if (s != CM_OK) { /* a conflict with --model / --dataset: a flag's */
+    if (s != CM_OK) { /* unreadable, or contradicts --model/--dataset */
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return s == CM_EINVAL ? 2 : 1;
     }
@@ -564,11 +568,16 @@ int main(int argc, char **argv)
     if (dt_config_parse(&cfg, argc, argv) != CM_OK) {
         /* every rank parses the same argv: all fail alike, none hangs */
         if (root)
-            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+            fprintf(stderr, "dpsgd-train: %s\nTry 'dpsgd-train --help'.\n",
+                    cm_last_error());
         rc = 2;
     } else if (cfg.help) {
         if (root)
             fputs(dt_config_usage(), stdout);
+        rc = 0;
+    } else if (cfg.version) {
+        if (root)
+            printf("dpsgd-train %s\n", DT_TRAIN_VERSION);
         rc = 0;
     } else if (apply_environment(&cfg), cfg.bench_gossip) {
         rc = run_bench_gossip(&cfg, world);

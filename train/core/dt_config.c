@@ -6,6 +6,8 @@
  */
 #include "dt_config.h"
 
+#include "cm_flags.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -27,6 +29,8 @@ typedef struct {
 
 #define OFF(f) offsetof(dt_config, f)
 static const flag_spec FLAGS[] = {
+    {"--help", F_FLAG, OFF(help), 0, 0, 0},
+    {"--version", F_FLAG, OFF(version), 0, 0, 0},
     {"--dataset", F_DATASET, OFF(dataset), 0, 0, 0},
     {"--data", F_PATH, OFF(data_dir), 0, 0, 0},
     {"--model", F_MODEL, OFF(model), 0, 0, 0},
@@ -74,6 +78,11 @@ static const flag_spec FLAGS[] = {
     {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
     {"--summary", F_PATH, OFF(summary), 0, 0, 0},
     {"--write-partition", F_PATH, OFF(write_partition), 0, 0, 0},
+};
+/* Short spellings: {alias, flag}. */
+static const char *const ALIASES[][2] = {
+    {"-h", "--help"},
+    {"-q", "--quiet"},
 };
 
 _Static_assert(sizeof FLAGS / sizeof FLAGS[0] <= 64,
@@ -130,7 +139,7 @@ const char *dt_config_usage(void)
         "  --gamma G          step schedule: decay factor (0.1)\n"
         "  --seed S           seed of init, shuffling, synthetic data (1)\n"
         "  --log FILE.csv     per-epoch CSV log (written atomically)\n"
-        "  --quiet            no per-epoch progress lines\n"
+        "  --quiet, -q        no per-epoch progress lines\n"
         "  --threads T        engine threads per process (1; same result for "
         "any T)\n"
         "  --train-limit N    use only the first N training images\n"
@@ -208,7 +217,8 @@ const char *dt_config_usage(void)
         "training)\n"
         "  --bench-floats N   --bench-gossip: floats per array (default: "
         "the model's)\n"
-        "  --help             this text\n";
+        "  --help, -h         this text\n"
+        "  --version          print the version\n";
 }
 
 static cm_status parse_value(dt_config *cfg, const flag_spec *f,
@@ -317,37 +327,35 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
     return cm_error(CM_EINTERNAL, "%s: bad flag table", f->name);
 }
 
+static int is_switch(const void *row)
+{
+    return ((const flag_spec *)row)->kind == F_FLAG;
+}
+
 cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cfg->help = 1;
-            return CM_OK;
-        }
-        const char *eq = strchr(a, '=');
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        const flag_spec *f = NULL;
-        for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
-            if (strlen(FLAGS[k].name) == len &&
-                strncmp(FLAGS[k].name, a, len) == 0)
-                f = &FLAGS[k];
-        if (!f)
-            return cm_error(CM_EINVAL, "unknown option '%s' (see --help)", a);
+    const cm_flag_table table = {FLAGS, sizeof FLAGS / sizeof FLAGS[0],
+                                 sizeof FLAGS[0], offsetof(flag_spec, name),
+                                 CM_FLAGS_NO_ALIAS, ALIASES,
+                                 sizeof ALIASES / sizeof ALIASES[0],
+                                 is_switch};
+    cm_flag_iter it = {1, NULL, NULL, NULL, NULL};
+    for (;;) {
+        int done = 0;
+        cm_status s = cm_flags_next(&table, argc, argv, 0, &it, &done);
+        if (s != CM_OK)
+            return s;
+        if (done) /* every flag read: the checks across flags below */
+            break;
+        const flag_spec *f = it.row;
         cfg->given |= 1ULL << (f - FLAGS);
         if (f->kind == F_FLAG) {
-            if (eq)
-                return cm_error(CM_EINVAL, "%s takes no value", f->name);
             *(int *)(void *)((char *)cfg + f->off) = 1;
+            if (cfg->help || cfg->version)
+                return CM_OK;
             continue;
         }
-        const char *v = eq ? eq + 1 : NULL;
-        if (!v) {
-            if (i + 1 >= argc)
-                return cm_error(CM_EINVAL, "%s needs a value", f->name);
-            v = argv[++i];
-        }
-        cm_status s = parse_value(cfg, f, v);
+        s = parse_value(cfg, f, it.value);
         if (s != CM_OK)
             return s;
         if (f->kind == F_WEIGHTS)

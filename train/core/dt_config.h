@@ -59,7 +59,8 @@ typedef struct {
     int bench;                 /* --bench: measure speed, do not train */
     size_t bench_steps;        /* --bench-steps: steps per timed run (50) */
     size_t bench_repeat;       /* --bench-repeat: timed runs, best kept (3) */
-    int help;                  /* --help was given */
+    int help;                  /* --help, -h was given */
+    int version;               /* --version was given */
     /* decentralized training (dt_dpsgd) */
     char topology[DT_PATH_MAX];/* --topology FILE; "" = none */
     cm_weight_rule weights;    /* --weights (laplacian); on a weighted file
@@ -115,9 +116,11 @@ typedef struct {
 /* The defaults (see dt_config_usage for their values). */
 void dt_config_default(dt_config *cfg);
 
-/* Parses argv[1..argc) over cfg (which should hold defaults). Unknown
+/* Parses argv[1..argc) over cfg (which should hold defaults) with
+ * cm_flags (its wording, and a "did you mean" on a near-miss). Unknown
  * flag, missing or bad value: CM_EINVAL with one message naming the flag.
- * "--help" sets cfg->help and stops parsing. */
+ * "--help" (-h) and "--version" set cfg->help / cfg->version and stop
+ * parsing; -q is --quiet. */
 cm_status dt_config_parse(dt_config *cfg, int argc, char **argv);
 
 /* 1 when flag (e.g. "--partition") was on the command line. */

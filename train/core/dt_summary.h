@@ -18,8 +18,9 @@
 #include "cm_status.h"
 #include "dt_config.h"
 
-/* dpsgd-train's version, in --summary files. */
-#define DT_TRAIN_VERSION "1.1"
+/* dpsgd-train's version, in --summary files and --version (1.2: the
+ * FNV-1a basis corrected, so every hash it prints changed). */
+#define DT_TRAIN_VERSION "1.2"
 
 typedef struct {
     const char *mode;        /* "single", "allreduce", or the update rule

@@ -74,8 +74,9 @@ void dt_train_model_meta(const dt_config *cfg, const dt_norm *norm,
 
 /* --eval-model: what the model file's "__metadata__" says decides the
  * model and the data set (cfg->model, cfg->dataset) unless --model or
- * --dataset were given: then they must agree with it. CM_EINVAL (a flag
- * conflict) naming the flag and the file; the model file's own errors as
+ * --dataset were given: then they must agree with it. CM_EFORMAT (the
+ * file is bad for those flags, exit 1 as for --init-model) naming the
+ * flag and the file; the model file's own errors as
  * dt_model_read_meta. A file without metadata leaves cfg as it is. */
 cm_status dt_train_apply_model_meta(dt_config *cfg);
 

@@ -7,6 +7,8 @@
  */
 #include "dt_placement.h"
 
+#include "cm_hash.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +27,7 @@ cm_status dt_comm_host_ids(const dt_comm *c, size_t *host_of_rank)
     char name[256] = "";
     if (gethostname(name, sizeof name - 1) != 0)
         strcpy(name, "?");
-    uint64_t x = 0xcbf29ce484222325ULL;
-    for (const char *p = name; *p; p++)
-        x = (x ^ (unsigned char)*p) * 0x100000001b3ULL;
+    uint64_t x = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, name, strlen(name));
     h[me] = (double)(x >> 12);  /* 52 bits: exact in a double */
     s = dt_comm_allreduce_sum_double(c, h, P);
     if (s == CM_OK)

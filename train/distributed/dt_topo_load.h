@@ -38,4 +38,12 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
                        cm_weight_rule rule, int replace, cm_topo_seq *seq,
                        int *one_based, double *slem);
 
+/* The parse step of dt_topo_load alone, on this process: path (format and
+ * numbering detected, a file of `# round` sections read as a sequence)
+ * into *seq (initialized by the caller; old content destroyed), no
+ * checks, no weights set; failures prefixed "--topology: " and never
+ * CM_EINVAL, as above. The one way the trainer reads a topology file
+ * (dt_topo_load, --bench-gossip through it, main's notices). O(m). */
+cm_status dt_topo_read(const char *path, cm_topo_seq *seq, int *one_based);
+
 #endif

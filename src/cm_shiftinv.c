@@ -1,0 +1,555 @@
+/* cm_shiftinv.c: both ends of M = L or I - W for large sparse graphs by
+ * Lanczos and, where it is slow, shift-and-invert with CHOLMOD (see
+ * cm_shiftinv.h).
+ *
+ * The Lanczos here is the plain three-term recurrence (Lanczos 1950;
+ * Paige 1976 for its finite-precision behaviour): three vectors, the
+ * tridiagonal T_k in two arrays, its extreme eigenpairs by bisection and
+ * inverse iteration (LAPACK dstebz, dstein: O(k) each), so a product with
+ * a 10^6-node graph costs what the product costs. It only answers for the
+ * extremes and never for multiplicities, which is all the callers need.
+ * The trade-off against cm_lanczos.c (full reorthogonalisation, Ritz
+ * vectors for the search's warm starts) is memory and time per step
+ * (O(n) instead of O(n * basis)) against a few more steps.
+ *
+ * lambda_max by shift-and-invert needs a shift just above it: the
+ * Ritz value of step 1 is a lower bound lb, a positive definite
+ * factorization of sigma I - M proves sigma an upper bound ub (Sylvester's
+ * law of inertia), and each round of Lanczos on (ub I - M)^-1 raises lb
+ * (ub - 1/theta, theta a Ritz value of the inverse, is <= lambda_max);
+ * the next shift is tried at lb + (ub - lb)/16, so ub - lambda_max, which
+ * sets the inverse's convergence rate, shrinks geometrically.
+ */
+#include "cm_shiftinv.h"
+
+#include <cblas.h>
+#include <cholmod.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_EVERY 10
+/* step 1's budget (products); step 3's: about 3e10 flops; step 2 runs
+ * when its factorization and about 400 solves cost less than
+ * FACTOR_PRODUCTS more products */
+#define FIRST_BUDGET 100
+#define SECOND_FLOPS 3e10
+#define FACTOR_PRODUCTS 3000.0
+/* shift-and-invert: products per round on (ub I - M)^-1, rounds, and the
+ * budget of the grounded run */
+#define INNER_BUDGET 120
+#define MAX_ROUNDS 40
+#define GROUNDED_BUDGET 3000
+
+/* ---- operators ------------------------------------------------------- */
+
+typedef void (*op_fn)(void *ctx, const double *x, double *y);
+
+/* M = L (self == NULL) or I - W for t. */
+typedef struct {
+    const cm_topo *t;
+    int mixing;
+} m_ctx;
+
+static double m_diag(const m_ctx *c, size_t i)
+{
+    const cm_topo *t = c->t;
+    return c->mixing ? 1.0 - t->self[i] : (double)(t->off[i + 1] - t->off[i]);
+}
+
+static double m_off(const m_ctx *c, size_t p)
+{
+    return c->mixing ? -c->t->adj_w[p] : -1.0;
+}
+
+static void m_apply(void *ctx, const double *x, double *y)
+{
+    const m_ctx *c = ctx;
+    const cm_topo *t = c->t;
+    for (size_t i = 0; i < t->n; i++) {
+        double s = m_diag(c, i) * x[i];
+        if (c->mixing)
+            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+                s -= t->adj_w[p] * x[t->adj[p]];
+        else
+            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+                s -= x[t->adj[p]];
+        y[i] = s;
+    }
+}
+
+static void remove_mean(double *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i];
+    s /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        x[i] -= s;
+}
+
+/* ---- three-term Lanczos ---------------------------------------------- */
+
+typedef struct {
+    size_t n, k, cap;
+    double *alpha, *beta;  /* T_k: diagonal [k], off-diagonal beta[i]
+                              between i and i + 1 */
+    double *v, *vp, *w;    /* current, previous, next vector */
+    double bnext;          /* ||w|| after step k */
+    double lo, hi;         /* extreme Ritz values */
+    double elo, ehi;       /* their error estimates */
+    double rlo, rhi;       /* their residuals */
+    int invariant;         /* Krylov space exhausted: exact */
+} lz3;
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void lz3_free(lz3 *z)
+{
+    free(z->alpha);
+    free(z->beta);
+    free(z->v);
+    free(z->vp);
+    free(z->w);
+    memset(z, 0, sizeof *z);
+}
+
+/* A fixed pseudo-random start on the complement of 1. */
+static cm_status lz3_start(lz3 *z, size_t n)
+{
+    memset(z, 0, sizeof *z);
+    z->n = n;
+    z->v = malloc(n * sizeof *z->v);
+    z->vp = calloc(n, sizeof *z->vp);
+    z->w = malloc(n * sizeof *z->w);
+    if (!z->v || !z->vp || !z->w) {
+        lz3_free(z);
+        return cm_error(CM_ENOMEM, "out of memory for Lanczos vectors of a "
+                        "%zu-node graph", n);
+    }
+    for (size_t i = 0; i < n; i++)
+        z->v[i] = (double)(mix64((i + 1) * 0x9e3779b97f4a7c15ULL) >> 11) *
+                      0x1p-52 - 1.0;
+    remove_mean(z->v, n);
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += z->v[i] * z->v[i];
+    s = 1.0 / sqrt(s);
+    for (size_t i = 0; i < n; i++)
+        z->v[i] *= s;
+    return CM_OK;
+}
+
+/* The extreme eigenvalue of T_k at one end (lowest: 1, else highest),
+ * the next one, and the last component of its unit eigenvector. */
+static cm_status tri_end(const lz3 *z, int lowest, double *theta,
+                         double *next, double *last)
+{
+    lapack_int k = (lapack_int)z->k, m = 0, nsplit = 0;
+    lapack_int il = lowest ? 1 : (k >= 2 ? k - 1 : 1);
+    lapack_int iu = lowest ? (k >= 2 ? 2 : 1) : k;
+    /* LAPACKE checks all k entries of w for NaN: arrays of order k */
+    double *w = calloc((size_t)k, sizeof *w);
+    lapack_int *iblock = calloc((size_t)k, sizeof *iblock);
+    lapack_int *isp = calloc((size_t)k, sizeof *isp);
+    lapack_int ifail[2];
+    double *zv = malloc(2 * (size_t)k * sizeof *zv);
+    cm_status st = CM_OK;
+    if (!w || !iblock || !isp || !zv) {
+        st = cm_error(CM_ENOMEM, "out of memory for a tridiagonal eigensolve");
+        goto done;
+    }
+    double abstol = 2.0 * LAPACKE_dlamch('S');
+    lapack_int info = LAPACKE_dstebz('I', 'B', k, 0.0, 0.0, il, iu, abstol,
+                                     z->alpha, z->beta, &m, &nsplit, w,
+                                     iblock, isp);
+    if (info == 0 && m >= 1)
+        info = LAPACKE_dstein(LAPACK_COL_MAJOR, k, z->alpha, z->beta, m, w,
+                              iblock, isp, zv, k, ifail);
+    if (info != 0 || m < 1) {
+        st = cm_error(CM_ENUMERIC, "Lanczos: LAPACK dstebz/dstein failed "
+                      "(info = %d) on a tridiagonal of order %d", (int)info,
+                      (int)k);
+        goto done;
+    }
+    /* pick the extreme one of the (at most two) returned */
+    lapack_int e = 0, o = m > 1 ? 1 : 0;
+    if (m > 1 && (lowest ? w[1] < w[0] : w[1] > w[0]))
+        e = 1, o = 0;
+    *theta = w[e];
+    *next = w[o];
+    *last = zv[(size_t)e * (size_t)k + (size_t)k - 1];
+done:
+    free(w);
+    free(iblock);
+    free(isp);
+    free(zv);
+    return st;
+}
+
+static double estimate(double r, double theta, double next)
+{
+    double gap = fabs(next - theta);
+    return gap > 0.0 ? fmin(r, r * r / gap) : r;
+}
+
+/* Runs up to `budget` more products of op on the complement of 1 (or
+ * until each wanted end is within tol of its size or abs_tol). Sets
+ * *done when converged. */
+static cm_status lz3_run(lz3 *z, op_fn op, void *ctx, size_t budget,
+                         int want_lo, int want_hi, double tol,
+                         double abs_tol, int *done)
+{
+    size_t n = z->n;
+    *done = 0;
+    for (size_t it = 0; it < budget && !z->invariant; it++) {
+        if (z->k + 1 > z->cap) {
+            size_t cap = z->cap ? 2 * z->cap : 256;
+            double *a = realloc(z->alpha, cap * sizeof *a);
+            if (a)
+                z->alpha = a;
+            double *b = a ? realloc(z->beta, cap * sizeof *b) : NULL;
+            if (!a || !b)
+                return cm_error(CM_ENOMEM, "out of memory for Lanczos "
+                                "coefficients");
+            z->beta = b;
+            z->cap = cap;
+        }
+        op(ctx, z->v, z->w);
+        int in = (int)n;
+        double bprev = z->k ? z->beta[z->k - 1] : 0.0;
+        cblas_daxpy(in, -bprev, z->vp, 1, z->w, 1);
+        double a = cblas_ddot(in, z->v, 1, z->w, 1);
+        cblas_daxpy(in, -a, z->v, 1, z->w, 1);
+        /* rounding's 1-component grows at the spectrum's end: removed at
+         * every step; one local reorthogonalisation against v */
+        remove_mean(z->w, n);
+        double c = cblas_ddot(in, z->v, 1, z->w, 1);
+        cblas_daxpy(in, -c, z->v, 1, z->w, 1);
+        a += c;
+        double b = cblas_dnrm2(in, z->w, 1);
+        z->alpha[z->k] = a;
+        z->beta[z->k] = b;
+        z->k++;
+        z->bnext = b;
+        double scale = fmax(fabs(a), fabs(z->alpha[0]));
+        if (z->k >= n - 1 || b <= 1e-14 * fmax(scale, 1e-300))
+            z->invariant = 1;
+        if (!z->invariant) {
+            double *t = z->vp;
+            z->vp = z->v;
+            z->v = t;
+            for (size_t i = 0; i < n; i++)
+                z->v[i] = z->w[i] / b;
+        }
+        if (z->invariant || z->k % CHECK_EVERY == 0 || it + 1 == budget) {
+            double tl, nl, sl, th, nh, sh;
+            cm_status st = tri_end(z, 1, &tl, &nl, &sl);
+            if (st == CM_OK)
+                st = tri_end(z, 0, &th, &nh, &sh);
+            if (st != CM_OK)
+                return st;
+            double bn = z->invariant ? 0.0 : z->bnext;
+            z->lo = tl;
+            z->hi = th;
+            z->rlo = bn * fabs(sl);
+            z->rhi = bn * fabs(sh);
+            z->elo = estimate(z->rlo, tl, nl);
+            z->ehi = estimate(z->rhi, th, nh);
+            int ok_lo = !want_lo || z->elo <= fmax(tol * fabs(tl), abs_tol);
+            int ok_hi = !want_hi || z->ehi <= fmax(tol * fabs(th), abs_tol);
+            if (z->invariant || (ok_lo && ok_hi)) {
+                *done = 1;
+                return CM_OK;
+            }
+        }
+    }
+    return CM_OK;
+}
+
+/* ---- CHOLMOD --------------------------------------------------------- */
+
+/* A factor of B = shift I + sign M (full, grounded = 0) or of M without
+ * row and column 0 (grounded = 1), and buffers for solves. */
+typedef struct {
+    cholmod_common *cc;
+    cholmod_factor *f;
+    cholmod_dense *b, *x, *y, *e;
+    size_t n;     /* graph order */
+    int grounded;
+} fac;
+
+static void fac_free(fac *F)
+{
+    if (F->cc) {
+        cholmod_free_dense(&F->b, F->cc);
+        cholmod_free_dense(&F->x, F->cc);
+        cholmod_free_dense(&F->y, F->cc);
+        cholmod_free_dense(&F->e, F->cc);
+        cholmod_free_factor(&F->f, F->cc);
+    }
+    F->f = NULL;
+}
+
+/* The lower triangle of B as a CHOLMOD matrix (stype -1). */
+static cholmod_sparse *build(const m_ctx *c, int grounded, double shift,
+                             double sign, cholmod_common *cc)
+{
+    const cm_topo *t = c->t;
+    size_t g = grounded ? 1 : 0, dim = t->n - g;
+    cholmod_sparse *A = cholmod_allocate_sparse(dim, dim, dim + t->m, 1, 1,
+                                                -1, CHOLMOD_REAL, cc);
+    if (!A)
+        return NULL;
+    int *cp = A->p, *ri = A->i;
+    double *v = A->x;
+    size_t q = 0;
+    for (size_t j = g; j < t->n; j++) {
+        cp[j - g] = (int)q;
+        ri[q] = (int)(j - g);
+        v[q++] = shift + sign * m_diag(c, j);
+        for (size_t p = t->off[j]; p < t->off[j + 1]; p++)
+            if (t->adj[p] > j) {
+                ri[q] = (int)(t->adj[p] - g);
+                v[q++] = sign * m_off(c, p);
+            }
+    }
+    cp[dim] = (int)q;
+    return A;
+}
+
+/* Analyses (once per pattern: grounded or not) and factorizes B.
+ * *posdef = 0 when B is not positive definite (no error). */
+static cm_status fac_make(fac *F, const m_ctx *c, int grounded, double shift,
+                          double sign, cholmod_factor **sym, double *fill,
+                          double max_cost, int *posdef)
+{
+    cholmod_common *cc = F->cc;
+    *posdef = 0;
+    cholmod_sparse *A = build(c, grounded, shift, sign, cc);
+    if (!A)
+        return cm_error(CM_ENOMEM, "CHOLMOD: out of memory for a %zu-node "
+                        "matrix", c->t->n);
+    cm_status st = CM_OK;
+    if (!*sym) {
+        *sym = cholmod_analyze(A, cc);
+        if (!*sym) {
+            st = cm_error(CM_ENOMEM, "CHOLMOD: analysis failed (status %d)",
+                          cc->status);
+            goto done;
+        }
+        *fill = cc->lnz;
+        if (!(cc->lnz <= CM_SHIFTINV_MAX_FILL)) {
+            st = cm_error(CM_ENUMERIC, "its sparse Cholesky factor would "
+                          "hold %.3g entries (at most %.3g)", cc->lnz,
+                          CM_SHIFTINV_MAX_FILL);
+            goto done;
+        }
+        if (!(cc->fl + 400.0 * 4.0 * cc->lnz <= max_cost)) {
+            st = cm_error(CM_ENUMERIC, "its sparse Cholesky factor (%.3g "
+                          "entries, %.3g flops) costs more than %.0f "
+                          "products", cc->lnz, cc->fl, FACTOR_PRODUCTS);
+            goto done;
+        }
+    }
+    fac_free(F);
+    F->f = cholmod_copy_factor(*sym, cc);
+    if (!F->f || !cholmod_factorize(A, F->f, cc)) {
+        st = cm_error(CM_ENOMEM, "CHOLMOD: factorization failed (status %d)",
+                      cc->status);
+        goto done;
+    }
+    *posdef = cc->status != CHOLMOD_NOT_POSDEF && F->f->minor == F->f->n;
+    F->n = c->t->n;
+    F->grounded = grounded;
+    size_t dim = F->f->n;
+    F->b = cholmod_zeros(dim, 1, CHOLMOD_REAL, cc);
+    if (!F->b)
+        st = cm_error(CM_ENOMEM, "CHOLMOD: out of memory");
+done:
+    cholmod_free_sparse(&A, cc);
+    return st;
+}
+
+/* y = B^-1 x on the complement of 1 (grounded: y_0 = 0, then the mean
+ * removed: M^+ x for x orthogonal to 1). */
+static void fac_solve(void *ctx, const double *x, double *y)
+{
+    fac *F = ctx;
+    size_t g = F->grounded ? 1 : 0, dim = F->n - g;
+    memcpy(F->b->x, x + g, dim * sizeof *x);
+    cholmod_solve2(CHOLMOD_A, F->f, F->b, NULL, &F->x, NULL, &F->y, &F->e,
+                   F->cc);
+    if (g)
+        y[0] = 0.0;
+    memcpy(y + g, F->x->x, dim * sizeof *y);
+    remove_mean(y, F->n);
+}
+
+/* ---- the three steps ------------------------------------------------- */
+
+static double gershgorin(const m_ctx *c)
+{
+    double g = 0.0;
+    for (size_t i = 0; i < c->t->n; i++) {
+        double s = fabs(m_diag(c, i));
+        for (size_t p = c->t->off[i]; p < c->t->off[i + 1]; p++)
+            s += fabs(m_off(c, p));
+        g = fmax(g, s);
+    }
+    return g;
+}
+
+/* Step 2: both ends by shift-and-invert, with step 1's Ritz value hi
+ * (residual rhi) as the first lower bound of lambda_max. */
+static cm_status shift_invert(const m_ctx *c, int connected, double hi,
+                              double rhi, double *l2, double *lmax,
+                              cm_shiftinv_stats *s)
+{
+    cholmod_common com;
+    cholmod_start(&com);
+    com.print = 0;
+    com.error_handler = NULL;
+    com.quick_return_if_not_posdef = 1;
+    fac F = {.cc = &com};
+    cholmod_factor *sym_g = NULL, *sym_f = NULL;
+    double fill_f = 0.0;
+    lz3 z = {0};
+    int posdef = 0, done = 0;
+    size_t n = c->t->n;
+    double tol = CM_SHIFTINV_TOL;
+    double max_cost = FACTOR_PRODUCTS * (4.0 * (double)c->t->m +
+                                         14.0 * (double)n);
+    cm_status st = CM_OK;
+    *l2 = 0.0;
+    if (connected) {
+        st = fac_make(&F, c, 1, 0.0, 1.0, &sym_g, &s->fill, max_cost,
+                      &posdef);
+        if (st != CM_OK)
+            goto done;
+        s->factorizations++;
+        if (!posdef) {
+            st = cm_error(CM_ENUMERIC, "M grounded at node 0 is not positive "
+                          "definite (column %zu): the matrix has a negative "
+                          "eigenvalue on the complement of 1", F.f->minor);
+            goto done;
+        }
+        if ((st = lz3_start(&z, n)) != CM_OK)
+            goto done;
+        st = lz3_run(&z, fac_solve, &F, GROUNDED_BUDGET, 0, 1, tol, 0.0,
+                     &done);
+        s->solves += z.k;
+        if (st == CM_OK && !done)
+            st = cm_error(CM_ENUMERIC, "no convergence of lambda_2 in %zu "
+                          "solves", z.k);
+        if (st != CM_OK)
+            goto done;
+        *l2 = 1.0 / z.hi;
+        lz3_free(&z);
+    }
+    /* lambda_max: lb <= lambda_max < ub */
+    double G = gershgorin(c);
+    double lb = hi, ub = G * (1.0 + 1e-10) + 1e-300;
+    double sigma = fmin(hi + fmax(rhi, 1e-12 * fabs(hi)), ub);
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+        st = fac_make(&F, c, 0, sigma, -1.0, &sym_f, &fill_f, max_cost,
+                      &posdef);
+        s->factorizations++;
+        if (st != CM_OK)
+            goto done;
+        if (!posdef) { /* sigma <= lambda_max: move up */
+            lb = fmax(lb, sigma);
+            sigma = lb + (ub - lb) / 4.0;
+            continue;
+        }
+        ub = sigma;
+        if ((st = lz3_start(&z, n)) != CM_OK)
+            goto done;
+        /* lambda_max to tol relative: theta (~1/(ub - lmax)) to
+         * tol lmax / (ub - lmax) relative */
+        double gap = fmax(ub - lb, 1e-300);
+        double itol = fmin(1e-3, tol * fmax(fabs(lb), 1e-300) / gap);
+        st = lz3_run(&z, fac_solve, &F, INNER_BUDGET, 0, 1, itol, 0.0, &done);
+        s->solves += z.k;
+        if (st != CM_OK)
+            goto done;
+        double est = ub - 1.0 / z.hi;
+        lb = fmax(lb, est);
+        lz3_free(&z);
+        if (done) { /* est to tol lb: (ub - lmax) itol <= tol lb */
+            *lmax = est;
+            goto done;
+        }
+        sigma = lb + (ub - lb) / 16.0;
+    }
+    st = cm_error(CM_ENUMERIC, "shift-and-invert for lambda_max did not "
+                  "converge in %d rounds", MAX_ROUNDS);
+done:
+    lz3_free(&z);
+    fac_free(&F);
+    cholmod_free_factor(&sym_g, &com);
+    cholmod_free_factor(&sym_f, &com);
+    cholmod_finish(&com);
+    if (st == CM_OK)
+        s->factored = 1;
+    return st;
+}
+
+cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
+                           double *lmax, cm_shiftinv_stats *stats)
+{
+    cm_shiftinv_stats local;
+    cm_shiftinv_stats *s = stats ? stats : &local;
+    memset(s, 0, sizeof *s);
+    *l2 = *lmax = 0.0;
+    if (t->n < 2)
+        return cm_error(CM_EINVAL, "spectrum of a graph of fewer than 2 "
+                        "nodes");
+    if (mixing && (!t->self || !t->adj_w))
+        return cm_error(CM_EINVAL, "spectrum of W of an unweighted topology");
+    size_t count = 1;
+    cm_status st = cm_topo_components(t, NULL, &count);
+    if (st != CM_OK)
+        return st;
+    m_ctx c = {t, mixing};
+    double scale = gershgorin(&c), abs_tol = 1e-15 * scale;
+    lz3 z;
+    if ((st = lz3_start(&z, t->n)) != CM_OK)
+        return st;
+    int done = 0;
+    st = lz3_run(&z, m_apply, &c, FIRST_BUDGET, count == 1, 1,
+                 CM_SHIFTINV_TOL, abs_tol, &done);
+    if (st == CM_OK && !done) {
+        cm_status si = shift_invert(&c, count == 1, z.hi, z.rhi, l2, lmax, s);
+        if (si == CM_OK || si == CM_ENOMEM)
+            goto out;
+        char why[256]; /* cm_error reuses the buffer cm_last_error reads */
+        snprintf(why, sizeof why, "%s", cm_last_error());
+        /* too much fill: Lanczos on M continues */
+        double per = 2.0 * (double)(t->n + 2 * t->m) + 12.0 * (double)t->n;
+        size_t more = (size_t)(SECOND_FLOPS / per);
+        st = lz3_run(&z, m_apply, &c, more, count == 1, 1, CM_SHIFTINV_TOL,
+                     abs_tol, &done);
+        if (st == CM_OK && !done)
+            st = cm_error(CM_ENUMERIC, "Lanczos did not converge in %zu "
+                          "products (errors %.2g, %.2g of %.6g, %.6g) and "
+                          "shift-and-invert was refused: %s", z.k, z.elo,
+                          z.ehi, z.lo, z.hi, why);
+    }
+    if (st == CM_OK) {
+        *l2 = count == 1 ? z.lo : 0.0;
+        *lmax = z.hi;
+    }
+out:
+    s->products = z.k;
+    lz3_free(&z);
+    return st;
+}
