@@ -9,7 +9,8 @@
 # (the SLEM for a symmetric W), for: learned (today's objective,
 # Laplacian weights), random regular (Laplacian and MH), STL-FW budget 4
 # (directed) and its symmetric variant, data-aware learned d = 4
-# (--labels, --hetero-weight MU for each MU in MUS, MH weights), D-Cliques.
+# (--labels, --hetero-weight MU for each MU in MUS, MH weights), D-Cliques,
+# data-aware learned directed 4 + 4 (learned --directed --labels, MU 10).
 # Then seconds of STL-FW and of the data-aware search (mu = 10) at n = 256
 # and 1,024, each next to today's learned search of the same n in the
 # same run (ratios). At 1,024 workers dirichlet:0.1 finds no draw that
@@ -17,7 +18,8 @@
 # dirichlet:0.2 (batch 1). Table on stdout.
 #
 #   sh scripts/bench-dataaware.sh            (a few minutes of CPU)
-#   MUS="3 10 30" BIG=0 sh scripts/bench-dataaware.sh   skip n = 1,024
+#   MUS="3 10 30" BIG=0 DIRECTED=0 sh scripts/bench-dataaware.sh
+#                                    skip n = 1,024 and the directed search
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=${BIN:-$here/../bin}
@@ -73,7 +75,19 @@ done
 row "data-aware learned mu=10 (laplacian)" "$T/dal.txt"
 "$tg" --kind dcliques --labels "$L" -o "$T/dc.txt" 2>/dev/null
 row "D-Cliques (small-world, mh)" "$T/dc.txt"
-echo "data-aware learned directed 4+4: not built (needs a directed search; topogen learns undirected graphs only)"
+# the directed search (4 permutations, n_eff objective) with the H term;
+# its n_eff is an exact Lyapunov solve per move (minutes at n = 256)
+if [ "${DIRECTED:-1}" = 1 ]; then
+    t0=$(now); "$tg" -n 256 -d 4 --directed --labels "$L" --hetero-weight 10 -q -o "$T/dd.txt"
+    t_dd=$(secs "$t0" "$(now)")
+    "$tg" eval "$T/dd.txt" --labels "$L" --json | python3 -c '
+import json, sys
+e = json.load(sys.stdin); h = e["heterogeneity"]
+print("%-36s %8.4f %8.4f %8.2f %8s %6s" % ("data-aware learned directed 4+4", h["h"],
+      h["worst"], h["neff_0.951"], "", "4+4"))'
+    sed -n 's/^# norm_w_minus_j=\([0-9.]*\).*/  (its ||W - J||_2: \1)/p' "$T/dd.txt"
+    echo "  ($t_dd s)"
+fi
 echo
 echo "seconds (wall, this machine, loaded or not: compare within a row)"
 printf '%-8s %12s %12s %14s %14s\n' n learned stl-fw stl-fw/learned data-aware/learned

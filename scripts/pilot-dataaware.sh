@@ -4,7 +4,7 @@
 #
 #   scripts/pilot-dataaware.sh OUT        run (rerun the same line to resume)
 #   SMOKE=1 scripts/pilot-dataaware.sh OUT   the same pipeline, tiny: the
-#                                         synthetic set, 8 and 10 workers,
+#                                         synthetic set, 8 and 20 workers,
 #                                         1 epoch, 1 seed (about a minute)
 #   scripts/pilot-dataaware.sh --help
 #
@@ -39,7 +39,7 @@ export BIN
 smoke=${SMOKE:-0}
 export SMOKE=0 # sweep.sh's own smoke defaults must not apply
 if [ "$smoke" = 1 ]; then
-    NA=8 NB=10 EPOCHS=1 SEEDS_A=${SEEDS_A:-1} SEEDS_B=${SEEDS_B:-1}
+    NA=8 NB=20 EPOCHS=1 SEEDS_A=${SEEDS_A:-1} SEEDS_B=${SEEDS_B:-1}
     GLOBAL_BATCH=80 DEGREE=3 DATASET=synthetic
     TRAIN_ARGS="--synthetic-train 2000 --synthetic-test 128 --local-eval 32"
 else

@@ -18,6 +18,8 @@
 #include "cm_mixing.h"
 #include "cm_rng.h"
 #include "tg_dcliques.h"
+#include "tg_digraph.h"
+#include "tg_digraph_search.h"
 #include "tg_graph.h"
 #include "tg_hetero.h"
 #include "tg_lap.h"
@@ -466,6 +468,55 @@ START_TEST(test_search_hetero)
 }
 END_TEST
 
+/* H of a permutation digraph W = (I + sum_p P_p)/(s + 1), directly. */
+static double digraph_h(const tg_digraph_search_opts *o, const tg_digraph *g)
+{
+    size_t n = o->n;
+    double *W = calloc(n * n, sizeof *W);
+    for (size_t i = 0; i < n; i++)
+        W[i * n + i] = 1.0 / (double)(o->s + 1);
+    for (size_t e = 0; e < g->m; e++) /* arc src -> dst: W[dst][src] */
+        W[g->dst[e] * n + g->src[e]] += 1.0 / (double)(o->s + 1);
+    double h = direct_h(n, o->k, W, o->pi);
+    free(W);
+    return h;
+}
+
+START_TEST(test_digraph_hetero)
+{
+    cm_labels l;
+    make_labels(&l, 24, 5, 6);
+    double *pi, *pibar;
+    ck_assert_int_eq(tg_hetero_pi(&l, &pi, &pibar), CM_OK);
+    tg_digraph_search_opts o = {0};
+    o.n = 24;
+    o.s = 2;
+    o.gamma = 0.951;
+    o.seed = 3;
+    o.iters = 1500;
+    o.restarts = 1;
+    tg_digraph plain, aware;
+    tg_digraph_init(&plain);
+    tg_digraph_init(&aware);
+    tg_digraph_search_result rp, ra;
+    ck_assert_int_eq(tg_digraph_search(&o, &plain, &rp), CM_OK);
+    o.pi = pi;
+    o.pibar = pibar;
+    o.k = 5;
+    o.hetero_weight = 10.0;
+    ck_assert_int_eq(tg_digraph_search(&o, &aware, &ra), CM_OK);
+    double ha = digraph_h(&o, &aware), hp = digraph_h(&o, &plain);
+    ck_assert_double_eq_tol(ra.hetero, ha, 1e-12); /* the incremental H */
+    ck_assert_msg(ha < 0.8 * hp, "directed data-aware H %.5f, plain %.5f",
+                  ha, hp);
+    tg_digraph_destroy(&plain);
+    tg_digraph_destroy(&aware);
+    free(pi);
+    free(pibar);
+    cm_labels_destroy(&l);
+}
+END_TEST
+
 Suite *dataaware_suite(void)
 {
     Suite *s = suite_create("dataaware");
@@ -486,6 +537,9 @@ Suite *dataaware_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("search_hetero_incremental");
     tcase_add_test(tc, test_search_hetero);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("digraph_search_hetero");
+    tcase_add_test(tc, test_digraph_hetero);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -139,9 +139,64 @@ static int legal(const size_t *perm, size_t n, size_t ns, size_t s, size_t a,
     return 1;
 }
 
+/* Data-aware term: S_j = Pi_j + sum of Pi over j's senders (node i sends
+ * to perm_p(i)), scaled by 1/(s+1); sum = sum_j ||S_j a - pibar||^2. */
+typedef struct {
+    const tg_digraph_search_opts *o;
+    double *S, a, sum;
+} hterm;
+
+static double hrow(const hterm *h, const double *s)
+{
+    double q = 0.0;
+    for (size_t c = 0; c < h->o->k; c++) {
+        double d = s[c] * h->a - h->o->pibar[c];
+        q += d * d;
+    }
+    return q;
+}
+
+static void hstart(hterm *h, const size_t *perm)
+{
+    const tg_digraph_search_opts *o = h->o;
+    size_t n = o->n, k = o->k;
+    memcpy(h->S, o->pi, n * k * sizeof *h->S);
+    for (size_t p = 0; p < o->s; p++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < k; c++)
+                h->S[perm[p * n + i] * k + c] += o->pi[i * k + c];
+    h->sum = 0.0;
+    for (size_t j = 0; j < n; j++)
+        h->sum += hrow(h, h->S + j * k);
+}
+
+/* mu * change of H when receiver x trades sender a for b and receiver y
+ * b for a (apply: 1 to keep it). */
+static double hmove(hterm *h, size_t x, size_t y, size_t a, size_t b,
+                    int apply)
+{
+    const tg_digraph_search_opts *o = h->o;
+    size_t k = o->k;
+    double d = 0.0;
+    size_t rows[2] = {x, y}, plus[2] = {b, a}, minus[2] = {a, b};
+    for (int r = 0; r < 2; r++) {
+        double *s = h->S + rows[r] * k, t[1024];
+        const double *pp = o->pi + plus[r] * k, *pm = o->pi + minus[r] * k;
+        for (size_t c = 0; c < k; c++)
+            t[c] = s[c] + pp[c] - pm[c];
+        double change = hrow(h, t) - hrow(h, s);
+        d += change;
+        if (apply) {
+            memcpy(s, t, k * sizeof *s);
+            h->sum += change;
+        }
+    }
+    return o->hetero_weight * d / (double)o->n;
+}
+
 size_t tg_digraph_search_default_iters(size_t n)
 {
-    return n < 96 ? 20000 : n <= 256 ? 6000 : 600;
+    return n < 96 ? 20000 : n <= 256 ? 6000 : 300;
 }
 
 cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
@@ -155,6 +210,11 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
     if (!(o->gamma > 0.0 && o->gamma < 1.0))
         return cm_error(CM_EINVAL, "directed search: gamma %g is not in "
                         "(0, 1)", o->gamma);
+    if (o->pi && (o->k == 0 || o->k > 1024))
+        return cm_error(CM_EINVAL, "directed search: 1 to 1024 classes");
+    hterm ht = {o, NULL, 1.0 / (double)(o->s + 1), 0.0};
+    if (o->pi && !(ht.S = malloc(n * o->k * sizeof *ht.S)))
+        return cm_error(CM_ENOMEM, "directed search: out of memory");
     double start = cm_time_now();
     int estimate = !o->norm && n >= TG_DIGRAPH_ESTIMATE_FROM;
     if (o->norm && n > 1024)
@@ -188,6 +248,11 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
         if ((st = energy(o, estimate, perm, w, 0, &e)) != CM_OK)
             goto cleanup;
         res->evals++;
+        double e_h = 0.0; /* labels: the mu * H part of e */
+        if (o->pi) {
+            hstart(&ht, perm);
+            e_h = o->hetero_weight * ht.sum / (double)n;
+        }
         if (r == 0) {
             double w0 = e;
             if (estimate) { /* the start's exact value, for the report */
@@ -209,6 +274,7 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                     goto cleanup;
             }
         }
+        e += e_h;
         if (e < best_e) {
             best_e = e;
             memcpy(best, perm, ns * n * sizeof *perm);
@@ -237,6 +303,7 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                 epoch = it / TG_DIGRAPH_EPOCH;
                 if ((st = energy(o, 1, perm, w, epoch, &e)) != CM_OK)
                     goto cleanup;
+                e += e_h;
                 res->evals++;
             }
             res->moves++;
@@ -249,12 +316,19 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                 continue;
             double u = cm_rng_uniform(&rng);
             double thr = u > 0.0 ? e - tt * log(u) : INFINITY, e2;
+            /* receiver x trades sender a for b, receiver y b for a */
+            double dh = o->pi ? hmove(&ht, x, y, a, b, 0) : 0.0;
             q[a] = y;
             q[b] = x;
             if ((st = energy(o, estimate, perm, w, epoch, &e2)) != CM_OK)
                 goto cleanup;
+            e2 += e_h + dh;
             res->evals++;
             if (e2 <= thr) {
+                if (o->pi) {
+                    hmove(&ht, x, y, a, b, 1);
+                    e_h += dh;
+                }
                 e = e2;
                 res->accepted++;
                 if (e < best_e) {
@@ -282,10 +356,15 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
         if (wd != w)
             free(wd);
     }
+    if (st == CM_OK && o->pi) {
+        hstart(&ht, best);
+        res->hetero = ht.sum / (double)n;
+    }
     if (st == CM_OK && o->norm)
         st = norm_energy(o, best, &res->norm);
     res->seconds = cm_time_now() - start;
 cleanup:
+    free(ht.S);
     free(perm);
     free(best);
     free(w);

@@ -44,6 +44,14 @@ typedef struct {
     double t0, t1;        /* temperatures (<= 0: 0.01/n and t0/100) */
     double time_limit;    /* seconds for the whole search (<= 0: none) */
     const volatile sig_atomic_t *stop; /* or NULL */
+    /* data-aware (issue 22): with pi set the energy gets + hetero_weight
+     * * H, H the neighbourhood heterogeneity of W = (I + sum_p P_p)/(s+1)
+     * for the class proportions pi (exact, O(K) per move: a move changes
+     * the senders of two receivers) */
+    const double *pi;     /* [n*k] class proportions, or NULL: none */
+    const double *pibar;  /* [k] their mean over nodes */
+    size_t k;             /* classes */
+    double hetero_weight; /* mu >= 0 */
 } tg_digraph_search_opts;
 
 typedef struct {
@@ -54,10 +62,11 @@ typedef struct {
     int estimated;        /* 1: the estimate scored the moves */
     int timed_out, interrupted;
     double seconds;
+    double hetero;        /* with pi: H of the returned graph */
 } tg_digraph_search_result;
 
 /* Moves per restart when opts.iters is 0: 20000 below 96 nodes, 6000 up
- * to 256, 600 above (n = 1,024: ~0.1 s CPU a move). */
+ * to 256, 300 above (n = 1,024: ~0.25 s CPU a move). */
 size_t tg_digraph_search_default_iters(size_t n);
 
 /* Runs the search; out (initialized) gets the best graph. CM_EINVAL for

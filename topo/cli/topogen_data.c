@@ -18,6 +18,7 @@
 #include "cm_atomic.h"
 #include "cm_mixing.h"
 #include "tg_dcliques.h"
+#include "tg_digraph.h"
 #include "tg_hetero.h"
 #include "tg_stlfw.h"
 #include "tg_wdense.h"
@@ -111,29 +112,37 @@ int topogen_data_search_labels(topogen_config *c, cm_labels *l, double **pi,
     return -1;
 }
 
-/* The directed W (dense) as arcs j -> i for W_ij > 0, i != j. */
+/* The directed W (dense) written by tg_digraph_save, the directed
+ * format's one writer: an arc j -> i (j sends) for each W_ij > 0, i != j,
+ * in (sender, receiver) order. */
 static cm_status write_directed(const char *path, size_t n, const double *W,
                                 const char *comment)
 {
-    FILE *fp = stdout;
-    cm_afile f = {0};
-    if (strcmp(path, "-") != 0) {
-        cm_status s = cm_atomic_open(&f, path);
-        if (s != CM_OK)
-            return s;
-        fp = f.fp;
+    size_t m = 0;
+    for (size_t e = 0; e < n * n; e++)
+        m += e / n != e % n && W[e] > 0.0;
+    tg_digraph g = {n, 0, malloc((m + 1) * sizeof(size_t)),
+                    malloc((m + 1) * sizeof(size_t)),
+                    malloc((m + 1) * sizeof(double)),
+                    malloc((n + 1) * sizeof(double))};
+    cm_status st = CM_OK;
+    if (!g.src || !g.dst || !g.w || !g.self) {
+        st = cm_error(CM_ENOMEM, "out of memory for the directed graph");
+        goto done;
     }
-    fprintf(fp, "%s\n", comment);
     for (size_t j = 0; j < n; j++)       /* sender */
         for (size_t i = 0; i < n; i++)   /* receiver */
-            if (i != j && W[i * n + j] > 0.0)
-                fprintf(fp, "%zu %zu %.17g\n", j, i, W[i * n + j]);
-    if (fp == stdout)
-        return fflush(stdout) ? cm_error(CM_EIO, "write error on standard "
-                                         "output") : CM_OK;
-    if (ferror(fp))
-        return cm_atomic_fail(&f);
-    return cm_atomic_commit(&f);
+            if (i != j && W[i * n + j] > 0.0) {
+                g.src[g.m] = j;
+                g.dst[g.m] = i;
+                g.w[g.m++] = W[i * n + j];
+            }
+    for (size_t i = 0; i < n; i++)
+        g.self[i] = W[i * n + i];
+    st = tg_digraph_save(&g, path, comment);
+done:
+    tg_digraph_destroy(&g);
+    return st;
 }
 
 int topogen_data_generate(topogen_config *c)

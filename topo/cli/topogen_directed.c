@@ -15,11 +15,13 @@
 #include "cm_topo_seq.h"
 #include "tg_digraph.h"
 #include "tg_digraph_search.h"
+#include "tg_hetero.h"
 #include "tg_neff.h"
 #include "tg_neff_search.h"
 #include "tg_neff_weights.h"
 #include "tg_search.h"
 #include "tg_seq.h"
+#include "topogen_data.h"
 #include "topogen_neff.h"
 #include "topogen_progress.h"
 #include "topogen_seq.h"
@@ -184,8 +186,11 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
     cm_rng_seed(&rng, c->search.seed, 0);
     cm_status st = CM_OK;
     size_t *perm = NULL;
-    char extra[512] = "", comment[2048];
+    char extra[1024] = "", comment[2560], labline[512] = "";
     tg_digraph_search_result res = {0};
+    cm_labels lab;
+    cm_labels_init(&lab);
+    double *pi = NULL, *pibar = NULL;
     *interrupted = 0;
     if (c->dkind == TOPOGEN_D_EPIDEMIC) {
         char settings[1024];
@@ -241,6 +246,23 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
         o.t1 = c->search.t1;
         o.time_limit = c->search.time_limit;
         o.stop = topogen_catch_signals();
+        if (c->labels) { /* data-aware: + mu * H (tg_digraph_search.c) */
+            if ((st = cm_labels_read(&lab, c->labels)) != CM_OK)
+                goto cleanup;
+            if (lab.n != n) {
+                st = cm_error(CM_EINVAL, "--labels: %s has %zu workers, but "
+                              "-n is %zu", c->labels, lab.n, n);
+                goto cleanup;
+            }
+            if ((st = tg_hetero_pi(&lab, &pi, &pibar)) != CM_OK)
+                goto cleanup;
+            o.pi = pi;
+            o.pibar = pibar;
+            o.k = lab.k;
+            o.hetero_weight = c->search.hetero_weight;
+            topogen_data_header_line(&lab, c->labels, labline,
+                                     sizeof labline);
+        }
         st = tg_digraph_search(&o, &g, &res);
     }
     topogen_neff v = {0};
@@ -256,8 +278,9 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
     if (st != CM_OK)
         goto cleanup;
     snprintf(extra, sizeof extra, "# norm_w_minus_j=%.4f neff=%.4f "
-             "(gamma %g) messages=%.4g%s\n", norm, v.neff[0], v.gamma[0],
-             v.msgs, res.interrupted ? " interrupted=1" : "");
+             "(gamma %g) messages=%.4g%s%s\n", norm, v.neff[0], v.gamma[0],
+             v.msgs, res.interrupted ? " interrupted=1" : "",
+             labline[0] ? labline : "");
     if (c->weights_given) {
         size_t len = strlen(extra);
         snprintf(extra + len, sizeof extra - len, "# neff weights: W = (1 - "
@@ -283,8 +306,15 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
                 res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "");
+    if (!c->quiet && c->labels && c->dkind == TOPOGEN_D_LEARNED)
+        fprintf(stderr, "topogen: data-aware: H %.5f (weights 1/(d+1)), "
+                "energy with %g * H\n", res.hetero,
+                c->search.hetero_weight);
     *interrupted = res.interrupted;
 cleanup:
+    free(pi);
+    free(pibar);
+    cm_labels_destroy(&lab);
     free(perm);
     tg_digraph_destroy(&g);
     return st;
