@@ -553,3 +553,25 @@ out:
     lz3_free(&z);
     return st;
 }
+
+cm_status cm_shiftinv_op_max(size_t n, cm_shiftinv_op op, void *ctx,
+                             double scale, size_t max_products, double *max)
+{
+    *max = 0.0;
+    if (n < 2)
+        return cm_error(CM_EINVAL, "spectrum on fewer than 2 nodes");
+    lz3 z;
+    cm_status st = lz3_start(&z, n);
+    if (st != CM_OK)
+        return st;
+    int done = 0;
+    st = lz3_run(&z, op, ctx, max_products, 0, 1, CM_SHIFTINV_TOL,
+                 1e-15 * scale, &done);
+    if (st == CM_OK && !done)
+        st = cm_error(CM_ENUMERIC, "Lanczos did not converge in %zu products",
+                      z.k);
+    if (st == CM_OK)
+        *max = fmax(z.hi, 0.0);
+    lz3_free(&z);
+    return st;
+}
