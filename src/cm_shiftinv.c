@@ -341,9 +341,11 @@ static cm_status fac_make(fac *F, const m_ctx *c, int grounded, double shift,
     cm_status st = CM_OK;
     if (!*sym) {
         *sym = cholmod_analyze(A, cc);
-        if (!*sym) {
-            st = cm_error(CM_ENOMEM, "CHOLMOD: analysis failed (status %d)",
-                          cc->status);
+        if (!*sym) { /* e.g. CHOLMOD_TOO_LARGE: a factor beyond int */
+            st = cm_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? CM_ENOMEM
+                                                              : CM_ENUMERIC,
+                          "CHOLMOD: analysis failed (status %d: factor too "
+                          "large)", cc->status);
             goto done;
         }
         *fill = cc->lnz;
@@ -529,8 +531,10 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
                  CM_SHIFTINV_TOL, abs_tol, &done);
     if (st == CM_OK && !done) {
         cm_status si = shift_invert(&c, count == 1, z.hi, z.rhi, l2, lmax, s);
-        if (si == CM_OK || si == CM_ENOMEM)
+        if (si == CM_OK || si == CM_ENOMEM) {
+            st = si;
             goto out;
+        }
         char why[256]; /* cm_error reuses the buffer cm_last_error reads */
         snprintf(why, sizeof why, "%s", cm_last_error());
         /* too much fill: Lanczos on M continues */
