@@ -487,7 +487,6 @@ mpi_cases() {
     check 'grep -q "notice: .*one4.txt has no node 0 and no n=: read as 1-based" "$T/err" && grep -q "workers 4 " "$T/out"' \
         "1-based list: 4 workers and a notice"
     awk 'BEGIN { for (i = 0; i < 999999; i++) print i, (i + 1) % 999999 }' >"$T/ring999999.txt"
-    # a file beyond a size limit is a runtime failure (1), as in topogen
     # its Laplacian weights are found now (shift-and-invert, seconds); the
     # run stops at the partition (and would at the worker-memory check)
     expect_fail 2 "^dpsgd-train: --partition: 256 training images are too few for 999999 workers" \
