@@ -29,6 +29,7 @@
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "tg_catalog.h"
 #include "tg_fdla.h"
 #include "tg_graph.h"
 #include "tg_igraph.h"
@@ -107,6 +108,40 @@ static cm_status write_topology(const topogen_config *c, const cm_topo *t,
     return cm_atomic_commit(&f);
 }
 
+/* For the ratio objective at n <= 20 without groups: replaces the
+ * learned t by a catalogue graph of the same (n, d) with a lower energy
+ * (tg_catalog.h: K_{d,d}, Petersen, Paley, ...), saying so unless quiet. */
+static cm_status catalog_check(const topogen_config *c, cm_topo *t)
+{
+    size_t n = c->search.n, d = c->search.d;
+    if (c->search.obj != TG_OBJ_RATIO || c->search.groups || n > 20)
+        return CM_OK;
+    double l2, ln;
+    cm_status st = cm_topo_laplacian_extremes(t, &l2, &ln);
+    double best = tg_objective_energy(c->search.obj, d, l2, ln);
+    for (size_t k = 0; st == CM_OK && k < tg_catalog_count(n, d); k++) {
+        cm_topo u;
+        cm_topo_init(&u);
+        const char *name = "";
+        st = tg_catalog_build(n, d, k, &u, &name);
+        if (st == CM_OK)
+            st = cm_topo_laplacian_extremes(&u, &l2, &ln);
+        double e = tg_objective_energy(c->search.obj, d, l2, ln);
+        if (st == CM_OK && e < best - 1e-12) {
+            if (!c->quiet)
+                fprintf(stderr, "topogen: the catalogue's %s graph beats the "
+                        "search (energy %.6f < %.6f): using it\n", name, e,
+                        best);
+            best = e;
+            cm_topo_destroy(t);
+            *t = u;
+            cm_topo_init(&u);
+        }
+        cm_topo_destroy(&u);
+    }
+    return st;
+}
+
 /* Builds (or learns) the graph, weights it and writes it. */
 static int generate(topogen_config *c)
 {
@@ -139,6 +174,8 @@ static int generate(topogen_config *c)
             fputc('\n', stderr);
         if (st == CM_OK)
             st = tg_graph_to_topo(&g, &t);
+        if (st == CM_OK)
+            st = catalog_check(c, &t);
     } else {
         cm_rng rng;
         cm_rng_seed(&rng, c->search.seed, 0);
