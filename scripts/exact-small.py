@@ -22,9 +22,12 @@ import subprocess
 import sys
 import tempfile
 
+import warnings
+
 import networkx as nx
 import numpy as np
 
+warnings.simplefilter("ignore", FutureWarning)
 here = os.path.dirname(os.path.abspath(__file__))
 BIN = os.environ.get("BIN", os.path.join(here, "..", "bin"))
 # Debian installs geng as nauty-geng

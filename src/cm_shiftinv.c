@@ -52,6 +52,8 @@ typedef void (*op_fn)(void *ctx, const double *x, double *y);
 typedef struct {
     const cm_topo *t;
     int mixing;
+    const uint32_t *adj32; /* t->adj as 32-bit ids (half the memory
+                              traffic of a product), or NULL */
 } m_ctx;
 
 static double m_diag(const m_ctx *c, size_t i)
@@ -69,13 +71,18 @@ static void m_apply(void *ctx, const double *x, double *y)
 {
     const m_ctx *c = ctx;
     const cm_topo *t = c->t;
+    const uint32_t *a = c->adj32;
     for (size_t i = 0; i < t->n; i++) {
         double s = m_diag(c, i) * x[i];
+        size_t p = t->off[i], e = t->off[i + 1];
         if (c->mixing)
-            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-                s -= t->adj_w[p] * x[t->adj[p]];
+            for (; p < e; p++)
+                s -= t->adj_w[p] * x[a ? a[p] : t->adj[p]];
+        else if (a)
+            for (; p < e; p++)
+                s -= x[a[p]];
         else
-            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            for (; p < e; p++)
                 s -= x[t->adj[p]];
         y[i] = s;
     }
@@ -521,11 +528,20 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
     cm_status st = cm_topo_components(t, NULL, &count);
     if (st != CM_OK)
         return st;
-    m_ctx c = {t, mixing};
+    m_ctx c = {t, mixing, NULL};
+    uint32_t *adj32 = t->n <= UINT32_MAX ? malloc((2 * t->m + 1) *
+                                                  sizeof *adj32) : NULL;
+    if (adj32) {
+        for (size_t p = 0; p < 2 * t->m; p++)
+            adj32[p] = (uint32_t)t->adj[p];
+        c.adj32 = adj32;
+    }
     double scale = gershgorin(&c), abs_tol = 1e-15 * scale;
     lz3 z;
-    if ((st = lz3_start(&z, t->n)) != CM_OK)
+    if ((st = lz3_start(&z, t->n)) != CM_OK) {
+        free(adj32);
         return st;
+    }
     int done = 0;
     st = lz3_run(&z, m_apply, &c, FIRST_BUDGET, count == 1, 1,
                  CM_SHIFTINV_TOL, abs_tol, &done);
@@ -555,6 +571,7 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
 out:
     s->products = z.k;
     lz3_free(&z);
+    free(adj32);
     return st;
 }
 
