@@ -53,7 +53,7 @@ START_TEST(catalogue)
     static const struct {
         size_t n, d;
     } tab[] = {{10, 5}, {10, 3}, {14, 3}, {13, 6}, {17, 8}, {9, 4}, {16, 6},
-               {16, 5}};
+               {16, 5}, {12, 9}, {12, 8}};
     double want[] = {1.0 / 3.0,            /* K_{5,5}: 5, 10 */
                      3.0 / 7.0,            /* Petersen: 2, 5 */
                      (3.0 + r2) / (9.0 - r2), /* Heawood: 3 -+ sqrt 2, 6 */
@@ -61,7 +61,9 @@ START_TEST(catalogue)
                      1.0 / sqrt(17.0),     /* Paley(17) */
                      1.0 / 3.0,            /* rook 3x3: 3, 6 */
                      1.0 / 3.0,            /* rook 4x4: 4, 8 */
-                     1.0 / 3.0};           /* Clebsch: 4, 8 */
+                     1.0 / 3.0,            /* Clebsch: 4, 8 */
+                     1.0 / 7.0,            /* K_{3,3,3,3}: 9, 12 */
+                     0.2};                 /* K_{4,4,4}: 8, 12 */
     for (size_t c = 0; c < sizeof tab / sizeof *tab; c++) {
         size_t n = tab[c].n, d = tab[c].d;
         ck_assert_uint_ge(tg_catalog_count(n, d), 1);

@@ -1,6 +1,9 @@
 /* tg_catalog.c: the catalogue of tg_catalog.h. Each family is an
  * adjacency predicate adj(n, i, j) over node ids; a table row says for
- * which (n, d) it exists. Building is O(n^2) (n <= 20 here). */
+ * which (n, d) it exists. Building is O(n^2) (n <= 20 here). The
+ * multipartite predicate reads its part size from a file-scope variable
+ * set by tg_catalog_build: not reentrant (topogen calls it from main's
+ * thread only). */
 #include "tg_catalog.h"
 
 #include <stdlib.h>
@@ -13,10 +16,14 @@ static int popcount(size_t x)
     return c;
 }
 
-/* K_{n/2,n/2}: the two halves 0..n/2-1 and n/2..n-1 */
-static int bipartite(size_t n, size_t i, size_t j)
+/* complete multipartite K_{s,...,s} (parts of s = n - d consecutive
+ * ids): i ~ j iff in different parts; K_{d,d} for n = 2d */
+static size_t part_size;
+
+static int multipartite(size_t n, size_t i, size_t j)
 {
-    return (i < n / 2) != (j < n / 2);
+    (void)n;
+    return i / part_size != j / part_size;
 }
 
 /* outer 5-cycle 0..4, inner pentagram 5..9, spokes i ~ i + 5 */
@@ -72,12 +79,13 @@ static int clebsch(size_t n, size_t i, size_t j)
 
 typedef struct {
     const char *name;
-    size_t n, d;   /* n = 0: K_{d,d}, any d >= 3 with n = 2d */
+    size_t n, d;   /* n = 0: complete multipartite, any d >= 3 with
+                      (n - d) dividing n */
     int (*adj)(size_t n, size_t i, size_t j);
 } family;
 
 static const family FAMILIES[] = {
-    {"complete bipartite", 0, 0, bipartite},
+    {"complete multipartite", 0, 0, multipartite},
     {"Petersen", 10, 3, petersen},
     {"Heawood", 14, 3, heawood},
     {"Paley(5)", 5, 2, paley},
@@ -91,7 +99,8 @@ static const family FAMILIES[] = {
 
 static int matches(const family *f, size_t n, size_t d)
 {
-    return f->n ? f->n == n && f->d == d : d >= 3 && n == 2 * d;
+    return f->n ? f->n == n && f->d == d
+                : d >= 3 && d < n && n % (n - d) == 0;
 }
 
 size_t tg_catalog_count(size_t n, size_t d)
@@ -112,6 +121,7 @@ cm_status tg_catalog_build(size_t n, size_t d, size_t k, cm_topo *t,
     if (!f)
         return cm_error(CM_EINVAL, "no catalogue graph %zu for n=%zu d=%zu",
                         k, n, d);
+    part_size = n - d; /* read by multipartite() only */
     size_t cap = n * d / 2, m = 0;
     size_t *ei = malloc((cap + 1) * sizeof *ei);
     size_t *ej = malloc((cap + 1) * sizeof *ej);

@@ -4,8 +4,9 @@
  * For some (n, d) the best graph for the ratio objective is a known
  * strongly regular or otherwise extremal graph whose Laplacian has few
  * distinct eigenvalues; the annealer may land above it (K_{5,5}: SLEM
- * 1/3, the default search 0.358). The catalogue: complete bipartite
- * K_{d,d} (n = 2d), the Petersen graph (10, 3), the Heawood graph (14, 3;
+ * 1/3, the default search 0.358). The catalogue: complete multipartite
+ * graphs K_{s,...,s} (s = n - d dividing n; K_{d,d} for n = 2d; SLEM
+ * s/(2n - s)), the Petersen graph (10, 3), the Heawood graph (14, 3;
  * the (3,6)-cage), Paley graphs of prime order q = 1 mod 4 (5, 13, 17;
  * d = (q-1)/2), rook's graphs K_a x K_a (9, 4 = Paley(9); 16, 6), and the
  * Clebsch graph (16, 5; the folded 5-cube).
