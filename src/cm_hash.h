@@ -2,7 +2,9 @@
  * used to compare parameter arrays and settings bit for bit: two runs are
  * equal exactly when their hashes are (up to collisions, 2^-64).
  *     h_0 = CM_HASH_FNV_OFFSET;  h_{k+1} = (h_k ^ byte_k) * CM_HASH_FNV_PRIME
- * Not a cryptographic hash.
+ * Not a cryptographic hash. (Until dpsgd-train 1.2 the basis was
+ * 1469598103934665603, a digit short, so every published hash changed
+ * with the fix.)
  */
 #ifndef CM_HASH_H
 #define CM_HASH_H
@@ -10,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CM_HASH_FNV_OFFSET 1469598103934665603ull /* FNV-1a 64 basis */
+#define CM_HASH_FNV_OFFSET 14695981039346656037ull /* FNV-1a 64 basis */
 #define CM_HASH_FNV_PRIME 1099511628211ull        /* FNV-1a 64 prime */
 
 /* Continues the FNV-1a hash h over the n bytes at p (p may be NULL when

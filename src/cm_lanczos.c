@@ -16,6 +16,8 @@
  */
 #include "cm_lanczos.h"
 
+#include "cm_eigen.h"
+
 #include <cblas.h>
 #include <math.h>
 #include <stdint.h>
@@ -26,10 +28,6 @@
 #define SETTLED 1e3
 #define RANDOM_SHARE 0.05
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
 
 void cm_lanczos_init(cm_lanczos *lz)
 {
@@ -148,13 +146,10 @@ static cm_status diag_h(cm_lanczos *lz, size_t j, int vectors)
     size_t b = lz->max_basis;
     for (size_t c = 0; c < j; c++)
         memcpy(lz->s + c * j, lz->h + c * b, j * sizeof *lz->s);
-    int in = (int)j, info = 0;
-    dsyev_(vectors ? "V" : "N", "L", &in, lz->s, &in, lz->theta, lz->work,
-           &lz->lwork, &info, 1, 1);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "Lanczos: LAPACK dsyev failed (info = "
-                        "%d) on the %zu x %zu projection", info, j, j);
-    return CM_OK;
+    cm_status st = cm_eigen_sym_work(vectors ? CM_EIGEN_VECTORS
+                                             : CM_EIGEN_VALUES, j, lz->s,
+                                     lz->theta, lz->work, (size_t)lz->lwork);
+    return st == CM_OK ? st : cm_error_prefix(st, "Lanczos projection");
 }
 
 /* out[c] = Q s_{col[c]} for c < k (n x j basis, s with leading dim j). */

@@ -6,7 +6,7 @@
  * alpha = 2/(lambda_2 + lambda_n), which gives
  * SLEM = (lambda_n - lambda_2)/(lambda_n + lambda_2); Metropolis-Hastings
  * W_ij = 1/(1 + max(d_i, d_j)); max-degree alpha = 1/(d_max + 1).
- * Spectra: below CM_SPARSE_FROM nodes dense (LAPACK dsyev from OpenBLAS,
+ * Spectra: below CM_SPARSE_FROM nodes dense (cm_eigen: LAPACK dsyev,
  * eigenvalues only, O(n^3): the project's one dense path; GSL's
  * gsl_eigen_symm measured 1.5-2.4x slower at n = 256 and ~10x at 1,024 on
  * this machine), from there the sparse Lanczos of cm_lanczos (both ends
@@ -21,30 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_eigen.h"
+#include "cm_lanczos.h"
 #include "cm_shiftinv.h"
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
-
 /* Eigenvalues of the symmetric n x n matrix a (destroyed) into w,
- * ascending (LAPACK dsyev; n <= CM_MIXING_DENSE_MAX, so int is safe). */
+ * ascending (cm_eigen: LAPACK dsyev with its optimal workspace). */
 static cm_status sym_eigenvalues(double *a, size_t n, double *w)
 {
-    int in = (int)n, lwork = -1, info = 0;
-    double q = 0.0;
-    dsyev_("N", "L", &in, a, &in, w, &q, &lwork, &info, 1, 1);
-    lwork = info == 0 && q > 3.0 * (double)n ? (int)q : 3 * in;
-    double *work = malloc((size_t)lwork * sizeof *work);
-    if (!work)
-        return cm_error(CM_ENOMEM, "out of memory for an eigensolve");
-    dsyev_("N", "L", &in, a, &in, w, work, &lwork, &info, 1, 1);
-    free(work);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "LAPACK dsyev failed (info = %d) on "
-                        "order %zu", info, n);
-    return CM_OK;
+    return cm_eigen_sym(CM_EIGEN_VALUES, n, a, w);
 }
 
 /* 1 when the sparse solver runs first (it falls back to dense when it
@@ -96,6 +81,46 @@ cleanup:
     return st;
 }
 
+extern void dsyrk_(const char *uplo, const char *trans, const int *n,
+                   const int *k, const double *alpha, const double *a,
+                   const int *lda, const double *beta, double *c,
+                   const int *ldc, size_t uplo_len, size_t trans_len);
+
+/* ||W - 11^T/n||_2 of a directed W: the square root of the largest
+ * eigenvalue of A A^T, A = W - J (BLAS dsyrk, LAPACK dsyev). Dense,
+ * O(n^3). */
+static cm_status dir_slem(const cm_topo *t, double *slem)
+{
+    size_t n = t->n;
+    cm_status st = dense_check(n, "||W - J||_2 of a directed W");
+    if (st != CM_OK)
+        return st;
+    double *a = malloc(n * n * sizeof *a), *b = calloc(n * n, sizeof *b);
+    double *ev = malloc(n * sizeof *ev);
+    if (!a || !b || !ev) {
+        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
+        goto cleanup;
+    }
+    for (size_t k = 0; k < n * n; k++)
+        a[k] = -1.0 / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        a[i * n + i] += t->self[i];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            a[i * n + t->adj[p]] += t->adj_w[p];
+    }
+    int in = (int)n;
+    double one = 1.0, zero = 0.0;
+    dsyrk_("L", "N", &in, &in, &one, a, &in, &zero, b, &in, 1, 1);
+    st = sym_eigenvalues(b, n, ev);
+    if (st == CM_OK)
+        *slem = sqrt(fmax(ev[n - 1], 0.0));
+cleanup:
+    free(ev);
+    free(b);
+    free(a);
+    return st;
+}
+
 cm_status cm_topo_slem(const cm_topo *t, double *slem)
 {
     size_t n = t->n;
@@ -104,6 +129,8 @@ cm_status cm_topo_slem(const cm_topo *t, double *slem)
         return cm_error(CM_EINVAL, "SLEM of an unweighted topology");
     if (n <= 1)
         return CM_OK;
+    if (t->directed)
+        return dir_slem(t, slem);
     if (use_sparse(n)) {
         double m2, mmax; /* of M = I - W: mu = 1 - lambda */
         cm_status st = cm_shiftinv_ends(t, 1, &m2, &mmax, NULL);
@@ -239,24 +266,34 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
     double alpha = 0.0;
     if (r->alpha && (st = r->alpha(t, &alpha)) != CM_OK)
         return st;
-    double *ew = malloc((m + 1) * sizeof *ew);
-    double *self = malloc((n + 1) * sizeof *self);
-    double *adj_w = malloc((2 * m + 1) * sizeof *adj_w);
-    if (!ew || !self || !adj_w) {
-        st = cm_error(CM_ENOMEM, "out of memory for weights");
-        goto fail;
-    }
+    if ((st = cm_topo_alloc_weights(t)) != CM_OK)
+        return st;
     for (size_t k = 0; k < m; k++)
-        ew[k] = r->weight(t, t->ei[k], t->ej[k], alpha);
+        t->ew[k] = r->weight(t, t->ei[k], t->ej[k], alpha);
     /* adj_w in CSR order, and self weight = 1 - row sum of off-diagonal,
      * summed in CSR order: the reader recomputes it the same way */
     for (size_t i = 0; i < n; i++) {
         double row = 0.0;
         for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            adj_w[p] = r->weight(t, i, t->adj[p], alpha);
-            row += adj_w[p];
+            t->adj_w[p] = r->weight(t, i, t->adj[p], alpha);
+            row += t->adj_w[p];
         }
-        self[i] = 1.0 - row;
+        t->self[i] = 1.0 - row;
+    }
+    return CM_OK;
+}
+
+cm_status cm_topo_alloc_weights(cm_topo *t)
+{
+    double *ew = malloc((t->m + 1) * sizeof *ew);
+    double *self = malloc((t->n + 1) * sizeof *self);
+    double *adj_w = malloc((2 * t->m + 1) * sizeof *adj_w);
+    if (!ew || !self || !adj_w) {
+        free(ew);
+        free(self);
+        free(adj_w);
+        return cm_error(CM_ENOMEM, "out of memory for the weights of a "
+                        "%zu-node topology", t->n);
     }
     free(t->ew);
     free(t->self);
@@ -265,11 +302,32 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
     t->self = self;
     t->adj_w = adj_w;
     return CM_OK;
-fail:
-    free(ew);
-    free(self);
-    free(adj_w);
-    return st;
+}
+
+cm_status cm_topo_install_weights(cm_topo *t, const double *ew)
+{
+    double *w = malloc((t->m + 1) * sizeof *w); /* ew may be t->ew */
+    if (!w)
+        return cm_error(CM_ENOMEM, "out of memory for weights");
+    memcpy(w, ew, t->m * sizeof *w);
+    cm_status st = cm_topo_alloc_weights(t);
+    if (st != CM_OK) {
+        free(w);
+        return st;
+    }
+    memcpy(t->ew, w, t->m * sizeof *w);
+    for (size_t i = 0; i < t->n; i++) {
+        double row = 0.0;
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
+            size_t j = t->adj[p];
+            t->adj_w[p] = w[i < j ? cm_topo_edge_index(t, i, j)
+                              : cm_topo_edge_index(t, j, i)];
+            row += t->adj_w[p];
+        }
+        t->self[i] = 1.0 - row;
+    }
+    free(w);
+    return CM_OK;
 }
 
 cm_status cm_topo_validate(const cm_topo *t, const char *path)
@@ -279,6 +337,8 @@ cm_status cm_topo_validate(const cm_topo *t, const char *path)
 
 cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path)
 {
+    if (t->directed)
+        return cm_topo_check_doubly(t, path);
     if (!t->self)
         return CM_OK;
     for (size_t i = 0; i < t->n; i++) {
@@ -297,11 +357,67 @@ cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path)
     return CM_OK;
 }
 
+/* cm_topo_validate_slem of a directed t: W doubly stochastic and
+ * strongly connected (every node reached along arcs and against them from
+ * node 0); nonnegative with a positive W_ii somewhere then mixes
+ * (primitive, Perron-Frobenius), anything else needs ||W - J||_2 < 1.
+ * *slem_out gets ||W - J||_2 up to CM_MIXING_DENSE_MAX nodes. An epidemic
+ * t (drawn per round) passes as is. */
+static cm_status validate_directed(const cm_topo *t, const char *path,
+                                   double *slem_out)
+{
+    if (cm_topo_is_epidemic(t) || t->n <= 1)
+        return CM_OK;
+    cm_status st = cm_topo_check_doubly(t, path);
+    for (int dir = 0; dir < 2 && st == CM_OK; dir++) {
+        size_t count = 0, *comp = malloc(t->n * sizeof *comp);
+        if (!comp)
+            return cm_error(CM_ENOMEM, "%s: out of memory", path);
+        /* components of a doubly stochastic W's digraph are strongly
+         * connected, so one search per direction settles it */
+        st = cm_topo_csr_components(t->n, dir ? t->out_off : t->off,
+                                    dir ? t->out_adj : t->adj, comp, &count);
+        size_t miss = 0;
+        for (size_t i = 0; i < t->n && st == CM_OK; i++)
+            if (comp[i] != 0) {
+                miss = i;
+                break;
+            }
+        free(comp);
+        if (st == CM_OK && count > 1)
+            return cm_error(CM_ETOPO, "%s: the directed graph is not strongly "
+                            "connected (node %zu is not reached %s node 0)",
+                            path, miss, dir ? "from" : "by arcs into");
+    }
+    if (st != CM_OK)
+        return st;
+    int nonneg = 1, diag = 0;
+    for (size_t i = 0; i < t->n; i++)
+        diag |= t->self[i] > 0.0;
+    for (size_t k = 0; k < t->m; k++)
+        nonneg &= t->ew[k] >= 0.0;
+    if (nonneg && diag && t->n > CM_MIXING_DENSE_MAX)
+        return CM_OK;
+    double slem = 1.0;
+    st = cm_topo_slem(t, &slem);
+    if (st != CM_OK)
+        return cm_error_prefix(st, "%s", path);
+    if (!(nonneg && diag) && !(slem < 1.0 - 1e-12))
+        return cm_error(CM_ETOPO, "%s: W does not mix: ||W - 11^T/n||_2 is "
+                        "%.6g (must be below 1 when W has negative weights "
+                        "or no positive self weight)", path, slem);
+    if (slem_out)
+        *slem_out = slem;
+    return CM_OK;
+}
+
 cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
                                 double *slem_out)
 {
     if (slem_out)
         *slem_out = -1.0;
+    if (t->directed)
+        return validate_directed(t, path, slem_out);
     cm_status st = cm_topo_check_connected(t, path);
     if (st != CM_OK || !t->self)
         return st;

@@ -55,6 +55,20 @@ const char *cm_weight_rule_list(void);
  * otherwise. */
 cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule);
 
+/* Replaces t's weight arrays (if any) by fresh, uninitialised ones of the
+ * weighted layout: ew[m], self[n], adj_w[2m] (each with room for one more,
+ * never malloc(0)). The one allocation of weights: for a caller that
+ * fills them itself or receives them (dt_topo_load). On CM_ENOMEM t is
+ * unchanged. O(n + m). */
+cm_status cm_topo_alloc_weights(cm_topo *t);
+
+/* The one install of edge weights: W_ij = ew[k] for edge k of t's sorted
+ * edge list (ew[m], borrowed; may alias nothing of t), adj_w in CSR order
+ * from it, and self weights W_ii = 1 - sum_j W_ij summed in CSR order (as
+ * cm_topo_set_weights and the reader do). CM_ENOMEM (t unchanged).
+ * O(n + m log m). */
+cm_status cm_topo_install_weights(cm_topo *t, const double *ew);
+
 /* lambda_2 (algebraic connectivity, 0 iff disconnected) and lambda_n
  * (largest eigenvalue) of the graph Laplacian L = D - A, ignoring weights.
  * n = 1 gives 0, 0. Dense O(n^3) below CM_SPARSE_FROM, else sparse

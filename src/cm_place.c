@@ -5,7 +5,7 @@
  * target sizes s_1..s_k is split in two at k/2; each bisection of the s
  * nodes of the part into a side of exactly a nodes and one of s - a:
  *   1. candidate orders: the Fiedler vector of the induced subgraph's
- *      Laplacian (dense GSL eigensolve, s <= 1024), ascending and
+ *      Laplacian (dense LAPACK eigensolve, s <= 1024), ascending and
  *      descending; breadth-first orders from two ends of the part; the
  *      index order (what block placement would do); for s <= 256 also 16
  *      seeded random orders. The first a nodes of an order form side 0.
@@ -34,12 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_eigen.h>
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_vector.h>
-
+#include "cm_eigen.h"
 #include "cm_rng.h"
+#include "cm_topo.h"
 
 #define SPECTRAL_MAX 1024 /* largest part ordered by its Fiedler vector */
 #define RANDOM_MAX 256    /* largest part that also tries random orders */
@@ -203,40 +200,32 @@ static cm_status fiedler(const sub_graph *g, double *key)
 {
     size_t s = g->s;
     cm_status st = CM_OK;
-    gsl_matrix *L = gsl_matrix_calloc(s, s), *V = gsl_matrix_alloc(s, s);
-    gsl_vector *ev = gsl_vector_alloc(s);
-    gsl_eigen_symmv_workspace *w = gsl_eigen_symmv_alloc(s);
-    if (!L || !V || !ev || !w) {
+    double *L = malloc(s * s * sizeof *L), *ev = malloc(s * sizeof *ev);
+    if (!L || !ev) {
         st = cm_error(CM_ENOMEM, "placement: out of memory (%zu-node "
                       "eigensolve)", s);
         goto done;
     }
-    for (size_t v = 0; v < s; v++) {
-        gsl_matrix_set(L, v, v, (double)(g->off[v + 1] - g->off[v]));
-        for (size_t k = g->off[v]; k < g->off[v + 1]; k++)
-            gsl_matrix_set(L, v, g->adj[k], -1.0);
-    }
-    if (gsl_eigen_symmv(L, ev, V, w) != GSL_SUCCESS ||
-        gsl_eigen_symmv_sort(ev, V, GSL_EIGEN_SORT_VAL_ASC) != GSL_SUCCESS) {
-        st = cm_error(CM_ENUMERIC, "placement: eigensolver failed");
+    cm_topo_csr_laplacian(s, g->off, g->adj, L);
+    if ((st = cm_eigen_sym(CM_EIGEN_VECTORS, s, L, ev)) != CM_OK) {
+        cm_error_prefix(st, "placement");
         goto done;
     }
-    /* sign fixed by the first clearly non-zero entry: same bits anywhere */
+    /* column 1 of L is the Fiedler vector; its sign fixed by the first
+     * clearly non-zero entry: same bits anywhere */
+    const double *f = L + s;
     double sign = 1.0;
     for (size_t v = 0; v < s; v++) {
-        double x = gsl_matrix_get(V, v, 1);
-        if (x > 1e-9 || x < -1e-9) {
-            sign = x > 0 ? 1.0 : -1.0;
+        if (f[v] > 1e-9 || f[v] < -1e-9) {
+            sign = f[v] > 0 ? 1.0 : -1.0;
             break;
         }
     }
     for (size_t v = 0; v < s; v++)
-        key[v] = sign * gsl_matrix_get(V, v, 1);
+        key[v] = sign * f[v];
 done:
-    gsl_eigen_symmv_free(w);
-    gsl_vector_free(ev);
-    gsl_matrix_free(V);
-    gsl_matrix_free(L);
+    free(ev);
+    free(L);
     return st;
 }
 
@@ -424,6 +413,15 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
                 rank_of[i++] = r;
         return CM_OK;
     }
+    if (t->directed) { /* partition the undirected support of the arcs */
+        cm_topo u;
+        cm_topo_init(&u);
+        cm_status su = cm_topo_support(t, &u);
+        if (su == CM_OK)
+            su = cm_place_workers(&u, P, host_of_rank, kind, rank_of);
+        cm_topo_destroy(&u);
+        return su;
+    }
     cm_status st = CM_OK;
     /* hosts in order of their first rank; ranks grouped by host */
     size_t *hrank = malloc(P * sizeof *hrank);     /* ranks, host-major */
@@ -508,12 +506,17 @@ cm_status cm_place_eval(const cm_topo *t, size_t P,
         stamp[r] = peer[r] = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         size_t r = rank_of[i];
-        for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
-            size_t j = t->adj[k], p = rank_of[j];
+        const size_t *oa; /* i's array goes to its out-neighbours' ranks */
+        const double *ow;
+        size_t oc;
+        cm_topo_out(t, i, &oa, &ow, &oc);
+        for (size_t k = 0; k < oc; k++) {
+            size_t j = oa[k], p = rank_of[j];
             int x = HOST(p) != HOST(r);
-            if (j > i && p != r)
+            int once = t->directed || j > i; /* each edge or arc once */
+            if (once && p != r)
                 st->cut_edges++;
-            if (j > i && x)
+            if (once && x)
                 st->cut_edges_host++;
             if (p == r || stamp[p] == i)
                 continue;
@@ -534,8 +537,12 @@ cm_status cm_place_eval(const cm_topo *t, size_t P,
     for (size_t r = 0; r < P; r++)
         for (size_t w = roff[r]; w < roff[r + 1]; w++) {
             size_t i = by_rank[w];
-            for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
-                size_t p = rank_of[t->adj[k]];
+            const size_t *oa;
+            const double *ow;
+            size_t oc;
+            cm_topo_out(t, i, &oa, &ow, &oc);
+            for (size_t k = 0; k < oc; k++) {
+                size_t p = rank_of[oa[k]];
                 if (p != r && peer[p] != r) {
                     peer[p] = r;
                     ld[r].peers[HOST(p) != HOST(r)]++;

@@ -5,7 +5,7 @@
  * hands each section to cm_topo_read_stream through fmemopen, with the
  * section's first line number, so every message from the single-graph
  * reader names the right line of the whole file. Spectral checks are dense
- * (GSL's symmetric eigensolver; products through its BLAS interface, i.e.
+ * (cm_eigen's LAPACK dsyev; products through GSL's BLAS interface, i.e.
  * OpenBLAS): the products of sparse rounds are formed row by row in
  * O(n (n + m)), the norm of the non-symmetric A = product - 11^T/n is
  * sqrt(lambda_max(A^T A)).
@@ -18,13 +18,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_blas.h>
-#include <gsl/gsl_eigen.h>
-#include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
 
 #include "cm_atomic.h"
+#include "cm_eigen.h"
 #include "cm_mixing.h"
 #include "cm_shiftinv.h"
 
@@ -81,20 +81,6 @@ static int size_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Index of edge (a, b), a < b, among u's edges sorted by (ei, ej). */
-static size_t edge_index(const cm_topo *u, size_t a, size_t b)
-{
-    size_t lo = 0, hi = u->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (u->ei[mid] < a || (u->ei[mid] == a && u->ej[mid] < b))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u)
 {
     size_t total = 0, m = 0, n = s->n;
@@ -125,25 +111,22 @@ cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u)
         }
     if ((st = cm_topo_from_edges(u, n, m, ei, ej)) != CM_OK || !weighted)
         goto done;
-    u->ew = calloc(m + 1, sizeof *u->ew);
-    u->self = calloc(n + 1, sizeof *u->self);
-    u->adj_w = malloc((2 * m + 1) * sizeof *u->adj_w);
-    if (!u->ew || !u->self || !u->adj_w) {
-        st = cm_error(CM_ENOMEM, "out of memory for the union's weights");
+    if ((st = cm_topo_alloc_weights(u)) != CM_OK)
         goto done;
-    }
+    memset(u->ew, 0, m * sizeof *u->ew);
+    memset(u->self, 0, n * sizeof *u->self);
     for (size_t t = 0; t < s->period; t++) {
         const cm_topo *r = &s->round[t];
         for (size_t e = 0; e < r->m; e++)
-            u->ew[edge_index(u, r->ei[e], r->ej[e])] += r->ew[e];
+            u->ew[cm_topo_edge_index(u, r->ei[e], r->ej[e])] += r->ew[e];
         for (size_t i = 0; i < n; i++)
             u->self[i] += r->self[i];
     }
     for (size_t i = 0; i < n; i++)
         for (size_t p = u->off[i]; p < u->off[i + 1]; p++) {
             size_t j = u->adj[p];
-            u->adj_w[p] = u->ew[i < j ? edge_index(u, i, j)
-                                      : edge_index(u, j, i)];
+            u->adj_w[p] = u->ew[i < j ? cm_topo_edge_index(u, i, j)
+                                      : cm_topo_edge_index(u, j, i)];
         }
 done:
     if (st != CM_OK)
@@ -160,6 +143,12 @@ done:
 static cm_status slurp(FILE *fp, const char *path, char **buf, size_t *len)
 {
     size_t cap = 1 << 16, n = 0;
+    struct stat sb;
+    if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (unsigned long long)sb.st_size > CM_TOPO_MAX_BYTES)
+        return cm_error(CM_EFORMAT, "%s: %llu bytes, larger than the %d-byte "
+                        "(2 GiB) limit of topology files", path,
+                        (unsigned long long)sb.st_size, CM_TOPO_MAX_BYTES);
     char *b = malloc(cap);
     if (!b)
         return cm_error(CM_ENOMEM, "%s: out of memory", path);
@@ -175,6 +164,12 @@ static cm_status slurp(FILE *fp, const char *path, char **buf, size_t *len)
         }
         size_t got = fread(b + n, 1, cap - n - 1, fp);
         n += got;
+        if (n > CM_TOPO_MAX_BYTES) {
+            free(b);
+            return cm_error(CM_EFORMAT, "%s: larger than the %d-byte (2 GiB) "
+                            "limit of topology files", path,
+                            CM_TOPO_MAX_BYTES);
+        }
         if (got == 0)
             break;
     }
@@ -343,19 +338,28 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
     if (!o)
         o = &dflt;
     int use_stdin = strcmp(path, "-") == 0;
-    FILE *fp = use_stdin ? stdin : fopen(path, "r");
+    FILE *fp = NULL;
     char *buf = NULL;
     section *sec = NULL;
     size_t len = 0, ns = 0, period = 0, pline = 0, n_head = 0;
     cm_topo_seq_destroy(s);
+    cm_status st = cm_topo_file_check(path);
+    if (st != CM_OK)
+        return st;
+    fp = use_stdin ? stdin : fopen(path, "r");
     if (!fp)
         return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
                         strerror(errno));
-    cm_status st = slurp(fp, path, &buf, &len);
+    st = slurp(fp, path, &buf, &len);
     if (!use_stdin)
         fclose(fp);
     if (st != CM_OK)
         return st;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        /* a UTF-8 byte-order mark: read as if absent (lines unchanged) */
+        memmove(buf, buf + 3, len - 3 + 1);
+        len -= 3;
+    }
     /* sections exist only in edge lists: not in GraphML ('<'), GML (a
      * letter) or a format forced to something else */
     const char *first = buf;
@@ -540,10 +544,9 @@ cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
         return seq_norm_sparse(s, rounds, norm);
     gsl_matrix *p = gsl_matrix_alloc(n, n), *q = gsl_matrix_alloc(n, n);
     gsl_matrix *b = gsl_matrix_alloc(n, n);
-    gsl_vector *ev = gsl_vector_alloc(n);
-    gsl_eigen_symm_workspace *w = gsl_eigen_symm_alloc(n);
+    double *ev = malloc(n * sizeof *ev);
     cm_status st = CM_OK;
-    if (!p || !q || !b || !ev || !w) {
+    if (!p || !q || !b || !ev) {
         st = cm_error(CM_ENOMEM, "out of memory for %zu-node products", n);
         goto cleanup;
     }
@@ -570,15 +573,12 @@ cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
     /* A = product - 11^T/n (in p); ||A||_2^2 = lambda_max(A^T A) */
     gsl_matrix_add_constant(p, -1.0 / (double)n);
     gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, p, p, 0.0, b);
-    int rc = gsl_eigen_symm(b, ev, w);
-    if (rc != GSL_SUCCESS) {
-        st = cm_error(CM_ENUMERIC, "eigensolver failed: %s", gsl_strerror(rc));
+    /* b is n x n with tda = n: LAPACK reads it as it is (symmetric) */
+    if ((st = cm_eigen_sym(CM_EIGEN_VALUES, n, b->data, ev)) != CM_OK)
         goto cleanup;
-    }
-    *norm = sqrt(fmax(gsl_vector_max(ev), 0.0));
+    *norm = sqrt(fmax(ev[n - 1], 0.0));
 cleanup:
-    gsl_eigen_symm_free(w);
-    gsl_vector_free(ev);
+    free(ev);
     gsl_matrix_free(b);
     gsl_matrix_free(q);
     gsl_matrix_free(p);

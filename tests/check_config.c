@@ -67,7 +67,7 @@ START_TEST(test_config)
     }
     const char *missing[] = {"--epochs", NULL};
     ck_assert_int_eq(parse(&c, missing), CM_EINVAL);
-    ck_assert(strstr(cm_last_error(), "needs a value"));
+    ck_assert(strstr(cm_last_error(), "--epochs: missing value"));
     const char *help[] = {"--help", "--bogus", NULL};
     ck_assert_int_eq(parse(&c, help), CM_OK);
     ck_assert_int_eq(c.help, 1);

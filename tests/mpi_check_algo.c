@@ -28,18 +28,7 @@
 
 static void cube_file(char *path, size_t n)
 {
-    cm_topo t;
-    size_t ei[12], ej[12], m = 0;
-    for (size_t i = 0; i < 8; i++)
-        for (size_t b = 1; b < 8; b <<= 1)
-            if (i < (i ^ b))
-                ei[m] = i, ej[m++] = i ^ b;
-    cm_topo_init(&t);
-    ck_assert_int_eq(cm_topo_from_edges(&t, 8, m, ei, ej), CM_OK);
-    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
-    snprintf(path, n, "/tmp/mpi_check_algo_%d.txt", (int)getpid());
-    ck_assert_int_eq(cm_topo_save(&t, path, "cube"), CM_OK);
-    cm_topo_destroy(&t);
+    mpi_cube_file(path, n, "/tmp/mpi_check_algo_");
 }
 
 /* The one-peer exponential sequence on 8 nodes: round t pairs i with

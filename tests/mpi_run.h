@@ -18,7 +18,11 @@
 
 #include <check.h>
 
+#include <unistd.h>
+
 #include "check_env.h"
+#include "cm_mixing.h"
+#include "cm_topo.h"
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"
@@ -102,6 +106,25 @@ static inline void mpi_resume_matches(dt_config *cfg, const char *dir,
     ck_assert_int_eq(res.s, CM_OK);
     ck_assert_uint_eq(res.hash, want.hash);
     ck_assert_double_eq(res.acc, want.acc);
+}
+
+/* The cube Q3 (i ~ i XOR 2^b) with Laplacian weights (lambda_min(W) =
+ * -1/2) saved to "<stem><pid>.txt" (path, n bytes): the topology of the
+ * algorithm suites, with and without MPI. */
+static inline void mpi_cube_file(char *path, size_t n, const char *stem)
+{
+    cm_topo t;
+    size_t ei[12], ej[12], m = 0;
+    for (size_t i = 0; i < 8; i++)
+        for (size_t b = 1; b < 8; b <<= 1)
+            if (i < (i ^ b))
+                ei[m] = i, ej[m++] = i ^ b;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, 8, m, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    snprintf(path, n, "%s%d.txt", stem, (int)getpid());
+    ck_assert_int_eq(cm_topo_save(&t, path, "cube"), CM_OK);
+    cm_topo_destroy(&t);
 }
 
 /* `rm -rf dir` on rank 0 (dir is a test's own /tmp path, no quoting). */

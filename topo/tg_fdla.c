@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_eigen.h"
 #include "cm_mixing.h"
 #include "cm_time.h"
 
@@ -46,10 +47,6 @@ extern void dpotrf_(const char *uplo, const int *n, double *a,
                     const int *lda, int *info, size_t uplo_len);
 extern void dpotri_(const char *uplo, const int *n, double *a,
                     const int *lda, int *info, size_t uplo_len);
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs,
                     const double *a, const int *lda, double *b,
                     const int *ldb, int *info, size_t uplo_len);
@@ -275,63 +272,22 @@ static double dual_bound(ws *a)
     return isfinite(lb) && lb > 0.0 ? lb : 0.0;
 }
 
-/* Index of edge {i, j} (i < j) in t's sorted edge list. */
-static size_t edge_index(const cm_topo *t, size_t i, size_t j)
-{
-    size_t lo = 0, hi = t->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->ei[mid] < i || (t->ei[mid] == i && t->ej[mid] < j))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Writes weights w into t (self weights 1 - row sum). */
 static cm_status install(cm_topo *t, const double *w)
 {
-    size_t n = t->n, m = t->m;
-    double *ew = malloc((m + 1) * sizeof *ew);
-    double *self = malloc((n + 1) * sizeof *self);
-    double *adj_w = malloc((2 * m + 1) * sizeof *adj_w);
-    if (!ew || !self || !adj_w) {
-        free(ew);
-        free(self);
-        free(adj_w);
-        return cm_error(CM_ENOMEM, "out of memory for weights");
-    }
-    memcpy(ew, w, m * sizeof *ew);
-    for (size_t i = 0; i < n; i++) {
-        double row = 0.0;
-        for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            size_t j = t->adj[p];
-            adj_w[p] = w[i < j ? edge_index(t, i, j) : edge_index(t, j, i)];
-            row += adj_w[p];
-        }
-        self[i] = 1.0 - row;
-    }
-    free(t->ew);
-    free(t->self);
-    free(t->adj_w);
-    t->ew = ew;
-    t->self = self;
-    t->adj_w = adj_w;
-    return CM_OK;
+    return cm_topo_install_weights(t, w);
 }
 
 /* ||M(w)||_2 = SLEM of W = I - L(w), by a dense eigensolve of M. */
 static cm_status primal_slem(ws *a, const double *x, double *slem)
 {
-    int in = (int)a->n, lwork = 3 * in, info = 0;
     memcpy(a->xt, x, a->m * sizeof *x);
     a->xt[a->m] = 0.0;
     fill_f(a, a->xt, -1.0, a->f); /* F2 at s = 0 is M(w) */
-    dsyev_("N", "L", &in, a->f, &in, a->ev, a->ework, &lwork, &info, 1, 1);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "FDLA: eigensolver failed (info %d)",
-                        info);
+    cm_status st = cm_eigen_sym_work(CM_EIGEN_VALUES, a->n, a->f, a->ev,
+                                     a->ework, 3 * a->n);
+    if (st != CM_OK)
+        return cm_error_prefix(st, "FDLA");
     *slem = fmax(fabs(a->ev[0]), fabs(a->ev[a->n - 1]));
     return CM_OK;
 }

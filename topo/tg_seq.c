@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_mixing.h"
 #include "tg_graph.h"
 
 #define MAX_FACTORS 64
@@ -86,20 +87,6 @@ static void rb_edge(rb *r, size_t i, size_t j, double w)
     r->self[j] -= w;
 }
 
-/* Index of edge {i, j} (i < j) in t's sorted edge list. */
-static size_t edge_index(const cm_topo *t, size_t i, size_t j)
-{
-    size_t lo = 0, hi = t->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->ei[mid] < i || (t->ei[mid] == i && t->ej[mid] < j))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Turns the round into the weighted topology t. */
 static cm_status rb_finish(const rb *r, cm_topo *t)
 {
@@ -108,22 +95,19 @@ static cm_status rb_finish(const rb *r, cm_topo *t)
     cm_status st = cm_topo_from_edges(t, r->n, r->m, r->ei, r->ej);
     if (st != CM_OK)
         return st;
-    t->ew = malloc((t->m + 1) * sizeof *t->ew);
-    t->self = malloc((t->n + 1) * sizeof *t->self);
-    t->adj_w = malloc((2 * t->m + 1) * sizeof *t->adj_w);
-    if (!t->ew || !t->self || !t->adj_w)
-        return cm_error(CM_ENOMEM, "out of memory building a round");
+    if ((st = cm_topo_alloc_weights(t)) != CM_OK)
+        return st;
     for (size_t k = 0; k < r->m; k++) {
         size_t a = r->ei[k] < r->ej[k] ? r->ei[k] : r->ej[k];
         size_t b = r->ei[k] < r->ej[k] ? r->ej[k] : r->ei[k];
-        t->ew[edge_index(t, a, b)] = r->w[k];
+        t->ew[cm_topo_edge_index(t, a, b)] = r->w[k];
     }
     memcpy(t->self, r->self, t->n * sizeof *t->self);
     for (size_t i = 0; i < t->n; i++)
         for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
             size_t j = t->adj[p];
-            t->adj_w[p] = t->ew[i < j ? edge_index(t, i, j)
-                                      : edge_index(t, j, i)];
+            t->adj_w[p] = t->ew[i < j ? cm_topo_edge_index(t, i, j)
+                                      : cm_topo_edge_index(t, j, i)];
         }
     return CM_OK;
 }

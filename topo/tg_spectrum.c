@@ -1,5 +1,6 @@
 /* tg_spectrum.c: Laplacian extremes for the search: dense LAPACK dsyev
- * (small n) and warm-started Lanczos through cm_lanczos (large n).
+ * through cm_eigen (small n) and warm-started Lanczos through cm_lanczos
+ * (large n).
  *
  * Dense alternatives measured or considered (topo/README.md): GSL's
  * gsl_eigen_symm (1.2x to 3x slower for n = 32..256 here, ~10x at 1,024),
@@ -11,22 +12,13 @@
  */
 #include "tg_spectrum.h"
 
+#include "cm_eigen.h"
+
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* LAPACK (Fortran ABI, provided by OpenBLAS); trailing hidden lengths of
- * the two character arguments. */
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
-
-extern void dsyevd_(const char *jobz, const char *uplo, const int *n,
-                    double *a, const int *lda, double *w, double *work,
-                    const int *lwork, int *iwork, const int *liwork,
-                    int *info, size_t jobz_len, size_t uplo_len);
 
 void tg_spec_init(tg_spec *s)
 {
@@ -69,16 +61,13 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
         free_dense(s);
         return cm_error(CM_ENOMEM, "out of memory for a %zu-node spectrum", n);
     }
-    int in = (int)n, lwork = -1, info = 0;
-    double q = 0.0;
-    dsyev_("N", "L", &in, s->a, &in, s->w, &q, &lwork, &info, 1, 1);
-    lwork = info == 0 && q > 3.0 * n ? (int)q : 3 * in;
-    s->work = malloc((size_t)lwork * sizeof *s->work);
+    size_t lwork = cm_eigen_lwork(n, CM_EIGEN_VALUES);
+    s->work = malloc(lwork * sizeof *s->work);
     if (!s->work) {
         free_dense(s);
         return cm_error(CM_ENOMEM, "out of memory for a %zu-node spectrum", n);
     }
-    s->lwork = lwork;
+    s->lwork = (int)lwork;
     s->n = n;
     return CM_OK;
 }
@@ -97,12 +86,8 @@ cm_status tg_spec_laplacian(tg_spec *s, const tg_graph *g)
     if (st != CM_OK)
         return st;
     fill_laplacian(s->a, g);
-    int in = (int)n, info = 0;
-    dsyev_("N", "L", &in, s->a, &in, s->w, s->work, &s->lwork, &info, 1, 1);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "LAPACK dsyev failed (info = %d) on a "
-                        "%zu-node Laplacian", info, n);
-    return CM_OK;
+    return cm_eigen_sym_work(CM_EIGEN_VALUES, n, s->a, s->w, s->work,
+                             (size_t)s->lwork);
 }
 
 cm_status tg_spec_extremes(tg_spec *s, const tg_graph *g, double *l2,
@@ -125,11 +110,9 @@ cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
     cm_status st = tg_spec_reserve(s, n);
     if (st != CM_OK)
         return st;
-    int in = (int)n, info = 0;
     if (!s->z) {
-        /* dsyevd's documented minimum: 1 + 6n + 2n^2 and 3 + 5n */
-        s->zlwork = 1 + 6 * in + 2 * in * in;
-        s->zliwork = 3 + 5 * in;
+        s->zlwork = (int)cm_eigen_symd_lwork(n);
+        s->zliwork = (int)cm_eigen_symd_liwork(n);
         s->z = malloc(n * n * sizeof *s->z);
         s->zw = malloc(n * sizeof *s->zw);
         s->zwork = malloc((size_t)s->zlwork * sizeof *s->zwork);
@@ -141,12 +124,8 @@ cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g)
         }
     }
     fill_laplacian(s->z, g);
-    dsyevd_("V", "L", &in, s->z, &in, s->zw, s->zwork, &s->zlwork,
-            s->ziwork, &s->zliwork, &info, 1, 1);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "LAPACK dsyevd failed (info = %d) on a "
-                        "%zu-node Laplacian", info, n);
-    return CM_OK;
+    return cm_eigen_symd(n, s->z, s->zw, s->zwork, (size_t)s->zlwork,
+                         s->ziwork, (size_t)s->zliwork);
 }
 
 static void graph_laplacian_mv(const void *ctx, const double *x, double *y)
@@ -196,11 +175,9 @@ cm_status tg_small_sym_extremes(double *m, size_t k, double *lo, double *hi)
     double w[KMAX], work[LW];
     if (k == 0 || k > KMAX)
         return cm_error(CM_EINVAL, "small eigensolve of order %zu", k);
-    int in = (int)k, lwork = LW, info = 0;
-    dsyev_("N", "L", &in, m, &in, w, work, &lwork, &info, 1, 1);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "LAPACK dsyev failed (info = %d) on a "
-                        "%zu x %zu matrix", info, k, k);
+    cm_status st = cm_eigen_sym_work(CM_EIGEN_VALUES, k, m, w, work, LW);
+    if (st != CM_OK)
+        return st;
     *lo = w[0];
     *hi = w[k - 1];
     return CM_OK;

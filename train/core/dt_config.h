@@ -32,7 +32,8 @@ typedef struct {
     dt_dataset dataset;        /* --dataset (fashion-mnist) */
     char data_dir[DT_PATH_MAX];/* --data; "" = the data set's default */
     dt_model model;            /* --model (lenet) */
-    size_t epochs;             /* --epochs, > 0 */
+    size_t epochs;             /* --epochs, > 0 (0 only with
+                                  --write-partition: write, no training) */
     size_t batch;              /* --batch, per step, > 0 */
     double lr;                 /* --lr, base learning rate, >= 0 */
     double momentum;           /* --momentum, in [0, 1) */
@@ -58,7 +59,8 @@ typedef struct {
     int bench;                 /* --bench: measure speed, do not train */
     size_t bench_steps;        /* --bench-steps: steps per timed run (50) */
     size_t bench_repeat;       /* --bench-repeat: timed runs, best kept (3) */
-    int help;                  /* --help was given */
+    int help;                  /* --help, -h was given */
+    int version;               /* --version was given */
     /* decentralized training (dt_dpsgd) */
     char topology[DT_PATH_MAX];/* --topology FILE; "" = none */
     cm_weight_rule weights;    /* --weights (laplacian); on a weighted file
@@ -68,6 +70,9 @@ typedef struct {
     size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
     dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
     dt_algo_kind algorithm;    /* --algorithm dpsgd|d2|gt|qgm (dpsgd) */
+    int clique_avg;            /* --algorithm clique-avg: dpsgd with each
+                                  gradient averaged over its D-Cliques
+                                  clique (the file's `# cliques:` line) */
     double d2_mix;             /* --d2-mixing: weight C of W in d2's
                                   (1-C) I + C W; 0 = auto */
     size_t eval_every;         /* --eval-every K steps; 0 = every epoch */
@@ -93,21 +98,40 @@ typedef struct {
     cm_place_kind placement;   /* --placement block|graph (graph) */
     cm_net net;                /* --net: the network model */
     int net_given;             /* --net was given */
+    int model_given;           /* --model was given */
+    int dataset_given;         /* --dataset was given */
     size_t bench_gossip;       /* --bench-gossip R: time R gossip rounds
                                   alone (no training); 0 = off */
     size_t bench_floats;       /* --bench-floats N: array length for
                                   --bench-gossip (0 = the model's) */
     char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
                                   timings, hashes of the run; "" = none */
+    unsigned long long given;  /* bit k: the k-th flag of the table was
+                                  given (dt_config_given) */
+    char write_partition[DT_PATH_MAX]; /* --write-partition FILE: the
+                                  partition's per-worker class counts
+                                  (dt_partition_file.h); "" = none */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */
 void dt_config_default(dt_config *cfg);
 
-/* Parses argv[1..argc) over cfg (which should hold defaults). Unknown
+/* Parses argv[1..argc) over cfg (which should hold defaults) with
+ * cm_flags (its wording, and a "did you mean" on a near-miss). Unknown
  * flag, missing or bad value: CM_EINVAL with one message naming the flag.
- * "--help" sets cfg->help and stops parsing. */
+ * "--help" (-h) and "--version" set cfg->help / cfg->version and stop
+ * parsing; -q is --quiet. */
 cm_status dt_config_parse(dt_config *cfg, int argc, char **argv);
+
+/* 1 when flag (e.g. "--partition") was on the command line. */
+int dt_config_given(const dt_config *cfg, const char *flag);
+
+/* For a run of one worker in one process (no --topology, not under
+ * mpirun with --mode allreduce): CM_EINVAL naming the first flag given
+ * that only a distributed run uses (--algorithm, --d2-mixing,
+ * --partition, --workers, --placement, --net, --weights, --local-eval,
+ * --timeout), so none is silently ignored. */
+cm_status dt_config_check_single(const dt_config *cfg);
 
 /* The usage text (static storage), listing every flag and its default. */
 const char *dt_config_usage(void);

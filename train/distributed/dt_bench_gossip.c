@@ -14,6 +14,7 @@
 #include "cm_time.h"
 #include "dt_gossip.h"
 #include "dt_net.h"
+#include "dt_topo_load.h"
 
 #define WARMUP 3
 
@@ -23,26 +24,33 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The topology as a training run reads it (weights by --weights when the
- * file has none), agreed over the ranks. */
+/* The topology exactly as a training run reads it (dt_topo_load: weights
+ * by --weights when the file has none or --weights is given, checked on
+ * rank 0, agreed over the ranks); a static one only. */
 static cm_status load_topology(const dt_config *cfg, const dt_comm *comm,
                                cm_topo *t)
 {
     if (!cfg->topology[0])
         return dt_comm_agree(comm, cm_error(CM_EINVAL, "--bench-gossip needs "
                                             "--topology FILE"));
-    cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
-                            0};
-    cm_status s = cm_topo_read_ex(t, cfg->topology, &ro);
-    if (s == CM_OK)
-        s = cm_topo_check_connected(t, cfg->topology);
-    if (s == CM_OK && !t->self)
-        s = cm_topo_set_weights(t, cfg->weights);
-    if (s == CM_OK)
-        s = cm_topo_check_stochastic(t, cfg->topology);
-    if (s != CM_OK && cfg->topology[0])
-        cm_error_prefix(s, "--topology");
-    s = dt_comm_agree(comm, s);
+    cm_topo_seq seq;
+    int one_based = 0;
+    double slem = -1.0;
+    cm_topo_seq_init(&seq);
+    cm_status s = dt_topo_load(comm, cfg->topology, cfg->weights,
+                               cfg->weights_set, &seq, &one_based, &slem);
+    if (s != CM_OK)
+        return s;
+    if (seq.period > 1) { /* the same on every rank: no agreement needed */
+        s = cm_error(CM_ETOPO, "--bench-gossip: %s is time-varying (period "
+                     "%zu); it times the rounds of one static topology",
+                     cfg->topology, seq.period);
+        cm_topo_seq_destroy(&seq);
+        return s;
+    }
+    *t = seq.round[0]; /* moved out: round 0 no longer owns the arrays */
+    cm_topo_init(&seq.round[0]);
+    cm_topo_seq_destroy(&seq);
     if (s == CM_OK && dt_comm_size(comm) > t->n)
         s = cm_error(CM_EINVAL, "%zu MPI ranks but %s has only %zu workers: "
                      "run at most %zu ranks (mpirun -np %zu)",

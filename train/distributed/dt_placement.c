@@ -7,6 +7,8 @@
  */
 #include "dt_placement.h"
 
+#include "cm_hash.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +27,7 @@ cm_status dt_comm_host_ids(const dt_comm *c, size_t *host_of_rank)
     char name[256] = "";
     if (gethostname(name, sizeof name - 1) != 0)
         strcpy(name, "?");
-    uint64_t x = 0xcbf29ce484222325ULL;
-    for (const char *p = name; *p; p++)
-        x = (x ^ (unsigned char)*p) * 0x100000001b3ULL;
+    uint64_t x = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, name, strlen(name));
     h[me] = (double)(x >> 12);  /* 52 bits: exact in a double */
     s = dt_comm_allreduce_sum_double(c, h, P);
     if (s == CM_OK)
@@ -77,7 +77,10 @@ static cm_status placement_init(dt_placement *pl, const dt_comm *c,
                                             pl->rank_of)
                    : cm_place_workers(t, P, pl->host_of_rank, kind,
                                       pl->rank_of);
-        s = dt_comm_agree(c, s0);
+        /* the others wait behind rank 0's partitioning (minutes for
+         * thousands of workers): idle, and without the --timeout
+         * deadline, since rank 0 is computing, not silent */
+        s = dt_comm_agree_idle(c, s0);
     }
     if (s == CM_OK)
         s = dt_comm_bcast(c, pl->rank_of, n * sizeof *pl->rank_of, 0);

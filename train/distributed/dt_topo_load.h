@@ -21,7 +21,9 @@
  * the caller; old content destroyed) on every rank of comm, and validates
  * it as above. A static file without weights, or any static file when
  * replace is non-zero (--weights given), gets rule's weights (set on rank
- * 0, broadcast). *one_based: 1 when the ids were read as 1-based.
+ * 0, broadcast); replace with a time-varying file is CM_EINVAL (a flag
+ * conflict: its rounds carry their own weights, as topogen eval says).
+ * *one_based: 1 when the ids were read as 1-based.
  * *slem: SLEM of W for a static file, the norm of the period's product
  * for a sequence, -1 when not computed (above CM_MIXING_DENSE_MAX nodes);
  * the same on every rank.
@@ -29,11 +31,19 @@
  * with rank-lowest failing rank's message, prefixed "--topology: ". A
  * problem of the file, including one beyond a size limit (a dense
  * eigensolve above CM_MIXING_DENSE_MAX nodes), is never CM_EINVAL (that
- * code means a bad flag): it is CM_EIO, CM_EFORMAT, CM_ETOPO, CM_ENOMEM
+ * code means a bad flag, as for --weights on a time-varying file): it is CM_EIO, CM_EFORMAT, CM_ETOPO, CM_ENOMEM
  * or CM_ENUMERIC. On failure *seq is left empty. Cost: O(m) on every rank,
  * plus O(period n^3) on rank 0 and broadcasts of O(period + n + m) words. */
 cm_status dt_topo_load(const dt_comm *comm, const char *path,
                        cm_weight_rule rule, int replace, cm_topo_seq *seq,
                        int *one_based, double *slem);
+
+/* The parse step of dt_topo_load alone, on this process: path (format and
+ * numbering detected, a file of `# round` sections read as a sequence)
+ * into *seq (initialized by the caller; old content destroyed), no
+ * checks, no weights set; failures prefixed "--topology: " and never
+ * CM_EINVAL, as above. The one way the trainer reads a topology file
+ * (dt_topo_load, --bench-gossip through it, main's notices). O(m). */
+cm_status dt_topo_read(const char *path, cm_topo_seq *seq, int *one_based);
 
 #endif
