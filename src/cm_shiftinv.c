@@ -52,6 +52,8 @@ typedef void (*op_fn)(void *ctx, const double *x, double *y);
 typedef struct {
     const cm_topo *t;
     int mixing;
+    const uint32_t *adj32; /* t->adj as 32-bit ids (half the memory
+                              traffic of a product), or NULL */
 } m_ctx;
 
 static double m_diag(const m_ctx *c, size_t i)
@@ -69,13 +71,18 @@ static void m_apply(void *ctx, const double *x, double *y)
 {
     const m_ctx *c = ctx;
     const cm_topo *t = c->t;
+    const uint32_t *a = c->adj32;
     for (size_t i = 0; i < t->n; i++) {
         double s = m_diag(c, i) * x[i];
+        size_t p = t->off[i], e = t->off[i + 1];
         if (c->mixing)
-            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-                s -= t->adj_w[p] * x[t->adj[p]];
+            for (; p < e; p++)
+                s -= t->adj_w[p] * x[a ? a[p] : t->adj[p]];
+        else if (a)
+            for (; p < e; p++)
+                s -= x[a[p]];
         else
-            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            for (; p < e; p++)
                 s -= x[t->adj[p]];
         y[i] = s;
     }
@@ -341,9 +348,11 @@ static cm_status fac_make(fac *F, const m_ctx *c, int grounded, double shift,
     cm_status st = CM_OK;
     if (!*sym) {
         *sym = cholmod_analyze(A, cc);
-        if (!*sym) {
-            st = cm_error(CM_ENOMEM, "CHOLMOD: analysis failed (status %d)",
-                          cc->status);
+        if (!*sym) { /* e.g. CHOLMOD_TOO_LARGE: a factor beyond int */
+            st = cm_error(cc->status == CHOLMOD_OUT_OF_MEMORY ? CM_ENOMEM
+                                                              : CM_ENUMERIC,
+                          "CHOLMOD: analysis failed (status %d: factor too "
+                          "large)", cc->status);
             goto done;
         }
         *fill = cc->lnz;
@@ -519,18 +528,29 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
     cm_status st = cm_topo_components(t, NULL, &count);
     if (st != CM_OK)
         return st;
-    m_ctx c = {t, mixing};
+    m_ctx c = {t, mixing, NULL};
+    uint32_t *adj32 = t->n <= UINT32_MAX ? malloc((2 * t->m + 1) *
+                                                  sizeof *adj32) : NULL;
+    if (adj32) {
+        for (size_t p = 0; p < 2 * t->m; p++)
+            adj32[p] = (uint32_t)t->adj[p];
+        c.adj32 = adj32;
+    }
     double scale = gershgorin(&c), abs_tol = 1e-15 * scale;
     lz3 z;
-    if ((st = lz3_start(&z, t->n)) != CM_OK)
+    if ((st = lz3_start(&z, t->n)) != CM_OK) {
+        free(adj32);
         return st;
+    }
     int done = 0;
     st = lz3_run(&z, m_apply, &c, FIRST_BUDGET, count == 1, 1,
                  CM_SHIFTINV_TOL, abs_tol, &done);
     if (st == CM_OK && !done) {
         cm_status si = shift_invert(&c, count == 1, z.hi, z.rhi, l2, lmax, s);
-        if (si == CM_OK || si == CM_ENOMEM)
+        if (si == CM_OK || si == CM_ENOMEM) {
+            st = si;
             goto out;
+        }
         char why[256]; /* cm_error reuses the buffer cm_last_error reads */
         snprintf(why, sizeof why, "%s", cm_last_error());
         /* too much fill: Lanczos on M continues */
@@ -550,6 +570,29 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
     }
 out:
     s->products = z.k;
+    lz3_free(&z);
+    free(adj32);
+    return st;
+}
+
+cm_status cm_shiftinv_op_max(size_t n, cm_shiftinv_op op, void *ctx,
+                             double scale, size_t max_products, double *max)
+{
+    *max = 0.0;
+    if (n < 2)
+        return cm_error(CM_EINVAL, "spectrum on fewer than 2 nodes");
+    lz3 z;
+    cm_status st = lz3_start(&z, n);
+    if (st != CM_OK)
+        return st;
+    int done = 0;
+    st = lz3_run(&z, op, ctx, max_products, 0, 1, CM_SHIFTINV_TOL,
+                 1e-15 * scale, &done);
+    if (st == CM_OK && !done)
+        st = cm_error(CM_ENUMERIC, "Lanczos did not converge in %zu products",
+                      z.k);
+    if (st == CM_OK)
+        *max = fmax(z.hi, 0.0);
     lz3_free(&z);
     return st;
 }

@@ -75,4 +75,16 @@ typedef struct {
 cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
                            double *lmax, cm_shiftinv_stats *stats);
 
+/* y = A x for vectors of length n (A symmetric; called on x orthogonal
+ * to 1, its result is projected back onto that complement). */
+typedef void (*cm_shiftinv_op)(void *ctx, const double *x, double *y);
+
+/* The largest eigenvalue of a symmetric positive semidefinite operator A
+ * on the complement of 1 (n >= 2), by the three-term Lanczos of this
+ * module, to CM_SHIFTINV_TOL relative or 1e-15 of `scale` (a bound on
+ * ||A||) absolute, within max_products products. CM_ENUMERIC when it does
+ * not converge, CM_ENOMEM. O(n) memory. */
+cm_status cm_shiftinv_op_max(size_t n, cm_shiftinv_op op, void *ctx,
+                             double scale, size_t max_products, double *max);
+
 #endif

@@ -26,6 +26,7 @@
 #include "cm_atomic.h"
 #include "cm_eigen.h"
 #include "cm_mixing.h"
+#include "cm_shiftinv.h"
 
 void cm_topo_seq_init(cm_topo_seq *s)
 {
@@ -462,6 +463,72 @@ cleanup:
 
 /* ---- spectra --------------------------------------------------------- */
 
+/* x -> P^T P x for P = W_{r-1} ... W_0 (each W symmetric), on the
+ * complement of 1 that every symmetric stochastic W keeps. */
+typedef struct {
+    const cm_topo_seq *s;
+    size_t rounds;
+    double *tmp; /* [n] */
+} prod_ctx;
+
+static void w_apply(const cm_topo *t, const double *x, double *y)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        double v = t->self[i] * x[i];
+        for (size_t k = t->off[i]; k < t->off[i + 1]; k++)
+            v += t->adj_w[k] * x[t->adj[k]];
+        y[i] = v;
+    }
+}
+
+static void center(double *x, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m += x[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        x[i] -= m;
+}
+
+static void prod_apply(void *ctx, const double *x, double *y)
+{
+    prod_ctx *c = ctx;
+    size_t n = c->s->n, P = c->s->period;
+    double *a = y, *b = c->tmp;
+    memcpy(a, x, n * sizeof *a);
+    /* P keeps 1 (eigenvalue 1) and may kill the rest (exact averaging):
+     * rounding's 1-component of x would then be all of P^T P x */
+    center(a, n);
+    for (size_t r = 0; r < 2 * c->rounds; r++) { /* P x, then P^T (P x) */
+        size_t k = r < c->rounds ? r : 2 * c->rounds - 1 - r;
+        w_apply(&c->s->round[k % P], a, b);
+        double *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != y)
+        memcpy(y, a, n * sizeof *y);
+    center(y, n);
+}
+
+/* The norm by Lanczos on P^T P (above CM_MIXING_DENSE_MAX nodes):
+ * O(rounds (n + m)) per product, O(n) memory. */
+static cm_status seq_norm_sparse(const cm_topo_seq *s, size_t rounds,
+                                 double *norm)
+{
+    prod_ctx c = {s, rounds, malloc(s->n * sizeof(double))};
+    if (!c.tmp)
+        return cm_error(CM_ENOMEM, "out of memory for %zu-node products",
+                        s->n);
+    double mx = 0.0;
+    cm_status st = cm_shiftinv_op_max(s->n, prod_apply, &c, 1.0, 3000, &mx);
+    free(c.tmp);
+    if (st == CM_OK)
+        *norm = sqrt(mx);
+    return st;
+}
+
 cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
 {
     size_t n = s->n;
@@ -473,6 +540,8 @@ cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
         *norm = 0.0;
         return CM_OK;
     }
+    if (n > CM_MIXING_DENSE_MAX)
+        return seq_norm_sparse(s, rounds, norm);
     gsl_matrix *p = gsl_matrix_alloc(n, n), *q = gsl_matrix_alloc(n, n);
     gsl_matrix *b = gsl_matrix_alloc(n, n);
     double *ev = malloc(n * sizeof *ev);
@@ -534,7 +603,13 @@ cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
         if (st != CM_OK)
             return st;
         double lo, hi;
-        st = cm_topo_w_range(t, &lo, &hi);
+        if (t->n > CM_MIXING_DENSE_MAX) { /* sparse: W's ends on 1^perp */
+            st = cm_topo_w_extremes(t, &hi, &lo);
+            hi = fmax(hi, 1.0);
+            lo = fmin(lo, 1.0);
+        } else {
+            st = cm_topo_w_range(t, &lo, &hi);
+        }
         if (st != CM_OK)
             return cm_error_prefix(st, "%s", name);
         if (hi > 1.0 + CM_TOPO_SEQ_EIG_TOL || lo < -1.0 - CM_TOPO_SEQ_EIG_TOL)

@@ -5,7 +5,8 @@
  * a 100,000-node ring, a 300 x 300 torus and an odd 20,001-node ring (its
  * lambda_n is a double eigenvalue below the Gershgorin bound); agreement
  * with the dense solver on a random 4-regular graph (Lanczos alone);
- * a disconnected graph (lambda_2 = 0) and two nodes. */
+ * a disconnected graph (lambda_2 = 0) and two nodes; period-product norms
+ * above the dense limit. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,10 @@
 #include "cm_rng.h"
 #include "cm_shiftinv.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "tg_graph.h"
+#include "tg_seq.h"
 
 #define PI 3.14159265358979323846
 
@@ -191,6 +194,32 @@ START_TEST(small_and_disconnected)
 }
 END_TEST
 
+/* Period products above the dense limit (Lanczos on P^T P): Base-2
+ * averages exactly at any n; W^2 of an mh ring has norm SLEM^2. */
+START_TEST(sequence_norms)
+{
+    cm_topo_seq s;
+    cm_topo_seq_init(&s);
+    ck_assert_int_eq(tg_seq_build(&s, TG_SEQ_BASE, 5000, 1), CM_OK);
+    double norm = 1.0;
+    ck_assert_int_eq(cm_topo_seq_norm(&s, s.period, &norm), CM_OK);
+    ck_assert_msg(norm <= 1e-12, "base product norm %g", norm);
+    ck_assert_int_eq(cm_topo_seq_norm(&s, s.period - 1, &norm), CM_OK);
+    ck_assert(norm > 1e-3); /* one round short: not yet averaged */
+    cm_topo_seq_destroy(&s);
+    cm_topo t;
+    size_t n = 5000;
+    read_lattice(&t, n, 0);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    cm_topo_seq_init(&s);
+    ck_assert_int_eq(cm_topo_seq_from_topo(&s, &t), CM_OK);
+    ck_assert_int_eq(cm_topo_seq_norm(&s, 2, &norm), CM_OK);
+    double slem = 1.0 - cyc(1, (double)n) / 3.0;
+    near(norm, slem * slem, 1e-9, "||W^2 - J/n||");
+    cm_topo_seq_destroy(&s);
+}
+END_TEST
+
 Suite *shiftinv_suite(void)
 {
     Suite *s = suite_create("shiftinv");
@@ -204,6 +233,7 @@ Suite *shiftinv_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, random_regular_against_dense);
     tcase_add_test(tc, small_and_disconnected);
+    tcase_add_test(tc, sequence_norms);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -91,6 +91,10 @@ static int generate(topogen_config *c)
         goto cleanup;
     }
     rc = EXIT_SUCCESS;
+    if (m.catalog && !c->quiet)
+        fprintf(stderr, "topogen: the catalogue's %s graph beats the search "
+                "(energy %.6f < %.6f): using it\n", m.catalog,
+                m.catalog_energy, m.search_energy);
     if (c->seq) {
         if (!c->quiet)
             fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "

@@ -330,8 +330,8 @@ int topogen_evaluate(const topogen_eval_job *c)
         printf("components    %zu%s\n", e.components,
                e.components > 1 ? "  (disconnected: lambda2 = 0, SLEM 1)" : "");
         if (!e.diameter_exact)
-            printf("diameter      >= %.0f  (at most %.0f; two breadth-first "
-                   "searches, exact above n (n + 2m) = %.0g is O(n m))\n",
+            printf("diameter      >= %.0f  (double sweep, at most %.0f; the "
+                   "exact one, O(n m), only up to n (n + 2m) = %.0g)\n",
                    e.diameter, e.diameter_upper, TG_EVAL_DIAMETER_WORK);
         else if (isfinite(e.diameter))
             printf("diameter      %.0f\n", e.diameter);

@@ -13,6 +13,7 @@
 #include "cm_atomic.h"
 #include "cm_mixing.h"
 #include "cm_rng.h"
+#include "tg_catalog.h"
 #include "tg_graph.h"
 #include "tg_groups.h"
 #include "tg_igraph.h"
@@ -33,6 +34,42 @@ void topogen_made_destroy(topogen_made *m)
         return;
     cm_topo_destroy(&m->t);
     cm_topo_seq_destroy(&m->seq);
+}
+
+/* For the ratio objective at n <= 20 without groups or labels: replaces
+ * the learned m->t by a catalogue graph of the same (n, d) with a lower
+ * energy (tg_catalog.h: complete multipartite, Petersen, Paley, ...) and
+ * names it in m->catalog for the caller to report. */
+static cm_status catalog_check(const topogen_config *c, topogen_made *m)
+{
+    size_t n = c->search.n, d = c->search.d;
+    m->catalog = NULL;
+    if (c->search.obj != TG_OBJ_RATIO || c->search.groups || c->labels ||
+        n > 20)
+        return CM_OK;
+    double l2, ln;
+    cm_status st = cm_topo_laplacian_extremes(&m->t, &l2, &ln);
+    double best = tg_objective_energy(c->search.obj, d, l2, ln);
+    m->search_energy = best;
+    for (size_t k = 0; st == CM_OK && k < tg_catalog_count(n, d); k++) {
+        cm_topo u;
+        cm_topo_init(&u);
+        const char *name = "";
+        st = tg_catalog_build(n, d, k, &u, &name);
+        if (st == CM_OK)
+            st = cm_topo_laplacian_extremes(&u, &l2, &ln);
+        double e = tg_objective_energy(c->search.obj, d, l2, ln);
+        if (st == CM_OK && e < best - 1e-12) {
+            best = e;
+            m->catalog = name;
+            m->catalog_energy = e;
+            cm_topo_destroy(&m->t);
+            m->t = u;
+            cm_topo_init(&u);
+        }
+        cm_topo_destroy(&u);
+    }
+    return st;
 }
 
 void topogen_resolve_defaults(tg_search_opts *o)
@@ -92,6 +129,8 @@ cm_status topogen_make(topogen_config *c, topogen_made *m)
         c->search.hook = NULL; /* hook and hcfg end here */
         if (st == CM_OK)
             st = tg_graph_to_topo(&g, &m->t);
+        if (st == CM_OK)
+            st = catalog_check(c, m);
     } else {
         cm_rng rng;
         cm_rng_seed(&rng, c->search.seed, 0);

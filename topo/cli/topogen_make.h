@@ -28,6 +28,11 @@ typedef struct {
     tg_neff_weights_result nr; /* --weights neff / neff-alpha: certificate */
     tg_seq_eval se;         /* time-varying: period, norm, messages */
     double l2, ln, slem;    /* Laplacian extremes and SLEM (static kinds) */
+    const char *catalog;    /* learned ratio runs at n <= 20: the name of
+                               the catalogue graph (tg_catalog.h) that beat
+                               the search and replaced its graph, or NULL;
+                               catalog_energy/search_energy their energies */
+    double catalog_energy, search_energy;
     char settings[1024];    /* the settings line (resolved values) */
     char comment[1792];     /* the whole header comment */
     char labline[512];      /* set by the caller before topogen_make: the

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt_train.h"
 
@@ -51,6 +52,16 @@ cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
     w->len = len;
     w->xlen = xlen > len ? xlen : len;
     w->batch = batch;
+    /* two float arrays per worker (x and xn or v): refused up front when
+     * they pass this host's memory, before calloc's lazy pages are touched
+     * (a 10^6-worker file would otherwise meet the OOM killer) */
+    double need = 2.0 * (double)w->arrays * (double)w->xlen * sizeof(float);
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && psize > 0 ? (double)pages * (double)psize : 0;
+    if (have > 0.0 && need > have)
+        return cm_error(CM_ENOMEM, "%zu workers of %zu parameters need "
+                        "%.1f GB of worker arrays, more than this host's "
+                        "%.1f GB", w->count, len, need / 1e9, have / 1e9);
     w->x = calloc(w->arrays, sizeof *w->x);
     w->xn = calloc(w->arrays, sizeof *w->xn);
     w->v = calloc(w->arrays, sizeof *w->v);
