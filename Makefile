@@ -4,7 +4,10 @@
 #   make check      install missing packages, build, run the Check suites
 #   make check-cluster  a run over 2 hosts made of network namespaces (root)
 #   make demo       install missing packages, build, run the main job
-#   make install    copy both programs to $(DESTDIR)$(PREFIX)/bin
+#   make install    programs, libtopogen (.so, .a, topogen.h, topogen.pc),
+#                   man pages, bash completion, scripts and the Python
+#                   module under $(DESTDIR)$(PREFIX); `make uninstall`
+#   make lib        bin/libtopogen.{a,so} (topo/api/topogen.h)
 #   make fuzz       libFuzzer harnesses of tests/fuzz/ (clang, ASan+UBSan),
 #                   each run FUZZ_SECONDS (default 60); fails on a finding
 #
@@ -30,6 +33,12 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # GSL without its reference CBLAS: OpenBLAS (linked first) provides cblas_*.
 GSL_CFLAGS    := $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS      := -lgsl
+# libxml2: the GraphML reader (src/cm_topo_graphml.c); jansson: every JSON
+# read or written (safetensors headers, --summary, topogen eval --json).
+XML_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML_LIBS      := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
+JSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+JSON_LIBS     := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
@@ -38,17 +47,18 @@ GSL_LIBS      := -lgsl
 INC_SRC   := -Isrc
 INC_TOPO  := $(INC_SRC) -Itopo
 INC_TCLI  := $(INC_TOPO) -Itopo/cli
+INC_API   := $(INC_TCLI) -Itopo/api
 INC_NN    := $(INC_SRC) -Itrain/nn
 INC_DATA  := $(INC_NN) -Itrain/data
 INC_CORE  := $(INC_DATA) -Itrain/core
 INC_DIST  := $(INC_CORE) -Itrain/distributed
 INC_DCLI  := $(INC_DIST) -Itrain/cli
-INC_ALL   := $(INC_TCLI) $(INC_DCLI) -Itests
+INC_ALL   := $(INC_API) $(INC_DCLI) -Itests
 INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
-ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
-             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) -MMD -MP
+ALL_CFLAGS = $(CFLAGS) $(OMP_CFLAGS) $(PIC_CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
+             $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $(XML_CFLAGS) $(JSON_CFLAGS) -MMD -MP
 # OpenMP: the engine's threads (dt_net_set_threads, --threads); compiled
 # into train/nn only, linked into the programs that contain it.
 OPENMP ?= -fopenmp
@@ -58,6 +68,9 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #   src/                 the floor both programs stand on (cm_*); no main
 #   topo/                topogen's library (tg_*); no MPI
 #   topo/cli/            topogen's command line (main and its parts)
+#   topo/api/            libtopogen's public API (topogen.h, the only
+#                        installed header); the library is src/ + topo/ +
+#                        topo/cli/ (but its main) + topo/api/, built -fPIC
 #   train/nn/            the network engine
 #   train/data/          data sets and partitions
 #   train/core/          one process's pieces: configuration, logging, the
@@ -71,6 +84,8 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 SRC_SRCS       := $(wildcard src/*.c)
 TOPO_SRCS      := $(wildcard topo/*.c)
 TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
+TOPO_MAIN_SRC  := topo/cli/topogen.c
+API_SRCS       := $(wildcard topo/api/*.c)
 TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
 DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
 DIST_SINGLE_SRCS := $(wildcard train/distributed/*_single.c)
@@ -88,14 +103,29 @@ TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
 DIST_OBJS  := $(call obj,$(DIST_SRCS)) $(call mpiobj,$(DIST_MPI_SRCS))
 DIST_SINGLE_OBJS := $(call obj,$(DIST_SRCS) $(DIST_SINGLE_SRCS))
 
-TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) -lm -pthread
-TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+               $(JSON_LIBS) -lm -pthread
+TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) \
+               -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
-.PHONY: all check check-unit check-mpi check-cli check-cluster check-torch \
+# libtopogen: everything topogen is made of but its main. topogen links the
+# static archive; so does dpsgd-train, from which the linker takes only the
+# src/ members (the file format) it references, so it never needs igraph.
+LIB_OBJS    := $(call obj,$(API_SRCS) \
+               $(filter-out $(TOPO_MAIN_SRC),$(TOPO_CLI_SRCS))) \
+               $(TOPO_OBJS) $(SRC_OBJS)
+LIB_VERSION := 1.0.0
+LIB_SONAME  := libtopogen.so.1
+LIB_A       := $(BIN)/libtopogen.a
+LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
+LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
+
+.PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
+        check-python check-lib lib man \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
-all: $(PROGRAMS)
+all: $(PROGRAMS) $(LIBS_OUT)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -104,6 +134,9 @@ $(BUILD)/%.o: %.c
 $(BUILD)/src/%.o $(BUILD)/mpi/src/%.o:         INC = $(INC_SRC)
 $(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
 $(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
+$(BUILD)/topo/api/%.o:                         INC = $(INC_API)
+# what goes into the shared library is position-independent
+$(BUILD)/src/%.o $(BUILD)/topo/%.o: PIC_CFLAGS = -fPIC -fno-semantic-interposition
 $(BUILD)/train/nn/%.o:                         INC = $(INC_NN)
 $(BUILD)/train/data/%.o:                       INC = $(INC_DATA)
 $(BUILD)/train/core/%.o:                       INC = $(INC_CORE)
@@ -120,14 +153,34 @@ $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,$(TOPO_CLI_SRCS)) $(TOPO_OBJS) $(SRC_OBJS)
+$(BIN)/topogen: $(call obj,$(TOPO_MAIN_SRC)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
 $(BIN)/dpsgd-train: $(call obj,$(TRAIN_CLI_SRCS)) $(DIST_OBJS) \
-                    $(TRAIN_OBJS) $(SRC_OBJS)
+                    $(TRAIN_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TRAIN_LIBS)
+
+lib: $(LIBS_OUT)
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Exports only topogen.h's functions (topo/api/topogen.map).
+$(LIB_SO): $(LIB_OBJS) topo/api/topogen.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
+	    -Wl,--version-script=topo/api/topogen.map -Wl,--no-undefined \
+	    $(ALL_CFLAGS) $(LIB_OBJS) -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
+
+$(BIN)/$(LIB_SONAME): $(LIB_SO)
+	ln -sf $(notdir $<) $@
+
+$(BIN)/libtopogen.so: $(BIN)/$(LIB_SONAME)
+	ln -sf $(notdir $<) $@
 
 # ---- tests ----------------------------------------------------------------
 # Each tests/check_X.c defines `Suite *X_suite(void)`; the runner's table of
@@ -162,13 +215,14 @@ $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
                    $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm -pthread
+	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+	    $(JSON_LIBS) -lz -lm -pthread
 
 $(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
                   $(DIST_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
 
 MPIRUN ?= mpirun --allow-run-as-root --oversubscribe --bind-to none
 MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
@@ -177,7 +231,8 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
-	$(MAKE) check-unit check-cli $(if $(MPI_TESTS),check-mpi) check-torch
+	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) \
+	    check-torch check-python check-lib
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -191,6 +246,11 @@ check-cli: $(PROGRAMS)
 	sh tests/cases_called.sh tests/cli.sh
 	BIN=$(BIN) sh tests/cli.sh
 
+# Checkpoint directories shared between runs, exit codes, true notices
+# (tests/misuse.sh: the probes of issues 24 and 25).
+check-misuse: $(PROGRAMS)
+	BIN=$(BIN) sh tests/misuse.sh
+
 # dpsgd-train across 2 hosts made of network namespaces (root; prints
 # "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).
 check-cluster: $(PROGRAMS)
@@ -200,6 +260,17 @@ check-cluster: $(PROGRAMS)
 # test accuracy (tests/torch_model.sh).
 check-torch: $(PROGRAMS)
 	BIN=$(BIN) sh tests/torch_model.sh
+
+# The Python module and its torch.distributed gossip (tests/python.sh:
+# 4 and 16 gloo processes; about 1.5 min of CPU).
+check-python: $(PROGRAMS) $(LIBS_OUT)
+	BIN=$(BIN) sh tests/python.sh
+
+# make install into a scratch prefix, then the C example built with
+# pkg-config, man -l, the completion, the installed Python module, and
+# make uninstall (tests/lib.sh).
+check-lib: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
+	BIN=$(BIN) MAKE="$(MAKE)" sh tests/lib.sh
 
 deps:
 	@sh scripts/install-deps.sh
@@ -226,13 +297,13 @@ FUZZ_BUILD   ?= build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
 FUZZERS      := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_OBJS    := $(SRC_OBJS) $(call obj,$(wildcard train/data/*.c) \
-                train/core/dt_ckpt.c)
+FUZZ_OBJS    := $(SRC_OBJS) $(call obj,$(wildcard train/nn/*.c) \
+                $(wildcard train/data/*.c) train/core/dt_ckpt.c)
 
 $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(ALL_LDFLAGS) \
-	    $(BLAS_LIBS) $(GSL_LIBS) -lz -lm
+	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
 
 deps-fuzz:
 	@sh scripts/install-deps.sh fuzz
@@ -260,15 +331,86 @@ fuzz: fuzz-build
 	        $(FUZZ_BUILD)/fuzz-$$f.log; \
 	done
 
-install: $(PROGRAMS)
-	install -d $(DESTDIR)$(PREFIX)/bin
+# ---- install --------------------------------------------------------------
+# Under $(DESTDIR)$(PREFIX): bin/ (programs), lib/ (libtopogen.so.1.0.0,
+# its symlinks, libtopogen.a, pkgconfig/topogen.pc), include/topogen.h,
+# share/man/man1/ (help2man from --help), the bash completion,
+# share/topogen/ (the scripts a user runs, the examples), share/doc/topogen/
+# (the READMEs the error hints name) and the Python module topogen in
+# lib/python3/dist-packages. `make uninstall` removes exactly these.
+VERSION      := $(shell sed -n 's/^\#define TOPOGEN_VERSION "\(.*\)"/\1/p' \
+                  topo/cli/topogen_cli.h)
+LIBDIR        = $(PREFIX)/lib
+PYDIR         = $(LIBDIR)/python3/dist-packages/topogen
+SHAREDIR      = $(PREFIX)/share/topogen
+DOCDIR        = $(PREFIX)/share/doc/topogen
+MANDIR        = $(PREFIX)/share/man/man1
+COMPDIR       = $(PREFIX)/share/bash-completion/completions
+USER_SCRIPTS := sweep.sh plot.sh summary.sh results.sh consensus.sh \
+                algorithms.sh modelled.sh torch_eval_model.py runs.sh \
+                styles.sh aggregate.awk bench_torch.py
+PY_FILES     := $(wildcard topo/python/topogen/*.py)
+EXAMPLES     := data/examples/learn.c topo/python/examples/dpsgd.py
+DOCS         := README.md topo/README.md train/README.md topo/python/README.md
+MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
+
+man: $(MANPAGES)
+
+$(BIN)/man/topogen.1: $(BIN)/topogen topo/cli/topogen.h2m
+	@mkdir -p $(dir $@)
+	help2man -N --version-string=$(VERSION) -o $@ -i topo/cli/topogen.h2m \
+	    -n "learn fast-mixing topologies for decentralized SGD" $<
+
+$(BIN)/man/dpsgd-train.1: $(BIN)/dpsgd-train train/cli/dpsgd-train.h2m
+	@mkdir -p $(dir $@)
+	help2man -N --version-string=$(VERSION) -o $@ \
+	    -i train/cli/dpsgd-train.h2m \
+	    -n "decentralized SGD over MPI on a topology file" $<
+
+install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(MANDIR) \
+	    $(DESTDIR)$(COMPDIR) $(DESTDIR)$(SHAREDIR)/scripts \
+	    $(DESTDIR)$(SHAREDIR)/examples $(DESTDIR)$(DOCDIR) \
+	    $(DESTDIR)$(PYDIR)
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtopogen.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBS_PRIVATE@|$(strip $(TOPOGEN_LIBS))|' \
+	    topo/api/topogen.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/topogen.pc
+	install -m 644 topo/api/topogen.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
+	install -m 644 topo/cli/completion.bash $(DESTDIR)$(COMPDIR)/topogen
+	ln -sf topogen $(DESTDIR)$(COMPDIR)/dpsgd-train
+	install -m 755 $(addprefix scripts/,$(USER_SCRIPTS)) \
+	    $(DESTDIR)$(SHAREDIR)/scripts/
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(SHAREDIR)/examples/
+	for f in $(DOCS); do \
+	    install -m 644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | tr / -) \
+	        || exit 1; done
+	install -m 644 $(PY_FILES) $(DESTDIR)$(PYDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/topogen $(DESTDIR)$(PREFIX)/bin/dpsgd-train
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGRAMS))) \
+	    $(addprefix $(DESTDIR)$(LIBDIR)/,$(notdir $(LIB_SO)) \
+	        $(LIB_SONAME) libtopogen.so libtopogen.a pkgconfig/topogen.pc) \
+	    $(DESTDIR)$(PREFIX)/include/topogen.h \
+	    $(addprefix $(DESTDIR)$(MANDIR)/,$(notdir $(MANPAGES))) \
+	    $(DESTDIR)$(COMPDIR)/topogen $(DESTDIR)$(COMPDIR)/dpsgd-train \
+	    $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(USER_SCRIPTS)) \
+	    $(addprefix $(DESTDIR)$(SHAREDIR)/examples/,$(notdir $(EXAMPLES))) \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(subst /,-,$(DOCS))) \
+	    $(addprefix $(DESTDIR)$(PYDIR)/,$(notdir $(PY_FILES)))
+	rm -rf $(DESTDIR)$(PYDIR)/__pycache__
+	rmdir $(DESTDIR)$(SHAREDIR)/scripts $(DESTDIR)$(SHAREDIR)/examples \
+	    $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYDIR) \
+	    2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD) $(BIN)/topogen $(BIN)/dpsgd-train $(BIN)/check_unit \
-	    $(BIN)/check_mpi $(BIN)/fuzz_*
+	    $(BIN)/check_mpi $(BIN)/fuzz_* $(LIBS_OUT) $(BIN)/man
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

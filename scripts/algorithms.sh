@@ -3,7 +3,8 @@
 # (dpsgd, d2, gt, qgm) against all-reduce on label-skewed shards, and the
 # table of train/README.md "Algorithms".
 #
-#   scripts/algorithms.sh                 # the measured grid (see below)
+#   scripts/algorithms.sh [OUT]           # the measured grid (see below),
+#                                         # into OUT (default results-algo)
 #   ALGOS=d2 SEEDS=1 LR_d2=0.1 scripts/algorithms.sh   # one probe run
 #   SUMMARY_ONLY=1 scripts/algorithms.sh  # redraw the tables from OUT
 #
@@ -21,11 +22,12 @@
 # step per rank, and the consensus distance mean_i ||x_i - xbar||^2 after
 # epoch 1 and at the end. Columns are found by the CSV header's names.
 #
-#   EPOCHS=16 OUT=data/results/algorithms-16 scripts/algorithms.sh
+#   EPOCHS=16 scripts/algorithms.sh data/results/algorithms-16
 set -eu
 
+. "$(dirname "$0")/usage.sh"
+script_out algorithms results-algo "$@"
 BIN=${BIN:-bin}
-OUT=${OUT:-results-algo}
 NP=${NP:-2}
 WORKERS=${WORKERS:-64}
 PARTITION=${PARTITION:-dirichlet:0.1}

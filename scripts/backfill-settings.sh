@@ -16,12 +16,14 @@
 # having no .done markers).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/usage.sh"
+script_help "$@"
 . "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 DIR=${1:?usage: backfill-settings.sh DIR [TRAIN_ARGS] [NOTE]}
 TRAIN_ARGS=${2:-}
 NOTE=${3:-"from grid.env and the run name by scripts/backfill-settings.sh"}
 [ -f "$DIR/grid.env" ] || { echo "backfill: no $DIR/grid.env" >&2; exit 1; }
-. "$DIR/grid.env"
+load_env "$DIR/grid.env"
 TOPO_SEED=${TOPO_SEED:-1}
 GLOBAL_ID=$(global_settings | id_of)
 for csv in "$DIR"/runs/*.csv; do

@@ -11,6 +11,8 @@
 #   BENCH_NS="32 64" SEEDS="1 2 3" BIN=bin
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/usage.sh"
+script_help "$@"
 BIN=${BIN:-$here/../bin}
 NS=${BENCH_NS:-32 64 128 256}
 SEEDS=${SEEDS:-1}

@@ -12,6 +12,8 @@
 #   WORKERS="16 64" STEPS=40 NPS="2 n" scripts/bench-gossip.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/usage.sh"
+script_help "$@"
 root=$(cd "$here/.." && pwd)
 BIN=${BIN:-$root/bin}
 WORKERS=${WORKERS:-"16 64"}

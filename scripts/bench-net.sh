@@ -19,6 +19,8 @@
 # the network, the median mostly CPU scheduling.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/usage.sh"
+script_help "$@"
 root=$(cd "$here/.." && pwd)
 BIN=${BIN:-$root/bin}
 ROUNDS=${ROUNDS:-100}

@@ -21,6 +21,8 @@
 # The exponential graph has its own degree (about 2 log2 n, see README).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/usage.sh"
+script_help "$@"
 BIN=${BIN:-$here/../bin}
 SEED=${SEED:-1}
 tg="$BIN/topogen"

@@ -19,6 +19,8 @@
 #
 #   BIN=bin REPEAT=5 STEPS=60 THREADS=2 sh scripts/bench-train.sh
 set -eu
+. "$(dirname "$0")/usage.sh"
+script_help "$@"
 BIN=${BIN:-bin}
 REPEAT=${REPEAT:-5}
 STEPS=${STEPS:-60}

@@ -12,8 +12,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+. "$here/usage.sh"
+script_out consensus "$root/results" "$@"
 BIN=${BIN:-$root/bin}
-OUT=${1:-${OUT:-$root/results}}
 NS=${NS:-"16 32 64 128"}
 KINDS=${KINDS:-"learned rrl random exponential"}
 WEIGHTS=${WEIGHTS:-"laplacian mh"}

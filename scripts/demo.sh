@@ -5,9 +5,12 @@
 # mpirun (one rank per core, 16 workers spread over them), and print the
 # result and where the log is. BIN names the folder of the programs; OUT
 # (default build/demo) receives the topology and the CSV log.
+#
+#   scripts/demo.sh [OUT]
 set -eu
+. "$(dirname "$0")/usage.sh"
+script_out demo build/demo "$@"
 BIN=${BIN:-bin}
-OUT=${OUT:-build/demo}
 NP=${NP:-$(nproc)}
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

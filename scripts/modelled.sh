@@ -77,7 +77,7 @@ for dir in "$@"; do
     [ -n "$runs" ] || die "$dir: no complete runs"
     # the settings of a sweep directory: the same for all its runs
     MODEL="" BATCH="" TRAIN_ARGS=""
-    . "$dir/grid.env"
+    load_env "$dir/grid.env"
     [ -n "$BATCH" ] && [ -n "$MODEL" ] || die "$dir/grid.env: no MODEL or BATCH"
     params=$(params_of "$MODEL")
     arrays=1

@@ -1,7 +1,15 @@
 #!/bin/sh
 # plot.sh: PNG plots of a sweep (scripts/sweep.sh) with gnuplot.
 #
-#   scripts/plot.sh [OUT [EXTRA...]]  (default OUT=results; e.g. data/results/n64)
+#   scripts/plot.sh [--into DIR] [OUT [EXTRA...]]
+#                     (default OUT=results; e.g. data/results/n64)
+#
+# --into DIR: the figures (PNG and PDF) and the aggregated series go to
+# DIR (DIR/agg) instead of OUT/plots (OUT/agg). Committed plots (OUT/plots
+# tracked by git) are never drawn over without --into naming them.
+# MAX_LINES (default 6): lines per panel at most; a worker count with more
+# settings gets several panels, each with the references (all-reduce,
+# learned + laplacian) and a share of the others.
 #
 # EXTRA: sweep directories run with a sweep-wide --algorithm A (in their
 # grid.env's TRAIN_ARGS; e.g. scripts/results.sh's OUT/n64-d2 next to
@@ -30,16 +38,37 @@
 #                                   decentralized settings only)
 # Each legend entry names the setting, the graph's degree and the seeds
 # behind the line; legends sit below the panels, outside the data.
-# Aggregated series are kept in OUT/agg/.
+# Aggregated series are kept in OUT/agg/ (DIR/agg with --into). Accuracy
+# is in % (as in the tables); markers are one size; bands start at epoch 1.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/usage.sh"
+script_help "$@"
+PLOTS=""
+if [ "${1:-}" = --into ]; then
+    [ $# -ge 2 ] && [ -n "$2" ] || { echo "plot: --into needs a folder" >&2; exit 2; }
+    PLOTS=$2
+    shift 2
+fi
+case "${1:-}" in -*) echo "plot: unknown option '$1' (see --help)" >&2; exit 2;; esac
 OUT=${1:-${OUT:-$here/../results}}
-case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
 [ -d "$OUT/runs" ] || { echo "plot: no $OUT/runs (run scripts/sweep.sh first)" >&2; exit 1; }
 command -v gnuplot >/dev/null 2>&1 || { echo "plot: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
+if [ -z "$PLOTS" ]; then
+    # committed figures are redrawn only when asked by name
+    if git -C "$OUT" ls-files --error-unmatch plots >/dev/null 2>&1; then
+        echo "plot: $OUT/plots holds committed plots: draw elsewhere with --into DIR, or redraw them with --into $OUT/plots" >&2
+        exit 2
+    fi
+    PLOTS=$OUT/plots
+    AGG=$OUT/agg
+else
+    AGG=$PLOTS/agg
+fi
 . "$here/runs.sh"
 . "$here/styles.sh"
-mkdir -p "$OUT/agg" "$OUT/plots"
+MAX_LINES=${MAX_LINES:-6}
+mkdir -p "$AGG" "$PLOTS"
 shift $(( $# > 0 ? 1 : 0 ))
 # alg_dirs: "ALG=DIR" for every EXTRA
 alg_dirs=""
@@ -57,8 +86,8 @@ runs=$(complete_runs "$OUT/runs")
 aggregate() {
     for set in $(echo "$2" | sed 's/-s[0-9][0-9]*$//' | sort -u); do
         files=$(echo "$2" | grep "^$set-s[0-9][0-9]*\$" | sed 's/$/.csv/')
-        (cd "$1/runs" && awk -f "$here/aggregate.awk" $files) > "$OUT/agg/$set$3.dat.tmp"
-        mv "$OUT/agg/$set$3.dat.tmp" "$OUT/agg/$set$3.dat"
+        (cd "$1/runs" && awk -f "$here/aggregate.awk" $files) > "$AGG/$set$3.dat.tmp"
+        mv "$AGG/$set$3.dat.tmp" "$AGG/$set$3.dat"
         echo "$set$3"
     done
 }
@@ -83,15 +112,22 @@ n_of() { base_of "$1" | cut -d- -f1 | sed 's/^n//'; }
 kind_of() { base_of "$1" | cut -d- -f2; }
 weights_of() { base_of "$1" | cut -d- -f3; }
 record_of() { ls "$(dir_of "$1")/runs/$(base_of "$1")"-s*.settings | head -n 1; }
-seeds_of() { awk '!/^#/ { print $11; exit }' "$OUT/agg/$1.dat"; }
+# topo_of SET: its topology file; a data-aware one (learned per partition
+# and seed, issue 22) is found through the run record's TOPOLOGY.
+topo_of() {
+    f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
+    [ -f "$f" ] || f=$(record_value "$(record_of "$1")" TOPOLOGY 2>/dev/null || true)
+    echo "$f"
+}
+seeds_of() { awk '!/^#/ { print $11; exit }' "$AGG/$1.dat"; }
 # degree_of SET: "d" (regular) or "dmin-dmax" from the topology file
 # (edges listed once per pair); for a time-varying file (`# round R`
 # sections) the most peers of a worker in one round and the period; the
 # record's DEGREE for the regular kinds when the file was not kept; "?"
 # otherwise.
 degree_of() {
-    f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
-    if [ -f "$f" ]; then
+    f=$(topo_of "$1")
+    if [ -n "$f" ] && [ -f "$f" ]; then
         awk '/^# round / { r++; next } /^#/ { next }
              NF >= 2 && $1 != $2 { d[r, $1]++; d[r, $2]++ }
              END { lo = -1; for (k in d) { if (lo < 0 || d[k] < lo) lo = d[k]; if (d[k] > hi) hi = d[k] }
@@ -114,8 +150,8 @@ copies_of() {
     if [ "$(kind_of "$1")" = allreduce ]; then
         awk -v n="$n" 'BEGIN { print 2 * (n - 1) / n }'; return
     fi
-    f="$(dir_of "$1")/topo/n$n-$(kind_of "$1")-$(weights_of "$1").txt"
-    if [ -f "$f" ]; then
+    f=$(topo_of "$1")
+    if [ -n "$f" ] && [ -f "$f" ]; then
         # mean over the rounds of a time-varying file (1 round: static)
         awk -v n="$n" '/^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
                        END { print 2 * e / n / (r > 1 ? r : 1) }' "$f"
@@ -155,9 +191,9 @@ style_of() {
     echo "$(line_of "$(kind_of "$1")" "$(weights_of "$1")") $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"
 }
 # has_col SET COL: the aggregated column has a value in some row
-has_col() { awk -v c="$2" '!/^#/ && $c != "NaN" { f = 1 } END { exit !f }' "$OUT/agg/$1.dat"; }
+has_col() { awk -v c="$2" '!/^#/ && $c != "NaN" { f = 1 } END { exit !f }' "$AGG/$1.dat"; }
 
-if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; fi
+if [ -f "$OUT/grid.env" ]; then load_env "$OUT/grid.env" || exit 1; fi
 parts=$(for s in $settings; do part_of "$s"; done | sort -u)
 
 # plot_one PNG YLABEL XEXPR YCOL ERRCOL(0 none) LOGY TITLE XLABEL PART FILTER
@@ -189,43 +225,79 @@ plot_one() {
     done
     ns=$(for s in $sel; do n_of "$s"; done | sort -nu)
     [ -n "$ns" ] || return 0
-    npan=$(echo $ns | wc -w)
-    gp="$OUT/plots/.plot.gp"
+    # panels: one per worker count, split so that none has more than
+    # MAX_LINES lines; the references (all-reduce and learned +
+    # laplacian) are drawn in each of a worker count's panels
+    panels=""
+    for n in $ns; do
+        in_n=$(for s in $sel; do [ "$(n_of "$s")" = "$n" ] && echo "$s"; done)
+        refs=$(echo "$in_n" | while read -r s; do
+            case "$(kind_of "$s")-$(weights_of "$s")$(alg_of "$s")" in
+            allreduce-none|learned-laplacian) echo "$s";; esac; done)
+        rest=$(echo "$in_n" | while read -r s; do
+            case " $(echo $refs) " in *" $s "*) ;; *) echo "$s";; esac; done)
+        nref=$(echo $refs | wc -w); nrest=$(echo $rest | wc -w)
+        room=$((MAX_LINES - nref)); [ "$room" -ge 1 ] || room=1
+        if [ "$nrest" -le "$room" ]; then
+            panels="$panels $n:$(echo $in_n | tr ' ' ',')"
+            continue
+        fi
+        k=$(( (nrest + room - 1) / room )) # panels for this n, filled evenly
+        per=$(( (nrest + k - 1) / k )); i=0; chunk=""
+        for s in $rest; do
+            chunk="$chunk,$s"; i=$((i + 1))
+            if [ "$i" -eq "$per" ]; then
+                panels="$panels $n:$(echo $refs | tr ' ' ',')$chunk"; i=0; chunk=""
+            fi
+        done
+        [ -z "$chunk" ] || panels="$panels $n:$(echo $refs | tr ' ' ',')$chunk"
+    done
+    npan=$(echo $panels | wc -w)
+    cols=$npan; [ "$cols" -le 3 ] || cols=3
+    rows=$(( (npan + cols - 1) / cols ))
+    gp="$PLOTS/.plot.gp"
     {
-        width=$((560 * npan + 60)); [ "$width" -lt 900 ] && width=900
-        echo "set terminal pngcairo size $width,620 font 'DejaVu Sans,10'"
+        width=$((520 * cols + 60)); [ "$width" -lt 900 ] && width=900
+        height=$((640 * rows + 60))
+        echo "set terminal pngcairo size $width,$height font 'DejaVu Sans,10'"
         echo "set output '$png.tmp'"
         # printf, not echo: the title's two-character \n is gnuplot's line
         # break and must reach it as written
-        printf '%s\n' "set multiplot layout 1,$npan title \"$title\" font ',12'"
+        printf '%s\n' "set multiplot layout $rows,$cols title \"$title\" font ',12'"
         echo "set grid lc rgb '#dddddd'"
-        echo "set key outside below center Left reverse vertical maxrows 5 font ',8' samplen 3 spacing 1.1"
+        echo "set key outside below center Left reverse vertical maxcols 1 font ',8' samplen 3 spacing 1.05"
         echo "set style fill transparent solid 0.15 noborder"
         echo "set xlabel \"$xlabel\""
         echo "set ylabel \"$ylabel\""
         echo "set datafile missing 'NaN'"
         [ "$logy" = 1 ] && echo "set logscale y; set format y '10^{%T}'"
-        case $xexpr in modelled:*) echo "set logscale x; set format x '%g'";; esac
-        for n in $ns; do
-            echo "set title '$n workers'"
+        case $xexpr in modelled:*|copies) echo "set logscale x; set format x '%g'";; esac
+        for pan in $panels; do
+            n=${pan%%:*}
+            in_panel=$(echo "${pan#*:}" | tr ',' '\n')
+            part_no=""
+            [ "$(echo "$panels" | tr ' ' '\n' | grep -c "^$n:")" -gt 1 ] && part_no=" ($(echo "$in_panel" | wc -l) settings)"
+            echo "set title '$n workers$part_no'"
             echo "unset label 1; set yrange [*:*]"
+            # the y range from every setting of this worker count, so that
+            # its panels share one scale
+            files=$(for s in $sel; do [ "$(n_of "$s")" = "$n" ] && echo "$AGG/$s.dat"; done)
             if [ "$yfloor" = 1 ]; then
-                # the y axis starts below the lowest accuracy (band
-                # included) from epoch 1 on, so that the differences
-                # between settings are visible; the epoch-0 point (the
-                # initial model, near 10%) falls below it and a label
-                # gives its value
-                files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$OUT/agg/$s.dat"; fi; done)
+                # accuracy in %: the y axis starts below the lowest
+                # accuracy (band included) from epoch 1 on, so that the
+                # differences between settings are visible; the epoch-0
+                # point (the initial model, near 10%) falls below it and
+                # a label gives its value
                 lo=$(awk -v e="$ecol" '!/^#/ && $1 >= 1 && $4 != "NaN" {
                          v = $4 - (e > 0 && $e != "NaN" ? $e : 0); if (lo == "" || v < lo) lo = v }
-                     END { if (lo != "") print int(lo * 20 - 1e-9) / 20 }' $files)
+                     END { if (lo != "") print 5 * int(lo * 20 - 1e-9) }' $files)
                 a0=$(awk '!/^#/ && $1 == 0 && $4 != "NaN" { if (lo == "" || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
                      END { if (lo == "") exit
                            a = sprintf("%.1f", 100 * lo); b = sprintf("%.1f", 100 * hi)
                            print (a == b ? a : a "-" b) "%" }' $files)
                 if [ -n "$lo" ]; then
                     echo "set yrange [$lo:*]"
-                    case $xexpr in modelled:*) ;; *)
+                    case $xexpr in modelled:*|copies) ;; *)
                         [ -n "$a0" ] && echo "set label 1 'epoch 0 (initial model): $a0, below the axis' at graph 0.98, graph 0.04 right font ',8' tc rgb '#555555'";;
                     esac
                 fi
@@ -233,7 +305,6 @@ plot_one() {
             if [ "$yceil" = 1 ]; then
                 # the loss axis ends above the highest loss from epoch 1
                 # on; the initial model's loss (about 2.3-3.2) is above it
-                files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$OUT/agg/$s.dat"; fi; done)
                 hi=$(awk -v c="$ycol" -v e="$ecol" '!/^#/ && $1 >= 1 && $c != "NaN" {
                          v = $c + (e > 0 && $e != "NaN" ? $e : 0); if (v > hi) hi = v }
                      END { if (hi != "") print int(hi * 10 + 1) / 10 }' $files)
@@ -247,36 +318,35 @@ plot_one() {
                 fi
             fi
             cmd="plot"
-            in_panel=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$s"; fi; done)
-            cnt=$(echo "$in_panel" | wc -l); k=0
             band=0
             for s in $in_panel; do
                 [ "$ecol" != 0 ] && [ "$(seeds_of "$s")" -gt 1 ] && band=1
             done
+            # accuracy is drawn in % (the tables' unit)
+            scale=1; [ "$yfloor" = 1 ] && scale=100
             for s in $in_panel; do
-                k=$((k + 1))
-                f="$OUT/agg/$s.dat"
-                # the first lines drawn are the widest, with the largest
-                # points, so that a later line on the same values (e.g.
-                # the same small graph under two names) leaves a rim of
-                # each earlier one visible around it
-                lw=$(awk -v c="$cnt" -v k="$k" 'BEGIN { w = 1.2 + 0.9 * (c - k); print (w > 6 ? 6 : w) }')
-                ps=$(awk -v c="$cnt" -v k="$k" 'BEGIN { p = 0.6 + 0.35 * (c - k); print (p > 2.5 ? 2.5 : p) }')
-                st=$(style_of "$s" | sed "s/lw [0-9.]*/lw $lw/")
+                f="$AGG/$s.dat"
+                # one marker size and the style's own line width for
+                # every line; distinct shapes (styles.sh), about 12
+                # markers per line (pi) so that they do not pile up
+                st=$(style_of "$s")
                 lc=$(echo "$st" | sed 's/ lw.*//')
+                pi=$(awk '!/^#/ { r++ } END { p = int(r / 12); print (p < 1 ? 1 : p) }' "$f")
                 case $xexpr in
-                copies) x="(\$2*$(copies_of "$s"))";;
-                # log axis: step 0 (time 0) has no place on it
+                # log axis: step 0 (nothing sent yet) has no place on it
+                copies) x="(\$2 > 0 ? \$2*$(copies_of "$s") : 1/0)";;
                 modelled:*) x="(\$2 > 0 ? \$2*$(step_s_of "$s" "${xexpr#modelled:}") : 1/0)";;
                 *) x=$xexpr;;
                 esac
                 if [ "$ecol" != 0 ] && [ "$(seeds_of "$s")" -gt 1 ]; then
-                    cmd="$cmd '$f' u $x:(\$$ycol-\$$ecol):(\$$ycol+\$$ecol) w filledcurves $lc notitle,"
+                    # the band from epoch 1 on: the epoch-0 point (one
+                    # initial model, std 0) would draw a wedge
+                    cmd="$cmd '$f' u $x:(\$1 >= 1 ? $scale*(\$$ycol-\$$ecol) : 1/0):(\$1 >= 1 ? $scale*(\$$ycol+\$$ecol) : 1/0) w filledcurves $lc notitle,"
                 fi
                 if [ "$logy" = 1 ]; then
-                    cmd="$cmd '$f' u $x:(\$$ycol > 0 ? \$$ycol : 1/0) w lp $st ps $ps pi -1 t '$(label_of "$s")',"
+                    cmd="$cmd '$f' u $x:(\$$ycol > 0 ? \$$ycol : 1/0) w lp $st ps 0.9 pi $pi t '$(label_of "$s")',"
                 else
-                    cmd="$cmd '$f' u $x:$ycol w lp $st ps $ps t '$(label_of "$s")',"
+                    cmd="$cmd '$f' u $x:($scale*\$$ycol) w lp $st ps 0.9 pi $pi t '$(label_of "$s")',"
                 fi
             done
             [ "$band" = 1 ] && cmd="$cmd keyentry w filledcurves fc rgb '#999999' fs transparent solid 0.3 t '±1 std over seeds',"
@@ -286,26 +356,32 @@ plot_one() {
     } > "$gp"
     gnuplot "$gp"
     mv "$png.tmp" "$png"
-    echo "plot: wrote $png"
+    # the same figure as a PDF (vector, for a paper), same layout in inches
+    pdf="${png%.png}.pdf"
+    sed "1s/.*/set terminal pdfcairo size $(awk -v w="$width" 'BEGIN { print w / 100 }')in,$(awk -v h="$height" 'BEGIN { print h / 100 }')in font 'DejaVu Sans,10'/; 2s|.*|set output '$pdf.tmp'|" "$gp" > "$gp.pdf"
+    gnuplot "$gp.pdf"
+    mv "$pdf.tmp" "$pdf"
+    rm -f "$gp.pdf"
+    echo "plot: wrote $png (and .pdf)"
 }
 
 desc="${DATASET:-?}, ${MODEL:-?}, batch ${BATCH:-?}/worker, lr ${LR:-?}"
-acc="test accuracy of the average model"
+acc="test accuracy of the average model (%)"
 for part in $parts; do
     pl=$(echo "$part" | sed 's/-/ /; s/dirichlet /dirichlet α=/')
-    plot_one "$OUT/plots/acc-epoch-$part.png" "$acc" 1 4 5 0 \
+    plot_one "$PLOTS/acc-epoch-$part.png" "$acc" 1 4 5 0 \
         "Test accuracy vs epochs\\n($pl partition; $desc)" "epoch" "$part" all
-    plot_one "$OUT/plots/acc-bytes-$part.png" "$acc" copies 4 5 0 \
-        "Test accuracy vs data sent per worker\\n($pl partition; $desc)" \
-        "model copies sent per worker (D-PSGD: degree/step; all-reduce: 2(n-1)/n/step, ring)" "$part" all
-    plot_one "$OUT/plots/acc-time-$part.png" "$acc" 3 4 5 0 \
+    plot_one "$PLOTS/acc-bytes-$part.png" "$acc" copies 4 5 0 \
+        "Test accuracy vs data sent per worker (D-PSGD: degree copies per step; all-reduce: 2(n-1)/n, ring)\\n($pl partition; $desc)" \
+        "model copies sent per worker (log scale)" "$part" all
+    plot_one "$PLOTS/acc-time-$part.png" "$acc" 3 4 5 0 \
         "Test accuracy vs measured wall-clock time, shared machine: indicative\\n($pl partition; $desc)" \
         "wall-clock training time (s)" "$part" all
-    plot_one "$OUT/plots/acc-modelled-$part.png" "$acc" 15 4 5 0 \
+    plot_one "$PLOTS/acc-modelled-$part.png" "$acc" 15 4 5 0 \
         "Test accuracy vs modelled wall-clock time\\n($pl partition; $desc)" \
         "modelled wall-clock time (s)" "$part" col:15
     for net in $(nets_of); do
-        plot_one "$OUT/plots/acc-modelled-$net-$part.png" "$acc" "modelled:$net" 4 5 0 \
+        plot_one "$PLOTS/acc-modelled-$net-$part.png" "$acc" "modelled:$net" 4 5 0 \
             "Test accuracy vs modelled wall-clock time, $net network, every worker on its own host\\n($pl partition; $desc)" \
             "modelled training time (s, log scale): steps x (measured compute + modelled $net round)" "$part" all
     done
@@ -315,13 +391,13 @@ for part in $parts; do
         has_col "$s" 12 || gl=0
     done
     if [ "$gl" = 1 ]; then
-        plot_one "$OUT/plots/loss-$part.png" "global training loss (average model, first 1000 training images)" 1 12 13 0 \
+        plot_one "$PLOTS/loss-$part.png" "global training loss (average model, first 1000 training images)" 1 12 13 0 \
             "Global training loss vs epochs\\n($pl partition; $desc)" "epoch" "$part" all
     else
-        plot_one "$OUT/plots/loss-$part.png" "mean minibatch loss, each worker on its own shard" 1 6 7 0 \
+        plot_one "$PLOTS/loss-$part.png" "mean minibatch loss, each worker on its own shard" 1 6 7 0 \
             "Workers' own training loss vs epochs: NOT the global loss\\n(logs predate it; $pl partition; $desc)" "epoch" "$part" all
     fi
-    plot_one "$OUT/plots/consensus-$part.png" "consensus distance mean_i ||x_i - x̄||²" 2 8 0 1 \
+    plot_one "$PLOTS/consensus-$part.png" "consensus distance mean_i ||x_i - x̄||²" 2 8 0 1 \
         "Consensus distance vs steps\\n($pl partition; $desc)" "step" "$part" gossip
 done
-rm -f "$OUT/plots/.plot.gp"
+rm -f "$PLOTS/.plot.gp"

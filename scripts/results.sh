@@ -109,6 +109,17 @@ if echo "$tg_help" | grep -q 'one-peer-exp'; then OTHER="$OTHER one-peer-exp:own
 else echo "results: one-peer exponential graph: not available yet (topogen has no --kind one-peer-exp); skipped"; fi
 if echo "$tg_help" | grep -qE '(^|[ ,])base \('; then OTHER="$OTHER base:own"
 else echo "results: Base-(k+1) graph: not available yet (topogen has no --kind base); skipped"; fi
+# Data-aware topologies (issue 22): DATAAWARE lists kind:weights pairs
+# that sweep.sh learns per (partition, seed, n) from the partition's class
+# counts (dpsgd-train --write-partition, kept beside the topology and
+# named in each run's record): the data-aware search (aware, d = DEGREE,
+# HETERO_WEIGHT) and symmetric STL-FW (budget DEGREE). DATAAWARE="" skips.
+DATAAWARE=${DATAAWARE-"aware:mh stl-fw-sym:own"}
+if [ -n "$DATAAWARE" ] && ! echo "$tg_help" | grep -q -- '--labels'; then
+    echo "results: data-aware topologies: not available yet (topogen has no --labels); skipped"
+    DATAAWARE=""
+fi
+OTHER="$OTHER $DATAAWARE"
 # The best non-IID algorithm (issue 13) on the learned graph: ALGO names
 # it; the default d2 is the best measured (train/README.md "Algorithms":
 # 64 workers, dirichlet:0.1, D^2 closes 64% of the gap to all-reduce at

@@ -1,6 +1,7 @@
 # runs.sh: which runs of a sweep directory are complete, from committed
-# files only, and how settings records and grid.env are written. Sourced
-# by plot.sh, summary.sh, sweep.sh and backfill-settings.sh, not run.
+# files only, how settings records and grid.env are written and read
+# (load_env: as data). Sourced by plot.sh, summary.sh, sweep.sh,
+# modelled.sh and backfill-settings.sh, not run.
 #
 # A run NAME is complete when OUT/runs/NAME.settings (its settings record,
 # written by sweep.sh before the run starts, or reconstructed by
@@ -26,6 +27,31 @@ complete_runs() {
     done | sort
 }
 
+# The keys grid.env and the settings records hold.
+GRID_KEYS="DATASET MODEL EPOCHS BATCH LR MOMENTUM DEGREE TOPO_SEED TRAIN_ARGS GLOBAL_ID WORKERS SETTINGS PARTITIONS SEEDS NP"
+
+# load_env FILE [KEY...]: reads FILE (grid.env, a settings record) as data,
+# never as shell code: KEY="value" lines, # comments and blank lines; no
+# $, ` or \ in a value is expanded or run. Sets each KEY (default
+# GRID_KEYS) that FILE has to its last value; other variables stay as they
+# were. A line of another form: one message naming FILE:LINE, return 1.
+load_env() {
+    _le_file=$1
+    shift
+    [ $# -gt 0 ] || set -- $GRID_KEYS
+    _le_bad=$(awk '!/^[ \t]*(#|$)/ && !/^[A-Za-z_][A-Za-z0-9_]*="[^"]*"[ \t]*$/ {
+                       printf "%s:%d: not a KEY=\"value\" line: %.60s", FILENAME, FNR, $0; exit }' "$_le_file") || return 1
+    if [ -n "$_le_bad" ]; then
+        echo "$_le_bad" >&2
+        return 1
+    fi
+    for _le_key in "$@"; do
+        grep -q "^$_le_key=\"" "$_le_file" || continue
+        _le_val=$(sed -n "s/^$_le_key=\"\(.*\)\"[ \t]*\$/\1/p" "$_le_file" | tail -n 1)
+        eval "$_le_key=\$_le_val"
+    done
+}
+
 # record_value FILE KEY: the value of KEY="..." in a settings record.
 record_value() { sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$1" | head -n 1; }
 
@@ -46,16 +72,23 @@ global_settings() {
 # id_of: an 8-hex-digit id of stdin (POSIX cksum).
 id_of() { cksum | awk '{ printf "%08x", $1 }'; }
 
-# settings_record FILE NAME WORKERS SETTING PARTITION SEED TOPOLOGY_CKSUM:
-# writes FILE: global_settings, the caller's GLOBAL_ID, the run's own
-# settings, then RUN_ID, the id of all the lines before it. The caller
-# appends NP (not part of the identity) and renames FILE into place.
+# settings_record FILE NAME WORKERS SETTING PARTITION SEED TOPOLOGY_CKSUM
+# [TOPOLOGY COUNTS]: writes FILE: global_settings, the caller's GLOBAL_ID,
+# the run's own settings, then RUN_ID, the id of all the lines before it.
+# With COUNTS (a data-aware topology's class-counts file, issue 22) the
+# record also names the topology and the counts file and holds the
+# counts' checksum (part of the identity); without, it is as before. The
+# caller appends NP (not part of the identity) and renames FILE into place.
 settings_record() {
     {
         global_settings
         printf 'GLOBAL_ID="%s"\nNAME="%s"\nWORKERS="%s"\nSETTING="%s"\n' \
             "$GLOBAL_ID" "$2" "$3" "$4"
         printf 'PARTITION="%s"\nSEED="%s"\nTOPOLOGY_CKSUM="%s"\n' "$5" "$6" "$7"
+        if [ -n "${9:-}" ]; then
+            printf 'TOPOLOGY="%s"\nCOUNTS="%s"\nCOUNTS_CKSUM="%s"\n' "$8" "$9" \
+                "$(id_of < "$9")"
+        fi
     } > "$1"
     printf 'RUN_ID="%s"\n' "$(id_of < "$1")" >> "$1"
 }

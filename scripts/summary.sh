@@ -1,7 +1,9 @@
 #!/bin/sh
 # summary.sh: the markdown results table of a sweep (scripts/sweep.sh).
 #
-#   scripts/summary.sh [OUT]      writes OUT/summary.md and prints it
+#   scripts/summary.sh [--into DIR] [OUT]
+#                                 writes OUT/summary.md (DIR/summary.md)
+#                                 and prints it
 #   TARGETS="0.85 0.88" ...       the accuracy targets (fractions)
 #
 # One row per setting (workers, partition, topology, weights): the SLEM of
@@ -17,9 +19,19 @@
 # (scripts/runs.sh), so it works on committed files such as data/results.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
+. "$here/usage.sh"
+script_help "$@"
+INTO=""
+if [ "${1:-}" = --into ]; then
+    [ $# -ge 2 ] && [ -n "$2" ] || { echo "summary: --into needs a folder" >&2; exit 2; }
+    INTO=$2
+    shift 2
+fi
+case "${1:-}" in -*) echo "summary: unknown option '$1' (see --help)" >&2; exit 2;; esac
 . "$here/runs.sh"
 OUT=${1:-${OUT:-$here/../results}}
+INTO=${INTO:-$OUT}
+mkdir -p "$INTO"
 TARGETS=${TARGETS:-"0.85 0.88"}
 [ -d "$OUT/runs" ] || { echo "summary: no $OUT/runs (run scripts/sweep.sh first)" >&2; exit 1; }
 runs=$(complete_runs "$OUT/runs")
@@ -36,11 +48,12 @@ tlabel="time to %s (s)"
 [ -n "$nets" ] && tlabel="modelled s to %s ($(echo "$nets" | sed 's| | / |g'))"
 # a sweep-wide --algorithm (results.sh's OUT/nN-d2) is named in the
 # topology column: "learned + d2"
-algo=$(if [ -f "$OUT/grid.env" ]; then . "$OUT/grid.env"; echo "${TRAIN_ARGS:-}"; fi \
-       | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
+TRAIN_ARGS=""
+if [ -f "$OUT/grid.env" ]; then load_env "$OUT/grid.env" TRAIN_ARGS || exit 1; fi
+algo=$(echo "$TRAIN_ARGS" | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
 [ "$algo" != dpsgd ] || algo=""
-tmp="$OUT/summary.md.tmp"
-conv="$(cd "$OUT" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
+tmp="$INTO/summary.md.tmp"
+conv="$(cd "$INTO" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
 : > "$conv"
 {
     printf '| workers | partition | topology | weights | SLEM | final acc (mean ± std) | last-quarter range |'
@@ -54,6 +67,10 @@ conv="$(cd "$OUT" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
         w=$(echo "$set" | cut -d- -f3)
         part=$(echo "$set" | cut -d- -f4- | sed 's/-/:/')
         f="$OUT/topo/n$n-$kind-$w.txt"
+        if [ ! -f "$f" ]; then # data-aware: per seed, named in the record
+            r=$(ls "$OUT/runs/$set"-s*.settings 2>/dev/null | head -n 1)
+            [ -z "$r" ] || f=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$r")
+        fi
         steps=""
         for net in $nets; do
             steps="$steps $(awk -v k="n$n-$kind-$w" -v net="$net" '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$OUT/modelled.tsv")"
@@ -74,18 +91,22 @@ conv="$(cd "$OUT" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
         row=$(cd "$OUT/runs" && awk -F, -v targets="$TARGETS" -v steps="$steps" \
                   -v tag="$n workers, $kind, $part" -v conv="$conv" '
             function secs(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
-            FNR == 1 { nf++; r = 0; next }
-            { r++; ep[r] = $1; A[r] += $5; rows[nf] = r
-              last_acc[nf] = $5; last_cons[nf] = $7
+            # columns by the header'"'"'s names (a newer log may have more)
+            FNR == 1 { nf++; r = 0; delete C; for (k = 1; k <= NF; k++) C[$k] = k
+                       ca = C["test_acc"]; cc = C["consensus"]; cw = C["wall_s"]; cs = C["step"]; next }
+            { r++; ep[r] = $1; A[r] += $ca; rows[nf] = r
+              last_acc[nf] = $ca; last_cons[nf] = $cc
               nt = split(targets, T, " ")
               for (k = 1; k <= nt; k++)
-                  if (!((nf, k) in hit) && $5 + 0 >= T[k] + 0) {
-                      hit[nf, k] = 1; tep[k] += $1; wall[k] += $3; st[k] += $2; cnt[k]++ } }
+                  if (!((nf, k) in hit) && $ca + 0 >= T[k] + 0) {
+                      hit[nf, k] = 1; tep[k] += $1; wall[k] += $cw; st[k] += $cs; cnt[k]++ } }
             END {
               s = s2 = c = 0
               for (f = 1; f <= nf; f++) { s += last_acc[f]; s2 += last_acc[f] ^ 2; c += last_cons[f] }
               m = s / nf; v = nf > 1 ? (s2 - nf * m * m) / (nf - 1) : 0
-              out = sprintf("%.2f%% ± %.2f", 100 * m, 100 * sqrt(v > 0 ? v : 0))
+              # one seed has no spread to give: said, not "± 0.00"
+              out = nf > 1 ? sprintf("%.2f%% ± %.2f", 100 * m, 100 * sqrt(v > 0 ? v : 0)) \
+                           : sprintf("%.2f%% (1 seed)", 100 * m)
               # the last quarter: from the last evaluation at or before
               # 3/4 of the run to its end, on the mean over seeds
               R = rows[1]; for (f = 2; f <= nf; f++) if (rows[f] < R) R = rows[f]
@@ -123,5 +144,5 @@ conv="$(cd "$OUT" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
     fi
 } > "$tmp"
 rm -f "$conv"
-mv "$tmp" "$OUT/summary.md"
-cat "$OUT/summary.md"
+mv "$tmp" "$INTO/summary.md"
+cat "$INTO/summary.md"

@@ -3,7 +3,9 @@
 # partitions x seeds, plus the centralized all-reduce baseline, and keep
 # every run's CSV and topology file under $OUT.
 #
-#   scripts/sweep.sh                 the full grid (see the defaults below)
+#   scripts/sweep.sh [OUT]           the full grid (see the defaults below)
+#                                    into OUT (default $OUT, else results)
+#   scripts/sweep.sh --help          this text
 #   SMOKE=1 scripts/sweep.sh         a tiny grid on synthetic data (< 2 min)
 #   WORKERS="16 64" SEEDS="1" EPOCHS=3 scripts/sweep.sh    a custom grid
 #   SETTINGS="learned:laplacian rrl:mh" ...   explicit topology:weights
@@ -31,10 +33,11 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 root=$(cd "$here/.." && pwd)
+. "$here/usage.sh"
+script_out sweep "$root/results" "$@"
+. "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
 BIN=${BIN:-$root/bin}
-OUT=${OUT:-$root/results}
 NP=${NP:-$(nproc)}
 DEGREE=${DEGREE:-4}
 TOPO_SEED=${TOPO_SEED:-1}
@@ -119,7 +122,44 @@ write_grid
 # own weights (no --weights). In file and run names a kind's '-' becomes
 # '_' (one_peer_exp), since names split on '-'.
 tag_of() { echo "$1" | tr - _; }
-topo_file() { # n kind weights
+# Data-aware kinds (issue 22) are learned from the partition's class
+# counts, which depend on (n, partition, seed): aware (the learned search
+# with --labels, --hetero-weight HETERO_WEIGHT), stl-fw (directed; the
+# trainer refuses directed files until its gossip knows arcs), stl-fw-sym
+# (--symmetric), dcliques (weights mh or equal). Their counts file,
+# written by dpsgd-train --epochs 0 --write-partition with the sweep's
+# data settings, is kept beside the topology as
+# OUT/topo/nN-PART-sS.counts, and both go into the run's settings record.
+HETERO_WEIGHT=${HETERO_WEIGHT:-10}
+is_data_kind() { case "$1" in aware|stl-fw|stl-fw-sym|dcliques) return 0;; esac; return 1; }
+counts_file() { # n partition seed
+    c="$OUT/topo/n$1-$(echo "$2" | tr ':' '-')-s$3.counts"
+    if [ ! -s "$c" ]; then
+        "$BIN/dpsgd-train" --dataset "$DATASET" --batch "$BATCH" $TRAIN_ARGS \
+            --epochs 0 --workers "$1" --partition "$2" --seed "$3" --quiet \
+            --write-partition "$c" \
+            || die "dpsgd-train --write-partition failed for n=$1 partition=$2 seed=$3"
+    fi
+    echo "$c"
+}
+topo_file() { # n kind weights [partition seed: data-aware kinds]
+    if is_data_kind "$2"; then
+        c=$(counts_file "$1" "$4" "$5")
+        f="$OUT/topo/n$1-$(tag_of "$2")-$3-$(echo "$4" | tr ':' '-')-s$5.txt"
+        if [ ! -s "$f" ]; then
+            case "$2" in
+                aware) a="-n $1 -d $DEGREE --hetero-weight $HETERO_WEIGHT --weights $3" ;;
+                stl-fw) a="--kind stl-fw -d $DEGREE" ;;
+                stl-fw-sym) a="--kind stl-fw -d $DEGREE --symmetric" ;;
+                dcliques) [ "$3" = equal ] && a="--kind dcliques --clique-weights equal" \
+                              || a="--kind dcliques" ;;
+            esac
+            "$BIN/topogen" $a --labels "$c" --seed "$TOPO_SEED" --quiet -o "$f" \
+                || die "topogen failed for n=$1 kind=$2 weights=$3 on $c"
+        fi
+        echo "$f"
+        return
+    fi
     f="$OUT/topo/n$1-$(tag_of "$2")-$3.txt"
     if [ ! -s "$f" ]; then
         wflag="--weights $3"
@@ -144,8 +184,14 @@ run() { # name np workers setting partition seed topology-file args...
     name=$1; np=$2
     i=$((i + 1))
     rec="$OUT/runs/$name.settings"
+    # a data-aware topology's counts file lies beside it (counts_file)
+    cf=""
+    k1=${4%%:*}
+    if [ -n "$7" ] && is_data_kind "$k1"; then
+        cf="$OUT/topo/n$3-$(echo "$5" | tr ':' '-')-s$6.counts"
+    fi
     settings_record "$rec.tmp" "$name" "$3" "$4" "$5" "$6" \
-        "$(if [ -n "$7" ]; then id_of < "$7"; fi)"
+        "$(if [ -n "$7" ]; then id_of < "$7"; fi)" "$7" "$cf"
     run_id=$(record_value "$rec.tmp" RUN_ID)
     shift 7
     if [ -e "$OUT/runs/$name.done" ]; then
@@ -191,7 +237,7 @@ for s in $SEEDS; do
             ptag=$(echo "$p" | tr ':' '-')
             for kw in $SETTINGS; do
                 k=${kw%%:*}; w=${kw#*:}
-                f=$(topo_file "$n" "$k" "$w")
+                f=$(topo_file "$n" "$k" "$w" "$p" "$s")
                 run "n$n-$(tag_of "$k")-$w-$ptag-s$s" "$np" "$n" "$kw" "$p" "$s" "$f" \
                     --topology "$f" --partition "$p" --seed "$s"
             done

@@ -80,6 +80,46 @@ cleanup:
     return st;
 }
 
+extern void dsyrk_(const char *uplo, const char *trans, const int *n,
+                   const int *k, const double *alpha, const double *a,
+                   const int *lda, const double *beta, double *c,
+                   const int *ldc, size_t uplo_len, size_t trans_len);
+
+/* ||W - 11^T/n||_2 of a directed W: the square root of the largest
+ * eigenvalue of A A^T, A = W - J (BLAS dsyrk, LAPACK dsyev). Dense,
+ * O(n^3). */
+static cm_status dir_slem(const cm_topo *t, double *slem)
+{
+    size_t n = t->n;
+    cm_status st = dense_check(n, "||W - J||_2 of a directed W");
+    if (st != CM_OK)
+        return st;
+    double *a = malloc(n * n * sizeof *a), *b = calloc(n * n, sizeof *b);
+    double *ev = malloc(n * sizeof *ev);
+    if (!a || !b || !ev) {
+        st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
+        goto cleanup;
+    }
+    for (size_t k = 0; k < n * n; k++)
+        a[k] = -1.0 / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        a[i * n + i] += t->self[i];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            a[i * n + t->adj[p]] += t->adj_w[p];
+    }
+    int in = (int)n;
+    double one = 1.0, zero = 0.0;
+    dsyrk_("L", "N", &in, &in, &one, a, &in, &zero, b, &in, 1, 1);
+    st = sym_eigenvalues(b, n, ev);
+    if (st == CM_OK)
+        *slem = sqrt(fmax(ev[n - 1], 0.0));
+cleanup:
+    free(ev);
+    free(b);
+    free(a);
+    return st;
+}
+
 cm_status cm_topo_slem(const cm_topo *t, double *slem)
 {
     size_t n = t->n;
@@ -88,6 +128,8 @@ cm_status cm_topo_slem(const cm_topo *t, double *slem)
         return cm_error(CM_EINVAL, "SLEM of an unweighted topology");
     if (n <= 1)
         return CM_OK;
+    if (t->directed)
+        return dir_slem(t, slem);
     if (use_sparse(n)) {
         cm_status st = cm_topo_sparse_slem(t, slem);
         if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
@@ -292,6 +334,8 @@ cm_status cm_topo_validate(const cm_topo *t, const char *path)
 
 cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path)
 {
+    if (t->directed)
+        return cm_topo_check_doubly(t, path);
     if (!t->self)
         return CM_OK;
     for (size_t i = 0; i < t->n; i++) {
@@ -310,11 +354,67 @@ cm_status cm_topo_check_stochastic(const cm_topo *t, const char *path)
     return CM_OK;
 }
 
+/* cm_topo_validate_slem of a directed t: W doubly stochastic and
+ * strongly connected (every node reached along arcs and against them from
+ * node 0); nonnegative with a positive W_ii somewhere then mixes
+ * (primitive, Perron-Frobenius), anything else needs ||W - J||_2 < 1.
+ * *slem_out gets ||W - J||_2 up to CM_MIXING_DENSE_MAX nodes. An epidemic
+ * t (drawn per round) passes as is. */
+static cm_status validate_directed(const cm_topo *t, const char *path,
+                                   double *slem_out)
+{
+    if (cm_topo_is_epidemic(t) || t->n <= 1)
+        return CM_OK;
+    cm_status st = cm_topo_check_doubly(t, path);
+    for (int dir = 0; dir < 2 && st == CM_OK; dir++) {
+        size_t count = 0, *comp = malloc(t->n * sizeof *comp);
+        if (!comp)
+            return cm_error(CM_ENOMEM, "%s: out of memory", path);
+        /* components of a doubly stochastic W's digraph are strongly
+         * connected, so one search per direction settles it */
+        st = cm_topo_csr_components(t->n, dir ? t->out_off : t->off,
+                                    dir ? t->out_adj : t->adj, comp, &count);
+        size_t miss = 0;
+        for (size_t i = 0; i < t->n && st == CM_OK; i++)
+            if (comp[i] != 0) {
+                miss = i;
+                break;
+            }
+        free(comp);
+        if (st == CM_OK && count > 1)
+            return cm_error(CM_ETOPO, "%s: the directed graph is not strongly "
+                            "connected (node %zu is not reached %s node 0)",
+                            path, miss, dir ? "from" : "by arcs into");
+    }
+    if (st != CM_OK)
+        return st;
+    int nonneg = 1, diag = 0;
+    for (size_t i = 0; i < t->n; i++)
+        diag |= t->self[i] > 0.0;
+    for (size_t k = 0; k < t->m; k++)
+        nonneg &= t->ew[k] >= 0.0;
+    if (nonneg && diag && t->n > CM_MIXING_DENSE_MAX)
+        return CM_OK;
+    double slem = 1.0;
+    st = cm_topo_slem(t, &slem);
+    if (st != CM_OK)
+        return cm_error_prefix(st, "%s", path);
+    if (!(nonneg && diag) && !(slem < 1.0 - 1e-12))
+        return cm_error(CM_ETOPO, "%s: W does not mix: ||W - 11^T/n||_2 is "
+                        "%.6g (must be below 1 when W has negative weights "
+                        "or no positive self weight)", path, slem);
+    if (slem_out)
+        *slem_out = slem;
+    return CM_OK;
+}
+
 cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
                                 double *slem_out)
 {
     if (slem_out)
         *slem_out = -1.0;
+    if (t->directed)
+        return validate_directed(t, path, slem_out);
     cm_status st = cm_topo_check_connected(t, path);
     if (st != CM_OK || !t->self)
         return st;

@@ -413,6 +413,15 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
                 rank_of[i++] = r;
         return CM_OK;
     }
+    if (t->directed) { /* partition the undirected support of the arcs */
+        cm_topo u;
+        cm_topo_init(&u);
+        cm_status su = cm_topo_support(t, &u);
+        if (su == CM_OK)
+            su = cm_place_workers(&u, P, host_of_rank, kind, rank_of);
+        cm_topo_destroy(&u);
+        return su;
+    }
     cm_status st = CM_OK;
     /* hosts in order of their first rank; ranks grouped by host */
     size_t *hrank = malloc(P * sizeof *hrank);     /* ranks, host-major */
@@ -497,12 +506,17 @@ cm_status cm_place_eval(const cm_topo *t, size_t P,
         stamp[r] = peer[r] = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         size_t r = rank_of[i];
-        for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
-            size_t j = t->adj[k], p = rank_of[j];
+        const size_t *oa; /* i's array goes to its out-neighbours' ranks */
+        const double *ow;
+        size_t oc;
+        cm_topo_out(t, i, &oa, &ow, &oc);
+        for (size_t k = 0; k < oc; k++) {
+            size_t j = oa[k], p = rank_of[j];
             int x = HOST(p) != HOST(r);
-            if (j > i && p != r)
+            int once = t->directed || j > i; /* each edge or arc once */
+            if (once && p != r)
                 st->cut_edges++;
-            if (j > i && x)
+            if (once && x)
                 st->cut_edges_host++;
             if (p == r || stamp[p] == i)
                 continue;
@@ -523,8 +537,12 @@ cm_status cm_place_eval(const cm_topo *t, size_t P,
     for (size_t r = 0; r < P; r++)
         for (size_t w = roff[r]; w < roff[r + 1]; w++) {
             size_t i = by_rank[w];
-            for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
-                size_t p = rank_of[t->adj[k]];
+            const size_t *oa;
+            const double *ow;
+            size_t oc;
+            cm_topo_out(t, i, &oa, &ow, &oc);
+            for (size_t k = 0; k < oc; k++) {
+                size_t p = rank_of[oa[k]];
                 if (p != r && peer[p] != r) {
                     peer[p] = r;
                     ld[r].peers[HOST(p) != HOST(r)]++;

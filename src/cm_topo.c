@@ -34,6 +34,9 @@ void cm_topo_destroy(cm_topo *t)
     free(t->off);
     free(t->adj);
     free(t->adj_w);
+    free(t->out_off);
+    free(t->out_adj);
+    free(t->out_w);
     cm_topo_init(t);
 }
 
@@ -303,7 +306,9 @@ cleanup:
 
 cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment)
 {
-    if (comment) {
+    if (t->directed)
+        cm_topo_write_header(t, fp, comment);
+    else if (comment) {
         const char *p = comment;
         while (*p) {
             const char *nl = strchr(p, '\n');
@@ -313,6 +318,8 @@ cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment)
             p += len + (nl ? 1 : 0);
         }
     }
+    if (t->directed)
+        return cm_topo_write_directed(t, fp, comment);
     for (size_t i = 0; i < t->n; i++) {
         if (t->self) { /* only a W_ii the reader would not recompute */
             double row = 0.0;

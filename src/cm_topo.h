@@ -1,7 +1,8 @@
 /* cm_topo: the topology file, the contract between topogen and dpsgd-train.
  *
  * A topology is an undirected graph on nodes 0..n-1, optionally with a
- * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji).
+ * symmetric mixing matrix W stored as one weight per edge (W_ij = W_ji),
+ * or a directed one (`directed=1`: see "Directed topologies" below).
  * The default text format (an edge list every graph tool reads):
  *
  *     # topogen 2 n=64 d=4 kind=learned ...     comments; a token n=N fixes n
@@ -12,7 +13,7 @@
  * must sum to 1. Plain `i j` edge lists (networkx write_edgelist, with or
  * without a trailing `{}` / `{'weight': w}` dict), igraph's ncol output,
  * GML and GraphML (detected from the first non-blank bytes; see
- * cm_topo_xml.c) are read too, and 1-based edge lists are detected (no
+ * cm_topo_doc.h: libxml2 for GraphML) are read too, and 1-based edge lists are detected (no
  * node 0, no n= token) or forced (cm_topo_read_opts.base). A reader
  * accepts an edge listed in both directions only with identical weights;
  * weights are all present or all absent. cm_topo_validate (cm_mixing.h)
@@ -23,6 +24,7 @@
 #define CM_TOPO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cm_status.h"
@@ -33,6 +35,11 @@
 
 /* Largest edge count a file may hold (so that 2m ids fit any index). */
 #define CM_TOPO_MAX_EDGES 100000000
+
+/* Largest topology file read, in bytes (GraphML, GML, edge lists and
+ * sequence files alike): checked on the file's size before any byte is
+ * read, and on a stream while reading. 2 GiB - 1, libxml2's int bound. */
+#define CM_TOPO_MAX_BYTES 2147483647
 
 /* Rows of W must sum to 1 within this tolerance. */
 #define CM_TOPO_ROW_TOL 1e-9
@@ -48,6 +55,21 @@ typedef struct {
                        adj[off[i] .. off[i+1]), ascending */
     size_t *adj;    /* [2m] neighbour ids */
     double *adj_w;  /* [2m] W_ij matching adj, or NULL when unweighted */
+    /* Directed topologies (directed = 1; see "Directed topologies" below).
+     * Then m counts arcs, ei[k] -> ej[k] (ei sends, ej receives; sorted
+     * by (ei, ej)), ew[k] = W_{ej,ei}, and off/adj/adj_w are the
+     * in-neighbour lists (row i of W: i receives from adj[p] with weight
+     * adj_w[p]), m entries; self[i] = W_ii. Undirected: all below are
+     * 0/NULL and in = out = off/adj. */
+    int directed;
+    size_t *out_off;  /* [n+1] out-neighbours of i: out_adj[out_off[i] ..
+                         out_off[i+1]), ascending */
+    size_t *out_adj;  /* [m] receiver ids */
+    double *out_w;    /* [m] W_{out_adj[p], i}: the weight the receiver
+                         gives i */
+    size_t epi_s;     /* > 0: an epidemic topology (no arcs stored; each
+                         round's graph is cm_topo_epidemic_draw's) */
+    int epi_local;    /* epidemic: 1 EL-Local, 0 EL-Oracle */
 } cm_topo;
 
 /* On-disk formats. */
@@ -106,6 +128,13 @@ cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o);
 cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                               size_t first_line, cm_topo_read_opts *o);
 
+/* What a reader checks before reading path ("-" passes): it can be
+ * opened, is not a directory, and a regular file is at most
+ * CM_TOPO_MAX_BYTES. Cheap (stat, no read): dpsgd-train runs it on rank 0
+ * before any rank reads. CM_EIO or CM_EFORMAT naming the path and the
+ * limit. */
+cm_status cm_topo_file_check(const char *path);
+
 /* Parses "edgelist", "ncol", "graphml", "gml" (and "auto" when allow_auto)
  * for the flag named in messages. CM_EINVAL otherwise. */
 cm_status cm_topo_format_parse(const char *s, int allow_auto, const char *flag,
@@ -129,10 +158,83 @@ cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment);
 cm_status cm_topo_save(const cm_topo *t, const char *path,
                        const char *comment);
 
-/* Degree of node i. */
+/* Degree of node i (in-degree of a directed topology). */
 static inline size_t cm_topo_degree(const cm_topo *t, size_t i)
 {
     return t->off[i + 1] - t->off[i];
+}
+
+/* ---- Directed topologies ---------------------------------------------
+ *
+ * A directed file has the header token `directed=1` in a comment line;
+ * each line `i j w` is the arc i -> j: i sends its model, j receives it
+ * with weight w, so W_ji = w in x <- W x (as networkx reads it into a
+ * DiGraph and BlueFog uses it). Self weights are implied,
+ * W_jj = 1 - sum_i W_ji summed over j's in-neighbours ascending (an
+ * explicit `j j w` line sets it); an unweighted directed file gets
+ * BlueFog's uniform weights W_ji = W_jj = 1/(in-degree(j) + 1). The
+ * reader refuses self-loops without weights, duplicate arcs, ids out of
+ * range, and a W that is not doubly stochastic (rows: what a receiver
+ * takes sums to 1; columns: what a sender gives sums to 1), naming the
+ * node and a line. An epidemic topology is a header only:
+ * `# directed=1 n=N kind=epidemic s=S local=0|1`, no arcs. */
+
+/* Out-neighbours of i: *adj (receivers, ascending) and *w (W_{recv,i});
+ * *count of them. Works for undirected topologies too (out = in). */
+static inline void cm_topo_out(const cm_topo *t, size_t i, const size_t **adj,
+                               const double **w, size_t *count)
+{
+    if (t->directed) {
+        *adj = t->out_adj + t->out_off[i];
+        *w = t->out_w ? t->out_w + t->out_off[i] : NULL;
+        *count = t->out_off[i + 1] - t->out_off[i];
+    } else {
+        *adj = t->adj + t->off[i];
+        *w = t->adj_w ? t->adj_w + t->off[i] : NULL;
+        *count = t->off[i + 1] - t->off[i];
+    }
+}
+
+/* Builds a weighted directed topology on n nodes from m arcs
+ * src[k] -> dst[k] with W_{dst,src} = w[k] (any order); w NULL gives
+ * uniform receiver weights W_ji = W_jj = 1/(in-degree(j) + 1), else self
+ * weights are implied, W_jj = 1 - sum over in-neighbours ascending.
+ * CM_EINVAL for ids >= n, self-loops and duplicate arcs (naming the
+ * first); W is not checked (cm_topo_check_stochastic does). t must be
+ * initialized; its old content is destroyed. O(n + m log m). */
+cm_status cm_topo_from_arcs(cm_topo *t, size_t n, size_t m, const size_t *src,
+                            const size_t *dst, const double *w);
+
+/* CM_OK when every row and every column of the directed t's W sums to 1
+ * within CM_TOPO_ROW_TOL (compensated sums), else CM_ETOPO naming path,
+ * the node and whether its row (what it receives) or column (what it
+ * sends) fails. O(n + m). */
+cm_status cm_topo_check_doubly(const cm_topo *t, const char *path);
+
+/* An epidemic topology (Epidemic Learning, de Vos et al. 2023), round
+ * `round` of a run seeded `seed`, as a weighted directed topology on n
+ * nodes into t (a pure function of its arguments: every rank and topogen
+ * draw the same graph without files). EL-Oracle (local = 0): a random
+ * s-regular digraph without self-loops (every node sends to s distinct
+ * others and receives from s), W_ji = W_jj = 1/(s + 1), doubly
+ * stochastic. EL-Local (local = 1): every node picks s distinct
+ * receivers uniformly; a receiver j averages what it gets, W_ji = W_jj =
+ * 1/(in-degree(j) + 1) (row stochastic only). Needs 1 <= s <= n - 1
+ * (CM_EINVAL otherwise); CM_ENOMEM. The draw uses its own cm_rng stream
+ * (seed, round), unrelated to the workers' streams. O(n s^2) expected. */
+cm_status cm_topo_epidemic_draw(cm_topo *t, size_t n, size_t s, int local,
+                                uint64_t seed, uint64_t round);
+
+/* The undirected, unweighted graph of t's arcs (i ~ j when i -> j or
+ * j -> i) into u (initialized; old content destroyed), e.g. to partition
+ * or search it; an undirected t is copied without weights. CM_ENOMEM.
+ * O(m log m). */
+cm_status cm_topo_support(const cm_topo *t, cm_topo *u);
+
+/* 1 when t is an epidemic topology (its arcs change every round). */
+static inline int cm_topo_is_epidemic(const cm_topo *t)
+{
+    return t->epi_s > 0;
 }
 
 /* Smallest and largest degree (0, 0 for n = 0). */

@@ -5,7 +5,9 @@
  * Detection looks at the first non-blank bytes: '<' is GraphML, a GML key
  * ("graph", "Creator", "Version") followed by '[' or a value is GML,
  * anything else an edge list (ours, networkx's or igraph's ncol: `i j` or
- * `i j w`, `#` comments). Limits (CM_TOPO_MAX_NODES, CM_TOPO_MAX_EDGES)
+ * `i j w`, `#` comments); a UTF-8 byte-order mark before any of them is
+ * skipped. An edge-list line holding a carriage return that does not end
+ * it (CR-only line endings) is refused by name. Limits (CM_TOPO_MAX_NODES, CM_TOPO_MAX_EDGES)
  * are checked while reading, before the allocations they would imply.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -16,9 +18,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cm_topo_rec.h"
-#include "cm_topo_xml.h"
+#include "cm_topo_doc.h"
 
 static const struct {
     const char *name;
@@ -148,10 +151,60 @@ static int parse_nx_dict(const char *rest, double *w, int *has_w,
     return 0;
 }
 
-/* Scans a comment for the token n=N. Returns -1 on a bad value. */
-static int scan_comment(char *s, size_t *n_decl, int *has_n)
+/* Header tokens of a directed or epidemic file (cm_topo.h). */
+typedef struct {
+    int directed;   /* directed=1 seen */
+    int epidemic;   /* kind=epidemic seen */
+    size_t s;       /* s=S (epidemic) */
+    int local;      /* local=0|1 (epidemic) */
+    size_t line;    /* line of the first such token */
+} dir_header;
+
+/* Parses a decimal token value; -1 when not an integer up to max. */
+static int parse_tok_num(const char *v, size_t max, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*v))
+        return -1;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x > max)
+        return -1;
+    *out = (size_t)x;
+    return 0;
+}
+
+/* Scans a comment for the token n=N and the directed tokens (directed=,
+ * kind=epidemic, s=, local=). Returns -1 on a bad value, -2 on a
+ * contradicting n=, -3 on a bad directed token. */
+static int scan_comment(char *s, size_t *n_decl, int *has_n, dir_header *h,
+                        size_t lineno)
 {
     for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+        size_t x = 0;
+        if (strncmp(tok, "directed=", 9) == 0) {
+            if (parse_tok_num(tok + 9, 1, &x))
+                return -3;
+            h->directed = (int)x;
+            h->line = h->line ? h->line : lineno;
+            continue;
+        }
+        if (strcmp(tok, "kind=epidemic") == 0) {
+            h->epidemic = 1;
+            h->line = h->line ? h->line : lineno;
+            continue;
+        }
+        if (strncmp(tok, "s=", 2) == 0 && parse_tok_num(tok + 2,
+                                                         CM_TOPO_MAX_NODES,
+                                                         &x) == 0) {
+            h->s = x;
+            continue;
+        }
+        if (strncmp(tok, "local=", 6) == 0 && parse_tok_num(tok + 6, 1,
+                                                             &x) == 0) {
+            h->local = (int)x;
+            continue;
+        }
         if (strncmp(tok, "n=", 2) != 0)
             continue;
         char *end;
@@ -172,7 +225,8 @@ static int scan_comment(char *s, size_t *n_decl, int *has_n)
 /* Parses all lines of fp into records. */
 static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
                                cm_topo_recvec *v,
-                              size_t *n_decl, int *has_n, size_t *n_decl_line)
+                              size_t *n_decl, int *has_n, size_t *n_decl_line,
+                              dir_header *h)
 {
     char *line = NULL;
     size_t cap = 0, lineno = line0;
@@ -187,6 +241,13 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
         }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
+        if (memchr(line, '\r', (size_t)len)) {
+            st = cm_error(CM_EFORMAT, "%s:%zu: carriage return inside a line: "
+                          "CR-only line endings (old Mac style) are not read; "
+                          "convert them to newlines (tr '\\r' '\\n')", path,
+                          lineno);
+            goto cleanup;
+        }
         char *p = line;
         while (isspace((unsigned char)*p))
             p++;
@@ -194,7 +255,12 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
             continue;
         if (*p == '#') {
             int had = *has_n;
-            int rc = scan_comment(p + 1, n_decl, has_n);
+            int rc = scan_comment(p + 1, n_decl, has_n, h, lineno);
+            if (rc == -3) {
+                st = cm_error(CM_EFORMAT, "%s:%zu: bad directed=... (must be "
+                              "0 or 1)", path, lineno);
+                goto cleanup;
+            }
             if (rc == -1) {
                 st = cm_error(CM_EFORMAT, "%s:%zu: bad node count in n=... "
                               "(must be an integer from 0 to %d)", path,
@@ -276,8 +342,8 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
                 goto cleanup;
             }
         }
-        r.a = i < j ? i : j;
-        r.b = i < j ? j : i;
+        r.a = i; /* oriented as written; undirected files are */
+        r.b = j; /* normalized before cm_topo_from_recs */
         if (cm_topo_recvec_push(v, r)) {
             st = cm_error(CM_EFORMAT, "%s:%zu: out of memory or more than "
                           "%d edges", path, lineno, CM_TOPO_MAX_EDGES);
@@ -298,8 +364,16 @@ static cm_topo_format detect(FILE *fp, size_t *skipped)
 {
     int c;
     *skipped = 0;
-    while ((c = getc(fp)) != EOF && isspace(c))
+    if ((c = getc(fp)) == 0xEF) { /* a UTF-8 byte-order mark: skip it */
+        int c2 = getc(fp), c3 = c2 == 0xBB ? getc(fp) : EOF;
+        if (c2 != 0xBB || c3 != 0xBF)
+            return CM_FORMAT_AUTO; /* not a BOM: the caller names it */
+        c = getc(fp);
+    }
+    while (c != EOF && isspace(c)) {
         *skipped += c == '\n';
+        c = getc(fp);
+    }
     if (c == EOF)
         return CM_FORMAT_EDGELIST;
     ungetc(c, fp);
@@ -308,6 +382,25 @@ static cm_topo_format detect(FILE *fp, size_t *skipped)
     if (isalpha(c))
         return CM_FORMAT_GML;
     return CM_FORMAT_EDGELIST;
+}
+
+cm_status cm_topo_file_check(const char *path)
+{
+    struct stat sb;
+    if (strcmp(path, "-") == 0)
+        return CM_OK;
+    if (stat(path, &sb) != 0)
+        return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
+                        strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return cm_error(CM_EIO, "cannot read topology file %s: it is a "
+                        "directory", path);
+    if (S_ISREG(sb.st_mode) &&
+        (unsigned long long)sb.st_size > CM_TOPO_MAX_BYTES)
+        return cm_error(CM_EFORMAT, "%s: %llu bytes, larger than the %d-byte "
+                        "(2 GiB) limit of topology files", path,
+                        (unsigned long long)sb.st_size, CM_TOPO_MAX_BYTES);
+    return CM_OK;
 }
 
 cm_status cm_topo_read(cm_topo *t, const char *path)
@@ -319,11 +412,14 @@ cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o)
 {
     int use_stdin = strcmp(path, "-") == 0;
     cm_topo_destroy(t);
+    cm_status st = cm_topo_file_check(path);
+    if (st != CM_OK)
+        return st;
     FILE *fp = use_stdin ? stdin : fopen(path, "r");
     if (!fp)
         return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
                         strerror(errno));
-    cm_status st = cm_topo_read_stream(t, fp, path, 0, o);
+    st = cm_topo_read_stream(t, fp, path, 0, o);
     if (!use_stdin)
         fclose(fp);
     return st;
@@ -346,6 +442,11 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                                                    : o->format;
     skipped += first_line;
     cm_topo_base base = o->base;
+    dir_header h = {0, 0, 0, 0, 0};
+    if (f == CM_FORMAT_AUTO)
+        return cm_error(CM_EFORMAT, "%s:%zu: unexpected non-ASCII byte 0xef "
+                        "that does not start a UTF-8 byte-order mark; not a "
+                        "topology text file", path, first_line + 1);
     switch (f) {
     case CM_FORMAT_GRAPHML:
         st = cm_topo_read_graphml(fp, path, skipped, &v, &n_decl);
@@ -358,14 +459,31 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
         base = CM_BASE_0;
         break;
     default:
-        st = read_edgelist(fp, path, skipped, &v, &n_decl, &has_n, &n_line);
+        st = read_edgelist(fp, path, skipped, &v, &n_decl, &has_n, &n_line,
+                           &h);
         break;
     }
+    if (st == CM_OK && h.epidemic && h.s == 0)
+        st = cm_error(CM_EFORMAT, "%s:%zu: kind=epidemic needs s=S (the "
+                      "number of peers each node sends to per round)", path,
+                      h.line);
     if (st == CM_OK && !ferror(fp)) {
         int shifted = 0;
         size_t self_lines = 0;
-        st = cm_topo_from_recs(t, path, &v, n_decl, has_n, n_line, base,
-                               &shifted, &self_lines);
+        if (h.directed || h.epidemic) {
+            st = cm_topo_from_arc_recs(t, path, &v, n_decl, has_n, n_line,
+                                       base, &shifted, &self_lines,
+                                       h.epidemic ? h.s : 0, h.local);
+        } else {
+            for (size_t k = 0; k < v.len; k++)
+                if (v.r[k].a > v.r[k].b) {
+                    size_t x = v.r[k].a;
+                    v.r[k].a = v.r[k].b;
+                    v.r[k].b = x;
+                }
+            st = cm_topo_from_recs(t, path, &v, n_decl, has_n, n_line, base,
+                                   &shifted, &self_lines);
+        }
         o->found = f;
         o->one_based = shifted;
         o->self_lines = self_lines;

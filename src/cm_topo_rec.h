@@ -41,4 +41,24 @@ cm_status cm_topo_from_recs(cm_topo *t, const char *path, cm_topo_recvec *v,
                             cm_topo_base base, int *shifted,
                             size_t *self_lines);
 
+/* cm_topo_from_recs for a directed file: records keep their orientation
+ * (a sends to b; a == b an explicit self weight), duplicates and
+ * unweighted self lines are refused, and W must be doubly stochastic
+ * (the message names the node and a line of it). epi_s > 0 makes an
+ * epidemic topology (no records allowed). */
+cm_status cm_topo_from_arc_recs(cm_topo *t, const char *path,
+                                cm_topo_recvec *v, size_t n_decl, int has_n,
+                                size_t n_line, cm_topo_base base,
+                                int *shifted, size_t *self_lines,
+                                size_t epi_s, int epi_local);
+
+/* The comment lines of a directed t (cm_topo_write's rules), plus a line
+ * `# directed=1 n=N` (and `kind=epidemic s=S local=L`) when the comment
+ * lacks those tokens, so the file reads back as directed. */
+void cm_topo_write_header(const cm_topo *t, FILE *fp, const char *comment);
+
+/* The arcs of a directed t after its header (cm_topo_write). */
+cm_status cm_topo_write_directed(const cm_topo *t, FILE *fp,
+                                 const char *comment);
+
 #endif

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_matrix.h>
@@ -141,6 +142,12 @@ done:
 static cm_status slurp(FILE *fp, const char *path, char **buf, size_t *len)
 {
     size_t cap = 1 << 16, n = 0;
+    struct stat sb;
+    if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (unsigned long long)sb.st_size > CM_TOPO_MAX_BYTES)
+        return cm_error(CM_EFORMAT, "%s: %llu bytes, larger than the %d-byte "
+                        "(2 GiB) limit of topology files", path,
+                        (unsigned long long)sb.st_size, CM_TOPO_MAX_BYTES);
     char *b = malloc(cap);
     if (!b)
         return cm_error(CM_ENOMEM, "%s: out of memory", path);
@@ -156,6 +163,12 @@ static cm_status slurp(FILE *fp, const char *path, char **buf, size_t *len)
         }
         size_t got = fread(b + n, 1, cap - n - 1, fp);
         n += got;
+        if (n > CM_TOPO_MAX_BYTES) {
+            free(b);
+            return cm_error(CM_EFORMAT, "%s: larger than the %d-byte (2 GiB) "
+                            "limit of topology files", path,
+                            CM_TOPO_MAX_BYTES);
+        }
         if (got == 0)
             break;
     }
@@ -324,19 +337,28 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
     if (!o)
         o = &dflt;
     int use_stdin = strcmp(path, "-") == 0;
-    FILE *fp = use_stdin ? stdin : fopen(path, "r");
+    FILE *fp = NULL;
     char *buf = NULL;
     section *sec = NULL;
     size_t len = 0, ns = 0, period = 0, pline = 0, n_head = 0;
     cm_topo_seq_destroy(s);
+    cm_status st = cm_topo_file_check(path);
+    if (st != CM_OK)
+        return st;
+    fp = use_stdin ? stdin : fopen(path, "r");
     if (!fp)
         return cm_error(CM_EIO, "cannot open topology file %s: %s", path,
                         strerror(errno));
-    cm_status st = slurp(fp, path, &buf, &len);
+    st = slurp(fp, path, &buf, &len);
     if (!use_stdin)
         fclose(fp);
     if (st != CM_OK)
         return st;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        /* a UTF-8 byte-order mark: read as if absent (lines unchanged) */
+        memmove(buf, buf + 3, len - 3 + 1);
+        len -= 3;
+    }
     /* sections exist only in edge lists: not in GraphML ('<'), GML (a
      * letter) or a format forced to something else */
     const char *first = buf;

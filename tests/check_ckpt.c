@@ -343,6 +343,78 @@ START_TEST(test_prepare_lock)
 }
 END_TEST
 
+/* Issue 24 items 1, 2, 10: a linked epoch is refused and never pruned
+ * through; pruning keeps another run's epochs (other fingerprint); the
+ * temporary files of a killed save go at the next start; complete epochs
+ * (worker file + state file) are counted for the "another run" rule. */
+START_TEST(test_owned_directory)
+{
+    make_dir();
+    char path[256], other[128], cmd[512];
+    struct stat sb;
+    dt_ckpt_dir_info info;
+    float *p = calloc(NP, sizeof *p), *v = calloc(NP, sizeof *v);
+    /* another run (fingerprint 0xbeef) left epoch 1 in DIR */
+    dt_ckpt_meta m = meta(0, 1);
+    m.fingerprint = 0xbeefULL;
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, &v), CM_OK);
+    ck_assert_int_eq(dt_ckpt_scan(dir, 0, &info), CM_OK);
+    ck_assert_uint_eq(info.complete, 0); /* no state-000001.bin */
+    snprintf(path, sizeof path, "%s/state-000001.bin", dir);
+    FILE *fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fclose(fp);
+    ck_assert_int_eq(dt_ckpt_scan(dir, 0, &info), CM_OK);
+    ck_assert_uint_eq(info.complete, 1);
+    ck_assert_uint_eq(info.newest, 1);
+    /* this run's epochs 2..4 with --keep 1: epoch 1 is not this run's */
+    for (uint64_t ep = 2; ep <= 4; ep++) {
+        write_epoch(ep);
+        ck_assert_int_eq(dt_ckpt_commit_keep(dir, ep, 3, 1), CM_OK);
+    }
+    ck_assert(epoch_dir_exists(1) && epoch_dir_exists(4));
+    ck_assert(!epoch_dir_exists(2) && !epoch_dir_exists(3));
+    ck_assert_int_eq(stat(path, &sb), 0);
+    /* a link to another directory: refused, and never pruned through */
+    snprintf(other, sizeof other, "%s-other", dir);
+    ck_assert_int_eq(mkdir(other, 0777), 0);
+    snprintf(path, sizeof path, "%s/worker-000000.ckpt", other);
+    fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/epoch-000003", dir);
+    ck_assert_int_eq(symlink(other, path), 0);
+    ck_assert_int_eq(dt_ckpt_scan(dir, 0, NULL), CM_EIO);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "is a symbolic link"));
+    m = meta(0, 3);
+    ck_assert_int_eq(dt_ckpt_write(dir, &m, p, &v), CM_EIO);
+    write_epoch(5);
+    ck_assert_int_eq(dt_ckpt_commit_keep(dir, 5, 3, 1), CM_OK);
+    snprintf(path, sizeof path, "%s/worker-000000.ckpt", other);
+    ck_assert_int_eq(stat(path, &sb), 0); /* the link's target intact */
+    snprintf(path, sizeof path, "%s/epoch-000003", dir);
+    unlink(path);
+    /* temporary files: removed by a cleaning scan, kept by a plain one */
+    snprintf(path, sizeof path, "%s/latest.tmp.Ab12Cd", dir);
+    fp = fopen(path, "w");
+    fclose(fp);
+    snprintf(cmd, sizeof cmd, "%s/epoch-000005/worker-000001.ckpt.tmp.Xy34Zw",
+             dir);
+    fp = fopen(cmd, "w");
+    fclose(fp);
+    ck_assert_int_eq(dt_ckpt_scan(dir, 0, NULL), CM_OK);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(dt_ckpt_scan(dir, 1, NULL), CM_OK);
+    ck_assert_int_ne(stat(path, &sb), 0);
+    ck_assert_int_ne(stat(cmd, &sb), 0);
+    free(p);
+    free(v);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s-other'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    remove_dir();
+}
+END_TEST
+
 /* Three state arrays (gradient tracking's y, v, h_prev) survive in order;
  * too many, a missing one, or a reader expecting another count refused. */
 START_TEST(test_state_arrays)
@@ -397,6 +469,7 @@ Suite *ckpt_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("prepare_locks_dir");
     tcase_add_test(tc, test_prepare_lock);
+    tcase_add_test(tc, test_owned_directory);
     suite_add_tcase(s, tc);
     return s;
 }

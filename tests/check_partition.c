@@ -80,7 +80,7 @@ START_TEST(test_iid)
         size_t nw = workers[t];
         dt_partition p;
         dt_partition_init(&p);
-        dt_part_spec sp = {DT_PART_IID, 0.0};
+        dt_part_spec sp = {DT_PART_IID, 0.0, 0};
         ck_assert_int_eq(dt_partition_make(&p, &sp, y, NIMG, NCLS, nw, 1, 3),
                          CM_OK);
         ck_assert_uint_eq(p.n_workers, nw);
@@ -106,7 +106,7 @@ START_TEST(test_dirichlet_skew)
     for (int a = 0; a < 2; a++) {
         dt_partition p;
         dt_partition_init(&p);
-        dt_part_spec sp = {DT_PART_DIRICHLET, alpha[a]};
+        dt_part_spec sp = {DT_PART_DIRICHLET, alpha[a], 0};
         ck_assert_int_eq(dt_partition_make(&p, &sp, y, NIMG, NCLS, 16, 20,
                                            7), CM_OK);
         check_cover(&p, NIMG);
@@ -130,8 +130,9 @@ END_TEST
 START_TEST(test_deterministic)
 {
     uint8_t *y = make_labels();
-    const dt_part_spec specs[] = {{DT_PART_IID, 0}, {DT_PART_DIRICHLET, 0.3}};
-    for (int k = 0; k < 2; k++) {
+    const dt_part_spec specs[] = {{DT_PART_IID, 0, 0}, {DT_PART_DIRICHLET, 0.3, 0},
+                                   {DT_PART_SHARDS, 0, 2}};
+    for (int k = 0; k < 3; k++) {
         dt_partition a, b, c;
         dt_partition_init(&a);
         dt_partition_init(&b);
@@ -180,7 +181,7 @@ START_TEST(test_errors)
                      0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
     dt_partition p;
     dt_partition_init(&p);
-    dt_part_spec iid = {DT_PART_IID, 0};
+    dt_part_spec iid = {DT_PART_IID, 0, 0};
     ck_assert_int_eq(dt_partition_make(&p, &iid, y, 20, 10, 0, 1, 1),
                      CM_EINVAL);
     ck_assert_int_eq(dt_partition_make(&p, &iid, y, 20, 10, 21, 1, 1),
@@ -199,7 +200,7 @@ START_TEST(test_errors)
     /* One class and a Dirichlet this skewed: one worker takes nearly all
      * of it, so 10 workers never get 2 images each. */
     memset(y, 0, sizeof y);
-    dt_part_spec tiny = {DT_PART_DIRICHLET, 1e-3};
+    dt_part_spec tiny = {DT_PART_DIRICHLET, 1e-3, 0};
     ck_assert_int_eq(dt_partition_make(&p, &tiny, y, 20, 10, 10, 2, 1),
                      CM_EINVAL);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "dirichlet:0.001"));
@@ -233,6 +234,61 @@ START_TEST(test_blocks)
 }
 END_TEST
 
+/* shards:C: every image once, every worker exactly C classes, sizes
+ * within one piece of each other when n*C is a multiple of K, and the
+ * counts of dt_partition_counts add up to the shards. */
+START_TEST(test_shards)
+{
+    uint8_t *y = make_labels();
+    const size_t ns[] = {10, 16, 20, 40}, cs[] = {1, 2, 3, 10};
+    for (size_t a = 0; a < 4; a++)
+        for (size_t b = 0; b < 4; b++) {
+            dt_part_spec sp = {DT_PART_SHARDS, 0.0, cs[b]};
+            dt_partition p;
+            dt_partition_init(&p);
+            ck_assert_int_eq(dt_partition_make(&p, &sp, y, NIMG, NCLS, ns[a],
+                                               1, 7), CM_OK);
+            check_cover(&p, NIMG);
+            uint64_t *cnt = calloc(ns[a] * NCLS, sizeof *cnt);
+            ck_assert_ptr_nonnull(cnt);
+            dt_partition_counts(&p, y, NCLS, cnt);
+            size_t lo = SIZE_MAX, hi = 0;
+            for (size_t w = 0; w < ns[a]; w++) {
+                size_t k = 0, tot = 0;
+                for (size_t c = 0; c < NCLS; c++) {
+                    k += cnt[w * NCLS + c] > 0;
+                    tot += cnt[w * NCLS + c];
+                }
+                ck_assert_msg(k == cs[b], "n=%zu shards:%zu: worker %zu has "
+                              "%zu classes", ns[a], cs[b], w, k);
+                ck_assert_uint_eq(tot, p.off[w + 1] - p.off[w]);
+                lo = tot < lo ? tot : lo;
+                hi = tot > hi ? tot : hi;
+            }
+            if (ns[a] * cs[b] % NCLS == 0) /* balanced: equal pieces */
+                ck_assert_uint_le(hi - lo, cs[b]);
+            free(cnt);
+            dt_partition_destroy(&p);
+        }
+    dt_part_spec sp;
+    ck_assert_int_eq(dt_partition_parse("shards:3", &sp), CM_OK);
+    ck_assert_int_eq(sp.kind, DT_PART_SHARDS);
+    ck_assert_uint_eq(sp.classes, 3);
+    ck_assert_int_eq(dt_partition_parse("shards:0", &sp), CM_EINVAL);
+    ck_assert_int_eq(dt_partition_parse("shards:2x", &sp), CM_EINVAL);
+    ck_assert_int_eq(dt_partition_parse("shards:", &sp), CM_EINVAL);
+    dt_partition p;
+    dt_partition_init(&p);
+    dt_part_spec big = {DT_PART_SHARDS, 0.0, 11};
+    ck_assert_int_eq(dt_partition_make(&p, &big, y, NIMG, NCLS, 8, 1, 1),
+                     CM_EINVAL);
+    dt_part_spec few = {DT_PART_SHARDS, 0.0, 1};
+    ck_assert_int_eq(dt_partition_make(&p, &few, y, NIMG, NCLS, 5, 1, 1),
+                     CM_EINVAL); /* 5 slots, 10 classes */
+    free(y);
+}
+END_TEST
+
 Suite *partition_suite(void)
 {
     Suite *s = suite_create("partition");
@@ -250,6 +306,9 @@ Suite *partition_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("rank_blocks");
     tcase_add_test(tc, test_blocks);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("shards_c_classes");
+    tcase_add_test(tc, test_shards);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -136,7 +136,7 @@ topogen_cases() {
         fail "SIGINT: exit $rc, expected 130: $(head -c 300 "$T/int.err")"
     fi
     check 'sed -n 1p "$T/int.txt" | grep -q " interrupted=1$"' "interrupted header: $(sed -n 1p "$T/int.txt")"
-    check 'grep -q "^topogen: .*% restart [12]/2 move .* left$" "$T/int.err"' \
+    check 'grep -q "^topogen: .*% 2 restarts ([012] running) moves [0-9]*/[0-9]* .* left$" "$T/int.err"' \
         "progress lines (not a terminal: plain lines) with the time left: $(head -n 1 "$T/int.err")"
     expect_ok "eval interrupted file" "$tg" eval "$T/int.txt"
     check 'grep -qE "^degree +min 4 max 4$" "$T/out"' "interrupted file is 4-regular"
@@ -342,14 +342,14 @@ model_cases() {
     m="$T/m.safetensors"
     expect_ok "--save-model" "$dt" $syn --epochs 1 --save-model "$m" --threads 2
     acc=$(sed -n 's/^final:.*test_acc \([0-9.]*\).*hash \([0-9a-f]*\).*/\1 \2/p' "$T/out")
-    check '[ -s "$m" ] && head -c 40 "$m" | tail -c 32 | grep -q "^{\"0.weight\":{\"dtype\":\"F32\""' "safetensors header, PyTorch names"
+    check '[ -s "$m" ] && head -c 2000 "$m" | grep -q "\"0.weight\":{\"dtype\":\"F32\""' "safetensors header, PyTorch names"
     check '[ -z "$(ls "$T" | grep "m.safetensors.tmp")" ]' "no temporary file left"
     expect_ok "--eval-model" "$dt" $syn --eval-model "$m"
     check '[ "$(sed -n "s/^eval:.*test_acc \([0-9.]*\).*hash \([0-9a-f]*\).*/\1 \2/p" "$T/out")" = "$acc" ]' "eval: the final accuracy and hash"
     expect_ok "--init-model" "$dt" $syn --epochs 1 --init-model "$m" --lr 0
     check '[ "$(sed -n "s/^final:.*hash //p" "$T/out")" = "${acc#* }" ]' "--init-model, lr 0: the model unchanged"
     expect_fail 1 "^dpsgd-train: .*$T/nodir/m.st" "unwritable model path" "$dt" $syn --epochs 1 --save-model "$T/nodir/m.st"
-    expect_fail 1 "^dpsgd-train: model file $m: tensor '0.weight' has shape \[6,1,5,5\], expected \[32,1,3,3\]" \
+    expect_fail 1 "^dpsgd-train: --model cnn: $m holds a lenet model \(its __metadata__\)" \
         "another architecture" "$dt" $syn --model cnn --eval-model "$m"
     head -c 5000 "$m" >"$T/trunc.st"
     expect_fail 1 "^dpsgd-train: model file $T/trunc.st: tensor '[0-9]+.(weight|bias)' ends at byte" \
@@ -642,9 +642,9 @@ placement_cases() {
     # 10 s per step, less the few seconds of measured MPI time it replaces
     expect_ok "--net with a log" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
         --epochs 2 --net "intra=10s,1e12" --log "$l"
-    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,model_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss,train_loss_global"' \
-        "CSV header with model_s: $(head -1 "$l")"
-    check 'awk -F, "NR > 1 { d = \$4 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
+    check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss,train_loss_global,model_s"' \
+        "CSV header with model_s last: $(head -1 "$l")"
+    check 'awk -F, "NR > 1 { d = \$12 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
         "model_s = wall_s - MPI time + 10 s per step: $(tail -1 "$l")"
     check 'grep -qE "^placement graph: 4 workers on 2 ranks on 1 host: cut [0-9]+ edges \(0 across hosts\); per round .*modelled round 1e\+04 ms" "$T/out"' \
         "placement line: $(grep "^placement" "$T/out" | head -1)"
@@ -673,7 +673,7 @@ net_cases() {
     check 'grep -qE "\"net\":\"wan \(.*\"ranks\":32,\"hosts\":32,\"array_bytes\":246824,\"block\":\{\"cut_edges\":32,.*\"round_s\":0\.139[0-9]*\}" "$T/out"' \
         "JSON net members: $(head -c 400 "$T/out")"
     # every worker its own host: 62 x 50 ms + 62/32 x 246824 B / 12.5 MB/s
-    check 'grep -qE "\"allreduce_ring_s\":3\.1382[56]," "$T/out"' \
+    check 'grep -qE "\"allreduce_ring_s\":3\.1382[56][0-9]*," "$T/out"' \
         "JSON ring all-reduce on wan: $(grep -o "\"allreduce_ring_s\":[^,]*" "$T/out")"
     # a time-varying file: every round modelled, block placement
     "$tg" --kind one-peer-exp -n 8 --quiet -o "$T/op8net.txt"
@@ -681,14 +681,14 @@ net_cases() {
     check 'grep -qE "^  block +modelled 1001 ms per round on average over the period \(rounds: 1001 1001 1001 ms\)$" "$T/out" && grep -qE "^  allreduce +ring all-reduce of the same arrays: modelled 1764 ms$" "$T/out"' \
         "sequence --net lines: $(grep -A2 "^placement" "$T/out")"
     expect_ok "eval --net --json on a sequence" "$tg" eval "$T/op8net.txt" --net wan --json
-    check 'grep -qE "\"block\":\{\"round_s\":\[0\.0697459,0\.0697459,0\.0697459\],\"mean_round_s\":0\.0697459\},\"allreduce_ring_s\":" "$T/out"' \
+    check 'grep -qE "\"block\":\{\"round_s\":\[0\.069745920*[0-9]*,0\.069745920*[0-9]*,0\.069745920*[0-9]*\],\"mean_round_s\":0\.069745920*[0-9]*\},\"allreduce_ring_s\":" "$T/out"' \
         "sequence JSON: $(grep -o "\"block.*" "$T/out")"
-    expect_fail 1 "^topogen: --ranks 9: .*op8net.txt has only 8 nodes" "sequence --ranks > n" "$tg" eval "$T/op8net.txt" --net wan --ranks 9
+    expect_fail 2 "^topogen: --ranks 9: .*op8net.txt has only 8 nodes" "sequence --ranks > n" "$tg" eval "$T/op8net.txt" --net wan --ranks 9
     expect_fail 2 "^topogen: --net 'fast': " "bad --net" "$tg" eval "$T/ring32.txt" --net fast
     expect_fail 2 "^topogen: --params, --ranks and --hosts need --net" "--ranks without --net" "$tg" eval "$T/ring32.txt" --ranks 2
     expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
-    expect_fail 1 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
-    expect_fail 1 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
+    expect_fail 2 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
+    expect_fail 2 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
 }
 
 # topogen --groups G --max-cross C and eval --groups (issue 11): the bound
@@ -729,7 +729,7 @@ groups_cases() {
     expect_fail 2 "^topogen: --groups 4: groups of 15 nodes with odd degree 3" "odd group degree sum" "$tg" -n 60 -d 3 --groups 4 -o "$o"
     expect_fail 2 "^topogen: --groups: only --kind learned" "--groups with a baseline" "$tg" --kind rrl --groups 4 -o "$o"
     expect_fail 2 "^topogen: --max-cross: not a flag of 'topogen eval'" "--max-cross in eval" "$tg" eval "$gg" --groups 4 --max-cross 4
-    expect_fail 1 "^topogen: .*groups.txt: --groups 3: does not divide the 32 nodes" "eval: G not dividing n" "$tg" eval "$gg" --groups 3
+    expect_fail 2 "^topogen: .*groups.txt: --groups 3: does not divide the 32 nodes" "eval: G not dividing n" "$tg" eval "$gg" --groups 3
     expect_fail 2 "^topogen: --groups: expected a positive integer" "--groups 0" "$tg" --groups 0 -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad groups"
 }
@@ -886,7 +886,7 @@ fdla_cases() {
     check 'grep -q "\"weights\":\"file\"" "$T/out"' "the written FDLA file is valid as it stands"
     expect_fail 2 "^topogen: -o: 'topogen eval' prints its report on stdout" "eval -o -" "$tg" eval "$T/own.txt" -o -
     expect_fail 1 "^topogen: .*nodir/x.txt" "eval -o unwritable" "$tg" eval "$T/own.txt" --weights fdla -o "$T/nodir/x.txt"
-    expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg, fdla\)" \
+    expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg, fdla[,)]" \
         "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
     expect_fail 2 "^dpsgd-train: --weights: fdla weights come from an SDP solve in topogen" \
         "dpsgd-train --weights fdla points to topogen" dt_run --weights fdla
@@ -917,8 +917,8 @@ seq_cases() {
         "one round cut out with sed: the 16 pairs i ~ i XOR 4"
     expect_fail 2 "^topogen: -n: one-peer-exp needs n a power of two" "one-peer-exp n=24" "$tg" --kind one-peer-exp -n 24 -o "$T/none.txt"
     expect_fail 2 "^topogen: --weights: --kind base carries its own weights" "base --weights" "$tg" --kind base -n 8 -d 1 --weights mh -o "$T/none.txt"
-    expect_fail 1 "^topogen: --weights: .*op.txt is time-varying" "eval sequence --weights" "$tg" eval "$T/op.txt" --weights mh
-    expect_fail 1 "^topogen: -o: .*op.txt is time-varying" "eval sequence -o" "$tg" eval "$T/op.txt" -o "$T/none.txt"
+    expect_fail 2 "^topogen: --weights: .*op.txt is time-varying" "eval sequence --weights" "$tg" eval "$T/op.txt" --weights mh
+    expect_fail 2 "^topogen: -o: .*op.txt is time-varying" "eval sequence -o" "$tg" eval "$T/op.txt" -o "$T/none.txt"
     awk '/^# round 1 /{ print "# round 1 n=33"; next } { print }' "$T/op.txt" >"$T/badn.txt"
     expect_fail 1 "^topogen: .*badn.txt:[0-9]+: round 1 has 33 nodes, but round 0 \(line [0-9]+\) has 32" "sections with different n" "$tg" eval "$T/badn.txt"
     sed 's/period=5/period=0/' "$T/op.txt" >"$T/p0.txt"
@@ -941,6 +941,233 @@ seq_cases() {
         "dpsgd-train: d2 refuses a sequence" mpi_run 2 "$dt" --topology "$T/op8.txt" --algorithm d2 $syn
 }
 
+# Issue 21: directed and epidemic topologies in dpsgd-train: the same
+# workers-hash on 1, 3 and 4 ranks, resume equals an uninterrupted run,
+# what each algorithm allows, and one message per bad directed file.
+directed_cases() {
+    command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
+    dt="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64"
+    awk 'BEGIN { print "# n=7 directed=1"; for (i = 0; i < 7; i++) { print i, (i + 1) % 7, 0.35; print i, (i + 3) % 7, 0.25 } }' >"$T/dir7.txt"
+    printf '# topogen 2 n=8 kind=epidemic s=2 local=0\n' >"$T/elo8.txt"
+    printf '# n=8 kind=epidemic s=2 local=1\n' >"$T/ell8.txt"
+    for f in dir7 elo8 ell8; do
+        h1=""
+        for np in 1 3 4; do
+            expect_ok "$f on $np ranks" mpi_run $np "$dt" --topology "$T/$f.txt" $syn --epochs 1 --quiet
+            h=$(sed -n 's/.*workers-hash //p' "$T/out")
+            [ "$np" = 1 ] && h1=$h
+            check '[ -n "$h" ] && [ "$h" = "$h1" ]' "$f: the same workers-hash on $np ranks as on 1 ($h, $h1)"
+        done
+        # resume (on another rank count) equals the uninterrupted run
+        expect_ok "$f: 3 epochs" mpi_run 3 "$dt" --topology "$T/$f.txt" $syn --epochs 3 --quiet
+        hf=$(sed -n 's/.*workers-hash //p' "$T/out")
+        expect_ok "$f: stopped after 1" mpi_run 3 "$dt" --topology "$T/$f.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/ck-$f" --quiet
+        expect_ok "$f: resumed" mpi_run 4 "$dt" --topology "$T/$f.txt" $syn --epochs 3 --checkpoint "$T/ck-$f" --resume --quiet
+        check '[ -n "$hf" ] && [ "$(sed -n "s/.*workers-hash //p" "$T/out")" = "$hf" ]' "$f: resume equals the uninterrupted run"
+    done
+    expect_ok "epidemic, not quiet" mpi_run 4 "$dt" --topology "$T/elo8.txt" $syn --epochs 1
+    check 'grep -q "^placement graph (for round 0.s graph of the epidemic topology): 8 workers on 4 ranks .* cut [0-9]* arcs" "$T/out"' \
+        "epidemic: the placement line says what it counts"
+    expect_ok "gt on a directed file" mpi_run 3 "$dt" --topology "$T/dir7.txt" --algorithm gt $syn --epochs 1 --quiet
+    expect_ok "qgm on EL-Oracle" mpi_run 3 "$dt" --topology "$T/elo8.txt" --algorithm qgm $syn --epochs 1 --quiet
+    expect_fail 2 "^dpsgd-train: --algorithm d2 needs a symmetric W .*dir7.txt is a directed topology" \
+        "d2 refuses a directed file" mpi_run 2 "$dt" --topology "$T/dir7.txt" --algorithm d2 $syn
+    expect_fail 2 "^dpsgd-train: --algorithm d2 needs a symmetric W .*elo8.txt is an epidemic \(EL-Oracle\) topology" \
+        "d2 refuses an epidemic topology" mpi_run 2 "$dt" --topology "$T/elo8.txt" --algorithm d2 $syn
+    expect_fail 2 "^dpsgd-train: --algorithm gt needs a doubly stochastic W, but .*ell8.txt is EL-Local" \
+        "gt refuses EL-Local" mpi_run 2 "$dt" --topology "$T/ell8.txt" --algorithm gt $syn
+    expect_fail 2 "^dpsgd-train: --weights mh does not apply to .*dir7.txt \(a directed topology\): its weights are in the file" \
+        "--weights on a directed file" mpi_run 2 "$dt" --topology "$T/dir7.txt" --weights mh $syn
+    printf '# directed=1\n0 1 0.5\n1 2 0.5\n2 0 0.25\n' >"$T/dcol.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*dcol.txt:2: node 0 gives 1.25 in total .*column 0 of W.*doubly stochastic" \
+        "not doubly stochastic" mpi_run 2 "$dt" --topology "$T/dcol.txt" $syn
+    printf '# directed=1 n=3\n0 1 0.5\n1 3 0.5\n' >"$T/drange.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*drange.txt:3: node id 3 is beyond the node count n=3" \
+        "node out of range" mpi_run 2 "$dt" --topology "$T/drange.txt" $syn
+    printf '# directed=1\n0 1\n1 1\n1 0\n' >"$T/dloop.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*dloop.txt:3: self-loop 1 1 without a weight" \
+        "self-loop" mpi_run 2 "$dt" --topology "$T/dloop.txt" $syn
+    printf '# directed=1\n0 1 0.5\n1 0 0.5\n0 1 0.5\n' >"$T/ddup.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*ddup.txt:4: duplicate arc 0 -> 1 \(line 2 lists it\)" \
+        "duplicate arc" mpi_run 2 "$dt" --topology "$T/ddup.txt" $syn
+    printf '# n=4 kind=epidemic s=4\n' >"$T/ebig.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*ebig.txt:1: epidemic s=4 needs 1 <= s <= n - 1 = 3" \
+        "epidemic s too large" mpi_run 2 "$dt" --topology "$T/ebig.txt" $syn
+}
+
+# The readers (issue 20 items on GraphML/GML/JSON, issue 24 items 5, 6,
+# 8, 11, 12, issue 25's model metadata and summary keys): the GraphML and
+# GML that networkx and python-igraph wrote (tests/fixtures/) read as the
+# same W in both programs; incomplete documents, limits, byte-order marks,
+# CR-only files and bad model files are refused at once with the file's
+# name. Every case here failed on the previous release.
+readers_cases() {
+    tg="$BIN/topogen"
+    dt=dt_run
+    dtb="$BIN/dpsgd-train"
+    # under timeout (no shell function): dt_run's environment by hand
+    nolk="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    fx=tests/fixtures
+    syn="--dataset synthetic --synthetic-train 256 --synthetic-test 64"
+    "$tg" eval "$fx/ring8.txt" --json | sed 's/"file":"[^"]*","format":"[^"]*",//' >"$T/ref.json"
+    for f in ring8-networkx.graphml ring8-igraph.graphml ring8-networkx.gml ring8-igraph.gml; do
+        expect_ok "eval fixture $f" "$tg" eval "$fx/$f" --json
+        check '[ "$(sed "s/\"file\":\"[^\"]*\",\"format\":\"[^\"]*\",//" "$T/out")" = "$(cat "$T/ref.json")" ]' \
+            "$f reads as ring8.txt: $(head -c 300 "$T/out")"
+    done
+    expect_ok "train on the edge list" mpi_run 2 "$dtb" --topology "$fx/ring8.txt" $syn --epochs 1
+    wh=$(sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out")
+    for f in ring8-networkx.graphml ring8-igraph.graphml; do
+        expect_ok "train on $f" mpi_run 2 "$dtb" --topology "$fx/$f" $syn --epochs 1
+        check '[ -n "$wh" ] && grep -q "workers-hash $wh" "$T/out"' "dpsgd-train on $f: the edge list's workers-hash $wh: $(grep final: "$T/out")"
+    done
+    # issue 24 item 5: half documents are refused, by both programs
+    head -n 30 "$fx/ring8-networkx.graphml" >"$T/cut.graphml"
+    expect_fail 1 "^topogen: .*cut.graphml:[0-9]+: GraphML: XML error" "truncated GraphML" "$tg" eval "$T/cut.graphml"
+    expect_fail 1 "^dpsgd-train: --topology: .*cut.graphml:[0-9]+: GraphML: XML error" "dpsgd-train: truncated GraphML" \
+        mpi_run 2 "$dtb" --topology "$T/cut.graphml" $syn
+    sed 's:<edge source="2" target="3"/>:<!-- <edge source="2" target="3"/>:' "$fx/ring8-networkx.graphml" >"$T/comment.graphml"
+    expect_fail 1 "comment.graphml:[0-9]+: GraphML: XML error" "unterminated comment" "$tg" eval "$T/comment.graphml"
+    # issue 24 item 12
+    { cat "$fx/ring8-igraph.gml"; echo "]"; } >"$T/extra.gml"
+    expect_fail 1 "extra.gml:[0-9]+: GML: '\]' without a matching '\['" "extra ] after a GML graph" "$tg" eval "$T/extra.gml"
+    printf 'graph [\n node [ id 0 ]\n node [ id 1000000 ]\n]\n' >"$T/big-id.gml"
+    expect_fail 1 "big-id.gml:3: GML: node id 1000000 is beyond the limit \(ids run from 0 to 999999\)" "GML id over the limit" \
+        "$tg" eval "$T/big-id.gml"
+    printf '\357\273\277' | cat - "$fx/ring8-igraph.graphml" >"$T/bom.graphml"
+    expect_ok "GraphML after a byte-order mark" "$tg" eval "$T/bom.graphml" --json
+    check 'grep -q "\"format\":\"graphml\"" "$T/out"' "BOM: read as GraphML"
+    printf '\357\273\277' | cat - "$fx/ring8.txt" >"$T/bom.txt"
+    expect_ok "edge list after a byte-order mark" "$tg" eval "$T/bom.txt"
+    tr '\n' '\r' <"$fx/ring8.txt" >"$T/cr.txt"
+    expect_fail 1 "cr.txt:1: carriage return inside a line: CR-only line endings" "CR-only line endings" "$tg" eval "$T/cr.txt"
+    # issue 24 item 6: the size on the file, before reading, rank 0 first
+    printf '0 1\n' >"$T/huge.txt"
+    truncate -s 2147483649 "$T/huge.txt"
+    expect_fail 1 "huge.txt: 2147483649 bytes, larger than the 2147483647-byte \(2 GiB\) limit of topology files" \
+        "topology over the limit" timeout 20 "$tg" eval "$T/huge.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*huge.txt: 2147483649 bytes, larger than" "dpsgd-train: topology over the limit" \
+        mpi_run 2 "$dtb" --topology "$T/huge.txt" $syn
+    rm -f "$T/huge.txt"
+    # model files: metadata, NaN, directory, FIFO, trailing bytes
+    m="$T/meta.st"
+    expect_ok "save a cnn model" "$dt" $syn --model cnn --epochs 1 --save-model "$m"
+    expect_ok "--eval-model takes model and data set from the file" "$dt" --eval-model "$m" --synthetic-train 256 --synthetic-test 64
+    check 'grep -q "^eval: model cnn .* dataset synthetic " "$T/out"' "eval from metadata: $(cat "$T/out")"
+    expect_fail 1 "^dpsgd-train: --model lenet: .*meta.st holds a cnn model \(its __metadata__\)" "--model conflicts with the file" \
+        "$dt" --eval-model "$m" --model lenet $syn
+    /usr/bin/python3 -c "
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+n = struct.unpack('<Q', b[:8])[0]
+b[8 + n + 4 * 3:8 + n + 4 * 4] = struct.pack('<f', float('nan'))
+open(sys.argv[2], 'wb').write(b)
+open(sys.argv[3], 'wb').write(bytes(open(sys.argv[1], 'rb').read()) + bytes(8))
+" "$m" "$T/nan.st" "$T/trail.st"
+    expect_fail 1 "^dpsgd-train: model file .*nan.st: tensor '0.weight' holds NaN at element 3" "--eval-model: NaN named" \
+        "$dt" --eval-model "$T/nan.st" $syn
+    expect_fail 1 "^dpsgd-train: .*nan.st: tensor '0.weight' holds NaN" "--init-model: NaN named" \
+        "$dt" --init-model "$T/nan.st" --model cnn $syn --epochs 1
+    expect_fail 1 "trail.st: 8 bytes after the last tensor belong to no tensor" "trailing bytes refused" "$dt" --eval-model "$T/trail.st" $syn
+    expect_fail 1 "model file $T: not a regular file \(a directory\)" "--eval-model DIR" timeout 20 env "$nolk" "$dtb" --eval-model "$T" $syn
+    mkfifo "$T/fifo.st"
+    expect_fail 1 "fifo.st: not a regular file \(a FIFO\)" "--eval-model FIFO: no hang" timeout 20 env "$nolk" "$dtb" --eval-model "$T/fifo.st" $syn
+    rm -f "$T/fifo.st"
+    # issue 25: the summary identifies the run
+    expect_ok "d2 with a summary" mpi_run 2 "$dtb" --topology "$fx/ring8.txt" --algorithm d2 $syn --epochs 1 --summary "$T/d2.json"
+    check '/usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+s, r = d[\"settings\"], d[\"result\"]
+assert r[\"mode\"] == \"d2\" and s[\"algorithm\"] == \"d2\", (r[\"mode\"], s[\"algorithm\"])
+assert s[\"d2_mixing\"] == \"auto\" and 0 < r[\"d2_mixing\"] <= 1, r[\"d2_mixing\"]
+for k in (\"placement\", \"net\", \"keep\", \"timeout\", \"data\"):
+    assert k in s, k
+assert s[\"placement\"] == \"graph\" and s[\"keep\"] == 2 and s[\"timeout\"] == 600
+" "$T/d2.json"' "summary: algorithm, d2_mixing, placement, net, keep, timeout, result.mode d2"
+    expect_ok "summary of a Fashion-MNIST run" "$dt" --dataset fashion-mnist --train-limit 128 --test-limit 64 --epochs 1 \
+        --summary "$T/fm.json"
+    check '/usr/bin/python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))[\"settings\"]
+assert s[\"data\"].startswith(\"/\"), s[\"data\"]
+" "$T/fm.json"' "summary: settings.data is the folder read: $(grep '"data"' "$T/fm.json")"
+}
+
+# n_eff (topo/tg_neff*.c): eval at several gammas, the optimal weights'
+# certificate, the n_eff objectives, directed and epidemic kinds, compare.
+neff_cases() {
+    tg="$BIN/topogen"
+    f="$T/neff_r.txt"
+    "$tg" -n 32 -d 4 --kind random --seed 2 -q -o "$f"
+    expect_ok "eval --gamma list" "$tg" eval "$f" --gamma 0.5,0.9,0.951,0.99
+    check '[ "$(grep -c "^neff  .*closed form" "$T/out")" -eq 4 ] && grep -q "(gamma 0.99, closed form; [0-9.]* per message, 4 sent" "$T/out"' \
+        "one neff line per gamma, with the per-message figure"
+    expect_ok "eval --json one gamma" "$tg" eval "$f" --json
+    check 'grep -q "\"neff\":[0-9.]*,\"neff_per_message\":[0-9.]*," "$T/out"' "neff is a number for one gamma"
+    expect_ok "eval --json gammas" "$tg" eval "$f" --json --gamma 0.5,0.9
+    check 'grep -q "\"neff\":{\"0.5\":[0-9.]*,\"0.9\":[0-9.]*}" "$T/out"' "neff is an object keyed by gamma"
+    expect_fail 2 "^topogen: --gamma: expected numbers in \(0, 1\)" "bad gamma" "$tg" eval "$f" --gamma 0.5,1.5
+    expect_fail 2 "^topogen: --gamma:" "empty gamma" "$tg" -n 16 --gamma ""
+    # optimal weights: certified, and at least MH's n_eff
+    w="$T/neff_w.txt"
+    expect_ok "--weights neff" "$tg" -n 32 -d 4 --kind random --seed 2 --weights neff -q -o "$w"
+    check 'grep -q "^# neff: gamma=0.951 neff=[0-9.]* upper_bound=[0-9.]* (certified gap [0-9.e+-]*)" "$w" && grep -q "^# settings: .*--gamma 0.951 --weights neff " "$w"' \
+        "neff weights: header with the certificate and the gamma"
+    "$tg" eval "$w" --json >"$T/neff_a.json"
+    "$tg" eval "$f" --weights mh --json -q >"$T/neff_b.json"
+    check 'a=$(sed "s/.*\"neff\":\([0-9.]*\).*/\1/" "$T/neff_a.json"); b=$(sed "s/.*\"neff\":\([0-9.]*\).*/\1/" "$T/neff_b.json"); awk -v a="$a" -v b="$b" "BEGIN { exit !(a >= b && a > 1) }"' \
+        "neff weights beat mh"
+    expect_ok "eval --weights neff-alpha" "$tg" eval "$f" --weights neff-alpha -q
+    check 'grep -q "^weights       neff-alpha" "$T/out"' "neff-alpha scan"
+    # the search's n_eff objective
+    expect_ok "--objective neff:0.9" "$tg" -n 16 -d 3 --objective neff:0.9 --iters 300 -q -o "$T/neff_l.txt"
+    check 'grep -q "^# settings: .*--objective neff:0.9 " "$T/neff_l.txt"' "objective with its gamma in the header"
+    expect_ok "--objective neff-per-message" "$tg" -n 16 -d 3 --objective neff-per-message --iters 100 -q
+    expect_fail 2 "^topogen: --objective: gamma '2' is not a number in \(0, 1\)" "objective gamma" "$tg" -n 16 --objective neff:2
+    expect_fail 2 "^topogen: --objective: ratio takes no :GAMMA" "ratio gamma" "$tg" -n 16 --objective ratio:0.5
+    # directed kinds
+    p="$T/neff_p.txt"
+    expect_ok "--kind perm" "$tg" -n 20 -d 3 --kind perm --seed 4 -q -o "$p"
+    check 'head -1 "$p" | grep -q "kind=perm directed=1" && [ "$(grep -vc "^#" "$p")" -eq 60 ]' "perm: directed header, n*d edges"
+    "$tg" -n 20 -d 3 --kind perm --seed 4 -q -o "$T/neff_p2.txt"
+    "$tg" -n 20 -d 3 --kind perm --seed 5 -q -o "$T/neff_p3.txt"
+    check 'cmp -s "$p" "$T/neff_p2.txt" && ! cmp -s "$p" "$T/neff_p3.txt"' "perm: same seed same bytes, another seed another graph"
+    check 'awk "!/^#/ { if (\$1 == \$2) bad = 1; out[\$1]++; in_[\$2]++ } END { for (i in out) if (out[i] != 3 || in_[i] != 3) bad = 1; exit bad }" "$p"' \
+        "perm: 3 out and 3 in per node, no self loop"
+    expect_ok "--kind exp-directed" "$tg" -n 16 --kind exp-directed -q -o "$T/neff_e.txt"
+    check '[ "$(grep -vc "^#" "$T/neff_e.txt")" -eq 64 ] && grep -q "^0 8 0.2" "$T/neff_e.txt"' "exp-directed: i -> i + 2^k"
+    expect_ok "--kind learned --directed" "$tg" -n 16 -d 2 --kind learned --directed --iters 200 -q -o "$T/neff_d.txt"
+    check 'grep -q "^# settings: .*--directed" "$T/neff_d.txt" && grep -q "neff=[0-9.]* (gamma 0.951)" "$T/neff_d.txt"' "learned directed header"
+    expect_ok "--directed --objective ratio" "$tg" -n 16 -d 2 --kind learned --directed --objective ratio --iters 200 -o "$T/neff_dn.txt"
+    check 'grep -q "objective=ratio (min ||W - J||_2)" "$T/err" && grep -q "^# settings: .*--directed --objective ratio " "$T/neff_dn.txt"' \
+        "directed search for the spectral norm"
+    expect_ok "--kind epidemic" "$tg" -n 24 -d 3 --kind epidemic -q -o "$T/neff_ep.txt"
+    expect_ok "eval epidemic" "$tg" eval "$T/neff_ep.txt" --gamma 0.9
+    check 'grep -q "^neff  .* +- [0-9.]*  (gamma 0.9, Monte Carlo, EL-Oracle" "$T/out"' "epidemic n_eff by simulation with its error"
+    expect_ok "--kind epidemic --local" "$tg" -n 24 -d 3 --kind epidemic --local -q -o "$T/neff_el.txt"
+    check 'head -1 "$T/neff_el.txt" | grep -q "epidemic=local"' "EL-Local header"
+    expect_fail 2 "^topogen: --local: only --kind epidemic" "--local alone" "$tg" -n 16 --local
+    expect_fail 2 "^topogen: --directed: only --kind learned" "--directed random" "$tg" -n 16 --kind random --directed
+    expect_fail 2 "^topogen: --weights: --kind perm carries its own" "perm weights" "$tg" -n 16 --kind perm --weights mh
+    expect_fail 2 "^topogen: -n: --kind perm needs n >= 3 and n > d" "perm too small" "$tg" -n 4 -d 4 --kind perm
+    check '[ ! -e "$T/none.txt" ]' "no output after directed errors"
+    # the symmetric exponential graph's names
+    expect_ok "--kind exponential (alias)" "$tg" -n 16 --kind exponential -o "$T/neff_x1.txt"
+    check 'grep -q "notice: --kind exponential is the symmetric" "$T/err"' "alias notice"
+    "$tg" -n 16 --kind exponential-sym -q -o "$T/neff_x2.txt"
+    check 'sed "s/exponential-sym/exponential/g" "$T/neff_x2.txt" | cmp -s - "$T/neff_x1.txt"' "exponential-sym: same graph, its own name"
+    # a sequence reports n_eff too
+    "$tg" -n 16 --kind one-peer-exp -q -o "$T/neff_op.txt"
+    expect_ok "eval sequence" "$tg" eval "$T/neff_op.txt"
+    check 'grep -q "^neff  .*Lyapunov; [0-9.]* per message, 1 sent" "$T/out"' "sequence n_eff, one message per round"
+    expect_ok "compare" "$tg" compare -n 16 -d 3 --iters 300 --gamma 0.9,0.951
+    check 'for r in "learned (ratio)" "random regular" "ring lattice" "one-peer exponential" "Base-3" "perm (directed)" "exp-directed" "epidemic" "Ramanujan bound"; do grep -q "^$r" "$T/out" || exit 1; done' \
+        "compare prints every row"
+    expect_fail 2 "^topogen: compare: takes -n, -d" "compare --kind" "$tg" compare -n 16 --kind ring
+}
+
 topogen_cases
 net_cases
 groups_cases
@@ -950,6 +1177,11 @@ sweep_cases
 results_cases
 fdla_cases
 seq_cases
+directed_cases
+readers_cases
+neff_cases
+. "$(dirname "$0")/cli_dataaware.sh"
+dataaware_cases
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

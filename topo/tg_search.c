@@ -26,6 +26,7 @@
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "tg_groups.h"
+#include "tg_search_hetero.h"
 #include "tg_spectrum.h"
 
 #define CONNECTED_EPS 1e-9
@@ -74,6 +75,10 @@ typedef struct {
     size_t *done;           /* mu: [restarts] moves done per restart */
     double best_e;          /* mu: best energy so far, for progress */
     double last_progress;   /* mu: time of the last progress call */
+    size_t last_done;       /* mu: moves done then (all restarts) */
+    double rate0, f0;       /* mu: moves/s of the first interval and the
+                               share done at its middle (0: not yet) */
+    double rate;            /* mu: moves/s, smoothed over intervals */
     cm_status st;           /* mu: first failure */
     char err[256];          /* mu: its message */
     struct slot_s *slots;   /* [restarts] outcomes, slot r by restart r */
@@ -103,6 +108,8 @@ typedef struct {
     double *cur;            /* sparse: [2 SCREEN_K n] copies of them */
     double *x0;             /* sparse: [n] warm start, sum of them */
     size_t cut;             /* groups: edges between groups of g */
+    void *hws;              /* o->hook's workspace, or NULL */
+    tg_search_hetero hs;    /* labels: the mu * H term of g (o->pi) */
 } worker;
 
 /* Ritz bound over the k vectors v[] (values t[]) of the current L: the
@@ -270,6 +277,8 @@ static int propose(worker *w, int have_vec, size_t *pa, size_t *pb,
                  (long)w->sh->o->max_cross))
             continue;
         double est = cands > 1 ? first_order(w, a, b, x, y) : 0.0;
+        if (cands > 1 && w->sh->o->pi) /* data-aware: + the H change */
+            est += tg_search_hetero_delta(&w->hs, a, b, x, y);
         if (!found || est < best) {
             best = est;
             *pa = a, *pb = b, *px = x, *py = y;
@@ -291,6 +300,49 @@ static void keep_best(slot *sl, const tg_graph *g, double e)
 static int stopped(const shared *sh)
 {
     return sh->o->stop && *sh->o->stop;
+}
+
+/* Seconds left, for a search whose moves get cheaper as it cools (a cold
+ * search rejects most proposals in the screen; measured at n = 64, d = 4:
+ * the last share of the moves ran 8 times faster than the first, so a
+ * linear extrapolation overestimated the time left 3 to 5 times). Model:
+ * the rate grows as exp(beta f) with the share done f; beta comes from the
+ * first interval's rate and the current one (smoothed) once they are 0.1
+ * apart, else the measured prior ln 8 ~ 2. Time left = the integral of
+ * 1 / rate over the moves left:
+ *   eta = N / rate_now * (1 - exp(-beta (1 - f))) / beta,
+ * N = restarts x moves per restart; with a time limit, at most what is
+ * left of it. Called under mu. */
+static double eta_cooling(shared *sh, size_t done, double now, double f)
+{
+    const tg_search_opts *o = sh->o;
+    double dt = now - sh->last_progress;
+    if (dt > 0.0 && done > sh->last_done) {
+        double r = (double)(done - sh->last_done) / dt;
+        double total = (double)sh->restarts * (double)sh->iters;
+        if (sh->rate0 <= 0.0) {
+            sh->rate0 = sh->rate = r;
+            sh->f0 = 0.5 * ((double)sh->last_done + (double)done) / total;
+        } else {
+            sh->rate = 0.5 * sh->rate + 0.5 * r;
+        }
+    }
+    if (sh->rate <= 0.0 || f >= 1.0)
+        return f >= 1.0 ? 0.0 : INFINITY;
+    double beta = 2.0;
+    if (f - sh->f0 >= 0.1 && sh->rate > sh->rate0)
+        beta = fmin(log(sh->rate / sh->rate0) / (f - sh->f0), 8.0);
+    else if (f - sh->f0 >= 0.1)
+        beta = 0.0;
+    double left = (double)sh->restarts * (double)sh->iters *
+                  (1.0 - fmin(f, 1.0)); /* moves */
+    double eta = beta > 1e-6
+                     ? (double)sh->restarts * (double)sh->iters / sh->rate *
+                           (1.0 - exp(-beta * (1.0 - f))) / beta
+                     : left / sh->rate;
+    if (o->time_limit > 0.0)
+        eta = fmin(eta, fmax(o->time_limit - (now - sh->start_time), 0.0));
+    return eta;
 }
 
 /* Progress bookkeeping every PROGRESS_STRIDE moves: records the moves done
@@ -315,12 +367,98 @@ static void progress_tick(worker *w, size_t it, double temp, double e,
             f = fmax(f, el / o->time_limit);
         f = fmin(f, 1.0);
         tg_progress p = {w->r, sh->restarts, it, sh->iters, temp, e,
-                         sh->best_e, el, f,
-                         f > 0.0 ? el * (1.0 - f) / f : INFINITY};
+                         sh->best_e, el, f, eta_cooling(sh, done, now, f),
+                         done, 0};
+        for (size_t r = 0; r < sh->restarts; r++)
+            p.running += sh->done[r] > 0 && sh->done[r] < sh->iters;
         o->progress(o->ctx, &p);
         sh->last_progress = now;
+        sh->last_done = done;
     }
     pthread_mutex_unlock(&sh->mu);
+}
+
+/* anneal() with o->hook's energy: every legal, connected proposal is
+ * scored by the hook. Same schedule, acceptance and bookkeeping as
+ * anneal(). */
+static cm_status anneal_hook(worker *w, double deadline)
+{
+    const tg_search_opts *o = w->sh->o;
+    slot *sl = w->sl;
+    tg_graph *g = &w->g;
+    size_t iters = w->sh->iters;
+    double t0 = o->t0 > 0.0 ? o->t0 : TG_HOOK_T0 / (double)o->n;
+    double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0, e;
+    if (!w->hws && !(w->hws = o->hook->ws_new(o->hook->cfg, o->n, o->d)))
+        return cm_error(CM_ENOMEM, "out of memory for the search");
+    cm_status st = o->hook->energy(w->hws, g, NULL, &e);
+    if (st != CM_OK)
+        return st;
+    double e_h = 0.0; /* labels: the mu * H part of e */
+    if (o->pi) {
+        st = tg_search_hetero_start(&w->hs, g, o->d, o->pi, o->pibar, o->k,
+                                    o->hetero_weight);
+        if (st != CM_OK)
+            return st;
+        e_h = tg_search_hetero_energy(&w->hs);
+        e += e_h;
+    }
+    sl->res.evals++;
+    sl->start_e = e;
+    keep_best(sl, g, e);
+    double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
+    double temp = t0, begin = cm_time_now(), t_move = t0;
+    for (size_t it = 0; it < iters; it++, temp = t_move * cool) {
+        double now = cm_time_now();
+        t_move = temp;
+        if (stopped(w->sh)) {
+            sl->res.interrupted = 1;
+            break;
+        }
+        if (isfinite(deadline)) {
+            double tf = (now - begin) / (deadline - begin);
+            if (tf >= 1.0) {
+                sl->res.timed_out = 1;
+                break;
+            }
+            temp = fmin(temp, t0 * pow(t1 / t0, tf));
+        }
+        if (it % PROGRESS_STRIDE == 0)
+            progress_tick(w, it, temp, e, now);
+        sl->res.moves++;
+        size_t a = 0, b = 0, x = 0, y = 0;
+        if (!propose(w, 0, &a, &b, &x, &y))
+            continue;
+        double u = cm_rng_uniform(&w->rng);
+        double thr = u > 0.0 ? e - temp * log(u) : INFINITY, e2;
+        double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
+        tg_graph_swap(g, a, b, x, y);
+        if (tg_graph_is_connected(g)) {
+            const size_t sw[4] = {a, b, x, y};
+            if ((st = o->hook->energy(w->hws, g, sw, &e2)) != CM_OK)
+                return st;
+            sl->res.evals++;
+            e2 += e_h + dh;
+            if (e2 <= thr) {
+                if ((st = o->hook->accept(w->hws, g)) != CM_OK)
+                    return st;
+                if (o->pi) {
+                    tg_search_hetero_apply(&w->hs, a, b, x, y);
+                    e_h += dh;
+                }
+                e = e2;
+                if (o->groups)
+                    w->cut = (size_t)((long)w->cut +
+                                      tg_groups_swap_delta(g->n, o->groups,
+                                                           a, b, x, y));
+                sl->res.accepted++;
+                keep_best(sl, g, e);
+                continue;
+            }
+        }
+        tg_graph_swap(g, a, x, b, y); /* undo */
+    }
+    return CM_OK;
 }
 
 /* One annealing run from w->g (modified in place) that must end by the
@@ -334,6 +472,8 @@ static void progress_tick(worker *w, size_t it, double temp, double e,
 static cm_status anneal(worker *w, double deadline)
 {
     const tg_search_opts *o = w->sh->o;
+    if (o->hook)
+        return anneal_hook(w, deadline);
     slot *sl = w->sl;
     tg_graph *g = &w->g;
     int sparse = w->sh->sparse;
@@ -346,6 +486,15 @@ static cm_status anneal(worker *w, double deadline)
         return st;
     sl->res.evals++;
     double e = tg_objective_energy(o->obj, o->d, l2, ln);
+    double e_h = 0.0; /* labels: the mu * H part of e */
+    if (o->pi) {
+        st = tg_search_hetero_start(&w->hs, g, o->d, o->pi, o->pibar, o->k,
+                                    o->hetero_weight);
+        if (st != CM_OK)
+            return st;
+        e_h = tg_search_hetero_energy(&w->hs);
+        e += e_h;
+    }
     sl->start_e = e;
     keep_best(sl, g, e);
     int have_vec = 0;   /* the screen's vectors are the current state's */
@@ -381,6 +530,10 @@ static cm_status anneal(worker *w, double deadline)
         /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
         double u = cm_rng_uniform(&w->rng);
         double thr = u > 0.0 ? e - temp * log(u) : INFINITY;
+        /* labels: the spectral part must stay below thr minus the new
+         * mu * H (exact, O(K)), which the screen and the solve then use */
+        double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
+        thr -= e_h + dh;
         if (have_vec && !o->no_screen &&
             screen_rejects(w, a, b, x, y, thr)) {
             sl->res.screened++; /* certainly rejected: skip the solve */
@@ -396,7 +549,11 @@ static cm_status anneal(worker *w, double deadline)
         if (!decided && l2 > CONNECTED_EPS) {
             double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
             if (e2 <= thr) {
-                e = e2;
+                if (o->pi) {
+                    tg_search_hetero_apply(&w->hs, a, b, x, y);
+                    e_h += dh;
+                }
+                e = e2 + e_h;
                 if (o->groups)
                     w->cut = (size_t)((long)w->cut +
                                       tg_groups_swap_delta(g->n, o->groups,
@@ -546,6 +703,7 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
         ws[t].sh = &sh;
         tg_spec_init(&ws[t].spec);
         tg_graph_init(&ws[t].g);
+        tg_search_hetero_init(&ws[t].hs);
     }
     /* thread 0's work runs on the caller's thread */
     for (size_t t = 1; t < nt; t++, started++)
@@ -592,7 +750,18 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
         st = tg_spec_extremes(&ws[0].spec, out, &res->l2, &res->ln);
     if (st != CM_OK)
         goto cleanup;
-    res->energy = tg_objective_energy(o->obj, o->d, res->l2, res->ln);
+    res->energy = o->hook ? sh.slots[best].best_e
+                          : tg_objective_energy(o->obj, o->d, res->l2,
+                                                res->ln);
+    if (o->pi) { /* labels: the energy includes mu * H */
+        st = tg_search_hetero_start(&ws[0].hs, out, o->d, o->pi, o->pibar,
+                                    o->k, o->hetero_weight);
+        if (st != CM_OK)
+            goto cleanup;
+        res->hetero = tg_search_hetero_value(&ws[0].hs);
+        if (!o->hook) /* the hook's best energy has it already */
+            res->energy += tg_search_hetero_energy(&ws[0].hs);
+    }
     if (o->groups)
         tg_groups_cut(o->n, out->m, out->eu, out->ev, o->groups, NULL,
                       &res->cross);
@@ -601,8 +770,11 @@ cleanup:
     for (size_t t = 0; ws && t < nt; t++) {
         tg_spec_destroy(&ws[t].spec);
         tg_graph_destroy(&ws[t].g);
+        tg_search_hetero_destroy(&ws[t].hs);
         free(ws[t].cur);
         free(ws[t].x0);
+        if (ws[t].hws)
+            o->hook->ws_free(ws[t].hws);
     }
     for (size_t r = 0; sh.slots && r < sh.restarts; r++) {
         free(sh.slots[r].best_u);

@@ -35,6 +35,13 @@
  * (drawn, then skipped like a swap that makes a multi-edge), so every
  * state visited, and the result, meets the bound. The objective is
  * unchanged: the best lambda_2/lambda_n under the bound.
+ *
+ * Data-aware: with pi set (class proportions of a counts file) the energy
+ * is the objective's plus hetero_weight * H, H the neighbourhood
+ * heterogeneity of W = (I + A)/(d + 1) (tg_search_hetero.h), updated
+ * exactly in O(K) per proposal; the screen and the sparse early stop
+ * bound the spectral part against the threshold minus the new H term, so
+ * they stay rigorous. Composes with groups.
  */
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
@@ -49,7 +56,10 @@
 typedef enum {
     TG_OBJ_RATIO,   /* maximise lambda_2/lambda_n (default) */
     TG_OBJ_GAP,     /* maximise lambda_2 */
-    TG_OBJ_SLEM_MH  /* minimise the SLEM of the Metropolis-Hastings W */
+    TG_OBJ_SLEM_MH, /* minimise the SLEM of the Metropolis-Hastings W */
+    TG_OBJ_NEFF,    /* maximise n_eff(gamma) of the MH W (a hook:
+                       tg_neff_search.h) */
+    TG_OBJ_NEFF_MSG /* maximise n_eff(gamma) per message sent */
 } tg_objective;
 
 typedef enum {
@@ -71,8 +81,30 @@ typedef struct {
     double best;         /* best energy so far, all restarts */
     double seconds;      /* since the search started */
     double fraction;     /* of the whole search done, 0..1 */
-    double eta;          /* estimated seconds left */
+    double eta;          /* estimated seconds left, allowing for the
+                            moves getting cheaper as the search cools */
+    size_t moves;        /* moves done, all restarts */
+    size_t running;      /* restarts under way (started, not finished) */
 } tg_progress;
+
+/* An energy of the whole graph instead of one of (lambda_2, lambda_n)
+ * (e.g. tg_neff_search.h): the search then scores every connected
+ * proposal with energy() (no screen, no Lanczos), from a workspace per
+ * search thread, so the hook may keep state (e.g. a factorisation it
+ * updates by low rank). energy(ws, g, NULL, e): g from scratch, and g
+ * becomes the hook's current state; energy(ws, g, swap, e): g is the
+ * current state after the swap (swap[0..3] = a, b, x, y: edges (a,b),
+ * (x,y) replaced by (a,x), (b,y)), still a proposal; accept(ws, g) makes
+ * the last proposal current (a rejected one is simply forgotten). */
+#define TG_HOOK_T0 0.005 /* default t0 = TG_HOOK_T0 / n with a hook */
+typedef struct {
+    void *(*ws_new)(const void *cfg, size_t n, size_t d); /* NULL: ENOMEM */
+    void (*ws_free)(void *ws);
+    cm_status (*energy)(void *ws, const tg_graph *g, const size_t *swap,
+                        double *e);
+    cm_status (*accept)(void *ws, const tg_graph *g);
+    const void *cfg;      /* passed to ws_new */
+} tg_energy_hook;
 
 typedef struct {
     size_t n, d;          /* nodes and degree (tg_kind_check'ed) */
@@ -108,6 +140,15 @@ typedef struct {
                              between groups; 0: no groups */
     size_t max_cross;     /* with groups: the bound C on the cut (swaps
                              that would exceed it are not proposed) */
+    const tg_energy_hook *hook; /* or NULL: the energy of obj */
+    double obj_gamma;     /* neff objectives: gamma (0: TG_NEFF_GAMMA) */
+    /* data-aware (tg_search_hetero.c): with pi set the energy gets
+     * + hetero_weight * H, H the neighbourhood heterogeneity of the
+     * graph's W = (I + A)/(d + 1) for the class proportions pi */
+    const double *pi;     /* [n*k] class proportions, or NULL: none */
+    const double *pibar;  /* [k] their mean over nodes */
+    size_t k;             /* classes */
+    double hetero_weight; /* mu >= 0 (default 10) */
 } tg_search_opts;
 
 typedef struct {
@@ -129,6 +170,8 @@ typedef struct {
     size_t threads;       /* threads used */
     size_t cross;         /* with groups: edges between groups of the
                              returned graph (<= max_cross) */
+    double hetero;        /* with pi: H of the returned graph (equal
+                             weights 1/(d+1)); energy includes mu * H */
 } tg_search_result;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters
@@ -138,6 +181,11 @@ void tg_search_opts_default(tg_search_opts *o);
 
 /* Parses "ratio", "gap" or "slem-mh". CM_EINVAL naming --objective. */
 cm_status tg_objective_parse(const char *s, tg_objective *obj);
+
+/* tg_objective_parse of "NAME" or "NAME:GAMMA" (GAMMA in (0, 1), neff
+ * objectives only; *gamma = 0 when absent). CM_EINVAL naming --objective. */
+cm_status tg_objective_parse_gamma(const char *s, tg_objective *obj,
+                                   double *gamma);
 
 /* Parses "auto", "dense" or "sparse". CM_EINVAL naming --eigensolver. */
 cm_status tg_solver_parse(const char *s, tg_solver *solver);

@@ -8,6 +8,7 @@
 #include "tg_groups.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void tg_search_opts_resolve(tg_search_opts *o)
@@ -38,6 +39,7 @@ void tg_search_opts_default(tg_search_opts *o)
     o->seed = 1;
     o->restarts = 0;
     o->progress_every = 1.0;
+    o->hetero_weight = 10.0;
 }
 
 cm_status tg_objective_parse(const char *s, tg_objective *obj)
@@ -48,9 +50,41 @@ cm_status tg_objective_parse(const char *s, tg_objective *obj)
         *obj = TG_OBJ_GAP;
     else if (strcmp(s, "slem-mh") == 0)
         *obj = TG_OBJ_SLEM_MH;
+    else if (strcmp(s, "neff") == 0)
+        *obj = TG_OBJ_NEFF;
+    else if (strcmp(s, "neff-per-message") == 0)
+        *obj = TG_OBJ_NEFF_MSG;
     else
         return cm_error(CM_EINVAL, "--objective: unknown objective '%s' "
-                        "(expected ratio, gap or slem-mh)", s);
+                        "(expected ratio, gap, slem-mh, neff[:GAMMA] or "
+                        "neff-per-message[:GAMMA])", s);
+    return CM_OK;
+}
+
+cm_status tg_objective_parse_gamma(const char *s, tg_objective *obj,
+                                   double *gamma)
+{
+    const char *colon = strchr(s, ':');
+    char name[32];
+    size_t len = colon ? (size_t)(colon - s) : strlen(s);
+    if (len >= sizeof name)
+        return cm_error(CM_EINVAL, "--objective: unknown objective '%s'", s);
+    memcpy(name, s, len);
+    name[len] = '\0';
+    cm_status st = tg_objective_parse(name, obj);
+    if (st != CM_OK)
+        return st;
+    *gamma = 0.0;
+    if (!colon)
+        return CM_OK;
+    if (*obj != TG_OBJ_NEFF && *obj != TG_OBJ_NEFF_MSG)
+        return cm_error(CM_EINVAL, "--objective: %s takes no :GAMMA", name);
+    char *end;
+    double g = strtod(colon + 1, &end);
+    if (end == colon + 1 || *end || !(g > 0.0 && g < 1.0))
+        return cm_error(CM_EINVAL, "--objective: gamma '%s' is not a number "
+                        "in (0, 1)", colon + 1);
+    *gamma = g;
     return CM_OK;
 }
 
@@ -79,6 +113,8 @@ const char *tg_objective_name(tg_objective obj)
     case TG_OBJ_RATIO: return "ratio";
     case TG_OBJ_GAP: return "gap";
     case TG_OBJ_SLEM_MH: return "slem-mh";
+    case TG_OBJ_NEFF: return "neff";
+    case TG_OBJ_NEFF_MSG: return "neff-per-message";
     }
     return "?";
 }
@@ -93,6 +129,9 @@ double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln)
     case TG_OBJ_SLEM_MH:
         return fmax(fabs(1.0 - l2 / (double)(d + 1)),
                     fabs(ln / (double)(d + 1) - 1.0));
+    case TG_OBJ_NEFF:
+    case TG_OBJ_NEFF_MSG:
+        break; /* a hook's energy, not one of (l2, ln) */
     }
     return 1.0;
 }
@@ -111,6 +150,9 @@ double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
     case TG_OBJ_SLEM_MH:
         return fmax(1.0 - l2_up / (double)(d + 1),
                     ln_low / (double)(d + 1) - 1.0);
+    case TG_OBJ_NEFF:
+    case TG_OBJ_NEFF_MSG:
+        break;
     }
     return -INFINITY;
 }

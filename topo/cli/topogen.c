@@ -10,9 +10,9 @@
  *
  * main only parses flags into a topogen_config (topogen_cli.c: one
  * table, FLAGS, drives parsing, the usage text and the file header; it
- * validates them before any heavy work), calls the tg_ library and
- * reports. This file builds, learns and writes a graph; `topogen eval` is
- * topogen_eval.c, the time-varying kinds topogen_seq.c. Flags take
+ * validates them before any heavy work), calls topogen_make.c (shared
+ * with libtopogen) to build, learn and write a graph, and reports;
+ * `topogen eval` is topogen_eval.c and topogen_seq.c. Flags take
  * `--flag value` or `--flag=value`. Exit status: 0 success, 1 a runtime
  * failure (file unreadable or invalid, output not writable), 2 a usage
  * error.
@@ -29,81 +29,27 @@
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
-#include "tg_fdla.h"
 #include "tg_graph.h"
-#include "tg_igraph.h"
-#include "tg_groups.h"
 #include "tg_search.h"
 #include "topogen_cli.h"
+#include "topogen_data.h"
 #include "topogen_eval.h"
+#include "topogen_make.h"
+#include "topogen_directed.h"
+#include "topogen_neff.h"
 #include "topogen_progress.h"
 #include "topogen_seq.h"
 
 extern void openblas_set_num_threads(int num_threads);
 
-/* Replaces the search's automatic settings by the values they resolve to,
- * so that the header records them (the search then runs the same way). */
-static void resolve_defaults(tg_search_opts *o)
-{
-    tg_search_opts_resolve(o);
-}
-
-/* Writes t in c's format to path ("-" stdout) atomically. */
-static cm_status write_topology(const topogen_config *c, const cm_topo *t,
-                                const char *comment, const char *settings,
-                                double l2, double ln, double slem)
-{
-    if (c->format == CM_FORMAT_EDGELIST || c->format == CM_FORMAT_NCOL) {
-        const char *cm = c->format == CM_FORMAT_NCOL ? NULL : comment;
-        return cm_topo_save(t, c->out, cm);
-    }
-    char nbuf[32], dbuf[32], l2b[32], lnb[32], sb[32], seed[32];
-    size_t dmin, dmax;
-    cm_topo_degree_range(t, &dmin, &dmax);
-    snprintf(nbuf, sizeof nbuf, "%zu", t->n);
-    snprintf(dbuf, sizeof dbuf, "%zu", dmax);
-    snprintf(l2b, sizeof l2b, "%.17g", l2);
-    snprintf(lnb, sizeof lnb, "%.17g", ln);
-    snprintf(sb, sizeof sb, "%.17g", slem);
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->search.seed);
-    const char *keys[] = {"topogen", "n", "d", "kind", "weights", "seed",
-                          "settings", "lambda2", "lambdan", "slem",
-                          "self_weights"};
-    const char *vals[] = {TOPOGEN_VERSION, nbuf, dbuf, tg_kind_name(c->kind),
-                          topogen_weights_name(c->fdla, c->weights), seed,
-                          settings, l2b, lnb, sb,
-                          "implied: W_ii = 1 - sum_j W_ij"};
-    FILE *fp = stdout;
-    cm_afile f = {0};
-    if (strcmp(c->out, "-") != 0) {
-        cm_status st = cm_atomic_open(&f, c->out);
-        if (st != CM_OK)
-            return st;
-        fp = f.fp;
-    }
-    cm_status st = tg_igraph_write(t, fp, c->format, keys, vals,
-                                   sizeof keys / sizeof *keys);
-    if (fp == stdout)
-        return st == CM_OK && fflush(stdout) != 0
-                   ? cm_error(CM_EIO, "write error on standard output") : st;
-    if (st != CM_OK) {
-        cm_atomic_abort(&f);
-        return cm_error_prefix(st, "%s", c->out);
-    }
-    return cm_atomic_commit(&f);
-}
-
-/* Builds (or learns) the graph, weights it and writes it. */
+/* Builds (or learns) the graph, weights it and writes it
+ * (topogen_make.c), then reports on stderr. */
 static int generate(topogen_config *c)
 {
-    tg_graph g;
-    cm_topo t;
-    tg_graph_init(&g);
-    cm_topo_init(&t);
+    topogen_made m;
+    topogen_made_init(&m);
     int rc = EXIT_FAILURE;
     cm_status st;
-    tg_search_result res = {0};
-    tg_fdla_result fr;
     if (strcmp(c->out, "-") != 0) { /* fail on an unwritable -o up front */
         cm_afile probe;
         if (cm_atomic_open(&probe, c->out) != CM_OK) {
@@ -113,87 +59,86 @@ static int generate(topogen_config *c)
         cm_atomic_abort(&probe);
     }
     int tty = isatty(STDERR_FILENO);
-    if (c->kind == TG_KIND_LEARNED) {
-        resolve_defaults(&c->search);
+    cm_labels lab;
+    cm_labels_init(&lab);
+    double *pi = NULL, *pibar = NULL;
+    if (c->labels && !c->seq) { /* data-aware search: + mu * H */
+        int lrc = topogen_data_search_labels(c, &lab, &pi, &pibar);
+        if (lrc >= 0) {
+            cm_labels_destroy(&lab);
+            free(pi);
+            free(pibar);
+            topogen_made_destroy(&m);
+            return lrc;
+        }
+        topogen_data_header_line(&lab, c->labels, m.labline,
+                                 sizeof m.labline);
+    }
+    if (c->kind == TG_KIND_LEARNED && !c->seq) {
         if (!c->quiet) {
             c->search.progress = topogen_progress;
             c->search.ctx = &tty;
         }
         c->search.stop = topogen_catch_signals();
-        st = tg_search_run(&c->search, &g, &res);
-        if (tty == 2)
-            fputc('\n', stderr);
-        if (st == CM_OK)
-            st = tg_graph_to_topo(&g, &t);
-    } else {
-        cm_rng rng;
-        cm_rng_seed(&rng, c->search.seed, 0);
-        st = tg_kind_build(&t, c->kind, c->search.n, c->search.d, &rng);
     }
+    st = topogen_make(c, &m);
+    if (tty == 2)
+        fputc('\n', stderr);
     if (st == CM_OK)
-        st = topogen_weights_set(c->fdla, c->weights, &t, &fr);
-    double l2 = 0, ln = 0, slem = 0;
-    if (st == CM_OK)
-        st = cm_topo_laplacian_extremes(&t, &l2, &ln);
-    if (st == CM_OK)
-        st = cm_topo_slem(&t, &slem);
+        st = topogen_made_write(c, &m, c->out, c->format);
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         goto cleanup;
     }
-    size_t dmin, dmax;
-    cm_topo_degree_range(&t, &dmin, &dmax);
-    char settings[1024], comment[1792], fl[384];
-    topogen_settings_line(c, settings, sizeof settings);
-    topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
-    if (c->search.groups) { /* the cut, after any fdla line */
-        size_t len = strlen(fl);
-        snprintf(fl + len, sizeof fl - len, "\n# groups=%zu (ids in blocks "
-                 "of %zu) cross_edges=%zu max_cross=%zu", c->search.groups,
-                 c->search.n / c->search.groups, res.cross,
-                 c->search.max_cross);
-    }
-    snprintf(comment, sizeof comment,
-             "# topogen 2 n=%zu d=%zu kind=%s objective=%s weights=%s "
-             "seed=%llu version=%s%s\n"
-             "# settings: %s\n"
-             "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
-             "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
-             t.n, dmax, tg_kind_name(c->kind),
-             tg_objective_name(c->search.obj),
-             topogen_weights_name(c->fdla, c->weights),
-             (unsigned long long)c->search.seed, TOPOGEN_VERSION,
-             res.interrupted ? " interrupted=1" : "", settings, l2, ln, slem,
-             fl);
-    st = write_topology(c, &t, comment, settings, l2, ln, slem);
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
+    rc = EXIT_SUCCESS;
+    if (c->seq) {
+        if (!c->quiet)
+            fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "
+                    "degree <= %zu, ||product - 11^T/n|| = %.3g\n", m.seq.n,
+                    tg_seq_kind_name(c->seq_kind), m.seq.period, m.se.dmax,
+                    m.se.norm);
         goto cleanup;
     }
-    char cross[96] = "";
+    const tg_search_result res = m.res;
+    const cm_topo t = m.t;
+    char cross[192] = "";
     if (c->search.groups)
         snprintf(cross, sizeof cross, "; %zu of %zu edges between the %zu "
                  "groups (at most %zu)", res.cross, t.m, c->search.groups,
                  c->search.max_cross);
+    if (c->labels) {
+        size_t len = strlen(cross);
+        snprintf(cross + len, sizeof cross - len, "; H %.5f (weights "
+                 "1/(d+1)), energy with %g * H", res.hetero,
+                 c->search.hetero_weight);
+    }
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
                 "eigensolves, %zu screened, %zu vector solves, %zu "
                 "products, %s eigensolver, %zu threads, %.2f s%s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
-                res.energy, res.start_energy, slem,
+                res.energy, res.start_energy, m.slem,
                 topogen_weights_name(c->fdla, c->weights), res.moves,
                 res.evals,
                 res.screened, res.vector_solves, res.matvecs,
                 res.sparse ? "sparse" : "dense", res.threads, res.seconds,
                 res.interrupted ? " (interrupted)"
                 : res.timed_out ? " (time limit reached)" : "", cross);
-    if (!c->quiet && c->fdla)
+    if (!c->quiet && (c->fdla == TOPOGEN_W_NEFF ||
+                      c->fdla == TOPOGEN_W_NEFF_ALPHA)) {
+        char nl[256];
+        topogen_neff_line(c->fdla, &m.nr, nl, sizeof nl);
+        fprintf(stderr, "topogen: %s weights:%s, %zu Newton steps, %.2f s\n",
+                topogen_weights_name(c->fdla, c->weights), nl + 8, m.nr.newton,
+                m.nr.seconds);
+    }
+    if (!c->quiet && c->fdla == TOPOGEN_W_FDLA)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
-                "edge weights, %zu Newton steps, %.2f s\n", fr.slem,
-                fr.slem_start, fr.lower, fr.negative, fr.newton, fr.seconds);
-    rc = EXIT_SUCCESS;
+                "edge weights, %zu Newton steps, %.2f s\n", m.fr.slem,
+                m.fr.slem_start, m.fr.lower, m.fr.negative, m.fr.newton,
+                m.fr.seconds);
     if (res.interrupted) { /* the best graph is written; still a failure */
         fprintf(stderr, "topogen: interrupted by signal %d: wrote the best "
                 "graph found so far (header: interrupted=1)\n",
@@ -201,20 +146,11 @@ static int generate(topogen_config *c)
         rc = 128 + (int)*c->search.stop;
     }
 cleanup:
-    cm_topo_destroy(&t);
-    tg_graph_destroy(&g);
+    free(pi);
+    free(pibar);
+    cm_labels_destroy(&lab);
+    topogen_made_destroy(&m);
     return rc;
-}
-
-/* Builds a time-varying kind and writes it (topogen_seq.c). */
-static int generate_seq(const topogen_config *c)
-{
-    char settings[1024];
-    topogen_settings_line(c, settings, sizeof settings);
-    const topogen_seq_job job = {c->seq_kind, c->search.n, c->search.d,
-                                 c->search.seed, settings, TOPOGEN_VERSION,
-                                 c->out, c->quiet};
-    return topogen_seq_generate(&job);
 }
 
 /* `topogen eval FILE` (topogen_eval.c), with c's eval flags. */
@@ -224,10 +160,11 @@ static int evaluate(const topogen_config *c)
         .file = c->file, .format = c->format, .one_based = c->one_based,
         .json = c->json, .simulate = c->simulate, .seed = c->search.seed,
         .groups = c->search.groups, .weights = c->weights, .fdla = c->fdla,
+        .gamma = c->gamma,
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
-        .version = TOPOGEN_VERSION};
+        .version = TOPOGEN_VERSION, .labels = c->labels};
     return topogen_evaluate(&job);
 }
 
@@ -246,5 +183,16 @@ int main(int argc, char **argv)
         return rc;
     if (c.eval)
         return evaluate(&c);
-    return c.seq ? generate_seq(&c) : generate(&c);
+    if (c.exp_sym == 2 && !c.quiet)
+        fprintf(stderr, "topogen: notice: --kind exponential is the "
+                "symmetric i ~ i +- 2^k graph, now named exponential-sym "
+                "(the literature's exponential graph is directed: --kind "
+                "exp-directed)\n");
+    if (c.compare)
+        return topogen_compare(&c);
+    if (c.dkind)
+        return topogen_directed_generate(&c);
+    if (c.datakind)
+        return topogen_data_generate(&c);
+    return generate(&c);
 }

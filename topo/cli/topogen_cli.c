@@ -7,6 +7,7 @@
  * combinations) is made here, before topogen.c builds anything.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,20 +23,23 @@
 #include "cm_topo.h"
 #include "tg_graph.h"
 #include "tg_groups.h"
+#include "tg_neff.h"
 #include "tg_search.h"
 #include "tg_seq.h"
 #include "topogen_cli.h"
+#include "topogen_data.h"
 #include "topogen_eval.h"
 
 #define MAX_ROUNDS 10000000
 
 typedef enum {
     F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
-    F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET
+    F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET, F_GAMMA, F_LABELS, F_REAL,
+    F_INTER, F_CWEIGHTS
 } ftype;
 
 enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
-enum { H_NONE, H_ALL, H_LEARNED };             /* written into the header */
+enum { H_NONE, H_ALL, H_LEARNED, H_DATA };     /* written into the header */
 
 typedef struct {
     const char *name;  /* "--kind"; alias (or NULL) e.g. "-q" */
@@ -61,13 +65,25 @@ static const flag_spec FLAGS[] = {
     {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_NODES, H_ALL, "D",
      "degree for learned, random, rrl (default 4)"},
     {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
-     "learned (default), rrl, ring, torus, hypercube, exponential, "
-     "random, complete; time-varying: one-peer-exp (n a power of 2), base "
-     "(at most D peers per round)"},
+     "learned (default), rrl, ring, torus, hypercube, exponential-sym "
+     "(i ~ i +- 2^k; old name exponential), random, complete; "
+     "time-varying: one-peer-exp (n a power of 2), base (at most D peers "
+     "per round); directed: perm (D random permutations), exp-directed "
+     "(i -> i + 2^k), epidemic (a fresh graph of D peers each round); from "
+     "--labels: stl-fw (D the budget), dcliques"},
+    {"--directed", NULL, F_FLAG, OFF(directed), GEN, 0, 0, H_NONE, NULL,
+     "learned: search over D permutations (directed, D sends and receives "
+     "per node) for --objective neff (default) or ratio (min ||W - J||_2)"},
+    {"--local", NULL, F_FLAG, OFF(local), GEN, 0, 0, H_NONE, NULL,
+     "epidemic: EL-Local (each node samples D peers) instead of EL-Oracle"},
+    {"--gamma", NULL, F_GAMMA, OFF(gamma), BOTH, 0, 0, H_NONE, "G[,G...]",
+     "n_eff's gamma (default 0.951): eval prints n_eff at each; --weights "
+     "neff optimises for the first"},
     {"--weights", NULL, F_WEIGHTS, OFF(weights), BOTH, 0, 0, H_ALL, "RULE",
      "mixing weights (default laplacian)"},
     {"--objective", NULL, F_OBJECTIVE, OFF(search.obj), GEN, 0, 0,
-     H_LEARNED, "OBJ", "ratio (default: max lambda2/lambdan), gap, slem-mh"},
+     H_LEARNED, "OBJ", "ratio (default: max lambda2/lambdan), gap, slem-mh, "
+     "neff[:GAMMA] (max n_eff of the MH weights), neff-per-message[:GAMMA]"},
     {"--init", NULL, F_INIT, OFF(search.init_rrl), GEN, 0, 0, H_LEARNED,
      "INIT", "learned: start from random (default) or rrl"},
     {"--seed", NULL, F_U64, OFF(search.seed), BOTH, 0, 0, H_ALL, "S",
@@ -128,6 +144,25 @@ static const flag_spec FLAGS[] = {
      "R", "eval --net: MPI ranks (default: one per node)"},
     {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_NODES, H_NONE,
      "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
+    {"--labels", NULL, F_LABELS, OFF(labels), BOTH, 0, 0, H_DATA, "COUNTS",
+     "the partition's class counts (dpsgd-train --write-partition): "
+     "needed by --kind stl-fw and dcliques; learned: add --hetero-weight "
+     "times the neighbourhood heterogeneity H to the energy; eval: print "
+     "H = (1/n)||(W - J) Pi||_F^2"},
+    {"--hetero-weight", NULL, F_REAL, OFF(search.hetero_weight), GEN, 0, 0,
+     H_DATA, "MU", "learned --labels: weight of H in the energy (default "
+     "10; topo/README.md says how to choose it)"},
+    {"--lambda", NULL, F_REAL, OFF(lambda), GEN, 0, 0, H_DATA, "L",
+     "stl-fw: weight of ||W - J||_F^2 in the objective (default 0.1)"},
+    {"--symmetric", NULL, F_FLAG, OFF(symmetric), GEN, 0, 0, H_DATA, NULL,
+     "stl-fw: symmetric atoms (P + P^T)/2, an undirected graph"},
+    {"--inter", NULL, F_INTER, OFF(inter), GEN, 0, 0, H_DATA, "LINKS",
+     "dcliques: ring, small-world (default) or fractal links between "
+     "cliques"},
+    {"--clique-weights", NULL, F_CWEIGHTS, OFF(clique_equal), GEN, 0, 0,
+     H_DATA, "W", "dcliques: mh (default) or equal (equal-clique: every "
+     "clique member 1/(c+1), inter-clique edges taken from the self "
+     "weight)"},
     {"--help", "-h", F_FLAG, OFF(help), BOTH, 0, 0, H_NONE, NULL,
      "print this help"},
     {"--version", NULL, F_FLAG, OFF(version), BOTH, 0, 0, H_NONE, NULL,
@@ -153,7 +188,10 @@ static void usage(FILE *fp)
         snprintf(text, sizeof text, "%s%s%s%s", f->help,
                  f->type == F_WEIGHTS ? ": " : "",
                  f->type == F_WEIGHTS ? cm_weight_rule_list() : "",
-                 f->type == F_WEIGHTS ? ", fdla (optimal, may be negative)"
+                 f->type == F_WEIGHTS ? ", fdla (optimal SLEM, may be "
+                                        "negative), neff (optimal n_eff at "
+                                        "--gamma, certified), neff-alpha "
+                                        "(best W = I - alpha L for n_eff)"
                                       : "");
         /* word-wrap the help at 79 columns, indented under itself */
         fprintf(fp, "  %-20s", lhs);
@@ -176,14 +214,21 @@ static void usage(FILE *fp)
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Set while topogen_config_words parses for the library: usage errors
+ * then go to the last-error message instead of stderr. */
+static _Thread_local int quiet_errors;
+
 static int usage_error(const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "topogen: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'topogen --help'.\n");
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (quiet_errors)
+        cm_error(CM_EINVAL, "%s", msg);
+    else
+        fprintf(stderr, "topogen: %s\nTry 'topogen --help'.\n", msg);
     return EXIT_USAGE;
 }
 
@@ -233,23 +278,63 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
         return 0;
     }
     case F_KIND:
+        c->datakind = strcmp(v, "stl-fw") == 0 ? TOPOGEN_DK_STLFW
+                      : strcmp(v, "dcliques") == 0 ? TOPOGEN_DK_DCLIQUES : 0;
+        if (c->datakind) { /* built by topogen_data.c, not a tg_kind */
+            c->kind = TG_KIND_RANDOM;
+            c->seq = 0;
+            c->exp_sym = 0;
+            c->dkind = TOPOGEN_D_NONE;
+            return 0;
+        }
+        c->exp_sym = strcmp(v, "exponential-sym") == 0   ? 1
+                     : strcmp(v, "exponential") == 0 ? 2 : 0;
+        c->dkind = strcmp(v, "perm") == 0           ? TOPOGEN_D_PERM
+                   : strcmp(v, "exp-directed") == 0 ? TOPOGEN_D_EXP
+                   : strcmp(v, "epidemic") == 0     ? TOPOGEN_D_EPIDEMIC
+                                                    : TOPOGEN_D_NONE;
+        if (c->exp_sym) {
+            c->seq = 0;
+            *(tg_kind *)dst = TG_KIND_EXPONENTIAL;
+            return 0;
+        }
+        if (c->dkind) {
+            c->seq = 0;
+            *(tg_kind *)dst = TG_KIND_LEARNED; /* not used */
+            return 0;
+        }
         c->seq = tg_seq_kind_parse(v, &c->seq_kind);
         return c->seq || tg_kind_parse(v, dst) == CM_OK ? 0
                                                         : status_to_usage();
     case F_WEIGHTS:
-        c->fdla = strcmp(v, "fdla") == 0;
+        c->fdla = strcmp(v, "fdla") == 0         ? TOPOGEN_W_FDLA
+                  : strcmp(v, "neff") == 0       ? TOPOGEN_W_NEFF
+                  : strcmp(v, "neff-alpha") == 0 ? TOPOGEN_W_NEFF_ALPHA
+                                                 : TOPOGEN_W_RULE;
         if (c->fdla) {
             c->weights_given = 1;
             return 0;
         }
         if (cm_weight_rule_parse(v, dst) != CM_OK)
             return usage_error("--weights: unknown weight rule '%s' "
-                               "(expected %s, fdla)", v,
+                               "(expected %s, fdla, neff, neff-alpha)", v,
                                cm_weight_rule_list());
         c->weights_given = 1;
         return 0;
     case F_OBJECTIVE:
-        return tg_objective_parse(v, dst) == CM_OK ? 0 : status_to_usage();
+        c->obj_given = 1;
+        return tg_objective_parse_gamma(v, dst, &c->search.obj_gamma) ==
+                       CM_OK
+                   ? 0
+                   : status_to_usage();
+    case F_GAMMA: {
+        double g[TG_NEFF_MAX_GAMMAS];
+        size_t k;
+        if (tg_neff_parse_gammas(v, "--gamma", g, &k) != CM_OK)
+            return status_to_usage();
+        *(const char **)dst = v;
+        return 0;
+    }
     case F_INIT:
         if (strcmp(v, "rrl") == 0 || strcmp(v, "random") == 0) {
             *(int *)dst = strcmp(v, "rrl") == 0;
@@ -274,6 +359,33 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
     case F_FLAG:
         *(int *)dst = 1;
         return 0;
+    case F_LABELS:
+        if (!*v)
+            return usage_error("--labels: empty file name");
+        *(const char **)dst = v;
+        return 0;
+    case F_REAL: {
+        double x = strtod(v, &end);
+        if (!*v || errno || *end || !(x >= 0.0) || !isfinite(x))
+            return usage_error("%s: expected a number >= 0", f->name);
+        *(double *)dst = x;
+        return 0;
+    }
+    case F_INTER:
+        if (strcmp(v, "ring") == 0 || strcmp(v, "small-world") == 0 ||
+            strcmp(v, "fractal") == 0) {
+            *(int *)dst = v[0] == 'r' ? 1 : v[0] == 's' ? 0 : 2;
+            return 0;
+        }
+        return usage_error("--inter: unknown '%s' (expected ring, "
+                           "small-world or fractal)", v);
+    case F_CWEIGHTS:
+        if (strcmp(v, "mh") == 0 || strcmp(v, "equal") == 0) {
+            *(int *)dst = v[0] == 'e';
+            return 0;
+        }
+        return usage_error("--clique-weights: unknown '%s' (expected mh or "
+                           "equal)", v);
     case F_NET: {
         cm_net net;
         if (cm_net_parse(v, &net) != CM_OK)
@@ -296,6 +408,9 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     if (argc > 1 && strcmp(argv[1], "eval") == 0) {
         c->eval = 1;
         c->format = CM_FORMAT_AUTO;
+        i = 2;
+    } else if (argc > 1 && strcmp(argv[1], "compare") == 0) {
+        c->compare = 1; /* generation's flags; topogen_compare.c */
         i = 2;
     }
     const cm_flag_table table = {FLAGS, N_FLAGS, sizeof FLAGS[0],
@@ -333,6 +448,48 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     }
     if (c->eval && !c->file)
         return usage_error("eval: missing FILE");
+    if (c->compare && (c->kind != TG_KIND_LEARNED || c->seq || c->dkind ||
+                       c->out_given || c->weights_given || c->search.groups))
+        return usage_error("compare: takes -n, -d, --seed, --gamma and the "
+                           "search's flags (it builds every kind itself and "
+                           "writes no file)");
+    if (c->directed && (c->kind != TG_KIND_LEARNED || c->seq || c->dkind))
+        return usage_error("--directed: only --kind learned is searched over "
+                           "permutations");
+    if (c->local && c->dkind != TOPOGEN_D_EPIDEMIC)
+        return usage_error("--local: only --kind epidemic samples locally");
+    if (c->directed && !c->compare)
+        c->dkind = TOPOGEN_D_LEARNED;
+    if (!c->eval && c->dkind) {
+        if (c->weights_given &&
+            (c->fdla != TOPOGEN_W_NEFF || c->dkind == TOPOGEN_D_EPIDEMIC))
+            return usage_error("--weights: --kind %s carries its own "
+                               "weights (uniform%s)", topogen_kind_name(c),
+                               c->dkind == TOPOGEN_D_EPIDEMIC
+                                   ? "" : "; --weights neff picks the best "
+                                          "self weight");
+        if (c->format != CM_FORMAT_EDGELIST)
+            return usage_error("--format: --kind %s writes a directed edge "
+                               "list (--format edgelist)",
+                               topogen_kind_name(c));
+        if (c->search.groups)
+            return usage_error("--groups: not for --kind %s",
+                               topogen_kind_name(c));
+        size_t n = c->search.n, d = c->search.d;
+        if (c->dkind == TOPOGEN_D_EXP ? n < 2 : n < d + 1 || n < 3)
+            return usage_error("-n: --kind %s needs %s (got -n %zu -d %zu)",
+                               topogen_kind_name(c),
+                               c->dkind == TOPOGEN_D_EXP ? "n >= 2"
+                                                         : "n >= 3 and "
+                                                           "n > d",
+                               n, d);
+        if (c->dkind == TOPOGEN_D_LEARNED && c->search.obj != TG_OBJ_NEFF &&
+            c->search.obj != TG_OBJ_NEFF_MSG && c->search.obj != TG_OBJ_RATIO)
+            return usage_error("--objective: --directed searches for neff "
+                               "(default), neff-per-message or ratio (the "
+                               "spectral norm of W - J)");
+        return -1;
+    }
     if (c->json && c->simulate)
         return usage_error("--simulate: cannot be combined with --json (the "
                            "simulation prints columns)");
@@ -352,12 +509,22 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                             ? c->search.max_cross
                             : tg_groups_min_cross(c->search.groups)) != CM_OK)
         return status_to_usage();
+    if (c->search.t1 > 0 &&
+        c->search.t1 > (c->search.t0 > 0 ? c->search.t0
+                                         : tg_search_default_t0(c->search.n)))
+        return usage_error("--t1 %g: above the start temperature %g; the "
+                           "annealing cools from --t0 down to --t1",
+                           c->search.t1, c->search.t0 > 0 ? c->search.t0
+                           : tg_search_default_t0(c->search.n));
     if (!c->net && (c->params || c->ranks || c->hosts))
         return usage_error("--params, --ranks and --hosts need --net");
     if (c->net && c->simulate)
         return usage_error("--net: cannot be combined with --simulate");
-    if (!c->eval && (c->seq ? tg_seq_check(c->seq_kind, c->search.n,
-                                           c->search.d)
+    int rcd = topogen_data_check_args(c);
+    if (rcd >= 0)
+        return rcd;
+    if (!c->eval && !c->dkind && !c->datakind &&
+        (c->seq ? tg_seq_check(c->seq_kind, c->search.n, c->search.d)
                             : tg_kind_check(c->kind, c->search.n,
                                             c->search.d)) != CM_OK)
         return status_to_usage();
@@ -369,6 +536,37 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                            "per round (--format edgelist)",
                            tg_seq_kind_name(c->seq_kind));
     return -1;
+}
+
+cm_status topogen_config_words(topogen_config *c, size_t count,
+                               const char *const *words)
+{
+    static const char *const refused[] = {
+        "eval", "compare", "-o", "--output", "--format", "--quiet", "-q",
+        "--help", "-h", "--version"};
+    for (size_t i = 0; i < count; i++)
+        for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+            if (strncmp(words[i], refused[k], strlen(refused[k])) == 0 &&
+                (words[i][strlen(refused[k])] == '\0' ||
+                 words[i][strlen(refused[k])] == '='))
+                return cm_error(CM_EINVAL, "%s: not an option of the library "
+                                "(it writes files through topogen_write)",
+                                words[i]);
+    char **argv = malloc((count + 2) * sizeof *argv);
+    if (!argv)
+        return cm_error(CM_ENOMEM, "out of memory");
+    argv[0] = (char *)"topogen";
+    for (size_t i = 0; i < count; i++)
+        argv[i + 1] = (char *)words[i];
+    argv[count + 1] = NULL;
+    cm_error_clear();
+    quiet_errors = 1;
+    int rc = count + 1 > (size_t)INT_MAX
+                 ? cm_error(CM_EINVAL, "too many options"), EXIT_USAGE
+                 : topogen_parse_args((int)(count + 1), argv, c);
+    quiet_errors = 0;
+    free(argv);
+    return rc == -1 ? CM_OK : CM_EINVAL;
 }
 
 /* The --weights choice's name (topogen_eval.c holds the dispatch). */
@@ -389,12 +587,29 @@ static void flag_value(const flag_spec *f, const topogen_config *c, char *buf,
         break;
     case F_SECONDS: snprintf(buf, cap, "%.17g", *(const double *)src); break;
     case F_KIND:
-        snprintf(buf, cap, "%s", c->seq ? tg_seq_kind_name(c->seq_kind)
-                                        : tg_kind_name(c->kind));
+        snprintf(buf, cap, "%s", topogen_kind_name(c));
+        break;
+    case F_LABELS:
+        snprintf(buf, cap, "%s", *(const char *const *)src);
+        break;
+    case F_REAL: snprintf(buf, cap, "%.17g", *(const double *)src); break;
+    case F_INTER:
+        snprintf(buf, cap, "%s", topogen_data_inter_name(c->inter));
+        break;
+    case F_CWEIGHTS:
+        snprintf(buf, cap, "%s", c->clique_equal ? "equal" : "mh");
         break;
     case F_WEIGHTS: snprintf(buf, cap, "%s", weights_name(c)); break;
     case F_OBJECTIVE:
-        snprintf(buf, cap, "%s", tg_objective_name(c->search.obj));
+        if (c->search.obj == TG_OBJ_NEFF || c->search.obj == TG_OBJ_NEFF_MSG)
+            snprintf(buf, cap, "%s:%g", tg_objective_name(c->search.obj),
+                     c->search.obj_gamma > 0.0 ? c->search.obj_gamma
+                                               : TG_NEFF_GAMMA);
+        else
+            snprintf(buf, cap, "%s", tg_objective_name(c->search.obj));
+        break;
+    case F_GAMMA:
+        snprintf(buf, cap, "%s", c->gamma ? c->gamma : "0.951");
         break;
     case F_INIT:
         snprintf(buf, cap, "%s", c->search.init_rrl ? "rrl" : "random");
@@ -413,11 +628,27 @@ static void flag_value(const flag_spec *f, const topogen_config *c, char *buf,
  * learned kind; --time-limit only when set. */
 static int in_header(const flag_spec *f, const topogen_config *c)
 {
+    if (f->type == F_GAMMA) /* only the n_eff weights depend on it */
+        return !c->eval && !c->compare && (c->fdla == TOPOGEN_W_NEFF ||
+                            c->fdla == TOPOGEN_W_NEFF_ALPHA);
+    if (f->off == OFF(directed) || f->off == OFF(local))
+        return *(const int *)((const char *)c + f->off);
     if (f->header == H_NONE)
         return 0;
-    if (f->header == H_LEARNED && (c->kind != TG_KIND_LEARNED || c->seq))
+    if (f->header == H_DATA)
+        return topogen_data_in_header(f->name, c);
+    if (f->header == H_LEARNED &&
+        (c->kind != TG_KIND_LEARNED || c->seq ||
+         (c->dkind && c->dkind != TOPOGEN_D_LEARNED)))
         return 0;
-    if (c->seq && f->type == F_WEIGHTS)
+    if (c->dkind && f->type == F_WEIGHTS)
+        return c->fdla == TOPOGEN_W_NEFF;
+    if (c->dkind && (f->type == F_FORMAT ||
+                     f->off == OFF(search.init_rrl) ||
+                     f->off == OFF(search.candidates) ||
+                     f->off == OFF(search.solver)))
+        return 0;
+    if ((c->seq || c->dkind || c->datakind) && f->type == F_WEIGHTS)
         return 0;
     if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
         return 0;
@@ -437,8 +668,24 @@ void topogen_settings_line(const topogen_config *c, char *buf, size_t cap)
         char v[64];
         flag_value(&FLAGS[k], c, v, sizeof v);
         len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0,
-                                "%s%s %s", len ? " " : "", FLAGS[k].name, v);
+                                "%s%s%s%s", len ? " " : "", FLAGS[k].name,
+                                FLAGS[k].type == F_FLAG ? "" : " ", v);
     }
+}
+
+const char *topogen_kind_name(const topogen_config *c)
+{
+    static const char *dnames[] = {"", "perm", "exp-directed", "epidemic",
+                                   "learned"};
+    if (c->dkind)
+        return dnames[c->dkind];
+    if (c->datakind)
+        return topogen_data_kind_name(c->datakind);
+    if (c->seq)
+        return tg_seq_kind_name(c->seq_kind);
+    if (c->exp_sym == 1)
+        return "exponential-sym";
+    return tg_kind_name(c->kind);
 }
 
 void topogen_config_default(topogen_config *c)
@@ -448,5 +695,6 @@ void topogen_config_default(topogen_config *c)
     c->weights = CM_WEIGHTS_LAPLACIAN;
     c->format = CM_FORMAT_EDGELIST;
     c->out = "-";
+    c->lambda = 0.1;
     tg_search_opts_default(&c->search);
 }

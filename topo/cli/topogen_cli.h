@@ -44,7 +44,33 @@ typedef struct {
     const char *net;         /* eval: --net NET (NULL: no network model) */
     size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
+    const char *gamma;       /* --gamma list (NULL: 0.951) */
+    int exp_sym;             /* --kind exponential-sym (1) or the old name
+                                exponential (2: a notice) */
+    int dkind;               /* directed kinds: TOPOGEN_D_* (0: none) */
+    int directed;            /* --directed: learned over permutations */
+    int local;               /* --local: epidemic EL-Local */
+    int compare;             /* `topogen compare` mode */
+    int obj_given;           /* --objective was on the command line */
+    /* data-aware (topogen_data.c): the counts file of dpsgd-train
+     * --write-partition and what is built from it */
+    int datakind;            /* TOPOGEN_DK_*: stl-fw or dcliques (0: none) */
+    const char *labels;      /* --labels COUNTS (NULL: none) */
+    double lambda;           /* --lambda: STL-FW's ||W - J||^2 weight */
+    int symmetric;           /* --symmetric: undirected STL-FW */
+    int inter;               /* --inter: D-Cliques' inter-clique links */
+    int clique_equal;        /* --clique-weights equal (0: mh) */
 } topogen_config;
+
+/* Data-aware kinds (topogen_data.c): datakind. */
+enum { TOPOGEN_DK_NONE, TOPOGEN_DK_STLFW, TOPOGEN_DK_DCLIQUES };
+
+/* Directed and randomised kinds (topogen_directed.c). */
+enum { TOPOGEN_D_NONE, TOPOGEN_D_PERM, TOPOGEN_D_EXP, TOPOGEN_D_EPIDEMIC,
+       TOPOGEN_D_LEARNED };
+
+/* The --kind as written in headers ("exponential-sym", "perm", ...). */
+const char *topogen_kind_name(const topogen_config *c);
 
 /* The defaults: learned kind, Laplacian weights, edge list on stdout, the
  * search's defaults (tg_search_opts_default). */
@@ -56,6 +82,17 @@ void topogen_config_default(topogen_config *c);
  * one message naming the flag on stderr. The strings in c point into
  * argv. */
 int topogen_parse_args(int argc, char **argv, topogen_config *c);
+
+/* topogen_parse_args for the library (topo/api): the flags of a
+ * generation as command-line words ("-n", "16", "--kind", "ring",
+ * "--directed", ...; words[0] is a flag, not the program name) applied to
+ * c (which holds the defaults), with every check topogen_parse_args
+ * makes, printing nothing: CM_EINVAL with the message the command line
+ * would print. The flags that steer the program rather than the graph
+ * (eval, compare, -o, --format, --quiet, --help, --version) are refused.
+ * The strings in c point into words. */
+cm_status topogen_config_words(topogen_config *c, size_t count,
+                               const char *const *words);
 
 /* The settings that change the graph as one command line into buf (cap
  * bytes, truncated): "-n 64 -d 4 --kind learned ...", every value

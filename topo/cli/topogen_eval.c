@@ -21,27 +21,56 @@
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "topogen_groups.h"
+#include "topogen_directed.h"
+#include "topogen_neff.h"
+#include "topogen_data.h"
 #include "topogen_seq.h"
 
-cm_status topogen_weights_set(int fdla, cm_weight_rule rule, cm_topo *t,
-                              tg_fdla_result *fr)
+cm_status topogen_weights_set(int fdla, cm_weight_rule rule, double gamma,
+                              cm_topo *t, tg_fdla_result *fr,
+                              tg_neff_weights_result *nr)
 {
     memset(fr, 0, sizeof *fr);
-    if (fdla)
+    memset(nr, 0, sizeof *nr);
+    if (fdla == TOPOGEN_W_FDLA)
         return tg_fdla_weights(t, TG_FDLA_TOL, fr);
+    if (fdla == TOPOGEN_W_NEFF && t->m <= TG_NEFF_MAX_EDGES)
+        return tg_neff_weights(t, gamma, nr);
+    if (fdla == TOPOGEN_W_NEFF || fdla == TOPOGEN_W_NEFF_ALPHA)
+        return tg_neff_alpha(t, gamma, nr);
     return cm_topo_set_weights(t, rule);
 }
 
 const char *topogen_weights_name(int fdla, cm_weight_rule rule)
 {
-    return fdla ? "fdla" : cm_weight_rule_name(rule);
+    return fdla == TOPOGEN_W_FDLA         ? "fdla"
+           : fdla == TOPOGEN_W_NEFF       ? "neff"
+           : fdla == TOPOGEN_W_NEFF_ALPHA ? "neff-alpha"
+                                          : cm_weight_rule_name(rule);
+}
+
+void topogen_neff_line(int fdla, const tg_neff_weights_result *nr, char *buf,
+                       size_t cap)
+{
+    buf[0] = '\0';
+    if (fdla != TOPOGEN_W_NEFF && fdla != TOPOGEN_W_NEFF_ALPHA)
+        return;
+    if (nr->alpha > 0.0 || nr->newton == 0)
+        snprintf(buf, cap, "\n# neff: gamma=%g neff=%.6f alpha=%.17g "
+                 "(best W = I - alpha L) start=%.6f", nr->gamma, nr->neff,
+                 nr->alpha, nr->neff_start);
+    else
+        snprintf(buf, cap, "\n# neff: gamma=%g neff=%.6f upper_bound=%.6f "
+                 "(certified gap %.1e) mh=%.6f negative_weights=%zu",
+                 nr->gamma, nr->neff, nr->neff_upper,
+                 nr->neff_upper - nr->neff, nr->neff_start, nr->negative);
 }
 
 void topogen_fdla_line(int fdla, const tg_fdla_result *fr, char *buf,
                        size_t cap)
 {
     buf[0] = '\0';
-    if (fdla)
+    if (fdla == TOPOGEN_W_FDLA)
         snprintf(buf, cap, "\n# fdla: slem=%.6f lower_bound=%.6f (certified "
                  "gap %.1e) laplacian_slem=%.6f negative_weights=%zu",
                  fr->slem, fr->lower, fr->slem - fr->lower, fr->slem_start,
@@ -82,29 +111,46 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
     return s;
 }
 
-static void net_print(const topogen_eval_job *c, const cm_topo *t,
-                      const cm_net *net, const cm_net_eval ev[2], int json)
+/* The same as members of the --json object o. */
+static void net_json(const topogen_eval_job *c, const cm_topo *t,
+                     const cm_net *net, const cm_net_eval ev[2], json_t *o,
+                     int *bad)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
     char d[160];
     cm_net_describe(net, d, sizeof d);
-    if (json)
-        printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
-               "\"array_bytes\":%.0f,", d, P, H, bytes);
-    else
-        printf("net           %s\nplacement     %zu workers on %zu ranks on "
+    topogen_json_str(o, "net", d, bad);
+    topogen_json_int(o, "ranks", P, bad);
+    topogen_json_int(o, "hosts", H, bad);
+    topogen_json_num(o, "array_bytes", bytes, bad);
+    for (int k = 0; k < 2; k++) {
+        const cm_place_stats *ps = &ev[k].st;
+        json_t *p = json_object();
+        topogen_json_int(p, "cut_edges", ps->cut_edges, bad);
+        topogen_json_int(p, "cut_edges_host", ps->cut_edges_host, bad);
+        topogen_json_int(p, "arrays", ps->volume, bad);
+        topogen_json_int(p, "arrays_host", ps->volume_host, bad);
+        topogen_json_num(p, "round_s", ev[k].round_s, bad);
+        topogen_json_set(o, cm_place_name((cm_place_kind)k), p, bad);
+    }
+    topogen_json_num(o, "allreduce_ring_s",
+                     topogen_allreduce_time(net, P, H, bytes), bad);
+}
+
+static void net_print(const topogen_eval_job *c, const cm_topo *t,
+                      const cm_net *net, const cm_net_eval ev[2])
+{
+    size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
+    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    char d[160];
+    cm_net_describe(net, d, sizeof d);
+    printf("net           %s\nplacement     %zu workers on %zu ranks on "
                "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
     for (int k = 0; k < 2; k++) {
         const cm_place_stats *ps = &ev[k].st;
         const char *name = cm_place_name((cm_place_kind)k);
-        if (json)
-            printf("\"%s\":{\"cut_edges\":%zu,\"cut_edges_host\":%zu,"
-                   "\"arrays\":%zu,\"arrays_host\":%zu,\"round_s\":%.6g},",
-                   name, ps->cut_edges, ps->cut_edges_host, ps->volume,
-                   ps->volume_host, ev[k].round_s);
-        else
-            printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
+        printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
                    "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
                    "round (rank %zu decides)\n", name, ps->cut_edges,
                    ps->cut_edges_host, ps->volume, ps->volume_host,
@@ -112,10 +158,7 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
                    ev[k].worst);
     }
     double ar = topogen_allreduce_time(net, P, H, bytes);
-    if (json)
-        printf("\"allreduce_ring_s\":%.6g,", ar);
-    else
-        printf("  allreduce   ring all-reduce of the same arrays: modelled "
+    printf("  allreduce   ring all-reduce of the same arrays: modelled "
                "%.4g ms\n", ar * 1e3);
 }
 
@@ -127,6 +170,11 @@ int topogen_evaluate(const topogen_eval_job *c)
     double *rel = NULL;
     cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
                             CM_FORMAT_AUTO, 0, 0};
+    size_t ep_n, ep_s;
+    int ep_local;
+    if (topogen_epidemic_peek(c->file, &ep_n, &ep_s, &ep_local))
+        return topogen_epidemic_eval(c->file, ep_n, ep_s, ep_local, c->gamma,
+                                     c->seed, c->json);
     cm_topo_seq seq;
     cm_topo_seq_init(&seq);
     cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
@@ -135,13 +183,21 @@ int topogen_evaluate(const topogen_eval_job *c)
                 "the cut is reported for one-round files\n", c->file,
                 seq.period);
         cm_topo_seq_destroy(&seq);
+        return 2; /* a flag conflict */
+    }
+    char hetero[1024] = "";
+    if (st == CM_OK && seq.period > 1 && c->labels &&
+        topogen_data_eval(c->labels, seq.round, seq.period, c->json, hetero,
+                          sizeof hetero) != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        cm_topo_seq_destroy(&seq);
         return EXIT_FAILURE;
     }
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
             c->out_given, c->net, c->ranks, c->hosts,
-            4.0 * (double)(c->params ? c->params : 61706)};
+            4.0 * (double)(c->params ? c->params : 61706), c->gamma, hetero};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;
@@ -159,12 +215,17 @@ int topogen_evaluate(const topogen_eval_job *c)
         st = cm_topo_check_stochastic(&t, c->file);
     const char *wname = "file";
     tg_fdla_result fr = {0};
+    tg_neff_weights_result nr = {0};
+    topogen_neff nv = {0};
+    if (st == CM_OK)
+        st = topogen_neff_gammas(c->gamma, &nv);
     if (st == CM_OK && t.self && c->weights_given && !c->quiet)
         fprintf(stderr, "topogen: notice: --weights %s replaces the weights "
                 "written in %s\n",
                 topogen_weights_name(c->fdla, c->weights), c->file);
     if (st == CM_OK && (!t.self || c->weights_given)) {
-        st = topogen_weights_set(c->fdla, c->weights, &t, &fr);
+        st = topogen_weights_set(c->fdla, c->weights, nv.gamma[0], &t, &fr,
+                                 &nr);
         wname = topogen_weights_name(c->fdla, c->weights);
         if (st != CM_OK)
             cm_error_prefix(st, "%s", c->file);
@@ -175,13 +236,24 @@ int topogen_evaluate(const topogen_eval_job *c)
     topogen_cut cut = {0};
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
+    int usage = 0; /* a flag that does not fit the file: exit 2 */
+    if (st == CM_OK && t.n > TG_NEFF_DENSE_MAX)
+        nv.k = 0; /* beyond the dense eigensolve: not reported */
+    else if (st == CM_OK && (st = topogen_neff_topo(&t, &nv)) != CM_OK)
+        cm_error_prefix(st, "%s", c->file);
     if (st == CM_OK && c->net)
-        st = net_eval(c, &t, &net, nev);
+        usage = (st = net_eval(c, &t, &net, nev)) == CM_EINVAL;
     if (st == CM_OK && c->groups)
-        st = topogen_cut_eval(&t, c->groups, c->file, &cut);
+        usage = (st = topogen_cut_eval(&t, c->groups, c->file, &cut)) ==
+                CM_EINVAL;
+    if (st == CM_OK && c->labels)
+        st = topogen_data_eval(c->labels, &t, 1, c->json, hetero,
+                               sizeof hetero);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
         char comment[1536], fl[256];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
+        if (!fl[0])
+            topogen_neff_line(c->fdla, &nr, fl, sizeof fl);
         snprintf(comment, sizeof comment,
                  "# topogen 2 n=%zu d=%zu kind=file weights=%s version=%s\n"
                  "# source: %s\n"
@@ -193,6 +265,8 @@ int topogen_evaluate(const topogen_eval_job *c)
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
+        if (usage)
+            rc = 2;
         goto cleanup;
     }
     if (c->simulate) {
@@ -214,25 +288,35 @@ int topogen_evaluate(const topogen_eval_job *c)
         for (size_t r = 0; r <= c->simulate; r++)
             printf("%zu %.6g %.6g\n", r, rel[r], pow(e.slem, (double)r));
     } else if (c->json) {
-        printf("{\"file\":");
-        topogen_print_json_string(c->file);
-        printf(",\"format\":\"%s\",\"n\":%zu,\"edges\":%zu,"
-               "\"min_degree\":%zu,\"max_degree\":%zu,\"components\":%zu,",
-               cm_topo_format_name(ro.found), e.n, e.m, e.dmin, e.dmax,
-               e.components);
-        topogen_print_number("diameter", e.diameter, 0);
-        topogen_print_number("lambda2", e.l2, 0);
-        topogen_print_number("lambdan", e.ln, 0);
-        topogen_print_number("slem", e.slem, 0);
-        topogen_print_number("slem_best_laplacian", e.slem_best, 0);
-        topogen_print_number("rounds_1e-3", e.rounds, 0);
+        int bad = 0;
+        json_t *o = json_object();
+        topogen_json_str(o, "file", c->file, &bad);
+        topogen_json_str(o, "format", cm_topo_format_name(ro.found), &bad);
+        topogen_json_int(o, "n", e.n, &bad);
+        topogen_json_int(o, "edges", e.m, &bad);
+        topogen_json_int(o, "min_degree", e.dmin, &bad);
+        topogen_json_int(o, "max_degree", e.dmax, &bad);
+        topogen_json_int(o, "components", e.components, &bad);
+        topogen_json_num(o, "diameter", e.diameter, &bad);
+        topogen_json_num(o, "lambda2", e.l2, &bad);
+        topogen_json_num(o, "lambdan", e.ln, &bad);
+        topogen_json_num(o, "slem", e.slem, &bad);
+        topogen_json_num(o, "slem_best_laplacian", e.slem_best, &bad);
+        topogen_json_num(o, "rounds_1e-3", e.rounds, &bad);
         if (c->fdla && fr.newton)
-            topogen_print_number("fdla_lower_bound", fr.lower, 0);
+            topogen_json_num(o, "fdla_lower_bound", fr.lower, &bad);
+        topogen_neff_json(&nv, o, &bad);
+        if (c->fdla == TOPOGEN_W_NEFF && nr.newton)
+            topogen_json_num(o, "neff_upper_bound", nr.neff_upper, &bad);
         if (c->net)
-            net_print(c, &t, &net, nev, 1);
+            net_json(c, &t, &net, nev, o, &bad);
         if (c->groups)
-            topogen_cut_print(&cut, 1);
-        printf("\"weights\":\"%s\"}\n", wname);
+            topogen_cut_json(&cut, o, &bad);
+        if (hetero[0])
+            topogen_json_members(o, hetero, &bad);
+        topogen_json_str(o, "weights", wname, &bad);
+        if (topogen_json_print(o, bad))
+            goto cleanup;
     } else {
         printf("file          %s (%s%s)\n", c->file,
                cm_topo_format_name(ro.found), ro.one_based ? ", 1-based" : "");
@@ -260,10 +344,16 @@ int topogen_evaluate(const topogen_eval_job *c)
             printf("fdla_bound    %.6f  (no W on this graph has a smaller "
                    "slem; gap %.1e)\n", fr.lower, fr.slem - fr.lower);
         printf("weights       %s\n", wname);
+        topogen_neff_print(&nv);
+        if (c->fdla == TOPOGEN_W_NEFF && nr.newton)
+            printf("neff_bound    %.4f  (no W on this graph has a larger "
+                   "n_eff at gamma %g; gap %.1e)\n", nr.neff_upper,
+                   nr.gamma, nr.neff_upper - nr.neff);
         if (c->net)
-            net_print(c, &t, &net, nev, 0);
+            net_print(c, &t, &net, nev);
         if (c->groups)
             topogen_cut_print(&cut, 0);
+        fputs(hetero, stdout);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "topogen: write error on standard output\n");

@@ -19,6 +19,7 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "tg_fdla.h"
+#include "tg_neff_weights.h"
 
 typedef struct {
     const char *file;       /* the file to read */
@@ -29,7 +30,9 @@ typedef struct {
     uint64_t seed;          /* --seed: of the simulation's vectors */
     size_t groups;          /* --groups: print the cut in G groups (0: no) */
     cm_weight_rule weights; /* --weights rule (unless fdla) */
-    int fdla;               /* --weights fdla: tg_fdla instead of a rule */
+    int fdla;               /* --weights: TOPOGEN_W_* (0: the rule) */
+    const char *gamma;      /* --gamma list (NULL: 0.951); weights neff
+                               optimise for the first */
     int weights_given;      /* --weights was on the command line */
     const char *out;        /* -o FILE: the weighted graph (if out_given) */
     int out_given;          /* -o was on the command line */
@@ -38,6 +41,7 @@ typedef struct {
     size_t params;          /* --params: floats per worker array (0: LeNet) */
     size_t ranks, hosts;    /* --ranks, --hosts (0: one per worker) */
     const char *version;    /* topogen's version string, for -o's header */
+    const char *labels;     /* --labels COUNTS: print H (NULL: no) */
 } topogen_eval_job;
 
 /* `topogen eval FILE` for the job c: reads c->file (one round, or a
@@ -48,15 +52,27 @@ typedef struct {
  * tg_eval_topo, plus O(simulate * m) for a simulation. */
 int topogen_evaluate(const topogen_eval_job *c);
 
-/* The weights dispatch: cm_topo_set_weights(t, rule), or with fdla the
- * fastest-mixing weights of topo/tg_fdla.c, whose certificate goes to
- * *fr (zeroed for a rule). CM_OK, else the library's status and
- * message. */
-cm_status topogen_weights_set(int fdla, cm_weight_rule rule, cm_topo *t,
-                              tg_fdla_result *fr);
+/* --weights beyond the cm_ rules (the `fdla` fields). */
+enum { TOPOGEN_W_RULE, TOPOGEN_W_FDLA, TOPOGEN_W_NEFF, TOPOGEN_W_NEFF_ALPHA };
 
-/* "fdla", or the rule's name. A static string. */
+/* The weights dispatch: cm_topo_set_weights(t, rule); with TOPOGEN_W_FDLA
+ * the fastest-mixing weights of topo/tg_fdla.c, whose certificate goes to
+ * *fr; with TOPOGEN_W_NEFF the n_eff(gamma)-optimal weights of
+ * tg_neff_weights.c (its certificate to *nr; neff-alpha: the alpha
+ * scan; more than TG_NEFF_MAX_EDGES edges fall back to the scan). fr
+ * and nr are zeroed otherwise. CM_OK, else the library's status and
+ * message. */
+cm_status topogen_weights_set(int fdla, cm_weight_rule rule, double gamma,
+                              cm_topo *t, tg_fdla_result *fr,
+                              tg_neff_weights_result *nr);
+
+/* "fdla", "neff", "neff-alpha", or the rule's name. A static string. */
 const char *topogen_weights_name(int fdla, cm_weight_rule rule);
+
+/* The n_eff weights' header line into buf ("" unless fdla is a
+ * TOPOGEN_W_NEFF*): "\n# neff: gamma=... neff=... upper_bound=...". */
+void topogen_neff_line(int fdla, const tg_neff_weights_result *nr, char *buf,
+                       size_t cap);
 
 /* The FDLA certificate line of a file header into buf (cap bytes,
  * truncated): "" unless fdla, else "\n# fdla: slem=... lower_bound=...". */

@@ -34,17 +34,19 @@ void topogen_cut_destroy(topogen_cut *c)
     c->per = NULL;
 }
 
+void topogen_cut_json(const topogen_cut *c, json_t *o, int *bad)
+{
+    double frac = c->edges ? (double)c->cross / (double)c->edges : 0.0;
+    topogen_json_int(o, "groups", c->groups, bad);
+    topogen_json_int(o, "cross_edges", c->cross, bad);
+    topogen_json_num(o, "cross_fraction", frac, bad);
+    topogen_json_ints(o, "cross_per_group", c->per, c->groups, bad);
+}
+
 void topogen_cut_print(const topogen_cut *c, int json)
 {
     double frac = c->edges ? (double)c->cross / (double)c->edges : 0.0;
-    if (json) {
-        printf("\"groups\":%zu,\"cross_edges\":%zu,\"cross_fraction\":%.6g,"
-               "\"cross_per_group\":[", c->groups, c->cross, frac);
-        for (size_t g = 0; g < c->groups; g++)
-            printf("%s%zu", g ? "," : "", c->per[g]);
-        printf("],");
-        return;
-    }
+    (void)json;
     printf("groups        %zu of %zu nodes (ids in blocks: group of i = "
            "i*G/n)\n", c->groups, c->size);
     printf("cross_edges   %zu of %zu (%.1f%% of all edges)\n", c->cross,

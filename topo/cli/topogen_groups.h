@@ -8,6 +8,7 @@
 
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "topogen_json.h"
 
 typedef struct {
     size_t groups;    /* G */
@@ -29,5 +30,9 @@ void topogen_cut_destroy(topogen_cut *c);
 /* Prints c as text lines (groups, cross_edges with the fraction of all
  * edges, cross_per_group), or as JSON members followed by a comma. */
 void topogen_cut_print(const topogen_cut *c, int json);
+
+/* The cut as members of the --json object o (groups, cross_edges,
+ * cross_fraction, cross_per_group). */
+void topogen_cut_json(const topogen_cut *c, json_t *o, int *bad);
 
 #endif

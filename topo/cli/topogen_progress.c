@@ -22,11 +22,13 @@ void topogen_progress(void *ctx, const tg_progress *p)
     char eta[32] = "?";
     if (isfinite(p->eta))
         snprintf(eta, sizeof eta, "%.0f s", ceil(p->eta));
-    fprintf(stderr, "%stopogen: %3.0f%% restart %zu/%zu move %zu/%zu "
-            "T=%.2e energy=%.5f best=%.5f %.1f s, ~%s left%s",
-            *tty ? "\r" : "", 100.0 * p->fraction, p->restart + 1,
-            p->restarts, p->iter, p->iters, p->temperature, p->energy,
-            p->best, p->seconds, eta, *tty ? "\033[K" : "\n");
+    /* the whole search, not the restart that happened to report: with
+     * restarts in parallel the line would alternate between them */
+    fprintf(stderr, "%stopogen: %3.0f%% %zu restarts (%zu running) moves "
+            "%zu/%zu T=%.2e best=%.5f %.1f s, ~%s left%s",
+            *tty ? "\r" : "", 100.0 * p->fraction, p->restarts, p->running,
+            p->moves, p->restarts * p->iters, p->temperature, p->best,
+            p->seconds, eta, *tty ? "\033[K" : "\n");
     if (*tty) {
         *tty = 2;
         fflush(stderr);

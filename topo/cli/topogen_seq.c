@@ -1,9 +1,8 @@
 /* topogen_seq.c: topogen's reports for time-varying topologies (see
- * topogen_seq.h): generation writes the cm_topo_seq format with a header
- * that records the settings, the period and the product norm; evaluation
- * prints the period, per-round degrees, messages per period, the product
- * norm and the rounds to 1e-3 (tg_seq_evaluate), or simulates gossip
- * through the rounds (tg_simulate_seq); with --net, the modelled time of
+ * topogen_seq.h; generation is topogen_make.c): evaluation prints the
+ * period, per-round degrees, messages per period, the product norm and
+ * the rounds to 1e-3 (tg_seq_evaluate), or simulates gossip through the
+ * rounds (tg_simulate_seq); with --net, the modelled time of
  * each round (cm_net) next to a ring all-reduce of the same workers.
  */
 #include "topogen_seq.h"
@@ -15,27 +14,8 @@
 #include "cm_place.h"
 #include "cm_status.h"
 #include "tg_eval.h"
-
-void topogen_print_number(const char *key, double v, int last)
-{
-    if (isfinite(v))
-        printf("\"%s\":%.17g%s", key, v, last ? "" : ",");
-    else
-        printf("\"%s\":null%s", key, last ? "" : ",");
-}
-
-void topogen_print_json_string(const char *s)
-{
-    putchar('"');
-    for (const char *p = s; *p; p++)
-        if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            printf("\\u%04x", (unsigned)(unsigned char)*p);
-        else
-            putchar(*p);
-    putchar('"');
-}
+#include "topogen_json.h"
+#include "topogen_neff.h"
 
 double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
                               double bytes)
@@ -67,43 +47,6 @@ static cm_status seq_net_eval(const topogen_seq_eval_job *job,
     return st;
 }
 
-int topogen_seq_generate(const topogen_seq_job *job)
-{
-    cm_topo_seq s;
-    cm_topo_seq_init(&s);
-    tg_seq_eval e;
-    int rc = EXIT_FAILURE;
-    cm_status st = tg_seq_build(&s, job->kind, job->n, job->d);
-    if (st == CM_OK)
-        st = tg_seq_evaluate(&s, NULL, &e);
-    if (st == CM_OK) {
-        char comment[1536];
-        snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=%s period=%zu seed=%llu "
-                 "version=%s\n"
-                 "# settings: %s\n"
-                 "# product_norm=%.3g exact=%d messages_per_period=%.4g\n"
-                 "# one `# round R` section per round, `i j W_ij` lines; "
-                 "W_ii = 1 - sum_j W_ij",
-                 s.n, e.dmax, tg_seq_kind_name(job->kind), s.period,
-                 (unsigned long long)job->seed, job->version,
-                 job->settings, e.norm, e.exact, e.messages);
-        st = cm_topo_seq_save(&s, job->out, comment);
-    }
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
-        goto cleanup;
-    }
-    if (!job->quiet)
-        fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "
-                "degree <= %zu, ||product - 11^T/n|| = %.3g\n", s.n,
-                tg_seq_kind_name(job->kind), s.period, e.dmax, e.norm);
-    rc = EXIT_SUCCESS;
-cleanup:
-    cm_topo_seq_destroy(&s);
-    return rc;
-}
-
 int topogen_seq_evaluate(const topogen_seq_eval_job *job,
                          const cm_topo_seq *s)
 {
@@ -119,6 +62,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     cm_status st = CM_OK;
     const size_t P = job->ranks ? job->ranks : s->n;
     const size_t H = job->hosts ? job->hosts : P;
+    int usage = job->out_given || job->weights_given; /* flag conflicts:
+                                                         exit 2 */
     if (job->out_given)
         st = cm_error(CM_EINVAL, "-o: %s is time-varying (period %zu); -o "
                       "rewrites one-round files with new weights", file,
@@ -132,7 +77,15 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         st = cm_error(CM_ENOMEM, "out of memory");
     if (st == CM_OK)
         st = tg_seq_evaluate(s, deg, &e);
+    topogen_neff nv = {0};
+    if (st == CM_OK)
+        st = topogen_neff_gammas(job->gamma, &nv);
+    if (st == CM_OK && s->n > TG_NEFF_DENSE_MAX)
+        nv.k = 0;
+    else if (st == CM_OK && !simulate)
+        st = topogen_neff_seq(s, &nv);
     if (st == CM_OK && job->net) {
+        usage = P > s->n || H > P;
         if (P > s->n)
             st = cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
                           "(workers)", P, file, s->n);
@@ -155,6 +108,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
+        if (usage)
+            rc = 2;
         goto cleanup;
     }
     if (simulate) {
@@ -167,30 +122,37 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             printf("%zu %.6g %.6g\n", r, rel[r],
                    pow(e.norm, (double)(r / e.period)));
     } else if (json) {
-        printf("{\"file\":");
-        topogen_print_json_string(file);
-        printf(",\"n\":%zu,\"period\":%zu,\"degree_per_round\":[", e.n,
-               e.period);
-        for (size_t t = 0; t < e.period; t++)
-            printf("%s%zu", t ? "," : "", deg[t]);
-        printf("],\"max_degree\":%zu,", e.dmax);
-        topogen_print_number("messages_per_period", e.messages, 0);
-        topogen_print_number("product_norm", e.norm, 0);
-        printf("\"exact\":%s,", e.exact ? "true" : "false");
-        topogen_print_number("rounds_1e-3", e.rounds ? (double)e.rounds
-                                             : e.rounds_est, 0);
+        int bad = 0;
+        json_t *o = json_object();
+        topogen_json_str(o, "file", file, &bad);
+        topogen_json_int(o, "n", e.n, &bad);
+        topogen_json_int(o, "period", e.period, &bad);
+        topogen_json_ints(o, "degree_per_round", deg, e.period, &bad);
+        topogen_json_int(o, "max_degree", e.dmax, &bad);
+        topogen_json_num(o, "messages_per_period", e.messages, &bad);
+        topogen_json_num(o, "product_norm", e.norm, &bad);
+        topogen_json_set(o, "exact", json_boolean(e.exact), &bad);
+        topogen_json_num(o, "rounds_1e-3", e.rounds ? (double)e.rounds
+                                                     : e.rounds_est, &bad);
+        topogen_neff_json(&nv, o, &bad);
         if (job->net) {
             char d[160];
-            printf("\"net\":\"%s\",\"ranks\":%zu,\"hosts\":%zu,"
-                   "\"array_bytes\":%.0f,\"block\":{\"round_s\":[",
-                   cm_net_describe(&net, d, sizeof d), P, H,
-                   job->array_bytes);
-            for (size_t t = 0; t < e.period; t++)
-                printf("%s%.6g", t ? "," : "", round_s[t]);
-            printf("],\"mean_round_s\":%.6g},\"allreduce_ring_s\":%.6g,",
-                   mean_s, ar_s);
+            json_t *blk = json_object();
+            topogen_json_str(o, "net", cm_net_describe(&net, d, sizeof d),
+                             &bad);
+            topogen_json_int(o, "ranks", P, &bad);
+            topogen_json_int(o, "hosts", H, &bad);
+            topogen_json_num(o, "array_bytes", job->array_bytes, &bad);
+            topogen_json_nums(blk, "round_s", round_s, e.period, &bad);
+            topogen_json_num(blk, "mean_round_s", mean_s, &bad);
+            topogen_json_set(o, "block", blk, &bad);
+            topogen_json_num(o, "allreduce_ring_s", ar_s, &bad);
         }
-        printf("\"weights\":\"file\"}\n");
+        if (job->extra)
+            topogen_json_members(o, job->extra, &bad);
+        topogen_json_str(o, "weights", "file", &bad);
+        if (topogen_json_print(o, bad))
+            goto cleanup;
     } else {
         printf("file          %s\n", file);
         printf("n             %zu\n", e.n);
@@ -207,7 +169,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         else
             printf("rounds_1e-3   %.1f  (estimated from the period)\n",
                    e.rounds_est);
-        printf("weights       file\n");
+        printf("weights       file\n%s", job->extra ? job->extra : "");
+        topogen_neff_print(&nv);
         if (job->net) {
             char d[160];
             printf("net           %s\nplacement     %zu workers on %zu "

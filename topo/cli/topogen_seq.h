@@ -1,6 +1,5 @@
 /* topogen_seq: the time-varying half of topogen's main (topo/cli/topogen.c):
- * build and write a one-peer-exp or base sequence, and report on a
- * sequence file. Like topogen.c it prints and returns exit statuses; it
+ * report on a sequence file (building one is topogen_make.c). Like topogen.c it prints and returns exit statuses; it
  * is linked into topogen only (the Makefile's topo/cli/ rule). The
  * JSON printers are shared with topogen_eval.c.
  */
@@ -15,21 +14,6 @@
 #include "tg_seq.h"
 
 typedef struct {
-    tg_seq_kind kind;     /* what to build */
-    size_t n, d;          /* nodes; per-round degree bound (base) */
-    uint64_t seed;        /* recorded in the header (the kinds are fixed) */
-    const char *settings; /* the header's `# settings:` command line */
-    const char *version;  /* topogen's version string */
-    const char *out;      /* -o FILE or "-" */
-    int quiet;            /* no summary on stderr */
-} topogen_seq_job;
-
-/* Builds job's sequence, writes it atomically with its header and
- * prints a one-line summary on stderr. Returns an exit status (0, or 1
- * with one message on stderr). */
-int topogen_seq_generate(const topogen_seq_job *job);
-
-typedef struct {
     const char *file;  /* the file s was read from (messages, report) */
     int json;          /* one JSON object instead of the text report */
     size_t simulate;   /* rounds to simulate instead (0: none) */
@@ -40,6 +24,9 @@ typedef struct {
     size_t ranks;      /* --net: ranks (0: one per node) */
     size_t hosts;      /* --net: hosts (0: one per rank) */
     double array_bytes; /* --net: bytes of one worker array */
+    const char *gamma; /* --gamma list for n_eff (NULL: 0.951) */
+    const char *extra; /* more report (--labels: topogen_data_eval's text
+                          or JSON members), or NULL */
 } topogen_seq_eval_job;
 
 /* `topogen eval FILE` for a sequence s of period > 1 read from it:
@@ -62,11 +49,5 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
  * n): the plain ring over n, cm_net_allreduce_time(net, n, 1, bytes). */
 double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
                               double bytes);
-
-/* `"key":v,` (or without the comma when last), null when not finite. */
-void topogen_print_number(const char *key, double v, int last);
-
-/* s as a JSON string, escaped. */
-void topogen_print_json_string(const char *s);
 
 #endif

@@ -27,14 +27,17 @@
 #include <gsl/gsl_errno.h>
 
 #include "cm_atomic.h"
+#include "cm_labels.h"
 #include "cm_status.h"
 #include "cm_time.h"
 #include "cm_topo.h"
+#include "cm_topo_seq.h"
 #include "dt_ckpt.h"
 #include "dt_bench.h"
 #include "dt_bench_gossip.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
+#include "dt_partition_file.h"
 #include "dt_config.h"
 #include "dt_summary.h"
 #include "dt_topo_load.h"
@@ -183,12 +186,14 @@ static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
     printf("placement %s", cm_place_name(r->placement));
     if (r->period > 1)
         printf(" (for all %zu rounds; counts of their union)", r->period);
+    if (r->topo_kind == 2)
+        printf(" (for round 0's graph of the epidemic topology)");
     printf(": %zu workers on %zu ranks on %zu host%s: cut %zu "
-           "edges (%zu across hosts); per round %.3g MB between ranks "
+           "%s (%zu across hosts); per round %.3g MB between ranks "
            "(%zu arrays; per rank %.3g MB, busiest %.3g MB), %.3g MB across "
            "hosts (%zu arrays)", r->n_workers,
            r->n_ranks, st->hosts, st->hosts == 1 ? "" : "s", st->cut_edges,
-           st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
+           r->topo_kind ? "arcs" : "edges", st->cut_edges_host, (double)st->volume * B / 1e6, st->volume,
            (double)st->volume * B / P / 1e6,
            (double)st->max_rank * B / 1e6,
            (double)st->volume_host * B / 1e6, st->volume_host);
@@ -305,7 +310,7 @@ static int run_single(const dt_config *cfg)
         .local_acc = res.test_acc, .lr = res.lr,
         .train_loss_global = res.train_loss_global,
         .epoch = (double)res.epochs_done, .wall_s = res.wall_s,
-        .model_s = NAN,
+        .model_s = NAN, .d2_mixing = NAN,
         .images_per_s = res.images_per_s, .t_total = cm_time_now() - t0,
         .t_compute = res.train_s, .param_hash = res.param_hash};
     return write_summary(cfg, &sm);
@@ -322,16 +327,38 @@ static void print_notices(const dt_config *cfg)
         int one_based;
         cm_topo_seq_init(&seq);
         if (dt_topo_read(cfg->topology, &seq, &one_based) == CM_OK &&
-            seq.period == 1 && seq.round[0].ew)
+            seq.period == 1 && seq.round[0].ew && !seq.round[0].directed)
             fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
                     "weights in %s\n", cm_weight_rule_name(cfg->weights),
                     cfg->topology);
         cm_topo_seq_destroy(&seq);
         cm_error_clear();
     }
+    char id[512], v[128], part[64];
+    if (cfg->topology[0] &&
+        cm_labels_topo_identity(cfg->topology, id, sizeof id) == 0) {
+        /* a topology learned for a partition: is it this run's? */
+        char seed[32];
+        dt_partition_spec_str(&cfg->partition, part, sizeof part);
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)cfg->seed);
+        const char *keys[] = {"dataset", "partition", "seed"};
+        const char *mine[] = {dt_dataset_name(cfg->dataset), part, seed};
+        for (size_t k = 0; k < 3; k++)
+            if (cm_labels_identity_get(id, keys[k], v, sizeof v) == 0 &&
+                strcmp(v, mine[k]) != 0) {
+                fprintf(stderr, "dpsgd-train: notice: %s was learned for "
+                        "the partition %s, but this run uses dataset=%s "
+                        "partition=%s seed=%s: its neighbourhoods are not "
+                        "balanced for this run's shards\n", cfg->topology,
+                        id, mine[0], mine[1], mine[2]);
+                break;
+            }
+    }
     if (cfg->resume && cfg->ckpt_dir[0]) {
         uint64_t e;
-        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO)
+        dt_ckpt_dir_info info;
+        if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO &&
+            dt_ckpt_scan(cfg->ckpt_dir, 0, &info) == CM_OK && !info.complete)
             fprintf(stderr, "dpsgd-train: notice: --resume: no checkpoint in "
                     "%s yet: starting from scratch\n", cfg->ckpt_dir);
     }
@@ -339,9 +366,15 @@ static void print_notices(const dt_config *cfg)
 }
 
 /* --eval-model: one line with the saved model's test accuracy and loss. */
-static int run_eval_model(const dt_config *cfg)
+static int run_eval_model(const dt_config *given)
 {
     dt_train_result res;
+    dt_config c = *given, *cfg = &c; /* model and data set: the file's */
+    cm_status s = dt_train_apply_model_meta(cfg);
+    if (s != CM_OK) { /* unreadable, or contradicts --model/--dataset */
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
     if (dt_train_eval_model(cfg, &res) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -351,6 +384,43 @@ static int run_eval_model(const dt_config *cfg)
            dt_model_name(cfg->model), cfg->eval_model,
            dt_dataset_name(cfg->dataset), res.test_acc, res.test_loss,
            res.n_test, res.n_params, (unsigned long long)res.param_hash);
+    return 0;
+}
+
+/* --epochs 0 --write-partition FILE: the partition a run with these
+ * flags would use, over --workers N or the nodes of --topology, written
+ * by rank 0 (dt_partition_write_only), no training. */
+static int run_write_partition(const dt_config *cfg, int root)
+{
+    if (!root)
+        return 0;
+    size_t n = cfg->workers;
+    if (!n && cfg->topology[0]) {
+        cm_topo_seq seq;
+        cm_topo_seq_init(&seq);
+        if (cm_topo_seq_read(&seq, cfg->topology) != CM_OK) {
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+            return 1;
+        }
+        n = seq.n;
+        cm_topo_seq_destroy(&seq);
+    }
+    if (!n) {
+        fprintf(stderr, "dpsgd-train: --epochs 0 --write-partition: give "
+                "the workers with --workers N or --topology FILE\n");
+        return 2;
+    }
+    cm_status s = dt_partition_write_only(
+        cfg->write_partition, cfg->dataset,
+        cfg->data_dir[0] ? cfg->data_dir : NULL, cfg->synth_train,
+        cfg->train_limit, n, &cfg->partition, cfg->batch, cfg->seed);
+    if (s != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        return s == CM_EINVAL ? 2 : 1;
+    }
+    if (!cfg->quiet)
+        printf("partition: %zu workers written to %s\n", n,
+               cfg->write_partition);
     return 0;
 }
 
@@ -379,11 +449,18 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             fputs(msg, stderr);
             fflush(stderr);
         } else {
-            sleep(5);
+            /* the reporting rank answered our ping, so it is waiting and
+             * times out itself within --timeout (and its grace period):
+             * give it that long (at most 30 s) to print and end the job */
+            double t = cfg->timeout < 25 ? cfg->timeout : 25;
+            struct timespec ts = {(time_t)(5 + t), 0};
+            nanosleep(&ts, NULL);
         }
         dt_comm_abort_job(1);
     }
     if (s != CM_OK) {
+        sig_root = 0; /* the one message: a SIGTERM of mpirun while the
+                         ranks leave adds no "stopped by" line */
         if (root)
             fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return s == CM_EINVAL ? 2 : 1;
@@ -410,7 +487,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
            "%s %.4f  hash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
-                                          : dt_algo_name(r.algorithm),
+           : cfg->clique_avg ? "clique-avg" : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
            epochs, r.last.test_acc, local,
            r.last.consensus, r.period > 1 ? "product-norm" : "slem",
@@ -439,7 +516,10 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     const dt_summary sm = {
-        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "dpsgd",
+        .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
+                                               : dt_algo_name(r.algorithm),
+        .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
+                             r.algorithm == DT_ALGO_D2 ? r.mix_c : NAN,
         .workers = r.n_workers, .ranks = r.n_ranks, .steps = r.steps,
         .n_params = r.n_params, .test_acc = r.last.test_acc,
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
@@ -505,11 +585,18 @@ int main(int argc, char **argv)
         rc = root ? run_bench(&cfg) : 0;
     } else if (cfg.eval_model[0]) {
         rc = root ? run_eval_model(&cfg) : 0;
+    } else if (cfg.epochs == 0) {
+        rc = run_write_partition(&cfg, root);
     } else if (dt_comm_size(world) == 1 && !cfg.topology[0] &&
                cfg.mode == DT_MODE_GOSSIP) {
-        if (cfg.resume || cfg.ckpt_dir[0]) {
-            fprintf(stderr, "dpsgd-train: --checkpoint/--resume need "
-                    "--topology or --mode allreduce\n");
+        if (cfg.resume || cfg.ckpt_dir[0] || cfg.write_partition[0]) {
+            fprintf(stderr, "dpsgd-train: --checkpoint/--resume%s need "
+                    "--topology or --mode allreduce\n",
+                    cfg.write_partition[0] ? " (and --write-partition, "
+                    "unless --epochs 0)" : "");
+            rc = 2;
+        } else if (dt_config_check_single(&cfg) != CM_OK) {
+            fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
             rc = 2;
         } else {
             catch_signals(&cfg, root);

@@ -42,7 +42,10 @@
  * The mixer may use another W_t at every step (a time-varying topology):
  * dpsgd, gt and qgm are defined for that (gt's mean-of-y invariant needs
  * only doubly stochastic W_t); d2 is not, and the trainer refuses it on a
- * sequence (dt_d2_mix.h).
+ * sequence (dt_d2_mix.h). Directed W (cm_topo.h): dpsgd runs on any; gt
+ * and qgm need W doubly stochastic (every directed file, EL-Oracle; not
+ * EL-Local); d2 needs W symmetric. The trainer refuses the rest
+ * (check_directed in dt_dpsgd.c).
  *
  * Bytes per step: one array of n floats per neighbour, twice that for gt.
  * dpsgd and gt overlap the gossip with the gradients; d2 and qgm gossip a

@@ -138,6 +138,25 @@ static cm_status make_dir(const char *path)
     return CM_OK;
 }
 
+/* CM_OK when path is a directory itself, not a symbolic link to one: a
+ * link inside DIR would let this run write into (or prune) another run's
+ * checkpoint. */
+static cm_status real_dir(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0)
+        return cm_error(CM_EIO, "cannot stat %s: %s", path, strerror(errno));
+    if (S_ISLNK(sb.st_mode))
+        return cm_error(CM_EIO, "%s is a symbolic link: a checkpoint "
+                        "directory is written and pruned only by the run "
+                        "that owns it, never through a link (to start from "
+                        "another run's checkpoint, copy it: cp -r A B, then "
+                        "--checkpoint B --resume)", path);
+    if (!S_ISDIR(sb.st_mode))
+        return cm_error(CM_EIO, "%s is not a directory", path);
+    return CM_OK;
+}
+
 cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
                         const float *params, float *const *state)
 {
@@ -156,7 +175,7 @@ cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
         return s;
     snprintf(path, sizeof path, "%s/epoch-%06llu", dir,
              (unsigned long long)m->epoch);
-    if ((s = make_dir(path)) != CM_OK)
+    if ((s = make_dir(path)) != CM_OK || (s = real_dir(path)) != CM_OK)
         return s;
     dt_ckpt_path(path, sizeof path, dir, m->epoch, m->worker);
     if ((s = cm_atomic_open(&f, path)) != CM_OK)
@@ -179,6 +198,9 @@ static void remove_epoch_dir(const char *dir, const char *name)
 {
     char sub[CK_PATH], file[2 * CK_PATH];
     snprintf(sub, sizeof sub, "%s/%s", dir, name);
+    struct stat sb;
+    if (lstat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return; /* a link (or anything else) is never followed */
     DIR *d = opendir(sub);
     if (!d)
         return;
@@ -221,18 +243,58 @@ static int cmp_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Removes every epoch directory but the `keep` newest at or below
- * `epoch` (those above it are leftovers of an unfinished save). */
-static void prune(const char *dir, uint64_t epoch, size_t keep)
+/* The settings fingerprint in the first readable worker-* file header
+ * of DIR/name (a real directory, never a link): 1 and *fp, or 0. */
+static int epoch_owner(const char *dir, const char *name, uint64_t *fp)
 {
-    uint64_t *kept = NULL, e;
+    char sub[CK_PATH], file[2 * CK_PATH];
+    unsigned char h[CK_HDR];
+    struct stat sb;
+    snprintf(sub, sizeof sub, "%s/%s", dir, name);
+    if (lstat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return 0;
+    DIR *d = opendir(sub);
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "worker-", 7) != 0 || strstr(e->d_name, ".tmp."))
+            continue;
+        snprintf(file, sizeof file, "%s/%s", sub, e->d_name);
+        if (lstat(file, &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        FILE *f = fopen(file, "rb");
+        if (!f)
+            continue;
+        if (fread(h, 1, CK_HDR, f) == CK_HDR && memcmp(h, CK_MAGIC, 8) == 0 &&
+            get_u32(h + 8) == CK_VERSION) {
+            dt_ckpt_meta m;
+            header_decode(h, &m);
+            *fp = m.fingerprint;
+            found = 1;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
+/* Removes every epoch directory of this run (its worker files carry the
+ * fingerprint `own`) but the `keep` newest at or below `epoch` (those
+ * above it are leftovers of an unfinished save). Directories of other
+ * runs, links and directories without a readable worker file stay. */
+static void prune(const char *dir, uint64_t epoch, size_t keep, uint64_t own)
+{
+    uint64_t *kept = NULL, e, fp;
     size_t n = 0, cap = 0;
     DIR *d = opendir(dir);
     if (!d)
         return;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        if (!epoch_name(de->d_name, &e))
+        if (!epoch_name(de->d_name, &e) ||
+            !epoch_owner(dir, de->d_name, &fp) || fp != own)
             continue;
         if (e > epoch) {
             remove_epoch(dir, e);
@@ -259,6 +321,7 @@ cm_status dt_ckpt_commit_keep(const char *dir, uint64_t epoch,
 {
     char path[CK_PATH], name[64];
     struct stat sb;
+    uint64_t own = 0;
     if (dir_ok(dir) != CM_OK)
         return CM_EINVAL;
     for (uint64_t w = 0; w < n_workers; w++) {
@@ -268,6 +331,9 @@ cm_status dt_ckpt_commit_keep(const char *dir, uint64_t epoch,
                             path);
     }
     snprintf(name, sizeof name, "epoch-%06llu", (unsigned long long)epoch);
+    if (!epoch_owner(dir, name, &own))
+        return cm_error(CM_EIO, "checkpoint incomplete: no readable worker "
+                        "file in %s/%s", dir, name);
     snprintf(path, sizeof path, "%s/latest", dir);
     cm_afile f;
     cm_status s = cm_atomic_open(&f, path);
@@ -276,7 +342,7 @@ cm_status dt_ckpt_commit_keep(const char *dir, uint64_t epoch,
     fprintf(f.fp, "%s\n", name);
     if ((s = cm_atomic_commit(&f)) != CM_OK)
         return s;
-    prune(dir, epoch, keep ? keep : 1);
+    prune(dir, epoch, keep ? keep : 1, own);
     return CM_OK;
 }
 
@@ -304,7 +370,89 @@ cm_status dt_ckpt_prepare(const char *dir, cm_lock *lock)
     if ((s = dir_ok(dir)) != CM_OK || (s = make_dir(dir)) != CM_OK)
         return s;
     snprintf(path, sizeof path, "%s/lock", dir);
-    return cm_lock_acquire(lock, path, dir);
+    if ((s = cm_lock_acquire(lock, path, dir)) != CM_OK)
+        return s;
+    if ((s = dt_ckpt_scan(dir, 1, NULL)) != CM_OK)
+        cm_lock_release(lock);
+    return s;
+}
+
+/* 1 when nm ends in cm_atomic's temporary suffix ".tmp.XXXXXX". */
+static int tmp_name(const char *nm)
+{
+    size_t l = strlen(nm);
+    return l > 11 && memcmp(nm + l - 11, ".tmp.", 5) == 0;
+}
+
+/* Removes the regular files with a temporary name in folder. */
+static void remove_tmp(const char *folder)
+{
+    char file[2 * CK_PATH];
+    struct stat sb;
+    DIR *d = opendir(folder);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!tmp_name(e->d_name))
+            continue;
+        snprintf(file, sizeof file, "%s/%s", folder, e->d_name);
+        if (lstat(file, &sb) == 0 && S_ISREG(sb.st_mode))
+            unlink(file);
+    }
+    closedir(d);
+}
+
+cm_status dt_ckpt_scan(const char *dir, int clean, dt_ckpt_dir_info *info)
+{
+    char path[CK_PATH], state[CK_PATH];
+    struct stat sb;
+    cm_status s = CM_OK;
+    uint64_t e;
+    if (info)
+        memset(info, 0, sizeof *info);
+    if ((s = dir_ok(dir)) != CM_OK)
+        return s;
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? CM_OK
+                               : cm_error(CM_EIO, "cannot read %s: %s", dir,
+                                          strerror(errno));
+    if (clean)
+        remove_tmp(dir);
+    struct dirent *de;
+    while (s == CM_OK && (de = readdir(d)) != NULL) {
+        const char *nm = de->d_name;
+        int ep = epoch_name(nm, &e);
+        if (!ep && strncmp(nm, "state-", 6) != 0 && strcmp(nm, "latest") != 0 &&
+            strcmp(nm, "settings") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, nm);
+        if (lstat(path, &sb) != 0)
+            continue;
+        if (S_ISLNK(sb.st_mode)) {
+            s = cm_error(CM_EIO, "%s is a symbolic link: a checkpoint "
+                         "directory is written and pruned only by the run "
+                         "that owns it, never through a link (to start from "
+                         "another run's checkpoint, copy it: cp -r A B, then "
+                         "--checkpoint B --resume)", path);
+            break;
+        }
+        if (!ep || !S_ISDIR(sb.st_mode))
+            continue;
+        if (clean)
+            remove_tmp(path);
+        uint64_t fp;
+        snprintf(state, sizeof state, "%s/state-%06llu.bin", dir,
+                 (unsigned long long)e);
+        if (info && epoch_owner(dir, nm, &fp) && stat(state, &sb) == 0) {
+            info->complete++;
+            if (e > info->newest)
+                info->newest = e;
+        }
+    }
+    closedir(d);
+    return s;
 }
 
 cm_status dt_ckpt_latest(const char *dir, uint64_t *epoch)

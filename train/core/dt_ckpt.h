@@ -66,8 +66,10 @@ cm_status dt_ckpt_write(const char *dir, const dt_ckpt_meta *m,
 
 /* Marks epoch complete: checks that all n_workers files of the epoch
  * exist (CM_EIO naming the first missing one), writes DIR/latest
- * atomically, then removes every other DIR/epoch-* directory (only files
- * named worker-*; errors while removing old checkpoints are ignored).
+ * atomically, then removes every other DIR/epoch-* directory of the same
+ * run, i.e. whose worker files carry the fingerprint of this epoch's (only
+ * files named worker-*; never through a symbolic link; directories of
+ * other runs stay; errors while removing old checkpoints are ignored).
  * Call on one rank, after every rank's dt_ckpt_write has returned. */
 cm_status dt_ckpt_commit(const char *dir, uint64_t epoch, uint64_t n_workers);
 
@@ -87,8 +89,25 @@ void dt_ckpt_discard(const char *dir, uint64_t epoch);
  * parent must exist) and locks DIR/lock (cm_lock) for the run, so an
  * unwritable DIR is found before the first epoch (CM_EIO naming it and
  * the cause) and a second run on DIR is refused ("DIR is in use by
- * another run"). Release with cm_lock_release. */
+ * another run"); then dt_ckpt_scan (links refused, temporary files of
+ * an interrupted save removed). Release with cm_lock_release. */
 cm_status dt_ckpt_prepare(const char *dir, cm_lock *lock);
+
+/* What dt_ckpt_scan found in DIR. */
+typedef struct {
+    size_t complete;  /* epoch-E directories with a worker file and a
+                         DIR/state-E.bin beside them (complete saves) */
+    uint64_t newest;  /* the newest of them (0 when none) */
+} dt_ckpt_dir_info;
+
+/* Rank 0 at start-up, holding DIR/lock: refuses (CM_EIO naming it) an
+ * epoch-*, state-*, latest or settings entry of DIR that is a symbolic
+ * link, since writing or pruning through it would change another run's
+ * files; with clean (only while holding DIR/lock) removes the temporary
+ * files (*.tmp.XXXXXX) an interrupted save left in DIR and its epoch
+ * directories; counts the complete epochs into *info (may be NULL). A missing DIR is CM_OK with nothing found.
+ * dt_ckpt_prepare calls it. O(entries of DIR and its epochs). */
+cm_status dt_ckpt_scan(const char *dir, int clean, dt_ckpt_dir_info *info);
 
 /* Reads DIR/latest into *epoch. CM_EIO "no complete checkpoint in DIR
  * (DIR/latest is missing)" when absent, CM_EFORMAT "DIR/latest: ..." when

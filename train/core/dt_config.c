@@ -34,7 +34,7 @@ static const flag_spec FLAGS[] = {
     {"--dataset", F_DATASET, OFF(dataset), 0, 0, 0},
     {"--data", F_PATH, OFF(data_dir), 0, 0, 0},
     {"--model", F_MODEL, OFF(model), 0, 0, 0},
-    {"--epochs", F_SIZE, OFF(epochs), 1, 1e6, 0},
+    {"--epochs", F_SIZE, OFF(epochs), 0, 1e6, 0},
     {"--batch", F_SIZE, OFF(batch), 1, 65536, 0},
     {"--lr", F_DOUBLE, OFF(lr), 0, 1e3, 0},
     {"--momentum", F_DOUBLE, OFF(momentum), 0, 1, 1},
@@ -77,12 +77,16 @@ static const flag_spec FLAGS[] = {
     {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
     {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
     {"--summary", F_PATH, OFF(summary), 0, 0, 0},
+    {"--write-partition", F_PATH, OFF(write_partition), 0, 0, 0},
 };
 /* Short spellings: {alias, flag}. */
 static const char *const ALIASES[][2] = {
     {"-h", "--help"},
     {"-q", "--quiet"},
 };
+
+_Static_assert(sizeof FLAGS / sizeof FLAGS[0] <= 64,
+               "dt_config.given has one bit per flag");
 
 void dt_config_default(dt_config *cfg)
 {
@@ -165,12 +169,22 @@ const char *dt_config_usage(void)
         "  --mode M           gossip (default, needs --topology) or "
         "allreduce\n"
         "  --workers N        allreduce: number of workers (one per rank)\n"
-        "  --partition P      iid (default) or dirichlet:ALPHA (label skew)\n"
+        "  --partition P      iid (default), dirichlet:ALPHA (label skew) or "
+        "shards:C\n"
+        "                     (exactly C classes per worker)\n"
+        "  --write-partition FILE  the partition's per-worker class counts "
+        "(topogen\n"
+        "                     --labels); with --epochs 0 only that "
+        "(--workers N or\n"
+        "                     --topology FILE gives the workers)\n"
         "  --algorithm A      dpsgd (default), d2 (D^2 / exact diffusion), "
         "gt\n"
-        "                     (gradient tracking, 2x bytes) or qgm "
+        "                     (gradient tracking, 2x bytes), qgm "
         "(quasi-global\n"
-        "                     momentum); see train/README.md\n"
+        "                     momentum) or clique-avg (dpsgd, gradients "
+        "averaged in the\n"
+        "                     clique of a D-Cliques topology); see "
+        "train/README.md\n"
         "  --d2-mixing C      d2 mixes with (1-C) I + C W: auto (the largest "
         "C\n"
         "                     <= 1 with lambda_min >= -1/4), half (C = 0.5), "
@@ -238,6 +252,11 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
     case F_PARTITION:
         return dt_partition_parse(v, (dt_part_spec *)(void *)p);
     case F_ALGO:
+        cfg->clique_avg = strcmp(v, "clique-avg") == 0;
+        if (cfg->clique_avg) { /* dpsgd's update on clique-mean gradients */
+            *(dt_algo_kind *)(void *)p = DT_ALGO_DPSGD;
+            return CM_OK;
+        }
         if (dt_algo_parse(v, (dt_algo_kind *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);
         return CM_OK;
@@ -327,6 +346,7 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         if (s != CM_OK || done)
             return s;
         const flag_spec *f = it.row;
+        cfg->given |= 1ULL << (f - FLAGS);
         if (f->kind == F_FLAG) {
             *(int *)(void *)((char *)cfg + f->off) = 1;
             if (cfg->help || cfg->version)
@@ -338,6 +358,42 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
             return s;
         if (f->kind == F_WEIGHTS)
             cfg->weights_set = 1;
+        cfg->model_given |= f->kind == F_MODEL;
+        cfg->dataset_given |= f->kind == F_DATASET;
     }
+    if (cfg->epochs == 0 && !cfg->write_partition[0])
+        return cm_error(CM_EINVAL, "--epochs: at least 1 (0 only with "
+                        "--write-partition FILE: write the partition, do "
+                        "not train)");
+    if (cfg->dataset == DT_DS_SYNTHETIC && cfg->data_dir[0])
+        return cm_error(CM_EINVAL, "--data %s: --dataset synthetic makes its "
+                        "own images (--synthetic-train, --synthetic-test); "
+                        "--data is for the data sets read from files",
+                        cfg->data_dir);
+    return CM_OK;
+}
+
+int dt_config_given(const dt_config *cfg, const char *flag)
+{
+    for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
+        if (strcmp(FLAGS[k].name, flag) == 0)
+            return (cfg->given >> k) & 1;
+    return 0;
+}
+
+cm_status dt_config_check_single(const dt_config *cfg)
+{
+    static const char *const distributed[] = {
+        "--algorithm", "--d2-mixing", "--partition", "--workers",
+        "--placement", "--net", "--weights", "--local-eval", "--timeout"};
+    for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
+        if (dt_config_given(cfg, distributed[k]) &&
+            !(cfg->write_partition[0] && cfg->epochs == 0 &&
+              (strcmp(distributed[k], "--workers") == 0 ||
+               strcmp(distributed[k], "--partition") == 0)))
+            return cm_error(CM_EINVAL, "%s is for distributed runs "
+                            "(--topology FILE, or --mode allreduce under "
+                            "mpirun); without them one worker trains alone",
+                            distributed[k]);
     return CM_OK;
 }

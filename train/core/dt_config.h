@@ -32,7 +32,8 @@ typedef struct {
     dt_dataset dataset;        /* --dataset (fashion-mnist) */
     char data_dir[DT_PATH_MAX];/* --data; "" = the data set's default */
     dt_model model;            /* --model (lenet) */
-    size_t epochs;             /* --epochs, > 0 */
+    size_t epochs;             /* --epochs, > 0 (0 only with
+                                  --write-partition: write, no training) */
     size_t batch;              /* --batch, per step, > 0 */
     double lr;                 /* --lr, base learning rate, >= 0 */
     double momentum;           /* --momentum, in [0, 1) */
@@ -69,6 +70,9 @@ typedef struct {
     size_t workers;            /* --workers N (allreduce; 0 = one per rank) */
     dt_part_spec partition;    /* --partition iid|dirichlet:ALPHA (iid) */
     dt_algo_kind algorithm;    /* --algorithm dpsgd|d2|gt|qgm (dpsgd) */
+    int clique_avg;            /* --algorithm clique-avg: dpsgd with each
+                                  gradient averaged over its D-Cliques
+                                  clique (the file's `# cliques:` line) */
     double d2_mix;             /* --d2-mixing: weight C of W in d2's
                                   (1-C) I + C W; 0 = auto */
     size_t eval_every;         /* --eval-every K steps; 0 = every epoch */
@@ -94,12 +98,19 @@ typedef struct {
     cm_place_kind placement;   /* --placement block|graph (graph) */
     cm_net net;                /* --net: the network model */
     int net_given;             /* --net was given */
+    int model_given;           /* --model was given */
+    int dataset_given;         /* --dataset was given */
     size_t bench_gossip;       /* --bench-gossip R: time R gossip rounds
                                   alone (no training); 0 = off */
     size_t bench_floats;       /* --bench-floats N: array length for
                                   --bench-gossip (0 = the model's) */
     char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
                                   timings, hashes of the run; "" = none */
+    unsigned long long given;  /* bit k: the k-th flag of the table was
+                                  given (dt_config_given) */
+    char write_partition[DT_PATH_MAX]; /* --write-partition FILE: the
+                                  partition's per-worker class counts
+                                  (dt_partition_file.h); "" = none */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */
@@ -111,6 +122,16 @@ void dt_config_default(dt_config *cfg);
  * "--help" (-h) and "--version" set cfg->help / cfg->version and stop
  * parsing; -q is --quiet. */
 cm_status dt_config_parse(dt_config *cfg, int argc, char **argv);
+
+/* 1 when flag (e.g. "--partition") was on the command line. */
+int dt_config_given(const dt_config *cfg, const char *flag);
+
+/* For a run of one worker in one process (no --topology, not under
+ * mpirun with --mode allreduce): CM_EINVAL naming the first flag given
+ * that only a distributed run uses (--algorithm, --d2-mixing,
+ * --partition, --workers, --placement, --net, --weights, --local-eval,
+ * --timeout), so none is silently ignored. */
+cm_status dt_config_check_single(const dt_config *cfg);
 
 /* The usage text (static storage), listing every flag and its default. */
 const char *dt_config_usage(void);

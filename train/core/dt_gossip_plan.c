@@ -21,6 +21,7 @@ void dt_gossip_plan_destroy(dt_gossip_plan *p)
     free(p->peers);
     free(p->scount);
     free(p->sdispl);
+    free(p->srcs);
     free(p->rcount);
     free(p->rdispl);
     free(p->send_local);
@@ -89,7 +90,7 @@ cm_status dt_gossip_plan_make(dt_gossip_plan *p, const cm_topo *t,
         goto done;
     }
     /* Local workers and the map id -> local index (SIZE_MAX: remote). */
-    size_t nadj = 0;
+    size_t nadj = 0, nout = 0;
     lidx = malloc(n * sizeof *lidx);
     slot = malloc(n * sizeof *slot);
     p->local = malloc(p->count * sizeof *p->local);
@@ -102,43 +103,58 @@ cm_status dt_gossip_plan_make(dt_gossip_plan *p, const cm_topo *t,
             lidx[j] = c;
             p->local[c++] = j;
             nadj += cm_topo_degree(t, j);
+            const size_t *oa;
+            const double *ow;
+            size_t oc;
+            cm_topo_out(t, j, &oa, &ow, &oc);
+            nout += oc;
         }
     }
-    sends = malloc((nadj ? nadj : 1) * sizeof *sends);
+    sends = malloc((nout ? nout : 1) * sizeof *sends);
     recvs = malloc((nadj ? nadj : 1) * sizeof *recvs);
     p->term_off = malloc((p->count + 1) * sizeof *p->term_off);
     p->term_src = malloc((nadj + p->count) * sizeof *p->term_src);
     p->term_w = malloc((nadj + p->count) * sizeof *p->term_w);
     if (!sends || !recvs || !p->term_off || !p->term_src || !p->term_w)
         goto oom;
-    /* Every edge (i local, j remote): i goes to owner[j], j comes from it
-     * (the topology is symmetric, so the two lists name the same peers). */
-    size_t ns = 0;
+    /* Every arc out of a local i to a remote j: i goes to owner[j]; every
+     * arc into a local i from a remote j: j comes from owner[j] (for an
+     * undirected topology the two are the same edges). */
+    size_t ns = 0, nr = 0;
     for (size_t c = 0; c < p->count; c++) {
         size_t i = p->local[c];
+        const size_t *oa;
+        const double *ow;
+        size_t oc;
+        cm_topo_out(t, i, &oa, &ow, &oc);
+        for (size_t k = 0; k < oc; k++)
+            if (owner[oa[k]] != rank)
+                sends[ns++] = (pair){owner[oa[k]], c};
         for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
             size_t j = t->adj[k];
-            if (owner[j] == rank)
-                continue;
-            sends[ns] = (pair){owner[j], c};
-            recvs[ns++] = (pair){owner[j], j};
+            if (owner[j] != rank)
+                recvs[nr++] = (pair){owner[j], j};
         }
     }
     p->nsend = sort_unique(sends, ns);
-    p->nrecv = sort_unique(recvs, ns);
+    p->nrecv = sort_unique(recvs, nr);
     for (size_t e = 0; e < p->nsend; e++)
         p->npeers += e == 0 || sends[e].rank != sends[e - 1].rank;
+    for (size_t e = 0; e < p->nrecv; e++)
+        p->nsrcs += e == 0 || recvs[e].rank != recvs[e - 1].rank;
     size_t pa = p->npeers ? p->npeers : 1; /* never malloc(0) */
+    size_t ra = p->nsrcs ? p->nsrcs : 1;
     p->peers = malloc(pa * sizeof *p->peers);
     p->scount = calloc(pa, sizeof *p->scount);
     p->sdispl = calloc(pa, sizeof *p->sdispl);
-    p->rcount = calloc(pa, sizeof *p->rcount);
-    p->rdispl = calloc(pa, sizeof *p->rdispl);
+    p->srcs = malloc(ra * sizeof *p->srcs);
+    p->rcount = calloc(ra, sizeof *p->rcount);
+    p->rdispl = calloc(ra, sizeof *p->rdispl);
     p->send_local = malloc((p->nsend ? p->nsend : 1) * sizeof *p->send_local);
     p->recv_worker =
         malloc((p->nrecv ? p->nrecv : 1) * sizeof *p->recv_worker);
-    if (!p->peers || !p->scount || !p->sdispl || !p->rcount || !p->rdispl ||
-        !p->send_local || !p->recv_worker)
+    if (!p->peers || !p->scount || !p->sdispl || !p->srcs || !p->rcount ||
+        !p->rdispl || !p->send_local || !p->recv_worker)
         goto oom;
     size_t a = 0;
     for (size_t e = 0; e < p->nsend; e++) {
@@ -152,15 +168,12 @@ cm_status dt_gossip_plan_make(dt_gossip_plan *p, const cm_topo *t,
     }
     a = 0;
     for (size_t e = 0; e < p->nrecv; e++) {
-        while (a < p->npeers && p->peers[a] != recvs[e].rank)
+        if (e > 0 && recvs[e].rank != recvs[e - 1].rank)
             a++;
-        if (a == p->npeers) {
-            s = cm_error(CM_EINTERNAL, "gossip: rank %zu needed but not a "
-                         "peer (topology not symmetric?)", recvs[e].rank);
-            goto done;
-        }
-        if (p->rcount[a]++ == 0)
+        if (p->rcount[a]++ == 0) {
+            p->srcs[a] = recvs[e].rank;
             p->rdispl[a] = e;
+        }
         p->recv_worker[e] = recvs[e].worker;
         slot[recvs[e].worker] = e;
     }

@@ -14,6 +14,10 @@
  *     ascending, ascending id within a sender (the order the sender packs),
  *   - the terms of each local worker's sum: source (local array or
  *     receive slot) and weight, in ascending neighbour id, self merged in.
+ * A directed topology (cm_topo.h) sends along out-arcs and sums over
+ * in-arcs: i's array goes to the ranks of its out-neighbours, and worker
+ * i's terms are its in-neighbours (row i of W), so the peers a rank sends
+ * to (peers) and receives from (srcs) may differ.
  * The terms are added in the same order whatever the mapping and P are,
  * so the result is bit-identical for every placement. dt_gossip_mpi.c
  * moves the send list into the receive slots (one neighbourhood
@@ -33,12 +37,15 @@ typedef struct {
     size_t rank;         /* the rank this plan is for */
     size_t count;        /* workers on this rank */
     size_t *local;       /* [count] their ids, ascending */
-    size_t npeers;       /* ranks this one exchanges with (both ways) */
+    size_t npeers;       /* ranks this one sends to (destinations) */
     size_t *peers;       /* [npeers] their numbers, ascending */
     size_t *scount;      /* [npeers] arrays sent to each peer */
     size_t *sdispl;      /* [npeers] first entry of each in the send list */
-    size_t *rcount;      /* [npeers] arrays received from each peer */
-    size_t *rdispl;      /* [npeers] first receive slot of each */
+    size_t nsrcs;        /* ranks this one receives from (sources); for an
+                            undirected topology the same as peers */
+    size_t *srcs;        /* [nsrcs] their numbers, ascending */
+    size_t *rcount;      /* [nsrcs] arrays received from each source */
+    size_t *rdispl;      /* [nsrcs] first receive slot of each */
     size_t nsend;        /* entries in the send list */
     size_t *send_local;  /* [nsend] local index of each array sent */
     size_t nrecv;        /* receive slots */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cm_atomic.h"
 
@@ -65,16 +66,20 @@ cm_status dt_log_open_model(dt_log *lg, const char *path, int model)
         return s;
     cm_atomic_abort(&probe);
     lg->lock.fd = -1;
-    size_t len = strlen(path);
-    char *lock_path = malloc(len + 6);
-    if (!lock_path)
-        return cm_error(CM_ENOMEM, "out of memory");
-    memcpy(lock_path, path, len);
-    memcpy(lock_path + len, ".lock", 6);
-    s = cm_lock_acquire(&lg->lock, lock_path, path);
-    free(lock_path);
-    if (s != CM_OK)
-        return s;
+    struct stat sb; /* a device or FIFO (--log /dev/null) is not locked:
+                       LOG.lock would be created beside it */
+    if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode)) {
+        size_t len = strlen(path);
+        char *lock_path = malloc(len + 6);
+        if (!lock_path)
+            return cm_error(CM_ENOMEM, "out of memory");
+        memcpy(lock_path, path, len);
+        memcpy(lock_path + len, ".lock", 6);
+        s = cm_lock_acquire(&lg->lock, lock_path, path);
+        free(lock_path);
+        if (s != CM_OK)
+            return s;
+    }
     if (!(lg->path = strdup(path))) {
         cm_lock_release(&lg->lock);
         return cm_error(CM_ENOMEM, "out of memory");
@@ -104,13 +109,13 @@ cm_status dt_log_append(dt_log *lg, const dt_log_row *r)
     if (!isnan(r->train_loss_global))
         snprintf(global, sizeof global, "%.6f", r->train_loss_global);
     if (lg->model)
-        snprintf(model, sizeof model, "%.3f,", r->model_s);
-    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s%s,%.6f,%s,%.6g,%llu,"
-                             "%s,%s,%s\n",
-                             r->epoch, r->step, r->wall_s, model, loss,
+        snprintf(model, sizeof model, ",%.3f", r->model_s);
+    cm_status s = log_printf(lg, "%.6g,%zu,%.3f,%s,%.6f,%s,%.6g,%llu,"
+                             "%s,%s,%s%s\n",
+                             r->epoch, r->step, r->wall_s, loss,
                              r->test_acc, local, r->consensus,
                              (unsigned long long)r->bytes_sent, lr, tloss,
-                             global);
+                             global, model);
     if (s != CM_OK)
         return s;
     return log_flush(lg);

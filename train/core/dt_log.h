@@ -25,9 +25,7 @@
 #define DT_LOG_HEADER "epoch,step,wall_s,train_loss,test_acc," \
                       "test_acc_local_mean,consensus,bytes_sent,lr," \
                       "test_loss,train_loss_global"
-#define DT_LOG_HEADER_MODEL "epoch,step,wall_s,model_s,train_loss,test_acc," \
-                            "test_acc_local_mean,consensus,bytes_sent,lr," \
-                            "test_loss,train_loss_global"
+#define DT_LOG_HEADER_MODEL DT_LOG_HEADER ",model_s" /* new columns last */
 
 /* The global training loss (column train_loss_global) is the loss of the
  * model (in D-PSGD the average model xbar) on the first min(this, n_train)

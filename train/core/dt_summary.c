@@ -1,152 +1,178 @@
-/* dt_summary.c: the --summary JSON writer. A flat printf of every field;
- * strings (paths, names) escaped per RFC 8259; non-finite numbers (which
- * JSON cannot carry) written as null. */
+/* dt_summary.c: the --summary JSON writer, built as a jansson object and
+ * dumped with two-space indentation (`"key": value`, one per line; keys
+ * in the order added). Strings are escaped by jansson; non-finite numbers
+ * (which JSON cannot carry) are written as null; integers stay integers,
+ * reals are written with 17 significant digits (they read back bit for
+ * bit). */
 #include "dt_summary.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include "cm_atomic.h"
 #include "cm_mixing.h"
+#include "cm_net.h"
+#include "cm_place.h"
+#include "dt_algo.h"
 #include "dt_data.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
 
-static void jstr(FILE *f, const char *s)
+/* Adds k: v to o; counts failures (out of memory) in *bad. */
+static void put(json_t *o, const char *k, json_t *v, int *bad)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
+    *bad |= !v || json_object_set_new(o, k, v) != 0;
 }
 
-static void jnum(FILE *f, double v)
+static json_t *num(double v)
 {
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
+    return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* "key": value pairs, comma-separated after the first of an object. */
-static void key(FILE *f, int *first, const char *k)
+static json_t *jint(unsigned long long v)
 {
-    fprintf(f, "%s\n    ", *first ? "" : ",");
-    *first = 0;
-    jstr(f, k);
-    fputs(": ", f);
+    return json_integer((json_int_t)v);
 }
 
-static void kstr(FILE *f, int *first, const char *k, const char *v)
-{
-    key(f, first, k);
-    jstr(f, v);
-}
-
-static void knum(FILE *f, int *first, const char *k, double v)
-{
-    key(f, first, k);
-    jnum(f, v);
-}
-
-static void kint(FILE *f, int *first, const char *k, unsigned long long v)
-{
-    key(f, first, k);
-    fprintf(f, "%llu", v);
-}
-
-static void khex(FILE *f, int *first, const char *k, uint64_t v)
+static json_t *hex(uint64_t v)
 {
     char b[24];
     snprintf(b, sizeof b, "%016llx", (unsigned long long)v);
-    kstr(f, first, k, b);
+    return json_string(b);
+}
+
+/* A string that may not be UTF-8 (a path): jansson refuses those, so
+ * bytes >= 0x80 of an invalid sequence become '?'. */
+static json_t *str(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *c = strdup(s);
+    if (!c)
+        return NULL;
+    for (char *p = c; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(c);
+    free(c);
+    return j;
+}
+
+static json_t *settings(const dt_config *c, int *bad)
+{
+    json_t *o = json_object();
+    char part[64], net[160];
+    dt_partition_spec_str(&c->partition, part, sizeof part);
+    const char *dir = c->data_dir[0] ? c->data_dir
+                                     : dt_dataset_default_dir(c->dataset);
+    put(o, "dataset", str(dt_dataset_name(c->dataset)), bad);
+    put(o, "data", str(dir ? dir : ""), bad); /* the folder read */
+    put(o, "model", str(dt_model_name(c->model)), bad);
+    put(o, "epochs", jint(c->epochs), bad);
+    put(o, "batch", jint(c->batch), bad);
+    put(o, "lr", num(c->lr), bad);
+    put(o, "momentum", num(c->momentum), bad);
+    put(o, "weight_decay", num(c->weight_decay), bad);
+    put(o, "schedule", str(dt_sched_name(c->schedule)), bad);
+    put(o, "warmup", num(c->warmup), bad);
+    put(o, "step_epochs", num(c->step_epochs), bad);
+    put(o, "gamma", num(c->gamma), bad);
+    put(o, "seed", jint((unsigned long long)c->seed), bad);
+    put(o, "threads", jint((unsigned long long)c->threads), bad);
+    put(o, "own_kernels", jint((unsigned long long)c->own_kernels), bad);
+    put(o, "train_limit", jint(c->train_limit), bad);
+    put(o, "test_limit", jint(c->test_limit), bad);
+    put(o, "synthetic_train", jint(c->synth_train), bad);
+    put(o, "synthetic_test", jint(c->synth_test), bad);
+    put(o, "topology", str(c->topology), bad);
+    put(o, "weights", str(cm_weight_rule_name(c->weights)), bad);
+    put(o, "mode", str(c->mode == DT_MODE_ALLREDUCE ? "allreduce"
+                                                    : "gossip"), bad);
+    put(o, "workers", jint(c->workers), bad);
+    put(o, "partition", str(part), bad);
+    put(o, "algorithm", str(dt_algo_name(c->algorithm)), bad);
+    /* --d2-mixing as given: 0 is "auto" (the run's C: result.d2_mixing) */
+    put(o, "d2_mixing", c->d2_mix > 0 ? num(c->d2_mix) : json_string("auto"),
+        bad);
+    put(o, "placement", str(cm_place_name(c->placement)), bad);
+    put(o, "net", c->net_given ? str(cm_net_describe(&c->net, net,
+                                                     sizeof net))
+                               : json_null(), bad);
+    put(o, "eval_every", jint(c->eval_every), bad);
+    put(o, "local_eval", jint(c->local_eval), bad);
+    put(o, "checkpoint", str(c->ckpt_dir), bad);
+    put(o, "resume", jint((unsigned long long)c->resume), bad);
+    put(o, "keep", jint(c->keep), bad);
+    put(o, "timeout", num(c->timeout), bad);
+    put(o, "log", str(c->log_path), bad);
+    put(o, "save_model", str(c->save_model), bad);
+    put(o, "save_model_every", jint(c->save_model_every), bad);
+    put(o, "init_model", str(c->init_model), bad);
+    return o;
+}
+
+static json_t *result(const dt_summary *s, int *bad)
+{
+    json_t *o = json_object();
+    put(o, "mode", str(s->mode), bad);
+    put(o, "workers", jint(s->workers), bad);
+    put(o, "ranks", jint(s->ranks), bad);
+    put(o, "steps", jint(s->steps), bad);
+    put(o, "params", jint(s->n_params), bad);
+    put(o, "train_images", jint(s->n_train), bad);
+    put(o, "test_images", jint(s->n_test), bad);
+    put(o, "test_acc", num(s->test_acc), bad);
+    put(o, "test_loss", num(s->test_loss), bad);
+    put(o, "train_loss", num(s->train_loss), bad);
+    put(o, "local_acc", num(s->local_acc), bad);
+    put(o, "consensus", num(s->consensus), bad);
+    put(o, "train_loss_global", num(s->train_loss_global), bad);
+    put(o, "epoch", num(s->epoch), bad);
+    put(o, "wall_s", num(s->wall_s), bad);
+    put(o, "model_s", num(s->model_s), bad);
+    put(o, "lr", num(s->lr), bad);
+    put(o, "slem", num(s->slem), bad);
+    put(o, "d2_mixing", num(s->d2_mixing), bad);
+    put(o, "images_per_s", num(s->images_per_s), bad);
+    put(o, "t_total_s", num(s->t_total), bad);
+    put(o, "t_compute_s", num(s->t_compute), bad);
+    put(o, "t_gossip_mem_s", num(s->t_gossip_mem), bad);
+    put(o, "t_gossip_mpi_s", num(s->t_gossip_mpi), bad);
+    put(o, "t_eval_s", num(s->t_eval), bad);
+    put(o, "bytes_per_step", jint(s->bytes_per_step), bad);
+    put(o, "bytes_sent", jint(s->bytes_sent), bad);
+    put(o, "param_hash", hex(s->param_hash), bad);
+    put(o, "workers_hash", hex(s->workers_hash), bad);
+    return o;
 }
 
 cm_status dt_summary_write(const char *path, const dt_config *c,
                            const dt_summary *s)
 {
+    int bad = 0;
+    json_t *root = json_object();
+    put(root, "program", json_string("dpsgd-train"), &bad);
+    put(root, "version", json_string(DT_TRAIN_VERSION), &bad);
+    put(root, "settings", settings(c, &bad), &bad);
+    put(root, "result", result(s, &bad), &bad);
+    char *text = bad ? NULL : json_dumps(root, JSON_INDENT(2) |
+                                                   JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (!text)
+        return cm_error(CM_ENOMEM, "out of memory writing %s", path);
     cm_afile af;
     cm_status st = cm_atomic_open(&af, path);
-    if (st != CM_OK)
-        return st;
-    FILE *f = af.fp;
-    char part[64];
-    dt_partition_spec_str(&c->partition, part, sizeof part);
-    int first = 1;
-    fprintf(f, "{\n  \"program\": \"dpsgd-train\",\n  \"version\": ");
-    jstr(f, DT_TRAIN_VERSION);
-    fprintf(f, ",\n  \"settings\": {");
-    kstr(f, &first, "dataset", dt_dataset_name(c->dataset));
-    kstr(f, &first, "data", c->data_dir);
-    kstr(f, &first, "model", dt_model_name(c->model));
-    kint(f, &first, "epochs", c->epochs);
-    kint(f, &first, "batch", c->batch);
-    knum(f, &first, "lr", c->lr);
-    knum(f, &first, "momentum", c->momentum);
-    knum(f, &first, "weight_decay", c->weight_decay);
-    kstr(f, &first, "schedule", dt_sched_name(c->schedule));
-    knum(f, &first, "warmup", c->warmup);
-    knum(f, &first, "step_epochs", c->step_epochs);
-    knum(f, &first, "gamma", c->gamma);
-    kint(f, &first, "seed", (unsigned long long)c->seed);
-    kint(f, &first, "threads", (unsigned long long)c->threads);
-    kint(f, &first, "own_kernels", (unsigned long long)c->own_kernels);
-    kint(f, &first, "train_limit", c->train_limit);
-    kint(f, &first, "test_limit", c->test_limit);
-    kint(f, &first, "synthetic_train", c->synth_train);
-    kint(f, &first, "synthetic_test", c->synth_test);
-    kstr(f, &first, "topology", c->topology);
-    kstr(f, &first, "weights", cm_weight_rule_name(c->weights));
-    kstr(f, &first, "mode", c->mode == DT_MODE_ALLREDUCE ? "allreduce"
-                                                         : "gossip");
-    kint(f, &first, "workers", c->workers);
-    kstr(f, &first, "partition", part);
-    kint(f, &first, "eval_every", c->eval_every);
-    kint(f, &first, "local_eval", c->local_eval);
-    kstr(f, &first, "checkpoint", c->ckpt_dir);
-    kint(f, &first, "resume", (unsigned long long)c->resume);
-    kstr(f, &first, "log", c->log_path);
-    kstr(f, &first, "save_model", c->save_model);
-    kint(f, &first, "save_model_every", c->save_model_every);
-    kstr(f, &first, "init_model", c->init_model);
-    fprintf(f, "\n  },\n  \"result\": {");
-    first = 1;
-    kstr(f, &first, "mode", s->mode);
-    kint(f, &first, "workers", s->workers);
-    kint(f, &first, "ranks", s->ranks);
-    kint(f, &first, "steps", s->steps);
-    kint(f, &first, "params", s->n_params);
-    kint(f, &first, "train_images", s->n_train);
-    kint(f, &first, "test_images", s->n_test);
-    knum(f, &first, "test_acc", s->test_acc);
-    knum(f, &first, "test_loss", s->test_loss);
-    knum(f, &first, "train_loss", s->train_loss);
-    knum(f, &first, "local_acc", s->local_acc);
-    knum(f, &first, "consensus", s->consensus);
-    knum(f, &first, "train_loss_global", s->train_loss_global);
-    knum(f, &first, "epoch", s->epoch);
-    knum(f, &first, "wall_s", s->wall_s);
-    knum(f, &first, "model_s", s->model_s);
-    knum(f, &first, "lr", s->lr);
-    knum(f, &first, "slem", s->slem);
-    knum(f, &first, "images_per_s", s->images_per_s);
-    knum(f, &first, "t_total_s", s->t_total);
-    knum(f, &first, "t_compute_s", s->t_compute);
-    knum(f, &first, "t_gossip_mem_s", s->t_gossip_mem);
-    knum(f, &first, "t_gossip_mpi_s", s->t_gossip_mpi);
-    knum(f, &first, "t_eval_s", s->t_eval);
-    kint(f, &first, "bytes_per_step", s->bytes_per_step);
-    kint(f, &first, "bytes_sent", s->bytes_sent);
-    khex(f, &first, "param_hash", s->param_hash);
-    khex(f, &first, "workers_hash", s->workers_hash);
-    fprintf(f, "\n  }\n}\n");
-    return cm_atomic_commit(&af);
+    if (st == CM_OK) {
+        fputs(text, af.fp);
+        fputc('\n', af.fp);
+        st = cm_atomic_commit(&af);
+    }
+    free(text);
+    return st;
 }

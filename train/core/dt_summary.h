@@ -2,9 +2,12 @@
  * notebooks and scripts: the program version, every setting, the final
  * metrics, timings, bytes and hashes.
  *
- * Written atomically (temporary file + rename). Keys are stable; numbers
- * are plain JSON numbers (hashes as 16-digit hex strings, since they do
- * not fit a double), strings JSON-escaped.
+ * Written atomically (temporary file + rename) through jansson. Keys are
+ * stable (new ones are added, none renamed); numbers are plain JSON
+ * numbers (hashes as 16-digit hex strings, since they do not fit a
+ * double), strings JSON-escaped. Settings hold every flag that changes
+ * the result (algorithm, d2_mixing, placement, net, keep, timeout, ...)
+ * and "data", the folder the data set was read from.
  */
 #ifndef DT_SUMMARY_H
 #define DT_SUMMARY_H
@@ -20,7 +23,9 @@
 #define DT_TRAIN_VERSION "1.2"
 
 typedef struct {
-    const char *mode;        /* "single", "dpsgd" or "allreduce" */
+    const char *mode;        /* "single", "allreduce", or the update rule
+                                of a gossip run ("dpsgd", "d2", "gt",
+                                "qgm") */
     size_t workers, ranks;   /* 1, 1 for a single worker */
     size_t steps;            /* optimizer steps per worker */
     size_t n_params;         /* model size (floats) */
@@ -38,6 +43,7 @@ typedef struct {
     double train_loss_global; /* last row: loss of the (average) model on
                                 the first 1000 training images */
     double slem;             /* SLEM of W (distributed gossip runs) */
+    double d2_mixing;        /* d2: the C of its (1-C) I + C W (else NaN) */
     double images_per_s;     /* training throughput */
     double t_total;          /* seconds, whole run */
     double t_compute, t_gossip_mem, t_gossip_mpi, t_eval; /* per rank */

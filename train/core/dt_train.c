@@ -55,7 +55,8 @@ static cm_status load_split(const dt_source *src, dt_split sp, size_t limit,
     return s;
 }
 
-cm_status dt_train_load(const dt_config *cfg, dt_data *train, dt_data *test)
+cm_status dt_train_load(const dt_config *cfg, dt_data *train, dt_data *test,
+                        dt_norm *norm_out)
 {
     dt_source src;
     dt_norm norm;
@@ -74,6 +75,8 @@ cm_status dt_train_load(const dt_config *cfg, dt_data *train, dt_data *test)
         (s = load_split(&src, DT_SPLIT_TEST, cfg->test_limit, &norm,
                         test)) != CM_OK)
         goto cleanup;
+    if (norm_out)
+        *norm_out = norm;
     if (train->c != test->c || train->h != test->h || train->w != test->w)
         s = cm_error(CM_EFORMAT, "training images are %zux%zux%zu but test "
                      "images %zux%zux%zu", train->c, train->h, train->w,
@@ -85,6 +88,56 @@ cleanup:
     }
     dt_source_destroy(&src);
     return s;
+}
+
+void dt_train_model_meta(const dt_config *cfg, const dt_norm *norm,
+                         dt_model_meta *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    snprintf(meta->dataset, sizeof meta->dataset, "%s",
+             dt_dataset_name(cfg->dataset));
+    if (norm && norm->c >= 1 && norm->c <= 3) {
+        meta->channels = norm->c;
+        for (size_t k = 0; k < norm->c; k++) {
+            meta->mean[k] = norm->mean[k];
+            meta->std[k] = norm->std[k];
+        }
+    }
+}
+
+cm_status dt_train_apply_model_meta(dt_config *cfg)
+{
+    dt_model_meta m;
+    cm_status s = dt_model_read_meta(cfg->eval_model, &m);
+    if (s != CM_OK)
+        return s;
+    if (m.model[0]) {
+        dt_model mm;
+        if (dt_model_parse(m.model, &mm) != CM_OK)
+            return cm_error(CM_EFORMAT, "model file %s: __metadata__ names "
+                            "the unknown model '%s'", cfg->eval_model,
+                            m.model);
+        if (cfg->model_given && mm != cfg->model)
+            return cm_error(CM_EFORMAT, "--model %s: %s holds a %s model (its "
+                            "__metadata__); drop --model or give --model %s",
+                            dt_model_name(cfg->model), cfg->eval_model,
+                            m.model, m.model);
+        cfg->model = mm;
+    }
+    if (m.dataset[0]) {
+        dt_dataset d;
+        if (dt_dataset_parse(m.dataset, &d) != CM_OK)
+            return cm_error(CM_EFORMAT, "model file %s: __metadata__ names "
+                            "the unknown data set '%s'", cfg->eval_model,
+                            m.dataset);
+        if (cfg->dataset_given && d != cfg->dataset)
+            return cm_error(CM_EFORMAT, "--dataset %s: %s was trained on %s "
+                            "(its __metadata__); drop --dataset or give "
+                            "--dataset %s", dt_dataset_name(cfg->dataset),
+                            cfg->eval_model, m.dataset, m.dataset);
+        cfg->dataset = d;
+    }
+    return CM_OK;
 }
 
 /* One worker's run: what the loop's callbacks need. */
@@ -102,6 +155,7 @@ typedef struct {
     dt_epoch_fn on_epoch;
     void *ctx;
     dt_train_result *res;
+    dt_model_meta meta;     /* of the model files written */
 } single_run;
 
 /* dt_loop step: minibatch k of the epoch (the last may be short; the
@@ -168,7 +222,8 @@ static cm_status single_evaluate(void *ctx, size_t done, double lr,
         return s;
     const size_t K = u->cfg->save_model_every;
     if (u->cfg->save_model[0] && K && e.epoch % K == 0 &&
-        (s = dt_model_save(u->net, u->net->params, u->cfg->save_model)) !=
+        (s = dt_model_save(u->net, u->net->params, &u->meta,
+                           u->cfg->save_model)) !=
             CM_OK)
         return s;
     if (u->on_epoch)
@@ -198,8 +253,10 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
         (cfg->save_model[0] &&
          (s = dt_model_check_path(cfg->save_model)) != CM_OK))
         goto cleanup;
-    if ((s = dt_train_load(cfg, &u.train, &u.test)) != CM_OK)
+    dt_norm norm;
+    if ((s = dt_train_load(cfg, &u.train, &u.test, &norm)) != CM_OK)
         goto cleanup;
+    dt_train_model_meta(cfg, &norm, &u.meta);
     const size_t img = u.train.c * u.train.h * u.train.w;
     u.B = cfg->batch < u.train.n ? cfg->batch : u.train.n;
     if ((s = dt_net_new(cfg->model, u.train.c, u.train.h, u.train.w,
@@ -246,7 +303,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     res->n_params = u.net->n_params;
     res->param_hash = dt_hash_floats(u.net->params, u.net->n_params);
     if (cfg->save_model[0])
-        s = dt_model_save(u.net, u.net->params, cfg->save_model);
+        s = dt_model_save(u.net, u.net->params, &u.meta, cfg->save_model);
 cleanup:
     free(u.order);
     free(u.yb);
@@ -265,7 +322,7 @@ cm_status dt_train_eval_model(const dt_config *cfg, dt_train_result *res)
     dt_net *net = NULL;
     memset(res, 0, sizeof *res);
     /* the training set too: its statistics normalize the test set */
-    cm_status s = dt_train_load(cfg, &train, &test);
+    cm_status s = dt_train_load(cfg, &train, &test, NULL);
     if (s != CM_OK)
         goto cleanup;
     size_t correct = 0;

@@ -17,6 +17,7 @@
 #include "cm_rng.h"
 #include "cm_status.h"
 #include "dt_config.h"
+#include "dt_model_io.h"
 #include "dt_data.h"
 
 typedef struct {
@@ -58,10 +59,26 @@ typedef struct {
 void dt_batch_gather(const dt_data *d, const size_t *order, size_t off,
                      size_t b, float *x, uint8_t *y);
 
-/* Loads the configured data set: stats of the training split, then the
- * training images (the first cfg->train_limit, or all) into train and the
- * test images into test. Errors name the file or flag. */
-cm_status dt_train_load(const dt_config *cfg, dt_data *train, dt_data *test);
+/* Loads the configured data set: stats of the training split (into norm
+ * when not NULL), then the training images (the first cfg->train_limit,
+ * or all) into train and the test images into test. Errors name the file
+ * or flag. */
+cm_status dt_train_load(const dt_config *cfg, dt_data *train, dt_data *test,
+                        dt_norm *norm);
+
+/* The "__metadata__" of a model file this run writes: cfg's data set and
+ * the normalisation norm (architecture and input shape come from the
+ * network when the file is written). */
+void dt_train_model_meta(const dt_config *cfg, const dt_norm *norm,
+                         dt_model_meta *meta);
+
+/* --eval-model: what the model file's "__metadata__" says decides the
+ * model and the data set (cfg->model, cfg->dataset) unless --model or
+ * --dataset were given: then they must agree with it. CM_EFORMAT (the
+ * file is bad for those flags, exit 1 as for --init-model) naming the
+ * flag and the file; the model file's own errors as
+ * dt_model_read_meta. A file without metadata leaves cfg as it is. */
+cm_status dt_train_apply_model_meta(dt_config *cfg);
 
 /* FNV-1a 64-bit hash of n floats' bytes (to compare runs bit for bit). */
 uint64_t dt_hash_floats(const float *x, size_t n);
@@ -74,7 +91,7 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
                           void *ctx, dt_train_result *res);
 
 /* --eval-model: loads cfg->eval_model (dt_model_load; model and data set
- * from cfg) and evaluates it on the test set, normalized with the training
+ * from cfg: dt_train_apply_model_meta first) and evaluates it on the test set, normalized with the training
  * set's statistics as in training: res->test_acc, test_loss, n_test,
  * n_params, param_hash. Errors as for dt_train_load and dt_model_load. */
 cm_status dt_train_eval_model(const dt_config *cfg, dt_train_result *res);

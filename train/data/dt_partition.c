@@ -13,6 +13,8 @@
  */
 #include "dt_partition.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,22 @@ cm_status dt_partition_parse(const char *s, dt_part_spec *spec)
         spec->alpha = 0.0;
         return CM_OK;
     }
+    static const char sh[] = "shards:";
+    if (s && strncmp(s, sh, sizeof sh - 1) == 0) {
+        const char *a = s + sizeof sh - 1;
+        char *end = NULL;
+        errno = 0;
+        unsigned long long c = isdigit((unsigned char)*a)
+                                   ? strtoull(a, &end, 10) : 0;
+        if (end && *end == '\0' && !errno && c >= 1 && c <= 1000) {
+            spec->kind = DT_PART_SHARDS;
+            spec->alpha = 0.0;
+            spec->classes = (size_t)c;
+            return CM_OK;
+        }
+        return cm_error(CM_EINVAL, "--partition '%s': expected shards:C "
+                        "with an integer 1 <= C <= 1000", s);
+    }
     if (s && strncmp(s, pre, sizeof pre - 1) == 0) {
         const char *a = s + sizeof pre - 1;
         char *end = NULL;
@@ -41,8 +59,8 @@ cm_status dt_partition_parse(const char *s, dt_part_spec *spec)
             return CM_OK;
         }
     }
-    return cm_error(CM_EINVAL, "--partition '%s': expected iid or "
-                    "dirichlet:ALPHA with a number ALPHA > 0",
+    return cm_error(CM_EINVAL, "--partition '%s': expected iid, "
+                    "dirichlet:ALPHA with a number ALPHA > 0 or shards:C",
                     s ? s : "(null)");
 }
 
@@ -50,6 +68,8 @@ void dt_partition_spec_str(const dt_part_spec *spec, char *buf, size_t n)
 {
     if (spec->kind == DT_PART_IID)
         snprintf(buf, n, "iid");
+    else if (spec->kind == DT_PART_SHARDS)
+        snprintf(buf, n, "shards:%zu", spec->classes);
     else
         snprintf(buf, n, "dirichlet:%g", spec->alpha);
 }
@@ -159,6 +179,103 @@ static size_t dirichlet_owners(cm_rng *r, double alpha, size_t n_images,
     return smallest;
 }
 
+/* shards:C owners (see the header): class c gets m_c = n*C/K slots (the
+ * first n*C mod K classes one more); worker by worker, in a seeded order,
+ * each takes one slot of each of the C distinct classes with the most
+ * slots left (ties broken by a seeded class order), which always
+ * completes since m_c <= n. Class c's shuffled images are then cut into
+ * m_c equal pieces, piece q to the worker of its q-th slot. byclass/coff
+ * as for dirichlet_owners; taker: [n*C] scratch. Returns the smallest
+ * shard size, 0 when a piece of a class is empty. */
+static size_t shard_owners(cm_rng *r, size_t C, size_t n_classes,
+                           size_t n_workers, size_t *byclass,
+                           const size_t *coff, size_t *owner, size_t *size,
+                           size_t *taker)
+{
+    size_t K = n_classes, slots = n_workers * C;
+    size_t *left = calloc(3 * K + n_workers, sizeof *left);
+    if (!left)
+        return 0;
+    size_t *start = left + K, *order = start + K, *perm = order + K;
+    for (size_t c = 0, at = 0; c < K; c++) {
+        left[c] = slots / K + (c < slots % K);
+        start[c] = at;
+        at += left[c];
+        order[c] = c;
+    }
+    for (size_t w = 0; w < n_workers; w++)
+        perm[w] = w;
+    cm_rng_shuffle_size(r, perm, n_workers);
+    cm_rng_shuffle_size(r, order, K);
+    size_t *fill = calloc(K, sizeof *fill);
+    if (!fill) {
+        free(left);
+        return 0;
+    }
+    for (size_t g = 0; g < n_workers; g++) {
+        /* C classes with the most slots left: a stable selection over
+         * the seeded order (K is small) */
+        for (size_t j = 0; j < C; j++) {
+            size_t best = K;
+            for (size_t q = 0; q < K; q++) {
+                size_t c = order[q];
+                if (left[c] == 0 || (fill[c] & ((size_t)1 << 63)))
+                    continue;
+                if (best == K || left[c] > left[best])
+                    best = c;
+            }
+            if (best == K) {
+                free(fill);
+                free(left);
+                return 0;
+            }
+            taker[start[best] + (fill[best] & ~((size_t)1 << 63))] = perm[g];
+            fill[best] = (fill[best] + 1) | ((size_t)1 << 63); /* taken */
+            left[best]--;
+        }
+        for (size_t c = 0; c < K; c++)
+            fill[c] &= ~((size_t)1 << 63);
+        cm_rng_shuffle_size(r, order, K); /* fresh tie order per worker */
+    }
+    free(fill);
+    memset(size, 0, n_workers * sizeof *size);
+    size_t smallest_piece = SIZE_MAX;
+    for (size_t c = 0; c < K; c++) {
+        size_t nc = coff[c + 1] - coff[c];
+        size_t *img = byclass + coff[c];
+        size_t m = slots / K + (c < slots % K);
+        if (m == 0)
+            continue;
+        cm_rng_shuffle_size(r, img, nc);
+        for (size_t q = 0; q < m; q++) {
+            size_t w = taker[start[c] + q];
+            size_t lo = nc * q / m, hi = nc * (q + 1) / m;
+            for (size_t e = lo; e < hi; e++)
+                owner[img[e]] = w;
+            size[w] += hi - lo;
+            if (hi - lo < smallest_piece)
+                smallest_piece = hi - lo;
+        }
+    }
+    free(left);
+    if (smallest_piece == 0)
+        return 0;
+    size_t smallest = SIZE_MAX;
+    for (size_t w = 0; w < n_workers; w++)
+        if (size[w] < smallest)
+            smallest = size[w];
+    return smallest;
+}
+
+void dt_partition_counts(const dt_partition *p, const uint8_t *labels,
+                         size_t n_classes, uint64_t *counts)
+{
+    memset(counts, 0, p->n_workers * n_classes * sizeof *counts);
+    for (size_t w = 0; w < p->n_workers; w++)
+        for (size_t e = p->off[w]; e < p->off[w + 1]; e++)
+            counts[w * n_classes + labels[p->idx[e]]]++;
+}
+
 cm_status dt_partition_make(dt_partition *p, const dt_part_spec *spec,
                             const uint8_t *labels, size_t n_images,
                             size_t n_classes, size_t n_workers,
@@ -196,6 +313,43 @@ cm_status dt_partition_make(dt_partition *p, const dt_part_spec *spec,
     cm_rng_seed(&r, seed, PART_STREAM);
     if (spec->kind == DT_PART_IID) {
         iid_owners(&r, n_images, n_workers, tmp, owner);
+    } else if (spec->kind == DT_PART_SHARDS) {
+        if (spec->classes > n_classes) {
+            s = cm_error(CM_EINVAL, "--partition shards:%zu: the data set "
+                         "has only %zu classes", spec->classes, n_classes);
+            goto done;
+        }
+        if (n_workers * spec->classes < n_classes) {
+            s = cm_error(CM_EINVAL, "--partition shards:%zu: %zu workers "
+                         "hold %zu class slots, fewer than the %zu classes "
+                         "(images would be left out)", spec->classes,
+                         n_workers, n_workers * spec->classes, n_classes);
+            goto done;
+        }
+        size_t *perm = malloc(n_workers * spec->classes * sizeof *perm);
+        if (!perm) {
+            s = cm_error(CM_ENOMEM, "out of memory partitioning");
+            goto done;
+        }
+        for (size_t i = 0; i < n_images; i++)
+            coff[labels[i] + 1]++;
+        for (size_t c = 0; c < n_classes; c++)
+            coff[c + 1] += coff[c];
+        for (size_t i = 0; i < n_images; i++)
+            tmp[coff[labels[i]]++] = i;
+        memmove(coff + 1, coff, n_classes * sizeof *coff);
+        coff[0] = 0;
+        size_t smallest = shard_owners(&r, spec->classes, n_classes,
+                                       n_workers, tmp, coff, owner, size,
+                                       perm);
+        free(perm);
+        if (smallest < need) {
+            s = cm_error(CM_EINVAL, "--partition shards:%zu: %zu workers "
+                         "x %zu classes cut some class into pieces too "
+                         "small (a shard needs at least %zu images)",
+                         spec->classes, n_workers, spec->classes, need);
+            goto done;
+        }
     } else {
         size_t tries = 0, smallest = 0;
         while (tries < PART_TRIES && smallest < need) {

@@ -10,6 +10,12 @@
  * class's shuffled images are split accordingly; the whole draw is
  * repeated until every worker has at least min_shard images (bounded
  * tries). Small ALPHA (0.1) gives workers dominated by one or two classes.
+ * `shards:C` gives every worker exactly C classes (C = 1: the extreme skew
+ * of D-Cliques): n*C slots, slot s of class s mod K, worker w taking the
+ * C consecutive slots of the group perm[w] (a seeded permutation, so
+ * classes are not aligned with worker ids); each class's shuffled images
+ * are cut into as many equal pieces as it has slots, so shard sizes are
+ * balanced when the classes are.
  * Both depend only on the labels, n_workers and the seed (never on the
  * number of ranks), so every rank computes the same partition and loads
  * only its own workers' images. Shards are sorted index lists.
@@ -27,12 +33,14 @@
 
 typedef enum {
     DT_PART_IID,       /* shuffled, near-equal shards */
-    DT_PART_DIRICHLET  /* label-skewed shards, Dirichlet(alpha) per class */
+    DT_PART_DIRICHLET, /* label-skewed shards, Dirichlet(alpha) per class */
+    DT_PART_SHARDS     /* exactly `classes` classes per worker */
 } dt_part_kind;
 
 typedef struct {
     dt_part_kind kind; /* the scheme */
     double alpha;      /* Dirichlet concentration (> 0); unused for iid */
+    size_t classes;    /* shards: classes per worker (>= 1) */
 } dt_part_spec;
 
 typedef struct {
@@ -42,7 +50,8 @@ typedef struct {
                          each shard; shards are disjoint */
 } dt_partition;
 
-/* Parses "iid" or "dirichlet:ALPHA" (ALPHA a finite number > 0).
+/* Parses "iid", "dirichlet:ALPHA" (ALPHA a finite number > 0) or
+ * "shards:C" (C an integer, 1 <= C <= 1000).
  * CM_EINVAL with a message naming the value otherwise. */
 cm_status dt_partition_parse(const char *s, dt_part_spec *spec);
 
@@ -59,7 +68,9 @@ void dt_partition_destroy(dt_partition *p);
  * n_workers workers by spec, deterministically from seed. iid uses every
  * image; dirichlet uses every image too, and guarantees each shard at
  * least min_shard images (tries up to 100 draws; CM_EINVAL naming ALPHA,
- * the worker count and min_shard when none succeeds). CM_EINVAL when
+ * the worker count and min_shard when none succeeds); shards uses every
+ * image, CM_EINVAL when C > n_classes or a shard would have fewer than
+ * min_shard images (or a class piece none). CM_EINVAL when
  * n_workers is 0, n_images < n_workers * max(min_shard, 1), or a label is
  * out of range (naming the image). p must be initialized; its old content
  * is destroyed. O(tries * (n_images + n_classes * n_workers)). */
@@ -79,5 +90,10 @@ void dt_partition_block_range(size_t n, size_t P, size_t r, size_t *first,
 
 /* The rank (< P) that holds worker w < n under the block mapping. O(1). */
 size_t dt_partition_block_owner(size_t n, size_t P, size_t w);
+
+/* Per-worker class counts of p: counts[w*n_classes + c] (caller's
+ * [n_workers * n_classes]) = images of class c in shard w. O(images). */
+void dt_partition_counts(const dt_partition *p, const uint8_t *labels,
+                         size_t n_classes, uint64_t *counts);
 
 #endif

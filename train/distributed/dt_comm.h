@@ -73,7 +73,9 @@ cm_status dt_comm_agree(const dt_comm *c, cm_status local);
  * polls with sleeps of 50 us doubling up to 10 ms, so the waiting ranks
  * give their cores away instead of spinning in MPI's busy poll; then
  * dt_comm_agree. Same results and messages as dt_comm_agree, plus up to
- * ~10 ms of latency. CM_EMPI if MPI fails. */
+ * ~10 ms of latency. The barrier has no --timeout deadline: the rank
+ * behind it is computing, not silent (a rank 0 that dies there ends the
+ * job through mpirun). CM_EMPI if MPI fails. */
 cm_status dt_comm_agree_idle(const dt_comm *c, cm_status local);
 
 /* Splits parent by color (MPI_Comm_split, ranks ordered as in parent):

@@ -26,6 +26,15 @@
  * on a sequence: its gossip (x, gt's x and y together, d2's and qgm's
  * combined vectors) in step t uses round t mod period.
  *
+ * Directed topologies gossip along their arcs (dt_gossip). Epidemic ones
+ * (cm_topo_epidemic_draw) draw step t's graph from (--seed, t) on every
+ * rank, t counted from the start of the run, so a resume continues the
+ * same sequence; one dynamic gossip plan is re-planned every step.
+ * Which algorithms apply (check_directed): d2 needs a symmetric W and is
+ * refused on directed and epidemic topologies; gt and qgm need a doubly
+ * stochastic W (every directed file, EL-Oracle) and are refused on
+ * EL-Local, whose W is only row stochastic.
+ *
  * Trade-off: one network (one set of activation and im2col buffers) per
  * rank runs all of the rank's workers in turn; worker state is just
  * (x_i, v_i, generator, batch order).
@@ -66,7 +75,10 @@
 #include "dt_run.h"
 #include "dt_run_ckpt.h"
 #include "dt_topo_load.h"
+#include "dt_train.h"
 #include "dt_workers.h"
+#include "dt_clique.h"
+#include "dt_partition_file.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -90,6 +102,38 @@ static cm_status setup_d2_mixing(dt_run *r)
     return s;
 }
 
+/* What a directed or epidemic topology allows (CM_EINVAL: the usage exit
+ * code 2); the same answer on every rank. */
+static cm_status check_directed(const dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    const cm_topo *t = r->topo;
+    if (!t || !t->directed)
+        return CM_OK;
+    const char *what = !cm_topo_is_epidemic(t) ? "a directed topology"
+                       : t->epi_local ? "an epidemic (EL-Local) topology"
+                                      : "an epidemic (EL-Oracle) topology";
+    if (cfg->algorithm == DT_ALGO_D2)
+        return cm_error(CM_EINVAL, "--algorithm d2 needs a symmetric W "
+                        "(its mixing matrix (1 - c) I + c W must have "
+                        "eigenvalues above -1/3), but %s is %s; use dpsgd, "
+                        "gt or qgm", cfg->topology, what);
+    if (cm_topo_is_epidemic(t) && t->epi_local &&
+        (cfg->algorithm == DT_ALGO_GT || cfg->algorithm == DT_ALGO_QGM))
+        return cm_error(CM_EINVAL, "--algorithm %s needs a doubly stochastic "
+                        "W, but %s is EL-Local, whose receivers average what "
+                        "they get (row stochastic only); use dpsgd, or "
+                        "local=0 (EL-Oracle)", dt_algo_name(cfg->algorithm),
+                        cfg->topology);
+    if (cfg->weights_set)
+        return cm_error(CM_EINVAL, "--weights %s does not apply to %s (%s): "
+                        "its weights are in the file%s",
+                        cm_weight_rule_name(cfg->weights), cfg->topology, what,
+                        cm_topo_is_epidemic(t) ? " (1/(s+1), or 1/(in-degree "
+                        "+ 1) for EL-Local)" : "");
+    return CM_OK;
+}
+
 /* Topology (gossip) or worker count (all-reduce); ranks <= workers. */
 static cm_status setup_workers(dt_run *r)
 {
@@ -108,6 +152,9 @@ static cm_status setup_workers(dt_run *r)
         r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
         r->period = r->seq.period;
         r->n = r->seq.n;
+        r->epidemic = r->topo && cm_topo_is_epidemic(r->topo);
+        if (s == CM_OK)
+            s = check_directed(r);
         if (s == CM_OK && cfg->algorithm == DT_ALGO_D2)
             s = setup_d2_mixing(r);
     }
@@ -126,8 +173,17 @@ static cm_status setup_workers(dt_run *r)
     }
     /* gossip: the agreed placement (--placement) says which workers; a
      * time-varying topology is placed for the traffic of all its rounds */
-    if ((s = dt_placement_init_seq(&r->pl, r->comm, &r->seq,
-                                   cfg->placement)) != CM_OK)
+    if (r->epidemic) { /* placed for round 0's graph (a typical one) */
+        const cm_topo *t = r->topo;
+        s = dt_comm_agree(r->comm, cm_topo_epidemic_draw(
+                                       &r->epi, t->n, t->epi_s, t->epi_local,
+                                       cfg->seed, 0));
+        if (s == CM_OK)
+            s = dt_placement_init(&r->pl, r->comm, &r->epi, cfg->placement);
+    } else {
+        s = dt_placement_init_seq(&r->pl, r->comm, &r->seq, cfg->placement);
+    }
+    if (s != CM_OK)
         return s;
     dt_workers *w = &r->w;
     w->id = malloc(r->n * sizeof *w->id);
@@ -174,6 +230,7 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
     if ((s = dt_comm_bcast(r->comm, hdr, sizeof hdr, 0)) != CM_OK ||
         (s = dt_comm_bcast(r->comm, &norm, sizeof norm, 0)) != CM_OK)
         goto cleanup;
+    dt_train_model_meta(cfg, &norm, &r->meta);
     size_t n_train = (size_t)hdr[0];
     if (r->rank != 0 && !(labels = malloc(n_train ? n_train : 1)))
         s = cm_error(CM_ENOMEM, "out of memory for %zu labels", n_train);
@@ -191,6 +248,10 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
                           DT_DATA_CLASSES, r->n, r->B, cfg->seed);
     if (s != CM_OK)
         cm_error_prefix(s, "--partition");
+    if (s == CM_OK && r->rank == 0 && cfg->write_partition[0])
+        s = dt_partition_save_counts(cfg->write_partition, part, labels,
+                                     n_train, cfg->dataset, &cfg->partition,
+                                     cfg->seed);
     if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
         goto cleanup;
     s = dt_workers_load_shards(w, part, &src, &norm);
@@ -237,8 +298,13 @@ static cm_status setup_state(dt_run *r)
     cm_rng_seed(&init, cfg->seed, 0);
     dt_net_init(r->net, r->w.x[0], &init);
     if (cfg->init_model[0] &&
-        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK)
-        return s;
+        (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK) {
+        if (s != CM_EINVAL) /* a file that does not fit the model is a */
+            return s;      /* bad file (exit 1), not a bad flag */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", cm_last_error());
+        return cm_error(CM_EFORMAT, "%s", msg);
+    }
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
     return CM_OK;
@@ -281,11 +347,34 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     dt_workers *w = &r->w;
     r->cur = step % r->period;
     dt_gossip *g = r->g[r->cur];
-    cm_status s = dt_algo_begin(r->algo);
+    cm_status s = CM_OK;
+    if (r->epidemic) { /* step's graph, the same on every rank */
+        const cm_topo *t = r->topo;
+        s = cm_topo_epidemic_draw(&r->epi, t->n, t->epi_s, t->epi_local,
+                                  r->cfg->seed, (uint64_t)step);
+        if (s == CM_OK)
+            s = dt_gossip_retopo(g, &r->epi);
+        if (s != CM_OK)
+            return s;
+    }
+    s = dt_algo_begin(r->algo);
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
-    for (size_t i = 0; i < w->count && s == CM_OK; i++) {
+    if (r->gc) { /* clique-avg: all gradients, their clique means, then
+                    dpsgd's update on those */
+        for (size_t i = 0; i < w->count && s == CM_OK; i++) {
+            s = worker_grad(r, i, w->x[i]);
+            memcpy(r->gbuf[i], r->net->grads, w->len * sizeof(float));
+            if (s == CM_OK && i + 1 < w->count)
+                s = dt_gossip_progress(g);
+        }
+        if (s == CM_OK)
+            s = dt_gossip_round(r->gc, r->gbuf, r->gavg);
+        for (size_t i = 0; i < w->count && s == CM_OK; i++)
+            dt_algo_grad(r->algo, i, r->gavg[i], (float)lr);
+    }
+    for (size_t i = 0; i < w->count && s == CM_OK && !r->gc; i++) {
         s = worker_grad(r, i, w->x[i]);
         dt_algo_grad(r->algo, i, r->net->grads, (float)lr);
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
@@ -317,9 +406,40 @@ static cm_status setup_algo(dt_run *r)
     cm_status s = dt_comm_agree(r->comm, r->g ? CM_OK
                                               : cm_error(CM_ENOMEM, "out of "
                                                          "memory"));
-    for (size_t t = 0; t < r->period && s == CM_OK; t++)
+    if (r->epidemic) { /* planned on round 0's graph, re-planned per step */
+        const cm_topo *t = r->topo;
+        s = dt_comm_agree(r->comm, cm_topo_epidemic_draw(
+                                       &r->epi, t->n, t->epi_s, t->epi_local,
+                                       cfg->seed, 0));
+        if (s == CM_OK)
+            s = dt_gossip_new_dynamic(r->comm, &r->epi, r->pl.rank_of,
+                                      w->xlen, &r->g[0]);
+    }
+    for (size_t t = 0; !r->epidemic && t < r->period && s == CM_OK; t++)
         s = dt_gossip_new_placed(r->comm, &r->seq.round[t], r->pl.rank_of,
                                  w->xlen, &r->g[t]);
+    if (s == CM_OK && cfg->clique_avg && r->period > 1)
+        s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s is time-varying; "
+                     "clique averaging needs a static D-Cliques topology",
+                     cfg->topology);
+    if (s == CM_OK && cfg->clique_avg) { /* the clique graph, same placement */
+        cm_topo ct;
+        cm_topo_init(&ct);
+        s = dt_clique_topo(cfg->topology, r->topo, &ct);
+        r->gbuf = calloc(2 * w->count, sizeof *r->gbuf);
+        r->gmem = malloc(2 * w->count * w->len * sizeof *r->gmem);
+        if (s == CM_OK && (!r->gbuf || !r->gmem))
+            s = cm_error(CM_ENOMEM, "out of memory for clique averaging");
+        s = dt_comm_agree(r->comm, s);
+        if (s == CM_OK) {
+            r->gavg = r->gbuf + w->count;
+            for (size_t i = 0; i < 2 * w->count; i++)
+                r->gbuf[i] = r->gmem + i * w->len;
+            s = dt_gossip_new_placed(r->comm, &ct, r->pl.rank_of, w->len,
+                                     &r->gc);
+        }
+        cm_topo_destroy(&ct);
+    }
     if (s != CM_OK)
         return s;
     dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
@@ -362,6 +482,9 @@ static void run_free(dt_run *r)
 {
     free(r->gsum);
     dt_algo_free(r->algo);
+    dt_gossip_free(r->gc);
+    free(r->gbuf);
+    free(r->gmem);
     for (size_t t = 0; r->g && t < r->period; t++)
         dt_gossip_free(r->g[t]);
     free(r->g);
@@ -370,6 +493,7 @@ static void run_free(dt_run *r)
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
     cm_topo_seq_destroy(&r->seq);
+    cm_topo_destroy(&r->epi);
 }
 
 /* The checkpoint fingerprint: dt_run_ckpt_fingerprint of round 0 (so a
@@ -436,9 +560,17 @@ static cm_status check_config(const dt_config *cfg, size_t P)
                         "--topology the workers are its nodes");
     if (cfg->resume && !cfg->ckpt_dir[0])
         return cm_error(CM_EINVAL, "--resume needs --checkpoint DIR");
+    if (cfg->clique_avg && cfg->mode == DT_MODE_ALLREDUCE)
+        return cm_error(CM_EINVAL, "--algorithm clique-avg is for "
+                        "decentralized runs on a D-Cliques --topology");
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
         return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
                         "used with --mode allreduce");
+    if (cfg->mode == DT_MODE_ALLREDUCE &&
+        (cfg->weights_set || dt_config_given(cfg, "--placement")))
+        return cm_error(CM_EINVAL, "%s is for decentralized runs "
+                        "(--topology); it is not used with --mode allreduce",
+                        cfg->weights_set ? "--weights" : "--placement");
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->algorithm != DT_ALGO_DPSGD)
         return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
                         "runs (--topology); all-reduce already averages the "
@@ -492,7 +624,8 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
     if (epoch_end && K && r->cfg->save_model[0] &&
         (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */
         if (r->rank == 0)
-            s = dt_model_save(r->net, r->ev.xbar, r->cfg->save_model);
+            s = dt_model_save(r->net, r->ev.xbar, &r->meta,
+                              r->cfg->save_model);
         if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
             return s;
     }
@@ -517,6 +650,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     memset(res, 0, sizeof *res);
     dt_partition_init(&part);
     cm_topo_seq_init(&r.seq);
+    cm_topo_init(&r.epi);
     dt_workers_init(&r.w);
     dt_evaluator_init(&r.ev);
     double t_begin = cm_time_now();
@@ -535,6 +669,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                               cfg->net_given && !r.allreduce);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
+    if (r.rank == 0 && s == CM_OK && cfg->init_model[0])
+        s = dt_model_check_file(cfg->init_model); /* before any rank reads */
     if (r.rank == 0 && s == CM_OK && cfg->summary[0])
         s = cm_atomic_probe(cfg->summary);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
@@ -552,6 +688,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->n_workers = r.n;
         res->n_ranks = r.P;
         res->period = r.period; /* placed by the union when > 1 */
+        res->topo_kind = !r.topo->directed ? 0 : r.epidemic ? 2 : 1;
         if (cfg->net_given &&
             (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
                 CM_OK)
@@ -611,7 +748,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     /* the average model xbar, formed on every rank by dt_run_summarize */
     if (cfg->save_model[0] && r.rank == 0)
-        s = dt_model_save(r.net, r.ev.xbar, cfg->save_model);
+        s = dt_model_save(r.net, r.ev.xbar, &r.meta, cfg->save_model);
     if ((s = dt_comm_agree(comm, s)) != CM_OK)
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;

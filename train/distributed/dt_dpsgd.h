@@ -81,6 +81,8 @@ typedef struct {
                               period's product minus 11^T/n */
     size_t period;         /* rounds of the topology (1: static; 0 for
                               all-reduce) */
+    int topo_kind;         /* 0 undirected, 1 directed, 2 epidemic
+                              (placed for its round 0's graph) */
     int topo_one_based;    /* the topology file had no node 0 and no n=:
                               read as 1-based (worker i is its node i+1) */
     dt_algo_kind algorithm;/* the update rule (dpsgd for all-reduce) */

@@ -32,6 +32,8 @@ static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
         out->t_mpi += gs.t_mpi;
         *bytes_round += (double)gs.bytes_round / (double)r->period;
     }
+    if (r->epidemic && out->rounds > 0) /* graphs differ: the mean */
+        *bytes_round = (double)out->bytes_sent / (double)out->rounds;
 }
 
 cm_status dt_run_evaluate(dt_run *r, size_t step, double lr,
@@ -108,6 +110,9 @@ cm_status dt_run_summarize(dt_run *r, dt_dpsgd_result *res)
     res->slem = r->slem;
     res->period = r->allreduce ? 0 : r->period;
     res->topo_one_based = r->one_based;
+    res->topo_kind = r->allreduce || !r->topo || !r->topo->directed ? 0
+                     : r->epidemic                      ? 2
+                                                        : 1;
     res->algorithm = r->allreduce ? DT_ALGO_DPSGD : r->cfg->algorithm;
     res->mix_c = r->mix_c;
     res->mix_slem = r->mix_slem;

@@ -1,5 +1,8 @@
 /* dt_gossip: one gossip-averaging round x_i <- sum_j W_ij x_j of the n
  * workers of a topology, spread over the P ranks of a communicator.
+ * A directed topology sends along its arcs: the graph communicator's
+ * sources (ranks holding in-neighbours) and destinations (ranks holding
+ * out-neighbours) then differ.
  *
  * Placement: dt_gossip_new puts workers on ranks in contiguous blocks
  * (dt_partition_block_range): rank r holds workers first..first+count-1,
@@ -64,6 +67,22 @@ cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
 cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
                                const size_t *owner, size_t len,
                                dt_gossip **out);
+
+/* As dt_gossip_new_placed, for a topology that changes every round (an
+ * epidemic one, cm_topo_epidemic_draw): the graph communicator joins
+ * every pair of ranks once, t is the first round's graph, and
+ * dt_gossip_retopo gives each later round's. A round moves only the
+ * arrays of the current graph's arcs (the other counts are 0). */
+cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
+                                const size_t *owner, size_t len,
+                                dt_gossip **out);
+
+/* Re-plans a dynamic g for topology t (weighted, g's node count) on the
+ * same placement; no round may be in progress. Local (no communication):
+ * every rank must pass the same t before its next dt_gossip_start.
+ * CM_EINVAL for a static g, a round in progress or another n; CM_ENOMEM.
+ * O(n + m + e log e) as dt_gossip_plan_make. */
+cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t);
 
 /* Frees g (collective: frees its MPI communicator). Accepts NULL. */
 void dt_gossip_free(dt_gossip *g);

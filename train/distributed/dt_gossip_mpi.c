@@ -272,10 +272,18 @@ struct dt_gossip {
     MPI_Datatype arr;      /* len contiguous floats: one worker array */
     size_t len;            /* floats per worker array */
     dt_gossip_plan plan;   /* this rank's part of the round */
-    int npeers;            /* plan.npeers as an int */
-    int *peers;            /* [npeers] plan.peers as ints */
+    int npeers;            /* destinations of the graph communicator */
+    int *peers;            /* [npeers] plan.peers as ints (dynamic: every
+                              other rank) */
     int *scount, *sdispl;  /* [npeers] plan's send counts, offsets */
-    int *rcount, *rdispl;  /* [npeers] plan's receive counts, offsets */
+    int nsrcs;             /* sources of the graph communicator */
+    int *srcs;             /* [nsrcs] plan.srcs as ints (dynamic: every
+                              other rank) */
+    int *rcount, *rdispl;  /* [nsrcs] plan's receive counts, offsets */
+    int dynamic;           /* 1: the graph joins all ranks and
+                              dt_gossip_retopo re-plans every round */
+    size_t *owner;         /* [n] the placement (dynamic only) */
+    size_t scap, rcap;     /* arrays sendbuf, recvbuf can hold */
     float *sendbuf;        /* [nsend * len] */
     float *recvbuf;        /* [nrecv * len] */
     double *acc;           /* [len] accumulator */
@@ -300,13 +308,68 @@ static void gossip_free_local(dt_gossip *g)
     free(g->peers);
     free(g->scount);
     free(g->sdispl);
+    free(g->srcs);
     free(g->rcount);
     free(g->rdispl);
+    free(g->owner);
     free(g->sendbuf);
     free(g->recvbuf);
     free(g->acc);
     free(g->x);
     free(g);
+}
+
+/* Position of rank q in the dynamic neighbour list (every rank but r). */
+static size_t dyn_index(size_t q, size_t r) { return q < r ? q : q - 1; }
+
+/* The plan's counts as MPI ints: static, the plan's own peer lists;
+ * dynamic, zero for every other rank but the plan's peers. Grows the
+ * buffers to the plan. */
+static cm_status gossip_counts(dt_gossip *g)
+{
+    const dt_gossip_plan *p = &g->plan;
+    if (p->nsend > INT_MAX || p->nrecv > INT_MAX || g->len > INT_MAX ||
+        (p->nsend + p->nrecv) > SIZE_MAX / sizeof(float) / g->len)
+        return cm_error(CM_EINVAL, "gossip buffers too large (%zu arrays "
+                        "of %zu floats)", p->nsend + p->nrecv, g->len);
+    if (p->nsend > g->scap || !g->sendbuf) {
+        free(g->sendbuf);
+        g->scap = p->nsend ? p->nsend : 1;
+        g->sendbuf = malloc(g->scap * g->len * sizeof(float));
+    }
+    if (p->nrecv > g->rcap || !g->recvbuf) {
+        free(g->recvbuf);
+        g->rcap = p->nrecv ? p->nrecv : 1;
+        g->recvbuf = malloc(g->rcap * g->len * sizeof(float));
+    }
+    if (!g->sendbuf || !g->recvbuf)
+        return cm_error(CM_ENOMEM, "out of memory for gossip buffers");
+    if (g->dynamic) {
+        for (int a = 0; a < g->npeers; a++)
+            g->scount[a] = g->sdispl[a] = g->rcount[a] = g->rdispl[a] = 0;
+        for (size_t a = 0; a < p->npeers; a++) {
+            size_t k = dyn_index(p->peers[a], p->rank);
+            g->scount[k] = (int)p->scount[a];
+            g->sdispl[k] = (int)p->sdispl[a];
+        }
+        for (size_t a = 0; a < p->nsrcs; a++) {
+            size_t k = dyn_index(p->srcs[a], p->rank);
+            g->rcount[k] = (int)p->rcount[a];
+            g->rdispl[k] = (int)p->rdispl[a];
+        }
+        return CM_OK;
+    }
+    for (size_t a = 0; a < p->npeers; a++) {
+        g->peers[a] = (int)p->peers[a];
+        g->scount[a] = (int)p->scount[a];
+        g->sdispl[a] = (int)p->sdispl[a];
+    }
+    for (size_t a = 0; a < p->nsrcs; a++) {
+        g->srcs[a] = (int)p->srcs[a];
+        g->rcount[a] = (int)p->rcount[a];
+        g->rdispl[a] = (int)p->rdispl[a];
+    }
+    return CM_OK;
 }
 
 /* The plan, its counts as MPI ints, and the buffers: no communication. */
@@ -317,32 +380,31 @@ static cm_status gossip_local(dt_gossip *g, const cm_topo *t,
     cm_status s = dt_gossip_plan_make(p, t, owner, P, r);
     if (s != CM_OK)
         return s;
-    if (p->nsend > INT_MAX || p->nrecv > INT_MAX || g->len > INT_MAX ||
-        (p->nsend + p->nrecv) > SIZE_MAX / sizeof(float) / g->len)
-        return cm_error(CM_EINVAL, "gossip buffers too large (%zu arrays "
-                        "of %zu floats)", p->nsend + p->nrecv, g->len);
-    size_t pa = p->npeers ? p->npeers : 1; /* never malloc(0) */
-    g->npeers = (int)p->npeers;
+    g->npeers = g->dynamic ? (int)(P - 1) : (int)p->npeers;
+    g->nsrcs = g->dynamic ? (int)(P - 1) : (int)p->nsrcs;
+    size_t pa = g->npeers ? (size_t)g->npeers : 1; /* never malloc(0) */
+    size_t ra = g->nsrcs ? (size_t)g->nsrcs : 1;
     g->peers = malloc(pa * sizeof *g->peers);
     g->scount = malloc(pa * sizeof *g->scount);
     g->sdispl = malloc(pa * sizeof *g->sdispl);
-    g->rcount = malloc(pa * sizeof *g->rcount);
-    g->rdispl = malloc(pa * sizeof *g->rdispl);
-    g->sendbuf = malloc((p->nsend ? p->nsend : 1) * g->len * sizeof(float));
-    g->recvbuf = malloc((p->nrecv ? p->nrecv : 1) * g->len * sizeof(float));
+    g->srcs = malloc(ra * sizeof *g->srcs);
+    g->rcount = malloc(ra * sizeof *g->rcount);
+    g->rdispl = malloc(ra * sizeof *g->rdispl);
     g->acc = malloc(g->len * sizeof *g->acc);
     g->x = calloc(p->count, sizeof *g->x);
-    if (!g->peers || !g->scount || !g->sdispl || !g->rcount || !g->rdispl ||
-        !g->sendbuf || !g->recvbuf || !g->acc || !g->x)
+    if (!g->peers || !g->scount || !g->sdispl || !g->srcs || !g->rcount ||
+        !g->rdispl || !g->acc || !g->x)
         return cm_error(CM_ENOMEM, "out of memory for gossip buffers");
-    for (size_t a = 0; a < p->npeers; a++) {
-        g->peers[a] = (int)p->peers[a];
-        g->scount[a] = (int)p->scount[a];
-        g->sdispl[a] = (int)p->sdispl[a];
-        g->rcount[a] = (int)p->rcount[a];
-        g->rdispl[a] = (int)p->rdispl[a];
+    if (g->dynamic) {
+        g->owner = malloc((t->n + 1) * sizeof *g->owner);
+        if (!g->owner)
+            return cm_error(CM_ENOMEM, "out of memory for gossip");
+        memcpy(g->owner, owner, t->n * sizeof *g->owner);
+        for (size_t q = 0, k = 0; q < P; q++)
+            if (q != r)
+                g->peers[k] = g->srcs[k] = (int)q, k++;
     }
-    return CM_OK;
+    return gossip_counts(g);
 }
 
 cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
@@ -367,9 +429,47 @@ cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
     return s;
 }
 
+static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
+                            const size_t *owner, size_t len, int dynamic,
+                            dt_gossip **out);
+
 cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
                                const size_t *owner, size_t len,
                                dt_gossip **out)
+{
+    return gossip_new(comm, t, owner, len, 0, out);
+}
+
+cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
+                                const size_t *owner, size_t len,
+                                dt_gossip **out)
+{
+    return gossip_new(comm, t, owner, len, 1, out);
+}
+
+cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
+{
+    if (g->active)
+        return cm_error(CM_EINVAL, "gossip: new topology during a round");
+    if (!g->dynamic)
+        return cm_error(CM_EINVAL, "gossip: the topology of a static plan "
+                        "cannot change (dt_gossip_new_dynamic)");
+    if (t->n != g->plan.n)
+        return cm_error(CM_EINVAL, "gossip: a %zu-node topology for %zu "
+                        "workers", t->n, g->plan.n);
+    size_t P = g->plan.P, r = g->plan.rank;
+    cm_status s = dt_gossip_plan_make(&g->plan, t, g->owner, P, r);
+    if (s != CM_OK)
+        return s;
+    s = gossip_counts(g);
+    g->st.arrays_sent = g->plan.nsend;
+    g->st.bytes_round = (uint64_t)g->plan.nsend * g->len * sizeof(float);
+    return s;
+}
+
+static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
+                            const size_t *owner, size_t len, int dynamic,
+                            dt_gossip **out)
 {
     const size_t P = dt_comm_size(comm), r = dt_comm_rank(comm);
     cm_status s = CM_OK;
@@ -378,6 +478,7 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
     if (g) {
         g->graph = MPI_COMM_NULL;
         g->arr = MPI_DATATYPE_NULL;
+        g->dynamic = dynamic;
     }
     if (!g) {
         s = cm_error(CM_ENOMEM, "out of memory for gossip");
@@ -396,13 +497,14 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
     /* Edge weights of 1 rather than MPI_UNWEIGHTED: Open MPI's sentinel
      * is a zero-length array that trips GCC's -Wstringop-overread. The
      * graph is only a neighbour list; reorder = 0 keeps rank numbers. */
-    int *ones = malloc((size_t)(g->npeers ? g->npeers : 1) * sizeof *ones);
+    int nmax = g->npeers > g->nsrcs ? g->npeers : g->nsrcs;
+    int *ones = malloc((size_t)(nmax ? nmax : 1) * sizeof *ones);
     cm_status sg = CM_OK;
     int rc = MPI_SUCCESS;
     if (!ones) {
         sg = cm_error(CM_ENOMEM, "out of memory for the gossip graph");
     } else {
-        for (int k = 0; k < g->npeers; k++)
+        for (int k = 0; k < nmax; k++)
             ones[k] = 1;
     }
     sg = dt_comm_agree(comm, sg);
@@ -411,7 +513,9 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
         s = sg;
         goto fail;
     }
-    rc = MPI_Dist_graph_create_adjacent(comm->comm, g->npeers, g->peers,
+    /* sources (whom this rank receives from) and destinations differ
+     * for a directed topology */
+    rc = MPI_Dist_graph_create_adjacent(comm->comm, g->nsrcs, g->srcs,
                                         ones, g->npeers, g->peers, ones,
                                         MPI_INFO_NULL, 0, &g->graph);
     free(ones);
@@ -428,7 +532,7 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
     s = dt_comm_agree(comm, sg);
     if (s != CM_OK)
         goto fail;
-    g->st.peers = g->plan.npeers;
+    g->st.peers = g->dynamic ? (size_t)g->npeers : g->plan.npeers;
     g->st.arrays_sent = g->plan.nsend;
     g->st.bytes_round = (uint64_t)g->plan.nsend * len * sizeof(float);
     *out = g;
@@ -467,7 +571,7 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x)
     dt_gossip_plan_pack(&g->plan, g->x, g->len, g->sendbuf);
     double t1 = cm_time_now();
     g->st.t_mix += t1 - t0;
-    if (g->npeers > 0) {
+    if (g->npeers + g->nsrcs > 0) {
         int rc = MPI_Ineighbor_alltoallv(g->sendbuf, g->scount, g->sdispl,
                                          g->arr, g->recvbuf, g->rcount,
                                          g->rdispl, g->arr, g->graph,
@@ -486,7 +590,7 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
         return cm_error(CM_EINVAL, "gossip round not started");
     double t0 = cm_time_now();
     g->active = 0;
-    if (g->npeers > 0) {
+    if (g->npeers + g->nsrcs > 0) {
         cm_status s = dt_wd_wait(&g->req, "the gossip exchange");
         if (s != CM_OK)
             return s;
@@ -502,7 +606,7 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
 
 cm_status dt_gossip_progress(dt_gossip *g)
 {
-    if (!g->active || g->npeers == 0)
+    if (!g->active || g->npeers + g->nsrcs == 0)
         return CM_OK;
     double t0 = cm_time_now();
     int done = 0;

@@ -77,7 +77,10 @@ static cm_status placement_init(dt_placement *pl, const dt_comm *c,
                                             pl->rank_of)
                    : cm_place_workers(t, P, pl->host_of_rank, kind,
                                       pl->rank_of);
-        s = dt_comm_agree(c, s0);
+        /* the others wait behind rank 0's partitioning (minutes for
+         * thousands of workers): idle, and without the --timeout
+         * deadline, since rank 0 is computing, not silent */
+        s = dt_comm_agree_idle(c, s0);
     }
     if (s == CM_OK)
         s = dt_comm_bcast(c, pl->rank_of, n * sizeof *pl->rank_of, 0);

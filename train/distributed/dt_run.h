@@ -21,6 +21,7 @@
 #include "dt_log.h"
 #include "dt_metrics.h"
 #include "dt_net.h"
+#include "dt_model_io.h"
 #include "dt_placement.h"
 #include "dt_run_ckpt.h"
 #include "dt_workers.h"
@@ -41,8 +42,15 @@ typedef struct {
     double mix_c;           /* d2: weight of W in its mixing matrix */
     double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
     dt_gossip **g;          /* [period] one gossip plan per round */
+    int epidemic;           /* the topology is drawn afresh every step */
+    cm_topo epi;            /* epidemic: the graph of the current step */
+    dt_gossip *gc;          /* clique-avg: exact averaging in each clique */
+    float **gbuf, **gavg;   /* clique-avg: [count] gradients, their clique
+                               means (arrays of len floats, in gmem) */
+    float *gmem;
     dt_algo *algo;          /* gossip mode: the update rule and its state */
     dt_net *net;
+    dt_model_meta meta;     /* "__metadata__" of the model files written */
     size_t B;               /* batch */
     size_t steps_per_epoch;
     dt_workers w;           /* this rank's workers */

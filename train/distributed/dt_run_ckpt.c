@@ -108,9 +108,23 @@ cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
     lock->fd = -1;
     lock->path = NULL;
     if (dt_comm_rank(c->comm) == 0) {
+        dt_ckpt_dir_info info;
         s = dt_ckpt_prepare(c->dir, lock);
+        if (s == CM_OK)
+            s = dt_ckpt_scan(c->dir, 0, &info);
         cm_status l = s == CM_OK ? dt_ckpt_latest(c->dir, &epoch) : s;
-        if (s == CM_OK && l == CM_OK && !resume)
+        if (s == CM_OK && l != CM_OK && info.complete)
+            /* complete epochs, no marker: another run's; never overwritten */
+            s = cm_error(CM_EINVAL, "%s holds a complete checkpoint "
+                         "(epoch-%06llu) but %s/latest is missing or "
+                         "unreadable: it is another run's, and no run writes "
+                         "over it; to continue it, restore the marker (echo "
+                         "epoch-%06llu > %s/latest) and add --resume; to "
+                         "start over, remove %s (or choose another "
+                         "--checkpoint DIR)", c->dir,
+                         (unsigned long long)info.newest, c->dir,
+                         (unsigned long long)info.newest, c->dir, c->dir);
+        else if (s == CM_OK && l == CM_OK && !resume)
             s = cm_error(CM_EINVAL, "%s holds the checkpoint of an earlier "
                          "run (epoch %llu): add --resume to continue it, or "
                          "remove %s (or choose another --checkpoint DIR) to "
@@ -258,11 +272,18 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
     char part[64];
     dt_partition_spec_str(&cfg->partition, part, sizeof part);
     uint64_t th = 0;
-    if (topo) {
+    if (topo) { /* off[n] = 2m (undirected) or m (directed) entries */
+        size_t na = topo->off[topo->n];
         th = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, topo->adj,
-                           2 * topo->m * sizeof *topo->adj);
-        th = cm_hash_fnv1a(th, topo->adj_w, 2 * topo->m * sizeof *topo->adj_w);
-        th = cm_hash_fnv1a(th, topo->self, topo->n * sizeof *topo->self);
+                           na * sizeof *topo->adj);
+        if (topo->adj_w)
+            th = cm_hash_fnv1a(th, topo->adj_w, na * sizeof *topo->adj_w);
+        if (topo->self)
+            th = cm_hash_fnv1a(th, topo->self, topo->n * sizeof *topo->self);
+        if (cm_topo_is_epidemic(topo)) { /* its graphs come from s, local */
+            uint64_t e[2] = {topo->epi_s, (uint64_t)topo->epi_local};
+            th = cm_hash_fnv1a(th, e, sizeof e);
+        }
     }
     int k = snprintf(
         buf, cap,

@@ -51,7 +51,9 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
 /* Collective, at start-up, when --checkpoint is given. Rank 0 creates DIR
  * and locks it for the run (lock: release with cm_lock_release; other
  * ranks get an unlocked one); every rank checks it can create files there.
- * A fresh run (resume 0) refuses a DIR that holds a complete checkpoint
+ * A fresh run (resume 0) refuses a DIR that holds a complete checkpoint,
+ * and any run refuses complete epochs without a readable DIR/latest
+ * (another run's), both
  * (CM_EINVAL naming --resume and how to start over); with resume and no
  * checkpoint yet, *resume_now is 0 (start from scratch), else 1. Errors
  * agreed, prefixed "--checkpoint". */

@@ -5,6 +5,8 @@
  * eigensolve, all competing for the same cores. Now rank 0 runs it once
  * and the others wait in the agreement, then receive the results:
  *
+ *   rank 0:    stat: a directory or a file beyond the size limit is
+ *              refused before any rank reads a byte -> agree
  *   all ranks: parse (O(m))                       -> agree
  *   all ranks: broadcast rank 0's (n, m, period, weights to set) and
  *              compare (a file that differs between hosts is refused)
@@ -41,6 +43,8 @@ static cm_status check_root(cm_topo_seq *seq, const char *path,
 {
     cm_status s = CM_OK;
     cm_topo *t = &seq->round[0];
+    if (t->directed) /* strong connectivity and W: cm_topo_validate_slem */
+        return cm_topo_seq_validate(seq, path, slem);
     if (seq->period == 1) {
         s = cm_topo_check_connected(t, path);
         if (s == CM_OK && set)
@@ -59,7 +63,8 @@ static void describe(const cm_topo_seq *seq, int replace, size_t hdr[4])
     for (size_t r = 0; r < seq->period; r++)
         hdr[1] += seq->round[r].m;
     hdr[2] = seq->period;
-    hdr[3] = seq->period == 1 && (!seq->round[0].self || replace);
+    hdr[3] = seq->period == 1 && !seq->round[0].directed &&
+             (!seq->round[0].self || replace); /* directed: in the file */
 }
 
 cm_status dt_topo_read(const char *path, cm_topo_seq *seq, int *one_based)
@@ -80,11 +85,26 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
     double num = -1.0; /* rank 0's SLEM */
     *one_based = 0;
     *slem = -1.0;
+    cm_status s = rank == 0 ? cm_topo_file_check(path) : CM_OK;
+    if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
+        goto fail;
     int ob = 0;
-    cm_status s = dt_topo_read(path, seq, &ob);
-    if ((s = dt_comm_agree(comm, s)) != CM_OK)
+    s = dt_topo_read(path, seq, &ob);
+    for (size_t r = 0; s == CM_OK && seq->period > 1 && r < seq->period; r++)
+        if (seq->round[r].directed)
+            s = cm_error(CM_ETOPO, "%s: round %zu is directed: a "
+                         "time-varying sequence of directed rounds is not "
+                         "supported (an epidemic topology, kind=epidemic, "
+                         "draws its rounds itself)", path, r);
+    if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
     *one_based = ob;
+    if (replace && seq->period > 1) { /* every rank read the same period */
+        s = cm_error(CM_EINVAL, "--weights: %s is time-varying (period %zu) "
+                     "and carries its own weights; --weights applies to "
+                     "one-round files", path, seq->period);
+        goto fail;
+    }
     describe(seq, replace, mine);
     for (size_t k = 0; k < 4; k++)
         hdr[k] = mine[k];

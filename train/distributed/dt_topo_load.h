@@ -21,7 +21,9 @@
  * the caller; old content destroyed) on every rank of comm, and validates
  * it as above. A static file without weights, or any static file when
  * replace is non-zero (--weights given), gets rule's weights (set on rank
- * 0, broadcast). *one_based: 1 when the ids were read as 1-based.
+ * 0, broadcast); replace with a time-varying file is CM_EINVAL (a flag
+ * conflict: its rounds carry their own weights, as topogen eval says).
+ * *one_based: 1 when the ids were read as 1-based.
  * *slem: SLEM of W for a static file, the norm of the period's product
  * for a sequence, -1 when not computed (above CM_MIXING_DENSE_MAX nodes);
  * the same on every rank.
@@ -29,7 +31,7 @@
  * with rank-lowest failing rank's message, prefixed "--topology: ". A
  * problem of the file, including one beyond a size limit (a dense
  * eigensolve above CM_MIXING_DENSE_MAX nodes), is never CM_EINVAL (that
- * code means a bad flag): it is CM_EIO, CM_EFORMAT, CM_ETOPO, CM_ENOMEM
+ * code means a bad flag, as for --weights on a time-varying file): it is CM_EIO, CM_EFORMAT, CM_ETOPO, CM_ENOMEM
  * or CM_ENUMERIC. On failure *seq is left empty. Cost: O(m) on every rank,
  * plus O(period n^3) on rank 0 and broadcasts of O(period + n + m) words. */
 cm_status dt_topo_load(const dt_comm *comm, const char *path,

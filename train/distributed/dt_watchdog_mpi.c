@@ -18,16 +18,25 @@
 #include "dt_comm.h"
 #include "dt_watchdog.h"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
 #include "cm_time.h"
 
 #define WD_PING 7101 /* tags on wd_comm */
+#define DT_WD_LAUNCHER_GRACE 10 /* s after an abort before the launcher
+                                   (mpirun, orted) is ended by force */
 #define WD_PONG 7102
+#define WD_FIRED 7103 /* "I timed out too": the sender is alive and may be
+                         the one that reports */
 
 static double wd_timeout;              /* seconds; 0 = off */
 static MPI_Comm wd_comm = MPI_COMM_NULL; /* private dup of MPI_COMM_WORLD */
@@ -54,6 +63,29 @@ static void wd_serve(void)
                       &r) ==
             MPI_SUCCESS)
             MPI_Request_free(&r);
+    }
+}
+
+/* Takes the WD_FIRED notices that arrived: their senders count as
+ * answered (their pending pong receive is cancelled). */
+static void wd_fired_notices(int *got, int *missing, MPI_Request *rq)
+{
+    int flag = 1;
+    while (flag) {
+        MPI_Status st;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, WD_FIRED, wd_comm, &flag, &st) !=
+                MPI_SUCCESS || !flag)
+            return;
+        int v, r = st.MPI_SOURCE;
+        MPI_Recv(&v, 1, MPI_INT, r, WD_FIRED, wd_comm, MPI_STATUS_IGNORE);
+        if (!got[r]) {
+            got[r] = 1;
+            (*missing)--;
+            if (rq[r] != MPI_REQUEST_NULL) {
+                MPI_Cancel(&rq[r]);
+                MPI_Request_free(&rq[r]);
+            }
+        }
     }
 }
 
@@ -86,6 +118,13 @@ static cm_status wd_fire(const char *what)
         if (MPI_Isend(&wd_token, 1, MPI_INT, r, WD_PING, wd_comm, &sr) ==
             MPI_SUCCESS)
             MPI_Request_free(&sr);
+        /* a rank that timed out before us may be past its grace period
+         * (printing, or ending the job) and answer no ping: its notice
+         * says it is alive, so it is never named, and only the lowest
+         * of the ranks that fired prints */
+        if (MPI_Isend(&wd_token, 1, MPI_INT, r, WD_FIRED, wd_comm, &sr) ==
+            MPI_SUCCESS)
+            MPI_Request_free(&sr);
         MPI_Irecv(&in[r], 1, MPI_INT, r, WD_PONG, wd_comm, &rq[r]);
     }
     double grace = wd_timeout / 4 < 2 ? 2 : wd_timeout / 4 > 30
@@ -94,6 +133,7 @@ static cm_status wd_fire(const char *what)
     int missing = size - 1;
     while (missing > 0 && cm_time_now() - t0 < grace) {
         wd_serve();
+        wd_fired_notices(got, &missing, rq);
         for (int r = 0; r < size; r++) {
             int done = 0;
             if (!got[r] && rq[r] != MPI_REQUEST_NULL &&
@@ -194,9 +234,109 @@ int dt_comm_timed_out(int *report)
     return wd_fired;
 }
 
+/* The launcher process that started this rank: its parent, when that is
+ * Open MPI's mpirun (orterun) or a remote host's daemon (orted); 0 for
+ * anything else (a shell: a singleton run has no launcher to end). */
+static pid_t launcher_pid(unsigned long long *start)
+{
+    pid_t pp = getppid();
+    char path[64], buf[1024], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pp);
+    int fd = open(path, O_RDONLY);
+    ssize_t k = fd >= 0 ? read(fd, comm, sizeof comm - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    comm[k > 0 ? k : 0] = '\0';
+    comm[strcspn(comm, "\n")] = '\0';
+    if (strcmp(comm, "mpirun") != 0 && strcmp(comm, "orterun") != 0 &&
+        strcmp(comm, "mpiexec") != 0 && strcmp(comm, "orted") != 0)
+        return 0;
+    /* its start time (field 22 of /proc/PID/stat), so that the reaper
+     * never signals a process that reused the pid */
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pp);
+    fd = open(path, O_RDONLY);
+    k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (k <= 0)
+        return 0;
+    buf[k] = '\0';
+    const char *p = strrchr(buf, ')'); /* comm may hold spaces */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (!p)
+        return 0;
+    *start = strtoull(p + 1, NULL, 10);
+    return pp;
+}
+
+/* 1 while pid is the process that started at `start`. */
+static int same_process(pid_t pid, unsigned long long start)
+{
+    unsigned long long now = 0;
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY);
+    ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (k <= 0)
+        return 0;
+    buf[k] = '\0';
+    const char *p = strrchr(buf, ')');
+    if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+        return 0; /* exited, not yet reaped */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (p)
+        now = strtoull(p + 1, NULL, 10);
+    return p && now == start;
+}
+
+/* A detached process (own session, no stdio) that ends the launcher if
+ * it is still alive DT_WD_LAUNCHER_GRACE s after this rank's abort:
+ * SIGTERM, then SIGKILL 2 s later. Under a network partition Open MPI
+ * 4.1's mpirun waits for an unreachable host's daemon (and the daemon for
+ * mpirun) until TCP gives up, about 10 minutes; mpirun may also crash in
+ * PMIx_Finalize and then ignore SIGTERM. */
+static void spawn_reaper(void)
+{
+    unsigned long long start = 0;
+    pid_t target = launcher_pid(&start);
+    if (target <= 1)
+        return;
+    pid_t pid = fork();
+    if (pid != 0)
+        return; /* the rank (or a failed fork: nothing to do) */
+    setsid();
+    int fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) { /* mpirun's output relay must not wait for us */
+        dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
+        if (fd > 2)
+            close(fd);
+    }
+    for (int t = 0; t < 10 * DT_WD_LAUNCHER_GRACE; t++) {
+        struct timespec ts = {0, 100000000L};
+        nanosleep(&ts, NULL);
+        if (!same_process(target, start))
+            _exit(0); /* the launcher ended by itself */
+    }
+    kill(target, SIGTERM);
+    for (int t = 0; t < 20 && same_process(target, start); t++) {
+        struct timespec ts = {0, 100000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (same_process(target, start))
+        kill(target, SIGKILL);
+    _exit(0);
+}
+
 void dt_comm_abort_job(int code)
 {
+    if (wd_fired) /* a timeout: the launcher may not end by itself */
+        spawn_reaper();
     MPI_Abort(MPI_COMM_WORLD, code);
+    _exit(code); /* MPI_Abort does not return; if it did, leave anyway */
 }
 
 

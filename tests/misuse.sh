@@ -1,0 +1,218 @@
+#!/bin/sh
+# misuse.sh: the probes of issues 24 and 25 that failed, as a careless or
+# hostile user would try them: checkpoint directories shared between runs
+# (links, forks, a broken marker, leftovers of a killed save), exit codes
+# with and without mpirun, notices that must be true, flags that do not
+# apply to the mode. Each case failed on the previous release.
+#
+#   BIN=bin sh tests/misuse.sh        (make check-misuse)
+#
+# Prints one line per failure and `misuse: N passed, M failed`.
+set -u
+BIN=${BIN:-bin}
+BIN=$(cd "$BIN" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/misuse.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+passed=0
+failed=0
+case_no=0
+fail() {
+    failed=$((failed + 1))
+    echo "misuse: case $case_no FAILED: $*"
+}
+run() {
+    "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+}
+# expect CODE REGEX DESC CMD...: exit CODE; for a failure, stderr matches
+# REGEX (grep -E) and holds one line, nothing on stdout.
+expect() {
+    case_no=$((case_no + 1))
+    code=$1 pat=$2 desc=$3
+    shift 3
+    run "$@"
+    if [ "$rc" -ne "$code" ]; then
+        fail "$desc: exit $rc, expected $code: $(head -c 300 "$T/err")"
+    elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/err"; then
+        fail "$desc: message does not match /$pat/: $(head -c 300 "$T/err")"
+    elif [ "$code" -ne 0 ] && [ "$(wc -l <"$T/err")" -gt 2 ]; then
+        fail "$desc: more than one message: $(head -c 400 "$T/err")"
+    elif [ "$code" -ne 0 ] && [ -s "$T/out" ]; then
+        fail "$desc: wrote to stdout on failure: $(head -c 200 "$T/out")"
+    else
+        passed=$((passed + 1))
+    fi
+}
+check() {
+    case_no=$((case_no + 1))
+    if eval "$1"; then passed=$((passed + 1)); else fail "$2"; fi
+}
+dt() {
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OPENBLAS_NUM_THREADS=1 timeout 120 "$BIN/dpsgd-train" "$@"
+}
+mpi() {
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OPENBLAS_NUM_THREADS=1 timeout 120 mpirun -q --oversubscribe \
+        --bind-to none -np 2 "$BIN/dpsgd-train" "$@"
+}
+# the files of DIR's epochs with their checksums, to see that nothing
+# changed
+sums() { (cd "$1" && find . -name 'worker-*' -o -name 'state-*' | sort | xargs -r md5sum); }
+hash_of() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out"; }
+
+"$BIN/topogen" -n 4 -d 2 -q -o "$T/g4.txt"
+syn="--dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 16 --quiet"
+g="--topology $T/g4.txt"
+
+# ---- checkpoint directories (items 1, 2, 10) ---------------------------
+A=$T/A
+expect 0 "" "run A, 3 epochs" mpi $g $syn --epochs 3 --checkpoint "$A"
+sums "$A" >"$T/A.sums"
+# a fork through a link: refused before any write, A untouched
+mkdir "$T/B"
+ln -s "$A/epoch-000003" "$T/B/epoch-000003"
+cp "$A/state-000003.bin" "$A/settings" "$T/B/"
+echo epoch-000003 >"$T/B/latest"
+expect 1 "^dpsgd-train: --checkpoint: $T/B/epoch-000003 is a symbolic link: a checkpoint directory is written and pruned only by the run that owns it" \
+    "an epoch linked into another run's DIR" mpi $g $syn --epochs 5 --checkpoint "$T/B" --resume
+check 'sums "$A" | cmp -s - "$T/A.sums"' "A's files after B's refusal: $(ls "$A/epoch-000003" | tr '\n' ' ')"
+expect 1 "is a symbolic link" "the same link, fresh run" mpi $g $syn --epochs 2 --checkpoint "$T/B"
+check 'sums "$A" | cmp -s - "$T/A.sums"' "A's files after a fresh run on B"
+# the documented fork: a copy; both continue, A unchanged by B
+rm -rf "$T/B"
+cp -r "$A" "$T/B"
+expect 0 "" "fork by copy: B continues to epoch 5" mpi $g $syn --epochs 5 --checkpoint "$T/B" --resume
+hb=$(hash_of)
+check 'sums "$A" | cmp -s - "$T/A.sums"' "A unchanged by its fork"
+expect 0 "" "A continues to epoch 5 too" mpi $g $syn --epochs 5 --checkpoint "$A" --resume
+check '[ -n "$hb" ] && [ "$(hash_of)" = "$hb" ]' "fork and original agree bit for bit: $hb vs $(hash_of)"
+# a marker that is missing, empty or garbage beside complete epochs: the
+# DIR holds another run, with or without --resume; nothing is deleted
+C=$T/C
+expect 0 "" "run C, 2 epochs" mpi $g $syn --epochs 2 --checkpoint "$C"
+sums "$C" >"$T/C.sums"
+for how in garbage empty missing; do
+    case $how in
+        garbage) echo "not a marker" >"$C/latest" ;;
+        empty) : >"$C/latest" ;;
+        missing) rm -f "$C/latest" ;;
+    esac
+    expect 2 "^dpsgd-train: --checkpoint: $C holds a complete checkpoint \\(epoch-000002\\) but $C/latest is missing or unreadable: it is another run's" \
+        "fresh run, latest $how" mpi $g $syn --epochs 2 --checkpoint "$C"
+    check 'sums "$C" | cmp -s - "$T/C.sums"' "C's epochs intact (latest $how)"
+    expect 2 "holds a complete checkpoint" "--resume, latest $how" mpi $g $syn --epochs 3 --checkpoint "$C" --resume
+    check 'sums "$C" | cmp -s - "$T/C.sums"' "C's epochs intact after --resume (latest $how)"
+done
+# pruning removes only this run's epochs: another run's epoch directory
+# (other settings, no marker, no state file) stays
+P=$T/P
+expect 0 "" "run with --lr 0.01" mpi $g $syn --epochs 1 --checkpoint "$T/other" --lr 0.01
+mkdir "$P"
+cp -r "$T/other/epoch-000001" "$P/epoch-000009"
+expect 0 "" "a run beside a foreign epoch directory" mpi $g $syn --epochs 3 --checkpoint "$P"
+check '[ -f "$P/epoch-000009/worker-000000.ckpt" ] && [ "$(cat "$P/latest")" = epoch-000003 ] && [ ! -d "$P/epoch-000001" ]' \
+    "foreign epoch-000009 kept, own epoch 1 pruned: $(ls "$P" | tr '\n' ' ')"
+# a save killed while writing: its temporary files go at the next start
+: >"$A/state-000006.bin.tmp.Ab12Cd"
+mkdir -p "$A/epoch-000005"
+: >"$A/epoch-000005/worker-000001.ckpt.tmp.Xy34Zw"
+: >"$A/latest.tmp.Qq56Rr"
+expect 0 "" "resume after an interrupted save" mpi $g $syn --epochs 6 --checkpoint "$A" --resume
+check '[ -z "$(find "$A" -name "*.tmp.*")" ]' "temporary files removed: $(find "$A" -name '*.tmp.*' | tr '\n' ' ')"
+
+# ---- exit codes (item 4) ------------------------------------------------
+expect 0 "" "a CNN model file" dt $syn --epochs 1 --model cnn --save-model "$T/cnn.st"
+expect 1 "^dpsgd-train: model file $T/cnn.st: tensor '0.weight' has shape" \
+    "--init-model of another architecture, one process" dt $syn --epochs 1 --init-model "$T/cnn.st"
+expect 1 "^dpsgd-train: model file $T/cnn.st: tensor '0.weight' has shape" \
+    "--init-model of another architecture, 1 process with --topology" dt $g $syn --epochs 1 --init-model "$T/cnn.st"
+expect 1 "^dpsgd-train: model file $T/cnn.st: tensor '0.weight' has shape" \
+    "--init-model of another architecture, mpirun -np 2" mpi $g $syn --epochs 1 --init-model "$T/cnn.st"
+expect 2 "^topogen: --hosts 3: more hosts than the 2 ranks" "eval --hosts 3 --ranks 2" \
+    "$BIN/topogen" eval "$T/g4.txt" --net wan --hosts 3 --ranks 2
+expect 2 "^topogen: --ranks 9: .* has only 4 nodes" "eval --ranks 9" \
+    "$BIN/topogen" eval "$T/g4.txt" --net wan --ranks 9
+expect 2 "^topogen: .*--groups 9: more groups than the 4 nodes" "eval --groups 9" \
+    "$BIN/topogen" eval "$T/g4.txt" --groups 9
+
+# ---- notices that are true (item 7) -------------------------------------
+"$BIN/topogen" -n 8 --kind one-peer-exp -q -o "$T/ope8.txt"
+for how in mpi dt; do
+    expect 2 "^dpsgd-train: --weights: $T/ope8.txt is time-varying \\(period 3\\) and carries its own weights" \
+        "--weights mh on a time-varying file ($how)" $how --topology "$T/ope8.txt" $syn --epochs 1 --weights mh
+done
+
+# ---- --log on a device (item 9) ----------------------------------------
+# nothing is locked (or created) beside a file that is not a regular one:
+# as root a device node of our own whose DEV.lock another process holds
+# (the old code refused: "in use by another run"); as another user
+# /dev/null itself (the old code could not create /dev/null.lock)
+expect 0 "" "--log /dev/null" dt $g $syn --epochs 1 --log /dev/null
+check '[ ! -e /dev/null.lock ]' "no /dev/null.lock"
+if mknod "$T/null" c 1 3 2>/dev/null; then
+    expect 0 "" "--log on a character device while DEV.lock is held" \
+        flock -n "$T/null.lock" sh -c "ASAN_OPTIONS=detect_leaks=0 OPENBLAS_NUM_THREADS=1 '$BIN/dpsgd-train' $g $syn --epochs 1 --log '$T/null'"
+fi
+
+# ---- flags refused where they do nothing (items 13; issue 25) -----------
+expect 2 "^dpsgd-train: --data $T: --dataset synthetic makes its own images" \
+    "--data with --dataset synthetic" dt $syn --epochs 1 --data "$T"
+expect 2 "^topogen: --t1 2: above the start temperature 1" "rising temperature" \
+    "$BIN/topogen" -n 16 -d 3 --t0 1 --t1 2 -q -o "$T/x.txt"
+check '[ ! -e "$T/x.txt" ]' "no file after a refused --t1"
+for f in "--algorithm d2" "--partition dirichlet:0.1" "--workers 4" "--placement block" \
+         "--net wan" "--weights mh"; do
+    expect 2 "^dpsgd-train: ${f%% *} is for distributed runs" "without --topology: $f" dt $syn --epochs 1 $f
+done
+for f in "--placement block" "--weights mh"; do
+    expect 2 "^dpsgd-train: ${f%% *} is for decentralized runs" "--mode allreduce $f" \
+        mpi --mode allreduce $syn --epochs 1 $f
+done
+
+# ---- the scripts (issue 25; issue 20's "scripts execute data") ----------
+S=$(cd "$(dirname "$0")/../scripts" && pwd)
+R=$(cd "$(dirname "$0")/../data/results" && pwd)
+mkdir "$T/cwd"
+for f in sweep consensus algorithms demo plot summary results modelled import-results \
+         backfill-settings bench-fdla bench-gossip bench-net bench-topogen bench-train \
+         bench-groups install-deps; do
+    case_no=$((case_no + 1))
+    (cd "$T/cwd" && env -u OUT BIN=/nonexistent sh "$S/$f.sh" --help >"$T/out" 2>"$T/err")
+    rc=$?
+    if [ "$rc" -ne 0 ] || [ ! -s "$T/out" ] || [ -n "$(ls -A "$T/cwd")" ]; then
+        fail "$f.sh --help: exit $rc, $(wc -l <"$T/out") lines, left in the folder: $(ls -A "$T/cwd" | tr '\n' ' ') $(head -c 200 "$T/err")"
+    else
+        passed=$((passed + 1))
+    fi
+done
+for f in sweep consensus algorithms demo; do
+    (cd "$T/cwd" && expect 2 "^$f: unknown option '--bogus'" "$f.sh --bogus" sh "$S/$f.sh" --bogus)
+    check '[ -z "$(ls -A "$T/cwd")" ]' "$f.sh --bogus created nothing: $(ls -A "$T/cwd")"
+done
+# OUT as the argument: sweep.sh OUTDIR checks its tools first, in OUTDIR
+expect 1 "^sweep: /nonexistent/topogen not found" "sweep.sh OUTDIR with no programs" \
+    env BIN=/nonexistent sh "$S/sweep.sh" "$T/sweep-out"
+# committed tables redraw from committed files: n16's table, into a folder
+# of our own, equals the committed one
+expect 0 "" "summary.sh --into DIR data/results/n16" env TARGETS="0.80 0.85 0.88" \
+    sh "$S/summary.sh" --into "$T/sum16" "$R/n16"
+check 'cmp -s "$T/sum16/summary.md" "$R/n16/summary.md"' "n16's table redrawn differs: $(diff "$R/n16/summary.md" "$T/sum16/summary.md" | head -c 300)"
+check '! grep -q "± 0.00" "$T/sum16/summary.md" && grep -q "% (1 seed) |" "$T/sum16/summary.md"' "one-seed rows say '1 seed'"
+expect 2 "^plot: .*/n16/plots holds committed plots: draw elsewhere with --into DIR" \
+    "plot.sh on committed plots without --into" sh "$S/plot.sh" "$R/n16"
+# grid.env is read as data: a value with a command substitution is a
+# string, not a command, and a line that is not KEY="value" is refused
+mkdir -p "$T/evil"
+cp -r "$R/n16-d2/runs" "$R/n16-d2/topo" "$T/evil/"
+sed 's/^TRAIN_ARGS="\(.*\)"$/TRAIN_ARGS="\1 $(touch PWNED) --algorithm d2"/' "$R/n16-d2/grid.env" >"$T/evil/grid.env"
+(cd "$T" && expect 0 "" "summary.sh with a command in grid.env" env TARGETS="0.80 0.85 0.88" sh "$S/summary.sh" "$T/evil")
+check '[ ! -e "$T/PWNED" ] && [ ! -e "$T/cwd/PWNED" ]' "grid.env's \$(touch PWNED) was run"
+echo 'rm -rf "$HOME/nothing-here"' >>"$T/evil/grid.env"
+expect 1 "grid.env:[0-9]+: not a KEY=\"value\" line" "summary.sh with a shell line in grid.env" \
+    sh "$S/summary.sh" "$T/evil"
+
+echo "misuse: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,293 @@
+/* tg_digraph_search.c: simulated annealing over permutation graphs for
+ * n_eff (see tg_digraph_search.h). A move changes two entries of one
+ * permutation, so the graph is the permutation array itself; the
+ * estimate applies W through it (y_pi(i) += x_i), O(s n) per product,
+ * and the exact path fills the dense W. */
+#include "tg_digraph_search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_rng.h"
+#include "cm_time.h"
+#include "tg_neff.h"
+#include "tg_search.h"
+
+typedef struct {
+    size_t n, s;
+    const size_t *perm;
+} pctx;
+
+static cm_status apply_perm(void *ctx, size_t round, size_t n, size_t reps,
+                            const double *x, double *y)
+{
+    const pctx *c = ctx;
+    (void)round;
+    double w = 1.0 / (double)(c->s + 1);
+    for (size_t k = 0; k < n * reps; k++)
+        y[k] = w * x[k];
+    for (size_t p = 0; p < c->s; p++)
+        for (size_t i = 0; i < n; i++) {
+            double *yj = y + c->perm[p * n + i] * reps;
+            const double *xi = x + i * reps;
+            for (size_t r = 0; r < reps; r++)
+                yj[r] += w * xi[r];
+        }
+    return CM_OK;
+}
+
+/* Exact n_eff of the permutations (the sparse Neumann series,
+ * tg_neff_series); w is unused (kept for the signature). */
+static cm_status exact(const tg_digraph_search_opts *o, const size_t *perm,
+                       double *w, double *neff)
+{
+    (void)w;
+    pctx c = {o->n, o->s, perm};
+    double ty;
+    cm_status st = tg_neff_series(o->n, apply_perm, &c, o->gamma, &ty, NULL);
+    if (st == CM_OK)
+        *neff = tg_neff_from_trace(o->n, o->gamma,
+                                   1.0 / (1.0 - o->gamma) + ty);
+    return st;
+}
+
+extern void dsyev_(const char *jobz, const char *uplo, const int *n,
+                   double *a, const int *lda, double *w, double *work,
+                   const int *lwork, int *info, size_t jobz_len,
+                   size_t uplo_len);
+
+/* ||W - J||_2 = sqrt(lambda_max(W^T W - J)) for the doubly stochastic
+ * W of the permutations: row j of W has a = 1/(S+1) at columns j and
+ * pi_s^-1(j), so W^T W is the sum of their (S+1)^2 outer products;
+ * then LAPACK dsyev (eigenvalues only). O(n (S+1)^2 + n^3). */
+static cm_status norm_energy(const tg_digraph_search_opts *o,
+                             const size_t *perm, double *e)
+{
+    size_t n = o->n, ns = o->s;
+    double a = 1.0 / (double)(ns + 1), jn = 1.0 / (double)n;
+    double *m = malloc(n * n * sizeof *m), *ev = malloc(n * sizeof *ev);
+    double *work = malloc(3 * n * sizeof *work);
+    size_t *inv = malloc(ns * n * sizeof *inv), col[65];
+    cm_status st = CM_OK;
+    if (!m || !ev || !work || !inv || ns > 64) {
+        st = cm_error(CM_ENOMEM, "directed search: out of memory");
+        goto cleanup;
+    }
+    for (size_t q = 0; q < ns; q++)
+        for (size_t i = 0; i < n; i++)
+            inv[q * n + perm[q * n + i]] = i;
+    for (size_t k = 0; k < n * n; k++)
+        m[k] = -jn;
+    for (size_t j = 0; j < n; j++) {
+        col[0] = j;
+        for (size_t q = 0; q < ns; q++)
+            col[q + 1] = inv[q * n + j];
+        for (size_t p = 0; p <= ns; p++)
+            for (size_t q = 0; q <= ns; q++)
+                m[col[p] * n + col[q]] += a * a;
+    }
+    int in = (int)n, lwork = 3 * in, info = 0;
+    dsyev_("N", "L", &in, m, &in, ev, work, &lwork, &info, 1, 1);
+    if (info != 0) {
+        st = cm_error(CM_ENUMERIC, "directed search: eigensolver failed");
+        goto cleanup;
+    }
+    *e = sqrt(fmax(ev[n - 1], 0.0));
+cleanup:
+    free(m);
+    free(ev);
+    free(work);
+    free(inv);
+    return st;
+}
+
+static cm_status energy(const tg_digraph_search_opts *o, int estimate,
+                        const size_t *perm, double *w, size_t epoch,
+                        double *e)
+{
+    double neff;
+    cm_status st;
+    if (o->norm)
+        return norm_energy(o, perm, e);
+    if (!estimate) {
+        st = exact(o, perm, w, &neff);
+    } else {
+        pctx c = {o->n, o->s, perm};
+        double ty;
+        st = tg_neff_estimate(o->n, apply_perm, &c, o->gamma,
+                              o->probes ? o->probes : 64, 2000,
+                              o->seed + epoch, &ty, NULL);
+        neff = tg_neff_from_trace(o->n, o->gamma,
+                                  1.0 / (1.0 - o->gamma) + ty);
+    }
+    if (st == CM_OK)
+        *e = 1.0 - neff / (double)o->n;
+    return st;
+}
+
+/* 1 when target y is legal for node a in permutation s (not a, not a's
+ * target in another permutation). */
+static int legal(const size_t *perm, size_t n, size_t ns, size_t s, size_t a,
+                 size_t y)
+{
+    if (y == a)
+        return 0;
+    for (size_t t = 0; t < ns; t++)
+        if (t != s && perm[t * n + a] == y)
+            return 0;
+    return 1;
+}
+
+size_t tg_digraph_search_default_iters(size_t n)
+{
+    return n < 96 ? 20000 : n <= 256 ? 6000 : 600;
+}
+
+cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
+                            tg_digraph_search_result *res)
+{
+    memset(res, 0, sizeof *res);
+    size_t n = o->n, ns = o->s;
+    if (n < ns + 1 || n < 3 || ns == 0)
+        return cm_error(CM_EINVAL, "directed search: %zu permutations need "
+                        "n >= %zu (got %zu)", ns, ns + 1, n);
+    if (!(o->gamma > 0.0 && o->gamma < 1.0))
+        return cm_error(CM_EINVAL, "directed search: gamma %g is not in "
+                        "(0, 1)", o->gamma);
+    double start = cm_time_now();
+    int estimate = !o->norm && n >= TG_DIGRAPH_ESTIMATE_FROM;
+    if (o->norm && n > 1024)
+        return cm_error(CM_EINVAL, "directed search: the norm objective "
+                        "solves a dense eigenproblem per move (n <= 1024)");
+    size_t iters = o->iters ? o->iters : tg_digraph_search_default_iters(n);
+    size_t restarts = o->restarts ? o->restarts : 1;
+    double t0 = o->t0 > 0.0 ? o->t0 : 0.01 / (double)n;
+    double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0;
+    size_t *perm = malloc(ns * n * sizeof *perm);
+    size_t *best = malloc(ns * n * sizeof *best);
+    double *w = estimate ? NULL : malloc(n * n * sizeof *w);
+    cm_status st = CM_OK;
+    if (!perm || !best || (!estimate && !w)) {
+        st = cm_error(CM_ENOMEM, "directed search: out of memory");
+        goto cleanup;
+    }
+    res->estimated = estimate;
+    double best_e = INFINITY;
+    for (size_t r = 0; r < restarts; r++) {
+        if (r > 0 && ((o->stop && *o->stop) ||
+                      (o->time_limit > 0.0 &&
+                       cm_time_now() - start >= o->time_limit)))
+            break;
+        cm_rng rng;
+        cm_rng_seed(&rng, o->seed, r + 1);
+        if ((st = tg_digraph_random_perms(n, ns, &rng, perm)) != CM_OK)
+            goto cleanup;
+        double e;
+        size_t epoch = 0;
+        if ((st = energy(o, estimate, perm, w, 0, &e)) != CM_OK)
+            goto cleanup;
+        res->evals++;
+        if (r == 0) {
+            double w0 = e;
+            if (estimate) { /* the start's exact value, for the report */
+                double *wd = malloc(n * n * sizeof *wd);
+                if (!wd) {
+                    st = cm_error(CM_ENOMEM, "directed search: out of "
+                                  "memory");
+                    goto cleanup;
+                }
+                st = exact(o, perm, wd, &res->neff_start);
+                free(wd);
+                if (st != CM_OK)
+                    goto cleanup;
+            } else if (!o->norm) {
+                res->neff_start = (1.0 - w0) * (double)n;
+            } else {
+                st = exact(o, perm, w, &res->neff_start);
+                if (st != CM_OK)
+                    goto cleanup;
+            }
+        }
+        if (e < best_e) {
+            best_e = e;
+            memcpy(best, perm, ns * n * sizeof *perm);
+        }
+        double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
+        double temp = t0, begin = cm_time_now();
+        double deadline = o->time_limit > 0.0
+                              ? begin + (start + o->time_limit - begin) /
+                                            (double)(restarts - r)
+                              : INFINITY;
+        for (size_t it = 0; it < iters; it++, temp *= cool) {
+            if (o->stop && *o->stop) {
+                res->interrupted = 1;
+                break;
+            }
+            double tt = temp;
+            if (isfinite(deadline)) {
+                double tf = (cm_time_now() - begin) / (deadline - begin);
+                if (tf >= 1.0) {
+                    res->timed_out = 1;
+                    break;
+                }
+                tt = fmin(tt, t0 * pow(t1 / t0, tf));
+            }
+            if (estimate && it / TG_DIGRAPH_EPOCH != epoch) {
+                epoch = it / TG_DIGRAPH_EPOCH;
+                if ((st = energy(o, 1, perm, w, epoch, &e)) != CM_OK)
+                    goto cleanup;
+                res->evals++;
+            }
+            res->moves++;
+            size_t s = (size_t)cm_rng_below(&rng, ns);
+            size_t a = (size_t)cm_rng_below(&rng, n);
+            size_t b = (size_t)cm_rng_below(&rng, n - 1);
+            b += b >= a;
+            size_t *q = perm + s * n, x = q[a], y = q[b];
+            if (!legal(perm, n, ns, s, a, y) || !legal(perm, n, ns, s, b, x))
+                continue;
+            double u = cm_rng_uniform(&rng);
+            double thr = u > 0.0 ? e - tt * log(u) : INFINITY, e2;
+            q[a] = y;
+            q[b] = x;
+            if ((st = energy(o, estimate, perm, w, epoch, &e2)) != CM_OK)
+                goto cleanup;
+            res->evals++;
+            if (e2 <= thr) {
+                e = e2;
+                res->accepted++;
+                if (e < best_e) {
+                    best_e = e;
+                    memcpy(best, perm, ns * n * sizeof *perm);
+                }
+            } else {
+                q[a] = x;
+                q[b] = y;
+            }
+        }
+        if (res->interrupted)
+            break;
+    }
+    st = tg_digraph_from_perms(out, n, ns, best);
+    if (st != CM_OK)
+        goto cleanup;
+    {
+        double *wd = w ? w : malloc(n * n * sizeof *wd);
+        if (!wd) {
+            st = cm_error(CM_ENOMEM, "directed search: out of memory");
+            goto cleanup;
+        }
+        st = exact(o, best, wd, &res->neff);
+        if (wd != w)
+            free(wd);
+    }
+    if (st == CM_OK && o->norm)
+        st = norm_energy(o, best, &res->norm);
+    res->seconds = cm_time_now() - start;
+cleanup:
+    free(perm);
+    free(best);
+    free(w);
+    return st;
+}
