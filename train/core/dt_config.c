@@ -343,8 +343,10 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
     for (;;) {
         int done = 0;
         cm_status s = cm_flags_next(&table, argc, argv, 0, &it, &done);
-        if (s != CM_OK || done)
+        if (s != CM_OK)
             return s;
+        if (done) /* the checks of the whole command line follow */
+            break;
         const flag_spec *f = it.row;
         cfg->given |= 1ULL << (f - FLAGS);
         if (f->kind == F_FLAG) {
