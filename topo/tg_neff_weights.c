@@ -215,49 +215,10 @@ static cm_status dual_bound(ws *a, double *lb)
     return CM_OK;
 }
 
-static size_t edge_index(const cm_topo *t, size_t i, size_t j)
-{
-    size_t lo = 0, hi = t->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->ei[mid] < i || (t->ei[mid] == i && t->ej[mid] < j))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Installs edge weights w (self weights 1 - row sum, in CSR order). */
 static cm_status install(cm_topo *t, const double *w)
 {
-    size_t n = t->n, m = t->m;
-    double *ew = malloc((m + 1) * sizeof *ew);
-    double *self = malloc((n + 1) * sizeof *self);
-    double *adj_w = malloc((2 * m + 1) * sizeof *adj_w);
-    if (!ew || !self || !adj_w) {
-        free(ew);
-        free(self);
-        free(adj_w);
-        return cm_error(CM_ENOMEM, "out of memory for weights");
-    }
-    memcpy(ew, w, m * sizeof *ew);
-    for (size_t i = 0; i < n; i++) {
-        double row = 0.0;
-        for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            size_t j = t->adj[p];
-            adj_w[p] = w[i < j ? edge_index(t, i, j) : edge_index(t, j, i)];
-            row += adj_w[p];
-        }
-        self[i] = 1.0 - row;
-    }
-    free(t->ew);
-    free(t->self);
-    free(t->adj_w);
-    t->ew = ew;
-    t->self = self;
-    t->adj_w = adj_w;
-    return CM_OK;
+    return cm_topo_install_weights(t, w);
 }
 
 static cm_status check_args(const cm_topo *t, double gamma)
