@@ -230,7 +230,7 @@ plot_one() {
     # laplacian) are drawn in each of a worker count's panels
     panels=""
     for n in $ns; do
-        in_n=$(for s in $sel; do [ "$(n_of "$s")" = "$n" ] && echo "$s"; done)
+        in_n=$(for s in $sel; do [ "$(n_of "$s")" != "$n" ] || echo "$s"; done)
         refs=$(echo "$in_n" | while read -r s; do
             case "$(kind_of "$s")-$(weights_of "$s")$(alg_of "$s")" in
             allreduce-none|learned-laplacian) echo "$s";; esac; done)
@@ -281,7 +281,7 @@ plot_one() {
             echo "unset label 1; set yrange [*:*]"
             # the y range from every setting of this worker count, so that
             # its panels share one scale
-            files=$(for s in $sel; do [ "$(n_of "$s")" = "$n" ] && echo "$AGG/$s.dat"; done)
+            files=$(for s in $sel; do [ "$(n_of "$s")" != "$n" ] || echo "$AGG/$s.dat"; done)
             if [ "$yfloor" = 1 ]; then
                 # accuracy in %: the y axis starts below the lowest
                 # accuracy (band included) from epoch 1 on, so that the
