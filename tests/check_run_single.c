@@ -7,8 +7,9 @@
  * 1.25/1.5, d2 with c = 1 and gt with all-reduce are refused before
  * training, and a run checkpointed, stopped after epoch 1 and resumed
  * equals the uninterrupted one (so the algorithms' state is in the
- * checkpoint). Besides: two runs give the same bits, and one rank sends
- * no gossip bytes. The bits of these runs equal the MPI runs' on 1, 3 and
+ * checkpoint). Besides: two runs give the same bits, one rank sends no
+ * gossip bytes, and the dynamic gossip of epidemic runs re-plans to the
+ * static rounds' results (dt_gossip_retopo). The bits of these runs equal the MPI runs' on 1, 3 and
  * 4 ranks (checked by hand, see train/README.md); mpi_check_algo.c
  * asserts those are equal among themselves. */
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"
+#include "dt_gossip.h"
 #include "mpi_run.h"
 
 static void cube_file(char *path, size_t n)
@@ -111,6 +113,67 @@ START_TEST(rejections_and_d2_mixing)
 }
 END_TEST
 
+/* ring (or path, when path != 0) of n nodes with MH weights */
+static void ring_topo(cm_topo *t, size_t n, int path)
+{
+    size_t ei[16], ej[16], m = 0;
+    for (size_t i = 0; i + (path ? 1 : 0) < n; i++) {
+        size_t j = (i + 1) % n;
+        ei[m] = i < j ? i : j;
+        ej[m++] = i < j ? j : i;
+    }
+    cm_topo_init(t);
+    ck_assert_int_eq(cm_topo_from_edges(t, n, m, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(t, CM_WEIGHTS_MH), CM_OK);
+}
+
+/* one gossip round of x (n arrays of len) on g into out */
+static void round_on(dt_gossip *g, float *x, float *out, size_t n,
+                     size_t len)
+{
+    float *xp[8], *op[8];
+    for (size_t i = 0; i < n; i++)
+        xp[i] = x + i * len, op[i] = out + i * len;
+    ck_assert_int_eq(dt_gossip_round(g, xp, op), CM_OK);
+}
+
+START_TEST(dynamic_gossip_on_one_rank)
+{
+    enum { N = 6, LEN = 3 };
+    cm_topo ring, path;
+    ring_topo(&ring, N, 0);
+    ring_topo(&path, N, 1);
+    size_t owner[N] = {0};
+    float x[N * LEN], a[N * LEN], b[N * LEN];
+    for (size_t k = 0; k < N * LEN; k++)
+        x[k] = (float)(k * 7 % 11) - 3.0f;
+    dt_gossip *st = NULL, *dy = NULL, *sp = NULL;
+    const dt_comm *w = dt_comm_world();
+    ck_assert_int_eq(dt_gossip_new_placed(w, &ring, owner, LEN, &st), CM_OK);
+    ck_assert_int_eq(dt_gossip_new_dynamic(w, &ring, owner, LEN, &dy), CM_OK);
+    ck_assert_int_eq(dt_gossip_new_placed(w, &path, owner, LEN, &sp), CM_OK);
+    round_on(st, x, a, N, LEN); /* the dynamic plan's first round is t's */
+    round_on(dy, x, b, N, LEN);
+    ck_assert(memcmp(a, b, sizeof a) == 0);
+    ck_assert_int_eq(dt_gossip_retopo(dy, &path), CM_OK);
+    round_on(sp, x, a, N, LEN); /* re-planned: the path's round */
+    round_on(dy, x, b, N, LEN);
+    ck_assert(memcmp(a, b, sizeof a) == 0);
+    /* a static plan cannot change, nor may the node count */
+    ck_assert_int_eq(dt_gossip_retopo(st, &path), CM_EINVAL);
+    cm_topo small;
+    ring_topo(&small, 4, 0);
+    ck_assert_int_eq(dt_gossip_retopo(dy, &small), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "4-node topology for 6"));
+    dt_gossip_free(st);
+    dt_gossip_free(dy);
+    dt_gossip_free(sp);
+    cm_topo_destroy(&small);
+    cm_topo_destroy(&path);
+    cm_topo_destroy(&ring);
+}
+END_TEST
+
 Suite *run_single_suite(void)
 {
     Suite *s = suite_create("run_single");
@@ -119,6 +182,7 @@ Suite *run_single_suite(void)
     tcase_add_test(tc, algorithms_learn_on_their_own_trajectories);
     tcase_add_test(tc, resume_equals_uninterrupted);
     tcase_add_test(tc, rejections_and_d2_mixing);
+    tcase_add_test(tc, dynamic_gossip_on_one_rank);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     suite_add_tcase(s, tc);
     return s;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_eigen.h"
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "tg_neff.h"
@@ -52,10 +53,6 @@ static cm_status exact(const tg_digraph_search_opts *o, const size_t *perm,
     return st;
 }
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
 
 /* ||W - J||_2 = sqrt(lambda_max(W^T W - J)) for the doubly stochastic
  * W of the permutations: row j of W has a = 1/(S+1) at columns j and
@@ -87,10 +84,9 @@ static cm_status norm_energy(const tg_digraph_search_opts *o,
             for (size_t q = 0; q <= ns; q++)
                 m[col[p] * n + col[q]] += a * a;
     }
-    int in = (int)n, lwork = 3 * in, info = 0;
-    dsyev_("N", "L", &in, m, &in, ev, work, &lwork, &info, 1, 1);
-    if (info != 0) {
-        st = cm_error(CM_ENUMERIC, "directed search: eigensolver failed");
+    if ((st = cm_eigen_sym_work(CM_EIGEN_VALUES, n, m, ev, work, 3 * n)) !=
+        CM_OK) {
+        cm_error_prefix(st, "directed search");
         goto cleanup;
     }
     *e = sqrt(fmax(ev[n - 1], 0.0));

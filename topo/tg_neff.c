@@ -13,16 +13,14 @@
  */
 #include "tg_neff.h"
 
+#include "cm_eigen.h"
+
 #include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
 
 cm_status tg_neff_parse_gammas(const char *s, const char *flag, double *g,
                                size_t *count)
@@ -117,32 +115,20 @@ cm_status tg_neff_topo(const cm_topo *t, const double *gamma, size_t k,
         return CM_OK;
     }
     double *a = malloc(n * n * sizeof *a), *mu = malloc(n * sizeof *mu);
-    double q = 0.0;
-    int in = (int)n, lwork = -1, info = 0;
-    double *work = NULL;
     cm_status st = CM_OK;
     if (!a || !mu) {
         st = cm_error(CM_ENOMEM, "n_eff: out of memory for n = %zu", n);
         goto cleanup;
     }
     tg_neff_fill_dense(t, a);
-    dsyev_("N", "L", &in, a, &in, mu, &q, &lwork, &info, 1, 1);
-    lwork = (int)q;
-    work = malloc((size_t)(lwork > 1 ? lwork : 1) * sizeof *work);
-    if (!work) {
-        st = cm_error(CM_ENOMEM, "n_eff: out of memory for n = %zu", n);
-        goto cleanup;
-    }
-    dsyev_("N", "L", &in, a, &in, mu, work, &lwork, &info, 1, 1);
-    if (info != 0) {
-        st = cm_error(CM_ENUMERIC, "n_eff: eigensolver failed (info %d)",
-                      info);
+    /* the optimal workspace (a query), as before: same bits */
+    if ((st = cm_eigen_sym(CM_EIGEN_VALUES, n, a, mu)) != CM_OK) {
+        cm_error_prefix(st, "n_eff");
         goto cleanup;
     }
     for (size_t g = 0; g < k; g++)
         out[g] = tg_neff_eigs(mu, n, gamma[g]);
 cleanup:
-    free(work);
     free(mu);
     free(a);
     return st;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_eigen.h"
 #include "cm_mixing.h"
 #include "cm_time.h"
 #include "tg_neff.h"
@@ -35,10 +36,6 @@ extern void dpotri_(const char *uplo, const int *n, double *a,
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs,
                     const double *a, const int *lda, double *b,
                     const int *ldb, int *info, size_t uplo_len);
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
 
 #define MAX_NEWTON 100
 
@@ -169,10 +166,10 @@ static int chol(double *h, size_t m)
  * count as 0. */
 static cm_status trace_sqrt(ws *a, double *z, double *out)
 {
-    int in = (int)a->n, info = 0;
-    dsyev_("N", "L", &in, z, &in, a->ev, a->work, &a->lwork, &info, 1, 1);
-    if (info != 0)
-        return cm_error(CM_ENUMERIC, "n_eff weights: eigensolver failed");
+    cm_status st = cm_eigen_sym_work(CM_EIGEN_VALUES, a->n, z, a->ev, a->work,
+                                     (size_t)a->lwork);
+    if (st != CM_OK)
+        return cm_error_prefix(st, "n_eff weights");
     double s = 0.0;
     for (size_t i = 0; i < a->n; i++)
         s += a->ev[i] > 0.0 ? sqrt(a->ev[i]) : 0.0;
@@ -218,49 +215,10 @@ static cm_status dual_bound(ws *a, double *lb)
     return CM_OK;
 }
 
-static size_t edge_index(const cm_topo *t, size_t i, size_t j)
-{
-    size_t lo = 0, hi = t->m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->ei[mid] < i || (t->ei[mid] == i && t->ej[mid] < j))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Installs edge weights w (self weights 1 - row sum, in CSR order). */
 static cm_status install(cm_topo *t, const double *w)
 {
-    size_t n = t->n, m = t->m;
-    double *ew = malloc((m + 1) * sizeof *ew);
-    double *self = malloc((n + 1) * sizeof *self);
-    double *adj_w = malloc((2 * m + 1) * sizeof *adj_w);
-    if (!ew || !self || !adj_w) {
-        free(ew);
-        free(self);
-        free(adj_w);
-        return cm_error(CM_ENOMEM, "out of memory for weights");
-    }
-    memcpy(ew, w, m * sizeof *ew);
-    for (size_t i = 0; i < n; i++) {
-        double row = 0.0;
-        for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            size_t j = t->adj[p];
-            adj_w[p] = w[i < j ? edge_index(t, i, j) : edge_index(t, j, i)];
-            row += adj_w[p];
-        }
-        self[i] = 1.0 - row;
-    }
-    free(t->ew);
-    free(t->self);
-    free(t->adj_w);
-    t->ew = ew;
-    t->self = self;
-    t->adj_w = adj_w;
-    return CM_OK;
+    return cm_topo_install_weights(t, w);
 }
 
 static cm_status check_args(const cm_topo *t, double gamma)
@@ -446,15 +404,14 @@ cm_status tg_neff_alpha(cm_topo *t, double gamma, tg_neff_weights_result *res)
     double al = 0.0;
     if (n > 1) {
         cm_topo_csr_laplacian(n, t->off, t->adj, lap);
-        int in = (int)n, lwork = 3 * in, info = 0;
-        work = malloc((size_t)lwork * sizeof *work);
+        work = malloc(3 * n * sizeof *work);
         if (!work) {
             st = cm_error(CM_ENOMEM, "n_eff weights: out of memory");
             goto cleanup;
         }
-        dsyev_("N", "L", &in, lap, &in, lam, work, &lwork, &info, 1, 1);
-        if (info != 0) {
-            st = cm_error(CM_ENUMERIC, "n_eff weights: eigensolver failed");
+        if ((st = cm_eigen_sym_work(CM_EIGEN_VALUES, n, lap, lam, work,
+                                    3 * n)) != CM_OK) {
+            cm_error_prefix(st, "n_eff weights");
             goto cleanup;
         }
         size_t dmin, dmax;

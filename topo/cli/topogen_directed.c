@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_eigen.h"
 #include "cm_mixing.h"
 #include "cm_topo_seq.h"
 #include "tg_digraph.h"
@@ -27,10 +28,6 @@
 #include "topogen_seq.h"
 #include "tg_graph.h"
 
-extern void dsyev_(const char *jobz, const char *uplo, const int *n,
-                   double *a, const int *lda, double *w, double *work,
-                   const int *lwork, int *info, size_t jobz_len,
-                   size_t uplo_len);
 
 /* ||W - J||_2 of a dense n x n W, from the eigenvalues of
  * (W - J)^T (W - J). O(n^3). */
@@ -53,12 +50,9 @@ cm_status topogen_norm_wj(const double *w, size_t n, double *out)
                 s += a[k * n + i] * a[k * n + j];
             b[i * n + j] = b[j * n + i] = s;
         }
-    int in = (int)n, lwork = 3 * in, info = 0;
-    dsyev_("N", "L", &in, b, &in, ev, work, &lwork, &info, 1, 1);
-    if (info != 0) {
-        st = cm_error(CM_ENUMERIC, "eigensolver failed");
+    if ((st = cm_eigen_sym_work(CM_EIGEN_VALUES, n, b, ev, work, 3 * n)) !=
+        CM_OK)
         goto cleanup;
-    }
     *out = sqrt(fmax(ev[n - 1], 0.0));
 cleanup:
     free(a);

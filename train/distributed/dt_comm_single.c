@@ -150,7 +150,7 @@ struct dt_gossip {
     double *acc;         /* [len] accumulator */
     const float **x;     /* [count] arrays of the round in progress */
     int active;          /* a round is started */
-    int dynamic;         /* dt_gossip_new_dynamic: dt_gossip_retopo allowed */
+    int dynamic;         /* 1: dt_gossip_retopo re-plans every round */
     dt_gossip_stats st;  /* counters (nothing is ever sent) */
 };
 
@@ -175,11 +175,9 @@ cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
     return s;
 }
 
-cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
-                               const size_t *owner, size_t len,
-                               dt_gossip **out)
+static cm_status gossip_new(const cm_topo *t, const size_t *owner,
+                            size_t len, int dynamic, dt_gossip **out)
 {
-    (void)comm;
     *out = NULL;
     if (!t->adj_w || !t->self)
         return cm_error(CM_EINVAL, "gossip needs a weighted topology (set "
@@ -190,6 +188,7 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
     if (!g)
         return cm_error(CM_ENOMEM, "out of memory for gossip");
     g->len = len;
+    g->dynamic = dynamic;
     cm_status s = dt_gossip_plan_make(&g->plan, t, owner, 1, 0);
     if (s == CM_OK) {
         g->acc = malloc(len * sizeof *g->acc);
@@ -205,25 +204,32 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
     return CM_OK;
 }
 
+cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
+                               const size_t *owner, size_t len,
+                               dt_gossip **out)
+{
+    (void)comm;
+    return gossip_new(t, owner, len, 0, out);
+}
+
 cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
                                 const size_t *owner, size_t len,
                                 dt_gossip **out)
 {
-    cm_status s = dt_gossip_new_placed(comm, t, owner, len, out);
-    if (s == CM_OK)
-        (*out)->dynamic = 1;
-    return s;
+    (void)comm;
+    return gossip_new(t, owner, len, 1, out);
 }
 
 cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
 {
-    if (!g->dynamic)
-        return cm_error(CM_EINVAL, "gossip: retopo of a static gossip");
     if (g->active)
-        return cm_error(CM_EINVAL, "gossip: retopo during a round");
+        return cm_error(CM_EINVAL, "gossip: new topology during a round");
+    if (!g->dynamic)
+        return cm_error(CM_EINVAL, "gossip: the topology of a static plan "
+                        "cannot change (dt_gossip_new_dynamic)");
     if (t->n != g->plan.n)
-        return cm_error(CM_EINVAL, "gossip: retopo to %zu nodes, not %zu",
-                        t->n, g->plan.n);
+        return cm_error(CM_EINVAL, "gossip: a %zu-node topology for %zu "
+                        "workers", t->n, g->plan.n);
     size_t *owner = calloc(t->n ? t->n : 1, sizeof *owner); /* all rank 0 */
     if (!owner)
         return cm_error(CM_ENOMEM, "out of memory for gossip");

@@ -30,6 +30,8 @@
 
 #ifdef DT_X86
 #include <immintrin.h>
+
+#include "dt_avx2.h"
 #endif
 
 enum { OG = 6 }; /* output channels per forward tile */
@@ -89,28 +91,6 @@ static void pad_image(const dt_layer *l, const float *x, const direct_ws *s)
     for (size_t r = 0; r < l->h; r++)
         memcpy(s->xp + (r + l->pad) * s->wp + l->pad, x + r * l->w,
                l->w * sizeof *x);
-}
-
-/* Lane mask of the first n (0..8) lanes. */
-__attribute__((target("avx2,fma"))) static inline __m256i lanes(long n)
-{
-    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), idx);
-}
-
-/* Stores the first n (any n) lanes of v at p: whole vectors with a plain
- * store (a masked store is microcoded on some CPUs, e.g. AMD Zen), a
- * partial one through a buffer. */
-__attribute__((target("avx2,fma"))) static inline void store_n(float *p,
-                                                              __m256 v, long n)
-{
-    if (n >= 8) {
-        _mm256_storeu_ps(p, v);
-    } else if (n > 0) {
-        float t[8];
-        _mm256_storeu_ps(t, v);
-        memcpy(p, t, (size_t)n * sizeof *p);
-    }
 }
 
 /* One output row i of one group: 6 channels x 16 pixels per tile. */

@@ -30,6 +30,8 @@
 
 #ifdef DT_X86
 #include <immintrin.h>
+
+#include "dt_avx2.h"
 #endif
 
 enum { PR = 6, CB = 16 }; /* tile: 6 rows x 16 columns */
@@ -109,27 +111,6 @@ static void tile_bases(const dt_layer *l, const ind_ws *s, size_t q0,
     for (size_t r = 0; r < PR; r++) {
         size_t q = q0 + (r < mr ? r : 0);
         xr[r] = x + (q / s->pix) * in + s->base[q % s->pix];
-    }
-}
-
-__attribute__((target("avx2,fma"))) static inline __m256i lanes(long n)
-{
-    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), idx);
-}
-
-/* Stores the first n (any n) lanes of v at p: whole vectors with a plain
- * store (a masked store is microcoded on some CPUs, e.g. AMD Zen), a
- * partial one through a buffer. */
-__attribute__((target("avx2,fma"))) static inline void store_n(float *p,
-                                                              __m256 v, long n)
-{
-    if (n >= 8) {
-        _mm256_storeu_ps(p, v);
-    } else if (n > 0) {
-        float t[8];
-        _mm256_storeu_ps(t, v);
-        memcpy(p, t, (size_t)n * sizeof *p);
     }
 }
 
