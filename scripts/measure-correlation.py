@@ -30,8 +30,10 @@ same as Markdown.
 """
 import argparse
 import glob
+import json
 import math
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -89,6 +91,33 @@ def read_rounds(path):
     return mats
 
 
+def header_tokens(path):
+    toks = set()
+    with open(path) as f:
+        for ln in f:
+            if not ln.startswith("#"):
+                break
+            toks.update(ln[1:].split())
+    return toks
+
+
+def measures_topogen(topogen, path, gammas):
+    """Directed and epidemic files: topogen eval's n_eff (Lyapunov series,
+    or a Monte Carlo of the trainer's draws) and ||W - J||_2 as "slem"."""
+    out = subprocess.run([topogen, "eval", path, "--json", "-q", "--gamma",
+                          ",".join("%g" % g for g in gammas)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        die("%s: topogen eval failed: %s" % (path, out.stderr.strip()))
+    j = json.loads(out.stdout)
+    nf, pm = j["neff"], j["neff_per_message"]
+    if len(gammas) == 1:
+        nf, pm = {"%g" % gammas[0]: nf}, {"%g" % gammas[0]: pm}
+    neff = {g: nf["%g" % g] for g in gammas}
+    msgs = neff[gammas[0]] / pm["%g" % gammas[0]]
+    return float(j.get("slem", float("nan"))), msgs, neff
+
+
 def measures(mats, gammas):
     n = mats[0].shape[0]
     period = len(mats)
@@ -142,6 +171,9 @@ def main():
     ap.add_argument("--gamma", default="0.5,0.9,0.951,0.99")
     ap.add_argument("--epoch", type=int, default=3)
     ap.add_argument("--md")
+    ap.add_argument("--topogen", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "bin", "topogen"),
+        help="topogen for directed and epidemic files (default: bin/)")
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
     try:
@@ -154,6 +186,7 @@ def main():
         print("measure-correlation: --gamma: each in [0, 1)", file=sys.stderr)
         sys.exit(2)
     cells = {}
+    seen = set()
     for d in a.dirs:
         if not os.path.isdir(os.path.join(d, "runs")):
             die("%s: no runs/ folder (not a sweep directory)" % d)
@@ -167,13 +200,18 @@ def main():
             kind, w = setting.split(":")
             topo = os.path.join(d, "topo", "n%s-%s-%s.txt" % (
                 st["WORKERS"], kind.replace("-", "_"), w))
+            if st.get("TOPOLOGY") and os.path.exists(st["TOPOLOGY"]):
+                topo = st["TOPOLOGY"]  # data-aware: learned per partition
+            run = read_csv(csv)
+            if not run or run[-1]["epoch"] != st.get("EPOCHS"):
+                continue  # not finished: fewer epochs than its settings
             if not os.path.exists(topo):
                 die("%s: topology file %s missing" % (sp, topo))
             key = (int(st["WORKERS"]), st["PARTITION"] + (" + " + algo if algo else ""))
             cells.setdefault(key, {}).setdefault(setting, {"topo": topo, "runs": []})
-            run = read_csv(csv)
-            if not run or run[-1]["epoch"] != st.get("EPOCHS"):
-                continue  # not finished: fewer epochs than its settings
+            if st.get("NAME") in seen:
+                continue  # the same run copied into another sweep folder
+            seen.add(st.get("NAME"))
             cells[key][setting]["runs"].append(run)
     out = []
     for key in sorted(cells):
@@ -182,7 +220,12 @@ def main():
         for setting, c in sorted(cells[key].items()):
             if not c["runs"]:
                 continue
-            slem, msgs, neff = measures(read_rounds(c["topo"]), gammas)
+            toks = header_tokens(c["topo"])
+            if "directed=1" in toks or "kind=epidemic" in toks:
+                slem, msgs, neff = measures_topogen(a.topogen, c["topo"],
+                                                    gammas)
+            else:
+                slem, msgs, neff = measures(read_rounds(c["topo"]), gammas)
             rows.append(dict(setting=setting, slem=slem, msgs=msgs,
                              neff=neff, runs=c["runs"]))
         if len(rows) < 3:
@@ -214,7 +257,7 @@ def main():
         out.append("| " + " | ".join(hdr) + " |")
         out.append("|" + "---|" * len(hdr))
         for r in sorted(rows, key=lambda r: -r["acc_last"]):
-            v = [r["setting"], str(r["seeds"]), "%.2f" % r["msgs"], "%.4f" % r["slem"]] + \
+            v = [r["setting"], str(r["seeds"]), "%.2f" % r["msgs"], ("%.4f" % r["slem"] if math.isfinite(r["slem"]) else "-")] + \
                 ["%.1f" % r["neff"][g] for g in g0] + \
                 ["%.2f" % (r["neff"][g] / r["msgs"]) for g in g0] + \
                 ["%.2f" % r["acc_ep"], "%.2f" % r["acc_last"], "%.2f" % r["acc_bytes"]]
@@ -230,7 +273,10 @@ def main():
         for name, xs in ms:
             cs = []
             for acc in ("acc_ep", "acc_last", "acc_bytes"):
-                rho = spearmanr(xs, [r[acc] for r in rows]).correlation
+                pairs = [(x, r[acc]) for x, r in zip(xs, rows)
+                         if math.isfinite(x)]  # epidemic: no SLEM
+                rho = spearmanr([p[0] for p in pairs],
+                                [p[1] for p in pairs]).correlation
                 cs.append("%+.2f" % rho if not math.isnan(rho) else "-")
             out.append("| " + " | ".join([name] + cs) + " |")
         out.append("")

@@ -805,8 +805,20 @@ sweep_cases() {
 # plot.sh and summary.sh on committed results: a run counts when its
 # settings record is there and its CSV reached the recorded epochs
 results_cases() {
+    tg="$BIN/topogen"
     rd="$T/results"
     mkdir -p "$rd"
+    # scripts/measure-correlation.py (issue 21's pilot): its numpy n_eff of
+    # a static and of a periodic file equals topogen eval's (independent
+    # code: closed form and Lyapunov over the period)
+    expect_ok "measure-correlation on data/results/n16" /usr/bin/python3 scripts/measure-correlation.py --gamma 0.951 --topogen "$tg" data/results/n16
+    for f in learned:laplacian:n16-learned-laplacian one-peer-exp:own:n16-one_peer_exp-own; do
+        set_=${f%:*}; file=${f##*:}
+        mine=$(grep "^| $set_ |" "$T/out" | head -n 1 | cut -d'|' -f6 | tr -d ' ')
+        theirs=$("$tg" eval "data/results/n16/topo/$file.txt" --gamma 0.951 --json | /usr/bin/python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["neff"])')
+        check '[ -n "$mine" ] && [ "$mine" = "$theirs" ]' "measure-correlation n_eff of $set_: $mine, topogen eval $theirs"
+    done
+    check 'grep -q "^| neff(0.951) | [+-][0-9.]* | [+-][0-9.]* | [+-][0-9.]* |$" "$T/out"' "measure-correlation prints the rank correlations"
     cp -r data/results/2025-sweep/runs data/results/2025-sweep/topo data/results/2025-sweep/grid.env "$rd/"
     expect_ok "summary.sh on data/results/2025-sweep" env TARGETS=0.80 sh scripts/summary.sh "$rd"
     check '[ "$(grep -c "^| [0-9]" "$rd/summary.md")" -eq 28 ] && grep -q "^| 64 | dirichlet:0.1 | rrl | mh | 0.9904 | 77.74% ± 1.73 | 0.84 (ep 6-8) | - | - | 0.361 | 3 |$" "$rd/summary.md"' \
