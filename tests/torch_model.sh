@@ -28,7 +28,7 @@ for m in lenet cnn; do
     fi
 done
 # the file's __metadata__ names the model: no --model needed, and a
-# contradicting one is refused (exit 2) naming it
+# contradicting one is refused (exit 1, as dpsgd-train) naming it
 alone=$("$PY" "$(dirname "$0")/../scripts/torch_eval_model.py" \
     "$T/lenet.safetensors" --limit 1000 | cut -d' ' -f2)
 if [ -n "$alone" ] && [ "$alone" = "$theirs_lenet" ]; then
