@@ -200,8 +200,12 @@ def main():
             kind, w = setting.split(":")
             topo = os.path.join(d, "topo", "n%s-%s-%s.txt" % (
                 st["WORKERS"], kind.replace("-", "_"), w))
-            if st.get("TOPOLOGY") and os.path.exists(st["TOPOLOGY"]):
-                topo = st["TOPOLOGY"]  # data-aware: learned per partition
+            if st.get("TOPOLOGY"):  # data-aware: learned per partition
+                for cand in (st["TOPOLOGY"], os.path.join(
+                        d, "topo", os.path.basename(st["TOPOLOGY"]))):
+                    if os.path.exists(cand):
+                        topo = cand
+                        break
             run = read_csv(csv)
             if not run or run[-1]["epoch"] != st.get("EPOCHS"):
                 continue  # not finished: fewer epochs than its settings
