@@ -7,6 +7,7 @@
  * an unweighted file. Also dt_comm_agree_idle's agreement. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -88,11 +89,6 @@ START_TEST(test_invalid_fails_everywhere)
         {"0 0 0.5\n0 1 0.5\n1 1 0.6\n", CM_WEIGHTS_LAPLACIAN, CM_ETOPO,
          "sums to"},
         {"0 1\n2 3\n", CM_WEIGHTS_MH, CM_ETOPO, "disconnected"},
-        /* beyond the dense limit: a file problem (exit 1), not a flag's;
-         * since the sparse path (search9) the message says the Lanczos
-         * solver failed and "above 4096 nodes there is no dense fallback"
-         * (before: "limited to 4096"), as cli.sh's d2 case accepts */
-        {big, CM_WEIGHTS_LAPLACIAN, CM_ETOPO, "4096"},
     };
     dt_comm *w = dt_comm_world();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -116,6 +112,23 @@ START_TEST(test_invalid_fails_everywhere)
         cm_topo_seq_destroy(&s);
         remove_shared(w, path);
     }
+    /* beyond the dense limit a 5000-node ring is validated by the sparse
+     * path (src/cm_shiftinv.c: it used to be refused, "limited to 4096"):
+     * every rank gets rank 0's SLEM of the Laplacian weights, the closed
+     * form (lambda_n - lambda_2) / (lambda_n + lambda_2) to 1e-9 */
+    char path[64];
+    shared_file(w, big, path, sizeof path);
+    cm_topo_seq s;
+    cm_topo_seq_init(&s);
+    int ob = 7;
+    double slem = 7.0, l2 = 2.0 - 2.0 * cos(2.0 * M_PI / 5000.0), ln = 4.0;
+    ck_assert_int_eq(dt_topo_load(w, path, CM_WEIGHTS_LAPLACIAN, 0, &s, &ob,
+                                  &slem), CM_OK);
+    ck_assert_uint_eq(s.period, 1);
+    ck_assert_msg(fabs(slem - (ln - l2) / (ln + l2)) <= 1e-9,
+                  "5000-ring slem %.15f", slem);
+    cm_topo_seq_destroy(&s);
+    remove_shared(w, path);
     free(big);
 }
 END_TEST
