@@ -199,6 +199,10 @@ else
     passed=$((passed + 1))
 fi
 ip -n "$NAME-sw" link set p1 up
+# the bridge port needs a moment before TCP passes again: without it the
+# resume's daemons fail to connect (seen: "unable to complete a TCP
+# connection" right after the link came up)
+sleep 5
 e=$(sed -n 's/^epoch-0*\([0-9]\)/\1/p' "$ck/latest")
 e=$((e + 1))
 expect 0 "" "partition: resume the last good checkpoint to epoch $e" \
