@@ -124,14 +124,15 @@ write_grid
 tag_of() { echo "$1" | tr - _; }
 # Data-aware kinds (issue 22) are learned from the partition's class
 # counts, which depend on (n, partition, seed): aware (the learned search
-# with --labels, --hetero-weight HETERO_WEIGHT), stl-fw (directed; the
-# trainer refuses directed files until its gossip knows arcs), stl-fw-sym
-# (--symmetric), dcliques (weights mh or equal). Their counts file,
+# with --labels, --hetero-weight HETERO_WEIGHT), aware-dir (the same on
+# D permutations: --kind learned --directed --labels; weights own), stl-fw
+# (directed), stl-fw-sym (--symmetric), dcliques (weights mh or equal).
+# Their counts file,
 # written by dpsgd-train --epochs 0 --write-partition with the sweep's
 # data settings, is kept beside the topology as
 # OUT/topo/nN-PART-sS.counts, and both go into the run's settings record.
 HETERO_WEIGHT=${HETERO_WEIGHT:-10}
-is_data_kind() { case "$1" in aware|stl-fw|stl-fw-sym|dcliques) return 0;; esac; return 1; }
+is_data_kind() { case "$1" in aware|aware-dir|stl-fw|stl-fw-sym|dcliques) return 0;; esac; return 1; }
 counts_file() { # n partition seed
     c="$OUT/topo/n$1-$(echo "$2" | tr ':' '-')-s$3.counts"
     if [ ! -s "$c" ]; then
@@ -149,6 +150,7 @@ topo_file() { # n kind weights [partition seed: data-aware kinds]
         if [ ! -s "$f" ]; then
             case "$2" in
                 aware) a="-n $1 -d $DEGREE --hetero-weight $HETERO_WEIGHT --weights $3" ;;
+                aware-dir) a="-n $1 -d $DEGREE --kind learned --directed --hetero-weight $HETERO_WEIGHT" ;;
                 stl-fw) a="--kind stl-fw -d $DEGREE" ;;
                 stl-fw-sym) a="--kind stl-fw -d $DEGREE --symmetric" ;;
                 dcliques) [ "$3" = equal ] && a="--kind dcliques --clique-weights equal" \
@@ -160,11 +162,19 @@ topo_file() { # n kind weights [partition seed: data-aware kinds]
         echo "$f"
         return
     fi
+    # Two kinds that are a search objective rather than a --kind: the
+    # learned graph of the measure that predicted training in issue 21's
+    # pilot (learned-slem: --objective slem-mh, with the weights named)
+    # and the learned directed graph (perm:learned: --kind learned
+    # --directed, its objective neff, weights 1/(d+1)).
     f="$OUT/topo/n$1-$(tag_of "$2")-$3.txt"
     if [ ! -s "$f" ]; then
+        kflag="--kind $2"
         wflag="--weights $3"
         [ "$3" = own ] && wflag=""
-        "$BIN/topogen" -n "$1" -d "$DEGREE" --kind "$2" $wflag \
+        [ "$2" = learned-slem ] && kflag="--kind learned --objective slem-mh"
+        [ "$2:$3" = perm:learned ] && { kflag="--kind learned --directed --objective neff"; wflag=""; }
+        "$BIN/topogen" -n "$1" -d "$DEGREE" $kflag $wflag \
             --seed "$TOPO_SEED" --quiet -o "$f" \
             || die "topogen failed for n=$1 kind=$2 weights=$3"
     fi
