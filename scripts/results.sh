@@ -121,9 +121,9 @@ if [ -n "${PILOT:-}" ] && [ -d "$PILOT/runs" ] && [ ! -d "$OUT/n64/runs" ]; then
             b=${f%.done}
             cp "$b.csv" "$b.settings" "$b.done" "$OUT/n64/runs/"
         done
-        cp "$PILOT/topo/n64-$t"*.txt "$OUT/n64/topo/" 2>/dev/null || true
+        
     done
-    cp "$PILOT/topo/"*.counts "$OUT/n64/topo/" 2>/dev/null || true
+
     echo "results: copied $(ls "$OUT/n64/runs" | grep -c '\.done$') runs of $PILOT"
 fi
 
