@@ -121,7 +121,7 @@ if [ -n "${PILOT:-}" ] && [ -d "$PILOT/runs" ] && [ ! -d "$OUT/n64/runs" ]; then
             b=${f%.done}
             cp "$b.csv" "$b.settings" "$b.done" "$OUT/n64/runs/"
         done
-        
+
     done
 
     echo "results: copied $(ls "$OUT/n64/runs" | grep -c '\.done$') runs of $PILOT"
