@@ -104,7 +104,7 @@ sweep() {
     [ "$b" -ge 1 ] || die "GLOBAL_BATCH $GLOBAL_BATCH gives no batch for $1 workers"
     [ -n "$4" ] || [ "$5" = 1 ] || return 0
     OUT="$OUT/n$1${6:-}" WORKERS=$1 BATCH=$b PARTITIONS=$2 SEEDS=$3 \
-        SETTINGS="$4" ALLREDUCE=$5 TRAIN_ARGS="$TRAIN_ARGS ${7:-}" \
+        SETTINGS="$4" ALLREDUCE=$5 TRAIN_ARGS="$TRAIN_ARGS${7:+ $7}" \
         sh "$here/sweep.sh" || die "the sweep of $1 workers on $2 failed"
 }
 
@@ -116,10 +116,14 @@ if [ -n "${PILOT:-}" ] && [ -d "$PILOT/runs" ] && [ ! -d "$OUT/n64/runs" ]; then
     cp "$PILOT/grid.env" "$OUT/n64/"
     for kw in $ALL; do
         t=$(echo "${kw%%:*}" | tr - _)-${kw#*:}
-        for f in "$PILOT/runs/n64-$t-"*.done; do
+        # committed folders keep no .done markers (import-results.sh):
+        # the record's RUN_ID is the marker; a complete CSV only
+        for f in "$PILOT/runs/n64-$t-"*.settings; do
             [ -e "$f" ] || continue
-            b=${f%.done}
-            cp "$b.csv" "$b.settings" "$b.done" "$OUT/n64/runs/"
+            b=${f%.settings}
+            [ "$(tail -n 1 "$b.csv" | cut -d, -f1)" = "$EPOCHS" ] || continue
+            cp "$b.csv" "$b.settings" "$OUT/n64/runs/"
+            sed -n 's/^RUN_ID="\(.*\)"$/\1/p' "$f" > "$OUT/n64/runs/$(basename "$b").done"
         done
 
     done
