@@ -356,9 +356,10 @@ SHAREDIR      = $(PREFIX)/share/topogen
 DOCDIR        = $(PREFIX)/share/doc/topogen
 MANDIR        = $(PREFIX)/share/man/man1
 COMPDIR       = $(PREFIX)/share/bash-completion/completions
-USER_SCRIPTS := sweep.sh plot.sh summary.sh results.sh consensus.sh \
+USER_SCRIPTS := sweep.sh plot.sh summary.sh results.sh results-15.sh consensus.sh \
                 algorithms.sh modelled.sh torch_eval_model.py runs.sh \
-                styles.sh aggregate.awk bench_torch.py
+                styles.sh aggregate.awk bench_torch.py results-tables.py \
+                measure-correlation.py
 PY_FILES     := $(wildcard topo/python/topogen/*.py)
 EXAMPLES     := data/examples/learn.c topo/python/examples/dpsgd.py
 DOCS         := README.md topo/README.md train/README.md topo/python/README.md

@@ -18,6 +18,11 @@ computes each decentralized topology's measures from its topology file
               fixed point and averaged over the phases (for a static
               symmetric W this is n / ((1-g) sum_k mu_k^2/(1 - g mu_k^2)))
   neff/msg    neff(g) divided by the mean models a node sends per round
+  H           the neighbourhood heterogeneity (1/n)||(W - J) Pi||_F^2 of
+              the cell's label mix (topogen eval --labels, with the counts
+              file nN-PART-s1.counts of the folder's topo/, when there is
+              one; averaged over the rounds of a sequence; none for
+              epidemic files)
 
 and the measured test accuracy (%) of the average model, mean over the
 seeds present, at a fixed step (--epoch, default 3, and the last epoch)
@@ -25,8 +30,11 @@ seeds present, at a fixed step (--epoch, default 3, and the last epoch)
 the cell sends, interpolated per topology along its epochs). It prints,
 per cell, the table and Spearman's rank correlation of each measure with
 each accuracy (sign convention: + means "larger measure, higher
-accuracy"; SLEM is expected negative, neff positive). --md writes the
-same as Markdown.
+accuracy"; SLEM and H are expected negative, neff positive). --md writes
+the same as Markdown; --plot DIR draws, per cell, the scatter of SLEM,
+n_eff at the first gamma and H against the final accuracy with the rank
+correlation in each panel's title (DIR/measures-nN-PART.png and .svg,
+gnuplot; the points in DIR/measures-nN-PART.dat).
 """
 import argparse
 import glob
@@ -118,6 +126,66 @@ def measures_topogen(topogen, path, gammas):
     return float(j.get("slem", float("nan"))), msgs, neff
 
 
+def hetero(topogen, path, counts):
+    """H of a topology file on a counts file (topogen eval --labels);
+    nan for a file it gives none (epidemic)."""
+    if not counts:
+        return float("nan")
+    out = subprocess.run([topogen, "eval", path, "--json", "-q", "--labels",
+                          counts], capture_output=True, text=True)
+    if out.returncode != 0:
+        die("%s: topogen eval --labels %s failed: %s"
+            % (path, counts, out.stderr.strip()))
+    h = json.loads(out.stdout).get("heterogeneity", {}).get("h")
+    return float(h) if h is not None else float("nan")
+
+
+def scatter(plotdir, n, part, rows, ep, corr, g):
+    """gnuplot scatter of SLEM, neff and H against the final accuracy."""
+    tag = "n%d-%s" % (n, part.replace(":", "-").replace(" + ", "-"))
+    dat = os.path.join(plotdir, "measures-%s.dat" % tag)
+    with open(dat + ".tmp", "w") as f:
+        f.write("# setting slem neff h acc_last msgs\n")
+        for r in rows:
+            f.write("%s %s %s %s %.4f %.2f\n" % (
+                r["setting"], *("%.6g" % x if math.isfinite(x) else "NaN"
+                                for x in (r["slem"], r["neff0"], r["h"])),
+                r["acc_last"], r["msgs"]))
+    os.replace(dat + ".tmp", dat)
+    panels = [(2, "SLEM"), (3, "neff(%g)" % g), (4, "H")]
+    for term, ext in (("pngcairo size 1500,480", "png"),
+                      ("svg size 1500,480", "svg")):
+        out = os.path.join(plotdir, "measures-%s.%s" % (tag, ext))
+        gp = ["set terminal %s" % term, "set output '%s.tmp'" % out,
+              "set multiplot layout 1,3 title '%d workers, %s: measure "
+              "against the accuracy after epoch %d (each point a "
+              "topology; rho = Spearman)'" % (n, part, ep),
+              "set termoption noenhanced",
+              "set ylabel 'test accuracy (%)'", "set key off", "set grid",
+              "set datafile missing 'NaN'"]
+        for col, name in panels:
+            key = {2: "slem", 3: "neff0", 4: "h"}[col]
+            if not any(math.isfinite(r[key]) for r in rows):
+                # nothing to draw (H without a counts file): say so
+                gp += ["set xlabel '%s'" % name, "set title '%s: -'" % name,
+                       "set xrange [0:1]", "set yrange [0:1]",
+                       "set label 1 'no %s for these files' at graph 0.5,0.5 "
+                       "center" % name, "plot 2 notitle", "unset label 1",
+                       "set autoscale x", "set autoscale y"]
+                continue
+            gp += ["set xlabel '%s'" % name,
+                   "set title '%s: rho %s'" % (name, corr.get(name, "-")),
+                   "plot '%s' using %d:5 with points pt 7 ps 1.2, "
+                   "'' using %d:5:1 with labels font ',7' offset 0,0.7"
+                   % (dat, col, col)]
+        gp.append("unset multiplot")
+        res = subprocess.run(["gnuplot"], input="\n".join(gp) + "\n",
+                             capture_output=True, text=True)
+        if res.returncode != 0:
+            die("gnuplot failed on %s: %s" % (dat, res.stderr.strip()))
+        os.replace(out + ".tmp", out)
+
+
 def measures(mats, gammas):
     n = mats[0].shape[0]
     period = len(mats)
@@ -171,6 +239,8 @@ def main():
     ap.add_argument("--gamma", default="0.5,0.9,0.951,0.99")
     ap.add_argument("--epoch", type=int, default=3)
     ap.add_argument("--md")
+    ap.add_argument("--plot", metavar="DIR",
+                    help="draw each cell's measure/accuracy scatter into DIR")
     ap.add_argument("--topogen", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "bin", "topogen"),
         help="topogen for directed and epidemic files (default: bin/)")
@@ -212,7 +282,11 @@ def main():
             if not os.path.exists(topo):
                 die("%s: topology file %s missing" % (sp, topo))
             key = (int(st["WORKERS"]), st["PARTITION"] + (" + " + algo if algo else ""))
-            cells.setdefault(key, {}).setdefault(setting, {"topo": topo, "runs": []})
+            counts = os.path.join(d, "topo", "n%s-%s-s1.counts" % (
+                st["WORKERS"], st["PARTITION"].replace(":", "-")))
+            cells.setdefault(key, {}).setdefault(setting, {
+                "topo": topo, "runs": [],
+                "counts": counts if os.path.exists(counts) else None})
             if st.get("NAME") in seen:
                 continue  # the same run copied into another sweep folder
             seen.add(st.get("NAME"))
@@ -231,7 +305,8 @@ def main():
             else:
                 slem, msgs, neff = measures(read_rounds(c["topo"]), gammas)
             rows.append(dict(setting=setting, slem=slem, msgs=msgs,
-                             neff=neff, runs=c["runs"]))
+                             neff=neff, runs=c["runs"], neff0=neff[gammas[0]],
+                             h=hetero(a.topogen, c["topo"], c["counts"])))
         if len(rows) < 3:
             continue
         # byte budget: the least models-per-node any topology sends in total
@@ -255,13 +330,14 @@ def main():
             r["seeds"] = len(r["runs"])
         g0 = gammas
         out.append("### %d workers, %s (%d topologies)\n" % (n, part, len(rows)))
-        hdr = ["setting", "seeds", "msgs/step", "SLEM"] + \
+        hdr = ["setting", "seeds", "msgs/step", "SLEM", "H"] + \
               ["neff(%g)" % g for g in g0] + ["neff/msg(%g)" % g for g in g0] + \
               ["acc ep %d" % ep, "acc ep %d" % last, "acc at %.0f msgs" % budget]
         out.append("| " + " | ".join(hdr) + " |")
         out.append("|" + "---|" * len(hdr))
         for r in sorted(rows, key=lambda r: -r["acc_last"]):
-            v = [r["setting"], str(r["seeds"]), "%.2f" % r["msgs"], ("%.4f" % r["slem"] if math.isfinite(r["slem"]) else "-")] + \
+            v = [r["setting"], str(r["seeds"]), "%.2f" % r["msgs"], ("%.4f" % r["slem"] if math.isfinite(r["slem"]) else "-"),
+                 ("%.4f" % r["h"] if math.isfinite(r["h"]) else "-")] + \
                 ["%.1f" % r["neff"][g] for g in g0] + \
                 ["%.2f" % (r["neff"][g] / r["msgs"]) for g in g0] + \
                 ["%.2f" % r["acc_ep"], "%.2f" % r["acc_last"], "%.2f" % r["acc_bytes"]]
@@ -271,19 +347,26 @@ def main():
         mh = ["measure", "acc ep %d" % ep, "acc ep %d" % last, "acc at equal bytes"]
         out.append("| " + " | ".join(mh) + " |")
         out.append("|" + "---|" * len(mh))
-        ms = [("SLEM", [r["slem"] for r in rows])] + \
+        ms = [("SLEM", [r["slem"] for r in rows]),
+              ("H", [r["h"] for r in rows])] + \
              [("neff(%g)" % g, [r["neff"][g] for r in rows]) for g in g0] + \
              [("neff/msg(%g)" % g, [r["neff"][g] / r["msgs"] for r in rows]) for g in g0]
+        corr = {}
         for name, xs in ms:
             cs = []
             for acc in ("acc_ep", "acc_last", "acc_bytes"):
                 pairs = [(x, r[acc]) for x, r in zip(xs, rows)
                          if math.isfinite(x)]  # epidemic: no SLEM
                 rho = spearmanr([p[0] for p in pairs],
-                                [p[1] for p in pairs]).correlation
+                                [p[1] for p in pairs]).correlation \
+                    if len(pairs) >= 3 else float("nan")
                 cs.append("%+.2f" % rho if not math.isnan(rho) else "-")
             out.append("| " + " | ".join([name] + cs) + " |")
+            corr[name] = cs[1]
         out.append("")
+        if a.plot:
+            os.makedirs(a.plot, exist_ok=True)
+            scatter(a.plot, n, part, rows, last, corr, g0[0])
     text = "\n".join(out)
     print(text)
     if a.md:

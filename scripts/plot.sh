@@ -2,7 +2,7 @@
 # plot.sh: PNG plots of a sweep (scripts/sweep.sh) with gnuplot.
 #
 #   scripts/plot.sh [--into DIR] [OUT [EXTRA...]]
-#                     (default OUT=results; e.g. data/results/n64)
+#                     (default OUT=results; e.g. data/results/issue-15/n64)
 #
 # --into DIR: the figures (PNG and PDF) and the aggregated series go to
 # DIR (DIR/agg; OUT/agg when DIR is OUT/plots) instead of OUT/plots

@@ -56,7 +56,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; -*) echo "results: unknown flag '$1' (see --help)" >&2; exit 2;; esac
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; -*) echo "results: unknown option '$1' (see --help)" >&2; exit 2;; esac
 OUT=${1:-${OUT:-$root/results}}
 BIN=${BIN:-$root/bin}
 export BIN
@@ -171,7 +171,8 @@ done
 for d in $dirs; do
     TARGETS="${TARGETS:-0.80 0.85}" sh "$here/summary.sh" "$d" > /dev/null
 done
-/usr/bin/python3 "$here/measure-correlation.py" --md "$OUT/correlation.md" \
+/usr/bin/python3 "$here/measure-correlation.py" --gamma 0.951,0.5,0.9,0.99 \
+    --md "$OUT/correlation.md" \
     --plot "$OUT/plots" $dirs > /dev/null
 /usr/bin/python3 "$here/results-tables.py" --md "$OUT/summary.md" $dirs
 echo "results: plots in $OUT/n*/plots and $OUT/plots, tables in $OUT/summary.md, $OUT/correlation.md and $OUT/n*/summary.md"

@@ -814,11 +814,11 @@ results_cases() {
     # scripts/measure-correlation.py (issue 21's pilot): its numpy n_eff of
     # a static and of a periodic file equals topogen eval's (independent
     # code: closed form and Lyapunov over the period)
-    expect_ok "measure-correlation on data/results/n16" /usr/bin/python3 scripts/measure-correlation.py --gamma 0.951 --topogen "$tg" data/results/n16
+    expect_ok "measure-correlation on data/results/issue-15/n16" /usr/bin/python3 scripts/measure-correlation.py --gamma 0.951 --topogen "$tg" data/results/issue-15/n16
     for f in learned:laplacian:n16-learned-laplacian one-peer-exp:own:n16-one_peer_exp-own; do
         set_=${f%:*}; file=${f##*:}
-        mine=$(grep "^| $set_ |" "$T/out" | head -n 1 | cut -d'|' -f6 | tr -d ' ')
-        theirs=$("$tg" eval "data/results/n16/topo/$file.txt" --gamma 0.951 --json | /usr/bin/python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["neff"])')
+        mine=$(grep "^| $set_ |" "$T/out" | head -n 1 | cut -d'|' -f7 | tr -d ' ')
+        theirs=$("$tg" eval "data/results/issue-15/n16/topo/$file.txt" --gamma 0.951 --json | /usr/bin/python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["neff"])')
         check '[ -n "$mine" ] && [ "$mine" = "$theirs" ]' "measure-correlation n_eff of $set_: $mine, topogen eval $theirs"
     done
     check 'grep -q "^| neff(0.951) | [+-][0-9.]* | [+-][0-9.]* | [+-][0-9.]* |$" "$T/out"' "measure-correlation prints the rank correlations"
@@ -838,25 +838,25 @@ results_cases() {
     # the table is the committed one, the measured compute time is kept
     # (no new measurement), a modelled plot per preset and partition
     for n in 16 256; do
-        [ -d "data/results/n$n/runs" ] || { fail "data/results/n$n missing"; continue; }
-        cp -r "data/results/n$n" "$T/c$n"
+        [ -d "data/results/issue-15/n$n/runs" ] || { fail "data/results/issue-15/n$n missing"; continue; }
+        cp -r "data/results/issue-15/n$n" "$T/c$n"
         rm -rf "$T/c$n/plots" "$T/c$n/agg"
-        expect_ok "summary.sh on data/results/n$n" env TARGETS="0.80 0.85 0.88" sh scripts/summary.sh "$T/c$n"
-        check 'cmp -s "$T/c$n/summary.md" "data/results/n$n/summary.md"' \
-            "summary.sh remakes data/results/n$n/summary.md: $(diff "$T/c$n/summary.md" "data/results/n$n/summary.md" | head -c 300)"
-        expect_ok "modelled.sh on data/results/n$n" env BIN="$BIN" \
+        expect_ok "summary.sh on data/results/issue-15/n$n" env TARGETS="0.80 0.85 0.88" sh scripts/summary.sh "$T/c$n"
+        check 'cmp -s "$T/c$n/summary.md" "data/results/issue-15/n$n/summary.md"' \
+            "summary.sh remakes data/results/issue-15/n$n/summary.md: $(diff "$T/c$n/summary.md" "data/results/issue-15/n$n/summary.md" | head -c 300)"
+        expect_ok "modelled.sh on data/results/issue-15/n$n" env BIN="$BIN" \
             ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" sh scripts/modelled.sh "$T/c$n"
-        check 'grep -q "covers every setting, kept" "$T/out" && cmp -s "$T/c$n/modelled.tsv" "data/results/n$n/modelled.tsv"' \
+        check 'grep -q "covers every setting, kept" "$T/out" && cmp -s "$T/c$n/modelled.tsv" "data/results/issue-15/n$n/modelled.tsv"' \
             "committed modelled.tsv kept: $(cat "$T/out")"
     done
     if command -v gnuplot >/dev/null 2>&1 && [ -d "$T/c256" ]; then
-        expect_ok "plot.sh on data/results/n256" sh scripts/plot.sh "$T/c256"
+        expect_ok "plot.sh on data/results/issue-15/n256" sh scripts/plot.sh "$T/c256"
         check '[ "$(ls "$T/c256"/plots/*.png | wc -l)" -eq 14 ] && [ -s "$T/c256/plots/acc-modelled-wan-dirichlet-0.1.png" ]' \
-            "14 plots of data/results/n256: $(ls "$T/c256/plots" | tr "\n" " ")"
+            "14 plots of data/results/issue-15/n256: $(ls "$T/c256/plots" | tr "\n" " ")"
         # the D^2 runs (their own sweep directory) join the same plots
-        if [ -d data/results/n256-d2/runs ]; then
+        if [ -d data/results/issue-15/n256-d2/runs ]; then
             rm -rf "$T/c256/agg"
-            expect_ok "plot.sh data/results/n256 with n256-d2" sh scripts/plot.sh "$T/c256" data/results/n256-d2
+            expect_ok "plot.sh data/results/issue-15/n256 with n256-d2" sh scripts/plot.sh "$T/c256" data/results/issue-15/n256-d2
             check '[ -s "$T/c256/agg/n256-learned-laplacian-dirichlet-0.1@d2.dat" ] && [ "$(ls "$T/c256"/agg/*@d2.dat | wc -l)" -eq 2 ] && [ "$(ls "$T/c256"/plots/*.png | wc -l)" -eq 14 ]' \
                 "the d2 lines aggregated: $(ls "$T/c256/agg" | tr "\n" " ")"
             expect_fail 1 "^plot: $T/c16: its grid.env names no --algorithm" "plot.sh EXTRA without --algorithm" \
@@ -865,10 +865,32 @@ results_cases() {
                 sh scripts/plot.sh "$T/c256" "$T/none"
         fi
     fi
-    # results.sh: ALGO (default d2) is checked before any run
+    # results-15.sh: ALGO (default d2) is checked before any run
     expect_fail 1 "^results: ALGO must be d2, gt, qgm or none, got 'bogus'" \
-        "results.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/results.sh "$T/res-bogus"
+        "results-15.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/results-15.sh "$T/res-bogus"
     check '[ ! -e "$T/res-bogus" ]' "no results directory after a bad ALGO"
+    # results.sh (issue 23): its cells are checked before any run
+    expect_fail 1 "^results: CELLS: 'n64:bogus' is not nN:PARTITION" \
+        "results.sh CELLS=n64:bogus" env BIN="$BIN" CELLS="n64:bogus" sh scripts/results.sh "$T/res-bogus"
+    check '[ ! -e "$T/res-bogus" ]' "no results directory after bad CELLS"
+    # results-tables.py (issue 23) on issue 15's 64-worker runs: the rows by
+    # models sent per step, 1-seed rows marked, the goals checked
+    expect_ok "results-tables.py on data/results/issue-15/n64" /usr/bin/python3 scripts/results-tables.py \
+        --topogen "$tg" data/results/issue-15/n64 data/results/issue-15/n64-d2
+    check 'grep -q "^| about 4 models per step | learned:laplacian + d2 (learned) | 4.00 | 3 | 87.07 ± 0.12 | 4.33 | 0.311 | 70.3 |$" "$T/out" && grep -q "^| 1 model per step | one-peer-exp:own | 1.00 | 1 | 84.84 (1 seed) |" "$T/out" && grep -q "^| all-reduce | allreduce:none | 1.97 | 3 | 87.99 ± 0.26 | 3.00 |" "$T/out"' \
+        "results-tables rows: $(grep "^| about 4" "$T/out" | head -n 2)"
+    check 'grep -q "^- 64 workers, dirichlet:0.1, about 4 models per step: best learned learned:fdla 85.20 (1 seed) vs best hand-made base:own 85.05 (1 seed); .*: missed; " "$T/out" && grep -q "^- 64 workers, dirichlet:0.1, wan preset: .*learned:laplacian + d2 (70.3 s)" "$T/out"' \
+        "results-tables goals: $(grep "^- " "$T/out" | head -c 400)"
+    expect_fail 2 "^results-tables: --target: an accuracy in \(0, 1\)" "results-tables --target 85" \
+        /usr/bin/python3 scripts/results-tables.py --target 85 data/results/issue-15/n64
+    expect_fail 1 "^results-tables: $T/none: no runs/ folder" "results-tables on no sweep" \
+        /usr/bin/python3 scripts/results-tables.py "$T/none"
+    if command -v gnuplot >/dev/null 2>&1; then
+        expect_ok "measure-correlation --plot" /usr/bin/python3 scripts/measure-correlation.py --gamma 0.951 \
+            --topogen "$tg" --plot "$T/scatter" data/results/issue-15/n16
+        check '[ -s "$T/scatter/measures-n16-dirichlet-0.1.png" ] && grep -q "<svg" "$T/scatter/measures-n16-dirichlet-0.1.svg" && [ "$(grep -vc "^#" "$T/scatter/measures-n16-dirichlet-0.1.dat")" -ge 3 ]' \
+            "scatter files: $(ls "$T/scatter" | tr "\n" " ")"
+    fi
     if command -v gnuplot >/dev/null 2>&1; then
         cp -r data/results/2025-sweep/runs "$rd/"
         expect_ok "plot.sh on data/results/2025-sweep" sh scripts/plot.sh "$rd"

@@ -174,9 +174,9 @@ done
 
 # ---- the scripts (issue 25; issue 20's "scripts execute data") ----------
 S=$(cd "$(dirname "$0")/../scripts" && pwd)
-R=$(cd "$(dirname "$0")/../data/results" && pwd)
+R=$(cd "$(dirname "$0")/../data/results/issue-15" && pwd)
 mkdir "$T/cwd"
-for f in sweep consensus algorithms demo plot summary results modelled import-results \
+for f in sweep consensus algorithms demo plot summary results results-15 modelled import-results \
          backfill-settings bench-fdla bench-gossip bench-net bench-topogen bench-train \
          bench-groups install-deps; do
     case_no=$((case_no + 1))
@@ -188,7 +188,7 @@ for f in sweep consensus algorithms demo plot summary results modelled import-re
         passed=$((passed + 1))
     fi
 done
-for f in sweep consensus algorithms demo; do
+for f in sweep consensus algorithms demo results; do
     (cd "$T/cwd" && expect 2 "^$f: unknown option '--bogus'" "$f.sh --bogus" sh "$S/$f.sh" --bogus)
     check '[ -z "$(ls -A "$T/cwd")" ]' "$f.sh --bogus created nothing: $(ls -A "$T/cwd")"
 done
@@ -197,7 +197,7 @@ expect 1 "^sweep: /nonexistent/topogen not found" "sweep.sh OUTDIR with no progr
     env BIN=/nonexistent sh "$S/sweep.sh" "$T/sweep-out"
 # committed tables redraw from committed files: n16's table, into a folder
 # of our own, equals the committed one
-expect 0 "" "summary.sh --into DIR data/results/n16" env TARGETS="0.80 0.85 0.88" \
+expect 0 "" "summary.sh --into DIR data/results/issue-15/n16" env TARGETS="0.80 0.85 0.88" \
     sh "$S/summary.sh" --into "$T/sum16" "$R/n16"
 check 'cmp -s "$T/sum16/summary.md" "$R/n16/summary.md"' "n16's table redrawn differs: $(diff "$R/n16/summary.md" "$T/sum16/summary.md" | head -c 300)"
 check '! grep -q "± 0.00" "$T/sum16/summary.md" && grep -q "% (1 seed) |" "$T/sum16/summary.md"' "one-seed rows say '1 seed'"

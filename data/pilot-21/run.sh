@@ -7,8 +7,8 @@
 #                                    2-core machine)
 #   sh data/pilot-21/run.sh --help
 #
-# OUT/n64 gets the same sweep-wide settings as data/results/n64, so
-# `scripts/measure-correlation.py data/results/n64 OUT/n64` gives the
+# OUT/n64 gets the same sweep-wide settings as data/results/issue-15/n64, so
+# `scripts/measure-correlation.py data/results/issue-15/n64 OUT/n64` gives the
 # tables of correlation.md. Two settings are not plain `topogen --kind K
 # --weights W` and are made first, as the pilot made them: learned:neff
 # (`--objective neff --weights neff`) and perm:learned (`--kind learned
