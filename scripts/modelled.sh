@@ -19,7 +19,10 @@
 # - t_comm, D-PSGD: the modelled gossip round of the topology file with
 #   n ranks on n hosts (`topogen eval FILE --net NET --ranks n --hosts n
 #   --json`); a time-varying file's rounds averaged over its period
-#   (every round modelled on its own). --algorithm gt sends two arrays
+#   (every round modelled on its own); an epidemic file (a fresh graph
+#   each step) as S random permutations (S out-peers per node, like its
+#   draws); a data-aware setting by the first of its per-partition
+#   files. --algorithm gt sends two arrays
 #   per round (x and y), so its arrays count twice; d2 and qgm send one.
 # - t_comm, all-reduce: the ring all-reduce of the model over n hosts,
 #   2(n-1) alpha + 2(n-1)/n B / beta (cm_net_allreduce_time; the standard
@@ -130,7 +133,24 @@ for dir in "$@"; do
                 "$BIN/topogen" -n "$n" --kind ring --quiet -o "$f"
             else
                 f="$dir/topo/$k.txt"
+                if [ ! -f "$f" ]; then
+                    # data-aware: one file per partition and seed, named in
+                    # the run's record; the first (sorted) stands for the
+                    # setting (the same degrees: the same modelled round)
+                    r=$(ls "$dir/runs/$k"-*.settings 2>/dev/null | head -n 1)
+                    [ -z "$r" ] || f=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$r")
+                    [ -z "$r" ] || [ -f "$f" ] || f="$dir/topo/$(basename "$f")"
+                fi
                 [ -f "$f" ] || die "$dir: no topology file $f for $k"
+                # epidemic (a fresh graph each step, no rounds in the file):
+                # a round of S random out-peers per node is modelled on S
+                # random permutations of the same n (topogen --kind perm)
+                es=$(sed -n '1s/^# .*kind=epidemic.* s=\([0-9]*\).*/\1/p' "$f")
+                if [ -n "$es" ]; then
+                    "$BIN/topogen" -n "$n" -d "$es" --kind perm --quiet -o "$dir/.perm-n$n.txt" \
+                        || die "topogen --kind perm -n $n -d $es failed"
+                    f="$dir/.perm-n$n.txt"
+                fi
             fi
             for net in $NETS; do
                 j=$("$BIN/topogen" eval "$f" --net "$net" --ranks "$n" --hosts "$n" \
@@ -147,7 +167,7 @@ for dir in "$@"; do
                 awk -v k="$k" -v net="$net" -v c="$comp" -v m="$comm" \
                     'BEGIN { printf "%s %s %.6g %.6g %.6g\n", k, net, c, m, c + m }'
             done
-            rm -f "$dir/.ring-n$n.txt"
+            rm -f "$dir/.ring-n$n.txt" "$dir/.perm-n$n.txt"
         done
     } > "$tmp"
     mv "$tmp" "$tsv"
