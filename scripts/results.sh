@@ -28,8 +28,9 @@
 #   epidemic:own (EL-Oracle, s = 4: the bytes of the degree-4 graphs),
 #   all-reduce; D^2 (--algorithm d2) on aware:laplacian (the best
 #   data-aware graph of the pilot) and on random:laplacian (OUT/nN-d2);
-#   on shards:1 at 100 workers, D-Cliques (dcliques:mh) with and without
-#   clique averaging (OUT/n100-cliqueavg).
+#   on shards:1 at 100 workers (DC), D-Cliques (dcliques:mh) with and
+#   without clique averaging (OUT/n100-cliqueavg) against the learned,
+#   data-aware, STL-FW, random regular and one-peer graphs and all-reduce.
 # The main comparison (3 seeds, MAIN): rrl:mh, random:laplacian,
 # one-peer-exp:own, learned:laplacian and perm:learned (the pilot's best
 # learned graphs, tied), aware:laplacian, all-reduce. The others: 1 seed,
@@ -87,7 +88,7 @@ else
     NDC=100
 fi
 D2_ON=${D2_ON:-"aware:laplacian random:laplacian"}
-DC=${DC:-"dcliques:mh aware:laplacian stl-fw:own random:laplacian one-peer-exp:own"}
+DC=${DC:-"dcliques:mh learned:laplacian aware:laplacian stl-fw:own random:laplacian one-peer-exp:own"}
 export EPOCHS DATASET TRAIN_ARGS DEGREE
 [ -x "$BIN/topogen" ] && [ -x "$BIN/dpsgd-train" ] || die "$BIN/topogen or dpsgd-train missing: run 'make' first"
 case "$GLOBAL_BATCH" in ''|*[!0-9]*) die "GLOBAL_BATCH must be a positive integer, got '$GLOBAL_BATCH'";; esac
