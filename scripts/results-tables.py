@@ -247,6 +247,13 @@ def goals(n, part, c, target, tgt):
     v = []
     ar = c.get("allreduce:none")
     plain = {k: r for k, r in c.items() if " + " not in k}
+    # a 1-seed row has no spread of its own: it gets the median spread of
+    # the cell's rows with more seeds (nan when there are none)
+    multi = [r["std"] for r in c.values()
+             if len(r["runs"]) > 1 and math.isfinite(r["std"])]
+    proxy = float(np.median(multi)) if multi else float("nan")
+    sd = lambda r: r["std"] if math.isfinite(r["std"]) else \
+        (proxy if math.isfinite(proxy) else 0.0)
     if part.startswith("dirichlet") and n >= 64:
         # 1: a learned topology beats every hand-made one of its group
         for g in ("1 model per step", "about 4 models per step",
@@ -261,12 +268,6 @@ def goals(n, part, c, target, tgt):
                 continue
             bk, b = max(learned, key=lambda x: x[1]["acc"])
             hk, h = max(hand, key=lambda x: x[1]["acc"])
-            # a 1-seed row has no spread of its own: it gets the median
-            # spread of the cell's rows with more seeds (never 0)
-            multi = [r["std"] for r in plain.values()
-                     if len(r["runs"]) > 1 and math.isfinite(r["std"])]
-            proxy = float(np.median(multi)) if multi else float("nan")
-            sd = lambda r: r["std"] if math.isfinite(r["std"]) else proxy
             acc_ok = all(b["acc"] - sd(b) > r["acc"] + sd(r) for _, r in hand)
             fastest = min(hand, key=lambda x: x[1]["ep"] if x[1]["hits"] else 99)
             ep_ok = b["hits"] == len(b["runs"]) and all(
@@ -296,11 +297,11 @@ def goals(n, part, c, target, tgt):
             d2 = [(k, r) for k, r in c.items() if k.endswith(" + d2")
                   and k.split(":")[0] in AWARE]
             for k, r in d2:
-                lo = ar["acc"] - (ar["std"] if math.isfinite(ar["std"]) else 0)
-                hi = r["acc"] + (r["std"] if math.isfinite(r["std"]) else 0)
+                lo = ar["acc"] - sd(ar)
+                hi = r["acc"] + sd(r)
                 v.append("- %d workers, %s: %s %s vs all-reduce %s: within "
-                         "the seed spread: %s."
-                         % (n, part, k, fmt_acc(r), fmt_acc(ar),
+                         "the seed spread (1-seed rows: %.2f): %s."
+                         % (n, part, k, fmt_acc(r), fmt_acc(ar), proxy,
                             "met" if hi >= lo else "missed"))
     if part == "shards:1" and ar:
         for k, r in sorted(c.items()):

@@ -33,7 +33,8 @@
 #   data-aware, STL-FW, random regular and one-peer graphs and all-reduce.
 # The main comparison (3 seeds, MAIN): rrl:mh, random:laplacian,
 # one-peer-exp:own, learned:laplacian and perm:learned (the pilot's best
-# learned graphs, tied), aware:laplacian, all-reduce. The others: 1 seed,
+# learned graphs, tied), aware:laplacian, all-reduce, and aware:laplacian
+# + D^2 in the dirichlet cells. The others: 1 seed,
 # marked "1 seed" in every table. The best ones were chosen before this
 # run, from the pilot (data/pilot-21), not from this run's results.
 #
@@ -156,6 +157,9 @@ for c in $CELLS; do
     case "$c" in *:dirichlet:*) [ "$n" -gt 16 ] && [ -n "$rest" ] || continue;; *) continue;; esac
     echo "results: $n workers on $p, seeds $rest of the main comparison"
     sweep "$n" "$p" "$rest" "$MAIN" 1
+    # D^2 on the best data-aware graph: 3 seeds too (the goal compares it
+    # with all-reduce's seed spread)
+    sweep "$n" "$p" "$rest" "${D2_ON%% *}" 0 -d2 "--algorithm d2"
 done
 
 dirs=$(for d in "$OUT"/n*; do [ -d "$d/runs" ] && echo "$d"; done)
