@@ -42,7 +42,8 @@
 #   n64 dirichlet:0.1, n256 dirichlet:0.1   every topology, MAIN x 3 seeds
 #   n64 iid, n64 shards:2                   every topology, 1 seed
 #   n256 iid, n256 shards:2                 MAIN, 1 seed
-#   n100 shards:1                           D-Cliques comparison, 1 seed
+#   n100 shards:1                           D-Cliques comparison, 1 seed,
+#                                           lr LR_DC (0.02: 0.05 diverged)
 #   n16 dirichlet:0.1                       the small case, MAIN, 1 seed
 #
 # What was cut to fit about 100 minutes of both cores (issue 23 asks for
@@ -89,6 +90,10 @@ else
     NDC=100
 fi
 D2_ON=${D2_ON:-"aware:laplacian random:laplacian"}
+LR0=${LR:-0.05}
+# shards:1 (one class per worker): at lr 0.05 D-Cliques diverged (NaN in
+# epoch 2, 100 workers, batch 10); the cell runs every setting at LR_DC
+LR_DC=${LR_DC:-0.02}
 DC=${DC:-"dcliques:mh learned:laplacian aware:laplacian stl-fw:own random:laplacian one-peer-exp:own"}
 export EPOCHS DATASET TRAIN_ARGS DEGREE
 [ -x "$BIN/topogen" ] && [ -x "$BIN/dpsgd-train" ] || die "$BIN/topogen or dpsgd-train missing: run 'make' first"
@@ -100,12 +105,12 @@ done
 rest=${SEEDS_MAIN#* }
 [ "$rest" != "$SEEDS_MAIN" ] || rest=""
 
-# sweep N PARTITION SEEDS SETTINGS ALLREDUCE [DIR-SUFFIX EXTRA-TRAIN-ARGS]
+# sweep N PARTITION SEEDS SETTINGS ALLREDUCE [DIR-SUFFIX EXTRA-TRAIN-ARGS [LR]]
 sweep() {
     b=$((GLOBAL_BATCH / $1))
     [ "$b" -ge 1 ] || die "GLOBAL_BATCH $GLOBAL_BATCH gives no batch for $1 workers"
     [ -n "$4" ] || [ "$5" = 1 ] || return 0
-    OUT="$OUT/n$1${6:-}" WORKERS=$1 BATCH=$b PARTITIONS=$2 SEEDS=$3 \
+    LR=${8:-$LR0} OUT="$OUT/n$1${6:-}" WORKERS=$1 BATCH=$b PARTITIONS=$2 SEEDS=$3 \
         SETTINGS="$4" ALLREDUCE=$5 TRAIN_ARGS="$TRAIN_ARGS${7:+ $7}" \
         sh "$here/sweep.sh" || die "the sweep of $1 workers on $2 failed"
 }
@@ -140,8 +145,8 @@ for c in $CELLS; do
     echo "results: $n workers on $p, seed 1"
     case "$c" in
     n$NDC:shards:1)
-        sweep "$n" "$p" 1 "$DC" 1
-        sweep "$n" "$p" 1 "dcliques:mh" 0 -cliqueavg "--algorithm clique-avg" ;;
+        sweep "$n" "$p" 1 "$DC" 1 "" "" "$LR_DC"
+        sweep "$n" "$p" 1 "dcliques:mh" 0 -cliqueavg "--algorithm clique-avg" "$LR_DC" ;;
     *:dirichlet:*)
         if [ "$n" -le 16 ]; then sweep "$n" "$p" 1 "$MAIN" 1
         else
