@@ -488,6 +488,10 @@ done:
     return st;
 }
 
+static cm_status place_steps(const cm_topo *t, size_t P,
+                             const size_t *host_of_rank, unsigned use,
+                             size_t *rank_of, cm_place_how *how);
+
 cm_status cm_place_workers(const cm_topo *t, size_t P,
                            const size_t *host_of_rank, cm_place_kind kind,
                            size_t *rank_of)
@@ -525,12 +529,53 @@ cm_status cm_place_workers_how(const cm_topo *t, size_t P,
         cm_topo_destroy(&u);
         return su;
     }
+    cm_status st = place_steps(t, P, host_of_rank, use, rank_of, how);
+    int hosts = 0;
+    for (size_t r = 1; host_of_rank && r < P; r++)
+        hosts |= host_of_rank[r] != host_of_rank[0];
+    if (st != CM_OK || !hosts || use != CM_PLACE_USE_ALL)
+        return st;
+    /* Over several hosts the steps' J do not add up to the placement's
+     * traffic (an array goes once to each rank of another host, not once
+     * to the host), so a step won by METIS can cost arrays later: the own
+     * bisection's whole placement replaces the steps' one when strictly
+     * cheaper by (arrays across hosts, arrays, cut edges). */
+    size_t *own = malloc(n * sizeof *own);
+    cm_place_how ho;
+    memset(&ho, 0, sizeof ho);
+    cm_place_stats sa, so;
+    st = own ? place_steps(t, P, host_of_rank, CM_PLACE_USE_OWN, own, &ho)
+             : cm_error(CM_ENOMEM, "placement: out of memory");
+    if (st == CM_OK)
+        st = cm_place_eval(t, P, host_of_rank, rank_of, NULL, &sa);
+    if (st == CM_OK)
+        st = cm_place_eval(t, P, host_of_rank, own, NULL, &so);
+    if (st == CM_OK &&
+        (so.volume_host < sa.volume_host ||
+         (so.volume_host == sa.volume_host &&
+          (so.volume < sa.volume ||
+           (so.volume == sa.volume && so.cut_edges < sa.cut_edges))))) {
+        memcpy(rank_of, own, n * sizeof *rank_of);
+        if (how)
+            *how = ho;
+    }
+    free(own);
+    return st;
+}
+
+/* The steps of a graph placement (cm_place_workers_how past its checks:
+ * kind graph, 2 <= P <= n, undirected t). */
+static cm_status place_steps(const cm_topo *t, size_t P,
+                             const size_t *host_of_rank, unsigned use,
+                             size_t *rank_of, cm_place_how *how)
+{
+    size_t n = t->n;
     cm_status st = CM_OK;
     /* hosts in order of their first rank; ranks grouped by host */
     size_t *hrank = malloc(P * sizeof *hrank);     /* ranks, host-major */
     size_t *hcount = calloc(P + 1, sizeof *hcount); /* ranks per host */
     size_t *hsize = calloc(P + 1, sizeof *hsize);   /* workers per host */
-    size_t *hlab = malloc((P + 1) * sizeof *hlab);
+    size_t *hlab = calloc(P + 1, sizeof *hlab);
     size_t *rsize = malloc(P * sizeof *rsize);
     size_t *host_part = malloc(n * sizeof *host_part);
     size_t *nodes = malloc(n * sizeof *nodes);

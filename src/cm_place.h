@@ -90,13 +90,17 @@ typedef struct {
  * bisection that minimises the volume, and keeps, in that order, the
  * first of least J = V (m + 1) + cut on that subgraph: the own code only
  * when strictly better. With one host the placement's J is so never above
- * either partitioner's alone; over several hosts each step is. A pure
+ * either partitioner's alone. Over several hosts the steps' J do not add
+ * up to the traffic, so the own bisection's whole placement is computed
+ * too and replaces the result when strictly cheaper by (arrays across
+ * hosts, arrays, cut edges): never worse than the own code alone. A pure
  * function of (t, P, host labels), the same on every machine that rounds
  * alike. Cost: the own bisection's, a dense eigensolve O(s^3) per
  * bisection of s <= 1024 workers (larger parts are ordered by breadth-
  * first search instead) plus O(s^2 d) per refinement pass (parts above
  * 1024: two starts, at most 8 passes; above 4096 not refined: O(n + m)),
- * plus three METIS runs per step (near O(m log P)) and their repairs.
+ * plus three METIS runs per step (near O(m log P)) and their repairs;
+ * over several hosts twice the own bisection's cost.
  * CM_EINVAL for P = 0 or P > n, CM_ENOMEM, CM_ENUMERIC. */
 cm_status cm_place_workers(const cm_topo *t, size_t P,
                            const size_t *host_of_rank, cm_place_kind kind,

@@ -434,7 +434,8 @@ static uint64_t place_j(const cm_topo *t, size_t P, unsigned use,
  * alone, the own code kept exactly when strictly better (METIS first on
  * ties), exact sizes, the same placement and report on a second call, and
  * cm_place_workers is the same as all partitioners. On 2 hosts: exact
- * sizes, two steps counted, the same answer twice. */
+ * sizes, three steps counted (one for P = 2), the same answer twice, and
+ * never more traffic than the own bisection alone. */
 START_TEST(test_graph_metis_or_own)
 {
     cm_topo g[3];
@@ -486,6 +487,22 @@ START_TEST(test_graph_metis_or_own)
                 for (int m = 0; m < CM_PLACE_PARTITIONERS; m++)
                     steps += how.won[m];
                 ck_assert_uint_eq(steps, P == 2 ? 1 : 3);
+                /* never more traffic than the own bisection alone, by
+                 * (arrays across hosts, arrays, cut edges) */
+                cm_place_stats sa, so;
+                ck_assert_int_eq(cm_place_eval(t, P, host, ro, NULL, &sa),
+                                 CM_OK);
+                ck_assert_int_eq(cm_place_workers_how(t, P, host,
+                                                      CM_PLACE_GRAPH,
+                                                      CM_PLACE_USE_OWN, ro_o,
+                                                      NULL), CM_OK);
+                ck_assert_int_eq(cm_place_eval(t, P, host, ro_o, NULL, &so),
+                                 CM_OK);
+                ck_assert(sa.volume_host < so.volume_host ||
+                          (sa.volume_host == so.volume_host &&
+                           (sa.volume < so.volume ||
+                            (sa.volume == so.volume &&
+                             sa.cut_edges <= so.cut_edges))));
             }
         }
     }
