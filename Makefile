@@ -44,6 +44,9 @@ JSON_LIBS     := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
 # src/cm_shiftinv.c; every program linking src/ links it before BLAS.
 SPARSE_CFLAGS := -I/usr/include/suitesparse
 BLAS_LIBS     := -lcholmod -llapacke $(BLAS_LIBS)
+# METIS (libmetis-dev, no .pc file): --placement graph's partitions
+# (src/cm_place_metis.c), so every program linking src/ links it.
+METIS_LIBS    := -lmetis
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
@@ -109,10 +112,10 @@ TRAIN_OBJS := $(call obj,$(TRAIN_SRCS))
 DIST_OBJS  := $(call obj,$(DIST_SRCS)) $(call mpiobj,$(DIST_MPI_SRCS))
 DIST_SINGLE_OBJS := $(call obj,$(DIST_SRCS) $(DIST_SINGLE_SRCS))
 
-TOPOGEN_LIBS = $(IGRAPH_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
-               $(JSON_LIBS) -lm -pthread
-TRAIN_LIBS   = $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) \
-               -lz -lm
+TOPOGEN_LIBS = $(IGRAPH_LIBS) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) \
+               $(XML_LIBS) $(JSON_LIBS) -lm -pthread
+TRAIN_LIBS   = $(OPENMP) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+               $(JSON_LIBS) -lz -lm
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
@@ -221,14 +224,15 @@ $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
                    $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(IGRAPH_LIBS) $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
-	    $(JSON_LIBS) -lz -lm -pthread
+	    $(IGRAPH_LIBS) $(OPENMP) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) \
+	    $(XML_LIBS) $(JSON_LIBS) -lz -lm -pthread
 
 $(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
                   $(DIST_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
-	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
+	    $(OPENMP) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+	    $(JSON_LIBS) -lz -lm
 
 MPIRUN ?= mpirun --allow-run-as-root --oversubscribe --bind-to none
 MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
@@ -309,7 +313,8 @@ FUZZ_OBJS    := $(SRC_OBJS) $(call obj,$(wildcard train/nn/*.c) \
 $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(ALL_LDFLAGS) \
-	    $(OPENMP) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) $(JSON_LIBS) -lz -lm
+	    $(OPENMP) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+	    $(JSON_LIBS) -lz -lm
 
 # the topology harness drives the trainer's reader (a one-rank dt_comm of
 # its own)

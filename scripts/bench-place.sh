@@ -1,14 +1,17 @@
 #!/bin/sh
-# bench-place.sh: the edge cut of `--placement graph` (the own recursive
-# spectral bisection + FM of src/cm_place.c) against METIS (libmetis-dev,
-# the better of its recursive and k-way partitioners, repaired to exact
-# balance) on learned, random, torus and ring graphs with 2..64 parts at
-# exact balance (part r: floor(n/P) + (r < n mod P) workers), one host.
-# Prints one row per graph and P: cut edges and volume (arrays sent per
-# round, what the own code minimises first) of both, the ratio of cuts
-# METIS/own (above 1: the own code cuts fewer edges), and the moves the
-# balance repair made to METIS's result. Needs `make bin/topogen` (the
-# objects of src/ and the learned graphs).
+# bench-place.sh: `--placement graph` (src/cm_place.c: at each step METIS
+# recursive, METIS k-way on the cut, METIS k-way on the volume and the own
+# recursive spectral bisection + FM, the least J = V (m + 1) + cut kept,
+# METIS first on ties) against each partitioner alone, on learned,
+# random, torus and ring graphs with 2..64 parts at exact balance (part
+# r: floor(n/P) + (r < n mod P) workers), one host. "own" is the own
+# bisection alone (the placement before METIS, bit for bit), "metis"
+# METIS alone (its best run by J, repaired to the exact sizes), "new"
+# what --placement graph runs now. Prints one row per graph and P: cut
+# edges and volume V (arrays sent per round) of all three, which
+# partitioner was kept, the moves of METIS's balance repair, METIS's least
+# cut; then how often each was kept and the ratios new/own of J, arrays
+# and cut edges. Needs `make all` (bin/topogen, bin/libtopogen.a).
 #   N="64 256" sh scripts/bench-place.sh
 set -eu
 BIN=${BIN:-bin}
@@ -16,30 +19,41 @@ BUILD=${BUILD:-build}
 N=${N:-64 256}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-place.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
-[ -x "$BIN/topogen" ] || { echo "bench-place: $BIN/topogen not built (make)" >&2; exit 1; }
+[ -x "$BIN/topogen" ] && [ -f "$BIN/libtopogen.a" ] || { echo "bench-place: $BIN/topogen, $BIN/libtopogen.a not built (make all)" >&2; exit 1; }
 OPENBLAS_NUM_THREADS=1
 export OPENBLAS_NUM_THREADS
 blas_libs=$(pkg-config --libs openblas)
 ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Isrc scripts/bench_place.c \
-    "$BUILD"/src/*.o -o "$T/bench_place" -lmetis $blas_libs -lgsl -lm -pthread
+    "$BIN/libtopogen.a" -o "$T/bench_place" -lmetis -lcholmod -llapacke \
+    $blas_libs -lgsl -lxml2 -ljansson -lz -lm -pthread
 for n in $N; do
     nice -n 5 "$BIN/topogen" -n "$n" -d 4 --seed 1 -q -o "$T/learned$n"
     "$BIN/topogen" --kind random -n "$n" -d 4 --seed 1 -q -o "$T/random$n"
     "$BIN/topogen" --kind torus -n "$n" -q -o "$T/torus$n"
     "$BIN/topogen" --kind ring -n "$n" -q -o "$T/ring$n"
 done
-printf '%-8s %5s %3s %8s %9s %6s %8s %9s %6s %7s %9s\n' graph n P own_cut \
-    metis_cut ratio own_vol metis_vol ratio repairs least_cut
+printf '%-8s %5s %3s %7s %9s %7s %7s %9s %7s  %-22s %7s %9s\n' graph n P \
+    own_cut metis_cut new_cut own_vol metis_vol new_vol kept repairs least_cut
 for n in $N; do
     for g in learned random torus ring; do
         "$T/bench_place" "$T/$g$n" "$g"
     done
-done | awk '{ r = $4 > 0 ? sprintf("%.3f", $5 / $4) : "1.000"
-    rv = $6 > 0 ? sprintf("%.3f", $7 / $6) : "1.000"
-    printf "%-8s %5s %3s %8s %9s %6s %8s %9s %6s %7s %9s\n", $1, $2, $3, $4, $5, r, $6, $7, rv, $8, $9
-    if ($5 < $4) metis++; else if ($5 > $4) own++; else tie++
-    if ($7 < $6) vmetis++; else if ($7 > $6) vown++; else vtie++
-    if ($9 < $4) lmetis++; else if ($9 > $4) lown++; else ltie++ }
-    END { printf "fewer cut edges (METIS kept by J): own %d, METIS %d, equal %d\n", own, metis, tie
-          printf "smaller volume (METIS kept by J): own %d, METIS %d, equal %d\n", vown, vmetis, vtie
-          printf "fewer cut edges (METIS least cut of 3): own %d, METIS %d, equal %d\n", lown, lmetis, ltie }'
+done | awk 'function lr(a, b) { return (a > 0 && b > 0) ? log(b / a) : 0 }
+    { printf "%-8s %5s %3s %7s %9s %7s %7s %9s %7s  %-22s %7s %9s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14
+      rows++
+      if ($12 ~ /^own-bisection$/) own++; else if ($12 ~ /step/) mixed++; else metis++
+      kept[$12]++
+      if ($11 > $10) worse++
+      j = lr($10, $11); v = lr($7, $9); c = lr($4, $6)
+      sj += j; sv += v; sc += c
+      if (rows == 1 || j < jmin) jmin = j; if (rows == 1 || j > jmax) jmax = j
+      if (rows == 1 || v < vmin) vmin = v; if (rows == 1 || v > vmax) vmax = v
+      if (rows == 1 || c < cmin) cmin = c; if (rows == 1 || c > cmax) cmax = c
+      if ($9 < $7) vless++; else if ($9 > $7) vmore++
+      if ($6 < $4) cless++; else if ($6 > $4) cmore++
+      if ($8 > $7) mworse++; if ($8 / $7 > mmax) mmax = $8 / $7 }
+    END { printf "kept over %d cases: METIS %d, own bisection %d, mixed %d (", rows, metis, own, mixed
+          sep = ""; for (k in kept) { printf "%s%s %d", sep, k, kept[k]; sep = ", " }; printf ")\n"
+          printf "new/own (geometric mean, min, max): J %.4f %.4f %.4f; arrays %.4f %.4f %.4f; cut %.4f %.4f %.4f\n", exp(sj / rows), exp(jmin), exp(jmax), exp(sv / rows), exp(vmin), exp(vmax), exp(sc / rows), exp(cmin), exp(cmax)
+          printf "new vs own: fewer arrays in %d, more in %d; fewer cut edges in %d, more in %d; J above own in %d\n", vless, vmore, cless, cmore, worse
+          printf "METIS alone: more arrays than own in %d cases (up to %.3fx)\n", mworse, mmax }'

@@ -1,117 +1,41 @@
-/* bench_place.c: the edge cut (and volume) of `--placement graph`'s own
- * recursive bisection (src/cm_place.c) against METIS (libmetis-dev) on one
- * topology file, for P = 2, 4, ..., up to 64 parts at exact balance (part
- * r holds cm_place_rank_size(n, P, r) workers). METIS runs both its
- * recursive bisection and its k-way partitioner (UFACTOR 1, the least
- * imbalance it takes, target weights of the exact sizes, fixed seed) and
- * the better cut is kept; a METIS part left over or under its exact size
- * is repaired greedily (move the node whose move adds the least cut from
- * an over-full to an under-full part) and the moves are counted. Built
+/* bench_place.c: `--placement graph` (src/cm_place.c: METIS's three
+ * partitioners and the own recursive bisection, the least J kept) against
+ * each partitioner alone on one topology file, for P = 2, 4, ..., up to
+ * 64 parts at exact balance (part r holds cm_place_rank_size(n, P, r)
+ * workers), one host. "own" is the own bisection alone (the placement
+ * before METIS came in, bit for bit), "metis" METIS alone (the best of its
+ * recursive and k-way runs on the cut and its k-way run on the volume by
+ * J = V (m + 1) + cut, each repaired to the exact sizes: cm_place_metis),
+ * "new" what --placement graph now does. The least cut of the three METIS
+ * runs, and the repair moves of the METIS result, are printed too. Built
  * and run by scripts/bench-place.sh, which prints the table.
  *   bench_place FILE NAME
- * METIS runs three ways: recursive bisection and k-way on the edge cut,
- * k-way on the communication volume (METIS_OBJTYPE_VOL); the result kept
- * is the best by the own code's objective J = V (m + 1) + cut, and the
- * least cut of the three is printed too.
- * prints one line per P: NAME n P own_cut metis_cut own_vol metis_vol
- * repaired_moves metis_least_cut */
+ * prints one line per P: NAME n P own_cut metis_cut new_cut own_vol
+ * metis_vol new_vol own_J new_J kept repairs metis_least_cut */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <metis.h>
-
 #include "cm_place.h"
+#include "cm_place_metis.h"
 #include "cm_topo.h"
 
-static size_t cut_of(const cm_topo *t, const size_t *part)
+static void die(void)
 {
-    size_t c = 0;
-    for (size_t i = 0; i < t->n; i++)
-        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-            c += t->adj[p] > i && part[t->adj[p]] != part[i];
-    return c;
+    fprintf(stderr, "bench_place: %s\n", cm_last_error());
+    exit(1);
 }
 
-/* Greedy repair to the exact sizes want[P]; returns the moves made. */
-static size_t repair(const cm_topo *t, size_t P, const size_t *want,
-                     size_t *part)
+/* The placement by the partitioners in use, its stats and J. */
+static uint64_t run(const cm_topo *t, size_t P, unsigned use, size_t *ro,
+                    cm_place_stats *st, cm_place_how *how)
 {
-    size_t *have = calloc(P, sizeof *have), moves = 0;
-    for (size_t i = 0; i < t->n; i++)
-        have[part[i]]++;
-    for (;;) {
-        size_t best_i = SIZE_MAX, best_to = 0;
-        long best_d = 0;
-        for (size_t i = 0; i < t->n; i++) {
-            size_t a = part[i];
-            if (have[a] <= want[a])
-                continue;
-            for (size_t b = 0; b < P; b++) {
-                if (have[b] >= want[b])
-                    continue;
-                long d = 0;
-                for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-                    size_t j = part[t->adj[p]];
-                    d += (j == a) - (j == b);
-                }
-                if (best_i == SIZE_MAX || d < best_d) {
-                    best_i = i;
-                    best_to = b;
-                    best_d = d;
-                }
-            }
-        }
-        if (best_i == SIZE_MAX)
-            break;
-        have[part[best_i]]--;
-        have[best_to]++;
-        part[best_i] = best_to;
-        moves++;
-    }
-    free(have);
-    return moves;
-}
-
-static size_t metis_part(const cm_topo *t, size_t P, const size_t *want,
-                         int kway, int vol, size_t *part)
-{
-    idx_t nv = (idx_t)t->n, ncon = 1, np = (idx_t)P, objval = 0;
-    idx_t *xadj = malloc((t->n + 1) * sizeof *xadj);
-    idx_t *adj = malloc((t->off[t->n] + 1) * sizeof *adj);
-    idx_t *out = malloc(t->n * sizeof *out);
-    real_t *tp = malloc(P * sizeof *tp);
-    for (size_t i = 0; i <= t->n; i++)
-        xadj[i] = (idx_t)t->off[i];
-    for (size_t p = 0; p < t->off[t->n]; p++)
-        adj[p] = (idx_t)t->adj[p];
-    for (size_t r = 0; r < P; r++)
-        tp[r] = (real_t)want[r] / (real_t)t->n;
-    idx_t opt[METIS_NOPTIONS];
-    METIS_SetDefaultOptions(opt);
-    opt[METIS_OPTION_UFACTOR] = 1;
-    opt[METIS_OPTION_SEED] = 1;
-    opt[METIS_OPTION_NUMBERING] = 0;
-    if (vol)
-        opt[METIS_OPTION_OBJTYPE] = METIS_OBJTYPE_VOL;
-    int rc = kway ? METIS_PartGraphKway(&nv, &ncon, xadj, adj, NULL, NULL,
-                                        NULL, &np, tp, NULL, opt, &objval,
-                                        out)
-                  : METIS_PartGraphRecursive(&nv, &ncon, xadj, adj, NULL,
-                                             NULL, NULL, &np, tp, NULL, opt,
-                                             &objval, out);
-    if (rc != METIS_OK) {
-        fprintf(stderr, "bench_place: METIS failed (%d)\n", rc);
-        exit(1);
-    }
-    for (size_t i = 0; i < t->n; i++)
-        part[i] = (size_t)out[i];
-    free(xadj);
-    free(adj);
-    free(out);
-    free(tp);
-    return repair(t, P, want, part);
+    if (cm_place_workers_how(t, P, NULL, CM_PLACE_GRAPH, use, ro, how) !=
+            CM_OK ||
+        cm_place_eval(t, P, NULL, ro, NULL, st) != CM_OK)
+        die();
+    return (uint64_t)st->volume * (t->m + 1) + st->cut_edges;
 }
 
 int main(int argc, char **argv)
@@ -122,45 +46,46 @@ int main(int argc, char **argv)
     }
     cm_topo t;
     cm_topo_init(&t);
-    if (cm_topo_read(&t, argv[1]) != CM_OK) {
-        fprintf(stderr, "bench_place: %s\n", cm_last_error());
-        return 1;
-    }
+    if (cm_topo_read(&t, argv[1]) != CM_OK)
+        die();
     size_t n = t.n;
-    size_t *own = malloc(n * sizeof *own), *mr = malloc(n * sizeof *mr);
-    size_t *mk = malloc(n * sizeof *mk), *want = malloc(n * sizeof *want);
+    size_t *ro = malloc(n * sizeof *ro), *want = malloc(n * sizeof *want);
+    if (!ro || !want)
+        return 1;
     for (size_t P = 2; P <= 64 && P <= n; P *= 2) {
+        cm_place_stats so, sm, sn;
+        cm_place_how hm, hn;
+        uint64_t jo = run(&t, P, CM_PLACE_USE_OWN, ro, &so, NULL);
+        run(&t, P, CM_PLACE_USE_METIS, ro, &sm, &hm);
+        uint64_t jn = run(&t, P, CM_PLACE_USE_ALL, ro, &sn, &hn);
+        /* the least cut of METIS's runs; the repairs of the one kept */
         for (size_t r = 0; r < P; r++)
             want[r] = cm_place_rank_size(n, P, r);
-        if (cm_place_workers(&t, P, NULL, CM_PLACE_GRAPH, own) != CM_OK) {
-            fprintf(stderr, "bench_place: %s\n", cm_last_error());
-            return 1;
+        size_t least = SIZE_MAX, repairs = 0;
+        for (int m = 0; m < CM_METIS_METHODS; m++) {
+            size_t mv, cut;
+            uint64_t j;
+            if (cm_place_metis(n, t.off, t.adj, P, want, (cm_metis_method)m,
+                               ro, &mv) != CM_OK ||
+                cm_place_part_j(n, t.off, t.adj, P, ro, &j, NULL, &cut) !=
+                    CM_OK)
+                die();
+            if (cut < least)
+                least = cut;
+            if (hm.won[m])
+                repairs = mv;
         }
-        /* METIS's candidates: recursive (cut), k-way (cut), k-way
-         * (volume); the best by the own code's J = V (m + 1) + cut */
-        size_t best_j = SIZE_MAX, moves = 0, cut_best = SIZE_MAX;
-        cm_place_stats so, sm, sc;
-        for (int c = 0; c < 3; c++) {
-            size_t mv = metis_part(&t, P, want, c > 0, c == 2, mk);
-            cm_place_eval(&t, P, NULL, mk, NULL, &sc);
-            size_t j = sc.volume * (t.m + 1) + sc.cut_edges;
-            if (sc.cut_edges < cut_best)
-                cut_best = sc.cut_edges;
-            if (j < best_j) {
-                best_j = j;
-                sm = sc;
-                moves = mv;
-                memcpy(mr, mk, n * sizeof *mr);
-            }
-        }
-        cm_place_eval(&t, P, NULL, own, NULL, &so);
-        printf("%s %zu %zu %zu %zu %zu %zu %zu %zu\n", argv[2], n, P,
-               so.cut_edges, sm.cut_edges, so.volume, sm.volume, moves,
-               cut_best);
+        char kept[96];
+        cm_place_how_describe(&hn, kept, sizeof kept);
+        for (char *c = kept; *c; c++)
+            if (*c == ' ')
+                *c = '-';
+        printf("%s %zu %zu %zu %zu %zu %zu %zu %zu %llu %llu %s %zu %zu\n",
+               argv[2], n, P, so.cut_edges, sm.cut_edges, sn.cut_edges,
+               so.volume, sm.volume, sn.volume, (unsigned long long)jo,
+               (unsigned long long)jn, kept, repairs, least);
     }
-    free(own);
-    free(mr);
-    free(mk);
+    free(ro);
     free(want);
     cm_topo_destroy(&t);
     return 0;

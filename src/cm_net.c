@@ -155,7 +155,8 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
         for (size_t k = cm_place_rank_size(P, H, h); k > 0; k--)
             host[q++] = h;
     if (s == CM_OK)
-        s = cm_place_workers(t, P, host, kind, ro);
+        s = cm_place_workers_how(t, P, host, kind, CM_PLACE_USE_ALL, ro,
+                                 &out->how);
     if (s == CM_OK)
         s = cm_place_eval(t, P, host, ro, ld, &out->st);
     if (s == CM_OK)

@@ -74,6 +74,7 @@ typedef struct {
     cm_place_stats st;  /* costs per round, in arrays */
     double round_s;     /* T_round */
     size_t worst;       /* the rank that decides */
+    cm_place_how how;   /* which partitioner placed the workers */
 } cm_net_eval;
 
 /* Places t's workers on P ranks spread over H hosts in blocks (host h

@@ -24,9 +24,16 @@
  * index order only, with at most 8 passes; parts of more than 4096 skip
  * the refinement (the better order is kept), so start-up stays O(n + m)
  * there. Everything is deterministic (fixed seeds, index tie-breaks).
- * A time-varying topology (cm_place_workers_seq) takes the cheapest of a
- * few such placements (of the rounds' union, of each round, block) by the
- * traffic summed over its rounds.
+ * Each step of the placement (the hosts, then each host's ranks) also
+ * runs METIS three ways (cm_place_metis.c) and keeps the first of least
+ * J over its parts, METIS's before the own code's: METIS cuts fewer
+ * edges, the own FM often sends fewer arrays (scripts/bench-place.sh).
+ * Over several hosts the own bisection's whole placement is the last
+ * candidate, by the traffic (the steps' J do not add up there). A
+ * time-varying topology (cm_place_workers_seq, cm_place_seq.c) takes the
+ * cheapest of a few such placements (of the rounds' union, of each round,
+ * block) by the traffic summed over its rounds; the costs are in
+ * cm_place_eval.c.
  */
 #include "cm_place.h"
 
@@ -35,6 +42,7 @@
 #include <string.h>
 
 #include "cm_eigen.h"
+#include "cm_place_metis.h"
 #include "cm_rng.h"
 #include "cm_topo.h"
 
@@ -327,6 +335,7 @@ done:
 typedef struct {
     const cm_topo *t;
     size_t *loc;       /* [n] global -> local id in the current part */
+    size_t *own;       /* [n] the own bisection's parts of a step */
 } rb_ctx;
 
 /* The subgraph induced by nodes[0..s) (global ids). */
@@ -399,11 +408,108 @@ static cm_status rb(rb_ctx *c, size_t *nodes, size_t s, const size_t *label,
     return st;
 }
 
+/* One step of the placement: nodes[0..s) (ascending global ids;
+ * reordered in place so that part p's nodes are block p, ascending, as
+ * rb leaves them) into the k parts labels[0..k) of sizes size[0..k):
+ * out[node] = label. The candidates, METIS's three then the own rb, each
+ * judged by J on the induced subgraph; the first of least J is kept.
+ * c->own: [n] scratch for rb's result. */
+static cm_status step(rb_ctx *c, size_t *nodes, size_t s, const size_t *label,
+                      const size_t *size, size_t k, unsigned use,
+                      size_t *out, cm_place_how *how)
+{
+    if (k == 1)
+        return rb(c, nodes, s, label, size, k, out);
+    sub_graph g = {0, 0, NULL, NULL};
+    size_t *orig = malloc((s + 1) * sizeof *orig);
+    size_t *part = malloc((s + 1) * sizeof *part);
+    size_t *best = malloc((s + 1) * sizeof *best);
+    size_t *id = malloc((k + 1) * sizeof *id);
+    size_t *fill = calloc(k + 1, sizeof *fill);
+    cm_status st = orig && part && best && id && fill
+                       ? induce(c, nodes, s, &g)
+                       : cm_error(CM_ENOMEM, "placement: out of memory");
+    uint64_t jbest = UINT64_MAX, j;
+    size_t won = CM_PLACE_PARTITIONERS;
+    cm_status failed = CM_OK;
+    if (st != CM_OK)
+        goto done;
+    memcpy(orig, nodes, s * sizeof *orig);
+    for (size_t q = 0; q < k; q++)
+        id[q] = q;
+    for (size_t m = 0; m < CM_PLACE_PARTITIONERS && st == CM_OK; m++) {
+        if (m < CM_PLACE_OWN) {
+            if (!(use & CM_PLACE_USE_METIS))
+                continue;
+            st = cm_place_metis(s, g.off, g.adj, k, size, (cm_metis_method)m,
+                                part, NULL);
+            if (st != CM_OK && st != CM_ENOMEM) { /* left out */
+                failed = st;
+                st = CM_OK;
+                continue;
+            }
+        } else {
+            if (!(use & CM_PLACE_USE_OWN))
+                continue;
+            memcpy(nodes, orig, s * sizeof *nodes);
+            st = rb(c, nodes, s, id, size, k, c->own);
+            for (size_t v = 0; v < s && st == CM_OK; v++)
+                part[v] = c->own[orig[v]];
+        }
+        if (st == CM_OK)
+            st = cm_place_part_j(s, g.off, g.adj, k, part, &j, NULL, NULL);
+        if (st == CM_OK && j < jbest) {
+            jbest = j;
+            won = m;
+            memcpy(best, part, s * sizeof *best);
+        }
+    }
+    if (st == CM_OK && won == CM_PLACE_PARTITIONERS)
+        st = failed != CM_OK ? failed
+                             : cm_error(CM_EINTERNAL, "placement: no "
+                                        "partitioner in use");
+    if (st != CM_OK)
+        goto done;
+    /* part q's nodes become block q of nodes[], ascending */
+    for (size_t q = 1; q < k; q++)
+        fill[q] = fill[q - 1] + size[q - 1];
+    for (size_t v = 0; v < s; v++) {
+        nodes[fill[best[v]]++] = orig[v];
+        out[orig[v]] = label[best[v]];
+    }
+    if (how)
+        how->won[won]++;
+done:
+    free(g.adj);
+    free(g.off);
+    free(fill);
+    free(id);
+    free(best);
+    free(part);
+    free(orig);
+    return st;
+}
+
+static cm_status place_steps(const cm_topo *t, size_t P,
+                             const size_t *host_of_rank, unsigned use,
+                             size_t *rank_of, cm_place_how *how);
+
 cm_status cm_place_workers(const cm_topo *t, size_t P,
                            const size_t *host_of_rank, cm_place_kind kind,
                            size_t *rank_of)
 {
+    return cm_place_workers_how(t, P, host_of_rank, kind, CM_PLACE_USE_ALL,
+                                rank_of, NULL);
+}
+
+cm_status cm_place_workers_how(const cm_topo *t, size_t P,
+                               const size_t *host_of_rank,
+                               cm_place_kind kind, unsigned use,
+                               size_t *rank_of, cm_place_how *how)
+{
     size_t n = t->n;
+    if (how)
+        memset(how, 0, sizeof *how);
     if (P == 0 || P > n)
         return cm_error(CM_EINVAL, "placement: %zu ranks for %zu workers "
                         "(need 1..%zu)", P, n, n);
@@ -411,6 +517,8 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
         for (size_t r = 0, i = 0; r < P; r++)
             for (size_t k = cm_place_rank_size(n, P, r); k > 0; k--)
                 rank_of[i++] = r;
+        if (how)
+            how->block = kind == CM_PLACE_BLOCK;
         return CM_OK;
     }
     if (t->directed) { /* partition the undirected support of the arcs */
@@ -418,22 +526,64 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
         cm_topo_init(&u);
         cm_status su = cm_topo_support(t, &u);
         if (su == CM_OK)
-            su = cm_place_workers(&u, P, host_of_rank, kind, rank_of);
+            su = cm_place_workers_how(&u, P, host_of_rank, kind, use,
+                                      rank_of, how);
         cm_topo_destroy(&u);
         return su;
     }
+    cm_status st = place_steps(t, P, host_of_rank, use, rank_of, how);
+    int hosts = 0;
+    for (size_t r = 1; host_of_rank && r < P; r++)
+        hosts |= host_of_rank[r] != host_of_rank[0];
+    if (st != CM_OK || !hosts || use != CM_PLACE_USE_ALL)
+        return st;
+    /* Over several hosts the steps' J do not add up to the placement's
+     * traffic (an array goes once to each rank of another host, not once
+     * to the host), so a step won by METIS can cost arrays later: the own
+     * bisection's whole placement replaces the steps' one when strictly
+     * cheaper by (arrays across hosts, arrays, cut edges). */
+    size_t *own = malloc(n * sizeof *own);
+    cm_place_how ho;
+    memset(&ho, 0, sizeof ho);
+    cm_place_stats sa, so;
+    st = own ? place_steps(t, P, host_of_rank, CM_PLACE_USE_OWN, own, &ho)
+             : cm_error(CM_ENOMEM, "placement: out of memory");
+    if (st == CM_OK)
+        st = cm_place_eval(t, P, host_of_rank, rank_of, NULL, &sa);
+    if (st == CM_OK)
+        st = cm_place_eval(t, P, host_of_rank, own, NULL, &so);
+    if (st == CM_OK &&
+        (so.volume_host < sa.volume_host ||
+         (so.volume_host == sa.volume_host &&
+          (so.volume < sa.volume ||
+           (so.volume == sa.volume && so.cut_edges < sa.cut_edges))))) {
+        memcpy(rank_of, own, n * sizeof *rank_of);
+        if (how)
+            *how = ho;
+    }
+    free(own);
+    return st;
+}
+
+/* The steps of a graph placement (cm_place_workers_how past its checks:
+ * kind graph, 2 <= P <= n, undirected t). */
+static cm_status place_steps(const cm_topo *t, size_t P,
+                             const size_t *host_of_rank, unsigned use,
+                             size_t *rank_of, cm_place_how *how)
+{
+    size_t n = t->n;
     cm_status st = CM_OK;
     /* hosts in order of their first rank; ranks grouped by host */
     size_t *hrank = malloc(P * sizeof *hrank);     /* ranks, host-major */
     size_t *hcount = calloc(P + 1, sizeof *hcount); /* ranks per host */
     size_t *hsize = calloc(P + 1, sizeof *hsize);   /* workers per host */
-    size_t *hlab = malloc((P + 1) * sizeof *hlab);
+    size_t *hlab = calloc(P + 1, sizeof *hlab);
     size_t *rsize = malloc(P * sizeof *rsize);
     size_t *host_part = malloc(n * sizeof *host_part);
     size_t *nodes = malloc(n * sizeof *nodes);
-    rb_ctx c = {t, malloc(n * sizeof(size_t))};
+    rb_ctx c = {t, malloc(n * sizeof(size_t)), malloc(n * sizeof(size_t))};
     if (!hrank || !hcount || !hsize || !hlab || !rsize || !host_part ||
-        !nodes || !c.loc) {
+        !nodes || !c.loc || !c.own) {
         st = cm_error(CM_ENOMEM, "placement: out of memory");
         goto done;
     }
@@ -458,17 +608,18 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
     }
     for (size_t i = 0; i < n; i++)
         nodes[i] = i;
-    st = rb(&c, nodes, n, hlab, hsize, H, host_part);
+    st = step(&c, nodes, n, hlab, hsize, H, use, host_part, how);
     for (size_t h = 0, base = 0, r0 = 0; st == CM_OK && h < H; h++) {
         /* nodes[base..base+hsize[h]) are host h's, ascending */
         for (size_t k = 0; k < hcount[h]; k++)
             rsize[k] = cm_place_rank_size(n, P, hrank[r0 + k]);
-        st = rb(&c, nodes + base, hsize[h], hrank + r0, rsize, hcount[h],
-                rank_of);
+        st = step(&c, nodes + base, hsize[h], hrank + r0, rsize, hcount[h],
+                  use, rank_of, how);
         base += hsize[h];
         r0 += hcount[h];
     }
 done:
+    free(c.own);
     free(c.loc);
     free(nodes);
     free(host_part);
@@ -477,156 +628,5 @@ done:
     free(hsize);
     free(hcount);
     free(hrank);
-    return st;
-}
-
-/* ---- costs --------------------------------------------------------------- */
-
-cm_status cm_place_eval(const cm_topo *t, size_t P,
-                        const size_t *host_of_rank, const size_t *rank_of,
-                        cm_place_load *load, cm_place_stats *st)
-{
-    size_t n = t->n;
-    memset(st, 0, sizeof *st);
-    for (size_t i = 0; i < n; i++)
-        if (rank_of[i] >= P)
-            return cm_error(CM_EINVAL, "placement: worker %zu on rank %zu "
-                            "of %zu", i, rank_of[i], P);
-    size_t *stamp = malloc((P + 1) * sizeof *stamp);
-    size_t *peer = malloc((P + 1) * sizeof *peer);
-    size_t *by_rank = malloc((n + 1) * sizeof *by_rank);
-    size_t *roff = calloc(P + 1, sizeof *roff);
-    cm_place_load *ld = calloc(P + 1, sizeof *ld);
-    if (!stamp || !peer || !by_rank || !roff || !ld) {
-        free(ld), free(roff), free(by_rank), free(peer), free(stamp);
-        return cm_error(CM_ENOMEM, "placement: out of memory");
-    }
-#define HOST(r) (host_of_rank ? host_of_rank[r] : 0)
-    for (size_t r = 0; r < P; r++)
-        stamp[r] = peer[r] = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        size_t r = rank_of[i];
-        const size_t *oa; /* i's array goes to its out-neighbours' ranks */
-        const double *ow;
-        size_t oc;
-        cm_topo_out(t, i, &oa, &ow, &oc);
-        for (size_t k = 0; k < oc; k++) {
-            size_t j = oa[k], p = rank_of[j];
-            int x = HOST(p) != HOST(r);
-            int once = t->directed || j > i; /* each edge or arc once */
-            if (once && p != r)
-                st->cut_edges++;
-            if (once && x)
-                st->cut_edges_host++;
-            if (p == r || stamp[p] == i)
-                continue;
-            stamp[p] = i;         /* i's array goes to rank p once */
-            ld[r].arrays[x]++;
-            ld[p].arrays_in[x]++;
-        }
-        roff[r + 1]++;
-    }
-    /* distinct peers per rank: walk each rank's workers */
-    for (size_t r = 0; r < P; r++)
-        roff[r + 1] += roff[r];
-    for (size_t i = 0; i < n; i++)
-        by_rank[roff[rank_of[i]]++] = i;
-    for (size_t r = P; r > 0; r--)
-        roff[r] = roff[r - 1];
-    roff[0] = 0;
-    for (size_t r = 0; r < P; r++)
-        for (size_t w = roff[r]; w < roff[r + 1]; w++) {
-            size_t i = by_rank[w];
-            const size_t *oa;
-            const double *ow;
-            size_t oc;
-            cm_topo_out(t, i, &oa, &ow, &oc);
-            for (size_t k = 0; k < oc; k++) {
-                size_t p = rank_of[oa[k]];
-                if (p != r && peer[p] != r) {
-                    peer[p] = r;
-                    ld[r].peers[HOST(p) != HOST(r)]++;
-                }
-            }
-        }
-    for (size_t r = 0; r < P; r++) {
-        size_t a = ld[r].arrays[0] + ld[r].arrays[1];
-        st->volume += a;
-        st->volume_host += ld[r].arrays[1];
-        if (a > st->max_rank)
-            st->max_rank = a;
-        if (ld[r].arrays[1] > st->max_rank_host)
-            st->max_rank_host = ld[r].arrays[1];
-        int first = 1;
-        for (size_t r2 = 0; r2 < r; r2++)
-            if (HOST(r2) == HOST(r))
-                first = 0;
-        st->hosts += first;
-    }
-#undef HOST
-    if (load)
-        memcpy(load, ld, P * sizeof *ld);
-    free(ld);
-    free(roff);
-    free(by_rank);
-    free(peer);
-    free(stamp);
-    return CM_OK;
-}
-
-/* ---- time-varying topologies ------------------------------------------- */
-
-/* The traffic of rank_of over the period of s: arrays across hosts,
- * arrays, cut edges, each summed over the rounds. */
-static cm_status seq_cost(const cm_topo_seq *s, size_t P,
-                          const size_t *host_of_rank, const size_t *rank_of,
-                          size_t cost[3])
-{
-    cost[0] = cost[1] = cost[2] = 0;
-    for (size_t t = 0; t < s->period; t++) {
-        cm_place_stats st;
-        cm_status e = cm_place_eval(&s->round[t], P, host_of_rank, rank_of,
-                                    NULL, &st);
-        if (e != CM_OK)
-            return e;
-        cost[0] += st.volume_host;
-        cost[1] += st.volume;
-        cost[2] += st.cut_edges;
-    }
-    return CM_OK;
-}
-
-cm_status cm_place_workers_seq(const cm_topo_seq *s, size_t P,
-                               const size_t *host_of_rank,
-                               cm_place_kind kind, size_t *rank_of)
-{
-    if (s->period <= 1 || kind == CM_PLACE_BLOCK)
-        return cm_place_workers(&s->round[0], P, host_of_rank, kind,
-                                rank_of);
-    size_t n = s->n, best[3] = {0, 0, 0}, cost[3];
-    size_t *cand = malloc((n + 1) * sizeof *cand);
-    cm_topo u;
-    cm_topo_init(&u);
-    cm_status st = cand ? cm_topo_seq_union(s, &u)
-                        : cm_error(CM_ENOMEM, "placement: out of memory");
-    /* candidate 0: the union; 1..period: round c - 1; period + 1: block */
-    for (size_t c = 0; c <= s->period + 1 && st == CM_OK; c++) {
-        const cm_topo *t = c >= 1 && c <= s->period ? &s->round[c - 1] : &u;
-        st = cm_place_workers(t, P, host_of_rank,
-                              c <= s->period ? CM_PLACE_GRAPH
-                                             : CM_PLACE_BLOCK, cand);
-        if (st == CM_OK)
-            st = seq_cost(s, P, host_of_rank, cand, cost);
-        if (st == CM_OK &&
-            (c == 0 || cost[0] < best[0] ||
-             (cost[0] == best[0] &&
-              (cost[1] < best[1] ||
-               (cost[1] == best[1] && cost[2] < best[2]))))) {
-            memcpy(best, cost, sizeof best);
-            memcpy(rank_of, cand, n * sizeof *rank_of);
-        }
-    }
-    cm_topo_destroy(&u);
-    free(cand);
     return st;
 }

@@ -13,10 +13,13 @@
  * on another host than rank(i). `block` puts workers b_0.. on rank 0 in
  * index order (right for a ring lattice, wrong for a learned graph whose
  * labels are random); `graph` partitions the graph to minimise V: first
- * the workers over the hosts, then each host's workers over its ranks, by
- * recursive bisection (spectral order + balanced Fiduccia-Mattheyses
- * refinement of V, ties broken by cut edges; cm_place.c). The placement
- * never changes the arithmetic of a round, only where it runs.
+ * the workers over the hosts, then each host's workers over its ranks,
+ * each step by METIS (recursive and k-way on the cut, k-way on the
+ * volume; cm_place_metis.h) and by the own recursive bisection (spectral
+ * order + balanced Fiduccia-Mattheyses refinement of V, ties broken by
+ * cut edges; cm_place.c), keeping the partition of least
+ * J = V (m + 1) + cut (METIS first on ties). The placement never changes
+ * the arithmetic of a round, only where it runs.
  * Shared by both programs (topogen eval --net models a placement); no MPI.
  */
 #ifndef CM_PLACE_H
@@ -24,6 +27,7 @@
 
 #include <stddef.h>
 
+#include "cm_place_metis.h"
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
@@ -54,20 +58,69 @@ const char *cm_place_name(cm_place_kind kind);
 /* Workers of rank r under the block sizes: floor(n/P) + (r < n mod P). */
 size_t cm_place_rank_size(size_t n, size_t P, size_t r);
 
+/* The partitioners a graph placement step may use (a bit set). */
+enum {
+    CM_PLACE_USE_OWN = 1,   /* the own recursive bisection */
+    CM_PLACE_USE_METIS = 2, /* METIS's three partitioners */
+    CM_PLACE_USE_ALL = 3    /* both: what --placement graph runs */
+};
+
+/* Partitioners by index: 0..CM_METIS_METHODS-1 the cm_metis_method
+ * values, CM_PLACE_OWN the own bisection. */
+#define CM_PLACE_OWN CM_METIS_METHODS
+#define CM_PLACE_PARTITIONERS (CM_METIS_METHODS + 1)
+
+/* Which partitioner produced a placement. */
+typedef struct {
+    size_t won[CM_PLACE_PARTITIONERS]; /* steps (the hosts step, each
+                                          host's ranks step; steps of one
+                                          part do not count) each
+                                          partitioner's result was kept */
+    int block;                         /* 1: block placement (kind block,
+                                          or a sequence's block candidate) */
+} cm_place_how;
+
 /* Places the t->n workers on P ranks (1 <= P <= n): rank_of[i] in 0..P-1,
  * rank r receiving exactly cm_place_rank_size(n, P, r) workers.
  * host_of_rank[r] is an arbitrary label of rank r's host (ranks with equal
  * labels share a host; NULL: one host). kind graph: hosts first, then
- * ranks inside each host, each a recursive bisection that minimises the
- * volume; a pure function of (t, P, host labels), the same on every
- * machine that rounds alike. Cost: a dense eigensolve O(s^3) per
+ * ranks inside each host; each step partitions the subgraph of its
+ * workers into its parts (of exact sizes) with METIS recursive, METIS
+ * k-way, METIS k-way on the volume (cm_place_metis) and the own recursive
+ * bisection that minimises the volume, and keeps, in that order, the
+ * first of least J = V (m + 1) + cut on that subgraph: the own code only
+ * when strictly better. With one host the placement's J is so never above
+ * either partitioner's alone. Over several hosts the steps' J do not add
+ * up to the traffic, so the own bisection's whole placement is computed
+ * too and replaces the result when strictly cheaper by (arrays across
+ * hosts, arrays, cut edges): never worse than the own code alone. A pure
+ * function of (t, P, host labels), the same on every machine that rounds
+ * alike. Cost: the own bisection's, a dense eigensolve O(s^3) per
  * bisection of s <= 1024 workers (larger parts are ordered by breadth-
  * first search instead) plus O(s^2 d) per refinement pass (parts above
- * 1024: two starts, at most 8 passes; above 4096 not refined: O(n + m)).
+ * 1024: two starts, at most 8 passes; above 4096 not refined: O(n + m)),
+ * plus three METIS runs per step (near O(m log P)) and their repairs;
+ * over several hosts twice the own bisection's cost.
  * CM_EINVAL for P = 0 or P > n, CM_ENOMEM, CM_ENUMERIC. */
 cm_status cm_place_workers(const cm_topo *t, size_t P,
                            const size_t *host_of_rank, cm_place_kind kind,
                            size_t *rank_of);
+
+/* cm_place_workers with only the partitioners in use (CM_PLACE_USE_*;
+ * CM_PLACE_USE_ALL is cm_place_workers) and, when how is not NULL, which
+ * ones won (zeroed first). A METIS run that fails (other than for
+ * memory) is left out as a candidate; CM_ENUMERIC when use is METIS alone
+ * and all three fail at a step. Cost and errors as cm_place_workers. */
+cm_status cm_place_workers_how(const cm_topo *t, size_t P,
+                               const size_t *host_of_rank,
+                               cm_place_kind kind, unsigned use,
+                               size_t *rank_of, cm_place_how *how);
+
+/* How as one phrase into buf[size] (returns buf): "" for no step (one
+ * part), "block", the partitioner's name ("METIS k-way", "own
+ * bisection") when one won every step, else each with its steps
+ * ("METIS k-way 1 step, own bisection 2 steps"). */
+char *cm_place_how_describe(const cm_place_how *how, char *buf, size_t size);
 
 /* Places the s->n workers of a time-varying topology (as
  * cm_place_workers; period 1: exactly cm_place_workers on its round).
@@ -83,6 +136,13 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
 cm_status cm_place_workers_seq(const cm_topo_seq *s, size_t P,
                                const size_t *host_of_rank,
                                cm_place_kind kind, size_t *rank_of);
+
+/* cm_place_workers_seq that also says (how, may be NULL) which
+ * partitioner made the candidate kept. */
+cm_status cm_place_workers_seq_how(const cm_topo_seq *s, size_t P,
+                                   const size_t *host_of_rank,
+                                   cm_place_kind kind, size_t *rank_of,
+                                   cm_place_how *how);
 
 /* One rank's share of a round, per link class c: 0 = to ranks on the same
  * host, 1 = to ranks on other hosts. */

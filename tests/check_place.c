@@ -2,13 +2,15 @@
  * Costs against closed forms (rings, cliques), exact rank sizes and
  * determinism for every graph, rank and host layout tried, graph placement
  * at the optimum where it is known and never worse than block on two
- * ranks, hosts kept whole, and the errors for bad arguments. */
+ * ranks, hosts kept whole, and the errors for bad arguments; METIS and
+ * the own bisection as candidates of each step, the least J kept. */
 #include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
 
 #include "cm_place.h"
+#include "cm_place_metis.h"
 #include "cm_rng.h"
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
@@ -370,6 +372,243 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* The 8x8 torus (scrambled with seed, 0: none) into t. */
+static void torus8(cm_topo *t, uint64_t seed)
+{
+    size_t ei[128], ej[128], m = 0;
+    for (size_t i = 0; i < 8; i++)
+        for (size_t j = 0; j < 8; j++) {
+            ei[m] = 8 * i + j;
+            ej[m++] = 8 * i + (j + 1) % 8;
+            ei[m] = 8 * i + j;
+            ej[m++] = 8 * ((i + 1) % 8) + j;
+        }
+    size_t *p = seed ? scramble(64, seed) : NULL;
+    build(t, 64, m, ei, ej, p);
+    free(p);
+}
+
+/* A random 4-regular graph on n <= 64 nodes: the union of two seeded
+ * random Hamiltonian cycles, redrawn until they share no edge. */
+static void regular4(cm_topo *t, size_t n, uint64_t seed)
+{
+    size_t ei[128], ej[128];
+    for (;; seed++) {
+        size_t *a = scramble(n, seed), *b = scramble(n, seed + 1000), m = 0;
+        int dup = 0;
+        for (size_t c = 0; c < 2; c++)
+            for (size_t i = 0; i < n; i++) {
+                const size_t *p = c ? b : a;
+                size_t u = p[i], v = p[(i + 1) % n];
+                for (size_t q = 0; q < m; q++)
+                    dup |= (ei[q] == u && ej[q] == v) ||
+                           (ei[q] == v && ej[q] == u);
+                ei[m] = u;
+                ej[m++] = v;
+            }
+        free(a);
+        free(b);
+        if (!dup) {
+            build(t, n, m, ei, ej, NULL);
+            for (size_t v = 0; v < n; v++)
+                ck_assert_uint_eq(cm_topo_degree(t, v), 4);
+            return;
+        }
+    }
+}
+
+/* J = V (m + 1) + cut of a placement on one host. */
+static uint64_t place_j(const cm_topo *t, size_t P, unsigned use,
+                        size_t *ro, cm_place_how *how)
+{
+    cm_place_stats st;
+    ck_assert_int_eq(cm_place_workers_how(t, P, NULL, CM_PLACE_GRAPH, use, ro,
+                                          how), CM_OK);
+    check_sizes(ro, t->n, P);
+    ck_assert_int_eq(cm_place_eval(t, P, NULL, ro, NULL, &st), CM_OK);
+    return (uint64_t)st.volume * (t->m + 1) + st.cut_edges;
+}
+
+/* --placement graph on a ring, a torus and a random 4-regular graph,
+ * P = 2..16 on one host: J never above METIS alone nor the own bisection
+ * alone, the own code kept exactly when strictly better (METIS first on
+ * ties), exact sizes, the same placement and report on a second call, and
+ * cm_place_workers is the same as all partitioners. On 2 hosts: exact
+ * sizes, three steps counted (one for P = 2), the same answer twice, and
+ * never more traffic than the own bisection alone. */
+START_TEST(test_graph_metis_or_own)
+{
+    cm_topo g[3];
+    ring(&g[0], 24, 7);
+    torus8(&g[1], 9);
+    regular4(&g[2], 48, 31);
+    size_t ro[64], ro2[64], ro_o[64], ro_m[64];
+    size_t metis_kept = 0, own_kept = 0;
+    for (int k = 0; k < 3; k++) {
+        const cm_topo *t = &g[k];
+        for (size_t P = 2; P <= 16; P++) {
+            cm_place_how how, how2, how_m;
+            uint64_t j = place_j(t, P, CM_PLACE_USE_ALL, ro, &how);
+            uint64_t jo = place_j(t, P, CM_PLACE_USE_OWN, ro_o, NULL);
+            uint64_t jm = place_j(t, P, CM_PLACE_USE_METIS, ro_m, &how_m);
+            ck_assert_uint_le(j, jo);
+            ck_assert_uint_le(j, jm);
+            ck_assert_uint_eq(j, jo < jm ? jo : jm);
+            ck_assert_uint_eq(how.won[CM_PLACE_OWN], jo < jm);
+            ck_assert_mem_eq(ro, jo < jm ? ro_o : ro_m, t->n * sizeof *ro);
+            ck_assert_uint_eq(how_m.won[CM_PLACE_OWN], 0);
+            size_t steps = 0;
+            for (int m = 0; m < CM_PLACE_PARTITIONERS; m++)
+                steps += how.won[m];
+            ck_assert_uint_eq(steps, 1);  /* one host: one step */
+            metis_kept += jo >= jm;
+            own_kept += jo < jm;
+            ck_assert_uint_eq(place_j(t, P, CM_PLACE_USE_ALL, ro2, &how2), j);
+            ck_assert_mem_eq(ro, ro2, t->n * sizeof *ro);
+            ck_assert_mem_eq(&how, &how2, sizeof how);
+            ck_assert_int_eq(cm_place_workers(t, P, NULL, CM_PLACE_GRAPH,
+                                              ro2), CM_OK);
+            ck_assert_mem_eq(ro, ro2, t->n * sizeof *ro);
+            if (P % 2 == 0) {   /* 2 hosts: a hosts step + one per host */
+                size_t host[16];
+                for (size_t r = 0; r < P; r++)
+                    host[r] = 10 + r % 2;
+                ck_assert_int_eq(cm_place_workers_how(t, P, host,
+                                                      CM_PLACE_GRAPH,
+                                                      CM_PLACE_USE_ALL, ro,
+                                                      &how), CM_OK);
+                check_sizes(ro, t->n, P);
+                ck_assert_int_eq(cm_place_workers_how(t, P, host,
+                                                      CM_PLACE_GRAPH,
+                                                      CM_PLACE_USE_ALL, ro2,
+                                                      &how2), CM_OK);
+                ck_assert_mem_eq(ro, ro2, t->n * sizeof *ro);
+                steps = 0;
+                for (int m = 0; m < CM_PLACE_PARTITIONERS; m++)
+                    steps += how.won[m];
+                ck_assert_uint_eq(steps, P == 2 ? 1 : 3);
+                /* never more traffic than the own bisection alone, by
+                 * (arrays across hosts, arrays, cut edges) */
+                cm_place_stats sa, so;
+                ck_assert_int_eq(cm_place_eval(t, P, host, ro, NULL, &sa),
+                                 CM_OK);
+                ck_assert_int_eq(cm_place_workers_how(t, P, host,
+                                                      CM_PLACE_GRAPH,
+                                                      CM_PLACE_USE_OWN, ro_o,
+                                                      NULL), CM_OK);
+                ck_assert_int_eq(cm_place_eval(t, P, host, ro_o, NULL, &so),
+                                 CM_OK);
+                ck_assert(sa.volume_host < so.volume_host ||
+                          (sa.volume_host == so.volume_host &&
+                           (sa.volume < so.volume ||
+                            (sa.volume == so.volume &&
+                             sa.cut_edges <= so.cut_edges))));
+            }
+        }
+    }
+    /* both partitioners win somewhere on these graphs (else the test
+     * would not test the choice) */
+    ck_assert_uint_gt(metis_kept, 0);
+    ck_assert_uint_gt(own_kept, 0);
+    for (int k = 0; k < 3; k++)
+        cm_topo_destroy(&g[k]);
+}
+END_TEST
+
+/* cm_place_metis and cm_place_part_j: J of a ring of 8 in two blocks
+ * (V = 4, cut = 2, J = 4 * 9 + 2); exact sizes from every METIS method,
+ * also on uneven sizes and a graph without edges; the errors. */
+START_TEST(test_metis_step)
+{
+    cm_topo t;
+    ring(&t, 8, 0);
+    size_t part[8] = {0, 0, 0, 0, 1, 1, 1, 1}, vol, cut, moves;
+    uint64_t j;
+    ck_assert_int_eq(cm_place_part_j(8, t.off, t.adj, 2, part, &j, &vol,
+                                     &cut), CM_OK);
+    ck_assert_uint_eq(vol, 4);
+    ck_assert_uint_eq(cut, 2);
+    ck_assert_uint_eq(j, 38);
+    part[3] = 2;
+    ck_assert_int_eq(cm_place_part_j(8, t.off, t.adj, 2, part, &j, NULL,
+                                     NULL), CM_EINVAL);
+    static const size_t sizes[][3] = {{4, 4, 0}, {5, 3, 0}, {3, 3, 2},
+                                      {1, 1, 6}};
+    for (int m = 0; m < CM_METIS_METHODS; m++)
+        for (int c = 0; c < 4; c++) {
+            size_t k = sizes[c][2] ? 3 : 2, cnt[3] = {0, 0, 0};
+            ck_assert_int_eq(cm_place_metis(8, t.off, t.adj, k, sizes[c],
+                                            (cm_metis_method)m, part,
+                                            &moves), CM_OK);
+            for (size_t v = 0; v < 8; v++) {
+                ck_assert_uint_lt(part[v], k);
+                cnt[part[v]]++;
+            }
+            for (size_t q = 0; q < k; q++)
+                ck_assert_uint_eq(cnt[q], sizes[c][q]);
+        }
+    /* the ring on 2 equal parts: two arcs, 2 cut edges */
+    ck_assert_int_eq(cm_place_metis(8, t.off, t.adj, 2, sizes[0],
+                                    CM_METIS_KWAY, part, NULL), CM_OK);
+    ck_assert_int_eq(cm_place_part_j(8, t.off, t.adj, 2, part, &j, &vol,
+                                     &cut), CM_OK);
+    ck_assert_uint_eq(cut, 2);
+    ck_assert_int_eq(cm_place_metis(8, t.off, t.adj, 1, sizes[0],
+                                    CM_METIS_KWAY, part, NULL), CM_EINVAL);
+    ck_assert_int_eq(cm_place_metis(8, t.off, t.adj, 9, sizes[0],
+                                    CM_METIS_KWAY, part, NULL), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "9 parts of 8 nodes"));
+    cm_topo_destroy(&t);
+    size_t off0[6] = {0, 0, 0, 0, 0, 0}, adj0[1] = {0}, sz[2] = {3, 2};
+    size_t p0[5], c0[2] = {0, 0};
+    for (int m = 0; m < CM_METIS_METHODS; m++) {
+        cm_status st = cm_place_metis(5, off0, adj0, 2, sz,
+                                      (cm_metis_method)m, p0, NULL);
+        if (st != CM_OK) /* METIS may refuse an edgeless graph: clearly */
+            ck_assert_int_eq(st, CM_ENUMERIC);
+        else {
+            c0[0] = c0[1] = 0;
+            for (int v = 0; v < 5; v++)
+                c0[p0[v]]++;
+            ck_assert_uint_eq(c0[0], 3);
+            ck_assert_uint_eq(c0[1], 2);
+        }
+    }
+}
+END_TEST
+
+/* The phrase a placement line shows. */
+START_TEST(test_how_describe)
+{
+    cm_place_how h;
+    char b[128];
+    memset(&h, 0, sizeof h);
+    ck_assert_str_eq(cm_place_how_describe(&h, b, sizeof b), "");
+    h.won[CM_METIS_KWAY] = 1;
+    ck_assert_str_eq(cm_place_how_describe(&h, b, sizeof b), "METIS k-way");
+    h.won[CM_PLACE_OWN] = 2;
+    ck_assert_str_eq(cm_place_how_describe(&h, b, sizeof b),
+                     "METIS k-way 1 step, own bisection 2 steps");
+    ck_assert_str_eq(cm_place_how_describe(&h, b, 6), "METIS");
+    memset(&h, 0, sizeof h);
+    h.won[CM_PLACE_OWN] = 1;
+    ck_assert_str_eq(cm_place_how_describe(&h, b, sizeof b), "own bisection");
+    h.block = 1;
+    ck_assert_str_eq(cm_place_how_describe(&h, b, sizeof b), "block");
+    /* block placement reports block, one rank reports nothing */
+    cm_topo t;
+    ring(&t, 6, 0);
+    size_t ro[6];
+    ck_assert_int_eq(cm_place_workers_how(&t, 2, NULL, CM_PLACE_BLOCK,
+                                          CM_PLACE_USE_ALL, ro, &h), CM_OK);
+    ck_assert_int_eq(h.block, 1);
+    ck_assert_int_eq(cm_place_workers_how(&t, 1, NULL, CM_PLACE_GRAPH,
+                                          CM_PLACE_USE_ALL, ro, &h), CM_OK);
+    ck_assert_str_eq(cm_place_how_describe(&h, b, sizeof b), "");
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 Suite *place_suite(void)
 {
     Suite *s = suite_create("place");
@@ -382,6 +621,9 @@ Suite *place_suite(void)
     tcase_add_test(tc, test_graph_torus);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_sequence_placement);
+    tcase_add_test(tc, test_graph_metis_or_own);
+    tcase_add_test(tc, test_metis_step);
+    tcase_add_test(tc, test_how_describe);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -648,7 +648,7 @@ placement_cases() {
         "CSV header with model_s last: $(head -1 "$l")"
     check 'awk -F, "NR > 1 { d = \$12 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \
         "model_s = wall_s - MPI time + 10 s per step: $(tail -1 "$l")"
-    check 'grep -qE "^placement graph: 4 workers on 2 ranks on 1 host: cut [0-9]+ edges \(0 across hosts\); per round .*modelled round 1e\+04 ms" "$T/out"' \
+    check 'grep -qE "^placement graph \((METIS|own bisection)[a-z0-9 ,-]*\): 4 workers on 2 ranks on 1 host: cut [0-9]+ edges \(0 across hosts\); per round .*modelled round 1e\+04 ms" "$T/out"' \
         "placement line: $(grep "^placement" "$T/out" | head -1)"
     check 'grep -q "^modelled wall clock" "$T/out"' "modelled wall clock line"
     expect_ok "--bench-gossip" mpi_run 2 "$dt" --topology "$T/g4.txt" --bench-gossip 5 --bench-floats 1000 --placement block
@@ -666,12 +666,14 @@ net_cases() {
     # arrays leave each host through its one link: 1 ms + 2 MB / (1 MB/s)
     check 'grep -qE "^  block +cut 4 edges \(2 across hosts\), 8 arrays per round \(4 across hosts, 8 MB\), modelled 2001 ms" "$T/out"' \
         "block line: $(grep block "$T/out")"
-    check 'grep -qE "^  graph +cut 4 edges \(2 across hosts\), 8 arrays" "$T/out"' "graph line: $(grep graph "$T/out")"
+    check 'grep -qE "^  graph +cut 4 edges \(2 across hosts\), 8 arrays.*; placed by (METIS|own bisection)[a-z0-9 ,-]*$" "$T/out"' "graph line: $(grep graph "$T/out")"
     # two-level ring all-reduce: 2 ranks per host (2 x 0 + 1 MB / (1 GB/s))
     # then 2 hosts (2 x 1 ms + 1 MB / (1 MB/s)): 1 + 1002 ms
     check 'grep -qE "^  allreduce +ring all-reduce of the same arrays: modelled 1003 ms$" "$T/out"' \
         "allreduce line: $(grep allreduce "$T/out")"
     expect_ok "eval --net --json" "$tg" eval "$T/ring32.txt" --net wan --json
+    check 'grep -qE "\"graph\":\{[^}]*\"placed_by\":\"(METIS|own bisection)[a-z0-9 ,-]*\"\}" "$T/out"' \
+        "JSON graph placement says its partitioner: $(grep -o "\"graph\":{[^}]*}" "$T/out")"
     check 'grep -qE "\"net\":\"wan \(.*\"ranks\":32,\"hosts\":32,\"array_bytes\":246824,\"block\":\{\"cut_edges\":32,.*\"round_s\":0\.139[0-9]*\}" "$T/out"' \
         "JSON net members: $(head -c 400 "$T/out")"
     # every worker its own host: 62 x 50 ms + 62/32 x 246824 B / 12.5 MB/s
@@ -1007,7 +1009,7 @@ directed_cases() {
         check '[ -n "$hf" ] && [ "$(sed -n "s/.*workers-hash //p" "$T/out")" = "$hf" ]' "$f: resume equals the uninterrupted run"
     done
     expect_ok "epidemic, not quiet" mpi_run 4 "$dt" --topology "$T/elo8.txt" $syn --epochs 1
-    check 'grep -q "^placement graph (for round 0.s graph of the epidemic topology): 8 workers on 4 ranks .* cut [0-9]* arcs" "$T/out"' \
+    check 'grep -qE "^placement graph \((METIS|own bisection)[a-z0-9 ,-]*\) \(for round 0.s graph of the epidemic topology\): 8 workers on 4 ranks .* cut [0-9]* arcs" "$T/out"' \
         "epidemic: the placement line says what it counts"
     expect_ok "gt on a directed file" mpi_run 3 "$dt" --topology "$T/dir7.txt" --algorithm gt $syn --epochs 1 --quiet
     expect_ok "qgm on EL-Oracle" mpi_run 3 "$dt" --topology "$T/elo8.txt" --algorithm qgm $syn --epochs 1 --quiet
@@ -1134,7 +1136,8 @@ assert s[\"d2_mixing\"] == \"auto\" and 0 < r[\"d2_mixing\"] <= 1, r[\"d2_mixing
 for k in (\"placement\", \"net\", \"keep\", \"timeout\", \"data\"):
     assert k in s, k
 assert s[\"placement\"] == \"graph\" and s[\"keep\"] == 2 and s[\"timeout\"] == 600
-" "$T/d2.json"' "summary: algorithm, d2_mixing, placement, net, keep, timeout, result.mode d2"
+assert r[\"placed_by\"].startswith((\"METIS\", \"own bisection\")), r[\"placed_by\"]
+" "$T/d2.json"' "summary: algorithm, d2_mixing, placement, net, keep, timeout, result.mode d2, placed_by"
     expect_ok "summary of a Fashion-MNIST run" "$dt" --dataset fashion-mnist --train-limit 128 --test-limit 64 --epochs 1 \
         --summary "$T/fm.json"
     check '/usr/bin/python3 -c "

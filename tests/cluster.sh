@@ -146,7 +146,7 @@ for pl in graph block; do
     b1=$(bytes)
     h4=$(sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out")
     check '[ -n "$h1" ] && [ "$h1" = "$h4" ]' "$pl: workers-hash over 2 hosts '$h4' = on 1 rank '$h1'"
-    check 'grep -q "^placement $pl: 8 workers on 4 ranks on 2 hosts: " "$T/out"' \
+    check 'grep -qE "^placement $pl( \([^)]*\))?: 8 workers on 4 ranks on 2 hosts: " "$T/out"' \
         "$pl: the placement line names 2 hosts: $(grep "^placement" "$T/out" | head -1)"
     # what dpsgd-train says crossed hosts: arrays per round x bytes x rounds
     arr=$(sed -n 's/^placement .* across hosts (\([0-9]*\) arrays).*/\1/p' "$T/out" | tail -1)

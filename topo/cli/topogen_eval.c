@@ -132,6 +132,12 @@ static void net_json(const topogen_eval_job *c, const cm_topo *t,
         topogen_json_int(p, "arrays", ps->volume, bad);
         topogen_json_int(p, "arrays_host", ps->volume_host, bad);
         topogen_json_num(p, "round_s", ev[k].round_s, bad);
+        if (k == CM_PLACE_GRAPH) {
+            char by[128];
+            topogen_json_str(p, "placed_by",
+                             cm_place_how_describe(&ev[k].how, by, sizeof by),
+                             bad);
+        }
         topogen_json_set(o, cm_place_name((cm_place_kind)k), p, bad);
     }
     topogen_json_num(o, "allreduce_ring_s",
@@ -150,12 +156,16 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
     for (int k = 0; k < 2; k++) {
         const cm_place_stats *ps = &ev[k].st;
         const char *name = cm_place_name((cm_place_kind)k);
+        char by[160] = "", how[120];
+        if (k == CM_PLACE_GRAPH &&
+            cm_place_how_describe(&ev[k].how, how, sizeof how)[0])
+            snprintf(by, sizeof by, "; placed by %s", how);
         printf("  %-11s cut %zu edges (%zu across hosts), %zu arrays per "
                    "round (%zu across hosts, %.3g MB), modelled %.4g ms per "
-                   "round (rank %zu decides)\n", name, ps->cut_edges,
+                   "round (rank %zu decides)%s\n", name, ps->cut_edges,
                    ps->cut_edges_host, ps->volume, ps->volume_host,
                    (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
-                   ev[k].worst);
+                   ev[k].worst, by);
     }
     double ar = topogen_allreduce_time(net, P, H, bytes);
     printf("  allreduce   ring all-reduce of the same arrays: modelled "

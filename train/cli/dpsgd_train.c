@@ -183,7 +183,11 @@ static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
 {
     const cm_place_stats *st = &r->place;
     double B = r->array_bytes, P = (double)r->n_ranks;
+    char by[128];
+    cm_place_how_describe(&r->place_how, by, sizeof by);
     printf("placement %s", cm_place_name(r->placement));
+    if (r->placement == CM_PLACE_GRAPH && by[0])
+        printf(" (%s)", by);
     if (r->period > 1)
         printf(" (for all %zu rounds; counts of their union)", r->period);
     if (r->topo_kind == 2)
@@ -258,12 +262,15 @@ static int run_bench_gossip(const dt_config *cfg, const dt_comm *comm)
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return rc;
     }
-    char net[160];
+    char net[160], by[128] = "", how[120];
+    if (b.kind == CM_PLACE_GRAPH &&
+        cm_place_how_describe(&b.how, how, sizeof how)[0])
+        snprintf(by, sizeof by, " (%s)", how);
     printf("bench-gossip: %zu workers on %zu ranks on %zu host%s, placement "
-           "%s: cut %zu edges (%zu across hosts), %zu arrays of %zu bytes "
+           "%s%s: cut %zu edges (%zu across hosts), %zu arrays of %zu bytes "
            "per round (%zu across hosts)\n", b.n, b.P, b.hosts,
            b.hosts == 1 ? "" : "s",
-           cm_place_name(b.kind), b.st.cut_edges, b.st.cut_edges_host,
+           cm_place_name(b.kind), by, b.st.cut_edges, b.st.cut_edges_host,
            b.st.volume, 4 * b.len, b.st.volume_host);
     printf("bench-gossip: measured %.3f ms per round (median of %zu, "
            "slowest rank; fastest %.3f ms); modelled %.3f ms (%s, rank %zu "
@@ -515,6 +522,8 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     }
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
+    char placed_by[128];
+    cm_place_how_describe(&r.place_how, placed_by, sizeof placed_by);
     const dt_summary sm = {
         .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
                                                : dt_algo_name(r.algorithm),
@@ -533,7 +542,8 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .t_compute = r.t_compute, .t_gossip_mem = r.t_gossip_mem,
         .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,
         .bytes_per_step = r.bytes_per_step, .bytes_sent = r.last.bytes_sent,
-        .param_hash = r.mean_hash, .workers_hash = r.workers_hash};
+        .param_hash = r.mean_hash, .workers_hash = r.workers_hash,
+        .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL};
     return write_summary(cfg, &sm);
 }
 

@@ -149,6 +149,7 @@ static json_t *result(const dt_summary *s, int *bad)
     put(o, "bytes_sent", jint(s->bytes_sent), bad);
     put(o, "param_hash", hex(s->param_hash), bad);
     put(o, "workers_hash", hex(s->workers_hash), bad);
+    put(o, "placed_by", s->placed_by ? str(s->placed_by) : json_null(), bad);
     return o;
 }
 

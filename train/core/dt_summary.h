@@ -51,6 +51,10 @@ typedef struct {
     uint64_t bytes_sent;     /* gossip bytes per rank, whole run */
     uint64_t param_hash;     /* final (average) model */
     uint64_t workers_hash;   /* every worker (distributed), else 0 */
+    const char *placed_by;   /* gossip runs: which partitioner placed the
+                                workers (cm_place_how_describe: "METIS
+                                k-way", "own bisection", "block", "" for
+                                one rank); NULL otherwise (JSON null) */
 } dt_summary;
 
 /* Writes {"version":..., "settings":{...every flag...}, "result":{...}}

@@ -130,6 +130,7 @@ cm_status dt_bench_gossip(const dt_config *cfg, const dt_comm *comm,
         res->len = len;
         res->st = pl.st;
         res->kind = pl.kind;
+        res->how = pl.how;
         double *w = times;  /* in place: row k's max goes to w[k] */
         for (size_t k = 0; k < R; k++) {
             double m = 0;

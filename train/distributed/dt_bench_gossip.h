@@ -32,6 +32,7 @@ typedef struct {
     size_t model_rank;   /* the rank that decides in the model */
     cm_place_stats st;   /* the placement's costs, in arrays per round */
     cm_place_kind kind;  /* the placement used */
+    cm_place_how how;    /* which partitioner made it */
 } dt_gossip_bench;
 
 /* Runs the benchmark on cfg->topology over the ranks of comm (collective;

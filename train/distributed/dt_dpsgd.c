@@ -683,6 +683,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     if (!r.allreduce) {  /* the placement's report, before training */
         res->placement = r.pl.kind;
+        res->place_how = r.pl.how;
         res->place = r.pl.st;
         res->array_bytes = 4.0 * (double)r.w.xlen; /* gt: x and y */
         res->n_workers = r.n;

@@ -101,6 +101,7 @@ typedef struct {
                               worker order: equal runs have equal hashes */
     /* gossip mode: the placement (set before the start-up callback) */
     cm_place_kind placement; /* --placement */
+    cm_place_how place_how;  /* which partitioner placed it */
     cm_place_stats place;  /* its costs per round, in arrays (time-varying
                               topology: placed by, and the costs of, the
                               union of the rounds' edges) */

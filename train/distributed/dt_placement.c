@@ -73,10 +73,11 @@ static cm_status placement_init(dt_placement *pl, const dt_comm *c,
     if (s == CM_OK) {
         cm_status s0 = CM_OK;
         if (dt_comm_rank(c) == 0)
-            s0 = seq ? cm_place_workers_seq(seq, P, pl->host_of_rank, kind,
-                                            pl->rank_of)
-                   : cm_place_workers(t, P, pl->host_of_rank, kind,
-                                      pl->rank_of);
+            s0 = seq ? cm_place_workers_seq_how(seq, P, pl->host_of_rank,
+                                                kind, pl->rank_of, &pl->how)
+                   : cm_place_workers_how(t, P, pl->host_of_rank, kind,
+                                          CM_PLACE_USE_ALL, pl->rank_of,
+                                          &pl->how);
         /* the others wait behind rank 0's partitioning (minutes for
          * thousands of workers): idle, and without the --timeout
          * deadline, since rank 0 is computing, not silent */
@@ -84,6 +85,8 @@ static cm_status placement_init(dt_placement *pl, const dt_comm *c,
     }
     if (s == CM_OK)
         s = dt_comm_bcast(c, pl->rank_of, n * sizeof *pl->rank_of, 0);
+    if (s == CM_OK)
+        s = dt_comm_bcast(c, &pl->how, sizeof pl->how, 0);
     if (s == CM_OK)
         s = dt_comm_agree(c, cm_place_eval(t, P, pl->host_of_rank,
                                            pl->rank_of, pl->load, &pl->st));

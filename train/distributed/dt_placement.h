@@ -26,6 +26,8 @@ typedef struct {
                               on the same host */
     size_t *rank_of;       /* [n] rank of each worker */
     cm_place_kind kind;    /* how rank_of was chosen */
+    cm_place_how how;      /* which partitioner made it (rank 0's,
+                              broadcast) */
     cm_place_stats st;     /* its costs per round, in arrays */
     cm_place_load *load;   /* [P] each rank's share */
 } dt_placement;
@@ -36,7 +38,8 @@ typedef struct {
 cm_status dt_comm_host_ids(const dt_comm *c, size_t *host_of_rank);
 
 /* Fills pl for topology t over the ranks of c: host labels, rank_of from
- * rank 0 (cm_place_workers with kind; broadcast), and its costs.
+ * rank 0 (cm_place_workers_how with kind; broadcast with its how), and
+ * its costs.
  * Collective; the ranks agree on failure. pl is zeroed first; free with
  * dt_placement_destroy. Cost: cm_place_workers on rank 0 plus O(n d). */
 cm_status dt_placement_init(dt_placement *pl, const dt_comm *c,
