@@ -9,7 +9,7 @@
 # For each sweep folder SRC/n* (n16, n64, n256, n16-d2, ...): the complete
 # runs only (scripts/runs.sh: a settings record and a CSV that reached its
 # EPOCHS) with their CSV, settings record and trainer log, the topology
-# files, grid.env and a modelled.tsv (SRC's, else the one already in
+# files (and label-count files), grid.env and a modelled.tsv (SRC's, else the one already in
 # DEST, whose measurements are kept); SRC/consensus-sim's .dat and
 # topology files. Left out: .done markers (sweep.sh's skip logic), runs
 # still in progress, agg/ and plots/ (plot.sh makes them again). A DEST
@@ -38,6 +38,8 @@ for d in "$SRC"/n*; do
         [ ! -f "$d/logs/$r.log" ] || cp "$d/logs/$r.log" "$tmp/logs/"
     done
     cp "$d"/topo/*.txt "$tmp/topo/"
+    # the label-count files the data-aware topologies were learned from
+    for c in "$d"/topo/*.counts; do [ ! -f "$c" ] || cp "$c" "$tmp/topo/"; done
     cp "$d/grid.env" "$tmp/"
     # a modelled.tsv: SRC's, else the one DEST has (its measured compute
     # time is kept; scripts/modelled.sh adds the rounds of new settings)
