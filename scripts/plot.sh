@@ -37,7 +37,8 @@
 #                                   the workers' own minibatch loss, labelled so
 #   OUT/plots/consensus-PART.png    consensus distance vs step (log scale;
 #                                   decentralized settings only)
-# Each legend entry names the setting, the graph's degree and the seeds
+# Each legend entry names the setting, the models a worker sends per step
+# (a time-varying graph: with its most peers per round and period) and the seeds
 # behind the line; legends sit below the panels, outside the data.
 # Aggregated series are kept in OUT/agg/ (DIR/agg with --into). Accuracy
 # is in % (as in the tables); markers are one size; bands start at epoch 1.
@@ -156,9 +157,14 @@ copies_of() {
     fi
     f=$(topo_of "$1")
     if [ -n "$f" ] && [ -f "$f" ]; then
-        # mean over the rounds of a time-varying file (1 round: static)
-        awk -v n="$n" '/^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
-                       END { print 2 * e / n / (r > 1 ? r : 1) }' "$f"
+        # mean over the rounds of a time-varying file (1 round: static);
+        # a directed file lists each arc once (one copy per line), an
+        # epidemic file has no lines: S copies, its header's s=S
+        awk -v n="$n" 'NR == 1 { dir = / directed=1( |$)/
+                                 if (/ kind=epidemic /) { for (k = 1; k <= NF; k++)
+                                     if ($k ~ /^s=/) { print substr($k, 3); done = 1; exit } } }
+                       /^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
+                       END { if (!done) print (dir ? 1 : 2) * e / n / (r > 1 ? r : 1) }' "$f"
     else
         case $(kind_of "$1") in
         learned|rrl|random) record_value "$(record_of "$1")" DEGREE;;
@@ -181,11 +187,17 @@ nets_of() {
 }
 label_of() {
     s=$(seeds_of "$1"); sd="$s seeds"; [ "$s" = 1 ] && sd="1 seed"
+    # the models a worker sends per step (copies_of), so that lines are
+    # compared at equal bytes; a time-varying graph's most peers per round
+    # and period beside it
+    c=$(copies_of "$1"); [ -n "$c" ] && c=$(printf '%.3g msgs/step' "$c") || c="msgs/step ?"
     if [ "$(kind_of "$1")" = allreduce ]; then
-        echo "all-reduce (C-PSGD; $sd)"
+        echo "all-reduce (C-PSGD, ring: $c; $sd)"
     else
         a=$(alg_of "$1"); [ -z "$a" ] || a=" + $a"
-        echo "$(kind_of "$1" | tr _ -) + $(weights_of "$1")$a (deg $(degree_of "$1"); $sd)"
+        d=$(degree_of "$1")
+        case $d in *period*) c="$c, $d";; esac
+        echo "$(kind_of "$1" | tr _ -) + $(weights_of "$1")$a ($c; $sd)"
     fi
 }
 style_of() {
