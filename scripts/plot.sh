@@ -202,7 +202,9 @@ label_of() {
 }
 style_of() {
     if [ -n "$(alg_of "$1")" ]; then
-        echo "$(line_of "$(alg_of "$1")" alg) $(point_of "$(alg_of "$1")" alg)"; return
+        # the algorithm's colour; the graph's point shape, so that two
+        # graphs under one algorithm stay apart
+        echo "$(line_of "$(alg_of "$1")" alg) $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"; return
     fi
     echo "$(line_of "$(kind_of "$1")" "$(weights_of "$1")") $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"
 }
