@@ -30,7 +30,8 @@
 #   data-aware graph of the pilot) and on random:laplacian (OUT/nN-d2);
 #   on shards:1 at 100 workers (DC), D-Cliques (dcliques:mh) with and
 #   without clique averaging (OUT/n100-cliqueavg) against the learned,
-#   data-aware, STL-FW, random regular and one-peer graphs and all-reduce.
+#   data-aware, STL-FW, random regular and Base-5 graphs and all-reduce
+#   (one-peer-exp needs n a power of 2).
 # The main comparison (3 seeds, MAIN): rrl:mh, random:laplacian,
 # one-peer-exp:own, learned:laplacian and perm:learned (the pilot's best
 # learned graphs, tied), aware:laplacian, all-reduce, and aware:laplacian
@@ -94,7 +95,7 @@ LR0=${LR:-0.05}
 # shards:1 (one class per worker): at lr 0.05 D-Cliques diverged (NaN in
 # epoch 2, 100 workers, batch 10); the cell runs every setting at LR_DC
 LR_DC=${LR_DC:-0.02}
-DC=${DC:-"dcliques:mh learned:laplacian aware:laplacian stl-fw:own random:laplacian one-peer-exp:own"}
+DC=${DC:-"dcliques:mh learned:laplacian aware:laplacian stl-fw:own random:laplacian base:own"}
 export EPOCHS DATASET TRAIN_ARGS DEGREE
 [ -x "$BIN/topogen" ] && [ -x "$BIN/dpsgd-train" ] || die "$BIN/topogen or dpsgd-train missing: run 'make' first"
 case "$GLOBAL_BATCH" in ''|*[!0-9]*) die "GLOBAL_BATCH must be a positive integer, got '$GLOBAL_BATCH'";; esac
