@@ -311,13 +311,14 @@ def goals(n, part, c, target, tgt):
             v.append("- %d workers, shards:1: %s %s, %.2f points below "
                      "all-reduce %s (goal: within 1: %s), sending %.2f "
                      "models per step: %.2fx a ring all-reduce's %.2f "
-                     "(goal: at most 0.1x: %s; against a complete graph's "
-                     "%d, %.2fx)."
+                     "(goal: at most 0.1x: %s); %.3fx an all-to-all "
+                     "all-reduce's %d (at most 0.1x: %s)."
                      % (n, k, fmt_acc(r), gap, fmt_acc(ar),
                         "met" if gap <= 1.0 else "missed", r["msgs"],
                         r["msgs"] / ar["msgs"], ar["msgs"],
                         "met" if r["msgs"] <= 0.1 * ar["msgs"] else "missed",
-                        n - 1, r["msgs"] / (n - 1)))
+                        r["msgs"] / (n - 1), n - 1,
+                        "met" if r["msgs"] <= 0.1 * (n - 1) else "missed"))
     nets = {net for r in c.values() for net in r["modelled"]}
     if "wan" in nets and part.startswith("dirichlet") and n >= 64:
         dec = [(k, r) for k, r in c.items() if not k.startswith("allreduce")]
