@@ -75,6 +75,7 @@ if [ "$smoke" = 1 ]; then
     DEGREE=${DEGREE:-3}
     SEEDS_MAIN=${SEEDS_MAIN:-"1 2"}
     CELLS=${CELLS:-"n16:dirichlet:0.1 n8:iid n16:shards:1"}
+    LR_DC=${LR_DC:-${LR:-0.05}} # one lr for n16's two cells (one folder)
     ALL=${ALL:-"learned:laplacian perm:learned aware:laplacian stl-fw:own rrl:mh one-peer-exp:own epidemic:own"}
     MAIN=${MAIN:-"rrl:mh learned:laplacian"}
     NDC=16
@@ -103,6 +104,17 @@ for c in $CELLS; do
     case "$c" in n[0-9]*:iid|n[0-9]*:dirichlet:*|n[0-9]*:shards:*) ;;
     *) die "CELLS: '$c' is not nN:PARTITION (e.g. n64:dirichlet:0.1)";; esac
 done
+# the D-Cliques cell's folder nNDC holds one lr: no other cell of NDC
+# workers unless LR_DC is the others' lr
+if [ "$LR_DC" != "$LR0" ]; then
+    case " $CELLS " in *" n$NDC:shards:1 "*)
+        for c in $CELLS; do
+            case "$c" in n$NDC:shards:1) ;; n$NDC:*)
+                die "CELLS: $c and n$NDC:shards:1 share the folder n$NDC but not the lr ($LR0, LR_DC $LR_DC): drop one or set LR_DC=$LR0";;
+            esac
+        done;;
+    esac
+fi
 rest=${SEEDS_MAIN#* }
 [ "$rest" != "$SEEDS_MAIN" ] || rest=""
 

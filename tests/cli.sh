@@ -875,6 +875,9 @@ results_cases() {
     expect_fail 1 "^results: CELLS: 'n64:bogus' is not nN:PARTITION" \
         "results.sh CELLS=n64:bogus" env BIN="$BIN" CELLS="n64:bogus" sh scripts/results.sh "$T/res-bogus"
     check '[ ! -e "$T/res-bogus" ]' "no results directory after bad CELLS"
+    expect_fail 1 "^results: CELLS: n100:iid and n100:shards:1 share the folder n100 but not the lr" \
+        "results.sh: two lrs in one folder" env BIN="$BIN" CELLS="n100:shards:1 n100:iid" sh scripts/results.sh "$T/res-bogus"
+    check '[ ! -e "$T/res-bogus" ]' "no results directory after CELLS that share a folder"
     # results-tables.py (issue 23) on issue 15's 64-worker runs: the rows by
     # models sent per step, 1-seed rows marked, the goals checked
     expect_ok "results-tables.py on data/results/issue-15/n64" /usr/bin/python3 scripts/results-tables.py \
