@@ -180,6 +180,16 @@ for c in $CELLS; do
     sweep "$n" "$p" "$rest" "${D2_ON%% *}" 0 -d2 "--algorithm d2"
 done
 
+# a copied pilot run the sweeps did not revisit (seeds 2 and 3 of a
+# setting outside MAIN) keeps the pilot's per-seed topology file
+if [ -n "${PILOT:-}" ] && [ -d "$OUT/n64/runs" ]; then
+    for r in "$OUT"/n64/runs/*.settings; do
+        t=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$r")
+        [ -n "$t" ] || continue
+        b=$(basename "$t")
+        [ -f "$OUT/n64/topo/$b" ] || [ ! -f "$PILOT/topo/$b" ] || cp "$PILOT/topo/$b" "$OUT/n64/topo/"
+    done
+fi
 dirs=$(for d in "$OUT"/n*; do [ -d "$d/runs" ] && echo "$d"; done)
 [ -n "$dirs" ] || die "no runs in $OUT"
 echo "results: modelled wall-clock"
