@@ -138,8 +138,7 @@ for dir in "$@"; do
                     # the run's record; the first (sorted) stands for the
                     # setting (the same degrees: the same modelled round)
                     r=$(ls "$dir/runs/$k"-*.settings 2>/dev/null | head -n 1)
-                    [ -z "$r" ] || f=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$r")
-                    [ -z "$r" ] || [ -f "$f" ] || f="$dir/topo/$(basename "$f")"
+                    [ -z "$r" ] || f=$(record_topology "$r" "$dir")
                 fi
                 [ -f "$f" ] || die "$dir: no topology file $f for $k"
                 # epidemic (a fresh graph each step, no rounds in the file):

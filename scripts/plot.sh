@@ -121,7 +121,7 @@ record_of() { ls "$(dir_of "$1")/runs/$(base_of "$1")"-s*.settings | head -n 1; 
 # and seed, issue 22) is found through the run record's TOPOLOGY.
 topo_of() {
     f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
-    [ -f "$f" ] || f=$(record_value "$(record_of "$1")" TOPOLOGY 2>/dev/null || true)
+    [ -f "$f" ] || f=$(record_topology "$(record_of "$1")" "$(dir_of "$1")" 2>/dev/null || true)
     echo "$f"
 }
 seeds_of() { awk '!/^#/ { print $11; exit }' "$AGG/$1.dat"; }

@@ -55,6 +55,16 @@ load_env() {
 # record_value FILE KEY: the value of KEY="..." in a settings record.
 record_value() { sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$1" | head -n 1; }
 
+# record_topology RECORD DIR: the topology file a run's record names
+# (TOPOLOGY: data-aware runs, one file per partition and seed), or, when
+# that path is gone (a folder moved, copied or committed), the file of
+# the same name in DIR/topo; empty when the record names none.
+record_topology() {
+    _rt=$(record_value "$1" TOPOLOGY)
+    [ -z "$_rt" ] || [ -f "$_rt" ] || _rt="$2/topo/$(basename "$_rt")"
+    echo "$_rt"
+}
+
 # ---- writing records (sweep.sh, backfill-settings.sh) ----------------------
 # The format of OUT/runs/NAME.settings and OUT/grid.env (see sweep.sh's
 # header): KEY="value" lines. Identical bytes from both writers, so a sweep

@@ -69,9 +69,7 @@ conv="$(cd "$INTO" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
         f="$OUT/topo/n$n-$kind-$w.txt"
         if [ ! -f "$f" ]; then # data-aware: per seed, named in the record
             r=$(ls "$OUT/runs/$set"-s*.settings 2>/dev/null | head -n 1)
-            [ -z "$r" ] || f=$(sed -n 's/^TOPOLOGY="\(.*\)"$/\1/p' "$r")
-            # a folder moved or imported: its own topo/ has the file
-            [ -z "$r" ] || [ -f "$f" ] || f="$OUT/topo/$(basename "$f")"
+            [ -z "$r" ] || f=$(record_topology "$r" "$OUT")
         fi
         steps=""
         for net in $nets; do
