@@ -66,6 +66,21 @@ def read_settings(path):
     return out
 
 
+def topo_of(d, st):
+    """A run's topology file: the sweep's nN-kind-weights.txt in d/topo, or
+    the per-partition file its record names (data-aware kinds), found in
+    d/topo when the record's path is gone (a moved or committed folder)."""
+    kind, w = st["SETTING"].split(":")
+    topo = os.path.join(d, "topo", "n%s-%s-%s.txt" % (
+        st["WORKERS"], kind.replace("-", "_"), w))
+    if st.get("TOPOLOGY"):  # data-aware: learned per partition
+        for cand in (st["TOPOLOGY"], os.path.join(
+                d, "topo", os.path.basename(st["TOPOLOGY"]))):
+            if os.path.exists(cand):
+                return cand
+    return topo
+
+
 def read_rounds(path):
     """The weight matrices of a topology file (one per round), node order."""
     n = None
@@ -267,15 +282,7 @@ def main():
             if setting.startswith("allreduce") or not os.path.exists(csv):
                 continue
             algo = "d2" if "--algorithm d2" in st.get("TRAIN_ARGS", "") else ""
-            kind, w = setting.split(":")
-            topo = os.path.join(d, "topo", "n%s-%s-%s.txt" % (
-                st["WORKERS"], kind.replace("-", "_"), w))
-            if st.get("TOPOLOGY"):  # data-aware: learned per partition
-                for cand in (st["TOPOLOGY"], os.path.join(
-                        d, "topo", os.path.basename(st["TOPOLOGY"]))):
-                    if os.path.exists(cand):
-                        topo = cand
-                        break
+            topo = topo_of(d, st)
             run = read_csv(csv)
             if not run or run[-1]["epoch"] != st.get("EPOCHS"):
                 continue  # not finished: fewer epochs than its settings

@@ -120,14 +120,7 @@ def load(dirs, topogen, gamma):
                     r["modelled"][net] = t
             if setting.startswith("allreduce"):
                 continue
-            topo = os.path.join(d, "topo", "%s.txt" % mkey)
-            if st.get("TOPOLOGY"):
-                for cand in (st["TOPOLOGY"], os.path.join(
-                        d, "topo", os.path.basename(st["TOPOLOGY"]))):
-                    if os.path.exists(cand):
-                        topo = cand
-                        break
-            r["topo"] = topo
+            r["topo"] = mc.topo_of(d, st)
     for key, c in cells.items():
         n = key[0]
         for r in c.values():
