@@ -19,6 +19,7 @@
 #include "cm_eigen.h"
 
 #include <cblas.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #define CHECK_EVERY 3
 #define SETTLED 1e3
 #define RANDOM_SHARE 0.05
+#define SCREEN_MAX 16  /* most Ritz vectors one end cleans (run3) */
 
 
 void cm_lanczos_init(cm_lanczos *lz)
@@ -42,6 +44,10 @@ void cm_lanczos_destroy(cm_lanczos *lz)
     free(lz->yhi);
     free(lz->tlo);
     free(lz->thi);
+    free(lz->v3);
+    free(lz->chk);
+    free(lz->a3);
+    free(lz->b3);
     free(lz->q);
     free(lz->w);
     free(lz->h);
@@ -315,6 +321,309 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
         cblas_dcopy((int)n, w, 1, lz->q + j * n, 1);
         cblas_dscal((int)n, 1.0 / beta, lz->q + j * n, 1);
         j++;
+    }
+}
+
+/* ---- three-term recurrence (cm_lanczos_run3) ------------------------ */
+
+#define CHECK3 8                 /* products between convergence checks */
+#define MAX3_BYTES (256.0 * 1048576.0) /* stored vectors, at most */
+
+/* Eigenvalues il..iu (1-based, ascending) of the order-k tridiagonal
+ * (a, b) into t (ascending) and, when s is not NULL, their unit
+ * eigenvectors into s (column c of leading dimension k for t[c]). *got:
+ * how many came back. Work arrays are allocated here (O(k)). */
+static cm_status tri_range(const double *a, const double *b, size_t k,
+                           size_t il, size_t iu, double *t, double *s,
+                           size_t *got)
+{
+    lapack_int kk = (lapack_int)k, m = 0, nsplit = 0;
+    size_t cnt = iu - il + 1;
+    double *w = calloc(k, sizeof *w);
+    lapack_int *iblock = calloc(k, sizeof *iblock);
+    lapack_int *isp = calloc(k, sizeof *isp);
+    lapack_int *ifail = calloc(cnt, sizeof *ifail);
+    double *zv = s ? malloc(cnt * k * sizeof *zv) : NULL;
+    size_t *ord = malloc(cnt * sizeof *ord);
+    cm_status st = CM_OK;
+    *got = 0;
+    if (!w || !iblock || !isp || !ifail || (s && !zv) || !ord) {
+        st = cm_error(CM_ENOMEM, "out of memory for a tridiagonal eigensolve");
+        goto done;
+    }
+    lapack_int info = LAPACKE_dstebz('I', 'B', kk, 0.0, 0.0, (lapack_int)il,
+                                     (lapack_int)iu, 2.0 * LAPACKE_dlamch('S'),
+                                     a, b, &m, &nsplit, w, iblock, isp);
+    if (info == 0 && m >= 1 && s)
+        info = LAPACKE_dstein(LAPACK_COL_MAJOR, kk, a, b, m, w, iblock, isp,
+                              zv, kk, ifail);
+    if (info != 0 || m < 1) {
+        st = cm_error(CM_ENUMERIC, "Lanczos: LAPACK dstebz/dstein failed "
+                      "(info = %d) on a tridiagonal of order %zu", (int)info,
+                      k);
+        goto done;
+    }
+    /* 'B' orders by split-off block: sort (a few values, insertion) */
+    for (size_t i = 0; i < (size_t)m; i++) {
+        size_t j = i;
+        for (; j > 0 && w[ord[j - 1]] > w[i]; j--)
+            ord[j] = ord[j - 1];
+        ord[j] = i;
+    }
+    for (size_t c = 0; c < (size_t)m; c++) {
+        t[c] = w[ord[c]];
+        if (s)
+            memcpy(s + c * k, zv + ord[c] * k, k * sizeof *s);
+    }
+    *got = (size_t)m;
+done:
+    free(w);
+    free(iblock);
+    free(isp);
+    free(ifail);
+    free(zv);
+    free(ord);
+    return st;
+}
+
+/* Room for vector index j in v3 (and T entries): doubling, within the
+ * cap lim. 0 when out of room or memory. */
+static int grow3(cm_lanczos *lz, size_t j, size_t lim)
+{
+    if (j < lz->cap3)
+        return 1;
+    if (j >= lim)
+        return 0;
+    size_t cap = lz->cap3 ? 2 * lz->cap3 : 64;
+    cap = cap > lim ? lim : cap;
+    double *v = realloc(lz->v3, cap * lz->n * sizeof *v);
+    if (!v)
+        return 0;
+    lz->v3 = v;
+    double *a = realloc(lz->a3, cap * sizeof *a);
+    if (a)
+        lz->a3 = a;
+    double *b = a ? realloc(lz->b3, cap * sizeof *b) : NULL;
+    if (b)
+        lz->b3 = b;
+    if (!a || !b)
+        return 0;
+    lz->cap3 = cap;
+    return 1;
+}
+
+/* Room for the convergence check's eigenvectors of an order-k T: 4 k. */
+static int grow_check(cm_lanczos *lz, size_t k)
+{
+    if (4 * k <= lz->cap_chk)
+        return 1;
+    size_t cap = 8 * k;
+    double *c = realloc(lz->chk, cap * sizeof *c);
+    if (!c)
+        return 0;
+    lz->chk = c;
+    lz->cap_chk = cap;
+    return 1;
+}
+
+/* Cleans the c Ritz vectors y (n x c, column-major) of one end: each is
+ * made orthogonal to 1 and to the ones kept before it (twice) and kept
+ * when a share above 1e-6 of it is left (a copy of a converged vector,
+ * from lost orthogonality, is not); then Rayleigh-Ritz on the kept ones
+ * (their products in z, n x c scratch). Values ascending into t.
+ * Returns the vectors kept. */
+static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                        double *y, size_t c, double *z, double *t)
+{
+    size_t n = lz->n, kept = 0;
+    double h[SCREEN_MAX * SCREEN_MAX], coef[SCREEN_MAX];
+    for (size_t i = 0; i < c; i++) {
+        double *v = y + i * n;
+        remove_mean(v, n);
+        double before = cblas_dnrm2((int)n, v, 1);
+        for (int pass = 0; pass < 2 && kept > 0; pass++) {
+            cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)kept, 1.0, y,
+                        (int)n, v, 1, 0.0, coef, 1);
+            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)kept, -1.0,
+                        y, (int)n, coef, 1, 1.0, v, 1);
+        }
+        double norm = cblas_dnrm2((int)n, v, 1);
+        if (!(norm > 1e-6 * before) || !(norm > 0.0))
+            continue;
+        cblas_dscal((int)n, 1.0 / norm, v, 1);
+        if (kept != i)
+            memcpy(y + kept * n, v, n * sizeof *v);
+        kept++;
+    }
+    if (!kept)
+        return 0;
+    for (size_t i = 0; i < kept; i++) {
+        f(ctx, y + i * n, z + i * n);
+        remove_mean(z + i * n, n);
+    }
+    lz->matvecs += kept;
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)kept,
+                (int)kept, (int)n, 1.0, y, (int)n, z, (int)n, 0.0, h,
+                (int)kept);
+    for (size_t i = 0; i < kept; i++)
+        for (size_t j = 0; j < i; j++)
+            h[j * kept + i] = h[i * kept + j] =
+                0.5 * (h[j * kept + i] + h[i * kept + j]);
+    if (cm_eigen_sym_work(CM_EIGEN_VECTORS, kept, h, t, lz->work,
+                          (size_t)lz->lwork) != CM_OK)
+        return 0;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                (int)kept, (int)kept, 1.0, y, (int)n, h, (int)kept, 0.0, z,
+                (int)n);
+    memcpy(y, z, kept * n * sizeof *y);
+    return kept;
+}
+
+/* Results of a converged three-term run of k products: extremes and
+ * residuals, and the cleaned Ritz vectors (clean_end). */
+static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                         size_t k, double beta, double lo, double hi,
+                         double rlo, double rhi)
+{
+    size_t n = lz->n, keep = lz->keep < k ? lz->keep : k, got;
+    keep = keep > SCREEN_MAX ? SCREEN_MAX : keep;
+    lz->lo = lo;
+    lz->hi = hi;
+    lz->lo_res = rlo;
+    lz->hi_res = rhi;
+    (void)beta;
+    double t[SCREEN_MAX];
+    double *s = malloc(keep * k * sizeof *s);
+    if (!s)
+        return cm_error(CM_ENOMEM, "out of memory for Ritz vectors");
+    double *z = lz->q; /* max_basis >= 2 keep + 4 vectors of scratch */
+    size_t nlo = 0, nhi = 0;
+    cm_status st = tri_range(lz->a3, lz->b3, k, 1, keep, t, s, &got);
+    if (st == CM_OK) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)got, (int)k, 1.0, lz->v3, (int)n, s, (int)k, 0.0,
+                    lz->ylo, (int)n);
+        nlo = clean_end(lz, f, ctx, lz->ylo, got, z, lz->tlo);
+        st = tri_range(lz->a3, lz->b3, k, k - keep + 1, k, t, s, &got);
+    }
+    if (st == CM_OK) {
+        /* highest first */
+        for (size_t c = 0; c < got / 2; c++) {
+            double tmp = t[c];
+            t[c] = t[got - 1 - c];
+            t[got - 1 - c] = tmp;
+            for (size_t i = 0; i < k; i++) {
+                tmp = s[c * k + i];
+                s[c * k + i] = s[(got - 1 - c) * k + i];
+                s[(got - 1 - c) * k + i] = tmp;
+            }
+        }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)got, (int)k, 1.0, lz->v3, (int)n, s, (int)k, 0.0,
+                    lz->yhi, (int)n);
+        nhi = clean_end(lz, f, ctx, lz->yhi, got, z, t);
+        /* ascending from clean_end: store descending */
+        for (size_t c = 0; c < nhi; c++)
+            lz->thi[c] = t[nhi - 1 - c];
+        for (size_t c = 0; c < nhi / 2; c++)
+            for (size_t i = 0; i < n; i++) {
+                double tmp = lz->yhi[c * n + i];
+                lz->yhi[c * n + i] = lz->yhi[(nhi - 1 - c) * n + i];
+                lz->yhi[(nhi - 1 - c) * n + i] = tmp;
+            }
+    }
+    free(s);
+    lz->nvec = nlo < nhi ? nlo : nhi;
+    return st;
+}
+
+cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                          const double *x0)
+{
+    size_t n = lz->n;
+    size_t dim = lz->deflate_ones ? n - 1 : n;
+    lz->matvecs = 0;
+    lz->nvec = 0;
+    lz->stopped_early = 0;
+    if (!lz->q)
+        return cm_error(CM_EINVAL, "Lanczos: workspace not reserved");
+    if (dim == 0)
+        return cm_error(CM_EINVAL, "Lanczos: empty space (n = %zu)", n);
+    size_t lim = (size_t)(MAX3_BYTES / (8.0 * (double)n));
+    lim = lim < lz->max_matvec ? lim : lz->max_matvec;
+    lim = lim > dim / 2 ? dim / 2 : lim; /* small spaces: restarted */
+    if (dim < 256 || lim < 2 * lz->keep + 4 || !grow3(lz, 0, lim))
+        return cm_lanczos_run(lz, f, ctx, x0);
+    if (!(start_vector(lz, x0) > 0.0))
+        return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
+    memcpy(lz->v3, lz->q, n * sizeof *lz->v3);
+    double hmax = 0.0;
+    size_t next_check = CHECK3;
+    double *w = lz->w;
+    for (size_t k = 0;; k++) {
+        const double *v = lz->v3 + k * n;
+        f(ctx, v, w);
+        lz->matvecs++;
+        if (k > 0)
+            cblas_daxpy((int)n, -lz->b3[k - 1], v - n, 1, w, 1);
+        double a = cblas_ddot((int)n, v, 1, w, 1);
+        cblas_daxpy((int)n, -a, v, 1, w, 1);
+        if (lz->deflate_ones)
+            remove_mean(w, n);
+        double c = cblas_ddot((int)n, v, 1, w, 1); /* local reorthogonal- */
+        cblas_daxpy((int)n, -c, v, 1, w, 1);       /* isation against v */
+        a += c;
+        double beta = cblas_dnrm2((int)n, w, 1);
+        lz->a3[k] = a;
+        lz->b3[k] = beta;
+        hmax = fmax(hmax, fmax(fabs(a), beta));
+        size_t kt = k + 1;
+        double floor_ = fmax(hmax, lz->scale);
+        int invariant = kt == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
+        int last = invariant || kt >= lim;
+        if (last || kt >= next_check) {
+            /* checks get rarer as the space grows (each costs O(kt) per
+             * bisection step): overshoot at most 1/8 of the products */
+            next_check = kt + (kt / 8 > CHECK3 ? kt / 8 : CHECK3);
+            double tl[2], th[2], *sl = lz->coef, *sh;
+            size_t gl, gh, two = kt >= 2 ? 2 : 1;
+            if (!grow_check(lz, kt))
+                return cm_error(CM_ENOMEM, "out of memory for Lanczos");
+            sl = lz->chk;
+            sh = lz->chk + 2 * kt;
+            cm_status st = tri_range(lz->a3, lz->b3, kt, 1, two, tl, sl, &gl);
+            if (st == CM_OK)
+                st = tri_range(lz->a3, lz->b3, kt, kt - two + 1, kt, th, sh,
+                               &gh);
+            if (st != CM_OK)
+                return st;
+            double lo = tl[0], hi = th[gh - 1];
+            double scale = fmax(fmax(fabs(lo), fabs(hi)), lz->scale);
+            double lim_e = lz->tol * (scale > 0.0 ? scale : 1.0);
+            if (!invariant && lz->early && lz->early(lz->early_ctx, lo, hi)) {
+                lz->lo = lo;
+                lz->hi = hi;
+                lz->lo_res = lz->hi_res = NAN;
+                lz->stopped_early = 1;
+                return CM_OK;
+            }
+            double rlo = invariant ? 0.0 : beta * fabs(sl[kt - 1]);
+            double rhi = invariant ? 0.0
+                                   : beta * fabs(sh[(gh - 1) * kt + kt - 1]);
+            double elo = rlo, ehi = rhi;
+            if (gl == 2 && tl[1] > lo)
+                elo = fmin(elo, rlo * rlo / (tl[1] - lo));
+            if (gh == 2 && hi > th[0])
+                ehi = fmin(ehi, rhi * rhi / (hi - th[0]));
+            if (invariant || (elo <= lim_e && ehi <= lim_e))
+                return finish3(lz, f, ctx, kt, beta, lo, hi, rlo, rhi);
+            if (kt >= lim) /* out of room: the restarted run */
+                return cm_lanczos_run(lz, f, ctx, x0);
+        }
+        if (!grow3(lz, kt, lim))
+            return cm_lanczos_run(lz, f, ctx, x0);
+        cblas_dcopy((int)n, w, 1, lz->v3 + kt * n, 1);
+        cblas_dscal((int)n, 1.0 / beta, lz->v3 + kt * n, 1);
     }
 }
 

@@ -71,6 +71,12 @@ typedef struct {
                            (descending) */
     double *tlo, *thi;  /* [keep] their Ritz values */
     /* workspace */
+    double *v3;         /* cm_lanczos_run3: [cap3*n] Lanczos vectors */
+    double *a3, *b3;    /* [cap3] its tridiagonal T (diagonal, and b3[i]
+                           between i and i + 1) */
+    size_t cap3;        /* vectors v3 holds now */
+    double *chk;        /* [cap_chk] its convergence checks' eigenvectors */
+    size_t cap_chk;
     double *q;          /* [max_basis*n] orthonormal basis, column-major */
     double *w;          /* [n] residual vector */
     double *h;          /* [max_basis^2] projected matrix Q^T A Q */
@@ -104,6 +110,22 @@ void cm_lanczos_destroy(cm_lanczos *lz);
  * Cost: matvecs * (one product + O(n * max_basis) reorthogonalisation). */
 cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                          const double *x0);
+
+/* cm_lanczos_run by the three-term recurrence without
+ * reorthogonalisation and without restarts (Paige: the extreme Ritz values
+ * converge as in exact arithmetic; lost orthogonality only repeats
+ * converged ones), the Lanczos vectors stored: O(n) per product instead
+ * of O(n max_basis), and no restart's loss on the clustered lambda_2 of
+ * an optimised graph. Same fields, the same convergence test and early
+ * stop, the same results: at the end the keep extreme Ritz vectors at
+ * each end are cleaned by Rayleigh-Ritz (orthonormalised, copies of a
+ * converged vector dropped, projected once more: at most 2 keep more
+ * products), so ylo/yhi are orthonormal with V^T A V = diag(tlo/thi) to
+ * rounding and nvec may be below keep. Needs deflate_ones (the search's
+ * Laplacians). When the stored vectors would pass 256 MiB it falls back
+ * to cm_lanczos_run from the same start. Memory O(k n) for k products. */
+cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                          const double *x0);
 
 /* lambda_2 and lambda_n of the Laplacian L = D - A of t's graph (weights
  * ignored), n >= 1, by cm_lanczos_run on the complement of 1. Accuracy

@@ -2,7 +2,7 @@
  * closed forms (ring, hypercube, complete graph, path on 2 nodes) to
  * 1e-9 relative, agreement with the dense solver on random regular
  * graphs, the SLEM and the extremes of W of weighted topologies, warm
- * starts, determinism, and
+ * starts, determinism, the three-term variant (cm_lanczos_run3), and
  * the errors (disconnected, unweighted, no convergence, bad sizes). */
 #include <math.h>
 #include <stdlib.h>
@@ -160,6 +160,102 @@ START_TEST(vectors_and_warm_start)
 }
 END_TEST
 
+/* An early stop that fires once the top Ritz value passes a level. */
+static int above(const void *ctx, double lo, double hi)
+{
+    (void)lo;
+    return hi > *(const double *)ctx;
+}
+
+/* The three-term run (cm_lanczos_run3) against the restarted one: the
+ * same extremes to 1e-9 relative on a random 4-regular graph and on the
+ * 9-cube (eigenvalues 2k of multiplicity C(9, k): lost orthogonality
+ * repeats converged values there), Ritz vectors orthonormal, orthogonal
+ * to 1 and with V^T L V = diag(t), warm starts that save products, the
+ * early stop, and determinism. */
+START_TEST(three_term_matches_restarted)
+{
+    static const struct {
+        tg_kind kind;
+        size_t n;
+    } tab[] = {{TG_KIND_RANDOM, 1000}, {TG_KIND_HYPERCUBE, 512}};
+    for (size_t c = 0; c < 2; c++) {
+        cm_topo t;
+        build(&t, tab[c].kind, tab[c].n, 4);
+        size_t n = t.n;
+        cm_lanczos a, b;
+        cm_lanczos_init(&a);
+        cm_lanczos_init(&b);
+        ck_assert_int_eq(cm_lanczos_reserve(&a, n, 40, 8), CM_OK);
+        ck_assert_int_eq(cm_lanczos_reserve(&b, n, 40, 8), CM_OK);
+        a.deflate_ones = b.deflate_ones = 1;
+        a.scale = b.scale = 16.0;
+        ck_assert_int_eq(cm_lanczos_run(&a, lap_mv, &t, NULL), CM_OK);
+        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, NULL), CM_OK);
+        ck_assert_msg(fabs(a.lo - b.lo) <= 1e-9 * a.hi &&
+                          fabs(a.hi - b.hi) <= 1e-9 * a.hi,
+                      "case %zu: restarted %.12g %.12g three-term %.12g %.12g",
+                      c, a.lo, a.hi, b.lo, b.hi);
+        if (tab[c].kind == TG_KIND_HYPERCUBE)
+            ck_assert(fabs(b.lo - 2.0) < 1e-9 && fabs(b.hi - 18.0) < 1e-9);
+        ck_assert(b.nvec >= 1 && b.nvec <= 8);
+        double *y = malloc(n * sizeof *y), *x0 = calloc(n, sizeof *x0);
+        for (size_t e = 0; e < 2; e++) {
+            const double *v = e ? b.yhi : b.ylo;
+            const double *th = e ? b.thi : b.tlo;
+            for (size_t i = 0; i < b.nvec; i++) {
+                double sum = 0.0;
+                for (size_t p = 0; p < n; p++)
+                    sum += v[i * n + p];
+                ck_assert(fabs(sum) < 1e-9);
+                lap_mv(&t, v + i * n, y);
+                for (size_t j = 0; j < b.nvec; j++) {
+                    double dot = 0.0, quad = 0.0;
+                    for (size_t p = 0; p < n; p++) {
+                        dot += v[i * n + p] * v[j * n + p];
+                        quad += v[j * n + p] * y[p];
+                    }
+                    ck_assert_msg(fabs(dot - (i == j)) < 1e-10,
+                                  "case %zu end %zu: <y%zu, y%zu> = %g", c, e,
+                                  i, j, dot);
+                    ck_assert_msg(fabs(quad - (i == j ? th[i] : 0.0)) < 1e-9,
+                                  "case %zu end %zu: y%zu' L y%zu = %g", c, e,
+                                  j, i, quad);
+                }
+                if (i > 0) /* tlo ascending, thi descending */
+                    ck_assert(e ? th[i] <= th[i - 1] : th[i] >= th[i - 1]);
+                for (size_t p = 0; p < n; p++)
+                    x0[p] += v[i * n + p];
+            }
+            /* Rayleigh quotients bound the extremes */
+            ck_assert(e ? th[0] <= b.hi + 1e-9 : th[0] >= b.lo - 1e-9);
+        }
+        size_t cold = b.matvecs;
+        double lo = b.lo;
+        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, x0), CM_OK);
+        ck_assert_double_eq_tol(b.lo, lo, 1e-9);
+        if (tab[c].kind == TG_KIND_RANDOM) /* the cube is exhausted at once */
+            ck_assert_msg(b.matvecs < cold, "warm %zu cold %zu", b.matvecs,
+                          cold);
+        size_t warm = b.matvecs;
+        double wlo = b.lo;
+        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, x0), CM_OK);
+        ck_assert(b.matvecs == warm && b.lo == wlo);
+        double level = 0.5 * b.hi;
+        b.early = above;
+        b.early_ctx = &level;
+        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, NULL), CM_OK);
+        ck_assert(b.stopped_early == 1 && b.nvec == 0 && b.hi > level);
+        ck_assert(b.matvecs <= cold);
+        free(y);
+        free(x0);
+        cm_lanczos_destroy(&a);
+        cm_lanczos_destroy(&b);
+        cm_topo_destroy(&t);
+    }
+}
+END_TEST
+
 START_TEST(errors)
 {
     cm_lanczos lz;
@@ -198,6 +294,7 @@ Suite *lanczos_suite(void)
     tcase_add_test(tc, closed_forms);
     tcase_add_test(tc, matches_dense);
     tcase_add_test(tc, vectors_and_warm_start);
+    tcase_add_test(tc, three_term_matches_restarted);
     tcase_add_test(tc, errors);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     suite_add_tcase(s, tc);

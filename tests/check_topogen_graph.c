@@ -362,6 +362,79 @@ START_TEST(swap_and_undo)
 }
 END_TEST
 
+/* The rows, their edge slots and the edge list describe one graph. */
+static void assert_consistent(const tg_graph *g)
+{
+    size_t seen = 0, bad = 0; /* one assertion: Check's are not free */
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t p = g->off[i]; p < g->off[i + 1]; p++) {
+            size_t k = g->ne[p], j = g->nb[p];
+            bad += k >= g->m ||
+                   !((g->eu[k] == i && g->ev[k] == j) ||
+                     (g->eu[k] == j && g->ev[k] == i)) ||
+                   !tg_graph_has_edge(g, i, j) || !tg_graph_has_edge(g, j, i);
+            seen++;
+        }
+    ck_assert_msg(bad == 0 && seen == 2 * g->m, "%zu bad row entries", bad);
+}
+
+/* tg_graph_swap_connected agrees with the whole-graph BFS on every swap
+ * of random walks over swaps (rings split into two cycles often; random
+ * 3-regular graphs rarely), with and without the dense matrix (above
+ * TG_GRAPH_DENSE_MAX nodes edge tests scan rows), and a swap and its
+ * undo restore rows, slots and edge list. */
+START_TEST(swap_connected_matches_bfs)
+{
+    static const struct {
+        tg_kind kind;
+        size_t n, d;
+    } tab[] = {{TG_KIND_RING, 40, 2}, {TG_KIND_RANDOM, 60, 3},
+               {TG_KIND_RING, TG_GRAPH_DENSE_MAX + 10, 2}};
+    cm_rng rng;
+    cm_rng_seed(&rng, 9, 0);
+    for (size_t c = 0; c < 3; c++) {
+        tg_graph g;
+        tg_graph_init(&g);
+        ck_assert_int_eq(tg_graph_build(&g, tab[c].kind, tab[c].n, tab[c].d,
+                                        &rng), CM_OK);
+        ck_assert((g.adj != NULL) == (g.n <= TG_GRAPH_DENSE_MAX));
+        assert_consistent(&g);
+        size_t splits = 0, kept = 0;
+        for (size_t t = 0; t < 400; t++) {
+            size_t k1 = cm_rng_below(&rng, g.m), k2 = cm_rng_below(&rng, g.m);
+            size_t a = g.eu[k1], b = g.ev[k1], x = g.eu[k2], y = g.ev[k2];
+            if (!tg_graph_swap_ok(&g, a, b, x, y))
+                continue;
+            size_t *eu = malloc(g.m * sizeof *eu), *ev = malloc(g.m * sizeof *ev);
+            memcpy(eu, g.eu, g.m * sizeof *eu);
+            memcpy(ev, g.ev, g.m * sizeof *ev);
+            tg_graph_swap(&g, a, b, x, y);
+            int local = tg_graph_swap_connected(&g, a, b);
+            ck_assert_int_eq(local, tg_graph_is_connected(&g));
+            assert_consistent(&g);
+            ck_assert(tg_graph_has_edge(&g, a, x) && tg_graph_has_edge(&g, b, y));
+            ck_assert(!tg_graph_has_edge(&g, a, b) && !tg_graph_has_edge(&g, x, y));
+            if (local) {
+                kept++;
+            } else {
+                splits++;
+                tg_graph_swap(&g, a, x, b, y); /* undo */
+                ck_assert_mem_eq(g.eu, eu, g.m * sizeof *eu);
+                ck_assert_mem_eq(g.ev, ev, g.m * sizeof *ev);
+                assert_consistent(&g);
+            }
+            free(eu);
+            free(ev);
+        }
+        ck_assert_msg(kept > 0, "case %zu: no swap kept", c);
+        if (tab[c].kind == TG_KIND_RING)
+            ck_assert_msg(splits > 0, "case %zu: no swap split the ring", c);
+        ck_assert(tg_graph_is_connected(&g));
+        tg_graph_destroy(&g);
+    }
+}
+END_TEST
+
 START_TEST(bad_parameters)
 {
     ck_assert_int_eq(tg_kind_check(TG_KIND_LEARNED, 9, 3), CM_EINVAL);
@@ -456,6 +529,7 @@ Suite *topogen_graph_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("swaps_parameters_files");
     tcase_add_test(tc, swap_and_undo);
+    tcase_add_test(tc, swap_connected_matches_bfs);
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, file_round_trip);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);

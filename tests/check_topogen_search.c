@@ -278,6 +278,54 @@ START_TEST(threads_same_result)
 }
 END_TEST
 
+/* Moves of several swaps (opts.swaps): the result is d-regular and
+ * connected, no worse than its start, deterministic and independent of
+ * the threads; accepted moves took more than one swap on average; one
+ * swap per move is the old chain (swaps 1 and the default agree below
+ * 2,048 nodes). */
+START_TEST(moves_of_several_swaps)
+{
+    tg_graph g[3];
+    tg_search_result r[3];
+    for (size_t t = 0; t < 3; t++) {
+        tg_search_opts o = opts_nd(300, 4);
+        o.iters = 150;
+        o.restarts = 2;
+        o.candidates = 64;
+        o.swaps = 8;
+        o.threads = t == 2 ? 2 : 1;
+        run(&o, &g[t], &r[t]);
+        assert_regular_connected(&g[t], 300, 4);
+        ck_assert(r[t].energy <= r[t].start_energy);
+        ck_assert(r[t].sparse);
+    }
+    ck_assert_msg(r[0].swaps > r[0].accepted, "%zu swaps in %zu moves",
+                  r[0].swaps, r[0].accepted);
+    for (size_t t = 1; t < 3; t++) {
+        ck_assert_mem_eq(g[0].eu, g[t].eu, g[0].m * sizeof *g[0].eu);
+        ck_assert_mem_eq(g[0].ev, g[t].ev, g[0].m * sizeof *g[0].ev);
+        ck_assert(r[0].energy == r[t].energy && r[0].swaps == r[t].swaps);
+    }
+    for (size_t t = 0; t < 3; t++)
+        tg_graph_destroy(&g[t]);
+    ck_assert_uint_eq(tg_search_default_swaps(1024), 1);
+    ck_assert_uint_eq(tg_search_default_swaps(4096), 8);
+    ck_assert_uint_eq(tg_search_default_swaps(16384), 32);
+    tg_graph a, b;
+    tg_search_result ra, rb;
+    tg_search_opts o = opts_nd(120, 4);
+    o.iters = 100;
+    o.candidates = 16;
+    run(&o, &a, &ra);
+    o.swaps = 1;
+    run(&o, &b, &rb);
+    ck_assert_mem_eq(a.eu, b.eu, a.m * sizeof *a.eu);
+    ck_assert(ra.swaps == ra.accepted && ra.energy == rb.energy);
+    tg_graph_destroy(&a);
+    tg_graph_destroy(&b);
+}
+END_TEST
+
 /* A stop request ends the search with the best graph so far: here before
  * the first move, so the start graph of restart 0, flagged interrupted. */
 START_TEST(stop_returns_best_so_far)
@@ -538,6 +586,7 @@ Suite *topogen_search_suite(void)
     tcase_add_test(tc, sparse_screen_changes_nothing);
     tcase_add_test(tc, sparse_spectrum_matches_dense);
     tcase_add_test(tc, threads_same_result);
+    tcase_add_test(tc, moves_of_several_swaps);
     tcase_add_test(tc, stop_returns_best_so_far);
     tcase_add_test(tc, vectors_and_bounds);
     tcase_add_test(tc, objectives_match_weights);

@@ -1,13 +1,15 @@
 /* tg_graph.c: the search's graph storage, degree-preserving swaps, and
  * the baseline constructions (over igraph, tg_igraph.c).
  *
- * Storage trades memory (an n x n byte matrix) for O(1) edge tests, which
- * the search makes millions of; at n = 256 that is 64 KiB. Edges are
+ * Storage trades memory (an n x n byte matrix, up to TG_GRAPH_DENSE_MAX
+ * nodes) for O(1) edge tests, which the search makes millions of; at
+ * n = 256 that is 64 KiB. Edges are
  * validated by the one validator (cm_topo_check_edges) and connectivity
  * is the one BFS (cm_topo_csr_components).
  */
 #include "tg_graph.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,9 @@ void tg_graph_destroy(tg_graph *g)
     free(g->adj);
     free(g->off);
     free(g->nb);
+    free(g->ne);
+    free(g->seen);
+    free(g->queue);
     tg_graph_init(g);
 }
 
@@ -41,17 +46,22 @@ cm_status tg_graph_from_edges(tg_graph *g, size_t n, size_t m,
     g->m = m;
     g->eu = malloc((m + 1) * sizeof *g->eu);
     g->ev = malloc((m + 1) * sizeof *g->ev);
-    g->adj = calloc(n * n + 1, 1);
+    g->adj = n <= TG_GRAPH_DENSE_MAX ? calloc(n * n + 1, 1) : NULL;
     g->off = calloc(n + 1, sizeof *g->off);
     g->nb = malloc((2 * m + 1) * sizeof *g->nb);
+    g->ne = malloc((2 * m + 1) * sizeof *g->ne);
+    g->seen = calloc(n + 1, sizeof *g->seen);
+    g->queue = malloc((n + 1) * sizeof *g->queue);
     size_t *pos = malloc((n + 1) * sizeof *pos);
-    if (!g->eu || !g->ev || !g->adj || !g->off || !g->nb || !pos) {
+    if (!g->eu || !g->ev || (n <= TG_GRAPH_DENSE_MAX && !g->adj) ||
+        !g->off || !g->nb || !g->ne || !g->seen || !g->queue || !pos) {
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node graph", n);
         goto cleanup;
     }
     for (size_t k = 0; k < m; k++) {
         size_t a = eu[k], b = ev[k];
-        g->adj[a * n + b] = g->adj[b * n + a] = 1;
+        if (g->adj)
+            g->adj[a * n + b] = g->adj[b * n + a] = 1;
         g->eu[k] = a;
         g->ev[k] = b;
         g->off[a + 1]++;
@@ -61,7 +71,9 @@ cm_status tg_graph_from_edges(tg_graph *g, size_t n, size_t m,
         g->off[i + 1] += g->off[i];
     memcpy(pos, g->off, n * sizeof *pos);
     for (size_t k = 0; k < m; k++) {
+        g->ne[pos[eu[k]]] = k;
         g->nb[pos[eu[k]]++] = ev[k];
+        g->ne[pos[ev[k]]] = k;
         g->nb[pos[ev[k]]++] = eu[k];
     }
 cleanup:
@@ -91,59 +103,108 @@ int tg_graph_is_connected(const tg_graph *g)
     return count == 1;
 }
 
-/* Replaces neighbour `from` of node u by `to`. */
-static void nb_replace(tg_graph *g, size_t u, size_t from, size_t to)
+int tg_graph_swap_connected(tg_graph *g, size_t a, size_t b)
 {
-    for (size_t p = g->off[u]; p < g->off[u + 1]; p++)
-        if (g->nb[p] == from) {
-            g->nb[p] = to;
-            return;
-        }
-}
-
-/* Rewrites edge {a, b} of the edge list to (c, d), or to (d, c) when it is
- * stored as (b, a): same slot, orientation kept, so that a swap and its
- * undo restore the list exactly (the search draws edges by slot and
- * orientation, and must not depend on whether a move was undone). */
-static void edge_replace(tg_graph *g, size_t a, size_t b, size_t c, size_t d)
-{
-    for (size_t k = 0; k < g->m; k++) {
-        if (g->eu[k] == a && g->ev[k] == b) {
-            g->eu[k] = c;
-            g->ev[k] = d;
-            return;
-        }
-        if (g->eu[k] == b && g->ev[k] == a) {
-            g->eu[k] = d;
-            g->ev[k] = c;
-            return;
+    size_t n = g->n;
+    if (a == b)
+        return 1;
+    if (g->stamp >= UINT_MAX - 2) { /* the marks wrap: clear them */
+        memset(g->seen, 0, n * sizeof *g->seen);
+        g->stamp = 0;
+    }
+    unsigned own[2] = {g->stamp + 1, g->stamp + 2};
+    g->stamp += 2;
+    /* side 0 queues upwards from queue[0], side 1 downwards from
+     * queue[n-1]; together they hold at most n nodes */
+    size_t head[2] = {0, n - 1}, tail[2] = {1, n - 2}, count[2] = {1, 1};
+    g->queue[0] = a;
+    g->queue[n - 1] = b;
+    g->seen[a] = own[0];
+    g->seen[b] = own[1];
+    for (;;) {
+        int left0 = head[0] < tail[0], left1 = head[1] > tail[1];
+        if (!left0 || !left1)
+            return 0; /* one side's component is exhausted: apart */
+        int s = count[0] <= count[1] ? 0 : 1;
+        size_t u = g->queue[head[s]];
+        head[s] = s ? head[s] - 1 : head[s] + 1;
+        for (size_t p = g->off[u]; p < g->off[u + 1]; p++) {
+            size_t v = g->nb[p];
+            if (g->seen[v] == own[1 - s])
+                return 1;
+            if (g->seen[v] != own[s]) {
+                g->seen[v] = own[s];
+                g->queue[tail[s]] = v;
+                tail[s] = s ? tail[s] - 1 : tail[s] + 1;
+                count[s]++;
+            }
         }
     }
+}
+
+int tg_graph_has_edge(const tg_graph *g, size_t i, size_t j)
+{
+    if (g->adj)
+        return g->adj[i * g->n + j];
+    for (size_t p = g->off[i]; p < g->off[i + 1]; p++)
+        if (g->nb[p] == j)
+            return 1;
+    return 0;
+}
+
+/* The row entry of neighbour `from` of node u. */
+static size_t nb_find(const tg_graph *g, size_t u, size_t from)
+{
+    size_t p = g->off[u];
+    while (p + 1 < g->off[u + 1] && g->nb[p] != from)
+        p++;
+    return p;
 }
 
 int tg_graph_swap_ok(const tg_graph *g, size_t a, size_t b, size_t c,
                      size_t d)
 {
-    size_t n = g->n;
     if (a == b || a == c || a == d || b == c || b == d || c == d)
         return 0;
-    return g->adj[a * n + b] && g->adj[c * n + d] &&
-           !g->adj[a * n + c] && !g->adj[b * n + d];
+    return tg_graph_has_edge(g, a, b) && tg_graph_has_edge(g, c, d) &&
+           !tg_graph_has_edge(g, a, c) && !tg_graph_has_edge(g, b, d);
+}
+
+/* Edge slot k holds {u, v}: it becomes {u2, v2} with u2 where u was, so
+ * that a swap and its undo restore the list exactly (the search draws
+ * edges by slot and orientation, and must not depend on whether a move
+ * was undone). */
+static void slot_set(tg_graph *g, size_t k, size_t u, size_t u2, size_t v2)
+{
+    if (g->eu[k] == u) {
+        g->eu[k] = u2;
+        g->ev[k] = v2;
+    } else {
+        g->eu[k] = v2;
+        g->ev[k] = u2;
+    }
 }
 
 void tg_graph_swap(tg_graph *g, size_t a, size_t b, size_t c, size_t d)
 {
     size_t n = g->n;
-    g->adj[a * n + b] = g->adj[b * n + a] = 0;
-    g->adj[c * n + d] = g->adj[d * n + c] = 0;
-    g->adj[a * n + c] = g->adj[c * n + a] = 1;
-    g->adj[b * n + d] = g->adj[d * n + b] = 1;
-    nb_replace(g, a, b, c);
-    nb_replace(g, b, a, d);
-    nb_replace(g, c, d, a);
-    nb_replace(g, d, c, b);
-    edge_replace(g, a, b, a, c);
-    edge_replace(g, c, d, b, d);
+    if (g->adj) {
+        g->adj[a * n + b] = g->adj[b * n + a] = 0;
+        g->adj[c * n + d] = g->adj[d * n + c] = 0;
+        g->adj[a * n + c] = g->adj[c * n + a] = 1;
+        g->adj[b * n + d] = g->adj[d * n + b] = 1;
+    }
+    size_t pa = nb_find(g, a, b), pb = nb_find(g, b, a);
+    size_t pc = nb_find(g, c, d), pd = nb_find(g, d, c);
+    size_t k1 = g->ne[pa], k2 = g->ne[pc]; /* slots of {a,b} and {c,d} */
+    g->nb[pa] = c;                /* a: b -> c, slot k1 */
+    g->nb[pb] = d, g->ne[pb] = k2; /* b: a -> d, now in slot k2 */
+    g->nb[pc] = a, g->ne[pc] = k1; /* c: d -> a, now in slot k1 */
+    g->nb[pd] = b;                /* d: c -> b, slot k2 */
+    /* {a,b} -> {a,c} in slot k1, {c,d} -> {b,d} in slot k2 (as the edge
+     * list scan did: the kept end stays in its place) */
+    slot_set(g, k1, a, a, c);
+    slot_set(g, k2, d, d, b);
 }
 
 static const struct {
@@ -193,10 +254,10 @@ cm_status tg_kind_check(tg_kind kind, size_t n, size_t d)
     if (n < nmin)
         return cm_error(CM_EINVAL, "-n: %zu nodes is too few (a %s graph "
                         "needs n >= %zu)", n, tg_kind_name(kind), nmin);
-    if (kind == TG_KIND_LEARNED && n > TG_MAX_NODES)
+    if (kind == TG_KIND_LEARNED && n > TG_MAX_LEARNED)
         return cm_error(CM_EINVAL, "-n: %zu nodes is too many to learn (at "
                         "most %d; constructions such as --kind random go "
-                        "to %d)", n, TG_MAX_NODES, TG_MAX_BUILD);
+                        "to %d)", n, TG_MAX_LEARNED, TG_MAX_BUILD);
     if (n > TG_MAX_BUILD)
         return cm_error(CM_EINVAL, "-n: %zu nodes is too many (at most %d, "
                         "the file format's limit)", n, TG_MAX_BUILD);
@@ -370,7 +431,7 @@ void tg_graph_shuffle(tg_graph *g, cm_rng *rng, tg_swap_filter allow,
         if (allow && !allow(ctx, a, b, c, e, 0))
             continue;
         tg_graph_swap(g, a, b, c, e);
-        if (!tg_graph_is_connected(g)) {
+        if (!tg_graph_swap_connected(g, a, b)) {
             tg_graph_swap(g, a, c, b, e);
             continue;
         }

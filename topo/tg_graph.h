@@ -3,10 +3,11 @@
  *
  * cm_topo (src/cm_topo.h) is the one graph representation at the
  * boundaries (files, weights, evaluation, igraph); a tg_graph is the
- * search's working copy: an edge list, a dense n x n adjacency byte matrix
- * (O(1) edge tests) and fixed-length neighbour rows (degrees never change
- * under the degree-preserving double-edge swaps of the search). A swap
- * costs O(degree) for the rows plus O(m) to find the edge slots.
+ * search's working copy: an edge list, fixed-length neighbour rows
+ * (degrees never change under the degree-preserving double-edge swaps of
+ * the search) with each entry's edge slot, and, up to TG_GRAPH_DENSE_MAX
+ * nodes, a dense n x n adjacency byte matrix (O(1) edge tests; above it
+ * an edge test scans a row, O(degree)). A swap costs O(degree).
  * Constructions (tg_kind_build) go through igraph (tg_igraph.h): ring,
  * regular ring lattice and exponential graph as circulants, 2-D torus and
  * hypercube as square lattices, complete graph, and a random connected
@@ -22,8 +23,14 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 
-/* Largest n topogen learns (the search's eigensolves are per move). */
+/* Largest n of every learned variant (the dense eigensolver, n_eff,
+ * the directed and the data-aware searches hold n x n matrices). */
 #define TG_MAX_NODES 4096
+/* Largest n topogen learns at all: the undirected search with a spectral
+ * objective (ratio, gap, slem-mh) on the sparse eigensolver, O(n) memory
+ * per restart besides the Lanczos vectors (tg_search_run checks the
+ * rest). 16,384 nodes take minutes (topo/README.md "The search"). */
+#define TG_MAX_LEARNED 65536
 
 /* Largest n of the constructions (every kind but learned) and of the
  * time-varying kinds: the file format's limit (their spectra are sparse
@@ -42,14 +49,22 @@ typedef enum {
     TG_KIND_COMPLETE     /* all pairs */
 } tg_kind;
 
+/* Largest n with the dense adjacency matrix (16 MiB at 4,096). */
+#define TG_GRAPH_DENSE_MAX 4096
+
 typedef struct {
     size_t n;            /* nodes 0..n-1 */
     size_t m;            /* undirected edges */
     size_t *eu, *ev;     /* [m] endpoints of edge k (eu[k] != ev[k]) */
-    unsigned char *adj;  /* [n*n] adj[i*n+j] = 1 iff i ~ j */
+    unsigned char *adj;  /* [n*n] adj[i*n+j] = 1 iff i ~ j; NULL above
+                            TG_GRAPH_DENSE_MAX nodes */
     size_t *off;         /* [n+1] row offsets into nb; degree of i is
                             off[i+1] - off[i] */
     size_t *nb;          /* [2m] neighbours of i in nb[off[i] .. off[i+1]) */
+    size_t *ne;          /* [2m] ne[p]: the slot in eu/ev of edge i-nb[p] */
+    unsigned *seen;      /* [n] scratch of tg_graph_swap_connected */
+    size_t *queue;       /* [n] its queues */
+    unsigned stamp;      /* its current mark */
 } tg_graph;
 
 /* Sets every field to empty. */
@@ -80,10 +95,19 @@ static inline size_t tg_graph_degree(const tg_graph *g, size_t i)
  * 0 also when out of memory. */
 int tg_graph_is_connected(const tg_graph *g);
 
+/* After tg_graph_swap(g, a, b, c, d) of a connected g: 1 when g is still
+ * connected. It is iff a still reaches b (every node reached a, b, c or
+ * d before, and a ~ c, b ~ d now), which a BFS from both ends finds, the
+ * side with fewer nodes growing first: O(nodes reached), a few hundred
+ * for an expander, O(n + m) at worst. */
+int tg_graph_swap_connected(tg_graph *g, size_t a, size_t b);
+
+/* 1 when i ~ j. O(1) with the matrix, else O(degree of i). */
+int tg_graph_has_edge(const tg_graph *g, size_t i, size_t j);
+
 /* The swap (a,b),(c,d) -> (a,c),(b,d) in place, for edges a~b and c~d with
  * a,b,c,d distinct and a!~c, b!~d (caller checks: tg_graph_swap_ok).
- * Degrees are kept. tg_graph_swap(g, a, c, b, d) undoes it. O(degree + m):
- * the edge list is scanned for the two slots. */
+ * Degrees are kept. tg_graph_swap(g, a, c, b, d) undoes it. O(degree). */
 void tg_graph_swap(tg_graph *g, size_t a, size_t b, size_t c, size_t d);
 
 /* 1 when tg_graph_swap(g, a, b, c, d) is legal: a~b, c~d, all distinct,
@@ -98,7 +122,7 @@ cm_status tg_kind_parse(const char *s, tg_kind *kind);
 const char *tg_kind_name(tg_kind kind);
 
 /* Checks (n, d) for a kind before any work; messages name the flag (-n,
- * -d) and say what is required: n <= TG_MAX_NODES for learned, else
+ * -d) and say what is required: n <= TG_MAX_LEARNED for learned, else
  * n <= TG_MAX_BUILD and at most CM_TOPO_MAX_EDGES edges; n >= 2 for ring,
  * complete, hypercube and exponential, n >= 3 otherwise; for
  * learned/random/rrl 2 <= d < n and n*d even; hypercube n a power of
@@ -140,10 +164,10 @@ size_t tg_ring_lattice_edges(size_t s, size_t d, unsigned char *seen,
 typedef int (*tg_swap_filter)(void *ctx, size_t a, size_t b, size_t c,
                               size_t e, int commit);
 
-/* 10*m random double-edge swaps of g (at most 100x as many tries) that
- * keep it simple and connected and that allow (NULL: any) accepts, drawn
- * from rng. Deterministic for rng's state. O(m) per try (the
- * connectivity check). */
+/* 10*m random double-edge swaps of a connected g (at most 100x as many
+ * tries) that keep it simple and connected and that allow (NULL: any)
+ * accepts, drawn from rng. Deterministic for rng's state. Per try
+ * O(degree) plus tg_graph_swap_connected's BFS. */
 void tg_graph_shuffle(tg_graph *g, cm_rng *rng, tg_swap_filter allow,
                       void *ctx);
 

@@ -69,6 +69,7 @@ typedef struct {
     size_t restarts, iters, threads;
     int sparse;             /* eigensolver path */
     size_t candidates;      /* proposals scored per move */
+    size_t swaps;           /* swaps per move at most (opts.swaps) */
     double start_time;
     pthread_mutex_t mu;
     size_t next;            /* mu: next restart to hand out */
@@ -107,10 +108,36 @@ typedef struct {
     double tlo[SCREEN_K], thi[SCREEN_K];
     double *cur;            /* sparse: [2 SCREEN_K n] copies of them */
     double *x0;             /* sparse: [n] warm start, sum of them */
+    /* the move: nbat swaps (a, b, x, y) -> (a, x), (b, y) on disjoint
+     * nodes; bcur, how many the next move may take (halved after a
+     * rejected move, doubled after an accepted one, at most swaps) */
+    size_t bat[TG_SEARCH_MAX_SWAPS][4];
+    size_t nbat, bcur;
+    struct cand_s *cand;    /* [candidates] scored proposals */
+    unsigned *mark;         /* [n] nodes taken by the move (== stamp) */
+    unsigned stamp;
+    int connected;          /* sparse: the move kept g connected */
     size_t cut;             /* groups: edges between groups of g */
     void *hws;              /* o->hook's workspace, or NULL */
     tg_search_hetero hs;    /* labels: the mu * H term of g (o->pi) */
 } worker;
+
+/* A scored proposal of a move of several swaps. */
+typedef struct cand_s {
+    size_t a, b, x, y;
+    double est;             /* first-order energy after it alone */
+    size_t order;           /* draw index: ties go to the earlier draw */
+} cand;
+
+/* v^T L' v - v^T L v for the move's nb swaps (their edges are disjoint,
+ * so the changes of L add up). */
+static double move_delta(const double *v, const size_t (*bat)[4], size_t nb)
+{
+    double sum = 0.0;
+    for (size_t s = 0; s < nb; s++)
+        sum += quad_delta(v, bat[s][0], bat[s][1], bat[s][2], bat[s][3]);
+    return sum;
+}
 
 /* Ritz bound over the k vectors v[] (values t[]) of the current L: the
  * k x k matrix M = V^T L' V = diag(t) + sum_e s_e u_e u_e^T, where u_e
@@ -120,45 +147,48 @@ typedef struct {
  * bounds lambda_n' from below. Needs V orthonormal with V^T L V =
  * diag(t): exact eigenvectors, or Ritz vectors (to rounding). */
 static cm_status ritz(const double *const *v, const double *t, size_t k,
-                      const size_t ends[4][2], double *lo, double *hi)
+                      const size_t (*bat)[4], size_t nb, double *lo,
+                      double *hi)
 {
     static const double sign[4] = {1.0, 1.0, -1.0, -1.0};
     double m[SCREEN_K * SCREEN_K], u[4][SCREEN_K];
-    for (size_t e = 0; e < 4; e++)
-        for (size_t j = 0; j < k; j++)
-            u[e][j] = v[j][ends[e][0]] - v[j][ends[e][1]];
     for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j <= i; j++) {
-            double sum = i == j ? t[i] : 0.0;
-            for (size_t e = 0; e < 4; e++)
-                sum += sign[e] * u[e][i] * u[e][j];
-            m[j * k + i] = sum; /* lower triangle, column-major */
-        }
+        for (size_t j = 0; j <= i; j++)
+            m[j * k + i] = i == j ? t[i] : 0.0; /* lower, column-major */
+    for (size_t s = 0; s < nb; s++) {
+        const size_t *q = bat[s];
+        const size_t ends[4][2] = {{q[0], q[2]}, {q[1], q[3]},
+                                   {q[0], q[1]}, {q[2], q[3]}};
+        for (size_t e = 0; e < 4; e++)
+            for (size_t j = 0; j < k; j++)
+                u[e][j] = v[j][ends[e][0]] - v[j][ends[e][1]];
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = 0; j <= i; j++)
+                for (size_t e = 0; e < 4; e++)
+                    m[j * k + i] += sign[e] * u[e][i] * u[e][j];
+    }
     return tg_small_sym_extremes(m, k, lo, hi);
 }
 
-/* 1 when the swap (a,b),(x,y) -> (a,x),(b,y) would certainly be rejected
- * at threshold thr (see SCREEN_K): first the per-vector bounds (O(k)),
- * then, if those do not decide, the tighter Ritz bounds (two k x k
- * eigensolves). */
-static int screen_rejects(const worker *w, size_t a, size_t b, size_t x,
-                          size_t y, double thr)
+/* 1 when the move (w->bat) would certainly be rejected at threshold thr
+ * (see SCREEN_K): first the per-vector bounds (O(k) per swap), then, if
+ * those do not decide, the tighter Ritz bounds (two k x k eigensolves). */
+static int screen_rejects(const worker *w, double thr)
 {
     const tg_search_opts *o = w->sh->o;
     double l2_up = INFINITY, ln_low = -INFINITY;
     for (size_t j = 0; j < w->k; j++) {
-        double lo = w->tlo[j] + quad_delta(w->vlo[j], a, b, x, y);
-        double hi = w->thi[j] + quad_delta(w->vhi[j], a, b, x, y);
+        double lo = w->tlo[j] + move_delta(w->vlo[j], w->bat, w->nbat);
+        double hi = w->thi[j] + move_delta(w->vhi[j], w->bat, w->nbat);
         l2_up = lo < l2_up ? lo : l2_up;
         ln_low = hi > ln_low ? hi : ln_low;
     }
     if (tg_objective_lower_bound(o->obj, o->d, l2_up, ln_low) >
         thr + SCREEN_MARGIN)
         return 1;
-    const size_t ends[4][2] = {{a, x}, {b, y}, {a, b}, {x, y}};
     double lo, hi, lo2, hi2;
-    if (ritz(w->vlo, w->tlo, w->k, ends, &lo, &hi) != CM_OK ||
-        ritz(w->vhi, w->thi, w->k, ends, &lo2, &hi2) != CM_OK)
+    if (ritz(w->vlo, w->tlo, w->k, w->bat, w->nbat, &lo, &hi) != CM_OK ||
+        ritz(w->vhi, w->thi, w->k, w->bat, w->nbat, &lo2, &hi2) != CM_OK)
         return 0; /* no bound: solve exactly */
     return tg_objective_lower_bound(o->obj, o->d, fmin(lo, l2_up),
                                     fmax(hi2, ln_low)) > thr + SCREEN_MARGIN;
@@ -221,7 +251,7 @@ static cm_status solve(worker *w, int warm, double thr, double *l2,
     if (!w->sh->sparse)
         return tg_spec_extremes(&w->spec, &w->g, l2, ln);
     *l2 = *ln = 0.0;
-    if (!tg_graph_is_connected(&w->g))
+    if (!w->connected)
         return CM_OK;
     early_ctx ec = {w->sh->o, thr};
     w->spec.lz.early =
@@ -251,15 +281,28 @@ static double first_order(const worker *w, size_t a, size_t b, size_t x,
     return tg_objective_lower_bound(o->obj, o->d, l2_up, ln_low);
 }
 
-/* Draws the move's proposal: a uniformly random double-edge swap or, with
+/* cand order: lower estimate first, then the earlier draw. */
+static int cand_cmp(const void *p, const void *q)
+{
+    const cand *x = p, *y = q;
+    if (x->est != y->est)
+        return x->est < y->est ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Draws the move into w->bat and returns its swaps (0 when no candidate
+ * is a legal swap): a uniformly random double-edge swap or, with
  * candidates > 1 and vectors at hand, the best of that many random swaps
- * by first_order. Returns 0 when no candidate is a legal swap. */
-static int propose(worker *w, int have_vec, size_t *pa, size_t *pb,
-                   size_t *px, size_t *py)
+ * by first_order. With more swaps allowed (w->bcur > 1), the next best
+ * candidates join it in order while they predict an energy below e, the
+ * current one, and touch none of the nodes already taken. */
+static size_t propose(worker *w, int have_vec, double e)
 {
     const tg_graph *g = &w->g;
     size_t cands = have_vec ? w->sh->candidates : 1;
+    int many = cands > 1 && w->bcur > 1 && w->cand;
     double best = INFINITY;
+    size_t nc = 0, *q = w->bat[0];
     int found = 0;
     for (size_t c = 0; c < cands; c++) {
         size_t k1 = cm_rng_below(&w->rng, g->m);
@@ -279,13 +322,36 @@ static int propose(worker *w, int have_vec, size_t *pa, size_t *pb,
         double est = cands > 1 ? first_order(w, a, b, x, y) : 0.0;
         if (cands > 1 && w->sh->o->pi) /* data-aware: + the H change */
             est += tg_search_hetero_delta(&w->hs, a, b, x, y);
+        if (many)
+            w->cand[nc++] = (cand){a, b, x, y, est, c};
         if (!found || est < best) {
             best = est;
-            *pa = a, *pb = b, *px = x, *py = y;
+            q[0] = a, q[1] = b, q[2] = x, q[3] = y;
             found = 1;
         }
     }
-    return found;
+    w->nbat = found;
+    if (!found || !many)
+        return w->nbat;
+    qsort(w->cand, nc, sizeof *w->cand, cand_cmp); /* cand[0] is q */
+    if (++w->stamp == 0) { /* wrapped: clear the marks */
+        memset(w->mark, 0, g->n * sizeof *w->mark);
+        w->stamp = 1;
+    }
+    for (size_t i = 0; i < 4; i++)
+        w->mark[q[i]] = w->stamp;
+    for (size_t c = 1; c < nc && w->nbat < w->bcur && w->cand[c].est < e;
+         c++) {
+        const cand *p = &w->cand[c];
+        if (w->mark[p->a] == w->stamp || w->mark[p->b] == w->stamp ||
+            w->mark[p->x] == w->stamp || w->mark[p->y] == w->stamp)
+            continue;
+        w->mark[p->a] = w->mark[p->b] = w->mark[p->x] = w->mark[p->y] =
+            w->stamp;
+        size_t *r = w->bat[w->nbat++];
+        r[0] = p->a, r[1] = p->b, r[2] = p->x, r[3] = p->y;
+    }
+    return w->nbat;
 }
 
 static void keep_best(slot *sl, const tg_graph *g, double e)
@@ -426,14 +492,15 @@ static cm_status anneal_hook(worker *w, double deadline)
         if (it % PROGRESS_STRIDE == 0)
             progress_tick(w, it, temp, e, now);
         sl->res.moves++;
-        size_t a = 0, b = 0, x = 0, y = 0;
-        if (!propose(w, 0, &a, &b, &x, &y))
+        if (!propose(w, 0, e))
             continue;
+        size_t a = w->bat[0][0], b = w->bat[0][1], x = w->bat[0][2],
+               y = w->bat[0][3];
         double u = cm_rng_uniform(&w->rng);
         double thr = u > 0.0 ? e - temp * log(u) : INFINITY, e2;
         double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
         tg_graph_swap(g, a, b, x, y);
-        if (tg_graph_is_connected(g)) {
+        if (tg_graph_swap_connected(g, a, b)) {
             const size_t sw[4] = {a, b, x, y};
             if ((st = o->hook->energy(w->hws, g, sw, &e2)) != CM_OK)
                 return st;
@@ -452,6 +519,7 @@ static cm_status anneal_hook(worker *w, double deadline)
                                       tg_groups_swap_delta(g->n, o->groups,
                                                            a, b, x, y));
                 sl->res.accepted++;
+                sl->res.swaps++;
                 keep_best(sl, g, e);
                 continue;
             }
@@ -481,6 +549,7 @@ static cm_status anneal(worker *w, double deadline)
     double t0 = o->t0, t1 = o->t1; /* resolved (tg_search_run) */
     double l2, ln;
     int decided;
+    w->connected = tg_graph_is_connected(g);
     cm_status st = solve(w, 0, INFINITY, &l2, &ln, &decided);
     if (st != CM_OK)
         return st;
@@ -524,9 +593,11 @@ static cm_status anneal(worker *w, double deadline)
         if (sparse || it % PROGRESS_STRIDE == 0)
             progress_tick(w, it, temp, e, now);
         sl->res.moves++;
-        size_t a = 0, b = 0, x = 0, y = 0;
-        if (!propose(w, have_vec, &a, &b, &x, &y))
+        size_t nb = propose(w, have_vec, e);
+        if (!nb)
             continue;
+        size_t a = w->bat[0][0], b = w->bat[0][1], x = w->bat[0][2],
+               y = w->bat[0][3]; /* the one swap of groups and labels */
         /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
         double u = cm_rng_uniform(&w->rng);
         double thr = u > 0.0 ? e - temp * log(u) : INFINITY;
@@ -534,13 +605,20 @@ static cm_status anneal(worker *w, double deadline)
          * mu * H (exact, O(K)), which the screen and the solve then use */
         double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
         thr -= e_h + dh;
-        if (have_vec && !o->no_screen &&
-            screen_rejects(w, a, b, x, y, thr)) {
+        if (have_vec && !o->no_screen && screen_rejects(w, thr)) {
             sl->res.screened++; /* certainly rejected: skip the solve */
             rejects++;
+            w->bcur = w->bcur > 1 ? w->bcur / 2 : 1;
             continue;
         }
-        tg_graph_swap(g, a, b, x, y);
+        w->connected = 1;
+        for (size_t s = 0; s < nb; s++) {
+            tg_graph_swap(g, w->bat[s][0], w->bat[s][1], w->bat[s][2],
+                          w->bat[s][3]);
+            w->connected = w->connected &&
+                           tg_graph_swap_connected(g, w->bat[s][0],
+                                                   w->bat[s][1]);
+        }
         st = solve(w, 1, thr, &l2, &ln, &decided);
         if (st != CM_OK)
             return st;
@@ -559,8 +637,11 @@ static cm_status anneal(worker *w, double deadline)
                                       tg_groups_swap_delta(g->n, o->groups,
                                                            a, b, x, y));
                 sl->res.accepted++;
+                sl->res.swaps += nb;
                 keep_best(sl, g, e);
                 rejects = 0;
+                w->bcur = 2 * w->bcur < w->sh->swaps ? 2 * w->bcur
+                                                     : w->sh->swaps;
                 if (sparse)
                     sparse_vectors(w);
                 else
@@ -568,7 +649,10 @@ static cm_status anneal(worker *w, double deadline)
                 continue;
             }
         }
-        tg_graph_swap(g, a, x, b, y); /* undo */
+        for (size_t s = nb; s-- > 0;) /* undo, last first */
+            tg_graph_swap(g, w->bat[s][0], w->bat[s][2], w->bat[s][1],
+                          w->bat[s][3]);
+        w->bcur = w->bcur > 1 ? w->bcur / 2 : 1;
         if (!sparse && !o->no_screen && !have_vec &&
             ++rejects >= SCREEN_AFTER) {
             st = tg_spec_vectors(&w->spec, g);
@@ -601,6 +685,14 @@ static cm_status run_restart(worker *w, size_t r)
     if (o->groups)
         tg_groups_cut(o->n, w->g.m, w->g.eu, w->g.ev, o->groups, NULL,
                       &w->cut);
+    w->bcur = sh->swaps;
+    if (sh->swaps > 1 && sh->candidates > 1 && !w->cand) {
+        w->cand = malloc(sh->candidates * sizeof *w->cand);
+        w->mark = calloc(o->n, sizeof *w->mark);
+        w->stamp = 0;
+        if (!w->cand || !w->mark)
+            return cm_error(CM_ENOMEM, "out of memory for the search");
+    }
     if (sh->sparse && !w->cur) {
         w->cur = malloc(2 * SCREEN_K * o->n * sizeof *w->cur);
         w->x0 = malloc(o->n * sizeof *w->x0);
@@ -665,6 +757,14 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
     tg_search_opts_resolve(&resolved);
     const tg_search_opts *o = &resolved;
     cm_status st = tg_kind_check(TG_KIND_LEARNED, o->n, o->d);
+    if (st == CM_OK && o->n > TG_MAX_NODES &&
+        (o->solver != TG_SOLVER_SPARSE || o->hook || o->pi || o->groups ||
+         o->obj == TG_OBJ_NEFF || o->obj == TG_OBJ_NEFF_MSG))
+        st = cm_error(CM_EINVAL, "-n: %zu nodes: above %d nodes topogen "
+                      "learns only with the sparse eigensolver and the "
+                      "ratio, gap or slem-mh objective, without --groups or "
+                      "--labels (the others hold n x n matrices)", o->n,
+                      TG_MAX_NODES);
     if (st == CM_OK && o->groups)
         st = tg_groups_check(o->n, o->d, o->groups, o->max_cross);
     if (st != CM_OK)
@@ -678,6 +778,7 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
     sh.threads = sh.threads < sh.restarts ? sh.threads : sh.restarts;
     sh.sparse = o->solver == TG_SOLVER_SPARSE;
     sh.candidates = o->candidates;
+    sh.swaps = o->swaps ? o->swaps : 1;
     sh.start_time = cm_time_now();
     sh.last_progress = sh.start_time;
     sh.best_e = INFINITY;
@@ -726,6 +827,7 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
         res->vector_solves += q->vector_solves;
         res->matvecs += q->matvecs;
         res->accepted += q->accepted;
+        res->swaps += q->swaps;
         res->timed_out |= q->timed_out;
         res->interrupted |= q->interrupted;
         if (sh.slots[r].best_e < sh.slots[best].best_e)
@@ -773,6 +875,8 @@ cleanup:
         tg_search_hetero_destroy(&ws[t].hs);
         free(ws[t].cur);
         free(ws[t].x0);
+        free(ws[t].cand);
+        free(ws[t].mark);
         if (ws[t].hws)
             o->hook->ws_free(ws[t].hws);
     }

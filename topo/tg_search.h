@@ -70,6 +70,8 @@ typedef enum {
 
 /* Where the sparse path starts paying (measured, README "The search"). */
 #define TG_SEARCH_SPARSE_FROM 96
+/* Most swaps one move may apply together (opts.swaps). */
+#define TG_SEARCH_MAX_SWAPS 64
 
 typedef struct {
     size_t restart;      /* restart reporting, 0-based */
@@ -125,6 +127,12 @@ typedef struct {
     size_t candidates;    /* random swaps drawn per move, the one with the
                              best first-order energy proposed; 0:
                              tg_search_default_candidates */
+    size_t swaps;         /* swaps per move at most: the best candidates
+                             by first-order energy that predict a gain
+                             and touch disjoint nodes, applied together
+                             and judged by one solve (1: one swap per
+                             move); 0: tg_search_default_swaps. Only
+                             without groups, labels or a hook */
     size_t threads;       /* restarts run in parallel; 0: one per online
                              CPU, at most restarts. The result does not
                              depend on it */
@@ -163,6 +171,8 @@ typedef struct {
     size_t early;         /* sparse path: solves stopped as soon as their
                              bounds proved the rejection */
     size_t accepted;      /* accepted moves */
+    size_t swaps;         /* swaps of the accepted moves (more than
+                             accepted when moves take several) */
     double seconds;       /* wall time */
     int timed_out;        /* 1 when the time limit stopped the search */
     int interrupted;      /* 1 when *opts.stop ended the search */
@@ -213,6 +223,10 @@ size_t tg_search_default_iters(size_t n, size_t d);
 /* Candidates per move used when opts.candidates is 0: 1 below 512 nodes
  * (the plain chain, as tuned there), else 1024. */
 size_t tg_search_default_candidates(size_t n);
+
+/* Swaps per move used when opts.swaps is 0: 1 below 2,048 nodes, else
+ * n / 512 (8 at 4,096, 32 at 16,384; topo/README.md "The search"). */
+size_t tg_search_default_swaps(size_t n);
 
 /* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,
  * 1 below 96, else 2 (one per core of a 2-core machine). */

@@ -19,6 +19,10 @@ void tg_search_opts_resolve(tg_search_opts *o)
         o->restarts = tg_search_default_restarts(o->n);
     if (!o->candidates)
         o->candidates = tg_search_default_candidates(o->n);
+    if (!o->swaps)
+        o->swaps = tg_search_default_swaps(o->n);
+    if (o->groups || o->pi || o->hook || o->swaps > TG_SEARCH_MAX_SWAPS)
+        o->swaps = o->groups || o->pi || o->hook ? 1 : TG_SEARCH_MAX_SWAPS;
     if (o->solver == TG_SOLVER_AUTO)
         o->solver = o->n >= TG_SEARCH_SPARSE_FROM ? TG_SOLVER_SPARSE
                                                   : TG_SOLVER_DENSE;
@@ -177,6 +181,14 @@ size_t tg_search_default_candidates(size_t n)
      * moves reach 0.842 with 1 candidate, 0.830 with 256, 0.829 with
      * 1,024; ranking costs O(8) per candidate, nothing next to a solve) */
     return n < 512 ? 1 : 1024;
+}
+
+size_t tg_search_default_swaps(size_t n)
+{
+    /* a swap moves lambda_2 by O(1/n) and the first-order estimates of
+     * node-disjoint swaps add up, so a large graph takes several per
+     * solve (topo/README.md "The search": at n = 4,096 ...) */
+    return n < 2048 ? 1 : n / 512;
 }
 
 size_t tg_search_default_restarts(size_t n)

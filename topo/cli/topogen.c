@@ -116,15 +116,20 @@ static int generate(topogen_config *c)
                  "1/(d+1)), energy with %g * H", res.hetero,
                  c->search.hetero_weight);
     }
+    char moves[96];
+    if (res.swaps > res.accepted) /* moves of several swaps */
+        snprintf(moves, sizeof moves, "%zu moves (%zu swaps accepted)",
+                 res.moves, res.swaps);
+    else
+        snprintf(moves, sizeof moves, "%zu moves", res.moves);
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
-                "(start %.5f), slem=%.4f with %s weights; %zu moves, %zu "
+                "(start %.5f), slem=%.4f with %s weights; %s, %zu "
                 "eigensolves, %zu screened, %zu vector solves, %zu "
                 "products, %s eigensolver, %zu threads, %.2f s%s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
                 res.energy, res.start_energy, m.slem,
-                topogen_weights_name(c->fdla, c->weights), res.moves,
-                res.evals,
+                topogen_weights_name(c->fdla, c->weights), moves, res.evals,
                 res.screened, res.vector_solves, res.matvecs,
                 res.sparse ? "sparse" : "dense", res.threads, res.seconds,
                 res.interrupted ? " (interrupted)"

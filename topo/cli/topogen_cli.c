@@ -61,7 +61,8 @@ typedef struct {
  * the file byte for byte. */
 static const flag_spec FLAGS[] = {
     {"-n", NULL, F_SIZE, OFF(search.n), GEN, 1, TG_MAX_BUILD, H_ALL, "N",
-     "nodes (default 64; learned at most 4096, other kinds 10^6)"},
+     "nodes (default 64; learned at most 65536, 4096 with n_eff, "
+     "--directed, --groups or --labels; other kinds 10^6)"},
     {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_BUILD, H_ALL, "D",
      "degree for learned, random, rrl (default 4)"},
     {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
@@ -97,6 +98,10 @@ static const flag_spec FLAGS[] = {
      H_LEARNED, "C", "swaps ranked per move by their first-order energy "
      "from the eigenvectors, the best proposed (default 1 below n = 512, "
      "else 1024)"},
+    {"--swaps", NULL, F_SIZE, OFF(search.swaps), GEN, 1, TG_SEARCH_MAX_SWAPS,
+     H_LEARNED, "S", "at most S node-disjoint swaps per move, the best "
+     "candidates predicting a gain, judged by one eigensolve (default 1 "
+     "below n = 2048, else n/512)"},
     {"--eigensolver", NULL, F_SOLVER, OFF(search.solver), GEN, 0, 0,
      H_LEARNED, "S", "dense (LAPACK) or sparse (Lanczos); default auto: "
      "sparse from n = 96"},
@@ -488,6 +493,10 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
             return usage_error("--objective: --directed searches for neff "
                                "(default), neff-per-message or ratio (the "
                                "spectral norm of W - J)");
+        if (c->dkind == TOPOGEN_D_LEARNED && n > TG_MAX_NODES)
+            return usage_error("-n: %zu nodes: --directed learns at most %d "
+                               "(its search holds n x n matrices)", n,
+                               TG_MAX_NODES);
         return -1;
     }
     if (c->json && c->simulate)
@@ -528,6 +537,16 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                             : tg_kind_check(c->kind, c->search.n,
                                             c->search.d)) != CM_OK)
         return status_to_usage();
+    if (!c->eval && !c->seq && !c->dkind && !c->datakind &&
+        c->kind == TG_KIND_LEARNED && c->search.n > TG_MAX_NODES &&
+        (c->compare || c->labels || c->search.groups ||
+         c->search.solver == TG_SOLVER_DENSE ||
+         c->search.obj == TG_OBJ_NEFF || c->search.obj == TG_OBJ_NEFF_MSG))
+        return usage_error("-n: %zu nodes: above %d nodes topogen learns only "
+                           "with the sparse eigensolver and the ratio, gap or "
+                           "slem-mh objective, without --groups, --labels or "
+                           "compare (those hold n x n matrices)",
+                           c->search.n, TG_MAX_NODES);
     if (!c->eval && c->seq && c->weights_given)
         return usage_error("--weights: --kind %s carries its own weights "
                            "(exact averaging)", tg_seq_kind_name(c->seq_kind));
@@ -652,6 +671,8 @@ static int in_header(const flag_spec *f, const topogen_config *c)
         return 0;
     if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
         return 0;
+    if (f->off == OFF(search.swaps) && c->search.swaps <= 1)
+        return 0; /* one swap a move: the headers written before --swaps */
     if ((f->off == OFF(search.groups) || f->off == OFF(search.max_cross)) &&
         !c->search.groups)
         return 0;
