@@ -6,7 +6,8 @@
 # faster), the issue's target for learned where there is one, the learned
 # run's wall seconds, its exact Laplacian solves, the share of proposals
 # the screen rejected without a solve, which eigensolver path ran (dense
-# LAPACK or sparse Lanczos) on how many threads, and seconds relative to a
+# LAPACK or sparse Lanczos) on how many threads, its CPU seconds (user +
+# system) and peak memory (MB, resident), and seconds relative to a
 # reference job timed at the start of the same run (timings on a shared
 # machine are noisy; the ratio is the comparable figure). The `random`
 # column is the reference for quality: the best SLEM of 5 random
@@ -15,7 +16,9 @@
 #   sh scripts/bench-topogen.sh              rows n = 16, 32, 64, 128 (d = 4)
 #   BENCH_EXTRA=1 sh scripts/bench-topogen.sh   plus odd n, d = 3..8, n = 256
 #   BENCH_LARGE=1 sh scripts/bench-topogen.sh   plus n = 512, 1024, 4096
-#                                             (about 15 minutes)
+#                                             (about 2 minutes)
+#   BENCH_HUGE=1 sh scripts/bench-topogen.sh    plus n = 16384 (about 5-10
+#                                             minutes on 2 cores)
 #   BENCH_NS="16 64"                          other n for the d = 4 rows
 #   BIN=bin SEED=1
 # The exponential graph has its own degree (about 2 log2 n, see README).
@@ -39,12 +42,13 @@ t0=$(now)
 ref=$(echo "$(now) $t0" | awk '{ printf "%.3f", $1 - $2 }')
 echo "# reference job (n=64, 2000 moves): $ref s; 'x ref' = seconds / that"
 echo "# SLEM with Laplacian weights W = I - 2L/(l2+ln); lower mixes faster"
-printf '%5s %3s %8s %7s %8s %8s %8s %8s %7s %6s %6s %3s %7s\n' n d learned target rrl random expon. seconds solves skip% solver th "x ref"
+printf '%5s %3s %8s %7s %8s %8s %8s %8s %7s %6s %6s %3s %7s %6s %7s\n' n d learned target rrl random expon. seconds solves skip% solver th "cpu s" MB "x ref"
 
 target() {
     case "$1-$2" in
     16-4) echo 0.47 ;; 32-4) echo 0.63 ;; 64-4) echo 0.725 ;; 128-4) echo 0.775 ;;
     256-4) echo 0.800 ;; 1024-4) echo 0.83 ;; 4096-4) echo 0.85 ;;
+    16384-4) echo 0.86 ;;
     *) echo - ;;
     esac
 }
@@ -52,8 +56,11 @@ target() {
 row() {
     n=$1 d=$2
     t0=$(now)
-    "$tg" -n "$n" -d "$d" --seed "$SEED" -o "$T/l.txt" 2>"$T/l.err"
+    /usr/bin/time -f "%U %S %M" -o "$T/l.time" \
+        "$tg" -n "$n" -d "$d" --seed "$SEED" -o "$T/l.txt" 2>"$T/l.err"
     secs=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+    cpu=$(awk '{ printf "%.1f", $1 + $2 }' "$T/l.time")
+    mb=$(awk '{ printf "%.0f", $3 / 1024 }' "$T/l.time")
     evals=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([0-9]*\) eigensolves.*/\1/p')
     skipped=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([0-9]*\) screened.*/\1/p')
     solver=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([a-z]*\) eigensolver.*/\1/p')
@@ -66,11 +73,12 @@ row() {
         "$tg" -n "$n" -d "$d" --kind random --seed $((SEED + s)) -q -o "$T/random.txt"
         best=$(echo "$best $(slem_of "$T/random.txt")" | awk '{ print ($2 < $1) ? $2 : $1 }')
     done
-    printf '%5s %3s %8.4f %7s %8.4f %8.4f %8.4f %8s %7s %6s %6s %3s %7s\n' "$n" "$d" \
+    printf '%5s %3s %8.4f %7s %8.4f %8.4f %8.4f %8s %7s %6s %6s %3s %7s %6s %7s\n' "$n" "$d" \
         "$(slem_of "$T/l.txt")" "$(target "$n" "$d")" "$(slem_of "$T/rrl.txt")" \
         "$best" "$(slem_of "$T/exponential.txt")" "$secs" \
         "$evals" "$(echo "$evals $skipped" | awk '{ printf "%.0f", 100 * $2 / ($1 + $2) }')" \
-        "$solver" "$threads" "$(echo "$secs $ref" | awk '{ printf "%.1f", $1 / $2 }')"
+        "$solver" "$threads" "$cpu" "$mb" \
+        "$(echo "$secs $ref" | awk '{ printf "%.1f", $1 / $2 }')"
 }
 
 for n in ${BENCH_NS:-16 32 64 128}; do
@@ -89,4 +97,7 @@ if [ "${BENCH_LARGE:-0}" != 0 ]; then
     for n in 512 1024 4096; do
         row "$n" 4
     done
+fi
+if [ "${BENCH_HUGE:-0}" != 0 ]; then
+    row 16384 4
 fi

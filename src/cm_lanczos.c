@@ -485,53 +485,69 @@ static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                          size_t k, double beta, double lo, double hi,
                          double rlo, double rhi)
 {
-    size_t n = lz->n, keep = lz->keep < k ? lz->keep : k, got;
+    size_t n = lz->n, keep = lz->keep < k ? lz->keep : k;
     keep = keep > SCREEN_MAX ? SCREEN_MAX : keep;
     lz->lo = lo;
     lz->hi = hi;
     lz->lo_res = rlo;
     lz->hi_res = rhi;
     (void)beta;
-    double t[SCREEN_MAX];
-    double *s = malloc(keep * k * sizeof *s);
+    double t[2 * SCREEN_MAX];
+    double *s = malloc(2 * keep * k * sizeof *s);
     if (!s)
         return cm_error(CM_ENOMEM, "out of memory for Ritz vectors");
-    double *z = lz->q; /* max_basis >= 2 keep + 4 vectors of scratch */
-    size_t nlo = 0, nhi = 0;
-    cm_status st = tri_range(lz->a3, lz->b3, k, 1, keep, t, s, &got);
-    if (st == CM_OK) {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
-                    (int)got, (int)k, 1.0, lz->v3, (int)n, s, (int)k, 0.0,
-                    lz->ylo, (int)n);
-        nlo = clean_end(lz, f, ctx, lz->ylo, got, z, lz->tlo);
-        st = tri_range(lz->a3, lz->b3, k, k - keep + 1, k, t, s, &got);
+    size_t nlo = 0, nhi = 0, glo = 0, ghi = 0;
+    /* T's keep lowest pairs in columns 0..glo-1 of s, then its keep
+     * highest, highest first */
+    cm_status st = tri_range(lz->a3, lz->b3, k, 1, keep, t, s, &glo);
+    if (st == CM_OK)
+        st = tri_range(lz->a3, lz->b3, k, k - keep + 1, k, t + glo,
+                       s + glo * k, &ghi);
+    if (st != CM_OK) {
+        free(s);
+        return st;
     }
-    if (st == CM_OK) {
-        /* highest first */
-        for (size_t c = 0; c < got / 2; c++) {
-            double tmp = t[c];
-            t[c] = t[got - 1 - c];
-            t[got - 1 - c] = tmp;
-            for (size_t i = 0; i < k; i++) {
-                tmp = s[c * k + i];
-                s[c * k + i] = s[(got - 1 - c) * k + i];
-                s[(got - 1 - c) * k + i] = tmp;
-            }
+    double *sh = s + glo * k, *th = t + glo;
+    for (size_t c = 0; c < ghi / 2; c++) {
+        double tmp = th[c];
+        th[c] = th[ghi - 1 - c];
+        th[ghi - 1 - c] = tmp;
+        for (size_t i = 0; i < k; i++) {
+            tmp = sh[c * k + i];
+            sh[c * k + i] = sh[(ghi - 1 - c) * k + i];
+            sh[(ghi - 1 - c) * k + i] = tmp;
         }
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
-                    (int)got, (int)k, 1.0, lz->v3, (int)n, s, (int)k, 0.0,
-                    lz->yhi, (int)n);
-        nhi = clean_end(lz, f, ctx, lz->yhi, got, z, t);
-        /* ascending from clean_end: store descending */
-        for (size_t c = 0; c < nhi; c++)
-            lz->thi[c] = t[nhi - 1 - c];
-        for (size_t c = 0; c < nhi / 2; c++)
-            for (size_t i = 0; i < n; i++) {
-                double tmp = lz->yhi[c * n + i];
-                lz->yhi[c * n + i] = lz->yhi[(nhi - 1 - c) * n + i];
-                lz->yhi[(nhi - 1 - c) * n + i] = tmp;
-            }
     }
+    /* Y = V S: one pass over the stored vectors for both ends when the
+     * basis has room for Y and clean_end's scratch, else one per end */
+    double *z = lz->q; /* max_basis >= 2 keep + 4 vectors of scratch */
+    if (lz->max_basis >= 3 * keep) {
+        double *y = lz->q;
+        z = lz->q + 2 * keep * n;
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)(glo + ghi), (int)k, 1.0, lz->v3, (int)n, s, (int)k,
+                    0.0, y, (int)n);
+        memcpy(lz->ylo, y, glo * n * sizeof *y);
+        memcpy(lz->yhi, y + glo * n, ghi * n * sizeof *y);
+    } else {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)glo, (int)k, 1.0, lz->v3, (int)n, s, (int)k, 0.0,
+                    lz->ylo, (int)n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)ghi, (int)k, 1.0, lz->v3, (int)n, sh, (int)k, 0.0,
+                    lz->yhi, (int)n);
+    }
+    nlo = clean_end(lz, f, ctx, lz->ylo, glo, z, lz->tlo);
+    nhi = clean_end(lz, f, ctx, lz->yhi, ghi, z, t);
+    /* ascending from clean_end: store descending */
+    for (size_t c = 0; c < nhi; c++)
+        lz->thi[c] = t[nhi - 1 - c];
+    for (size_t c = 0; c < nhi / 2; c++)
+        for (size_t i = 0; i < n; i++) {
+            double tmp = lz->yhi[c * n + i];
+            lz->yhi[c * n + i] = lz->yhi[(nhi - 1 - c) * n + i];
+            lz->yhi[(nhi - 1 - c) * n + i] = tmp;
+        }
     free(s);
     lz->nvec = nlo < nhi ? nlo : nhi;
     return st;

@@ -94,6 +94,14 @@ topogen_cases() {
     # the settings line re-creates the file byte for byte
     expect_ok "re-run the header's settings" "$tg" $(sed -n 's/^# settings: //p' "$g") -q -o "$T/g16b.txt"
     check 'cmp -s "$g" "$T/g16b.txt"' "settings in the header reproduce the file"
+    # moves of several swaps (issue 26): recorded in the settings, which
+    # re-create the file; the summary counts the swaps (2 restarts)
+    expect_ok "learned, --swaps 4" "$tg" -n 300 -d 4 --iters 120 --candidates 64 --swaps 4 -o "$T/sw.txt"
+    check 'sed -n 2p "$T/sw.txt" | grep -q -- "--candidates 64 --swaps 4 --eigensolver sparse"' \
+        "--swaps in the settings: $(sed -n 2p "$T/sw.txt")"
+    check 'grep -qE "240 moves \([0-9]+ swaps accepted\)" "$T/err"' "summary counts swaps: $(tail -n 1 "$T/err")"
+    expect_ok "re-run --swaps settings" "$tg" $(sed -n 's/^# settings: //p' "$T/sw.txt") -q -o "$T/sw2.txt"
+    check 'cmp -s "$T/sw.txt" "$T/sw2.txt"' "--swaps settings reproduce the file"
     expect_ok "random, --flag=value" "$tg" --kind=random -n=20 -d=3 --seed=9 --weights=mh -q -o "$T/r20.txt"
     expect_ok "re-run random" "$tg" $(sed -n 's/^# settings: //p' "$T/r20.txt") -q -o "$T/r20b.txt"
     check 'cmp -s "$T/r20.txt" "$T/r20b.txt"' "settings reproduce a random graph"
@@ -233,6 +241,13 @@ topogen_cases() {
     expect_fail 2 "^topogen: --eigensolver: unknown solver 'qr'" "bad eigensolver" "$tg" --eigensolver qr -o "$o"
     expect_fail 2 "^topogen: --threads: expected a positive integer" "threads 0" "$tg" --threads 0 -o "$o"
     expect_fail 2 "^topogen: --threads: at most 64" "threads 65" "$tg" --threads 65 -o "$o"
+    # issue 26: learned to 65,536 nodes, on the sparse path only
+    expect_fail 2 "^topogen: --swaps: at most 64" "swaps 65" "$tg" --swaps 65 -o "$o"
+    expect_fail 2 "^topogen: --swaps: expected a positive integer" "swaps 0" "$tg" --swaps 0 -o "$o"
+    expect_fail 2 "^topogen: -n: 70000 nodes is too many to learn \\(at most 65536" "learned 70000" "$tg" -n 70000 -o "$o"
+    expect_fail 2 "^topogen: -n: 5000 nodes: above 4096 nodes topogen learns only with the sparse eigensolver" "learned neff 5000" "$tg" -n 5000 --objective neff -o "$o"
+    expect_fail 2 "^topogen: -n: 5000 nodes: above 4096 nodes" "learned dense 5000" "$tg" -n 5000 --eigensolver dense -o "$o"
+    expect_fail 2 "^topogen: -n: 5000 nodes: --directed learns at most 4096" "directed 5000" "$tg" -n 5000 --directed -o "$o"
     check '[ ! -e "$o" ]' "no output file after bad flags"
     # issue 10 item 11: outputs follow the umask like open(..., 0666), a
     # replaced file keeps its mode, and a failed write names its cause

@@ -10,7 +10,11 @@
  * on rejection, and each restart's best state is kept as an edge list, so
  * the loop allocates nothing. Restarts run on pthreads, each with its own
  * RNG stream, graph and eigensolver workspace, and the result is combined
- * in restart order, so threads never change it. The schedule is
+ * in restart order, so threads never change it. On large graphs a move
+ * may apply several node-disjoint swaps at once (opts.swaps): the best
+ * candidates by first-order energy, each predicting a gain, judged
+ * together by one solve (a swap moves lambda_2 by O(1/n), so one solve
+ * per swap is what made 16,384 nodes slow). The schedule is
  * geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned with
  * scripts/bench-topogen.sh (topo/README.md, "The search").
  */

@@ -247,9 +247,11 @@ void tg_search_opts_resolve(tg_search_opts *o);
  * figures (also when interrupted or timed out: the best graph so far).
  * CM_EINVAL for bad (n, d) or groups (tg_groups_check); CM_ENUMERIC if
  * the eigensolver fails.
- * Cost per unscreened move: O(n^3) dense; sparse O(k (m + 40 n)) for k
- * Lanczos products (k ~ 30-100 here), plus O(candidates * 8) to rank the
- * proposals. */
+ * Cost per unscreened move: O(n^3) dense; sparse O(k (m + n)) for k
+ * Lanczos products (cm_lanczos_run3 from 256 nodes; k ~ 100-700 for an
+ * accepted move, fewer for an early rejection), plus O(candidates log
+ * candidates) to rank the proposals. Memory per restart O(n + m) plus
+ * the Lanczos vectors (at most 256 MiB). */
 cm_status tg_search_run(const tg_search_opts *o, tg_graph *out,
                         tg_search_result *res);
 
