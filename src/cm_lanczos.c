@@ -553,6 +553,16 @@ static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     return st;
 }
 
+/* The restarted run from the same start, counting the products spent. */
+static cm_status fall_back(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                           const double *x0)
+{
+    size_t spent = lz->matvecs;
+    cm_status st = cm_lanczos_run(lz, f, ctx, x0);
+    lz->matvecs += spent;
+    return st;
+}
+
 cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                           const double *x0)
 {
@@ -634,10 +644,10 @@ cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
             if (invariant || (elo <= lim_e && ehi <= lim_e))
                 return finish3(lz, f, ctx, kt, beta, lo, hi, rlo, rhi);
             if (kt >= lim) /* out of room: the restarted run */
-                return cm_lanczos_run(lz, f, ctx, x0);
+                return fall_back(lz, f, ctx, x0);
         }
         if (!grow3(lz, kt, lim))
-            return cm_lanczos_run(lz, f, ctx, x0);
+            return fall_back(lz, f, ctx, x0);
         cblas_dcopy((int)n, w, 1, lz->v3 + kt * n, 1);
         cblas_dscal((int)n, 1.0 / beta, lz->v3 + kt * n, 1);
     }

@@ -2,7 +2,8 @@
 # cases_called.sh: fails when a case group of tests/cli.sh is defined but
 # never runs. A group is a shell function named *_cases; it runs when it
 # is called at the top level of the script, or from a group that runs
-# (model_cases from train_cases, ...). A call is a line holding only the
+# (model_cases from train_cases, ...), or when its name (without _cases)
+# is in the script's all_groups="..." list. A call is a line holding only the
 # name (indentation and a trailing `;` allowed); a commented-out call does
 # not count. Run by `make check-cli` before the cases themselves.
 #   sh tests/cases_called.sh [tests/cli.sh]
@@ -17,6 +18,13 @@ awk -v file="$f" '
         next
     }
     /^\}/ { cur = ""; next }
+    # the top-level list the script loops over: all_groups="a b ..."
+    /^all_groups="/ {
+        list = $0; sub(/^all_groups="/, "", list); sub(/".*/, "", list)
+        nw = split(list, w, " ")
+        for (i = 1; i <= nw; i++) root[w[i] "_cases"] = 1
+        next
+    }
     /^[ \t]*[A-Za-z0-9_]+_cases[ \t]*;?[ \t]*$/ {
         name = $0; gsub(/[ \t;]/, "", name)
         if (name == cur) next

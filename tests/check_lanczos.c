@@ -253,6 +253,21 @@ START_TEST(three_term_matches_restarted)
         cm_lanczos_destroy(&b);
         cm_topo_destroy(&t);
     }
+    /* a 400-node ring: no convergence within n/2 stored vectors, so the
+     * restarted run answers, its products counted on top */
+    cm_topo t;
+    build(&t, TG_KIND_RING, 400, 2);
+    cm_lanczos lz;
+    cm_lanczos_init(&lz);
+    ck_assert_int_eq(cm_lanczos_reserve(&lz, t.n, 40, 8), CM_OK);
+    lz.deflate_ones = 1;
+    lz.scale = 4.0;
+    ck_assert_int_eq(cm_lanczos_run3(&lz, lap_mv, &t, NULL), CM_OK);
+    ck_assert_double_eq_tol(lz.lo, 2.0 - 2.0 * cos(2.0 * PI / 400.0), 1e-9);
+    ck_assert_double_eq_tol(lz.hi, 4.0, 1e-9);
+    ck_assert_uint_gt(lz.matvecs, 199);
+    cm_lanczos_destroy(&lz);
+    cm_topo_destroy(&t);
 }
 END_TEST
 

@@ -1249,20 +1249,19 @@ neff_cases() {
     expect_fail 2 "^topogen: compare: takes -n, -d" "compare --kind" "$tg" compare -n 16 --kind ring
 }
 
-topogen_cases
-net_cases
-groups_cases
-train_cases
-mpi_cases
-sweep_cases
-results_cases
-fdla_cases
-seq_cases
-directed_cases
-readers_cases
-neff_cases
 . "$(dirname "$0")/cli_dataaware.sh"
-dataaware_cases
+# CLI_GROUPS="topogen readers ...": run only these groups (default: all,
+# in this order); each prints its seconds
+all_groups="topogen net groups train mpi sweep results fdla seq directed readers neff dataaware"
+for group in ${CLI_GROUPS:-$all_groups}; do
+    case " $all_groups " in
+    *" $group "*) ;;
+    *) echo "cli: unknown group '$group' (groups: $all_groups)" >&2; exit 2 ;;
+    esac
+    g0=$(date +%s)
+    "${group}_cases"
+    echo "cli: $group: $(( $(date +%s) - g0 )) s"
+done
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -309,8 +309,13 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
             return 0;
         }
         c->seq = tg_seq_kind_parse(v, &c->seq_kind);
-        return c->seq || tg_kind_parse(v, dst) == CM_OK ? 0
-                                                        : status_to_usage();
+        if (c->seq || tg_kind_parse(v, dst) == CM_OK)
+            return 0;
+        return usage_error("--kind: unknown kind '%s' (expected learned, "
+                           "rrl, ring, torus, hypercube, exponential-sym, "
+                           "random, complete; directed: perm, exp-directed, "
+                           "epidemic; time-varying: one-peer-exp, base; "
+                           "from --labels: stl-fw, dcliques)", v);
     case F_WEIGHTS:
         c->fdla = strcmp(v, "fdla") == 0         ? TOPOGEN_W_FDLA
                   : strcmp(v, "neff") == 0       ? TOPOGEN_W_NEFF
