@@ -14,7 +14,8 @@
 #include "cm_mixing.h"
 #include "dt_gossip_plan.h"
 
-#define LEN 37 /* floats per worker array: odd, not a vector width */
+#define LEN 1037 /* floats per worker array: odd, not a vector width, four
+                     blocks of the mix (256) and a tail */
 
 /* Ring of n with chords i ~ i+3 (n >= 7), Metropolis-Hastings weights;
  * n = 2: one edge. */
