@@ -271,3 +271,10 @@ void dt_gossip_plan_mix(const dt_gossip_plan *p, const float *const *x,
         }
     }
 }
+
+uint64_t dt_gossip_plan_mem_bytes(const dt_gossip_plan *p, size_t len)
+{
+    const uint64_t arrays = 2 * (uint64_t)p->nsend +
+                            (uint64_t)p->term_off[p->count] + p->count;
+    return arrays * (uint64_t)len * sizeof(float);
+}

@@ -27,6 +27,7 @@
 #define DT_GOSSIP_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cm_status.h"
 #include "cm_topo.h"
@@ -92,5 +93,11 @@ void dt_gossip_plan_pack(const dt_gossip_plan *p, const float *const *x,
 void dt_gossip_plan_mix(const dt_gossip_plan *p, const float *const *x,
                         const float *recvbuf, size_t len, double *acc,
                         float *const *out);
+
+/* Bytes the in-memory part of a round streams for arrays of len floats:
+ * packing reads and writes each of the nsend arrays, the sums read every
+ * term's array once and write one array per local worker:
+ * 4 len (2 nsend + terms + count). O(1). */
+uint64_t dt_gossip_plan_mem_bytes(const dt_gossip_plan *p, size_t len);
 
 #endif

@@ -745,6 +745,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
         goto cleanup;
     res->steps = step;
+    res->t_setup = r.t_train_start - t_begin;
     if ((s = dt_run_summarize(&r, res)) != CM_OK)
         goto cleanup;
     /* the average model xbar, formed on every rank by dt_run_summarize */

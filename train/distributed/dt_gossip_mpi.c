@@ -464,6 +464,7 @@ cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
     s = gossip_counts(g);
     g->st.arrays_sent = g->plan.nsend;
     g->st.bytes_round = (uint64_t)g->plan.nsend * g->len * sizeof(float);
+    g->st.bytes_mem_round = dt_gossip_plan_mem_bytes(&g->plan, g->len);
     return s;
 }
 
@@ -535,6 +536,7 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
     g->st.peers = g->dynamic ? (size_t)g->npeers : g->plan.npeers;
     g->st.arrays_sent = g->plan.nsend;
     g->st.bytes_round = (uint64_t)g->plan.nsend * len * sizeof(float);
+    g->st.bytes_mem_round = dt_gossip_plan_mem_bytes(&g->plan, len);
     *out = g;
     return CM_OK;
 fail:
