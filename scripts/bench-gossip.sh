@@ -10,12 +10,13 @@
 #
 # Then, per row: the peak resident memory of the busiest rank and the
 # bytes per worker (all ranks' peak RSS over the workers), the start-up
-# seconds (entering main to the first step, rank 0), the bytes the
-# in-memory gossip streams per step per rank (4 len (2 nsend + terms +
-# count)), and a memory-bandwidth reference measured right after the run:
-# scripts/bench_memcpy.c, built here with cc, copying buffers of 256 MiB
-# (far beyond the caches) in min(P, cores) processes at once, as the
-# ranks share the memory bus; "copy ms" is the time that bandwidth needs
+# seconds (entering main to the first step, rank 0) and the CPU seconds
+# rank 0's process used by then (without the time it waited for a core),
+# the bytes the in-memory gossip streams per step per rank (4 len (2 nsend
+# + terms + count)), and a memory-bandwidth reference measured right after
+# the run: scripts/bench_memcpy.c, built here with cc, copying buffers of
+# 256 MiB (far beyond the caches) in min(P, cores) processes at once, as
+# the ranks share the memory bus; "copy ms" is the time that bandwidth needs
 # for the gossip's bytes, "mem/copy" the in-memory gossip time over it.
 #
 #   scripts/bench-gossip.sh            (about 2-4 minutes on 2 cores)
@@ -75,10 +76,10 @@ copy_gbs() {
 }
 
 echo "bench-gossip: LeNet, batch $BATCH per worker, $STEPS steps, $KIND degree-4 topology, $cores cores"
-printf '%7s %5s %10s %13s %13s %9s %12s %10s %9s %10s %11s %10s %8s %8s\n' \
+printf '%7s %5s %10s %13s %13s %9s %12s %10s %9s %10s %7s %11s %10s %8s %8s\n' \
     workers ranks "compute ms" "mem-gossip ms" "mpi-gossip ms" "step ms" \
-    "kB sent/step" "RSS MB/rk" "B/worker" "start-up s" "mem MB/step" \
-    "copy GB/s" "copy ms" mem/copy
+    "kB sent/step" "RSS MB/rk" "B/worker" "start-up s" "CPU s" \
+    "mem MB/step" "copy GB/s" "copy ms" mem/copy
 for n in $WORKERS; do
     case $KIND in
     learned) "$BIN/topogen" -n "$n" -d 4 --seed 1 --quiet -o "$T/g$n.txt" ;;
@@ -100,17 +101,17 @@ for n in $WORKERS; do
             tail -n 5 "$out" >&2
             exit 1
         fi
-        t=$(sed -n 's/^time per rank: compute \([0-9.]*\) s  gossip in-memory \([0-9.]*\) s  gossip MPI \([0-9.]*\) s .* start-up \([0-9.]*\) s  (\([0-9]*\) steps, \([0-9.]*\) kB sent per step per rank)$/\1 \2 \3 \4 \5 \6/p' "$out")
+        t=$(sed -n 's/^time per rank: compute \([0-9.]*\) s  gossip in-memory \([0-9.]*\) s  gossip MPI \([0-9.]*\) s .* start-up \([0-9.]*\) s (CPU \([0-9.]*\) s)  (\([0-9]*\) steps, \([0-9.]*\) kB sent per step per rank)$/\1 \2 \3 \4 \5 \6 \7/p' "$out")
         m=$(sed -n 's/^memory per rank: peak RSS \([0-9.]*\) MB max, [0-9.]* MB mean (\([0-9]*\) bytes per worker); gossip in memory \([0-9.]*\) MB streamed per step per rank$/\1 \2 \3/p' "$out")
         [ -n "$t" ] && [ -n "$m" ] || { echo "bench-gossip: no summary in the output of $n workers on $p ranks:" >&2; tail -n 5 "$out" >&2; exit 1; }
         set -- $m
         np=$p
         [ "$np" -le "$cores" ] || np=$cores
         gbs=$(copy_gbs "$(awk -v mb="$3" 'BEGIN { printf "%.0f", mb * 1e6 }')" "$np")
-        echo "$t $m $gbs" | while read -r c mm g su s kb rss bpw mb gb; do
+        echo "$t $m $gbs" | while read -r c mm g su sc s kb rss bpw mb gb; do
             awk -v n="$n" -v p="$p" -v c="$c" -v m="$mm" -v g="$g" -v s="$s" -v kb="$kb" \
-                -v rss="$rss" -v bpw="$bpw" -v su="$su" -v mb="$mb" -v gb="$gb" \
-                'BEGIN { cp = mb / gb; printf "%7d %5d %10.2f %13.2f %13.2f %9.2f %12.1f %10.1f %9d %10.2f %11.1f %10.2f %8.2f %8.2f\n", n, p, 1e3*c/s, 1e3*m/s, 1e3*g/s, 1e3*(c+m+g)/s, kb, rss, bpw, su, mb, gb, cp, (1e3*m/s) / cp }'
+                -v rss="$rss" -v bpw="$bpw" -v su="$su" -v sc="$sc" -v mb="$mb" -v gb="$gb" \
+                'BEGIN { cp = mb / gb; printf "%7d %5d %10.2f %13.2f %13.2f %9.2f %12.1f %10.1f %9d %10.2f %7.2f %11.1f %10.2f %8.2f %8.2f\n", n, p, 1e3*c/s, 1e3*m/s, 1e3*g/s, 1e3*(c+m+g)/s, kb, rss, bpw, su, sc, mb, gb, cp, (1e3*m/s) / cp }'
         done
     done
 done

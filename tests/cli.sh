@@ -448,7 +448,7 @@ checkpoint_cases() {
     "$BIN/topogen" -n 8 -d 2 --kind ring --weights laplacian -q -o "$T/ring8.txt"
     expect_ok "weighted file" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet
     # the summary's start-up seconds, peak memory and in-memory gossip bytes
-    check 'grep -qE "^time per rank: compute .* total [0-9.]+ s  start-up [0-9.]+ s  \([0-9]+ steps, [0-9.]+ kB sent per step per rank\)$" "$T/out" &&
+    check 'grep -qE "^time per rank: compute .* total [0-9.]+ s  start-up [0-9.]+ s \(CPU [0-9.]+ s\)  \([0-9]+ steps, [0-9.]+ kB sent per step per rank\)$" "$T/out" &&
            grep -qE "^memory per rank: peak RSS [0-9.]+ MB max, [0-9.]+ MB mean \([1-9][0-9]* bytes per worker\); gossip in memory [0-9.]+ MB streamed per step per rank$" "$T/out" &&
            ! grep -q "peak RSS 0.0 MB\|gossip in memory 0.0 MB" "$T/out"' \
         "start-up, memory and gossip bytes reported: $(grep -E "^(time|memory) per rank" "$T/out")"

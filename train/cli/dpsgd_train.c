@@ -506,12 +506,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            r.slem, (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
     printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
-           "%s %.2f s  evaluation %.2f s  total %.2f s  start-up %.2f s  "
-           "(%zu steps%s, %.1f kB sent per step per rank)\n", r.t_compute,
-           r.t_gossip_mem,
+           "%s %.2f s  evaluation %.2f s  total %.2f s  start-up %.2f s "
+           "(CPU %.2f s)  (%zu steps%s, %.1f kB sent per step per rank)\n",
+           r.t_compute, r.t_gossip_mem,
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "gossip MPI",
            r.t_gossip_mpi, r.t_eval, r.t_total,
-           (t_run - t_main) + r.t_setup, r.steps - r.start_step,
+           (t_run - t_main) + r.t_setup, r.cpu_setup, r.steps - r.start_step,
            r.start_step ? " after resume" : "",
            (double)r.bytes_per_step / 1e3);
     /* bytes per worker: all ranks' peak RSS over all workers, so the

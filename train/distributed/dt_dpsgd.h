@@ -98,6 +98,9 @@ typedef struct {
     double t_setup;        /* s on rank 0: dt_dpsgd_run's start to the first
                               step (topology, placement, data, arrays,
                               plans), part of t_total */
+    double cpu_setup;      /* CPU s of rank 0's process up to its first
+                              step (cm_time_cpu: start-up without the time
+                              it waited for a core) */
     uint64_t bytes_per_step; /* gossip bytes per step per rank (mean) */
     uint64_t mem_bytes_per_step; /* bytes the in-memory gossip streams per
                               step per rank (mean; dt_gossip_plan_mem_bytes;
