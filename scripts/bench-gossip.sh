@@ -22,7 +22,7 @@
 #   scripts/bench-gossip.sh            (about 2-4 minutes on 2 cores)
 #   WORKERS="16 64" STEPS=40 NPS="2 n" scripts/bench-gossip.sh
 #   SCALE=1 scripts/bench-gossip.sh    (1,024 and 4,096 workers on 2 ranks,
-#                                       batch 8, 3 steps, random degree-4
+#                                       batch 8, 5 steps, random degree-4
 #                                       topology; about 3-5 minutes)
 #
 # KIND=random uses topogen --kind random instead of the learned graph
@@ -39,7 +39,7 @@ BIN=${BIN:-$root/bin}
 if [ "${SCALE:-0}" = 1 ]; then
     WORKERS=${WORKERS:-"1024 4096"}
     NPS=${NPS:-2}
-    STEPS=${STEPS:-3}
+    STEPS=${STEPS:-5}
     BATCH=${BATCH:-8}
     KIND=${KIND:-random}
 fi
