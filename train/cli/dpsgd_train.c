@@ -47,11 +47,11 @@
  * The handler uses only async-signal-safe calls (open, read, write, close,
  * signal, raise) on buffers prepared before training starts. */
 static volatile sig_atomic_t sig_root;
+static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
 
 /* cm_time_now() on entering main: the start-up figure counts from here
  * (MPI_Init included; mpirun's launch of the processes is not). */
 static double t_main;
-static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
 
 static size_t put(char *b, size_t at, size_t cap, const char *s)
 {
@@ -581,9 +581,9 @@ int main(int argc, char **argv)
 {
     dt_config cfg;
     int rc;
+    t_main = cm_time_now();
     /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
      * its codes come back as cm_status instead */
-    t_main = cm_time_now();
     gsl_set_error_handler_off();
     if (dt_comm_init(&argc, &argv) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
