@@ -17,7 +17,8 @@
 # the run: scripts/bench_memcpy.c, built here with cc, copying buffers of
 # 256 MiB (far beyond the caches) in min(P, cores) processes at once, as
 # the ranks share the memory bus; "copy ms" is the time that bandwidth needs
-# for the gossip's bytes, "mem/copy" the in-memory gossip time over it.
+# for the gossip's bytes, "mem/copy" the in-memory gossip time over it
+# ("-" when that time rounds to 0: the trainer prints it to 0.01 s).
 #
 #   scripts/bench-gossip.sh            (about 2-4 minutes on 2 cores)
 #   WORKERS="16 64" STEPS=40 NPS="2 n" scripts/bench-gossip.sh
@@ -111,7 +112,8 @@ for n in $WORKERS; do
         echo "$t $m $gbs" | while read -r c mm g su sc s kb rss bpw mb gb; do
             awk -v n="$n" -v p="$p" -v c="$c" -v m="$mm" -v g="$g" -v s="$s" -v kb="$kb" \
                 -v rss="$rss" -v bpw="$bpw" -v su="$su" -v sc="$sc" -v mb="$mb" -v gb="$gb" \
-                'BEGIN { cp = mb / gb; printf "%7d %5d %10.2f %13.2f %13.2f %9.2f %12.1f %10.1f %9d %10.2f %7.2f %11.1f %10.2f %8.2f %8.2f\n", n, p, 1e3*c/s, 1e3*m/s, 1e3*g/s, 1e3*(c+m+g)/s, kb, rss, bpw, su, sc, mb, gb, cp, (1e3*m/s) / cp }'
+                'BEGIN { cp = mb / gb; r = m > 0 ? sprintf("%8.2f", (1e3*m/s) / cp) : sprintf("%8s", "-")
+                         printf "%7d %5d %10.2f %13.2f %13.2f %9.2f %12.1f %10.1f %9d %10.2f %7.2f %11.1f %10.2f %8.2f %s\n", n, p, 1e3*c/s, 1e3*m/s, 1e3*g/s, 1e3*(c+m+g)/s, kb, rss, bpw, su, sc, mb, gb, cp, r }'
         done
     done
 done
