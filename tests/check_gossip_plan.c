@@ -14,7 +14,8 @@
 #include "cm_mixing.h"
 #include "dt_gossip_plan.h"
 
-#define LEN 37 /* floats per worker array: odd, not a vector width */
+#define LEN 1037 /* floats per worker array: odd, not a vector width, four
+                     blocks of the mix (256) and a tail */
 
 /* Ring of n with chords i ~ i+3 (n >= 7), Metropolis-Hastings weights;
  * n = 2: one edge. */
@@ -209,7 +210,8 @@ START_TEST(test_mean_preserved)
 END_TEST
 
 /* What rank r sends: each local worker once per rank holding one of its
- * neighbours, counted the slow way; one rank sends nothing. */
+ * neighbours, counted the slow way; one rank sends nothing. The bytes a
+ * round streams in memory follow from those counts. */
 START_TEST(test_send_list_counts)
 {
     const size_t n = 12;
@@ -242,6 +244,13 @@ START_TEST(test_send_list_counts)
                 for (size_t c = 0; c < p.count; c++)
                     terms += cm_topo_degree(&t, p.local[c]);
                 ck_assert_uint_eq(p.term_off[p.count], terms);
+                /* the in-memory bytes: pack reads and writes the sent
+                 * arrays, the sums read every term and write each worker */
+                size_t count = 0;
+                for (size_t i = 0; i < n; i++)
+                    count += owner[i] == r;
+                ck_assert_uint_eq(dt_gossip_plan_mem_bytes(&p, LEN),
+                                  4 * LEN * (2 * want + terms + count));
                 dt_gossip_plan_destroy(&p);
             }
         }

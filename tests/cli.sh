@@ -462,6 +462,11 @@ checkpoint_cases() {
     # --weights on a weighted file applies, with a notice
     "$BIN/topogen" -n 8 -d 2 --kind ring --weights laplacian -q -o "$T/ring8.txt"
     expect_ok "weighted file" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet
+    # the summary's start-up seconds, peak memory and in-memory gossip bytes
+    check 'grep -qE "^time per rank: compute .* total [0-9.]+ s  start-up [0-9.]+ s \(CPU [0-9.]+ s\)  \([0-9]+ steps, [0-9.]+ kB sent per step per rank\)$" "$T/out" &&
+           grep -qE "^memory per rank: peak RSS [0-9.]+ MB max, [0-9.]+ MB mean \([1-9][0-9]* bytes per worker\); gossip in memory [0-9.]+ MB streamed per step per rank$" "$T/out" &&
+           ! grep -q "peak RSS 0.0 MB\|gossip in memory 0.0 MB" "$T/out"' \
+        "start-up, memory and gossip bytes reported: $(grep -E "^(time|memory) per rank" "$T/out")"
     s1=$(sed -n 's/.*  slem \([0-9.]*\)  .*/\1/p' "$T/out")
     expect_ok "weighted file with --weights maxdeg" mpi_run 2 "$dt" --topology "$T/ring8.txt" $syn --epochs 1 --quiet --weights maxdeg
     s2=$(sed -n 's/.*  slem \([0-9.]*\)  .*/\1/p' "$T/out")
@@ -471,6 +476,8 @@ checkpoint_cases() {
     expect_ok "all-reduce bytes" mpi_run 2 "$dt" --mode allreduce $syn --epochs 1 --quiet --log "$T/ar.csv"
     check 'awk -F, "NR == 3 && \$8 > 0 { ok = 1 } END { exit !ok }" "$T/ar.csv" && ! grep -q "(.*, 0.0 kB sent per step" "$T/out"' \
         "all-reduce bytes_sent > 0: $(tail -n 1 "$T/ar.csv")"
+    check 'grep -qE "^memory per rank: peak RSS [0-9.]+ MB max, [0-9.]+ MB mean \([1-9][0-9]* bytes per worker\)$" "$T/out"' \
+        "all-reduce: memory line without the gossip bytes: $(grep "^memory per rank" "$T/out")"
 }
 
 # mk_idx DIR N SIDE t10k NT SIDE_T: an MNIST-style IDX directory, N

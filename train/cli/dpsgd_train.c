@@ -49,6 +49,10 @@
 static volatile sig_atomic_t sig_root;
 static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
 
+/* cm_time_now() on entering main: the start-up figure counts from here
+ * (MPI_Init included; mpirun's launch of the processes is not). */
+static double t_main;
+
 static size_t put(char *b, size_t at, size_t cap, const char *s)
 {
     while (*s && at + 1 < cap)
@@ -439,6 +443,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
+    const double t_run = cm_time_now();
     if (s == CM_OK)
         s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ? print_progress
                                                         : NULL, &pc, &r);
@@ -501,12 +506,23 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
            r.slem, (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
     printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
-           "%s %.2f s  evaluation %.2f s  total %.2f s  (%zu steps%s, "
-           "%.1f kB sent per step per rank)\n", r.t_compute, r.t_gossip_mem,
+           "%s %.2f s  evaluation %.2f s  total %.2f s  start-up %.2f s "
+           "(CPU %.2f s)  (%zu steps%s, %.1f kB sent per step per rank)\n",
+           r.t_compute, r.t_gossip_mem,
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "gossip MPI",
-           r.t_gossip_mpi, r.t_eval, r.t_total, r.steps - r.start_step,
+           r.t_gossip_mpi, r.t_eval, r.t_total,
+           (t_run - t_main) + r.t_setup, r.cpu_setup, r.steps - r.start_step,
            r.start_step ? " after resume" : "",
            (double)r.bytes_per_step / 1e3);
+    /* bytes per worker: all ranks' peak RSS over all workers, so the
+     * per-rank parts (network, test set, gossip buffers) are in it */
+    printf("memory per rank: peak RSS %.1f MB max, %.1f MB mean (%.0f bytes "
+           "per worker)", r.rss_max / 1e6, r.rss_mean / 1e6,
+           r.rss_mean * (double)r.n_ranks / (double)r.n_workers);
+    if (cfg->mode == DT_MODE_GOSSIP)
+        printf("; gossip in memory %.1f MB streamed per step per rank",
+               (double)r.mem_bytes_per_step / 1e6);
+    printf("\n");
     if (r.period > 1)
         printf("time-varying topology: %zu rounds per period (step t gossips "
                "over round t mod %zu)\n", r.period, r.period);
@@ -565,6 +581,7 @@ int main(int argc, char **argv)
 {
     dt_config cfg;
     int rc;
+    t_main = cm_time_now();
     /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
      * its codes come back as cm_status instead */
     gsl_set_error_handler_off();

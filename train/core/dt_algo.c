@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "dt_optim.h"
+#include "dt_slab.h"
 
 enum { SLOT_X, SLOT_XN, SLOT_A, SLOT_B, SLOT_C, N_SLOTS };
 
@@ -32,6 +33,8 @@ struct dt_algo {
     size_t glen;            /* floats per gossiped array */
     float **slot[N_SLOTS];  /* [count] arrays; x and xn are the caller's
                                (glen floats each), the others owned */
+    void *slab[N_SLOTS];    /* the owned slots' arrays, one block each
+                               (dt_slab) */
     int begun;              /* a step is between begin and end */
 };
 
@@ -82,8 +85,7 @@ void dt_algo_free(dt_algo *a)
     if (!a)
         return;
     for (size_t s = SLOT_A; s < N_SLOTS; s++) {
-        for (size_t i = 0; a->slot[s] && i < a->sp.count; i++)
-            free(a->slot[s][i]);
+        dt_slab_free(a->slab[s]);
         free(a->slot[s]);
     }
     free(a);
@@ -118,11 +120,10 @@ cm_status dt_algo_new(const dt_algo_spec *spec, float **x, float **xn,
     a->slot[SLOT_XN] = xn;
     size_t ns = slots_of(spec->kind);
     for (size_t s = SLOT_A; s < ns; s++) {
-        if (!(a->slot[s] = calloc(spec->count, sizeof(float *))))
+        if (!(a->slot[s] = calloc(spec->count, sizeof(float *))) ||
+            dt_slab_alloc(spec->count, spec->n, "optimizer arrays",
+                          a->slot[s], &a->slab[s]) != CM_OK)
             goto oom;
-        for (size_t i = 0; i < spec->count; i++)
-            if (!(a->slot[s][i] = calloc(spec->n, sizeof(float))))
-                goto oom;
     }
     for (size_t i = 0; i < spec->count; i++) {
         if (spec->kind == DT_ALGO_D2)

@@ -27,6 +27,7 @@
 #define DT_GOSSIP_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cm_status.h"
 #include "cm_topo.h"
@@ -81,12 +82,22 @@ void dt_gossip_plan_pack(const dt_gossip_plan *p, const float *const *x,
                          size_t len, float *sendbuf);
 
 /* The weighted sums: out[i][k] = (float) sum over the terms of local
- * worker i, in order, of w * x_src[k], accumulated in double in acc (len
- * doubles of scratch). x_src is x[src] for a local source and
- * recvbuf + slot * len for a received one. out[i] must not overlap any x
- * array or recvbuf. O(len * terms). */
+ * worker i, in order, of w * x_src[k], accumulated in double in acc
+ * (scratch of min(len, 256) doubles; len is always enough). x_src is
+ * x[src] for a local source and recvbuf + slot * len for a received one.
+ * out[i] must not overlap any x array, recvbuf or acc. Runs in blocks of
+ * 256 elements, all terms of a worker over one block at a time, so each
+ * source array is read once and out[i] written once per round (the
+ * memory traffic of a round: 4 len (terms + 1) bytes per worker). The
+ * bits do not depend on the blocking. O(len * terms). */
 void dt_gossip_plan_mix(const dt_gossip_plan *p, const float *const *x,
                         const float *recvbuf, size_t len, double *acc,
                         float *const *out);
+
+/* Bytes the in-memory part of a round streams for arrays of len floats:
+ * packing reads and writes each of the nsend arrays, the sums read every
+ * term's array once and write one array per local worker:
+ * 4 len (2 nsend + terms + count). O(1). */
+uint64_t dt_gossip_plan_mem_bytes(const dt_gossip_plan *p, size_t len);
 
 #endif

@@ -10,17 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dt_slab.h"
 #include "dt_train.h"
 
 void dt_workers_init(dt_workers *w) { memset(w, 0, sizeof *w); }
 
 void dt_workers_destroy(dt_workers *w)
 {
-    for (size_t i = 0; w->x && i < w->arrays; i++) {
-        free(w->x[i]);
-        free(w->v[i]);
-        free(w->xn[i]);
-    }
+    /* x[i], xn[i] and v[i] live in the two slabs (dt_algo may have
+     * swapped x[i] and xn[i]: the same arrays, freed with the slabs) */
+    dt_slab_free(w->slab[0]);
+    dt_slab_free(w->slab[1]);
     for (size_t i = 0; w->order && i < w->count; i++)
         free(w->order[i]);
     free(w->x);
@@ -75,16 +75,14 @@ cm_status dt_workers_alloc(dt_workers *w, int shared, size_t len,
         !w->cursor || !w->xb || !w->yb)
         return cm_error(CM_ENOMEM, "out of memory for %zu workers",
                         w->count);
-    for (size_t i = 0; i < w->arrays; i++) {
-        w->x[i] = calloc(w->xlen, sizeof(float));
-        if (shared)
-            w->v[i] = calloc(len, sizeof(float));
-        else
-            w->xn[i] = calloc(w->xlen, sizeof(float));
-        if (!w->x[i] || (shared ? !w->v[i] : !w->xn[i]))
-            return cm_error(CM_ENOMEM, "out of memory for %zu workers of "
-                            "%zu parameters", w->count, len);
-    }
+    cm_status s = dt_slab_alloc(w->arrays, w->xlen, "parameter arrays",
+                                w->x, &w->slab[0]);
+    if (s == CM_OK)
+        s = dt_slab_alloc(w->arrays, shared ? len : w->xlen,
+                          shared ? "momentum arrays" : "gossip arrays",
+                          shared ? w->v : w->xn, &w->slab[1]);
+    if (s != CM_OK)
+        return s;
     for (size_t i = 0; i < w->count; i++) {
         size_t n_i = dt_workers_shard_size(w, i);
         if (!(w->order[i] = malloc((n_i ? n_i : 1) * sizeof(size_t))))

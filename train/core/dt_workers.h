@@ -42,6 +42,8 @@ typedef struct {
     float **x;            /* [arrays] parameters */
     float **xn;           /* [arrays] gossip output (NULL entries if shared) */
     float **v;            /* [arrays] momentum (all-reduce only) */
+    void *slab[2];        /* own the arrays of x and of xn (or v), each
+                             one zeroed block (dt_slab) */
     cm_rng *rng;          /* [count] generators, current state */
     cm_rng *rng_pass;     /* [count] state at the start of the pass */
     size_t **order;       /* [count] batch order of the current pass */
@@ -65,7 +67,8 @@ void dt_workers_destroy(dt_workers *w);
 /* Allocates the arrays of w, whose first, count, shard_off and train are
  * already set, for parameters of len floats and minibatches of `batch`
  * images: x of max(xlen, len) floats (zeroed, for the caller to
- * initialize), v (shared only, zeroed), xn (unless shared, as x), the batch
+ * initialize), v (shared only, zeroed), xn (unless shared, as x), each
+ * set in one slab with its page faults taken here (dt_slab), the batch
  * orders, and generator i seeded with stream
  * 2 + dt_workers_id(w, i) of seed. The first minibatch of every worker starts a
  * pass. CM_ENOMEM naming what ran out. O(count * len + shard sizes). */

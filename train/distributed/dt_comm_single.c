@@ -195,6 +195,7 @@ static cm_status gossip_new(const cm_topo *t, const size_t *owner,
         g->x = calloc(g->plan.count ? g->plan.count : 1, sizeof *g->x);
         if (!g->acc || !g->x)
             s = cm_error(CM_ENOMEM, "out of memory for gossip buffers");
+        g->st.bytes_mem_round = dt_gossip_plan_mem_bytes(&g->plan, len);
     }
     if (s != CM_OK) {
         dt_gossip_free(g);
@@ -235,6 +236,8 @@ cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
         return cm_error(CM_ENOMEM, "out of memory for gossip");
     cm_status s = dt_gossip_plan_make(&g->plan, t, owner, 1, 0);
     free(owner);
+    if (s == CM_OK)
+        g->st.bytes_mem_round = dt_gossip_plan_mem_bytes(&g->plan, g->len);
     return s;
 }
 

@@ -734,6 +734,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (!r.allreduce && r.rank == 0 && on_progress) /* all set up */
         on_progress(ctx, &(dt_dpsgd_progress){.start = 1});
     r.t_train_start = cm_time_now();
+    res->cpu_setup = cm_time_cpu();
     /* Epoch 0: the initial model, before any step (a fresh run only; a
      * resumed run has the row from its state). Evaluation never feeds
      * back into training, so the trajectory is the same with or without
@@ -745,6 +746,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if ((s = dt_loop_run(&plan, &body, &step)) != CM_OK)
         goto cleanup;
     res->steps = step;
+    res->t_setup = r.t_train_start - t_begin;
     if ((s = dt_run_summarize(&r, res)) != CM_OK)
         goto cleanup;
     /* the average model xbar, formed on every rank by dt_run_summarize */

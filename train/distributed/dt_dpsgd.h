@@ -95,7 +95,19 @@ typedef struct {
                               gradient allreduce in all-reduce mode */
     double t_eval;         /* s per rank: evaluation (mean) */
     double t_total;        /* s: the whole run on rank 0, setup included */
+    double t_setup;        /* s on rank 0: dt_dpsgd_run's start to the first
+                              step (topology, placement, data, arrays,
+                              plans), part of t_total */
+    double cpu_setup;      /* CPU s of rank 0's process up to its first
+                              step (cm_time_cpu: start-up without the time
+                              it waited for a core) */
     uint64_t bytes_per_step; /* gossip bytes per step per rank (mean) */
+    uint64_t mem_bytes_per_step; /* bytes the in-memory gossip streams per
+                              step per rank (mean; dt_gossip_plan_mem_bytes;
+                              0 in all-reduce mode) */
+    double rss_max, rss_mean; /* bytes: peak resident set of a rank's
+                              process at the summary (max, mean over ranks;
+                              0 where getrusage cannot tell) */
     uint64_t mean_hash;    /* FNV-1a of the final average model's bytes */
     uint64_t workers_hash; /* hash of every worker's final parameters, in
                               worker order: equal runs have equal hashes */

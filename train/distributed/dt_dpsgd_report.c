@@ -10,7 +10,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cm_time.h"
 #include "dt_gossip.h"
@@ -23,6 +25,7 @@ static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
 {
     memset(out, 0, sizeof *out);
     *bytes_round = 0.0;
+    double mem_round = 0.0; /* out->bytes_mem_round: the period's mean */
     for (size_t t = 0; r->g && t < r->period; t++) {
         dt_gossip_stats gs;
         dt_gossip_get_stats(r->g[t], &gs);
@@ -31,7 +34,9 @@ static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
         out->t_mix += gs.t_mix;
         out->t_mpi += gs.t_mpi;
         *bytes_round += (double)gs.bytes_round / (double)r->period;
+        mem_round += (double)gs.bytes_mem_round / (double)r->period;
     }
+    out->bytes_mem_round = (uint64_t)llround(mem_round);
     if (r->epidemic && out->rounds > 0) /* graphs differ: the mean */
         *bytes_round = (double)out->bytes_sent / (double)out->rounds;
 }
@@ -85,6 +90,26 @@ cm_status dt_run_evaluate(dt_run *r, size_t step, double lr,
     return CM_OK;
 }
 
+/* Peak resident set of every rank's process (getrusage: ru_maxrss, kB
+ * on Linux), its max and mean over ranks in bytes. Collective. */
+static cm_status peak_rss(const dt_run *r, double *max, double *mean)
+{
+    *max = *mean = 0.0;
+    double *v = calloc(r->P, sizeof *v);
+    cm_status s = v ? CM_OK : cm_error(CM_ENOMEM, "out of memory");
+    struct rusage u;
+    if (v && getrusage(RUSAGE_SELF, &u) == 0)
+        v[r->rank] = 1024.0 * (double)u.ru_maxrss;
+    if ((s = dt_comm_agree(r->comm, s)) == CM_OK &&
+        (s = dt_comm_allreduce_sum_double(r->comm, v, r->P)) == CM_OK)
+        for (size_t q = 0; q < r->P; q++) {
+            *max = fmax(*max, v[q]);
+            *mean += v[q] / (double)r->P;
+        }
+    free(v);
+    return s;
+}
+
 cm_status dt_run_summarize(dt_run *r, dt_dpsgd_result *res)
 {
     dt_gossip_stats gs;
@@ -93,16 +118,18 @@ cm_status dt_run_summarize(dt_run *r, dt_dpsgd_result *res)
     if (r->allreduce) /* the gradient each rank hands to MPI_Allreduce */
         bytes_round = (double)(r->w.len * sizeof(float));
     struct {
-        double compute, mix, mpi, eval, bytes_round;
+        double compute, mix, mpi, eval, bytes_round, bytes_mem;
     } t = {r->t_compute, gs.t_mix, r->allreduce ? r->t_allreduce : gs.t_mpi,
-           r->t_eval, bytes_round};
-    double a[5];
-    _Static_assert(sizeof t == sizeof a, "time sums are 5 doubles");
+           r->t_eval, bytes_round, (double)gs.bytes_mem_round};
+    double a[6];
+    _Static_assert(sizeof t == sizeof a, "time sums are 6 doubles");
     memcpy(a, &t, sizeof a);
-    cm_status s = dt_comm_allreduce_sum_double(r->comm, a, 5);
+    cm_status s = dt_comm_allreduce_sum_double(r->comm, a, 6);
     if (s != CM_OK)
         return s;
     memcpy(&t, a, sizeof a);
+    if ((s = peak_rss(r, &res->rss_max, &res->rss_mean)) != CM_OK)
+        return s;
     const double P = (double)r->P;
     res->n_workers = r->n;
     res->n_ranks = r->P;
@@ -121,6 +148,7 @@ cm_status dt_run_summarize(dt_run *r, dt_dpsgd_result *res)
     res->t_gossip_mpi = t.mpi / P;
     res->t_eval = t.eval / P;
     res->bytes_per_step = (uint64_t)llround(t.bytes_round / P);
+    res->mem_bytes_per_step = (uint64_t)llround(t.bytes_mem / P);
     return dt_metrics_final_hashes(&r->ev, &r->w, &res->mean_hash,
                                    &res->workers_hash);
 }

@@ -42,6 +42,8 @@ typedef struct {
     uint64_t rounds;       /* completed rounds (dt_gossip_finish calls) */
     uint64_t bytes_sent;   /* bytes this rank sent over MPI, cumulative */
     uint64_t bytes_round;  /* bytes this rank sends per round */
+    uint64_t bytes_mem_round; /* bytes the in-memory part streams per
+                                 round (dt_gossip_plan_mem_bytes) */
     size_t peers;          /* neighbour ranks in the graph communicator */
     size_t arrays_sent;    /* worker arrays sent per round (over all peers) */
     double t_mix;          /* s in memory: packing + the weighted sums */

@@ -17,6 +17,7 @@
 #include "dt_comm.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
+#include "dt_slab.h"
 #include "dt_watchdog.h"
 
 #include <limits.h>
@@ -312,8 +313,8 @@ static void gossip_free_local(dt_gossip *g)
     free(g->rcount);
     free(g->rdispl);
     free(g->owner);
-    free(g->sendbuf);
-    free(g->recvbuf);
+    dt_slab_free(g->sendbuf);
+    dt_slab_free(g->recvbuf);
     free(g->acc);
     free(g->x);
     free(g);
@@ -332,15 +333,22 @@ static cm_status gossip_counts(dt_gossip *g)
         (p->nsend + p->nrecv) > SIZE_MAX / sizeof(float) / g->len)
         return cm_error(CM_EINVAL, "gossip buffers too large (%zu arrays "
                         "of %zu floats)", p->nsend + p->nrecv, g->len);
+    /* one block each, zeroed now (dt_slab): the first round's packing
+     * and receiving take no page faults */
+    void *b;
     if (p->nsend > g->scap || !g->sendbuf) {
-        free(g->sendbuf);
+        dt_slab_free(g->sendbuf);
         g->scap = p->nsend ? p->nsend : 1;
-        g->sendbuf = malloc(g->scap * g->len * sizeof(float));
+        if (dt_slab_alloc(1, g->scap * g->len, "gossip send buffers",
+                          &g->sendbuf, &b) != CM_OK)
+            g->sendbuf = NULL;
     }
     if (p->nrecv > g->rcap || !g->recvbuf) {
-        free(g->recvbuf);
+        dt_slab_free(g->recvbuf);
         g->rcap = p->nrecv ? p->nrecv : 1;
-        g->recvbuf = malloc(g->rcap * g->len * sizeof(float));
+        if (dt_slab_alloc(1, g->rcap * g->len, "gossip receive buffers",
+                          &g->recvbuf, &b) != CM_OK)
+            g->recvbuf = NULL;
     }
     if (!g->sendbuf || !g->recvbuf)
         return cm_error(CM_ENOMEM, "out of memory for gossip buffers");
@@ -464,6 +472,7 @@ cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
     s = gossip_counts(g);
     g->st.arrays_sent = g->plan.nsend;
     g->st.bytes_round = (uint64_t)g->plan.nsend * g->len * sizeof(float);
+    g->st.bytes_mem_round = dt_gossip_plan_mem_bytes(&g->plan, g->len);
     return s;
 }
 
@@ -535,6 +544,7 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
     g->st.peers = g->dynamic ? (size_t)g->npeers : g->plan.npeers;
     g->st.arrays_sent = g->plan.nsend;
     g->st.bytes_round = (uint64_t)g->plan.nsend * len * sizeof(float);
+    g->st.bytes_mem_round = dt_gossip_plan_mem_bytes(&g->plan, len);
     *out = g;
     return CM_OK;
 fail:
