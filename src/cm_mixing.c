@@ -16,6 +16,7 @@
  */
 #include "cm_mixing.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,41 @@ cleanup:
     free(ev);
     free(a);
     return st;
+}
+
+/* 1 with *a when t's W = I - a L: every edge weight equal to a and
+ * every W_ii = 1 - d_i a within rounding (|1 - W_ii - d_i a| <= 8 eps,
+ * far below what the spectra resolve). */
+static int w_is_scaled_laplacian(const cm_topo *t, double *a)
+{
+    if (!t->self || !t->adj_w || t->directed || t->m == 0)
+        return 0;
+    double w = t->adj_w[0];
+    for (size_t p = 0; p < 2 * t->m; p++)
+        if (t->adj_w[p] != w)
+            return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        double d = (double)(t->off[i + 1] - t->off[i]);
+        if (!(fabs(1.0 - t->self[i] - d * w) <= 8.0 * DBL_EPSILON))
+            return 0;
+    }
+    *a = w;
+    return 1;
+}
+
+cm_status cm_topo_spectra(const cm_topo *t, double *l2, double *ln,
+                          double *slem)
+{
+    *slem = 0.0;
+    cm_status st = cm_topo_laplacian_extremes(t, l2, ln);
+    if (st != CM_OK)
+        return st;
+    double a;
+    if (use_sparse(t->n) && w_is_scaled_laplacian(t, &a)) {
+        *slem = fmax(fabs(1.0 - a * *l2), fabs(1.0 - a * *ln));
+        return CM_OK;
+    }
+    return cm_topo_slem(t, slem);
 }
 
 extern void dsyrk_(const char *uplo, const char *trans, const int *n,
