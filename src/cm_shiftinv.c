@@ -609,9 +609,12 @@ static int factor_hopeless(const cm_topo *t, size_t sep)
  * after, so *sep bounds a balanced vertex separator from above (2 on a
  * ring, about the side on a torus, a fraction of n on an expander). A
  * factor holds at least about s^2 / 2 entries when every balanced
- * separator has s nodes or more (Lipton, Rose and Tarjan 1979); sep
- * stands in for that s, the estimate that spares an expander the
- * analysis. O(n + m). */
+ * separator has s nodes or more (whatever the elimination order, the
+ * filled graph holds a clique on the neighbours of an eliminated set
+ * once it is large enough, and they separate it from the rest); sep
+ * stands in for that s (an estimate, not a bound: a graph with a much
+ * smaller separator the search misses is factored after step 3), and
+ * spares an expander the analysis. O(n + m). */
 static cm_status search(const cm_topo *t, size_t *count, size_t *sep,
                         size_t *order)
 {
