@@ -73,7 +73,10 @@ cm_status cm_topo_install_weights(cm_topo *t, const double *ew);
  * (largest eigenvalue) of the graph Laplacian L = D - A, ignoring weights.
  * n = 1 gives 0, 0. Dense O(n^3) below CM_SPARSE_FROM, else sparse
  * (cm_topo_sparse_extremes); CM_ENUMERIC (sparse did not converge) or
- * CM_EINVAL above CM_MIXING_DENSE_MAX when neither path can answer. */
+ * CM_EINVAL above CM_MIXING_DENSE_MAX when neither path can answer. The
+ * last sparse answer is remembered for its graph (n, m and a hash of the
+ * CSR arrays), so the same graph's ends asked again (Laplacian weights,
+ * then the figures) cost O(n + m). */
 cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
                                      double *ln);
 
@@ -82,6 +85,17 @@ cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
  * symmetric stochastic W; 1 for a disconnected graph). CM_EINVAL when
  * unweighted. Paths and limits as cm_topo_laplacian_extremes. */
 cm_status cm_topo_slem(const cm_topo *t, double *slem);
+
+/* lambda_2, lambda_n of L (cm_topo_laplacian_extremes) and the SLEM of
+ * the weighted t's W (cm_topo_slem) in one call. When W = I - a L (one
+ * weight a on every edge and W_ii = 1 - d_i a: Laplacian weights, and mh
+ * or max-degree weights on a regular graph) and t is large enough for the
+ * sparse path, the SLEM is max(|1 - a lambda_2|, |1 - a lambda_n|) from
+ * L's ends (1 - a lambda is monotone in lambda): one sparse spectrum
+ * instead of two. Errors as the two calls. Cost: theirs, or
+ * cm_topo_laplacian_extremes' plus O(n + m). */
+cm_status cm_topo_spectra(const cm_topo *t, double *l2, double *ln,
+                          double *slem);
 
 /* The second-largest eigenvalue lambda_2(W) and the smallest
  * lambda_min(W) of the weighted t's symmetric W (1, 1 for n = 1). D^2

@@ -19,10 +19,17 @@
  * (ub - 1/theta, theta a Ritz value of the inverse, is <= lambda_max);
  * the next shift is tried at lb + (ub - lb)/16, so ub - lambda_max, which
  * sets the inverse's convergence rate, shrinks geometrically.
+ *
+ * When to factor is decided from evidence, not from a fixed budget: the
+ * error estimates at the checks extrapolate the products still needed
+ * (lz3_predict), and a breadth-first separator bounds the factor from the
+ * graph (search): on a 10^6-node random 4-regular graph CHOLMOD's AMD and
+ * METIS analysis alone took ~40% of a run whose factor was then refused
+ * for fill. The estimates can be wrong, so a skipped step 2 is tried
+ * after step 3 before any failure.
  */
 #include "cm_shiftinv.h"
 
-#include <cblas.h>
 #include <cholmod.h>
 #include <lapacke.h>
 #include <math.h>
@@ -32,12 +39,20 @@
 #include <string.h>
 
 #define CHECK_EVERY 10
-/* step 1's budget (products); step 3's: about 3e10 flops; step 2 runs
+/* step 1's budget (products); step 3's: about 1e11 flops; step 2 runs
  * when its factorization and about 400 solves cost less than
  * FACTOR_PRODUCTS more products */
 #define FIRST_BUDGET 100
-#define SECOND_FLOPS 3e10
+#define SECOND_FLOPS 1e11
 #define FACTOR_PRODUCTS 3000.0
+/* after step 1, products continue in steps of AHEAD_STEP while
+ * lz3_predict says at most AHEAD_PRODUCTS more are needed (a factor is
+ * allowed FACTOR_PRODUCTS, and its analysis alone costs hundreds of
+ * products on an expander whose factor is then refused for fill), up to
+ * AHEAD_MAX in all */
+#define AHEAD_STEP 50
+#define AHEAD_PRODUCTS 2000.0
+#define AHEAD_MAX 50000
 /* shift-and-invert: products per round on (ub I - M)^-1, rounds, and the
  * budget of the grounded run */
 #define INNER_BUDGET 120
@@ -48,12 +63,11 @@
 
 typedef void (*op_fn)(void *ctx, const double *x, double *y);
 
-/* M = L (self == NULL) or I - W for t. */
+/* M = L (mixing = 0) or I - W for t, in t's numbering: the matrix
+ * CHOLMOD factors, and the product when no 32-bit copy fits. */
 typedef struct {
     const cm_topo *t;
     int mixing;
-    const uint32_t *adj32; /* t->adj as 32-bit ids (half the memory
-                              traffic of a product), or NULL */
 } m_ctx;
 
 static double m_diag(const m_ctx *c, size_t i)
@@ -71,21 +85,103 @@ static void m_apply(void *ctx, const double *x, double *y)
 {
     const m_ctx *c = ctx;
     const cm_topo *t = c->t;
-    const uint32_t *a = c->adj32;
     for (size_t i = 0; i < t->n; i++) {
         double s = m_diag(c, i) * x[i];
-        size_t p = t->off[i], e = t->off[i + 1];
-        if (c->mixing)
-            for (; p < e; p++)
-                s -= t->adj_w[p] * x[a ? a[p] : t->adj[p]];
-        else if (a)
-            for (; p < e; p++)
-                s -= x[a[p]];
-        else
-            for (; p < e; p++)
-                s -= x[t->adj[p]];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            s += m_off(c, p) * x[t->adj[p]];
         y[i] = s;
     }
+}
+
+/* The same M renumbered in breadth-first order (Cuthill and McKee
+ * 1969) with 32-bit offsets and ids: a node's children sit next to its
+ * siblings' children, so most reads of x in a product walk forward
+ * instead of jumping (a random 4-regular graph's numbering makes every
+ * read a cache miss at 10^6 nodes), and half the index traffic. The
+ * spectrum does not depend on the numbering. */
+typedef struct {
+    size_t n;
+    uint32_t *off;   /* [n + 1] */
+    uint32_t *adj;   /* [off[n]] new ids */
+    double *diag;    /* [n] M_ii */
+    double *w;       /* [off[n]] W_ij (M_ij = -W_ij), or NULL when every
+                        M_ij is -a (L; a W with one edge weight, which
+                        saves a third of a product's memory traffic) */
+    double a;
+} pm_ctx;
+
+static void pm_free(pm_ctx *c)
+{
+    free(c->off);
+    free(c->adj);
+    free(c->diag);
+    free(c->w);
+    memset(c, 0, sizeof *c);
+}
+
+/* Builds c from t and order[n] (new id -> old id). 0 when t does not fit
+ * 32 bits or memory is short (the caller keeps m_apply). */
+static int pm_make(pm_ctx *c, const cm_topo *t, int mixing,
+                   const size_t *order)
+{
+    size_t n = t->n, nnz = t->off[n];
+    memset(c, 0, sizeof *c);
+    if (n > UINT32_MAX || nnz > UINT32_MAX)
+        return 0;
+    int uniform = 1;
+    c->a = mixing ? (nnz ? t->adj_w[0] : 0.0) : 1.0;
+    for (size_t p = 0; mixing && uniform && p < nnz; p++)
+        uniform = t->adj_w[p] == c->a;
+    uint32_t *inv = malloc(n * sizeof *inv);
+    c->n = n;
+    c->off = malloc((n + 1) * sizeof *c->off);
+    c->adj = malloc((nnz + 1) * sizeof *c->adj);
+    c->diag = malloc(n * sizeof *c->diag);
+    c->w = uniform ? NULL : malloc((nnz + 1) * sizeof *c->w);
+    if (!inv || !c->off || !c->adj || !c->diag || (!uniform && !c->w)) {
+        free(inv);
+        pm_free(c);
+        return 0;
+    }
+    for (size_t r = 0; r < n; r++)
+        inv[order[r]] = (uint32_t)r;
+    size_t q = 0;
+    m_ctx mc = {t, mixing};
+    for (size_t r = 0; r < n; r++) {
+        size_t u = order[r];
+        c->off[r] = (uint32_t)q;
+        c->diag[r] = m_diag(&mc, u);
+        for (size_t p = t->off[u]; p < t->off[u + 1]; p++, q++) {
+            c->adj[q] = inv[t->adj[p]];
+            if (c->w)
+                c->w[q] = t->adj_w[p];
+        }
+    }
+    c->off[n] = (uint32_t)q;
+    free(inv);
+    return 1;
+}
+
+static void pm_apply(void *ctx, const double *x, double *y)
+{
+    const pm_ctx *c = ctx;
+    const uint32_t *off = c->off, *adj = c->adj;
+    const double *d = c->diag, *w = c->w, a = c->a;
+    size_t n = c->n;
+    if (w)
+        for (size_t i = 0; i < n; i++) {
+            double s = d[i] * x[i];
+            for (uint32_t p = off[i]; p < off[i + 1]; p++)
+                s -= w[p] * x[adj[p]];
+            y[i] = s;
+        }
+    else
+        for (size_t i = 0; i < n; i++) {
+            double s = 0.0;
+            for (uint32_t p = off[i]; p < off[i + 1]; p++)
+                s += x[adj[p]];
+            y[i] = d[i] * x[i] - a * s;
+        }
 }
 
 static void remove_mean(double *x, size_t n)
@@ -100,16 +196,27 @@ static void remove_mean(double *x, size_t n)
 
 /* ---- three-term Lanczos ---------------------------------------------- */
 
+/* The decision between more products and a factorization looks at the
+ * last HIST checks (HIST - 1 intervals of CHECK_EVERY products). */
+#define HIST 6
+
 typedef struct {
     size_t n, k, cap;
     double *alpha, *beta;  /* T_k: diagonal [k], off-diagonal beta[i]
                               between i and i + 1 */
-    double *v, *vp, *w;    /* current, previous, next vector */
+    double *v, *vp, *w;    /* current (times 1/vs: scaled lazily, in the
+                              first pass of the next step), previous,
+                              next vector */
+    double vs;             /* scale that makes v the unit Lanczos vector */
     double bnext;          /* ||w|| after step k */
     double lo, hi;         /* extreme Ritz values */
     double elo, ehi;       /* their error estimates */
     double rlo, rhi;       /* their residuals */
     int invariant;         /* Krylov space exhausted: exact */
+    double herr[HIST];     /* log(error / target) of the worse wanted end
+                              at the last checks, oldest first */
+    size_t hk[HIST];       /* products at those checks */
+    size_t nh;             /* checks recorded (at most HIST) */
 } lz3;
 
 static uint64_t mix64(uint64_t z)
@@ -152,6 +259,7 @@ static cm_status lz3_start(lz3 *z, size_t n)
     s = 1.0 / sqrt(s);
     for (size_t i = 0; i < n; i++)
         z->v[i] *= s;
+    z->vs = 1.0;
     return CM_OK;
 }
 
@@ -231,18 +339,40 @@ static cm_status lz3_run(lz3 *z, op_fn op, void *ctx, size_t budget,
             z->cap = cap;
         }
         op(ctx, z->v, z->w);
-        int in = (int)n;
+        /* three fused passes (the vector work of a step at 10^6 nodes
+         * costs about what the product costs):
+         *   A: v <- v vs (deferred normalisation), w <- w vs - beta vp,
+         *      alpha = v.w;
+         *   B: w <- w - alpha v, with sum(w), v.w and sum(v);
+         *   C: w <- w - mean(w) - c v, c = v.(w - mean(w)): rounding's
+         *      1-component grows at the spectrum's end and is removed at
+         *      every step, with one local reorthogonalisation against v;
+         *      ||w||^2. */
+        double *v = z->v, *vp = z->vp, *w = z->w, vs = z->vs;
         double bprev = z->k ? z->beta[z->k - 1] : 0.0;
-        cblas_daxpy(in, -bprev, z->vp, 1, z->w, 1);
-        double a = cblas_ddot(in, z->v, 1, z->w, 1);
-        cblas_daxpy(in, -a, z->v, 1, z->w, 1);
-        /* rounding's 1-component grows at the spectrum's end: removed at
-         * every step; one local reorthogonalisation against v */
-        remove_mean(z->w, n);
-        double c = cblas_ddot(in, z->v, 1, z->w, 1);
-        cblas_daxpy(in, -c, z->v, 1, z->w, 1);
+        double a = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double vi = v[i] * vs, wi = w[i] * vs - bprev * vp[i];
+            v[i] = vi;
+            w[i] = wi;
+            a += vi * wi;
+        }
+        double sw = 0.0, vw = 0.0, sv = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double vi = v[i], wi = w[i] - a * vi;
+            w[i] = wi;
+            sw += wi;
+            vw += vi * wi;
+            sv += vi;
+        }
+        double mean = sw / (double)n, c = vw - mean * sv, nn = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double wi = w[i] - mean - c * v[i];
+            w[i] = wi;
+            nn += wi * wi;
+        }
         a += c;
-        double b = cblas_dnrm2(in, z->w, 1);
+        double b = sqrt(nn);
         z->alpha[z->k] = a;
         z->beta[z->k] = b;
         z->k++;
@@ -250,12 +380,11 @@ static cm_status lz3_run(lz3 *z, op_fn op, void *ctx, size_t budget,
         double scale = fmax(fabs(a), fabs(z->alpha[0]));
         if (z->k >= n - 1 || b <= 1e-14 * fmax(scale, 1e-300))
             z->invariant = 1;
-        if (!z->invariant) {
-            double *t = z->vp;
-            z->vp = z->v;
-            z->v = t;
-            for (size_t i = 0; i < n; i++)
-                z->v[i] = z->w[i] / b;
+        if (!z->invariant) { /* v <- w / b, the division in pass A */
+            z->vp = v;
+            z->v = w;
+            z->w = vp;
+            z->vs = 1.0 / b;
         }
         if (z->invariant || z->k % CHECK_EVERY == 0 || it + 1 == budget) {
             double tl, nl, sl, th, nh, sh;
@@ -271,8 +400,22 @@ static cm_status lz3_run(lz3 *z, op_fn op, void *ctx, size_t budget,
             z->rhi = bn * fabs(sh);
             z->elo = estimate(z->rlo, tl, nl);
             z->ehi = estimate(z->rhi, th, nh);
-            int ok_lo = !want_lo || z->elo <= fmax(tol * fabs(tl), abs_tol);
-            int ok_hi = !want_hi || z->ehi <= fmax(tol * fabs(th), abs_tol);
+            double glo = fmax(tol * fabs(tl), abs_tol);
+            double ghi = fmax(tol * fabs(th), abs_tol);
+            int ok_lo = !want_lo || z->elo <= glo;
+            int ok_hi = !want_hi || z->ehi <= ghi;
+            double lr = -INFINITY; /* log(error / target), worse end */
+            if (want_lo)
+                lr = fmax(lr, log(fmax(z->elo, 1e-300) / glo));
+            if (want_hi)
+                lr = fmax(lr, log(fmax(z->ehi, 1e-300) / ghi));
+            if (z->nh == HIST) {
+                memmove(z->herr, z->herr + 1, (HIST - 1) * sizeof *z->herr);
+                memmove(z->hk, z->hk + 1, (HIST - 1) * sizeof *z->hk);
+                z->nh--;
+            }
+            z->herr[z->nh] = lr;
+            z->hk[z->nh++] = z->k;
             if (z->invariant || (ok_lo && ok_hi)) {
                 *done = 1;
                 return CM_OK;
@@ -280,6 +423,33 @@ static cm_status lz3_run(lz3 *z, op_fn op, void *ctx, size_t budget,
         }
     }
     return CM_OK;
+}
+
+/* Products still needed to converge, extrapolated from the last HIST
+ * checks: the least-squares slope of log(error / target) against
+ * products (Lanczos converges about geometrically at an extreme, faster
+ * once the Ritz value separates: the extrapolation errs high). INFINITY
+ * when the error does not fall (a stall: rings, tori) or too few checks
+ * were made. */
+static double lz3_predict(const lz3 *z)
+{
+    if (z->nh < HIST || !isfinite(z->herr[HIST - 1]))
+        return INFINITY;
+    double mx = 0.0, my = 0.0;
+    for (size_t i = 0; i < HIST; i++) {
+        mx += (double)z->hk[i] / HIST;
+        my += z->herr[i] / HIST;
+    }
+    double sxy = 0.0, sxx = 0.0;
+    for (size_t i = 0; i < HIST; i++) {
+        double dx = (double)z->hk[i] - mx;
+        sxy += dx * (z->herr[i] - my);
+        sxx += dx * dx;
+    }
+    double slope = sxx > 0.0 ? sxy / sxx : 0.0;
+    if (!(slope < 0.0))
+        return INFINITY;
+    return fmax(z->herr[HIST - 1], 0.0) / -slope;
 }
 
 /* ---- CHOLMOD --------------------------------------------------------- */
@@ -417,6 +587,74 @@ static double gershgorin(const m_ctx *c)
     return g;
 }
 
+/* What a factorization and about 400 solves may cost (flops): as much
+ * as FACTOR_PRODUCTS products. */
+static double factor_budget(const cm_topo *t)
+{
+    return FACTOR_PRODUCTS * (4.0 * (double)t->m + 14.0 * (double)t->n);
+}
+
+/* 1 when a factor with a dense separator block of sep nodes (sep^2 / 2
+ * entries, sep^3 / 3 flops) would be refused by fac_make. */
+static int factor_hopeless(const cm_topo *t, size_t sep)
+{
+    double s = (double)sep, lnz = s * s / 2.0, fl = s * s * s / 3.0;
+    return !(lnz <= CM_SHIFTINV_MAX_FILL) ||
+           !(fl + 400.0 * 4.0 * lnz <= factor_budget(t));
+}
+
+/* One breadth-first search for the components (*count) and the size
+ * *sep of the level of node 0's search that holds the median node of
+ * its component: every level separates the levels before it from those
+ * after, so *sep bounds a balanced vertex separator from above (2 on a
+ * ring, about the side on a torus, a fraction of n on an expander). A
+ * factor holds at least about s^2 / 2 entries when every balanced
+ * separator has s nodes or more (whatever the elimination order, the
+ * filled graph holds a clique on the neighbours of an eliminated set
+ * once it is large enough, and they separate it from the rest); sep
+ * stands in for that s (an estimate, not a bound: a graph with a much
+ * smaller separator the search misses is factored after step 3), and
+ * spares an expander the analysis. O(n + m). */
+static cm_status search(const cm_topo *t, size_t *count, size_t *sep,
+                        size_t *order)
+{
+    size_t n = t->n;
+    uint32_t *level = calloc(n, sizeof *level); /* 0: not reached */
+    *count = 0;
+    *sep = 0;
+    if (!level)
+        return cm_error(CM_ENOMEM, "out of memory for a %zu-node search", n);
+    size_t tail = 0; /* order: the components' searches one after another */
+    for (size_t src = 0; src < n; src++) {
+        if (level[src])
+            continue;
+        size_t head = tail, first = tail;
+        order[tail++] = src;
+        level[src] = 1;
+        while (head < tail) {
+            size_t u = order[head++];
+            uint32_t l = level[u] < UINT32_MAX ? level[u] + 1 : UINT32_MAX;
+            for (size_t p = t->off[u]; p < t->off[u + 1]; p++)
+                if (!level[t->adj[p]]) {
+                    level[t->adj[p]] = l;
+                    order[tail++] = t->adj[p];
+                }
+        }
+        if (src == 0) { /* the search is in level order */
+            size_t mid = first + (tail - first) / 2, a = mid, b = mid;
+            uint32_t l = level[order[mid]];
+            while (a > first && level[order[a - 1]] == l)
+                a--;
+            while (b < tail && level[order[b]] == l)
+                b++;
+            *sep = b - a;
+        }
+        (*count)++;
+    }
+    free(level);
+    return CM_OK;
+}
+
 /* Step 2: both ends by shift-and-invert, with step 1's Ritz value hi
  * (residual rhi) as the first lower bound of lambda_max. */
 static cm_status shift_invert(const m_ctx *c, int connected, double hi,
@@ -435,8 +673,7 @@ static cm_status shift_invert(const m_ctx *c, int connected, double hi,
     int posdef = 0, done = 0;
     size_t n = c->t->n;
     double tol = CM_SHIFTINV_TOL;
-    double max_cost = FACTOR_PRODUCTS * (4.0 * (double)c->t->m +
-                                         14.0 * (double)n);
+    double max_cost = factor_budget(c->t);
     cm_status st = CM_OK;
     *l2 = 0.0;
     if (connected) {
@@ -524,46 +761,68 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
                         "nodes");
     if (mixing && (!t->self || !t->adj_w))
         return cm_error(CM_EINVAL, "spectrum of W of an unweighted topology");
-    size_t count = 1;
-    cm_status st = cm_topo_components(t, NULL, &count);
+    size_t count = 1, sep = 0;
+    size_t *order = malloc(t->n * sizeof *order);
+    if (!order)
+        return cm_error(CM_ENOMEM, "out of memory for a %zu-node search",
+                        t->n);
+    cm_status st = search(t, &count, &sep, order);
+    m_ctx c = {t, mixing};
+    pm_ctx pc;
+    int perm = st == CM_OK && pm_make(&pc, t, mixing, order);
+    free(order);
     if (st != CM_OK)
         return st;
-    m_ctx c = {t, mixing, NULL};
-    uint32_t *adj32 = t->n <= UINT32_MAX ? malloc((2 * t->m + 1) *
-                                                  sizeof *adj32) : NULL;
-    if (adj32) {
-        for (size_t p = 0; p < 2 * t->m; p++)
-            adj32[p] = (uint32_t)t->adj[p];
-        c.adj32 = adj32;
-    }
+    op_fn op = perm ? pm_apply : m_apply;
+    void *octx = perm ? (void *)&pc : (void *)&c;
     double scale = gershgorin(&c), abs_tol = 1e-15 * scale;
+    double per = 2.0 * (double)(t->n + 2 * t->m) + 12.0 * (double)t->n;
+    size_t more = (size_t)(SECOND_FLOPS / per);
+    int want_lo = count == 1, done = 0, tried = 0;
     lz3 z;
     if ((st = lz3_start(&z, t->n)) != CM_OK) {
-        free(adj32);
+        if (perm)
+            pm_free(&pc);
         return st;
     }
-    int done = 0;
-    st = lz3_run(&z, m_apply, &c, FIRST_BUDGET, count == 1, 1,
+    st = lz3_run(&z, op, octx, FIRST_BUDGET, want_lo, 1,
                  CM_SHIFTINV_TOL, abs_tol, &done);
-    if (st == CM_OK && !done) {
-        cm_status si = shift_invert(&c, count == 1, z.hi, z.rhi, l2, lmax, s);
+    /* evidence: more products while the extrapolated rest is cheaper
+     * than what a factorization may cost; a stall goes to step 2 */
+    while (st == CM_OK && !done && z.k < AHEAD_MAX &&
+           lz3_predict(&z) <= AHEAD_PRODUCTS)
+        st = lz3_run(&z, op, octx, AHEAD_STEP, want_lo, 1,
+                     CM_SHIFTINV_TOL, abs_tol, &done);
+    char why[256] = "";
+    if (st == CM_OK && !done && !factor_hopeless(t, sep)) {
+        tried = 1;
+        cm_status si = shift_invert(&c, want_lo, z.hi, z.rhi, l2, lmax, s);
         if (si == CM_OK || si == CM_ENOMEM) {
             st = si;
             goto out;
         }
-        char why[256]; /* cm_error reuses the buffer cm_last_error reads */
+        /* cm_error reuses the buffer cm_last_error reads */
         snprintf(why, sizeof why, "%s", cm_last_error());
-        /* too much fill: Lanczos on M continues */
-        double per = 2.0 * (double)(t->n + 2 * t->m) + 12.0 * (double)t->n;
-        size_t more = (size_t)(SECOND_FLOPS / per);
-        st = lz3_run(&z, m_apply, &c, more, count == 1, 1, CM_SHIFTINV_TOL,
+    } else if (st == CM_OK && !done)
+        snprintf(why, sizeof why, "a breadth-first level of %zu nodes "
+                 "splits the graph in half: its factor would hold about "
+                 "%.3g entries", sep, (double)sep * (double)sep / 2.0);
+    if (st == CM_OK && !done) /* step 3: Lanczos on M continues */
+        st = lz3_run(&z, op, octx, more, want_lo, 1, CM_SHIFTINV_TOL,
                      abs_tol, &done);
-        if (st == CM_OK && !done)
-            st = cm_error(CM_ENUMERIC, "Lanczos did not converge in %zu "
-                          "products (errors %.2g, %.2g of %.6g, %.6g) and "
-                          "shift-and-invert was refused: %s", z.k, z.elo,
-                          z.ehi, z.lo, z.hi, why);
+    if (st == CM_OK && !done && !tried) { /* the estimate was wrong? */
+        cm_status si = shift_invert(&c, want_lo, z.hi, z.rhi, l2, lmax, s);
+        if (si == CM_OK || si == CM_ENOMEM) {
+            st = si;
+            goto out;
+        }
+        snprintf(why, sizeof why, "%s", cm_last_error());
     }
+    if (st == CM_OK && !done)
+        st = cm_error(CM_ENUMERIC, "Lanczos did not converge in %zu "
+                      "products (errors %.2g, %.2g of %.6g, %.6g) and "
+                      "shift-and-invert was refused: %s", z.k, z.elo,
+                      z.ehi, z.lo, z.hi, why);
     if (st == CM_OK) {
         *l2 = count == 1 ? z.lo : 0.0;
         *lmax = z.hi;
@@ -571,7 +830,8 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
 out:
     s->products = z.k;
     lz3_free(&z);
-    free(adj32);
+    if (perm)
+        pm_free(&pc);
     return st;
 }
 

@@ -11,13 +11,23 @@
  *  1. Lanczos on M itself, three-term recurrence without
  *     reorthogonalisation (Paige: the extreme Ritz values still converge,
  *     losing orthogonality only adds copies of converged ones), on the
- *     complement of 1; O(n + m) per product, O(n) memory. Expanders
+ *     complement of 1; O(n + m) per product (on a breadth-first
+ *     renumbered 32-bit copy of the graph), O(n) memory. Expanders
  *     (optimised and random regular graphs) converge here in a few
- *     hundred products, whatever n.
- *  2. When that does not converge within a first budget (rings, tori,
- *     long lattices: lambda_2 ~ 4 pi^2 / n^2 sits a relative 1e-9 from the
- *     rest), and a sparse Cholesky factorization (SuiteSparse CHOLMOD,
- *     AMD/METIS ordering) of M fits in CM_SHIFTINV_MAX_FILL entries:
+ *     hundred to ~1,500 products, whatever n. After a first budget of
+ *     100 products it continues, 50 at a time, while the extrapolated
+ *     rest (the slope of log(error / target) over the last 50
+ *     products) is at most 2,000 products; a stall (rings, tori, long
+ *     lattices: lambda_2 ~ 4 pi^2 / n^2 sits a relative 1e-9 from the
+ *     rest) goes on to step 2.
+ *  2. Unless a breadth-first level of s nodes holding node 0's median
+ *     node (a balanced separator: s = 2 on a ring, ~ the side on a torus,
+ *     a fraction of n on an expander) says the factor would be refused
+ *     (s^2 / 2 entries above CM_SHIFTINV_MAX_FILL, or s^3 / 3 flops
+ *     above the budget below), and when a sparse Cholesky factorization
+ *     (SuiteSparse CHOLMOD, AMD/METIS ordering) of M fits in
+ *     CM_SHIFTINV_MAX_FILL entries and costs with 400 solves less than
+ *     3,000 products:
  *     shift-and-invert with the same Lanczos on the inverse operators,
  *       lambda_2:   M grounded at node 0 (row and column 0 removed) is
  *                   positive definite for a connected graph whose M is
@@ -34,7 +44,9 @@
  *     complement of 1 (a W with an eigenvalue above 1): CM_ETOPO-free,
  *     reported as CM_ENUMERIC with the reason.
  *  3. Otherwise (large fill: big expanders, which step 1 handles) step 1
- *     continues up to a second budget, then CM_ENUMERIC.
+ *     continues for about 1e11 more flops; when the separator estimate
+ *     had skipped step 2, step 2 is tried then, and only then
+ *     CM_ENUMERIC.
  *
  * Accuracy: a run stops when each wanted end's error estimate
  * min(r, r^2/gap) (r the Ritz residual, gap to the next Ritz value) is
@@ -61,7 +73,8 @@ typedef struct {
     size_t products;     /* products with M in steps 1 and 3 */
     size_t solves;       /* solves with a factor in step 2 */
     size_t factorizations; /* numeric factorizations (incl. refused shifts) */
-    double fill;         /* entries of the grounded factor (0: not analysed) */
+    double fill;         /* entries of the grounded factor (0: CHOLMOD's
+                            analysis never ran) */
 } cm_shiftinv_stats;
 
 /* lambda_2(M) into *l2 and lambda_max(M) into *lmax for M = L (mixing =

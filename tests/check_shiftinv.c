@@ -5,6 +5,8 @@
  * a 100,000-node ring, a 300 x 300 torus and an odd 20,001-node ring (its
  * lambda_n is a double eigenvalue below the Gershgorin bound); agreement
  * with the dense solver on a random 4-regular graph (Lanczos alone);
+ * a 20,000-node expander converging without the factorization's analysis
+ * (against cm_lanczos);
  * a disconnected graph (lambda_2 = 0) and two nodes; period-product norms
  * above the dense limit. */
 #include <math.h>
@@ -15,6 +17,7 @@
 
 #include <check.h>
 
+#include "cm_lanczos.h"
 #include "cm_mixing.h"
 #include "cm_rng.h"
 #include "cm_shiftinv.h"
@@ -129,6 +132,7 @@ START_TEST(odd_ring)
     double l2, ln;
     ck_assert_int_eq(cm_shiftinv_ends(&t, 0, &l2, &ln, &s), CM_OK);
     ck_assert_int_eq(s.factored, 1); /* Lanczos alone cannot */
+    ck_assert(s.fill > 0.0);
     cm_topo_destroy(&t);
 }
 END_TEST
@@ -157,6 +161,61 @@ START_TEST(random_regular_against_dense)
     ck_assert_int_eq(cm_topo_slem(&t, &ds), CM_OK);
     ck_assert_int_eq(cm_shiftinv_ends(&t, 1, &m2, &mm, NULL), CM_OK);
     near(fmax(fabs(1.0 - m2), fabs(1.0 - mm)), ds, 1e-9, "mh SLEM");
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* y = L x of t (the reference's product). */
+static void lap_mv(const void *ctx, const double *x, double *y)
+{
+    const cm_topo *t = ctx;
+    for (size_t i = 0; i < t->n; i++) {
+        double v = (double)(t->off[i + 1] - t->off[i]) * x[i];
+        for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
+            v -= x[t->adj[p]];
+        y[i] = v;
+    }
+}
+
+/* The decision between Lanczos and a factorization: a 20,000-node random
+ * 4-regular graph (lambda_2 within ~1e-3 of lambda_3: the first 100
+ * products do not converge) converges by Lanczos alone and CHOLMOD's
+ * analysis never runs (fill stays 0: its factor would be far too large,
+ * and the analysis alone costs hundreds of products). Its ends against
+ * another method, cm_lanczos (thick restarts, full
+ * reorthogonalisation) to 1e-13 of ||L||, to 1e-9 relative. */
+START_TEST(expander_without_analysis)
+{
+    tg_graph g;
+    tg_graph_init(&g);
+    cm_rng rng;
+    cm_rng_seed(&rng, 5, 0);
+    ck_assert_int_eq(tg_graph_build(&g, TG_KIND_RANDOM, 20000, 4, &rng),
+                     CM_OK);
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
+    tg_graph_destroy(&g);
+    double l2, ln;
+    cm_shiftinv_stats s;
+    ck_assert_msg(cm_shiftinv_ends(&t, 0, &l2, &ln, &s) == CM_OK, "%s",
+                  cm_last_error());
+    ck_assert_msg(s.products > 100, "%zu products: step 1 alone converged, "
+                  "the decision was not exercised", s.products);
+    ck_assert_int_eq(s.factored, 0);
+    ck_assert_msg(s.fill == 0.0, "the analysis ran (fill %g)", s.fill);
+    ck_assert_int_eq(s.factorizations, 0);
+    cm_lanczos lz;
+    cm_lanczos_init(&lz);
+    ck_assert_int_eq(cm_lanczos_reserve(&lz, t.n, 96, 2), CM_OK);
+    lz.deflate_ones = 1;
+    lz.scale = 8.0;
+    lz.tol = 1e-13;
+    ck_assert_msg(cm_lanczos_run(&lz, lap_mv, &t, NULL) == CM_OK, "%s",
+                  cm_last_error());
+    near(l2, lz.lo, 1e-9, "expander lambda_2");
+    near(ln, lz.hi, 1e-9, "expander lambda_n");
+    cm_lanczos_destroy(&lz);
     cm_topo_destroy(&t);
 }
 END_TEST
@@ -232,6 +291,7 @@ Suite *shiftinv_suite(void)
     tc = tcase_create("small");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, random_regular_against_dense);
+    tcase_add_test(tc, expander_without_analysis);
     tcase_add_test(tc, small_and_disconnected);
     tcase_add_test(tc, sequence_norms);
     suite_add_tcase(s, tc);

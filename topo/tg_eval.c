@@ -18,16 +18,12 @@
 #include "tg_igraph.h"
 
 /* The one place the spectra come from: lambda_2, lambda_n of L and the
- * SLEM of W. Dense today (cm_mixing, O(n^3), refused above
- * CM_MIXING_DENSE_MAX before allocating); a sparse extremal solver for
- * large n replaces these two calls. */
+ * SLEM of W (cm_topo_spectra: dense below CM_SPARSE_FROM, else sparse,
+ * one spectrum when W = I - a L). */
 static cm_status spectra(const cm_topo *t, double *l2, double *ln,
                          double *slem)
 {
-    cm_status st = cm_topo_laplacian_extremes(t, l2, ln);
-    if (st == CM_OK)
-        st = cm_topo_slem(t, slem);
-    return st;
+    return cm_topo_spectra(t, l2, ln, slem);
 }
 
 /* Eccentricity of src by breadth-first search over t's CSR (connected t);

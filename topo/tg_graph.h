@@ -139,7 +139,8 @@ size_t tg_torus_side(size_t n);
  * destroyed), unweighted, through igraph; TG_KIND_LEARNED gives the ring
  * lattice the search may start from. rng is used only by TG_KIND_RANDOM
  * (one draw seeds igraph). Checks tg_kind_check first. O(n + m) (random:
- * igraph's Viger-Latapy, about O(m log m)). */
+ * igraph's Viger-Latapy up to TG_IGRAPH_VL_MAX nodes, superlinear; above
+ * it stub matching, O(m) a draw). */
 cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
                         cm_rng *rng);
 

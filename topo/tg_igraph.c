@@ -207,8 +207,28 @@ static cm_status random_regular_locked(cm_topo *t, size_t n, size_t d,
     if (st != CM_OK)
         return st;
     igraph_vector_int_fill(&deg, (igraph_integer_t)d);
-    st = ig(igraph_degree_sequence_game(&g, &deg, NULL, IGRAPH_DEGSEQ_VL),
-            "igraph_degree_sequence_game");
+    /* above TG_IGRAPH_VL_MAX: stub matching with local restarts, kept
+     * when connected (a few tries), else Viger-Latapy after all */
+    for (int try = 0; n > TG_IGRAPH_VL_MAX && try < 8; try++) {
+        st = ig(igraph_degree_sequence_game(&g, &deg, NULL,
+                                            IGRAPH_DEGSEQ_FAST_HEUR_SIMPLE),
+                "igraph_degree_sequence_game");
+        if (st != CM_OK)
+            break;
+        igraph_bool_t conn = 0;
+        st = ig(igraph_is_connected(&g, &conn, IGRAPH_WEAK),
+                "igraph_is_connected");
+        if (st == CM_OK && conn) {
+            igraph_vector_int_destroy(&deg);
+            return finish(&g, st, t);
+        }
+        igraph_destroy(&g);
+        if (st != CM_OK)
+            break;
+    }
+    if (st == CM_OK)
+        st = ig(igraph_degree_sequence_game(&g, &deg, NULL, IGRAPH_DEGSEQ_VL),
+                "igraph_degree_sequence_game");
     igraph_vector_int_destroy(&deg);
     return finish(&g, st, t);
 }

@@ -55,9 +55,17 @@ cm_status tg_igraph_lattice(cm_topo *t, const size_t *dims, size_t k,
 /* Complete graph on n nodes, via igraph_full. */
 cm_status tg_igraph_full(cm_topo *t, size_t n);
 
+/* Above this order random regular graphs come from stub matching
+ * (igraph's Viger-Latapy takes ~30 s at 10^6 nodes and grows faster than
+ * n; stub matching ~2 s). */
+#define TG_IGRAPH_VL_MAX 100000
+
 /* A random connected simple d-regular graph on n nodes (n d even,
- * d < n), via igraph_degree_sequence_game with the Viger-Latapy method,
- * igraph's generator seeded from one draw of rng. */
+ * d < n), via igraph_degree_sequence_game, igraph's generator seeded from
+ * one draw of rng: the Viger-Latapy method up to TG_IGRAPH_VL_MAX nodes
+ * (so seeds keep their graphs), above it stub matching with local
+ * restarts (IGRAPH_DEGSEQ_FAST_HEUR_SIMPLE, not exactly uniform), the
+ * first connected one of 8 draws, else Viger-Latapy. */
 cm_status tg_igraph_random_regular(cm_topo *t, size_t n, size_t d,
                                    cm_rng *rng);
 

@@ -144,9 +144,7 @@ cm_status topogen_make(topogen_config *c, topogen_made *m)
         st = topogen_weights_set(c->fdla, c->weights, wg.gamma[0], &m->t,
                                  &m->fr, &m->nr);
     if (st == CM_OK)
-        st = cm_topo_laplacian_extremes(&m->t, &m->l2, &m->ln);
-    if (st == CM_OK)
-        st = cm_topo_slem(&m->t, &m->slem);
+        st = cm_topo_spectra(&m->t, &m->l2, &m->ln, &m->slem);
     if (st != CM_OK)
         return st;
     size_t dmin, dmax;
