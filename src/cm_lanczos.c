@@ -211,18 +211,28 @@ static size_t restart(cm_lanczos *lz, size_t j)
     return 2 * k;
 }
 
-cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
-                         const double *x0)
+/* The start of both runs: the results cleared, the workspace and the
+ * space (of dimension *dim) checked. */
+static cm_status run_begin(cm_lanczos *lz, size_t *dim)
 {
-    size_t n = lz->n, b = lz->max_basis;
-    size_t dim = lz->deflate_ones ? n - 1 : n;
+    *dim = lz->deflate_ones ? lz->n - 1 : lz->n;
     lz->matvecs = 0;
     lz->nvec = 0;
     lz->stopped_early = 0;
     if (!lz->q)
         return cm_error(CM_EINVAL, "Lanczos: workspace not reserved");
-    if (dim == 0)
-        return cm_error(CM_EINVAL, "Lanczos: empty space (n = %zu)", n);
+    if (*dim == 0)
+        return cm_error(CM_EINVAL, "Lanczos: empty space (n = %zu)", lz->n);
+    return CM_OK;
+}
+
+cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                         const double *x0)
+{
+    size_t n = lz->n, b = lz->max_basis, dim;
+    cm_status st0 = run_begin(lz, &dim);
+    if (st0 != CM_OK)
+        return st0;
     if (!(start_vector(lz, x0) > 0.0))
         return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
     memset(lz->h, 0, b * b * sizeof *lz->h);
@@ -566,15 +576,10 @@ static cm_status fall_back(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
 cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                           const double *x0)
 {
-    size_t n = lz->n;
-    size_t dim = lz->deflate_ones ? n - 1 : n;
-    lz->matvecs = 0;
-    lz->nvec = 0;
-    lz->stopped_early = 0;
-    if (!lz->q)
-        return cm_error(CM_EINVAL, "Lanczos: workspace not reserved");
-    if (dim == 0)
-        return cm_error(CM_EINVAL, "Lanczos: empty space (n = %zu)", n);
+    size_t n = lz->n, dim;
+    cm_status st0 = run_begin(lz, &dim);
+    if (st0 != CM_OK)
+        return st0;
     size_t lim = (size_t)(MAX3_BYTES / (8.0 * (double)n));
     lim = lim < lz->max_matvec ? lim : lz->max_matvec;
     lim = lim > dim / 2 ? dim / 2 : lim; /* small spaces: restarted */
