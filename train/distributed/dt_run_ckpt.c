@@ -150,7 +150,8 @@ cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
     return CM_OK;
 fail:
     cm_lock_release(lock);
-    return cm_error_prefix(s, "--checkpoint");
+    /* a rank that does not answer is not the directory's fault */
+    return s == CM_EMPI ? s : cm_error_prefix(s, "--checkpoint");
 }
 
 /* Worker i's state beyond x: the algorithm's arrays, or the shared v. */
@@ -191,7 +192,9 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
             dt_ckpt_discard(c->dir, epoch);
             cm_error(s, "%s", msg);
         }
-        return cm_error_prefix(s, "--checkpoint");
+        /* a rank that does not answer (the watchdog's CM_EMPI, met in the
+         * agreement) is named as such, not as a --checkpoint problem */
+        return s == CM_EMPI ? s : cm_error_prefix(s, "--checkpoint");
     }
     return CM_OK;
 }
