@@ -492,8 +492,8 @@ static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
 /* Results of a converged three-term run of k products: extremes and
  * residuals, and the cleaned Ritz vectors (clean_end). */
 static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
-                         size_t k, double beta, double lo, double hi,
-                         double rlo, double rhi)
+                         size_t k, double lo, double hi, double rlo,
+                         double rhi)
 {
     size_t n = lz->n, keep = lz->keep < k ? lz->keep : k;
     keep = keep > SCREEN_MAX ? SCREEN_MAX : keep;
@@ -501,7 +501,6 @@ static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     lz->hi = hi;
     lz->lo_res = rlo;
     lz->hi_res = rhi;
-    (void)beta;
     double t[2 * SCREEN_MAX];
     double *s = malloc(2 * keep * k * sizeof *s);
     if (!s)
@@ -647,7 +646,7 @@ cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
             if (gh == 2 && hi > th[0])
                 ehi = fmin(ehi, rhi * rhi / (hi - th[0]));
             if (invariant || (elo <= lim_e && ehi <= lim_e))
-                return finish3(lz, f, ctx, kt, beta, lo, hi, rlo, rhi);
+                return finish3(lz, f, ctx, kt, lo, hi, rlo, rhi);
             if (kt >= lim) /* out of room: the restarted run */
                 return fall_back(lz, f, ctx, x0);
         }

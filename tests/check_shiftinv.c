@@ -137,18 +137,24 @@ START_TEST(odd_ring)
 }
 END_TEST
 
-START_TEST(random_regular_against_dense)
+/* A random connected 4-regular graph on n nodes from seed into t
+ * (initialised here). */
+static void random4(cm_topo *t, size_t n, uint64_t seed)
 {
     tg_graph g;
     tg_graph_init(&g);
     cm_rng rng;
-    cm_rng_seed(&rng, 3, 0);
-    ck_assert_int_eq(tg_graph_build(&g, TG_KIND_RANDOM, 1000, 4, &rng),
-                     CM_OK);
-    cm_topo t;
-    cm_topo_init(&t);
-    ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
+    cm_rng_seed(&rng, seed, 0);
+    ck_assert_int_eq(tg_graph_build(&g, TG_KIND_RANDOM, n, 4, &rng), CM_OK);
+    cm_topo_init(t);
+    ck_assert_int_eq(tg_graph_to_topo(&g, t), CM_OK);
     tg_graph_destroy(&g);
+}
+
+START_TEST(random_regular_against_dense)
+{
+    cm_topo t;
+    random4(&t, 1000, 3);
     double d2, dn, l2, ln; /* dense below CM_SPARSE_FROM */
     ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &d2, &dn), CM_OK);
     cm_shiftinv_stats s;
@@ -186,16 +192,8 @@ static void lap_mv(const void *ctx, const double *x, double *y)
  * reorthogonalisation) to 1e-13 of ||L||, to 1e-9 relative. */
 START_TEST(expander_without_analysis)
 {
-    tg_graph g;
-    tg_graph_init(&g);
-    cm_rng rng;
-    cm_rng_seed(&rng, 5, 0);
-    ck_assert_int_eq(tg_graph_build(&g, TG_KIND_RANDOM, 20000, 4, &rng),
-                     CM_OK);
     cm_topo t;
-    cm_topo_init(&t);
-    ck_assert_int_eq(tg_graph_to_topo(&g, &t), CM_OK);
-    tg_graph_destroy(&g);
+    random4(&t, 20000, 5);
     double l2, ln;
     cm_shiftinv_stats s;
     ck_assert_msg(cm_shiftinv_ends(&t, 0, &l2, &ln, &s) == CM_OK, "%s",

@@ -120,7 +120,6 @@ typedef struct {
     struct cand_s *cand;    /* [candidates] scored proposals */
     unsigned *mark;         /* [n] nodes taken by the move (== stamp) */
     unsigned stamp;
-    int connected;          /* sparse: the move kept g connected */
     size_t cut;             /* groups: edges between groups of g */
     void *hws;              /* o->hook's workspace, or NULL */
     tg_search_hetero hs;    /* labels: the mu * H term of g (o->pi) */
@@ -245,17 +244,19 @@ static int early_reject(const void *ctx, double lo, double hi)
            ec->thr + SCREEN_MARGIN;
 }
 
-/* lambda_2, lambda_n of w->g (l2 = 0 when disconnected). Sparse: warm
- * from the current state's vectors when warm, and stopped early (*decided
- * = 1, the move is rejected) once the bounds exceed thr. */
-static cm_status solve(worker *w, int warm, double thr, double *l2,
-                       double *ln, int *decided)
+/* lambda_2, lambda_n of w->g (l2 = 0 when disconnected; the sparse path
+ * takes that from the caller's connected, the dense one from its
+ * spectrum). Sparse: warm from the current state's vectors when warm, and
+ * stopped early (*decided = 1, the move is rejected) once the bounds
+ * exceed thr. */
+static cm_status solve(worker *w, int warm, int connected, double thr,
+                       double *l2, double *ln, int *decided)
 {
     *decided = 0;
     if (!w->sh->sparse)
         return tg_spec_extremes(&w->spec, &w->g, l2, ln);
     *l2 = *ln = 0.0;
-    if (!w->connected)
+    if (!connected)
         return CM_OK;
     early_ctx ec = {w->sh->o, thr};
     w->spec.lz.early =
@@ -553,8 +554,8 @@ static cm_status anneal(worker *w, double deadline)
     double t0 = o->t0, t1 = o->t1; /* resolved (tg_search_run) */
     double l2, ln;
     int decided;
-    w->connected = tg_graph_is_connected(g);
-    cm_status st = solve(w, 0, INFINITY, &l2, &ln, &decided);
+    cm_status st = solve(w, 0, tg_graph_is_connected(g), INFINITY, &l2, &ln,
+                         &decided);
     if (st != CM_OK)
         return st;
     sl->res.evals++;
@@ -615,15 +616,14 @@ static cm_status anneal(worker *w, double deadline)
             w->bcur = w->bcur > 1 ? w->bcur / 2 : 1;
             continue;
         }
-        w->connected = 1;
+        int connected = 1;
         for (size_t s = 0; s < nb; s++) {
             tg_graph_swap(g, w->bat[s][0], w->bat[s][1], w->bat[s][2],
                           w->bat[s][3]);
-            w->connected = w->connected &&
-                           tg_graph_swap_connected(g, w->bat[s][0],
-                                                   w->bat[s][1]);
+            connected = connected &&
+                        tg_graph_swap_connected(g, w->bat[s][0], w->bat[s][1]);
         }
-        st = solve(w, 1, thr, &l2, &ln, &decided);
+        st = solve(w, 1, connected, thr, &l2, &ln, &decided);
         if (st != CM_OK)
             return st;
         sl->res.evals++;
