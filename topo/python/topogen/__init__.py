@@ -66,14 +66,14 @@ class _IOError(TopogenError, OSError):
     pass
 
 
-def _lib(what):
+def _getlib(what):
     from ._lib import lib
     return lib(what)
 
 
 def _check(status, lib=None):
     if status != 0:
-        lib = lib or _lib("topogen")
+        lib = lib or _getlib("topogen")
         msg = lib.topogen_last_error().decode("utf-8", "replace")
         if status == EINTR:
             raise KeyboardInterrupt(msg)
@@ -102,7 +102,7 @@ def _b(s):
 
 def version():
     """The topogen file format's generator version ("2.1")."""
-    return _lib("topogen.version()").topogen_version().decode()
+    return _getlib("topogen.version()").topogen_version().decode()
 
 
 def _index(t, what):
@@ -260,7 +260,7 @@ class Topology:
             self.topo, self.what, self.h = topo, what, None
 
         def __enter__(self):
-            lib = _lib(self.what)
+            lib = _getlib(self.what)
             with tempfile.TemporaryDirectory() as d:
                 f = os.path.join(d, "t.txt")
                 if self.topo._raw is not None:
@@ -322,7 +322,7 @@ class Topology:
             self._p = p
         else:
             if rule == "fdla":
-                _lib("fdla weights")
+                _getlib("fdla weights")
             try:
                 self._p.rounds = [_files.set_weights(self._p.rounds[0],
                                                      rule)]
@@ -382,7 +382,7 @@ def _parse(path, format):
     if fmt not in ("graphml", "gml"):
         raise TopogenError(1, "format: unknown format '%s' (expected auto, "
                            "edgelist, ncol, graphml or gml)" % fmt)
-    lib = _lib("reading %s (%s)" % (fmt, path))
+    lib = _getlib("reading %s (%s)" % (fmt, path))
     h = ctypes.c_void_p()
     _check(lib.topogen_read(_b(path), _b(fmt), ctypes.byref(h)), lib)
     try:
@@ -539,7 +539,7 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
     perm, exp-directed, epidemic, ... (`topogen --help`). Ctrl-C stops
     the search and raises KeyboardInterrupt at once."""
     from ._lib import LearnOpts
-    lib = _lib("topogen.learn()")
+    lib = _getlib("topogen.learn()")
     words = ["-n", str(n), "-d", str(d), "--seed", str(seed)]
     for flag, v in (("--kind", kind), ("--weights", weights),
                     ("--objective", objective)):
