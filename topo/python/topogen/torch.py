@@ -151,13 +151,18 @@ def epidemic_round(n, s, local, seed, t):
 # ---- gossip ------------------------------------------------------------------
 
 class _Handle:
-    """An async gossip round: wait() finishes it (x_i <- sum_j W_ij x_j
-    written into the tensors, with the values they had when mix_ was
-    called)."""
+    """A gossip round in flight: wait() finishes it (x_i <- sum_j W_ij
+    x_j written into the tensors). The received buffers are summed as
+    they arrive (receive k while k + 1, ... are still in flight), into
+    the first one, scaled by W_ij / W_i,first; then x_i <- W_ii x_i +
+    W_i,first acc once every send is done."""
 
-    def __init__(self, gossip, work, buckets, self_w, recv):
+    def __init__(self, gossip, work, nops, buckets, self_w, recv):
         self._g, self._work = gossip, work
         self._buckets, self._self_w, self._recv = buckets, self_w, recv
+        # one work per op (gloo; the ops of bucket b: its receives, then
+        # its sends), else one for the batch
+        self._per_op = len(work) == nops
         self._done = False
 
     def is_completed(self):
@@ -167,18 +172,30 @@ class _Handle:
     def wait(self):
         if self._done:
             return
-        for w in self._work:
-            w.wait()
-        for ts, flat, inbox in self._buckets:
+        if not self._per_op:
+            for w in self._work:
+                w.wait()
+        k = 0
+        for ts, flat, inbox, nsend in self._buckets:
+            for q, buf in enumerate(inbox):
+                if self._per_op:
+                    self._work[k + q].wait()
+                if q:
+                    inbox[0].add_(buf, alpha=self._recv[q][1] /
+                                  self._recv[0][1])
+            if self._per_op:
+                for w in self._work[k + len(inbox):k + len(inbox) + nsend]:
+                    w.wait()
+            k += len(inbox) + nsend
             if self._self_w != 1.0:
                 flat.mul_(self._self_w)
-            for (_, w), buf in zip(self._recv, inbox):
-                flat.add_(buf, alpha=w)
+            if inbox:
+                flat.add_(inbox[0], alpha=self._recv[0][1])
             off = 0
             for t in ts:
-                k = t.numel()
-                t.copy_(flat[off:off + k].view_as(t))
-                off += k
+                n = t.numel()
+                t.copy_(flat[off:off + n].view_as(t))
+                off += n
         self._done = True
         self._g._pending = None
 
@@ -267,23 +284,32 @@ class Gossip:
     def load_state_dict(self, state):
         self.round = int(state["round"])
 
-    def _buffers(self, key, numel, k, like):
+    def _buffers(self, key, numel, k, like, single):
+        """(packing buffer or None, k receive buffers) of a (dtype,
+        device), allocated once (again only when the size changes)."""
         b = self._bufs.get(key)
-        if b is None or b[0].numel() != numel or len(b[1]) < k:
-            flat = torch.empty(numel, dtype=like.dtype, device=like.device)
-            b = (flat, [torch.empty_like(flat) for _ in range(k)])
+        if (b is None or b[0] != numel or len(b[2]) < k or
+                (b[1] is None) != single):
+            pack = None if single else torch.empty(
+                numel, dtype=like.dtype, device=like.device)
+            inbox = [torch.empty(numel, dtype=like.dtype, device=like.device)
+                     for _ in range(k)]
+            b = (numel, pack, inbox)
             self._bufs[key] = b
-        return b
+        return b[1], b[2]
 
     @torch.no_grad()
     def mix_(self, tensors, async_op=False):
         """One gossip round in place on a list (or iterable, e.g.
         model.parameters()) of floating-point tensors, the same shapes and
         dtypes on every worker; then the next round. async_op=True
-        returns a handle at once: the tensors' current values are sent,
-        and handle.wait() writes x_i <- sum_j W_ij x_j into them
-        (overwriting changes made meanwhile); one round may be pending at
-        a time. Buffers are allocated on the first call and reused."""
+        returns a handle at once and handle.wait() writes
+        x_i <- sum_j W_ij x_j into the tensors: leave them unchanged until
+        then (reading them, e.g. a forward and backward pass, is fine);
+        one round may be pending at a time. Buffers are allocated on the
+        first call and reused: a packing buffer per (dtype, device) (none
+        when that is one contiguous tensor: it is sent as is and the sum
+        is formed in it) and one receive buffer per neighbour."""
         if self._pending is not None:
             raise RuntimeError("topogen.torch.Gossip.mix_: the previous "
                                "async round is still pending (call its "
@@ -306,17 +332,21 @@ class Gossip:
         ops, buckets = [], []
         for tag, (key, ts) in enumerate(groups.items()):
             numel = sum(t.numel() for t in ts)
-            flat, inbox = self._buffers(key, numel, len(recv), ts[0])
-            torch.cat([t.reshape(-1) for t in ts], out=flat)
+            single = len(ts) == 1 and ts[0].is_contiguous()
+            flat, inbox = self._buffers(key, numel, len(recv), ts[0], single)
+            if single:  # sent as is, the sum formed in place
+                flat, ts = ts[0].view(-1), []
+            else:
+                torch.cat([t.reshape(-1) for t in ts], out=flat)
             for (j, _), buf in zip(recv, inbox):
                 ops.append(dist.P2POp(dist.irecv, buf, self._peer(j),
                                       self.group, tag))
             for j in send:
                 ops.append(dist.P2POp(dist.isend, flat, self._peer(j),
                                       self.group, tag))
-            buckets.append((ts, flat, inbox[:len(recv)]))
+            buckets.append((ts, flat, inbox[:len(recv)], len(send)))
         work = dist.batch_isend_irecv(ops) if ops else []
-        h = _Handle(self, work, buckets, self_w, recv)
+        h = _Handle(self, work, len(ops), buckets, self_w, recv)
         if async_op:
             self._pending = h
             return h
