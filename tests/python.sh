@@ -9,6 +9,8 @@
 #                    `topogen --labels`; refusals; C API NULL/directed
 #                    GraphML/set_weights; no signal handler; two threads;
 #                    Ctrl-C in learn returns within a second
+#   fuzz_reader.py   1,500 mutated files: the pure Python reader and
+#                    libtopogen's accept the same ones, with the same W
 #   pip              `pip install --no-index --no-build-isolation` of a
 #                    copy of topo/python into a fresh venv
 #                    (--system-site-packages), then, with libtopogen off
@@ -43,6 +45,7 @@ run() {
 }
 run load "$PY" "$HERE/python/check_load.py" "$BIN" "$T/load"
 run api "$PY" "$HERE/python/check_api.py" "$BIN" "$T/api"
+run fuzz "$PY" "$HERE/python/fuzz_reader.py" "$BIN" "$T/fuzz" 1500 1
 # the pip-installed package without libtopogen (a copy: pip's build
 # leaves build/ and *.egg-info/ beside pyproject.toml)
 cp -R "$ROOT/topo/python" "$T/pkg"

@@ -73,6 +73,20 @@ class Round:
             s[live] += self.w[self.ptr[live] + k]
         return s
 
+    def compensated_rows(self):
+        """W_ii + sum_{j != i} W_ij, Kahan-compensated from W_ii in
+        ascending j (cm_topo_check_stochastic's sum)."""
+        s = self.self.copy()
+        c = np.zeros(self.n)
+        deg = self.degree()
+        for k in range(int(deg.max()) if self.n and len(self.rows) else 0):
+            live = np.nonzero(deg > k)[0]
+            y = self.w[self.ptr[live] + k] - c[live]
+            u = s[live] + y
+            c[live] = (u - s[live]) - y
+            s[live] = u
+        return s
+
     def dense(self):
         W = np.zeros((self.n, self.n))
         W[self.rows, self.cols] = self.w
@@ -84,71 +98,239 @@ class Round:
         return self.cols[a:b], (None if self.w is None else self.w[a:b])
 
 
-def _tokens(line):
-    """key=value tokens of a comment line."""
-    out = {}
-    for tok in line.lstrip("#").split():
-        k, eq, v = tok.partition("=")
-        if eq:
-            out[k] = v
-    return out
+MAX_NODES = 1000000      # CM_TOPO_MAX_NODES
+_SPACE = " \t\n\v\f\r"
 
 
-_WEIGHT = re.compile(r"""^\{\s*(?:['"]weight['"]\s*:\s*([^,}\s]+)\s*)?\}$""")
+def _isprint_or_space(c):
+    return " " <= c <= "~" or c in _SPACE
 
 
-def _number(s, path, line, what):
+def _strtoull_digits(s):
+    """(value, rest) of the leading decimal digits of s."""
+    k = 0
+    while k < len(s) and s[k].isdigit() and s[k] in "0123456789":
+        k += 1
+    return int(s[:k]) if k else None, s[k:]
+
+
+def _strtod(s):
+    """(value, rest) as C's strtod: the longest number prefix of s
+    (after leading whitespace), or (None, s)."""
+    m = _FLOAT.match(s)
+    if not m or not m.group(1):
+        return None, s
+    txt = m.group(1)
     try:
-        x = float(s)
+        if txt.lower().lstrip("+-").startswith("0x"):
+            return float.fromhex(txt), s[m.end():]
+        return float(txt), s[m.end():]
     except ValueError:
-        raise FileError(4, "%s:%d: bad %s '%s'" % (path, line, what, s))
-    if not math.isfinite(x):
-        raise FileError(4, "%s:%d: %s %s is not finite" % (path, line,
-                                                           what, s))
-    return x
+        return None, s
 
 
-def _node(s, path, line):
-    if not s.isdigit():
-        raise FileError(4, "%s:%d: bad node id '%s' (a non-negative "
-                        "integer)" % (path, line, s))
-    v = int(s)
-    if v > ID_MAX:
-        raise FileError(4, "%s:%d: node id %d is beyond the limit of %d" % (
-            path, line, v, ID_MAX))
-    return v
+_FLOAT = re.compile(r"\s*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|"
+                    r"\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?|"
+                    r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|"
+                    r"inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))",
+                    re.IGNORECASE)
 
 
-def _records(lines, path):
-    """(a, b, w or None, line) of the data lines [(lineno, text)]."""
-    recs = []
-    for no, text in lines:
-        text = text.split("#", 1)[0].strip()
-        if not text:
+def _parse_id(tok):
+    if tok.startswith("-"):
+        return None, "negative node id"
+    if not tok[:1].isdigit() or not tok[:1] in "0123456789":
+        return None, "node id is not a non-negative integer"
+    v, rest = _strtoull_digits(tok)
+    if rest:
+        return None, "node id is not a non-negative integer"
+    if v >= MAX_NODES:
+        return None, "node id too large (ids run from 0 to 999999)"
+    return v, None
+
+
+def _parse_weight(tok):
+    v, rest = _strtod(tok)
+    if v is None or rest:
+        return None, "weight is not a number"
+    if not math.isfinite(v):
+        return None, "weight is not finite"
+    return v, None
+
+
+def _parse_nx_dict(rest):
+    """(weight or None, error or None) of a networkx attribute dict."""
+    p = rest.lstrip(_SPACE)
+    if not p.startswith("{"):
+        return None, "malformed attribute dictionary"
+    p = p[1:].lstrip(_SPACE)
+    w = None
+    if p.startswith("}"):
+        p = p[1:]
+    else:
+        if not (p.startswith("'weight'") or p.startswith('"weight"')):
+            return None, "only a 'weight' attribute is understood"
+        p = p[8:].lstrip(_SPACE)
+        if not p.startswith(":"):
+            return None, "malformed attribute dictionary"
+        v, after = _strtod(p[1:])
+        if v is None or not math.isfinite(v):
+            return None, "weight is not a finite number"
+        p = after.lstrip(_SPACE)
+        if not p.startswith("}"):
+            return None, "only a 'weight' attribute is understood"
+        p = p[1:]
+        w = v
+    if p.lstrip(_SPACE):
+        return None, "trailing text after the attribute dictionary"
+    return w, None
+
+
+class _Head:
+    def __init__(self):
+        self.directed = self.epidemic = self.s = self.local = self.d = 0
+        self.line = 0
+        self.n = None
+        self.n_line = 0
+
+
+def _scan_comment(text, h, lineno):
+    """scan_comment of cm_topo_read.c: 0, or -1 bad n=, -2 contradicting
+    n=, -3 bad directed=."""
+    for tok in re.split(r"[ \t]+", text):
+        if not tok:
             continue
-        f = text.split(None, 2)
+        if tok.startswith("directed="):
+            v, rest = _strtoull_digits(tok[9:])
+            if v is None or rest or v > 1:
+                return -3
+            h.directed = v
+            h.line = h.line or lineno
+            continue
+        if tok == "kind=epidemic":
+            h.epidemic = 1
+            h.line = h.line or lineno
+            continue
+        for key, lim in (("s=", MAX_NODES), ("local=", 1), ("d=", MAX_NODES)):
+            if tok.startswith(key):
+                v, rest = _strtoull_digits(tok[len(key):])
+                if v is not None and not rest and v <= lim:
+                    setattr(h, key[:-1], v)
+                    break
+        else:
+            if tok in ("epidemic=local", "epidemic=oracle"):
+                h.local = int(tok[9] == "l")
+                continue
+            if not tok.startswith("n="):
+                continue
+            v, rest = _strtoull_digits(tok[2:])
+            if v is None or rest or v > MAX_NODES:
+                return -1
+            if h.n is not None and h.n != v:
+                return -2
+            if h.n is None:
+                h.n_line = lineno
+            h.n = v
+            continue
+        continue
+    return 0
+
+
+def _read_stream(lines, path, first_line, base_auto):
+    """cm_topo_read_stream on edge-list lines (str, latin-1 decoded bytes):
+    a Round, or ("epidemic", n, s, local)."""
+    h = _Head()
+    recs = []
+    for k, line in enumerate(lines):
+        no = first_line + k + 1
+        if "\0" in line:
+            raise FileError(4, "%s:%d: binary data (NUL byte); not a topology "
+                            "text file" % (path, no))
+        line = line.rstrip("\r\n")
+        if "\r" in line:
+            raise FileError(4, "%s:%d: carriage return inside a line: CR-only "
+                            "line endings (old Mac style) are not read; "
+                            "convert them to newlines (tr '\\r' '\\n')" % (
+                                path, no))
+        p = line.lstrip(_SPACE)
+        if not p:
+            continue
+        if p[0] == "#":
+            rc = _scan_comment(p[1:], h, no)
+            if rc == -3:
+                raise FileError(4, "%s:%d: bad directed=... (must be 0 or 1)"
+                                % (path, no))
+            if rc == -1:
+                raise FileError(4, "%s:%d: bad node count in n=... (must be "
+                                "an integer from 0 to %d)" % (path, no,
+                                                              MAX_NODES))
+            if rc == -2:
+                raise FileError(4, "%s:%d: n=... contradicts the node count "
+                                "declared on line %d" % (path, no, h.n_line))
+            continue
+        for c in p:
+            if not _isprint_or_space(c):
+                raise FileError(4, "%s:%d: unexpected control or non-ASCII "
+                                "byte 0x%02x; not a topology text file" % (
+                                    path, no, ord(c)))
+        f, rest, q = [], None, p
+        while q and len(f) < 3:
+            q = q.lstrip(_SPACE)
+            if not q:
+                break
+            if len(f) == 2 and q[0] == "{":
+                rest = q
+                break
+            m = re.match(r"[^ \t\n\v\f\r]+", q)
+            f.append(m.group(0))
+            q = q[m.end():]
+            if q:
+                q = q[1:]
+        if rest is None and q.lstrip(_SPACE):
+            raise FileError(4, "%s:%d: too many fields (expected `i j` or "
+                            "`i j w`)" % (path, no))
         if len(f) < 2:
-            raise FileError(4, "%s:%d: expected `i j` or `i j w`, got '%s'"
-                            % (path, no, text))
-        a, b = _node(f[0], path, no), _node(f[1], path, no)
+            raise FileError(4, "%s:%d: missing field (expected `i j` or "
+                            "`i j w`)" % (path, no))
+        a, why = _parse_id(f[0])
+        if why is None:
+            b, why = _parse_id(f[1])
+        if why:
+            raise FileError(4, "%s:%d: %s" % (path, no, why))
         w = None
-        if len(f) == 3:
-            rest = f[2].strip()
-            m = _WEIGHT.match(rest)
-            if m:
-                w = None if m.group(1) is None else _number(
-                    m.group(1), path, no, "weight")
-            elif len(rest.split()) == 1:
-                w = _number(rest, path, no, "weight")
-            else:
-                raise FileError(4, "%s:%d: expected `i j` or `i j w`, got "
-                                "'%s'" % (path, no, text))
+        if rest is not None:
+            w, why = _parse_nx_dict(rest)
+            if why:
+                raise FileError(4, "%s:%d: %s" % (path, no, why))
+        elif len(f) == 3:
+            w, why = _parse_weight(f[2])
+            if why:
+                raise FileError(4, "%s:%d: %s" % (path, no, why))
         recs.append((a, b, w, no))
-    return recs
+    if h.epidemic and h.s == 0:
+        h.s = h.d
+    if h.epidemic and h.s == 0:
+        raise FileError(4, "%s:%d: kind=epidemic needs s=S (or d=S: the "
+                        "number of peers each node sends to per round)" % (
+                            path, h.line))
+    if h.epidemic:
+        if recs:
+            raise FileError(4, "%s:%d: an epidemic topology (kind=epidemic) "
+                            "lists no arcs: each round's graph is drawn from "
+                            "the run's seed" % (path, recs[0][3]))
+        if h.n is None:
+            raise FileError(4, "%s: an epidemic topology needs its node count "
+                            "(n=N in the header)" % path)
+        if h.n < 2 or h.s > h.n - 1:
+            raise FileError(4, "%s:%d: epidemic s=%d needs 1 <= s <= n - 1 = "
+                            "%d" % (path, h.n_line, h.s, max(h.n - 1, 0)))
+        return ("epidemic", h.n, h.s, h.local)
+    if h.directed:
+        return _build_directed(recs, path, h.n, h.n_line, base_auto)
+    return _build(recs, path, h.n, h.n_line, base_auto)
 
 
-def _build(recs, path, n_decl, n_line, directed, shift_ok):
-    """A Round from records, the C reader's rules."""
+def _weighted_of(recs, path):
     weighted = bool(recs) and recs[0][2] is not None
     for a, b, w, no in recs:
         if (w is not None) != weighted:
@@ -157,34 +339,35 @@ def _build(recs, path, n_decl, n_line, directed, shift_ok):
                                 path, no, "missing" if weighted else "given",
                                 recs[0][3],
                                 "has one" if weighted else "has none"))
+    return weighted
+
+
+def _build(recs, path, n_decl, n_line, base_auto):
+    """cm_topo_from_recs: an undirected Round."""
+    recs = [(min(a, b), max(a, b), w, no) for a, b, w, no in recs]
     if not recs and n_decl is None:
-        raise FileError(4, "%s: no %s found (empty topology file)" % (
-            path, "arcs" if directed else "edges"))
+        raise FileError(4, "%s: no edges found (empty topology file)" % path)
+    weighted = _weighted_of(recs, path)
     shifted = 0
-    if shift_ok and n_decl is None and recs and all(
-            a != 0 and b != 0 for a, b, _, _ in recs):
+    if base_auto and n_decl is None and recs and all(a != 0
+                                                     for a, _, _, _ in recs):
+        recs = [(a - 1, b - 1, w, no) for a, b, w, no in recs]
         shifted = 1
-    mx = -1
-    norm = []
+    n = n_decl if n_decl is not None else (
+        max(b for _, b, _, _ in recs) + 1 if recs else 0)
     for a, b, w, no in recs:
-        a, b = a - shifted, b - shifted
-        if not directed and a > b:
-            a, b = b, a
-        norm.append((a, b, w, no))
-        mx = max(mx, a, b)
-    n = n_decl if n_decl is not None else mx + 1
-    for a, b, w, no in norm:
-        if max(a, b) >= n:
+        if b >= n:
             raise FileError(4, "%s:%d: node id %d is beyond the node count "
                             "n=%d declared on line %d" % (
-                                path, no, max(a, b) + shifted, n, n_line))
+                                path, no, b + shifted, n, n_line))
     if n == 0:
         raise FileError(4, "%s: declares n=0 nodes" % path)
-    norm.sort(key=lambda r: (r[0], r[1], r[3]))
+    recs.sort(key=lambda r: (r[0], r[1], r[3]))
     selfw = np.full(n, np.nan) if weighted else None
     entries = {}
     prev = None
-    for a, b, w, no in norm:
+    for r in recs:
+        a, b, w, no = r
         if prev and prev[0] == a and prev[1] == b:
             if weighted and prev[2] != w:
                 if a == b:
@@ -195,7 +378,7 @@ def _build(recs, path, n_decl, n_line, directed, shift_ok):
                                 "line %d gives %.17g (W must be symmetric)"
                                 % (path, no, a, b, w, prev[3], prev[2]))
             continue
-        prev = (a, b, w, no)
+        prev = r
         if a == b:
             if not weighted:
                 raise FileError(4, "%s:%d: self-loop %d %d without a weight "
@@ -203,26 +386,76 @@ def _build(recs, path, n_decl, n_line, directed, shift_ok):
                                 % (path, no, a, b))
             selfw[a] = w
             continue
-        if directed:
-            entries[(b, a)] = w       # arc a -> b: W_ba
-        else:
-            entries[(a, b)] = w
-            entries[(b, a)] = w
+        entries[(a, b)] = w
+        entries[(b, a)] = w
     keys = sorted(entries)
     rows = [k[0] for k in keys]
     cols = [k[1] for k in keys]
     if weighted:
-        r = Round(n, rows, cols, [entries[k] for k in keys], None, directed)
+        r = Round(n, rows, cols, [entries[k] for k in keys], None, False)
         implied = 1.0 - r.row_sums()
         r.self = np.where(np.isnan(selfw), implied, selfw)
-    elif directed:  # uniform receiver weights: 1 / (in-degree + 1)
-        r = Round(n, rows, cols, np.zeros(len(rows)), None, directed)
+    else:
+        r = Round(n, rows, cols, None, None, False)
+    r.shifted = shifted
+    return r
+
+
+def _build_directed(recs, path, n_decl, n_line, base_auto):
+    """cm_topo_from_arc_recs: a directed Round (arc a -> b: W_ba)."""
+    if not recs and n_decl is None:
+        raise FileError(4, "%s: no arcs found (empty topology file)" % path)
+    weighted = _weighted_of(recs, path)
+    shifted = 0
+    if base_auto and n_decl is None and recs and all(
+            a != 0 and b != 0 for a, b, _, _ in recs):
+        recs = [(a - 1, b - 1, w, no) for a, b, w, no in recs]
+        shifted = 1
+    n = n_decl if n_decl is not None else (
+        max(max(a, b) for a, b, _, _ in recs) + 1 if recs else 0)
+    for a, b, w, no in recs:
+        if max(a, b) >= n:
+            raise FileError(4, "%s:%d: node id %d is beyond the node count "
+                            "n=%d declared on line %d" % (
+                                path, no, max(a, b) + shifted, n, n_line))
+    if n == 0:
+        raise FileError(4, "%s: declares n=0 nodes" % path)
+    recs = sorted(recs, key=lambda r: (r[0], r[1], r[3]))
+    arcs, selfs = {}, {}
+    for k, (a, b, w, no) in enumerate(recs):
+        if k and recs[k - 1][0] == a and recs[k - 1][1] == b:
+            if a == b:
+                raise FileError(4, "%s:%d: second self weight of node %d "
+                                "(line %d gives one)" % (path, no, a,
+                                                         recs[k - 1][3]))
+            raise FileError(4, "%s:%d: duplicate arc %d -> %d (line %d lists "
+                            "it)" % (path, no, a, b, recs[k - 1][3]))
+        if a == b:
+            if not weighted:
+                raise FileError(4, "%s:%d: self-loop %d %d without a weight "
+                                "(self lines are only for weighted files)"
+                                % (path, no, a, b))
+            selfs[a] = w
+            continue
+        arcs[(b, a)] = w
+    keys = sorted(arcs)
+    rows = [k[0] for k in keys]
+    cols = [k[1] for k in keys]
+    r = Round(n, rows, cols, np.zeros(len(rows)), None, True)
+    if weighted:
+        r.w = np.array([arcs[k] for k in keys], dtype=np.float64)
+        r.self = 1.0 - r.row_sums()
+        for i, w in selfs.items():
+            r.self[i] = w
+    else:
         d = r.degree().astype(np.float64)
         r.w = 1.0 / (d[r.rows] + 1.0)
         r.self = 1.0 / (d + 1.0)
-    else:
-        r = Round(n, rows, cols, None, None, directed)
     r.shifted = shifted
+    try:
+        _check_doubly(r, path)
+    except FileError as e:
+        raise FileError(4, str(e))
     return r
 
 
@@ -245,121 +478,123 @@ def detect(data):
     return "edgelist"
 
 
+def _round_header(line):
+    """round_header of cm_topo_seq.c: R, -1 (malformed) or None."""
+    m = re.match(r"[ \t]*#[ \t]*round(.*)$", line, re.S)
+    if not m:
+        return None
+    rest = m.group(1)
+    if rest and rest[0] not in _SPACE:
+        return None
+    rest = rest.lstrip(" \t")
+    v, after = _strtoull_digits(rest)
+    if v is None or v > 1000000000 or (after and after[0] not in _SPACE):
+        return -1
+    return v
+
+
+def _comment_token(line, key):
+    """comment_token of cm_topo_seq.c: value, -1 (malformed) or None."""
+    for m in re.finditer(re.escape(key), line):
+        q = m.start()
+        if q > 0 and line[q - 1] not in _SPACE:
+            continue
+        v, _ = _strtoull_digits(line[m.end():])
+        if v is None or v > 1000000000:
+            return -1
+        return v
+    return None
+
+
 def parse_edgelist(data, path, ncol=False):
-    """Parsed of an edge list or sequence (bytes)."""
+    """Parsed of an edge list or sequence (bytes), as cm_topo_seq_read_ex
+    reads it."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    text = data.decode("utf-8", "replace")
+    elif data.startswith(b"\xef"):
+        raise FileError(4, "%s:1: unexpected non-ASCII byte 0xef that does "
+                        "not start a UTF-8 byte-order mark; not a topology "
+                        "text file" % path)
+    text = data.decode("latin-1")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    header, sections, cur = [], [], None
-    hdr_tok, hdr_line = {}, {}
+    secs, period, pline, n_head = [], None, 0, None
     for no, line in enumerate(lines, 1):
-        if line.endswith("\r"):
-            line = line[:-1]
-        if "\r" in line:
-            raise FileError(4, "%s:%d: a carriage return inside the line "
-                            "(CR line endings? convert with tr '\\r' "
-                            "'\\n')" % (path, no))
-        s = line.strip()
-        if s.startswith("#") and s.lstrip("#").split()[:1] == ["round"]:
-            f = s.lstrip("#").split()
-            if len(f) < 2 or not f[1].isdigit():
-                raise FileError(4, "%s:%d: malformed round header (expected "
-                                "`# round R`, R = 0, 1, ...)" % (path, no))
-            cur = (int(f[1]), no, _tokens(s), [])
-            sections.append(cur)
-            continue
-        if cur is None:
-            if s.startswith("#"):
-                header.append(line)
-                for k, v in _tokens(s).items():
-                    hdr_tok.setdefault(k, v)
-                    hdr_line.setdefault(k, no)
-            elif s:
-                cur = (None, 0, {}, [])
-                sections.append(cur)
-                cur[3].append((no, line))
-            continue
-        cur[3].append((no, line))
-    directed = hdr_tok.get("directed") == "1"
-    if "directed" in hdr_tok and hdr_tok["directed"] not in ("0", "1"):
-        raise FileError(4, "%s:%d: bad directed=... (must be 0 or 1)" % (
-            path, hdr_line["directed"]))
-
-    def n_of(tok, line):
-        if "n" not in tok:
-            return None
-        v = tok["n"]
-        if not v.isdigit() or int(v) > ID_MAX + 1:
-            raise FileError(4, "%s:%d: bad n=%s" % (path, line, v))
-        return int(v)
-
-    n_head = n_of(hdr_tok, hdr_line.get("n", 0))
-    epidemic = None
-    if hdr_tok.get("kind") == "epidemic":
-        s_ = hdr_tok.get("s", "")
-        loc = hdr_tok.get("local", "0")
-        if not s_.isdigit() or loc not in ("0", "1"):
-            raise FileError(4, "%s:%d: an epidemic header needs s=S (S >= 1)"
-                            " and local=0 or local=1" % (path, hdr_line.get(
-                                "kind", 1)))
-        if any(sec[3] and _records(sec[3], path) for sec in sections):
-            recs = [r for sec in sections for r in _records(sec[3], path)]
-            raise FileError(4, "%s:%d: an epidemic topology (kind=epidemic) "
-                            "lists no arcs: each round's graph is drawn from "
-                            "the run's seed" % (path, recs[0][3]))
-        if n_head is None:
-            raise FileError(4, "%s: an epidemic topology needs its node "
-                            "count (n=N in the header)" % path)
-        s_ = int(s_)
-        if n_head < 2 or not 1 <= s_ <= n_head - 1:
-            raise FileError(4, "%s:%d: epidemic s=%d needs 1 <= s <= n - 1 "
-                            "= %d" % (path, hdr_line["s"], s_,
-                                      max(n_head - 1, 0)))
-        return Parsed([], n_head, header, True, (s_, int(loc)))
-    if not sections or sections[0][0] is None:
-        data_lines = sections[0][3] if sections else []
-        if len(sections) > 1:
-            raise FileError(4, "%s:%d: data line before the first `# round`"
-                            " section" % (path, data_lines[0][0]))
-        r = _build(_records(data_lines, path), path, n_head,
-                   hdr_line.get("n", 0), directed, True)
-        return Parsed([r], r.n, header, directed, None)
-    if directed:
-        raise FileError(4, "%s: a directed file holds one round" % path)
-    period = hdr_tok.get("period")
-    if period is not None:
-        if not period.isdigit():
-            raise FileError(4, "%s:%d: bad period=... (a positive integer)"
-                            % (path, hdr_line["period"]))
-        if int(period) == 0:
-            raise FileError(4, "%s:%d: period=0: a sequence needs at least "
-                            "one round" % (path, hdr_line["period"]))
-        if int(period) != len(sections):
-            raise FileError(4, "%s:%d: period=%s, but the file has %d "
-                            "rounds" % (path, hdr_line["period"], period,
-                                        len(sections)))
-    rounds, n = [], None
-    for k, (rno, line, tok, body) in enumerate(sections):
+        r = _round_header(line)
+        if r == -1:
+            raise FileError(4, "%s:%d: malformed round header (expected "
+                            "`# round R`, R = 0, 1, ...)" % (path, no))
+        if r is not None:
+            secs.append((no - 1, r))
+        elif not secs:
+            q = line.lstrip(_SPACE)
+            if q.startswith("#"):
+                v = _comment_token(q[1:], "period=")
+                if v == -1:
+                    raise FileError(4, "%s:%d: bad period=... (a positive "
+                                    "integer)" % (path, no))
+                if v is not None:
+                    period, pline = v, no
+                v = _comment_token(q[1:], "n=")
+                if v is not None and v != -1:
+                    n_head = v
+    header = []
+    for line in lines[:secs[0][0] if secs else len(lines)]:
+        if line.lstrip(_SPACE).startswith("#"):
+            header.append(line.rstrip("\r"))
+        elif line.strip(_SPACE):
+            break
+    if pline and period == 0:
+        raise FileError(4, "%s:%d: period=0: a sequence needs at least one "
+                        "round" % (path, pline))
+    if pline and period != (len(secs) or 1):
+        raise FileError(4, "%s:%d: period=%d, but the file has %d `# round` "
+                        "section%s" % (path, pline, period, len(secs),
+                                       "" if len(secs) == 1 else "s"))
+    if not secs:
+        r = _read_stream(lines, path, 0, True)
+        if isinstance(r, tuple):
+            return Parsed([], r[1], header, True, (r[2], r[3]))
+        return Parsed([r], r.n, header, r.directed, None)
+    for no, line in enumerate(lines[:secs[0][0]], 1):
+        q = line.lstrip(_SPACE)
+        if q and q[0] != "#":
+            raise FileError(4, "%s:%d: data line before the first `# round` "
+                            "header (line %d)" % (path, no, secs[0][0] + 1))
+    rounds = []
+    for k, (start, rno) in enumerate(secs):
         if rno != k:
-            raise FileError(4, "%s:%d: round %d where round %d was expected"
-                            % (path, line, rno, k))
-        nr = n_of(tok, line)
-        if nr is None:
-            nr = n_head
-        r = _build(_records(body, path), path, nr, line, False, False)
-        if n is not None and r.n != n:
+            raise FileError(4, "%s:%d: round %d where round %d was expected "
+                            "(sections go 0, 1, ..., period-1)" % (
+                                path, start + 1, rno, k))
+        end = secs[k + 1][0] if k + 1 < len(secs) else len(lines)
+        try:
+            r = _read_stream(lines[start:end], path, start, False)
+        except FileError as e:
+            raise FileError(e.status, "round %d: %s" % (k, e))
+        if isinstance(r, tuple) and len(secs) == 1:
+            return Parsed([], r[1], header, True, (r[2], r[3]))
+        if isinstance(r, tuple):
+            raise FileError(4, "%s:%d: round %d: an epidemic round in a "
+                            "sequence" % (path, start + 1, k))
+        if rounds and r.n != rounds[0].n:
             raise FileError(4, "%s:%d: round %d has %d nodes, but round 0 "
-                            "has %d" % (path, line, k, r.n, n))
-        if r.w is None:
+                            "(line %d) has %d (every round must have the "
+                            "same n)" % (path, start + 1, k, r.n,
+                                         secs[0][0] + 1, rounds[0].n))
+        if n_head and r.n != n_head:
+            raise FileError(4, "%s:%d: round %d has %d nodes, but the file "
+                            "header declares n=%d" % (path, start + 1, k,
+                                                      r.n, n_head))
+        if len(secs) > 1 and r.w is None:
             raise FileError(4, "%s:%d: round %d has no weights (every round "
-                            "of a sequence is weighted)" % (path, line, k))
-        r.line = line
-        n = r.n
+                            "of a sequence needs its W: `i j w` lines)" % (
+                                path, start + 1, k))
+        r.line = start + 1
         rounds.append(r)
-    return Parsed(rounds, n, header, False, None)
+    return Parsed(rounds, rounds[0].n, header,
+                  any(r.directed for r in rounds), None)
 
 
 # ---- the trainer's checks (src/cm_mixing.c, cm_topo_seq.c) -------------
@@ -391,7 +626,7 @@ def _components(r, reverse=False):
 def _check_stochastic(r, name):
     if r.directed:
         return _check_doubly(r, name)
-    s = r.self + r.row_sums()
+    s = r.compensated_rows()
     bad = np.nonzero(~(np.abs(s - 1.0) <= ROW_TOL))[0]
     if len(bad):
         i = int(bad[0])
@@ -401,9 +636,12 @@ def _check_stochastic(r, name):
 
 
 def _check_doubly(r, name):
-    rs = r.self + r.row_sums()
-    cs = r.self.copy()
-    np.add.at(cs, r.cols, r.w)
+    """cm_topo_check_doubly: compensated row and column sums, node by node
+    (row i, then column i)."""
+    rs = r.compensated_rows()
+    order = np.lexsort((r.rows, r.cols))       # out-lists: by sender
+    t = Round(r.n, r.cols[order], r.rows[order], r.w[order], r.self, True)
+    cs = t.compensated_rows()
     for i in range(r.n):
         if not abs(rs[i] - 1.0) <= ROW_TOL:
             raise FileError(5, "%s: node %d receives %s in total (row %d of "
