@@ -240,6 +240,7 @@ class Gossip:
         self.epidemic = epi
         self.seed = seed
         self.round = 0
+        self._rounds = rounds
         self._plans = [self._plan_of(r) for r in rounds]
         self._bufs = {}
         self._pending = None
@@ -383,10 +384,12 @@ class GossipAverager(ModelAverager):
                                     averager=averager)
 
     topology: what Gossip takes, or a dict {period: topology or None}
-    (the hierarchical form, like HierarchicalModelAverager: at a step
-    only the largest period dividing step - warmup_steps acts; None is an
-    exact all-reduce average of the group), e.g. {1: "ring.txt", 16:
-    None}. Parameters are averaged as torch's averagers do: those with a
+    (the hierarchical form, like HierarchicalModelAverager: from
+    warmup_steps on, at a step only the largest period dividing the step
+    acts; None is an exact all-reduce average of the group), e.g.
+    {1: "ring.txt", 16: None}. As in torch, a single period counts from
+    the warm-up's end (PeriodicModelAverager), the hierarchical form from
+    step 0 (HierarchicalModelAverager). Parameters are averaged as torch's averagers do: those with a
     .grad (from model.parameters() or optimizer.param_groups). buffers:
     False, or a module (its floating buffers: BatchNorm statistics) or an
     iterable of tensors, mixed at the same steps as the parameters.
@@ -400,7 +403,8 @@ class GossipAverager(ModelAverager):
         super().__init__(process_group)
         if warmup_steps < 0:
             raise ValueError("warmup_steps must be non-negative")
-        if isinstance(topology, dict):
+        self.hierarchical = isinstance(topology, dict)
+        if self.hierarchical:
             levels = dict(topology)
         else:
             levels = {period: topology}
@@ -441,7 +445,9 @@ class GossipAverager(ModelAverager):
         step = self.step if step is None else step
         if step < self.warmup_steps:
             return None
-        k = step - self.warmup_steps
+        # as torch counts: PeriodicModelAverager from the warm-up's end,
+        # HierarchicalModelAverager from step 0
+        k = step if self.hierarchical else step - self.warmup_steps
         for p in reversed(self.periods):
             if k % p == 0:
                 return p
@@ -458,7 +464,8 @@ class GossipAverager(ModelAverager):
                 _exact_average_(tensors, None if group is dist.group.WORLD
                                 else group)
             else:
-                g.round = (self.step - self.warmup_steps) // p
+                g.round = (self.step if self.hierarchical else
+                           self.step - self.warmup_steps) // p
                 g.mix_(tensors)
         self.step += 1
 
@@ -530,18 +537,9 @@ class D2(_Wrapped):
         self._prev = None
 
     def _full_w(self):
-        """W of the gossip's topology (every row, from all workers' plans:
-        gathered once, small)."""
-        n = self.gossip.n
-        row = np.zeros(n)
-        self_w, recv, _ = self.gossip.plan(0)
-        row[self.gossip.worker] = self_w
-        for j, w in recv:
-            row[j] = w
-        t = torch.from_numpy(row)
-        rows = [torch.zeros_like(t) for _ in range(n)]
-        dist.all_gather(rows, t, group=self.gossip.group)
-        return torch.stack(rows).numpy()
+        """W of the gossip's (static) topology, dense (n is the world
+        size: small)."""
+        return self.gossip._rounds[0].dense()
 
     @torch.no_grad()
     def step(self, closure=None):
