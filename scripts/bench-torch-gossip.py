@@ -8,9 +8,11 @@ usage: scripts/bench-torch-gossip.py [--sizes 61706,1000000,11000000]
 
 Topology: the ring of 4 (each worker sends its whole vector to 2
 neighbours and receives 2), weights 1/3, written here (no libtopogen
-needed). Per size and variant: the median over --reps rounds (after one
-warm-up) of the slowest worker's time (a max over workers per round).
-Variants, all on the same preallocated tensors:
+needed).
+The variants are interleaved round by round (so load swings hit them
+alike); per variant the median and the minimum over --reps rounds (after
+one warm-up) of the slowest worker's time. Variants, all on the same
+preallocated tensors:
 
   mix_ (one tensor)     Gossip.mix_([x]): sent as is, the sum formed in x
   mix_ (params)         Gossip.mix_(x split into 62 tensors): packed into
@@ -62,18 +64,18 @@ def worker(rank, n, port, sizes, reps, ring, out):
             "bare": bare,
             "all_reduce": lambda: dist.all_reduce(x),
         }
-        res = {}
-        for name, fn in variants.items():
-            ts = []
-            for k in range(reps + 1):
+        ts = {name: [] for name in variants}
+        for k in range(reps + 1):  # interleaved: load swings hit all alike
+            for name, fn in variants.items():
                 dist.barrier()
                 t0 = time.perf_counter()
                 fn()
                 t = torch.tensor([time.perf_counter() - t0])
                 dist.all_reduce(t, op=dist.ReduceOp.MAX)
                 if k:
-                    ts.append(float(t))
-            res[name] = statistics.median(ts)
+                    ts[name].append(float(t))
+        res = {name: (statistics.median(v), min(v)) for name, v in
+               ts.items()}
         rows.append((size, res))
     if rank == 0:
         torch.save(rows, out)
@@ -103,17 +105,19 @@ def main():
         mp.spawn(worker, args=(n, port, sizes, a.reps, ring, out), nprocs=n,
                  join=True)
         rows = torch.load(out)
-    print("# %d gloo processes, ring (2 neighbours), float32, median of %d "
-          "rounds (slowest worker), ms" % (n, a.reps))
-    print("%-10s %9s %11s %10s %9s %11s %8s %10s" % (
-        "floats", "mix_", "mix_params", "mix_async", "bare", "all_reduce",
-        "mix/bare", "params/bare"))
+    print("# %d gloo processes, ring (2 neighbours), float32, %d rounds "
+          "per variant, interleaved; the slowest worker's time per round; "
+          "ms: median (min)" % (n, a.reps))
+    names = ["mix_", "mix_params", "mix_async", "bare", "all_reduce"]
+    print("%-9s" % "floats" + "".join("%17s" % x for x in names) +
+          "  mix/bare med (min)  params/bare med (min)")
     for size, r in rows:
-        print("%-10d %9.2f %11.2f %10.2f %9.2f %11.2f %8.2f %10.2f" % (
-            size, 1e3 * r["mix_"], 1e3 * r["mix_params"],
-            1e3 * r["mix_async"], 1e3 * r["bare"], 1e3 * r["all_reduce"],
-            r["mix_"] / r["bare"], r["mix_params"] / r["bare"]))
-
+        print("%-9d" % size + "".join(
+            "%17s" % ("%.2f (%.2f)" % (1e3 * r[x][0], 1e3 * r[x][1]))
+            for x in names) + "  %8.2f (%.2f)  %12.2f (%.2f)" % (
+                r["mix_"][0] / r["bare"][0], r["mix_"][1] / r["bare"][1],
+                r["mix_params"][0] / r["bare"][0],
+                r["mix_params"][1] / r["bare"][1]))
 
 if __name__ == "__main__":
     main()

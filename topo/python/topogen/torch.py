@@ -288,9 +288,9 @@ class Gossip:
     def _buffers(self, key, numel, k, like, single):
         """(packing buffer or None, k receive buffers) of a (dtype,
         device), allocated once (again only when the size changes)."""
+        key = key + (single,)
         b = self._bufs.get(key)
-        if (b is None or b[0] != numel or len(b[2]) < k or
-                (b[1] is None) != single):
+        if b is None or b[0] != numel or len(b[2]) < k:
             pack = None if single else torch.empty(
                 numel, dtype=like.dtype, device=like.device)
             inbox = [torch.empty(numel, dtype=like.dtype, device=like.device)
