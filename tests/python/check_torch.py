@@ -9,6 +9,8 @@ the path; the topology files are written here by hand).
     parameters of PeriodicModelAverager(period=3, warmup_steps=2) to
     1e-6 after 9 steps of SGD with momentum on a linear model; its
     state_dict holds the step;
+  - a restart (model, PostLocalSGDOptimizer state_dicts saved at step 5,
+    loaded into new objects) continues as if uninterrupted;
   - the hierarchical form {1: ring, 4: None} equals a NumPy replay
     (gossip with W at every step, the exact mean every 4th);
   - D2 and GradientTracking wrapping torch.optim.SGD(momentum=0.5)
@@ -117,6 +119,33 @@ def worker(rank, port, f, out):
                           model.parameters()]), opt
     mine, opt = run(tt.GossipAverager(f["complete"], period=3,
                                       warmup_steps=2))
+
+    # a restart: 5 steps, state_dicts saved, a new model/optimizer/
+    # averager loaded, 4 more steps == 9 uninterrupted (the ring: gossip
+    # rounds and the step counter must both resume)
+    def run_split(stop):
+        torch.manual_seed(3)
+        model = torch.nn.Linear(5, 3)
+        mk = lambda m: PostLocalSGDOptimizer(  # noqa: E731
+            optim=torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9),
+            averager=tt.GossipAverager(f["ring"], period=2, warmup_steps=3))
+        opt = mk(model)
+        gen = torch.Generator().manual_seed(200 + rank)
+        for t in range(9):
+            if t == stop:
+                ms, os_ = model.state_dict(), opt.state_dict()
+                model = torch.nn.Linear(5, 3)
+                model.load_state_dict(ms)
+                opt = mk(model)
+                opt.load_state_dict(os_)
+            x = torch.randn(8, 5, generator=gen)
+            opt.zero_grad()
+            model(x).pow(2).mean().backward()
+            opt.step()
+        return torch.cat([p.detach().reshape(-1) for p in
+                          model.parameters()])
+    res["restart"] = float((run_split(5) - run_split(-1)).abs().max())
+    res["restart_moved"] = float((run_split(-1) - mine).abs().max())
     ref, _ = run(PeriodicModelAverager(period=3, warmup_steps=2))
     res["averager"] = float((mine - ref).abs().max())
     res["averager_step"] = opt.state_dict()["step"]
@@ -251,6 +280,10 @@ def main():
           "PeriodicModelAverager (max diff %.2g)" % r["averager"])
     check(r["averager_step"] == 9, "PostLocalSGDOptimizer.state_dict() "
           "step = 9 (%s)" % r["averager_step"])
+    check(r["restart"] < 1e-12 and r["restart_moved"] > 1e-3,
+          "GossipAverager in PostLocalSGDOptimizer: state_dicts saved at "
+          "step 5 and loaded into new objects == 9 steps uninterrupted "
+          "(%.2g)" % r["restart"])
     check(r["hier"] < 1e-12, "hierarchical {1: ring, 4: None} == replay "
           "(%.2g)" % r["hier"])
     for k in ("d2_ring", "d2_neg", "gt_ring", "gt_neg"):
