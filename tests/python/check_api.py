@@ -98,6 +98,10 @@ for fx in ("ring8-networkx.graphml", "ring8-igraph.gml"):
         os.path.join(ROOT, "tests", "fixtures", "ring8.txt")).W),
           "GraphML/GML through libtopogen: %s == ring8.txt" % fx)
 
+check(saved(topogen.learn(16, 4, seed=5, restarts=2)) ==
+      read(cli("-n", 16, "-d", 4, "--seed", 5, "--restarts", 2)),
+      "learn(16, 4, seed=5, restarts=2) == topogen's file")
+
 # labels: byte for byte with the command line
 rng = np.random.default_rng(3)
 counts = np.zeros((16, 10), dtype=np.int64)
