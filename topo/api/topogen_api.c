@@ -340,6 +340,7 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
         st = learn_made(t);
         t->made = st == CM_OK;
     }
+    t->cfg.search.stop = NULL; /* the caller's flag: not kept */
     if (st != CM_OK) {
         topogen_free(t);
         return topogen_leave(&g, st);
