@@ -9,6 +9,7 @@ the path; the topology files are written here by hand).
     parameters of PeriodicModelAverager(period=3, warmup_steps=2) to
     1e-6 after 9 steps of SGD with momentum on a linear model; its
     state_dict holds the step;
+  - buffers=module mixes BatchNorm's running statistics with W;
   - a restart (model, PostLocalSGDOptimizer state_dicts saved at step 5,
     loaded into new objects) continues as if uninterrupted;
   - the hierarchical form {1: ring, 4: None} equals a NumPy replay
@@ -150,6 +151,16 @@ def worker(rank, port, f, out):
     res["averager"] = float((mine - ref).abs().max())
     res["averager_step"] = opt.state_dict()["step"]
 
+    # buffers=module: BatchNorm's running statistics mixed with W too
+    bn = torch.nn.BatchNorm1d(1000).double()
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.from_numpy(X[rank]))
+    v0 = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    v0.grad = torch.zeros_like(v0)
+    tt.GossipAverager(f["ring"], buffers=bn).average_parameters([v0])
+    res["buffers"] = float(np.abs(bn.running_mean.numpy() -
+                                  (W @ X)[rank]).max())
+
     # hierarchical {1: ring, 4: None}: NumPy replay of the mixing alone
     v = torch.from_numpy(X[rank].copy())
     v.grad = torch.zeros_like(v)
@@ -284,6 +295,8 @@ def main():
           "GossipAverager in PostLocalSGDOptimizer: state_dicts saved at "
           "step 5 and loaded into new objects == 9 steps uninterrupted "
           "(%.2g)" % r["restart"])
+    check(r["buffers"] < 1e-12, "GossipAverager(buffers=BatchNorm): "
+          "running_mean mixed with W (%.2g)" % r["buffers"])
     check(r["hier"] < 1e-12, "hierarchical {1: ring, 4: None} == replay "
           "(%.2g)" % r["hier"])
     for k in ("d2_ring", "d2_neg", "gt_ring", "gt_neg"):
