@@ -423,11 +423,25 @@ def load(path, format=None, weights=None, check=True):
     if single and (weights is not None or p.rounds[0].w is None):
         t.set_weights(weights or "laplacian")
     if check:
-        try:
-            _files.validate(t._p, path)
-        except FileError as e:
-            raise TopogenError(e.status, str(e))
+        _validate(t, path)
     return t
+
+
+def _validate(t, path):
+    """The trainer's checks in numpy; above the dense limit, where numpy
+    cannot decide, libtopogen's sparse ones when it is there."""
+    try:
+        _files.validate(t._p, path)
+    except FileError as e:
+        if e.status != 1 or not library_available():
+            raise TopogenError(e.status, str(e))
+        with t._handle("the check of a large W") as (lib, h):
+            st = lib.topogen_validate(h)
+            if st:
+                msg = lib.topogen_last_error().decode("utf-8", "replace")
+                if msg.startswith("topology"):
+                    msg = path + msg[len("topology"):]
+                raise TopogenError(st, msg)
 
 
 def _learn_call(lib, o):

@@ -61,10 +61,7 @@ def _rounds_of(topology, check):
     if isinstance(topology, _tg.Topology):
         p = topology._p
         if check:
-            try:
-                _files.validate(p, "topology")
-            except _files.FileError as e:
-                raise _tg.TopogenError(e.status, str(e))
+            _tg._validate(topology, "topology")
         return p.n, p.rounds, p.epidemic
     Ws = np.asarray(topology.Ws, dtype=np.float64)
     if Ws.ndim != 3 or Ws.shape[1] != Ws.shape[2]:
