@@ -163,6 +163,11 @@ te = topogen.load(ep)
 check(te.epidemic == {"s": 2, "local": 0} and te.n == 16,
       "an epidemic file loads (%r)" % te)
 refused(lambda: te.W, "epidemic", "W of an epidemic topology", ValueError)
+h = ctypes.c_void_p()
+check(lib.topogen_read(ep.encode(), None, ctypes.byref(h)) == 0 and
+      lib.topogen_validate(h) == 0, "C: topogen_validate passes an epidemic "
+      "file")
+lib.topogen_free(h)
 te2 = topogen.learn(16, 2, kind="epidemic")
 check(saved(te2) == read(ep), "learn(kind='epidemic') == topogen's file")
 

@@ -523,6 +523,8 @@ topogen_status topogen_validate(const topogen_topology *t)
     if (!t)
         return (topogen_status)cm_error(CM_EINVAL, "topogen_validate: t is "
                                         "NULL");
+    if (cm_topo_is_epidemic(topogen_round_of(t, 0)))
+        return TOPOGEN_OK; /* drawn per round: nothing fixed to check */
     if (!topogen_is_weighted(t))
         return (topogen_status)cm_error(CM_EINVAL, "topogen_validate: the "
                                         "topology is unweighted "
