@@ -2,7 +2,9 @@
 own C API through ctypes (issues 33 and 34).
 
   - the pure Python reader gives libtopogen's W bit for bit (learned,
-    ring, base, perm, exp-directed files and the GraphML/GML fixtures);
+    ring, base, perm, exp-directed files and the GraphML/GML fixtures),
+    and its writer libtopogen's bytes (learned, perm, one-peer-exp, a
+    directed file with self lines, an explicit self weight);
   - learn(labels=COUNTS) writes `topogen --labels COUNTS`'s file byte
     for byte; an (n, classes) array and label_counts(...) of per-worker
     label tensors give the same W; the C API does too;
@@ -87,6 +89,26 @@ for args in (["-n", 32, "-d", 4], ["-n", 16, "--kind", "ring"],
     f = cli(*args)
     check(np.array_equal(topogen.load(f).W, lib_w(f)),
           "pure load == libtopogen: topogen %s" % " ".join(map(str, args)))
+# the pure writer == libtopogen's, byte for byte, on read files
+d3 = os.path.join(TMP, "d3.txt")
+with open(d3, "w") as fp:
+    fp.write("# directed=1 n=3\n0 0 0.5\n0 1 0.5\n1 2 0.5\n1 1 0.5\n"
+             "2 0 0.5\n")
+selfw = os.path.join(TMP, "selfw.txt")
+with open(selfw, "w") as fp:
+    fp.write("# n=4\n0 0 0.25000000000000006\n0 1 0.5\n1 2 0.25\n"
+             "2 3 0.25\n3 0 0.25\n")
+for f in (cli("-n", 16, "-d", 4), cli("-n", 12, "--kind", "perm", "-d", 2),
+          cli("-n", 8, "--kind", "one-peer-exp"), d3, selfw):
+    h = ctypes.c_void_p()
+    assert lib.topogen_read(f.encode(), None, ctypes.byref(h)) == 0
+    cf, pf = f + ".c", f + ".py"
+    assert lib.topogen_write(h, cf.encode(), None) == 0
+    lib.topogen_free(h)
+    topogen.load(f, check=False).save(pf)
+    check(read(cf) == read(pf), "save() == topogen_write byte for byte: %s"
+          % os.path.basename(f))
+
 seq = cli("-n", 12, "--kind", "base", "-d", 2)
 t = topogen.load(seq)
 check(t.rounds > 1 and all(np.allclose(t.mixing(r).sum(1), 1)

@@ -792,23 +792,27 @@ def _comment_lines(header):
 
 
 def _round_lines(r, out):
+    """cm_topo_write's lines of one round: per node i ascending, its
+    `i i w` line when W_ii is not what the reader recomputes, then its
+    edges i < j (undirected) or its arcs i -> j (directed: W_ji)."""
     rs = r.row_sums()
+    if r.directed:
+        order = np.lexsort((r.rows, r.cols))   # by sender, then receiver
+        senders, receivers, ws = r.cols[order], r.rows[order], r.w[order]
+        starts = np.searchsorted(senders, np.arange(r.n + 1))
     for i in range(r.n):
-        a, b = r.ptr[i], r.ptr[i + 1]
         if r.self is not None and r.self[i] != 1.0 - rs[i]:
             out.append("%d %d %.17g" % (i, i, r.self[i]))
         if r.directed:
+            for k in range(starts[i], starts[i + 1]):
+                out.append("%d %d %.17g" % (i, receivers[k], ws[k]))
             continue
-        for p in range(a, b):
+        for p in range(r.ptr[i], r.ptr[i + 1]):
             j = r.cols[p]
             if j < i:
                 continue
             out.append("%d %d %.17g" % (i, j, r.w[p]) if r.w is not None
                        else "%d %d" % (i, j))
-    if r.directed:  # arcs a -> b by sender, ascending receiver
-        order = np.lexsort((r.rows, r.cols))
-        for k in order:
-            out.append("%d %d %.17g" % (r.cols[k], r.rows[k], r.w[k]))
 
 
 def write_text(rounds, n, header, directed, epidemic, ncol=False):
