@@ -366,7 +366,8 @@ USER_SCRIPTS := sweep.sh plot.sh summary.sh results.sh results-15.sh consensus.s
                 styles.sh aggregate.awk bench_torch.py results-tables.py \
                 measure-correlation.py
 PY_FILES     := $(wildcard topo/python/topogen/*.py)
-EXAMPLES     := data/examples/learn.c topo/python/examples/dpsgd.py
+EXAMPLES     := data/examples/learn.c topo/python/examples/dpsgd.py \
+                topo/python/examples/fashion.py
 DOCS         := README.md topo/README.md train/README.md topo/python/README.md
 MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
 

@@ -85,7 +85,7 @@ check "the installed module imports and finds PREFIX's library" \
     env -u TOPOGEN_LIBRARY PYTHONPATH="$PYP" "$PY" -c "
 import topogen, sys
 assert topogen.__file__.startswith('$PYP'), topogen.__file__
-assert topogen._lib._name.startswith('$P/lib/'), topogen._lib._name
+assert topogen._lib.lib()._name.startswith('$P/lib/'), topogen._lib.lib()._name
 print(topogen.version())"
 mkdir -p "$T/load"
 check "installed module: check_load.py (load(f).W == networkx reading)" \

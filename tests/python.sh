@@ -5,6 +5,18 @@
 # -networkx: scripts/install-deps.sh). Nothing is skipped: a missing
 # package fails. Every process runs one thread, under nice.
 #   check_load.py    topogen.load(f).W == networkx's reading (node order)
+#   check_api.py     the pure reader == libtopogen's W; learn(labels=) ==
+#                    `topogen --labels`; refusals; C API NULL/directed
+#                    GraphML/set_weights; no signal handler; two threads;
+#                    Ctrl-C in learn returns within a second
+#   fuzz_reader.py   1,500 mutated files: the pure Python reader and
+#                    libtopogen's accept the same ones, with the same W
+#   pip              `pip install --no-index --no-build-isolation` of a
+#                    copy of topo/python into a fresh venv
+#                    (--system-site-packages), then, with libtopogen off
+#                    every path, check_torch.py: 4 gloo processes, async
+#                    == blocking, GossipAverager == PeriodicModelAverager,
+#                    D2 and GradientTracking == NumPy, epidemic, refusals
 #   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12
 #   examples/dpsgd.py  the user example trains (loss goes down)
 #   check_dpsgd.py   LeNet D-PSGD in torch within 1.5 points of dpsgd-train
@@ -32,6 +44,17 @@ run() {
     fi
 }
 run load "$PY" "$HERE/python/check_load.py" "$BIN" "$T/load"
+run api "$PY" "$HERE/python/check_api.py" "$BIN" "$T/api"
+run fuzz "$PY" "$HERE/python/fuzz_reader.py" "$BIN" "$T/fuzz" 1500 1
+# the pip-installed package without libtopogen (a copy: pip's build
+# leaves build/ and *.egg-info/ beside pyproject.toml)
+cp -R "$ROOT/topo/python" "$T/pkg"
+run pip "$PY" -m venv --system-site-packages "$T/venv"
+run pip-install "$T/venv/bin/pip" install --quiet --no-index \
+    --no-build-isolation "$T/pkg"
+mkdir -p "$T/torch"
+run torch env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
+    "$T/venv/bin/python" "$HERE/python/check_torch.py" "$T/torch"
 run gossip "$PY" "$HERE/python/check_gossip.py" "$BIN" "$T/gossip"
 run example "$PY" "$ROOT/topo/python/examples/dpsgd.py" --workers 4 \
     --steps 150

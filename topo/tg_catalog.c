@@ -1,9 +1,9 @@
 /* tg_catalog.c: the catalogue of tg_catalog.h. Each family is an
  * adjacency predicate adj(n, i, j) over node ids; a table row says for
  * which (n, d) it exists. Building is O(n^2) (n <= 20 here). The
- * multipartite predicate reads its part size from a file-scope variable
- * set by tg_catalog_build: not reentrant (topogen calls it from main's
- * thread only). */
+ * multipartite predicate reads its part size from a thread-local
+ * variable set by tg_catalog_build in the same call, so builds on several
+ * threads at once do not race (issue 34). */
 #include "tg_catalog.h"
 
 #include <stdlib.h>
@@ -18,7 +18,7 @@ static int popcount(size_t x)
 
 /* complete multipartite K_{s,...,s} (parts of s = n - d consecutive
  * ids): i ~ j iff in different parts; K_{d,d} for n = 2d */
-static size_t part_size;
+static _Thread_local size_t part_size;
 
 static int multipartite(size_t n, size_t i, size_t j)
 {

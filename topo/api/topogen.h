@@ -18,6 +18,17 @@
  * objectives, weight rules and formats are strings, parsed exactly as the
  * `topogen` command line parses them, so new ones need no new API.
  *
+ * Threads and signals: the library installs no signal handler. Its entry
+ * points are serialised by one process-wide (recursive) mutex: calls from
+ * several threads are safe and run one at a time (a second thread's call
+ * waits until the first returns), because each call sets process-wide
+ * state while it runs (GSL's and igraph's error handlers, OpenBLAS's
+ * thread count) and restores it before returning. The accessors that
+ * only read a handle (topogen_nodes, ..., topogen_mixing_matrix) take no
+ * lock; a handle must not be freed while another thread uses it. A long
+ * topogen_learn is stopped from another thread or a signal handler
+ * through its options' stop flag (TOPOGEN_EINTR).
+ *
  * A topology is a periodic sequence of P >= 1 rounds on the same n nodes
  * (P = 1 for a static graph); round t of gossip uses W_{t mod P}. Each
  * round's W is row stochastic: x_i <- sum_j W_ij x_j, with W_ij the weight
@@ -33,8 +44,10 @@
 extern "C" {
 #endif
 
-/* The library's API version (bumped when something is added). */
-#define TOPOGEN_API_VERSION 1
+/* The library's API version (bumped when something is added). 2: the
+ * stop flag of topogen_learn_opts, TOPOGEN_EINTR, topogen_validate,
+ * --labels in topogen_learn, kind epidemic. */
+#define TOPOGEN_API_VERSION 2
 
 typedef enum {
     TOPOGEN_OK = 0,     /* success */
@@ -46,7 +59,8 @@ typedef enum {
                            (asymmetric, not stochastic, disconnected) */
     TOPOGEN_ENUMERIC,   /* numerical failure (eigensolver, NaN) */
     TOPOGEN_EOTHER,     /* reserved */
-    TOPOGEN_EINTERNAL   /* broken invariant: a bug */
+    TOPOGEN_EINTERNAL,  /* broken invariant: a bug */
+    TOPOGEN_EINTR       /* stopped through topogen_learn_opts.stop */
 } topogen_status;
 
 /* The last error message on this thread ("" when none). Borrowed: valid
@@ -94,7 +108,15 @@ typedef struct {
                                 command-line words, NULL-terminated, e.g.
                                 {"--directed", "--gamma", "0.9", NULL}:
                                 any flag of `topogen --help` that shapes
-                                the graph (not -o, --format, --quiet) */
+                                the graph (not -o, --format, --quiet,
+                                which are refused), --labels COUNTS
+                                included (the data-aware search) */
+    volatile int *stop;      /* NULL, or a flag the search polls (every
+                                few milliseconds): set it to nonzero from
+                                another thread or a signal handler and
+                                topogen_learn returns TOPOGEN_EINTR soon
+                                after, with no handle. The caller owns it
+                                (API version 2) */
 } topogen_learn_opts;
 
 /* Fills o with topogen's defaults (and o->size). */
@@ -106,10 +128,16 @@ void topogen_learn_opts_init(topogen_learn_opts *o);
  * `topogen SETTINGS` writes. The options are handed to topogen's own
  * flag parser, so every kind, objective and weight rule of the program
  * is accepted, with its checks: TOPOGEN_EINVAL with the message topogen
- * would print. The directed kinds (perm, exp-directed, learned with
- * "--directed") give directed topologies; epidemic (a new graph every
- * round) is refused. Cost: the search's (seconds at n = 64, see topogen's README),
- * or O(n^3) for the spectrum of a built kind. */
+ * would print; n = 0 or d = 0 mean topogen's default (64, 4), so give
+ * "-n", "0" in flags to have it refused as the program refuses it. The
+ * directed kinds (perm, exp-directed, learned with "--directed") give
+ * directed topologies; epidemic gives a topology without arcs (each
+ * round's graph is drawn from the run's seed: topogen_mixing_matrix and
+ * topogen_measure refuse it; topogen_write writes its header). A flag the
+ * library would not use (-o, --format, --quiet, eval's flags) is refused
+ * with TOPOGEN_EINVAL, never ignored. TOPOGEN_EINTR when o->stop was
+ * set. Cost: the search's (seconds at n = 64, see topogen's README), or
+ * O(n^3) for the spectrum of a built kind. */
 topogen_status topogen_learn(const topogen_learn_opts *o,
                              topogen_topology **out);
 
@@ -129,14 +157,27 @@ topogen_status topogen_read(const char *path, const char *format,
 
 /* Writes t to path ("-" is stdout) atomically (temporary file + rename)
  * in format NULL/"edgelist" (with t's header comment), "ncol" (no
- * comments), "graphml" or "gml" (one round only). */
+ * comments), "graphml" or "gml" (one undirected round only: a directed
+ * topology is refused, as `topogen --format` refuses it, since those
+ * files would read back as another W). */
 topogen_status topogen_write(const topogen_topology *t, const char *path,
                              const char *format);
+
+/* The checks dpsgd-train makes before training on t (every round
+ * stochastic, symmetric or doubly stochastic, connected or strongly
+ * connected, the SLEM or the period's product below 1), with its
+ * messages: TOPOGEN_ETOPO naming what fails; TOPOGEN_EINVAL when t is
+ * unweighted. An epidemic topology passes. O(n^3) up to 4,096 nodes,
+ * sparse eigensolves above. */
+topogen_status topogen_validate(const topogen_topology *t);
 
 /* Frees t. Accepts NULL. */
 void topogen_free(topogen_topology *t);
 
 /* ---- the graph and its mixing matrix ------------------------------------*/
+
+/* The accessors below return 0 (or "") for a NULL t; the ones returning
+ * a status give TOPOGEN_EINVAL for a NULL pointer argument. */
 
 /* Nodes n. */
 size_t topogen_nodes(const topogen_topology *t);

@@ -7,13 +7,16 @@
  * here. Each entry point turns the aborting defaults of GSL and igraph
  * off while it runs (and restores the caller's handlers), and pins
  * OpenBLAS to one thread, as topogen's main does, so that eigensolves
- * give the same bits as the program's.
+ * give the same bits as the program's. One recursive mutex serialises
+ * the entry points (topogen.h, "Threads and signals"); no signal handler
+ * is installed: a search stops through the caller's o->stop.
  */
 #include "topogen.h"
 
 #include <gsl/gsl_errno.h>
 #include <igraph.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,23 +24,54 @@
 #include <unistd.h>
 
 #include "cm_atomic.h"
+#include "cm_labels.h"
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "tg_graph.h"
+#include "tg_hetero.h"
 #include "tg_groups.h"
 #include "tg_igraph.h"
 #include "tg_search.h"
 #include "tg_seq.h"
 #include "topogen_cli.h"
+#include "topogen_data.h"
 #include "topogen_eval.h"
 #include "topogen_directed.h"
 #include "topogen_handle.h"
 #include "topogen_make.h"
 #include "topogen_neff.h"
 #include "tg_neff.h"
+
+static pthread_mutex_t api_lock;
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+static void api_lock_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&api_lock, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+void topogen_lock(void)
+{
+    pthread_once(&api_once, api_lock_init);
+    pthread_mutex_lock(&api_lock);
+}
+
+void topogen_unlock(void)
+{
+    pthread_mutex_unlock(&api_lock);
+}
+
+/* the search polls a const volatile sig_atomic_t: the API's flag is an
+ * int */
+_Static_assert(sizeof(sig_atomic_t) == sizeof(int),
+               "topogen_learn_opts.stop is read as a sig_atomic_t");
 
 const char *topogen_last_error(void)
 {
@@ -200,10 +234,19 @@ static cm_status slurp(const char *path, char **buf, size_t *len)
 static cm_status read_into(topogen_topology *t, const char *path,
                            const char *format);
 
+/* The error of a search stopped through o->stop. */
+static cm_status interrupted_error(void)
+{
+    cm_error(CM_EINVAL, "topogen_learn: interrupted (the stop flag was "
+             "set): no topology");
+    return (cm_status)TOPOGEN_EINTR;
+}
+
 /* The directed kinds (perm, exp-directed, learned --directed, epidemic):
  * topogen's own generation writes a scratch file, which becomes t (read
- * back) and its bytes (written again by topogen_write). The search's
- * signal handlers are the caller's again afterwards. */
+ * back) and its bytes (written again by topogen_write). The search polls
+ * t->cfg.search.stop (the caller's flag); an interrupted search is
+ * CM_EINTR-like: TOPOGEN_EINTR. */
 static cm_status learn_directed(topogen_topology *t)
 {
     const char *dir = getenv("TMPDIR");
@@ -215,21 +258,59 @@ static cm_status learn_directed(topogen_topology *t)
         return cm_error(CM_EIO, "cannot create a scratch file in %s",
                         dir && *dir ? dir : "/tmp");
     close(fd);
-    struct sigaction old_int, old_term;
-    sigaction(SIGINT, NULL, &old_int);
-    sigaction(SIGTERM, NULL, &old_term);
     topogen_config c = t->cfg;
     c.out = path;
     c.quiet = 1;
     int interrupted = 0;
     cm_status st = topogen_directed_make(&c, &interrupted);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    if (st == CM_OK && interrupted)
+        st = interrupted_error();
     if (st == CM_OK)
         st = slurp(path, &t->raw, &t->raw_len);
     if (st == CM_OK)
         st = read_into(t, path, "edgelist");
     unlink(path);
+    return st;
+}
+
+/* The undirected kinds through topogen_make, as topogen's generate()
+ * runs them: --labels (the learned kind) reads the counts and adds the
+ * data term and the header's labels line; a search stopped by the flag
+ * is TOPOGEN_EINTR. */
+static cm_status learn_made(topogen_topology *t)
+{
+    topogen_config *c = &t->cfg;
+    cm_labels lab;
+    cm_labels_init(&lab);
+    double *pi = NULL, *pibar = NULL;
+    cm_status st = CM_OK;
+    if (c->labels && !c->seq) {
+        st = cm_labels_read(&lab, c->labels);
+        if (st == CM_OK && lab.n != c->search.n)
+            st = cm_error(CM_EINVAL, "--labels: %s has %zu workers, but -n "
+                          "is %zu", c->labels, lab.n, c->search.n);
+        if (st == CM_OK)
+            st = tg_hetero_pi(&lab, &pi, &pibar);
+        if (st == CM_OK) {
+            c->search.pi = pi;
+            c->search.pibar = pibar;
+            c->search.k = lab.k;
+            topogen_data_header_line(&lab, c->labels, t->m.labline,
+                                     sizeof t->m.labline);
+        }
+    } else if (c->labels) {
+        st = cm_error(CM_EINVAL, "--labels: the time-varying kind %s does not "
+                      "use the labels", topogen_kind_name(c));
+    }
+    if (st == CM_OK)
+        st = topogen_make(c, &t->m);
+    if (st == CM_OK && t->m.res.interrupted)
+        st = interrupted_error();
+    c->search.pi = c->search.pibar = NULL;
+    c->search.stop = NULL;
+    free(pi);
+    free(pibar);
+    cm_labels_destroy(&lab);
     return st;
 }
 
@@ -246,20 +327,20 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
     guard g;
     topogen_enter(&g);
     cm_status st = opts_to_config(o, &t->cfg, &t->words);
-    if (st == CM_OK && t->cfg.dkind == TOPOGEN_D_EPIDEMIC)
-        st = cm_error(CM_EINVAL, "--kind epidemic: every round draws a new "
-                      "graph from the run's seed, so there is no W to hand "
-                      "back (write the file with `topogen --kind epidemic`)");
     if (st == CM_OK && t->cfg.datakind)
         st = cm_error(CM_EINVAL, "--kind %s: built from a data set's labels "
                       "by the topogen program (not in libtopogen yet)",
                       topogen_kind_name(&t->cfg));
+    if (st == CM_OK &&
+        o->size >= offsetof(topogen_learn_opts, stop) + sizeof o->stop)
+        t->cfg.search.stop = (const volatile sig_atomic_t *)o->stop;
     if (st == CM_OK && t->cfg.dkind) {
         st = learn_directed(t);
     } else if (st == CM_OK) {
-        st = topogen_make(&t->cfg, &t->m);
+        st = learn_made(t);
         t->made = st == CM_OK;
     }
+    t->cfg.search.stop = NULL; /* the caller's flag: not kept */
     if (st != CM_OK) {
         topogen_free(t);
         return topogen_leave(&g, st);
@@ -387,6 +468,14 @@ topogen_status topogen_write(const topogen_topology *t, const char *path,
                                         "format", &f);
     if (st != CM_OK)
         return topogen_leave(&g, st);
+    if ((f == CM_FORMAT_GRAPHML || f == CM_FORMAT_GML) &&
+        topogen_is_directed(t))
+        return topogen_leave(&g, cm_error(CM_EINVAL, "format %s: a directed "
+                                          "topology is written as an edge "
+                                          "list (GraphML and GML would read "
+                                          "back as another W)",
+                                          f == CM_FORMAT_GML ? "gml"
+                                                             : "graphml"));
     if (t->made) {
         /* the settings attribute of GraphML/GML names the format, as
          * `topogen --format F` writes it */
@@ -426,5 +515,28 @@ topogen_status topogen_write(const topogen_topology *t, const char *path,
         st = cm_topo_save(&t->seq.round[0], path, NULL);
     else
         st = write_plain_xml(&t->seq.round[0], path, f);
+    return topogen_leave(&g, st);
+}
+
+topogen_status topogen_validate(const topogen_topology *t)
+{
+    if (!t)
+        return (topogen_status)cm_error(CM_EINVAL, "topogen_validate: t is "
+                                        "NULL");
+    if (cm_topo_is_epidemic(topogen_round_of(t, 0)))
+        return TOPOGEN_OK; /* drawn per round: nothing fixed to check */
+    if (!topogen_is_weighted(t))
+        return (topogen_status)cm_error(CM_EINVAL, "topogen_validate: the "
+                                        "topology is unweighted "
+                                        "(topogen_set_weights)");
+    guard g;
+    topogen_enter(&g);
+    cm_status st;
+    if (t->made && !t->cfg.seq) {
+        st = cm_topo_validate_slem(&t->m.t, "topology", NULL);
+    } else {
+        st = cm_topo_seq_validate(t->made ? &t->m.seq : &t->seq, "topology",
+                                  NULL);
+    }
     return topogen_leave(&g, st);
 }

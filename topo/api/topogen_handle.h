@@ -29,8 +29,15 @@ struct topogen_topology {
     char **words;       /* learned: the option words cfg points into */
 };
 
-/* The state an entry point changes while it runs (topogen_enter turns
- * the aborting handlers off and pins OpenBLAS; topogen_leave restores). */
+/* The library's one mutex (recursive; topogen_api.c): every entry point
+ * that changes process-wide state holds it from topogen_enter to
+ * topogen_leave, so calls from several threads run one at a time. */
+void topogen_lock(void);
+void topogen_unlock(void);
+
+/* The state an entry point changes while it runs (topogen_enter takes
+ * the lock, turns the aborting handlers off and pins OpenBLAS;
+ * topogen_leave restores and unlocks). */
 typedef struct {
     gsl_error_handler_t *gsl;
     igraph_error_handler_t *ig;
@@ -40,6 +47,7 @@ typedef struct {
 
 static inline void topogen_enter(guard *g)
 {
+    topogen_lock();
     g->gsl = gsl_set_error_handler_off();
     g->ig = igraph_set_error_handler(igraph_error_handler_ignore);
     g->igw = igraph_set_warning_handler(igraph_warning_handler_ignore);
@@ -53,6 +61,7 @@ static inline topogen_status topogen_leave(const guard *g, cm_status st)
     igraph_set_error_handler(g->ig);
     igraph_set_warning_handler(g->igw);
     openblas_set_num_threads(g->blas);
+    topogen_unlock();
     return (topogen_status)st;
 }
 

@@ -22,11 +22,15 @@
 
 size_t topogen_nodes(const topogen_topology *t)
 {
+    if (!t)
+        return 0;
     return topogen_round_of(t, 0)->n;
 }
 
 size_t topogen_rounds(const topogen_topology *t)
 {
+    if (!t)
+        return 0;
     if (t->made)
         return t->cfg.seq ? t->m.seq.period : 1;
     return t->seq.period;
@@ -34,12 +38,16 @@ size_t topogen_rounds(const topogen_topology *t)
 
 int topogen_is_directed(const topogen_topology *t)
 {
+    if (!t)
+        return 0;
     const cm_topo *r = topogen_round_of(t, 0);
     return r->directed || cm_topo_is_epidemic(r);
 }
 
 int topogen_is_weighted(const topogen_topology *t)
 {
+    if (!t)
+        return 0;
     for (size_t r = 0; r < topogen_rounds(t); r++)
         if (!topogen_round_of(t, r)->adj_w)
             return 0;
@@ -48,11 +56,15 @@ int topogen_is_weighted(const topogen_topology *t)
 
 size_t topogen_edges(const topogen_topology *t, size_t round)
 {
+    if (!t)
+        return 0;
     return topogen_round_of(t, round)->m;
 }
 
 const char *topogen_header(const topogen_topology *t)
 {
+    if (!t)
+        return "";
     if (t->made)
         return t->m.comment;
     return t->header ? t->header : "";
@@ -83,6 +95,7 @@ topogen_status topogen_set_weights(topogen_topology *t, const char *rule)
     guard g;
     topogen_enter(&g);
     cm_topo *r = t->made ? &t->m.t : &t->seq.round[0];
+    size_t n = r->n; /* r moves into t->seq below */
     tg_fdla_result fr;
     tg_neff_weights_result nr; /* neff rules: gamma = TG_NEFF_GAMMA */
     cm_status st = topogen_weights_set(fdla, wr, TG_NEFF_GAMMA, r, &fr, &nr);
@@ -96,7 +109,7 @@ topogen_status topogen_set_weights(topogen_topology *t, const char *rule)
     }
     if (st == CM_OK) {
         char buf[128];
-        snprintf(buf, sizeof buf, "# n=%zu weights=%s (libtopogen %s)", r->n,
+        snprintf(buf, sizeof buf, "# n=%zu weights=%s (libtopogen %s)", n,
                  rule, TOPOGEN_VERSION);
         char *h = strdup(buf);
         if (!h)
@@ -111,6 +124,9 @@ topogen_status topogen_neighbours(const topogen_topology *t, size_t round,
                                   size_t i, size_t *ids, double *w,
                                   size_t cap, size_t *count)
 {
+    if (!t)
+        return (topogen_status)cm_error(CM_EINVAL, "topogen_neighbours: t is "
+                                        "NULL");
     const cm_topo *r = topogen_round_of(t, round);
     if (cm_topo_is_epidemic(r))
         return (topogen_status)cm_error(CM_EINVAL, "an epidemic topology "
@@ -137,6 +153,9 @@ topogen_status topogen_neighbours(const topogen_topology *t, size_t round,
 topogen_status topogen_mixing_matrix(const topogen_topology *t,
                                      size_t round, double *w)
 {
+    if (!t || !w)
+        return (topogen_status)cm_error(CM_EINVAL, "topogen_mixing_matrix: t "
+                                        "or w is NULL");
     const cm_topo *r = topogen_round_of(t, round);
     if (cm_topo_is_epidemic(r))
         return (topogen_status)cm_error(CM_EINVAL, "an epidemic topology "

@@ -239,7 +239,7 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
         o.t0 = c->search.t0;
         o.t1 = c->search.t1;
         o.time_limit = c->search.time_limit;
-        o.stop = topogen_catch_signals();
+        o.stop = c->search.stop; /* the caller's flag (the CLI: signals) */
         if (c->labels) { /* data-aware: + mu * H (tg_digraph_search.c) */
             if ((st = cm_labels_read(&lab, c->labels)) != CM_OK)
                 goto cleanup;
@@ -317,6 +317,7 @@ cleanup:
 int topogen_directed_generate(topogen_config *c)
 {
     int interrupted = 0;
+    c->search.stop = topogen_catch_signals();
     if (topogen_directed_make(c, &interrupted) != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
         return EXIT_FAILURE;

@@ -1,190 +1,178 @@
 """topogen: learned topologies for decentralized SGD, in Python.
 
-A thin ctypes layer over libtopogen (topo/api/topogen.h); it needs only
-the library and numpy. Nodes are always in order 0..n-1 and self weights
-are filled, whatever the file's format or the order its edges come in
-(reading an edge list with networkx and calling nx.to_numpy_array on it
-permutes W: see topo/python/README.md).
+Pure Python and NumPy for the files and the matrices; libtopogen
+(topo/api/topogen.h, through ctypes) for learning and measures. Nodes
+are always in order 0..n-1 and self weights are filled, whatever the
+file's format or the order its edges come in (reading an edge list with
+networkx and calling nx.to_numpy_array on it permutes W: see
+topo/python/README.md).
 
     import topogen
-    t = topogen.learn(16, 4)            # what `topogen -n 16 -d 4` writes
-    t = topogen.load("topo.txt")        # edge list, ncol, GraphML, GML,
-                                        # time-varying sequences
+    t = topogen.load("topo.txt")        # edge list, ncol, time-varying
+                                        # sequences, directed, epidemic
+                                        # (GraphML, GML: libtopogen)
     t.W                                 # numpy (n, n), rows sum to 1
     t.neighbours(3)                     # [j != 3 with an edge 3-j]
     t.to_networkx()                     # DiGraph with self-loops, node
                                         # order 0..n-1 (BlueFog's
                                         # set_topology)
-    t.eval()                            # slem, lambda2, lambdan, ...
-    t.save("topo.graphml", "graphml")
+    t.save("copy.txt")
+    t = topogen.learn(16, 4)            # libtopogen: what
+                                        # `topogen -n 16 -d 4` writes
+    t.eval()                            # libtopogen: slem, lambda2, ...
 
-topogen.torch holds the torch.distributed gossip (Gossip).
+topogen.torch holds the torch.distributed side (Gossip, GossipAverager).
 
-The library is found next to this package (installed: PREFIX/lib beside
-PREFIX/lib/python3/dist-packages; in the source tree: bin/), else by its
-soname libtopogen.so.1 through the dynamic loader; TOPOGEN_LIBRARY (a
-path) overrides both.
+Without libtopogen, learn(), eval(), fdla weights and GraphML/GML raise
+topogen.LibraryNotFoundError naming what to install; everything else
+works. Where the library is looked for: topogen/_lib.py (TOPOGEN_LIBRARY
+overrides).
+
+Threads: libtopogen serialises its calls (one at a time per process), so
+calls from several Python threads are safe and wait for each other.
 """
 import ctypes
 import os
+import tempfile
+import threading
 
 import numpy as np
 
-__all__ = ["Topology", "TopogenError", "learn", "load", "version"]
+from . import _files
+from ._files import FileError
+from ._lib import LibraryNotFoundError, available as library_available
 
-_SONAME = "libtopogen.so.1"
-
-
-def _find_library():
-    here = os.path.dirname(os.path.abspath(__file__))
-    env = os.environ.get("TOPOGEN_LIBRARY")
-    if env:
-        return ctypes.CDLL(env)
-    for c in (os.path.join(here, "..", "..", "..", _SONAME),
-              os.path.join(here, "..", "..", "..", "bin", _SONAME)):
-        if os.path.exists(c):
-            return ctypes.CDLL(os.path.realpath(c))
-    return ctypes.CDLL(_SONAME)
-
-
-_lib = _find_library()
-_sz = ctypes.c_size_t
-_dbl = ctypes.c_double
-_str = ctypes.c_char_p
-
-
-class _LearnOpts(ctypes.Structure):
-    _fields_ = [("size", _sz), ("n", _sz), ("d", _sz), ("kind", _str),
-                ("weights", _str), ("objective", _str), ("init", _str),
-                ("eigensolver", _str), ("seed", ctypes.c_uint64),
-                ("iters", _sz), ("restarts", _sz), ("candidates", _sz),
-                ("threads", _sz), ("groups", _sz), ("max_cross", _sz),
-                ("t0", _dbl), ("t1", _dbl), ("time_limit", _dbl),
-                ("no_screen", ctypes.c_int),
-                ("flags", ctypes.POINTER(ctypes.c_char_p))]
-
-
-class _Measures(ctypes.Structure):
-    _fields_ = [("size", _sz), ("n", _sz), ("m", _sz), ("dmin", _sz),
-                ("dmax", _sz), ("components", _sz), ("diameter", _dbl),
-                ("lambda2_l", _dbl), ("lambdan_l", _dbl), ("slem", _dbl),
-                ("lambda2", _dbl), ("lambdan", _dbl), ("slem_best", _dbl),
-                ("rounds", _dbl), ("period", _sz), ("period_norm", _dbl),
-                ("period_rounds", _dbl), ("gamma", _dbl), ("neff", _dbl),
-                ("messages", _dbl)]
-
-
-_H = ctypes.c_void_p
-_PH = ctypes.POINTER(ctypes.c_void_p)
-_PD = ctypes.POINTER(ctypes.c_double)
-_PS = ctypes.POINTER(ctypes.c_size_t)
-for _name, _res, _args in [
-        ("topogen_last_error", _str, []),
-        ("topogen_version", _str, []),
-        ("topogen_learn_opts_init", None, [ctypes.POINTER(_LearnOpts)]),
-        ("topogen_learn", ctypes.c_int, [ctypes.POINTER(_LearnOpts), _PH]),
-        ("topogen_read", ctypes.c_int, [_str, _str, _PH]),
-        ("topogen_write", ctypes.c_int, [_H, _str, _str]),
-        ("topogen_free", None, [_H]),
-        ("topogen_nodes", _sz, [_H]),
-        ("topogen_rounds", _sz, [_H]),
-        ("topogen_is_directed", ctypes.c_int, [_H]),
-        ("topogen_is_weighted", ctypes.c_int, [_H]),
-        ("topogen_edges", _sz, [_H, _sz]),
-        ("topogen_header", _str, [_H]),
-        ("topogen_set_weights", ctypes.c_int, [_H, _str]),
-        ("topogen_neighbours", ctypes.c_int,
-         [_H, _sz, _sz, _PS, _PD, _sz, _PS]),
-        ("topogen_mixing_matrix", ctypes.c_int, [_H, _sz, _PD]),
-        ("topogen_measures_init", None, [ctypes.POINTER(_Measures)]),
-        ("topogen_measure", ctypes.c_int,
-         [_H, _sz, ctypes.POINTER(_Measures)])]:
-    _f = getattr(_lib, _name)
-    _f.restype = _res
-    _f.argtypes = _args
+__all__ = ["Topology", "TopogenError", "LibraryNotFoundError", "learn",
+           "load", "label_counts", "version", "library_available"]
 
 _STATUS = ["ok", "invalid argument", "out of memory", "i/o error",
            "malformed file", "invalid topology", "numerical failure",
-           "error", "internal error"]
+           "error", "internal error", "interrupted"]
+EINTR = 9
 
 
 class TopogenError(RuntimeError):
-    """A libtopogen failure: str() is the library's message, .status its
-    code (topogen.h's topogen_status)."""
+    """A topogen failure: str() is the message (the library's or the
+    file reader's, naming the file and line), .status its code (topogen.h's
+    topogen_status: 1 invalid argument, 3 i/o, 4 malformed file, 5 a W
+    that breaks a rule, ...)."""
 
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
 
 
-def _check(status):
+class _IOError(TopogenError, OSError):
+    pass
+
+
+def _getlib(what):
+    from ._lib import lib
+    return lib(what)
+
+
+def _check(status, lib=None):
     if status != 0:
-        msg = _lib.topogen_last_error().decode("utf-8", "replace")
+        lib = lib or _getlib("topogen")
+        msg = lib.topogen_last_error().decode("utf-8", "replace")
+        if status == EINTR:
+            raise KeyboardInterrupt(msg)
         if status == 3:  # TOPOGEN_EIO: also an OSError for callers
             raise _IOError(status, msg)
         raise TopogenError(status, msg)
 
 
-class _IOError(TopogenError, OSError):
-    pass
+def _path(p, what="path"):
+    """A str path from str, bytes or os.PathLike."""
+    if isinstance(p, (bytes, bytearray)):
+        return os.fsdecode(bytes(p))
+    if isinstance(p, (str, os.PathLike)):
+        return os.fspath(p)
+    raise TypeError("%s: expected a str, bytes or os.PathLike, not %s" % (
+        what, type(p).__name__))
 
 
 def _b(s):
-    return None if s is None else os.fsencode(s) if isinstance(
-        s, os.PathLike) else str(s).encode()
+    if s is None:
+        return None
+    if isinstance(s, (bytes, bytearray)):
+        return bytes(s)
+    return os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
 
 
 def version():
-    """The topogen version written into file headers ("2.1")."""
-    return _lib.topogen_version().decode()
+    """The topogen file format's generator version ("2.1")."""
+    return _getlib("topogen.version()").topogen_version().decode()
+
+
+def _index(t, what):
+    if isinstance(t, (bool, np.bool_)) or not isinstance(
+            t, (int, np.integer)):
+        raise TypeError("%s: an integer, not %s" % (what, type(t).__name__))
+    if t < 0:
+        raise ValueError("%s: %d is negative" % (what, t))
+    return int(t)
 
 
 class Topology:
     """A topology: P >= 1 rounds (P = 1: a static graph) of a weighted
-    graph on nodes 0..n-1. Round t of gossip uses W of round t mod P.
-    Made by learn() or load()."""
+    graph on nodes 0..n-1; round t of gossip uses W of round t mod P. An
+    epidemic topology (kind=epidemic) has no fixed W: each round's graph
+    is drawn from the run's seed (topogen.torch.Gossip draws it). Made by
+    learn() or load()."""
 
-    def __init__(self, handle):
-        self._h = handle
-
-    def __del__(self):
-        h, self._h = getattr(self, "_h", None), None
-        if h and _lib is not None:
-            _lib.topogen_free(h)
+    def __init__(self, parsed, raw=None, settings=None):
+        self._p = parsed
+        self._raw = raw            # a learned file's exact bytes
+        self._settings = settings  # learn()'s words, for GraphML/GML
 
     @property
     def n(self):
         """Nodes (workers)."""
-        return _lib.topogen_nodes(self._h)
+        return self._p.n
 
     @property
     def rounds(self):
-        """Rounds per period P (1 for a static topology)."""
-        return _lib.topogen_rounds(self._h)
+        """Rounds per period P (1 for a static topology, 0 for
+        epidemic)."""
+        return len(self._p.rounds)
 
     @property
     def directed(self):
         """True when W need not be symmetric (a directed file)."""
-        return bool(_lib.topogen_is_directed(self._h))
+        return self._p.directed
+
+    @property
+    def epidemic(self):
+        """None, or {'s': S, 'local': L} of an epidemic topology (each
+        node sends to S peers drawn per round; local=1: EL-Local, else
+        EL-Oracle, an S-regular digraph)."""
+        e = self._p.epidemic
+        return None if e is None else {"s": e[0], "local": e[1]}
 
     @property
     def header(self):
         """The header comment of the topology's file ("" when none)."""
-        return _lib.topogen_header(self._h).decode("utf-8", "replace")
+        return "\n".join(self._p.header)
+
+    def _round(self, t):
+        t = _index(t, "round")
+        if self._p.epidemic:
+            raise ValueError("an epidemic topology (kind=epidemic s=%d) has "
+                             "no fixed W: each round's graph is drawn from "
+                             "the run's seed (topogen.torch.Gossip(..., "
+                             "seed=...) draws it)" % self._p.epidemic[0])
+        return self._p.rounds[t % len(self._p.rounds)]
 
     def edges(self, t=0):
         """Edges of round t (arcs when directed)."""
-        return _lib.topogen_edges(self._h, t)
+        return self._round(t).edges
 
     def mixing(self, t=0):
-        """W of round t mod P: a float64 (n, n) numpy array in node order
-        0..n-1, W[i, j] the weight node i gives to j's value, self weights
-        on the diagonal, each row summing to 1."""
-        n = self.n
-        w = np.empty((n, n), dtype=np.float64)
-        _check(_lib.topogen_mixing_matrix(
-            self._h, t, w.ctypes.data_as(_PD)))
-        return w
+        """W of round t mod P (t >= 0): a float64 (n, n) numpy array in
+        node order 0..n-1, W[i, j] the weight node i gives to j's value,
+        self weights on the diagonal, each row summing to 1."""
+        return self._round(t).dense()
 
     @property
     def W(self):
@@ -199,15 +187,21 @@ class Topology:
     def neighbours(self, i, t=0):
         """The nodes j != i that node i mixes with in round t (directed:
         receives from), ascending."""
-        cnt = ctypes.c_size_t(0)
-        _check(_lib.topogen_neighbours(self._h, t, i, None, None, 0,
-                                       ctypes.byref(cnt)))
-        ids = (ctypes.c_size_t * max(cnt.value, 1))()
-        _check(_lib.topogen_neighbours(self._h, t, i, ids, None, cnt.value,
-                                       ctypes.byref(cnt)))
-        return [int(ids[k]) for k in range(cnt.value)]
+        r = self._round(t)
+        i = _index(i, "node")
+        if i >= r.n:
+            raise ValueError("node %d: the topology has %d nodes" % (i, r.n))
+        return [int(j) for j in r.neighbours(i)[0]]
 
     neighbors = neighbours
+
+    def weights_of(self, i, t=0):
+        """(W_ii, [(j, W_ij) for the neighbours j of i]) in round t."""
+        r = self._round(t)
+        i = _index(i, "node")
+        cols, w = r.neighbours(i)
+        return float(r.self[i]), [(int(j), float(x)) for j, x in
+                                  zip(cols, w)]
 
     def to_networkx(self, t=0):
         """Round t as a networkx DiGraph on nodes 0..n-1 (added in that
@@ -216,100 +210,383 @@ class Topology:
         itself when symmetric), and BlueFog's GetRecvWeights(G, i) gives
         (W[i, i], {j: W[i, j]}), what bf.set_topology(G) expects."""
         import networkx as nx
-        w = self.mixing(t)
+        r = self._round(t)
         g = nx.DiGraph()
-        g.add_nodes_from(range(self.n))
-        rows, cols = np.nonzero(w)
-        g.add_weighted_edges_from(
-            (int(j), int(i), float(w[i, j])) for i, j in zip(rows, cols))
+        g.add_nodes_from(range(r.n))
+        edges = [(int(j), int(i), float(w)) for i, j, w in
+                 zip(r.rows, r.cols, r.w) if w != 0]
+        edges += [(i, i, float(r.self[i])) for i in range(r.n)
+                  if r.self[i] != 0]
+        edges.sort(key=lambda e: (e[1], e[0]))
+        g.add_weighted_edges_from(edges)
         return g
 
-    def eval(self, t=0, gamma=None):
-        """Measures of round t (and of the period): a dict with n, m,
-        dmin, dmax, components, diameter, slem, lambda2 and lambdan (of
-        W), lambda2_l and lambdan_l (of the Laplacian), slem_best,
-        rounds (to shrink disagreement by 1e-3), period, period_norm,
-        period_rounds, neff (n_eff at gamma, default 0.951) and messages
-        (per node and round). Directed: slem is ||W - J||_2 and the
-        eigenvalue fields are nan. O(n^3)."""
-        m = _Measures()
-        _lib.topogen_measures_init(ctypes.byref(m))
-        if gamma is not None:
-            m.gamma = gamma
-        _check(_lib.topogen_measure(self._h, t, ctypes.byref(m)))
-        return {k: getattr(m, k) for k, _ in _Measures._fields_
-                if k != "size"}
+    # ---- files ---------------------------------------------------------
 
-    def set_weights(self, rule):
-        """Replaces the weights by a rule: laplacian, mh, maxdeg, fdla."""
-        _check(_lib.topogen_set_weights(self._h, _b(rule)))
-        return self
+    def _text(self, ncol=False):
+        return _files.write_text(self._p.rounds, self.n, self._p.header,
+                                 self.directed, self._p.epidemic, ncol)
 
     def save(self, path, format=None):
         """Writes the topology (atomically) as edgelist (default, with its
-        header), ncol, graphml or gml; "-" is stdout."""
-        _check(_lib.topogen_write(self._h, _b(path), _b(format)))
+        header), ncol, graphml or gml (libtopogen; one undirected round);
+        "-" is stdout."""
+        path = _path(path)
+        fmt = format or "edgelist"
+        if fmt == "edgelist" and self._raw is not None:
+            _files.atomic_write(path, self._raw.decode())
+        elif fmt in ("edgelist", "ncol"):
+            if fmt == "ncol" and (self.directed or self.rounds != 1):
+                raise TopogenError(1, "format: ncol holds one undirected "
+                                   "round (write an edge list)")
+            _files.atomic_write(path, self._text(fmt == "ncol"))
+        elif fmt in ("graphml", "gml"):
+            if self.directed:
+                raise TopogenError(1, "format %s: a directed topology is "
+                                   "written as an edge list (GraphML/GML "
+                                   "would read back as another W)" % fmt)
+            if self.rounds != 1:
+                raise TopogenError(1, "format: a time-varying topology is "
+                                   "written as an edge list (one section "
+                                   "per round)")
+            with self._handle("save(format=%r)" % fmt) as (lib, h):
+                _check(lib.topogen_write(h, _b(path), _b(fmt)), lib)
+        else:
+            raise TopogenError(1, "format: unknown format '%s' (expected "
+                               "edgelist, ncol, graphml or gml)" % fmt)
+
+    class _Handle:
+        def __init__(self, topo, what):
+            self.topo, self.what, self.h = topo, what, None
+
+        def __enter__(self):
+            lib = _getlib(self.what)
+            with tempfile.TemporaryDirectory() as d:
+                f = os.path.join(d, "t.txt")
+                if self.topo._raw is not None:
+                    with open(f, "wb") as fp:
+                        fp.write(self.topo._raw)
+                else:
+                    _files.atomic_write(f, self.topo._text())
+                h = ctypes.c_void_p()
+                _check(lib.topogen_read(_b(f), b"edgelist", ctypes.byref(h)),
+                       lib)
+            self.h = h.value
+            self.lib = lib
+            return lib, self.h
+
+        def __exit__(self, *exc):
+            self.lib.topogen_free(self.h)
+
+    def _handle(self, what):
+        return Topology._Handle(self, what)
+
+    # ---- library calls -------------------------------------------------
+
+    def eval(self, t=0, gamma=None):
+        """Measures of round t (and of the period), by libtopogen: a dict
+        with n, m, dmin, dmax, components, diameter, slem, lambda2 and
+        lambdan (of W), lambda2_l and lambdan_l (of the Laplacian),
+        slem_best, rounds (to shrink disagreement by 1e-3), period,
+        period_norm, period_rounds, neff (n_eff at gamma, default 0.951)
+        and messages (per node and round). Directed: slem is ||W - J||_2
+        and the eigenvalue fields are nan. O(n^3)."""
+        from ._lib import Measures
+        t = _index(t, "round")
+        with self._handle("Topology.eval()") as (lib, h):
+            m = Measures()
+            lib.topogen_measures_init(ctypes.byref(m))
+            if gamma is not None:
+                m.gamma = gamma
+            _check(lib.topogen_measure(h, t, ctypes.byref(m)), lib)
+        return {k: getattr(m, k) for k, _ in Measures._fields_
+                if k != "size"}
+
+    def set_weights(self, rule):
+        """Replaces the weights of a static undirected topology by a rule:
+        laplacian, mh, maxdeg, fdla. With libtopogen the weights are its
+        bits (those of `topogen eval F --weights RULE`); without it mh and
+        maxdeg are the same, laplacian may differ in the last bits (numpy's
+        eigensolver), fdla needs the library."""
+        if self.directed or self.rounds != 1:
+            raise TopogenError(1, "weights: a rule applies to a static "
+                               "undirected topology")
+        rule = str(rule)
+        if library_available():
+            with self._handle("set_weights") as (lib, h):
+                _check(lib.topogen_set_weights(h, _b(rule)), lib)
+                with tempfile.TemporaryDirectory() as d:
+                    f = os.path.join(d, "t.txt")
+                    _check(lib.topogen_write(h, _b(f), b"edgelist"), lib)
+                    p = _parse(f, "edgelist")
+            self._p = p
+        else:
+            if rule == "fdla":
+                _getlib("fdla weights")
+            try:
+                self._p.rounds = [_files.set_weights(self._p.rounds[0],
+                                                     rule)]
+                self._p.header = ["# n=%d weights=%s (topogen python)" % (
+                    self.n, rule)]
+            except ValueError as e:
+                raise TopogenError(1, "weights: %s" % e)
+        self._raw = None
+        return self
 
     def __reduce__(self):
-        # pickled as its edge-list file (exact: %.17g), e.g. for
+        # pickled as its edge-list text (exact: %.17g), e.g. for
         # torch.multiprocessing.spawn
-        import tempfile
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "t.txt")
-            self.save(path)
-            with open(path, "rb") as f:
-                return (_unpickle, (f.read(),))
+        data = self._raw if self._raw is not None else self._text().encode()
+        return (_unpickle, (data,))
 
     def __repr__(self):
+        if self._p.epidemic:
+            return "<topogen.Topology n=%d epidemic s=%d>" % (
+                self.n, self._p.epidemic[0])
         return "<topogen.Topology n=%d rounds=%d%s>" % (
             self.n, self.rounds, " directed" if self.directed else "")
 
 
-def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
-          flags=(), **options):
-    """Learns (kind "learned", the default) or builds a topology with
-    topogen's settings; the result's file is byte for byte what
-    `topogen -n N -d D ...` writes (the options go through topogen's own
-    flag parser: every kind, objective and weight rule it has). Further
-    options by their flag's name: init, eigensolver, iters, restarts,
-    candidates, threads, groups, max_cross, t0, t1, time_limit,
-    no_screen; any other flag as words in flags, e.g.
-    flags=["--directed", "--gamma", "0.9"]. kind: learned, rrl, ring,
-    torus, hypercube, exponential-sym, random, complete, one-peer-exp,
-    base, perm, exp-directed, epidemic, ... (`topogen --help`)."""
-    o = _LearnOpts()
-    _lib.topogen_learn_opts_init(ctypes.byref(o))
-    o.n, o.d, o.seed = n, d, seed
-    o.kind, o.weights, o.objective = _b(kind), _b(weights), _b(objective)
-    words = (ctypes.c_char_p * (len(flags) + 1))(*[_b(f) for f in flags])
-    o.flags = ctypes.cast(words, ctypes.POINTER(ctypes.c_char_p))
-    names = {k for k, _ in _LearnOpts._fields_} - {"size", "flags"}
-    for k, v in options.items():
-        if k not in names:
-            raise TypeError("learn(): unknown option %r" % k)
-        setattr(o, k, _b(v) if k in ("init", "eigensolver") else v)
-    h = ctypes.c_void_p()
-    _check(_lib.topogen_learn(ctypes.byref(o), ctypes.byref(h)))
-    return Topology(h.value)
-
-
 def _unpickle(data):
-    import tempfile
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "t.txt")
-        with open(path, "wb") as f:
-            f.write(data)
-        return load(path)
+    return Topology(_files_parse_bytes(data, "<pickle>"),
+                    raw=data if data.startswith(b"#") else None)
 
 
-def load(path, format=None, weights=None):
-    """Reads a topology file in any format (detected unless format is
-    given: edgelist, ncol, graphml, gml), one round or a time-varying
-    sequence. A file without weights gets `weights` (default laplacian,
-    as dpsgd-train does); weights= on a weighted file replaces them."""
+def _files_parse_bytes(data, name):
+    try:
+        return _files.parse_edgelist(data, name)
+    except FileError as e:
+        raise TopogenError(e.status, str(e))
+
+
+def _parse(path, format):
+    """Parsed of path in format (edgelist, ncol, graphml, gml, or None:
+    detected); GraphML/GML through libtopogen."""
+    if path == "-":
+        import sys
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "is a directory")
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise _IOError(3, "cannot open topology file %s: %s" % (
+                path, e.strerror))
+    fmt = format or "auto"
+    if fmt == "auto":
+        fmt = _files.detect(data)
+    if fmt in ("edgelist", "ncol"):
+        return _files_parse_bytes(data, path)
+    if fmt not in ("graphml", "gml"):
+        raise TopogenError(1, "format: unknown format '%s' (expected auto, "
+                           "edgelist, ncol, graphml or gml)" % fmt)
+    lib = _getlib("reading %s (%s)" % (fmt, path))
     h = ctypes.c_void_p()
-    _check(_lib.topogen_read(_b(path), _b(format), ctypes.byref(h)))
-    t = Topology(h.value)
-    if weights is not None or not _lib.topogen_is_weighted(t._h):
+    _check(lib.topogen_read(_b(path), _b(fmt), ctypes.byref(h)), lib)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "t.txt")
+            if lib.topogen_is_weighted(h):
+                _check(lib.topogen_write(h, _b(f), b"edgelist"), lib)
+            else:  # an unweighted graph: its edges, no header
+                _check(lib.topogen_write(h, _b(f), b"ncol"), lib)
+            with open(f, "rb") as fp:
+                p = _files_parse_bytes(fp.read(), path)
+    finally:
+        lib.topogen_free(h)
+    p.header = []
+    return p
+
+
+def load(path, format=None, weights=None, check=True):
+    """Reads a topology file: an edge list (topogen's, networkx's
+    write_edgelist, 1-based lists, ncol), a time-varying sequence, a
+    directed or an epidemic file (pure Python), or GraphML/GML
+    (libtopogen); format: None/auto (detected), edgelist, ncol, graphml,
+    gml. A file without weights gets `weights` (default laplacian, as
+    dpsgd-train does); weights= on a weighted file replaces them.
+    check=True refuses what dpsgd-train refuses (rows not summing to 1,
+    asymmetric, disconnected, W that does not mix, a sequence whose
+    product does not mix), with its message (TopogenError, status 4 or
+    5)."""
+    path = _path(path)
+    p = _parse(path, format)
+    t = Topology(p)
+    single = len(p.rounds) == 1 and not p.directed
+    if weights is not None and not single:
+        raise TopogenError(1, "weights: a rule applies to a static "
+                           "undirected topology")
+    if single and p.rounds[0].n > 1 and check and p.rounds[0].w is None:
+        _files.validate_round(p.rounds[0], path)  # connected first
+    if single and (weights is not None or p.rounds[0].w is None):
         t.set_weights(weights or "laplacian")
+    if check:
+        _validate(t, path)
     return t
+
+
+def _validate(t, path):
+    """The trainer's checks in numpy; above the dense limit, where numpy
+    cannot decide, libtopogen's sparse ones when it is there."""
+    try:
+        _files.validate(t._p, path)
+    except FileError as e:
+        if e.status != 1 or not library_available():
+            raise TopogenError(e.status, str(e))
+        with t._handle("the check of a large W") as (lib, h):
+            st = lib.topogen_validate(h)
+            if st:
+                msg = lib.topogen_last_error().decode("utf-8", "replace")
+                if msg.startswith("topology"):
+                    msg = path + msg[len("topology"):]
+                raise TopogenError(st, msg)
+
+
+def _learn_call(lib, o):
+    """topogen_learn(o) on a thread of its own, polled, so that Ctrl-C
+    (KeyboardInterrupt in the main thread) sets the call's stop flag and
+    is raised within a poll period."""
+    stop = ctypes.c_int(0)
+    o.stop = ctypes.pointer(stop)
+    h = ctypes.c_void_p()
+    res = {}
+
+    def run():
+        res["st"] = lib.topogen_learn(ctypes.byref(o), ctypes.byref(h))
+        if res["st"] != 0:
+            res["msg"] = lib.topogen_last_error()
+
+    th = threading.Thread(target=run, name="topogen.learn", daemon=True)
+    th.start()
+    try:
+        while th.is_alive():
+            th.join(0.05)
+    except KeyboardInterrupt:
+        stop.value = 1
+        th.join()
+        if h.value:
+            lib.topogen_free(h)
+        raise
+    if res["st"] != 0:
+        msg = res["msg"].decode("utf-8", "replace")
+        if res["st"] == EINTR:
+            raise KeyboardInterrupt(msg)
+        if res["st"] == 3:
+            raise _IOError(3, msg)
+        raise TopogenError(res["st"], msg)
+    return h.value
+
+
+def label_counts(labels, classes=None):
+    """Per-worker class counts, an (n, classes) int64 array: labels is a
+    list (one entry per worker, in worker order) of 1-D integer label
+    arrays or tensors (class ids 0..classes-1); classes defaults to the
+    largest label + 1. The result goes to learn(labels=...)."""
+    arrs = []
+    for k, y in enumerate(labels):
+        if hasattr(y, "detach"):
+            y = y.detach().cpu().numpy()
+        y = np.asarray(y)
+        if y.ndim != 1 or (y.size and not np.issubdtype(y.dtype,
+                                                         np.integer)):
+            raise ValueError("label_counts: worker %d: expected a 1-D "
+                             "integer array of class ids" % k)
+        if y.size and y.min() < 0:
+            raise ValueError("label_counts: worker %d: negative class id %d"
+                             % (k, int(y.min())))
+        arrs.append(y)
+    if not arrs:
+        raise ValueError("label_counts: no workers")
+    top = max((int(y.max()) + 1 for y in arrs if y.size), default=0)
+    if classes is None:
+        classes = top
+    if top > classes:
+        raise ValueError("label_counts: class id %d but classes=%d" % (
+            top - 1, classes))
+    return np.stack([np.bincount(y, minlength=classes) for y in arrs]
+                    ).astype(np.int64)
+
+
+def _labels_file(labels, d):
+    """The counts file for learn(labels=...): a path as is; an (n, K)
+    array written in the counts format (one line per worker, K counts)."""
+    if isinstance(labels, (str, bytes, os.PathLike)):
+        return _path(labels, "labels")
+    a = np.asarray(labels)
+    if a.ndim != 2 or not np.issubdtype(a.dtype, np.integer) or (
+            a.size and a.min() < 0):
+        raise ValueError("learn(labels=...): a counts file, or an (n, "
+                         "classes) array of non-negative integer counts "
+                         "(topogen.label_counts)")
+    f = os.path.join(d, "counts.txt")
+    with open(f, "w") as fp:
+        for row in a:
+            fp.write(" ".join(str(int(x)) for x in row) + "\n")
+    return f
+
+
+_OPTION_FLAGS = {"init": "--init", "eigensolver": "--eigensolver",
+                 "iters": "--iters", "restarts": "--restarts",
+                 "candidates": "--candidates", "threads": "--threads",
+                 "groups": "--groups", "max_cross": "--max-cross",
+                 "t0": "--t0", "t1": "--t1", "time_limit": "--time-limit",
+                 "no_screen": "--no-screen", "gamma": "--gamma",
+                 "hetero_weight": "--hetero-weight"}
+
+
+def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
+          labels=None, flags=(), **options):
+    """Learns (kind "learned", the default) or builds a topology with
+    libtopogen; the result's file is byte for byte what
+    `topogen -n N -d D ...` writes: every value goes through topogen's
+    own flag parser (its kinds, objectives, weight rules, checks and
+    messages: learn(0, 4) is refused as `topogen -n 0` is). Options by
+    their flag's name: init, eigensolver, iters, restarts, candidates,
+    threads, groups, max_cross, t0, t1, time_limit, no_screen, gamma,
+    hetero_weight; any other flag as words in flags, e.g.
+    flags=["--directed"]. labels: a counts file, an (n, classes) array
+    or label_counts(...) of the workers' data: the data-aware search of
+    `topogen --labels` (the same file). kind: learned, rrl, ring, torus,
+    hypercube, exponential-sym, random, complete, one-peer-exp, base,
+    perm, exp-directed, epidemic, ... (`topogen --help`). Ctrl-C stops
+    the search and raises KeyboardInterrupt at once."""
+    from ._lib import LearnOpts
+    lib = _getlib("topogen.learn()")
+    words = ["-n", str(n), "-d", str(d), "--seed", str(seed)]
+    for flag, v in (("--kind", kind), ("--weights", weights),
+                    ("--objective", objective)):
+        if v is not None:
+            words += [flag, str(v)]
+    for k, v in options.items():
+        if k not in _OPTION_FLAGS:
+            raise TypeError("learn(): unknown option %r" % k)
+        if k == "no_screen":
+            if v:
+                words.append("--no-screen")
+        else:
+            words += [_OPTION_FLAGS[k], repr(v) if isinstance(v, float)
+                      else str(v)]
+    if isinstance(flags, (str, bytes)):
+        raise TypeError("learn(): flags is a list of words, e.g. "
+                        "['--directed']")
+    with tempfile.TemporaryDirectory() as d_:
+        if labels is not None:
+            words += ["--labels", _labels_file(labels, d_)]
+        words += [os.fsdecode(_b(f)) for f in flags]
+        o = LearnOpts()
+        lib.topogen_learn_opts_init(ctypes.byref(o))
+        o.n = o.d = 0
+        arr = (ctypes.c_char_p * (len(words) + 1))(*[_b(w) for w in words])
+        o.flags = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
+        h = _learn_call(lib, o)
+    try:
+        with tempfile.TemporaryDirectory() as d_:
+            f = os.path.join(d_, "t.txt")
+            _check(lib.topogen_write(h, _b(f), b"edgelist"), lib)
+            with open(f, "rb") as fp:
+                raw = fp.read()
+    finally:
+        lib.topogen_free(h)
+    return Topology(_files_parse_bytes(raw, "<learned>"), raw=raw)

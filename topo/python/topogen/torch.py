@@ -1,30 +1,38 @@
-"""topogen.torch: gossip averaging on a topogen topology over
-torch.distributed (any backend: gloo on CPUs, nccl on GPUs).
+"""topogen.torch: gossip on a topogen topology over torch.distributed (any
+backend: gloo on CPUs; nccl on GPUs supports batch_isend_irecv too, but
+the GPU path is untested here). Pure Python: needs torch and numpy, not
+libtopogen.
 
-One worker per process: the process group's world size is the
-topology's n and worker i is the process of rank i in the group. One
-round of gossip replaces worker i's tensors x_i by
+One worker per process: the process group's size is the topology's n and
+worker i is the process of rank i in the group. One round of gossip
+replaces worker i's tensors x_i by
 
     x_i <- W_ii x_i + sum_j W_ij x_j      (j ascending, W_ij != 0)
 
-with the topology's weights: each worker sends its tensors to every j
-with W_ji != 0 and receives from every j with W_ij != 0, in one
-batch_isend_irecv. Tensors are packed into one buffer per (dtype,
-device), so a model's parameters cost one message per neighbour and
-round. A time-varying topology advances to its next round after each
-mix_; a directed one works the same way (W need not be symmetric).
+each worker sending to every j with W_ji != 0 and receiving from every j
+with W_ij != 0 in one batch_isend_irecv (tensors packed into one
+preallocated buffer per (dtype, device): one message per neighbour).
 
-D-PSGD (Lian et al. 2017) with a torch optimizer, x_i <- sum_j W_ij x_j
-- lr * step_i (the step computed at the unmixed x_i):
+    Gossip(topology)             one round per mix_(tensors), blocking or
+                                 async_op=True (a handle; wait() ends it)
+    GossipAverager(topology, period=H, warmup_steps=K)
+                                 torch's ModelAverager: a drop-in for
+                                 PeriodicModelAverager (PostLocalSGDOptimizer)
+    D2(optimizer, gossip)        D^2 / exact diffusion around any optimizer
+    GradientTracking(optimizer, gossip)
+                                 gradient tracking around any optimizer
+
+D-PSGD with a torch optimizer (x_i <- sum_j W_ij x_j - lr * step_i):
 
     gossip = topogen.torch.Gossip("topo.txt")     # or a Topology
     for x, y in loader:                           # this worker's shard
         opt.zero_grad()
-        loss_fn(model(x), y).backward()
-        gossip.mix_(model.parameters())
-        opt.step()
+        h = gossip.mix_(model.parameters(), async_op=True)  # sends x_i
+        loss_fn(model(x), y).backward()           # overlaps the exchange
+        h.wait()                                  # x_i <- sum_j W_ij x_j
+        opt.step()                                #   - lr * step(x_i)
 
-Start every worker from the same parameters (e.g. the same seed, or a
+Start every worker from the same parameters (the same seed, or a
 broadcast from rank 0), as dpsgd-train does.
 """
 import os
@@ -32,93 +40,568 @@ import os
 import numpy as np
 import torch
 import torch.distributed as dist
+from torch.distributed.algorithms.model_averaging.averagers import \
+    ModelAverager
 
 import topogen as _tg
+from topogen import _files
 
-__all__ = ["Gossip"]
+__all__ = ["Gossip", "GossipAverager", "D2", "GradientTracking",
+           "epidemic_round"]
+
+
+# ---- topologies -----------------------------------------------------------
+
+def _rounds_of(topology, check):
+    """(n, [Round], epidemic or None) of a Topology, a path or an object
+    with .n and .Ws (a (P, n, n) array); checked as dpsgd-train checks."""
+    if isinstance(topology, (str, bytes, os.PathLike)):
+        topology = _tg.load(topology, check=check)
+        return topology.n, topology._p.rounds, topology._p.epidemic
+    if isinstance(topology, _tg.Topology):
+        p = topology._p
+        if check:
+            _tg._validate(topology, "topology")
+        return p.n, p.rounds, p.epidemic
+    Ws = np.asarray(topology.Ws, dtype=np.float64)
+    if Ws.ndim != 3 or Ws.shape[1] != Ws.shape[2]:
+        raise ValueError("topogen.torch: topology.Ws must be (P, n, n)")
+    n = Ws.shape[1]
+    directed = any(not np.array_equal(W, W.T) for W in Ws)
+    rounds = []
+    for k, W in enumerate(Ws):
+        off = W.copy()
+        np.fill_diagonal(off, 0.0)
+        rows, cols = np.nonzero(off)
+        r = _files.Round(n, rows, cols, W[rows, cols], np.diag(W).copy(),
+                         directed)
+        r.line = k
+        rounds.append(r)
+    p = _files.Parsed(rounds, n, [], directed, None)
+    if check:
+        try:
+            _files.validate(p, "topology")
+        except _files.FileError as e:
+            raise _tg.TopogenError(e.status, str(e))
+    return n, rounds, None
+
+
+def epidemic_round(n, s, local, seed, t):
+    """Round t's W of an epidemic topology (de Vos et al. 2023) as a
+    Round: each node sends to s others, every receiver averaging what it
+    gets with its own value uniformly (W_ij = 1 / (in-degree_i + 1)).
+    local=0 (EL-Oracle): the union of s permutations without fixed points
+    or repeats (s-regular); local=1 (EL-Local): each node draws s distinct
+    receivers. A pure function of (seed, t), drawn with numpy's generator
+    (the same on every process; not dpsgd-train's draw)."""
+    rng = np.random.default_rng([int(seed) & (2 ** 63 - 1), int(t),
+                                 0x65706964])
+    src, dst = [], []
+    if local:
+        for i in range(n):
+            others = rng.choice(n - 1, size=s, replace=False)
+            for v in others:
+                src.append(i)
+                dst.append(int(v) + (v >= i))
+    else:
+        comp = s > (n - 1) // 2
+        sl = n - 1 - s if comp else s
+        layers = []
+        for _ in range(sl):
+            for _attempt in range(1000):
+                p = rng.permutation(n)
+                for i in range(n):  # repair by random swaps
+                    tries = 0
+                    while p[i] == i or any(q[i] == p[i] for q in layers):
+                        j = int(rng.integers(n))
+                        if (j != i and p[j] != i and
+                                not any(q[i] == p[j] for q in layers) and
+                                p[i] != j and
+                                not any(q[j] == p[i] for q in layers)):
+                            p[i], p[j] = p[j], p[i]
+                        tries += 1
+                        if tries > 64 * n:
+                            break
+                if all(p[i] != i and all(q[i] != p[i] for q in layers)
+                       for i in range(n)):
+                    break
+            else:
+                raise RuntimeError("epidemic: no %d-regular digraph on %d "
+                                   "nodes found for round %d" % (s, n, t))
+            layers.append(p)
+        for i in range(n):
+            mine = {int(q[i]) for q in layers}
+            targets = ([v for v in range(n) if v != i and v not in mine]
+                       if comp else sorted(mine))
+            for v in targets:
+                src.append(i)
+                dst.append(v)
+    src, dst = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    order = np.lexsort((src, dst))            # rows (receivers), then cols
+    rows, cols = dst[order], src[order]
+    indeg = np.bincount(rows, minlength=n).astype(np.float64)
+    r = _files.Round(n, rows, cols, 1.0 / (indeg[rows] + 1.0),
+                     1.0 / (indeg + 1.0), True)
+    return r
+
+
+# ---- gossip ------------------------------------------------------------------
+
+class _Handle:
+    """A gossip round in flight: wait() finishes it (x_i <- sum_j W_ij
+    x_j written into the tensors). The received buffers are summed as
+    they arrive (receive k while k + 1, ... are still in flight), into
+    the first one, scaled by W_ij / W_i,first; then x_i <- W_ii x_i +
+    W_i,first acc once every send is done."""
+
+    def __init__(self, gossip, work, nops, buckets, self_w, recv):
+        self._g, self._work = gossip, work
+        self._buckets, self._self_w, self._recv = buckets, self_w, recv
+        # one work per op (gloo; the ops of bucket b: its receives, then
+        # its sends), else one for the batch
+        self._per_op = len(work) == nops
+        self._done = False
+
+    def is_completed(self):
+        return self._done or all(w.is_completed() for w in self._work)
+
+    @torch.no_grad()
+    def wait(self):
+        if self._done:
+            return
+        if not self._per_op:
+            for w in self._work:
+                w.wait()
+        k = 0
+        for ts, flat, inbox, nsend in self._buckets:
+            for q, buf in enumerate(inbox):
+                if self._per_op:
+                    self._work[k + q].wait()
+                if q:
+                    inbox[0].add_(buf, alpha=self._recv[q][1] /
+                                  self._recv[0][1])
+            if self._per_op:
+                for w in self._work[k + len(inbox):k + len(inbox) + nsend]:
+                    w.wait()
+            k += len(inbox) + nsend
+            if self._self_w != 1.0:
+                flat.mul_(self._self_w)
+            if inbox:
+                flat.add_(inbox[0], alpha=self._recv[0][1])
+            off = 0
+            for t in ts:
+                n = t.numel()
+                t.copy_(flat[off:off + n].view_as(t))
+                off += n
+        self._done = True
+        self._g._pending = None
+
+
+class _Done:
+    def wait(self):
+        pass
+
+    def is_completed(self):
+        return True
 
 
 class Gossip:
     """Gossip averaging with a topology's weights.
 
-    topology: a topogen.Topology, a path that topogen.load reads, or
-    any object with .n and .Ws (a (P, n, n) array of row-stochastic W).
-    group: the process group (default: the whole world); its size must
-    be the topology's n. Worker i is the process of rank i in the group.
+    topology: a topogen.Topology, a path topogen.load reads (any file:
+    static, time-varying, directed, epidemic), or an object with .n and
+    .Ws (a (P, n, n) array of W). group: the process group (default the
+    world); its size must be n; worker i is the process of rank i in it.
+    check: refuse what dpsgd-train refuses (rows not summing to 1, a
+    disconnected graph, a W that does not mix such as one with an
+    eigenvalue -2), with its message. seed: an epidemic topology's seed
+    (every process must give the same; default 1).
+
+    Rounds: round t uses W_{t mod P}; self.round counts the rounds done
+    (saved and restored by state_dict()/load_state_dict()).
     """
 
-    def __init__(self, topology, group=None):
-        if isinstance(topology, (str, bytes, os.PathLike)):
-            topology = _tg.load(os.fspath(topology))
+    def __init__(self, topology, group=None, check=True, seed=1):
+        n, rounds, epi = _rounds_of(topology, check)
         if not dist.is_initialized():
             raise RuntimeError("topogen.torch.Gossip: call "
                                "torch.distributed.init_process_group first")
         self.group = group
         size = dist.get_world_size(group)
-        if size != topology.n:
+        if size != n:
             raise ValueError("topogen.torch.Gossip: the topology has %d "
                              "nodes but the process group %d processes "
-                             "(one worker per process)" % (topology.n, size))
+                             "(one worker per process)" % (n, size))
+        self.n = n
         self.worker = dist.get_rank(group)
-        self.topology = topology
+        self.epidemic = epi
+        self.seed = seed
         self.round = 0
+        self._rounds = rounds
+        self._plans = [self._plan_of(r) for r in rounds]
+        self._bufs = {}
+        self._pending = None
+
+    def _plan_of(self, r):
+        """(self weight, [(j, W_ij)] received, [j] sent to) of this worker
+        in round r."""
         i = self.worker
-        self._plan = []  # per round: (self weight, [(j, W_ij)], [send to])
-        for w in topology.Ws:
-            recv = [(int(j), float(w[i, j])) for j in np.nonzero(w[i])[0]
-                    if j != i]
-            send = [int(j) for j in np.nonzero(w[:, i])[0] if j != i]
-            self._plan.append((float(w[i, i]), recv, send))
+        cols, w = r.neighbours(i)
+        recv = [(int(j), float(x)) for j, x in zip(cols, w) if x != 0.0]
+        if r.directed:
+            send = sorted(int(a) for a, b, x in zip(r.rows, r.cols, r.w)
+                          if b == i and x != 0.0)
+        else:
+            send = [j for j, _ in recv]
+        return float(r.self[i]), recv, send
 
     @property
     def rounds(self):
-        """Rounds per period of the topology (1 when static)."""
-        return len(self._plan)
+        """Rounds per period of the topology (1 when static, 0 when
+        epidemic: drawn per round)."""
+        return len(self._plans)
+
+    def plan(self, t=None):
+        """(W_ii, [(j, W_ij)], [j sent to]) of this worker in round t
+        (default: the next)."""
+        t = self.round if t is None else t
+        if self.epidemic:
+            s, local = self.epidemic
+            return self._plan_of(epidemic_round(self.n, s, local, self.seed,
+                                                t))
+        return self._plans[t % len(self._plans)]
 
     def _peer(self, j):
         if self.group is None:
             return j
         return dist.get_global_rank(self.group, j)
 
+    def state_dict(self):
+        return {"round": self.round}
+
+    def load_state_dict(self, state):
+        self.round = int(state["round"])
+
+    def _buffers(self, key, numel, k, like, single):
+        """(packing buffer or None, k receive buffers) of a (dtype,
+        device), allocated once (again only when the size changes)."""
+        key = key + (single,)
+        b = self._bufs.get(key)
+        if b is None or b[0] != numel or len(b[2]) < k:
+            pack = None if single else torch.empty(
+                numel, dtype=like.dtype, device=like.device)
+            inbox = [torch.empty(numel, dtype=like.dtype, device=like.device)
+                     for _ in range(k)]
+            b = (numel, pack, inbox)
+            self._bufs[key] = b
+        return b[1], b[2]
+
     @torch.no_grad()
-    def mix_(self, tensors):
+    def mix_(self, tensors, async_op=False):
         """One gossip round in place on a list (or iterable, e.g.
-        model.parameters()) of tensors, the same shapes and dtypes on
-        every worker; then the next round of a time-varying topology."""
+        model.parameters()) of floating-point tensors, the same shapes and
+        dtypes on every worker; then the next round. async_op=True
+        returns a handle at once and handle.wait() writes
+        x_i <- sum_j W_ij x_j into the tensors: leave them unchanged until
+        then (reading them, e.g. a forward and backward pass, is fine);
+        one round may be pending at a time. Buffers are allocated on the
+        first call and reused: a packing buffer per (dtype, device) (none
+        when that is one contiguous tensor: it is sent as is and the sum
+        is formed in it) and one receive buffer per neighbour."""
+        if self._pending is not None:
+            raise RuntimeError("topogen.torch.Gossip.mix_: the previous "
+                               "async round is still pending (call its "
+                               "wait() first)")
         tensors = [t.data if isinstance(t, torch.nn.Parameter) else t
                    for t in tensors]
-        self_w, recv, send = self._plan[self.round % len(self._plan)]
+        for t in tensors:
+            if not (t.is_floating_point() or t.is_complex()):
+                raise TypeError("topogen.torch.Gossip.mix_: a %s tensor: "
+                                "gossip mixes floating-point tensors (a "
+                                "weighted average of integers would be "
+                                "truncated)" % t.dtype)
+        self_w, recv, send = self.plan()
         self.round += 1
         if not tensors or (not recv and not send and self_w == 1.0):
-            return
-        buckets = {}
+            return _Done() if async_op else None
+        groups = {}
         for t in tensors:
-            buckets.setdefault((t.dtype, t.device), []).append(t)
-        packed = []
-        for (dtype, device), ts in buckets.items():
-            flat = torch.cat([t.reshape(-1) for t in ts])
-            packed.append((ts, flat))
-        ops, inbox = [], []
-        for tag, (ts, flat) in enumerate(packed):
-            got = []
-            for j, _ in recv:
-                buf = torch.empty_like(flat)
-                got.append(buf)
+            groups.setdefault((t.dtype, t.device), []).append(t)
+        ops, buckets = [], []
+        for tag, (key, ts) in enumerate(groups.items()):
+            numel = sum(t.numel() for t in ts)
+            single = len(ts) == 1 and ts[0].is_contiguous()
+            flat, inbox = self._buffers(key, numel, len(recv), ts[0], single)
+            if single:  # sent as is, the sum formed in place
+                flat, ts = ts[0].view(-1), []
+            else:
+                torch.cat([t.reshape(-1) for t in ts], out=flat)
+            for (j, _), buf in zip(recv, inbox):
                 ops.append(dist.P2POp(dist.irecv, buf, self._peer(j),
                                       self.group, tag))
             for j in send:
                 ops.append(dist.P2POp(dist.isend, flat, self._peer(j),
                                       self.group, tag))
-            inbox.append(got)
-        if ops:
-            for req in dist.batch_isend_irecv(ops):
-                req.wait()
-        for (ts, flat), got in zip(packed, inbox):
-            acc = flat * self_w
-            for (j, w), buf in zip(recv, got):
-                acc.add_(buf, alpha=w)
-            off = 0
-            for t in ts:
-                k = t.numel()
-                t.copy_(acc[off:off + k].view_as(t))
-                off += k
+            buckets.append((ts, flat, inbox[:len(recv)], len(send)))
+        work = dist.batch_isend_irecv(ops) if ops else []
+        h = _Handle(self, work, len(ops), buckets, self_w, recv)
+        if async_op:
+            self._pending = h
+            return h
+        h.wait()
+        return None
+
+
+def _exact_average_(tensors, group):
+    """x_i <- mean_j x_j over the group (one all_reduce per dtype)."""
+    size = dist.get_world_size(group)
+    groups = {}
+    for t in tensors:
+        groups.setdefault((t.dtype, t.device), []).append(t)
+    for ts in groups.values():
+        flat = torch.cat([t.reshape(-1) for t in ts])
+        flat /= size
+        dist.all_reduce(flat, group=group)
+        off = 0
+        for t in ts:
+            t.copy_(flat[off:off + t.numel()].view_as(t))
+            off += t.numel()
+
+
+class GossipAverager(ModelAverager):
+    """torch's ModelAverager with gossip: after the optimizer's local step
+    (PostLocalSGDOptimizer calls average_parameters), every `period` steps
+    from `warmup_steps` on, one gossip round with the topology's W
+    instead of an all-reduce. With W = J (the complete graph's file) it
+    is PeriodicModelAverager(period, warmup_steps). Swapping is one line:
+
+        averager = topogen.torch.GossipAverager("ring.txt", period=4)
+        # was: averagers.PeriodicModelAverager(period=4)
+        opt = PostLocalSGDOptimizer(optim=torch.optim.SGD(...),
+                                    averager=averager)
+
+    topology: what Gossip takes, or a dict {period: topology or None}
+    (the hierarchical form, like HierarchicalModelAverager: from
+    warmup_steps on, at a step only the largest period dividing the step
+    acts; None is an exact all-reduce average of the group), e.g.
+    {1: "ring.txt", 16: None}. As in torch, a single period counts from
+    the warm-up's end (PeriodicModelAverager), the hierarchical form from
+    step 0 (HierarchicalModelAverager). Parameters are averaged as torch's averagers do: those with a
+    .grad (from model.parameters() or optimizer.param_groups). buffers:
+    False, or a module (its floating buffers: BatchNorm statistics) or an
+    iterable of tensors, mixed at the same steps as the parameters.
+    The step is in state_dict() (and PostLocalSGDOptimizer's), so a
+    restart does not redo the warm-up; the round of a time-varying or
+    epidemic topology is derived from it.
+    """
+
+    def __init__(self, topology, period=1, warmup_steps=0,
+                 process_group=None, buffers=False, seed=1):
+        super().__init__(process_group)
+        if warmup_steps < 0:
+            raise ValueError("warmup_steps must be non-negative")
+        self.hierarchical = isinstance(topology, dict)
+        if self.hierarchical:
+            levels = dict(topology)
+        else:
+            levels = {period: topology}
+        for p in levels:
+            if not isinstance(p, int) or p < 1:
+                raise ValueError("GossipAverager: period %r must be a "
+                                 "positive integer" % (p,))
+        self.warmup_steps = warmup_steps
+        self.periods = sorted(levels)
+        self.period = self.periods[0]
+        self.levels = {p: (None if t is None else
+                           Gossip(t, group=process_group, seed=seed))
+                       for p, t in levels.items()}
+        if buffers is True:
+            raise ValueError("GossipAverager: buffers= takes a module or "
+                             "tensors (e.g. buffers=model), not True")
+        if isinstance(buffers, torch.nn.Module):
+            buffers = list(buffers.buffers())
+        self.buffers = [b for b in (buffers or [])
+                        if b.is_floating_point()]
+
+    @staticmethod
+    def _params(params):
+        out = []
+        for p in params:
+            if isinstance(p, dict):
+                out.extend(q for q in p["params"] if q.grad is not None)
+            elif isinstance(p, torch.Tensor):
+                if p.grad is not None:
+                    out.append(p)
+            else:
+                raise TypeError("GossipAverager: parameters or parameter "
+                                "groups, not %s" % type(p).__name__)
+        return out
+
+    def level(self, step=None):
+        """The period acting at `step` (default the current), or None."""
+        step = self.step if step is None else step
+        if step < self.warmup_steps:
+            return None
+        # as torch counts: PeriodicModelAverager from the warm-up's end,
+        # HierarchicalModelAverager from step 0
+        k = step if self.hierarchical else step - self.warmup_steps
+        for p in reversed(self.periods):
+            if k % p == 0:
+                return p
+        return None
+
+    @torch.no_grad()
+    def average_parameters(self, params):
+        p = self.level()
+        if p is not None:
+            tensors = [q.data for q in self._params(params)] + self.buffers
+            g = self.levels[p]
+            if g is None:
+                group = self.process_group
+                _exact_average_(tensors, None if group is dist.group.WORLD
+                                else group)
+            else:
+                g.round = (self.step if self.hierarchical else
+                           self.step - self.warmup_steps) // p
+                g.mix_(tensors)
+        self.step += 1
+
+    def state_dict(self):
+        return {"step": self.step}
+
+    def load_state_dict(self, state):
+        self.step = int(state["step"])
+
+
+# ---- optimizers ----------------------------------------------------------------
+
+class _Wrapped:
+    """An optimizer wrapper: param_groups, state, zero_grad, state_dict
+    pass through to the inner optimizer."""
+
+    def __init__(self, optimizer, gossip):
+        self.optimizer = optimizer
+        self.gossip = gossip
+
+    @property
+    def param_groups(self):
+        return self.optimizer.param_groups
+
+    @property
+    def state(self):
+        return self.optimizer.state
+
+    def zero_grad(self, set_to_none=False):
+        self.optimizer.zero_grad(set_to_none=set_to_none)
+
+    def _params(self):
+        return [p for g in self.optimizer.param_groups for p in g["params"]]
+
+
+class D2(_Wrapped):
+    """D^2 / exact diffusion (Tang et al. 2018; Yuan et al. 2019) around
+    any torch optimizer, as dpsgd-train's --algorithm d2 wraps SGD:
+
+        psi_t     = opt.step() from x_t (the optimizer's local update)
+        phi_t     = psi_t + x_t - psi_{t-1}        (psi_{-1} = x_0)
+        x_{t+1}   = M phi_t,  M = (1 - c) I + c W
+
+    with c chosen as the trainer chooses it (--d2-mixing auto: the
+    largest c <= 1 with lambda_min(M) >= -1/4). Use in place of the
+    optimizer: loss.backward(); d2.step(). Time-varying and epidemic
+    topologies are refused (D^2 needs one fixed W). The gossip must be a
+    Gossip of a static topology (its W is read for lambda_min)."""
+
+    def __init__(self, optimizer, gossip, mixing=None):
+        super().__init__(optimizer, gossip)
+        if gossip.epidemic or gossip.rounds != 1:
+            raise ValueError("D2: D^2 is defined for one fixed W; a "
+                             "time-varying or epidemic topology is refused "
+                             "(its recursion amplifies disagreement, "
+                             "train/core/dt_d2_mix.h): use GradientTracking")
+        W = self._full_w()
+        lmin = float(np.linalg.eigvalsh((W + W.T) / 2)[0])
+        if mixing is None:
+            c = 1.25 / (1.0 - lmin) if lmin < -0.25 else 1.0
+        else:
+            c = float(mixing)
+            if not 0.0 < c <= 1.0 or 1.0 - c * (1.0 - lmin) <= -1.0 / 3:
+                raise ValueError("D2: mixing=%g gives lambda_min(M) = %g "
+                                 "(must be in (0, 1] with lambda_min(M) > "
+                                 "-1/3)" % (c, 1.0 - c * (1.0 - lmin)))
+        self.c = c
+        self.lambda_min = lmin
+        self._prev = None
+
+    def _full_w(self):
+        """W of the gossip's (static) topology, dense (n is the world
+        size: small)."""
+        return self.gossip._rounds[0].dense()
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        params = self._params()
+        x = [p.detach().clone() for p in params]
+        if self._prev is None:
+            self._prev = [t.clone() for t in x]
+        loss = self.optimizer.step(closure)
+        for p, xt, pp in zip(params, x, self._prev):
+            psi = p.detach().clone()
+            p.add_(xt).sub_(pp)          # phi = psi + x - psi_prev
+            pp.copy_(psi)
+        phi = [p.detach().clone() for p in params] if self.c != 1.0 else None
+        self.gossip.mix_(params)          # W phi
+        if phi is not None:
+            for p, f in zip(params, phi):
+                p.mul_(self.c).add_(f, alpha=1.0 - self.c)
+        return loss
+
+    def state_dict(self):
+        return {"optimizer": self.optimizer.state_dict(),
+                "psi_prev": self._prev, "gossip": self.gossip.state_dict()}
+
+    def load_state_dict(self, s):
+        self.optimizer.load_state_dict(s["optimizer"])
+        self._prev = s["psi_prev"]
+        self.gossip.load_state_dict(s["gossip"])
+
+
+class GradientTracking(_Wrapped):
+    """Gradient tracking (Pu and Nedic 2021), combine-then-adapt as
+    dpsgd-train's --algorithm gt, around any torch optimizer:
+
+        (x', y') = W (x_t, y_t)              one gossip round, one message
+        y_{t+1}  = y' + g_t - g_{t-1}        (y_0 = 0, g_{-1} = 0)
+        x_{t+1}  = opt.step() from x' with gradient y_{t+1}
+
+    g_t is the gradient at x_t (p.grad after backward: put weight decay
+    in the loss, or in the optimizer, which then applies it untracked).
+    Use in place of the optimizer: loss.backward(); gt.step(). Works on
+    any topology (time-varying, directed, epidemic)."""
+
+    def __init__(self, optimizer, gossip):
+        super().__init__(optimizer, gossip)
+        self._y = None
+        self._g = None
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        params = [p for p in self._params() if p.grad is not None]
+        if self._y is None:
+            self._y = [torch.zeros_like(p) for p in params]
+            self._g = [torch.zeros_like(p) for p in params]
+        self.gossip.mix_([p.data for p in params] + self._y)
+        for p, y, gp in zip(params, self._y, self._g):
+            y.add_(p.grad).sub_(gp)
+            gp.copy_(p.grad)
+            p.grad.copy_(y)
+        return self.optimizer.step(closure)
+
+    def state_dict(self):
+        return {"optimizer": self.optimizer.state_dict(), "y": self._y,
+                "g_prev": self._g, "gossip": self.gossip.state_dict()}
+
+    def load_state_dict(self, s):
+        self.optimizer.load_state_dict(s["optimizer"])
+        self._y, self._g = s["y"], s["g_prev"]
+        self.gossip.load_state_dict(s["gossip"])
