@@ -173,6 +173,7 @@ static int evaluate(const topogen_config *c)
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
+        .allreduce = c->allreduce,
         .version = TOPOGEN_VERSION, .labels = c->labels};
     return topogen_evaluate(&job);
 }

@@ -35,7 +35,7 @@
 typedef enum {
     F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
     F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET, F_GAMMA, F_LABELS, F_REAL,
-    F_INTER, F_CWEIGHTS
+    F_INTER, F_CWEIGHTS, F_ALLREDUCE
 } ftype;
 
 enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
@@ -149,6 +149,11 @@ static const flag_spec FLAGS[] = {
      "R", "eval --net: MPI ranks (default: one per node)"},
     {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
+    {"--allreduce", NULL, F_ALLREDUCE, OFF(allreduce), EVAL, 0, 0, H_NONE,
+     "ALG", "eval --net: the all-reduce algorithm that prices all-reduce: "
+     "auto (default: what Open MPI 4.1 runs for dpsgd-train's in-place "
+     "MPI_Iallreduce, binomial), best, ring, recursive-doubling, "
+     "rabenseifner, binomial, hierarchical; every one is printed"},
     {"--labels", NULL, F_LABELS, OFF(labels), BOTH, 0, 0, H_DATA, "COUNTS",
      "the partition's class counts (dpsgd-train --write-partition): "
      "needed by --kind stl-fw and dcliques; learned: add --hetero-weight "
@@ -396,6 +401,11 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
         }
         return usage_error("--clique-weights: unknown '%s' (expected mh or "
                            "equal)", v);
+    case F_ALLREDUCE:
+        if (cm_net_ar_parse(v, "--allreduce", dst) != CM_OK)
+            return status_to_usage();
+        c->allreduce_given = 1;
+        return 0;
     case F_NET: {
         cm_net net;
         if (cm_net_parse(v, &net) != CM_OK)
@@ -530,8 +540,9 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                            "annealing cools from --t0 down to --t1",
                            c->search.t1, c->search.t0 > 0 ? c->search.t0
                            : tg_search_default_t0(c->search.n));
-    if (!c->net && (c->params || c->ranks || c->hosts))
-        return usage_error("--params, --ranks and --hosts need --net");
+    if (!c->net && (c->params || c->ranks || c->hosts || c->allreduce_given))
+        return usage_error("--params, --ranks, --hosts and --allreduce need "
+                           "--net");
     if (c->net && c->simulate)
         return usage_error("--net: cannot be combined with --simulate");
     int rcd = topogen_data_check_args(c);
@@ -722,5 +733,6 @@ void topogen_config_default(topogen_config *c)
     c->format = CM_FORMAT_EDGELIST;
     c->out = "-";
     c->lambda = 0.1;
+    c->allreduce = CM_AR_AUTO;
     tg_search_opts_default(&c->search);
 }
