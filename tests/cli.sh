@@ -657,8 +657,14 @@ placement_cases() {
         "bad --placement" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --placement metis --log "$l"
     expect_fail 2 "^dpsgd-train: --net 'fast': " "bad --net" \
         mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net fast --log "$l"
-    expect_fail 2 "^dpsgd-train: --net models gossip rounds" "--net with allreduce" \
-        mpi_run 2 "$dt" --mode allreduce $syn --net wan --log "$l"
+    expect_fail 2 "^dpsgd-train: --allreduce is for the network model: add --net" "--allreduce without --net" \
+        mpi_run 2 "$dt" --mode allreduce $syn --allreduce ring --log "$l"
+    expect_fail 2 "^dpsgd-train: --allreduce prices --mode allreduce" "--allreduce on gossip" \
+        mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net wan --allreduce ring --log "$l"
+    expect_fail 2 "^dpsgd-train: --net-hosts 5: more hosts than the 4 workers" "--net-hosts > n" \
+        mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net wan --net-hosts 5 --log "$l"
+    expect_fail 2 "^dpsgd-train: --allreduce 'tree': expected ring" "bad --allreduce" \
+        mpi_run 2 "$dt" --mode allreduce $syn --net wan --allreduce tree --log "$l"
     expect_fail 2 "^dpsgd-train: --bench-gossip needs --topology" "--bench-gossip without topology" \
         mpi_run 2 "$dt" --bench-gossip 3
     check '[ ! -e "$l" ]' "no log after refused placement flags"
@@ -673,6 +679,18 @@ placement_cases() {
     check 'grep -qE "^placement graph \((METIS|own bisection)[a-z0-9 ,-]*\): 4 workers on 2 ranks on 1 host: cut [0-9]+ edges \(0 across hosts\); per round .*modelled round 1e\+04 ms" "$T/out"' \
         "placement line: $(grep "^placement" "$T/out" | head -1)"
     check 'grep -q "^modelled wall clock" "$T/out"' "modelled wall clock line"
+    check 'grep -q "^dpsgd-train: notice: --net: the modelled deployment has one host" "$T/err"' \
+        "notice: no inter-host link on one machine: $(cat "$T/err")"
+    # --mode allreduce --net: 4 workers modelled on 4 wan hosts, rd (best):
+    # 2 steps of 50 ms + 246824 B / 12.5 MB/s = 139.49 ms per step
+    expect_ok "--net on allreduce" mpi_run 2 "$dt" --mode allreduce --workers 4 $syn \
+        --epochs 1 --net wan --net-hosts 4 --allreduce best --log "$l"
+    check 'grep -qE "^modelled all-reduce 139 ms per step: priced as best \(recursive-doubling\) on 4 ranks on 4 hosts" "$T/out" && head -1 "$l" | grep -q ",model_s$" && ! grep -q "notice: --net" "$T/err"' \
+        "allreduce model line: $(grep modelled "$T/out")"
+    # the gossip round of the 4 workers (K4) on 4 wan hosts: alpha + 3 B / beta
+    expect_ok "--net-hosts on gossip" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
+        --epochs 1 --net wan --net-hosts 4 --log "$l"
+    check 'grep -qE "modelled round 109 ms" "$T/out"' "--net-hosts round: $(grep "^placement" "$T/out" | tail -1)"
     expect_ok "--bench-gossip" mpi_run 2 "$dt" --topology "$T/g4.txt" --bench-gossip 5 --bench-floats 1000 --placement block
     check 'grep -qE "^bench-gossip: 4 workers on 2 ranks on 1 host, placement block: cut [0-9]+ edges \(0 across hosts\), [0-9]+ arrays of 4000 bytes per round" "$T/out" && grep -qE "^bench-gossip: measured [0-9.]+ ms per round \(median of 5, slowest rank; fastest [0-9.]+ ms\); modelled [0-9.]+ ms \(datacenter" "$T/out"' \
         "bench-gossip lines: $(cat "$T/out")"
@@ -811,7 +829,7 @@ sweep_cases() {
     expect_ok "modelled.sh" md
     # wan: the ring of 4 (degree 2) sends 2 x (50 ms + 246824 B / 12.5 MB/s);
     # the ring all-reduce of 4 hosts 6 x 50 ms + 6/4 x 246824 B / 12.5 MB/s
-    check 'grep -q "^# compute model=lenet batch=16 s_per_step=[0-9.e-]* measured .*bench lenet batch 16: " "$sw/modelled.tsv" && [ "$(grep -vc "^#" "$sw/modelled.tsv")" -eq 4 ] && awk "!/^#/ && \$2 == \"wan\" { c[\$1] = \$4; d = \$5 - \$3 - \$4; if (d > 1e-6 || d < -1e-6) bad = 1 } END { exit bad || c[\"n4-ring-mh\"] != 0.139492 || c[\"n4-allreduce-none\"] != 0.329619 }" "$sw/modelled.tsv"' \
+    check 'grep -q "^# compute model=lenet batch=16 s_per_step=[0-9.e-]* measured .*bench lenet batch 16: " "$sw/modelled.tsv" && [ "$(grep -vc "^#" "$sw/modelled.tsv")" -eq 4 ] && awk "!/^#/ && \$2 == \"wan\" { c[\$1] = \$4; d = \$5 - \$3 - \$4; if (d > 1e-6 || d < -1e-6) bad = 1 } END { exit bad || c[\"n4-ring-mh\"] != 0.0894918 || c[\"n4-allreduce-none\"] != 0.278984 }" "$sw/modelled.tsv" && grep -q "^n4-allreduce-none wan [0-9.e-]* 0.278984 [0-9.e-]* binomial$" "$sw/modelled.tsv" && grep -q "^# allreduce priced as auto " "$sw/modelled.tsv"' \
         "modelled.tsv: $(cat "$sw/modelled.tsv")"
     expect_ok "modelled.sh again" md
     check 'grep -q "covers every setting, kept" "$T/out"' "a complete modelled.tsv is kept: $(cat "$T/out")"
