@@ -54,6 +54,9 @@ typedef struct {
     int directed;            /* --directed: learned over permutations */
     int local;               /* --local: epidemic EL-Local */
     int compare;             /* `topogen compare` mode */
+    int plan;                /* `topogen plan` mode (topogen_plan.c) */
+    const char *results;     /* plan --results DIR (NULL: none) */
+    double target;           /* plan --target: test accuracy (0.85) */
     int obj_given;           /* --objective was on the command line */
     /* data-aware (topogen_data.c): the counts file of dpsgd-train
      * --write-partition and what is built from it */
