@@ -133,7 +133,7 @@ static const flag_spec FLAGS[] = {
     {"--quiet", "-q", F_FLAG, OFF(quiet), ALL, 0, 0, H_NONE, NULL,
      "no progress or summary on stderr"},
     {"--json", NULL, F_FLAG, OFF(json), EVAL | PLAN, 0, 0, H_NONE, NULL,
-     "eval: print one JSON object"},
+     "eval, plan: print one JSON object"},
     {"--simulate", NULL, F_SIZE, OFF(simulate), EVAL, 1, MAX_ROUNDS, H_NONE,
      "ROUNDS", "eval: print the gossip disagreement per round next to "
      "SLEM^t"},
@@ -143,13 +143,16 @@ static const flag_spec FLAGS[] = {
     {"--net", NULL, F_NET, OFF(net), EVAL | PLAN, 0, 0, H_NONE, "NET",
      "eval: model a gossip round on datacenter, wan or "
      "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph "
-     "(time-varying: each round, in blocks), next to a ring all-reduce"},
+     "(time-varying: each round, in blocks), next to every all-reduce "
+     "algorithm; plan: the network to plan for"},
     {"--params", NULL, F_SIZE, OFF(params), EVAL | PLAN, 1, SIZE_MAX / 8, H_NONE,
-     "P", "eval --net: floats per worker array (default 61706, LeNet)"},
+     "P", "eval --net, plan: floats per worker array (default 61706, "
+     "LeNet)"},
     {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "R", "eval --net: MPI ranks (default: one per node)"},
     {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL | PLAN, 1, TG_MAX_BUILD, H_NONE,
-     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
+     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks); "
+     "plan: hosts of the N workers, one per rank (default N)"},
     {"--allreduce", NULL, F_ALLREDUCE, OFF(allreduce), EVAL, 0, 0, H_NONE,
      "ALG", "eval --net: the all-reduce algorithm that prices all-reduce: "
      "auto (default: what Open MPI 4.1 runs for dpsgd-train's in-place "
@@ -223,8 +226,9 @@ static void usage(FILE *fp, int mode)
               "                    [OPTIONS]\n"
               "       topogen plan -n N [-d D] --net NET [OPTIONS]\n"
               "       topogen compare [-n N] [-d D] [OPTIONS]\n"
-              "(`topogen eval --help`, `topogen plan --help`, `topogen "
-              "compare --help`: theirs alone)\n\n", fp);
+              "(`topogen eval --help`, `topogen plan --help` and `topogen "
+              "compare --help`\n"
+              "print their flags alone)\n\n", fp);
     fputs("Flags take `--flag value` or `--flag=value`.\n", fp);
     int want = mode == GEN + 8 ? GEN : mode;
     for (size_t k = 0; k < N_FLAGS; k++) {

@@ -275,7 +275,7 @@ static int by_time(const void *a, const void *b)
 typedef struct {
     char dir[96];       /* the experiment directory's name and its
                            --algorithm (n256-d2, --algorithm d2) */
-    char key[160];      /* n256-aware-laplacian */
+    char key[256];      /* n256-aware-laplacian */
     char part[64];      /* dirichlet-0.1 */
     size_t seeds, reached;
     double steps;       /* mean steps to the target over reached seeds */
