@@ -86,6 +86,22 @@ void topogen_allreduce_json(const topogen_ar *a, json_t *o, int *bad)
             topogen_json_num(by, cm_net_ar_name((cm_net_ar_alg)k),
                              a->alg[k].time_s, bad);
     topogen_json_set(o, "allreduce_by_alg", by, bad);
+    /* messages and bytes sent per rank (the busiest, and all ranks) */
+    json_t *tr = json_object();
+    for (int k = CM_AR_RING; k <= CM_AR_HIER; k++) {
+        if (k == CM_AR_HIER && !hier_listed(a))
+            continue;
+        const cm_net_ar *r = &a->alg[k];
+        json_t *j = json_object();
+        topogen_json_num(j, "msgs_max", r->msgs_max, bad);
+        topogen_json_num(j, "msgs_total",
+                         round(r->msgs_mean * (double)a->P), bad);
+        topogen_json_num(j, "bytes_max", r->bytes_max, bad);
+        topogen_json_num(j, "bytes_total",
+                         round(r->bytes_mean * (double)a->P), bad);
+        topogen_json_set(tr, cm_net_ar_name((cm_net_ar_alg)k), j, bad);
+    }
+    topogen_json_set(o, "allreduce_traffic", tr, bad);
 }
 
 /* --net on a sequence: T_round of every round under block placement
