@@ -11,8 +11,10 @@
 #    fastest of REPS ping-pongs (half the round trip) at 8 B - 16 MB:
 #    ranks 0 and 1 on two hosts (inter), and on one host (intra, Open
 #    MPI's shared memory).
-# 2. Gossip rounds of D = 1, 2, 4 peers on K ranks, one per host, and
-#    D = 8 on 2K ranks, two per host (scripts/bench_netmodel.c posts every
+# 2. Gossip rounds of D = 1, 2 peers on K ranks, one per host (D = 2 on
+#    2 hosts: 4 ranks), and
+#    D = 4, 8 on K ceil((D + 1) / K) ranks, in blocks of equal size per
+#    host (scripts/bench_netmodel.c posts every
 #    send and receive of a round together, as dt_gossip_mpi.c does), at
 #    GSIZES bytes per message.
 # 3. One all-reduce of SIZES bytes on K ranks, one per host, for each
@@ -38,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 script_help "$@"
 root=$(cd "$here/.." && pwd)
 BIN=${BIN:-$root/bin}
-K=${K:-8}
+K=${K:-4}
 REPS=${REPS:-20}
 SIZES=${SIZES:-"4096 65536 1048576 16777216"}
 GSIZES=${GSIZES:-"65536 1048576 4194304"}
@@ -52,20 +54,23 @@ D=$T/cluster
 trap 'sh "$here/netns-cluster.sh" down --name "$NAME" --dir "$D" >/dev/null 2>&1; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 mpicc -std=c11 -O2 "$here/bench_netmodel.c" -o "$T/bnm"
-sh "$here/netns-cluster.sh" up "$K" --name "$NAME" --dir "$D" --slots 2 >/dev/null
+sh "$here/netns-cluster.sh" up "$K" --name "$NAME" --dir "$D" --slots 8 >/dev/null
 # the binary and the graphs must be readable from inside the namespaces:
 # they share the file system
-mpi() { "$D/mpirun" --bind-to none "$@"; }
+# ranks yield the core while they wait (the hosts share the machine's
+# cores; a spinning rank would take the core its peer needs)
+mpi() { "$D/mpirun" --bind-to none --mca mpi_yield_when_idle 1 "$@" 2>/dev/null; }
 one_per_host() { n=$1; shift; mpi -np "$n" --map-by ppr:1:node "$@"; }
 
-# ---- 1. alpha, beta by least squares: t = alpha + bytes / beta
+# ---- 1. alpha, beta: t = alpha + bytes / beta; alpha the fastest 8-byte
+# ping-pong, 1 / beta the least-squares slope of t - alpha on the bytes
+# of the larger ones
 fit() { # fit PLACEMENT-FLAGS... : prints "alpha beta"
-    for b in 8 4096 65536 1048576 16777216; do
+    for b in 8 65536 1048576 4194304 16777216; do
         r=$REPS; [ "$b" -ge 16777216 ] && r=5
         printf '%s ' "$b"; mpi -np 2 "$@" "$T/bnm" pingpong "$b" "$r" | cut -d' ' -f1
-    done | awk '{ n++; x += $1; y += $2; xx += $1 * $1; xy += $1 * $2 }
-        END { s = (n * xy - x * y) / (n * xx - x * x); a = (y - s * x) / n;
-              if (a < 0) a = 0; printf "%.6g %.6g\n", a, 1 / s }'
+    done | awk 'NR == 1 { a = $2; next } { xx += $1 * $1; xy += $1 * ($2 - a) }
+        END { printf "%.6g %.6g\n", a, xx / xy }'
 }
 inter=$(fit --map-by ppr:1:node)
 intra=$(fit --host "198.18.0.1:2")
@@ -94,17 +99,19 @@ circulant() {
 
 # ---- 2. gossip rounds
 for d in 1 2 4 8; do
-    P=$K; H=$K
-    [ "$d" -ge "$K" ] && P=$((2 * K))
+    H=$K
+    P=$(( (d + K) / K * K ))     # K ceil((d + 1) / K): d peers exist
+    [ "$d" = 1 ] && P=$K
+    [ "$d" = 1 ] && [ $((K % 2)) = 1 ] && P=$((2 * K))
     g=$(circulant "$P" "$d")
     for b in $GSIZES; do
         if [ "$P" = "$K" ]; then
             m=$(one_per_host "$P" "$T/bnm" gossip "$d" "$b" "$REPS")
         else
-            m=$(mpi -np "$P" "$T/bnm" gossip "$d" "$b" "$REPS")
+            m=$(mpi -np "$P" --map-by ppr:$((P / K)):node "$T/bnm" gossip "$d" "$b" "$REPS")
         fi
         model=$("$BIN/topogen" eval "$g" --net "$net" --ranks "$P" --hosts "$H" \
-                    --params $((b / 4)) --json | sed 's/.*"block":{//' | json_num round_s)
+                    --params $((b / 4)) --json | sed 's/.*"block":{//; s/}.*//' | json_num round_s)
         row "gossip d=$d" "$b" "$P" "$m" "$model"
     done
 done
@@ -123,7 +130,7 @@ for alg in ring recursive-doubling rabenseifner binomial; do
         # shellcheck disable=SC2086
         m=$(one_per_host "$K" $mca "$T/bnm" "$op" "$b" "$r")
         model=$("$BIN/topogen" eval "$g" --net "$net" --params $((b / 4)) --json \
-                    | sed "s/.*\"allreduce_by_alg\":{//" | json_num "$alg")
+                    | sed 's/.*"allreduce_by_alg":{//; s/}.*//' | json_num "$alg")
         row "all-reduce $alg" "$b" "$K" "$m" "$model"
     done
 done
