@@ -18,12 +18,6 @@
 #include "topogen_json.h"
 #include "topogen_neff.h"
 
-double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
-                              double bytes)
-{
-    return cm_net_allreduce_alg_time(net, CM_AR_RING, P, H, bytes);
-}
-
 cm_status topogen_allreduce_eval(const cm_net *net, size_t P, size_t H,
                                  double bytes, cm_net_ar_alg pick,
                                  topogen_ar *a)

@@ -46,12 +46,6 @@ typedef struct {
 int topogen_seq_evaluate(const topogen_seq_eval_job *job,
                          const cm_topo_seq *s);
 
-/* The ring all-reduce of the workers' arrays of `bytes` on P ranks on H
- * hosts (block placement; workers of one rank add up in memory for free):
- * cm_net_allreduce_alg_time(net, CM_AR_RING, P, H, bytes). */
-double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
-                              double bytes);
-
 /* --net's all-reduce report: every algorithm on P ranks on H hosts, and
  * the one --allreduce picks (auto and best resolved). */
 typedef struct {
