@@ -750,11 +750,11 @@ net_cases() {
 # topogen plan (issue 32): the ranked table, its JSON, --results, bad input.
 plan_cases() {
     tg="$BIN/topogen"
-    # 64 workers on 4 WAN hosts, a ResNet-18-sized array: hierarchical
+    # 32 workers on 4 WAN hosts, a ResNet-18-sized array: hierarchical
     # all-reduce and the host-aware graph are ranked, above the learned
     # and random graphs placed by METIS; rows sorted by ms/comm
-    expect_ok "plan on 4 hosts" "$tg" plan -n 64 --net wan --hosts 4 --params 11689512
-    check 'grep -qE "^[0-9]+ +all-reduce hierarchical " "$T/out" && grep -qE "^[0-9]+ +gossip host-aware " "$T/out" && grep -q "graph: topogen -n 64 -d 4 --seed 1 --groups 4 -o hosts.txt" "$T/out" && grep -q "run: dpsgd-train --topology hosts.txt --placement block --net wan --net-hosts 4" "$T/out"' \
+    expect_ok "plan on 4 hosts" "$tg" plan -n 32 --net wan --hosts 4 --params 11689512
+    check 'grep -qE "^[0-9]+ +all-reduce hierarchical " "$T/out" && grep -qE "^[0-9]+ +gossip host-aware " "$T/out" && grep -q "graph: topogen -n 32 -d 4 --seed 1 --groups 4 -o hosts.txt" "$T/out" && grep -q "run: dpsgd-train --topology hosts.txt --placement block --net wan --net-hosts 4" "$T/out"' \
         "plan rows: $(grep -E "^[0-9]+ " "$T/out")"
     check 'awk "/^[0-9]+ / { if (\$1 == 1 && \$2 != \"all-reduce\") bad = 1; if (\$0 ~ /host-aware/) ha = \$1; if (\$0 ~ /gossip learned/) le = \$1; t = \$(NF - 3); if (t + 0 < last) bad = 1; last = t + 0; n++ } END { exit bad || n != 10 || ha >= le }" "$T/out"' \
         "plan ranking (sorted, all-reduce first, host-aware above learned): $(grep -E "^[0-9]+ " "$T/out")"
@@ -776,6 +776,10 @@ plan_cases() {
     check 'grep -q "^usage: topogen eval FILE" "$T/out" && grep -q -- "--allreduce ALG" "$T/out" && ! grep -qE -- "^  --restarts" "$T/out"' "eval --help: its flags alone"
     expect_ok "compare --help" "$tg" compare --help
     check 'grep -q "^usage: topogen compare" "$T/out" && grep -q -- "--restarts" "$T/out" && ! grep -qE -- "^  --simulate" "$T/out"' "compare --help: generation flags"
+    # what cannot be built is said, not dropped silently
+    expect_ok "plan, 12 workers on 3 hosts" "$tg" plan -n 12 --net wan --hosts 3
+    check 'grep -q "^# not ranked: one-peer exponential (n not a power of two); host-aware (--groups 3: groups of 4 nodes cannot hold degree 4" "$T/out"' \
+        "not ranked line: $(grep "^# not" "$T/out")"
     expect_fail 2 "^topogen: plan: --net NET is required" "plan without --net" "$tg" plan -n 16
     expect_fail 2 "^topogen: plan: -n N is required" "plan without -n" "$tg" plan --net wan
     expect_fail 2 "^topogen: --hosts 17: more hosts than the 16 workers" "plan --hosts > n" "$tg" plan -n 16 --net wan --hosts 17

@@ -47,7 +47,15 @@ typedef struct {
     char netarg[200];   /* --net as a shell word */
     row rows[MAX_ROWS];
     size_t nrows;
+    char skipped[512];  /* the schedules not defined here, and why */
 } plan;
+
+static void skip(plan *p, const char *what)
+{
+    size_t len = strlen(p->skipped);
+    snprintf(p->skipped + len, sizeof p->skipped - len, "%s%s",
+             len ? "; " : "", what);
+}
 
 /* --net NET as one shell word (quoted when it holds ';') */
 static void shell_word(const char *v, char *buf, size_t cap)
@@ -209,7 +217,9 @@ static cm_status gossip_rows(plan *p, const cm_labels *labels)
             st = gossip_row(p, "gossip ring lattice", "laplacian", &t,
                             CM_PLACE_GRAPH, cmd, "rrl.txt", NULL);
     }
-    if (st == CM_OK && tg_seq_check(TG_SEQ_ONE_PEER_EXP, p->n, 1) == CM_OK) {
+    if (st == CM_OK && tg_seq_check(TG_SEQ_ONE_PEER_EXP, p->n, 1) != CM_OK)
+        skip(p, "one-peer exponential (n not a power of two)");
+    else if (st == CM_OK) {
         cm_topo_seq s;
         cm_topo_seq_init(&s);
         st = tg_seq_build(&s, TG_SEQ_ONE_PEER_EXP, p->n, 1);
@@ -234,9 +244,15 @@ static cm_status gossip_rows(plan *p, const cm_labels *labels)
         }
         cm_topo_seq_destroy(&s);
     }
-    if (st == CM_OK && p->S > 1 && p->S < p->n &&
-        tg_groups_check(p->n, p->d, p->S, tg_groups_min_cross(p->S)) ==
-            CM_OK) {
+    int groups_ok = p->S > 1 && p->S < p->n &&
+                    tg_groups_check(p->n, p->d, p->S,
+                                    tg_groups_min_cross(p->S)) == CM_OK;
+    if (st == CM_OK && p->S > 1 && p->S < p->n && !groups_ok) {
+        char why[200];
+        snprintf(why, sizeof why, "host-aware (%s)", cm_last_error());
+        skip(p, why);
+    }
+    if (st == CM_OK && groups_ok) {
         cm_topo_destroy(&t);
         snprintf(cmd, sizeof cmd, "%s --groups %zu", base, p->S);
         if ((st = learned(p, p->S, &t)) == CM_OK)
@@ -682,6 +698,7 @@ int topogen_plan(topogen_config *c)
         topogen_json_int(o, "hosts", p.S, &bad);
         topogen_json_num(o, "array_bytes", p.bytes, &bad);
         topogen_json_str(o, "ranking_rests_on", RESTS_ON, &bad);
+        topogen_json_str(o, "not_ranked", p.skipped, &bad);
         for (size_t k = 0; k < p.nrows; k++) {
             const row *r = &p.rows[k];
             json_t *j = json_object(), *h = json_object();
@@ -751,6 +768,8 @@ int topogen_plan(topogen_config *c)
             if (r->note[0])
                 printf("       note: %s\n", r->note);
         }
+        if (p.skipped[0])
+            printf("# not ranked: %s\n", p.skipped);
         printf("# %s\n", RESTS_ON);
         if (c->results) {
             printf("\n# --results %s: steps to test accuracy %g (mean over "
