@@ -200,7 +200,7 @@ label_of() {
     # and period beside it
     c=$(copies_of "$1"); [ -n "$c" ] && c=$(printf '%.3g msgs/step' "$c") || c="msgs/step ?"
     if [ "$(kind_of "$1")" = allreduce ]; then
-        echo "all-reduce (C-PSGD, 2(n-1)/n: $c; $sd)"
+        echo "all-reduce (C-PSGD, ring: $c; $sd)"
     else
         a=$(alg_of "$1"); [ -z "$a" ] || a=" + $a"
         d=$(degree_of "$1")
