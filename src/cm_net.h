@@ -1,4 +1,6 @@
-/* cm_net: a time model of one gossip round on a network of hosts.
+/* cm_net: a time model of one gossip round and of one all-reduce (each
+ * algorithm as Open MPI 4.1 runs it: cm_net_allreduce_model, below) on a
+ * network of hosts; docs/network-model.md.
  *
  * Two link classes: c = 0 between ranks on the same host (shared memory),
  * c = 1 between hosts. A message of b bytes on class c costs the Hockney
@@ -97,10 +99,10 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
  *
  *   T_ring = 2(n-1) alpha_cls + 2 (n-1)/n bytes / beta_cls   (0 for n <= 1)
  *
- * A model of the traffic, not of what MPI_Allreduce does (its library
- * picks an algorithm by size; e.g. recursive halving and doubling has a
- * latency term of 2 log2(n) alpha instead). Seconds; O(1). cls outside
- * {0, 1} is treated as 1. */
+ * The textbook ring, kept for its callers; what MPI runs, with several
+ * ranks per host, is cm_net_allreduce_model / cm_net_allreduce_alg_time
+ * (the caller passes the algorithm). Seconds; O(1). cls outside {0, 1}
+ * is treated as 1. */
 double cm_net_allreduce_time(const cm_net *net, size_t n, int cls,
                              double bytes);
 
