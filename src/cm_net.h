@@ -8,9 +8,10 @@
  * second). In a round rank r exchanges one message with each of its
  * peers_c(r) peer ranks and sends arrays_c(r) (receives arrays_in_c(r))
  * parameter arrays of B bytes (cm_place_load). The engine posts all sends
- * and receives of a round together (dt_gossip_mpi.c: MPI_Isend/Irecv,
- * then one wait), so the latencies of one link class overlap and are paid
- * once; the two classes run at the same time, sending and receiving
+ * and receives of a round together (dt_gossip_mpi.c: one
+ * MPI_Ineighbor_alltoallv per round, whose libnbc schedule holds every
+ * receive and send in one round), so the latencies of one link class
+ * overlap and are paid once; the two classes run at the same time, sending and receiving
  * overlap (full duplex), and the ranks of one host share its network
  * link, so between hosts the bandwidth term counts the arrays of the
  * whole host h(r):
