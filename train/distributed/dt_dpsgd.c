@@ -557,8 +557,11 @@ static cm_status model_allreduce(dt_run *r, double array_bytes,
         P = r->n;
     } else {
         size_t *host = malloc(r->P * sizeof *host);
-        cm_status s = host ? dt_comm_host_ids(r->comm, host)
-                           : cm_error(CM_ENOMEM, "out of memory (--net)");
+        cm_status s = dt_comm_agree(r->comm, host ? CM_OK
+                                    : cm_error(CM_ENOMEM, "out of memory "
+                                               "(--net)"));
+        if (s == CM_OK) /* collective: every rank or none */
+            s = dt_comm_host_ids(r->comm, host);
         for (size_t q = 0; s == CM_OK && q < r->P; q++)
             H += host[q] == q; /* a host's label is its lowest rank */
         free(host);
