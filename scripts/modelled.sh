@@ -4,8 +4,14 @@
 # deployment "every worker on its own host", on the network presets of
 # the placement issue's cost model (src/cm_net.h).
 #
-#   scripts/modelled.sh SWEEP...     writes SWEEP/modelled.tsv; rerun to
+#   scripts/modelled.sh [--allreduce ALG] SWEEP...
+#                                    writes SWEEP/modelled.tsv; rerun to
 #                                    resume (kept measurements are reused)
+#   --allreduce ALG                  the algorithm that prices all-reduce
+#                                    (topogen eval --allreduce): auto
+#                                    (default), best, ring,
+#                                    recursive-doubling, rabenseifner,
+#                                    binomial, hierarchical
 #   NETS="datacenter wan"            the presets (or intra=..;inter=..)
 #   FORCE=1                          measure the compute time again
 #
@@ -24,9 +30,16 @@
 #   draws); a data-aware setting by the first of its per-partition
 #   files. --algorithm gt sends two arrays
 #   per round (x and y), so its arrays count twice; d2 and qgm send one.
-# - t_comm, all-reduce: the ring all-reduce of the model over n hosts,
-#   2(n-1) alpha + 2(n-1)/n B / beta (cm_net_allreduce_time; the standard
-#   bandwidth-optimal ring, Thakur et al. 2005, Patarasuk and Yuan 2009).
+# - t_comm, all-reduce: one all-reduce of the model over n hosts as
+#   `topogen eval --net NET --allreduce ALG` prices it (src/cm_net.h:
+#   auto is what Open MPI 4.1 runs for dpsgd-train's in-place
+#   MPI_Iallreduce, libnbc's binomial reduce + broadcast,
+#   2 ceil(lg n) (alpha + B / beta); best the cheapest; ring was the
+#   model before, 2(n-1) alpha + 2(n-1)/n B / beta). The file's header
+#   names the algorithm; a file priced by another one is redrawn.
+# - a gossip round: the sends of a round are posted together, so one
+#   latency per link class and the host link's bandwidth shared
+#   (alpha + d B / beta for d peers on other hosts).
 # The modelled time of a CSV row is then step x t_step. plot.sh draws
 # accuracy against it (OUT/plots/acc-modelled-NET-PART.png) and
 # summary.sh gives the modelled seconds to each accuracy target, both
@@ -34,13 +47,25 @@
 #
 # SWEEP/modelled.tsv: '#' lines (what was measured and how), then one line
 # per setting and preset: n<N>-<kind>-<weights> NET t_compute_s t_comm_s
-# t_step_s. A SWEEP whose file already covers every complete run's setting
+# t_step_s, and for all-reduce a sixth column: the algorithm that priced
+# it. A SWEEP whose file already covers every complete run's setting
 # and every preset is left alone.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 case "${1:-}" in -h|--help|'') sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; [ -n "${1:-}" ]; exit $?;; esac
 BIN=${BIN:-$root/bin}
+ALLREDUCE=auto
+if [ "${1:-}" = --allreduce ]; then
+    [ $# -ge 2 ] || { echo "modelled: --allreduce needs ALG" >&2; exit 2; }
+    ALLREDUCE=$2
+    shift 2
+fi
+case $ALLREDUCE in
+auto|best|ring|recursive-doubling|rabenseifner|binomial|hierarchical) ;;
+*) echo "modelled: --allreduce '$ALLREDUCE': expected auto, best, ring, recursive-doubling, rabenseifner, binomial or hierarchical" >&2; exit 2;;
+esac
+[ $# -gt 0 ] || { echo "modelled: no SWEEP directory given" >&2; exit 2; }
 NETS=${NETS:-"datacenter wan"}
 BENCH_STEPS=${BENCH_STEPS:-100}
 BENCH_REPEAT=${BENCH_REPEAT:-5}
@@ -92,6 +117,7 @@ for dir in "$@"; do
         for k in $keys; do for net in $NETS; do
             grep -q "^$k $net " "$tsv" || missing=1
         done; done
+        grep -q "^# allreduce priced as $ALLREDUCE " "$tsv" || missing=1
         if [ "$missing" = 0 ]; then
             echo "modelled: $tsv covers every setting, kept"
             continue
@@ -122,6 +148,7 @@ for dir in "$@"; do
     {
         echo "# modelled.sh: modelled seconds per training step, every worker on its own host (n ranks, n hosts)"
         echo "# t_step = t_compute + t_comm (no overlap); arrays of $params floats x $arrays per round"
+        echo "# allreduce priced as $ALLREDUCE (topogen eval --allreduce $ALLREDUCE; the algorithm per preset in the allreduce rows' last column); gossip rounds with the sends of a round posted together"
         echo "$cline"
         echo "# setting net t_compute_s t_comm_s t_step_s"
         for k in $keys; do
@@ -153,18 +180,20 @@ for dir in "$@"; do
             fi
             for net in $NETS; do
                 j=$("$BIN/topogen" eval "$f" --net "$net" --ranks "$n" --hosts "$n" \
-                        --params $((params * arrays)) --json) \
+                        --params $((params * arrays)) --allreduce "$ALLREDUCE" --json) \
                     || die "topogen eval $f --net $net failed"
+                alg=""
                 if [ "$kind" = allreduce ]; then
-                    comm=$(echo "$j" | json_num allreduce_ring_s)
+                    comm=$(echo "$j" | json_num allreduce_s)
+                    alg=" $(echo "$j" | sed -n 's/.*"allreduce_alg":"\([a-z-]*\)".*/\1/p')"
                 elif echo "$j" | grep -q '"mean_round_s"'; then
                     comm=$(echo "$j" | json_num mean_round_s)
                 else
                     comm=$(echo "$j" | sed 's/.*"block":{//' | json_num round_s)
                 fi
                 [ -n "$comm" ] || die "no modelled round in: $j"
-                awk -v k="$k" -v net="$net" -v c="$comp" -v m="$comm" \
-                    'BEGIN { printf "%s %s %.6g %.6g %.6g\n", k, net, c, m, c + m }'
+                awk -v k="$k" -v net="$net" -v c="$comp" -v m="$comm" -v a="$alg" \
+                    'BEGIN { printf "%s %s %.6g %.6g %.6g%s\n", k, net, c, m, c + m, a }'
             done
             rm -f "$dir/.ring-n$n.txt" "$dir/.perm-n$n.txt"
         done

@@ -180,6 +180,14 @@ step_s_of() {
     awk -v k="n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1")" -v net="$2" \
         '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$m"
 }
+# ar_of NET: "; all-reduce priced as ALG" from OUT/modelled.tsv's
+# all-reduce rows on NET (their sixth column, scripts/modelled.sh); the
+# ring for a file written before the column
+ar_of() {
+    [ -f "$OUT/modelled.tsv" ] || return 0
+    a=$(awk -v net="$1" '!/^#/ && $2 == net && $1 ~ /-allreduce-/ { print (NF >= 6 ? $6 : "ring"); exit }' "$OUT/modelled.tsv")
+    [ -z "$a" ] || echo "; all-reduce priced as $a"
+}
 # nets_of: the presets OUT/modelled.tsv has
 nets_of() {
     [ -f "$OUT/modelled.tsv" ] || return 0
@@ -400,7 +408,7 @@ for part in $parts; do
         "modelled wall-clock time (s)" "$part" col:15
     for net in $(nets_of); do
         plot_one "$PLOTS/acc-modelled-$net-$part.png" "$acc" "modelled:$net" 4 5 0 \
-            "Test accuracy vs modelled wall-clock time, $net network, every worker on its own host\\n($pl partition; $desc)" \
+            "Test accuracy vs modelled wall-clock time, $net network, every worker on its own host$(ar_of "$net")\\n($pl partition; $desc)" \
             "modelled training time (s, log scale): steps x (measured compute + modelled $net round)" "$part" all
     done
     gl=1

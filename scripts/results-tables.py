@@ -199,6 +199,17 @@ def main():
     nets = sorted({net for c in cells.values() for r in c.values()
                    for net in r["modelled"]})
     out = ["# Issue 23: topologies at equal bytes (%s)" % " ".join(a.dirs), ""]
+    # how each modelled.tsv priced all-reduce (scripts/modelled.sh)
+    algs = sorted({ln.split()[5] for d in a.dirs
+                   if os.path.exists(os.path.join(d, "modelled.tsv"))
+                   for ln in open(os.path.join(d, "modelled.tsv"))
+                   if not ln.startswith("#") and "-allreduce-" in ln
+                   and len(ln.split()) >= 6})
+    if algs:
+        out += ["Modelled all-reduce: priced as %s (modelled.tsv, "
+                "`topogen eval --allreduce auto`: what Open MPI 4.1 runs "
+                "for dpsgd-train's in-place MPI_Iallreduce)." % ", ".join(algs),
+                ""]
     verdicts = []
     for key in sorted(cells, key=lambda k: (k[1], k[0])):
         n, part = key

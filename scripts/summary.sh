@@ -140,7 +140,7 @@ conv="$(cd "$INTO" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
     grep ' workers, all-reduce, ' "$conv" | sed 's/^/- /; s/$/./' || true
     if [ -n "$nets" ]; then
         echo
-        echo "Modelled seconds: steps to the target (mean over the seeds that reached it) x the modelled seconds per step of OUT/modelled.tsv (scripts/modelled.sh: measured compute + modelled communication, every worker on its own host)."
+        echo "Modelled seconds: steps to the target (mean over the seeds that reached it) x the modelled seconds per step of OUT/modelled.tsv (scripts/modelled.sh: measured compute + modelled communication, every worker on its own host)$(sed -n 's/^# allreduce priced as \([a-z-]*\) .*/; all-reduce priced as \1 (topogen eval --allreduce \1)/p' "$OUT/modelled.tsv" | head -n 1)."
     fi
 } > "$tmp"
 rm -f "$conv"

@@ -1,11 +1,10 @@
 /* cm_net.c: the alpha-beta (Hockney 1994) model of a gossip round per link
  * class, its presets and the --net parser. The model is deliberately the
- * simplest one that separates latency-bound rounds (many small messages,
- * WAN) from bandwidth-bound ones (few large arrays, datacenter); it
- * ignores contention between ranks of one host on the host's NIC, which
- * the worst-rank maximum only partly stands in for. The ring all-reduce
- * (cm_net_allreduce_time) is the textbook cost of that collective on the
- * same alpha-beta links, for comparisons against centralized training.
+ * simplest one that separates latency-bound rounds (WAN) from
+ * bandwidth-bound ones (large arrays, datacenter); the ranks of one host
+ * share its link. The all-reduce algorithms Open MPI runs are priced on
+ * the same links in cm_net_allreduce.c; cm_net_allreduce_time is the
+ * textbook ring, kept for its callers.
  */
 #include "cm_net.h"
 
@@ -184,9 +183,10 @@ double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                 sh += load[q].arrays[1];
                 rh += load[q].arrays_in[1];
             }
-        double t0 = (double)l->peers[0] * net->alpha[0] +
+        /* sends posted together: one latency per link class */
+        double t0 = (l->peers[0] ? net->alpha[0] : 0.0) +
                     (double)a0 * array_bytes / net->beta[0];
-        double t1 = (double)l->peers[1] * net->alpha[1] +
+        double t1 = (l->peers[1] ? net->alpha[1] : 0.0) +
                     (double)(sh > rh ? sh : rh) * array_bytes / net->beta[1];
         double tr = t0 > t1 ? t0 : t1;
         if (tr > t) {

@@ -1,18 +1,23 @@
-/* cm_net: a time model of one gossip round on a network of hosts.
+/* cm_net: a time model of one gossip round and of one all-reduce (each
+ * algorithm as Open MPI 4.1 runs it: cm_net_allreduce_model, below) on a
+ * network of hosts; docs/network-model.md.
  *
  * Two link classes: c = 0 between ranks on the same host (shared memory),
  * c = 1 between hosts. A message of b bytes on class c costs the Hockney
  * time alpha_c + b / beta_c (latency in seconds, bandwidth in bytes per
  * second). In a round rank r exchanges one message with each of its
  * peers_c(r) peer ranks and sends arrays_c(r) (receives arrays_in_c(r))
- * parameter arrays of B bytes (cm_place_load). Messages of one class go
- * out one after the other, the two classes run at the same time, sending
- * and receiving overlap (full duplex), and the ranks of one host share
- * its network link, so between hosts the bandwidth term counts the
- * arrays of the whole host h(r):
+ * parameter arrays of B bytes (cm_place_load). The engine posts all sends
+ * and receives of a round together (dt_gossip_mpi.c: one
+ * MPI_Ineighbor_alltoallv per round, whose libnbc schedule holds every
+ * receive and send in one round), so the latencies of one link class
+ * overlap and are paid once; the two classes run at the same time, sending and receiving
+ * overlap (full duplex), and the ranks of one host share its network
+ * link, so between hosts the bandwidth term counts the arrays of the
+ * whole host h(r):
  *
- *   T_0(r) = peers_0(r) alpha_0 + max(arrays_0(r), arrays_in_0(r)) B / beta_0
- *   T_1(r) = peers_1(r) alpha_1 + max(S_h, R_h) B / beta_1,
+ *   T_0(r) = [peers_0(r) > 0] alpha_0 + max(arrays_0(r), arrays_in_0(r)) B / beta_0
+ *   T_1(r) = [peers_1(r) > 0] alpha_1 + max(S_h, R_h) B / beta_1,
  *            S_h, R_h = sum over the ranks of h(r) of arrays_1, arrays_in_1
  *   T(r)   = max(T_0(r), T_1(r))          T_round = max_r T(r)
  *
@@ -95,11 +100,104 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
  *
  *   T_ring = 2(n-1) alpha_cls + 2 (n-1)/n bytes / beta_cls   (0 for n <= 1)
  *
- * A model of the traffic, not of what MPI_Allreduce does (its library
- * picks an algorithm by size; e.g. recursive halving and doubling has a
- * latency term of 2 log2(n) alpha instead). Seconds; O(1). cls outside
- * {0, 1} is treated as 1. */
+ * The textbook ring, kept for its callers; what MPI runs, with several
+ * ranks per host, is cm_net_allreduce_model / cm_net_allreduce_alg_time
+ * (the caller passes the algorithm). Seconds; O(1). cls outside {0, 1}
+ * is treated as 1. */
 double cm_net_allreduce_time(const cm_net *net, size_t n, int cls,
                              double bytes);
+
+/* All-reduce algorithms, as Open MPI 4.1 runs them (ompi/mca/coll/base/
+ * coll_base_allreduce.c, ompi/mca/coll/libnbc/nbc_iallreduce.c at tag
+ * v4.1.4), on P ranks placed in blocks on H hosts (host h holds
+ * cm_place_rank_size(P, H, h) consecutive ranks, as mpirun fills a
+ * hostfile), for an array of `bytes` bytes (4-byte floats when bytes is a
+ * multiple of 4, bytes otherwise):
+ *   CM_AR_RING      reduce-scatter then all-gather around the ranks: 2(P-1)
+ *                   steps of one block, ceil(count/P) elements at most;
+ *   CM_AR_RDOUBLING recursive doubling: lg p' exchanges of the whole array
+ *                   (p' = 2^floor(lg P)), plus one step before and one after
+ *                   when P is not a power of two (the r = P - p' extra ranks
+ *                   fold into their even neighbours and get the result back);
+ *   CM_AR_RABENSEIFNER recursive halving reduce-scatter then recursive
+ *                   doubling all-gather (lg p' steps each, halves rounded
+ *                   as Open MPI splits them); P not a power of two: two
+ *                   half-array steps before and one whole-array step after;
+ *   CM_AR_BINOMIAL  binomial reduce to rank 0 then binomial broadcast
+ *                   (libnbc's "binomial", what MPI_Iallreduce runs in place):
+ *                   2 ceil(lg P) steps of the whole array;
+ *   CM_AR_HIER      hierarchical: binomial reduce inside each host, the
+ *                   cheapest of the four above among one rank per host, a
+ *                   binomial broadcast inside each host;
+ *   CM_AR_AUTO      what Open MPI 4.1 runs for the trainer's call
+ *                   (MPI_Iallreduce, MPI_IN_PLACE, MPI_SUM: coll/libnbc;
+ *                   cm_net_allreduce_openmpi);
+ *   CM_AR_BEST      the cheapest of ring, recursive doubling, Rabenseifner,
+ *                   binomial and (H > 1) hierarchical. */
+typedef enum {
+    CM_AR_RING,
+    CM_AR_RDOUBLING,
+    CM_AR_RABENSEIFNER,
+    CM_AR_BINOMIAL,
+    CM_AR_HIER,
+    CM_AR_AUTO,
+    CM_AR_BEST,
+    CM_AR_COUNT
+} cm_net_ar_alg;
+
+/* "ring", "recursive-doubling", "rabenseifner", "binomial",
+ * "hierarchical", "auto", "best"; "?" outside the enum. */
+const char *cm_net_ar_name(cm_net_ar_alg alg);
+
+/* Parses one of the names above (also "rd", "rabenseifner" and "hier" as
+ * short forms) into *alg; CM_EINVAL naming `flag` and the choices. */
+cm_status cm_net_ar_parse(const char *s, const char *flag,
+                          cm_net_ar_alg *alg);
+
+/* Open MPI 4.1.4's choice for an all-reduce (MPI_SUM, commutative) of
+ * `bytes` bytes over P ranks, returned as one of the four flat
+ * algorithms:
+ *   nonblocking (MPI_Iallreduce, coll/libnbc, nbc_iallreduce.c): binomial
+ *     when P < 4, bytes < 65536 or in place, else Rabenseifner when the
+ *     element count >= p', else ring;
+ *   blocking (MPI_Allreduce, coll/tuned's fixed decision,
+ *     coll_tuned_decision_fixed.c, commutative branch): its algorithm
+ *     3 -> recursive doubling, 4 and 5 (segmented ring) -> ring,
+ *     6 -> Rabenseifner, 1 (linear) and 2 (reduce + broadcast) ->
+ *     binomial (the nearest modelled schedule).
+ * O(1). */
+cm_net_ar_alg cm_net_allreduce_openmpi(size_t P, double bytes, int blocking,
+                                       int in_place);
+
+/* One all-reduce as modelled. Every step of the schedule costs the
+ * slowest of its links: a rank's messages inside its host alpha_0 +
+ * max(bytes out, bytes in) / beta_0, a host's messages to other hosts
+ * alpha_1 + max(its ranks' bytes out, in) / beta_1 (the host link is
+ * shared; latency once per step and link, as for a gossip round); the
+ * steps add up (each waits for the one before). */
+typedef struct {
+    double time_s;         /* modelled seconds of one all-reduce */
+    cm_net_ar_alg alg;     /* the algorithm priced (auto, best resolved) */
+    cm_net_ar_alg inter;   /* CM_AR_HIER: the algorithm among hosts */
+    size_t steps;          /* steps of the schedule */
+    double msgs_max;       /* messages sent by the busiest rank */
+    double bytes_max;      /* bytes sent by the busiest rank */
+    double msgs_mean;      /* messages sent per rank, mean */
+    double bytes_mean;     /* bytes sent per rank, mean */
+} cm_net_ar;
+
+/* Models alg on P ranks on H hosts (above) into *out; when msgs / sent
+ * are not NULL (P entries each) they receive every rank's messages and
+ * bytes sent (for checks against Open MPI's counters). CM_EINVAL when P
+ * is 0 or H is 0 or > P, or alg is out of range; CM_ENOMEM. P = 1: zero
+ * time. Cost O(P log P) (the ring: O(P)). */
+cm_status cm_net_allreduce_model(const cm_net *net, cm_net_ar_alg alg,
+                                 size_t P, size_t H, double bytes,
+                                 cm_net_ar *out, size_t *msgs, double *sent);
+
+/* cm_net_allreduce_model's time alone; NAN on an error (the message is in
+ * cm_last_error). */
+double cm_net_allreduce_alg_time(const cm_net *net, cm_net_ar_alg alg,
+                                 size_t P, size_t H, double bytes);
 
 #endif

@@ -105,13 +105,14 @@ START_TEST(test_round_ring)
     ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s;inter=0,1e12", &n), CM_OK);
     ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, NULL),
                             1e-3 + 1.0, TOL);
-    /* every rank its own host: 2 peers and 2 arrays each, all between hosts */
+    /* every rank its own host: 2 peers and 2 arrays each, all between
+     * hosts; both messages are posted together, so one latency */
     size_t own[4] = {0, 1, 2, 3};
     ck_assert_int_eq(cm_place_eval(&t, 4, own, ro, ld, &st), CM_OK);
     ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
                      CM_OK);
     ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 4, B, NULL),
-                            2e-3 + 2.0, TOL);
+                            1e-3 + 2.0, TOL);
     /* one host: nothing inter; 2 ranks of 4 workers: 2 arrays each way */
     ck_assert_int_eq(cm_place_workers(&t, 2, NULL, CM_PLACE_BLOCK, ro), CM_OK);
     ck_assert_int_eq(cm_place_eval(&t, 2, NULL, ro, ld, &st), CM_OK);
@@ -122,7 +123,9 @@ START_TEST(test_round_ring)
 }
 END_TEST
 
-/* The worst rank decides: a rank that sends more, or to more peers. */
+/* The worst rank decides: the one that sends or receives most; the
+ * number of peers does not count (the engine posts every send and receive
+ * of a round together, dt_gossip_mpi.c, so their latencies overlap). */
 START_TEST(test_round_worst_rank)
 {
     cm_place_load ld[3];
@@ -133,7 +136,7 @@ START_TEST(test_round_worst_rank)
     ld[1].arrays_in[1] = 5;  /* receives most */
     ld[1].peers[1] = 1;
     ld[2].arrays[1] = 2;
-    ld[2].peers[1] = 4;      /* most messages */
+    ld[2].peers[1] = 4;      /* most messages: one latency all the same */
     cm_net n;
     ck_assert_int_eq(cm_net_parse("inter=1s,1B/s", &n), CM_OK);
     size_t worst;
@@ -143,7 +146,12 @@ START_TEST(test_round_worst_rank)
                             TOL);
     ck_assert_uint_eq(worst, 1);
     ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 0.5, &worst),
-                            5.0,
+                            3.5,
+                            TOL);
+    ck_assert_uint_eq(worst, 1);
+    ld[1].arrays_in[1] = 1; /* now rank 2's two arrays decide */
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 1.0, &worst),
+                            3.0,
                             TOL);
     ck_assert_uint_eq(worst, 2);
     ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 0, 1.0, &worst),
@@ -226,6 +234,201 @@ START_TEST(test_allreduce_ring)
 }
 END_TEST
 
+/* Every all-reduce algorithm, one rank per host, against hand values:
+ * alpha = 1 ms, beta = 1 MB/s, B = 2^20 bytes (262,144 floats):
+ *   ring      2(n-1) (alpha + ceil(262144/n) 4 B / beta)
+ *   rd        (lg p' + 2 [n != p']) (alpha + B / beta)
+ *   rab       2 lg p' alpha + 2 B (1 - 1/p') / beta
+ *             + [n != p'] (3 alpha + 2 B / beta)   (Open MPI's folding:
+ *             two half-array steps before, one whole array after)
+ *   binomial  2 ceil(lg n) (alpha + B / beta)
+ * n = 3: ceil(262144/3) = 87382 floats; n = 100: 2622 floats, p' = 64. */
+START_TEST(test_allreduce_algorithms)
+{
+    cm_net n;
+    ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
+                     CM_OK);
+    static const struct {
+        size_t n;
+        double ring, rd, rab, binomial;
+    } H[] = {
+        {2, 1.050576, 1.049576, 1.050576, 2.099152},
+        {3, 1.402112, 3.148728, 3.150728, 4.198304},
+        {64, 2.190384, 6.297456, 2.076384, 12.594912},
+        {100, 2.274624, 8.396608, 4.176536, 14.694064},
+        {256, 2.598960, 8.396608, 2.104960, 16.793216},
+    };
+    const double B = 1048576;
+    for (size_t k = 0; k < sizeof H / sizeof *H; k++) {
+        size_t P = H[k].n;
+        const double want[4] = {H[k].ring, H[k].rd, H[k].rab, H[k].binomial};
+        for (int a = CM_AR_RING; a <= CM_AR_BINOMIAL; a++)
+            ck_assert_double_eq_tol(
+                cm_net_allreduce_alg_time(&n, (cm_net_ar_alg)a, P, P, B),
+                want[a], 1e-9);
+        /* best: the cheapest; hierarchical on one rank per host: the
+         * cheapest flat one among the hosts */
+        double lo = want[0];
+        for (int a = 1; a < 4; a++)
+            lo = want[a] < lo ? want[a] : lo;
+        ck_assert_double_eq_tol(
+            cm_net_allreduce_alg_time(&n, CM_AR_BEST, P, P, B), lo, 1e-9);
+        ck_assert_double_eq_tol(
+            cm_net_allreduce_alg_time(&n, CM_AR_HIER, P, P, B), lo, 1e-9);
+        /* auto: MPI_Iallreduce in place runs the binomial */
+        ck_assert_double_eq_tol(
+            cm_net_allreduce_alg_time(&n, CM_AR_AUTO, P, P, B), want[3],
+            1e-9);
+    }
+    /* one rank: nothing to do */
+    ck_assert_double_eq_tol(cm_net_allreduce_alg_time(&n, CM_AR_RING, 1, 1, B),
+                            0.0, TOL);
+    /* the research note's LeNet figures (wan, 256 hosts, 246,824 B) */
+    ck_assert_int_eq(cm_net_parse("wan", &n), CM_OK);
+    ck_assert_double_eq_tol(
+        cm_net_allreduce_alg_time(&n, CM_AR_RING, 256, 256, 246824), 25.5395,
+        1e-4);
+    ck_assert_double_eq_tol(
+        cm_net_allreduce_alg_time(&n, CM_AR_RDOUBLING, 256, 256, 246824),
+        8 * (0.05 + 246824 / 12.5e6), 1e-9);
+    ck_assert_double_eq_tol(
+        cm_net_allreduce_alg_time(&n, CM_AR_BINOMIAL, 256, 256, 246824),
+        16 * (0.05 + 246824 / 12.5e6), 1e-9);
+}
+END_TEST
+
+/* Several ranks per host: the host link is shared. 4 ranks on 2 hosts,
+ * B = 1 MB, intra 1 us, 10 GB/s, inter 1 ms, 1 MB/s:
+ *   ring: every step one block of B/4 leaves each host (rank 1 -> 2,
+ *     3 -> 0): 6 (1 ms + 0.25 s);
+ *   rd: distance 1 inside the hosts (1 us + 0.1 ms), distance 2 across
+ *     with both ranks of a host sending B: 1 ms + 2 s;
+ *   hierarchical on 8 ranks on 2 hosts: binomial reduce in 4 (2 steps of
+ *     1 us + 0.1 ms), one exchange of the leaders (1 ms + 1 s, rd), the
+ *     binomial broadcast (2 steps). Per-rank counts: the ring's 2(P-1)
+ *     messages and 2 (B - 2 blocks) bytes. */
+START_TEST(test_allreduce_hosts)
+{
+    cm_net n;
+    ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
+                     CM_OK);
+    const double B = 1e6;
+    ck_assert_double_eq_tol(
+        cm_net_allreduce_alg_time(&n, CM_AR_RING, 4, 2, B), 6 * (1e-3 + 0.25),
+        1e-9);
+    ck_assert_double_eq_tol(
+        cm_net_allreduce_alg_time(&n, CM_AR_RDOUBLING, 4, 2, B),
+        1e-6 + 1e-4 + 1e-3 + 2.0, 1e-9);
+    cm_net_ar a;
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_HIER, 8, 2, B, &a,
+                                            NULL, NULL), CM_OK);
+    ck_assert_double_eq_tol(a.time_s, 4 * (1e-6 + 1e-4) + 1e-3 + 1.0, 1e-9);
+    ck_assert_int_eq(a.alg, CM_AR_HIER);
+    ck_assert_int_eq(a.inter, CM_AR_RDOUBLING);
+    ck_assert_uint_eq(a.steps, 5);
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_BEST, 8, 2, B, &a,
+                                            NULL, NULL), CM_OK);
+    ck_assert_int_eq(a.alg, CM_AR_HIER);
+    size_t msgs[6];
+    double sent[6];
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_RING, 5, 5, 20 * 4,
+                                            &a, msgs, sent), CM_OK);
+    for (size_t r = 0; r < 5; r++) {
+        ck_assert_uint_eq(msgs[r], 8);
+        ck_assert_double_eq_tol(sent[r], 2 * (80 - 16), TOL);
+    }
+    ck_assert_double_eq_tol(a.bytes_mean, 128, TOL);
+    /* 21 floats in 5 blocks: block 0 has 5, the others 4; rank r skips
+     * blocks r+1 and r+2 */
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_RING, 5, 5, 21 * 4,
+                                            &a, msgs, sent), CM_OK);
+    ck_assert_double_eq_tol(sent[0], 4 * (42 - 8), TOL);
+    ck_assert_double_eq_tol(sent[3], 4 * (42 - 4 - 5), TOL);
+    ck_assert_double_eq_tol(sent[4], 4 * (42 - 5 - 4), TOL);
+    /* binomial: rank 0 sends only in the broadcast, to 1, 2, 4 */
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_BINOMIAL, 6, 6, B, &a,
+                                            msgs, sent), CM_OK);
+    ck_assert_uint_eq(msgs[0], 3);
+    ck_assert_uint_eq(msgs[1], 3); /* reduce to 0, broadcast to 3, 5 */
+    ck_assert_uint_eq(msgs[5], 1);
+    ck_assert_double_eq_tol(a.msgs_max, 3, TOL);
+    /* bad counts */
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_RING, 4, 5, B, &a,
+                                            NULL, NULL), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "4 ranks on 5 hosts"));
+    ck_assert(isnan(cm_net_allreduce_alg_time(&n, CM_AR_RING, 0, 1, B)));
+}
+END_TEST
+
+/* Open MPI 4.1.4's choices at the experiment's sizes (LeNet, 246,824 B;
+ * ResNet-18, 46,758,048 B): the trainer's MPI_Iallreduce in place is
+ * libnbc's binomial at any size; not in place, Rabenseifner from 64 kB at
+ * P >= 4; the blocking tuned table: Rabenseifner at 16 and 256 ranks,
+ * recursive doubling at 64 and 100 (below 256 kB), ring at 3 below
+ * 64 kB. */
+START_TEST(test_allreduce_openmpi)
+{
+    static const size_t P[] = {16, 64, 100, 256};
+    for (size_t k = 0; k < 4; k++) {
+        ck_assert_int_eq(cm_net_allreduce_openmpi(P[k], 246824, 0, 1),
+                         CM_AR_BINOMIAL);
+        ck_assert_int_eq(cm_net_allreduce_openmpi(P[k], 46758048, 0, 1),
+                         CM_AR_BINOMIAL);
+        ck_assert_int_eq(cm_net_allreduce_openmpi(P[k], 246824, 0, 0),
+                         CM_AR_RABENSEIFNER);
+        ck_assert_int_eq(cm_net_allreduce_openmpi(P[k], 4096, 0, 0),
+                         CM_AR_BINOMIAL);
+    }
+    ck_assert_int_eq(cm_net_allreduce_openmpi(16, 246824, 1, 0),
+                     CM_AR_RABENSEIFNER);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(64, 246824, 1, 0),
+                     CM_AR_RDOUBLING);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(100, 246824, 1, 0),
+                     CM_AR_RDOUBLING);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(100, 262144, 1, 0),
+                     CM_AR_RABENSEIFNER);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(256, 246824, 1, 0),
+                     CM_AR_RABENSEIFNER);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(256, 2048, 1, 0),
+                     CM_AR_BINOMIAL);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(3, 32768, 1, 0), CM_AR_RING);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(3, 4000, 1, 0),
+                     CM_AR_RDOUBLING);
+    ck_assert_int_eq(cm_net_allreduce_openmpi(2, 1048576, 0, 0),
+                     CM_AR_BINOMIAL);
+    /* names round-trip; a bad one is named */
+    cm_net_ar_alg a;
+    for (int k = 0; k < CM_AR_COUNT; k++) {
+        ck_assert_int_eq(cm_net_ar_parse(cm_net_ar_name((cm_net_ar_alg)k),
+                                         "--allreduce", &a), CM_OK);
+        ck_assert_int_eq(a, k);
+    }
+    ck_assert_int_eq(cm_net_ar_parse("rd", "--allreduce", &a), CM_OK);
+    ck_assert_int_eq(a, CM_AR_RDOUBLING);
+    ck_assert_int_eq(cm_net_ar_parse("tree", "--allreduce", &a), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "--allreduce 'tree'"));
+}
+END_TEST
+
+/* A gossip round as the engine posts it: a degree-4 round, one worker per
+ * host, on the wan preset with LeNet's arrays is alpha + 4 B / beta
+ * (50 ms + 79 ms), not 4 (alpha + B / beta). */
+START_TEST(test_round_posted_together)
+{
+    cm_place_load ld[5];
+    memset(ld, 0, sizeof ld);
+    for (size_t r = 0; r < 5; r++) {
+        ld[r].peers[1] = 4;
+        ld[r].arrays[1] = ld[r].arrays_in[1] = 4;
+    }
+    size_t own[5] = {0, 1, 2, 3, 4};
+    cm_net n;
+    ck_assert_int_eq(cm_net_parse("wan", &n), CM_OK);
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 5, 246824, NULL),
+                            0.05 + 4 * 246824 / 12.5e6, 1e-12);
+}
+END_TEST
+
 Suite *netmodel_suite(void)
 {
     Suite *s = suite_create("netmodel");
@@ -237,6 +440,10 @@ Suite *netmodel_suite(void)
     tcase_add_test(tc, test_round_worst_rank);
     tcase_add_test(tc, test_eval_placement);
     tcase_add_test(tc, test_allreduce_ring);
+    tcase_add_test(tc, test_allreduce_algorithms);
+    tcase_add_test(tc, test_allreduce_hosts);
+    tcase_add_test(tc, test_allreduce_openmpi);
+    tcase_add_test(tc, test_round_posted_together);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -164,7 +164,7 @@ expect 2 "^topogen: --t1 2: above the start temperature 1" "rising temperature" 
     "$BIN/topogen" -n 16 -d 3 --t0 1 --t1 2 -q -o "$T/x.txt"
 check '[ ! -e "$T/x.txt" ]' "no file after a refused --t1"
 for f in "--algorithm d2" "--partition dirichlet:0.1" "--workers 4" "--placement block" \
-         "--net wan" "--weights mh"; do
+         "--net wan" "--weights mh" "--allreduce ring" "--net-hosts 4"; do
     expect 2 "^dpsgd-train: ${f%% *} is for distributed runs" "without --topology: $f" dt $syn --epochs 1 $f
 done
 for f in "--placement block" "--weights mh"; do
@@ -177,7 +177,7 @@ S=$(cd "$(dirname "$0")/../scripts" && pwd)
 R=$(cd "$(dirname "$0")/../data/results/issue-15" && pwd)
 mkdir "$T/cwd"
 for f in sweep consensus algorithms demo plot summary results results-15 modelled import-results \
-         backfill-settings bench-fdla bench-gossip bench-net bench-topogen bench-train \
+         backfill-settings bench-fdla bench-gossip bench-net bench-netmodel bench-topogen bench-train \
          bench-groups install-deps; do
     case_no=$((case_no + 1))
     (cd "$T/cwd" && env -u OUT BIN=/nonexistent sh "$S/$f.sh" --help >"$T/out" 2>"$T/err")

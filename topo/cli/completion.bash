@@ -23,10 +23,13 @@ _topogen_complete()
         --partition) words="iid dirichlet:" ;;
         --algorithm) words="dpsgd d2 gt qgm clique-avg" ;;
         --placement) words="graph block" ;;
+        --allreduce) words="auto best ring recursive-doubling rabenseifner
+                            binomial hierarchical" ;;
         -o|--output|--topology|--log|--summary|--save-model|--init-model|\
         --eval-model|--checkpoint|--data)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
+        --results) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [ -n "$words" ]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -35,7 +38,7 @@ _topogen_complete()
             grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' |
             tr -d ' ,' | sort -u)" -- "$cur"))
     elif [[ ${cmd##*/} == topogen && $COMP_CWORD == 1 ]]; then
-        COMPREPLY=($(compgen -W "eval" -- "$cur"))
+        COMPREPLY=($(compgen -W "eval plan compare" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -34,6 +34,7 @@
 #include "topogen_cli.h"
 #include "topogen_data.h"
 #include "topogen_eval.h"
+#include "topogen_plan.h"
 #include "topogen_make.h"
 #include "topogen_directed.h"
 #include "topogen_neff.h"
@@ -173,6 +174,7 @@ static int evaluate(const topogen_config *c)
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
+        .allreduce = c->allreduce,
         .version = TOPOGEN_VERSION, .labels = c->labels};
     return topogen_evaluate(&job);
 }
@@ -192,6 +194,8 @@ int main(int argc, char **argv)
         return rc;
     if (c.eval)
         return evaluate(&c);
+    if (c.plan)
+        return topogen_plan(&c);
     if (c.exp_sym == 2 && !c.quiet)
         fprintf(stderr, "topogen: notice: --kind exponential is the "
                 "symmetric i ~ i +- 2^k graph, now named exponential-sym "

@@ -35,10 +35,11 @@
 typedef enum {
     F_SIZE, F_U64, F_SECONDS, F_KIND, F_WEIGHTS, F_OBJECTIVE, F_INIT,
     F_FORMAT, F_PATH, F_FLAG, F_SOLVER, F_NET, F_GAMMA, F_LABELS, F_REAL,
-    F_INTER, F_CWEIGHTS
+    F_INTER, F_CWEIGHTS, F_ALLREDUCE, F_DIR, F_TARGET
 } ftype;
 
-enum { GEN = 1, EVAL = 2, BOTH = 3 };          /* modes a flag belongs to */
+/* modes a flag belongs to: generation (and compare), eval, plan */
+enum { GEN = 1, EVAL = 2, BOTH = 3, PLAN = 4, ALL = 7 };
 enum { H_NONE, H_ALL, H_LEARNED, H_DATA };     /* written into the header */
 
 typedef struct {
@@ -60,10 +61,10 @@ typedef struct {
  * them (resolved defaults included) so that `topogen SETTINGS` re-creates
  * the file byte for byte. */
 static const flag_spec FLAGS[] = {
-    {"-n", NULL, F_SIZE, OFF(search.n), GEN, 1, TG_MAX_BUILD, H_ALL, "N",
+    {"-n", NULL, F_SIZE, OFF(search.n), GEN | PLAN, 1, TG_MAX_BUILD, H_ALL, "N",
      "nodes (default 64; learned at most 65536, 4096 with n_eff, "
      "--directed, --groups or --labels; other kinds 10^6)"},
-    {"-d", NULL, F_SIZE, OFF(search.d), GEN, 1, TG_MAX_BUILD, H_ALL, "D",
+    {"-d", NULL, F_SIZE, OFF(search.d), GEN | PLAN, 1, TG_MAX_BUILD, H_ALL, "D",
      "degree for learned, random, rrl (default 4)"},
     {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
      "learned (default), rrl, ring, torus, hypercube, exponential-sym "
@@ -87,7 +88,7 @@ static const flag_spec FLAGS[] = {
      "neff[:GAMMA] (max n_eff of the MH weights), neff-per-message[:GAMMA]"},
     {"--init", NULL, F_INIT, OFF(search.init_rrl), GEN, 0, 0, H_LEARNED,
      "INIT", "learned: start from random (default) or rrl"},
-    {"--seed", NULL, F_U64, OFF(search.seed), BOTH, 0, 0, H_ALL, "S",
+    {"--seed", NULL, F_U64, OFF(search.seed), ALL, 0, 0, H_ALL, "S",
      "RNG seed (default 1)"},
     {"--iters", NULL, F_SIZE, OFF(search.iters), GEN, 1, SIZE_MAX / 4,
      H_LEARNED, "K", "annealing moves per restart (default: by n)"},
@@ -129,27 +130,35 @@ static const flag_spec FLAGS[] = {
     {"-o", "--output", F_PATH, OFF(out), BOTH, 0, 0, H_NONE, "FILE",
      "write the topology atomically to FILE (default stdout); eval: write "
      "FILE with the weights evaluated (e.g. --weights fdla)"},
-    {"--quiet", "-q", F_FLAG, OFF(quiet), BOTH, 0, 0, H_NONE, NULL,
+    {"--quiet", "-q", F_FLAG, OFF(quiet), ALL, 0, 0, H_NONE, NULL,
      "no progress or summary on stderr"},
-    {"--json", NULL, F_FLAG, OFF(json), EVAL, 0, 0, H_NONE, NULL,
-     "eval: print one JSON object"},
+    {"--json", NULL, F_FLAG, OFF(json), EVAL | PLAN, 0, 0, H_NONE, NULL,
+     "eval, plan: print one JSON object"},
     {"--simulate", NULL, F_SIZE, OFF(simulate), EVAL, 1, MAX_ROUNDS, H_NONE,
      "ROUNDS", "eval: print the gossip disagreement per round next to "
      "SLEM^t"},
     {"--one-based", NULL, F_FLAG, OFF(one_based), EVAL, 0, 0, H_NONE, NULL,
      "eval: node ids of the edge list start at 1 (detected when no id is "
      "0 and no n= is given)"},
-    {"--net", NULL, F_NET, OFF(net), EVAL, 0, 0, H_NONE, "NET",
+    {"--net", NULL, F_NET, OFF(net), EVAL | PLAN, 0, 0, H_NONE, "NET",
      "eval: model a gossip round on datacenter, wan or "
      "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph "
-     "(time-varying: each round, in blocks), next to a ring all-reduce"},
-    {"--params", NULL, F_SIZE, OFF(params), EVAL, 1, SIZE_MAX / 8, H_NONE,
-     "P", "eval --net: floats per worker array (default 61706, LeNet)"},
+     "(time-varying: each round, in blocks), next to every all-reduce "
+     "algorithm; plan: the network to plan for"},
+    {"--params", NULL, F_SIZE, OFF(params), EVAL | PLAN, 1, SIZE_MAX / 8, H_NONE,
+     "P", "eval --net, plan: floats per worker array (default 61706, "
+     "LeNet)"},
     {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "R", "eval --net: MPI ranks (default: one per node)"},
-    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL, 1, TG_MAX_BUILD, H_NONE,
-     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks)"},
-    {"--labels", NULL, F_LABELS, OFF(labels), BOTH, 0, 0, H_DATA, "COUNTS",
+    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL | PLAN, 1, TG_MAX_BUILD, H_NONE,
+     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks); "
+     "plan: hosts of the N workers, one per rank (default N)"},
+    {"--allreduce", NULL, F_ALLREDUCE, OFF(allreduce), EVAL, 0, 0, H_NONE,
+     "ALG", "eval --net: the all-reduce algorithm that prices all-reduce: "
+     "auto (default: what Open MPI 4.1 runs for dpsgd-train's in-place "
+     "MPI_Iallreduce, binomial), best, ring, recursive-doubling, "
+     "rabenseifner, binomial, hierarchical; every one is printed"},
+    {"--labels", NULL, F_LABELS, OFF(labels), ALL, 0, 0, H_DATA, "COUNTS",
      "the partition's class counts (dpsgd-train --write-partition): "
      "needed by --kind stl-fw and dcliques; learned: add --hetero-weight "
      "times the neighbourhood heterogeneity H to the energy; eval: print "
@@ -168,23 +177,64 @@ static const flag_spec FLAGS[] = {
      H_DATA, "W", "dcliques: mh (default) or equal (equal-clique: every "
      "clique member 1/(c+1), inter-clique edges taken from the self "
      "weight)"},
-    {"--help", "-h", F_FLAG, OFF(help), BOTH, 0, 0, H_NONE, NULL,
+    {"--results", NULL, F_DIR, OFF(results), PLAN, 0, 0, H_NONE, "DIR",
+     "plan: reprice the experiments of -n workers in DIR (grid.env, runs/, "
+     "modelled.tsv; DIR or one level down): steps to --target x the "
+     "modelled step"},
+    {"--target", NULL, F_TARGET, OFF(target), PLAN, 0, 0, H_NONE, "ACC",
+     "plan --results: the test accuracy to reach (default 0.85)"},
+    {"--help", "-h", F_FLAG, OFF(help), ALL, 0, 0, H_NONE, NULL,
      "print this help"},
-    {"--version", NULL, F_FLAG, OFF(version), BOTH, 0, 0, H_NONE, NULL,
+    {"--version", NULL, F_FLAG, OFF(version), ALL, 0, 0, H_NONE, NULL,
      "print the version"},
 };
 #define N_FLAGS (sizeof FLAGS / sizeof FLAGS[0])
 
-static void usage(FILE *fp)
+/* The usage of one mode (ALL: every flag, topogen --help). */
+static void usage(FILE *fp, int mode)
 {
-    fputs("usage: topogen [-n N] [-d D] [--kind KIND] [--weights RULE] "
-          "[OPTIONS] [-o FILE]\n"
-          "       topogen eval FILE [--weights RULE] [--json] "
-          "[--simulate ROUNDS]\n"
-          "                    [OPTIONS]\n\n"
-          "Flags take `--flag value` or `--flag=value`.\n", fp);
+    if (mode == EVAL)
+        fputs("usage: topogen eval FILE [--weights RULE] [--json] "
+              "[--simulate ROUNDS]\n"
+              "                    [--net NET [--ranks R] [--hosts H] "
+              "[--params P]\n"
+              "                    [--allreduce ALG]] [OPTIONS]\n\n"
+              "Report on a topology file; its flags:\n", fp);
+    else if (mode == PLAN)
+        fputs("usage: topogen plan -n N [-d D] --net NET [--hosts S] "
+              "[--params P]\n"
+              "                    [--labels COUNTS] [--results DIR "
+              "[--target ACC]] [--json]\n\n"
+              "One ranked table of what to run on that network: all-reduce "
+              "by algorithm and\n"
+              "gossip on the graphs topogen builds, each with its modelled "
+              "time per\n"
+              "communication, the dpsgd-train flags and the topogen "
+              "command; its flags:\n", fp);
+    else if (mode == GEN + 8)
+        fputs("usage: topogen compare [-n N] [-d D] [--seed S] [--gamma G] "
+              "[search flags]\n\n"
+              "SLEM, n_eff and messages of every kind at -n, -d (no "
+              "network; `topogen plan`\n"
+              "ranks by modelled time on a network); the generation "
+              "flags it takes:\n", fp);
+    else
+        fputs("usage: topogen [-n N] [-d D] [--kind KIND] [--weights RULE] "
+              "[OPTIONS] [-o FILE]\n"
+              "       topogen eval FILE [--weights RULE] [--json] "
+              "[--simulate ROUNDS]\n"
+              "                    [OPTIONS]\n"
+              "       topogen plan -n N [-d D] --net NET [OPTIONS]\n"
+              "       topogen compare [-n N] [-d D] [OPTIONS]\n"
+              "(`topogen eval --help`, `topogen plan --help` and `topogen "
+              "compare --help`\n"
+              "print their flags alone)\n\n", fp);
+    fputs("Flags take `--flag value` or `--flag=value`.\n", fp);
+    int want = mode == GEN + 8 ? GEN : mode;
     for (size_t k = 0; k < N_FLAGS; k++) {
         const flag_spec *f = &FLAGS[k];
+        if (!(f->modes & want))
+            continue;
         char lhs[48];
         snprintf(lhs, sizeof lhs, "%s%s%s%s%s", f->name,
                  f->alias ? ", " : "", f->alias ? f->alias : "",
@@ -396,6 +446,24 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
         }
         return usage_error("--clique-weights: unknown '%s' (expected mh or "
                            "equal)", v);
+    case F_DIR:
+        if (!*v)
+            return usage_error("%s: empty directory name", f->name);
+        *(const char **)dst = v;
+        return 0;
+    case F_TARGET: {
+        double x = strtod(v, &end);
+        if (!*v || errno || *end || !(x > 0.0 && x <= 1.0))
+            return usage_error("%s: expected an accuracy in (0, 1]",
+                               f->name);
+        *(double *)dst = x;
+        return 0;
+    }
+    case F_ALLREDUCE:
+        if (cm_net_ar_parse(v, "--allreduce", dst) != CM_OK)
+            return status_to_usage();
+        c->allreduce_given = 1;
+        return 0;
     case F_NET: {
         cm_net net;
         if (cm_net_parse(v, &net) != CM_OK)
@@ -405,6 +473,34 @@ static int parse_value(const flag_spec *f, const char *v, topogen_config *c)
     }
     }
     return usage_error("%s: internal error", f->name);
+}
+
+/* plan's flags together: -n and --net given, the sizes it can build */
+static int plan_check(topogen_config *c, int n_given)
+{
+    if (!n_given)
+        return usage_error("plan: -n N is required (the workers)");
+    if (!c->net)
+        return usage_error("plan: --net NET is required (datacenter, wan or "
+                           "intra=ALPHA,BETA;inter=ALPHA,BETA)");
+    if (c->search.n < 2 || c->search.n > TG_MAX_NODES)
+        return usage_error("plan: -n %zu: give 2..%d workers (plan builds "
+                           "the learned graphs it prices)", c->search.n,
+                           TG_MAX_NODES);
+    if (tg_kind_check(TG_KIND_RANDOM, c->search.n, c->search.d) != CM_OK)
+        return status_to_usage();
+    if (c->hosts > c->search.n)
+        return usage_error("--hosts %zu: more hosts than the %zu workers "
+                           "(one per rank)", c->hosts, c->search.n);
+    if (c->target > 0 && !c->results)
+        return usage_error("--target: needs --results DIR");
+    if (c->results && c->hosts && c->hosts != c->search.n)
+        return usage_error("--results: the experiment's modelled.tsv prices "
+                           "every worker on its own host; drop --hosts (or "
+                           "give --hosts %zu)", c->search.n);
+    if (!c->target)
+        c->target = 0.85;
+    return -1;
 }
 
 static int is_switch(const void *row)
@@ -422,7 +518,13 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     } else if (argc > 1 && strcmp(argv[1], "compare") == 0) {
         c->compare = 1; /* generation's flags; topogen_compare.c */
         i = 2;
+    } else if (argc > 1 && strcmp(argv[1], "plan") == 0) {
+        c->plan = 1; /* topogen_plan.c */
+        i = 2;
     }
+    const int mode = c->plan ? PLAN : c->eval ? EVAL : GEN;
+    const char *sub = c->plan ? "plan" : c->eval ? "eval" : "compare";
+    int n_given = 0;
     const cm_flag_table table = {FLAGS, N_FLAGS, sizeof FLAGS[0],
                                  offsetof(flag_spec, name),
                                  offsetof(flag_spec, alias), NULL, 0,
@@ -440,15 +542,19 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
             continue;
         }
         const flag_spec *f = it.row;
-        if (!(f->modes & (c->eval ? EVAL : GEN)))
-            return usage_error(c->eval ? "%s: not a flag of 'topogen eval'"
-                                       : "%s: only 'topogen eval FILE' takes "
-                                         "it", f->name);
+        if (!(f->modes & mode) && (c->eval || c->plan || c->compare))
+            return usage_error("%s: not a flag of 'topogen %s'", f->name,
+                               sub);
+        if (!(f->modes & mode))
+            return usage_error("%s: only 'topogen %s' takes it", f->name,
+                               f->modes & EVAL ? "eval FILE" : "plan");
+        n_given |= f->off == OFF(search.n) && f->type == F_SIZE;
         int rc = parse_value(f, it.value ? it.value : "", c);
         if (rc)
             return rc;
         if (c->help) {
-            usage(stdout);
+            usage(stdout, c->compare ? GEN + 8 : c->eval || c->plan ? mode
+                                                                    : ALL);
             return 0;
         }
         if (c->version) {
@@ -458,6 +564,8 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     }
     if (c->eval && !c->file)
         return usage_error("eval: missing FILE");
+    if (c->plan)
+        return plan_check(c, n_given);
     if (c->compare && (c->kind != TG_KIND_LEARNED || c->seq || c->dkind ||
                        c->out_given || c->weights_given || c->search.groups))
         return usage_error("compare: takes -n, -d, --seed, --gamma and the "
@@ -530,8 +638,9 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
                            "annealing cools from --t0 down to --t1",
                            c->search.t1, c->search.t0 > 0 ? c->search.t0
                            : tg_search_default_t0(c->search.n));
-    if (!c->net && (c->params || c->ranks || c->hosts))
-        return usage_error("--params, --ranks and --hosts need --net");
+    if (!c->net && (c->params || c->ranks || c->hosts || c->allreduce_given))
+        return usage_error("--params, --ranks, --hosts and --allreduce need "
+                           "--net");
     if (c->net && c->simulate)
         return usage_error("--net: cannot be combined with --simulate");
     int rcd = topogen_data_check_args(c);
@@ -566,7 +675,7 @@ cm_status topogen_config_words(topogen_config *c, size_t count,
                                const char *const *words)
 {
     static const char *const refused[] = {
-        "eval", "compare", "-o", "--output", "--format", "--quiet", "-q",
+        "eval", "compare", "plan", "-o", "--output", "--format", "--quiet", "-q",
         "--help", "-h", "--version"};
     for (size_t i = 0; i < count; i++)
         for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
@@ -722,5 +831,6 @@ void topogen_config_default(topogen_config *c)
     c->format = CM_FORMAT_EDGELIST;
     c->out = "-";
     c->lambda = 0.1;
+    c->allreduce = CM_AR_AUTO;
     tg_search_opts_default(&c->search);
 }

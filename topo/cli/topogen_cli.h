@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "cm_mixing.h"
+#include "cm_net.h"
 #include "cm_topo.h"
 #include "tg_graph.h"
 #include "tg_search.h"
@@ -44,6 +45,8 @@ typedef struct {
     const char *net;         /* eval: --net NET (NULL: no network model) */
     size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
+    cm_net_ar_alg allreduce; /* eval, plan: --allreduce (default auto) */
+    int allreduce_given;     /* --allreduce was on the command line */
     const char *gamma;       /* --gamma list (NULL: 0.951) */
     int exp_sym;             /* --kind exponential-sym (1) or the old name
                                 exponential (2: a notice) */
@@ -51,6 +54,9 @@ typedef struct {
     int directed;            /* --directed: learned over permutations */
     int local;               /* --local: epidemic EL-Local */
     int compare;             /* `topogen compare` mode */
+    int plan;                /* `topogen plan` mode (topogen_plan.c) */
+    const char *results;     /* plan --results DIR (NULL: none) */
+    double target;           /* plan --target: test accuracy (0.85) */
     int obj_given;           /* --objective was on the command line */
     /* data-aware (topogen_data.c): the counts file of dpsgd-train
      * --write-partition and what is built from it */

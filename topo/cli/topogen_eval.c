@@ -92,7 +92,7 @@ static void print_slem(const char *label, double slem, const char *note)
 /* --net: a round under block ([0]) and graph ([1]) placement, modelled
  * (cm_net_eval_placement), then printed as text lines or JSON members. */
 static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
-                          cm_net *net, cm_net_eval ev[2])
+                          cm_net *net, cm_net_eval ev[2], topogen_ar *ar)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
@@ -106,6 +106,8 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
     for (int k = 0; k < 2 && s == CM_OK; k++)
         s = cm_net_eval_placement(net, t, P, H, (cm_place_kind)k, bytes,
                                   &ev[k]);
+    if (s == CM_OK)
+        s = topogen_allreduce_eval(net, P, H, bytes, c->allreduce, ar);
     if (s != CM_OK)
         cm_error_prefix(s, "--net");
     return s;
@@ -113,8 +115,8 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
 
 /* The same as members of the --json object o. */
 static void net_json(const topogen_eval_job *c, const cm_topo *t,
-                     const cm_net *net, const cm_net_eval ev[2], json_t *o,
-                     int *bad)
+                     const cm_net *net, const cm_net_eval ev[2],
+                     const topogen_ar *ar, json_t *o, int *bad)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
@@ -140,12 +142,12 @@ static void net_json(const topogen_eval_job *c, const cm_topo *t,
         }
         topogen_json_set(o, cm_place_name((cm_place_kind)k), p, bad);
     }
-    topogen_json_num(o, "allreduce_ring_s",
-                     topogen_allreduce_time(net, P, H, bytes), bad);
+    topogen_allreduce_json(ar, o, bad);
 }
 
 static void net_print(const topogen_eval_job *c, const cm_topo *t,
-                      const cm_net *net, const cm_net_eval ev[2])
+                      const cm_net *net, const cm_net_eval ev[2],
+                      const topogen_ar *ar)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : 61706);
@@ -167,9 +169,7 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
                    (double)ps->volume * bytes / 1e6, ev[k].round_s * 1e3,
                    ev[k].worst, by);
     }
-    double ar = topogen_allreduce_time(net, P, H, bytes);
-    printf("  allreduce   ring all-reduce of the same arrays: modelled "
-               "%.4g ms\n", ar * 1e3);
+    topogen_allreduce_print(ar);
 }
 
 int topogen_evaluate(const topogen_eval_job *c)
@@ -207,7 +207,8 @@ int topogen_evaluate(const topogen_eval_job *c)
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
             c->out_given, c->net, c->ranks, c->hosts,
-            4.0 * (double)(c->params ? c->params : 61706), c->gamma, hetero};
+            4.0 * (double)(c->params ? c->params : 61706), c->allreduce,
+            c->gamma, hetero};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
         return rc;
@@ -243,6 +244,7 @@ int topogen_evaluate(const topogen_eval_job *c)
     tg_eval e;
     cm_net net;
     cm_net_eval nev[2];
+    topogen_ar nar;
     topogen_cut cut = {0};
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
@@ -252,7 +254,7 @@ int topogen_evaluate(const topogen_eval_job *c)
     else if (st == CM_OK && (st = topogen_neff_topo(&t, &nv)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
     if (st == CM_OK && c->net)
-        usage = (st = net_eval(c, &t, &net, nev)) == CM_EINVAL;
+        usage = (st = net_eval(c, &t, &net, nev, &nar)) == CM_EINVAL;
     if (st == CM_OK && c->groups)
         usage = (st = topogen_cut_eval(&t, c->groups, c->file, &cut)) ==
                 CM_EINVAL;
@@ -323,7 +325,7 @@ int topogen_evaluate(const topogen_eval_job *c)
         if (c->fdla == TOPOGEN_W_NEFF && nr.newton)
             topogen_json_num(o, "neff_upper_bound", nr.neff_upper, &bad);
         if (c->net)
-            net_json(c, &t, &net, nev, o, &bad);
+            net_json(c, &t, &net, nev, &nar, o, &bad);
         if (c->groups)
             topogen_cut_json(&cut, o, &bad);
         if (hetero[0])
@@ -370,7 +372,7 @@ int topogen_evaluate(const topogen_eval_job *c)
                    "n_eff at gamma %g; gap %.1e)\n", nr.neff_upper,
                    nr.gamma, nr.neff_upper - nr.neff);
         if (c->net)
-            net_print(c, &t, &net, nev);
+            net_print(c, &t, &net, nev, &nar);
         if (c->groups)
             topogen_cut_print(&cut, 0);
         fputs(hetero, stdout);

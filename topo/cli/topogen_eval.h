@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cm_mixing.h"
+#include "cm_net.h"
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "tg_fdla.h"
@@ -40,6 +41,7 @@ typedef struct {
     const char *net;        /* --net NET (NULL: no network model) */
     size_t params;          /* --params: floats per worker array (0: LeNet) */
     size_t ranks, hosts;    /* --ranks, --hosts (0: one per worker) */
+    cm_net_ar_alg allreduce; /* --allreduce: prices all-reduce (auto) */
     const char *version;    /* topogen's version string, for -o's header */
     const char *labels;     /* --labels COUNTS: print H (NULL: no) */
 } topogen_eval_job;

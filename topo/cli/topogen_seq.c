@@ -3,7 +3,8 @@
  * period, per-round degrees, messages per period, the product norm and
  * the rounds to 1e-3 (tg_seq_evaluate), or simulates gossip through the
  * rounds (tg_simulate_seq); with --net, the modelled time of
- * each round (cm_net) next to a ring all-reduce of the same workers.
+ * each round (cm_net) next to the all-reduce algorithms of the same
+ * workers (the report shared with topogen_eval.c).
  */
 #include "topogen_seq.h"
 
@@ -17,12 +18,84 @@
 #include "topogen_json.h"
 #include "topogen_neff.h"
 
-double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
-                              double bytes)
+cm_status topogen_allreduce_eval(const cm_net *net, size_t P, size_t H,
+                                 double bytes, cm_net_ar_alg pick,
+                                 topogen_ar *a)
 {
-    size_t per_host = H ? (P + H - 1) / H : P;
-    return cm_net_allreduce_time(net, per_host, 0, bytes) +
-           cm_net_allreduce_time(net, H, 1, bytes);
+    a->pick = pick;
+    a->P = P;
+    a->H = H;
+    cm_status st = CM_OK;
+    for (int k = 0; k < CM_AR_COUNT && st == CM_OK; k++)
+        st = cm_net_allreduce_model(net, (cm_net_ar_alg)k, P, H, bytes,
+                                    &a->alg[k], NULL, NULL);
+    return st;
+}
+
+/* hierarchical is listed when some host holds several ranks and there
+ * are several hosts (else it is one of the flat ones) */
+static int hier_listed(const topogen_ar *a)
+{
+    return a->H > 1 && a->H < a->P;
+}
+
+void topogen_allreduce_print(const topogen_ar *a)
+{
+    for (int k = CM_AR_RING; k <= CM_AR_HIER; k++) {
+        const cm_net_ar *r = &a->alg[k];
+        if (k == CM_AR_HIER && !hier_listed(a))
+            continue;
+        char among[64] = "";
+        if (k == CM_AR_HIER)
+            snprintf(among, sizeof among, "; %s among hosts",
+                     cm_net_ar_name(r->inter));
+        printf("  allreduce   %-19s modelled %.4g ms (%zu steps; %.3g "
+               "messages, %.3g MB sent per rank%s)\n", cm_net_ar_name(
+               (cm_net_ar_alg)k), r->time_s * 1e3, r->steps, r->msgs_max,
+               r->bytes_max / 1e6, among);
+    }
+    const cm_net_ar *p = &a->alg[a->pick];
+    printf("  allreduce   priced as %s: %s, modelled %.4g ms%s; best %s "
+           "%.4g ms\n", cm_net_ar_name(a->pick), cm_net_ar_name(p->alg),
+           p->time_s * 1e3, a->pick == CM_AR_AUTO
+                               ? " (what Open MPI 4.1 runs for dpsgd-train's "
+                                 "in-place MPI_Iallreduce)" : "",
+           cm_net_ar_name(a->alg[CM_AR_BEST].alg),
+           a->alg[CM_AR_BEST].time_s * 1e3);
+}
+
+void topogen_allreduce_json(const topogen_ar *a, json_t *o, int *bad)
+{
+    topogen_json_num(o, "allreduce_ring_s", a->alg[CM_AR_RING].time_s, bad);
+    topogen_json_str(o, "allreduce_priced_by", cm_net_ar_name(a->pick), bad);
+    topogen_json_str(o, "allreduce_alg",
+                     cm_net_ar_name(a->alg[a->pick].alg), bad);
+    topogen_json_num(o, "allreduce_s", a->alg[a->pick].time_s, bad);
+    topogen_json_str(o, "allreduce_best",
+                     cm_net_ar_name(a->alg[CM_AR_BEST].alg), bad);
+    topogen_json_num(o, "allreduce_best_s", a->alg[CM_AR_BEST].time_s, bad);
+    json_t *by = json_object();
+    for (int k = CM_AR_RING; k <= CM_AR_HIER; k++)
+        if (k != CM_AR_HIER || hier_listed(a))
+            topogen_json_num(by, cm_net_ar_name((cm_net_ar_alg)k),
+                             a->alg[k].time_s, bad);
+    topogen_json_set(o, "allreduce_by_alg", by, bad);
+    /* messages and bytes sent per rank (the busiest, and all ranks) */
+    json_t *tr = json_object();
+    for (int k = CM_AR_RING; k <= CM_AR_HIER; k++) {
+        if (k == CM_AR_HIER && !hier_listed(a))
+            continue;
+        const cm_net_ar *r = &a->alg[k];
+        json_t *j = json_object();
+        topogen_json_num(j, "msgs_max", r->msgs_max, bad);
+        topogen_json_num(j, "msgs_total",
+                         round(r->msgs_mean * (double)a->P), bad);
+        topogen_json_num(j, "bytes_max", r->bytes_max, bad);
+        topogen_json_num(j, "bytes_total",
+                         round(r->bytes_mean * (double)a->P), bad);
+        topogen_json_set(tr, cm_net_ar_name((cm_net_ar_alg)k), j, bad);
+    }
+    topogen_json_set(o, "allreduce_traffic", tr, bad);
 }
 
 /* --net on a sequence: T_round of every round under block placement
@@ -55,7 +128,8 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
     const size_t simulate = job->simulate;
     const uint64_t seed = job->seed;
     size_t *deg = NULL;
-    double *rel = NULL, *round_s = NULL, mean_s = 0, ar_s = 0;
+    double *rel = NULL, *round_s = NULL, mean_s = 0;
+    topogen_ar ar;
     int rc = EXIT_FAILURE;
     tg_seq_eval e;
     cm_net net;
@@ -97,7 +171,9 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             st = cm_error(CM_ENOMEM, "out of memory");
         if (st == CM_OK)
             st = seq_net_eval(job, s, &net, P, H, round_s, &mean_s);
-        ar_s = topogen_allreduce_time(&net, P, H, job->array_bytes);
+        if (st == CM_OK)
+            st = topogen_allreduce_eval(&net, P, H, job->array_bytes,
+                                        job->allreduce, &ar);
     }
     if (st == CM_OK && simulate) {
         rel = malloc((simulate + 1) * sizeof *rel);
@@ -146,7 +222,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             topogen_json_nums(blk, "round_s", round_s, e.period, &bad);
             topogen_json_num(blk, "mean_round_s", mean_s, &bad);
             topogen_json_set(o, "block", blk, &bad);
-            topogen_json_num(o, "allreduce_ring_s", ar_s, &bad);
+            topogen_allreduce_json(&ar, o, &bad);
         }
         if (job->extra)
             topogen_json_members(o, job->extra, &bad);
@@ -182,8 +258,7 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             for (size_t t = 0; t < e.period; t++)
                 printf(" %.4g", round_s[t] * 1e3);
             printf(" ms)\n");
-            printf("  allreduce   ring all-reduce of the same arrays: "
-                   "modelled %.4g ms\n", ar_s * 1e3);
+            topogen_allreduce_print(&ar);
         }
     }
     if (fflush(stdout) != 0) {

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "cm_net.h"
 #include "cm_topo_seq.h"
 #include "tg_seq.h"
@@ -24,6 +26,8 @@ typedef struct {
     size_t ranks;      /* --net: ranks (0: one per node) */
     size_t hosts;      /* --net: hosts (0: one per rank) */
     double array_bytes; /* --net: bytes of one worker array */
+    cm_net_ar_alg allreduce; /* --allreduce: the algorithm that prices
+                                all-reduce (default auto) */
     const char *gamma; /* --gamma list for n_eff (NULL: 0.951) */
     const char *extra; /* more report (--labels: topogen_data_eval's text
                           or JSON members), or NULL */
@@ -42,12 +46,27 @@ typedef struct {
 int topogen_seq_evaluate(const topogen_seq_eval_job *job,
                          const cm_topo_seq *s);
 
-/* The ring all-reduce of n workers' arrays of `bytes` on P ranks on H
- * hosts, two levels: a ring over the ranks of the largest host (intra
- * links), then a ring over the H hosts (inter links); workers of one rank
- * add up in memory for free. With every worker on its own host (P = H =
- * n): the plain ring over n, cm_net_allreduce_time(net, n, 1, bytes). */
-double topogen_allreduce_time(const cm_net *net, size_t P, size_t H,
-                              double bytes);
+/* --net's all-reduce report: every algorithm on P ranks on H hosts, and
+ * the one --allreduce picks (auto and best resolved). */
+typedef struct {
+    cm_net_ar alg[CM_AR_COUNT]; /* each algorithm (auto, best resolved) */
+    cm_net_ar_alg pick;         /* --allreduce as given */
+    size_t P, H;
+} topogen_ar;
+
+/* Fills *a; CM_EINVAL / CM_ENOMEM from cm_net_allreduce_model. O(P log P)
+ * per algorithm. */
+cm_status topogen_allreduce_eval(const cm_net *net, size_t P, size_t H,
+                                 double bytes, cm_net_ar_alg pick,
+                                 topogen_ar *a);
+
+/* The report as text lines ("  allreduce   ...") on stdout. */
+void topogen_allreduce_print(const topogen_ar *a);
+
+/* The same as members of a JSON object: allreduce_ring_s (as before),
+ * allreduce_priced_by (--allreduce), allreduce_alg (what it resolved
+ * to), allreduce_s, allreduce_best, allreduce_best_s and allreduce_by_alg
+ * {name: seconds}. */
+void topogen_allreduce_json(const topogen_ar *a, json_t *o, int *bad);
 
 #endif

@@ -215,6 +215,26 @@ static void print_placement(const dt_config *cfg, const dt_dpsgd_result *r)
     fflush(stdout);
 }
 
+/* --net --mode allreduce: the modelled all-reduce and wall clock. */
+static void print_net_allreduce(const dt_config *cfg,
+                                const dt_dpsgd_result *r)
+{
+    char net[160];
+    size_t P = cfg->net_hosts ? r->n_workers : r->n_ranks;
+    cm_net_ar a = {.alg = cfg->net_allreduce}; /* auto, best: resolved */
+    cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P, r->net_hosts,
+                           r->array_bytes, &a, NULL, NULL);
+    printf("modelled all-reduce %.3g ms per step: priced as %s (%s) on %zu "
+           "ranks on %zu host%s, arrays of %.0f bytes (%s)\n",
+           1e3 * r->round_model_s, cm_net_ar_name(cfg->net_allreduce),
+           cm_net_ar_name(a.alg), P, r->net_hosts,
+           r->net_hosts == 1 ? "" : "s", r->array_bytes,
+           cm_net_describe(&cfg->net, net, sizeof net));
+    printf("modelled wall clock %.2f s (measured %.2f s, MPI all-reduce time "
+           "replaced by %zu modelled all-reduces)\n", r->last.model_s,
+           r->last.wall_s, r->steps);
+}
+
 /* ctx: {cfg, result} of the run in progress. */
 typedef struct {
     const dt_config *cfg;
@@ -536,6 +556,14 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                    "time replaced by %zu modelled rounds)\n", r.last.model_s,
                    r.last.wall_s, r.steps);
     }
+    if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
+        print_net_allreduce(cfg, &r);
+    if (cfg->net_given && r.net_hosts == 1)
+        fprintf(stderr, "dpsgd-train: notice: --net: the modelled deployment "
+                "has one host, so no link between hosts: model_s is the "
+                "measured time with in-host %s (--net-hosts S models S "
+                "hosts)\n", cfg->mode == DT_MODE_ALLREDUCE ? "all-reduces"
+                                                          : "rounds");
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     char placed_by[128];

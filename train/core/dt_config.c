@@ -17,7 +17,7 @@
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
                F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
-               F_D2MIX, F_PLACEMENT, F_NET } flag_kind;
+               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE } flag_kind;
 
 typedef struct {
     const char *name;
@@ -74,6 +74,8 @@ static const flag_spec FLAGS[] = {
     {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
     {"--placement", F_PLACEMENT, OFF(placement), 0, 0, 0},
     {"--net", F_NET, OFF(net), 0, 0, 0},
+    {"--allreduce", F_ALLREDUCE, OFF(net_allreduce), 0, 0, 0},
+    {"--net-hosts", F_SIZE, OFF(net_hosts), 1, 1e6, 0},
     {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
     {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
     {"--summary", F_PATH, OFF(summary), 0, 0, 0},
@@ -117,6 +119,7 @@ void dt_config_default(dt_config *cfg)
     cfg->timeout = 600;
     cfg->placement = CM_PLACE_GRAPH;
     cm_net_parse("datacenter", &cfg->net);
+    cfg->net_allreduce = CM_AR_AUTO;
 }
 
 const char *dt_config_usage(void)
@@ -213,6 +216,17 @@ const char *dt_config_usage(void)
         "intra=ALPHA,BETA;inter=ALPHA,BETA:\n"
         "                     add the modelled wall clock to the CSV "
         "(model_s)\n"
+        "  --net-hosts S      --net: model the n workers on S hosts, one "
+        "per rank,\n"
+        "                     placed by --placement (default: this run's "
+        "ranks,\n"
+        "                     hosts)\n"
+        "  --allreduce ALG    --net --mode allreduce: auto (Open MPI 4.1's "
+        "choice for\n"
+        "                     the in-place MPI_Iallreduce: binomial), best, "
+        "ring,\n"
+        "                     recursive-doubling, rabenseifner, binomial, "
+        "hierarchical\n"
         "  --bench-gossip R   time R gossip rounds alone on --topology (no "
         "training)\n"
         "  --bench-floats N   --bench-gossip: floats per array (default: "
@@ -273,6 +287,8 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
     }
     case F_PLACEMENT:
         return cm_place_parse(v, (cm_place_kind *)(void *)p);
+    case F_ALLREDUCE:
+        return cm_net_ar_parse(v, f->name, (cm_net_ar_alg *)(void *)p);
     case F_NET:
         cfg->net_given = 1;
         return cm_net_parse(v, (cm_net *)(void *)p);
@@ -387,7 +403,8 @@ cm_status dt_config_check_single(const dt_config *cfg)
 {
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
-        "--placement", "--net", "--weights", "--local-eval", "--timeout"};
+        "--placement", "--net", "--weights", "--local-eval", "--timeout",
+        "--allreduce", "--net-hosts"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
         if (dt_config_given(cfg, distributed[k]) &&
             !(cfg->write_partition[0] && cfg->epochs == 0 &&

@@ -98,6 +98,11 @@ typedef struct {
     cm_place_kind placement;   /* --placement block|graph (graph) */
     cm_net net;                /* --net: the network model */
     int net_given;             /* --net was given */
+    cm_net_ar_alg net_allreduce; /* --allreduce ALG: prices --mode
+                                  allreduce's all-reduce (auto) */
+    size_t net_hosts;          /* --net-hosts S: model the n workers on S
+                                  hosts, one per rank (0: this run's
+                                  ranks and hosts) */
     int model_given;           /* --model was given */
     int dataset_given;         /* --dataset was given */
     size_t bench_gossip;       /* --bench-gossip R: time R gossip rounds

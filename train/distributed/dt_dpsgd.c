@@ -517,12 +517,73 @@ static uint64_t run_fingerprint(const dt_run *r)
     return h;
 }
 
+/* --net --net-hosts S: a gossip round of the n workers, one per rank, on
+ * S hosts: the static topology placed by --placement, a time-varying one
+ * round by round in blocks (as topogen eval --net prices it). */
+static cm_status model_round_hosts(dt_run *r, double array_bytes)
+{
+    const dt_config *cfg = r->cfg;
+    if (cfg->net_hosts > r->n)
+        return cm_error(CM_EINVAL, "--net-hosts %zu: more hosts than the "
+                        "%zu workers", cfg->net_hosts, r->n);
+    size_t rounds = r->period > 1 ? r->period : 1;
+    double sum = 0.0;
+    cm_status s = CM_OK;
+    for (size_t t = 0; t < rounds && s == CM_OK; t++) {
+        const cm_topo *g = r->period > 1 ? &r->seq.round[t] : r->topo;
+        cm_net_eval ev;
+        s = cm_net_eval_placement(&cfg->net, g, r->n, cfg->net_hosts,
+                                  r->period > 1 ? CM_PLACE_BLOCK
+                                                : cfg->placement,
+                                  array_bytes, &ev);
+        sum += ev.round_s;
+    }
+    r->t_round = sum / (double)rounds;
+    return s;
+}
+
+/* --net --mode allreduce: one all-reduce of array_bytes as --allreduce
+ * prices it, on --net-hosts (n ranks on S hosts) or on this run's ranks
+ * and hosts; *hosts gets the modelled hosts. Collective (host names). */
+static cm_status model_allreduce(dt_run *r, double array_bytes,
+                                 size_t *hosts)
+{
+    const dt_config *cfg = r->cfg;
+    size_t P = r->P, H = cfg->net_hosts;
+    if (H > r->n)
+        return cm_error(CM_EINVAL, "--net-hosts %zu: more hosts than the "
+                        "%zu workers", H, r->n);
+    if (H) {
+        P = r->n;
+    } else {
+        size_t *host = malloc(r->P * sizeof *host);
+        cm_status s = dt_comm_agree(r->comm, host ? CM_OK
+                                    : cm_error(CM_ENOMEM, "out of memory "
+                                               "(--net)"));
+        if (s == CM_OK) /* collective: every rank or none */
+            s = dt_comm_host_ids(r->comm, host);
+        for (size_t q = 0; s == CM_OK && q < r->P; q++)
+            H += host[q] == q; /* a host's label is its lowest rank */
+        free(host);
+        if (s != CM_OK)
+            return s;
+    }
+    *hosts = H;
+    cm_net_ar a;
+    cm_status s = cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P, H,
+                                         array_bytes, &a, NULL, NULL);
+    r->t_round = a.time_s;
+    return s;
+}
+
 /* --net: r->t_round, the modelled seconds of a gossip round of arrays of
  * array_bytes bytes under the agreed placement: cm_net_round_time of each
  * round's load, the mean over the period (a static topology: its one
  * round). Every rank computes the same integers' model. CM_ENOMEM. */
 static cm_status model_round(dt_run *r, double array_bytes)
 {
+    if (r->cfg->net_hosts)
+        return model_round_hosts(r, array_bytes);
     if (r->period <= 1) {
         r->t_round = cm_net_round_time(&r->cfg->net, r->pl.load,
                                        r->pl.host_of_rank, r->P, array_bytes,
@@ -563,9 +624,13 @@ static cm_status check_config(const dt_config *cfg, size_t P)
     if (cfg->clique_avg && cfg->mode == DT_MODE_ALLREDUCE)
         return cm_error(CM_EINVAL, "--algorithm clique-avg is for "
                         "decentralized runs on a D-Cliques --topology");
-    if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
-        return cm_error(CM_EINVAL, "--net models gossip rounds; it is not "
-                        "used with --mode allreduce");
+    if (!cfg->net_given && (dt_config_given(cfg, "--allreduce") ||
+                            cfg->net_hosts))
+        return cm_error(CM_EINVAL, "%s is for the network model: add --net "
+                        "NET", cfg->net_hosts ? "--net-hosts" : "--allreduce");
+    if (cfg->mode == DT_MODE_GOSSIP && dt_config_given(cfg, "--allreduce"))
+        return cm_error(CM_EINVAL, "--allreduce prices --mode allreduce's "
+                        "all-reduce; a gossip run does not call one");
     if (cfg->mode == DT_MODE_ALLREDUCE &&
         (cfg->weights_set || dt_config_given(cfg, "--placement")))
         return cm_error(CM_EINVAL, "%s is for decentralized runs "
@@ -665,8 +730,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (s != CM_OK || (s = setup_workers(&r)) != CM_OK)
         goto cleanup;
     if (r.rank == 0)
-        s = dt_log_open_model(&lg, cfg->log_path,
-                              cfg->net_given && !r.allreduce);
+        s = dt_log_open_model(&lg, cfg->log_path, cfg->net_given);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
         s = dt_model_check_path(cfg->save_model);
     if (r.rank == 0 && s == CM_OK && cfg->init_model[0])
@@ -693,6 +757,17 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         if (cfg->net_given &&
             (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
                 CM_OK)
+            goto cleanup;
+        res->round_model_s = r.t_round;
+        res->net_hosts = cfg->net_hosts ? cfg->net_hosts : r.pl.st.hosts;
+    }
+    if (r.allreduce && cfg->net_given) { /* the modelled all-reduce */
+        res->array_bytes = 4.0 * (double)r.w.len;
+        res->n_workers = r.n;
+        res->n_ranks = r.P;
+        if ((s = dt_comm_agree(comm, model_allreduce(&r, res->array_bytes,
+                                                     &res->net_hosts))) !=
+            CM_OK)
             goto cleanup;
         res->round_model_s = r.t_round;
     }

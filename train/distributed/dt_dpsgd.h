@@ -120,7 +120,10 @@ typedef struct {
     double array_bytes;    /* bytes of one worker's parameter array */
     double round_model_s;  /* --net: modelled seconds per round (else 0;
                               time-varying: the mean over the rounds, each
-                              under the placement) */
+                              under the placement; --mode allreduce: one
+                              all-reduce as --allreduce prices it) */
+    size_t net_hosts;      /* --net: hosts of the modelled deployment
+                              (--net-hosts, else this run's) */
 } dt_dpsgd_result;
 
 /* Runs decentralized (cfg->mode gossip, cfg->topology required) or

@@ -49,7 +49,8 @@ cm_status dt_run_evaluate(dt_run *r, size_t step, double lr,
     gossip_stats(r, &gs, &bytes_round);
     dt_metrics m = {.loss_sum = r->loss_sum, .loss_n = (double)r->loss_n,
                     .bytes_sent = (double)(gs.bytes_sent + r->ar_bytes),
-                    .t_mpi = gs.t_mpi};
+                    .t_mpi = gs.t_mpi + (r->allreduce ? r->t_allreduce
+                                                      : 0.0)};
     cm_status s = dt_metrics_eval(&r->ev, &r->w, &m);
     if (s != CM_OK)
         return s;
@@ -80,7 +81,7 @@ cm_status dt_run_evaluate(dt_run *r, size_t step, double lr,
                                           p->wall_s : 0.0;
     /* --net: this process's measured MPI gossip time (rank mean) replaced
      * by the model's rounds */
-    if (r->cfg->net_given && !r->allreduce)
+    if (r->cfg->net_given)
         p->model_s = r->model_base + (p->wall_s - r->wall_base) -
                      m.t_mpi / (double)r->P +
                      (double)(step - r->step_base) * r->t_round;
