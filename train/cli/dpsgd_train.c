@@ -222,11 +222,27 @@ typedef struct {
     int placement_due;  /* start-up seen: print the placement line before
                            the first progress line (a run that fails before
                            it prints nothing on stdout) */
+    int adopted_said;   /* the notice of an adopted checkpoint is out */
 } progress_ctx;
+
+/* --resume adopted a complete epoch that had no DIR/latest: said once. */
+static void say_adopted(progress_ctx *c)
+{
+    if (c->adopted_said || !c->res->ckpt_adopted)
+        return;
+    fprintf(stderr, "dpsgd-train: notice: --resume: %s/latest was missing "
+            "(a save killed before its marker): continuing from "
+            "epoch-%06llu, the newest complete checkpoint, whose settings "
+            "are this run's (the marker is restored)\n", c->cfg->ckpt_dir,
+            (unsigned long long)c->res->ckpt_adopted);
+    fflush(stderr);
+    c->adopted_said = 1;
+}
 
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
     progress_ctx *c = ctx;
+    say_adopted(c);
     if (p->start) {
         c->placement_due = 1;
         return;
@@ -439,7 +455,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
-    progress_ctx pc = {cfg, &r, 0};
+    progress_ctx pc = {cfg, &r, 0, 0};
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
@@ -479,6 +495,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     }
     if (!root)
         return 0;
+    say_adopted(&pc);
     if (r.topo_one_based)
         fprintf(stderr, "dpsgd-train: notice: %s has no node 0 and no n=: "
                 "read as 1-based (worker i is its node i+1)\n",

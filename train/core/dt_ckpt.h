@@ -114,6 +114,13 @@ cm_status dt_ckpt_scan(const char *dir, int clean, dt_ckpt_dir_info *info);
  * malformed. The trainer prefixes "--resume". */
 cm_status dt_ckpt_latest(const char *dir, uint64_t *epoch);
 
+/* The header of the first readable worker file of DIR/epoch-E (its
+ * n_workers, fingerprint, ...; the magic and version checked, not the
+ * crc) into *m: which run an epoch belongs to. CM_EIO when there is none.
+ * O(entries of the epoch). */
+cm_status dt_ckpt_epoch_meta(const char *dir, uint64_t epoch,
+                             dt_ckpt_meta *m);
+
 /* Reads and validates worker expect->worker's file of epoch: magic,
  * version, length, crc32 ("PATH: checksum mismatch (corrupt checkpoint)",
  * "PATH: truncated (corrupt checkpoint)", CM_EFORMAT), then that

@@ -706,7 +706,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     size_t step = 0;
     int resume = 0;
     if (cfg->ckpt_dir[0] &&
-        (s = dt_run_ckpt_open(&ck, cfg->resume, &ck_lock, &resume)) != CM_OK)
+        (s = dt_run_ckpt_open(&ck, cfg->resume, &ck_lock, &resume,
+                              &res->ckpt_adopted)) != CM_OK)
         goto cleanup;
     if (resume) {
         if ((s = dt_run_ckpt_restore(&ck, &r.w, &step, &rs)) != CM_OK)

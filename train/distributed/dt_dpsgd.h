@@ -75,6 +75,8 @@ typedef struct {
     size_t n_params;       /* model size (floats) */
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
+    uint64_t ckpt_adopted; /* --resume without DIR/latest: the complete
+                              epoch adopted as the checkpoint (0: none) */
     double slem;           /* SLEM of W (0 for all-reduce; -1 when above
                               the dense eigensolver's limit); for a
                               time-varying topology the norm of its

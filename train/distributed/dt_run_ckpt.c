@@ -99,27 +99,59 @@ static cm_status compare_settings(const dt_run_ckpt *c)
     return CM_OK;
 }
 
+/* Rank 0, --resume, complete epochs but no DIR/latest: a first save
+ * killed between its run state and its marker. Adopts the newest complete
+ * epoch when it is this run's (its worker files carry this run's
+ * fingerprint, every worker's file is there, DIR/settings, if written,
+ * matches) by finishing the save's commit: the marker, then the pruning.
+ * Else CM_EINVAL: the directory holds another run. */
+static cm_status adopt_newest(const dt_run_ckpt *c, uint64_t newest,
+                              uint64_t *adopted)
+{
+    dt_ckpt_meta m;
+    cm_status s = compare_settings(c); /* names the first difference */
+    if (s != CM_OK)
+        return s;
+    s = dt_ckpt_epoch_meta(c->dir, newest, &m);
+    if (s != CM_OK || m.fingerprint != c->fingerprint || m.n_workers != c->n)
+        s = cm_error(CM_EINVAL, "%s holds a complete checkpoint "
+                     "(epoch-%06llu) but %s/latest is missing: it is another "
+                     "run's (other settings), and no run writes over it; to "
+                     "continue it, --resume with its settings; to start "
+                     "over, remove %s (or choose another --checkpoint DIR)",
+                     c->dir, (unsigned long long)newest, c->dir, c->dir);
+    if (s == CM_OK)
+        s = dt_ckpt_commit_keep(c->dir, newest, c->n, c->keep);
+    if (s == CM_OK)
+        *adopted = newest;
+    return s;
+}
+
 cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
-                           int *resume_now)
+                           int *resume_now, uint64_t *adopted)
 {
     int flag[1] = {resume};
     uint64_t epoch = 0;
     cm_status s = CM_OK;
     lock->fd = -1;
     lock->path = NULL;
+    *adopted = 0;
     if (dt_comm_rank(c->comm) == 0) {
         dt_ckpt_dir_info info;
         s = dt_ckpt_prepare(c->dir, lock);
         if (s == CM_OK)
             s = dt_ckpt_scan(c->dir, 0, &info);
         cm_status l = s == CM_OK ? dt_ckpt_latest(c->dir, &epoch) : s;
-        if (s == CM_OK && l != CM_OK && info.complete)
+        if (s == CM_OK && l == CM_EIO && info.complete && resume)
+            s = adopt_newest(c, info.newest, adopted);
+        else if (s == CM_OK && l != CM_OK && info.complete)
             /* complete epochs, no marker: another run's; never overwritten */
             s = cm_error(CM_EINVAL, "%s holds a complete checkpoint "
                          "(epoch-%06llu) but %s/latest is missing or "
                          "unreadable: it is another run's, and no run writes "
-                         "over it; to continue it, restore the marker (echo "
-                         "epoch-%06llu > %s/latest) and add --resume; to "
+                         "over it; to continue it, add --resume (a missing "
+                         "marker: with its settings) or restore the marker "
+                         "(echo epoch-%06llu > %s/latest); to "
                          "start over, remove %s (or choose another "
                          "--checkpoint DIR)", c->dir,
                          (unsigned long long)info.newest, c->dir,
@@ -134,7 +166,8 @@ cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
             flag[0] = 0; /* nothing to resume yet: start from scratch */
     }
     if ((s = dt_comm_agree(c->comm, s)) != CM_OK ||
-        (s = dt_comm_bcast(c->comm, flag, sizeof flag, 0)) != CM_OK)
+        (s = dt_comm_bcast(c->comm, flag, sizeof flag, 0)) != CM_OK ||
+        (s = dt_comm_bcast(c->comm, adopted, sizeof *adopted, 0)) != CM_OK)
         goto fail;
     if (dt_comm_rank(c->comm) != 0) { /* every rank writes its own files */
         char probe[4200];

@@ -52,13 +52,17 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
  * and locks it for the run (lock: release with cm_lock_release; other
  * ranks get an unlocked one); every rank checks it can create files there.
  * A fresh run (resume 0) refuses a DIR that holds a complete checkpoint,
- * and any run refuses complete epochs without a readable DIR/latest
- * (another run's), both
- * (CM_EINVAL naming --resume and how to start over); with resume and no
- * checkpoint yet, *resume_now is 0 (start from scratch), else 1. Errors
- * agreed, prefixed "--checkpoint". */
+ * and complete epochs without a readable DIR/latest (another run's, or a
+ * first save killed before its marker). With resume, a missing DIR/latest
+ * beside complete epochs is a save killed before its marker: the newest
+ * complete epoch is adopted (its marker written, *adopted = its epoch,
+ * else 0) when its worker files carry this run's fingerprint and
+ * DIR/settings, if any, matches; otherwise refused; an empty or garbage
+ * marker is always refused. Refusals are CM_EINVAL naming --resume and how
+ * to start over. With resume and no checkpoint yet, *resume_now is 0
+ * (start from scratch), else 1. Errors agreed, prefixed "--checkpoint". */
 cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
-                           int *resume_now);
+                           int *resume_now, uint64_t *adopted);
 
 /* Hash (FNV-1a) of dt_run_ckpt_settings: the flags that shape the
  * trajectory (not --epochs; --algorithm and --d2-mixing when the
