@@ -181,7 +181,9 @@ static void usage(FILE *fp)
           "[OPTIONS] [-o FILE]\n"
           "       topogen eval FILE [--weights RULE] [--json] "
           "[--simulate ROUNDS]\n"
-          "                    [OPTIONS]\n\n"
+          "                    [OPTIONS]\n"
+          "       topogen repair FILE --remove LIST -o NEW [OPTIONS] "
+          "(repair --help)\n\n"
           "Flags take `--flag value` or `--flag=value`.\n", fp);
     for (size_t k = 0; k < N_FLAGS; k++) {
         const flag_spec *f = &FLAGS[k];
