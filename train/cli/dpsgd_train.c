@@ -53,6 +53,65 @@ static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
  * (MPI_Init included; mpirun's launch of the processes is not). */
 static double t_main;
 
+/* main's arguments, for the commands that continue a run without the
+ * workers of a lost rank (print_continue). */
+static int main_argc;
+static char **main_argv;
+
+/* Prints a to fp, single-quoted for sh when it holds anything but
+ * [A-Za-z0-9_./:=,+-]. */
+static void put_arg(FILE *fp, const char *a)
+{
+    if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                        "0123456789_./:=,+-") == strlen(a)) {
+        fputs(a, fp);
+        return;
+    }
+    fputc('\'', fp);
+    for (; *a; a++)
+        if (*a == '\'')
+            fputs("'\\''", fp);
+        else
+            fputc(*a, fp);
+    fputc('\'', fp);
+}
+
+/* After a timeout that named silent ranks: the two commands that continue
+ * the run without their workers (topogen repair, then this command with
+ * --resume --drop-workers LIST --topology NEW), indented under the
+ * message. */
+static void print_continue(const dt_config *cfg, const dt_dpsgd_result *r)
+{
+    uint64_t e;
+    if (!r->lost[0] || !main_argv ||
+        dt_ckpt_latest(cfg->ckpt_dir, &e) != CM_OK) /* nothing to continue */
+        return;
+    char topo[DT_PATH_MAX + 1100];
+    snprintf(topo, sizeof topo, "%s.without-%s", cfg->topology, r->lost);
+    fprintf(stderr, "  or continue without the silent rank's workers %s, on "
+            "the %zu rank%s left:\n    topogen repair ", r->lost,
+            r->ranks_left, r->ranks_left == 1 ? "" : "s");
+    put_arg(stderr, cfg->topology);
+    fprintf(stderr, " --remove %s -o ", r->lost);
+    put_arg(stderr, topo);
+    fprintf(stderr, "\n    mpirun -np %zu ", r->ranks_left);
+    put_arg(stderr, main_argv[0]);
+    for (int i = 1; i < main_argc; i++) {
+        const char *a = main_argv[i];
+        if (strcmp(a, "--resume") == 0 || strncmp(a, "--topology=", 11) == 0)
+            continue;
+        if (strcmp(a, "--topology") == 0) {
+            i++;
+            continue;
+        }
+        fputc(' ', stderr);
+        put_arg(stderr, a);
+    }
+    fprintf(stderr, " --resume --drop-workers %s --topology ", r->lost);
+    put_arg(stderr, topo);
+    fputc('\n', stderr);
+}
+
 static size_t put(char *b, size_t at, size_t cap, const char *s)
 {
     while (*s && at + 1 < cap)
@@ -225,16 +284,26 @@ typedef struct {
     int adopted_said;   /* the notice of an adopted checkpoint is out */
 } progress_ctx;
 
-/* --resume adopted a complete epoch that had no DIR/latest: said once. */
+/* What the resume found, said once: a complete epoch adopted without
+ * DIR/latest; workers dropped (--drop-workers). */
 static void say_adopted(progress_ctx *c)
 {
-    if (c->adopted_said || !c->res->ckpt_adopted)
+    const dt_dpsgd_result *r = c->res;
+    if (c->adopted_said || (!r->ckpt_adopted && !r->dropped[0]))
         return;
-    fprintf(stderr, "dpsgd-train: notice: --resume: %s/latest was missing "
-            "(a save killed before its marker): continuing from "
-            "epoch-%06llu, the newest complete checkpoint, whose settings "
-            "are this run's (the marker is restored)\n", c->cfg->ckpt_dir,
-            (unsigned long long)c->res->ckpt_adopted);
+    if (r->ckpt_adopted)
+        fprintf(stderr, "dpsgd-train: notice: --resume: %s/latest was "
+                "missing (a save killed before its marker): continuing from "
+                "epoch-%06llu, the newest complete checkpoint, whose "
+                "settings are this run's (the marker is restored)\n",
+                c->cfg->ckpt_dir, (unsigned long long)r->ckpt_adopted);
+    if (r->dropped[0] && r->drop_now)
+        fprintf(stderr, "dpsgd-train: notice: --drop-workers %s: the run of "
+                "%zu workers continues from epoch %llu on %zu; the shards "
+                "of the %zu lost workers go to their nearest survivors\n",
+                r->dropped, r->workers_before_drop,
+                (unsigned long long)r->dropped_epoch, r->n_workers,
+                r->dropped_count);
     fflush(stderr);
     c->adopted_said = 1;
 }
@@ -381,7 +450,7 @@ static void print_notices(const dt_config *cfg)
                 break;
             }
     }
-    if (cfg->resume && cfg->ckpt_dir[0]) {
+    if (cfg->resume && cfg->ckpt_dir[0] && !cfg->drop_workers[0]) {
         uint64_t e;
         dt_ckpt_dir_info info;
         if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO &&
@@ -475,6 +544,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             n = put(msg, n, sizeof msg, "; ");
             n = put_ckpt(msg, n, sizeof msg);
             fputs(msg, stderr);
+            print_continue(cfg, &r);
             fflush(stderr);
         } else {
             /* the reporting rank answered our ping, so it is waiting and
@@ -553,6 +623,11 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                    "time replaced by %zu modelled rounds)\n", r.last.model_s,
                    r.last.wall_s, r.steps);
     }
+    if (r.dropped[0])
+        printf("dropped: workers %s (%zu of %zu) at epoch %llu; continued on "
+               "%zu workers\n", r.dropped, r.dropped_count,
+               r.workers_before_drop, (unsigned long long)r.dropped_epoch,
+               r.n_workers);
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     char placed_by[128];
@@ -576,7 +651,11 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,
         .bytes_per_step = r.bytes_per_step, .bytes_sent = r.last.bytes_sent,
         .param_hash = r.mean_hash, .workers_hash = r.workers_hash,
-        .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL};
+        .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL,
+        .dropped = r.dropped[0] ? r.dropped : NULL,
+        .dropped_count = r.dropped_count,
+        .workers_before_drop = r.workers_before_drop,
+        .dropped_epoch = r.dropped_epoch};
     return write_summary(cfg, &sm);
 }
 
@@ -596,6 +675,8 @@ static void apply_environment(dt_config *cfg)
 
 int main(int argc, char **argv)
 {
+    main_argc = argc;
+    main_argv = argv;
     dt_config cfg;
     int rc;
     t_main = cm_time_now();

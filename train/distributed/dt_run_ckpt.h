@@ -25,6 +25,19 @@
 #include "dt_dpsgd_state.h"
 #include "dt_workers.h"
 
+/* --drop-workers: the run continues without lost workers. */
+typedef struct {
+    const size_t *lost;   /* borrowed: their ids in the run before the
+                             drop, ascending */
+    size_t k;             /* how many */
+    size_t n0;            /* workers before the drop: n + k */
+    /* set by dt_run_ckpt_restore (the same on every rank): */
+    int first;            /* 1: the checkpoint is of the n0 workers, this
+                             resume drops them; 0: it is of a run that
+                             already dropped them */
+    uint64_t epoch;       /* the epoch they were dropped at */
+} dt_run_drop;
+
 /* Which run a checkpoint belongs to. */
 typedef struct {
     const dt_comm *comm;  /* borrowed: the run's communicator */
@@ -39,12 +52,24 @@ typedef struct {
                              written to DIR/settings at every save */
     size_t keep;          /* --keep: generations kept */
     size_t epochs;        /* --epochs of this invocation */
+    dt_run_drop *drop;    /* borrowed: --drop-workers, or NULL */
+    const char *settings0; /* borrowed, with drop: the settings the run
+                             before the drop must have had (its workers;
+                             its --topology line is not compared) */
+    const size_t *nb_off, *nb; /* borrowed: the workers' neighbour lists
+                             (undirected; union of the rounds) for
+                             DIR/neighbours, written at a save when DIR has
+                             none; NULL: none written (epidemic, or after
+                             a drop: the run's first topology stays) */
+    uint64_t topo_hash;   /* dt_run_ckpt_topo_hash of the topology */
 } dt_run_ckpt;
 
 /* The settings a checkpoint must match, one per line as "FLAG VALUE"
  * ("--lr 0.05"; the topology as a hash of its edges and weights), into
  * buf (cap bytes, truncated if short). --epochs is not among them: a
- * resumed run may train longer. Returns the length written. */
+ * resumed run may train longer. With --drop-workers LIST (cfg), two more
+ * lines: "--drop-workers LIST" (canonical, cm_idlist_format) and
+ * "workers-before-drop N0". Returns the length written. */
 size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
                             const cm_topo *topo, char *buf, size_t cap);
 
@@ -64,6 +89,11 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
 cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
                            int *resume_now, uint64_t *adopted);
 
+/* The settings' topology hash: FNV-1a of topo's CSR lists, weights, self
+ * weights and epidemic parameters ("--topology
+ * edges-and-weights-hash:%016llx"). 0 for NULL. */
+uint64_t dt_run_ckpt_topo_hash(const cm_topo *topo);
+
 /* Hash (FNV-1a) of dt_run_ckpt_settings: the flags that shape the
  * trajectory (not --epochs; --algorithm and --d2-mixing when the
  * algorithm is not dpsgd), n workers, len parameters, and, when topo is
@@ -81,7 +111,14 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
                            const dt_run_state *rs);
 
 /* Collective. Restores every worker of w (x, v, generator, pass and
- * position) from the last complete checkpoint; rank 0 also reads the run
+ * position) from the last complete checkpoint. With c->drop and a
+ * checkpoint of the n0 workers before the drop: survivor j (new id)
+ * takes old worker s_j's file (x, algorithm state, generator at the start
+ * of its pass) and starts a new pass over its new shard at its next step;
+ * the run continues at step epoch * c->steps_per_epoch (the survivors'
+ * epoch grid); DIR/settings must be the run's before the drop
+ * (c->settings0, its --topology line aside). c->drop->first and ->epoch
+ * are set; rank 0 also reads the run
  * state into rs (zeroed before). *step is the step to continue from, the
  * same on every rank. Errors agreed, prefixed "--resume": no checkpoint,
  * other settings (naming the first that differs, with both values, from
