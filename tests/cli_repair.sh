@@ -63,6 +63,8 @@ repair_cases() {
     done
 
     repair_topogen_cases
+    command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
+    repair_drop_cases
 }
 
 # topogen repair: degrees kept, renumbered, weighted by the file's rule,
@@ -127,4 +129,92 @@ repair_topogen_cases() {
     check '[ ! -e "$T/rx.txt" ] && [ -z "$(ls "$T" | grep "rx.txt.tmp")" ]' "no output after the errors"
     expect_ok "repair --help" "$tg" repair --help
     check 'grep -q "^usage: topogen repair FILE --remove LIST -o NEW" "$T/out" && grep -q -- "--drop-workers LIST --topology NEW" "$T/out"' "--help names the flags and the next step"
+}
+
+# dpsgd-train --resume --drop-workers: the same bits on 1 and 4 ranks and
+# after a second resume; what the summary records; bad input refused with
+# the checkpoint untouched; the watchdog's two commands, run as printed
+repair_drop_cases() {
+    tg="$BIN/topogen"
+    dtb="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 16 --partition dirichlet:0.5 --quiet"
+    wh() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out"; }
+    sums() { (cd "$1" && find . -type f | sort | xargs -r md5sum); }
+    "$tg" -n 8 -d 3 --kind random -q -o "$T/d8.txt"
+    "$tg" repair "$T/d8.txt" --remove 6-7 -o "$T/d6.txt" -q
+    expect_ok "8 workers, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/dk"
+    check 'head -1 "$T/dk/neighbours" | grep -q "^# dpsgd-train neighbours n=8 topology=edges-and-weights-hash:" && [ "$(grep -c "^[0-7]: " "$T/dk/neighbours")" = 8 ]' \
+        "the checkpoint records the workers' neighbours"
+    for c in dk2 dk3 dkb; do rm -rf "$T/$c"; cp -r "$T/dk" "$T/$c"; done
+    expect_ok "--drop-workers 6-7 on 1 rank" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk" \
+        --resume --drop-workers 6-7 --summary "$T/drop.json"
+    h=$(wh)
+    check 'grep -q "^dpsgd-train: notice: --drop-workers 6-7: the run of 8 workers continues from epoch 1 on 6; the shards of the 2 lost workers go to their nearest survivors" "$T/err" &&
+           grep -q "^dropped: workers 6-7 (2 of 8) at epoch 1; continued on 6 workers$" "$T/out" && grep -q "^final: dpsgd  workers 6 .* epochs 3 " "$T/out"' \
+        "the notice and the report: $(head -c 300 "$T/err") $(grep -E "^(dropped|final):" "$T/out")"
+    check 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d[\"result\"][\"dropped\"]; assert r == {\"workers\": \"6-7\", \"count\": 2, \"at_epoch\": 1, \"workers_before\": 8}, r; assert d[\"settings\"][\"drop_workers\"] == \"6-7\"" "$T/drop.json"' \
+        "the summary records what was dropped and when: $(grep -A5 "\"dropped\"" "$T/drop.json" | tr -d "\n ")"
+    check 'grep -qx "dropped-at-epoch 1" "$T/dk/settings" && grep -qx -- "--drop-workers 6-7" "$T/dk/settings" && [ -d "$T/dk/epoch-000001" ] && [ "$(cat "$T/dk/latest")" = epoch-000003 ]' \
+        "DIR/settings records the drop; the checkpoint before it stays: $(ls "$T/dk" | tr "\n" " ")"
+    expect_ok "--drop-workers 6-7 on 4 ranks" mpi_run 4 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk2" \
+        --resume --drop-workers 7,6
+    check '[ -n "$h" ] && [ "$(wh)" = "$h" ]' "--drop-workers: the same workers-hash on 4 ranks as on 1 ($h, $(wh))"
+    expect_ok "--drop-workers, stopped after epoch 2 (2 ranks)" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 \
+        --checkpoint "$T/dk3" --resume --drop-workers 6-7 --stop-after 2
+    expect_fail 2 "^dpsgd-train: --resume: $T/dk3 holds a run that continued without workers 6-7 \(from epoch 1\): resume it with --drop-workers 6-7" \
+        "a dropped run resumed without --drop-workers" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk3" --resume
+    expect_ok "... and continued after the drop (3 ranks)" mpi_run 3 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 \
+        --checkpoint "$T/dk3" --resume --drop-workers 6-7
+    check '[ -n "$h" ] && [ "$(wh)" = "$h" ] && grep -q "^dropped: workers 6-7 (2 of 8) at epoch 1;" "$T/out"' \
+        "a second resume after the drop: the same workers-hash ($h, $(wh))"
+    # bad input: refused (2: the flag; 1: the topology), DIR untouched
+    sums "$T/dkb" >"$T/dkb.sums"
+    printf '0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n' >"$T/two3.txt"
+    expect_fail 2 "^dpsgd-train: --drop-workers 9: worker 9 is not among the 8 workers of the run in $T/dkb \(ids 0..7\)" \
+        "an unknown worker" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 9
+    expect_fail 2 "^dpsgd-train: --drop-workers 0-7: removes all 8 workers of the run in $T/dkb" \
+        "removing all" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 0-7
+    expect_fail 2 "^dpsgd-train: --drop-workers 5-7: the run in $T/dkb had 8 workers, 5 survive, but --topology $T/d6.txt has 6: give the topology of the survivors \(topogen repair FILE --remove 5-7 -o NEW\)" \
+        "a topology that does not match the survivors" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 5-7
+    expect_fail 1 "^dpsgd-train: --topology: .*two3.txt.*(disconnected|components|connected)" \
+        "a cut that disconnects (the survivors' topology in two parts)" dt_run --topology "$T/two3.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-7
+    expect_fail 2 "^dpsgd-train: --drop-workers '6-x': expected ids" \
+        "a bad list" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-x
+    expect_fail 2 "^dpsgd-train: --drop-workers continues a checkpoint's run without some of its workers: it needs --resume" \
+        "--drop-workers without --resume" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --drop-workers 6-7
+    expect_fail 2 "^dpsgd-train: --drop-workers: $T/dnone holds no checkpoint to continue without those workers" \
+        "--drop-workers with no checkpoint" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dnone" --resume --drop-workers 6-7
+    check 'sums "$T/dkb" | cmp -s - "$T/dkb.sums"' "the checkpoint is untouched by the refused runs"
+    # a rank stopped (SIGSTOP): the watchdog prints the two commands that
+    # continue without its workers; they run as printed (fewer epochs)
+    case_no=$((case_no + 1))
+    ck="$T/dk-stop"
+    "$tg" -n 6 -d 3 --kind random -q -o "$T/s6.txt"
+    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+        -np 3 "$dtb" --topology "$T/s6.txt" --dataset synthetic \
+        --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+        --checkpoint "$ck" --timeout 3 --quiet >"$T/out" 2>"$T/err" &
+    mp=$!
+    i=0
+    while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    pid=$(pgrep -f -- "--checkpoint $ck" | grep -vx "$mp" | sort -n | tail -n 1)
+    kill -STOP "$pid"
+    wait $mp
+    c1=$(sed -n 's/^    \(topogen repair .*\)/\1/p' "$T/err")
+    c2=$(sed -n 's/^    mpirun -np 2 [^ ]* \(.*\)/\1/p' "$T/err")
+    if ! grep -q "^dpsgd-train: no progress for 3 s .* does not answer .*; last good checkpoint: $ck/epoch-" "$T/err" ||
+        ! grep -q "^  or continue without the silent rank's workers [0-9,-]*, on the 2 ranks left:$" "$T/err" ||
+        [ -z "$c1" ] || [ -z "$c2" ]; then
+        fail "stopped rank: no commands to continue without it: $(head -c 600 "$T/err")"
+    else
+        passed=$((passed + 1))
+    fi
+    c2=$(echo "$c2" | sed 's/--epochs 500/--epochs 2/')
+    abin=$(cd "$BIN" && pwd)
+    expect_ok "the printed topogen repair" sh -c "PATH='$abin':\$PATH; $c1"
+    expect_ok "the printed dpsgd-train, on the ranks left" sh -c "exec env ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 timeout 120 mpirun -q --oversubscribe --bind-to none -np 2 '$abin/dpsgd-train' $c2"
+    check 'grep -q "^dropped: workers [0-9,-]* (2 of 6) at epoch 1; continued on 4 workers$" "$T/out" && [ "$(cat "$ck/latest")" = epoch-000002 ]' \
+        "continued without the stopped rank's workers: $(grep -E "^(dropped|final)" "$T/out")"
 }

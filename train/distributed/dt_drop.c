@@ -34,12 +34,19 @@ static cm_status load_root(const dt_config *cfg, size_t n, dt_drop_plan *p)
         return s;
     cm_idlist_format(p->lost, p->k, p->list, sizeof p->list);
     s = dt_ckpt_neighbours_read(dir, &n0, &h, &p->off, &p->nb);
-    if (s != CM_OK)
+    if (s != CM_OK) {
+        char msg[1024];
+        uint64_t e;
+        snprintf(msg, sizeof msg, "%s", cm_last_error());
+        if (s == CM_EIO && dt_ckpt_latest(dir, &e) != CM_OK)
+            return cm_error(CM_EINVAL, "--drop-workers: %s holds no "
+                            "checkpoint to continue without those workers",
+                            dir);
         return s == CM_EIO ? cm_error(CM_EINVAL, "--drop-workers: %s; the "
                                       "checkpoint does not say who the lost "
-                                      "workers' neighbours were",
-                                      cm_last_error())
+                                      "workers' neighbours were", msg)
                            : cm_error_prefix(s, "--drop-workers");
+    }
     p->n0 = n0;
     if (p->lost[p->k - 1] >= n0)
         return cm_error(CM_EINVAL, "--drop-workers %s: worker %zu is not "
