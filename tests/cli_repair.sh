@@ -159,6 +159,8 @@ repair_drop_cases() {
     expect_ok "--drop-workers 6-7 on 4 ranks" mpi_run 4 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk2" \
         --resume --drop-workers 7,6
     check '[ -n "$h" ] && [ "$(wh)" = "$h" ]' "--drop-workers: the same workers-hash on 4 ranks as on 1 ($h, $(wh))"
+    check '[ "$(grep -c "^rank [0-3]: [0-5]" "$T/dk2/placement")" = 4 ] && [ "$(sed -n "s/^rank [0-3]: //p" "$T/dk2/placement" | tr "\n" "," | tr "," "\n" | grep -c .)" -ge 4 ]' \
+        "DIR/placement lists the workers of each of the 4 ranks: $(tr "\n" " " <"$T/dk2/placement")"
     expect_ok "--drop-workers, stopped after epoch 2 (2 ranks)" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 \
         --checkpoint "$T/dk3" --resume --drop-workers 6-7 --stop-after 2
     expect_fail 2 "^dpsgd-train: --resume: $T/dk3 holds a run that continued without workers 6-7 \(from epoch 1\): resume it with --drop-workers 6-7" \

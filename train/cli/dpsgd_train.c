@@ -48,6 +48,8 @@
  * signal, raise) on buffers prepared before training starts. */
 static volatile sig_atomic_t sig_root;
 static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
+static int sig_drop;            /* workers can be dropped (gossip, no
+                                   --drop-workers yet): say how */
 
 /* cm_time_now() on entering main: the start-up figure counts from here
  * (MPI_Init included; mpirun's launch of the processes is not). */
@@ -121,8 +123,10 @@ static size_t put(char *b, size_t at, size_t cap, const char *s)
 }
 
 /* Appends which checkpoint is the last good one (from DIR/latest, read
- * now) and a newline to msg[0..n). Async-signal-safe. */
-static size_t put_ckpt(char *msg, size_t n, size_t cap)
+ * now) and a newline to msg[0..n); with hint, a second line on going on
+ * without a lost rank's workers (DIR/placement lists them). Async-signal-
+ * safe. */
+static size_t put_ckpt(char *msg, size_t n, size_t cap, int hint)
 {
     char latest[64] = "";
     if (sig_dir[0]) {
@@ -151,6 +155,14 @@ static size_t put_ckpt(char *msg, size_t n, size_t cap)
         n = put(msg, n, cap, "/");
         n = put(msg, n, cap, latest);
         n = put(msg, n, cap, " (continue with --resume)\n");
+        if (hint && sig_drop) { /* how to go on without a lost rank */
+            n = put(msg, n, cap, "  or without a lost rank's workers "
+                    "(listed per rank in ");
+            n = put(msg, n, cap, sig_dir);
+            n = put(msg, n, cap, "/placement): topogen repair --remove "
+                    "LIST, then --resume --drop-workers LIST --topology NEW "
+                    "(train/README.md)\n");
+        }
     }
     return n;
 }
@@ -163,7 +175,7 @@ static void on_signal(int sig)
         n = put(msg, n, sizeof msg, sig == SIGINT ? "SIGINT" : "SIGTERM");
         n = put(msg, n, sizeof msg, " (the job was interrupted, or another "
                 "rank died); ");
-        n = put_ckpt(msg, n, sizeof msg);
+        n = put_ckpt(msg, n, sizeof msg, 1);
         ssize_t w = write(STDERR_FILENO, msg, n);
         (void)w;
         sig_root = 0; /* one message, even if the signal comes twice */
@@ -182,6 +194,8 @@ static void catch_signals(const dt_config *cfg, int root)
     size_t len = strlen(cfg->ckpt_dir);
     if (len < sizeof sig_dir)
         memcpy(sig_dir, cfg->ckpt_dir, len + 1);
+    sig_drop = cfg->mode == DT_MODE_GOSSIP && cfg->topology[0] &&
+               !cfg->drop_workers[0];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -542,7 +556,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             size_t n = put(msg, 0, sizeof msg, "dpsgd-train: ");
             n = put(msg, n, sizeof msg, cm_last_error());
             n = put(msg, n, sizeof msg, "; ");
-            n = put_ckpt(msg, n, sizeof msg);
+            n = put_ckpt(msg, n, sizeof msg, 0);
             fputs(msg, stderr);
             print_continue(cfg, &r);
             fflush(stderr);

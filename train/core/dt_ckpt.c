@@ -447,7 +447,8 @@ cm_status dt_ckpt_scan(const char *dir, int clean, dt_ckpt_dir_info *info)
         const char *nm = de->d_name;
         int ep = epoch_name(nm, &e);
         if (!ep && strncmp(nm, "state-", 6) != 0 && strcmp(nm, "latest") != 0 &&
-            strcmp(nm, "settings") != 0 && strcmp(nm, "neighbours") != 0)
+            strcmp(nm, "settings") != 0 && strcmp(nm, "neighbours") != 0 &&
+            strcmp(nm, "placement") != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, nm);
         if (lstat(path, &sb) != 0)

@@ -812,6 +812,10 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             r.step_base = res->last.step;
         }
     }
+    if (cfg->ckpt_dir[0] && !r.allreduce && r.rank == 0)
+        s = dt_run_ckpt_placement(cfg->ckpt_dir, r.n, r.P, r.pl.rank_of);
+    if ((s = dt_comm_agree(comm, s)) != CM_OK)
+        goto cleanup;
     res->start_step = step;
     dt_loop_plan plan;
     dt_loop_plan_init(&plan, cfg, r.steps_per_epoch);

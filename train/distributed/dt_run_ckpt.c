@@ -291,6 +291,40 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
     return CM_OK;
 }
 
+cm_status dt_run_ckpt_placement(const char *dir, size_t n, size_t P,
+                                const size_t *rank_of)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/placement", dir);
+    size_t *ids = malloc((n + 1) * sizeof *ids);
+    size_t cap = 64 + 24 * n; /* "a-b," per worker at most */
+    char *list = malloc(cap);
+    if (!ids || !list) {
+        free(ids);
+        free(list);
+        return cm_error(CM_ENOMEM, "out of memory for %s", path);
+    }
+    cm_afile f;
+    cm_status s = cm_atomic_open(&f, path);
+    int ok = s == CM_OK &&
+             fprintf(f.fp, "# dpsgd-train placement: the workers of each "
+                     "rank of the run that started last (ids for topogen "
+                     "repair --remove and --drop-workers)\n") > 0;
+    for (size_t r = 0; ok && r < P; r++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rank_of[i] == r)
+                ids[k++] = i;
+        ok = fprintf(f.fp, "rank %zu: %s\n", r,
+                     cm_idlist_format(ids, k, list, cap)) > 0;
+    }
+    free(ids);
+    free(list);
+    if (s != CM_OK)
+        return s;
+    return ok ? cm_atomic_commit(&f) : cm_atomic_fail(&f);
+}
+
 /* Old id of survivor j (new id) of a drop: the j-th id not lost. */
 static size_t old_id(const dt_run_drop *d, size_t j)
 {

@@ -101,6 +101,15 @@ uint64_t dt_run_ckpt_topo_hash(const cm_topo *topo);
 uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
                                  const cm_topo *topo);
 
+/* Rank 0 only, once the run's checkpoint is open and (with --resume)
+ * restored: writes DIR/placement atomically, one line per rank, "rank R:
+ * LIST" (cm_idlist_format of the workers rank_of[0..n) puts on R): which
+ * workers a lost rank held, for `topogen repair --remove LIST` and
+ * `--drop-workers LIST`. It describes the run that started last. CM_EIO
+ * naming the file; CM_ENOMEM. O(n). */
+cm_status dt_run_ckpt_placement(const char *dir, size_t n, size_t P,
+                                const size_t *rank_of);
+
 /* Collective. Saves epoch's checkpoint: every rank its workers of w, then
  * rank 0 the run state rs (read on rank 0 only), DIR/settings and the
  * marker, keeping c->keep generations. A failed save removes its partial
