@@ -4,6 +4,8 @@
  */
 #include "cm_idlist.h"
 
+#include "cm_topo.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,9 +70,12 @@ cm_status cm_idlist_parse(const char *s, size_t n, const char *flag,
             return cm_error(CM_EINVAL, "%s '%s': id %zu is not below n = %zu "
                             "(ids run from 0 to %zu)", flag, s, b, n, n - 1);
         }
-        if (b - a >= SIZE_MAX / 4 - k) {
+        if (b >= CM_TOPO_MAX_NODES || k + (b - a + 1) > CM_TOPO_MAX_NODES) {
             free(v);
-            return cm_error(CM_EINVAL, "%s '%s': too many ids", flag, s);
+            return cm_error(CM_EINVAL, "%s '%s': %s (a topology has at most "
+                            "%d nodes)", flag, s, b >= CM_TOPO_MAX_NODES
+                            ? "an id beyond the largest node id"
+                            : "more ids than nodes", CM_TOPO_MAX_NODES);
         }
         if (k + (b - a + 1) > cap) {
             size_t nc = 2 * cap + (b - a + 1) + 16;

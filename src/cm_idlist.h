@@ -16,8 +16,8 @@
  * bound). CM_EINVAL naming flag ("--remove '4-x': ...") for empty items,
  * non-digits, a reversed range "5-3", an id repeated, or an id >= n
  * ("worker 70 is beyond the 64 nodes of FILE" wording is the caller's:
- * the message says "id 70 is not below n = 64"). CM_ENOMEM. O(k log k)
- * for k ids. */
+ * the message says "id 70 is not below n = 64"), an id or a count of
+ * ids beyond CM_TOPO_MAX_NODES. CM_ENOMEM. O(k log k) for k ids. */
 cm_status cm_idlist_parse(const char *s, size_t n, const char *flag,
                           size_t **ids, size_t *count);
 
