@@ -75,5 +75,14 @@ fi
             "$(echo "100 * $a" | bc -l)" "$(echo "100 * $b" | bc -l)" \
             "$(echo "100 * ($b - $a)" | bc -l)" "$rp" "$su" "$ri"
     done
+} >"$OUT/summary.md.rows"
+{
+    cat "$OUT/summary.md.rows"
+    # the mean over the seeds (columns 2..7 of the rows above)
+    tail -n +3 "$OUT/summary.md.rows" | tr -d '%+' | awk -F'|' '
+        { for (c = 3; c <= 8; c++) s[c] += $c; n++ }
+        END { if (n) printf "| mean of %d | %.2f%% | %.2f%% | %+.2f | %.2f | %.2f | %.1f |\n",
+                  n, s[3]/n, s[4]/n, s[5]/n, s[6]/n, s[7]/n, s[8]/n }'
 } >"$OUT/summary.md"
+rm -f "$OUT/summary.md.rows"
 cat "$OUT/summary.md"
