@@ -395,7 +395,8 @@ cm_status dt_config_check_single(const dt_config *cfg)
 {
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
-        "--placement", "--net", "--weights", "--local-eval", "--timeout"};
+        "--placement", "--net", "--weights", "--local-eval", "--timeout",
+        "--drop-workers"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
         if (dt_config_given(cfg, distributed[k]) &&
             !(cfg->write_partition[0] && cfg->epochs == 0 &&
