@@ -169,6 +169,13 @@ repair_drop_cases() {
         --checkpoint "$T/dk3" --resume --drop-workers 6-7
     check '[ -n "$h" ] && [ "$(wh)" = "$h" ] && grep -q "^dropped: workers 6-7 (2 of 8) at epoch 1;" "$T/out"' \
         "a second resume after the drop: the same workers-hash ($h, $(wh))"
+    # gradient tracking carries its tracker over (restarted at h_prev)
+    expect_ok "gt, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn --algorithm gt --epochs 2 --stop-after 1 --checkpoint "$T/dg1"
+    cp -r "$T/dg1" "$T/dg2"
+    expect_ok "gt --drop-workers on 1 rank" dt_run --topology "$T/d6.txt" $syn --algorithm gt --epochs 2 --checkpoint "$T/dg1" --resume --drop-workers 6-7
+    hg=$(wh)
+    expect_ok "gt --drop-workers on 2 ranks" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --algorithm gt --epochs 2 --checkpoint "$T/dg2" --resume --drop-workers 6-7
+    check '[ -n "$hg" ] && [ "$(wh)" = "$hg" ] && grep -q "^final: gt  workers 6 " "$T/out"' "gt: the same workers-hash on 2 ranks as on 1 ($hg, $(wh))"
     # bad input: refused (2: the flag; 1: the topology), DIR untouched
     sums "$T/dkb" >"$T/dkb.sums"
     printf '0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n' >"$T/two3.txt"

@@ -443,6 +443,8 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
              * generator state at the start of the interrupted pass */
             w->rng[i] = got.rng;
             w->cursor[i] = n_i;
+            if (c->drop->gt && got.n_state == 3) /* gt {y, v, h_prev} */
+                memcpy(st[0], st[2], w->len * sizeof *st[0]);
             continue;
         }
         if (got.pos > n_i) {

@@ -31,6 +31,10 @@ typedef struct {
                              drop, ascending */
     size_t k;             /* how many */
     size_t n0;            /* workers before the drop: n + k */
+    int gt;               /* --algorithm gt: each survivor's tracker y
+                             restarts at its last gradient h_prev, so that
+                             mean(y) = mean(h_prev) holds again over the
+                             survivors (the lost workers' share is gone) */
     /* set by dt_run_ckpt_restore (the same on every rank): */
     int first;            /* 1: the checkpoint is of the n0 workers, this
                              resume drops them; 0: it is of a run that
