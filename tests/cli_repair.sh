@@ -169,13 +169,24 @@ repair_drop_cases() {
         --checkpoint "$T/dk3" --resume --drop-workers 6-7
     check '[ -n "$h" ] && [ "$(wh)" = "$h" ] && grep -q "^dropped: workers 6-7 (2 of 8) at epoch 1;" "$T/out"' \
         "a second resume after the drop: the same workers-hash ($h, $(wh))"
-    # gradient tracking carries its tracker over (restarted at h_prev)
-    expect_ok "gt, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn --algorithm gt --epochs 2 --stop-after 1 --checkpoint "$T/dg1"
-    cp -r "$T/dg1" "$T/dg2"
-    expect_ok "gt --drop-workers on 1 rank" dt_run --topology "$T/d6.txt" $syn --algorithm gt --epochs 2 --checkpoint "$T/dg1" --resume --drop-workers 6-7
-    hg=$(wh)
-    expect_ok "gt --drop-workers on 2 ranks" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --algorithm gt --epochs 2 --checkpoint "$T/dg2" --resume --drop-workers 6-7
-    check '[ -n "$hg" ] && [ "$(wh)" = "$hg" ] && grep -q "^final: gt  workers 6 " "$T/out"' "gt: the same workers-hash on 2 ranks as on 1 ($hg, $(wh))"
+    # gt and d2 restart their trackers over the survivors (y = h_prev,
+    # psi_prev = x): the same bits on 1 and 2 ranks
+    for a in gt d2; do
+        expect_ok "$a, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn --algorithm $a --epochs 2 --stop-after 1 --checkpoint "$T/dg1-$a"
+        cp -r "$T/dg1-$a" "$T/dg2-$a"
+        expect_ok "$a --drop-workers on 1 rank" dt_run --topology "$T/d6.txt" $syn --algorithm $a --epochs 2 --checkpoint "$T/dg1-$a" --resume --drop-workers 6-7
+        hg=$(wh)
+        expect_ok "$a --drop-workers on 2 ranks" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --algorithm $a --epochs 2 --checkpoint "$T/dg2-$a" --resume --drop-workers 6-7
+        check '[ -n "$hg" ] && [ "$(wh)" = "$hg" ] && grep -q "^final: $a  workers 6 " "$T/out"' "$a: the same workers-hash on 2 ranks as on 1 ($hg, $(wh))"
+    done
+    # d2 with a learning rate of ~0 after the drop: the survivors' mean
+    # must stay put (a memory not restarted drifts it by a constant each
+    # step: the global loss went 2.33 -> 16.4 -> 168.6)
+    z="--schedule step --step-epochs 1 --gamma 1e-9 --lr 0.05 --algorithm d2"
+    expect_ok "d2, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn $z --epochs 3 --stop-after 1 --checkpoint "$T/dz"
+    expect_ok "d2 --drop-workers, lr ~0" dt_run --topology "$T/d6.txt" $syn $z --epochs 3 --checkpoint "$T/dz" --resume --drop-workers 6-7 --log "$T/dz.csv"
+    check 'awk -F, "NR == 3 { a = \$11 } NR == 5 { b = \$11 } END { exit !(a > 0 && b < 1.01 * a && b > 0.99 * a) }" "$T/dz.csv"' \
+        "d2 after a drop at lr ~0: the mean model stays (global loss $(cut -d, -f11 "$T/dz.csv" | tr "\n" " "))"
     # bad input: refused (2: the flag; 1: the topology), DIR untouched
     sums "$T/dkb" >"$T/dkb.sums"
     printf '0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n' >"$T/two3.txt"

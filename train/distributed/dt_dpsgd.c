@@ -756,7 +756,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
     dt_run_drop drop = {.lost = dp.lost, .k = dp.k, .n0 = dp.n0,
-                        .gt = cfg->algorithm == DT_ALGO_GT};
+                        .algo = cfg->algorithm};
     if (cfg->drop_workers[0]) { /* the settings of the run before it */
         dt_config c0 = *cfg;
         c0.drop_workers[0] = '\0';

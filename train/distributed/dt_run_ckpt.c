@@ -443,8 +443,10 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
              * generator state at the start of the interrupted pass */
             w->rng[i] = got.rng;
             w->cursor[i] = n_i;
-            if (c->drop->gt && got.n_state == 3) /* gt {y, v, h_prev} */
-                memcpy(st[0], st[2], w->len * sizeof *st[0]);
+            if (c->drop->algo == DT_ALGO_GT && got.n_state == 3)
+                memcpy(st[0], st[2], w->len * sizeof *st[0]); /* y, v, h */
+            if (c->drop->algo == DT_ALGO_D2 && got.n_state == 2)
+                memcpy(st[1], w->x[i], w->len * sizeof *st[1]); /* psi */
             continue;
         }
         if (got.pos > n_i) {

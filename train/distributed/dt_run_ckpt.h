@@ -31,10 +31,12 @@ typedef struct {
                              drop, ascending */
     size_t k;             /* how many */
     size_t n0;            /* workers before the drop: n + k */
-    int gt;               /* --algorithm gt: each survivor's tracker y
-                             restarts at its last gradient h_prev, so that
-                             mean(y) = mean(h_prev) holds again over the
-                             survivors (the lost workers' share is gone) */
+    dt_algo_kind algo;    /* --algorithm: the invariants over the
+                             workers that the lost ones leave broken are
+                             restored over the survivors, as at a start:
+                             gt's tracker y_i = h_prev_i (mean(y) =
+                             mean(h_prev)), d2's psi_prev_i = x_i
+                             (mean(x) = mean(psi_prev)) */
     /* set by dt_run_ckpt_restore (the same on every rank): */
     int first;            /* 1: the checkpoint is of the n0 workers, this
                              resume drops them; 0: it is of a run that
