@@ -9,7 +9,10 @@
  * other epoch-* directory (dt_ckpt_commit_keep: all but the K newest), so
  * the previous complete checkpoint survives until the new one is complete.
  * A crash at any point leaves either the old or the new checkpoint
- * complete. DIR/lock (dt_ckpt_prepare) keeps a second run out.
+ * complete. DIR/lock (dt_ckpt_prepare) keeps a second run out. Beside
+ * them (written by the trainer, dt_run_ckpt): DIR/settings, DIR/state-E.bin,
+ * DIR/neighbours (the workers' neighbour lists, for --drop-workers) and
+ * DIR/placement (the workers of each rank of the run that started last).
  *
  * File format (all integers little-endian, floats IEEE-754 binary32
  * little-endian, whatever the host):
