@@ -302,16 +302,19 @@ int topogen_repair_main(int argc, char **argv)
     if (kind[0] && strspn(kind, "abcdefghijklmnopqrstuvwxyz-") ==
                        strlen(kind))
         snprintf(from, sizeof from, " from=%s", kind);
+    char then[128] = "";
+    if (iters)
+        snprintf(then, sizeof then, "; then %zu of %zu search swaps kept "
+                 "(ratio energy %.4f -> %.4f)", kept, iters, e0, e1);
     snprintf(comment, sizeof comment,
              "# topogen 2 n=%zu d=%zu kind=repaired%s weights=%s version=%s\n"
              "# repaired: %s without nodes %s (of %zu): old id i -> its rank "
              "among the survivors; %zu edges added, %zu swaps, %zu nodes "
-             "below their degree; then %zu of %zu search swaps kept (ratio "
-             "energy %.4f -> %.4f)\n"
+             "below their degree%s\n"
              "# lambda2=%.4f lambdan=%.4f%s%s\n"
              "# one `i j%s` line per edge%s", r.n, dmax, from, wname,
              TOPOGEN_VERSION, file, removed, t.n, info.added, info.swaps,
-             info.short_nodes, kept, iters, e0, e1, l2, ln, slem, fl,
+             info.short_nodes, then, l2, ln, slem, fl,
              weighted ? " W_ij" : "", weighted ? "; W_ii = 1 - sum_j W_ij" : "");
     if ((s = cm_topo_save(&r, out, comment)) != CM_OK) {
         fprintf(stderr, "topogen: -o: %s\n", cm_last_error());
