@@ -205,6 +205,28 @@ repair_drop_cases() {
     expect_fail 2 "^dpsgd-train: --drop-workers: $T/dnone holds no checkpoint to continue without those workers" \
         "--drop-workers with no checkpoint" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dnone" --resume --drop-workers 6-7
     check 'sums "$T/dkb" | cmp -s - "$T/dkb.sums"' "the checkpoint is untouched by the refused runs"
+    # a rank killed (-9): mpirun SIGTERMs the others, whose line says
+    # where the workers of each rank are listed
+    case_no=$((case_no + 1))
+    ck="$T/dk-kill"
+    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        OMPI_MCA_odls_base_sigkill_timeout=10 \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+        -np 3 "$dtb" --topology "$T/d6.txt" --dataset synthetic \
+        --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+        --checkpoint "$ck" --quiet >"$T/out" 2>"$T/err" &
+    mp=$!
+    i=0
+    while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 "$(pgrep -f -- "--checkpoint $ck" | grep -vx "$mp" | sort -n | tail -n 1)"
+    wait $mp
+    if ! grep -q "^  or without a lost rank's workers (listed per rank in $ck/placement): topogen repair --remove LIST, then --resume --drop-workers LIST --topology NEW" "$T/err" ||
+        [ "$(grep -c "^rank [0-2]: [0-5]" "$ck/placement")" != 3 ]; then
+        fail "killed rank: no pointer to DIR/placement, or no placement: $(head -c 400 "$T/err") / $(cat "$ck/placement" 2>&1)"
+    else
+        passed=$((passed + 1))
+    fi
     # a rank stopped (SIGSTOP): the watchdog prints the two commands that
     # continue without its workers; they run as printed (fewer epochs)
     case_no=$((case_no + 1))
