@@ -53,7 +53,7 @@ if [ "${SUMMARY_ONLY:-0}" != 1 ]; then
                 --checkpoint "$ck" --resume --drop-workers "$LOST" --log "$OUT/drop-s$s.csv" \
                 --summary "$OUT/drop-s$s.json.tmp" >"$OUT/drop-s$s.out" 2>"$OUT/drop-s$s.err"
             t2=$(now)
-            echo "repair_s $(echo "$t1 - $t0" | bc -l) resume_invocation_s $(echo "$t2 - $t1" | bc -l)" >"$OUT/drop-s$s.times"
+            awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "repair_s %.9f resume_invocation_s %.9f\n", b - a, c - b }' >"$OUT/drop-s$s.times"
             mv "$OUT/drop-s$s.json.tmp" "$OUT/drop-s$s.json"
             rm -rf "$ck"
         fi
@@ -71,9 +71,9 @@ fi
         su=$(sed -n 's/.* start-up \([0-9.]*\) s .*/\1/p' "$OUT/drop-s$s.out")
         rp=$(sed -n 's/^repair_s \([0-9.]*\) .*/\1/p' "$OUT/drop-s$s.times")
         ri=$(sed -n 's/.* resume_invocation_s \([0-9.]*\)/\1/p' "$OUT/drop-s$s.times")
-        printf '| %s | %.2f%% | %.2f%% | %+.2f | %.2f | %.2f | %.1f |\n' "$s" \
-            "$(echo "100 * $a" | bc -l)" "$(echo "100 * $b" | bc -l)" \
-            "$(echo "100 * ($b - $a)" | bc -l)" "$rp" "$su" "$ri"
+        awk -v s="$s" -v a="$a" -v b="$b" -v rp="$rp" -v su="$su" -v ri="$ri" 'BEGIN {
+            printf "| %s | %.2f%% | %.2f%% | %+.2f | %.2f | %.2f | %.1f |\n", s,
+                100 * a, 100 * b, 100 * (b - a), rp, su, ri }'
     done
 } >"$OUT/summary.md.rows"
 {
