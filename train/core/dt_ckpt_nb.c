@@ -74,8 +74,7 @@ cm_status dt_ckpt_neighbours_read(const char *dir, size_t *n_io,
     *off_out = *nb_out = NULL;
     FILE *fp = fopen(path, "r");
     if (!fp)
-        return cm_error(CM_EIO, "%s: %s (a checkpoint written before "
-                        "dpsgd-train recorded its workers' neighbours)", path,
+        return cm_error(CM_EIO, "cannot open %s: %s", path,
                         strerror(errno));
     cm_status s = CM_OK;
     char *line = NULL;

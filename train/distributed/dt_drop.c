@@ -42,9 +42,12 @@ static cm_status load_root(const dt_config *cfg, size_t n, dt_drop_plan *p)
             return cm_error(CM_EINVAL, "--drop-workers: %s holds no "
                             "checkpoint to continue without those workers",
                             dir);
-        return s == CM_EIO ? cm_error(CM_EINVAL, "--drop-workers: %s; the "
-                                      "checkpoint does not say who the lost "
-                                      "workers' neighbours were", msg)
+        return s == CM_EIO ? cm_error(CM_EINVAL, "--drop-workers: %s holds "
+                                      "no neighbours file: the checkpoint "
+                                      "does not say who the lost workers' "
+                                      "neighbours were (an epidemic "
+                                      "topology has none; an older version "
+                                      "wrote none)", dir)
                            : cm_error_prefix(s, "--drop-workers");
     }
     p->n0 = n0;
