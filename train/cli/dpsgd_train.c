@@ -90,8 +90,9 @@ static void print_continue(const dt_config *cfg, const dt_dpsgd_result *r)
         return;
     char topo[DT_PATH_MAX + 1100];
     snprintf(topo, sizeof topo, "%s.without-%s", cfg->topology, r->lost);
-    fprintf(stderr, "  or continue without the silent rank's workers %s, on "
-            "the %zu rank%s left:\n    topogen repair ", r->lost,
+    fprintf(stderr, "  or continue without the silent rank%s workers %s, "
+            "on the %zu rank%s left:\n    topogen repair ",
+            r->n_ranks - r->ranks_left > 1 ? "s'" : "'s", r->lost,
             r->ranks_left, r->ranks_left == 1 ? "" : "s");
     put_arg(stderr, cfg->topology);
     fprintf(stderr, " --remove %s -o ", r->lost);
