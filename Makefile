@@ -320,6 +320,9 @@ $(BIN)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 # its own)
 $(BIN)/fuzz_topo: $(call obj,train/distributed/dt_topo_load.c)
 
+# DIR/neighbours and the handover of --drop-workers
+$(BIN)/fuzz_neighbours: $(call obj,train/core/dt_ckpt_nb.c)
+
 deps-fuzz:
 	@sh scripts/install-deps.sh fuzz
 

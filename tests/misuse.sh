@@ -103,9 +103,18 @@ for how in garbage empty missing; do
     expect 2 "^dpsgd-train: --checkpoint: $C holds a complete checkpoint \\(epoch-000002\\) but $C/latest is missing or unreadable: it is another run's" \
         "fresh run, latest $how" mpi $g $syn --epochs 2 --checkpoint "$C"
     check 'sums "$C" | cmp -s - "$T/C.sums"' "C's epochs intact (latest $how)"
-    expect 2 "holds a complete checkpoint" "--resume, latest $how" mpi $g $syn --epochs 3 --checkpoint "$C" --resume
+    # a missing marker with --resume is adopted when the settings are the
+    # run's (issue 34: a save killed before its marker); never with others
+    [ "$how" = missing ] &&
+        expect 2 "^dpsgd-train: --checkpoint: $C was written with other settings: --lr 0.02, this run has --lr 0.05" \
+            "--resume with other settings, latest $how" mpi $g $syn --epochs 3 --checkpoint "$C" --resume --lr 0.05
+    [ "$how" = missing ] ||
+        expect 2 "holds a complete checkpoint" "--resume, latest $how" mpi $g $syn --epochs 3 --checkpoint "$C" --resume
     check 'sums "$C" | cmp -s - "$T/C.sums"' "C's epochs intact after --resume (latest $how)"
 done
+expect 0 "continuing from epoch-000002, the newest complete checkpoint" "--resume, latest missing, the run's settings" \
+    mpi $g $syn --epochs 3 --checkpoint "$C" --resume
+check '[ "$(cat "$C/latest")" = epoch-000003 ]' "C adopted and continued to epoch 3"
 # pruning removes only this run's epochs: another run's epoch directory
 # (other settings, no marker, no state file) stays
 P=$T/P

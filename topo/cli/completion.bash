@@ -31,6 +31,12 @@ _topogen_complete()
             return ;;
         --results) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
+    if [[ ${cmd##*/} == topogen && ${COMP_WORDS[1]} == repair && $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$("$cmd" repair --help 2>/dev/null |
+            grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' |
+            tr -d ' ,' | sort -u)" -- "$cur"))
+        return
+    fi
     if [ -n "$words" ]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
     elif [[ $cur == -* ]]; then
@@ -38,7 +44,7 @@ _topogen_complete()
             grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' |
             tr -d ' ,' | sort -u)" -- "$cur"))
     elif [[ ${cmd##*/} == topogen && $COMP_CWORD == 1 ]]; then
-        COMPREPLY=($(compgen -W "eval plan compare" -- "$cur"))
+        COMPREPLY=($(compgen -W "eval plan compare repair" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -39,6 +39,7 @@
 #include "topogen_directed.h"
 #include "topogen_neff.h"
 #include "topogen_progress.h"
+#include "topogen_repair.h"
 #include "topogen_seq.h"
 
 extern void openblas_set_num_threads(int num_threads);
@@ -187,6 +188,8 @@ int main(int argc, char **argv)
     gsl_set_error_handler_off();
     openblas_set_num_threads(1);
 
+    if (argc > 1 && strcmp(argv[1], "repair") == 0)
+        return topogen_repair_main(argc - 1, argv + 1);
     topogen_config c;
     topogen_config_default(&c);
     int rc = topogen_parse_args(argc, argv, &c);

@@ -226,9 +226,10 @@ static void usage(FILE *fp, int mode)
               "                    [OPTIONS]\n"
               "       topogen plan -n N [-d D] --net NET [OPTIONS]\n"
               "       topogen compare [-n N] [-d D] [OPTIONS]\n"
-              "(`topogen eval --help`, `topogen plan --help` and `topogen "
+              "       topogen repair FILE --remove LIST -o NEW [OPTIONS]\n"
+              "(`topogen eval --help`, `topogen plan --help`, `topogen "
               "compare --help`\n"
-              "print their flags alone)\n\n", fp);
+              "and `topogen repair --help` print their flags alone)\n\n", fp);
     fputs("Flags take `--flag value` or `--flag=value`.\n", fp);
     int want = mode == GEN + 8 ? GEN : mode;
     for (size_t k = 0; k < N_FLAGS; k++) {

@@ -48,10 +48,72 @@
  * signal, raise) on buffers prepared before training starts. */
 static volatile sig_atomic_t sig_root;
 static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
+static int sig_drop;            /* workers can be dropped (gossip, no
+                                   --drop-workers yet): say how */
 
 /* cm_time_now() on entering main: the start-up figure counts from here
  * (MPI_Init included; mpirun's launch of the processes is not). */
 static double t_main;
+
+/* main's arguments, for the commands that continue a run without the
+ * workers of a lost rank (print_continue). */
+static int main_argc;
+static char **main_argv;
+
+/* Prints a to fp, single-quoted for sh when it holds anything but
+ * [A-Za-z0-9_./:=,+-]. */
+static void put_arg(FILE *fp, const char *a)
+{
+    if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                        "0123456789_./:=,+-") == strlen(a)) {
+        fputs(a, fp);
+        return;
+    }
+    fputc('\'', fp);
+    for (; *a; a++)
+        if (*a == '\'')
+            fputs("'\\''", fp);
+        else
+            fputc(*a, fp);
+    fputc('\'', fp);
+}
+
+/* After a timeout that named silent ranks: the two commands that continue
+ * the run without their workers (topogen repair, then this command with
+ * --resume --drop-workers LIST --topology NEW), indented under the
+ * message. */
+static void print_continue(const dt_config *cfg, const dt_dpsgd_result *r)
+{
+    uint64_t e;
+    if (!r->lost[0] || !main_argv ||
+        dt_ckpt_latest(cfg->ckpt_dir, &e) != CM_OK) /* nothing to continue */
+        return;
+    char topo[DT_PATH_MAX + 1100];
+    snprintf(topo, sizeof topo, "%s.without-%s", cfg->topology, r->lost);
+    fprintf(stderr, "  or continue without the silent rank%s workers %s, "
+            "on the %zu rank%s left:\n    topogen repair ",
+            r->n_ranks - r->ranks_left > 1 ? "s'" : "'s", r->lost,
+            r->ranks_left, r->ranks_left == 1 ? "" : "s");
+    put_arg(stderr, cfg->topology);
+    fprintf(stderr, " --remove %s -o ", r->lost);
+    put_arg(stderr, topo);
+    fprintf(stderr, "\n    mpirun -np %zu ", r->ranks_left);
+    put_arg(stderr, main_argv[0]);
+    for (int i = 1; i < main_argc; i++) {
+        const char *a = main_argv[i];
+        if (strcmp(a, "--resume") == 0 || strncmp(a, "--topology=", 11) == 0)
+            continue;
+        if (strcmp(a, "--topology") == 0) {
+            i++;
+            continue;
+        }
+        fputc(' ', stderr);
+        put_arg(stderr, a);
+    }
+    fprintf(stderr, " --resume --drop-workers %s --topology ", r->lost);
+    put_arg(stderr, topo);
+    fputc('\n', stderr);
+}
 
 static size_t put(char *b, size_t at, size_t cap, const char *s)
 {
@@ -62,8 +124,10 @@ static size_t put(char *b, size_t at, size_t cap, const char *s)
 }
 
 /* Appends which checkpoint is the last good one (from DIR/latest, read
- * now) and a newline to msg[0..n). Async-signal-safe. */
-static size_t put_ckpt(char *msg, size_t n, size_t cap)
+ * now) and a newline to msg[0..n); with hint, a second line on going on
+ * without a lost rank's workers (DIR/placement lists them). Async-signal-
+ * safe. */
+static size_t put_ckpt(char *msg, size_t n, size_t cap, int hint)
 {
     char latest[64] = "";
     if (sig_dir[0]) {
@@ -92,6 +156,14 @@ static size_t put_ckpt(char *msg, size_t n, size_t cap)
         n = put(msg, n, cap, "/");
         n = put(msg, n, cap, latest);
         n = put(msg, n, cap, " (continue with --resume)\n");
+        if (hint && sig_drop) { /* how to go on without a lost rank */
+            n = put(msg, n, cap, "  or without a lost rank's workers "
+                    "(listed per rank in ");
+            n = put(msg, n, cap, sig_dir);
+            n = put(msg, n, cap, "/placement): topogen repair --remove "
+                    "LIST, then --resume --drop-workers LIST --topology NEW "
+                    "(train/README.md)\n");
+        }
     }
     return n;
 }
@@ -104,7 +176,7 @@ static void on_signal(int sig)
         n = put(msg, n, sizeof msg, sig == SIGINT ? "SIGINT" : "SIGTERM");
         n = put(msg, n, sizeof msg, " (the job was interrupted, or another "
                 "rank died); ");
-        n = put_ckpt(msg, n, sizeof msg);
+        n = put_ckpt(msg, n, sizeof msg, 1);
         ssize_t w = write(STDERR_FILENO, msg, n);
         (void)w;
         sig_root = 0; /* one message, even if the signal comes twice */
@@ -123,6 +195,8 @@ static void catch_signals(const dt_config *cfg, int root)
     size_t len = strlen(cfg->ckpt_dir);
     if (len < sizeof sig_dir)
         memcpy(sig_dir, cfg->ckpt_dir, len + 1);
+    sig_drop = cfg->mode == DT_MODE_GOSSIP && cfg->topology[0] &&
+               !cfg->drop_workers[0];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -242,11 +316,37 @@ typedef struct {
     int placement_due;  /* start-up seen: print the placement line before
                            the first progress line (a run that fails before
                            it prints nothing on stdout) */
+    int adopted_said;   /* the notice of an adopted checkpoint is out */
 } progress_ctx;
+
+/* What the resume found, said once: a complete epoch adopted without
+ * DIR/latest; workers dropped (--drop-workers). */
+static void say_adopted(progress_ctx *c)
+{
+    const dt_dpsgd_result *r = c->res;
+    if (c->adopted_said || (!r->ckpt_adopted && !r->dropped[0]))
+        return;
+    if (r->ckpt_adopted)
+        fprintf(stderr, "dpsgd-train: notice: --resume: %s/latest was "
+                "missing (a save killed before its marker): continuing from "
+                "epoch-%06llu, the newest complete checkpoint, whose "
+                "settings are this run's (the marker is restored)\n",
+                c->cfg->ckpt_dir, (unsigned long long)r->ckpt_adopted);
+    if (r->dropped[0] && r->drop_now)
+        fprintf(stderr, "dpsgd-train: notice: --drop-workers %s: the run of "
+                "%zu workers continues from epoch %llu on %zu; the shards "
+                "of the %zu lost workers go to their nearest survivors\n",
+                r->dropped, r->workers_before_drop,
+                (unsigned long long)r->dropped_epoch, r->n_workers,
+                r->dropped_count);
+    fflush(stderr);
+    c->adopted_said = 1;
+}
 
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
     progress_ctx *c = ctx;
+    say_adopted(c);
     if (p->start) {
         c->placement_due = 1;
         return;
@@ -385,7 +485,7 @@ static void print_notices(const dt_config *cfg)
                 break;
             }
     }
-    if (cfg->resume && cfg->ckpt_dir[0]) {
+    if (cfg->resume && cfg->ckpt_dir[0] && !cfg->drop_workers[0]) {
         uint64_t e;
         dt_ckpt_dir_info info;
         if (dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_EIO &&
@@ -459,7 +559,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
-    progress_ctx pc = {cfg, &r, 0};
+    progress_ctx pc = {cfg, &r, 0, 0};
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
@@ -477,8 +577,9 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
             size_t n = put(msg, 0, sizeof msg, "dpsgd-train: ");
             n = put(msg, n, sizeof msg, cm_last_error());
             n = put(msg, n, sizeof msg, "; ");
-            n = put_ckpt(msg, n, sizeof msg);
+            n = put_ckpt(msg, n, sizeof msg, 0);
             fputs(msg, stderr);
+            print_continue(cfg, &r);
             fflush(stderr);
         } else {
             /* the reporting rank answered our ping, so it is waiting and
@@ -499,6 +600,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     }
     if (!root)
         return 0;
+    say_adopted(&pc);
     if (r.topo_one_based)
         fprintf(stderr, "dpsgd-train: notice: %s has no node 0 and no n=: "
                 "read as 1-based (worker i is its node i+1)\n",
@@ -564,6 +666,11 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                 "measured time with in-host %s (--net-hosts S models S "
                 "hosts)\n", cfg->mode == DT_MODE_ALLREDUCE ? "all-reduces"
                                                           : "rounds");
+    if (r.dropped[0])
+        printf("dropped: workers %s (%zu of %zu) at epoch %llu; continued on "
+               "%zu workers\n", r.dropped, r.dropped_count,
+               r.workers_before_drop, (unsigned long long)r.dropped_epoch,
+               r.n_workers);
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     char placed_by[128];
@@ -587,7 +694,11 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,
         .bytes_per_step = r.bytes_per_step, .bytes_sent = r.last.bytes_sent,
         .param_hash = r.mean_hash, .workers_hash = r.workers_hash,
-        .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL};
+        .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL,
+        .dropped = r.dropped[0] ? r.dropped : NULL,
+        .dropped_count = r.dropped_count,
+        .workers_before_drop = r.workers_before_drop,
+        .dropped_epoch = r.dropped_epoch};
     return write_summary(cfg, &sm);
 }
 
@@ -607,6 +718,8 @@ static void apply_environment(dt_config *cfg)
 
 int main(int argc, char **argv)
 {
+    main_argc = argc;
+    main_argv = argv;
     dt_config cfg;
     int rc;
     t_main = cm_time_now();

@@ -243,9 +243,9 @@ static int cmp_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The settings fingerprint in the first readable worker-* file header
- * of DIR/name (a real directory, never a link): 1 and *fp, or 0. */
-static int epoch_owner(const char *dir, const char *name, uint64_t *fp)
+/* The header of the first readable worker-* file of DIR/name (a real
+ * directory, never a link): 1 and *m, or 0. */
+static int epoch_header(const char *dir, const char *name, dt_ckpt_meta *m)
 {
     char sub[CK_PATH], file[2 * CK_PATH];
     unsigned char h[CK_HDR];
@@ -269,15 +269,37 @@ static int epoch_owner(const char *dir, const char *name, uint64_t *fp)
             continue;
         if (fread(h, 1, CK_HDR, f) == CK_HDR && memcmp(h, CK_MAGIC, 8) == 0 &&
             get_u32(h + 8) == CK_VERSION) {
-            dt_ckpt_meta m;
-            header_decode(h, &m);
-            *fp = m.fingerprint;
+            header_decode(h, m);
             found = 1;
         }
         fclose(f);
     }
     closedir(d);
     return found;
+}
+
+/* The settings fingerprint in the first readable worker-* file header
+ * of DIR/name: 1 and *fp, or 0. */
+static int epoch_owner(const char *dir, const char *name, uint64_t *fp)
+{
+    dt_ckpt_meta m;
+    if (!epoch_header(dir, name, &m))
+        return 0;
+    *fp = m.fingerprint;
+    return 1;
+}
+
+cm_status dt_ckpt_epoch_meta(const char *dir, uint64_t epoch,
+                             dt_ckpt_meta *m)
+{
+    char name[64];
+    if (dir_ok(dir) != CM_OK)
+        return CM_EINVAL;
+    snprintf(name, sizeof name, "epoch-%06llu", (unsigned long long)epoch);
+    if (!epoch_header(dir, name, m))
+        return cm_error(CM_EIO, "no readable worker file in %s/%s", dir,
+                        name);
+    return CM_OK;
 }
 
 /* Removes every epoch directory of this run (its worker files carry the
@@ -425,7 +447,8 @@ cm_status dt_ckpt_scan(const char *dir, int clean, dt_ckpt_dir_info *info)
         const char *nm = de->d_name;
         int ep = epoch_name(nm, &e);
         if (!ep && strncmp(nm, "state-", 6) != 0 && strcmp(nm, "latest") != 0 &&
-            strcmp(nm, "settings") != 0)
+            strcmp(nm, "settings") != 0 && strcmp(nm, "neighbours") != 0 &&
+            strcmp(nm, "placement") != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, nm);
         if (lstat(path, &sb) != 0)

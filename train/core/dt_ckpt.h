@@ -9,7 +9,10 @@
  * other epoch-* directory (dt_ckpt_commit_keep: all but the K newest), so
  * the previous complete checkpoint survives until the new one is complete.
  * A crash at any point leaves either the old or the new checkpoint
- * complete. DIR/lock (dt_ckpt_prepare) keeps a second run out.
+ * complete. DIR/lock (dt_ckpt_prepare) keeps a second run out. Beside
+ * them (written by the trainer, dt_run_ckpt): DIR/settings, DIR/state-E.bin,
+ * DIR/neighbours (the workers' neighbour lists, for --drop-workers) and
+ * DIR/placement (the workers of each rank of the run that started last).
  *
  * File format (all integers little-endian, floats IEEE-754 binary32
  * little-endian, whatever the host):
@@ -101,7 +104,7 @@ typedef struct {
 } dt_ckpt_dir_info;
 
 /* Rank 0 at start-up, holding DIR/lock: refuses (CM_EIO naming it) an
- * epoch-*, state-*, latest or settings entry of DIR that is a symbolic
+ * epoch-*, state-*, latest, settings or neighbours entry of DIR that is a symbolic
  * link, since writing or pruning through it would change another run's
  * files; with clean (only while holding DIR/lock) removes the temporary
  * files (*.tmp.XXXXXX) an interrupted save left in DIR and its epoch
@@ -114,6 +117,13 @@ cm_status dt_ckpt_scan(const char *dir, int clean, dt_ckpt_dir_info *info);
  * malformed. The trainer prefixes "--resume". */
 cm_status dt_ckpt_latest(const char *dir, uint64_t *epoch);
 
+/* The header of the first readable worker file of DIR/epoch-E (its
+ * n_workers, fingerprint, ...; the magic and version checked, not the
+ * crc) into *m: which run an epoch belongs to. CM_EIO when there is none.
+ * O(entries of the epoch). */
+cm_status dt_ckpt_epoch_meta(const char *dir, uint64_t epoch,
+                             dt_ckpt_meta *m);
+
 /* Reads and validates worker expect->worker's file of epoch: magic,
  * version, length, crc32 ("PATH: checksum mismatch (corrupt checkpoint)",
  * "PATH: truncated (corrupt checkpoint)", CM_EFORMAT), then that
@@ -125,5 +135,27 @@ cm_status dt_ckpt_latest(const char *dir, uint64_t *epoch);
 cm_status dt_ckpt_read(const char *dir, uint64_t epoch,
                        const dt_ckpt_meta *expect, dt_ckpt_meta *got,
                        float *params, float *const *state);
+
+/* DIR/neighbours: the neighbour lists of the run's workers, which
+ * --drop-workers needs to hand a lost worker's shard to its former
+ * neighbours after the topology file has been replaced. Text:
+ *   # dpsgd-train neighbours n=N topology=edges-and-weights-hash:HHHH
+ *   # one line per worker: i: its neighbours, ascending
+ *   0: 1 5 9
+ * Written by rank 0 at a save, atomically, only when DIR has none (the
+ * run before any loss keeps it). nb[off[i] .. off[i+1]) are i's
+ * neighbours (undirected), topo_hash the settings' topology hash
+ * (dt_run_ckpt_topo_hash). CM_EIO naming the file. O(n + edges). */
+cm_status dt_ckpt_neighbours_write(const char *dir, size_t n,
+                                   const size_t *off, const size_t *nb,
+                                   uint64_t topo_hash);
+
+/* Reads DIR/neighbours of *n workers (*n = 0: any; set to the file's):
+ * *off ([n+1]) and *nb (malloc'd, the caller frees both), *topo_hash. CM_EIO when missing ("DIR/neighbours:
+ * ..."), CM_EFORMAT naming the line when malformed, another n, an id out
+ * of range or an asymmetric list. O(n + edges log). */
+cm_status dt_ckpt_neighbours_read(const char *dir, size_t *n,
+                                  uint64_t *topo_hash, size_t **off,
+                                  size_t **nb);
 
 #endif

@@ -67,6 +67,7 @@ static const flag_spec FLAGS[] = {
     {"--resume", F_FLAG, OFF(resume), 0, 0, 0},
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
     {"--keep", F_SIZE, OFF(keep), 1, 1e6, 0},
+    {"--drop-workers", F_PATH, OFF(drop_workers), 0, 0, 0},
     {"--timeout", F_DOUBLE, OFF(timeout), 0, 1e7, 0},
     {"--save-model", F_PATH, OFF(save_model), 0, 0, 0},
     {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
@@ -203,6 +204,13 @@ const char *dt_config_usage(void)
         "                     start from scratch); a larger --epochs "
         "extends it\n"
         "  --keep K           checkpoint generations kept in DIR (2)\n"
+        "  --drop-workers L   with --resume: continue without the workers "
+        "L (48-63,\n"
+        "                     ids of the checkpoint's run) on --topology of "
+        "the\n"
+        "                     survivors (topogen repair); their shards go "
+        "to their\n"
+        "                     former neighbours\n"
         "  --timeout SEC      end the job, naming the silent rank, when no "
         "message\n"
         "                     arrives for SEC seconds (600; 0 = never)\n"
@@ -404,7 +412,7 @@ cm_status dt_config_check_single(const dt_config *cfg)
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
         "--placement", "--net", "--weights", "--local-eval", "--timeout",
-        "--allreduce", "--net-hosts"};
+        "--allreduce", "--net-hosts", "--drop-workers"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
         if (dt_config_given(cfg, distributed[k]) &&
             !(cfg->write_partition[0] && cfg->epochs == 0 &&

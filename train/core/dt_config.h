@@ -86,6 +86,10 @@ typedef struct {
                                   message arrives for SEC s (600; 0 off) */
     size_t stop_after;         /* --stop-after E: end after E epochs as if
                                   interrupted (to test --resume); 0 = off */
+    char drop_workers[DT_PATH_MAX]; /* --drop-workers LIST: with --resume,
+                                  continue the checkpoint's run without
+                                  these workers (cm_idlist ids of the run
+                                  that wrote it); "" = none */
     /* model files (safetensors, dt_model_io) */
     char save_model[DT_PATH_MAX]; /* --save-model FILE: the final (average)
                                   model; "" = none */

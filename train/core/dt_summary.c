@@ -114,6 +114,8 @@ static json_t *settings(const dt_config *c, int *bad)
     put(o, "save_model", str(c->save_model), bad);
     put(o, "save_model_every", jint(c->save_model_every), bad);
     put(o, "init_model", str(c->init_model), bad);
+    put(o, "drop_workers", c->drop_workers[0] ? str(c->drop_workers)
+                                              : json_null(), bad);
     return o;
 }
 
@@ -150,6 +152,15 @@ static json_t *result(const dt_summary *s, int *bad)
     put(o, "param_hash", hex(s->param_hash), bad);
     put(o, "workers_hash", hex(s->workers_hash), bad);
     put(o, "placed_by", s->placed_by ? str(s->placed_by) : json_null(), bad);
+    json_t *d = json_null();
+    if (s->dropped) { /* what was dropped and when (--drop-workers) */
+        d = json_object();
+        put(d, "workers", str(s->dropped), bad);
+        put(d, "count", jint(s->dropped_count), bad);
+        put(d, "at_epoch", jint((unsigned long long)s->dropped_epoch), bad);
+        put(d, "workers_before", jint(s->workers_before_drop), bad);
+    }
+    put(o, "dropped", d, bad);
     return o;
 }
 

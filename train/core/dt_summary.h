@@ -55,6 +55,12 @@ typedef struct {
                                 workers (cm_place_how_describe: "METIS
                                 k-way", "own bisection", "block", "" for
                                 one rank); NULL otherwise (JSON null) */
+    const char *dropped;     /* --drop-workers: the lost workers (LIST of
+                                the run before the drop); NULL: none (JSON
+                                "dropped": null) */
+    size_t dropped_count;    /* how many */
+    size_t workers_before_drop; /* workers before the drop */
+    uint64_t dropped_epoch;  /* the epoch the run continued without them */
 } dt_summary;
 
 /* Writes {"version":..., "settings":{...every flag...}, "result":{...}}

@@ -97,6 +97,10 @@ cm_status dt_comm_set_timeout(double seconds);
  * one rank that should print the message (cm_last_error()). */
 int dt_comm_timed_out(int *report);
 
+/* After a timeout: the ranks the watchdog found silent (ascending) into
+ * ranks[0..cap), their count returned (0 when none, or no timeout). */
+size_t dt_comm_silent_ranks(size_t *ranks, size_t cap);
+
 /* Ends every rank of the job with exit code `code` (MPI_Abort on
  * MPI_COMM_WORLD). Only main() calls it, after a timeout. */
 void dt_comm_abort_job(int code);

@@ -137,6 +137,13 @@ int dt_comm_timed_out(int *report)
     return 0;
 }
 
+size_t dt_comm_silent_ranks(size_t *ranks, size_t cap)
+{
+    (void)ranks;
+    (void)cap;
+    return 0;
+}
+
 void dt_comm_abort_job(int code)
 {
     exit(code);

@@ -57,11 +57,14 @@
 #include "cm_rng.h"
 #include "cm_time.h"
 #include "cm_hash.h"
+#include "cm_idlist.h"
 #include "cm_topo_seq.h"
 #include "cm_topo.h"
 #include "dt_algo.h"
 #include "dt_d2_mix.h"
 #include "dt_data.h"
+#include "dt_drop.h"
+#include "dt_handoff.h"
 #include "dt_dpsgd_state.h"
 #include "dt_gossip.h"
 #include "dt_log.h"
@@ -198,7 +201,8 @@ static cm_status setup_workers(dt_run *r)
 
 /* Labels and pixel statistics are read by rank 0 and broadcast; each rank
  * then loads only its workers' shards and its slices of the test set. */
-static cm_status setup_data(dt_run *r, dt_partition *part)
+static cm_status setup_data(dt_run *r, dt_partition *part,
+                            const dt_drop_plan *drop)
 {
     const dt_config *cfg = r->cfg;
     dt_workers *w = &r->w;
@@ -244,10 +248,15 @@ static cm_status setup_data(dt_run *r, dt_partition *part)
         r->ev.n_test = cfg->test_limit;
 
     /* Shards: the same partition on every rank (it depends on the seed). */
+    /* --drop-workers: the run's partition before the drop, then the lost
+     * shards handed over (dt_handoff) */
     s = dt_partition_make(part, &cfg->partition, labels, n_train,
-                          DT_DATA_CLASSES, r->n, r->B, cfg->seed);
+                          DT_DATA_CLASSES, drop ? drop->n0 : r->n, r->B,
+                          cfg->seed);
     if (s != CM_OK)
         cm_error_prefix(s, "--partition");
+    else if (drop)
+        s = dt_handoff_apply(part, drop->lost, drop->k, drop->off, drop->nb);
     if (s == CM_OK && r->rank == 0 && cfg->write_partition[0])
         s = dt_partition_save_counts(cfg->write_partition, part, labels,
                                      n_train, cfg->dataset, &cfg->partition,
@@ -621,6 +630,19 @@ static cm_status check_config(const dt_config *cfg, size_t P)
                         "--topology the workers are its nodes");
     if (cfg->resume && !cfg->ckpt_dir[0])
         return cm_error(CM_EINVAL, "--resume needs --checkpoint DIR");
+    if (cfg->drop_workers[0]) { /* the list's syntax here, its ids later */
+        size_t *ids = NULL, k = 0;
+        cm_status s = cm_idlist_parse(cfg->drop_workers, 0, "--drop-workers",
+                                      &ids, &k);
+        free(ids);
+        if (s != CM_OK)
+            return s;
+        if (!cfg->resume || cfg->mode != DT_MODE_GOSSIP)
+            return cm_error(CM_EINVAL, "--drop-workers continues a "
+                            "checkpoint's run without some of its workers: it "
+                            "needs --resume, --checkpoint DIR and the "
+                            "survivors' --topology");
+    }
     if (cfg->clique_avg && cfg->mode == DT_MODE_ALLREDUCE)
         return cm_error(CM_EINVAL, "--algorithm clique-avg is for "
                         "decentralized runs on a D-Cliques --topology");
@@ -700,6 +722,33 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
     return s;
 }
 
+/* After a timeout that named silent ranks: their workers into res->lost
+ * (a LIST for topogen repair --remove and --drop-workers), the ranks left
+ * into res->ranks_left; nothing when no worker can be dropped (all-reduce,
+ * no checkpoint, epidemic, or a run that dropped workers already). */
+static void lost_workers(const dt_run *r, dt_dpsgd_result *res)
+{
+    size_t silent[64];
+    size_t ns = dt_comm_silent_ranks(silent, 64);
+    if (!ns || r->allreduce || r->epidemic || !r->pl.rank_of ||
+        !r->cfg->ckpt_dir[0] || r->cfg->drop_workers[0] || ns >= r->P)
+        return;
+    size_t *ids = malloc(r->n * sizeof *ids), k = 0;
+    if (!ids)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        for (size_t j = 0; j < ns; j++)
+            if (r->pl.rank_of[i] == silent[j]) {
+                ids[k++] = i;
+                break;
+            }
+    if (k && k < r->n) {
+        cm_idlist_format(ids, k, res->lost, sizeof res->lost);
+        res->ranks_left = r->P - ns;
+    }
+    free(ids);
+}
+
 cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                        dt_dpsgd_fn on_progress, void *ctx,
                        dt_dpsgd_result *res)
@@ -709,7 +758,11 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     dt_log lg;
     dt_run_state rs = {0};
     cm_lock ck_lock = {.fd = -1};
-    char settings[4096];
+    char settings[4096], settings0[4096] = "";
+    dt_drop_plan dp;
+    cm_topo nbu;
+    dt_drop_plan_init(&dp);
+    cm_topo_init(&nbu);
     memset(&r, 0, sizeof r);
     memset(&lg, 0, sizeof lg);
     memset(res, 0, sizeof *res);
@@ -729,6 +782,9 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     cm_status s = dt_comm_agree(comm, check_config(cfg, r.P));
     if (s != CM_OK || (s = setup_workers(&r)) != CM_OK)
         goto cleanup;
+    if (cfg->drop_workers[0] &&
+        (s = dt_drop_load(comm, cfg, r.n, &dp)) != CM_OK)
+        goto cleanup;
     if (r.rank == 0)
         s = dt_log_open_model(&lg, cfg->log_path, cfg->net_given);
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
@@ -738,7 +794,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (r.rank == 0 && s == CM_OK && cfg->summary[0])
         s = cm_atomic_probe(cfg->summary);
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
-        (s = setup_data(&r, &part)) != CM_OK)
+        (s = setup_data(&r, &part, cfg->drop_workers[0] ? &dp : NULL)) !=
+            CM_OK)
         goto cleanup;
     s = dt_comm_agree(comm, setup_state(&r));
     if (s != CM_OK)
@@ -773,19 +830,51 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
+    dt_run_drop drop = {.lost = dp.lost, .k = dp.k, .n0 = dp.n0,
+                        .algo = cfg->algorithm};
+    if (cfg->drop_workers[0]) { /* the settings of the run before it */
+        dt_config c0 = *cfg;
+        c0.drop_workers[0] = '\0';
+        dt_run_ckpt_settings(&c0, dp.n0, r.w.len, topo, settings0,
+                             sizeof settings0);
+    }
+    /* the neighbour lists a later --drop-workers needs (DIR/neighbours) */
+    const cm_topo *nbt = NULL;
+    if (cfg->ckpt_dir[0] && !r.allreduce && !r.epidemic &&
+        !cfg->drop_workers[0]) {
+        if (r.period == 1 && !r.topo->directed) {
+            nbt = r.topo;
+        } else if ((s = dt_comm_agree(comm, dt_drop_union(&r.seq, &nbu))) ==
+                   CM_OK) {
+            nbt = &nbu;
+        } else {
+            goto cleanup;
+        }
+    }
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
         .steps_per_epoch = r.steps_per_epoch, .algo = r.algo,
         .fingerprint = run_fingerprint(&r),
-        .settings = settings, .keep = cfg->keep, .epochs = cfg->epochs};
+        .settings = settings, .keep = cfg->keep, .epochs = cfg->epochs,
+        .drop = cfg->drop_workers[0] ? &drop : NULL, .settings0 = settings0,
+        .nb_off = nbt ? nbt->off : NULL, .nb = nbt ? nbt->adj : NULL,
+        .topo_hash = dt_run_ckpt_topo_hash(topo)};
     size_t step = 0;
     int resume = 0;
     if (cfg->ckpt_dir[0] &&
-        (s = dt_run_ckpt_open(&ck, cfg->resume, &ck_lock, &resume)) != CM_OK)
+        (s = dt_run_ckpt_open(&ck, cfg->resume, &ck_lock, &resume,
+                              &res->ckpt_adopted)) != CM_OK)
         goto cleanup;
     if (resume) {
         if ((s = dt_run_ckpt_restore(&ck, &r.w, &step, &rs)) != CM_OK)
             goto cleanup;
+        if (ck.drop) { /* what was dropped and when, for the summary */
+            snprintf(res->dropped, sizeof res->dropped, "%s", dp.list);
+            res->dropped_count = dp.k;
+            res->dropped_epoch = drop.epoch;
+            res->workers_before_drop = dp.n0;
+            res->drop_now = drop.first;
+        }
         r.train_base = rs.train_s;
         r.bytes_base = rs.bytes;
         for (size_t k = 0; r.rank == 0 && k < rs.n_rows && s == CM_OK; k++)
@@ -799,6 +888,10 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             r.step_base = res->last.step;
         }
     }
+    if (cfg->ckpt_dir[0] && !r.allreduce && r.rank == 0)
+        s = dt_run_ckpt_placement(cfg->ckpt_dir, r.n, r.P, r.pl.rank_of);
+    if ((s = dt_comm_agree(comm, s)) != CM_OK)
+        goto cleanup;
     res->start_step = step;
     dt_loop_plan plan;
     dt_loop_plan_init(&plan, cfg, r.steps_per_epoch);
@@ -831,6 +924,10 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->t_total = cm_time_now() - t_begin;
 cleanup:
+    if (s != CM_OK && dt_comm_timed_out(NULL))
+        lost_workers(&r, res);
+    dt_drop_plan_destroy(&dp);
+    cm_topo_destroy(&nbu);
     cm_lock_release(&ck_lock);
     dt_run_state_destroy(&rs);
     dt_log_close(&lg);

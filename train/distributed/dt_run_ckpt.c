@@ -12,6 +12,7 @@
 
 #include "cm_atomic.h"
 #include "cm_hash.h"
+#include "cm_idlist.h"
 #include "dt_algo.h"
 #include "dt_ckpt.h"
 #include "dt_data.h"
@@ -40,8 +41,10 @@ static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
     m->rng = w->rng_pass[i];
 }
 
-/* DIR/settings, atomically. */
-static cm_status write_settings(const char *dir, const char *text)
+/* DIR/settings, atomically; after a drop, with the line
+ * "dropped-at-epoch E" (not compared: a run learns E from it). */
+static cm_status write_settings(const char *dir, const char *text,
+                                const dt_run_drop *drop)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/settings", dir);
@@ -49,32 +52,74 @@ static cm_status write_settings(const char *dir, const char *text)
     cm_status s = cm_atomic_open(&f, path);
     if (s != CM_OK)
         return s;
-    if (fputs(text, f.fp) < 0)
+    if (fputs(text, f.fp) < 0 ||
+        (drop && fprintf(f.fp, "dropped-at-epoch %llu\n",
+                         (unsigned long long)drop->epoch) < 0))
         return cm_atomic_fail(&f);
     return cm_atomic_commit(&f);
 }
 
-/* Rank 0 on resume: compares DIR/settings with this run's; on the first
- * line that differs, CM_EINVAL naming the setting and both values. A
- * missing file (an older checkpoint) is left to the fingerprint. */
-static cm_status compare_settings(const dt_run_ckpt *c)
+#define DROP_EPOCH "dropped-at-epoch "
+#define DROP_LINE "--drop-workers "
+
+/* Rank 0 on resume: compares DIR/settings with want, its
+ * "dropped-at-epoch E" line aside (*drop_epoch = E, 0 when none; *had_drop
+ * = 1 when it has a --drop-workers line); skip_topology: the --topology
+ * lines are not compared. On the first line that differs, CM_EINVAL
+ * naming the setting and both values. A missing file (an older
+ * checkpoint) is CM_OK with *found = 0, left to the fingerprint. */
+static cm_status compare_text(const dt_run_ckpt *c, const char *want,
+                              int skip_topology, uint64_t *drop_epoch,
+                              int *had_drop, int *found)
 {
-    char path[4200], old[SETTINGS_MAX + 1];
+    char path[4200], raw[SETTINGS_MAX + 1], old[SETTINGS_MAX + 1];
     snprintf(path, sizeof path, "%s/settings", c->dir);
+    *drop_epoch = 0;
+    *had_drop = 0;
+    *found = 0;
     FILE *fp = fopen(path, "r");
-    if (!fp || !c->settings) {
+    if (!fp || !want) {
         if (fp)
             fclose(fp);
         return CM_OK;
     }
-    size_t got = fread(old, 1, SETTINGS_MAX, fp);
+    *found = 1;
+    size_t got = fread(raw, 1, SETTINGS_MAX, fp);
     fclose(fp);
-    old[got] = '\0';
-    const char *a = old, *b = c->settings;
+    raw[got] = '\0';
+    size_t at = 0; /* old: raw without its dropped-at-epoch line */
+    char dropped[SETTINGS_MAX + 1] = "";
+    for (const char *l = raw; *l;) {
+        size_t len = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+        if (strncmp(l, DROP_EPOCH, strlen(DROP_EPOCH)) == 0) {
+            *drop_epoch = strtoull(l + strlen(DROP_EPOCH), NULL, 10);
+        } else {
+            if (strncmp(l, DROP_LINE, strlen(DROP_LINE)) == 0) {
+                *had_drop = 1;
+                size_t v = strcspn(l, "\n") - strlen(DROP_LINE);
+                memcpy(dropped, l + strlen(DROP_LINE), v);
+                dropped[v] = '\0';
+            }
+            memcpy(old + at, l, len);
+            at += len;
+        }
+        l += len;
+    }
+    old[at] = '\0';
+    if (*had_drop && !c->drop)
+        return cm_error(CM_EINVAL, "%s holds a run that continued without "
+                        "workers %s (from epoch %llu): resume it with "
+                        "--drop-workers %s and the survivors' --topology",
+                        c->dir, dropped, (unsigned long long)*drop_epoch,
+                        dropped);
+    const char *a = old, *b = want;
     while (*a || *b) {
         size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
         size_t ka = strcspn(a, " "), kb = strcspn(b, " ");
-        if (la != lb || memcmp(a, b, la) != 0) {
+        int topo = strncmp(a, "--topology ", 11) == 0 &&
+                   strncmp(b, "--topology ", 11) == 0;
+        if (!(skip_topology && topo) &&
+            (la != lb || memcmp(a, b, la) != 0)) {
             if (ka > la)
                 ka = la;
             if (kb > lb)
@@ -99,27 +144,66 @@ static cm_status compare_settings(const dt_run_ckpt *c)
     return CM_OK;
 }
 
+static cm_status compare_settings(const dt_run_ckpt *c)
+{
+    uint64_t e;
+    int had, found;
+    return compare_text(c, c->settings, 0, &e, &had, &found);
+}
+
+/* Rank 0, --resume, complete epochs but no DIR/latest: a first save
+ * killed between its run state and its marker. Adopts the newest complete
+ * epoch when it is this run's (its worker files carry this run's
+ * fingerprint, every worker's file is there, DIR/settings, if written,
+ * matches) by finishing the save's commit: the marker, then the pruning.
+ * Else CM_EINVAL: the directory holds another run. */
+static cm_status adopt_newest(const dt_run_ckpt *c, uint64_t newest,
+                              uint64_t *adopted)
+{
+    dt_ckpt_meta m;
+    cm_status s = compare_settings(c); /* names the first difference */
+    if (s != CM_OK)
+        return s;
+    s = dt_ckpt_epoch_meta(c->dir, newest, &m);
+    if (s != CM_OK || m.fingerprint != c->fingerprint || m.n_workers != c->n)
+        s = cm_error(CM_EINVAL, "%s holds a complete checkpoint "
+                     "(epoch-%06llu) but %s/latest is missing: it is another "
+                     "run's (other settings), and no run writes over it; to "
+                     "continue it, --resume with its settings; to start "
+                     "over, remove %s (or choose another --checkpoint DIR)",
+                     c->dir, (unsigned long long)newest, c->dir, c->dir);
+    if (s == CM_OK)
+        s = dt_ckpt_commit_keep(c->dir, newest, c->n, c->keep);
+    if (s == CM_OK)
+        *adopted = newest;
+    return s;
+}
+
 cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
-                           int *resume_now)
+                           int *resume_now, uint64_t *adopted)
 {
     int flag[1] = {resume};
     uint64_t epoch = 0;
     cm_status s = CM_OK;
     lock->fd = -1;
     lock->path = NULL;
+    *adopted = 0;
     if (dt_comm_rank(c->comm) == 0) {
         dt_ckpt_dir_info info;
         s = dt_ckpt_prepare(c->dir, lock);
         if (s == CM_OK)
             s = dt_ckpt_scan(c->dir, 0, &info);
         cm_status l = s == CM_OK ? dt_ckpt_latest(c->dir, &epoch) : s;
-        if (s == CM_OK && l != CM_OK && info.complete)
+        if (s == CM_OK && l == CM_EIO && info.complete && resume)
+            s = adopt_newest(c, info.newest, adopted);
+        else if (s == CM_OK && l != CM_OK && info.complete)
             /* complete epochs, no marker: another run's; never overwritten */
             s = cm_error(CM_EINVAL, "%s holds a complete checkpoint "
                          "(epoch-%06llu) but %s/latest is missing or "
                          "unreadable: it is another run's, and no run writes "
-                         "over it; to continue it, restore the marker (echo "
-                         "epoch-%06llu > %s/latest) and add --resume; to "
+                         "over it; to continue it, add --resume (a missing "
+                         "marker: with its settings) or restore the marker "
+                         "(echo epoch-%06llu > %s/latest); to "
                          "start over, remove %s (or choose another "
                          "--checkpoint DIR)", c->dir,
                          (unsigned long long)info.newest, c->dir,
@@ -130,11 +214,16 @@ cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
                          "remove %s (or choose another --checkpoint DIR) to "
                          "start over", c->dir, (unsigned long long)epoch,
                          c->dir);
+        else if (s == CM_OK && resume && l == CM_EIO && c->drop)
+            s = cm_error(CM_EINVAL, "--drop-workers: %s holds no "
+                         "checkpoint to continue without those workers",
+                         c->dir);
         else if (s == CM_OK && resume && l == CM_EIO)
             flag[0] = 0; /* nothing to resume yet: start from scratch */
     }
     if ((s = dt_comm_agree(c->comm, s)) != CM_OK ||
-        (s = dt_comm_bcast(c->comm, flag, sizeof flag, 0)) != CM_OK)
+        (s = dt_comm_bcast(c->comm, flag, sizeof flag, 0)) != CM_OK ||
+        (s = dt_comm_bcast(c->comm, adopted, sizeof *adopted, 0)) != CM_OK)
         goto fail;
     if (dt_comm_rank(c->comm) != 0) { /* every rank writes its own files */
         char probe[4200];
@@ -181,7 +270,10 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
     if ((s = dt_comm_agree(c->comm, s)) == CM_OK && root) {
         s = dt_run_state_write(c->dir, epoch, rs);
         if (s == CM_OK && c->settings)
-            s = write_settings(c->dir, c->settings);
+            s = write_settings(c->dir, c->settings, c->drop);
+        if (s == CM_OK && c->nb_off)
+            s = dt_ckpt_neighbours_write(c->dir, c->n, c->nb_off, c->nb,
+                                         c->topo_hash);
         if (s == CM_OK)
             s = dt_ckpt_commit_keep(c->dir, epoch, c->n, c->keep);
     }
@@ -199,15 +291,120 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
     return CM_OK;
 }
 
+cm_status dt_run_ckpt_placement(const char *dir, size_t n, size_t P,
+                                const size_t *rank_of)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/placement", dir);
+    size_t *ids = malloc((n + 1) * sizeof *ids);
+    size_t cap = 64 + 24 * n; /* "a-b," per worker at most */
+    char *list = malloc(cap);
+    if (!ids || !list) {
+        free(ids);
+        free(list);
+        return cm_error(CM_ENOMEM, "out of memory for %s", path);
+    }
+    cm_afile f;
+    cm_status s = cm_atomic_open(&f, path);
+    int ok = s == CM_OK &&
+             fprintf(f.fp, "# dpsgd-train placement: the workers of each "
+                     "rank of the run that started last (ids for topogen "
+                     "repair --remove and --drop-workers)\n") > 0;
+    for (size_t r = 0; ok && r < P; r++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rank_of[i] == r)
+                ids[k++] = i;
+        ok = fprintf(f.fp, "rank %zu: %s\n", r,
+                     cm_idlist_format(ids, k, list, cap)) > 0;
+    }
+    free(ids);
+    free(list);
+    if (s != CM_OK)
+        return s;
+    return ok ? cm_atomic_commit(&f) : cm_atomic_fail(&f);
+}
+
+/* Old id of survivor j (new id) of a drop: the j-th id not lost. */
+static size_t old_id(const dt_run_drop *d, size_t j)
+{
+    size_t x = j;
+    for (size_t i = 0; i < d->k && d->lost[i] <= x; i++)
+        x++;
+    return x;
+}
+
+/* Rank 0, --drop-workers: which checkpoint the latest epoch is (of the n0
+ * workers before the drop: first = 1, fp0 its files' fingerprint; or of
+ * the survivors after it) and whether its settings are this run's;
+ * *drop_epoch. */
+static cm_status drop_check(const dt_run_ckpt *c, uint64_t epoch, int *first,
+                            uint64_t *drop_epoch, uint64_t *fp0)
+{
+    const dt_run_drop *d = c->drop;
+    dt_ckpt_meta m;
+    int had, found;
+    uint64_t e;
+    cm_status s = dt_ckpt_epoch_meta(c->dir, epoch, &m);
+    if (s != CM_OK)
+        return s;
+    if (m.n_workers == d->n0) { /* drop them now */
+        s = compare_text(c, c->settings0, 1, &e, &had, &found);
+        if (s == CM_OK && !found)
+            s = cm_error(CM_EINVAL, "--drop-workers: %s/settings is missing "
+                         "(a checkpoint of an older version): the run's "
+                         "settings cannot be checked", c->dir);
+        if (s == CM_OK && had)
+            s = cm_error(CM_EINVAL, "--drop-workers: the run in %s already "
+                         "continued without workers once; dropping more is "
+                         "not supported", c->dir);
+        *first = 1;
+        *drop_epoch = epoch;
+        *fp0 = m.fingerprint;
+        return s;
+    }
+    if (m.n_workers == c->n) { /* a checkpoint after the drop */
+        s = compare_text(c, c->settings, 0, &e, &had, &found);
+        if (s == CM_OK && !had)
+            s = cm_error(CM_EINVAL, "--drop-workers: the checkpoint in %s "
+                         "(epoch %llu) is of a run of %llu workers that "
+                         "dropped none; dropping %zu leaves %llu, but "
+                         "--topology has %zu", c->dir,
+                         (unsigned long long)epoch,
+                         (unsigned long long)m.n_workers, d->k,
+                         (unsigned long long)(m.n_workers - d->k), c->n);
+        *first = 0;
+        *drop_epoch = e;
+        *fp0 = 0;
+        return s;
+    }
+    return cm_error(CM_EINVAL, "--drop-workers: the checkpoint in %s "
+                    "(epoch %llu) has %llu workers; dropping %zu of them "
+                    "leaves %llu, but --topology has %zu nodes (give the "
+                    "topology of the survivors: topogen repair FILE "
+                    "--remove LIST -o NEW)", c->dir,
+                    (unsigned long long)epoch,
+                    (unsigned long long)m.n_workers, d->k,
+                    m.n_workers > d->k
+                        ? (unsigned long long)(m.n_workers - d->k) : 0ULL,
+                    c->n);
+}
+
 cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
                               size_t *step, dt_run_state *rs)
 {
     uint64_t epoch = 0;
+    uint64_t dinfo[3] = {0, 0, 0}; /* first, drop epoch, fp0 */
     cm_status s = CM_OK;
     if (dt_comm_rank(c->comm) == 0) {
         s = dt_ckpt_latest(c->dir, &epoch);
-        if (s == CM_OK)
+        if (s == CM_OK && c->drop) {
+            int first = 0;
+            s = drop_check(c, epoch, &first, &dinfo[1], &dinfo[2]);
+            dinfo[0] = (uint64_t)first;
+        } else if (s == CM_OK) {
             s = compare_settings(c);
+        }
         if (s == CM_OK && epoch > c->epochs)
             s = cm_error(CM_EINVAL, "the checkpoint in %s is at epoch %llu, "
                          "beyond --epochs %zu (give --epochs %llu or more to "
@@ -217,12 +414,23 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
             s = dt_run_state_read(c->dir, epoch, rs);
     }
     if ((s = dt_comm_agree(c->comm, s)) != CM_OK ||
-        (s = dt_comm_bcast(c->comm, &epoch, sizeof epoch, 0)) != CM_OK)
+        (s = dt_comm_bcast(c->comm, &epoch, sizeof epoch, 0)) != CM_OK ||
+        (s = dt_comm_bcast(c->comm, dinfo, sizeof dinfo, 0)) != CM_OK)
         return cm_error_prefix(s, "--resume");
+    const int first = c->drop && dinfo[0];
+    if (c->drop) {
+        c->drop->first = first;
+        c->drop->epoch = dinfo[1];
+    }
     uint64_t got_step = 0;
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
         dt_ckpt_meta want, got;
         ckpt_meta(c, w, i, epoch, 0, &want);
+        if (first) { /* survivor i reads its file of the run before */
+            want.worker = old_id(c->drop, dt_workers_id(w, i));
+            want.n_workers = c->drop->n0;
+            want.fingerprint = dinfo[2];
+        }
         float *st[DT_ALGO_MAX_STATE];
         state_of(c, w, i, st);
         s = dt_ckpt_read(c->dir, epoch, &want, &got, w->x[w->shared ? 0 : i],
@@ -230,6 +438,17 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
         if (s != CM_OK)
             break;
         size_t n_i = dt_workers_shard_size(w, i);
+        if (first) {
+            /* a new shard: a new pass at the next step, drawn from the
+             * generator state at the start of the interrupted pass */
+            w->rng[i] = got.rng;
+            w->cursor[i] = n_i;
+            if (c->drop->algo == DT_ALGO_GT && got.n_state == 3)
+                memcpy(st[0], st[2], w->len * sizeof *st[0]); /* y, v, h */
+            if (c->drop->algo == DT_ALGO_D2 && got.n_state == 2)
+                memcpy(st[1], w->x[i], w->len * sizeof *st[1]); /* psi */
+            continue;
+        }
         if (got.pos > n_i) {
             s = cm_error(CM_EFORMAT, "worker %zu's position %llu is beyond "
                          "its shard of %zu images (corrupt checkpoint?)",
@@ -246,6 +465,10 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
     }
     if ((s = dt_comm_agree(c->comm, s)) != CM_OK)
         return cm_error_prefix(s, "--resume");
+    if (first) { /* the survivors' epoch grid */
+        *step = (size_t)epoch * c->steps_per_epoch;
+        return CM_OK;
+    }
     *step = (size_t)got_step;
     if ((s = dt_comm_bcast(c->comm, step, sizeof *step, 0)) != CM_OK)
         return s;
@@ -268,12 +491,8 @@ static const char *exact(double x, char buf[32])
     return buf;
 }
 
-size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
-                            const cm_topo *topo, char *buf, size_t cap)
+uint64_t dt_run_ckpt_topo_hash(const cm_topo *topo)
 {
-    char v[6][32];
-    char part[64];
-    dt_partition_spec_str(&cfg->partition, part, sizeof part);
     uint64_t th = 0;
     if (topo) { /* off[n] = 2m (undirected) or m (directed) entries */
         size_t na = topo->off[topo->n];
@@ -288,6 +507,16 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
             th = cm_hash_fnv1a(th, e, sizeof e);
         }
     }
+    return th;
+}
+
+size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
+                            const cm_topo *topo, char *buf, size_t cap)
+{
+    char v[6][32];
+    char part[64];
+    dt_partition_spec_str(&cfg->partition, part, sizeof part);
+    uint64_t th = dt_run_ckpt_topo_hash(topo);
     int k = snprintf(
         buf, cap,
         "--dataset %s\n--data %s\n--model %s\n--mode %s\nworkers %zu\n"
@@ -314,6 +543,19 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
         if (k > 0)
             at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
     }
+    size_t *ids = NULL, k_ids = 0;
+    if (cfg->drop_workers[0] && at < cap &&
+        cm_idlist_parse(cfg->drop_workers, 0, "--drop-workers", &ids,
+                        &k_ids) == CM_OK) {
+        char list[1024];
+        k = snprintf(buf + at, cap - at, "--drop-workers %s\n"
+                     "workers-before-drop %zu\n",
+                     cm_idlist_format(ids, k_ids, list, sizeof list),
+                     n + k_ids);
+        if (k > 0)
+            at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
+    }
+    free(ids);
     return at;
 }
 

@@ -42,6 +42,9 @@ static double wd_timeout;              /* seconds; 0 = off */
 static MPI_Comm wd_comm = MPI_COMM_NULL; /* private dup of MPI_COMM_WORLD */
 static int wd_fired;                   /* a wait timed out: fail fast */
 static int wd_printer;                 /* this rank reports the timeout */
+#define WD_SILENT_MAX 1024
+static size_t wd_silent[WD_SILENT_MAX]; /* the ranks found silent */
+static size_t wd_n_silent;             /* how many (at most the above) */
 static int wd_token = 1;               /* payload of pings and pongs: a
                                           static buffer, since their sends
                                           are freed without waiting */
@@ -153,6 +156,8 @@ static cm_status wd_fire(const char *what)
             continue;
         }
         n_silent++;
+        if (wd_n_silent < WD_SILENT_MAX)
+            wd_silent[wd_n_silent++] = (size_t)r;
         int k = snprintf(silent + len, sizeof silent - len, "%s%d",
                          len ? ", " : "", r);
         if (k > 0 && (size_t)k < sizeof silent - len)
@@ -225,6 +230,13 @@ cm_status dt_comm_set_timeout(double seconds)
     }
     wd_timeout = seconds > 0 ? seconds : 0;
     return CM_OK;
+}
+
+size_t dt_comm_silent_ranks(size_t *ranks, size_t cap)
+{
+    for (size_t i = 0; i < wd_n_silent && i < cap; i++)
+        ranks[i] = wd_silent[i];
+    return wd_n_silent < cap ? wd_n_silent : cap;
 }
 
 int dt_comm_timed_out(int *report)

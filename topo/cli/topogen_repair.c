@@ -1,0 +1,348 @@
+/* topogen_repair.c: `topogen repair FILE --remove LIST -o NEW`.
+ *
+ * Reads FILE (undirected, one round), removes the nodes of LIST
+ * (cm_idlist: "48-63", "3,7,10-12"), reconnects their former neighbours
+ * (tg_repair: the freed edge ends matched, then the search's
+ * degree-preserving swaps for what the matching leaves), renumbers the
+ * survivors in order, weights the result by the rule FILE's header names
+ * (`weights=RULE`: laplacian, mh, maxdeg, fdla, neff with its gamma;
+ * --weights RULE overrides; an unweighted file stays unweighted) and
+ * writes NEW atomically with a header that records what was removed. A
+ * disconnected result is refused (exit 1) and nothing is written.
+ */
+#include "topogen_repair.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_idlist.h"
+#include "cm_mixing.h"
+#include "cm_status.h"
+#include "cm_topo.h"
+#include "cm_topo_seq.h"
+#include "tg_graph.h"
+#include "tg_repair.h"
+
+/* Largest result that gets the search's swaps without --iters. */
+#define REPAIR_AUTO_MAX 1024
+#include "topogen_cli.h"
+#include "topogen_eval.h"
+
+static void usage(FILE *fp)
+{
+    fputs("usage: topogen repair FILE --remove LIST -o NEW [--weights RULE] "
+          "[--quiet]\n\n"
+          "The topology FILE without the nodes of LIST (lost workers), their "
+          "former\n"
+          "neighbours reconnected so that every survivor keeps its degree "
+          "where the\n"
+          "graph allows (the freed edge ends are matched, a removed node's "
+          "neighbours\n"
+          "first; degree-preserving double-edge swaps place the rest), the "
+          "survivors\n"
+          "renumbered in order (old id i becomes its rank among them), "
+          "weighted by\n"
+          "FILE's rule. A result that is not connected is refused.\n\n"
+          "  --remove LIST        ids to remove, 0-based: 48-63, 3,7,10-12\n"
+          "  -o, --output NEW     the repaired topology (- for stdout)\n"
+          "  --weights RULE       weights of NEW (default: the weights= rule "
+          "of FILE's\n"
+          "                       header): laplacian, mh, maxdeg, fdla, neff\n"
+          "  --iters K            then K of the search's degree-preserving "
+          "swaps, each\n"
+          "                       kept if it lowers the ratio energy "
+          "(default: 100 per\n"
+          "                       node, at most 20000, for learned and "
+          "random graphs of\n"
+          "                       at most 1024 nodes; else 0)\n"
+          "  -q, --quiet          no report on stderr\n"
+          "  -h, --help           print this help\n\n"
+          "Then continue the training on the survivors:\n"
+          "  dpsgd-train ... --resume --drop-workers LIST --topology NEW\n"
+          "Exit status: 0 success, 1 a bad file or a disconnected result, 2 "
+          "a usage error.\n", fp);
+}
+
+/* The value of token key ("weights=") in line into out (cap bytes), if
+ * there and out is still empty. */
+static void token(const char *line, const char *key, char *out, size_t cap)
+{
+    const char *w = strstr(line, key);
+    if (!w || out[0])
+        return;
+    w += strlen(key);
+    size_t k = strcspn(w, " \t\r\n");
+    if (k < cap) {
+        memcpy(out, w, k);
+        out[k] = '\0';
+    }
+}
+
+/* The rule in FILE's header ("weights=NAME" on the "# topogen" comment
+ * line) into name (cap bytes; "" when none), its kind (kind=, or from=
+ * of a repaired file) into kind, and n_eff's gamma ("# neff: gamma=G")
+ * into *gamma (0 when none). */
+static void header_rule(const char *path, char *name, size_t cap,
+                        char *kind, size_t kcap, double *gamma)
+{
+    name[0] = '\0';
+    kind[0] = '\0';
+    *gamma = 0.0;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return;
+    char line[4096];
+    while (fgets(line, sizeof line, fp) && line[0] == '#') {
+        if (strncmp(line, "# topogen ", 10) == 0) {
+            token(line, " weights=", name, cap);
+            token(line, " from=", kind, kcap);
+            token(line, " kind=", kind, kcap);
+        }
+        const char *g = strstr(line, "# neff: gamma=");
+        if (g)
+            *gamma = strtod(g + 14, NULL);
+    }
+    fclose(fp);
+}
+
+/* Parses a weights name as topogen --weights does: *fdla, *rule. */
+static int weights_parse(const char *v, int *fdla, cm_weight_rule *rule)
+{
+    *fdla = strcmp(v, "fdla") == 0         ? TOPOGEN_W_FDLA
+            : strcmp(v, "neff") == 0       ? TOPOGEN_W_NEFF
+            : strcmp(v, "neff-alpha") == 0 ? TOPOGEN_W_NEFF_ALPHA
+                                           : TOPOGEN_W_RULE;
+    *rule = CM_WEIGHTS_LAPLACIAN;
+    if (*fdla != TOPOGEN_W_RULE)
+        return 1;
+    return cm_weight_rule_parse(v, rule) == CM_OK;
+}
+
+/* --flag value or --flag=value at argv[*i]: the value, or NULL. */
+static const char *flag_value(int argc, char **argv, int *i, const char *name,
+                              const char *alias)
+{
+    const char *a = argv[*i];
+    size_t l = strlen(name);
+    if (strncmp(a, name, l) == 0 && a[l] == '=')
+        return a + l + 1;
+    if (strcmp(a, name) != 0 && !(alias && strcmp(a, alias) == 0))
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    return argv[++*i];
+}
+
+int topogen_repair_main(int argc, char **argv)
+{
+    const char *file = NULL, *list = NULL, *out = NULL, *wflag = NULL;
+    const char *iflag = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = 1;
+        } else if ((v = flag_value(argc, argv, &i, "--remove", NULL))) {
+            if (list) {
+                fprintf(stderr, "topogen: repair: --remove given twice\n");
+                return 2;
+            }
+            list = v;
+        } else if ((v = flag_value(argc, argv, &i, "--output", "-o"))) {
+            out = v;
+        } else if ((v = flag_value(argc, argv, &i, "--weights", NULL))) {
+            wflag = v;
+        } else if ((v = flag_value(argc, argv, &i, "--iters", NULL))) {
+            iflag = v;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "topogen: repair: unknown flag %s (topogen "
+                    "repair --help lists the flags)\n", a);
+            return 2;
+        } else if (file) {
+            fprintf(stderr, "topogen: repair: one FILE only ('%s' and '%s')"
+                    "\n", file, a);
+            return 2;
+        } else {
+            file = a;
+        }
+    }
+    if (!file || !list || !out || !*out) {
+        fprintf(stderr, "topogen: repair: %s (usage: topogen repair FILE "
+                "--remove LIST -o NEW)\n", !file ? "give the topology FILE"
+                : !list ? "give --remove LIST (the nodes to remove)"
+                        : "give -o NEW (the repaired topology)");
+        return 2;
+    }
+    if (strcmp(file, "-") == 0) {
+        fprintf(stderr, "topogen: repair: FILE must be a file, not stdin "
+                "(its header names the weights)\n");
+        return 2;
+    }
+    int fdla = TOPOGEN_W_RULE;
+    cm_weight_rule rule = CM_WEIGHTS_LAPLACIAN;
+    if (wflag && !weights_parse(wflag, &fdla, &rule)) {
+        fprintf(stderr, "topogen: repair: --weights '%s': expected %s, fdla, "
+                "neff, neff-alpha\n", wflag, cm_weight_rule_list());
+        return 2;
+    }
+    size_t iters = 0;
+    if (iflag) {
+        char *end;
+        unsigned long long x = strtoull(iflag, &end, 10);
+        if (!*iflag || *end || iflag[0] == '-' || x > 100000000ULL) {
+            fprintf(stderr, "topogen: repair: --iters '%s': expected a count "
+                    "of swaps, 0 to 10^8\n", iflag);
+            return 2;
+        }
+        iters = (size_t)x;
+    }
+    cm_topo_seq seq;
+    cm_topo t, r;
+    cm_topo_seq_init(&seq);
+    cm_topo_init(&t);
+    cm_topo_init(&r);
+    size_t *ids = NULL, k = 0;
+    int rc = 1;
+    cm_status s = cm_topo_seq_read(&seq, file);
+    if (s == CM_OK && seq.period > 1)
+        s = cm_error(CM_EFORMAT, "%s is time-varying (%zu rounds): repair "
+                     "takes a static topology", file, seq.period);
+    if (s == CM_OK && seq.round[0].directed)
+        s = cm_error(CM_EFORMAT, "%s is %s: repair takes an undirected "
+                     "topology", file, cm_topo_is_epidemic(&seq.round[0])
+                                       ? "epidemic (a new graph each round)"
+                                       : "directed");
+    if (s != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        goto done;
+    }
+    t = seq.round[0];
+    cm_topo_init(&seq.round[0]);
+    s = cm_idlist_parse(list, 0, "--remove", &ids, &k);
+    if (s == CM_OK && ids[k - 1] >= t.n)
+        s = cm_error(CM_EINVAL, "--remove '%s': node %zu is not in %s (its "
+                     "nodes are 0..%zu)", list, ids[k - 1], file, t.n - 1);
+    if (s == CM_OK && k + 2 > t.n)
+        s = cm_error(CM_EINVAL, "--remove '%s': removes %zu of the %zu nodes "
+                     "of %s, leaving %s: a topology needs at least 2", list,
+                     k, t.n, file, k == t.n ? "none" : "1");
+    if (s != CM_OK) {
+        fprintf(stderr, "topogen: repair: %s\n", cm_last_error());
+        rc = 2;
+        goto done;
+    }
+    /* the weights: --weights, else the header's rule, else as the file */
+    char hname[64], kind[64];
+    double gamma = 0.0;
+    header_rule(file, hname, sizeof hname, kind, sizeof kind, &gamma);
+    int weighted = t.self != NULL || wflag;
+    if (!wflag && t.self && !weights_parse(hname, &fdla, &rule)) {
+        fprintf(stderr, "topogen: %s has weights but %s: give --weights RULE "
+                "for the repaired graph\n", file,
+                hname[0] ? "an unknown weights= rule in its header"
+                         : "no weights= rule in its header");
+        goto done;
+    }
+    tg_repair_info info;
+    s = tg_repair(&t, ids, k, &r, &info);
+    if (s != CM_OK) {
+        fprintf(stderr, "topogen: repair: %s: %s; nothing written\n", file,
+                cm_last_error());
+        goto done;
+    }
+    /* learned and random graphs: the search's swaps, from the repair */
+    int searched = strcmp(kind, "learned") == 0 || strcmp(kind, "random") == 0;
+    if (!iflag && searched && r.n <= REPAIR_AUTO_MAX)
+        iters = 100 * r.n < 20000 ? 100 * r.n : 20000;
+    if (iflag && iters && r.n > TG_GRAPH_DENSE_MAX) {
+        fprintf(stderr, "topogen: repair: --iters: the swaps use the dense "
+                "spectrum, at most %d nodes (the result has %zu): give "
+                "--iters 0\n", TG_GRAPH_DENSE_MAX, r.n);
+        rc = 2;
+        goto done;
+    }
+    double e0 = 0.0, e1 = 0.0;
+    size_t kept = 0;
+    if (iters && (s = tg_repair_polish(&r, iters, 1, &e0, &e1, &kept)) !=
+                     CM_OK) {
+        fprintf(stderr, "topogen: repair: %s\n", cm_last_error());
+        goto done;
+    }
+    tg_fdla_result fr = {0};
+    tg_neff_weights_result nr = {0};
+    if (weighted &&
+        (s = topogen_weights_set(fdla, rule, gamma > 0 && gamma < 1 ? gamma
+                                                                    : 0.951,
+                                 &r, &fr, &nr)) != CM_OK) {
+        fprintf(stderr, "topogen: repair: %s\n", cm_last_error());
+        goto done;
+    }
+    double l2 = 0.0, ln = 0.0, sl = 1.0;
+    size_t dmin, dmax;
+    cm_topo_degree_range(&r, &dmin, &dmax);
+    if ((s = cm_topo_laplacian_extremes(&r, &l2, &ln)) != CM_OK ||
+        (weighted && (s = cm_topo_slem(&r, &sl)) != CM_OK)) {
+        fprintf(stderr, "topogen: repair: %s\n", cm_last_error());
+        goto done;
+    }
+    char removed[512], comment[2048], fl[256] = "";
+    cm_idlist_format(ids, k, removed, sizeof removed);
+    const char *wname = weighted ? topogen_weights_name(fdla, rule) : "none";
+    topogen_fdla_line(fdla, &fr, fl, sizeof fl);
+    if (!fl[0])
+        topogen_neff_line(fdla, &nr, fl, sizeof fl);
+    char slem[64] = "";
+    if (weighted)
+        snprintf(slem, sizeof slem, " slem=%.4f", sl);
+    char from[80] = "";
+    if (kind[0] && strspn(kind, "abcdefghijklmnopqrstuvwxyz-") ==
+                       strlen(kind))
+        snprintf(from, sizeof from, " from=%s", kind);
+    char then[128] = "";
+    if (iters)
+        snprintf(then, sizeof then, "; then %zu of %zu search swaps kept "
+                 "(ratio energy %.4f -> %.4f)", kept, iters, e0, e1);
+    snprintf(comment, sizeof comment,
+             "# topogen 2 n=%zu d=%zu kind=repaired%s weights=%s version=%s\n"
+             "# repaired: %s without nodes %s (of %zu): old id i -> its rank "
+             "among the survivors; %zu edges added, %zu swaps, %zu nodes "
+             "below their degree%s\n"
+             "# lambda2=%.4f lambdan=%.4f%s%s\n"
+             "# one `i j%s` line per edge%s", r.n, dmax, from, wname,
+             TOPOGEN_VERSION, file, removed, t.n, info.added, info.swaps,
+             info.short_nodes, then, l2, ln, slem, fl,
+             weighted ? " W_ij" : "", weighted ? "; W_ii = 1 - sum_j W_ij" : "");
+    if ((s = cm_topo_save(&r, out, comment)) != CM_OK) {
+        fprintf(stderr, "topogen: -o: %s\n", cm_last_error());
+        goto done;
+    }
+    rc = 0;
+    if (!quiet) {
+        fprintf(stderr, "topogen: repair: %zu -> %zu nodes (removed %s), "
+                "%zu edges added (%zu by swaps), ", t.n, r.n, removed,
+                info.added, info.swaps);
+        if (info.short_nodes)
+            fprintf(stderr, "%zu node%s below %s degree (first: new id %zu)",
+                    info.short_nodes, info.short_nodes == 1 ? "" : "s",
+                    info.short_nodes == 1 ? "its" : "their",
+                    info.short_first);
+        else
+            fprintf(stderr, "every degree kept");
+        if (iters)
+            fprintf(stderr, "; %zu of %zu search swaps kept (energy %.4f -> "
+                    "%.4f)", kept, iters, e0, e1);
+        if (weighted)
+            fprintf(stderr, "; %s weights, slem %.4f", wname, sl);
+        fprintf(stderr, "\n");
+    }
+done:
+    free(ids);
+    cm_topo_destroy(&r);
+    cm_topo_destroy(&t);
+    cm_topo_seq_destroy(&seq);
+    return rc;
+}
