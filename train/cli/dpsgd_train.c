@@ -532,15 +532,18 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (cfg->mode == DT_MODE_GOSSIP) {
         print_placement(cfg, &r);
         if (cfg->net_given)
-            printf("modelled wall clock %.2f s (measured %.2f s, MPI gossip "
-                   "time replaced by %zu modelled rounds)\n", r.last.model_s,
-                   r.last.wall_s, r.steps);
+            printf("modelled wall clock %.2f s (measured %.2f s, MPI time "
+                   "replaced by the model's %llu gossip rounds, %llu exact "
+                   "averages, %llu clique rounds)\n", r.last.model_s,
+                   r.last.wall_s, (unsigned long long)r.comm_gossip,
+                   (unsigned long long)r.comm_exact,
+                   (unsigned long long)r.comm_clique);
     }
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     char placed_by[128];
     cm_place_how_describe(&r.place_how, placed_by, sizeof placed_by);
-    const dt_summary sm = {
+    dt_summary sm = {
         .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
                                                : dt_algo_name(r.algorithm),
         .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
@@ -559,7 +562,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,
         .bytes_per_step = r.bytes_per_step, .bytes_sent = r.last.bytes_sent,
         .param_hash = r.mean_hash, .workers_hash = r.workers_hash,
-        .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL};
+        .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL,
+        .comm_gossip = r.comm_gossip, .comm_exact = r.comm_exact,
+        .comm_clique = r.comm_clique,
+        .comm_grad_allreduce = r.comm_grad_allreduce, .has_comms = 1,
+        .has_steps_to = 1};
+    memcpy(sm.steps_to, r.steps_to, sizeof r.steps_to);
     return write_summary(cfg, &sm);
 }
 

@@ -749,9 +749,6 @@ static cm_status model_round(dt_run *r, double array_bytes)
  * refusal naming it. */
 static cm_status check_local(const dt_config *cfg)
 {
-    const char *algo = cfg->clique_avg ? "clique-avg"
-                                       : dt_algo_name(cfg->algorithm);
-    char o[64];
     if (cfg->local_after && cfg->average_every == 1)
         return cm_error(CM_EINVAL, "--local-after %zu: it starts the local "
                         "steps of --average-every H, which is 1 here (give "
@@ -761,15 +758,6 @@ static cm_status check_local(const dt_config *cfg)
         return cm_error(CM_EINVAL, "--global-every is for gossip runs "
                         "(--topology): every communication of --mode "
                         "allreduce is already an exact average");
-    if (cfg->outer.kind != DT_OUTER_NONE && cfg->mode == DT_MODE_GOSSIP &&
-        (cfg->algorithm == DT_ALGO_D2 || cfg->algorithm == DT_ALGO_GT))
-        return cm_error(CM_EINVAL, "--outer %s with --algorithm %s is not "
-                        "supported: the outer step would move x away from "
-                        "what %s's correction (%s) was computed for; use "
-                        "--outer with dpsgd, qgm, clique-avg or --mode "
-                        "allreduce", dt_outer_str(&cfg->outer, o, sizeof o),
-                        algo, algo, cfg->algorithm == DT_ALGO_D2
-                                        ? "LED's d" : "the tracker y");
     return CM_OK;
 }
 
@@ -982,6 +970,20 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->steps = step;
     res->t_setup = r.t_train_start - t_begin;
+    {
+        dt_run_comms cc;
+        dt_run_count_comms(&r, step, &cc);
+        res->comm_gossip = cc.gossip;
+        res->comm_exact = cc.global;
+        res->comm_clique = cc.clique;
+        res->comm_grad_allreduce = cc.grad_allreduce;
+        for (size_t k = 0; k < DT_N_TARGETS; k++) {
+            res->steps_to[k] = -1;
+            for (size_t q = 0; q < rs.n_rows && res->steps_to[k] < 0; q++)
+                if (rs.rows[q].test_acc >= dt_targets[k])
+                    res->steps_to[k] = (long long)rs.rows[q].step;
+        }
+    }
     if ((s = dt_run_summarize(&r, res)) != CM_OK)
         goto cleanup;
     /* the average model xbar, formed on every rank by dt_run_summarize */
