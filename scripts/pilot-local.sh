@@ -42,14 +42,14 @@ export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT/runs" "$OUT/topo"
 [ -f "$G" ] || "$BIN/topogen" --kind random -n $N -d 4 --seed 1 -q -o "$G"
 
+IFS_OLD=$IFS
 if [ -z "${TABLE_ONLY:-}" ]; then
-    IFS_OLD=$IFS
     IFS=';'
     for r in $RUNS; do
         IFS=$IFS_OLD
         name=${r%%:*}
         flags=${r#*:}
-        if [ -f "$OUT/runs/$name.json" ]; then
+        if [ -f "$OUT/runs/$name.json" ] || [ -f "$OUT/runs/$name.failed" ]; then
             echo "pilot-local: $name: done"
             continue
         fi
@@ -57,8 +57,14 @@ if [ -z "${TABLE_ONLY:-}" ]; then
         # shellcheck disable=SC2086
         mpirun -q --oversubscribe --bind-to none -np "$NP" "$BIN/dpsgd-train" \
             $COMMON $flags --log "$OUT/runs/$name.csv" \
-            --summary "$OUT/runs/$name.json" >"$OUT/runs/$name.log" 2>&1 \
-            || die "$name failed: $(tail -n 3 "$OUT/runs/$name.log")"
+            --summary "$OUT/runs/$name.json" >"$OUT/runs/$name.log" 2>&1 || {
+            # a run that diverges is a result (its CSV keeps the rows up
+            # to the last evaluation); anything else stops the script
+            grep -q "training diverged" "$OUT/runs/$name.log" ||
+                die "$name failed: $(tail -n 3 "$OUT/runs/$name.log")"
+            grep "training diverged" "$OUT/runs/$name.log" >"$OUT/runs/$name.failed"
+            echo "pilot-local: $name: $(cat "$OUT/runs/$name.failed")"
+        }
         IFS=';'
     done
     IFS=$IFS_OLD
@@ -89,13 +95,19 @@ ar=$(awk -F'\t' '$1 == "allreduce_s" { print $2 }' "$OUT/modelled.tsv")
     echo
     echo "| run | H | outer | final acc | best acc | steps to 80% | steps to 85% | communications | modelled WAN s (end) | modelled WAN s to 85% |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    for j in "$OUT"/runs/*.json; do
-        name=$(basename "$j" .json)
+    IFS=';'
+    for r in $RUNS; do
+        IFS=$IFS_OLD
+        name=${r%%:*}
+        flags=${r#*:}
         csv="$OUT/runs/$name.csv"
-        H=$(sed -n 's/.*"average_every": *\([0-9]*\).*/\1/p' "$j" | head -n 1)
-        outer=$(sed -n 's/.*"outer": *"\([^"]*\)".*/\1/p' "$j" | head -n 1)
+        [ -f "$csv" ] || continue
+        H=$(echo "$flags" | sed -n 's/.*--average-every \([0-9]*\).*/\1/p')
+        outer=$(echo "$flags" | sed -n 's/.*--outer \([^ ]*\).*/\1/p')
+        failed=""
+        [ -f "$OUT/runs/$name.failed" ] && failed=$(sed -n 's/.*(step \([0-9]*\)).*/\1/p' "$OUT/runs/$name.failed")
         case $name in allreduce*) price=$ar;; *) price=$rs;; esac
-        awk -F, -v H="${H:-1}" -v tc="$tc" -v pr="$price" -v name="$name" -v outer="${outer:-none}" '
+        awk -F, -v H="${H:-1}" -v tc="$tc" -v pr="$price" -v name="$name" -v outer="${outer:-none}" -v failed="$failed" '
             NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             { st = $c["step"]; acc = $c["test_acc"]; last = acc; laststep = st
               if (acc > best) best = acc
@@ -103,9 +115,12 @@ ar=$(awk -F'\t' '$1 == "allreduce_s" { print $2 }' "$OUT/modelled.tsv")
               if (acc >= 0.80 && s80 == "") s80 = st
               if (acc >= 0.85 && s85 == "") { s85 = st; m85 = t } }
             END { k = int(laststep / H)
-                  printf "| %s | %d | %s | %.2f%% | %.2f%% | %s | %s | %d | %.0f | %s |\n", name, H, outer,
-                      100 * last, 100 * best, s80 == "" ? "never" : s80, s85 == "" ? "never" : s85, k,
+                  fin = failed != "" ? sprintf("diverged (NaN loss at step %s)", failed) : sprintf("%.2f%%", 100 * last)
+                  printf "| %s | %d | %s | %s | %.2f%% | %s | %s | %d | %.0f | %s |\n", name, H, outer,
+                      fin, 100 * best, s80 == "" ? "never" : s80, s85 == "" ? "never" : s85, k,
                       laststep * tc + k * pr, m85 == "" ? "never" : sprintf("%.0f", m85) }' "$csv"
+        IFS=';'
     done
+    IFS=$IFS_OLD
 } >"$OUT/table.md"
 cat "$OUT/table.md"
