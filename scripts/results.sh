@@ -54,11 +54,21 @@
 # data/pilot-21 (same binary bits: checked, the README says how) may be
 # copied in first with PILOT=data/pilot-21/n64; they are then skipped.
 #
+# Communicating less (issue 31): LOCAL="4 16 16/nesterov:0.7,0.9 4/k4"
+# (default empty: none) adds, in the dirichlet cells (seed 1), all-reduce
+# and D^2 on the first D2_ON graph with each entry's settings, H[/kK]
+# [/sS][/OUTER]: --average-every H, --global-every K (D^2 only),
+# --local-after S, --outer OUTER; into OUT/nN-local-TAG and
+# OUT/nN-local-d2-TAG (TAG: runs.sh comm_label), plotted with OUT/nN and
+# named in the legends and summaries; the cross-cell tables and the
+# correlation leave them out.
+#
 # Layout: one sweep directory per worker count, OUT/nN (the per-worker
 # batch differs with n; scripts/sweep.sh "Sweep run identity"), and
 # OUT/nN-d2, OUT/n100-cliqueavg for the sweep-wide --algorithm runs.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/runs.sh" # comm_label
 root=$(cd "$here/.." && pwd)
 case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; -*) echo "results: unknown option '$1' (see --help)" >&2; exit 2;; esac
 OUT=${1:-${OUT:-$root/results}}
@@ -170,6 +180,26 @@ for c in $CELLS; do
     *) sweep "$n" "$p" 1 "$ALL" 1 ;;
     esac
 done
+# local_args ENTRY [d2]: the trainer flags of a LOCAL entry
+local_args() {
+    echo "$1" | awk -F/ -v d2="${2:-}" '{ a = "--average-every " $1
+        for (i = 2; i <= NF; i++)
+            if ($i ~ /^k[0-9]+$/) { if (d2) a = a " --global-every " substr($i, 2) }
+            else if ($i ~ /^s[0-9]+$/) a = a " --local-after " substr($i, 2)
+            else a = a " --outer " $i
+        print a }'
+}
+for e in ${LOCAL:-}; do
+    case "$e" in [1-9]*) ;; *) die "LOCAL: '$e' is not H[/kK][/sS][/OUTER]";; esac
+    for c in $CELLS; do
+        n=${c%%:*}; n=${n#n}; p=${c#*:}
+        case "$c" in *:dirichlet:*) ;; *) continue;; esac
+        echo "results: $n workers on $p, communicating less: $e"
+        a=$(local_args "$e"); ad=$(local_args "$e" d2)
+        sweep "$n" "$p" 1 "" 1 "-local-$(comm_label "$a")" "$a"
+        sweep "$n" "$p" 1 "${D2_ON%% *}" 0 "-local-d2-$(comm_label "$ad")" "--algorithm d2 $ad"
+    done
+done
 for c in $CELLS; do
     n=${c%%:*}; n=${n#n}; p=${c#*:}
     case "$c" in *:dirichlet:*) [ "$n" -gt 16 ] && [ -n "$rest" ] || continue;; *) continue;; esac
@@ -196,14 +226,15 @@ echo "results: modelled wall-clock"
 sh "$here/modelled.sh" $dirs
 echo "results: plots and tables"
 for d in $dirs; do
-    case "$d" in *-d2|*-cliqueavg) continue;; esac
+    case "$d" in *-d2|*-cliqueavg|*-local-*) continue;; esac
     extra=""
-    for x in "$d"-d2 "$d"-cliqueavg; do [ -d "$x/runs" ] && extra="$extra $x"; done
+    for x in "$d"-d2 "$d"-cliqueavg "$d"-local-*; do [ -d "$x/runs" ] && extra="$extra $x"; done
     sh "$here/plot.sh" --into "$d/plots" "$d" $extra > /dev/null
 done
 for d in $dirs; do
     TARGETS="${TARGETS:-0.80 0.85}" sh "$here/summary.sh" "$d" > /dev/null
 done
+dirs=$(for d in $dirs; do case "$d" in *-local-*) ;; *) echo "$d";; esac; done)
 /usr/bin/python3 "$here/measure-correlation.py" --gamma 0.951,0.5,0.9,0.99 \
     --md "$OUT/correlation.md" \
     --plot "$OUT/plots" $dirs > /dev/null

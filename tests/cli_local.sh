@@ -58,4 +58,25 @@ for key, step in b[\"result\"][\"steps_to_target\"].items():
         --outer sgd:0.5 --summary "$T/ar.json" --quiet
     check 'grep -q "\"exact_averages\": 4" "$T/ar.json" && grep -q "\"outer\": \"sgd:0.5\"" "$T/ar.json"' \
         "local all-reduce: 4 averages, the outer step in the settings"
+    local_sweep_cases
+}
+
+# scripts/sweep.sh takes H, K, S and the outer optimizer (AVERAGE_EVERY,
+# GLOBAL_EVERY, LOCAL_AFTER, OUTER) into the settings line; summary.sh and
+# plot.sh name them; modelled.sh prices one communication per H steps.
+local_sweep_cases() {
+    command -v mpirun >/dev/null 2>&1 && command -v gnuplot >/dev/null 2>&1 || return 0
+    sw="$T/sw-local"
+    a="--synthetic-train 1024 --synthetic-test 64 --local-eval 32"
+    expect_ok "sweep with AVERAGE_EVERY and OUTER" env SMOKE=1 NP=2 WORKERS=4 SETTINGS="rrl:mh" PARTITIONS=iid \
+        EPOCHS=2 AVERAGE_EVERY=2 OUTER=nesterov:0.7,0.9 TRAIN_ARGS="$a" sh "scripts/sweep.sh" "$sw"
+    check 'grep -qx "TRAIN_ARGS=\"$a --average-every 2 --outer nesterov:0.7,0.9\"" "$sw/grid.env"' \
+        "the settings line holds H and the outer step: $(grep TRAIN_ARGS "$sw/grid.env")"
+    check 'grep -q "| 4 | iid | rrl + H2+nesterov-lr0.7-mom0.9 | mh |" "$sw/summary.md" && grep -q "| 4 | iid | all-reduce + H2+nesterov-lr0.7-mom0.9 | - |" "$sw/summary.md"' \
+        "summary.md names them: $(grep "| 4 |" "$sw/summary.md" | cut -c1-60)"
+    expect_ok "modelled.sh on it" env NETS=wan BENCH_STEPS=5 BENCH_REPEAT=1 sh "scripts/modelled.sh" "$sw"
+    # 32 steps, 16 communications: half of rrl's modelled round per step
+    r=$("$BIN/topogen" eval "$sw/topo/n4-rrl-mh.txt" --net wan --ranks 4 --hosts 4 --json | sed 's/.*"block":{//' | sed -n 's/.*"round_s":\([0-9.eE+-]*\).*/\1/p')
+    check 'awk -v r="$r" "\$1 == \"n4-rrl-mh\" && \$2 == \"wan\" { d = \$4 - r / 2; ok = d < 1e-6 && d > -1e-6 } END { exit !ok }" "$sw/modelled.tsv"' \
+        "modelled: one round every 2 steps ($r s per round): $(grep n4-rrl "$sw/modelled.tsv")"
 }
