@@ -54,6 +54,13 @@
 # data/pilot-21 (same binary bits: checked, the README says how) may be
 # copied in first with PILOT=data/pilot-21/n64; they are then skipped.
 #
+# Evaluation: EVAL_EVERY=quarter (default) evaluates every quarter epoch
+# (--eval-every floor(S/4), S the steps per epoch of the cell), so the
+# steps to a target are seen at that resolution (the first evaluation at
+# or above it, nothing interpolated); EVAL_EVERY=epoch evaluates at epoch
+# ends only, as the committed data/results were made (their run
+# identity: use it to extend or redraw them).
+#
 # Communicating less (issue 31): LOCAL="4 16 16/nesterov:0.7,0.9 4/k4"
 # (default empty: none) adds, in the dirichlet cells (seed 1), all-reduce
 # and D^2 on the first D2_ON graph with each entry's settings, H[/kK]
@@ -110,6 +117,9 @@ DC=${DC:-"dcliques:mh learned:laplacian aware:laplacian stl-fw:own random:laplac
 export EPOCHS DATASET TRAIN_ARGS DEGREE
 [ -x "$BIN/topogen" ] && [ -x "$BIN/dpsgd-train" ] || die "$BIN/topogen or dpsgd-train missing: run 'make' first"
 case "$GLOBAL_BATCH" in ''|*[!0-9]*) die "GLOBAL_BATCH must be a positive integer, got '$GLOBAL_BATCH'";; esac
+for e in ${LOCAL:-}; do
+    case "$e" in [1-9]*) ;; *) die "LOCAL: '$e' is not H[/kK][/sS][/OUTER] (e.g. 16/nesterov:0.7,0.9)";; esac
+done
 for c in $CELLS; do
     case "$c" in n[0-9]*:iid|n[0-9]*:dirichlet:*|n[0-9]*:shards:*) ;;
     *) die "CELLS: '$c' is not nN:PARTITION (e.g. n64:dirichlet:0.1)";; esac
@@ -128,13 +138,27 @@ fi
 rest=${SEEDS_MAIN#* }
 [ "$rest" != "$SEEDS_MAIN" ] || rest=""
 
+# eval_args N BATCH: --eval-every of a quarter epoch (EVAL_EVERY=quarter)
+eval_args() {
+    [ "${EVAL_EVERY:-quarter}" = quarter ] || return 0
+    case $DATASET in
+    synthetic) im=$(echo " $TRAIN_ARGS " | sed -n 's/.* --synthetic-train \([0-9]*\) .*/\1/p'); im=${im:-4096};;
+    cifar10) im=50000;;
+    *) im=60000;;
+    esac
+    q=$((im / ($1 * $2) / 4))
+    [ "$q" -ge 1 ] || q=1
+    echo " --eval-every $q"
+}
+case "${EVAL_EVERY:-quarter}" in quarter|epoch) ;; *) die "EVAL_EVERY must be quarter or epoch, got '$EVAL_EVERY'";; esac
+
 # sweep N PARTITION SEEDS SETTINGS ALLREDUCE [DIR-SUFFIX EXTRA-TRAIN-ARGS [LR]]
 sweep() {
     b=$((GLOBAL_BATCH / $1))
     [ "$b" -ge 1 ] || die "GLOBAL_BATCH $GLOBAL_BATCH gives no batch for $1 workers"
     [ -n "$4" ] || [ "$5" = 1 ] || return 0
     LR=${8:-$LR0} OUT="$OUT/n$1${6:-}" WORKERS=$1 BATCH=$b PARTITIONS=$2 SEEDS=$3 \
-        SETTINGS="$4" ALLREDUCE=$5 TRAIN_ARGS="$TRAIN_ARGS${7:+ $7}" \
+        SETTINGS="$4" ALLREDUCE=$5 TRAIN_ARGS="$TRAIN_ARGS${7:+ $7}$(eval_args "$1" "$b")" \
         sh "$here/sweep.sh" || die "the sweep of $1 workers on $2 failed"
 }
 

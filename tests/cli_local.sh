@@ -59,6 +59,7 @@ for key, step in b[\"result\"][\"steps_to_target\"].items():
     check 'grep -q "\"exact_averages\": 4" "$T/ar.json" && grep -q "\"outer\": \"sgd:0.5\"" "$T/ar.json"' \
         "local all-reduce: 4 averages, the outer step in the settings"
     local_sweep_cases
+    local_results_cases
 }
 
 # scripts/sweep.sh takes H, K, S and the outer optimizer (AVERAGE_EVERY,
@@ -79,4 +80,13 @@ local_sweep_cases() {
     r=$("$BIN/topogen" eval "$sw/topo/n4-rrl-mh.txt" --net wan --ranks 4 --hosts 4 --json | sed 's/.*"block":{//' | sed -n 's/.*"round_s":\([0-9.eE+-]*\).*/\1/p')
     check 'awk -v r="$r" "\$1 == \"n4-rrl-mh\" && \$2 == \"wan\" { d = \$4 - r / 2; ok = d < 1e-6 && d > -1e-6 } END { exit !ok }" "$sw/modelled.tsv"' \
         "modelled: one round every 2 steps ($r s per round): $(grep n4-rrl "$sw/modelled.tsv")"
+}
+
+# results.sh checks its issue-31 settings before any run
+local_results_cases() {
+    expect_fail 1 "^results: LOCAL: 'h4' is not H\[/kK\]\[/sS\]\[/OUTER\]" \
+        "results.sh LOCAL=h4" env BIN="$BIN" LOCAL="h4" sh scripts/results.sh "$T/res-local"
+    expect_fail 1 "^results: EVAL_EVERY must be quarter or epoch, got 'often'" \
+        "results.sh EVAL_EVERY=often" env BIN="$BIN" EVAL_EVERY=often sh scripts/results.sh "$T/res-local"
+    check '[ ! -e "$T/res-local" ]' "no results directory after bad LOCAL or EVAL_EVERY"
 }

@@ -140,7 +140,8 @@ int dt_config_given(const dt_config *cfg, const char *flag);
  * mpirun with --mode allreduce): CM_EINVAL naming the first flag given
  * that only a distributed run uses (--algorithm, --d2-mixing,
  * --partition, --workers, --placement, --net, --weights, --local-eval,
- * --timeout), so none is silently ignored. */
+ * --timeout, --average-every, --local-after, --global-every, --outer), so
+ * none is silently ignored. */
 cm_status dt_config_check_single(const dt_config *cfg);
 
 /* The usage text (static storage), listing every flag and its default. */
