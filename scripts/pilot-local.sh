@@ -10,6 +10,7 @@
 #   scripts/pilot-local.sh [OUT]   (default data/pilot-local; rerun to
 #                                   resume: a run with a summary is kept)
 #   NP=2 (MPI ranks), SEED=1, EPOCHS=12, RUNS="name:flags;..." to override
+#   PROBES=1 also D-PSGD on the graph and every setting at lr 0.02
 #   TABLE_ONLY=1 scripts/pilot-local.sh OUT   redraw OUT/table.md only
 #
 # Writes OUT/runs/NAME.csv, .json (--summary), .log, OUT/topo/r64.txt,
@@ -36,6 +37,14 @@ DATA=${DATA:-/usr/share/datasets/fashion-mnist}
 COMMON="--data $DATA --epochs $EPOCHS --batch $BATCH --lr 0.05 --momentum 0.9 --warmup 1 --schedule step --step-epochs 3.5 --local-eval 100 --partition dirichlet:0.1 --seed $SEED --eval-every $EVAL --quiet"
 G="$OUT/topo/r64.txt"
 RUNS=${RUNS:-"allreduce-H1:--mode allreduce --workers $N;allreduce-H4:--mode allreduce --workers $N --average-every 4;allreduce-H16:--mode allreduce --workers $N --average-every 16;allreduce-H16-nesterov:--mode allreduce --workers $N --average-every 16 --outer nesterov:0.7,0.9;d2-H1:--topology $G --algorithm d2;d2-H4:--topology $G --algorithm d2 --average-every 4;d2-H16:--topology $G --algorithm d2 --average-every 16;d2-H16-nesterov:--topology $G --algorithm d2 --average-every 16 --outer nesterov:0.7,0.9"}
+# Probes beyond the issue's grid (PROBES=1 adds them; the table marks
+# their lr): D-PSGD on the same graph, and every setting at lr 0.02
+if [ "${PROBES:-}" = 1 ]; then
+    P2="--lr 0.02"
+    RUNS="$RUNS;dpsgd-H1:--topology $G;dpsgd-H4:--topology $G --average-every 4;dpsgd-H16:--topology $G --average-every 16"
+    RUNS="$RUNS;allreduce-H1-lr0.02:--mode allreduce --workers $N $P2;allreduce-H4-lr0.02:--mode allreduce --workers $N --average-every 4 $P2;allreduce-H16-lr0.02:--mode allreduce --workers $N --average-every 16 $P2;allreduce-H16-nesterov-lr0.02:--mode allreduce --workers $N --average-every 16 --outer nesterov:0.7,0.9 $P2"
+    RUNS="$RUNS;d2-H1-lr0.02:--topology $G --algorithm d2 $P2;d2-H4-lr0.02:--topology $G --algorithm d2 --average-every 4 $P2;d2-H16-lr0.02:--topology $G --algorithm d2 --average-every 16 $P2;d2-H16-nesterov-lr0.02:--topology $G --algorithm d2 --average-every 16 --outer nesterov:0.7,0.9 $P2"
+fi
 die() { echo "pilot-local: $*" >&2; exit 1; }
 [ -x "$BIN/dpsgd-train" ] && [ -x "$BIN/topogen" ] || die "$BIN/dpsgd-train or topogen missing: run make first"
 export OPENBLAS_NUM_THREADS=1
@@ -93,8 +102,8 @@ ar=$(awk -F'\t' '$1 == "allreduce_s" { print $2 }' "$OUT/modelled.tsv")
 {
     echo "Pilot of issue 31, **1 seed** (seed $SEED): 64 workers, Fashion-MNIST, LeNet, dirichlet:0.1, $EPOCHS epochs, batch 16 per worker, lr 0.05 (warm-up 1 epoch, step decay 0.1 every 3.5 epochs), evaluated every $EVAL steps (a quarter epoch). D^2 on a random 4-regular graph (\`topogen --kind random -n 64 -d 4 --seed 1\`, Laplacian weights); with H > 1 it runs as Local Exact-Diffusion. Modelled WAN seconds: every worker on its own host, steps x $tc s of compute (\`dpsgd-train --bench --batch 16\`) + gossip rounds x $rs s + all-reduces x $ar s (ring; \`topogen eval --net wan --ranks 64 --hosts 64\`)."
     echo
-    echo "| run | H | outer | final acc | best acc | steps to 80% | steps to 85% | communications | modelled WAN s (end) | modelled WAN s to 85% |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| run | lr | H | outer | final acc | best acc | steps to 80% | steps to 85% | communications | modelled WAN s (end) | modelled WAN s to 85% |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     IFS=';'
     for r in $RUNS; do
         IFS=$IFS_OLD
@@ -104,10 +113,11 @@ ar=$(awk -F'\t' '$1 == "allreduce_s" { print $2 }' "$OUT/modelled.tsv")
         [ -f "$csv" ] || continue
         H=$(echo "$flags" | sed -n 's/.*--average-every \([0-9]*\).*/\1/p')
         outer=$(echo "$flags" | sed -n 's/.*--outer \([^ ]*\).*/\1/p')
+        lr=$(echo "$flags" | sed -n 's/.*--lr \([^ ]*\).*/\1/p')
         failed=""
         [ -f "$OUT/runs/$name.failed" ] && failed=$(sed -n 's/.*(step \([0-9]*\)).*/\1/p' "$OUT/runs/$name.failed")
         case $name in allreduce*) price=$ar;; *) price=$rs;; esac
-        awk -F, -v H="${H:-1}" -v tc="$tc" -v pr="$price" -v name="$name" -v outer="${outer:-none}" -v failed="$failed" '
+        awk -F, -v H="${H:-1}" -v tc="$tc" -v pr="$price" -v name="$name" -v outer="${outer:-none}" -v failed="$failed" -v lr="${lr:-0.05}" '
             NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             { st = $c["step"]; acc = $c["test_acc"]; last = acc; laststep = st
               if (acc > best) best = acc
@@ -116,7 +126,7 @@ ar=$(awk -F'\t' '$1 == "allreduce_s" { print $2 }' "$OUT/modelled.tsv")
               if (acc >= 0.85 && s85 == "") { s85 = st; m85 = t } }
             END { k = int(laststep / H)
                   fin = failed != "" ? sprintf("diverged (NaN loss at step %s)", failed) : sprintf("%.2f%%", 100 * last)
-                  printf "| %s | %d | %s | %s | %.2f%% | %s | %s | %d | %.0f | %s |\n", name, H, outer,
+                  printf "| %s | %s | %d | %s | %s | %.2f%% | %s | %s | %d | %.0f | %s |\n", name, lr, H, outer,
                       fin, 100 * best, s80 == "" ? "never" : s80, s85 == "" ? "never" : s85, k,
                       laststep * tc + k * pr, m85 == "" ? "never" : sprintf("%.0f", m85) }' "$csv"
         IFS=';'
