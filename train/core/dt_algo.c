@@ -180,10 +180,9 @@ void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr)
         /* x becomes phi = psi + x - psi_prev; psi_prev <- psi */
         float *pp = a->slot[SLOT_B][i];
         dt_sgd_velocity(sa, g, x, n, mu, wd);
-        if (a->sp.local) { /* LED: x <- x - eta v + d / L (pp is d) */
-            const float inv = 1.0f / (float)a->round_len;
+        if (a->sp.local) { /* LED: x <- x - eta (v + y) (pp is y) */
             for (size_t k = 0; k < n; k++)
-                x[k] = (x[k] - lr * sa[k]) + pp[k] * inv;
+                x[k] = x[k] - lr * (sa[k] + pp[k]);
             break;
         }
         for (size_t k = 0; k < n; k++) {
@@ -288,10 +287,12 @@ cm_status dt_algo_end(dt_algo *a, float lr)
             if (c != 1.0f)
                 for (size_t k = 0; k < n; k++)
                     xn[i][k] = c0 * x[i][k] + c * xn[i][k];
-            if (a->sp.local) { /* LED: d <- d + x' - phi */
-                float *d = a->slot[SLOT_B][i];
+            if (a->sp.local && lr > 0.0f) { /* LED: y <- y - (x' - phi) /
+                                                (eta L) */
+                float *y = a->slot[SLOT_B][i];
+                const float s = lr * (float)a->round_len;
                 for (size_t k = 0; k < n; k++)
-                    d[k] += xn[i][k] - x[i][k];
+                    y[k] -= (xn[i][k] - x[i][k]) / s;
             }
             swap_x(a, i);
         }

@@ -131,13 +131,16 @@ float *dt_algo_x(const dt_algo *a, size_t i);
  * step is an exact average (the caller's; --global-every), so d2 mixes
  * with it directly (c = 1). round_len: local steps in the current round
  * (d2 with spec.local only). With spec.local, d2 is Local
- * Exact-Diffusion (Alghunaim 2023) in D^2's parameter form, with a
- * correction d_i (starting at 0): each step of a round of L steps
- *     v_i <- mu v_i + g_i + wd x_i;  x_i <- x_i - eta v_i + d_i / L
- * and at its communication (x_i then being phi_i)
- *     x_i <- sum_j M_ij phi_j;  d_i <- d_i + x_i - phi_i
- * At L = 1 every step this is D^2 (d_i = x_i - psi_prev_i), up to the
- * rounding of the other order of additions. */
+ * Exact-Diffusion (Alghunaim 2023) with a correction y_i in gradient
+ * units (starting at 0), as in the paper's local steps x <- x - alpha
+ * (grad + y): each step of a round of L steps
+ *     v_i <- mu v_i + g_i + wd x_i;  x_i <- x_i - eta (v_i + y_i)
+ * and at its communication (x_i then being phi_i; eta that step's rate)
+ *     x_i <- sum_j M_ij phi_j;  y_i <- y_i - (x_i - phi_i) / (eta L)
+ * At L = 1 and a constant eta this is D^2 (eta y_i = psi_prev_i - x_i),
+ * up to rounding; in gradient units the correction follows a change of
+ * the learning rate (a parameter-space one, D^2's psi_prev held over a
+ * round of 16 steps, overshot after a 10x decay and diverged). */
 void dt_algo_set_step(dt_algo *a, int comm, int exact, size_t round_len);
 
 /* Starts the step: dpsgd and gt start the gossip of x (and y) now, so it
@@ -158,7 +161,7 @@ cm_status dt_algo_end(dt_algo *a, float lr);
 
 /* The per-worker arrays that, with x, make up the algorithm's state (what
  * a checkpoint must hold): dpsgd {v}, d2 {v, psi_prev}, gt {y, v,
- * h_prev}, qgm {mhat}; d2 with spec.local {v, d} (the correction in
+ * h_prev}, qgm {mhat}; d2 with spec.local {v, y} (the correction in
  * place of psi_prev). Returns their number k <= DT_ALGO_MAX_STATE and
  * sets arr[0..k) to worker i's arrays (n floats each, writable so a
  * checkpoint can be restored into them; valid until the next dt_algo_end;
