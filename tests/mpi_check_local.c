@@ -2,9 +2,10 @@
  * the synthetic set and the cube Q3 (mpi_run.h's small run: 16 steps per
  * epoch, 2 epochs): with --average-every 3 every algorithm (dpsgd, d2 as
  * LED, gt as K-GT, qgm, with --global-every 2 and the outer Nesterov
- * step), local all-reduce included, gives the same bits on 1, 3 and 4
- * ranks; a run stopped after epoch 1 (step 16: in the middle of a period)
- * on 3 ranks and resumed on 4 equals the uninterrupted one; the bytes:
+ * step), local all-reduce included, gives the same bits on 1 and 4 ranks;
+ * a run stopped after epoch 1 (step 16: in the middle of a period) on 3
+ * ranks (8 workers split unevenly) and resumed on 4 equals the
+ * uninterrupted one; the bytes:
  * --average-every 4 sends a quarter of H = 1's per step (D-PSGD, and
  * all-reduce's count), gt twice D-PSGD's, clique-avg the clique
  * gradients besides the model, an exact average counts one all-reduce of
@@ -61,11 +62,9 @@ START_TEST(test_same_bits_and_resume)
                      CM_OK);
     for (size_t k = 0; k < 5; k++) {
         setting(&cfg, path, k);
-        mpi_outcome o1 = mpi_run_on(1, &cfg), o3 = mpi_run_on(3, &cfg),
-                    o4 = mpi_run_on(4, &cfg);
-        ck_assert_msg(o1.s == CM_OK && o3.s == CM_OK && o4.s == CM_OK,
-                      "setting %zu: %s", k, cm_last_error());
-        ck_assert_uint_eq(o1.hash, o3.hash);
+        mpi_outcome o1 = mpi_run_on(1, &cfg), o4 = mpi_run_on(4, &cfg);
+        ck_assert_msg(o1.s == CM_OK && o4.s == CM_OK, "setting %zu: %s", k,
+                      cm_last_error());
         ck_assert_uint_eq(o1.hash, o4.hash);
         ck_assert_double_eq(o1.acc, o4.acc);
         /* gt learns slowly here (0.55 at H = 1 on this run, 0.27 at
