@@ -8,7 +8,8 @@
  * whole run on one rank through dt_comm_single.c (sgd:1 = no outer step
  * bit for bit, in gossip and all-reduce mode; a run stopped in the middle
  * of a period and resumed equals the uninterrupted one, for every
- * algorithm, all-reduce and the outer step; H = 1 given explicitly is the
+ * algorithm, all-reduce and the outer step, gt's with it in 5 state
+ * arrays; H = 1 given explicitly is the
  * default run; the refusals).
  */
 #include <math.h>
@@ -425,9 +426,10 @@ START_TEST(run_resume_mid_period)
     dt_config cfg;
     mpi_cube_file(path, sizeof path, "/tmp/check_local_");
     const dt_algo_kind kinds[] = {DT_ALGO_DPSGD, DT_ALGO_D2, DT_ALGO_GT,
-                                  DT_ALGO_QGM, DT_ALGO_DPSGD};
-    for (size_t k = 0; k < 6; k++) {
-        cfg_on(&cfg, k == 5 ? "" : path, k == 5 ? DT_ALGO_DPSGD : kinds[k]);
+                                  DT_ALGO_QGM, DT_ALGO_DPSGD, DT_ALGO_DPSGD,
+                                  DT_ALGO_GT};
+    for (size_t k = 0; k < 7; k++) { /* 6: gt + nesterov, 5 state arrays */
+        cfg_on(&cfg, k == 5 ? "" : path, kinds[k]);
         cfg.average_every = 3;
         cfg.local_after = k == 2 ? 2 : 0;
         cfg.global_every = k == 3 || k == 4 ? 2 : 0;
