@@ -110,6 +110,14 @@ for dir in "$@"; do
     params=$(params_of "$MODEL")
     arrays=1
     case " $TRAIN_ARGS " in *" --algorithm gt "*) arrays=2;; esac
+    # issue 31: how many communications of each kind a run makes (the
+    # trainer's schedule, dt_local.h): --average-every H, --local-after S,
+    # --global-every K (every K-th an all-reduce), clique-avg's gradient
+    # round at each communication
+    opt() { echo " $TRAIN_ARGS " | sed -n "s/.* $1 \([^ ]*\) .*/\1/p"; }
+    H=$(opt --average-every); S=$(opt --local-after); K=$(opt --global-every)
+    clique=0
+    case " $TRAIN_ARGS " in *" --algorithm clique-avg "*) clique=1;; esac
     keys=$(echo "$runs" | cut -d- -f1-3 | sort -u)
     tsv="$dir/modelled.tsv"
     if [ -f "$tsv" ] && [ "${FORCE:-0}" != 1 ]; then
@@ -192,6 +200,28 @@ for dir in "$@"; do
                     comm=$(echo "$j" | sed 's/.*"block":{//' | json_num round_s)
                 fi
                 [ -n "$comm" ] || die "no modelled round in: $j"
+                # per step: the run's communications (T steps: its CSV's
+                # last row) priced each, gossip rounds at comm, exact
+                # averages at the all-reduce --allreduce picks, clique rounds at the
+                # clique graph's round (its `# cliques:` line as a file)
+                if [ -n "$H$S$K" ] || [ "$clique" = 1 ]; then
+                    csv=$(ls "$dir/runs/$k"-*.csv 2>/dev/null | head -n 1)
+                    T=$(tail -n 1 "$csv" | cut -d, -f2)
+                    ar=$(echo "$j" | json_num allreduce_s)
+                    cq=0
+                    if [ "$clique" = 1 ]; then
+                        sed -n 's/^# cliques: //p' "$f" | awk '{ for (i = 1; i <= NF; i++) for (j = i + 1; j <= NF; j++) if ($i == $j) print i - 1, j - 1 }' > "$dir/.cliques-n$n.txt"
+                        cq=$("$BIN/topogen" eval "$dir/.cliques-n$n.txt" --net "$net" --ranks "$n" --hosts "$n" \
+                                 --params "$params" --json | sed 's/.*"block":{//' | json_num round_s)
+                        rm -f "$dir/.cliques-n$n.txt"
+                    fi
+                    [ "$kind" = allreduce ] && ar=$comm
+                    comm=$(awk -v T="$T" -v H="${H:-1}" -v S="${S:-0}" -v K="${K:-0}" -v g="$comm" -v ar="$ar" \
+                               -v cq="$cq" -v ca="$clique" -v all="$([ "$kind" = allreduce ] && echo 1 || echo 0)" '
+                        BEGIN { c = T <= S ? T : S + int((T - S) / H); e = K > 0 ? int(c / K) : 0
+                                if (all) { e = c }
+                                printf "%.6g", (T > 0 ? ((c - e) * g + e * ar + ca * c * cq) / T : 0) }')
+                fi
                 awk -v k="$k" -v net="$net" -v c="$comp" -v m="$comm" -v a="$alg" \
                     'BEGIN { printf "%s %s %.6g %.6g %.6g%s\n", k, net, c, m, c + m, a }'
             done

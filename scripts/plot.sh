@@ -80,7 +80,11 @@ alg_dirs=""
 for e in "$@"; do
     [ -d "$e/runs" ] || { echo "plot: $e: not a sweep directory (no $e/runs)" >&2; exit 1; }
     a=$(sed -n 's/^TRAIN_ARGS=.*--algorithm[ =]\([a-z0-9]*\).*/\1/p' "$e/grid.env" 2>/dev/null | head -n 1)
-    [ -n "$a" ] || { echo "plot: $e: its grid.env names no --algorithm in TRAIN_ARGS; EXTRA directories are for algorithm runs" >&2; exit 1; }
+    # issue 31: a directory run with --average-every, --global-every,
+    # --local-after or --outer is an EXTRA too, named by them
+    cl=$(comm_label "$(sed -n 's/^TRAIN_ARGS="\(.*\)"$/\1/p' "$e/grid.env" 2>/dev/null)")
+    [ -z "$cl" ] || a="${a:+$a+}$cl"
+    [ -n "$a" ] || { echo "plot: $e: its grid.env names no --algorithm, --average-every, --global-every, --local-after or --outer in TRAIN_ARGS; EXTRA directories are for those runs" >&2; exit 1; }
     alg_dirs="$alg_dirs $a=$e"
 done
 
@@ -197,10 +201,15 @@ label_of() {
     s=$(seeds_of "$1"); sd="$s seeds"; [ "$s" = 1 ] && sd="1 seed"
     # the models a worker sends per step (copies_of), so that lines are
     # compared at equal bytes; a time-varying graph's most peers per round
-    # and period beside it
-    c=$(copies_of "$1"); [ -n "$c" ] && c=$(printf '%.3g msgs/step' "$c") || c="msgs/step ?"
+    # and period beside it; with --average-every H (the label's "H<H>",
+    # runs.sh comm_label) one communication every H steps
+    c=$(copies_of "$1")
+    h=$(alg_of "$1" | sed -n 's/.*H\([0-9][0-9]*\).*/\1/p')
+    [ -z "$c" ] || [ -z "$h" ] || c=$(awk -v c="$c" -v h="$h" 'BEGIN { print c / h }')
+    [ -n "$c" ] && c=$(printf '%.3g msgs/step' "$c") || c="msgs/step ?"
     if [ "$(kind_of "$1")" = allreduce ]; then
-        echo "all-reduce (C-PSGD, ring: $c; $sd)"
+        a=$(alg_of "$1"); [ -z "$a" ] || a=" + $a"
+        echo "all-reduce$a (C-PSGD, ring: $c; $sd)"
     else
         a=$(alg_of "$1"); [ -z "$a" ] || a=" + $a"
         d=$(degree_of "$1")

@@ -54,11 +54,28 @@
 # data/pilot-21 (same binary bits: checked, the README says how) may be
 # copied in first with PILOT=data/pilot-21/n64; they are then skipped.
 #
+# Evaluation: EVAL_EVERY=quarter (default) evaluates every quarter epoch
+# (--eval-every floor(S/4), S the steps per epoch of the cell), so the
+# steps to a target are seen at that resolution (the first evaluation at
+# or above it, nothing interpolated); EVAL_EVERY=epoch evaluates at epoch
+# ends only, as the committed data/results were made (their run
+# identity: use it to extend or redraw them).
+#
+# Communicating less (issue 31): LOCAL="4 16 16/nesterov:0.7,0.9 4/k4"
+# (default empty: none) adds, in the dirichlet cells (seed 1), all-reduce
+# and D^2 on the first D2_ON graph with each entry's settings, H[/kK]
+# [/sS][/OUTER]: --average-every H, --global-every K (D^2 only),
+# --local-after S, --outer OUTER; into OUT/nN-local-TAG and
+# OUT/nN-local-d2-TAG (TAG: runs.sh comm_label), plotted with OUT/nN and
+# named in the legends and summaries; the cross-cell tables and the
+# correlation leave them out.
+#
 # Layout: one sweep directory per worker count, OUT/nN (the per-worker
 # batch differs with n; scripts/sweep.sh "Sweep run identity"), and
 # OUT/nN-d2, OUT/n100-cliqueavg for the sweep-wide --algorithm runs.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/runs.sh" # comm_label
 root=$(cd "$here/.." && pwd)
 case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; -*) echo "results: unknown option '$1' (see --help)" >&2; exit 2;; esac
 OUT=${1:-${OUT:-$root/results}}
@@ -100,6 +117,9 @@ DC=${DC:-"dcliques:mh learned:laplacian aware:laplacian stl-fw:own random:laplac
 export EPOCHS DATASET TRAIN_ARGS DEGREE
 [ -x "$BIN/topogen" ] && [ -x "$BIN/dpsgd-train" ] || die "$BIN/topogen or dpsgd-train missing: run 'make' first"
 case "$GLOBAL_BATCH" in ''|*[!0-9]*) die "GLOBAL_BATCH must be a positive integer, got '$GLOBAL_BATCH'";; esac
+for e in ${LOCAL:-}; do
+    case "$e" in [1-9]*) ;; *) die "LOCAL: '$e' is not H[/kK][/sS][/OUTER] (e.g. 16/nesterov:0.7,0.9)";; esac
+done
 for c in $CELLS; do
     case "$c" in n[0-9]*:iid|n[0-9]*:dirichlet:*|n[0-9]*:shards:*) ;;
     *) die "CELLS: '$c' is not nN:PARTITION (e.g. n64:dirichlet:0.1)";; esac
@@ -118,13 +138,27 @@ fi
 rest=${SEEDS_MAIN#* }
 [ "$rest" != "$SEEDS_MAIN" ] || rest=""
 
+# eval_args N BATCH: --eval-every of a quarter epoch (EVAL_EVERY=quarter)
+eval_args() {
+    [ "${EVAL_EVERY:-quarter}" = quarter ] || return 0
+    case $DATASET in
+    synthetic) im=$(echo " $TRAIN_ARGS " | sed -n 's/.* --synthetic-train \([0-9]*\) .*/\1/p'); im=${im:-4096};;
+    cifar10) im=50000;;
+    *) im=60000;;
+    esac
+    q=$((im / ($1 * $2) / 4))
+    [ "$q" -ge 1 ] || q=1
+    echo " --eval-every $q"
+}
+case "${EVAL_EVERY:-quarter}" in quarter|epoch) ;; *) die "EVAL_EVERY must be quarter or epoch, got '$EVAL_EVERY'";; esac
+
 # sweep N PARTITION SEEDS SETTINGS ALLREDUCE [DIR-SUFFIX EXTRA-TRAIN-ARGS [LR]]
 sweep() {
     b=$((GLOBAL_BATCH / $1))
     [ "$b" -ge 1 ] || die "GLOBAL_BATCH $GLOBAL_BATCH gives no batch for $1 workers"
     [ -n "$4" ] || [ "$5" = 1 ] || return 0
     LR=${8:-$LR0} OUT="$OUT/n$1${6:-}" WORKERS=$1 BATCH=$b PARTITIONS=$2 SEEDS=$3 \
-        SETTINGS="$4" ALLREDUCE=$5 TRAIN_ARGS="$TRAIN_ARGS${7:+ $7}" \
+        SETTINGS="$4" ALLREDUCE=$5 TRAIN_ARGS="$TRAIN_ARGS${7:+ $7}$(eval_args "$1" "$b")" \
         sh "$here/sweep.sh" || die "the sweep of $1 workers on $2 failed"
 }
 
@@ -170,6 +204,26 @@ for c in $CELLS; do
     *) sweep "$n" "$p" 1 "$ALL" 1 ;;
     esac
 done
+# local_args ENTRY [d2]: the trainer flags of a LOCAL entry
+local_args() {
+    echo "$1" | awk -F/ -v d2="${2:-}" '{ a = "--average-every " $1
+        for (i = 2; i <= NF; i++)
+            if ($i ~ /^k[0-9]+$/) { if (d2) a = a " --global-every " substr($i, 2) }
+            else if ($i ~ /^s[0-9]+$/) a = a " --local-after " substr($i, 2)
+            else a = a " --outer " $i
+        print a }'
+}
+for e in ${LOCAL:-}; do
+    case "$e" in [1-9]*) ;; *) die "LOCAL: '$e' is not H[/kK][/sS][/OUTER]";; esac
+    for c in $CELLS; do
+        n=${c%%:*}; n=${n#n}; p=${c#*:}
+        case "$c" in *:dirichlet:*) ;; *) continue;; esac
+        echo "results: $n workers on $p, communicating less: $e"
+        a=$(local_args "$e"); ad=$(local_args "$e" d2)
+        sweep "$n" "$p" 1 "" 1 "-local-$(comm_label "$a")" "$a"
+        sweep "$n" "$p" 1 "${D2_ON%% *}" 0 "-local-d2-$(comm_label "$ad")" "--algorithm d2 $ad"
+    done
+done
 for c in $CELLS; do
     n=${c%%:*}; n=${n#n}; p=${c#*:}
     case "$c" in *:dirichlet:*) [ "$n" -gt 16 ] && [ -n "$rest" ] || continue;; *) continue;; esac
@@ -196,14 +250,15 @@ echo "results: modelled wall-clock"
 sh "$here/modelled.sh" $dirs
 echo "results: plots and tables"
 for d in $dirs; do
-    case "$d" in *-d2|*-cliqueavg) continue;; esac
+    case "$d" in *-d2|*-cliqueavg|*-local-*) continue;; esac
     extra=""
-    for x in "$d"-d2 "$d"-cliqueavg; do [ -d "$x/runs" ] && extra="$extra $x"; done
+    for x in "$d"-d2 "$d"-cliqueavg "$d"-local-*; do [ -d "$x/runs" ] && extra="$extra $x"; done
     sh "$here/plot.sh" --into "$d/plots" "$d" $extra > /dev/null
 done
 for d in $dirs; do
     TARGETS="${TARGETS:-0.80 0.85}" sh "$here/summary.sh" "$d" > /dev/null
 done
+dirs=$(for d in $dirs; do case "$d" in *-local-*) ;; *) echo "$d";; esac; done)
 /usr/bin/python3 "$here/measure-correlation.py" --gamma 0.951,0.5,0.9,0.99 \
     --md "$OUT/correlation.md" \
     --plot "$OUT/plots" $dirs > /dev/null

@@ -79,6 +79,22 @@ global_settings() {
     done
 }
 
+# comm_label TRAIN_ARGS: issue 31's communication settings in TRAIN_ARGS
+# as one word for legends, file and table names:
+# "H16+K2+S100+nesterov-lr0.7-mom0.9" (--average-every, --global-every,
+# --local-after, --outer); empty when TRAIN_ARGS has none of them.
+comm_label() {
+    echo " $1 " | awk '{ for (i = 1; i < NF; i++) {
+            v = $(i + 1)
+            if ($i == "--average-every") h = "H" v
+            else if ($i == "--global-every") k = "K" v
+            else if ($i == "--local-after") s = "S" v
+            else if ($i == "--outer") { o = v; sub(":", "-lr", o); sub(",", "-mom", o) } }
+        n = split(h " " k " " s " " o, w, " "); out = ""
+        for (j = 1; j <= n; j++) if (w[j] != "") out = out (out == "" ? "" : "+") w[j]
+        print out }'
+}
+
 # id_of: an 8-hex-digit id of stdin (POSIX cksum).
 id_of() { cksum | awk '{ printf "%08x", $1 }'; }
 

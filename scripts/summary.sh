@@ -52,6 +52,9 @@ TRAIN_ARGS=""
 if [ -f "$OUT/grid.env" ]; then load_env "$OUT/grid.env" TRAIN_ARGS || exit 1; fi
 algo=$(echo "$TRAIN_ARGS" | sed -n 's/.*--algorithm[ =]\([a-z0-9]*\).*/\1/p')
 [ "$algo" != dpsgd ] || algo=""
+# issue 31's settings (runs.sh comm_label): "learned + d2+H16+nesterov-lr0.7-mom0.9"
+cl=$(comm_label "$TRAIN_ARGS")
+[ -z "$cl" ] || algo="${algo:+$algo+}$cl"
 tmp="$INTO/summary.md.tmp"
 conv="$(cd "$INTO" && pwd)/summary.conv.tmp"  # absolute: awk runs in OUT/runs
 : > "$conv"

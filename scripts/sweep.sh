@@ -74,6 +74,15 @@ LR=${LR:-0.05}
 MOMENTUM=${MOMENTUM:-0.9}
 MODEL=${MODEL:-lenet}
 TRAIN_ARGS=${TRAIN_ARGS:-}
+# Communicating less (issue 31): AVERAGE_EVERY=H, LOCAL_AFTER=S,
+# GLOBAL_EVERY=K, OUTER=sgd:LR|nesterov:LR,MOM become the trainer's flags,
+# sweep-wide, in TRAIN_ARGS (so in the run identity and grid.env's
+# settings line); plot.sh and summary.sh name them (runs.sh comm_label).
+[ -z "${AVERAGE_EVERY:-}" ] || TRAIN_ARGS="$TRAIN_ARGS --average-every $AVERAGE_EVERY"
+[ -z "${LOCAL_AFTER:-}" ] || TRAIN_ARGS="$TRAIN_ARGS --local-after $LOCAL_AFTER"
+[ -z "${GLOBAL_EVERY:-}" ] || TRAIN_ARGS="$TRAIN_ARGS --global-every $GLOBAL_EVERY"
+[ -z "${OUTER:-}" ] || TRAIN_ARGS="$TRAIN_ARGS --outer $OUTER"
+TRAIN_ARGS=${TRAIN_ARGS# }
 
 die() { echo "sweep: $*" >&2; exit 1; }
 for b in topogen dpsgd-train; do

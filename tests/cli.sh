@@ -1334,9 +1334,10 @@ neff_cases() {
 
 . "$(dirname "$0")/cli_dataaware.sh"
 . "$(dirname "$0")/cli_repair.sh"
+. "$(dirname "$0")/cli_local.sh"
 # CLI_GROUPS="topogen readers ...": run only these groups (default: all,
 # in this order); each prints its seconds
-all_groups="topogen net groups train mpi sweep results fdla seq directed readers neff dataaware repair"
+all_groups="topogen net groups train mpi sweep results fdla seq directed readers neff dataaware repair local"
 for group in ${CLI_GROUPS:-$all_groups}; do
     case " $all_groups " in
     *" $group "*) ;;

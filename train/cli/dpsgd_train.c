@@ -654,9 +654,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (cfg->mode == DT_MODE_GOSSIP) {
         print_placement(cfg, &r);
         if (cfg->net_given)
-            printf("modelled wall clock %.2f s (measured %.2f s, MPI gossip "
-                   "time replaced by %zu modelled rounds)\n", r.last.model_s,
-                   r.last.wall_s, r.steps);
+            printf("modelled wall clock %.2f s (measured %.2f s, MPI time "
+                   "replaced by the model's %llu gossip rounds, %llu exact "
+                   "averages, %llu clique rounds)\n", r.last.model_s,
+                   r.last.wall_s, (unsigned long long)r.comm_gossip,
+                   (unsigned long long)r.comm_exact,
+                   (unsigned long long)r.comm_clique);
     }
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
         print_net_allreduce(cfg, &r);
@@ -675,7 +678,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         printf("log: %s\n", cfg->log_path);
     char placed_by[128];
     cm_place_how_describe(&r.place_how, placed_by, sizeof placed_by);
-    const dt_summary sm = {
+    dt_summary sm = {
         .mode = cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
                                                : dt_algo_name(r.algorithm),
         .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
@@ -698,7 +701,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .dropped = r.dropped[0] ? r.dropped : NULL,
         .dropped_count = r.dropped_count,
         .workers_before_drop = r.workers_before_drop,
-        .dropped_epoch = r.dropped_epoch};
+        .dropped_epoch = r.dropped_epoch,
+        .comm_gossip = r.comm_gossip, .comm_exact = r.comm_exact,
+        .comm_clique = r.comm_clique,
+        .comm_grad_allreduce = r.comm_grad_allreduce, .has_comms = 1,
+        .has_steps_to = 1};
+    memcpy(sm.steps_to, r.steps_to, sizeof r.steps_to);
     return write_summary(cfg, &sm);
 }
 

@@ -36,6 +36,9 @@ struct dt_algo {
     void *slab[N_SLOTS];    /* the owned slots' arrays, one block each
                                (dt_slab) */
     int begun;              /* a step is between begin and end */
+    int comm;               /* this step gossips (dt_algo_set_step) */
+    int exact;              /* ... with an exact average */
+    size_t round_len;       /* local steps of the current round */
 };
 
 /* Slot roles: dpsgd A = v; d2 A = v, B = psi_prev; gt A = v, B = h_prev,
@@ -115,6 +118,8 @@ cm_status dt_algo_new(const dt_algo_spec *spec, float **x, float **xn,
         return cm_error(CM_ENOMEM, "out of memory");
     a->sp = *spec;
     a->mx = *mixer;
+    a->comm = 1;
+    a->round_len = 1;
     a->glen = dt_algo_gossip_len(spec->kind, spec->n);
     a->slot[SLOT_X] = x;
     a->slot[SLOT_XN] = xn;
@@ -126,7 +131,7 @@ cm_status dt_algo_new(const dt_algo_spec *spec, float **x, float **xn,
             goto oom;
     }
     for (size_t i = 0; i < spec->count; i++) {
-        if (spec->kind == DT_ALGO_D2)
+        if (spec->kind == DT_ALGO_D2 && !spec->local) /* LED: d = 0 */
             memcpy(a->slot[SLOT_B][i], x[i], spec->n * sizeof(float));
         if (spec->kind == DT_ALGO_GT)
             memset(x[i] + spec->n, 0, spec->n * sizeof(float));
@@ -144,12 +149,19 @@ float *dt_algo_x(const dt_algo *a, size_t i)
     return a->slot[SLOT_X][i];
 }
 
+void dt_algo_set_step(dt_algo *a, int comm, int exact, size_t round_len)
+{
+    a->comm = comm;
+    a->exact = exact;
+    a->round_len = round_len ? round_len : 1;
+}
+
 cm_status dt_algo_begin(dt_algo *a)
 {
     if (a->begun)
         return cm_error(CM_EINVAL, "algorithm: step already begun");
     a->begun = 1;
-    if (a->sp.kind == DT_ALGO_DPSGD || a->sp.kind == DT_ALGO_GT)
+    if (a->comm && (a->sp.kind == DT_ALGO_DPSGD || a->sp.kind == DT_ALGO_GT))
         return a->mx.start(a->mx.ctx, a->slot[SLOT_X]);
     return CM_OK;
 }
@@ -168,6 +180,11 @@ void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr)
         /* x becomes phi = psi + x - psi_prev; psi_prev <- psi */
         float *pp = a->slot[SLOT_B][i];
         dt_sgd_velocity(sa, g, x, n, mu, wd);
+        if (a->sp.local) { /* LED: x <- x - eta (v + y) (pp is y) */
+            for (size_t k = 0; k < n; k++)
+                x[k] = x[k] - lr * (sa[k] + pp[k]);
+            break;
+        }
         for (size_t k = 0; k < n; k++) {
             float psi = x[k] - lr * sa[k];
             float phi = psi + x[k] - pp[k];
@@ -193,6 +210,45 @@ void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr)
     }
 }
 
+/* A step without gossip (W = I), in place; d2 with spec.local has done
+ * its local step in dt_algo_grad. */
+static void local_end(dt_algo *a, float lr)
+{
+    const size_t n = a->sp.n, cnt = a->sp.count;
+    const float mu = a->sp.mu;
+    for (size_t i = 0; i < cnt; i++) {
+        float *x = a->slot[SLOT_X][i], *sa = a->slot[SLOT_A][i];
+        switch (a->sp.kind) {
+        case DT_ALGO_DPSGD:
+            dt_sgd_apply(x, sa, n, lr);
+            break;
+        case DT_ALGO_D2:
+            break;
+        case DT_ALGO_GT: {
+            float *hp = a->slot[SLOT_B][i], *yw = x + n;
+            const float *h = a->slot[SLOT_C][i];
+            for (size_t k = 0; k < n; k++) {
+                float y = yw[k] + (h[k] - hp[k]);
+                hp[k] = h[k];
+                sa[k] = mu * sa[k] + y;
+                yw[k] = y;
+                x[k] -= lr * sa[k];
+            }
+            break;
+        }
+        case DT_ALGO_QGM: {
+            const float *send = a->slot[SLOT_B][i];
+            for (size_t k = 0; k < n; k++) {
+                if (lr > 0.0f)
+                    sa[k] = mu * sa[k] + (1.0f - mu) * ((x[k] - send[k]) / lr);
+                x[k] = send[k];
+            }
+            break;
+        }
+        }
+    }
+}
+
 static void swap_x(dt_algo *a, size_t i)
 {
     float *t = a->slot[SLOT_X][i];
@@ -209,6 +265,10 @@ cm_status dt_algo_end(dt_algo *a, float lr)
     const float mu = a->sp.mu;
     float **x = a->slot[SLOT_X], **xn = a->slot[SLOT_XN];
     cm_status s = CM_OK;
+    if (!a->comm) {
+        local_end(a, lr);
+        return CM_OK;
+    }
     switch (a->sp.kind) {
     case DT_ALGO_DPSGD:
         if ((s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
@@ -223,10 +283,17 @@ cm_status dt_algo_end(dt_algo *a, float lr)
             (s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
             return s;
         for (size_t i = 0; i < cnt; i++) {
-            const float c = a->sp.mix_w, c0 = 1.0f - c;
+            const float c = a->exact ? 1.0f : a->sp.mix_w, c0 = 1.0f - c;
             if (c != 1.0f)
                 for (size_t k = 0; k < n; k++)
                     xn[i][k] = c0 * x[i][k] + c * xn[i][k];
+            if (a->sp.local && lr > 0.0f) { /* LED: y <- y - (x' - phi) /
+                                                (eta L) */
+                float *y = a->slot[SLOT_B][i];
+                const float s = lr * (float)a->round_len;
+                for (size_t k = 0; k < n; k++)
+                    y[k] -= (xn[i][k] - x[i][k]) / s;
+            }
             swap_x(a, i);
         }
         break;

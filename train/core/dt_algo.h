@@ -84,6 +84,9 @@ typedef struct {
     float mu;           /* momentum in [0, 1) */
     float wd;           /* weight decay >= 0 */
     float mix_w;        /* d2 only: c in (0, 1], M = (1 - c) I + c W */
+    int local;          /* 1: steps may skip the gossip (--average-every
+                           H > 1, dt_algo_set_step); d2 then runs as
+                           Local Exact-Diffusion (below) */
 } dt_algo_spec;
 
 typedef struct dt_algo dt_algo; /* opaque */
@@ -119,6 +122,27 @@ void dt_algo_free(dt_algo *a);
  * entry changes at every dt_algo_end). The gradient is taken here. */
 float *dt_algo_x(const dt_algo *a, size_t i);
 
+/* How the next step communicates (issue 31; until the first call: comm
+ * 1, exact 0, round_len 1, i.e. every step gossips). comm 0: a local step,
+ * no gossip (the mixer is not called): W = I for that step, so dpsgd
+ * takes x_i <- x_i - eta v_i, gt advances its tracker with W = I
+ * (y_i <- y_i + h_i - h_prev_i: the local gradient plus a correction held
+ * for the round), qgm x_i <- x_i - eta m_i. exact 1: the mixer of this
+ * step is an exact average (the caller's; --global-every), so d2 mixes
+ * with it directly (c = 1). round_len: local steps in the current round
+ * (d2 with spec.local only). With spec.local, d2 is Local
+ * Exact-Diffusion (Alghunaim 2023) with a correction y_i in gradient
+ * units (starting at 0), as in the paper's local steps x <- x - alpha
+ * (grad + y): each step of a round of L steps
+ *     v_i <- mu v_i + g_i + wd x_i;  x_i <- x_i - eta (v_i + y_i)
+ * and at its communication (x_i then being phi_i; eta that step's rate)
+ *     x_i <- sum_j M_ij phi_j;  y_i <- y_i - (x_i - phi_i) / (eta L)
+ * At L = 1 and a constant eta this is D^2 (eta y_i = psi_prev_i - x_i),
+ * up to rounding; in gradient units the correction follows a change of
+ * the learning rate (a parameter-space one, D^2's psi_prev held over a
+ * round of 16 steps, overshot after a 10x decay and diverged). */
+void dt_algo_set_step(dt_algo *a, int comm, int exact, size_t round_len);
+
 /* Starts the step: dpsgd and gt start the gossip of x (and y) now, so it
  * overlaps the gradient computation. CM_EINVAL when a step is already
  * begun; the mixer's status otherwise. */
@@ -137,7 +161,8 @@ cm_status dt_algo_end(dt_algo *a, float lr);
 
 /* The per-worker arrays that, with x, make up the algorithm's state (what
  * a checkpoint must hold): dpsgd {v}, d2 {v, psi_prev}, gt {y, v,
- * h_prev}, qgm {mhat}. Returns their number k <= DT_ALGO_MAX_STATE and
+ * h_prev}, qgm {mhat}; d2 with spec.local {v, y} (the correction in
+ * place of psi_prev). Returns their number k <= DT_ALGO_MAX_STATE and
  * sets arr[0..k) to worker i's arrays (n floats each, writable so a
  * checkpoint can be restored into them; valid until the next dt_algo_end;
  * gt's y is x[i] + n). */

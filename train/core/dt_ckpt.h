@@ -18,7 +18,7 @@
  * little-endian, whatever the host):
  *   0   char[8]  magic "DPSGDCK\0"
  *   8   u32      version (1)
- *   12  u32      n_state: state arrays after params (0..4; 1 = the
+ *   12  u32      n_state: state arrays after params (0..6; 1 = the
  *                momentum of D-PSGD, as in the first files)
  *   16  u64      n_workers, worker, epoch, step, pos, fingerprint,
  *                n_params, rng.s[0..3]          (11 x u64, to byte 104)
@@ -36,7 +36,8 @@
 #include "cm_rng.h"
 #include "cm_status.h"
 
-#define DT_CKPT_MAX_STATE 4 /* state arrays per worker file at most */
+#define DT_CKPT_MAX_STATE 6 /* state arrays per worker file at most (gt 3
+                            + --outer nesterov 2) */
 
 typedef struct {
     uint64_t n_workers;   /* workers in the run */
@@ -48,7 +49,8 @@ typedef struct {
                              resume (seed, batch, ...); 0 when unused */
     uint64_t n_params;    /* floats in params and in each state array */
     unsigned n_state;     /* state arrays stored after params (momentum,
-                             the algorithm's extra vectors), <= 4 */
+                             the algorithm's extra vectors, --outer's),
+                             <= 6 */
     cm_rng rng;           /* the worker's generator state */
 } dt_ckpt_meta;
 

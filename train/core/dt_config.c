@@ -17,7 +17,7 @@
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
                F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
-               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE } flag_kind;
+               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER } flag_kind;
 
 typedef struct {
     const char *name;
@@ -81,6 +81,10 @@ static const flag_spec FLAGS[] = {
     {"--bench-floats", F_SIZE, OFF(bench_floats), 1, 1e9, 0},
     {"--summary", F_PATH, OFF(summary), 0, 0, 0},
     {"--write-partition", F_PATH, OFF(write_partition), 0, 0, 0},
+    {"--average-every", F_SIZE, OFF(average_every), 1, 1e9, 0},
+    {"--local-after", F_SIZE, OFF(local_after), 0, 1e12, 0},
+    {"--global-every", F_SIZE, OFF(global_every), 1, 1e9, 0},
+    {"--outer", F_OUTER, OFF(outer), 0, 0, 0},
 };
 /* Short spellings: {alias, flag}. */
 static const char *const ALIASES[][2] = {
@@ -121,6 +125,7 @@ void dt_config_default(dt_config *cfg)
     cfg->placement = CM_PLACE_GRAPH;
     cm_net_parse("datacenter", &cfg->net);
     cfg->net_allreduce = CM_AR_AUTO;
+    cfg->average_every = 1;
 }
 
 const char *dt_config_usage(void)
@@ -216,6 +221,17 @@ const char *dt_config_usage(void)
         "                     arrives for SEC seconds (600; 0 = never)\n"
         "  --stop-after E     stop after epoch E as if interrupted (to test "
         "--resume)\n"
+        "communicating less (train/README.md, \"Local steps\"):\n"
+        "  --average-every H  H local steps per communication (1: every "
+        "step)\n"
+        "  --local-after S    communicate every step for the first S steps, "
+        "then every H\n"
+        "  --global-every K   gossip: every K-th communication is an exact "
+        "average\n"
+        "  --outer OPT        none (default), sgd:LR or nesterov:LR,MOM: an "
+        "outer step on\n"
+        "                     the change since the last communication "
+        "(DiLoCo)\n"
         "across hosts:\n"
         "  --placement P      graph (default: partition the topology to keep "
         "edges\n"
@@ -297,6 +313,8 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
         return cm_place_parse(v, (cm_place_kind *)(void *)p);
     case F_ALLREDUCE:
         return cm_net_ar_parse(v, f->name, (cm_net_ar_alg *)(void *)p);
+    case F_OUTER:
+        return dt_outer_parse(v, (dt_outer *)(void *)p);
     case F_NET:
         cfg->net_given = 1;
         return cm_net_parse(v, (cm_net *)(void *)p);
@@ -412,7 +430,8 @@ cm_status dt_config_check_single(const dt_config *cfg)
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
         "--placement", "--net", "--weights", "--local-eval", "--timeout",
-        "--allreduce", "--net-hosts", "--drop-workers"};
+        "--allreduce", "--net-hosts", "--drop-workers",
+        "--average-every", "--local-after", "--global-every", "--outer"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
         if (dt_config_given(cfg, distributed[k]) &&
             !(cfg->write_partition[0] && cfg->epochs == 0 &&

@@ -14,6 +14,7 @@
 #include "cm_status.h"
 #include "dt_algo.h"
 #include "dt_data.h"
+#include "dt_local.h"
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
@@ -120,6 +121,15 @@ typedef struct {
     char write_partition[DT_PATH_MAX]; /* --write-partition FILE: the
                                   partition's per-worker class counts
                                   (dt_partition_file.h); "" = none */
+    /* communicating less (issue 31; dt_local.h) */
+    size_t average_every;      /* --average-every H: local steps per
+                                  communication (1: every step) */
+    size_t local_after;        /* --local-after S: communicate every step
+                                  for the first S steps, then every H */
+    size_t global_every;       /* --global-every K: every K-th
+                                  communication is an exact average
+                                  (gossip; 0 = never) */
+    dt_outer outer;            /* --outer none|sgd:LR|nesterov:LR,MOM */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */
@@ -139,7 +149,8 @@ int dt_config_given(const dt_config *cfg, const char *flag);
  * mpirun with --mode allreduce): CM_EINVAL naming the first flag given
  * that only a distributed run uses (--algorithm, --d2-mixing,
  * --partition, --workers, --placement, --net, --weights, --local-eval,
- * --timeout), so none is silently ignored. */
+ * --timeout, --average-every, --local-after, --global-every, --outer), so
+ * none is silently ignored. */
 cm_status dt_config_check_single(const dt_config *cfg);
 
 /* The usage text (static storage), listing every flag and its default. */

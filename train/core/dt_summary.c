@@ -64,6 +64,9 @@ static json_t *str(const char *s)
     return j;
 }
 
+const double dt_targets[DT_N_TARGETS] = {0.5, 0.6, 0.7, 0.75, 0.8, 0.85,
+                                         0.9};
+
 static json_t *settings(const dt_config *c, int *bad)
 {
     json_t *o = json_object();
@@ -116,6 +119,11 @@ static json_t *settings(const dt_config *c, int *bad)
     put(o, "init_model", str(c->init_model), bad);
     put(o, "drop_workers", c->drop_workers[0] ? str(c->drop_workers)
                                               : json_null(), bad);
+    char outer[64];
+    put(o, "average_every", jint(c->average_every), bad);
+    put(o, "local_after", jint(c->local_after), bad);
+    put(o, "global_every", jint(c->global_every), bad);
+    put(o, "outer", str(dt_outer_str(&c->outer, outer, sizeof outer)), bad);
     return o;
 }
 
@@ -161,6 +169,24 @@ static json_t *result(const dt_summary *s, int *bad)
         put(d, "workers_before", jint(s->workers_before_drop), bad);
     }
     put(o, "dropped", d, bad);
+    if (s->has_comms) {
+        json_t *c = json_object();
+        put(c, "gossip_rounds", jint(s->comm_gossip), bad);
+        put(c, "exact_averages", jint(s->comm_exact), bad);
+        put(c, "clique_rounds", jint(s->comm_clique), bad);
+        put(c, "gradient_allreduces", jint(s->comm_grad_allreduce), bad);
+        put(o, "communications", c, bad);
+    }
+    if (s->has_steps_to) {
+        json_t *t = json_object();
+        for (size_t k = 0; k < DT_N_TARGETS; k++) {
+            char key[16];
+            snprintf(key, sizeof key, "%.2f", dt_targets[k]);
+            put(t, key, s->steps_to[k] >= 0 ? json_integer(s->steps_to[k])
+                                            : json_null(), bad);
+        }
+        put(o, "steps_to_target", t, bad);
+    }
     return o;
 }
 

@@ -22,6 +22,10 @@
  * FNV-1a basis corrected, so every hash it prints changed). */
 #define DT_TRAIN_VERSION "1.2"
 
+/* The accuracies of result.steps_to_target (dt_summary). */
+#define DT_N_TARGETS 7
+extern const double dt_targets[DT_N_TARGETS];
+
 typedef struct {
     const char *mode;        /* "single", "allreduce", or the update rule
                                 of a gossip run ("dpsgd", "d2", "gt",
@@ -61,6 +65,14 @@ typedef struct {
     size_t dropped_count;    /* how many */
     size_t workers_before_drop; /* workers before the drop */
     uint64_t dropped_epoch;  /* the epoch the run continued without them */
+    /* issue 31: communications of the whole run by kind (result.
+     * communications), and for each dt_targets[k] the step of the first
+     * evaluation whose test_acc is at or above it (-1: never; nothing
+     * interpolated; result.steps_to_target, keys "0.50" ... "0.90") */
+    uint64_t comm_gossip, comm_exact, comm_clique, comm_grad_allreduce;
+    int has_comms;          /* distributed: write result.communications */
+    long long steps_to[DT_N_TARGETS];
+    int has_steps_to;       /* write result.steps_to_target */
 } dt_summary;
 
 /* Writes {"version":..., "settings":{...every flag...}, "result":{...}}

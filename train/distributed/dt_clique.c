@@ -126,3 +126,41 @@ done:
     fclose(fp);
     return s;
 }
+
+cm_status dt_complete_topo(size_t n, cm_topo *t)
+{
+    size_t m = n * (n - 1) / 2;
+    size_t *ei = malloc((m + 1) * sizeof *ei), *ej = malloc((m + 1) *
+                                                            sizeof *ej);
+    cm_status s = ei && ej ? CM_OK
+                           : cm_error(CM_ENOMEM, "out of memory for the "
+                                      "exact average of %zu workers", n);
+    size_t e = 0;
+    for (size_t i = 0; s == CM_OK && i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            ei[e] = i;
+            ej[e++] = j;
+        }
+    if (s == CM_OK)
+        s = cm_topo_from_edges(t, n, m, ei, ej);
+    free(ei);
+    free(ej);
+    if (s != CM_OK)
+        return s;
+    t->ew = malloc((m + 1) * sizeof *t->ew);
+    t->self = malloc(n * sizeof *t->self);
+    t->adj_w = malloc((2 * m + 1) * sizeof *t->adj_w);
+    if (!t->ew || !t->self || !t->adj_w) {
+        cm_topo_destroy(t);
+        return cm_error(CM_ENOMEM, "out of memory for the exact average of "
+                        "%zu workers", n);
+    }
+    const double w = 1.0 / (double)n;
+    for (size_t q = 0; q < m; q++)
+        t->ew[q] = w;
+    for (size_t q = 0; q < 2 * m; q++)
+        t->adj_w[q] = w;
+    for (size_t i = 0; i < n; i++)
+        t->self[i] = w;
+    return CM_OK;
+}

@@ -62,6 +62,7 @@
 #include "cm_topo.h"
 #include "dt_algo.h"
 #include "dt_d2_mix.h"
+#include "dt_local.h"
 #include "dt_data.h"
 #include "dt_drop.h"
 #include "dt_handoff.h"
@@ -81,6 +82,7 @@
 #include "dt_train.h"
 #include "dt_workers.h"
 #include "dt_clique.h"
+#include "dt_slab.h"
 #include "dt_partition_file.h"
 
 /* ---- setup ------------------------------------------------------------- */
@@ -297,11 +299,13 @@ static cm_status setup_state(dt_run *r)
     r->ev.n = r->n;
     const size_t xlen = r->allreduce ? len
                                      : dt_algo_gossip_len(cfg->algorithm, len);
-    if ((s = dt_workers_alloc(&r->w, r->allreduce, len, xlen, r->B,
+    if ((s = dt_workers_alloc(&r->w, r->allreduce && !r->local, len, xlen,
+                              r->B,
                               cfg->seed)) != CM_OK ||
         (s = dt_evaluator_alloc(&r->ev, len)) != CM_OK)
         return s;
-    if (r->allreduce && !(r->gsum = malloc(len * sizeof *r->gsum)))
+    if (r->allreduce && !r->local &&
+        !(r->gsum = malloc(len * sizeof *r->gsum)))
         return cm_error(CM_ENOMEM, "out of memory for the gradient sum");
     cm_rng init;
     cm_rng_seed(&init, cfg->seed, 0);
@@ -338,13 +342,42 @@ static cm_status worker_grad(dt_run *r, size_t i, const float *p)
 static cm_status mix_start(void *ctx, float *const *in)
 {
     dt_run *r = ctx;
-    return dt_gossip_start(r->g[r->cur], in);
+    return dt_gossip_start(r->global_now ? r->gg : r->g[r->cur], in);
 }
 
 static cm_status mix_finish(void *ctx, float *const *out)
 {
     dt_run *r = ctx;
-    return dt_gossip_finish(r->g[r->cur], out);
+    return dt_gossip_finish(r->global_now ? r->gg : r->g[r->cur], out);
+}
+
+/* --outer: the outer step of every local worker after a communication
+ * (a no-op without --outer, or sgd:1, which only moves the anchor). */
+static void outer_steps(dt_run *r)
+{
+    if (!r->oa)
+        return;
+    for (size_t i = 0; i < r->w.count; i++)
+        dt_outer_step(&r->cfg->outer, r->w.x[i], r->oa[i],
+                      r->ob ? r->ob[i] : NULL, r->w.len);
+}
+
+void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c)
+{
+    const dt_config *cfg = r->cfg;
+    memset(c, 0, sizeof *c);
+    if (r->allreduce && !r->local) {
+        c->grad_allreduce = t;
+        return;
+    }
+    uint64_t n = dt_local_comms(cfg->average_every, cfg->local_after, t);
+    if (r->allreduce) {
+        c->global = n;
+        return;
+    }
+    c->global = cfg->global_every ? n / cfg->global_every : 0;
+    c->gossip = n - c->global;
+    c->clique = r->gc ? n : 0;
 }
 
 /* One step of every local worker: dt_algo_begin starts the gossip when the
@@ -354,10 +387,20 @@ static cm_status mix_finish(void *ctx, float *const *out)
 static cm_status step_gossip(dt_run *r, size_t step, double lr)
 {
     dt_workers *w = &r->w;
-    r->cur = step % r->period;
-    dt_gossip *g = r->g[r->cur];
+    const dt_config *cfg = r->cfg;
+    const size_t H = cfg->average_every, S = cfg->local_after;
+    /* the round of a time-varying topology advances per communication
+     * (at H = 1: per step, as before) */
+    r->cur = dt_local_comms(H, S, step) % r->period;
+    r->comm_now = dt_local_comm(H, S, step);
+    r->global_now = r->comm_now &&
+                    dt_local_global(H, S, cfg->global_every, step);
+    dt_gossip *g = r->global_now ? r->gg : r->g[r->cur];
+    dt_algo_set_step(r->algo, r->comm_now, r->global_now,
+                     dt_local_round_len(H, S, step));
     cm_status s = CM_OK;
-    if (r->epidemic) { /* step's graph, the same on every rank */
+    if (r->epidemic && r->comm_now && !r->global_now) {
+        /* step's graph, the same on every rank */
         const cm_topo *t = r->topo;
         s = cm_topo_epidemic_draw(&r->epi, t->n, t->epi_s, t->epi_local,
                                   r->cfg->seed, (uint64_t)step);
@@ -370,8 +413,9 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     if (s != CM_OK)
         return s;
     double t0 = cm_time_now();
-    if (r->gc) { /* clique-avg: all gradients, their clique means, then
-                    dpsgd's update on those */
+    if (r->gc && r->comm_now) { /* clique-avg: all gradients, their
+                    clique means, then dpsgd's update on those (at the
+                    communications only: a local step sends nothing) */
         for (size_t i = 0; i < w->count && s == CM_OK; i++) {
             s = worker_grad(r, i, w->x[i]);
             memcpy(r->gbuf[i], r->net->grads, w->len * sizeof(float));
@@ -383,7 +427,8 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
         for (size_t i = 0; i < w->count && s == CM_OK; i++)
             dt_algo_grad(r->algo, i, r->gavg[i], (float)lr);
     }
-    for (size_t i = 0; i < w->count && s == CM_OK && !r->gc; i++) {
+    for (size_t i = 0; i < w->count && s == CM_OK &&
+                       !(r->gc && r->comm_now); i++) {
         s = worker_grad(r, i, w->x[i]);
         dt_algo_grad(r->algo, i, r->net->grads, (float)lr);
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
@@ -399,9 +444,113 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     if (s == CM_OK)
         s = dt_algo_end(r->algo, (float)lr);
     dt_gossip_get_stats(g, &g1);
+    if (s == CM_OK && r->comm_now)
+        outer_steps(r);
+    if (r->global_now) /* counted as an all-reduce of the gossip array */
+        r->ar_bytes += w->xlen * sizeof(float);
     r->t_compute += cm_time_now() - t0 - (g1.t_mix - g0.t_mix) -
                     (g1.t_mpi - g0.t_mpi);
     return s;
+}
+
+/* Local SGD (all-reduce with --average-every > 1 or --outer): every
+ * worker takes an SGD step on its own x (dpsgd's update with no gossip),
+ * and at a communication the parameters are averaged exactly over all
+ * workers (the complete-graph round: the same bits on any number of
+ * ranks), then the outer step. */
+static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
+{
+    dt_workers *w = &r->w;
+    const dt_config *cfg = r->cfg;
+    dt_algo_set_step(r->algo, 0, 0, 1);
+    cm_status s = dt_algo_begin(r->algo);
+    double t0 = cm_time_now();
+    for (size_t i = 0; i < w->count && s == CM_OK; i++) {
+        s = worker_grad(r, i, w->x[i]);
+        dt_algo_grad(r->algo, i, r->net->grads, (float)lr);
+    }
+    if (s == CM_OK)
+        s = dt_algo_end(r->algo, (float)lr);
+    double t1 = cm_time_now();
+    r->t_compute += t1 - t0;
+    if (s != CM_OK ||
+        !dt_local_comm(cfg->average_every, cfg->local_after, step))
+        return s;
+    s = dt_gossip_round(r->gg, w->x, w->xn);
+    r->ar_bytes += w->len * sizeof(float);
+    for (size_t i = 0; i < w->count; i++) {
+        float *t = w->x[i];
+        w->x[i] = w->xn[i];
+        w->xn[i] = t;
+    }
+    double t2 = cm_time_now();
+    r->t_allreduce += t2 - t1;
+    if (s == CM_OK)
+        outer_steps(r);
+    r->t_compute += cm_time_now() - t2;
+    return s;
+}
+
+/* The outer optimizer's arrays (anchor = the initial x; Nesterov buffer
+ * 0), one slab each. */
+static cm_status setup_outer(dt_run *r)
+{
+    const size_t k = dt_outer_arrays(&r->cfg->outer), cnt = r->w.count;
+    float ***arr[2] = {&r->oa, &r->ob};
+    for (size_t j = 0; j < k; j++) {
+        if (!(*arr[j] = calloc(cnt, sizeof(float *))))
+            return cm_error(CM_ENOMEM, "out of memory (--outer)");
+        cm_status s = dt_slab_alloc(cnt, r->w.len, "--outer arrays",
+                                    *arr[j], &r->oslab[j]);
+        if (s != CM_OK)
+            return s;
+    }
+    for (size_t i = 0; k && i < cnt; i++)
+        memcpy(r->oa[i], r->w.x[i], r->w.len * sizeof(float));
+    return CM_OK;
+}
+
+/* The exact average of all workers (--global-every, local all-reduce):
+ * the complete graph's gossip plan on the run's placement. Collective. */
+static cm_status setup_exact(dt_run *r, const size_t *rank_of, size_t len)
+{
+    cm_topo ct;
+    cm_topo_init(&ct);
+    cm_status s = dt_comm_agree(r->comm, dt_complete_topo(r->n, &ct));
+    if (s == CM_OK)
+        s = rank_of ? dt_gossip_new_placed(r->comm, &ct, rank_of, len,
+                                           &r->gg)
+                    : dt_gossip_new(r->comm, &ct, len, &r->gg);
+    cm_topo_destroy(&ct);
+    return s;
+}
+
+/* Never called: a local all-reduce run's dt_algo steps are all local. */
+static cm_status no_mix(void *ctx, float *const *a)
+{
+    (void)ctx;
+    (void)a;
+    return cm_error(CM_EINTERNAL, "local all-reduce: no gossip");
+}
+
+/* Local all-reduce: the dpsgd rule (local steps only), the exact
+ * average, the outer arrays. Collective. */
+static cm_status setup_local(dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    dt_workers *w = &r->w;
+    cm_status s = setup_exact(r, NULL, w->len);
+    if (s != CM_OK)
+        return s;
+    dt_algo_spec spec = {.kind = DT_ALGO_DPSGD, .n = w->len,
+                         .count = w->count, .mu = (float)cfg->momentum,
+                         .wd = (float)cfg->weight_decay, .mix_w = 1.0f,
+                         .local = 1};
+    dt_algo_mixer mx = {r, no_mix, no_mix};
+    s = dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo);
+    if (s == CM_OK)
+        s = setup_outer(r);
+    return dt_comm_agree(r->comm, s);
 }
 
 /* The gossip (of dt_algo_gossip_len floats per worker) and the update
@@ -451,13 +600,19 @@ static cm_status setup_algo(dt_run *r)
     }
     if (s != CM_OK)
         return s;
+    if (cfg->global_every && (s = setup_exact(r, r->pl.rank_of, w->xlen)) !=
+                                 CM_OK)
+        return s;
     dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
                          .count = w->count, .mu = (float)cfg->momentum,
                          .wd = (float)cfg->weight_decay,
-                         .mix_w = (float)r->mix_c};
+                         .mix_w = (float)r->mix_c,
+                         .local = cfg->average_every > 1};
     dt_algo_mixer mx = {r, mix_start, mix_finish};
-    return dt_comm_agree(r->comm,
-                         dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo));
+    s = dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo);
+    if (s == CM_OK)
+        s = setup_outer(r);
+    return dt_comm_agree(r->comm, s);
 }
 
 static cm_status step_allreduce(dt_run *r, double lr)
@@ -490,6 +645,12 @@ static cm_status step_allreduce(dt_run *r, double lr)
 static void run_free(dt_run *r)
 {
     free(r->gsum);
+    dt_gossip_free(r->gg);
+    dt_slab_free(r->oslab[0]);
+    dt_slab_free(r->oslab[1]);
+    free(r->oa);
+    free(r->ob);
+    free(r->host_of_rank);
     dt_algo_free(r->algo);
     dt_gossip_free(r->gc);
     free(r->gbuf);
@@ -589,8 +750,54 @@ static cm_status model_allreduce(dt_run *r, double array_bytes,
  * array_bytes bytes under the agreed placement: cm_net_round_time of each
  * round's load, the mean over the period (a static topology: its one
  * round). Every rank computes the same integers' model. CM_ENOMEM. */
+/* --net: the other communications' prices (issue 31): an exact average
+ * (--global-every) as one all-reduce of the gossip array priced as
+ * --allreduce says (cm_net_allreduce_model) over this run's ranks and
+ * hosts, or over the n workers on --net-hosts S; a clique-avg gradient
+ * round as a gossip round of the clique graph under the run's placement
+ * (cm_net_round_time of its load). */
+static cm_status model_other(dt_run *r, double array_bytes)
+{
+    const dt_config *cfg = r->cfg;
+    const size_t *host = r->pl.host_of_rank;
+    size_t hosts = 0, P = r->P;
+    for (size_t q = 0; q < r->P; q++)
+        hosts += !host || host[q] == q;
+    if (!host)
+        hosts = 1;
+    if (cfg->net_hosts) {
+        P = r->n;
+        hosts = cfg->net_hosts;
+    }
+    cm_net_ar a;
+    cm_status sa = cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P,
+                                          hosts, array_bytes, &a, NULL, NULL);
+    if (sa != CM_OK)
+        return sa;
+    r->t_ar = a.time_s;
+    if (!r->gc)
+        return CM_OK;
+    cm_topo ct;
+    cm_topo_init(&ct);
+    cm_place_load *load = calloc(r->P, sizeof *load);
+    cm_status s = load ? dt_clique_topo(r->cfg->topology, r->topo, &ct)
+                       : cm_error(CM_ENOMEM, "out of memory (--net)");
+    cm_place_stats st;
+    if (s == CM_OK)
+        s = cm_place_eval(&ct, r->P, host, r->pl.rank_of, load, &st);
+    if (s == CM_OK)
+        r->t_clique = cm_net_round_time(&r->cfg->net, load, host, r->P,
+                                        4.0 * (double)r->w.len, NULL);
+    free(load);
+    cm_topo_destroy(&ct);
+    return s;
+}
+
 static cm_status model_round(dt_run *r, double array_bytes)
 {
+    cm_status so = model_other(r, array_bytes);
+    if (so != CM_OK)
+        return so;
     if (r->cfg->net_hosts)
         return model_round_hosts(r, array_bytes);
     if (r->period <= 1) {
@@ -614,6 +821,22 @@ static cm_status model_round(dt_run *r, double array_bytes)
     free(load);
     r->t_round = sum / (double)r->period;
     return s;
+}
+
+/* The flags of issue 31 (dt_local.h): what each combination means, or a
+ * refusal naming it. */
+static cm_status check_local(const dt_config *cfg)
+{
+    if (cfg->local_after && cfg->average_every == 1)
+        return cm_error(CM_EINVAL, "--local-after %zu: it starts the local "
+                        "steps of --average-every H, which is 1 here (give "
+                        "--average-every H > 1, or drop --local-after)",
+                        cfg->local_after);
+    if (cfg->global_every && cfg->mode == DT_MODE_ALLREDUCE)
+        return cm_error(CM_EINVAL, "--global-every is for gossip runs "
+                        "(--topology): every communication of --mode "
+                        "allreduce is already an exact average");
+    return CM_OK;
 }
 
 /* Flag combinations that only make sense together. */
@@ -662,7 +885,7 @@ static cm_status check_config(const dt_config *cfg, size_t P)
         return cm_error(CM_EINVAL, "--algorithm %s is for decentralized "
                         "runs (--topology); all-reduce already averages the "
                         "exact gradients", dt_algo_name(cfg->algorithm));
-    return CM_OK;
+    return check_local(cfg);
 }
 
 /* What the loop's callbacks need. */
@@ -680,8 +903,10 @@ typedef struct {
 static cm_status loop_step(void *ctx, size_t step, double lr)
 {
     dt_run *r = ((loop_ctx *)ctx)->r;
-    cm_status s = r->allreduce ? step_allreduce(r, lr)
-                               : step_gossip(r, step, lr);
+    cm_status s = r->local       ? step_allreduce_local(r, step, lr)
+                  : r->allreduce ? step_allreduce(r, lr)
+                                 : step_gossip(r, step, lr);
+    r->steps_done = step + 1;
     if (s == CM_OK && !isfinite(r->loss_sum)) /* divergence */
         s = dt_check_finite(r->loss_sum, NULL, 0,
                             step / r->steps_per_epoch + 1, step + 1, lr);
@@ -777,6 +1002,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     r.rank = dt_comm_rank(comm);
     r.P = dt_comm_size(comm);
     r.allreduce = cfg->mode == DT_MODE_ALLREDUCE;
+    r.local = r.allreduce &&
+              (cfg->average_every > 1 || dt_outer_active(&cfg->outer));
     r.B = cfg->batch;
 
     cm_status s = dt_comm_agree(comm, check_config(cfg, r.P));
@@ -801,6 +1028,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (s != CM_OK)
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
+        goto cleanup;
+    if (r.local && (s = setup_local(&r)) != CM_OK)
         goto cleanup;
     if (!r.allreduce) {  /* the placement's report, before training */
         res->placement = r.pl.kind;
@@ -827,6 +1056,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             CM_OK)
             goto cleanup;
         res->round_model_s = r.t_round;
+        r.t_ar = r.t_round; /* every all-reduce of the run (issue 31) */
     }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);
@@ -858,7 +1088,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         .settings = settings, .keep = cfg->keep, .epochs = cfg->epochs,
         .drop = cfg->drop_workers[0] ? &drop : NULL, .settings0 = settings0,
         .nb_off = nbt ? nbt->off : NULL, .nb = nbt ? nbt->adj : NULL,
-        .topo_hash = dt_run_ckpt_topo_hash(topo)};
+        .topo_hash = dt_run_ckpt_topo_hash(topo),
+        .outer = {r.oa, r.ob}, .n_outer = dt_outer_arrays(&cfg->outer)};
     size_t step = 0;
     int resume = 0;
     if (cfg->ckpt_dir[0] &&
@@ -893,6 +1124,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if ((s = dt_comm_agree(comm, s)) != CM_OK)
         goto cleanup;
     res->start_step = step;
+    r.steps_start = r.steps_done = step;
     dt_loop_plan plan;
     dt_loop_plan_init(&plan, cfg, r.steps_per_epoch);
     loop_ctx lc = {.r = &r, .lg = &lg, .rs = &rs, .ck = &ck,
@@ -915,6 +1147,20 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     res->steps = step;
     res->t_setup = r.t_train_start - t_begin;
+    {
+        dt_run_comms cc;
+        dt_run_count_comms(&r, step, &cc);
+        res->comm_gossip = cc.gossip;
+        res->comm_exact = cc.global;
+        res->comm_clique = cc.clique;
+        res->comm_grad_allreduce = cc.grad_allreduce;
+        for (size_t k = 0; k < DT_N_TARGETS; k++) {
+            res->steps_to[k] = -1;
+            for (size_t q = 0; q < rs.n_rows && res->steps_to[k] < 0; q++)
+                if (rs.rows[q].test_acc >= dt_targets[k])
+                    res->steps_to[k] = (long long)rs.rows[q].step;
+        }
+    }
     if ((s = dt_run_summarize(&r, res)) != CM_OK)
         goto cleanup;
     /* the average model xbar, formed on every rank by dt_run_summarize */

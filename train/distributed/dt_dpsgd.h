@@ -38,6 +38,7 @@
 #include "dt_algo.h"
 #include "dt_comm.h"
 #include "dt_config.h"
+#include "dt_summary.h"
 
 typedef struct {
     int start;             /* 1: the one call at start-up, before training,
@@ -132,6 +133,12 @@ typedef struct {
                               topology: placed by, and the costs of, the
                               union of the rounds' edges) */
     double array_bytes;    /* bytes of one worker's parameter array */
+    uint64_t comm_gossip, comm_exact, comm_clique, comm_grad_allreduce;
+                           /* communications of the whole run by kind
+                              (dt_run_count_comms; issue 31) */
+    long long steps_to[DT_N_TARGETS]; /* rank 0: the step of the first
+                              evaluation at or above dt_targets[k] (-1:
+                              never), over every CSV row of the run */
     double round_model_s;  /* --net: modelled seconds per round (else 0;
                               time-varying: the mean over the rounds, each
                               under the placement; --mode allreduce: one

@@ -39,6 +39,48 @@ static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
     out->bytes_mem_round = (uint64_t)llround(mem_round);
     if (r->epidemic && out->rounds > 0) /* graphs differ: the mean */
         *bytes_round = (double)out->bytes_sent / (double)out->rounds;
+    /* clique-avg's gradient exchange is sent and counted; an exact
+     * average's time counts (the model replaces it), its bytes are
+     * counted as an all-reduce's (ar_bytes), not as the complete graph's
+     * simulation traffic */
+    dt_gossip_stats gs;
+    if (r->gc) {
+        dt_gossip_get_stats(r->gc, &gs);
+        out->bytes_sent += gs.bytes_sent;
+        out->t_mix += gs.t_mix;
+        out->t_mpi += gs.t_mpi;
+    }
+    if (r->gg && !r->allreduce) {
+        dt_gossip_get_stats(r->gg, &gs);
+        out->t_mix += gs.t_mix;
+        out->t_mpi += gs.t_mpi;
+    }
+    const dt_config *c = r->cfg;
+    if (r->gc || r->local || c->average_every > 1 || c->global_every) {
+        /* not every step sends the same: the mean over this invocation's
+         * steps, all-reduce convention included */
+        uint64_t steps = r->steps_done > r->steps_start
+                             ? r->steps_done - r->steps_start : 0;
+        *bytes_round = steps ? (double)(out->bytes_sent + r->ar_bytes) /
+                                   (double)steps
+                             : 0.0;
+    }
+}
+
+/* --net: the modelled seconds of the communications of steps [a, b). */
+static double model_comm_s(const dt_run *r, size_t a, size_t b)
+{
+    dt_run_comms ca, cb;
+    dt_run_count_comms(r, a, &ca);
+    dt_run_count_comms(r, b, &cb);
+    double s = (double)(cb.gossip - ca.gossip) * r->t_round;
+    if (cb.global != ca.global)
+        s += (double)(cb.global - ca.global) * r->t_ar;
+    if (cb.grad_allreduce != ca.grad_allreduce) /* --mode allreduce, H = 1 */
+        s += (double)(cb.grad_allreduce - ca.grad_allreduce) * r->t_ar;
+    if (cb.clique != ca.clique)
+        s += (double)(cb.clique - ca.clique) * r->t_clique;
+    return s;
 }
 
 cm_status dt_run_evaluate(dt_run *r, size_t step, double lr,
@@ -84,7 +126,7 @@ cm_status dt_run_evaluate(dt_run *r, size_t step, double lr,
     if (r->cfg->net_given)
         p->model_s = r->model_base + (p->wall_s - r->wall_base) -
                      m.t_mpi / (double)r->P +
-                     (double)(step - r->step_base) * r->t_round;
+                     model_comm_s(r, r->step_base, step);
     r->loss_sum = 0.0;
     r->loss_n = 0;
     r->t_eval += cm_time_now() - t0;
@@ -116,7 +158,8 @@ cm_status dt_run_summarize(dt_run *r, dt_dpsgd_result *res)
     dt_gossip_stats gs;
     double bytes_round;
     gossip_stats(r, &gs, &bytes_round);
-    if (r->allreduce) /* the gradient each rank hands to MPI_Allreduce */
+    if (r->allreduce && !r->local) /* the gradient each rank hands to
+                                      MPI_Allreduce */
         bytes_round = (double)(r->w.len * sizeof(float));
     struct {
         double compute, mix, mpi, eval, bytes_round, bytes_mem;

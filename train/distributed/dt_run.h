@@ -69,7 +69,39 @@ typedef struct {
     double train_base;      /* training seconds before a resume */
     uint64_t bytes_base;    /* bytes per rank before a resume */
     double t_train_start;
+    /* communicating less (issue 31; dt_local.h) */
+    int local;              /* all-reduce with --average-every > 1 or an
+                               outer step: one x (and v) per worker, the
+                               parameters averaged at each communication
+                               (local SGD), driven through a dpsgd dt_algo
+                               whose steps are all local */
+    dt_gossip *gg;          /* the exact average of all workers (complete
+                               graph, W = 11^T/n; bit-identical for any P):
+                               --global-every, local all-reduce */
+    int comm_now;           /* the step in progress communicates */
+    int global_now;         /* ... by an exact average */
+    float **oa, **ob;       /* --outer: [count] anchor (the parameters
+                               after the last communication), Nesterov
+                               buffer */
+    void *oslab[2];         /* own oa's and ob's arrays */
+    size_t *host_of_rank;   /* --net in all-reduce mode: host labels */
+    double t_ar;            /* --net: modelled seconds of one all-reduce
+                               of a worker's gossip array (x, gt: x and y)
+                               over the ranks */
+    double t_clique;        /* --net, clique-avg: modelled seconds of one
+                               clique-gradient round */
+    size_t steps_start;     /* the step this invocation started from */
+    size_t steps_done;      /* steps done so far */
 } dt_run;
+
+/* Communications of the steps [0, t) of r's schedule (dt_local.h) by kind:
+ * gossip rounds, exact averages (--global-every, or every one of a local
+ * all-reduce run), clique-gradient rounds (clique-avg), gradient
+ * all-reduces (all-reduce at H = 1). O(1). */
+typedef struct {
+    uint64_t gossip, global, clique, grad_allreduce;
+} dt_run_comms;
+void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c);
 
 /* Collective. The progress after `step` steps (lr: the rate of the
  * epoch) into *p, the same on every rank: the metrics of dt_metrics_eval,

@@ -38,6 +38,7 @@ static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
         float *arr[DT_ALGO_MAX_STATE];
         m->n_state = (unsigned)dt_algo_state(c->algo, i, arr);
     }
+    m->n_state += (unsigned)c->n_outer;
     m->rng = w->rng_pass[i];
 }
 
@@ -243,15 +244,19 @@ fail:
     return s == CM_EMPI ? s : cm_error_prefix(s, "--checkpoint");
 }
 
-/* Worker i's state beyond x: the algorithm's arrays, or the shared v. */
+/* Worker i's state beyond x: the algorithm's arrays, or the shared v;
+ * then the outer optimizer's. */
 static unsigned state_of(const dt_run_ckpt *c, const dt_workers *w, size_t i,
-                         float *arr[DT_ALGO_MAX_STATE])
+                         float *arr[DT_CKPT_MAX_STATE])
 {
-    if (!c->algo) {
+    unsigned k = 1;
+    if (!c->algo)
         arr[0] = w->v[0];
-        return 1;
-    }
-    return (unsigned)dt_algo_state(c->algo, i, arr);
+    else
+        k = (unsigned)dt_algo_state(c->algo, i, arr);
+    for (size_t j = 0; j < c->n_outer && k < DT_CKPT_MAX_STATE; j++)
+        arr[k++] = c->outer[j][i];
+    return k;
 }
 
 cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
@@ -262,7 +267,7 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
         dt_ckpt_meta m;
         ckpt_meta(c, w, i, epoch, step, &m);
-        float *st[DT_ALGO_MAX_STATE];
+        float *st[DT_CKPT_MAX_STATE];
         state_of(c, w, i, st);
         s = dt_ckpt_write(c->dir, &m, w->x[w->shared ? 0 : i], st);
     }
@@ -431,7 +436,7 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
             want.n_workers = c->drop->n0;
             want.fingerprint = dinfo[2];
         }
-        float *st[DT_ALGO_MAX_STATE];
+        float *st[DT_CKPT_MAX_STATE];
         state_of(c, w, i, st);
         s = dt_ckpt_read(c->dir, epoch, &want, &got, w->x[w->shared ? 0 : i],
                          st);
@@ -556,6 +561,18 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
             at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
     }
     free(ids);
+    /* issue 31's flags, only when one is not its default, so every
+     * earlier run's settings and fingerprint stay as they were */
+    if ((cfg->average_every != 1 || cfg->local_after || cfg->global_every ||
+         cfg->outer.kind != DT_OUTER_NONE) && at + 1 < cap) {
+        char o[64];
+        k = snprintf(buf + at, cap - at, "--average-every %zu\n"
+                     "--local-after %zu\n--global-every %zu\n--outer %s\n",
+                     cfg->average_every, cfg->local_after, cfg->global_every,
+                     dt_outer_str(&cfg->outer, o, sizeof o));
+        if (k > 0)
+            at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
+    }
     return at;
 }
 

@@ -7,7 +7,11 @@
  * clock, bytes); then the marker DIR/latest, which makes it complete. A
  * resumed run replays each worker's pass from the stored generator state
  * and continues bit for bit as if never interrupted, on any number of
- * ranks. Every function here is collective over comm and agrees failures
+ * ranks. With --outer the worker files also hold the outer optimizer's
+ * anchor and Nesterov buffer; the phase of --average-every and
+ * --global-every is a function of the step (dt_local.h), so a run resumed
+ * in the middle of a period continues it exactly. Every function here is
+ * collective over comm and agrees failures
  * across ranks (dt_comm_agree).
  */
 #ifndef DT_RUN_CKPT_H
@@ -68,6 +72,10 @@ typedef struct {
                              none; NULL: none written (epidemic, or after
                              a drop: the run's first topology stays) */
     uint64_t topo_hash;   /* dt_run_ckpt_topo_hash of the topology */
+    float **outer[2];     /* borrowed, --outer: [count] anchors and (for
+                             nesterov) buffers, saved after the algorithm's
+                             state */
+    size_t n_outer;       /* how many of outer are in use (0, 1, 2) */
 } dt_run_ckpt;
 
 /* The settings a checkpoint must match, one per line as "FLAG VALUE"
