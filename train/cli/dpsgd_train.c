@@ -298,15 +298,16 @@ static void print_net_allreduce(const dt_config *cfg,
     cm_net_ar a = {.alg = cfg->net_allreduce}; /* auto, best: resolved */
     cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P, r->net_hosts,
                            r->array_bytes, &a, NULL, NULL);
-    printf("modelled all-reduce %.3g ms per step: priced as %s (%s) on %zu "
+    printf("modelled all-reduce %.3g ms each: priced as %s (%s) on %zu "
            "ranks on %zu host%s, arrays of %.0f bytes (%s)\n",
            1e3 * r->round_model_s, cm_net_ar_name(cfg->net_allreduce),
            cm_net_ar_name(a.alg), P, r->net_hosts,
            r->net_hosts == 1 ? "" : "s", r->array_bytes,
            cm_net_describe(&cfg->net, net, sizeof net));
     printf("modelled wall clock %.2f s (measured %.2f s, MPI all-reduce time "
-           "replaced by %zu modelled all-reduces)\n", r->last.model_s,
-           r->last.wall_s, r->steps);
+           "replaced by %llu modelled all-reduces)\n", r->last.model_s,
+           r->last.wall_s,
+           (unsigned long long)(r->comm_grad_allreduce + r->comm_exact));
 }
 
 /* ctx: {cfg, result} of the run in progress. */
@@ -690,8 +691,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .consensus = r.last.consensus, .lr = r.last.lr, .slem = r.slem,
         .train_loss_global = r.last.train_loss_global,
         .epoch = r.last.epoch, .wall_s = r.last.wall_s,
-        .model_s = cfg->net_given && cfg->mode == DT_MODE_GOSSIP
-                       ? r.last.model_s : NAN,
+        .model_s = cfg->net_given ? r.last.model_s : NAN,
         .images_per_s = r.last.images_per_s, .t_total = r.t_total,
         .t_compute = r.t_compute, .t_gossip_mem = r.t_gossip_mem,
         .t_gossip_mpi = r.t_gossip_mpi, .t_eval = r.t_eval,
