@@ -19,8 +19,10 @@
 # evaluation at or above it, no interpolation), communications, and the
 # modelled WAN seconds of the deployment "every worker on its own host":
 # steps x t_compute + gossip rounds x T_round (topogen eval --net wan
-# --ranks 64 --hosts 64) + all-reduces x the ring all-reduce of the same
-# file's JSON (allreduce_ring_s: the model of src/cm_net.c at the time).
+# --ranks 64 --hosts 64) + all-reduces x the all-reduce of the same
+# file's JSON, twice: as Open MPI 4.1 runs the trainer's call
+# (allreduce_s, --allreduce auto: binomial) and the cheapest algorithm
+# (allreduce_best_s: recursive doubling at 64 hosts).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -79,31 +81,37 @@ if [ -z "${TABLE_ONLY:-}" ]; then
     IFS=$IFS_OLD
 fi
 
-# prices: compute per step (measured once, kept), WAN round and all-reduce
-if [ ! -f "$OUT/modelled.tsv" ]; then
+# prices: compute per step (measured once, kept in modelled.tsv), the WAN
+# round and all-reduce (repriced at every run: the network model's)
+if [ ! -f "$OUT/modelled.tsv" ] || ! grep -q '^t_compute_s' "$OUT/modelled.tsv"; then
     line=$("$BIN/dpsgd-train" --bench --model lenet --batch $BATCH --threads 1 \
                --bench-steps 100 --bench-repeat 5 2>&1 | grep '^bench ') || die "--bench failed"
     ms=$(echo "$line" | sed -n 's/.* \([0-9.]*\) ms\/step.*/\1/p')
-    j=$("$BIN/topogen" eval "$G" --net wan --ranks $N --hosts $N --json)
-    rs=$(echo "$j" | sed 's/.*"block":{//' | sed -n 's/.*"round_s":\([0-9.eE+-]*\).*/\1/p' | head -n 1)
-    ar=$(echo "$j" | sed -n 's/.*"allreduce_ring_s":\([0-9.eE+-]*\).*/\1/p')
-    {
-        echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -n): $line"
-        echo "# topogen eval $G --net wan --ranks $N --hosts $N: round_s $rs, allreduce_ring_s $ar"
-        printf 't_compute_s\t%s\nround_s\t%s\nallreduce_s\t%s\n' \
-            "$(awk -v m="$ms" 'BEGIN { printf "%.6g", m / 1000 }')" "$rs" "$ar"
-    } >"$OUT/modelled.tsv"
+    tcl="# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -n): $line"
+    tc=$(awk -v m="$ms" 'BEGIN { printf "%.6g", m / 1000 }')
+else
+    tcl=$(head -n 1 "$OUT/modelled.tsv")
+    tc=$(awk -F'\t' '$1 == "t_compute_s" { print $2 }' "$OUT/modelled.tsv")
 fi
-tc=$(awk -F'\t' '$1 == "t_compute_s" { print $2 }' "$OUT/modelled.tsv")
-rs=$(awk -F'\t' '$1 == "round_s" { print $2 }' "$OUT/modelled.tsv")
-ar=$(awk -F'\t' '$1 == "allreduce_s" { print $2 }' "$OUT/modelled.tsv")
+j=$("$BIN/topogen" eval "$G" --net wan --ranks $N --hosts $N --json)
+jnum() { echo "$j" | sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p" | head -n 1; }
+rs=$(echo "$j" | sed 's/.*"block":{//' | sed -n 's/.*"round_s":\([0-9.eE+-]*\).*/\1/p' | head -n 1)
+ar=$(jnum allreduce_s)
+arb=$(jnum allreduce_best_s)
+ara=$(echo "$j" | sed -n 's/.*"allreduce_alg":"\([a-z-]*\)".*/\1/p')
+arba=$(echo "$j" | sed -n 's/.*"allreduce_best":"\([a-z-]*\)".*/\1/p')
+{
+    echo "$tcl"
+    echo "# topogen eval $G --net wan --ranks $N --hosts $N: round_s $rs, allreduce_s $ar ($ara, auto), allreduce_best_s $arb ($arba)"
+    printf 't_compute_s\t%s\nround_s\t%s\nallreduce_s\t%s\nallreduce_best_s\t%s\n' "$tc" "$rs" "$ar" "$arb"
+} >"$OUT/modelled.tsv.tmp" && mv "$OUT/modelled.tsv.tmp" "$OUT/modelled.tsv"
 
 # comms H S STEP: communications in steps [0, STEP) (dt_local.h)
 {
-    echo "Pilot of issue 31, **1 seed** (seed $SEED): 64 workers, Fashion-MNIST, LeNet, dirichlet:0.1, $EPOCHS epochs, batch 16 per worker, lr 0.05 (the results schedule: warm-up 1 epoch, step decay 0.1 every 3.5 epochs; the rows at lr 0.02 and the dpsgd rows are probes beyond the issue's grid, PROBES=1), momentum 0.9 (the workers' own, also between communications), evaluated every $EVAL steps (a quarter epoch). Final acc: the last evaluation; a diverged run stopped at a NaN loss (its CSV keeps the rows before). D^2 on a random 4-regular graph (\`topogen --kind random -n 64 -d 4 --seed 1\`, Laplacian weights); with H > 1 it runs as Local Exact-Diffusion. Modelled WAN seconds: every worker on its own host, steps x $tc s of compute (\`dpsgd-train --bench --batch 16\`) + gossip rounds x $rs s + all-reduces x $ar s (ring; \`topogen eval --net wan --ranks 64 --hosts 64\`)."
+    echo "Pilot of issue 31, **1 seed** (seed $SEED): 64 workers, Fashion-MNIST, LeNet, dirichlet:0.1, $EPOCHS epochs, batch 16 per worker, lr 0.05 (the results schedule: warm-up 1 epoch, step decay 0.1 every 3.5 epochs; the rows at lr 0.02 and the dpsgd rows are probes beyond the issue's grid, PROBES=1), momentum 0.9 (the workers' own, also between communications), evaluated every $EVAL steps (a quarter epoch). Final acc: the last evaluation; a diverged run stopped at a NaN loss (its CSV keeps the rows before). D^2 on a random 4-regular graph (\`topogen --kind random -n 64 -d 4 --seed 1\`, Laplacian weights); with H > 1 it runs as Local Exact-Diffusion. Modelled WAN seconds: every worker on its own host, steps x $tc s of compute (\`dpsgd-train --bench --batch 16\`) + gossip rounds x $rs s + all-reduces x $ar s ($ara, what Open MPI 4.1 runs for the trainer's in-place MPI_Iallreduce) or, in the last column, x $arb s ($arba, the cheapest algorithm) (\`topogen eval --net wan --ranks 64 --hosts 64\`)."
     echo
-    echo "| run | lr | H | outer | final acc | best acc | steps to 80% | steps to 85% | communications | modelled WAN s (end) | modelled WAN s to 85% |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| run | lr | H | outer | final acc | best acc | steps to 80% | steps to 85% | communications | modelled WAN s (end) | modelled WAN s to 85% | same, best all-reduce |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     IFS=';'
     for r in $RUNS; do
         IFS=$IFS_OLD
@@ -116,19 +124,20 @@ ar=$(awk -F'\t' '$1 == "allreduce_s" { print $2 }' "$OUT/modelled.tsv")
         lr=$(echo "$flags" | sed -n 's/.*--lr \([^ ]*\).*/\1/p')
         failed=""
         [ -f "$OUT/runs/$name.failed" ] && failed=$(sed -n 's/.*(step \([0-9]*\)).*/\1/p' "$OUT/runs/$name.failed")
-        case $name in allreduce*) price=$ar;; *) price=$rs;; esac
-        awk -F, -v H="${H:-1}" -v tc="$tc" -v pr="$price" -v name="$name" -v outer="${outer:-none}" -v failed="$failed" -v lr="${lr:-0.05}" '
+        case $name in allreduce*) price=$ar price_b=$arb;; *) price=$rs price_b=$rs;; esac
+        awk -F, -v H="${H:-1}" -v tc="$tc" -v pr="$price" -v prb="$price_b" -v name="$name" -v outer="${outer:-none}" -v failed="$failed" -v lr="${lr:-0.05}" '
             NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             { st = $c["step"]; acc = $c["test_acc"]; last = acc; laststep = st
               if (acc > best) best = acc
               k = int(st / H); t = st * tc + k * pr
               if (acc >= 0.80 && s80 == "") s80 = st
-              if (acc >= 0.85 && s85 == "") { s85 = st; m85 = t } }
+              if (acc >= 0.85 && s85 == "") { s85 = st; m85 = t; b85 = st * tc + k * prb } }
             END { k = int(laststep / H)
                   fin = failed != "" ? sprintf("diverged (NaN loss at step %s)", failed) : sprintf("%.2f%%", 100 * last)
-                  printf "| %s | %s | %d | %s | %s | %.2f%% | %s | %s | %d | %.0f | %s |\n", name, lr, H, outer,
+                  printf "| %s | %s | %d | %s | %s | %.2f%% | %s | %s | %d | %.1f | %s | %s |\n", name, lr, H, outer,
                       fin, 100 * best, s80 == "" ? "never" : s80, s85 == "" ? "never" : s85, k,
-                      laststep * tc + k * pr, m85 == "" ? "never" : sprintf("%.0f", m85) }' "$csv"
+                      laststep * tc + k * pr, m85 == "" ? "never" : sprintf("%.1f", m85),
+                      b85 == "" ? "never" : sprintf("%.1f", b85) }' "$csv"
         IFS=';'
     done
     IFS=$IFS_OLD
