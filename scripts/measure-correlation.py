@@ -357,7 +357,11 @@ def main():
         ms = [("SLEM", [r["slem"] for r in rows]),
               ("H", [r["h"] for r in rows])] + \
              [("neff(%g)" % g, [r["neff"][g] for r in rows]) for g in g0] + \
-             [("neff/msg(%g)" % g, [r["neff"][g] / r["msgs"] for r in rows]) for g in g0]
+             [("neff/msg(%g)" % g, [r["neff"][g] / r["msgs"] for r in rows]) for g in g0] + \
+             [("1/msgs (message count alone)", [1.0 / r["msgs"] for r in rows]),
+              ("neff/msg(%g), 4-message graphs only" % g0[0],
+               [r["neff"][g0[0]] / r["msgs"] if abs(r["msgs"] - 4.0) < 1e-9
+                else float("nan") for r in rows])]
         corr = {}
         for name, xs in ms:
             cs = []

@@ -111,7 +111,8 @@ def load(dirs, topogen, gamma):
             key = (n, st["PARTITION"])
             c = cells.setdefault(key, {})
             r = c.setdefault(name, {"setting": setting, "runs": [],
-                                    "topo": None, "modelled": {}})
+                                    "topo": None, "modelled": {},
+                                    "clique_avg": algo == "clique-avg"})
             r["runs"].append(run)
             kind, w = setting.split(":")
             mkey = "n%d-%s-%s" % (n, kind.replace("-", "_"), w)
@@ -132,8 +133,27 @@ def load(dirs, topogen, gamma):
                 _, msgs, _ = mc.measures_topogen(topogen, r["topo"], [gamma])
             else:
                 _, msgs, _ = mc.measures(mc.read_rounds(r["topo"]), [gamma])
+            if r.get("clique_avg"):
+                msgs += clique_models(r["topo"])
             r["msgs"] = msgs
     return cells
+
+
+def clique_models(path):
+    """The gradients a node sends per step under --algorithm clique-avg:
+    its clique's size less one (the file's `# cliques:` line, one clique
+    id per node), averaged over the nodes."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# cliques:"):
+                ids = line.split(":", 1)[1].split()
+                size = {}
+                for c in ids:
+                    size[c] = size.get(c, 0) + 1
+                return sum(size[c] - 1 for c in ids) / float(len(ids))
+            if not line.startswith("#"):
+                break
+    return 0.0
 
 
 def stats(r, target):
