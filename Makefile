@@ -132,6 +132,7 @@ LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
 LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
+        check-same-bits \
         check-python check-lib lib man \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
@@ -242,7 +243,7 @@ CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
 	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) \
-	    check-torch check-python check-lib
+	    check-same-bits check-torch check-python check-lib
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -255,6 +256,11 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 check-cli: $(PROGRAMS)
 	sh tests/cases_called.sh tests/cli.sh
 	BIN=$(BIN) sh tests/cli.sh
+
+# Behaviour unchanged: topology files, spectra and trainer hashes against
+# tests/fixtures/same-bits/ (tests/same_bits.sh; about 25 s).
+check-same-bits: $(PROGRAMS)
+	BIN=$(BIN) sh tests/same_bits.sh
 
 # Checkpoint directories shared between runs, exit codes, true notices
 # (tests/misuse.sh: the probes of issues 24 and 25).
