@@ -55,13 +55,6 @@ const char *cm_weight_rule_list(void);
  * otherwise. */
 cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule);
 
-/* Replaces t's weight arrays (if any) by fresh, uninitialised ones of the
- * weighted layout: ew[m], self[n], adj_w[2m] (each with room for one more,
- * never malloc(0)). The one allocation of weights: for a caller that
- * fills them itself or receives them (dt_topo_load). On CM_ENOMEM t is
- * unchanged. O(n + m). */
-cm_status cm_topo_alloc_weights(cm_topo *t);
-
 /* The one install of edge weights: W_ij = ew[k] for edge k of t's sorted
  * edge list (ew[m], borrowed; may alias nothing of t), adj_w in CSR order
  * from it, and self weights W_ii = 1 - sum_j W_ij summed in CSR order (as

@@ -373,55 +373,6 @@ cleanup:
     return st;
 }
 
-/* ---- writer ---------------------------------------------------------- */
-
-void cm_topo_write_header(const cm_topo *t, FILE *fp, const char *comment)
-{
-    int has_dir = comment && strstr(comment, "directed=1");
-    int has_n = 0;
-    if (comment) { /* an n= token at the start or after a blank */
-        for (const char *p = strstr(comment, "n="); p; p = strstr(p + 1, "n="))
-            if (p == comment || p[-1] == ' ' || p[-1] == '\t' ||
-                p[-1] == '#' || p[-1] == '\n')
-                has_n = 1;
-    }
-    int has_kind = comment && strstr(comment, "kind=epidemic");
-    if (!has_dir || !has_n || (cm_topo_is_epidemic(t) && !has_kind)) {
-        fprintf(fp, "# directed=1 n=%zu", t->n);
-        if (cm_topo_is_epidemic(t) && !has_kind)
-            fprintf(fp, " kind=epidemic s=%zu local=%d", t->epi_s,
-                    t->epi_local);
-        fputc('\n', fp);
-    }
-    const char *p = comment;
-    while (p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len > 0)
-            fprintf(fp, "%s%.*s\n", *p == '#' ? "" : "# ", (int)len, p);
-        p += len + (nl ? 1 : 0);
-    }
-}
-
-cm_status cm_topo_write_directed(const cm_topo *t, FILE *fp,
-                                 const char *comment)
-{
-    (void)comment;
-    if (!cm_topo_is_epidemic(t))
-        for (size_t i = 0; i < t->n; i++) {
-            double row = 0.0; /* W_ii as the reader recomputes it */
-            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-                row += t->adj_w[p];
-            if (t->self[i] != 1.0 - row)
-                fprintf(fp, "%zu %zu %.17g\n", i, i, t->self[i]);
-            for (size_t p = t->out_off[i]; p < t->out_off[i + 1]; p++)
-                fprintf(fp, "%zu %zu %.17g\n", i, t->out_adj[p], t->out_w[p]);
-        }
-    if (ferror(fp))
-        return cm_error(CM_EIO, "write error");
-    return CM_OK;
-}
-
 /* ---- epidemic draw --------------------------------------------------- */
 
 /* 1 when node i may not send to v: v == i, or i already sends to v in one

@@ -1,4 +1,4 @@
-/* cm_topo_seq: time-varying topologies, a periodic sequence of weighted
+/* cm_topo_seq_file: time-varying topologies, a periodic sequence of weighted
  * graphs W_0, ..., W_{P-1}; round t of gossip uses W_{t mod P}.
  *
  * File format: today's topology format (cm_topo.h), cut into sections by
@@ -17,24 +17,16 @@
  *     # round 1 n=8
  *     ...
  *
- * Rules for P > 1 (cm_topo_seq_validate): every round weighted, W_t
- * symmetric (the reader), rows summing to 1, eigenvalues of W_t in
- * [-1, 1] (a round may be disconnected: a one-peer round is a matching),
- * and the period's product mixes: ||W_{P-1} ... W_0 - 11^T/n||_2 < 1. A
- * single round keeps today's rules (cm_topo_validate). Messages name the
- * file, the round and its header line.
+ * The spectral rules (cm_topo_seq_validate) are one floor up, in
+ * src/spectra/cm_topo_seq.h.
  */
-#ifndef CM_TOPO_SEQ_H
-#define CM_TOPO_SEQ_H
+#ifndef CM_TOPO_SEQ_FILE_H
+#define CM_TOPO_SEQ_FILE_H
 
 #include <stddef.h>
 
 #include "cm_status.h"
 #include "cm_topo.h"
-
-/* Tolerance on eigenvalues of a round beyond [-1, 1], and on the period
- * product's norm below 1. */
-#define CM_TOPO_SEQ_EIG_TOL 1e-9
 
 typedef struct {
     size_t period;  /* rounds per period, >= 1 (0 only when empty) */
@@ -73,30 +65,12 @@ cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u);
  * round. CM_EIO, CM_EFORMAT, CM_ENOMEM. O(file size + m log m). */
 cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path);
 
-/* The rules above. For P = 1 exactly cm_topo_validate_slem (and *norm is
- * the SLEM); for P > 1, *norm is ||W_{P-1} ... W_0 - 11^T/n||_2. norm may
- * be NULL. CM_ETOPO naming path, round and line. O(P n^3) (dense). */
-cm_status cm_topo_seq_validate(const cm_topo_seq *s, const char *path,
-                               double *norm);
-
 /* cm_topo_seq_read with cm_topo_read_ex's options: a one-round file is
  * read exactly as cm_topo_read_ex reads it (any format, numbering
  * detected or forced; o's out fields set); sections exist only in edge
  * lists and are 0-based. o may be NULL. */
 cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
                               cm_topo_read_opts *o);
-
-/* cm_topo_seq_read then cm_topo_seq_validate. */
-cm_status cm_topo_seq_load(cm_topo_seq *s, const char *path, double *norm);
-
-/* *norm = ||W_{(r-1) mod P} ... W_1 W_0 - 11^T/n||_2 for r = rounds: the
- * worst-case contraction of disagreement after that many rounds. It does
- * not grow with r once every round has eigenvalues in [-1, 1]. Every
- * round must be weighted. O(rounds n (n + m) + n^3): the product is
- * built sparsely, the norm is a dense symmetric eigensolve of A^T A.
- * CM_EINVAL, CM_ENOMEM, CM_ENUMERIC. */
-cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds,
-                           double *norm);
 
 /* Writes s: for P = 1 exactly cm_topo_save(round 0); else the comment,
  * then per round a line `# round R n=N` and the round's lines. Atomic

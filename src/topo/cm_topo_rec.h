@@ -1,5 +1,5 @@
 /* cm_topo_rec: the readers' shared intermediate form (private to
- * src/cm_topo*.c).
+ * src/topo/cm_topo*.c).
  *
  * Every reader (edge list, GML, GraphML) turns each edge or self-weight
  * statement into a record (i, j, w, line); cm_topo_from_recs then sorts
@@ -51,14 +51,5 @@ cm_status cm_topo_from_arc_recs(cm_topo *t, const char *path,
                                 size_t n_line, cm_topo_base base,
                                 int *shifted, size_t *self_lines,
                                 size_t epi_s, int epi_local);
-
-/* The comment lines of a directed t (cm_topo_write's rules), plus a line
- * `# directed=1 n=N` (and `kind=epidemic s=S local=L`) when the comment
- * lacks those tokens, so the file reads back as directed. */
-void cm_topo_write_header(const cm_topo *t, FILE *fp, const char *comment);
-
-/* The arcs of a directed t after its header (cm_topo_write). */
-cm_status cm_topo_write_directed(const cm_topo *t, FILE *fp,
-                                 const char *comment);
 
 #endif

@@ -105,6 +105,13 @@ void cm_topo_init(cm_topo *t);
 /* Frees what t owns and re-initializes it. Accepts NULL. */
 void cm_topo_destroy(cm_topo *t);
 
+/* Replaces t's weight arrays (if any) by fresh, uninitialised ones of the
+ * weighted layout: ew[m], self[n], adj_w[2m] (each with room for one more,
+ * never malloc(0)). The one allocation of weights: for a caller that
+ * fills them itself or receives them (dt_topo_load). On CM_ENOMEM t is
+ * unchanged. O(n + m). */
+cm_status cm_topo_alloc_weights(cm_topo *t);
+
 /* Builds an unweighted topology on n nodes from m edges (any order, either
  * orientation). Rejects self-loops, duplicate edges and ids >= n with
  * CM_EINVAL. t must be initialized; its old content is destroyed. O(m log m). */

@@ -373,27 +373,6 @@ cm_status cm_topo_set_weights(cm_topo *t, cm_weight_rule rule)
     return CM_OK;
 }
 
-cm_status cm_topo_alloc_weights(cm_topo *t)
-{
-    double *ew = malloc((t->m + 1) * sizeof *ew);
-    double *self = malloc((t->n + 1) * sizeof *self);
-    double *adj_w = malloc((2 * t->m + 1) * sizeof *adj_w);
-    if (!ew || !self || !adj_w) {
-        free(ew);
-        free(self);
-        free(adj_w);
-        return cm_error(CM_ENOMEM, "out of memory for the weights of a "
-                        "%zu-node topology", t->n);
-    }
-    free(t->ew);
-    free(t->self);
-    free(t->adj_w);
-    t->ew = ew;
-    t->self = self;
-    t->adj_w = adj_w;
-    return CM_OK;
-}
-
 cm_status cm_topo_install_weights(cm_topo *t, const double *ew)
 {
     double *w = malloc((t->m + 1) * sizeof *w); /* ew may be t->ew */

@@ -302,63 +302,27 @@ cleanup:
     return st;
 }
 
-/* ---- writer ---------------------------------------------------------- */
+/* ---- weights --------------------------------------------------------- */
 
-cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment)
+cm_status cm_topo_alloc_weights(cm_topo *t)
 {
-    if (t->directed)
-        cm_topo_write_header(t, fp, comment);
-    else if (comment) {
-        const char *p = comment;
-        while (*p) {
-            const char *nl = strchr(p, '\n');
-            size_t len = nl ? (size_t)(nl - p) : strlen(p);
-            if (len > 0)
-                fprintf(fp, "%s%.*s\n", *p == '#' ? "" : "# ", (int)len, p);
-            p += len + (nl ? 1 : 0);
-        }
+    double *ew = malloc((t->m + 1) * sizeof *ew);
+    double *self = malloc((t->n + 1) * sizeof *self);
+    double *adj_w = malloc((2 * t->m + 1) * sizeof *adj_w);
+    if (!ew || !self || !adj_w) {
+        free(ew);
+        free(self);
+        free(adj_w);
+        return cm_error(CM_ENOMEM, "out of memory for the weights of a "
+                        "%zu-node topology", t->n);
     }
-    if (t->directed)
-        return cm_topo_write_directed(t, fp, comment);
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->self) { /* only a W_ii the reader would not recompute */
-            double row = 0.0;
-            for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-                row += t->adj_w[p];
-            if (t->self[i] != 1.0 - row)
-                fprintf(fp, "%zu %zu %.17g\n", i, i, t->self[i]);
-        }
-        for (size_t p = t->off[i]; p < t->off[i + 1]; p++) {
-            if (t->adj[p] < i)
-                continue;
-            if (t->adj_w)
-                fprintf(fp, "%zu %zu %.17g\n", i, t->adj[p], t->adj_w[p]);
-            else
-                fprintf(fp, "%zu %zu\n", i, t->adj[p]);
-        }
-    }
-    if (ferror(fp))
-        return cm_error(CM_EIO, "write error");
+    free(t->ew);
+    free(t->self);
+    free(t->adj_w);
+    t->ew = ew;
+    t->self = self;
+    t->adj_w = adj_w;
     return CM_OK;
-}
-
-cm_status cm_topo_save(const cm_topo *t, const char *path,
-                       const char *comment)
-{
-    if (strcmp(path, "-") == 0) {
-        cm_status st = cm_topo_write(t, stdout, comment);
-        if (st == CM_OK && fflush(stdout) != 0)
-            st = cm_error(CM_EIO, "write error on standard output");
-        return st;
-    }
-    cm_afile f;
-    cm_status st = cm_atomic_open(&f, path);
-    if (st != CM_OK)
-        return st;
-    st = cm_topo_write(t, f.fp, comment);
-    if (st != CM_OK)
-        return cm_atomic_fail(&f);
-    return cm_atomic_commit(&f);
 }
 
 /* ---- structure ------------------------------------------------------- */

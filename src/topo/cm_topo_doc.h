@@ -1,5 +1,5 @@
 /* cm_topo_doc: readers for whole-document topology formats, GML and
- * GraphML (private to src/cm_topo*.c; reached through cm_topo_read).
+ * GraphML (private to src/topo/cm_topo*.c; reached through cm_topo_read).
  *
  * GraphML is parsed by libxml2 (cm_topo_graphml.c), GML by a small strict
  * reader of our own (cm_topo_gml.c: GML is not XML, and igraph's reader
