@@ -124,6 +124,8 @@ topo neff-obj1024   -n 1024 -d 4 --objective neff --iters 300
 topo neff-w1024     -n 1024 -d 4 --kind random --weights neff
 topo directed64     -n 64 -d 4 --directed --iters 500
 topo fdla64         -n 64 -d 4 --kind random --weights fdla
+topo base48         -n 48 -d 2 --kind base
+topo perm100        -n 100 -d 3 --kind perm
 
 # ---- spectra and measures of those files ------------------------------------
 evaljson eval-learned1024  "$T/learned1024.txt"
@@ -132,6 +134,8 @@ evaljson eval-neff-w1024   "$T/neff-w1024.txt"
 evaljson eval-fdla64       "$T/fdla64.txt"
 evaljson eval-directed64   "$T/directed64.txt"
 evaljson eval-net1024      "$T/random1024.txt" --net datacenter
+evaljson eval-base48       "$T/base48.txt"
+evaljson eval-perm100      "$T/perm100.txt"
 evaljson eval-labels64     "$T/labels-learned64.txt" --labels "$L"
 
 # ---- training runs (one rank, no mpirun: the same bits on any number) -------

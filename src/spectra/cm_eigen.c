@@ -15,7 +15,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include <lapack.h>
+#include "cm_lapack.h"
 
 static int int_range(size_t n)
 {

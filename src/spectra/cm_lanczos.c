@@ -17,9 +17,8 @@
 #include "cm_lanczos.h"
 
 #include "cm_eigen.h"
+#include "cm_lapack.h"
 
-#include <cblas.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cm_eigen.h"
+#include "cm_lapack.h"
 #include "cm_lanczos.h"
 #include "cm_shiftinv.h"
 
@@ -171,11 +172,6 @@ cm_status cm_topo_spectra(const cm_topo *t, double *l2, double *ln,
     return cm_topo_slem(t, slem);
 }
 
-extern void dsyrk_(const char *uplo, const char *trans, const int *n,
-                   const int *k, const double *alpha, const double *a,
-                   const int *lda, const double *beta, double *c,
-                   const int *ldc, size_t uplo_len, size_t trans_len);
-
 /* ||W - 11^T/n||_2 of a directed W: the square root of the largest
  * eigenvalue of A A^T, A = W - J (BLAS dsyrk, LAPACK dsyev). Dense,
  * O(n^3). */
@@ -199,8 +195,8 @@ static cm_status dir_slem(const cm_topo *t, double *slem)
             a[i * n + t->adj[p]] += t->adj_w[p];
     }
     int in = (int)n;
-    double one = 1.0, zero = 0.0;
-    dsyrk_("L", "N", &in, &in, &one, a, &in, &zero, b, &in, 1, 1);
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, in, in, 1.0, a, in,
+                0.0, b, in);
     st = sym_eigenvalues(b, n, ev);
     if (st == CM_OK)
         *slem = sqrt(fmax(ev[n - 1], 0.0));

@@ -31,12 +31,13 @@
 #include "cm_shiftinv.h"
 
 #include <cholmod.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cm_lapack.h"
 
 #define CHECK_EVERY 10
 /* step 1's budget (products); step 3's: about 1e11 flops; step 2 runs

@@ -13,10 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_blas.h>
-#include <gsl/gsl_matrix.h>
-
 #include "cm_eigen.h"
+#include "cm_lapack.h"
 #include "cm_mixing.h"
 #include "cm_shiftinv.h"
 
@@ -99,46 +97,51 @@ cm_status cm_topo_seq_norm(const cm_topo_seq *s, size_t rounds, double *norm)
     }
     if (n > CM_MIXING_DENSE_MAX)
         return seq_norm_sparse(s, rounds, norm);
-    gsl_matrix *p = gsl_matrix_alloc(n, n), *q = gsl_matrix_alloc(n, n);
-    gsl_matrix *b = gsl_matrix_alloc(n, n);
+    /* row-major n x n products */
+    double *p = malloc(n * n * sizeof *p), *q = malloc(n * n * sizeof *q);
+    double *b = malloc(n * n * sizeof *b);
     double *ev = malloc(n * sizeof *ev);
     cm_status st = CM_OK;
     if (!p || !q || !b || !ev) {
         st = cm_error(CM_ENOMEM, "out of memory for %zu-node products", n);
         goto cleanup;
     }
-    gsl_matrix_set_identity(p);
+    for (size_t k = 0; k < n * n; k++)
+        p[k] = k % (n + 1) == 0 ? 1.0 : 0.0;
     for (size_t r = 0; r < rounds; r++) {
         const cm_topo *t = &s->round[r % s->period];
         /* q = W_t p, row by row over the sparse W_t */
         for (size_t i = 0; i < n; i++) {
-            double *qi = gsl_matrix_ptr(q, i, 0);
-            const double *pi = gsl_matrix_const_ptr(p, i, 0);
+            double *qi = q + i * n;
+            const double *pi = p + i * n;
             for (size_t j = 0; j < n; j++)
                 qi[j] = t->self[i] * pi[j];
             for (size_t k = t->off[i]; k < t->off[i + 1]; k++) {
-                const double *pj = gsl_matrix_const_ptr(p, t->adj[k], 0);
+                const double *pj = p + t->adj[k] * n;
                 double wk = t->adj_w[k];
                 for (size_t j = 0; j < n; j++)
                     qi[j] += wk * pj[j];
             }
         }
-        gsl_matrix *tmp = p;
+        double *tmp = p;
         p = q;
         q = tmp;
     }
     /* A = product - 11^T/n (in p); ||A||_2^2 = lambda_max(A^T A) */
-    gsl_matrix_add_constant(p, -1.0 / (double)n);
-    gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, p, p, 0.0, b);
-    /* b is n x n with tda = n: LAPACK reads it as it is (symmetric) */
-    if ((st = cm_eigen_sym(CM_EIGEN_VALUES, n, b->data, ev)) != CM_OK)
+    for (size_t k = 0; k < n * n; k++)
+        p[k] += -1.0 / (double)n;
+    int in = (int)n; /* n <= CM_MIXING_DENSE_MAX */
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, in, in, in, 1.0, p,
+                in, p, in, 0.0, b, in);
+    /* b is symmetric: LAPACK reads it as it is */
+    if ((st = cm_eigen_sym(CM_EIGEN_VALUES, n, b, ev)) != CM_OK)
         goto cleanup;
     *norm = sqrt(fmax(ev[n - 1], 0.0));
 cleanup:
     free(ev);
-    gsl_matrix_free(b);
-    gsl_matrix_free(q);
-    gsl_matrix_free(p);
+    free(b);
+    free(q);
+    free(p);
     return st;
 }
 
