@@ -7,9 +7,9 @@
  * and Simon, SIAM J. Matrix Anal. Appl. 22, 2000) and full
  * reorthogonalisation, optionally in the complement of the constant vector
  * 1 (the null vector of L, the Perron vector of W). The operator is a
- * callback, so the same code serves topogen's search (tg_spectrum), `eval`
- * and the trainer's validator (through cm_topo_sparse_* below), and
- * nothing here links igraph.
+ * callback, so the same code serves topogen's search (tg_spectrum) and
+ * nothing here links igraph (the tests drive it on graphs through
+ * tests/check_lanczos_topo.h).
  *
  * Accuracy: a run stops when the estimated eigenvalue error
  * min(r, r^2/gap) of both extreme Ritz pairs (r = ||A y - theta y||, gap
@@ -126,28 +126,5 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
  * to cm_lanczos_run from the same start. Memory O(k n) for k products. */
 cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                           const double *x0);
-
-/* lambda_2 and lambda_n of the Laplacian L = D - A of t's graph (weights
- * ignored), n >= 1, by cm_lanczos_run on the complement of 1. Accuracy
- * 1e-10 * 2 d_max (absolute) when that fits a budget of about 1e9
- * flops (at least 100 products), else 1e-6 relative to each of lambda_2
- * and lambda_n within 4 times that (large expanders: n = 100,000 in
- * seconds). A disconnected t
- * gets lambda_2 = 0 exactly. CM_ENUMERIC when neither is reached (long
- * rings and paths: lambda_2/lambda_n below ~1e-5). Memory O(n + m) + 64 n doubles; time O(k (n + m) + 64 k n) for k
- * products (k ~ a few hundred for expanders of any size). */
-cm_status cm_topo_sparse_extremes(const cm_topo *t, double *l2, double *ln);
-
-/* The SLEM of the weighted t's W (W_ij on edges, W_ii = self):
- * max(|mu_2|, |mu_n|) over the eigenvalues of W on the complement of 1,
- * same method, accuracy and limits as cm_topo_sparse_extremes. CM_EINVAL
- * when t is unweighted. */
-cm_status cm_topo_sparse_slem(const cm_topo *t, double *slem);
-
-/* The largest eigenvalue l2 of the weighted t's W on the complement of 1
- * (lambda_2(W)) and its smallest lmin, same method, accuracy and limits
- * (1, 1 for n = 1). CM_EINVAL when t is unweighted. */
-cm_status cm_topo_sparse_w_extremes(const cm_topo *t, double *l2,
-                                    double *lmin);
 
 #endif

@@ -65,7 +65,7 @@ cm_status cm_topo_install_weights(cm_topo *t, const double *ew);
 /* lambda_2 (algebraic connectivity, 0 iff disconnected) and lambda_n
  * (largest eigenvalue) of the graph Laplacian L = D - A, ignoring weights.
  * n = 1 gives 0, 0. Dense O(n^3) below CM_SPARSE_FROM, else sparse
- * (cm_topo_sparse_extremes); CM_ENUMERIC (sparse did not converge) or
+ * (cm_shiftinv_ends); CM_ENUMERIC (sparse did not converge) or
  * CM_EINVAL above CM_MIXING_DENSE_MAX when neither path can answer. The
  * last sparse answer is remembered for its graph (n, m and a hash of the
  * CSR arrays), so the same graph's ends asked again (Laplacian weights,
