@@ -10,8 +10,8 @@
 - an include that points up does not compile: a file on each floor that
   includes a header of the floor above fails with the Makefile's include
   path for that floor;
-- dpsgd-train does not contain topogen's command line (no
-  topogen_parse_args in nm BIN/dpsgd-train).
+- dpsgd-train does not contain topogen's code (no tg_* or topogen_*, so
+  no topogen_parse_args, in nm BIN/dpsgd-train).
 Prints one line per violation; exits 1 on any.
 """
 import glob, os, subprocess, sys, tempfile
@@ -104,9 +104,11 @@ else:
                            % lower)
 
 train = os.path.join(bindir, 'dpsgd-train')
-if 'topogen_parse_args' in nm(train)[0]:
-    bad.append('%s contains topogen_parse_args (it links topogen\'s command'
-               ' line)' % train)
+topo_syms = sorted(s for s in nm(train)[0]
+                   if s.startswith('tg_') or s.startswith('topogen_'))
+if topo_syms:
+    bad.append('%s contains topogen\'s code (%s): it must link src/ alone'
+               % (train, ', '.join(topo_syms[:5])))
 
 for b in bad:
     print('floors: ' + b)
