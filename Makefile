@@ -147,7 +147,7 @@ LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
 LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
-        check-same-bits check-floors \
+        check-same-bits check-floors check-header \
         check-python check-lib lib man \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
@@ -266,7 +266,7 @@ CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
 	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) \
-	    check-same-bits check-floors check-torch check-python check-lib
+	    check-same-bits check-floors check-header check-torch check-python check-lib
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -290,6 +290,11 @@ check-same-bits: $(PROGRAMS)
 # topogen's command line (tests/floors.py).
 check-floors: $(PROGRAMS) $(SRC_OBJS)
 	python3 tests/floors.py $(BUILD) $(BIN)
+
+# The topology header read once with the graph (strace: one open) and the
+# reader's refusals (tests/header_contract.sh; about 5 s).
+check-header: $(PROGRAMS)
+	BIN=$(BIN) sh tests/header_contract.sh
 
 # Checkpoint directories shared between runs, exit codes, true notices
 # (tests/misuse.sh: the probes of issues 24 and 25).

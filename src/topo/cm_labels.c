@@ -277,28 +277,3 @@ size_t cm_labels_classes_of(const cm_labels *l, size_t i)
         c += l->count[i * l->k + j] != 0;
     return c;
 }
-
-int cm_labels_topo_identity(const char *topo_path, char *buf, size_t cap)
-{
-    static const char pre[] = "# labels: ";
-    FILE *fp = fopen(topo_path, "r");
-    if (!fp)
-        return -1;
-    char line[1024];
-    int found = -1;
-    for (int k = 0; k < 64 && fgets(line, sizeof line, fp); k++) {
-        if (line[0] != '#')
-            break;
-        if (strncmp(line, pre, sizeof pre - 1) == 0) {
-            size_t len = strcspn(line + sizeof pre - 1, "\r\n");
-            if (len >= cap)
-                len = cap - 1;
-            memcpy(buf, line + sizeof pre - 1, len);
-            buf[len] = '\0';
-            found = 0;
-            break;
-        }
-    }
-    fclose(fp);
-    return found;
-}

@@ -68,12 +68,6 @@ void cm_labels_set_identity(cm_labels *l, const char *dataset,
 int cm_labels_identity_get(const char *identity, const char *key, char *buf,
                            size_t cap);
 
-/* The identity a topology file records for the counts file it was
- * learned from: its comment line `# labels: IDENTITY file=PATH` (topogen
- * --labels writes it), among the comment lines before the first edge.
- * 0 and buf filled when found; -1 when none (or unreadable). O(header). */
-int cm_labels_topo_identity(const char *topo_path, char *buf, size_t cap);
-
 /* Row-normalized class proportions: pi[i*k + c] = count / row sum (rows
  * are non-empty in a file read by cm_labels_read). pi: caller's [n*k]. */
 void cm_labels_proportions(const cm_labels *l, double *pi);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "cm_status.h"
+#include "cm_topo_header.h"
 
 /* Largest node count a file may declare or imply; node ids run from 0 to
  * CM_TOPO_MAX_NODES - 1, so every accepted file round-trips. */
@@ -97,6 +98,10 @@ typedef struct {
                               (forced, or detected: the caller should say
                               so) */
     size_t self_lines;     /* out: explicit `i i w` self weights read */
+    cm_topo_header *header; /* out, optional: the file's `#` header
+                              (cm_topo_header.h), filled while reading;
+                              the caller initializes and destroys it.
+                              NULL: not kept */
 } cm_topo_read_opts;
 
 /* Sets every field to empty. */

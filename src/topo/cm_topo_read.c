@@ -159,7 +159,30 @@ typedef struct {
     size_t d;       /* d=S: topogen's spelling of s */
     int local;      /* local=0|1 (epidemic) */
     size_t line;    /* line of the first such token */
+    int s_set, d_set, local_set; /* seen (a repeat must agree) */
+    size_t bad_line;     /* first bad or contradicting epidemic key: */
+    const char *bad_why; /* refused when the file is kind=epidemic */
 } dir_header;
+
+/* Records the first problem with an epidemic key (refused at the end of
+ * the header when kind=epidemic, ignored in other files' comments). */
+static void epi_bad(dir_header *h, size_t lineno, const char *why)
+{
+    if (!h->bad_line) {
+        h->bad_line = lineno;
+        h->bad_why = why;
+    }
+}
+
+/* key=value of an epidemic count or flag: a repeat must agree. */
+static void epi_set(dir_header *h, size_t *slot, int *set, size_t x,
+                    size_t lineno, const char *twice)
+{
+    if (*set && *slot != x)
+        epi_bad(h, lineno, twice);
+    *slot = x;
+    *set = 1;
+}
 
 /* Parses a decimal token value; -1 when not an integer up to max. */
 static int parse_tok_num(const char *v, size_t max, size_t *out)
@@ -195,26 +218,35 @@ static int scan_comment(char *s, size_t *n_decl, int *has_n, dir_header *h,
             h->line = h->line ? h->line : lineno;
             continue;
         }
-        if (strncmp(tok, "s=", 2) == 0 && parse_tok_num(tok + 2,
-                                                         CM_TOPO_MAX_NODES,
-                                                         &x) == 0) {
-            h->s = x;
+        if (strncmp(tok, "s=", 2) == 0) {
+            if (parse_tok_num(tok + 2, CM_TOPO_MAX_NODES, &x) == 0)
+                epi_set(h, &h->s, &h->s_set, x, lineno, "s= given twice "
+                        "with different values");
+            else
+                epi_bad(h, lineno, "bad s=... (the peers each node sends "
+                        "to per round: a positive integer)");
             continue;
         }
-        if (strncmp(tok, "local=", 6) == 0 && parse_tok_num(tok + 6, 1,
-                                                             &x) == 0) {
-            h->local = (int)x;
-            continue;
-        }
-        if (strncmp(tok, "d=", 2) == 0 && parse_tok_num(tok + 2,
-                                                         CM_TOPO_MAX_NODES,
-                                                         &x) == 0) {
-            h->d = x;
-            continue;
-        }
-        if (strcmp(tok, "epidemic=local") == 0 ||
+        if (strncmp(tok, "local=", 6) == 0 ||
+            strcmp(tok, "epidemic=local") == 0 ||
             strcmp(tok, "epidemic=oracle") == 0) { /* topogen's local= */
-            h->local = tok[9] == 'l';
+            if (tok[0] == 'e')
+                x = tok[9] == 'l';
+            else if (parse_tok_num(tok + 6, 1, &x) != 0) {
+                epi_bad(h, lineno, "bad local=... (must be 0, EL-Oracle, "
+                        "or 1, EL-Local)");
+                continue;
+            }
+            size_t cur = (size_t)h->local;
+            epi_set(h, &cur, &h->local_set, x, lineno, "local= (or "
+                    "epidemic=) given twice with different values");
+            h->local = (int)cur;
+            continue;
+        }
+        if (strncmp(tok, "d=", 2) == 0) {
+            if (parse_tok_num(tok + 2, CM_TOPO_MAX_NODES, &x) == 0)
+                epi_set(h, &h->d, &h->d_set, x, lineno, "d= given twice "
+                        "with different values");
             continue;
         }
         if (strncmp(tok, "n=", 2) != 0)
@@ -238,7 +270,7 @@ static int scan_comment(char *s, size_t *n_decl, int *has_n, dir_header *h,
 static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
                                cm_topo_recvec *v,
                               size_t *n_decl, int *has_n, size_t *n_decl_line,
-                              dir_header *h)
+                              dir_header *h, cm_topo_header *hd)
 {
     char *line = NULL;
     size_t cap = 0, lineno = line0;
@@ -267,6 +299,9 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
             continue;
         if (*p == '#') {
             int had = *has_n;
+            if (hd && (st = cm_topo_header_line(hd, p + 1, path, lineno)) !=
+                          CM_OK)
+                goto cleanup;
             int rc = scan_comment(p + 1, n_decl, has_n, h, lineno);
             if (rc == -3) {
                 st = cm_error(CM_EFORMAT, "%s:%zu: bad directed=... (must be "
@@ -440,8 +475,8 @@ cm_status cm_topo_read_ex(cm_topo *t, const char *path, cm_topo_read_opts *o)
 cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                               size_t first_line, cm_topo_read_opts *o)
 {
-    cm_topo_read_opts dflt = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
-                              0};
+    cm_topo_read_opts dflt = {.format = CM_FORMAT_AUTO,
+                              .base = CM_BASE_AUTO};
     if (!o)
         o = &dflt;
     cm_status st = CM_OK;
@@ -454,7 +489,10 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
                                                    : o->format;
     skipped += first_line;
     cm_topo_base base = o->base;
-    dir_header h = {0, 0, 0, 0, 0, 0};
+    dir_header h = {0};
+    if (o->header) { /* the old content goes */
+        cm_topo_header_destroy(o->header);
+    }
     if (f == CM_FORMAT_AUTO)
         return cm_error(CM_EFORMAT, "%s:%zu: unexpected non-ASCII byte 0xef "
                         "that does not start a UTF-8 byte-order mark; not a "
@@ -472,9 +510,11 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
         break;
     default:
         st = read_edgelist(fp, path, skipped, &v, &n_decl, &has_n, &n_line,
-                           &h);
+                           &h, o->header);
         break;
     }
+    if (st == CM_OK && h.epidemic && h.bad_line)
+        st = cm_error(CM_EFORMAT, "%s:%zu: %s", path, h.bad_line, h.bad_why);
     if (h.epidemic && h.s == 0)
         h.s = h.d; /* topogen writes d=S */
     if (st == CM_OK && h.epidemic && h.s == 0)
@@ -501,11 +541,21 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
         o->found = f;
         o->one_based = shifted;
         o->self_lines = self_lines;
+        if (st == CM_OK && o->header) {
+            o->header->directed = h.directed || h.epidemic;
+            o->header->epidemic = h.epidemic;
+            o->header->epi_s = h.epidemic ? h.s : 0;
+            o->header->epi_local = h.epidemic ? h.local : 0;
+            o->header->weighted = t->ew != NULL;
+            st = cm_topo_header_check(o->header, t->n, path);
+        }
     } else if (st == CM_OK) {
         st = cm_error(CM_EIO, "%s: read error: %s", path, strerror(errno));
     }
     free(v.r);
-    if (st != CM_OK)
+    if (st != CM_OK) {
         cm_topo_destroy(t);
+        cm_topo_header_destroy(o->header);
+    }
     return st;
 }

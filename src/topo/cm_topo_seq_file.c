@@ -324,8 +324,8 @@ cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path)
 cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
                               cm_topo_read_opts *o)
 {
-    cm_topo_read_opts dflt = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
-                              0};
+    cm_topo_read_opts dflt = {.format = CM_FORMAT_AUTO,
+                              .base = CM_BASE_AUTO};
     if (!o)
         o = &dflt;
     int use_stdin = strcmp(path, "-") == 0;
@@ -383,7 +383,10 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
             s->n = s->round[0].n;
         goto cleanup;
     }
-    /* data before the first section would belong to no round */
+    /* data before the first section would belong to no round; its comment
+     * lines are the file's header */
+    if (o->header)
+        cm_topo_header_destroy(o->header);
     if (sec[0].off > 0) {
         size_t line = 1;
         for (const char *p = buf; p < buf + sec[0].off; line++) {
@@ -397,6 +400,14 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
                               "`# round` header (line %zu)", path, line,
                               sec[0].line);
                 goto cleanup;
+            }
+            if (q < end && o->header) {
+                char *text = strndup(q + 1, (size_t)(end - q - 1));
+                st = text ? cm_topo_header_line(o->header, text, path, line)
+                          : cm_error(CM_ENOMEM, "%s: out of memory", path);
+                free(text);
+                if (st != CM_OK)
+                    goto cleanup;
             }
             p = nl ? nl + 1 : end;
         }
@@ -412,8 +423,8 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
         }
         size_t end = r + 1 < ns ? sec[r + 1].off : len;
         s->line[r] = sec[r].line;
-        cm_topo_read_opts so = {CM_FORMAT_EDGELIST, CM_BASE_0,
-                                CM_FORMAT_AUTO, 0, 0};
+        cm_topo_read_opts so = {.format = CM_FORMAT_EDGELIST,
+                                .base = CM_BASE_0};
         st = read_section(&s->round[r], buf + sec[r].off, end - sec[r].off,
                           path, sec[r].line - 1, &so);
         if (st != CM_OK) {
@@ -444,15 +455,19 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
     s->n = s->round[0].n;
     o->found = CM_FORMAT_EDGELIST;
     o->one_based = 0;
+    if (o->header) {
+        o->header->weighted = 1;
+        st = cm_topo_header_check(o->header, s->n, path);
+    }
 cleanup:
     free(sec);
     free(buf);
-    if (st != CM_OK)
+    if (st != CM_OK) {
         cm_topo_seq_destroy(s);
+        cm_topo_header_destroy(o->header);
+    }
     return st;
 }
-
-/* ---- spectra --------------------------------------------------------- */
 
 /* ---- writer ---------------------------------------------------------- */
 

@@ -178,8 +178,8 @@ int topogen_evaluate(const topogen_eval_job *c)
     cm_topo_init(&t);
     int rc = EXIT_FAILURE;
     double *rel = NULL;
-    cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
-                            CM_FORMAT_AUTO, 0, 0};
+    cm_topo_read_opts ro = {.format = c->format,
+                            .base = c->one_based ? CM_BASE_1 : CM_BASE_AUTO};
     size_t ep_n, ep_s;
     int ep_local;
     if (topogen_epidemic_peek(c->file, &ep_n, &ep_s, &ep_local))
