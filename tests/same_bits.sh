@@ -3,7 +3,8 @@
 # topology file (edges and weights), the same spectra and the same trainer
 # hashes as the build recorded in tests/fixtures/same-bits/, for learned,
 # random, one-peer, data-aware, n_eff, directed and FDLA graphs at 64 and
-# 1,024 nodes and for D-PSGD, D^2, GT, QGM, clique-avg and all-reduce runs.
+# 1,024 nodes and for D-PSGD, D^2, GT, QGM, clique-avg and all-reduce runs
+# (LeNet, and the CNN with its Winograd convolutions).
 #
 #   BIN=bin sh tests/same_bits.sh              (make check-same-bits)
 #   RECORD=1 BIN=bin sh tests/same_bits.sh     (re-record: only when a
@@ -149,6 +150,10 @@ for a in dpsgd d2 gt qgm; do
     train "train-$a" --topology "$T/g16.txt" $syn --algorithm $a
 done
 train train-allreduce  --mode allreduce --workers 16 $syn
+# the CNN: its 3x3 convolutions run the Winograd kernels (dt_wino.c), whose
+# order of operations these bits pin (tests/check_wino.c checks accuracy)
+train train-cnn --topology "$T/g16.txt" --model cnn --dataset synthetic \
+    --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1
 train train-mh-dirichlet --topology "$T/g16.txt" $syn --weights mh \
     --partition dirichlet:1
 train train-epidemic   --topology "$T/epi16.txt" $syn

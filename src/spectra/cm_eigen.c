@@ -24,7 +24,7 @@ static int int_range(size_t n)
 
 size_t cm_eigen_lwork(size_t n, cm_eigen_job job)
 {
-    if (!int_range(n) || n > 46340) /* n^2 and 3n within int */
+    if (n > CM_EIGEN_MAX_ORDER)
         return 0;
     /* 3n rather than LAPACK's 3n - 1: the fallback the callers always
      * used, so their bits stay */

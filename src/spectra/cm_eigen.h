@@ -21,6 +21,10 @@
 
 #include "cm_status.h"
 
+/* The largest order dsyev is given: n^2 and 3n within a 32-bit int, the
+ * index arithmetic of LAPACK's Fortran. */
+#define CM_EIGEN_MAX_ORDER 46340
+
 typedef enum {
     CM_EIGEN_VALUES = 0, /* eigenvalues only */
     CM_EIGEN_VECTORS     /* eigenvalues and eigenvectors (into a) */

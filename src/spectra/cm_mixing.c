@@ -43,6 +43,11 @@ static int use_sparse(size_t n)
     return n >= CM_SPARSE_FROM;
 }
 
+/* A W mixes when ||W - 11^T/n||_2 is below this: 1 less a margin for
+ * the eigensolver's rounding (an exact SLEM of 1, a disconnected or
+ * bipartite graph, computes to 1 +- ~1e-15). */
+#define SLEM_MIXES (1.0 - 1e-12)
+
 /* Refuses graphs the dense spectra cannot hold, before allocating. */
 static cm_status dense_check(size_t n, const char *what)
 {
@@ -467,7 +472,7 @@ static cm_status validate_directed(const cm_topo *t, const char *path,
     st = cm_topo_slem(t, &slem);
     if (st != CM_OK)
         return cm_error_prefix(st, "%s", path);
-    if (!(nonneg && diag) && !(slem < 1.0 - 1e-12))
+    if (!(nonneg && diag) && !(slem < SLEM_MIXES))
         return cm_error(CM_ETOPO, "%s: W does not mix: ||W - 11^T/n||_2 is "
                         "%.6g (must be below 1 when W has negative weights "
                         "or no positive self weight)", path, slem);
@@ -513,7 +518,7 @@ cm_status cm_topo_validate_slem(const cm_topo *t, const char *path,
     }
     if (st != CM_OK)
         return cm_error_prefix(st, "%s", path);
-    if (!(slem < 1.0 - 1e-12)) {
+    if (!(slem < SLEM_MIXES)) {
         /* negative weights are fine while W still mixes; say so when they
          * are the likely cause */
         size_t neg = 0;
