@@ -18,7 +18,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,58 +57,6 @@ static cm_status dense_check(size_t n, const char *what)
     return CM_OK;
 }
 
-/* The last sparse Laplacian spectrum, by graph: Laplacian weights and
- * then the figures of the weighted graph (topogen's construction, eval
- * --weights laplacian) ask for the same ends twice, each a Lanczos run of
- * ~25 s of CPU at 10^6 nodes. One entry, keyed by n, m and a 64-bit hash
- * of the CSR arrays (O(n + m)); the solver is deterministic, so a hit
- * returns the very bits a second run would. Under a lock: the search's
- * threads may reach the sparse path. */
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    int ok;
-    size_t n, m;
-    uint64_t hash;
-    double l2, ln;
-} memo;
-
-static uint64_t csr_hash(const cm_topo *t)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ t->n;
-    for (size_t i = 0; i <= t->n; i++)
-        h = (h ^ t->off[i]) * 0x100000001b3ULL;
-    for (size_t p = 0; p < t->off[t->n]; p++)
-        h = (h ^ t->adj[p]) * 0x100000001b3ULL;
-    return h ^ (h >> 29);
-}
-
-static cm_status sparse_ends(const cm_topo *t, double *l2, double *ln)
-{
-    uint64_t h = csr_hash(t);
-    int hit = 0;
-    pthread_mutex_lock(&memo_lock);
-    if (memo.ok && memo.n == t->n && memo.m == t->m && memo.hash == h) {
-        *l2 = memo.l2;
-        *ln = memo.ln;
-        hit = 1;
-    }
-    pthread_mutex_unlock(&memo_lock);
-    if (hit)
-        return CM_OK;
-    cm_status st = cm_shiftinv_ends(t, 0, l2, ln, NULL);
-    if (st == CM_OK) {
-        pthread_mutex_lock(&memo_lock);
-        memo.ok = 1;
-        memo.n = t->n;
-        memo.m = t->m;
-        memo.hash = h;
-        memo.l2 = *l2;
-        memo.ln = *ln;
-        pthread_mutex_unlock(&memo_lock);
-    }
-    return st;
-}
-
 cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
                                      double *ln)
 {
@@ -117,8 +64,13 @@ cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
     *l2 = *ln = 0.0;
     if (n <= 1)
         return CM_OK;
+    if (t->lap_known) { /* this graph's, computed before */
+        *l2 = t->lap_l2;
+        *ln = t->lap_ln;
+        return CM_OK;
+    }
     if (use_sparse(n)) {
-        cm_status st = sparse_ends(t, l2, ln);
+        cm_status st = cm_shiftinv_ends(t, 0, l2, ln, NULL);
         if (st != CM_ENUMERIC || n > CM_MIXING_DENSE_MAX)
             return st;
     }
@@ -259,15 +211,20 @@ cleanup:
 typedef struct {
     const char *name;
     cm_weight_rule rule;
-    cm_status (*alpha)(const cm_topo *t, double *alpha); /* or NULL */
+    cm_status (*alpha)(cm_topo *t, double *alpha); /* or NULL */
     double (*weight)(const cm_topo *t, size_t i, size_t j, double alpha);
 } rule_spec;
 
-static cm_status alpha_laplacian(const cm_topo *t, double *alpha)
+static cm_status alpha_laplacian(cm_topo *t, double *alpha)
 {
     double l2, ln;
     *alpha = 0.0;
     cm_status st = cm_topo_laplacian_extremes(t, &l2, &ln);
+    if (st == CM_OK) { /* for the figures asked next (cm_topo_spectra) */
+        t->lap_known = 1;
+        t->lap_l2 = l2;
+        t->lap_ln = ln;
+    }
     *alpha = st == CM_OK && l2 + ln > 0.0 ? 2.0 / (l2 + ln) : 0.0;
     if (st == CM_ENUMERIC && t->n > CM_MIXING_DENSE_MAX) {
         char why[200]; /* cm_error reuses the buffer cm_last_error reads */
@@ -281,7 +238,7 @@ static cm_status alpha_laplacian(const cm_topo *t, double *alpha)
     return st;
 }
 
-static cm_status alpha_maxdeg(const cm_topo *t, double *alpha)
+static cm_status alpha_maxdeg(cm_topo *t, double *alpha)
 {
     size_t dmin, dmax;
     cm_topo_degree_range(t, &dmin, &dmax);

@@ -66,10 +66,9 @@ cm_status cm_topo_install_weights(cm_topo *t, const double *ew);
  * (largest eigenvalue) of the graph Laplacian L = D - A, ignoring weights.
  * n = 1 gives 0, 0. Dense O(n^3) below CM_SPARSE_FROM, else sparse
  * (cm_shiftinv_ends); CM_ENUMERIC (sparse did not converge) or
- * CM_EINVAL above CM_MIXING_DENSE_MAX when neither path can answer. The
- * last sparse answer is remembered for its graph (n, m and a hash of the
- * CSR arrays), so the same graph's ends asked again (Laplacian weights,
- * then the figures) cost O(n + m). */
+ * CM_EINVAL above CM_MIXING_DENSE_MAX when neither path can answer. A
+ * graph whose ends are known (t->lap_known: its Laplacian weights were
+ * set) answers from them in O(1): the same bits a second solve gives. */
 cm_status cm_topo_laplacian_extremes(const cm_topo *t, double *l2,
                                      double *ln);
 

@@ -71,6 +71,13 @@ typedef struct {
     size_t epi_s;     /* > 0: an epidemic topology (no arcs stored; each
                          round's graph is cm_topo_epidemic_draw's) */
     int epi_local;    /* epidemic: 1 EL-Local, 0 EL-Oracle */
+    /* lambda_2, lambda_n of L = D - A once computed for this graph
+     * (cm_topo_set_weights' laplacian rule records them; the edges never
+     * change after a build, and every build starts from cm_topo_init), so
+     * the figures asked next (cm_topo_spectra) take them as a value
+     * instead of a second eigensolve */
+    int lap_known;    /* 1: lap_l2, lap_ln hold them */
+    double lap_l2, lap_ln;
 } cm_topo;
 
 /* On-disk formats. */
