@@ -11,10 +11,14 @@
   includes a header of the floor above fails with the Makefile's include
   path for that floor;
 - dpsgd-train does not contain topogen's code (no tg_* or topogen_*, so
-  no topogen_parse_args, in nm BIN/dpsgd-train).
+  no topogen_parse_args, in nm BIN/dpsgd-train);
+- no `main` outside the programs' cli/ folders (nm of every library
+  object under BUILD/src, BUILD/topo, BUILD/train);
+- no hand-written Fortran prototype (`extern ... name_(`) in src/, topo/,
+  train/ or tests/: LAPACK and BLAS come from src/base/cm_lapack.h.
 Prints one line per violation; exits 1 on any.
 """
-import glob, os, subprocess, sys, tempfile
+import glob, os, re, subprocess, sys, tempfile
 
 FLOORS = ['base', 'topo', 'spectra', 'place']
 HEADER = {'topo': 'cm_topo.h', 'spectra': 'cm_mixing.h', 'place': 'cm_place.h'}
@@ -109,6 +113,24 @@ topo_syms = sorted(s for s in nm(train)[0]
 if topo_syms:
     bad.append('%s contains topogen\'s code (%s): it must link src/ alone'
                % (train, ', '.join(topo_syms[:5])))
+
+for o in sorted(glob.glob(os.path.join(build, '**', '*.o'), recursive=True)):
+    rel = os.path.relpath(o, build).split(os.sep)
+    if rel[0] == 'mpi':
+        rel = rel[1:]
+    if rel[0] not in ('src', 'topo', 'train') or 'cli' in rel:
+        continue
+    if 'main' in nm(o)[0]:
+        bad.append('main outside a cli/ folder: %s' % o)
+
+fortran = re.compile(r'^\s*extern\s+[^;(]*\b[a-z][a-z0-9]*_\s*\(', re.M)
+for root in ('src', 'topo', 'train', 'tests'):
+    for path in sorted(glob.glob(os.path.join(root, '**', '*.[ch]'),
+                                 recursive=True)):
+        with open(path, errors='replace') as f:
+            for m in fortran.finditer(f.read()):
+                bad.append('hand-written Fortran prototype in %s: %s'
+                           % (path, m.group(0).strip()))
 
 for b in bad:
     print('floors: ' + b)
