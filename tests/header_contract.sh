@@ -9,7 +9,8 @@
 #   shows FILE opened once, with every consumer of the header at work:
 #   --weights replacing the file's weights (a notice), a `# labels:` line
 #   of another partition (a notice), --algorithm clique-avg (the
-#   `# cliques:` line);
+#   `# cliques:` line); so does `topogen eval` of an epidemic and of a
+#   D-Cliques file;
 # - a malformed `# cliques:` line, an epidemic header with local=2 or with
 #   s=2 s=3 are bad files: exit 1 and one message naming file:line;
 # - a file error reads `--topology: F:L: ...` once, and `topogen eval F
@@ -78,6 +79,20 @@ if command -v strace >/dev/null 2>&1; then
     else
         ok
     fi
+    # topogen eval: an epidemic file (no edges: its rounds are drawn) and a
+    # D-Cliques file are read once too
+    "$tg" -n 16 -d 3 --kind epidemic -q -o "$T/epi16.txt"
+    for f in epi16 dc; do
+        strace -f -e trace=openat -o "$T/trace" "$tg" eval "$T/$f.txt" \
+            >"$T/out" 2>"$T/err"
+        rc=$?
+        opens=$(grep -c "\"$T/$f.txt\"" "$T/trace")
+        if [ "$rc" -ne 0 ] || [ "$opens" -ne 1 ]; then
+            fail "eval one open" "$f: exit $rc, opened $opens times: $(head -c 300 "$T/err")"
+        else
+            ok
+        fi
+    done
 else
     fail "one open" "strace is not installed (apt-get install strace)"
 fi
