@@ -29,6 +29,7 @@ void cm_topo_header_destroy(cm_topo_header *h)
     free(h->labels);
     free(h->cliques);
     free(h->notes);
+    free(h->text);
     cm_topo_header_init(h);
 }
 
@@ -48,24 +49,31 @@ static char *trimmed(const char *text)
     return s;
 }
 
+/* Appends line (len bytes) to *dst, '\n'-separated. 0, or -1 out of
+ * memory. */
+static int append(char **dst, const char *line, size_t len)
+{
+    size_t old = *dst ? strlen(*dst) : 0;
+    char *s = realloc(*dst, old + len + 2);
+    if (!s)
+        return -1;
+    if (old)
+        s[old++] = '\n';
+    memcpy(s + old, line, len);
+    s[old + len] = '\0';
+    *dst = s;
+    return 0;
+}
+
 /* Appends a note line to h->notes. 0, or -1 out of memory. */
 static int add_note(cm_topo_header *h, const char *text)
 {
     char *t = trimmed(text);
     if (!t)
         return -1;
-    size_t old = h->notes ? strlen(h->notes) : 0, len = strlen(t);
-    char *s = realloc(h->notes, old + len + 2);
-    if (!s) {
-        free(t);
-        return -1;
-    }
-    if (old)
-        s[old++] = '\n';
-    memcpy(s + old, t, len + 1);
-    h->notes = s;
+    int rc = append(&h->notes, t, strlen(t));
     free(t);
-    return 0;
+    return rc;
 }
 
 static cm_status parse_cliques(cm_topo_header *h, const char *p,
@@ -135,6 +143,19 @@ cm_status cm_topo_header_line(cm_topo_header *h, const char *text,
 {
     static const char settings[] = "settings:", labels[] = "labels:",
                       cliques[] = "cliques:";
+    if (h->closed)
+        return CM_OK;
+    /* the verbatim line: '#' and the text up to the line end */
+    size_t len = strcspn(text, "\r\n");
+    char *verb = malloc(len + 2);
+    if (!verb)
+        return cm_error(CM_ENOMEM, "%s: out of memory", path);
+    verb[0] = '#';
+    memcpy(verb + 1, text, len);
+    int rc = append(&h->text, verb, len + 1);
+    free(verb);
+    if (rc != 0)
+        return cm_error(CM_ENOMEM, "%s: out of memory", path);
     const char *p = text;
     while (*p == ' ' || *p == '\t')
         p++;

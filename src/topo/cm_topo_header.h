@@ -15,6 +15,9 @@
  *   # cliques: c_0 c_1 ... c_{n-1} each node's D-Cliques clique
  *   any other comment line          a note
  *
+ * The header is the comment lines before the first edge line (before the
+ * first `# round` section of a sequence).
+ *
  * Rules (a file that breaks one is refused naming file and line, exit 1):
  * a key given twice with different values (n=, s=, d=, local=,
  * directed=); local= other than 0 or 1 and s= that is not a count in an
@@ -43,6 +46,11 @@ typedef struct {
     size_t cliques_line; /* its 1-based line (0: none) */
     char *notes;         /* every other comment line, '\n'-separated, or
                             NULL */
+    char *text;          /* the header verbatim: its comment lines ('#'
+                            included, line ends dropped), '\n'-separated,
+                            or NULL */
+    int closed;          /* the reader's: 1 once the first edge line is
+                            read (later comments are not header) */
 } cm_topo_header;
 
 /* Sets every field to empty. */

@@ -324,6 +324,8 @@ static cm_status read_edgelist(FILE *fp, const char *path, size_t line0,
                 *n_decl_line = lineno;
             continue;
         }
+        if (hd) /* the header ends at the first edge line */
+            hd->closed = 1;
         for (char *q = p; *q; q++)
             if (!isprint((unsigned char)*q) && !isspace((unsigned char)*q)) {
                 st = cm_error(CM_EFORMAT, "%s:%zu: unexpected control or "
