@@ -492,9 +492,7 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
     skipped += first_line;
     cm_topo_base base = o->base;
     dir_header h = {0};
-    if (o->header) { /* the old content goes */
-        cm_topo_header_destroy(o->header);
-    }
+    cm_topo_header_destroy(o->header); /* the old content goes */
     if (f == CM_FORMAT_AUTO)
         return cm_error(CM_EFORMAT, "%s:%zu: unexpected non-ASCII byte 0xef "
                         "that does not start a UTF-8 byte-order mark; not a "

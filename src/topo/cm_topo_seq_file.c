@@ -334,6 +334,7 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
     section *sec = NULL;
     size_t len = 0, ns = 0, period = 0, pline = 0, n_head = 0;
     cm_topo_seq_destroy(s);
+    cm_topo_header_destroy(o->header); /* the old content goes */
     cm_status st = cm_topo_file_check(path);
     if (st != CM_OK)
         return st;
@@ -385,8 +386,6 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
     }
     /* data before the first section would belong to no round; its comment
      * lines are the file's header */
-    if (o->header)
-        cm_topo_header_destroy(o->header);
     if (sec[0].off > 0) {
         size_t line = 1;
         for (const char *p = buf; p < buf + sec[0].off; line++) {
