@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "cm_topo.h"
 
 typedef struct {
@@ -51,5 +53,10 @@ cm_status cm_topo_from_arc_recs(cm_topo *t, const char *path,
                                 size_t n_line, cm_topo_base base,
                                 int *shifted, size_t *self_lines,
                                 size_t epi_s, int epi_local);
+
+/* The header comment: each line of comment (NULL: none) as a `#` line
+ * ("# " added unless the line starts with '#'), empty lines dropped. The
+ * one loop every writer (cm_topo_write, cm_topo_seq_save) prints it with. */
+void cm_topo_write_comment(FILE *fp, const char *comment);
 
 #endif

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cm_atomic.h"
+#include "cm_topo_rec.h"
 
 void cm_topo_seq_init(cm_topo_seq *s)
 {
@@ -486,13 +487,7 @@ cm_status cm_topo_seq_save(const cm_topo_seq *s, const char *path,
     }
     /* the header: the comment, then each round's section */
     cm_status st = CM_OK;
-    for (const char *p = comment; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len > 0)
-            fprintf(fp, "%s%.*s\n", *p == '#' ? "" : "# ", (int)len, p);
-        p += len + (nl ? 1 : 0);
-    }
+    cm_topo_write_comment(fp, comment);
     for (size_t r = 0; r < s->period && st == CM_OK; r++) {
         fprintf(fp, "# round %zu n=%zu\n", r, s->n);
         st = cm_topo_write(&s->round[r], fp, NULL);

@@ -13,6 +13,18 @@
 #include <string.h>
 
 #include "cm_atomic.h"
+#include "cm_topo_rec.h"
+
+void cm_topo_write_comment(FILE *fp, const char *comment)
+{
+    for (const char *p = comment; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len > 0)
+            fprintf(fp, "%s%.*s\n", *p == '#' ? "" : "# ", (int)len, p);
+        p += len + (nl ? 1 : 0);
+    }
+}
 
 /* ---- directed ------------------------------------------------------- */
 
@@ -38,14 +50,7 @@ static void write_header_directed(const cm_topo *t, FILE *fp,
                     t->epi_local);
         fputc('\n', fp);
     }
-    const char *p = comment;
-    while (p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len > 0)
-            fprintf(fp, "%s%.*s\n", *p == '#' ? "" : "# ", (int)len, p);
-        p += len + (nl ? 1 : 0);
-    }
+    cm_topo_write_comment(fp, comment);
 }
 
 /* The arcs of a directed t after its header. */
@@ -72,16 +77,8 @@ cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment)
 {
     if (t->directed)
         write_header_directed(t, fp, comment);
-    else if (comment) {
-        const char *p = comment;
-        while (*p) {
-            const char *nl = strchr(p, '\n');
-            size_t len = nl ? (size_t)(nl - p) : strlen(p);
-            if (len > 0)
-                fprintf(fp, "%s%.*s\n", *p == '#' ? "" : "# ", (int)len, p);
-            p += len + (nl ? 1 : 0);
-        }
-    }
+    else
+        cm_topo_write_comment(fp, comment);
     if (t->directed)
         return write_arcs(t, fp);
     for (size_t i = 0; i < t->n; i++) {
