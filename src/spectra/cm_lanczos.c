@@ -338,13 +338,9 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
 #define CHECK3 8                 /* products between convergence checks */
 #define MAX3_BYTES (256.0 * 1048576.0) /* stored vectors, at most */
 
-/* Eigenvalues il..iu (1-based, ascending) of the order-k tridiagonal
- * (a, b) into t (ascending) and, when s is not NULL, their unit
- * eigenvectors into s (column c of leading dimension k for t[c]). *got:
- * how many came back. Work arrays are allocated here (O(k)). */
-static cm_status tri_range(const double *a, const double *b, size_t k,
-                           size_t il, size_t iu, double *t, double *s,
-                           size_t *got)
+cm_status cm_lanczos_tridiag(const double *a, const double *b, size_t k,
+                             size_t il, size_t iu, double *t, double *s,
+                             size_t *got)
 {
     lapack_int kk = (lapack_int)k, m = 0, nsplit = 0;
     size_t cnt = iu - il + 1;
@@ -507,9 +503,9 @@ static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     size_t nlo = 0, nhi = 0, glo = 0, ghi = 0;
     /* T's keep lowest pairs in columns 0..glo-1 of s, then its keep
      * highest, highest first */
-    cm_status st = tri_range(lz->a3, lz->b3, k, 1, keep, t, s, &glo);
+    cm_status st = cm_lanczos_tridiag(lz->a3, lz->b3, k, 1, keep, t, s, &glo);
     if (st == CM_OK)
-        st = tri_range(lz->a3, lz->b3, k, k - keep + 1, k, t + glo,
+        st = cm_lanczos_tridiag(lz->a3, lz->b3, k, k - keep + 1, k, t + glo,
                        s + glo * k, &ghi);
     if (st != CM_OK) {
         free(s);
@@ -620,9 +616,9 @@ cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                 return cm_error(CM_ENOMEM, "out of memory for Lanczos");
             sl = lz->chk;
             sh = lz->chk + 2 * kt;
-            cm_status st = tri_range(lz->a3, lz->b3, kt, 1, two, tl, sl, &gl);
+            cm_status st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, 1, two, tl, sl, &gl);
             if (st == CM_OK)
-                st = tri_range(lz->a3, lz->b3, kt, kt - two + 1, kt, th, sh,
+                st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, kt - two + 1, kt, th, sh,
                                &gh);
             if (st != CM_OK)
                 return st;

@@ -127,4 +127,15 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
 cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                           const double *x0);
 
+/* Eigenvalues il..iu (1-based, ascending) of the order-k symmetric
+ * tridiagonal with diagonal a[k] and off-diagonal b[k-1] into t
+ * (ascending) and, when s is not NULL, their unit eigenvectors into s
+ * (column c, leading dimension k, for t[c]); *got: how many came back.
+ * LAPACK dstebz (bisection) and dstein (inverse iteration): the one
+ * tridiagonal solve of both Lanczos paths (cm_lanczos_run3, cm_shiftinv).
+ * CM_ENOMEM, CM_ENUMERIC. O(k (iu - il + 1)) plus O(k) work arrays. */
+cm_status cm_lanczos_tridiag(const double *a, const double *b, size_t k,
+                             size_t il, size_t iu, double *t, double *s,
+                             size_t *got);
+
 #endif

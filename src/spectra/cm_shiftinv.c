@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_lanczos.h"
 #include "cm_lapack.h"
 
 #define CHECK_EVERY 10
@@ -269,45 +270,21 @@ static cm_status lz3_start(lz3 *z, size_t n)
 static cm_status tri_end(const lz3 *z, int lowest, double *theta,
                          double *next, double *last)
 {
-    lapack_int k = (lapack_int)z->k, m = 0, nsplit = 0;
-    lapack_int il = lowest ? 1 : (k >= 2 ? k - 1 : 1);
-    lapack_int iu = lowest ? (k >= 2 ? 2 : 1) : k;
-    /* LAPACKE checks all k entries of w for NaN: arrays of order k */
-    double *w = calloc((size_t)k, sizeof *w);
-    lapack_int *iblock = calloc((size_t)k, sizeof *iblock);
-    lapack_int *isp = calloc((size_t)k, sizeof *isp);
-    lapack_int ifail[2];
-    double *zv = malloc(2 * (size_t)k * sizeof *zv);
-    cm_status st = CM_OK;
-    if (!w || !iblock || !isp || !zv) {
-        st = cm_error(CM_ENOMEM, "out of memory for a tridiagonal eigensolve");
-        goto done;
+    size_t k = z->k, two = k >= 2 ? 2 : 1, got = 0;
+    double t[2], *s = malloc(2 * k * sizeof *s);
+    if (!s)
+        return cm_error(CM_ENOMEM, "out of memory for a tridiagonal "
+                        "eigensolve");
+    cm_status st = cm_lanczos_tridiag(z->alpha, z->beta, k,
+                                      lowest ? 1 : k - two + 1,
+                                      lowest ? two : k, t, s, &got);
+    if (st == CM_OK) { /* ascending: the extreme is first or last */
+        size_t e = lowest ? 0 : got - 1, o = got > 1 ? (lowest ? 1 : 0) : e;
+        *theta = t[e];
+        *next = t[o];
+        *last = s[e * k + k - 1];
     }
-    double abstol = 2.0 * LAPACKE_dlamch('S');
-    lapack_int info = LAPACKE_dstebz('I', 'B', k, 0.0, 0.0, il, iu, abstol,
-                                     z->alpha, z->beta, &m, &nsplit, w,
-                                     iblock, isp);
-    if (info == 0 && m >= 1)
-        info = LAPACKE_dstein(LAPACK_COL_MAJOR, k, z->alpha, z->beta, m, w,
-                              iblock, isp, zv, k, ifail);
-    if (info != 0 || m < 1) {
-        st = cm_error(CM_ENUMERIC, "Lanczos: LAPACK dstebz/dstein failed "
-                      "(info = %d) on a tridiagonal of order %d", (int)info,
-                      (int)k);
-        goto done;
-    }
-    /* pick the extreme one of the (at most two) returned */
-    lapack_int e = 0, o = m > 1 ? 1 : 0;
-    if (m > 1 && (lowest ? w[1] < w[0] : w[1] > w[0]))
-        e = 1, o = 0;
-    *theta = w[e];
-    *next = w[o];
-    *last = zv[(size_t)e * (size_t)k + (size_t)k - 1];
-done:
-    free(w);
-    free(iblock);
-    free(isp);
-    free(zv);
+    free(s);
     return st;
 }
 
