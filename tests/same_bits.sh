@@ -137,6 +137,10 @@ evaljson eval-directed64   "$T/directed64.txt"
 evaljson eval-net1024      "$T/random1024.txt" --net datacenter
 evaljson eval-base48       "$T/base48.txt"
 evaljson eval-perm100      "$T/perm100.txt"
+# the sparse spectra (cm_shiftinv, from 2,048 nodes): the file's Laplacian
+# weights and its figures, through eval's 17 digits
+"$BIN/topogen" -n 4096 -d 4 --kind random -q -o "$T/random4096.txt" &&
+    evaljson eval-random4096 "$T/random4096.txt"
 evaljson eval-labels64     "$T/labels-learned64.txt" --labels "$L"
 
 # ---- training runs (one rank, no mpirun: the same bits on any number) -------
