@@ -33,7 +33,7 @@ CHECK_LIBS    := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 # GSL without its reference CBLAS: OpenBLAS (linked first) provides cblas_*.
 GSL_CFLAGS    := $(shell $(PKG_CONFIG) --cflags gsl 2>/dev/null)
 GSL_LIBS      := -lgsl
-# libxml2: the GraphML reader (src/cm_topo_graphml.c); jansson: every JSON
+# libxml2: the GraphML reader (src/topo/cm_topo_graphml.c); jansson: every JSON
 # read or written (safetensors headers, --summary, topogen eval --json).
 XML_CFLAGS    := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
 XML_LIBS      := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null)
@@ -41,18 +41,22 @@ JSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JSON_LIBS     := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
 # CHOLMOD (libsuitesparse-dev, no .pc file) and LAPACKE (liblapacke-dev):
 # the sparse Cholesky and the tridiagonal eigensolves of
-# src/cm_shiftinv.c; every program linking src/ links it before BLAS.
+# src/spectra/cm_shiftinv.c; every program linking src/ links it before BLAS.
 SPARSE_CFLAGS := -I/usr/include/suitesparse
 BLAS_LIBS     := -lcholmod -llapacke $(BLAS_LIBS)
 # METIS (libmetis-dev, no .pc file): --placement graph's partitions
-# (src/cm_place_metis.c), so every program linking src/ links it.
+# (src/place/cm_place_metis.c), so every program linking src/ links it.
 METIS_LIBS    := -lmetis
 
 # Include paths follow the floor plan, so an include that points up does
-# not compile: src/ sees only itself; topo/ sees src/; topo/cli/ sees
+# not compile: each src/ floor sees the ones below it
+# (base < topo < spectra < place); topo/ sees src/; topo/cli/ sees
 # topo/; each train/ layer sees the ones below it
 # (nn < data < core < distributed < cli). Tests see everything.
-INC_SRC   := -Isrc
+INC_SBASE := -Isrc/base
+INC_STOPO := $(INC_SBASE) -Isrc/topo
+INC_SSPEC := $(INC_STOPO) -Isrc/spectra
+INC_SRC   := $(INC_SSPEC) -Isrc/place
 INC_TOPO  := $(INC_SRC) -Itopo
 INC_TCLI  := $(INC_TOPO) -Itopo/cli
 INC_API   := $(INC_TCLI) -Itopo/api
@@ -74,7 +78,15 @@ OPENMP ?= -fopenmp
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 # ---- sources: a file's folder and name decide how it is built -------------
-#   src/                 the floor both programs stand on (cm_*); no main
+#   src/                 the floor both programs stand on (cm_*); no main:
+#     base/              status and errors, atomic files, locks, RNG, hash,
+#                        clocks, the flag-table walker
+#     topo/              the file contract: topology and sequence storage,
+#                        readers (edge list, GML, GraphML), the writer, the
+#                        labels file
+#     spectra/           eigensolvers (dense LAPACK, Lanczos, shift-invert),
+#                        mixing weights and the spectral rules
+#     place/             worker placement (METIS) and the network model
 #   topo/                topogen's library (tg_*); no MPI
 #   topo/cli/            topogen's command line (main and its parts)
 #   topo/api/            libtopogen's public API (topogen.h, the only
@@ -90,7 +102,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #                        *_mpi.c in dpsgd-train and check_mpi, *_single.c
 #                        (one rank, no MPI) in check_unit
 #   train/cli/           dpsgd-train's main
-SRC_SRCS       := $(wildcard src/*.c)
+SRC_SRCS       := $(wildcard src/*/*.c)
 TOPO_SRCS      := $(wildcard topo/*.c)
 TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
 TOPO_MAIN_SRC  := topo/cli/topogen.c
@@ -119,9 +131,12 @@ TRAIN_LIBS   = $(OPENMP) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
 
 PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
+# libcm: src/ alone (the file contract, spectra, placement): dpsgd-train
+# links it and nothing of topo/, so topogen's command line and igraph
+# never reach the trainer (tests/floors.py checks nm).
+CM_A        := $(BUILD)/libcm.a
 # libtopogen: everything topogen is made of but its main. topogen links the
-# static archive; so does dpsgd-train, from which the linker takes only the
-# src/ members (the file format) it references, so it never needs igraph.
+# static archive.
 LIB_OBJS    := $(call obj,$(API_SRCS) \
                $(filter-out $(TOPO_MAIN_SRC),$(TOPO_CLI_SRCS))) \
                $(TOPO_OBJS) $(SRC_OBJS)
@@ -132,6 +147,7 @@ LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
 LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
+        check-same-bits check-floors check-header \
         check-python check-lib lib man \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
@@ -141,6 +157,9 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/src/%.o $(BUILD)/mpi/src/%.o:         INC = $(INC_SRC)
+$(BUILD)/src/base/%.o:                         INC = $(INC_SBASE)
+$(BUILD)/src/topo/%.o:                         INC = $(INC_STOPO)
+$(BUILD)/src/spectra/%.o:                      INC = $(INC_SSPEC)
 $(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
 $(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
 $(BUILD)/topo/api/%.o:                         INC = $(INC_API)
@@ -167,13 +186,18 @@ $(BIN)/topogen: $(call obj,$(TOPO_MAIN_SRC)) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
 $(BIN)/dpsgd-train: $(call obj,$(TRAIN_CLI_SRCS)) $(DIST_OBJS) \
-                    $(TRAIN_OBJS) $(LIB_A)
+                    $(TRAIN_OBJS) $(CM_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TRAIN_LIBS)
 
 lib: $(LIBS_OUT)
 
 $(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(CM_A): $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -242,7 +266,7 @@ CK_ENV = CK_DEFAULT_TIMEOUT=120
 
 check: deps
 	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) \
-	    check-torch check-python check-lib
+	    check-same-bits check-floors check-header check-torch check-python check-lib
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit
@@ -255,6 +279,22 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 check-cli: $(PROGRAMS)
 	sh tests/cases_called.sh tests/cli.sh
 	BIN=$(BIN) sh tests/cli.sh
+
+# Behaviour unchanged: topology files, spectra and trainer hashes against
+# tests/fixtures/same-bits/ (tests/same_bits.sh; about 25 s).
+check-same-bits: $(PROGRAMS)
+	BIN=$(BIN) sh tests/same_bits.sh
+
+# The floor plan of src/: calls only down or sideways, no circle between
+# files, an include pointing up does not compile, dpsgd-train without
+# topogen's command line (tests/floors.py).
+check-floors: $(PROGRAMS) $(SRC_OBJS)
+	python3 tests/floors.py $(BUILD) $(BIN)
+
+# The topology header read once with the graph (strace: one open) and the
+# reader's refusals (tests/header_contract.sh; about 5 s).
+check-header: $(PROGRAMS)
+	BIN=$(BIN) sh tests/header_contract.sh
 
 # Checkpoint directories shared between runs, exit codes, true notices
 # (tests/misuse.sh: the probes of issues 24 and 25).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-place.sh: `--placement graph` (src/cm_place.c: at each step METIS
+# bench-place.sh: `--placement graph` (src/place/cm_place.c: at each step METIS
 # recursive, METIS k-way on the cut, METIS k-way on the volume and the own
 # recursive spectral bisection + FM, the least J = V (m + 1) + cut kept,
 # METIS first on ties) against each partitioner alone, on learned,
@@ -23,7 +23,8 @@ trap 'rm -rf "$T"' EXIT INT TERM
 OPENBLAS_NUM_THREADS=1
 export OPENBLAS_NUM_THREADS
 blas_libs=$(pkg-config --libs openblas)
-${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Isrc scripts/bench_place.c \
+${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Isrc/base -Isrc/topo -Isrc/spectra \
+    -Isrc/place scripts/bench_place.c \
     "$BIN/libtopogen.a" -o "$T/bench_place" -lmetis -lcholmod -llapacke \
     $blas_libs -lgsl -lxml2 -ljansson -lz -lm -pthread
 for n in $N; do

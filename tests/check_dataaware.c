@@ -452,7 +452,9 @@ START_TEST(test_search_hetero)
     double ha = graph_h(&aware, 4, pi, pibar, 5);
     ck_assert_double_eq_tol(ra.hetero, ha, 1e-12);
     ck_assert_msg(ha < 0.8 * hp, "data-aware H %.5f, plain %.5f", ha, hp);
-    ck_assert(tg_graph_is_connected(&aware));
+    int conn = -1;
+    ck_assert_int_eq(tg_graph_connected(&aware, &conn), CM_OK);
+    ck_assert(conn);
     /* with host groups too: the bound still holds */
     o.groups = 3;
     o.max_cross = 6;

@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "check_blas.h"
+#include "check_lanczos_topo.h"
 
 #include "cm_lanczos.h"
 #include "cm_mixing.h"

@@ -182,6 +182,51 @@ START_TEST(test_components_and_limits)
 }
 END_TEST
 
+/* A circulant on n nodes: i ~ i + 1, i + 61, i + 277 (mod n). */
+static void circulant(cm_topo *t, size_t n)
+{
+    static const size_t hop[3] = {1, 61, 277};
+    size_t *ei = malloc(3 * n * sizeof *ei), *ej = malloc(3 * n * sizeof *ej);
+    ck_assert_ptr_nonnull(ei);
+    ck_assert_ptr_nonnull(ej);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < 3; k++) {
+            ei[3 * i + k] = i;
+            ej[3 * i + k] = (i + hop[k]) % n;
+        }
+    ck_assert_int_eq(cm_topo_from_edges(t, n, 3 * n, ei, ej), CM_OK);
+    free(ej);
+    free(ei);
+}
+
+/* The Laplacian ends travel with the graph as a value: set by the
+ * laplacian weights (the very bits a solve gives), taken by
+ * cm_topo_spectra without a second solve, gone with a rebuild. 3000
+ * nodes: the sparse path (CM_SPARSE_FROM). */
+START_TEST(test_laplacian_ends_passed_on)
+{
+    cm_topo t;
+    cm_topo_init(&t);
+    circulant(&t, 3000);
+    ck_assert(t.n >= CM_SPARSE_FROM);
+    ck_assert_int_eq(t.lap_known, 0);
+    double l2, ln, slem;
+    ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
+    ck_assert(l2 > 0.0 && ln > l2 && ln <= 12.0); /* 6-regular */
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
+    ck_assert_int_eq(t.lap_known, 1);
+    ck_assert(t.lap_l2 == l2 && t.lap_ln == ln);
+    /* cm_topo_spectra takes the recorded value: a changed one shows */
+    t.lap_l2 = l2 / 2;
+    double a, b;
+    ck_assert_int_eq(cm_topo_spectra(&t, &a, &b, &slem), CM_OK);
+    ck_assert(a == l2 / 2 && b == ln);
+    circulant(&t, 3000); /* rebuilt: nothing recorded */
+    ck_assert_int_eq(t.lap_known, 0);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 Suite *mixing_suite(void)
 {
     Suite *s = suite_create("mixing");
@@ -195,6 +240,7 @@ Suite *mixing_suite(void)
     tc = tcase_create("components_and_dense_limit");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_components_and_limits);
+    tcase_add_test(tc, test_laplacian_ends_passed_on);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -33,7 +33,7 @@ static const char *tmp_with(const char *text, size_t len)
 static cm_status read_seq(cm_topo_seq *s, const char *text)
 {
     const char *p = tmp_with(text, strlen(text));
-    cm_topo_read_opts o = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0, 0};
+    cm_topo_read_opts o = {.format = CM_FORMAT_AUTO, .base = CM_BASE_AUTO};
     cm_status st = cm_topo_seq_read_ex(s, p, &o);
     unlink(p);
     return st;
@@ -92,8 +92,8 @@ START_TEST(test_fixtures_same_w)
                   "%s", cm_last_error());
     ck_assert_uint_eq(ref.round[0].m, 10);
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        cm_topo_read_opts o = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
-                               0, 0};
+        cm_topo_read_opts o = {.format = CM_FORMAT_AUTO,
+                               .base = CM_BASE_AUTO};
         ck_assert_msg(cm_topo_seq_read_ex(&s, files[k], &o) == CM_OK,
                       "%s: %s", files[k], cm_last_error());
         ck_assert_int_eq(o.found, k < 2 ? CM_FORMAT_GRAPHML : CM_FORMAT_GML);

@@ -357,7 +357,7 @@ START_TEST(test_numbering_and_limits)
 {
     cm_topo t;
     cm_topo_init(&t);
-    cm_topo_read_opts o = {CM_FORMAT_AUTO, CM_BASE_AUTO, 0, 0, 0};
+    cm_topo_read_opts o = {.format = CM_FORMAT_AUTO, .base = CM_BASE_AUTO};
     ck_assert_int_eq(read_opts(&t, "1 2\n2 3\n3 1\n", &o), CM_OK);
     ck_assert_int_eq(o.one_based, 1);
     ck_assert_uint_eq(t.n, 3);

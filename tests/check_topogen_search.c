@@ -73,7 +73,9 @@ static void assert_regular_connected(const tg_graph *g, size_t n, size_t d)
     for (size_t k = 0; k < n * n; k++)
         links += g->adj[k];
     ck_assert_uint_eq(links, 2 * g->m); /* no multi-edges */
-    ck_assert(tg_graph_is_connected(g));
+    int conn = -1;
+    ck_assert_int_eq(tg_graph_connected(g, &conn), CM_OK);
+    ck_assert(conn);
 }
 
 START_TEST(search_invariants)

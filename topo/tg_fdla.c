@@ -40,16 +40,10 @@
 #include <string.h>
 
 #include "cm_eigen.h"
+#include "cm_lapack.h"
 #include "cm_mixing.h"
 #include "cm_time.h"
 
-extern void dpotrf_(const char *uplo, const int *n, double *a,
-                    const int *lda, int *info, size_t uplo_len);
-extern void dpotri_(const char *uplo, const int *n, double *a,
-                    const int *lda, int *info, size_t uplo_len);
-extern void dpotrs_(const char *uplo, const int *n, const int *nrhs,
-                    const double *a, const int *lda, double *b,
-                    const int *ldb, int *info, size_t uplo_len);
 
 #define MU 8.0             /* barrier parameter growth per stage */
 #define MAX_STAGES 40      /* t grows by MU^40: far beyond double range */
@@ -91,7 +85,7 @@ static void ws_free(ws *a)
 static int chol(double *a, size_t n)
 {
     int in = (int)n, info = 0;
-    dpotrf_("L", &in, a, &in, &info, 1);
+    LAPACK_dpotrf("L", &in, a, &in, &info);
     return info;
 }
 
@@ -146,7 +140,7 @@ static cm_status inverse(ws *a, const double *x, double sign, double *g)
     fill_f(a, x, sign, g);
     if (chol(g, n) != 0)
         return cm_error(CM_ENUMERIC, "FDLA: iterate left the feasible set");
-    dpotri_("L", &in, g, &in, &info, 1);
+    LAPACK_dpotri("L", &in, g, &in, &info);
     if (info != 0)
         return cm_error(CM_ENUMERIC, "FDLA: matrix inversion failed");
     /* LAPACK filled the lower triangle in column-major order, i.e. the
@@ -216,7 +210,7 @@ static cm_status newton_step(ws *a)
                         "positive definite (largest diagonal %g)", diag);
     for (size_t i = 0; i < d; i++)
         a->dx[i] = -a->grad[i];
-    dpotrs_("L", &in, &one, a->h, &in, a->dx, &in, &info, 1);
+    LAPACK_dpotrs("L", &in, &one, a->h, &in, a->dx, &in, &info);
     if (info != 0)
         return cm_error(CM_ENUMERIC, "FDLA: Newton solve failed");
     return CM_OK;
@@ -248,7 +242,7 @@ static double dual_bound(ws *a)
     }
     if (m > 0) {
         int im = (int)m, one = 1, info = 0;
-        dpotrs_("L", &im, &one, a->k, &im, a->c, &im, &info, 1);
+        LAPACK_dpotrs("L", &im, &one, a->k, &im, a->c, &im, &info);
         if (info != 0)
             return 0.0;
     }

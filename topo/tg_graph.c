@@ -93,14 +93,15 @@ cm_status tg_graph_from_topo(tg_graph *g, const cm_topo *t)
     return tg_graph_from_edges(g, t->n, t->m, t->ei, t->ej);
 }
 
-int tg_graph_is_connected(const tg_graph *g)
+cm_status tg_graph_connected(const tg_graph *g, int *connected)
 {
     size_t count = 0;
+    *connected = g->n <= 1;
     if (g->n <= 1)
-        return 1;
-    if (cm_topo_csr_components(g->n, g->off, g->nb, NULL, &count) != CM_OK)
-        return 0;
-    return count == 1;
+        return CM_OK;
+    cm_status st = cm_topo_csr_components(g->n, g->off, g->nb, NULL, &count);
+    *connected = st == CM_OK && count == 1;
+    return st;
 }
 
 int tg_graph_swap_connected(tg_graph *g, size_t a, size_t b)

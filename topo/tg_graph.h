@@ -91,9 +91,9 @@ static inline size_t tg_graph_degree(const tg_graph *g, size_t i)
     return g->off[i + 1] - g->off[i];
 }
 
-/* 1 when every node reaches every other (n <= 1 counts). O(n + m); returns
- * 0 also when out of memory. */
-int tg_graph_is_connected(const tg_graph *g);
+/* *connected = 1 when every node reaches every other (n <= 1 counts),
+ * else 0. CM_ENOMEM (then *connected is 0 and means nothing). O(n + m). */
+cm_status tg_graph_connected(const tg_graph *g, int *connected);
 
 /* After tg_graph_swap(g, a, b, c, d) of a connected g: 1 when g is still
  * connected. It is iff a still reaches b (every node reached a, b, c or

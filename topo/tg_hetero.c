@@ -67,10 +67,10 @@ cm_status tg_hetero_topo(const cm_topo *t, const cm_labels *l,
                          tg_hetero *out)
 {
     if (!t->ew || !t->self)
-        return cm_error(CM_EINVAL, "--labels: the topology has no weights");
+        return cm_error(CM_EINVAL, "the topology has no weights");
     if (t->n != l->n)
-        return cm_error(CM_EINVAL, "--labels: the topology has %zu nodes, "
-                        "the counts file %zu workers", t->n, l->n);
+        return cm_error(CM_EINVAL, "the topology has %zu nodes, the counts "
+                        "file %zu workers", t->n, l->n);
     double *pi, *pibar;
     cm_status s = tg_hetero_pi(l, &pi, &pibar);
     if (s != CM_OK)

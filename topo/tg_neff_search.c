@@ -4,17 +4,13 @@
  * path's memory limit. */
 #include "tg_neff_search.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tg_neff.h"
+#include "cm_lapack.h"
 
-extern void dpotrf_(const char *uplo, const int *n, double *a,
-                    const int *lda, int *info, size_t uplo_len);
-extern void dpotri_(const char *uplo, const int *n, double *a,
-                    const int *lda, int *info, size_t uplo_len);
 
 typedef struct {
     const tg_neff_hook_cfg *cfg;
@@ -103,9 +99,9 @@ static cm_status full(hws *w, const tg_graph *g)
             for (size_t p = g->off[i]; p < g->off[i + 1]; p++)
                 a[i * n + g->nb[p]] -= c;
         }
-        dpotrf_("L", &in, a, &in, &info, 1);
+        LAPACK_dpotrf("L", &in, a, &in, &info);
         if (info == 0)
-            dpotri_("L", &in, a, &in, &info, 1);
+            LAPACK_dpotri("L", &in, a, &in, &info);
         if (info != 0)
             return cm_error(CM_ENUMERIC, "n_eff search: factorisation "
                             "failed (info %d)", info);

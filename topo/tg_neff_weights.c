@@ -19,7 +19,6 @@
  */
 #include "tg_neff_weights.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +27,8 @@
 #include "cm_mixing.h"
 #include "cm_time.h"
 #include "tg_neff.h"
+#include "cm_lapack.h"
 
-extern void dpotrf_(const char *uplo, const int *n, double *a,
-                    const int *lda, int *info, size_t uplo_len);
-extern void dpotri_(const char *uplo, const int *n, double *a,
-                    const int *lda, int *info, size_t uplo_len);
-extern void dpotrs_(const char *uplo, const int *n, const int *nrhs,
-                    const double *a, const int *lda, double *b,
-                    const int *ldb, int *info, size_t uplo_len);
 
 #define MAX_NEWTON 100
 
@@ -91,10 +84,10 @@ static int inverse(const ws *a, const double *w, int k, double *g)
     size_t n = a->n;
     int in = (int)n, info = 0;
     fill_x(a, w, k == 1 ? 1.0 - a->s : 1.0 + a->s, k == 1 ? 1.0 : -1.0, g);
-    dpotrf_("L", &in, g, &in, &info, 1);
+    LAPACK_dpotrf("L", &in, g, &in, &info);
     if (info != 0)
         return 1;
-    dpotri_("L", &in, g, &in, &info, 1);
+    LAPACK_dpotri("L", &in, g, &in, &info);
     if (info != 0)
         return 1;
     for (size_t i = 0; i < n; i++)
@@ -158,7 +151,7 @@ static void newton_system(ws *a)
 static int chol(double *h, size_t m)
 {
     int im = (int)m, info = 0;
-    dpotrf_("L", &im, h, &im, &info, 1);
+    LAPACK_dpotrf("L", &im, h, &im, &info);
     return info;
 }
 
@@ -188,7 +181,7 @@ static cm_status dual_bound(ws *a, double *lb)
     }
     if (m > 0) {
         int im = (int)m, one = 1, info = 0;
-        dpotrs_("L", &im, &one, a->k, &im, a->c, &im, &info, 1);
+        LAPACK_dpotrs("L", &im, &one, a->k, &im, a->c, &im, &info);
         if (info != 0)
             return cm_error(CM_ENUMERIC, "n_eff weights: certificate solve "
                             "failed");
@@ -313,7 +306,7 @@ cm_status tg_neff_weights(cm_topo *t, double gamma,
         int im = (int)m, one = 1, info = 0;
         for (size_t e = 0; e < m; e++)
             a.dx[e] = -a.grad[e];
-        dpotrs_("L", &im, &one, a.h, &im, a.dx, &im, &info, 1);
+        LAPACK_dpotrs("L", &im, &one, a.h, &im, a.dx, &im, &info);
         if (info != 0)
             break;
         double slope = 0.0;

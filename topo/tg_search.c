@@ -553,9 +553,10 @@ static cm_status anneal(worker *w, double deadline)
     size_t iters = w->sh->iters;
     double t0 = o->t0, t1 = o->t1; /* resolved (tg_search_run) */
     double l2, ln;
-    int decided;
-    cm_status st = solve(w, 0, tg_graph_is_connected(g), INFINITY, &l2, &ln,
-                         &decided);
+    int decided, connected;
+    cm_status st = tg_graph_connected(g, &connected);
+    if (st == CM_OK)
+        st = solve(w, 0, connected, INFINITY, &l2, &ln, &decided);
     if (st != CM_OK)
         return st;
     sl->res.evals++;

@@ -52,7 +52,7 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
 {
     if (n == s->n && s->a)
         return CM_OK;
-    if (n == 0 || n > 46000)
+    if (n == 0 || n > CM_EIGEN_MAX_ORDER)
         return cm_error(CM_EINVAL, "eigensolver: order %zu out of range", n);
     free_dense(s);
     s->a = malloc(n * n * sizeof *s->a);

@@ -3,17 +3,11 @@
  * conversions of the data-aware kinds. */
 #include "tg_wdense.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern void dgesvd_(const char *jobu, const char *jobvt, const int *m,
-                    const int *n, double *a, const int *lda, double *s,
-                    double *u, const int *ldu, double *vt, const int *ldvt,
-                    double *work, const int *lwork, int *info, size_t,
-                    size_t);
-
+#include "cm_lapack.h"
 cm_status tg_wdense_norm(size_t n, const double *W, double *norm)
 {
     if (n <= 1) {
@@ -30,16 +24,16 @@ cm_status tg_wdense_norm(size_t n, const double *W, double *norm)
     }
     for (size_t e = 0; e < n * n; e++)
         a[e] = W[e] - 1.0 / (double)n;
-    dgesvd_("N", "N", &in, &in, a, &in, sv, &dummy, &one, &dummy, &one, &q,
-            &lwork, &info, 1, 1);
+    LAPACK_dgesvd("N", "N", &in, &in, a, &in, sv, &dummy, &one, &dummy, &one,
+                  &q, &lwork, &info);
     lwork = (int)q;
     double *work = malloc((size_t)(lwork > 1 ? lwork : 1) * sizeof *work);
     if (!work) {
         s = cm_error(CM_ENOMEM, "out of memory for ||W - J||");
         goto done;
     }
-    dgesvd_("N", "N", &in, &in, a, &in, sv, &dummy, &one, &dummy, &one, work,
-            &lwork, &info, 1, 1);
+    LAPACK_dgesvd("N", "N", &in, &in, a, &in, sv, &dummy, &one, &dummy, &one,
+                  work, &lwork, &info);
     free(work);
     if (info != 0)
         s = cm_error(CM_ENUMERIC, "LAPACK dgesvd failed (info = %d)", info);

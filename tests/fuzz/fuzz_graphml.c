@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cm_topo u;
     cm_topo_seq_init(&s);
     cm_topo_init(&u);
-    cm_topo_read_opts ro = {FUZZ_FORMAT, CM_BASE_AUTO, CM_FORMAT_AUTO, 0, 0};
+    cm_topo_read_opts ro = {.format = FUZZ_FORMAT, .base = CM_BASE_AUTO};
     if (cm_topo_seq_read_ex(&s, path, &ro) == CM_OK) {
         const cm_topo *t = &s.round[0];
         if (s.period != 1 || t->n != s.n || t->n > CM_TOPO_MAX_NODES)

@@ -45,8 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cm_topo u;
     cm_topo_seq_init(&s);
     cm_topo_init(&u);
-    cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO, 0,
-                            0};
+    cm_topo_read_opts ro = {.format = CM_FORMAT_AUTO, .base = CM_BASE_AUTO};
     static const dt_comm one = {1};
     int small = cm_topo_seq_read_ex(&s, path, &ro) == CM_OK && s.n <= 64;
     cm_topo_seq_destroy(&s);

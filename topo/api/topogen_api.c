@@ -351,44 +351,13 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
 
 /* ---- files ------------------------------------------------------------ */
 
-/* The leading `#` lines of path (not `# round` headers), joined by
- * newlines, into *hdr (malloc'ed; "" for stdin or none). */
-static cm_status read_header(const char *path, char **hdr)
-{
-    *hdr = calloc(1, 1);
-    if (!*hdr)
-        return cm_error(CM_ENOMEM, "out of memory");
-    if (strcmp(path, "-") == 0)
-        return CM_OK;
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return CM_OK; /* the reader has already reported a missing file */
-    char line[4096];
-    size_t len = 0;
-    while (fgets(line, sizeof line, fp) && line[0] == '#' &&
-           strncmp(line, "# round ", 8) != 0) {
-        size_t l = strcspn(line, "\n");
-        char *p = realloc(*hdr, len + l + 2);
-        if (!p) {
-            fclose(fp);
-            return cm_error(CM_ENOMEM, "out of memory");
-        }
-        *hdr = p;
-        if (len)
-            p[len++] = '\n';
-        memcpy(p + len, line, l);
-        len += l;
-        p[len] = '\0';
-    }
-    fclose(fp);
-    return CM_OK;
-}
-
 /* Reads path into the empty handle t, with the checks of topogen_read. */
 static cm_status read_into(topogen_topology *t, const char *path,
                            const char *format)
 {
-    cm_topo_read_opts ro = {0};
+    cm_topo_header hdr; /* read with the graph: one open of the file */
+    cm_topo_header_init(&hdr);
+    cm_topo_read_opts ro = {.header = &hdr};
     cm_status st = cm_topo_format_parse(format ? format : "auto", 1,
                                         "format", &ro.format);
     if (st == CM_OK)
@@ -400,9 +369,16 @@ static cm_status read_into(topogen_topology *t, const char *path,
         st = x->directed ? cm_topo_check_doubly(x, path)
                          : cm_topo_check_stochastic(x, path);
     }
-    if (st == CM_OK && ro.found != CM_FORMAT_GRAPHML &&
-        ro.found != CM_FORMAT_GML)
-        st = read_header(path, &t->header);
+    if (st == CM_OK) { /* the header comment: edge lists only carry one */
+        t->header = hdr.text && ro.found != CM_FORMAT_GRAPHML &&
+                            ro.found != CM_FORMAT_GML ? hdr.text
+                                                      : calloc(1, 1);
+        if (t->header == hdr.text)
+            hdr.text = NULL; /* moved */
+        if (!t->header)
+            st = cm_error(CM_ENOMEM, "out of memory");
+    }
+    cm_topo_header_destroy(&hdr);
     return st;
 }
 

@@ -326,6 +326,7 @@ cm_status topogen_data_eval(const char *labels, const cm_topo *rounds,
     cm_labels l;
     cm_labels_init(&l);
     cm_status s = cm_labels_read(&l, labels);
+    int unread = s != CM_OK; /* the reader's message names file and line */
     double hsum = 0.0, neff = NAN;
     tg_hetero worst = {0}, h;
     for (size_t r = 0; r < period && s == CM_OK; r++) {
@@ -370,7 +371,9 @@ cm_status topogen_data_eval(const char *labels, const cm_topo *rounds,
                      period > 1 ? ", mean over the rounds" : "", labels,
                      worst.worst_node, worst.worst, worst.worst_tv, neff);
     }
-    if (s != CM_OK)
+    if (s != CM_OK && unread)
+        cm_error_prefix(s, "--labels");
+    else if (s != CM_OK)
         cm_error_prefix(s, "--labels %s", labels);
     cm_labels_destroy(&l);
     return s;

@@ -73,33 +73,6 @@ static cm_status digraph_norm(const tg_digraph *g, double *out)
     return st;
 }
 
-int topogen_epidemic_peek(const char *path, size_t *n, size_t *s, int *local)
-{
-    /* the header token first (cheap), then the reader's validation */
-    FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "r");
-    if (!fp)
-        return 0;
-    char line[1024];
-    int found = 0;
-    for (int k = 0; k < 8 && !found && fgets(line, sizeof line, fp) &&
-                    line[0] == '#';
-         k++)
-        found = strstr(line, "kind=epidemic") != NULL;
-    fclose(fp);
-    if (!found)
-        return 0;
-    cm_topo t;
-    cm_topo_init(&t);
-    int ok = cm_topo_read(&t, path) == CM_OK && cm_topo_is_epidemic(&t);
-    if (ok) {
-        *n = t.n;
-        *s = t.epi_s;
-        *local = t.epi_local;
-    }
-    cm_topo_destroy(&t);
-    return ok; /* a bad epidemic file: the ordinary read reports it */
-}
-
 /* n_eff of epidemic learning by Monte Carlo into v (errors set), on the
  * rounds dpsgd-train draws for a run seeded `seed`. */
 static cm_status epidemic_neff(size_t n, size_t s, int local, uint64_t seed,

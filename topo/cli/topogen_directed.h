@@ -31,11 +31,6 @@ cm_status topogen_norm_wj(const double *w, size_t n, double *out);
  * message. Exit status. */
 int topogen_compare(topogen_config *c);
 
-/* 1 when path's first line is an epidemic header (`kind=epidemic`), with
- * its n, peers per round and EL-Local flag. */
-int topogen_epidemic_peek(const char *path, size_t *n, size_t *s,
-                          int *local);
-
 /* `topogen eval` of an epidemic file: n_eff by Monte Carlo with its
  * standard error at each gamma (text or JSON). Exit status. */
 int topogen_epidemic_eval(const char *path, size_t n, size_t s, int local,

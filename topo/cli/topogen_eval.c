@@ -178,16 +178,25 @@ int topogen_evaluate(const topogen_eval_job *c)
     cm_topo_init(&t);
     int rc = EXIT_FAILURE;
     double *rel = NULL;
-    cm_topo_read_opts ro = {c->format, c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
-                            CM_FORMAT_AUTO, 0, 0};
-    size_t ep_n, ep_s;
-    int ep_local;
-    if (topogen_epidemic_peek(c->file, &ep_n, &ep_s, &ep_local))
-        return topogen_epidemic_eval(c->file, ep_n, ep_s, ep_local, c->gamma,
-                                     c->seed, c->json);
+    cm_topo_header hdr; /* read with the graph: the file is opened once */
+    cm_topo_header_init(&hdr);
+    cm_topo_read_opts ro = {.format = c->format,
+                            .base = c->one_based ? CM_BASE_1 : CM_BASE_AUTO,
+                            .header = &hdr};
     cm_topo_seq seq;
     cm_topo_seq_init(&seq);
     cm_status st = cm_topo_seq_read_ex(&seq, c->file, &ro);
+    int epidemic = st == CM_OK && hdr.epidemic && seq.period == 1 &&
+                   cm_topo_is_epidemic(&seq.round[0]);
+    cm_topo_header_destroy(&hdr);
+    if (epidemic) { /* no edges: the rounds are drawn (topogen_directed.c) */
+        const cm_topo *e = &seq.round[0];
+        size_t n = e->n, s = e->epi_s;
+        int local = e->epi_local;
+        cm_topo_seq_destroy(&seq);
+        return topogen_epidemic_eval(c->file, n, s, local, c->gamma, c->seed,
+                                     c->json);
+    }
     if (st == CM_OK && seq.period > 1 && c->groups) {
         fprintf(stderr, "topogen: --groups: %s is time-varying (%zu rounds); "
                 "the cut is reported for one-round files\n", c->file,

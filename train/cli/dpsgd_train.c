@@ -344,14 +344,47 @@ static void say_adopted(progress_ctx *c)
     c->adopted_said = 1;
 }
 
+/* Rank 0's notices about the topology file, from what the run's one read
+ * of it kept (dt_dpsgd_result): weights that --weights replaces, and a
+ * topology learned for another partition than this run's. */
+static void print_topo_notices(const dt_config *cfg, const dt_dpsgd_result *r)
+{
+    if (r->topo_weights_replaced)
+        fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
+                "weights in %s\n", cm_weight_rule_name(cfg->weights),
+                cfg->topology);
+    char v[128], part[64], seed[32];
+    const char *id = r->topo_labels;
+    if (id[0]) { /* a topology learned for a partition: is it this run's? */
+        dt_partition_spec_str(&cfg->partition, part, sizeof part);
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)cfg->seed);
+        const char *keys[] = {"dataset", "partition", "seed"};
+        const char *mine[] = {dt_dataset_name(cfg->dataset), part, seed};
+        for (size_t k = 0; k < 3; k++)
+            if (cm_labels_identity_get(id, keys[k], v, sizeof v) == 0 &&
+                strcmp(v, mine[k]) != 0) {
+                fprintf(stderr, "dpsgd-train: notice: %s was learned for "
+                        "the partition %s, but this run uses dataset=%s "
+                        "partition=%s seed=%s: its neighbourhoods are not "
+                        "balanced for this run's shards\n", cfg->topology,
+                        id, mine[0], mine[1], mine[2]);
+                break;
+            }
+    }
+    fflush(stderr);
+}
+
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
 {
     progress_ctx *c = ctx;
     say_adopted(c);
     if (p->start) {
-        c->placement_due = 1;
+        print_topo_notices(c->cfg, c->res);
+        c->placement_due = !c->cfg->quiet;
         return;
     }
+    if (c->cfg->quiet)
+        return;
     if (c->placement_due) {
         print_placement(c->cfg, c->res);
         c->placement_due = 0;
@@ -453,39 +486,6 @@ static int run_single(const dt_config *cfg)
  * or ignored. */
 static void print_notices(const dt_config *cfg)
 {
-    if (cfg->weights_set && cfg->topology[0]) {
-        /* read as the run reads it; a sequence keeps its own weights */
-        cm_topo_seq seq;
-        int one_based;
-        cm_topo_seq_init(&seq);
-        if (dt_topo_read(cfg->topology, &seq, &one_based) == CM_OK &&
-            seq.period == 1 && seq.round[0].ew && !seq.round[0].directed)
-            fprintf(stderr, "dpsgd-train: notice: --weights %s replaces the "
-                    "weights in %s\n", cm_weight_rule_name(cfg->weights),
-                    cfg->topology);
-        cm_topo_seq_destroy(&seq);
-        cm_error_clear();
-    }
-    char id[512], v[128], part[64];
-    if (cfg->topology[0] &&
-        cm_labels_topo_identity(cfg->topology, id, sizeof id) == 0) {
-        /* a topology learned for a partition: is it this run's? */
-        char seed[32];
-        dt_partition_spec_str(&cfg->partition, part, sizeof part);
-        snprintf(seed, sizeof seed, "%llu", (unsigned long long)cfg->seed);
-        const char *keys[] = {"dataset", "partition", "seed"};
-        const char *mine[] = {dt_dataset_name(cfg->dataset), part, seed};
-        for (size_t k = 0; k < 3; k++)
-            if (cm_labels_identity_get(id, keys[k], v, sizeof v) == 0 &&
-                strcmp(v, mine[k]) != 0) {
-                fprintf(stderr, "dpsgd-train: notice: %s was learned for "
-                        "the partition %s, but this run uses dataset=%s "
-                        "partition=%s seed=%s: its neighbourhoods are not "
-                        "balanced for this run's shards\n", cfg->topology,
-                        id, mine[0], mine[1], mine[2]);
-                break;
-            }
-    }
     if (cfg->resume && cfg->ckpt_dir[0] && !cfg->drop_workers[0]) {
         uint64_t e;
         dt_ckpt_dir_info info;
@@ -566,8 +566,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     cm_status s = dt_comm_set_timeout(cfg->timeout);
     const double t_run = cm_time_now();
     if (s == CM_OK)
-        s = dt_dpsgd_run(cfg, comm, root && !cfg->quiet ? print_progress
-                                                        : NULL, &pc, &r);
+        s = dt_dpsgd_run(cfg, comm, root ? print_progress : NULL, &pc, &r);
     int report;
     if (s != CM_OK && dt_comm_timed_out(&report)) {
         /* Some rank is silent: no agreement can finish. The reporting

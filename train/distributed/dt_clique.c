@@ -1,10 +1,9 @@
-/* dt_clique.c: the clique graph of a D-Cliques file's `# cliques:` line. */
+/* dt_clique.c: the clique graph of a D-Cliques file's `# cliques:` line,
+ * as the topology reader kept it (cm_topo_header: parsed and range-checked
+ * while the file was read; the file is not opened again). */
 #define _POSIX_C_SOURCE 200809L
 #include "dt_clique.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,61 +21,29 @@ static int joined(const cm_topo *t, size_t i, size_t j)
     return lo < t->off[i + 1] && t->adj[lo] == j;
 }
 
-cm_status dt_clique_topo(const char *path, const cm_topo *topo, cm_topo *t)
+cm_status dt_clique_topo(const cm_topo_header *h, const char *path,
+                         const cm_topo *topo, cm_topo *t)
 {
-    static const char pre[] = "# cliques:";
     size_t n = topo->n;
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return cm_error(CM_EIO, "cannot open %s: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    size_t *cl = NULL, *size = NULL, *ei = NULL, *ej = NULL;
+    size_t *size = NULL, *ei = NULL, *ej = NULL;
+    const size_t *cl = h->cliques;
     cm_status s = CM_OK;
-    int found = 0;
-    while ((len = getline(&line, &cap, fp)) >= 0 && line[0] == '#')
-        if (strncmp(line, pre, sizeof pre - 1) == 0) {
-            found = 1;
-            break;
-        }
-    if (!found) {
+    if (!h->cliques_line) {
         s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s has no "
                      "`# cliques:` line (topogen --kind dcliques writes it)",
                      path);
         goto done;
     }
-    cl = malloc((n + 1) * sizeof *cl);
+    if (h->n_cliques != n) /* the reader checked it against the file's n */
+        return cm_error(CM_ETOPO, "%s: %zu clique ids for %zu nodes", path,
+                        h->n_cliques, n);
     size = calloc(n + 1, sizeof *size);
-    if (!cl || !size) {
+    if (!size) {
         s = cm_error(CM_ENOMEM, "out of memory for the cliques");
         goto done;
     }
-    size_t k = 0;
-    for (char *p = line + sizeof pre - 1;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '\n' || *p == '\r' || *p == '\0')
-            break;
-        char *end;
-        errno = 0;
-        unsigned long long v = isdigit((unsigned char)*p)
-                                   ? strtoull(p, &end, 10) : n;
-        if (!isdigit((unsigned char)*p) || errno || v >= n || k == n) {
-            s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s: the "
-                         "`# cliques:` line needs %zu clique ids below %zu",
-                         path, n, n);
-            goto done;
-        }
-        cl[k++] = (size_t)v;
-        size[v]++;
-        p = end;
-    }
-    if (k != n) {
-        s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s: the `# cliques:` "
-                     "line has %zu ids for %zu nodes", path, k, n);
-        goto done;
-    }
+    for (size_t i = 0; i < n; i++)
+        size[cl[i]]++;
     size_t m = 0;
     for (size_t c = 0; c < n; c++)
         m += size[c] * (size[c] ? size[c] - 1 : 0) / 2;
@@ -121,9 +88,6 @@ done:
     free(ej);
     free(ei);
     free(size);
-    free(cl);
-    free(line);
-    fclose(fp);
     return s;
 }
 

@@ -15,14 +15,16 @@
 
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_topo_header.h"
 
-/* Reads the `# cliques:` line of path (a topology of n nodes) and builds
- * the weighted clique graph into t (initialized). CM_EINVAL naming path
- * when the line is missing, has another count than n, a bad id, or a
- * clique whose members are not all joined in topo (the file's graph);
- * CM_EIO, CM_ENOMEM. O(n + sum |C|^2). */
-cm_status dt_clique_topo(const char *path, const cm_topo *topo,
-                         cm_topo *t);
+/* The weighted clique graph of the `# cliques:` line the reader kept in h
+ * (the header of path, a topology of n nodes; ids already checked against
+ * n: a malformed line failed the read, exit 1) into t (initialized).
+ * CM_EINVAL naming path when the line is missing (clique-avg on another
+ * kind of file) or a clique's members are not all joined in topo (the
+ * file's graph); CM_ENOMEM. O(n + sum |C|^2). */
+cm_status dt_clique_topo(const cm_topo_header *h, const char *path,
+                         const cm_topo *topo, cm_topo *t);
 
 /* The complete graph on n nodes with W_ij = 1/n for every i, j (self
  * weight included) into t (initialized): one gossip round on it gives

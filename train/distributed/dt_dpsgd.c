@@ -151,9 +151,9 @@ static cm_status setup_workers(dt_run *r)
         /* every rank parses; rank 0 alone checks and computes the SLEM
          * and the weights of an unweighted file (or, --weights given, of
          * any static file: main prints a notice), agreed and broadcast */
-        s = dt_topo_load(r->comm, cfg->topology, cfg->weights,
-                         cfg->weights_set, &r->seq, &r->one_based,
-                         &r->slem);
+        s = dt_topo_load_header(r->comm, cfg->topology, cfg->weights,
+                                cfg->weights_set, &r->seq, &r->hdr,
+                                &r->one_based, &r->slem);
         r->topo = s == CM_OK ? &r->seq.round[0] : NULL;
         r->period = r->seq.period;
         r->n = r->seq.n;
@@ -583,7 +583,7 @@ static cm_status setup_algo(dt_run *r)
     if (s == CM_OK && cfg->clique_avg) { /* the clique graph, same placement */
         cm_topo ct;
         cm_topo_init(&ct);
-        s = dt_clique_topo(cfg->topology, r->topo, &ct);
+        s = dt_clique_topo(&r->hdr, cfg->topology, r->topo, &ct);
         r->gbuf = calloc(2 * w->count, sizeof *r->gbuf);
         r->gmem = malloc(2 * w->count * w->len * sizeof *r->gmem);
         if (s == CM_OK && (!r->gbuf || !r->gmem))
@@ -663,6 +663,7 @@ static void run_free(dt_run *r)
     dt_workers_destroy(&r->w);
     dt_net_free(r->net);
     cm_topo_seq_destroy(&r->seq);
+    cm_topo_header_destroy(&r->hdr);
     cm_topo_destroy(&r->epi);
 }
 
@@ -780,7 +781,7 @@ static cm_status model_other(dt_run *r, double array_bytes)
     cm_topo ct;
     cm_topo_init(&ct);
     cm_place_load *load = calloc(r->P, sizeof *load);
-    cm_status s = load ? dt_clique_topo(r->cfg->topology, r->topo, &ct)
+    cm_status s = load ? dt_clique_topo(&r->hdr, r->cfg->topology, r->topo, &ct)
                        : cm_error(CM_ENOMEM, "out of memory (--net)");
     cm_place_stats st;
     if (s == CM_OK)
@@ -993,6 +994,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     memset(res, 0, sizeof *res);
     dt_partition_init(&part);
     cm_topo_seq_init(&r.seq);
+    cm_topo_header_init(&r.hdr);
     cm_topo_init(&r.epi);
     dt_workers_init(&r.w);
     dt_evaluator_init(&r.ev);
@@ -1040,6 +1042,11 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->n_ranks = r.P;
         res->period = r.period; /* placed by the union when > 1 */
         res->topo_kind = !r.topo->directed ? 0 : r.epidemic ? 2 : 1;
+        res->topo_weights_replaced = cfg->weights_set && r.period == 1 &&
+                                     r.hdr.weighted && !r.topo->directed;
+        if (r.hdr.labels)
+            snprintf(res->topo_labels, sizeof res->topo_labels, "%s",
+                     r.hdr.labels);
         if (cfg->net_given &&
             (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
                 CM_OK)

@@ -100,6 +100,10 @@ typedef struct {
                               (placed for its round 0's graph) */
     int topo_one_based;    /* the topology file had no node 0 and no n=:
                               read as 1-based (worker i is its node i+1) */
+    int topo_weights_replaced; /* --weights replaced the weights of a
+                              weighted static undirected file */
+    char topo_labels[256]; /* the file's `# labels:` identity (the
+                              partition it was learned for), "" when none */
     dt_algo_kind algorithm;/* the update rule (dpsgd for all-reduce) */
     double mix_c;          /* d2: its mixing matrix is (1-c) I + c W */
     double mix_slem;       /* d2: the SLEM of that matrix (else 0) */

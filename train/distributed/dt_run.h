@@ -12,6 +12,7 @@
 
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_topo_header.h"
 #include "cm_topo_seq.h"
 #include "dt_algo.h"
 #include "dt_comm.h"
@@ -34,6 +35,8 @@ typedef struct {
     int allreduce;          /* 1: C-PSGD, one shared x */
     size_t n;               /* workers in the run */
     cm_topo_seq seq;        /* gossip mode: the weighted round(s) */
+    cm_topo_header hdr;     /* gossip mode: the file's `#` header, read
+                               with the graph (cliques, labels) */
     cm_topo *topo;          /* seq's round 0: the topology when static */
     size_t period;          /* rounds of seq (1: a static topology) */
     size_t cur;             /* the round of the step in progress */

@@ -67,18 +67,34 @@ static void describe(const cm_topo_seq *seq, int replace, size_t hdr[4])
              (!seq->round[0].self || replace); /* directed: in the file */
 }
 
-cm_status dt_topo_read(const char *path, cm_topo_seq *seq, int *one_based)
+/* The parse, its failure not yet prefixed. */
+static cm_status read_file(const char *path, cm_topo_seq *seq,
+                           int *one_based, cm_topo_header *hdr)
 {
-    cm_topo_read_opts ro = {CM_FORMAT_AUTO, CM_BASE_AUTO, CM_FORMAT_AUTO,
-                            0, 0};
-    cm_status s = file_status(cm_topo_seq_read_ex(seq, path, &ro));
+    cm_topo_read_opts ro = {.format = CM_FORMAT_AUTO, .base = CM_BASE_AUTO,
+                            .header = hdr};
+    cm_status s = cm_topo_seq_read_ex(seq, path, &ro);
     *one_based = s == CM_OK ? ro.one_based : 0;
     return s;
+}
+
+cm_status dt_topo_read(const char *path, cm_topo_seq *seq, int *one_based)
+{
+    return file_status(read_file(path, seq, one_based, NULL));
 }
 
 cm_status dt_topo_load(const dt_comm *comm, const char *path,
                        cm_weight_rule rule, int replace, cm_topo_seq *seq,
                        int *one_based, double *slem)
+{
+    return dt_topo_load_header(comm, path, rule, replace, seq, NULL,
+                               one_based, slem);
+}
+
+cm_status dt_topo_load_header(const dt_comm *comm, const char *path,
+                              cm_weight_rule rule, int replace,
+                              cm_topo_seq *seq, cm_topo_header *head,
+                              int *one_based, double *slem)
 {
     const size_t rank = dt_comm_rank(comm);
     size_t mine[4], hdr[4];
@@ -89,7 +105,7 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
     if ((s = dt_comm_agree(comm, file_status(s))) != CM_OK)
         goto fail;
     int ob = 0;
-    s = dt_topo_read(path, seq, &ob);
+    s = read_file(path, seq, &ob, head); /* prefixed once, at the agreement */
     for (size_t r = 0; s == CM_OK && seq->period > 1 && r < seq->period; r++)
         if (seq->round[r].directed)
             s = cm_error(CM_ETOPO, "%s: round %zu is directed: a "
@@ -137,6 +153,7 @@ agree: /* the others sleep while rank 0 checks */
     return CM_OK;
 fail:
     cm_topo_seq_destroy(seq);
+    cm_topo_header_destroy(head);
     *one_based = 0;
     return s;
 }

@@ -38,12 +38,21 @@ cm_status dt_topo_load(const dt_comm *comm, const char *path,
                        cm_weight_rule rule, int replace, cm_topo_seq *seq,
                        int *one_based, double *slem);
 
+/* dt_topo_load that also keeps the file's `#` header in *hdr
+ * (initialized by the caller, who destroys it; NULL: not kept), read in
+ * the same pass as the graph: the one open of the file on each rank.
+ * On failure *hdr is left empty. */
+cm_status dt_topo_load_header(const dt_comm *comm, const char *path,
+                              cm_weight_rule rule, int replace,
+                              cm_topo_seq *seq, cm_topo_header *hdr,
+                              int *one_based, double *slem);
+
 /* The parse step of dt_topo_load alone, on this process: path (format and
  * numbering detected, a file of `# round` sections read as a sequence)
  * into *seq (initialized by the caller; old content destroyed), no
  * checks, no weights set; failures prefixed "--topology: " and never
  * CM_EINVAL, as above. The one way the trainer reads a topology file
- * (dt_topo_load, --bench-gossip through it, main's notices). O(m). */
+ * (--epochs 0 --write-partition). O(m). */
 cm_status dt_topo_read(const char *path, cm_topo_seq *seq, int *one_based);
 
 #endif

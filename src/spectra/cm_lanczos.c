@@ -1,0 +1,653 @@
+/* cm_lanczos.c: thick-restart Lanczos for both ends of a symmetric
+ * spectrum (see cm_lanczos.h).
+ *
+ * Each step appends q_j, computes w = A q_j, orthogonalises w against the
+ * whole basis twice (classical Gram-Schmidt, BLAS-2; the coefficients are
+ * column j of H = Q^T A Q, which is tridiagonal between restarts and an
+ * arrow after one), and keeps the Krylov decomposition
+ * A Q = Q H + w e_j^T, so the residual of the Ritz pair (theta_i, Q s_i) is
+ * ||w|| |s_ji| without another product. Every CHECK_EVERY steps, and when
+ * the basis is full, H is diagonalised (LAPACK dsyev, O(max_basis^3));
+ * a full basis is restarted from the `keep` lowest and `keep` highest Ritz
+ * vectors plus w/||w||. Full reorthogonalisation costs O(n j) per step but
+ * keeps clustered extremes (optimised regular graphs have them) free of
+ * ghost copies; the basis stays small, so this is the cheap part next to
+ * nothing only for tiny n.
+ */
+#include "cm_lanczos.h"
+
+#include "cm_eigen.h"
+#include "cm_lapack.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_EVERY 3
+#define SETTLED 1e3
+#define RANDOM_SHARE 0.05
+#define SCREEN_MAX 16  /* most Ritz vectors one end cleans (run3) */
+
+
+void cm_lanczos_init(cm_lanczos *lz)
+{
+    memset(lz, 0, sizeof *lz);
+}
+
+void cm_lanczos_destroy(cm_lanczos *lz)
+{
+    if (!lz)
+        return;
+    free(lz->ylo);
+    free(lz->yhi);
+    free(lz->tlo);
+    free(lz->thi);
+    free(lz->v3);
+    free(lz->chk);
+    free(lz->a3);
+    free(lz->b3);
+    free(lz->q);
+    free(lz->w);
+    free(lz->h);
+    free(lz->s);
+    free(lz->theta);
+    free(lz->coef);
+    free(lz->work);
+    cm_lanczos_init(lz);
+}
+
+cm_status cm_lanczos_reserve(cm_lanczos *lz, size_t n, size_t max_basis,
+                             size_t keep)
+{
+    if (lz->q && lz->n == n && lz->max_basis == max_basis &&
+        lz->keep == keep)
+        return CM_OK;
+    if (n == 0 || keep == 0 || max_basis < 2 * keep + 4 || max_basis > 512 ||
+        n > SIZE_MAX / sizeof(double) / max_basis)
+        return cm_error(CM_EINVAL, "Lanczos: bad sizes n=%zu basis=%zu "
+                        "keep=%zu", n, max_basis, keep);
+    cm_lanczos_destroy(lz);
+    size_t b = max_basis;
+    lz->ylo = malloc(keep * n * sizeof *lz->ylo);
+    lz->yhi = malloc(keep * n * sizeof *lz->yhi);
+    lz->tlo = malloc(keep * sizeof *lz->tlo);
+    lz->thi = malloc(keep * sizeof *lz->thi);
+    lz->q = malloc(b * n * sizeof *lz->q);
+    lz->w = malloc(n * sizeof *lz->w);
+    lz->h = malloc(b * b * sizeof *lz->h);
+    lz->s = malloc(b * b * sizeof *lz->s);
+    lz->theta = malloc(b * sizeof *lz->theta);
+    lz->coef = malloc(2 * b * sizeof *lz->coef);
+    lz->lwork = (int)(34 * b);
+    lz->work = malloc((size_t)lz->lwork * sizeof *lz->work);
+    if (!lz->ylo || !lz->yhi || !lz->tlo || !lz->thi || !lz->q || !lz->w ||
+        !lz->h || !lz->s || !lz->theta || !lz->coef || !lz->work) {
+        cm_lanczos_destroy(lz);
+        return cm_error(CM_ENOMEM, "out of memory for a Lanczos basis of "
+                        "%zu x %zu", max_basis, n);
+    }
+    lz->n = n;
+    lz->max_basis = max_basis;
+    lz->keep = keep;
+    double cap = 2e10 / ((double)n * (double)max_basis * 4.0);
+    lz->max_matvec = cap < 2000 ? 2000 : cap > 200000 ? 200000 : (size_t)cap;
+    lz->tol = 1e-10;
+    lz->deflate_ones = 0;
+    lz->scale = 0.0;
+    lz->tol_accept = 0.0;
+    lz->accept_after = lz->max_matvec;
+    return CM_OK;
+}
+
+/* A fixed pseudo-random value in [-1, 1) for index i (splitmix64). */
+static double prn(uint64_t i)
+{
+    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-52 - 1.0;
+}
+
+static void remove_mean(double *x, size_t n)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    double mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++)
+        x[i] -= mean;
+}
+
+/* The start vector into q: x0/||x0|| + RANDOM_SHARE r/||r||, deflated and
+ * normalised. Returns its norm before normalisation (0: empty space). */
+static double start_vector(cm_lanczos *lz, const double *x0)
+{
+    size_t n = lz->n;
+    double *v = lz->q;
+    for (size_t i = 0; i < n; i++)
+        v[i] = prn(i);
+    if (lz->deflate_ones)
+        remove_mean(v, n);
+    double rn = cblas_dnrm2((int)n, v, 1);
+    double x0n = x0 ? cblas_dnrm2((int)n, x0, 1) : 0.0;
+    if (rn > 0.0)
+        cblas_dscal((int)n, x0n > 0.0 ? RANDOM_SHARE / rn : 1.0 / rn, v, 1);
+    if (x0n > 0.0)
+        cblas_daxpy((int)n, 1.0 / x0n, x0, 1, v, 1);
+    if (lz->deflate_ones)
+        remove_mean(v, n);
+    double norm = cblas_dnrm2((int)n, v, 1);
+    if (norm > 0.0)
+        cblas_dscal((int)n, 1.0 / norm, v, 1);
+    return norm;
+}
+
+/* Eigen-decomposition of the leading j x j block of H into s (leading
+ * dimension j) and theta. */
+static cm_status diag_h(cm_lanczos *lz, size_t j, int vectors)
+{
+    size_t b = lz->max_basis;
+    for (size_t c = 0; c < j; c++)
+        memcpy(lz->s + c * j, lz->h + c * b, j * sizeof *lz->s);
+    cm_status st = cm_eigen_sym_work(vectors ? CM_EIGEN_VECTORS
+                                             : CM_EIGEN_VALUES, j, lz->s,
+                                     lz->theta, lz->work, (size_t)lz->lwork);
+    return st == CM_OK ? st : cm_error_prefix(st, "Lanczos projection");
+}
+
+/* out[c] = Q s_{col[c]} for c < k (n x j basis, s with leading dim j). */
+static void ritz_vectors(const cm_lanczos *lz, size_t j, const size_t *col,
+                         size_t k, double *out)
+{
+    size_t n = lz->n;
+    for (size_t c = 0; c < k; c++)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)j, 1.0, lz->q,
+                    (int)n, lz->s + col[c] * j, 1, 0.0, out + c * n, 1);
+}
+
+/* Stores the results of a finished run with j basis vectors. */
+static void finish(cm_lanczos *lz, size_t j, double beta)
+{
+    size_t col[512] = {0};
+    size_t k = lz->keep < j ? lz->keep : j;
+    lz->lo = lz->theta[0];
+    lz->hi = lz->theta[j - 1];
+    lz->lo_res = beta * fabs(lz->s[j - 1]);
+    lz->hi_res = beta * fabs(lz->s[(j - 1) * j + j - 1]);
+    for (size_t c = 0; c < k; c++) {
+        col[c] = c;
+        lz->tlo[c] = lz->theta[c];
+    }
+    ritz_vectors(lz, j, col, k, lz->ylo);
+    for (size_t c = 0; c < k; c++) {
+        col[c] = j - 1 - c;
+        lz->thi[c] = lz->theta[j - 1 - c];
+    }
+    ritz_vectors(lz, j, col, k, lz->yhi);
+    lz->nvec = k;
+}
+
+/* Thick restart: the basis becomes the keep lowest and keep highest Ritz
+ * vectors (H diagonal on them). Returns the new basis size. */
+static size_t restart(cm_lanczos *lz, size_t j)
+{
+    size_t n = lz->n, b = lz->max_basis, k = lz->keep;
+    size_t col[512];
+    for (size_t c = 0; c < k; c++) {
+        col[c] = c;
+        col[k + c] = j - k + c;
+    }
+    /* ylo/yhi are free scratch until finish() */
+    ritz_vectors(lz, j, col, k, lz->ylo);
+    ritz_vectors(lz, j, col + k, k, lz->yhi);
+    memcpy(lz->q, lz->ylo, k * n * sizeof *lz->q);
+    memcpy(lz->q + k * n, lz->yhi, k * n * sizeof *lz->q);
+    memset(lz->h, 0, b * b * sizeof *lz->h);
+    for (size_t c = 0; c < 2 * k; c++)
+        lz->h[c * b + c] = lz->theta[col[c]];
+    return 2 * k;
+}
+
+/* The start of both runs: the results cleared, the workspace and the
+ * space (of dimension *dim) checked. */
+static cm_status run_begin(cm_lanczos *lz, size_t *dim)
+{
+    *dim = lz->deflate_ones ? lz->n - 1 : lz->n;
+    lz->matvecs = 0;
+    lz->nvec = 0;
+    lz->stopped_early = 0;
+    if (!lz->q)
+        return cm_error(CM_EINVAL, "Lanczos: workspace not reserved");
+    if (*dim == 0)
+        return cm_error(CM_EINVAL, "Lanczos: empty space (n = %zu)", lz->n);
+    return CM_OK;
+}
+
+cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                         const double *x0)
+{
+    size_t n = lz->n, b = lz->max_basis, dim;
+    cm_status st0 = run_begin(lz, &dim);
+    if (st0 != CM_OK)
+        return st0;
+    if (!(start_vector(lz, x0) > 0.0))
+        return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
+    memset(lz->h, 0, b * b * sizeof *lz->h);
+    size_t j = 1;          /* basis vectors; the newest is q_{j-1} */
+    double hmax = 0.0;     /* largest |H| entry seen: the scale of A */
+    double prev_lo = INFINITY, prev_hi = INFINITY; /* at the last check */
+    for (;;) {
+        size_t c = j - 1;
+        double *w = lz->w, *acc = lz->coef, *tmp = lz->coef + b;
+        f(ctx, lz->q + c * n, w);
+        lz->matvecs++;
+        memset(acc, 0, j * sizeof *acc);
+        for (int pass = 0; pass < 2; pass++) {
+            cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)j, 1.0,
+                        lz->q, (int)n, w, 1, 0.0, tmp, 1);
+            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)j, -1.0,
+                        lz->q, (int)n, tmp, 1, 1.0, w, 1);
+            for (size_t i = 0; i < j; i++)
+                acc[i] += tmp[i];
+            /* the constant vector is an extreme eigenvector (0 of L, 1 of
+             * W) outside the restricted spectrum: the Lanczos polynomial
+             * grows there, so rounding's 1-component is removed at every
+             * step, not only once */
+            if (lz->deflate_ones)
+                remove_mean(w, n);
+        }
+        for (size_t i = 0; i < j; i++) {
+            lz->h[c * b + i] = lz->h[i * b + c] = acc[i];
+            hmax = fmax(hmax, fabs(acc[i]));
+        }
+        double beta = cblas_dnrm2((int)n, w, 1);
+        double floor_ = fmax(hmax, lz->scale);
+        int invariant = j == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
+        int full = invariant || j == b || lz->matvecs >= lz->max_matvec;
+        if (full || j % CHECK_EVERY == 0) {
+            /* values only first (the early stop, and whether the ends
+             * have settled); vectors, for the residuals, once they have */
+            cm_status st = diag_h(lz, j, 0);
+            if (st != CM_OK)
+                return st;
+            double scale = fmax(fabs(lz->theta[0]), fabs(lz->theta[j - 1]));
+            scale = fmax(scale, lz->scale);
+            double lim = lz->tol * (scale > 0.0 ? scale : 1.0);
+            if (!invariant && lz->early &&
+                lz->early(lz->early_ctx, lz->theta[0], lz->theta[j - 1])) {
+                lz->lo = lz->theta[0];
+                lz->hi = lz->theta[j - 1];
+                lz->lo_res = lz->hi_res = NAN;
+                lz->stopped_early = 1;
+                return CM_OK;
+            }
+            double moved = fmax(fabs(lz->theta[0] - prev_lo),
+                                fabs(lz->theta[j - 1] - prev_hi));
+            prev_lo = lz->theta[0];
+            prev_hi = lz->theta[j - 1];
+            if (!full && moved > SETTLED * lim)
+                goto next;
+            st = diag_h(lz, j, 1);
+            if (st != CM_OK)
+                return st;
+            double rlo = beta * fabs(lz->s[j - 1]);
+            double rhi = beta * fabs(lz->s[(j - 1) * j + j - 1]);
+            /* eigenvalue error estimates: min(r, r^2/gap), gap to the
+             * next Ritz value (quadratic convergence of Ritz values) */
+            double elo = rlo, ehi = rhi;
+            if (j >= 2) {
+                double glo = lz->theta[1] - lz->theta[0];
+                double ghi = lz->theta[j - 1] - lz->theta[j - 2];
+                if (glo > 0.0)
+                    elo = fmin(elo, rlo * rlo / glo);
+                if (ghi > 0.0)
+                    ehi = fmin(ehi, rhi * rhi / ghi);
+            }
+            if (invariant || (elo <= lim && ehi <= lim)) {
+                finish(lz, j, invariant ? 0.0 : beta);
+                return CM_OK;
+            }
+            if (lz->matvecs >= lz->accept_after && lz->tol_accept > 0.0 &&
+                elo <= lz->tol_accept * fabs(lz->theta[0]) &&
+                ehi <= lz->tol_accept * fabs(lz->theta[j - 1])) {
+                finish(lz, j, beta); /* past accept_after, each end known
+                                        to tol_accept of its own size */
+                return CM_OK;
+            }
+            if (lz->matvecs >= lz->max_matvec) {
+                finish(lz, j, beta);
+                return cm_error(CM_ENUMERIC, "Lanczos: no convergence in %zu "
+                                "products (n = %zu; residuals %.2g, %.2g; "
+                                "the spectrum's ends are too close to the "
+                                "rest)", lz->matvecs, n, rlo, rhi);
+            }
+            if (j == b)
+                j = restart(lz, j);
+        }
+    next:
+        cblas_dcopy((int)n, w, 1, lz->q + j * n, 1);
+        cblas_dscal((int)n, 1.0 / beta, lz->q + j * n, 1);
+        j++;
+    }
+}
+
+/* ---- three-term recurrence (cm_lanczos_run3) ------------------------ */
+
+#define CHECK3 8                 /* products between convergence checks */
+#define MAX3_BYTES (256.0 * 1048576.0) /* stored vectors, at most */
+
+cm_status cm_lanczos_tridiag(const double *a, const double *b, size_t k,
+                             size_t il, size_t iu, double *t, double *s,
+                             size_t *got)
+{
+    lapack_int kk = (lapack_int)k, m = 0, nsplit = 0;
+    size_t cnt = iu - il + 1;
+    double *w = calloc(k, sizeof *w);
+    lapack_int *iblock = calloc(k, sizeof *iblock);
+    lapack_int *isp = calloc(k, sizeof *isp);
+    lapack_int *ifail = calloc(cnt, sizeof *ifail);
+    double *zv = s ? malloc(cnt * k * sizeof *zv) : NULL;
+    size_t *ord = malloc(cnt * sizeof *ord);
+    cm_status st = CM_OK;
+    *got = 0;
+    if (!w || !iblock || !isp || !ifail || (s && !zv) || !ord) {
+        st = cm_error(CM_ENOMEM, "out of memory for a tridiagonal eigensolve");
+        goto done;
+    }
+    lapack_int info = LAPACKE_dstebz('I', 'B', kk, 0.0, 0.0, (lapack_int)il,
+                                     (lapack_int)iu, 2.0 * LAPACKE_dlamch('S'),
+                                     a, b, &m, &nsplit, w, iblock, isp);
+    if (info == 0 && m >= 1 && s)
+        info = LAPACKE_dstein(LAPACK_COL_MAJOR, kk, a, b, m, w, iblock, isp,
+                              zv, kk, ifail);
+    if (info != 0 || m < 1) {
+        st = cm_error(CM_ENUMERIC, "Lanczos: LAPACK dstebz/dstein failed "
+                      "(info = %d) on a tridiagonal of order %zu", (int)info,
+                      k);
+        goto done;
+    }
+    /* 'B' orders by split-off block: sort (a few values, insertion) */
+    for (size_t i = 0; i < (size_t)m; i++) {
+        size_t j = i;
+        for (; j > 0 && w[ord[j - 1]] > w[i]; j--)
+            ord[j] = ord[j - 1];
+        ord[j] = i;
+    }
+    for (size_t c = 0; c < (size_t)m; c++) {
+        t[c] = w[ord[c]];
+        if (s)
+            memcpy(s + c * k, zv + ord[c] * k, k * sizeof *s);
+    }
+    *got = (size_t)m;
+done:
+    free(w);
+    free(iblock);
+    free(isp);
+    free(ifail);
+    free(zv);
+    free(ord);
+    return st;
+}
+
+/* Room for vector index j in v3 (and T entries): doubling, within the
+ * cap lim. 0 when out of room or memory. */
+static int grow3(cm_lanczos *lz, size_t j, size_t lim)
+{
+    if (j < lz->cap3)
+        return 1;
+    if (j >= lim)
+        return 0;
+    size_t cap = lz->cap3 ? 2 * lz->cap3 : 64;
+    cap = cap > lim ? lim : cap;
+    double *v = realloc(lz->v3, cap * lz->n * sizeof *v);
+    if (!v)
+        return 0;
+    lz->v3 = v;
+    double *a = realloc(lz->a3, cap * sizeof *a);
+    if (a)
+        lz->a3 = a;
+    double *b = a ? realloc(lz->b3, cap * sizeof *b) : NULL;
+    if (b)
+        lz->b3 = b;
+    if (!a || !b)
+        return 0;
+    lz->cap3 = cap;
+    return 1;
+}
+
+/* Room for the convergence check's eigenvectors of an order-k T: 4 k. */
+static int grow_check(cm_lanczos *lz, size_t k)
+{
+    if (4 * k <= lz->cap_chk)
+        return 1;
+    size_t cap = 8 * k;
+    double *c = realloc(lz->chk, cap * sizeof *c);
+    if (!c)
+        return 0;
+    lz->chk = c;
+    lz->cap_chk = cap;
+    return 1;
+}
+
+/* Cleans the c Ritz vectors y (n x c, column-major) of one end: each is
+ * made orthogonal to 1 and to the ones kept before it (twice) and kept
+ * when a share above 1e-6 of it is left (a copy of a converged vector,
+ * from lost orthogonality, is not); then Rayleigh-Ritz on the kept ones
+ * (their products in z, n x c scratch). Values ascending into t.
+ * Returns the vectors kept. */
+static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                        double *y, size_t c, double *z, double *t)
+{
+    size_t n = lz->n, kept = 0;
+    double h[SCREEN_MAX * SCREEN_MAX], coef[SCREEN_MAX];
+    for (size_t i = 0; i < c; i++) {
+        double *v = y + i * n;
+        remove_mean(v, n);
+        double before = cblas_dnrm2((int)n, v, 1);
+        for (int pass = 0; pass < 2 && kept > 0; pass++) {
+            cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)kept, 1.0, y,
+                        (int)n, v, 1, 0.0, coef, 1);
+            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)kept, -1.0,
+                        y, (int)n, coef, 1, 1.0, v, 1);
+        }
+        double norm = cblas_dnrm2((int)n, v, 1);
+        if (!(norm > 1e-6 * before) || !(norm > 0.0))
+            continue;
+        cblas_dscal((int)n, 1.0 / norm, v, 1);
+        if (kept != i)
+            memcpy(y + kept * n, v, n * sizeof *v);
+        kept++;
+    }
+    if (!kept)
+        return 0;
+    for (size_t i = 0; i < kept; i++) {
+        f(ctx, y + i * n, z + i * n);
+        remove_mean(z + i * n, n);
+    }
+    lz->matvecs += kept;
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)kept,
+                (int)kept, (int)n, 1.0, y, (int)n, z, (int)n, 0.0, h,
+                (int)kept);
+    for (size_t i = 0; i < kept; i++)
+        for (size_t j = 0; j < i; j++)
+            h[j * kept + i] = h[i * kept + j] =
+                0.5 * (h[j * kept + i] + h[i * kept + j]);
+    if (cm_eigen_sym_work(CM_EIGEN_VECTORS, kept, h, t, lz->work,
+                          (size_t)lz->lwork) != CM_OK)
+        return 0;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                (int)kept, (int)kept, 1.0, y, (int)n, h, (int)kept, 0.0, z,
+                (int)n);
+    memcpy(y, z, kept * n * sizeof *y);
+    return kept;
+}
+
+/* Results of a converged three-term run of k products: extremes and
+ * residuals, and the cleaned Ritz vectors (clean_end). */
+static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                         size_t k, double lo, double hi, double rlo,
+                         double rhi)
+{
+    size_t n = lz->n, keep = lz->keep < k ? lz->keep : k;
+    keep = keep > SCREEN_MAX ? SCREEN_MAX : keep;
+    lz->lo = lo;
+    lz->hi = hi;
+    lz->lo_res = rlo;
+    lz->hi_res = rhi;
+    double t[2 * SCREEN_MAX];
+    double *s = malloc(2 * keep * k * sizeof *s);
+    if (!s)
+        return cm_error(CM_ENOMEM, "out of memory for Ritz vectors");
+    size_t nlo = 0, nhi = 0, glo = 0, ghi = 0;
+    /* T's keep lowest pairs in columns 0..glo-1 of s, then its keep
+     * highest, highest first */
+    cm_status st = cm_lanczos_tridiag(lz->a3, lz->b3, k, 1, keep, t, s, &glo);
+    if (st == CM_OK)
+        st = cm_lanczos_tridiag(lz->a3, lz->b3, k, k - keep + 1, k, t + glo,
+                       s + glo * k, &ghi);
+    if (st != CM_OK) {
+        free(s);
+        return st;
+    }
+    double *sh = s + glo * k, *th = t + glo;
+    for (size_t c = 0; c < ghi / 2; c++) {
+        double tmp = th[c];
+        th[c] = th[ghi - 1 - c];
+        th[ghi - 1 - c] = tmp;
+        for (size_t i = 0; i < k; i++) {
+            tmp = sh[c * k + i];
+            sh[c * k + i] = sh[(ghi - 1 - c) * k + i];
+            sh[(ghi - 1 - c) * k + i] = tmp;
+        }
+    }
+    /* Y = V S: one pass over the stored vectors for both ends when the
+     * basis has room for Y and clean_end's scratch, else one per end */
+    double *z = lz->q; /* max_basis >= 2 keep + 4 vectors of scratch */
+    if (lz->max_basis >= 3 * keep) {
+        double *y = lz->q;
+        z = lz->q + 2 * keep * n;
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)(glo + ghi), (int)k, 1.0, lz->v3, (int)n, s, (int)k,
+                    0.0, y, (int)n);
+        memcpy(lz->ylo, y, glo * n * sizeof *y);
+        memcpy(lz->yhi, y + glo * n, ghi * n * sizeof *y);
+    } else {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)glo, (int)k, 1.0, lz->v3, (int)n, s, (int)k, 0.0,
+                    lz->ylo, (int)n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
+                    (int)ghi, (int)k, 1.0, lz->v3, (int)n, sh, (int)k, 0.0,
+                    lz->yhi, (int)n);
+    }
+    nlo = clean_end(lz, f, ctx, lz->ylo, glo, z, lz->tlo);
+    nhi = clean_end(lz, f, ctx, lz->yhi, ghi, z, t);
+    /* ascending from clean_end: store descending */
+    for (size_t c = 0; c < nhi; c++)
+        lz->thi[c] = t[nhi - 1 - c];
+    for (size_t c = 0; c < nhi / 2; c++)
+        for (size_t i = 0; i < n; i++) {
+            double tmp = lz->yhi[c * n + i];
+            lz->yhi[c * n + i] = lz->yhi[(nhi - 1 - c) * n + i];
+            lz->yhi[(nhi - 1 - c) * n + i] = tmp;
+        }
+    free(s);
+    lz->nvec = nlo < nhi ? nlo : nhi;
+    return st;
+}
+
+/* The restarted run from the same start, counting the products spent. */
+static cm_status fall_back(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                           const double *x0)
+{
+    size_t spent = lz->matvecs;
+    cm_status st = cm_lanczos_run(lz, f, ctx, x0);
+    lz->matvecs += spent;
+    return st;
+}
+
+cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                          const double *x0)
+{
+    size_t n = lz->n, dim;
+    cm_status st0 = run_begin(lz, &dim);
+    if (st0 != CM_OK)
+        return st0;
+    size_t lim = (size_t)(MAX3_BYTES / (8.0 * (double)n));
+    lim = lim < lz->max_matvec ? lim : lz->max_matvec;
+    lim = lim > dim / 2 ? dim / 2 : lim; /* small spaces: restarted */
+    if (dim < 256 || lim < 2 * lz->keep + 4 || !grow3(lz, 0, lim))
+        return cm_lanczos_run(lz, f, ctx, x0);
+    if (!(start_vector(lz, x0) > 0.0))
+        return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
+    memcpy(lz->v3, lz->q, n * sizeof *lz->v3);
+    double hmax = 0.0;
+    size_t next_check = CHECK3;
+    double *w = lz->w;
+    for (size_t k = 0;; k++) {
+        const double *v = lz->v3 + k * n;
+        f(ctx, v, w);
+        lz->matvecs++;
+        if (k > 0)
+            cblas_daxpy((int)n, -lz->b3[k - 1], v - n, 1, w, 1);
+        double a = cblas_ddot((int)n, v, 1, w, 1);
+        cblas_daxpy((int)n, -a, v, 1, w, 1);
+        if (lz->deflate_ones)
+            remove_mean(w, n);
+        double c = cblas_ddot((int)n, v, 1, w, 1); /* local reorthogonal- */
+        cblas_daxpy((int)n, -c, v, 1, w, 1);       /* isation against v */
+        a += c;
+        double beta = cblas_dnrm2((int)n, w, 1);
+        lz->a3[k] = a;
+        lz->b3[k] = beta;
+        hmax = fmax(hmax, fmax(fabs(a), beta));
+        size_t kt = k + 1;
+        double floor_ = fmax(hmax, lz->scale);
+        int invariant = kt == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
+        int last = invariant || kt >= lim;
+        if (last || kt >= next_check) {
+            /* checks get rarer as the space grows (each costs O(kt) per
+             * bisection step): overshoot at most 1/8 of the products */
+            next_check = kt + (kt / 8 > CHECK3 ? kt / 8 : CHECK3);
+            double tl[2], th[2], *sl = lz->coef, *sh;
+            size_t gl, gh, two = kt >= 2 ? 2 : 1;
+            if (!grow_check(lz, kt))
+                return cm_error(CM_ENOMEM, "out of memory for Lanczos");
+            sl = lz->chk;
+            sh = lz->chk + 2 * kt;
+            cm_status st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, 1, two, tl, sl, &gl);
+            if (st == CM_OK)
+                st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, kt - two + 1, kt, th, sh,
+                               &gh);
+            if (st != CM_OK)
+                return st;
+            double lo = tl[0], hi = th[gh - 1];
+            double scale = fmax(fmax(fabs(lo), fabs(hi)), lz->scale);
+            double lim_e = lz->tol * (scale > 0.0 ? scale : 1.0);
+            if (!invariant && lz->early && lz->early(lz->early_ctx, lo, hi)) {
+                lz->lo = lo;
+                lz->hi = hi;
+                lz->lo_res = lz->hi_res = NAN;
+                lz->stopped_early = 1;
+                return CM_OK;
+            }
+            double rlo = invariant ? 0.0 : beta * fabs(sl[kt - 1]);
+            double rhi = invariant ? 0.0
+                                   : beta * fabs(sh[(gh - 1) * kt + kt - 1]);
+            double elo = rlo, ehi = rhi;
+            if (gl == 2 && tl[1] > lo)
+                elo = fmin(elo, rlo * rlo / (tl[1] - lo));
+            if (gh == 2 && hi > th[0])
+                ehi = fmin(ehi, rhi * rhi / (hi - th[0]));
+            if (invariant || (elo <= lim_e && ehi <= lim_e))
+                return finish3(lz, f, ctx, kt, lo, hi, rlo, rhi);
+            if (kt >= lim) /* out of room: the restarted run */
+                return fall_back(lz, f, ctx, x0);
+        }
+        if (!grow3(lz, kt, lim))
+            return fall_back(lz, f, ctx, x0);
+        cblas_dcopy((int)n, w, 1, lz->v3 + kt * n, 1);
+        cblas_dscal((int)n, 1.0 / beta, lz->v3 + kt * n, 1);
+    }
+}
