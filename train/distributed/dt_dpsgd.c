@@ -770,6 +770,9 @@ static cm_status model_other(dt_run *r, double array_bytes)
         P = r->n;
         hosts = cfg->net_hosts;
     }
+    if (cfg->net_hosts > r->n)
+        return cm_error(CM_EINVAL, "--net-hosts %zu: more hosts than the "
+                        "%zu workers", cfg->net_hosts, r->n);
     cm_net_ar a;
     cm_status sa = cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P,
                                           hosts, array_bytes, &a, NULL, NULL);
