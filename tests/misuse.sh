@@ -145,6 +145,36 @@ for how in mpi dt; do
         "--weights mh on a time-varying file ($how)" $how --topology "$T/ope8.txt" $syn --epochs 1 --weights mh
 done
 
+# ---- outputs that are inputs or each other (issue 34) --------------------
+# refused before anything is written, exit 2 naming both flags; the
+# topology is unchanged, no output appears
+cp "$T/g4.txt" "$T/in.txt"
+ln "$T/in.txt" "$T/in-link.txt"
+for o in --log --summary --save-model --write-partition; do
+    expect 2 "^dpsgd-train: $o $T/in.txt: the same file as --topology $T/in.txt" \
+        "$o naming the --topology file" dt --topology "$T/in.txt" $syn --epochs 1 $o "$T/in.txt"
+    check 'cmp -s "$T/in.txt" "$T/g4.txt"' "$o replaced the topology file"
+done
+expect 2 "^dpsgd-train: --log $T/in-link.txt: the same file as --topology $T/in.txt" \
+    "--log a hard link of the topology (mpirun)" mpi --topology "$T/in.txt" $syn --epochs 1 --log "$T/in-link.txt"
+expect 2 "^dpsgd-train: --summary $T/./out.csv: the same file as --log $T/out.csv" \
+    "--log X --summary X (X new)" dt $g $syn --epochs 1 --log "$T/out.csv" --summary "$T/./out.csv"
+check '[ ! -e "$T/out.csv" ]' "a refused run wrote $T/out.csv"
+expect 2 "^dpsgd-train: --save-model $T/cnn.st: the same file as --init-model $T/cnn.st" \
+    "--save-model naming --init-model" dt $syn --epochs 1 --model cnn --init-model "$T/cnn.st" --save-model "$T/cnn.st"
+expect 0 "" "--log and --summary both /dev/null" dt $g $syn --epochs 1 --log /dev/null --summary /dev/null
+# two runs on one --summary or --save-model: the second is refused, as
+# for --log (the first holds FILE.lock)
+expect 1 "^dpsgd-train: --summary $T/s.json is in use by another run" \
+    "--summary of a running run" flock "$T/s.json.lock" "$BIN/dpsgd-train" $g $syn --epochs 1 --summary "$T/s.json"
+expect 1 "^dpsgd-train: --save-model $T/m.st is in use by another run" \
+    "--save-model of a running run (mpirun)" flock "$T/m.st.lock" sh -c \
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 mpirun -q --oversubscribe --bind-to none -np 2 '$BIN/dpsgd-train' $g $syn --epochs 1 --save-model '$T/m.st'"
+check '[ ! -e "$T/s.json" ] && [ ! -e "$T/m.st" ]' "a refused run wrote its summary or model"
+expect 0 "" "--summary and --save-model, no other run" dt $g $syn --epochs 1 --summary "$T/s.json" --save-model "$T/m.st"
+check '[ -s "$T/s.json" ] && [ -s "$T/m.st" ] && [ ! -e "$T/s.json.lock" ] && [ ! -e "$T/m.st.lock" ]' \
+    "summary and model written, lock files removed: $(ls "$T" | tr '\n' ' ')"
+
 # ---- --log on a device (item 9) ----------------------------------------
 # nothing is locked (or created) beside a file that is not a regular one:
 # as root a device node of our own whose DEV.lock another process holds

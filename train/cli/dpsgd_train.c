@@ -37,6 +37,7 @@
 #include "dt_bench_gossip.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
+#include "dt_outputs.h"
 #include "dt_partition_file.h"
 #include "dt_config.h"
 #include "dt_summary.h"
@@ -563,6 +564,25 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     return write_summary(cfg, &sm);
 }
 
+/* The outputs against the inputs and each other (exit 2 naming both
+ * flags), then rank 0 locks --summary, --save-model and --write-partition
+ * for the run (exit 1 when another run holds one); every rank agrees. */
+static int claim_outputs(const dt_config *cfg, dt_comm *world, int root,
+                         dt_outputs *o)
+{
+    cm_status s = root ? dt_outputs_check(cfg) : CM_OK;
+    if (s == CM_OK && root)
+        s = dt_outputs_lock(o, cfg);
+    s = dt_comm_agree(world, s);
+    if (s == CM_OK)
+        return 0;
+    if (root) {
+        dt_outputs_unlock(o);
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+    }
+    return s == CM_EINVAL ? 2 : 1;
+}
+
 /* The environment and the global BLAS state belong to main: the library
  * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
  * portable path (OpenBLAS, NCHW, none of the own AVX-512 or AVX2 kernels),
@@ -580,7 +600,9 @@ static void apply_environment(dt_config *cfg)
 int main(int argc, char **argv)
 {
     dt_config cfg;
+    dt_outputs outs;
     int rc;
+    dt_outputs_init(&outs);
     t_main = cm_time_now();
     /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
      * its codes come back as cm_status instead */
@@ -606,6 +628,8 @@ int main(int argc, char **argv)
         if (root)
             printf("dpsgd-train %s\n", DT_TRAIN_VERSION);
         rc = 0;
+    } else if ((rc = claim_outputs(&cfg, world, root, &outs)) != 0) {
+        /* refused: rank 0 said why */
     } else if (apply_environment(&cfg), cfg.bench_gossip) {
         rc = run_bench_gossip(&cfg, world);
     } else if (cfg.bench) {
@@ -633,6 +657,7 @@ int main(int argc, char **argv)
         catch_signals(&cfg, root);
         rc = run_distributed(&cfg, world);
     }
+    dt_outputs_unlock(&outs);
     dt_comm_finalize();
     return rc;
 }
