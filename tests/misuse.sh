@@ -175,6 +175,18 @@ expect 0 "" "--summary and --save-model, no other run" dt $g $syn --epochs 1 --s
 check '[ -s "$T/s.json" ] && [ -s "$T/m.st" ] && [ ! -e "$T/s.json.lock" ] && [ ! -e "$T/m.st.lock" ]' \
     "summary and model written, lock files removed: $(ls "$T" | tr '\n' ' ')"
 
+# ---- a signal while topogen writes (issue 34) ----------------------------
+# SIGTERM once the 10^6-node file's temporary exists: exit 143, neither
+# the file nor its *.tmp.XXXXXX left
+mkdir "$T/sig"
+"$BIN/topogen" -n 1000000 --kind ring -q -o "$T/sig/ring.txt" &
+tg=$!
+while kill -0 "$tg" 2>/dev/null && [ -z "$(ls "$T/sig")" ]; do sleep 0.01; done
+kill -TERM "$tg" 2>/dev/null
+wait "$tg"
+rc=$?
+check '[ "$rc" -eq 143 ] && [ -z "$(ls -A "$T/sig")" ]' "topogen killed while writing: exit $rc, left: $(ls -A "$T/sig" | tr '\n' ' ')"
+
 # ---- --log on a device (item 9) ----------------------------------------
 # nothing is locked (or created) beside a file that is not a regular one:
 # as root a device node of our own whose DEV.lock another process holds

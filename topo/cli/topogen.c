@@ -18,6 +18,7 @@
  * error.
  */
 #include <igraph.h>
+#include <signal.h>
 #include <gsl/gsl_errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -177,6 +178,34 @@ static int evaluate(const topogen_config *c)
     return topogen_evaluate(&job);
 }
 
+/* SIGINT, SIGTERM or SIGHUP outside a search (which catches the first
+ * two to write its best graph): the file being written loses its
+ * temporary (cm_atomic), then the signal's default action ends the
+ * process as before. */
+static void on_fatal_signal(int sig)
+{
+    cm_atomic_unlink_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a background job's SIGINT)
+         * stays ignored */
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[k], &sa, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* no library may abort the process: errors come back as codes */
@@ -184,6 +213,7 @@ int main(int argc, char **argv)
     igraph_set_warning_handler(igraph_warning_handler_ignore);
     gsl_set_error_handler_off();
     openblas_set_num_threads(1);
+    catch_fatal_signals();
 
     topogen_config c;
     topogen_config_default(&c);
