@@ -28,3 +28,8 @@ script_out() {
     [ $# -le 1 ] || { echo "$_so_name: one argument (OUT) expected, got $# (see --help)" >&2; exit 2; }
     OUT=${1:-${OUT:-$_so_default}}
 }
+
+# echo prints its arguments as they are, in every script that sources
+# this file: dash's builtin echo turns a backslash sequence of a path
+# (OUT=/data/x\new) into a control character.
+echo() { printf '%s\n' "$*"; }

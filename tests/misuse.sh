@@ -255,6 +255,53 @@ check '[ ! -e "$T/PWNED" ] && [ ! -e "$T/cwd/PWNED" ]' "grid.env's \$(touch PWNE
 echo 'rm -rf "$HOME/nothing-here"' >>"$T/evil/grid.env"
 expect 1 "grid.env:[0-9]+: not a KEY=\"value\" line" "summary.sh with a shell line in grid.env" \
     sh "$S/summary.sh" "$T/evil"
+# ---- scripts: names, folders, signals (issue 34) -------------------------
+# a run name that would be gnuplot code is refused by plot.sh, naming the
+# file; nothing is run
+mkdir -p "$T/evilnames"
+cp -r "$R/n16/runs" "$R/n16/topo" "$R/n16/grid.env" "$T/evilnames/"
+bad="n8-rrl-mh-x';system('touch PWNED');'-s1"
+cp "$R/n16/runs/n16-allreduce-none-iid-s1.settings" "$T/evilnames/runs/$bad.settings"
+cp "$R/n16/runs/n16-allreduce-none-iid-s1.csv" "$T/evilnames/runs/$bad.csv"
+(cd "$T/cwd" && expect 1 "^plot: $T/evilnames/runs/n8-rrl-mh-x';system\('touch PWNED'\);'-s1\.(settings|csv): a run name of other characters" \
+    "plot.sh on a run name with gnuplot code" sh "$S/plot.sh" --into "$T/evilplots" "$T/evilnames")
+check '[ ! -e "$T/cwd/PWNED" ] && [ ! -e "$T/PWNED" ]' "plot.sh ran the run name's system()"
+rm -f "$T/evilnames/runs/$bad".*
+# OUT with a space, a quote and a backslash: plot.sh draws (the same
+# figures as from a plain path)
+sp="$T/o u't\\new"
+mkdir -p "$sp"
+cp -r "$T/evilnames" "$sp/n16"
+(cd "$T/cwd" && expect 0 "" "plot.sh with ' \\ and a space in OUT" sh "$S/plot.sh" "$sp/n16")
+check '[ -s "$sp/n16/plots/acc-epoch-iid.png" ] && [ -s "$sp/n16/plots/consensus-iid.pdf" ] && [ -z "$(ls -A "$T/cwd")" ]' \
+    "plot.sh in '$sp/n16': $(ls "$sp/n16/plots" 2>&1 | head -3 | tr '\n' ' ')"
+# import-results.sh SRC SRC (or one inside the other) deletes nothing
+mkdir "$T/imp"
+cp -r "$T/evilnames" "$T/imp/n16"
+touch "$T/imp/n16/runs/notes.txt"
+for dest in "$T/imp" "$T/imp/." "$T/imp/sub/x"; do
+    expect 2 "^import-results: DEST $dest is SRC $T/imp or inside it" \
+        "import-results.sh SRC $dest" sh "$S/import-results.sh" "$T/imp" "$dest"
+done
+expect 2 "^import-results: SRC $T/imp/n16 is inside DEST $T/imp" \
+    "import-results.sh with SRC inside DEST" sh "$S/import-results.sh" "$T/imp/n16" "$T/imp"
+check '[ -f "$T/imp/n16/runs/notes.txt" ] && [ ! -e "$T/imp/sub" ]' "import-results.sh touched SRC: $(ls "$T/imp" "$T/imp/n16/runs" | head -5 | tr '\n' ' ')"
+# sweep.sh stopped by SIGTERM stops its mpirun job: no process is left
+# writing into OUT
+so="$T/sweep signal"
+SMOKE=1 WORKERS=4 SETTINGS=learned:laplacian PARTITIONS=iid ALLREDUCE=0 EPOCHS=100 NP=2 \
+    BIN="$BIN" sh "$S/sweep.sh" "$so" >"$T/sweep.out" 2>&1 &
+sw=$!
+k=0
+while [ $k -lt 300 ] && ! ps -eo args | grep -F "$so/runs" | grep -q dpsgd-train; do sleep 0.1; k=$((k + 1)); done
+kill -TERM "$sw"
+wait "$sw"
+rc=$?
+k=0
+while [ $k -lt 100 ] && ps -eo args | grep -F "$so/runs" | grep -q dpsgd-train; do sleep 0.1; k=$((k + 1)); done
+check '[ "$rc" -eq 143 ] && ! ps -eo args | grep -F "$so/runs" | grep -q dpsgd-train && [ ! -e "$so/runs/n4-learned-laplacian-iid-s1.done" ]' \
+    "sweep.sh after SIGTERM: exit $rc, still running: $(ps -eo pid,args | grep -F "$so/runs" | grep -v grep | cut -c1-80)"
+
 
 echo "misuse: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
