@@ -13,8 +13,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 . "$here/usage.sh"
-script_out consensus "$root/results" "$@"
-BIN=${BIN:-$root/bin}
+script_out consensus "$TREE_OUT" "$@"
+BIN=${BIN:-$TREE_BIN}
 NS=${NS:-"16 32 64 128"}
 KINDS=${KINDS:-"learned rrl random exponential"}
 WEIGHTS=${WEIGHTS:-"laplacian mh"}

@@ -53,7 +53,7 @@ if [ "${1:-}" = --into ]; then
     shift 2
 fi
 case "${1:-}" in -*) echo "plot: unknown option '$1' (see --help)" >&2; exit 2;; esac
-OUT=${1:-${OUT:-$here/../results}}
+OUT=${1:-${OUT:-$TREE_OUT}}
 [ -d "$OUT/runs" ] || { echo "plot: no $OUT/runs (run scripts/sweep.sh first)" >&2; exit 1; }
 command -v gnuplot >/dev/null 2>&1 || { echo "plot: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
 if [ -z "$PLOTS" ]; then

@@ -37,9 +37,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 . "$here/usage.sh"
-script_out sweep "$root/results" "$@"
+script_out sweep "$TREE_OUT" "$@"
 . "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
-BIN=${BIN:-$root/bin}
+BIN=${BIN:-$TREE_BIN}
 NP=${NP:-$(nproc)}
 DEGREE=${DEGREE:-4}
 TOPO_SEED=${TOPO_SEED:-1}
