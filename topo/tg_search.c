@@ -624,10 +624,19 @@ static cm_status anneal(worker *w, double deadline)
                         tg_graph_swap_connected(g, w->bat[s][0], w->bat[s][1]);
         }
         st = solve(w, 1, connected, thr, &l2, &ln, &decided);
-        if (st != CM_OK)
+        if (st == CM_ENUMERIC) {
+            /* the solve did not converge (Lanczos at 65,536 nodes): the
+             * move is rejected and the search goes on from the current
+             * state, whose vectors are untouched */
+            cm_error_clear();
+            sl->res.failed_solves++;
+            decided = 1;
+        } else if (st != CM_OK) {
             return st;
-        sl->res.evals++;
-        sl->res.early += decided;
+        } else {
+            sl->res.evals++;
+            sl->res.early += decided;
+        }
         if (!decided && l2 > CONNECTED_EPS) {
             double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
             if (e2 <= thr) {
@@ -832,6 +841,7 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
         res->matvecs += q->matvecs;
         res->accepted += q->accepted;
         res->swaps += q->swaps;
+        res->failed_solves += q->failed_solves;
         res->timed_out |= q->timed_out;
         res->interrupted |= q->interrupted;
         if (sh.slots[r].best_e < sh.slots[best].best_e)

@@ -182,6 +182,9 @@ typedef struct {
                              returned graph (<= max_cross) */
     double hetero;        /* with pi: H of the returned graph (equal
                              weights 1/(d+1)); energy includes mu * H */
+    size_t failed_solves; /* moves rejected because their eigensolve did
+                             not converge (CM_ENUMERIC), not counted in
+                             evals */
 } tg_search_result;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters

@@ -117,12 +117,17 @@ static int generate(topogen_config *c)
                  "1/(d+1)), energy with %g * H", res.hetero,
                  c->search.hetero_weight);
     }
-    char moves[96];
+    char moves[160];
     if (res.swaps > res.accepted) /* moves of several swaps */
         snprintf(moves, sizeof moves, "%zu moves (%zu swaps accepted)",
                  res.moves, res.swaps);
     else
         snprintf(moves, sizeof moves, "%zu moves", res.moves);
+    if (res.failed_solves) { /* rejected: their eigensolve failed */
+        size_t len = strlen(moves);
+        snprintf(moves + len, sizeof moves - len, " (%zu rejected: "
+                 "eigensolve not converged)", res.failed_solves);
+    }
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %s, %zu "
