@@ -173,10 +173,14 @@ topo_file() { # n kind weights [partition seed: data-aware kinds]
     if [ ! -s "$f" ]; then
         kflag="--kind $2"
         wflag="--weights $3"
+        # kinds whose degree is implied take no -d (topogen refuses
+        # another)
+        dflag="-d $DEGREE"
+        case $2 in exponential|exponential-sym|hypercube) dflag="";; esac
         [ "$3" = own ] && wflag=""
         [ "$2" = learned-slem ] && kflag="--kind learned --objective slem-mh"
         [ "$2:$3" = perm:learned ] && { kflag="--kind learned --directed --objective neff"; wflag=""; }
-        "$BIN/topogen" -n "$1" -d "$DEGREE" $kflag $wflag \
+        "$BIN/topogen" -n "$1" $dflag $kflag $wflag \
             --seed "$TOPO_SEED" --quiet -o "$f" \
             || die "topogen failed for n=$1 kind=$2 weights=$3"
     fi

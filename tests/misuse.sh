@@ -187,6 +187,19 @@ wait "$tg"
 rc=$?
 check '[ "$rc" -eq 143 ] && [ -z "$(ls -A "$T/sig")" ]' "topogen killed while writing: exit $rc, left: $(ls -A "$T/sig" | tr '\n' ' ')"
 
+# ---- a memory limit (issue 34) -------------------------------------------
+# under ulimit -v 200000 topogen ends at once with exit 1 and one message
+# (OpenBLAS retried its buffer allocation forever: a hang, even for 16
+# nodes); a pipe beyond the 2 GiB cap reports the cap, not "out of memory"
+# (the buffer doubled to 4 GiB before the cap was checked)
+"$BIN/topogen" -n 16 -d 3 -q -o "$T/g16.txt"
+expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 200000 KB\)" \
+    "topogen eval under ulimit -v 200000" timeout -s KILL 60 sh -c "ulimit -v 200000; exec '$BIN/topogen' eval '$T/g16.txt'"
+expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 200000 KB\)" \
+    "topogen -n 4096 under ulimit -v 200000" timeout -s KILL 60 sh -c "ulimit -v 200000; exec '$BIN/topogen' -n 4096 -d 4 -q -o '$T/m.txt'"
+expect 1 "^topogen: -: larger than the 2147483647-byte \(2 GiB\) limit of topology files" \
+    "2.2 GB on stdin under ulimit -v 3500000" sh -c "yes '0 1' | head -c 2200000000 | (ulimit -v 3500000; exec '$BIN/topogen' eval -)"
+
 # ---- --log on a device (item 9) ----------------------------------------
 # nothing is locked (or created) beside a file that is not a regular one:
 # as root a device node of our own whose DEV.lock another process holds

@@ -20,11 +20,11 @@ _topogen_complete()
         --model) words="lenet cnn" ;;
         --schedule) words="const step cosine" ;;
         --mode) words="gossip allreduce" ;;
-        --partition) words="iid dirichlet:" ;;
+        --partition) words="iid dirichlet: shards:" ;;
         --algorithm) words="dpsgd d2 gt qgm clique-avg" ;;
         --placement) words="graph block" ;;
         -o|--output|--topology|--log|--summary|--save-model|--init-model|\
-        --eval-model|--checkpoint|--data)
+        --eval-model|--checkpoint|--data|--write-partition|--labels)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
     esac
@@ -35,7 +35,7 @@ _topogen_complete()
             grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' |
             tr -d ' ,' | sort -u)" -- "$cur"))
     elif [[ ${cmd##*/} == topogen && $COMP_CWORD == 1 ]]; then
-        COMPREPLY=($(compgen -W "eval" -- "$cur"))
+        COMPREPLY=($(compgen -W "eval compare" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cm_atomic.h"
+#include "cm_blas_reserve.h"
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
@@ -42,6 +43,21 @@
 #include "topogen_seq.h"
 
 extern void openblas_set_num_threads(int num_threads);
+/* LeakSanitizer's check, when the program is built with it */
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+
+/* The end of every run: the streams flushed, then _exit, not exit: an
+ * OpenBLAS thread still retrying an allocation (a run that hit a memory
+ * limit) would keep exit()'s join of it waiting forever. Files are
+ * complete by now (cm_atomic); a leak check still runs under ASan. */
+static int finish(int rc)
+{
+    if (fflush(NULL) != 0 && rc == 0)
+        rc = EXIT_FAILURE;
+    if (__lsan_do_leak_check)
+        __lsan_do_leak_check();
+    _exit(rc);
+}
 
 /* Builds (or learns) the graph, weights it and writes it
  * (topogen_make.c), then reports on stderr. */
@@ -211,7 +227,14 @@ static void catch_fatal_signals(void)
     }
 }
 
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return finish(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
     /* no library may abort the process: errors come back as codes */
     igraph_set_error_handler(igraph_error_handler_ignore);
@@ -225,6 +248,16 @@ int main(int argc, char **argv)
     int rc = topogen_parse_args(argc, argv, &c);
     if (rc >= 0)
         return rc;
+    size_t callers = c.search.threads ? c.search.threads : 1;
+    if (!c.eval && !c.search.threads) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        callers = cpus > 0 ? (size_t)cpus : 1;
+    }
+    if (cm_blas_reserve(callers) != CM_OK) {
+        fprintf(stderr, "topogen: %s%s\n", cm_last_error(),
+                callers > 1 ? " or give fewer --threads" : "");
+        return EXIT_FAILURE;
+    }
     if (c.eval)
         return evaluate(&c);
     if (c.exp_sym == 2 && !c.quiet)

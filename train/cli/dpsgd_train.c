@@ -27,6 +27,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cm_atomic.h"
+#include "cm_blas_reserve.h"
 #include "cm_labels.h"
 #include "cm_status.h"
 #include "cm_time.h"
@@ -583,6 +584,22 @@ static int claim_outputs(const dt_config *cfg, dt_comm *world, int root,
     return s == CM_EINVAL ? 2 : 1;
 }
 
+/* Under an address-space limit, OpenBLAS's buffers for the engine's
+ * threads are taken first (cm_blas_reserve): a limit too low for them
+ * ends the run at once (exit 1) instead of a hang in OpenBLAS. */
+static int reserve_blas(const dt_config *cfg, dt_comm *world, int root)
+{
+    cm_status s = dt_comm_agree(world, cm_blas_reserve((size_t)cfg->threads));
+    if (s == CM_OK)
+        return 0;
+    if (root)
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+    return 1;
+}
+
+/* LeakSanitizer's check, when the program is built with it */
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+
 /* The environment and the global BLAS state belong to main: the library
  * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
  * portable path (OpenBLAS, NCHW, none of the own AVX-512 or AVX2 kernels),
@@ -607,6 +624,13 @@ int main(int argc, char **argv)
     /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
      * its codes come back as cm_status instead */
     gsl_set_error_handler_off();
+    /* before MPI: its fork joins OpenBLAS's thread, which spins when a
+     * memory limit left it no buffer */
+    if (cm_blas_reserve(1) != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        fflush(NULL);
+        _exit(1);
+    }
     if (dt_comm_init(&argc, &argv) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -628,7 +652,8 @@ int main(int argc, char **argv)
         if (root)
             printf("dpsgd-train %s\n", DT_TRAIN_VERSION);
         rc = 0;
-    } else if ((rc = claim_outputs(&cfg, world, root, &outs)) != 0) {
+    } else if ((rc = claim_outputs(&cfg, world, root, &outs)) != 0 ||
+               (rc = reserve_blas(&cfg, world, root)) != 0) {
         /* refused: rank 0 said why */
     } else if (apply_environment(&cfg), cfg.bench_gossip) {
         rc = run_bench_gossip(&cfg, world);
@@ -659,5 +684,12 @@ int main(int argc, char **argv)
     }
     dt_outputs_unlock(&outs);
     dt_comm_finalize();
-    return rc;
+    /* _exit, not exit: an OpenBLAS thread still retrying an allocation
+     * (a run that hit a memory limit) would keep exit()'s join of it
+     * waiting forever; the outputs are complete by now */
+    if (fflush(NULL) != 0 && rc == 0)
+        rc = 1;
+    if (__lsan_do_leak_check)
+        __lsan_do_leak_check();
+    _exit(rc);
 }
