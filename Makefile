@@ -370,6 +370,9 @@ fuzz: fuzz-build
 # lib/python3/dist-packages. `make uninstall` removes exactly these.
 VERSION      := $(shell sed -n 's/^\#define TOPOGEN_VERSION "\(.*\)"/\1/p' \
                   topo/cli/topogen_cli.h)
+# dpsgd-train's own version (what --version prints), for its man page
+DT_VERSION   := $(shell sed -n 's/^\#define DT_TRAIN_VERSION "\(.*\)"/\1/p' \
+                  train/core/dt_summary.h)
 LIBDIR        = $(PREFIX)/lib
 PYDIR         = $(LIBDIR)/python3/dist-packages/topogen
 SHAREDIR      = $(PREFIX)/share/topogen
@@ -396,7 +399,7 @@ $(BIN)/man/topogen.1: $(BIN)/topogen topo/cli/topogen.h2m
 
 $(BIN)/man/dpsgd-train.1: $(BIN)/dpsgd-train train/cli/dpsgd-train.h2m
 	@mkdir -p $(dir $@)
-	help2man -N --version-string=$(VERSION) -o $@ \
+	help2man -N --version-string=$(DT_VERSION) -o $@ \
 	    -i train/cli/dpsgd-train.h2m \
 	    -n "decentralized SGD over MPI on a topology file" $<
 

@@ -67,6 +67,12 @@ for m in topogen dpsgd-train; do
     check "man -l $m.1 opens" sh -c "MANWIDTH=80 man -P cat -l \
         '$P/share/man/man1/$m.1' | grep -q '^NAME'"
 done
+for m in topogen dpsgd-train; do
+    v=$("$P/bin/$m" --version | awk '{ print $2 }')
+    if [ -n "$v" ] && grep -q "^\.TH .*\"$m $v\"" "$P/share/man/man1/$m.1"; then
+        ok "man $m names the version $m --version prints ($v)"
+    else fail "man $m: $(grep '^\.TH' "$P/share/man/man1/$m.1"), but $m --version says $v"; fi
+done
 comp() { # comp CMD WORD...: the completions of the last word
     bash -c '. "$0"; PATH="$1:$PATH"; shift; COMP_WORDS=("$@");
         COMP_CWORD=$(($# - 1)); _topogen_complete; echo "${COMPREPLY[*]}"' \
@@ -77,6 +83,11 @@ comp() { # comp CMD WORD...: the completions of the last word
 [ "$(comp topogen --kind one)" = one-peer-exp ] \
     && ok "completion: topogen --kind one" \
     || fail "completion: --kind one gave '$(comp topogen --kind one)'"
+[ "$(comp topogen com)" = compare ] && ok "completion: topogen com" \
+    || fail "completion: topogen com gave '$(comp topogen com)'"
+[ "$(comp dpsgd-train --partition sh)" = shards: ] \
+    && ok "completion: dpsgd-train --partition sh" \
+    || fail "completion: --partition sh gave '$(comp dpsgd-train --partition sh)'"
 [ "$(comp dpsgd-train --topol)" = --topology ] \
     && ok "completion: dpsgd-train --topol" \
     || fail "completion: dpsgd-train --topol gave '$(comp dpsgd-train --topol)'"

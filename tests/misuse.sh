@@ -200,6 +200,68 @@ expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 200000 KB
 expect 1 "^topogen: -: larger than the 2147483647-byte \(2 GiB\) limit of topology files" \
     "2.2 GB on stdin under ulimit -v 3500000" sh -c "yes '0 1' | head -c 2200000000 | (ulimit -v 3500000; exec '$BIN/topogen' eval -)"
 
+# ---- silent settings and outputs (issue 34) ------------------------------
+# perm and exp-directed above 4,096 nodes (--help says 10^6): written, the
+# header without the n_eff it cannot compute, and saying so
+for k in perm exp-directed; do
+    expect 0 "" "--kind $k at 4,097 nodes" "$BIN/topogen" -n 4097 -d 2 --kind $k -q -o "$T/$k.txt"
+    check 'grep -q "^# messages=[0-9.]* (n_eff and ||W - J||_2 are computed up to 4096 nodes)" "$T/$k.txt" && ! grep -q "neff=" "$T/$k.txt"' \
+        "$k at 4,097 nodes: header $(sed -n 3p "$T/$k.txt")"
+done
+# a W that does not mix: reported, then refused as the trainer refuses it
+printf '0 1 0.9\n1 2 0.9\n2 0 0.9\n' >"$T/nomix.txt"
+case_no=$((case_no + 1))
+run "$BIN/topogen" eval "$T/nomix.txt"
+if [ "$rc" -eq 1 ] && grep -q "^slem  *1.7" "$T/out" &&
+    grep -q "^topogen: $T/nomix.txt: W does not mix: its second-largest eigenvalue modulus ||W - 11^T/n||_2 is 1.7 (must be below 1); dpsgd-train refuses this file" "$T/err"; then
+    passed=$((passed + 1))
+else fail "eval of a W that does not mix: exit $rc: $(head -c 300 "$T/err")"; fi
+# settings that would be ignored are refused; the implied degree itself
+# is accepted
+expect 2 "^topogen: --hetero-weight: needs --labels COUNTS" "--hetero-weight without --labels" \
+    "$BIN/topogen" -n 16 -d 4 --hetero-weight 5 -q -o "$T/x.txt"
+expect 2 "^topogen: -d 3: --kind hypercube on 16 nodes has degree 4 \(implied by the kind\): leave -d out" \
+    "-d 3 --kind hypercube" "$BIN/topogen" -n 16 -d 3 --kind hypercube -q -o "$T/x.txt"
+expect 2 "^topogen: -d 4: --kind exponential-sym on 16 nodes has degree 7" \
+    "-d 4 --kind exponential-sym" "$BIN/topogen" -n 16 -d 4 --kind exponential-sym -q -o "$T/x.txt"
+check '[ ! -e "$T/x.txt" ]' "a refused setting wrote $T/x.txt"
+expect 0 "" "-d 4 --kind hypercube on 16 nodes (its degree)" "$BIN/topogen" -n 16 -d 4 --kind hypercube -q -o "$T/x.txt"
+# messages and help
+expect 2 "^topogen: unknown command 'evaluate' \(did you mean 'eval'\?\)" "topogen evaluate" \
+    "$BIN/topogen" evaluate "$T/g4.txt"
+check '"$BIN/topogen" --help | grep -q "^       topogen compare -n N -d D"' "compare is not in topogen --help"
+expect 2 "^dpsgd-train: --algorithm: unknown algorithm 'd3' \(choose dpsgd, d2, gt, qgm or clique-avg\)" \
+    "--algorithm d3" dt $g $syn --epochs 1 --algorithm d3
+expect 2 "^dpsgd-train: --net 'lan': not a preset \(datacenter or wan\)" "--net lan" dt $g $syn --epochs 1 --net lan
+expect 1 "^dpsgd-train: data directory /nonexistent/c does not exist \(CIFAR-10 is not packaged: unpack its binary version" \
+    "--dataset cifar10 without its files" dt --dataset cifar10 --data /nonexistent/c --epochs 1
+# --gamma is --lr-decay now: the old name works (the same run) and says so
+expect 0 "" "--lr-decay 0.5" dt $g $syn --epochs 2 --schedule step --step-epochs 1 --lr-decay 0.5
+h1=$(hash_of)
+expect 0 "" "--gamma 0.5 (old name)" dt $g $syn --epochs 2 --schedule step --step-epochs 1 --gamma 0.5
+check '[ -n "$h1" ] && [ "$(hash_of)" = "$h1" ] && grep -q "^dpsgd-train: notice: --gamma is now --lr-decay" "$T/err"' \
+    "--gamma: the same run as --lr-decay ($h1 vs $(hash_of)) with a notice: $(head -c 200 "$T/err")"
+# the summary: the real image counts, the topology by hash; all-reduce
+# prints no SLEM nor gossip time; the placement line once
+rm -f "$T/s.json" "$T/s2.json"
+expect 0 "" "gossip run with --summary" mpi $g $syn --epochs 1 --summary "$T/s.json"
+check '/usr/bin/python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+h = 14695981039346656037
+for b in open(sys.argv[2], \"rb\").read():
+    h = ((h ^ b) * 1099511628211) % 2**64
+assert s[\"result\"][\"train_images\"] == 256 and s[\"result\"][\"test_images\"] == 64, s[\"result\"]
+assert s[\"settings\"][\"topology_hash\"] == \"%016x\" % h, (s[\"settings\"][\"topology_hash\"], h)
+" "$T/s.json" "$T/g4.txt"' "summary: train_images/test_images/topology_hash: $(grep -o '"train_images":[^,]*,"test_images":[^,]*' "$T/s.json")"
+check '[ "$(grep -c "^placement " "$T/out")" -eq 1 ]' "placement line printed $(grep -c "^placement " "$T/out") times (--quiet)"
+syn_loud=$(echo "$syn" | sed 's/--quiet//')
+expect 0 "" "gossip run with progress lines" mpi $g $syn_loud --epochs 1
+check '[ "$(grep -c "^placement " "$T/out")" -eq 1 ]' "placement line printed $(grep -c "^placement " "$T/out") times"
+expect 0 "" "all-reduce run with --summary" mpi --mode allreduce --workers 4 $syn --epochs 1 --summary "$T/s2.json"
+check 'grep -q "^final: allreduce" "$T/out" && ! grep -q "slem" "$T/out" && ! grep -q "gossip in-memory" "$T/out" && grep -q "\"slem\": *null" "$T/s2.json"' \
+    "all-reduce prints a SLEM or a gossip time: $(grep "^final\|^time" "$T/out" | tr '\n' ' ')"
+
 # ---- --log on a device (item 9) ----------------------------------------
 # nothing is locked (or created) beside a file that is not a regular one:
 # as root a device node of our own whose DEV.lock another process holds

@@ -224,6 +224,7 @@ typedef struct {
     int placement_due;  /* start-up seen: print the placement line before
                            the first progress line (a run that fails before
                            it prints nothing on stdout) */
+    int placement_done; /* printed: the report does not print it again */
 } progress_ctx;
 
 static void print_progress(void *ctx, const dt_dpsgd_progress *p)
@@ -236,6 +237,7 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
     if (c->placement_due) {
         print_placement(c->cfg, c->res);
         c->placement_due = 0;
+        c->placement_done = 1;
     }
     /* loss: the workers' own minibatches (none yet at epoch 0); global:
      * the average model on the first training images; NaN: not measured
@@ -441,7 +443,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
-    progress_ctx pc = {cfg, &r, 0};
+    progress_ctx pc = {cfg, &r, 0, 0};
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
@@ -497,20 +499,28 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     char local[32] = "-";
     if (!isnan(r.last.test_acc_local_mean))
         snprintf(local, sizeof local, "%.4f", r.last.test_acc_local_mean);
+    /* all-reduce has no W: no SLEM, no gossip time */
+    char mixing[48] = "";
+    if (cfg->mode != DT_MODE_ALLREDUCE)
+        snprintf(mixing, sizeof mixing, "%s %.4f  ",
+                 r.period > 1 ? "product-norm" : "slem", r.slem);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
            "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
-           "%s %.4f  hash %016llx  workers-hash %016llx\n",
+           "%shash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
            : cfg->clique_avg ? "clique-avg" : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
-           epochs, r.last.test_acc, local,
-           r.last.consensus, r.period > 1 ? "product-norm" : "slem",
-           r.slem, (unsigned long long)r.mean_hash,
+           epochs, r.last.test_acc, local, r.last.consensus, mixing,
+           (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
-    printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
+    char mem_gossip[48] = "";
+    if (cfg->mode != DT_MODE_ALLREDUCE)
+        snprintf(mem_gossip, sizeof mem_gossip, "gossip in-memory %.2f s  ",
+                 r.t_gossip_mem);
+    printf("time per rank: compute %.2f s  %s"
            "%s %.2f s  evaluation %.2f s  total %.2f s  start-up %.2f s "
            "(CPU %.2f s)  (%zu steps%s, %.1f kB sent per step per rank)\n",
-           r.t_compute, r.t_gossip_mem,
+           r.t_compute, mem_gossip,
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "gossip MPI",
            r.t_gossip_mpi, r.t_eval, r.t_total,
            (t_run - t_main) + r.t_setup, r.cpu_setup, r.steps - r.start_step,
@@ -532,7 +542,8 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         printf("d2 mixing matrix: (1 - C) I + C W with C = %.4f, SLEM %.4f "
                "(W: %.4f)\n", r.mix_c, r.mix_slem, r.slem);
     if (cfg->mode == DT_MODE_GOSSIP) {
-        print_placement(cfg, &r);
+        if (!pc.placement_done) /* --quiet: not printed with the epochs */
+            print_placement(cfg, &r);
         if (cfg->net_given)
             printf("modelled wall clock %.2f s (measured %.2f s, MPI gossip "
                    "time replaced by %zu modelled rounds)\n", r.last.model_s,
@@ -548,10 +559,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
                              r.algorithm == DT_ALGO_D2 ? r.mix_c : NAN,
         .workers = r.n_workers, .ranks = r.n_ranks, .steps = r.steps,
-        .n_params = r.n_params, .test_acc = r.last.test_acc,
+        .n_params = r.n_params, .n_train = r.n_train, .n_test = r.n_test,
+        .test_acc = r.last.test_acc,
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
         .local_acc = r.last.test_acc_local_mean,
-        .consensus = r.last.consensus, .lr = r.last.lr, .slem = r.slem,
+        .consensus = r.last.consensus, .lr = r.last.lr,
+        .slem = cfg->mode == DT_MODE_ALLREDUCE ? NAN : r.slem,
         .train_loss_global = r.last.train_loss_global,
         .epoch = r.last.epoch, .wall_s = r.last.wall_s,
         .model_s = cfg->net_given && cfg->mode == DT_MODE_GOSSIP
@@ -563,6 +576,17 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .param_hash = r.mean_hash, .workers_hash = r.workers_hash,
         .placed_by = cfg->mode == DT_MODE_GOSSIP ? placed_by : NULL};
     return write_summary(cfg, &sm);
+}
+
+/* A flag given by its old name: a notice on rank 0 naming the new one.
+ * Returns 0 (the run goes on). */
+static int old_names(const dt_config *cfg, int root)
+{
+    if (root && dt_config_given(cfg, "--gamma"))
+        fprintf(stderr, "dpsgd-train: notice: --gamma is now --lr-decay (the "
+                "step schedule's decay factor; topogen's --gamma is "
+                "n_eff's)\n");
+    return 0;
 }
 
 /* The outputs against the inputs and each other (exit 2 naming both
@@ -652,7 +676,8 @@ int main(int argc, char **argv)
         if (root)
             printf("dpsgd-train %s\n", DT_TRAIN_VERSION);
         rc = 0;
-    } else if ((rc = claim_outputs(&cfg, world, root, &outs)) != 0 ||
+    } else if ((rc = old_names(&cfg, root)) != 0 ||
+               (rc = claim_outputs(&cfg, world, root, &outs)) != 0 ||
                (rc = reserve_blas(&cfg, world, root)) != 0) {
         /* refused: rank 0 said why */
     } else if (apply_environment(&cfg), cfg.bench_gossip) {
