@@ -219,13 +219,13 @@ else fail "eval of a W that does not mix: exit $rc: $(head -c 300 "$T/err")"; fi
 # settings that would be ignored are refused; the implied degree itself
 # is accepted
 expect 2 "^topogen: --hetero-weight: needs --labels COUNTS" "--hetero-weight without --labels" \
-    "$BIN/topogen" -n 16 -d 4 --hetero-weight 5 -q -o "$T/x.txt"
+    "$BIN/topogen" -n 16 -d 4 --hetero-weight 5 -q -o "$T/dx.txt"
 expect 2 "^topogen: -d 3: --kind hypercube on 16 nodes has degree 4 \(implied by the kind\): leave -d out" \
-    "-d 3 --kind hypercube" "$BIN/topogen" -n 16 -d 3 --kind hypercube -q -o "$T/x.txt"
+    "-d 3 --kind hypercube" "$BIN/topogen" -n 16 -d 3 --kind hypercube -q -o "$T/dx.txt"
 expect 2 "^topogen: -d 4: --kind exponential-sym on 16 nodes has degree 7" \
-    "-d 4 --kind exponential-sym" "$BIN/topogen" -n 16 -d 4 --kind exponential-sym -q -o "$T/x.txt"
-check '[ ! -e "$T/x.txt" ]' "a refused setting wrote $T/x.txt"
-expect 0 "" "-d 4 --kind hypercube on 16 nodes (its degree)" "$BIN/topogen" -n 16 -d 4 --kind hypercube -q -o "$T/x.txt"
+    "-d 4 --kind exponential-sym" "$BIN/topogen" -n 16 -d 4 --kind exponential-sym -q -o "$T/dx.txt"
+check '[ ! -e "$T/dx.txt" ]' "a refused setting wrote $T/dx.txt"
+expect 0 "" "-d 4 --kind hypercube on 16 nodes (its degree)" "$BIN/topogen" -n 16 -d 4 --kind hypercube -q -o "$T/dx.txt"
 # messages and help
 expect 2 "^topogen: unknown command 'evaluate' \(did you mean 'eval'\?\)" "topogen evaluate" \
     "$BIN/topogen" evaluate "$T/g4.txt"
