@@ -218,11 +218,22 @@ style_of() {
 # gq STRING: STRING for a single-quoted gnuplot string (' doubled; no
 # other character is special there: no backquote substitution, no
 # backslash escape).
-gq() { printf '%s' "$1" | sed "s/'/''/g"; }
+gq() {
+    case $1 in
+    *"'"*) printf '%s' "$1" | sed "s/'/''/g" ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
 # numeric: stdin's first line when it is a number, else nothing (a value
 # read from a topology file or modelled.tsv becomes part of a gnuplot
 # expression)
-numeric() { awk 'NR == 1 && /^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/ { print }'; }
+numeric() {
+    IFS= read -r _nv || [ -n "$_nv" ] || return 0
+    case $_nv in
+    ''|*[!0-9.eE+-]*|*[eE]*[eE]*|*.*.*) ;;
+    [0-9.]*) printf '%s\n' "$_nv" ;;
+    esac
+}
 # has_col SET COL: the aggregated column has a value in some row
 has_col() { awk -v c="$2" '!/^#/ && $c != "NaN" { f = 1 } END { exit !f }' "$AGG/$1.dat"; }
 
