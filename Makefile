@@ -23,6 +23,21 @@ BIN     ?= bin
 PREFIX  ?= /usr/local
 NP      ?= 4
 
+# PREFIX and DESTDIR reach the install and uninstall recipes' shell
+# commands: a space, a quote, `&`, `;`, `$`, `*` ... would split a path or
+# run a command (uninstall could delete a file outside PREFIX). Refused
+# here, before any target, unless made only of letters, digits and
+# / . _ - + , @ : (DESTDIR may be empty).
+PATH_SAFE := a b c d e f g h i j k l m n o p q r s t u v w x y z \
+             A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
+             0 1 2 3 4 5 6 7 8 9 / . _ - + , @ :
+unsafe_chars = $(if $(2),$(call unsafe_chars,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+check_path = $(if $(or $(filter-out $(if $(3),0 1,1),$(words $(2))),$(call unsafe_chars,$(subst $(space),?,$(2)),$(PATH_SAFE))),$(error $(1)='$(2)': a space or shell metacharacter; use a path of letters, digits and / . _ - + , @ :))
+empty :=
+space := $(empty) $(empty)
+$(call check_path,PREFIX,$(PREFIX),)
+$(call check_path,DESTDIR,$(DESTDIR),empty-ok)
+
 PKG_CONFIG ?= pkg-config
 IGRAPH_CFLAGS := $(shell $(PKG_CONFIG) --cflags igraph 2>/dev/null)
 IGRAPH_LIBS   := $(shell $(PKG_CONFIG) --libs igraph 2>/dev/null)
@@ -398,6 +413,9 @@ fuzz: fuzz-build
 # lib/python3/dist-packages. `make uninstall` removes exactly these.
 VERSION      := $(shell sed -n 's/^\#define TOPOGEN_VERSION "\(.*\)"/\1/p' \
                   topo/cli/topogen_cli.h)
+# dpsgd-train's own version (what --version prints), for its man page
+DT_VERSION   := $(shell sed -n 's/^\#define DT_TRAIN_VERSION "\(.*\)"/\1/p' \
+                  train/core/dt_summary.h)
 LIBDIR        = $(PREFIX)/lib
 PYDIR         = $(LIBDIR)/python3/dist-packages/topogen
 SHAREDIR      = $(PREFIX)/share/topogen
@@ -405,12 +423,14 @@ DOCDIR        = $(PREFIX)/share/doc/topogen
 MANDIR        = $(PREFIX)/share/man/man1
 COMPDIR       = $(PREFIX)/share/bash-completion/completions
 USER_SCRIPTS := sweep.sh plot.sh summary.sh results.sh results-15.sh consensus.sh \
-                algorithms.sh modelled.sh torch_eval_model.py runs.sh \
+                algorithms.sh modelled.sh torch_eval_model.py runs.sh usage.sh \
                 styles.sh aggregate.awk bench_torch.py results-tables.py \
                 measure-correlation.py
 PY_FILES     := $(wildcard topo/python/topogen/*.py)
-EXAMPLES     := data/examples/learn.c topo/python/examples/dpsgd.py \
+EXAMPLES_SRC := data/examples/learn.c
+EXAMPLES_RUN := topo/python/examples/dpsgd.py \
                 topo/python/examples/fashion.py
+EXAMPLES     := $(EXAMPLES_SRC) $(EXAMPLES_RUN)
 DOCS         := README.md topo/README.md train/README.md topo/python/README.md
 MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
 
@@ -423,7 +443,7 @@ $(BIN)/man/topogen.1: $(BIN)/topogen topo/cli/topogen.h2m
 
 $(BIN)/man/dpsgd-train.1: $(BIN)/dpsgd-train train/cli/dpsgd-train.h2m
 	@mkdir -p $(dir $@)
-	help2man -N --version-string=$(VERSION) -o $@ \
+	help2man -N --version-string=$(DT_VERSION) -o $@ \
 	    -i train/cli/dpsgd-train.h2m \
 	    -n "decentralized SGD over MPI on a topology file" $<
 
@@ -447,7 +467,8 @@ install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
 	ln -sf topogen $(DESTDIR)$(COMPDIR)/dpsgd-train
 	install -m 755 $(addprefix scripts/,$(USER_SCRIPTS)) \
 	    $(DESTDIR)$(SHAREDIR)/scripts/
-	install -m 644 $(EXAMPLES) $(DESTDIR)$(SHAREDIR)/examples/
+	install -m 644 $(EXAMPLES_SRC) $(DESTDIR)$(SHAREDIR)/examples/
+	install -m 755 $(EXAMPLES_RUN) $(DESTDIR)$(SHAREDIR)/examples/
 	for f in $(DOCS); do \
 	    install -m 644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | tr / -) \
 	        || exit 1; done

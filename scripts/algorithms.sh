@@ -27,7 +27,7 @@ set -eu
 
 . "$(dirname "$0")/usage.sh"
 script_out algorithms results-algo "$@"
-BIN=${BIN:-bin}
+BIN=${BIN:-$TREE_BIN}
 NP=${NP:-2}
 WORKERS=${WORKERS:-64}
 PARTITION=${PARTITION:-dirichlet:0.1}

@@ -10,14 +10,25 @@
 # Seconds are also given relative to a reference job timed at the start
 # (a fixed 2000-move search at n = 64, as in bench-topogen.sh), and as
 # CPU seconds (user + system: the figure that survives a shared machine).
+# Part 3 learns a LEARN_N-node graph (default 65,536, degree 4: the
+# documented limit of the learned search) for at most LEARN_LIMIT seconds
+# (default 600: the full schedule takes hours there; the best graph so far
+# is written) and prints its seconds, peak memory, topogen's report (the
+# energy, the moves rejected for a solve that did not converge) and the
+# file's SLEM.
 #
 #   sh scripts/bench-scale.sh            n = 10^5 for the kinds, random 10^5
 #   SCALE_N=1000000 sh scripts/bench-scale.sh   kinds and random at 10^6
+#   PARTS="3" sh scripts/bench-scale.sh  only the 65,536-node learned run
 #   BIN=bin
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=${BIN:-$here/../bin}
 N=${SCALE_N:-100000}
+PARTS=${PARTS:-"1 2 3"}
+LEARN_N=${LEARN_N:-65536}
+LEARN_LIMIT=${LEARN_LIMIT:-600}
+part() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 tg="$BIN/topogen"
 [ -x "$tg" ] || { echo "bench-scale: $tg not found: run 'make' first" >&2; exit 1; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-scale.XXXXXX")
@@ -39,6 +50,7 @@ timed() {
     cpu=$(awk '{ printf "%.2f", $3 + $4 }' "$T/time")
 }
 
+if part 1; then
 echo "# part 1: constructions, Laplacian weights, n about $N"
 printf '%-14s %8s %9s %8s %8s %7s %7s\n' kind n edges seconds cpu_s x_ref MB
 p2=1
@@ -56,6 +68,9 @@ for spec in "ring $N" "rrl $N -d 4" "torus $N" "random $N -d 4" \
     fi
 done
 
+fi
+
+if part 2; then
 echo "# part 2: topogen eval (Laplacian weights; closed-form errors)"
 printf '%-8s %8s %8s %7s %6s %14s %9s %14s %9s %9s\n' graph seconds cpu_s x_ref MB lambda2 err lambdan err slem
 awk -v n=100000 'BEGIN { print "# n=" n; for (i = 0; i < n; i++) print i, (i + 1) % n }' >"$T/ring.txt"
@@ -75,3 +90,15 @@ for g in "ring 100000 4" "torus 300 8" "random $N -"; do
               printf "%-8s %8s %8s %7.1f %6s %14.8e %9s %14.10f %9s %.12f\n", name, secs, cpu, secs / ref, mem, l2, e2, ln, en, sl }' "$T/out"
     fi
 done
+fi
+
+if part 3; then
+echo "# part 3: the learned search at n = $LEARN_N, d = 4 (default flags, --time-limit $LEARN_LIMIT)"
+printf '%-8s %8s %8s %7s %7s %s\n' n seconds cpu_s x_ref MB "topogen's report; the file's slem"
+if timed "$tg" -n "$LEARN_N" -d 4 --time-limit "$LEARN_LIMIT" -o "$T/learned.txt"; then
+    printf '%-8s %8s %8s %7.1f %7s %s; %s\n' "$LEARN_N" "$secs" "$cpu" \
+        "$(echo "$secs $ref" | awk '{ print $1 / $2 }')" "$mem" \
+        "$(grep '^topogen: n=' "$T/err" | sed 's/^topogen: //')" \
+        "$("$tg" eval "$T/learned.txt" --json | sed 's/.*"slem": *\([0-9.e-]*\).*/slem \1/')"
+fi
+fi

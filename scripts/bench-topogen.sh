@@ -66,7 +66,8 @@ row() {
     solver=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([a-z]*\) eigensolver.*/\1/p')
     threads=$(tail -n 1 "$T/l.err" | sed -n 's/.* \([0-9]*\) threads.*/\1/p')
     for k in rrl exponential; do
-        "$tg" -n "$n" -d "$d" --kind "$k" --seed "$SEED" -q -o "$T/$k.txt"
+        dflag="-d $d"; [ "$k" = exponential ] && dflag="" # its own degree
+        "$tg" -n "$n" $dflag --kind "$k" --seed "$SEED" -q -o "$T/$k.txt"
     done
     best=1
     for s in 0 1 2 3 4; do

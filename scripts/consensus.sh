@@ -13,8 +13,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 . "$here/usage.sh"
-script_out consensus "$root/results" "$@"
-BIN=${BIN:-$root/bin}
+script_out consensus "$TREE_OUT" "$@"
+BIN=${BIN:-$TREE_BIN}
 NS=${NS:-"16 32 64 128"}
 KINDS=${KINDS:-"learned rrl random exponential"}
 WEIGHTS=${WEIGHTS:-"laplacian mh"}
@@ -33,7 +33,10 @@ for n in $NS; do
             # again for a kept .dat (to read its degree) is kept only when
             # it has the SLEM the simulation recorded (to its 6 digits)
             if [ ! -s "$f.txt" ]; then
-                "$BIN/topogen" -n "$n" -d "$DEGREE" --kind "$k" --weights "$w" \
+                # an implied degree takes no -d (topogen refuses another)
+                dflag="-d $DEGREE"
+                case $k in exponential|exponential-sym|hypercube) dflag="";; esac
+                "$BIN/topogen" -n "$n" $dflag --kind "$k" --weights "$w" \
                     --seed "$SEED" --quiet -o "$f.txt"
                 if [ -s "$f.dat" ]; then
                     a=$("$BIN/topogen" eval "$f.txt" --simulate 1 --seed "$SEED" | sed -n 's/.* slem=\([0-9.e+-]*\).*/\1/p')

@@ -14,7 +14,8 @@
 # topology files. Left out: .done markers (sweep.sh's skip logic), runs
 # still in progress, agg/ and plots/ (plot.sh makes them again). A DEST
 # sweep folder is replaced as a whole, so runs it lost in SRC do not
-# linger. Prints what it copied.
+# linger. Prints what it copied. SRC and DEST must be apart: the same
+# folder, or one inside the other, is refused (exit 2).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 case "${1:-}" in -h|--help|'') sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; [ -n "${1:-}" ]; exit $?;; esac
@@ -22,6 +23,22 @@ case "${1:-}" in -h|--help|'') sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\
 SRC=$1 DEST=$2
 . "$here/runs.sh"
 [ -d "$SRC" ] || { echo "import-results: $SRC: no such folder" >&2; exit 1; }
+# SRC and DEST resolved (links followed; DEST from its nearest existing
+# folder): the same folder, or one inside the other, is refused, since
+# replacing DEST's sweep folders would delete SRC's runs in progress
+real_src=$(cd "$SRC" && pwd -P)
+d=$DEST rest=""
+while [ ! -d "$d" ]; do
+    rest="/$(basename "$d")$rest"
+    d=$(dirname "$d")
+done
+real_dest="$(cd "$d" && pwd -P)$rest"
+case "$real_dest/" in "$real_src/"*)
+    echo "import-results: DEST $DEST is SRC $SRC or inside it: give a folder outside SRC" >&2; exit 2;;
+esac
+case "$real_src/" in "$real_dest/"*)
+    echo "import-results: SRC $SRC is inside DEST $DEST: give a DEST outside SRC" >&2; exit 2;;
+esac
 mkdir -p "$DEST"
 found=0
 for d in "$SRC"/n*; do

@@ -53,7 +53,7 @@ if [ "${1:-}" = --into ]; then
     shift 2
 fi
 case "${1:-}" in -*) echo "plot: unknown option '$1' (see --help)" >&2; exit 2;; esac
-OUT=${1:-${OUT:-$here/../results}}
+OUT=${1:-${OUT:-$TREE_OUT}}
 [ -d "$OUT/runs" ] || { echo "plot: no $OUT/runs (run scripts/sweep.sh first)" >&2; exit 1; }
 command -v gnuplot >/dev/null 2>&1 || { echo "plot: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
 if [ -z "$PLOTS" ]; then
@@ -88,6 +88,13 @@ for e in "$@"; do
     alg_dirs="$alg_dirs $a=$e"
 done
 
+# Run names go into gnuplot's scripts and the shell's word lists: only
+# the characters sweep.sh itself uses (letters, digits, '.', '_', '-');
+# a record of another name is refused, naming it (check_run_names,
+# runs.sh).
+check_run_names plot "$OUT/runs" || exit 1
+for ad in $alg_dirs; do check_run_names plot "${ad#*=}/runs" || exit 1; done
+
 # 1. Aggregate complete runs by setting (name minus the -sSEED suffix).
 runs=$(complete_runs "$OUT/runs")
 [ -n "$runs" ] || { echo "plot: no complete runs in $OUT/runs (a run needs NAME.settings and a CSV that reached its EPOCHS)" >&2; exit 1; }
@@ -113,8 +120,8 @@ base_of() { echo "${1%@*}"; }
 alg_of() { case $1 in *@*) echo "${1#*@}";; esac; }
 dir_of() {
     a=$(alg_of "$1")
-    if [ -z "$a" ]; then echo "$OUT"; return; fi
-    for ad in $alg_dirs; do [ "${ad%%=*}" = "$a" ] && { echo "${ad#*=}"; return; }; done
+    if [ -z "$a" ]; then printf '%s\n' "$OUT"; return; fi
+    for ad in $alg_dirs; do [ "${ad%%=*}" = "$a" ] && { printf '%s\n' "${ad#*=}"; return; }; done
 }
 part_of() { base_of "$1" | cut -d- -f4-; }
 n_of() { base_of "$1" | cut -d- -f1 | sed 's/^n//'; }
@@ -126,7 +133,7 @@ record_of() { ls "$(dir_of "$1")/runs/$(base_of "$1")"-s*.settings | head -n 1; 
 topo_of() {
     f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
     [ -f "$f" ] || f=$(record_topology "$(record_of "$1")" "$(dir_of "$1")" 2>/dev/null || true)
-    echo "$f"
+    printf '%s\n' "$f"
 }
 seeds_of() { awk '!/^#/ { print $11; exit }' "$AGG/$1.dat"; }
 # degree_of SET: "d" (regular) or "dmin-dmax" from the topology file
@@ -168,10 +175,10 @@ copies_of() {
                                  if (/ kind=epidemic /) { for (k = 1; k <= NF; k++)
                                      if ($k ~ /^s=/) { print substr($k, 3); done = 1; exit } } }
                        /^# round / { r++ } !/^#/ && NF >= 2 && $1 != $2 { e++ }
-                       END { if (!done) print (dir ? 1 : 2) * e / n / (r > 1 ? r : 1) }' "$f"
+                       END { if (!done) print (dir ? 1 : 2) * e / n / (r > 1 ? r : 1) }' "$f" | numeric
     else
         case $(kind_of "$1") in
-        learned|rrl|random) record_value "$(record_of "$1")" DEGREE;;
+        learned|rrl|random) record_value "$(record_of "$1")" DEGREE | numeric;;
         esac
     fi
 }
@@ -182,7 +189,7 @@ step_s_of() {
     m="$(dir_of "$1")/modelled.tsv"
     [ -f "$m" ] || return 0
     awk -v k="n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1")" -v net="$2" \
-        '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$m"
+        '!/^#/ && $1 == k && $2 == net { print $5; exit }' "$m" | numeric
 }
 # ar_of NET: "; all-reduce priced as ALG" from OUT/modelled.tsv's
 # all-reduce rows on NET (their sixth column, scripts/modelled.sh); the
@@ -224,6 +231,25 @@ style_of() {
         echo "$(line_of "$(alg_of "$1")" alg) $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"; return
     fi
     echo "$(line_of "$(kind_of "$1")" "$(weights_of "$1")") $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"
+}
+# gq STRING: STRING for a single-quoted gnuplot string (' doubled; no
+# other character is special there: no backquote substitution, no
+# backslash escape).
+gq() {
+    case $1 in
+    *"'"*) printf '%s' "$1" | sed "s/'/''/g" ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
+# numeric: stdin's first line when it is a number, else nothing (a value
+# read from a topology file or modelled.tsv becomes part of a gnuplot
+# expression)
+numeric() {
+    IFS= read -r _nv || [ -n "$_nv" ] || return 0
+    case $_nv in
+    ''|*[!0-9.eE+-]*|*[eE]*[eE]*|*.*.*) ;;
+    [0-9.]*) printf '%s\n' "$_nv" ;;
+    esac
 }
 # has_col SET COL: the aggregated column has a value in some row
 has_col() { awk -v c="$2" '!/^#/ && $c != "NaN" { f = 1 } END { exit !f }' "$AGG/$1.dat"; }
@@ -295,7 +321,7 @@ plot_one() {
         width=$((520 * cols + 60)); [ "$width" -lt 900 ] && width=900
         height=$((640 * rows + 60))
         echo "set terminal pngcairo size $width,$height font 'DejaVu Sans,10'"
-        echo "set output '$png.tmp'"
+        echo "set output '$(gq "$png.tmp")'"
         # printf, not echo: the title's two-character \n is gnuplot's line
         # break and must reach it as written
         printf '%s\n' "set multiplot layout $rows,$cols title \"$title\" font ',12'"
@@ -316,17 +342,19 @@ plot_one() {
             echo "unset label 1; set yrange [*:*]"
             # the y range from every setting of this worker count, so that
             # its panels share one scale
-            files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$AGG/$s.dat"; fi; done)
+            # (names relative to AGG, whose path may hold spaces; run
+            # names are checked: no spaces)
+            files=$(for s in $sel; do if [ "$(n_of "$s")" = "$n" ]; then echo "$s.dat"; fi; done)
             if [ "$yfloor" = 1 ]; then
                 # accuracy in %: the y axis starts below the lowest
                 # accuracy (band included) from epoch 1 on, so that the
                 # differences between settings are visible; the epoch-0
                 # point (the initial model, near 10%) falls below it and
                 # a label gives its value
-                lo=$(awk -v e="$ecol" '!/^#/ && $1 >= 1 && $4 != "NaN" {
+                lo=$(cd "$AGG" && awk -v e="$ecol" '!/^#/ && $1 >= 1 && $4 != "NaN" {
                          v = $4 - (e > 0 && $e != "NaN" ? $e : 0); if (lo == "" || v < lo) lo = v }
                      END { if (lo != "") print 5 * int(lo * 20 - 1e-9) }' $files)
-                a0=$(awk '!/^#/ && $1 == 0 && $4 != "NaN" { if (lo == "" || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
+                a0=$(cd "$AGG" && awk '!/^#/ && $1 == 0 && $4 != "NaN" { if (lo == "" || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
                      END { if (lo == "") exit
                            a = sprintf("%.1f", 100 * lo); b = sprintf("%.1f", 100 * hi)
                            print (a == b ? a : a "-" b) "%" }' $files)
@@ -340,10 +368,10 @@ plot_one() {
             if [ "$yceil" = 1 ]; then
                 # the loss axis ends above the highest loss from epoch 1
                 # on; the initial model's loss (about 2.3-3.2) is above it
-                hi=$(awk -v c="$ycol" -v e="$ecol" '!/^#/ && $1 >= 1 && $c != "NaN" {
+                hi=$(cd "$AGG" && awk -v c="$ycol" -v e="$ecol" '!/^#/ && $1 >= 1 && $c != "NaN" {
                          v = $c + (e > 0 && $e != "NaN" ? $e : 0); if (v > hi) hi = v }
                      END { if (hi != "") print int(hi * 10 + 1) / 10 }' $files)
-                l0=$(awk -v c="$ycol" '!/^#/ && $1 == 0 && $c != "NaN" { if (lo == "" || $c < lo) lo = $c; if ($c > hi) hi = $c }
+                l0=$(cd "$AGG" && awk -v c="$ycol" '!/^#/ && $1 == 0 && $c != "NaN" { if (lo == "" || $c < lo) lo = $c; if ($c > hi) hi = $c }
                      END { if (lo == "") exit
                            a = sprintf("%.2f", lo); b = sprintf("%.2f", hi)
                            print (a == b ? a : a "-" b) }' $files)
@@ -376,12 +404,12 @@ plot_one() {
                 if [ "$ecol" != 0 ] && [ "$(seeds_of "$s")" -gt 1 ]; then
                     # the band from epoch 1 on: the epoch-0 point (one
                     # initial model, std 0) would draw a wedge
-                    cmd="$cmd '$f' u $x:(\$1 >= 1 ? $scale*(\$$ycol-\$$ecol) : 1/0):(\$1 >= 1 ? $scale*(\$$ycol+\$$ecol) : 1/0) w filledcurves $lc notitle,"
+                    cmd="$cmd '$(gq "$f")' u $x:(\$1 >= 1 ? $scale*(\$$ycol-\$$ecol) : 1/0):(\$1 >= 1 ? $scale*(\$$ycol+\$$ecol) : 1/0) w filledcurves $lc notitle,"
                 fi
                 if [ "$logy" = 1 ]; then
-                    cmd="$cmd '$f' u $x:(\$$ycol > 0 ? \$$ycol : 1/0) w lp $st ps 0.9 pi $pi t '$(label_of "$s")',"
+                    cmd="$cmd '$(gq "$f")' u $x:(\$$ycol > 0 ? \$$ycol : 1/0) w lp $st ps 0.9 pi $pi t '$(gq "$(label_of "$s")")',"
                 else
-                    cmd="$cmd '$f' u $x:($scale*\$$ycol) w lp $st ps 0.9 pi $pi t '$(label_of "$s")',"
+                    cmd="$cmd '$(gq "$f")' u $x:($scale*\$$ycol) w lp $st ps 0.9 pi $pi t '$(gq "$(label_of "$s")")',"
                 fi
             done
             [ "$band" = 1 ] && cmd="$cmd keyentry w filledcurves fc rgb '#999999' fs transparent solid 0.3 t '±1 std over seeds',"
@@ -393,14 +421,20 @@ plot_one() {
     mv "$png.tmp" "$png"
     # the same figure as a PDF (vector, for a paper), same layout in inches
     pdf="${png%.png}.pdf"
-    sed "1s/.*/set terminal pdfcairo size $(awk -v w="$width" 'BEGIN { print w / 100 }')in,$(awk -v h="$height" 'BEGIN { print h / 100 }')in font 'DejaVu Sans,10'/; 2s|.*|set output '$pdf.tmp'|" "$gp" > "$gp.pdf"
+    {
+        echo "set terminal pdfcairo size $(awk -v w="$width" 'BEGIN { print w / 100 }')in,$(awk -v h="$height" 'BEGIN { print h / 100 }')in font 'DejaVu Sans,10'"
+        echo "set output '$(gq "$pdf.tmp")'"
+        tail -n +3 "$gp"
+    } > "$gp.pdf"
     gnuplot "$gp.pdf"
     mv "$pdf.tmp" "$pdf"
     rm -f "$gp.pdf"
     echo "plot: wrote $png (and .pdf)"
 }
 
-desc="${DATASET:-?}, ${MODEL:-?}, batch ${BATCH:-?}/worker, lr ${LR:-?}"
+# grid.env's values go into gnuplot's double-quoted titles, where \, "
+# and ` are special: only plain characters are kept
+desc=$(printf '%s' "${DATASET:-?}, ${MODEL:-?}, batch ${BATCH:-?}/worker, lr ${LR:-?}" | tr -cd 'A-Za-z0-9 .,:/=+?_-')
 acc="test accuracy of the average model (%)"
 for part in $parts; do
     pl=$(echo "$part" | sed 's/-/ /; s/dirichlet /dirichlet α=/')

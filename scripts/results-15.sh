@@ -66,9 +66,10 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+. "$here/usage.sh" # TREE_BIN, TREE_OUT
 case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
-OUT=${1:-${OUT:-$root/results}}
-BIN=${BIN:-$root/bin}
+OUT=${1:-${OUT:-$TREE_OUT}}
+BIN=${BIN:-$TREE_BIN}
 export BIN
 smoke=${SMOKE:-0}
 export SMOKE=0 # sweep.sh's own smoke defaults must not apply

@@ -77,9 +77,10 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/runs.sh" # comm_label
 root=$(cd "$here/.." && pwd)
+. "$here/usage.sh" # TREE_BIN, TREE_OUT
 case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; -*) echo "results: unknown option '$1' (see --help)" >&2; exit 2;; esac
-OUT=${1:-${OUT:-$root/results}}
-BIN=${BIN:-$root/bin}
+OUT=${1:-${OUT:-$TREE_OUT}}
+BIN=${BIN:-$TREE_BIN}
 export BIN
 die() { echo "results: $*" >&2; exit 1; }
 smoke=${SMOKE:-0}

@@ -1,6 +1,7 @@
 # runs.sh: which runs of a sweep directory are complete, from committed
 # files only, how settings records and grid.env are written and read
-# (load_env: as data). Sourced by plot.sh, summary.sh, sweep.sh,
+# (load_env: as data), which run names are safe (check_run_names).
+# Sourced by plot.sh, summary.sh, sweep.sh,
 # modelled.sh and backfill-settings.sh, not run.
 #
 # A run NAME is complete when OUT/runs/NAME.settings (its settings record,
@@ -25,6 +26,21 @@ complete_runs() {
             'want != "" && $1 ~ /^[0-9.]+$/ && $1 + 0 == want + 0 { ok = 1 }
              END { exit !ok }' && echo "$name"
     done | sort
+}
+
+# check_run_names PROG DIR: every DIR/*.settings and DIR/*.csv is named
+# with the characters sweep.sh uses (letters, digits, '.', '_', '-'); the
+# first that is not: "PROG: FILE: a run name of other characters ..."
+# and return 1. Run names reach gnuplot's scripts and word lists.
+check_run_names() {
+    for _cn in "$2"/*.settings "$2"/*.csv; do
+        [ -e "$_cn" ] || continue
+        case $(basename "$_cn") in
+        *[!A-Za-z0-9._-]*)
+            printf '%s: %s: a run name of other characters than sweep.sh writes (letters, digits, ., _, -): rename or remove it\n' "$1" "$_cn" >&2
+            return 1 ;;
+        esac
+    done
 }
 
 # The keys grid.env and the settings records hold.
@@ -62,7 +78,7 @@ record_value() { sed -n "s/^$2=\"\(.*\)\"\$/\1/p" "$1" | head -n 1; }
 record_topology() {
     _rt=$(record_value "$1" TOPOLOGY)
     [ -z "$_rt" ] || [ -f "$_rt" ] || _rt="$2/topo/$(basename "$_rt")"
-    echo "$_rt"
+    printf '%s\n' "$_rt"
 }
 
 # ---- writing records (sweep.sh, backfill-settings.sh) ----------------------

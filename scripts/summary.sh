@@ -29,7 +29,7 @@ if [ "${1:-}" = --into ]; then
 fi
 case "${1:-}" in -*) echo "summary: unknown option '$1' (see --help)" >&2; exit 2;; esac
 . "$here/runs.sh"
-OUT=${1:-${OUT:-$here/../results}}
+OUT=${1:-${OUT:-$TREE_OUT}}
 INTO=${INTO:-$OUT}
 mkdir -p "$INTO"
 TARGETS=${TARGETS:-"0.85 0.88"}

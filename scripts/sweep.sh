@@ -29,15 +29,17 @@
 # settings, GLOBAL_ID, and the union of the grid lists over every run in
 # OUT/runs) is true of every run there. Partial CSVs of an interrupted run
 # are never used: the trainer writes its log atomically. See
-# data/results/README.md, "Sweep run identity".
+# data/results/README.md, "Sweep run identity". A SIGTERM, SIGINT or SIGHUP
+# stops the run in progress too (its mpirun gets SIGTERM) and the sweep
+# exits 128 + the signal.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 . "$here/usage.sh"
-script_out sweep "$root/results" "$@"
+script_out sweep "$TREE_OUT" "$@"
 . "$here/runs.sh" # global_settings, id_of, settings_record, grid_env
-BIN=${BIN:-$root/bin}
+BIN=${BIN:-$TREE_BIN}
 NP=${NP:-$(nproc)}
 DEGREE=${DEGREE:-4}
 TOPO_SEED=${TOPO_SEED:-1}
@@ -180,10 +182,14 @@ topo_file() { # n kind weights [partition seed: data-aware kinds]
     if [ ! -s "$f" ]; then
         kflag="--kind $2"
         wflag="--weights $3"
+        # kinds whose degree is implied take no -d (topogen refuses
+        # another)
+        dflag="-d $DEGREE"
+        case $2 in exponential|exponential-sym|hypercube) dflag="";; esac
         [ "$3" = own ] && wflag=""
         [ "$2" = learned-slem ] && kflag="--kind learned --objective slem-mh"
         [ "$2:$3" = perm:learned ] && { kflag="--kind learned --directed --objective neff"; wflag=""; }
-        "$BIN/topogen" -n "$1" -d "$DEGREE" $kflag $wflag \
+        "$BIN/topogen" -n "$1" $dflag $kflag $wflag \
             --seed "$TOPO_SEED" --quiet -o "$f" \
             || die "topogen failed for n=$1 kind=$2 weights=$3"
     fi
@@ -199,6 +205,15 @@ done; done; done
 
 i=0
 t0=$(date +%s)
+# stop_job CODE: a signal reached the sweep during a run: the run's
+# mpirun gets SIGTERM (and ends its ranks), the sweep waits for it and
+# exits CODE; the run has no .done marker, so the next sweep makes it again
+stop_job() {
+    echo "sweep: stopped by a signal: ending the run in progress" >&2
+    kill -TERM "$job" 2>/dev/null || true
+    wait "$job" 2>/dev/null || true
+    exit "$1"
+}
 run() { # name np workers setting partition seed topology-file args...
     name=$1; np=$2
     i=$((i + 1))
@@ -231,11 +246,22 @@ run() { # name np workers setting partition seed topology-file args...
     rm -f "$OUT/runs/$name.csv"
     start=$(date +%s)
     printf '[%d/%d] %s ... ' "$i" "$total" "$name"
-    if mpirun --oversubscribe --bind-to none -np "$np" "$BIN/dpsgd-train" \
+    # in the background, so that a SIGTERM, SIGINT or SIGHUP to the sweep
+    # stops the job too (mpirun passes it to the ranks) instead of leaving
+    # it writing into OUT
+    mpirun --oversubscribe --bind-to none -np "$np" "$BIN/dpsgd-train" \
            --dataset "$DATASET" --model "$MODEL" --epochs "$EPOCHS" \
            --batch "$BATCH" --lr "$LR" --momentum "$MOMENTUM" \
            --log "$OUT/runs/$name.csv" --quiet $TRAIN_ARGS "$@" \
-           > "$OUT/logs/$name.log" 2>&1; then
+           > "$OUT/logs/$name.log" 2>&1 </dev/null &
+    job=$!
+    trap 'stop_job 143' TERM
+    trap 'stop_job 130' INT
+    trap 'stop_job 129' HUP
+    job_rc=0
+    wait "$job" || job_rc=$?
+    trap - TERM INT HUP
+    if [ "$job_rc" = 0 ]; then
         echo "$run_id" > "$OUT/runs/$name.done.tmp"
         mv "$OUT/runs/$name.done.tmp" "$OUT/runs/$name.done"
         write_grid

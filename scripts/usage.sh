@@ -28,3 +28,23 @@ script_out() {
     [ $# -le 1 ] || { echo "$_so_name: one argument (OUT) expected, got $# (see --help)" >&2; exit 2; }
     OUT=${1:-${OUT:-$_so_default}}
 }
+
+# echo prints its arguments as they are, in every script that sources
+# this file: dash's builtin echo turns a backslash sequence of a path
+# (OUT=/data/x\new) into a control character.
+echo() { printf '%s\n' "$*"; }
+
+# TREE_BIN, TREE_OUT: the defaults of BIN and OUT for the tree the script
+# runs from. In a source tree (scripts/ beside bin/): ROOT/bin and
+# ROOT/results. Installed (`make install`: PREFIX/share/topogen/scripts):
+# PREFIX/bin, and results in the current directory (./results), never
+# under PREFIX/share.
+_us_here=$(cd "$(dirname "$0")" && pwd)
+case $_us_here in
+*/share/topogen/scripts)
+    TREE_BIN=${_us_here%/share/topogen/scripts}/bin
+    TREE_OUT=$PWD/results ;;
+*)
+    TREE_BIN=$(cd "$_us_here/.." && pwd)/bin
+    TREE_OUT=$(cd "$_us_here/.." && pwd)/results ;;
+esac

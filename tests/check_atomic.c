@@ -245,6 +245,41 @@ START_TEST(test_lock_refuses_second_writer)
 }
 END_TEST
 
+/* issue 34: a signal handler's cm_atomic_unlink_pending removes the
+ * temporaries of the files being written (two at once here), and only
+ * them: the target of a finished write and a foreign *.tmp.* stay; an
+ * abort after it is harmless. */
+START_TEST(test_unlink_pending)
+{
+    write_text("kept\n"); /* a finished file: not pending */
+    char other[600], foreign[600];
+    snprintf(other, sizeof other, "%s/other.txt", dir);
+    snprintf(foreign, sizeof foreign, "%s/x.tmp.AbCdEf", dir);
+    FILE *fp = fopen(foreign, "w");
+    ck_assert_ptr_nonnull(fp);
+    fclose(fp);
+    cm_afile a, b;
+    ck_assert_int_eq(cm_atomic_open(&a, path), CM_OK);
+    ck_assert_int_eq(cm_atomic_open(&b, other), CM_OK);
+    fputs("half", a.fp);
+    ck_assert_int_eq(dir_entries(), 4);
+    cm_atomic_unlink_pending();
+    ck_assert_int_eq(access(a.tmp, F_OK), -1);
+    ck_assert_int_eq(access(b.tmp, F_OK), -1);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(access(foreign, F_OK), 0);
+    cm_atomic_abort(&a);
+    cm_atomic_abort(&b);
+    ck_assert_int_eq(dir_entries(), 2);
+    /* the slots are free again: a new write is listed and committed */
+    ck_assert_int_eq(cm_atomic_open(&a, other), CM_OK);
+    fputs("whole\n", a.fp);
+    ck_assert_int_eq(cm_atomic_commit(&a), CM_OK);
+    cm_atomic_unlink_pending();
+    ck_assert_int_eq(access(other, F_OK), 0);
+}
+END_TEST
+
 Suite *atomic_suite(void)
 {
     Suite *s = suite_create("atomic");
@@ -256,6 +291,7 @@ Suite *atomic_suite(void)
     tcase_add_test(tc, test_open_errors);
     tcase_add_test(tc, test_special_files_written_in_place);
     tcase_add_test(tc, test_lock_refuses_second_writer);
+    tcase_add_test(tc, test_unlink_pending);
     suite_add_tcase(s, tc);
     return s;
 }

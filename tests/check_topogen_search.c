@@ -349,6 +349,48 @@ START_TEST(stop_returns_best_so_far)
 }
 END_TEST
 
+/* issue 34: a move whose sparse solve does not converge (here: Lanczos
+ * capped at 80 products on 200 nodes) is rejected, not the run's end;
+ * the best graph so far comes back, with its energy right even when its
+ * final re-solve fails too; when even the start's solve fails, a clear
+ * CM_ENUMERIC. The default cap fails nothing. */
+START_TEST(failed_solves_are_rejected_moves)
+{
+    tg_search_opts o = opts_nd(200, 4);
+    o.iters = 300;
+    o.restarts = 1;
+    o.solver = TG_SOLVER_SPARSE;
+    o.max_matvec = 80;
+    tg_graph g;
+    tg_search_result res;
+    run(&o, &g, &res);
+    ck_assert_uint_gt(res.failed_solves, 0);
+    ck_assert_uint_gt(res.accepted, 0);
+    ck_assert(res.energy < res.start_energy);
+    assert_regular_connected(&g, 200, 4);
+    tg_spec sp;
+    tg_spec_init(&sp);
+    double l2, ln;
+    ck_assert_int_eq(tg_spec_extremes(&sp, &g, &l2, &ln), CM_OK);
+    ck_assert_double_eq_tol(res.energy,
+                            tg_objective_energy(o.obj, 4, l2, ln), 1e-8);
+    tg_spec_destroy(&sp);
+    tg_graph_destroy(&g);
+
+    o.max_matvec = 20; /* the start's solve fails as well */
+    tg_graph_init(&g);
+    ck_assert_int_eq(tg_search_run(&o, &g, &res), CM_ENUMERIC);
+    ck_assert_str_eq(cm_last_error(), "search: no restart produced a graph "
+                     "(the eigensolve of every start did not converge)");
+    tg_graph_destroy(&g);
+
+    o.max_matvec = 0;
+    run(&o, &g, &res);
+    ck_assert_uint_eq(res.failed_solves, 0);
+    tg_graph_destroy(&g);
+}
+END_TEST
+
 /* Eigenpairs from tg_spec_vectors satisfy L v = mu v, and the Rayleigh
  * bounds the screen uses hold for random swaps. */
 START_TEST(vectors_and_bounds)
@@ -590,6 +632,7 @@ Suite *topogen_search_suite(void)
     tcase_add_test(tc, threads_same_result);
     tcase_add_test(tc, moves_of_several_swaps);
     tcase_add_test(tc, stop_returns_best_so_far);
+    tcase_add_test(tc, failed_solves_are_rejected_moves);
     tcase_add_test(tc, vectors_and_bounds);
     tcase_add_test(tc, objectives_match_weights);
     tcase_add_test(tc, eval_closed_forms);

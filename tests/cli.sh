@@ -150,7 +150,8 @@ topogen_cases() {
     check 'grep -qE "^degree +min 4 max 4$" "$T/out"' "interrupted file is 4-regular"
 
     for k in ring rrl torus hypercube exponential random complete; do
-        expect_ok "kind $k" "$tg" -n 16 -d 4 --kind "$k" --weights mh -q -o "$T/$k.txt"
+        dflag="-d 4"; [ "$k" = exponential ] && dflag="" # its degree is 7
+        expect_ok "kind $k" "$tg" -n 16 $dflag --kind "$k" --weights mh -q -o "$T/$k.txt"
         expect_ok "eval $k" "$tg" eval "$T/$k.txt" --json
     done
     printf '0 1\n1 2\n2 3\n3 0\n0 2\n' >"$T/nx.txt"

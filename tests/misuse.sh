@@ -154,6 +154,123 @@ for how in mpi dt; do
         "--weights mh on a time-varying file ($how)" $how --topology "$T/ope8.txt" $syn --epochs 1 --weights mh
 done
 
+# ---- outputs that are inputs or each other (issue 34) --------------------
+# refused before anything is written, exit 2 naming both flags; the
+# topology is unchanged, no output appears
+cp "$T/g4.txt" "$T/in.txt"
+ln "$T/in.txt" "$T/in-link.txt"
+for o in --log --summary --save-model --write-partition; do
+    expect 2 "^dpsgd-train: $o $T/in.txt: the same file as --topology $T/in.txt" \
+        "$o naming the --topology file" dt --topology "$T/in.txt" $syn --epochs 1 $o "$T/in.txt"
+    check 'cmp -s "$T/in.txt" "$T/g4.txt"' "$o replaced the topology file"
+done
+expect 2 "^dpsgd-train: --log $T/in-link.txt: the same file as --topology $T/in.txt" \
+    "--log a hard link of the topology (mpirun)" mpi --topology "$T/in.txt" $syn --epochs 1 --log "$T/in-link.txt"
+expect 2 "^dpsgd-train: --summary $T/./out.csv: the same file as --log $T/out.csv" \
+    "--log X --summary X (X new)" dt $g $syn --epochs 1 --log "$T/out.csv" --summary "$T/./out.csv"
+check '[ ! -e "$T/out.csv" ]' "a refused run wrote $T/out.csv"
+expect 2 "^dpsgd-train: --save-model $T/cnn.st: the same file as --init-model $T/cnn.st" \
+    "--save-model naming --init-model" dt $syn --epochs 1 --model cnn --init-model "$T/cnn.st" --save-model "$T/cnn.st"
+expect 0 "" "--log and --summary both /dev/null" dt $g $syn --epochs 1 --log /dev/null --summary /dev/null
+# two runs on one --summary or --save-model: the second is refused, as
+# for --log (the first holds FILE.lock)
+expect 1 "^dpsgd-train: --summary $T/s.json is in use by another run" \
+    "--summary of a running run" flock "$T/s.json.lock" "$BIN/dpsgd-train" $g $syn --epochs 1 --summary "$T/s.json"
+expect 1 "^dpsgd-train: --save-model $T/m.st is in use by another run" \
+    "--save-model of a running run (mpirun)" flock "$T/m.st.lock" sh -c \
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0 mpirun -q --oversubscribe --bind-to none -np 2 '$BIN/dpsgd-train' $g $syn --epochs 1 --save-model '$T/m.st'"
+check '[ ! -e "$T/s.json" ] && [ ! -e "$T/m.st" ]' "a refused run wrote its summary or model"
+expect 0 "" "--summary and --save-model, no other run" dt $g $syn --epochs 1 --summary "$T/s.json" --save-model "$T/m.st"
+check '[ -s "$T/s.json" ] && [ -s "$T/m.st" ] && [ ! -e "$T/s.json.lock" ] && [ ! -e "$T/m.st.lock" ]' \
+    "summary and model written, lock files removed: $(ls "$T" | tr '\n' ' ')"
+
+# ---- a signal while topogen writes (issue 34) ----------------------------
+# SIGTERM once the 10^6-node file's temporary exists: exit 143, neither
+# the file nor its *.tmp.XXXXXX left
+mkdir "$T/sig"
+"$BIN/topogen" -n 1000000 --kind ring -q -o "$T/sig/ring.txt" &
+tg=$!
+while kill -0 "$tg" 2>/dev/null && [ -z "$(ls "$T/sig")" ]; do sleep 0.01; done
+kill -TERM "$tg" 2>/dev/null
+wait "$tg"
+rc=$?
+check '[ "$rc" -eq 143 ] && [ -z "$(ls -A "$T/sig")" ]' "topogen killed while writing: exit $rc, left: $(ls -A "$T/sig" | tr '\n' ' ')"
+
+# ---- a memory limit (issue 34) -------------------------------------------
+# under ulimit -v 200000 topogen ends at once with exit 1 and one message
+# (OpenBLAS retried its buffer allocation forever: a hang, even for 16
+# nodes); a pipe beyond the 2 GiB cap reports the cap, not "out of memory"
+# (the buffer doubled to 4 GiB before the cap was checked)
+"$BIN/topogen" -n 16 -d 3 -q -o "$T/g16.txt"
+expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 200000 KB\)" \
+    "topogen eval under ulimit -v 200000" timeout -s KILL 60 sh -c "ulimit -v 200000; exec '$BIN/topogen' eval '$T/g16.txt'"
+expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 200000 KB\)" \
+    "topogen -n 4096 under ulimit -v 200000" timeout -s KILL 60 sh -c "ulimit -v 200000; exec '$BIN/topogen' -n 4096 -d 4 -q -o '$T/m.txt'"
+expect 1 "^topogen: -: larger than the 2147483647-byte \(2 GiB\) limit of topology files" \
+    "2.2 GB on stdin under ulimit -v 3500000" sh -c "yes '0 1' | head -c 2200000000 | (ulimit -v 3500000; exec '$BIN/topogen' eval -)"
+
+# ---- silent settings and outputs (issue 34) ------------------------------
+# perm and exp-directed above 4,096 nodes (--help says 10^6): written, the
+# header without the n_eff it cannot compute, and saying so
+for k in perm exp-directed; do
+    expect 0 "" "--kind $k at 4,097 nodes" "$BIN/topogen" -n 4097 -d 2 --kind $k -q -o "$T/$k.txt"
+    check 'grep -q "^# messages=[0-9.]* (n_eff and ||W - J||_2 are computed up to 4096 nodes)" "$T/$k.txt" && ! grep -q "neff=" "$T/$k.txt"' \
+        "$k at 4,097 nodes: header $(sed -n 3p "$T/$k.txt")"
+done
+# a W that does not mix: reported, then refused as the trainer refuses it
+printf '0 1 0.9\n1 2 0.9\n2 0 0.9\n' >"$T/nomix.txt"
+case_no=$((case_no + 1))
+run "$BIN/topogen" eval "$T/nomix.txt"
+if [ "$rc" -eq 1 ] && grep -q "^slem  *1.7" "$T/out" &&
+    grep -q "^topogen: $T/nomix.txt: W does not mix: its second-largest eigenvalue modulus ||W - 11^T/n||_2 is 1.7 (must be below 1); dpsgd-train refuses this file" "$T/err"; then
+    passed=$((passed + 1))
+else fail "eval of a W that does not mix: exit $rc: $(head -c 300 "$T/err")"; fi
+# settings that would be ignored are refused; the implied degree itself
+# is accepted
+expect 2 "^topogen: --hetero-weight: needs --labels COUNTS" "--hetero-weight without --labels" \
+    "$BIN/topogen" -n 16 -d 4 --hetero-weight 5 -q -o "$T/dx.txt"
+expect 2 "^topogen: -d 3: --kind hypercube on 16 nodes has degree 4 \(implied by the kind\): leave -d out" \
+    "-d 3 --kind hypercube" "$BIN/topogen" -n 16 -d 3 --kind hypercube -q -o "$T/dx.txt"
+expect 2 "^topogen: -d 4: --kind exponential-sym on 16 nodes has degree 7" \
+    "-d 4 --kind exponential-sym" "$BIN/topogen" -n 16 -d 4 --kind exponential-sym -q -o "$T/dx.txt"
+check '[ ! -e "$T/dx.txt" ]' "a refused setting wrote $T/dx.txt"
+expect 0 "" "-d 4 --kind hypercube on 16 nodes (its degree)" "$BIN/topogen" -n 16 -d 4 --kind hypercube -q -o "$T/dx.txt"
+# messages and help
+expect 2 "^topogen: unknown command 'evaluate' \(did you mean 'eval'\?\)" "topogen evaluate" \
+    "$BIN/topogen" evaluate "$T/g4.txt"
+check '"$BIN/topogen" --help | grep -q "^       topogen compare -n N -d D"' "compare is not in topogen --help"
+expect 2 "^dpsgd-train: --algorithm: unknown algorithm 'd3' \(choose dpsgd, d2, gt, qgm or clique-avg\)" \
+    "--algorithm d3" dt $g $syn --epochs 1 --algorithm d3
+expect 2 "^dpsgd-train: --net 'lan': not a preset \(datacenter or wan\)" "--net lan" dt $g $syn --epochs 1 --net lan
+expect 1 "^dpsgd-train: data directory /nonexistent/c does not exist \(CIFAR-10 is not packaged: unpack its binary version" \
+    "--dataset cifar10 without its files" dt --dataset cifar10 --data /nonexistent/c --epochs 1
+# --gamma is --lr-decay now: the old name works (the same run) and says so
+expect 0 "" "--lr-decay 0.5" dt $g $syn --epochs 2 --schedule step --step-epochs 1 --lr-decay 0.5
+h1=$(hash_of)
+expect 0 "" "--gamma 0.5 (old name)" dt $g $syn --epochs 2 --schedule step --step-epochs 1 --gamma 0.5
+check '[ -n "$h1" ] && [ "$(hash_of)" = "$h1" ] && grep -q "^dpsgd-train: notice: --gamma is now --lr-decay" "$T/err"' \
+    "--gamma: the same run as --lr-decay ($h1 vs $(hash_of)) with a notice: $(head -c 200 "$T/err")"
+# the summary: the real image counts, the topology by hash; all-reduce
+# prints no SLEM nor gossip time; the placement line once
+rm -f "$T/s.json" "$T/s2.json"
+expect 0 "" "gossip run with --summary" mpi $g $syn --epochs 1 --summary "$T/s.json"
+check '/usr/bin/python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+h = 14695981039346656037
+for b in open(sys.argv[2], \"rb\").read():
+    h = ((h ^ b) * 1099511628211) % 2**64
+assert s[\"result\"][\"train_images\"] == 256 and s[\"result\"][\"test_images\"] == 64, s[\"result\"]
+assert s[\"settings\"][\"topology_hash\"] == \"%016x\" % h, (s[\"settings\"][\"topology_hash\"], h)
+" "$T/s.json" "$T/g4.txt"' "summary: train_images/test_images/topology_hash: $(grep -o '"train_images":[^,]*,"test_images":[^,]*' "$T/s.json")"
+check '[ "$(grep -c "^placement " "$T/out")" -eq 1 ]' "placement line printed $(grep -c "^placement " "$T/out") times (--quiet)"
+syn_loud=$(echo "$syn" | sed 's/--quiet//')
+expect 0 "" "gossip run with progress lines" mpi $g $syn_loud --epochs 1
+check '[ "$(grep -c "^placement " "$T/out")" -eq 1 ]' "placement line printed $(grep -c "^placement " "$T/out") times"
+expect 0 "" "all-reduce run with --summary" mpi --mode allreduce --workers 4 $syn --epochs 1 --summary "$T/s2.json"
+check 'grep -q "^final: allreduce" "$T/out" && ! grep -q "slem" "$T/out" && ! grep -q "gossip in-memory" "$T/out" && grep -q "\"slem\": *null" "$T/s2.json"' \
+    "all-reduce prints a SLEM or a gossip time: $(grep "^final\|^time" "$T/out" | tr '\n' ' ')"
+
 # ---- --log on a device (item 9) ----------------------------------------
 # nothing is locked (or created) beside a file that is not a regular one:
 # as root a device node of our own whose DEV.lock another process holds
@@ -222,6 +339,53 @@ check '[ ! -e "$T/PWNED" ] && [ ! -e "$T/cwd/PWNED" ]' "grid.env's \$(touch PWNE
 echo 'rm -rf "$HOME/nothing-here"' >>"$T/evil/grid.env"
 expect 1 "grid.env:[0-9]+: not a KEY=\"value\" line" "summary.sh with a shell line in grid.env" \
     sh "$S/summary.sh" "$T/evil"
+# ---- scripts: names, folders, signals (issue 34) -------------------------
+# a run name that would be gnuplot code is refused by plot.sh, naming the
+# file; nothing is run
+mkdir -p "$T/evilnames"
+cp -r "$R/n16/runs" "$R/n16/topo" "$R/n16/grid.env" "$T/evilnames/"
+bad="n8-rrl-mh-x';system('touch PWNED');'-s1"
+cp "$R/n16/runs/n16-allreduce-none-iid-s1.settings" "$T/evilnames/runs/$bad.settings"
+cp "$R/n16/runs/n16-allreduce-none-iid-s1.csv" "$T/evilnames/runs/$bad.csv"
+(cd "$T/cwd" && expect 1 "^plot: $T/evilnames/runs/n8-rrl-mh-x';system\('touch PWNED'\);'-s1\.(settings|csv): a run name of other characters" \
+    "plot.sh on a run name with gnuplot code" sh "$S/plot.sh" --into "$T/evilplots" "$T/evilnames")
+check '[ ! -e "$T/cwd/PWNED" ] && [ ! -e "$T/PWNED" ]' "plot.sh ran the run name's system()"
+rm -f "$T/evilnames/runs/$bad".*
+# OUT with a space, a quote and a backslash: plot.sh draws (the same
+# figures as from a plain path)
+sp="$T/o u't\\new"
+mkdir -p "$sp"
+cp -r "$T/evilnames" "$sp/n16"
+(cd "$T/cwd" && expect 0 "" "plot.sh with ' \\ and a space in OUT" sh "$S/plot.sh" "$sp/n16")
+check '[ -s "$sp/n16/plots/acc-epoch-iid.png" ] && [ -s "$sp/n16/plots/consensus-iid.pdf" ] && [ -z "$(ls -A "$T/cwd")" ]' \
+    "plot.sh in '$sp/n16': $(ls "$sp/n16/plots" 2>&1 | head -3 | tr '\n' ' ')"
+# import-results.sh SRC SRC (or one inside the other) deletes nothing
+mkdir "$T/imp"
+cp -r "$T/evilnames" "$T/imp/n16"
+touch "$T/imp/n16/runs/notes.txt"
+for dest in "$T/imp" "$T/imp/." "$T/imp/sub/x"; do
+    expect 2 "^import-results: DEST $dest is SRC $T/imp or inside it" \
+        "import-results.sh SRC $dest" sh "$S/import-results.sh" "$T/imp" "$dest"
+done
+expect 2 "^import-results: SRC $T/imp/n16 is inside DEST $T/imp" \
+    "import-results.sh with SRC inside DEST" sh "$S/import-results.sh" "$T/imp/n16" "$T/imp"
+check '[ -f "$T/imp/n16/runs/notes.txt" ] && [ ! -e "$T/imp/sub" ]' "import-results.sh touched SRC: $(ls "$T/imp" "$T/imp/n16/runs" | head -5 | tr '\n' ' ')"
+# sweep.sh stopped by SIGTERM stops its mpirun job: no process is left
+# writing into OUT
+so="$T/sweep signal"
+SMOKE=1 WORKERS=4 SETTINGS=learned:laplacian PARTITIONS=iid ALLREDUCE=0 EPOCHS=100 NP=2 \
+    BIN="$BIN" sh "$S/sweep.sh" "$so" >"$T/sweep.out" 2>&1 &
+sw=$!
+k=0
+while [ $k -lt 300 ] && ! ps -eo args | grep -F "$so/runs" | grep -q dpsgd-train; do sleep 0.1; k=$((k + 1)); done
+kill -TERM "$sw"
+wait "$sw"
+rc=$?
+k=0
+while [ $k -lt 100 ] && ps -eo args | grep -F "$so/runs" | grep -q dpsgd-train; do sleep 0.1; k=$((k + 1)); done
+check '[ "$rc" -eq 143 ] && ! ps -eo args | grep -F "$so/runs" | grep -q dpsgd-train && [ ! -e "$so/runs/n4-learned-laplacian-iid-s1.done" ]' \
+    "sweep.sh after SIGTERM: exit $rc, still running: $(ps -eo pid,args | grep -F "$so/runs" | grep -v grep | cut -c1-80)"
+
 
 echo "misuse: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

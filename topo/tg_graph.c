@@ -356,20 +356,34 @@ cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
     return st;
 }
 
-size_t tg_ring_lattice_edges(size_t s, size_t d, unsigned char *seen,
-                             size_t *u, size_t *v)
+/* The k-th offset of the ring lattice (k = 1..d/2, then s/2 for odd d),
+ * mod s. */
+static size_t lattice_offset(size_t s, size_t d, size_t k)
 {
+    return (k <= d / 2 ? k : s / 2) % s;
+}
+
+size_t tg_ring_lattice_edges(size_t s, size_t d, size_t *u, size_t *v)
+{
+    const size_t K = d / 2 + d % 2;
     size_t m = 0;
-    memset(seen, 0, s * s);
     for (size_t i = 0; i < s; i++)
-        for (size_t k = 1; k <= d / 2 + d % 2; k++) {
-            size_t j = (i + (k <= d / 2 ? k : s / 2)) % s;
-            size_t a = i < j ? i : j, b = i < j ? j : i;
-            if (a == b || seen[a * s + b])
+        for (size_t k = 1; k <= K; k++) {
+            size_t o = lattice_offset(s, d, k), j = (i + o) % s;
+            if (j == i)
+                continue; /* a self-loop */
+            /* the pair {i, j} was listed before when an earlier slot
+             * makes it: (i, k') with the same offset, or (j, k') with
+             * the opposite one when j comes first */
+            int dup = 0;
+            for (size_t k2 = 1; k2 <= K && !dup; k2++) {
+                size_t o2 = lattice_offset(s, d, k2);
+                dup = (k2 < k && o2 == o) || (j < i && o2 == s - o);
+            }
+            if (dup)
                 continue;
-            seen[a * s + b] = 1;
-            u[m] = a;
-            v[m++] = b;
+            u[m] = i < j ? i : j;
+            v[m++] = i < j ? j : i;
         }
     return m;
 }
@@ -382,18 +396,16 @@ static cm_status ring_lattice(tg_graph *g, size_t n, size_t d)
 {
     size_t cap = n * (d / 2 + 1) + 1, m = 0;
     size_t *u = malloc(cap * sizeof *u), *v = malloc(cap * sizeof *v);
-    unsigned char *seen = calloc(n * n + 1, 1);
     cm_status st = CM_OK;
-    if (!u || !v || !seen) {
+    if (!u || !v) {
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node graph", n);
         goto cleanup;
     }
-    m = tg_ring_lattice_edges(n, d, seen, u, v);
+    m = tg_ring_lattice_edges(n, d, u, v);
     st = tg_graph_from_edges(g, n, m, u, v);
 cleanup:
     free(u);
     free(v);
-    free(seen);
     return st;
 }
 

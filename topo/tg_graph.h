@@ -144,7 +144,8 @@ size_t tg_torus_side(size_t n);
 cm_status tg_kind_build(cm_topo *t, tg_kind kind, size_t n, size_t d,
                         cm_rng *rng);
 
-/* tg_kind_build into a tg_graph (g initialized). O(n^2 + m). The ring
+/* tg_kind_build into a tg_graph (g initialized). O(n d^2 + m) for the
+ * ring lattice (no n x n scratch), O(n^2 + m) for the others. The ring
  * lattice (rrl, and learned's start) is built here without igraph, its
  * edges in the order the search's trajectories depend on (the same graph
  * as tg_kind_build's, edges in another order). */
@@ -154,9 +155,10 @@ cm_status tg_graph_build(tg_graph *g, tg_kind kind, size_t n, size_t d,
 /* The edges of the ring lattice of degree d on nodes 0..s-1, i ~
  * i+1..i+d/2 (and i+s/2 for odd d), each once as a < b, in the order
  * i = 0..s-1, k = 1..d/2 (so (0, 1) comes first), into u, v (room for
- * s (d/2 + 1) edges); seen: s*s scratch bytes, cleared here. Returns the
- * edge count. */
-size_t tg_ring_lattice_edges(size_t s, size_t d, unsigned char *seen,
+ * s (d/2 + 1) edges); a pair made again by a later slot (small s, or the
+ * s/2 offset) and self-loops are left out. Returns the edge count.
+ * O(s d^2) time, no scratch memory. */
+size_t tg_ring_lattice_edges(size_t s, size_t d,
                              size_t *u, size_t *v);
 
 /* A veto on one legal swap a-b, c-e -> a-c, b-e of tg_graph_shuffle:

@@ -89,15 +89,14 @@ static cm_status start_graph(tg_graph *g, size_t n, size_t d, size_t G)
 {
     size_t s = n / G, cap = n * (d / 2 + 1) + G + 1, m = 0;
     size_t *u = malloc(cap * sizeof *u), *v = malloc(cap * sizeof *v);
-    unsigned char *seen = calloc(s * s + 1, 1);
     cm_status st = CM_OK;
-    if (!u || !v || !seen) {
+    if (!u || !v) {
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node graph", n);
         goto cleanup;
     }
     for (size_t grp = 0; grp < G; grp++) {
         size_t base = grp * s, at = m;
-        size_t got = tg_ring_lattice_edges(s, d, seen, u + at, v + at);
+        size_t got = tg_ring_lattice_edges(s, d, u + at, v + at);
         /* its first edge, (0, 1), is lifted out for the cycle of groups */
         for (size_t e = G > 1 ? 1 : 0; e < got; e++) {
             u[m] = base + u[at + e];
@@ -112,7 +111,6 @@ static cm_status start_graph(tg_graph *g, size_t n, size_t d, size_t G)
 cleanup:
     free(u);
     free(v);
-    free(seen);
     return st;
 }
 

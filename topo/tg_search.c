@@ -557,6 +557,13 @@ static cm_status anneal(worker *w, double deadline)
     cm_status st = tg_graph_connected(g, &connected);
     if (st == CM_OK)
         st = solve(w, 0, connected, INFINITY, &l2, &ln, &decided);
+    if (st == CM_ENUMERIC && sparse) {
+        /* the start's solve did not converge: this restart yields no
+         * graph (the others may); counted as a failed solve */
+        cm_error_clear();
+        sl->res.failed_solves++;
+        return CM_OK;
+    }
     if (st != CM_OK)
         return st;
     sl->res.evals++;
@@ -625,10 +632,19 @@ static cm_status anneal(worker *w, double deadline)
                         tg_graph_swap_connected(g, w->bat[s][0], w->bat[s][1]);
         }
         st = solve(w, 1, connected, thr, &l2, &ln, &decided);
-        if (st != CM_OK)
+        if (st == CM_ENUMERIC) {
+            /* the solve did not converge (Lanczos at 65,536 nodes): the
+             * move is rejected and the search goes on from the current
+             * state, whose vectors are untouched */
+            cm_error_clear();
+            sl->res.failed_solves++;
+            decided = 1;
+        } else if (st != CM_OK) {
             return st;
-        sl->res.evals++;
-        sl->res.early += decided;
+        } else {
+            sl->res.evals++;
+            sl->res.early += decided;
+        }
         if (!decided && l2 > CONNECTED_EPS) {
             double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
             if (e2 <= thr) {
@@ -808,6 +824,7 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
     for (size_t t = 0; t < nt; t++) {
         ws[t].sh = &sh;
         tg_spec_init(&ws[t].spec);
+        ws[t].spec.max_matvec = o->max_matvec;
         tg_graph_init(&ws[t].g);
         tg_search_hetero_init(&ws[t].hs);
     }
@@ -833,6 +850,7 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
         res->matvecs += q->matvecs;
         res->accepted += q->accepted;
         res->swaps += q->swaps;
+        res->failed_solves += q->failed_solves;
         res->timed_out |= q->timed_out;
         res->interrupted |= q->interrupted;
         if (sh.slots[r].best_e < sh.slots[best].best_e)
@@ -844,7 +862,11 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
     res->sparse = sh.sparse;
     res->threads = 1 + started;
     if (!(sh.slots[best].best_e < INFINITY)) {
-        st = cm_error(CM_EINTERNAL, "search: no restart ran");
+        st = res->failed_solves
+                 ? cm_error(CM_ENUMERIC, "search: no restart produced a "
+                            "graph (the eigensolve of every start did not "
+                            "converge)")
+                 : cm_error(CM_EINTERNAL, "search: no restart ran");
         goto cleanup;
     }
     st = tg_graph_from_edges(out, o->n, m, sh.slots[best].best_u,
@@ -855,18 +877,26 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
         st = tg_spec_sparse(&ws[0].spec, out, NULL, &res->l2, &res->ln);
     else
         st = tg_spec_extremes(&ws[0].spec, out, &res->l2, &res->ln);
+    int unsolved = 0; /* the cold re-solve of the best graph did not
+                         converge: its energy is the search's own */
+    if (st == CM_ENUMERIC && sh.sparse) {
+        cm_error_clear();
+        st = CM_OK;
+        unsolved = 1;
+        res->l2 = res->ln = NAN;
+    }
     if (st != CM_OK)
         goto cleanup;
-    res->energy = o->hook ? sh.slots[best].best_e
-                          : tg_objective_energy(o->obj, o->d, res->l2,
-                                                res->ln);
+    res->energy = o->hook || unsolved
+                      ? sh.slots[best].best_e
+                      : tg_objective_energy(o->obj, o->d, res->l2, res->ln);
     if (o->pi) { /* labels: the energy includes mu * H */
         st = tg_search_hetero_start(&ws[0].hs, out, o->d, o->pi, o->pibar,
                                     o->k, o->hetero_weight);
         if (st != CM_OK)
             goto cleanup;
         res->hetero = tg_search_hetero_value(&ws[0].hs);
-        if (!o->hook) /* the hook's best energy has it already */
+        if (!o->hook && !unsolved) /* best_e has it already */
             res->energy += tg_search_hetero_energy(&ws[0].hs);
     }
     if (o->groups)

@@ -157,12 +157,18 @@ typedef struct {
     const double *pibar;  /* [k] their mean over nodes */
     size_t k;             /* classes */
     double hetero_weight; /* mu >= 0 (default 10) */
+    size_t max_matvec;    /* sparse path: Lanczos products per solve at
+                             most (0: the default, 40 n + 1000); tests set
+                             a few so that solves fail: such a move is
+                             rejected (failed_solves) */
 } tg_search_opts;
 
 typedef struct {
     double energy;        /* of the returned graph */
     double start_energy;  /* of the first start */
-    double l2, ln;        /* Laplacian extremes of the returned graph */
+    double l2, ln;        /* Laplacian extremes of the returned graph (NAN
+                             when its final sparse solve did not converge:
+                             energy is then the search's own figure) */
     size_t moves;         /* proposals made, all restarts */
     size_t evals;         /* eigenvalue solves (exact scores) */
     size_t screened;      /* proposals rejected by the screen, unsolved */
@@ -182,6 +188,9 @@ typedef struct {
                              returned graph (<= max_cross) */
     double hetero;        /* with pi: H of the returned graph (equal
                              weights 1/(d+1)); energy includes mu * H */
+    size_t failed_solves; /* moves rejected because their eigensolve did
+                             not converge (CM_ENUMERIC), not counted in
+                             evals */
 } tg_search_result;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters

@@ -161,6 +161,8 @@ cm_status tg_spec_sparse(tg_spec *s, const tg_graph *g, const double *x0,
         dmax = tg_graph_degree(g, i) > dmax ? tg_graph_degree(g, i) : dmax;
     s->lz.deflate_ones = 1;
     s->lz.scale = 2.0 * (double)dmax;
+    if (s->max_matvec)
+        s->lz.max_matvec = s->max_matvec;
     st = cm_lanczos_run3(&s->lz, graph_laplacian_mv, g, x0);
     if (st != CM_OK)
         return st;

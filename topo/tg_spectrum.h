@@ -36,6 +36,9 @@ typedef struct {
     int zlwork, zliwork; /* sizes of zwork and ziwork */
     cm_lanczos lz; /* sparse path: Lanczos workspace and the Ritz vectors
                       of the last tg_spec_sparse call (lz.ylo, lz.yhi) */
+    size_t max_matvec; /* sparse path: products per solve at most (0:
+                      cm_lanczos_reserve's default; tests set a few to
+                      make solves fail) */
 } tg_spec;
 
 /* Sets every field to empty. */

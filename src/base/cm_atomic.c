@@ -28,7 +28,50 @@
 struct cm_afile_sink {
     int fd;          /* the temporary's descriptor; closed by sink_close */
     int err;         /* first errno of a failed write, 0 if none */
+    int slot;        /* its entry in the pending table, -1 when none */
 };
+
+/* The temporaries being written, for cm_atomic_unlink_pending (a signal
+ * handler): a slot is claimed by compare-and-swap (0 free -> 1 filling),
+ * filled, then published (2); a handler unlinks only published paths. A
+ * path longer than the slot, or a 17th file open at once, is not listed
+ * (its temporary can outlive a signal, as before). */
+#define PENDING_MAX 16
+#define PENDING_LEN 4096
+static char pending_path[PENDING_MAX][PENDING_LEN];
+static int pending_state[PENDING_MAX];
+
+static int pending_add(const char *tmp)
+{
+    size_t len = strlen(tmp);
+    if (len >= PENDING_LEN)
+        return -1;
+    for (int k = 0; k < PENDING_MAX; k++) {
+        int zero = 0;
+        if (__atomic_compare_exchange_n(&pending_state[k], &zero, 1, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            memcpy(pending_path[k], tmp, len + 1);
+            __atomic_store_n(&pending_state[k], 2, __ATOMIC_RELEASE);
+            return k;
+        }
+    }
+    return -1;
+}
+
+static void pending_drop(struct cm_afile_sink *s)
+{
+    if (s && s->slot >= 0) {
+        __atomic_store_n(&pending_state[s->slot], 0, __ATOMIC_RELEASE);
+        s->slot = -1;
+    }
+}
+
+void cm_atomic_unlink_pending(void)
+{
+    for (int k = 0; k < PENDING_MAX; k++)
+        if (__atomic_load_n(&pending_state[k], __ATOMIC_ACQUIRE) == 2)
+            unlink(pending_path[k]);
+}
 
 static ssize_t sink_write(void *c, const char *buf, size_t n)
 {
@@ -74,6 +117,7 @@ static mode_t open_mode(const char *path)
 
 static void afile_clear(cm_afile *f)
 {
+    pending_drop(f->sink);
     free(f->path);
     free(f->tmp);
     free(f->sink);
@@ -93,6 +137,8 @@ cm_status cm_atomic_open(cm_afile *f, const char *path)
     f->path = strdup(path);
     f->tmp = malloc(len + 16);
     f->sink = calloc(1, sizeof *f->sink);
+    if (f->sink)
+        f->sink->slot = -1;
     if (!f->path || !f->tmp || !f->sink) {
         afile_clear(f);
         return cm_error(CM_ENOMEM, "out of memory opening %s", path);
@@ -128,6 +174,7 @@ cm_status cm_atomic_open(cm_afile *f, const char *path)
         return cm_error(CM_EIO, "cannot write %s: %s", path, strerror(e));
     }
     f->sink->fd = fd;
+    f->sink->slot = pending_add(f->tmp);
     cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
     if (fchmod(fd, mode) != 0 || !(f->fp = fopencookie(f->sink, "w", io))) {
         int e = errno;

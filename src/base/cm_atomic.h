@@ -46,4 +46,11 @@ cm_status cm_atomic_fail(cm_afile *f);
  * zeroed or already-finished f. */
 void cm_atomic_abort(cm_afile *f);
 
+/* For a program's SIGTERM/SIGINT handler: unlinks the temporary file of
+ * every cm_afile open in the process (the first 16, with paths under 4 KiB),
+ * so a program killed while writing leaves no PATH.tmp.XXXXXX. Only
+ * unlink(2) and atomic loads: async-signal-safe. The targets are
+ * untouched (the handler then re-raises the signal to die by it). */
+void cm_atomic_unlink_pending(void);
+
 #endif

@@ -76,6 +76,10 @@ cm_status cm_net_parse(const char *spec, cm_net *net)
         int c = strncmp(part, "intra=", 6) == 0 ? 0
               : strncmp(part, "inter=", 6) == 0 ? 1 : -1;
         char *comma = c >= 0 ? strchr(part + 6, ',') : NULL;
+        if (c < 0 && !strchr(spec, '=') && !strchr(spec, ';'))
+            return cm_error(CM_EINVAL, "--net '%s': not a preset (datacenter "
+                            "or wan) nor intra=ALPHA,BETA;inter=ALPHA,BETA",
+                            spec);
         if (c < 0 || !comma)
             return cm_error(CM_EINVAL, "--net '%s': '%s' is not intra=ALPHA,"
                             "BETA or inter=ALPHA,BETA", spec, part);

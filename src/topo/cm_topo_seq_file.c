@@ -146,13 +146,24 @@ static cm_status slurp(FILE *fp, const char *path, char **buf, size_t *len)
         return cm_error(CM_ENOMEM, "%s: out of memory", path);
     for (;;) {
         if (cap - n < 4096) {
-            char *p = realloc(b, cap * 2);
+            /* at most the limit and 2 bytes: one byte over it proves a
+             * pipe too long, without doubling to 4 GiB first */
+            size_t c = cap * 2;
+            if (c > (size_t)CM_TOPO_MAX_BYTES + 2)
+                c = (size_t)CM_TOPO_MAX_BYTES + 2;
+            if (c <= cap) {
+                free(b);
+                return cm_error(CM_EFORMAT, "%s: larger than the %d-byte "
+                                "(2 GiB) limit of topology files", path,
+                                CM_TOPO_MAX_BYTES);
+            }
+            char *p = realloc(b, c);
             if (!p) {
                 free(b);
                 return cm_error(CM_ENOMEM, "%s: out of memory", path);
             }
             b = p;
-            cap *= 2;
+            cap = c;
         }
         size_t got = fread(b + n, 1, cap - n - 1, fp);
         n += got;

@@ -20,13 +20,13 @@ _topogen_complete()
         --model) words="lenet cnn" ;;
         --schedule) words="const step cosine" ;;
         --mode) words="gossip allreduce" ;;
-        --partition) words="iid dirichlet:" ;;
+        --partition) words="iid dirichlet: shards:" ;;
         --algorithm) words="dpsgd d2 gt qgm clique-avg" ;;
         --placement) words="graph block" ;;
         --allreduce) words="auto best ring recursive-doubling rabenseifner
                             binomial hierarchical" ;;
         -o|--output|--topology|--log|--summary|--save-model|--init-model|\
-        --eval-model|--checkpoint|--data)
+        --eval-model|--checkpoint|--data|--write-partition|--labels)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
         --results) COMPREPLY=($(compgen -d -- "$cur")); return ;;

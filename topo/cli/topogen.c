@@ -18,6 +18,7 @@
  * error.
  */
 #include <igraph.h>
+#include <signal.h>
 #include <gsl/gsl_errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "cm_atomic.h"
+#include "cm_blas_reserve.h"
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
@@ -43,6 +45,21 @@
 #include "topogen_seq.h"
 
 extern void openblas_set_num_threads(int num_threads);
+/* LeakSanitizer's check, when the program is built with it */
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+
+/* The end of every run: the streams flushed, then _exit, not exit: an
+ * OpenBLAS thread still retrying an allocation (a run that hit a memory
+ * limit) would keep exit()'s join of it waiting forever. Files are
+ * complete by now (cm_atomic); a leak check still runs under ASan. */
+static int finish(int rc)
+{
+    if (fflush(NULL) != 0 && rc == 0)
+        rc = EXIT_FAILURE;
+    if (__lsan_do_leak_check)
+        __lsan_do_leak_check();
+    _exit(rc);
+}
 
 /* Builds (or learns) the graph, weights it and writes it
  * (topogen_make.c), then reports on stderr. */
@@ -118,12 +135,17 @@ static int generate(topogen_config *c)
                  "1/(d+1)), energy with %g * H", res.hetero,
                  c->search.hetero_weight);
     }
-    char moves[96];
+    char moves[160];
     if (res.swaps > res.accepted) /* moves of several swaps */
         snprintf(moves, sizeof moves, "%zu moves (%zu swaps accepted)",
                  res.moves, res.swaps);
     else
         snprintf(moves, sizeof moves, "%zu moves", res.moves);
+    if (res.failed_solves) { /* rejected: their eigensolve failed */
+        size_t len = strlen(moves);
+        snprintf(moves + len, sizeof moves - len, " (%zu rejected: "
+                 "eigensolve not converged)", res.failed_solves);
+    }
     if (!c->quiet && c->kind == TG_KIND_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %s, %zu "
@@ -180,13 +202,49 @@ static int evaluate(const topogen_config *c)
     return topogen_evaluate(&job);
 }
 
+/* SIGINT, SIGTERM or SIGHUP outside a search (which catches the first
+ * two to write its best graph): the file being written loses its
+ * temporary (cm_atomic), then the signal's default action ends the
+ * process as before. */
+static void on_fatal_signal(int sig)
+{
+    cm_atomic_unlink_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a background job's SIGINT)
+         * stays ignored */
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[k], &sa, NULL);
+    }
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return finish(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
     /* no library may abort the process: errors come back as codes */
     igraph_set_error_handler(igraph_error_handler_ignore);
     igraph_set_warning_handler(igraph_warning_handler_ignore);
     gsl_set_error_handler_off();
     openblas_set_num_threads(1);
+    catch_fatal_signals();
 
     if (argc > 1 && strcmp(argv[1], "repair") == 0)
         return topogen_repair_main(argc - 1, argv + 1);
@@ -195,6 +253,16 @@ int main(int argc, char **argv)
     int rc = topogen_parse_args(argc, argv, &c);
     if (rc >= 0)
         return rc;
+    size_t callers = c.search.threads ? c.search.threads : 1;
+    if (!c.eval && !c.search.threads) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        callers = cpus > 0 ? (size_t)cpus : 1;
+    }
+    if (cm_blas_reserve(callers) != CM_OK) {
+        fprintf(stderr, "topogen: %s%s\n", cm_last_error(),
+                callers > 1 ? " or give fewer --threads" : "");
+        return EXIT_FAILURE;
+    }
     if (c.eval)
         return evaluate(&c);
     if (c.plan)

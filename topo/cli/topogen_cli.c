@@ -509,9 +509,53 @@ static int is_switch(const void *row)
     return ((const flag_spec *)row)->type == F_FLAG;
 }
 
+/* The degree --kind hypercube (log2 n) or exponential-sym (the distinct
+ * offsets +-2^k mod n) has on n nodes; 0 when n does not fit the kind
+ * (tg_kind_check says why). */
+static size_t implied_degree(tg_kind kind, size_t n)
+{
+    size_t d = 0;
+    if (kind == TG_KIND_HYPERCUBE) {
+        if (n < 2 || (n & (n - 1)))
+            return 0;
+        for (size_t s = 1; s < n; s <<= 1)
+            d++;
+        return d;
+    }
+    size_t off[2 * 64];
+    for (size_t s = 1; s < n; s <<= 1) { /* +s and -s mod n, distinct */
+        const size_t pm[2] = {s, n - s};
+        for (int k = 0; k < 2; k++) {
+            size_t j = 0;
+            while (j < d && off[j] != pm[k])
+                j++;
+            if (j == d)
+                off[d++] = pm[k];
+        }
+    }
+    return d;
+}
+
+/* The command a mistyped first word probably meant ("evaluate", "eva",
+ * "comapre"), or NULL. */
+static const char *near_command(const char *w)
+{
+    static const char *const cmds[] = {"eval", "compare"};
+    size_t lw = strlen(w);
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        size_t lc = strlen(cmds[k]);
+        if ((lw > lc && strncmp(w, cmds[k], lc) == 0) ||
+            (lw >= 3 && lw < lc && strncmp(cmds[k], w, lw) == 0) ||
+            cm_flags_distance(w, lw, cmds[k], lc, 2) <= 2)
+            return cmds[k];
+    }
+    return NULL;
+}
+
 int topogen_parse_args(int argc, char **argv, topogen_config *c)
 {
     int i = 1;
+    int d_given = 0, hetero_given = 0; /* on this command line */
     if (argc > 1 && strcmp(argv[1], "eval") == 0) {
         c->eval = 1;
         c->format = CM_FORMAT_AUTO;
@@ -526,6 +570,10 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     const int mode = c->plan ? PLAN : c->eval ? EVAL : GEN;
     const char *sub = c->plan ? "plan" : c->eval ? "eval" : "compare";
     int n_given = 0;
+    if (!c->eval && !c->compare && argc > 1 && argv[1][0] != '-' &&
+        near_command(argv[1]))
+        return usage_error("unknown command '%s' (did you mean '%s'?)",
+                           argv[1], near_command(argv[1]));
     const cm_flag_table table = {FLAGS, N_FLAGS, sizeof FLAGS[0],
                                  offsetof(flag_spec, name),
                                  offsetof(flag_spec, alias), NULL, 0,
@@ -550,6 +598,8 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
             return usage_error("%s: only 'topogen %s' takes it", f->name,
                                f->modes & EVAL ? "eval FILE" : "plan");
         n_given |= f->off == OFF(search.n) && f->type == F_SIZE;
+        d_given |= strcmp(f->name, "-d") == 0;
+        hetero_given |= strcmp(f->name, "--hetero-weight") == 0;
         int rc = parse_value(f, it.value ? it.value : "", c);
         if (rc)
             return rc;
@@ -565,6 +615,21 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     }
     if (c->eval && !c->file)
         return usage_error("eval: missing FILE");
+    if (hetero_given && !c->labels)
+        return usage_error("--hetero-weight: needs --labels COUNTS (the "
+                           "weight mu of the label-mix term mu * H)");
+    /* -d of a kind whose degree is implied: refused unless it is that
+     * degree. The library (quiet_errors) always passes its d (default 4),
+     * so this applies to the command line only. */
+    if (d_given && !quiet_errors && !c->eval && !c->seq && !c->dkind &&
+        (c->kind == TG_KIND_HYPERCUBE || c->kind == TG_KIND_EXPONENTIAL)) {
+        size_t di = implied_degree(c->kind, c->search.n);
+        if (di && di != c->search.d)
+            return usage_error("-d %zu: --kind %s on %zu nodes has degree "
+                               "%zu (implied by the kind): leave -d out",
+                               c->search.d, topogen_kind_name(c),
+                               c->search.n, di);
+    }
     if (c->plan)
         return plan_check(c, n_given);
     if (c->compare && (c->kind != TG_KIND_LEARNED || c->seq || c->dkind ||

@@ -238,16 +238,30 @@ cm_status topogen_directed_make(topogen_config *c, int *interrupted)
         st = topogen_neff_gammas(c->gamma, &v);
     if (st == CM_OK && c->weights_given)
         st = tg_digraph_best_lazy(&g, v.gamma[0], &lazy_t, &lazy_neff);
-    if (st == CM_OK)
+    /* the header's n_eff is the exact series, O(n^2) memory: above
+     * TG_NEFF_DENSE_MAX nodes the line gives the messages only and says
+     * so (--help promises these kinds up to 10^6 nodes; eval has the same
+     * limit for a directed W) */
+    int exact = n <= TG_NEFF_DENSE_MAX;
+    if (st == CM_OK && exact)
         st = topogen_neff_digraph(&g, &v);
+    else if (st == CM_OK)
+        v.msgs = tg_digraph_messages(&g);
     if (st == CM_OK && n <= 2048)
         st = digraph_norm(&g, &norm);
     if (st != CM_OK)
         goto cleanup;
-    snprintf(extra, sizeof extra, "# norm_w_minus_j=%.4f neff=%.4f "
-             "(gamma %g) messages=%.4g%s%s\n", norm, v.neff[0], v.gamma[0],
-             v.msgs, res.interrupted ? " interrupted=1" : "",
-             labline[0] ? labline : "");
+    if (exact)
+        snprintf(extra, sizeof extra, "# norm_w_minus_j=%.4f neff=%.4f "
+                 "(gamma %g) messages=%.4g%s%s\n", norm, v.neff[0],
+                 v.gamma[0], v.msgs, res.interrupted ? " interrupted=1" : "",
+                 labline[0] ? labline : "");
+    else
+        snprintf(extra, sizeof extra, "# messages=%.4g (n_eff and "
+                 "||W - J||_2 are computed up to %d nodes)%s%s\n", v.msgs,
+                 TG_NEFF_DENSE_MAX,
+                 res.interrupted ? " interrupted=1" : "",
+                 labline[0] ? labline : "");
     if (c->weights_given) {
         size_t len = strlen(extra);
         snprintf(extra + len, sizeof extra - len, "# neff weights: W = (1 - "

@@ -390,6 +390,16 @@ int topogen_evaluate(const topogen_eval_job *c)
         fprintf(stderr, "topogen: write error on standard output\n");
         goto cleanup;
     }
+    if (!t.directed && e.n > 1 && e.components == 1 &&
+        !(e.slem < 1.0 - 1e-12)) {
+        /* a connected undirected graph whose W does not mix (weights
+         * from the file, e.g. rows with a negative self weight):
+         * reported, then refused as dpsgd-train refuses it */
+        fprintf(stderr, "topogen: %s: W does not mix: its second-largest "
+                "eigenvalue modulus ||W - 11^T/n||_2 is %.6g (must be below "
+                "1); dpsgd-train refuses this file\n", c->file, e.slem);
+        goto cleanup;
+    }
     rc = EXIT_SUCCESS;
 cleanup:
     topogen_cut_destroy(&cut);

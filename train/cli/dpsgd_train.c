@@ -27,6 +27,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cm_atomic.h"
+#include "cm_blas_reserve.h"
 #include "cm_labels.h"
 #include "cm_status.h"
 #include "cm_time.h"
@@ -37,6 +38,7 @@
 #include "dt_bench_gossip.h"
 #include "dt_comm.h"
 #include "dt_dpsgd.h"
+#include "dt_outputs.h"
 #include "dt_partition_file.h"
 #include "dt_config.h"
 #include "dt_summary.h"
@@ -318,6 +320,7 @@ typedef struct {
                            the first progress line (a run that fails before
                            it prints nothing on stdout) */
     int adopted_said;   /* the notice of an adopted checkpoint is out */
+    int placement_done; /* printed: the report does not print it again */
 } progress_ctx;
 
 /* What the resume found, said once: a complete epoch adopted without
@@ -388,6 +391,7 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
     if (c->placement_due) {
         print_placement(c->cfg, c->res);
         c->placement_due = 0;
+        c->placement_done = 1;
     }
     /* loss: the workers' own minibatches (none yet at epoch 0); global:
      * the average model on the first training images; NaN: not measured
@@ -560,7 +564,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
     dt_dpsgd_result r;
-    progress_ctx pc = {cfg, &r, 0, 0};
+    progress_ctx pc = {cfg, &r, 0, 0, 0};
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
@@ -617,20 +621,28 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     char local[32] = "-";
     if (!isnan(r.last.test_acc_local_mean))
         snprintf(local, sizeof local, "%.4f", r.last.test_acc_local_mean);
+    /* all-reduce has no W: no SLEM, no gossip time */
+    char mixing[48] = "";
+    if (cfg->mode != DT_MODE_ALLREDUCE)
+        snprintf(mixing, sizeof mixing, "%s %.4f  ",
+                 r.period > 1 ? "product-norm" : "slem", r.slem);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
            "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
-           "%s %.4f  hash %016llx  workers-hash %016llx\n",
+           "%shash %016llx  workers-hash %016llx\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
            : cfg->clique_avg ? "clique-avg" : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
-           epochs, r.last.test_acc, local,
-           r.last.consensus, r.period > 1 ? "product-norm" : "slem",
-           r.slem, (unsigned long long)r.mean_hash,
+           epochs, r.last.test_acc, local, r.last.consensus, mixing,
+           (unsigned long long)r.mean_hash,
            (unsigned long long)r.workers_hash);
-    printf("time per rank: compute %.2f s  gossip in-memory %.2f s  "
+    char mem_gossip[48] = "";
+    if (cfg->mode != DT_MODE_ALLREDUCE)
+        snprintf(mem_gossip, sizeof mem_gossip, "gossip in-memory %.2f s  ",
+                 r.t_gossip_mem);
+    printf("time per rank: compute %.2f s  %s"
            "%s %.2f s  evaluation %.2f s  total %.2f s  start-up %.2f s "
            "(CPU %.2f s)  (%zu steps%s, %.1f kB sent per step per rank)\n",
-           r.t_compute, r.t_gossip_mem,
+           r.t_compute, mem_gossip,
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce" : "gossip MPI",
            r.t_gossip_mpi, r.t_eval, r.t_total,
            (t_run - t_main) + r.t_setup, r.cpu_setup, r.steps - r.start_step,
@@ -652,7 +664,8 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         printf("d2 mixing matrix: (1 - C) I + C W with C = %.4f, SLEM %.4f "
                "(W: %.4f)\n", r.mix_c, r.mix_slem, r.slem);
     if (cfg->mode == DT_MODE_GOSSIP) {
-        print_placement(cfg, &r);
+        if (!pc.placement_done) /* --quiet: not printed with the epochs */
+            print_placement(cfg, &r);
         if (cfg->net_given)
             printf("modelled wall clock %.2f s (measured %.2f s, MPI time "
                    "replaced by the model's %llu gossip rounds, %llu exact "
@@ -684,10 +697,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .d2_mixing = cfg->mode != DT_MODE_ALLREDUCE &&
                              r.algorithm == DT_ALGO_D2 ? r.mix_c : NAN,
         .workers = r.n_workers, .ranks = r.n_ranks, .steps = r.steps,
-        .n_params = r.n_params, .test_acc = r.last.test_acc,
+        .n_params = r.n_params, .n_train = r.n_train, .n_test = r.n_test,
+        .test_acc = r.last.test_acc,
         .test_loss = r.last.test_loss, .train_loss = r.last.train_loss,
         .local_acc = r.last.test_acc_local_mean,
-        .consensus = r.last.consensus, .lr = r.last.lr, .slem = r.slem,
+        .consensus = r.last.consensus, .lr = r.last.lr,
+        .slem = cfg->mode == DT_MODE_ALLREDUCE ? NAN : r.slem,
         .train_loss_global = r.last.train_loss_global,
         .epoch = r.last.epoch, .wall_s = r.last.wall_s,
         .model_s = cfg->net_given ? r.last.model_s : NAN,
@@ -709,6 +724,52 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     return write_summary(cfg, &sm);
 }
 
+/* A flag given by its old name: a notice on rank 0 naming the new one.
+ * Returns 0 (the run goes on). */
+static int old_names(const dt_config *cfg, int root)
+{
+    if (root && dt_config_given(cfg, "--gamma"))
+        fprintf(stderr, "dpsgd-train: notice: --gamma is now --lr-decay (the "
+                "step schedule's decay factor; topogen's --gamma is "
+                "n_eff's)\n");
+    return 0;
+}
+
+/* The outputs against the inputs and each other (exit 2 naming both
+ * flags), then rank 0 locks --summary, --save-model and --write-partition
+ * for the run (exit 1 when another run holds one); every rank agrees. */
+static int claim_outputs(const dt_config *cfg, dt_comm *world, int root,
+                         dt_outputs *o)
+{
+    cm_status s = root ? dt_outputs_check(cfg) : CM_OK;
+    if (s == CM_OK && root)
+        s = dt_outputs_lock(o, cfg);
+    s = dt_comm_agree(world, s);
+    if (s == CM_OK)
+        return 0;
+    if (root) {
+        dt_outputs_unlock(o);
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+    }
+    return s == CM_EINVAL ? 2 : 1;
+}
+
+/* Under an address-space limit, OpenBLAS's buffers for the engine's
+ * threads are taken first (cm_blas_reserve): a limit too low for them
+ * ends the run at once (exit 1) instead of a hang in OpenBLAS. */
+static int reserve_blas(const dt_config *cfg, dt_comm *world, int root)
+{
+    cm_status s = dt_comm_agree(world, cm_blas_reserve((size_t)cfg->threads));
+    if (s == CM_OK)
+        return 0;
+    if (root)
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+    return 1;
+}
+
+/* LeakSanitizer's check, when the program is built with it */
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+
 /* The environment and the global BLAS state belong to main: the library
  * gets them through cfg. DPSGD_NO_AVX512 (non-empty, not "0") forces the
  * portable path (OpenBLAS, NCHW, none of the own AVX-512 or AVX2 kernels),
@@ -728,11 +789,20 @@ int main(int argc, char **argv)
     main_argc = argc;
     main_argv = argv;
     dt_config cfg;
+    dt_outputs outs;
     int rc;
+    dt_outputs_init(&outs);
     t_main = cm_time_now();
     /* GSL's default handler aborts (exit 134) on e.g. a failed allocation;
      * its codes come back as cm_status instead */
     gsl_set_error_handler_off();
+    /* before MPI: its fork joins OpenBLAS's thread, which spins when a
+     * memory limit left it no buffer */
+    if (cm_blas_reserve(1) != CM_OK) {
+        fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
+        fflush(NULL);
+        _exit(1);
+    }
     if (dt_comm_init(&argc, &argv) != CM_OK) {
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
@@ -754,6 +824,10 @@ int main(int argc, char **argv)
         if (root)
             printf("dpsgd-train %s\n", DT_TRAIN_VERSION);
         rc = 0;
+    } else if ((rc = old_names(&cfg, root)) != 0 ||
+               (rc = claim_outputs(&cfg, world, root, &outs)) != 0 ||
+               (rc = reserve_blas(&cfg, world, root)) != 0) {
+        /* refused: rank 0 said why */
     } else if (apply_environment(&cfg), cfg.bench_gossip) {
         rc = run_bench_gossip(&cfg, world);
     } else if (cfg.bench) {
@@ -781,6 +855,14 @@ int main(int argc, char **argv)
         catch_signals(&cfg, root);
         rc = run_distributed(&cfg, world);
     }
+    dt_outputs_unlock(&outs);
     dt_comm_finalize();
-    return rc;
+    /* _exit, not exit: an OpenBLAS thread still retrying an allocation
+     * (a run that hit a memory limit) would keep exit()'s join of it
+     * waiting forever; the outputs are complete by now */
+    if (fflush(NULL) != 0 && rc == 0)
+        rc = 1;
+    if (__lsan_do_leak_check)
+        __lsan_do_leak_check();
+    _exit(rc);
 }

@@ -65,7 +65,7 @@ cm_status dt_algo_parse(const char *s, dt_algo_kind *kind)
             return CM_OK;
         }
     return cm_error(CM_EINVAL, "unknown algorithm '%s' (choose dpsgd, d2, "
-                    "gt or qgm)", s);
+                    "gt, qgm or clique-avg)", s);
 }
 
 const char *dt_algo_name(dt_algo_kind kind)

@@ -42,6 +42,9 @@ static const flag_spec FLAGS[] = {
     {"--schedule", F_SCHED, OFF(schedule), 0, 0, 0},
     {"--warmup", F_DOUBLE, OFF(warmup), 0, 1e6, 0},
     {"--step-epochs", F_DOUBLE, OFF(step_epochs), 1e-9, 1e6, 0},
+    {"--lr-decay", F_DOUBLE, OFF(gamma), 1e-9, 1, 0},
+    /* --lr-decay's old name (topogen's --gamma is n_eff's): still read,
+       with a notice (dpsgd_train.c) */
     {"--gamma", F_DOUBLE, OFF(gamma), 1e-9, 1, 0},
     {"--seed", F_U64, OFF(seed), 0, 0, 0},
     {"--log", F_PATH, OFF(log_path), 0, 0, 0},
@@ -145,7 +148,8 @@ const char *dt_config_usage(void)
         "  --schedule S       const, step or cosine (cosine)\n"
         "  --warmup W         epochs of linear warm-up from lr/10 (0)\n"
         "  --step-epochs N    step schedule: epochs per decay (5)\n"
-        "  --gamma G          step schedule: decay factor (0.1)\n"
+        "  --lr-decay G       step schedule: decay factor (0.1; --gamma, its\n"
+        "                     old name, still works)\n"
         "  --seed S           seed of init, shuffling, synthetic data (1)\n"
         "  --log FILE.csv     per-epoch CSV log (written atomically)\n"
         "  --quiet, -q        no per-epoch progress lines\n"

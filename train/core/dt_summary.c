@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cm_atomic.h"
+#include "cm_hash.h"
 #include "cm_mixing.h"
 #include "cm_net.h"
 #include "cm_place.h"
@@ -44,6 +45,26 @@ static json_t *hex(uint64_t v)
     char b[24];
     snprintf(b, sizeof b, "%016llx", (unsigned long long)v);
     return json_string(b);
+}
+
+/* The topology file named by its content: FNV-1a 64 (cm_hash) of its
+ * bytes, as 16 hex digits; null without --topology or when it cannot be
+ * read any more. */
+static json_t *file_hash(const char *path)
+{
+    if (!path[0])
+        return json_null();
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return json_null();
+    uint64_t h = CM_HASH_FNV_OFFSET;
+    char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+        h = cm_hash_fnv1a(h, buf, got);
+    int bad = ferror(fp);
+    fclose(fp);
+    return bad ? json_null() : hex(h);
 }
 
 /* A string that may not be UTF-8 (a path): jansson refuses those, so
@@ -94,6 +115,7 @@ static json_t *settings(const dt_config *c, int *bad)
     put(o, "synthetic_train", jint(c->synth_train), bad);
     put(o, "synthetic_test", jint(c->synth_test), bad);
     put(o, "topology", str(c->topology), bad);
+    put(o, "topology_hash", file_hash(c->topology), bad);
     put(o, "weights", str(cm_weight_rule_name(c->weights)), bad);
     put(o, "mode", str(c->mode == DT_MODE_ALLREDUCE ? "allreduce"
                                                     : "gossip"), bad);

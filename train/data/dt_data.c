@@ -54,7 +54,13 @@ cm_status dt_source_init(dt_source *s, dt_dataset kind, const char *dir,
         return cm_error(CM_EIO, "data directory %s does not exist%s", dir,
                         kind == DT_DS_FASHION
                             ? " (apt-get install dataset-fashion-mnist)"
-                            : " (see data/README.md)");
+                        : kind == DT_DS_CIFAR10
+                            ? " (CIFAR-10 is not packaged: unpack its binary "
+                              "version, cifar-10-binary.tar.gz, and give its "
+                              "folder with --data DIR)"
+                            : " (MNIST is not packaged in Debian 12: copy "
+                              "its four IDX files into a folder and give it "
+                              "with --data DIR)");
     if (!(s->dir = strdup(dir)))
         return cm_error(CM_ENOMEM, "out of memory");
     return CM_OK;

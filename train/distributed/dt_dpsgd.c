@@ -245,6 +245,7 @@ static cm_status setup_data(dt_run *r, dt_partition *part,
         goto cleanup;
     if (cfg->train_limit && cfg->train_limit < n_train)
         n_train = cfg->train_limit;
+    r->n_train = n_train;
     r->ev.n_test = (size_t)hdr[1];
     if (cfg->test_limit && cfg->test_limit < r->ev.n_test)
         r->ev.n_test = cfg->test_limit;

@@ -74,6 +74,9 @@ typedef struct {
     size_t n_workers;      /* workers in the run */
     size_t n_ranks;        /* P */
     size_t n_params;       /* model size (floats) */
+    size_t n_train, n_test;/* training images partitioned among the
+                              workers (after --train-limit), test images
+                              the average model is evaluated on */
     size_t steps;          /* steps done by every worker */
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
     uint64_t ckpt_adopted; /* --resume without DIR/latest: the complete

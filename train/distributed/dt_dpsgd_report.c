@@ -178,6 +178,8 @@ cm_status dt_run_summarize(dt_run *r, dt_dpsgd_result *res)
     res->n_workers = r->n;
     res->n_ranks = r->P;
     res->n_params = r->w.len;
+    res->n_train = r->n_train;
+    res->n_test = r->ev.n_test;
     res->slem = r->slem;
     res->period = r->allreduce ? 0 : r->period;
     res->topo_one_based = r->one_based;

@@ -63,6 +63,8 @@ typedef struct {
                                      restored by --resume (0: fresh) */
     size_t step_base;       /* its step */
     dt_evaluator ev;        /* test sets and scratch of the evaluation */
+    size_t n_train;         /* training images partitioned (after
+                               --train-limit) */
     float *gsum;            /* all-reduce: sum of the gradients */
     double loss_sum;        /* sum of minibatch losses since the report */
     size_t loss_n;
