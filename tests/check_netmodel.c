@@ -56,7 +56,7 @@ START_TEST(test_parse_errors)
         const char *spec, *msg;
     } bad[] = {
         {"", "expected datacenter, wan"},
-        {"fast", "'fast' is not intra=ALPHA,BETA"},
+        {"fast", "'fast': not a preset (datacenter or wan)"},
         {"inter=1", "'inter=1' is not"},
         {"inter=-1,1e9", "latency '-1'"},
         {"inter=1,0", "bandwidth '0'"},

@@ -238,7 +238,7 @@ expect 0 "" "-d 4 --kind hypercube on 16 nodes (its degree)" "$BIN/topogen" -n 1
 # messages and help
 expect 2 "^topogen: unknown command 'evaluate' \(did you mean 'eval'\?\)" "topogen evaluate" \
     "$BIN/topogen" evaluate "$T/g4.txt"
-check '"$BIN/topogen" --help | grep -q "^       topogen compare -n N -d D"' "compare is not in topogen --help"
+check '"$BIN/topogen" --help | grep -q "^       topogen compare \[-n N\] \[-d D\]"' "compare is not in topogen --help"
 expect 2 "^dpsgd-train: --algorithm: unknown algorithm 'd3' \(choose dpsgd, d2, gt, qgm or clique-avg\)" \
     "--algorithm d3" dt $g $syn --epochs 1 --algorithm d3
 expect 2 "^dpsgd-train: --net 'lan': not a preset \(datacenter or wan\)" "--net lan" dt $g $syn --epochs 1 --net lan

@@ -186,9 +186,25 @@ def _parse_nx_dict(rest):
     return w, None
 
 
+def _epi_bad(h, lineno, why):
+    """epi_bad of cm_topo_read.c: the first bad epidemic key, refused when
+    the file is kind=epidemic."""
+    if not h.bad_line:
+        h.bad_line, h.bad_why = lineno, why
+
+
+def _epi_set(h, key, v, lineno, twice):
+    """epi_set of cm_topo_read.c: a repeated key must agree."""
+    if key in h.set_keys and getattr(h, key) != v:
+        _epi_bad(h, lineno, twice)
+    setattr(h, key, v)
+    h.set_keys.add(key)
+
+
 class _Head:
     def __init__(self):
         self.directed = self.epidemic = self.s = self.local = self.d = 0
+        self.bad_line, self.bad_why, self.set_keys = 0, None, set()
         self.line = 0
         self.n = None
         self.n_line = 0
@@ -211,28 +227,44 @@ def _scan_comment(text, h, lineno):
             h.epidemic = 1
             h.line = h.line or lineno
             continue
-        for key, lim in (("s=", MAX_NODES), ("local=", 1), ("d=", MAX_NODES)):
-            if tok.startswith(key):
-                v, rest = _strtoull_digits(tok[len(key):])
-                if v is not None and not rest and v <= lim:
-                    setattr(h, key[:-1], v)
-                    break
-        else:
-            if tok in ("epidemic=local", "epidemic=oracle"):
-                h.local = int(tok[9] == "l")
-                continue
-            if not tok.startswith("n="):
-                continue
+        if tok.startswith("s="):
             v, rest = _strtoull_digits(tok[2:])
-            if v is None or rest or v > MAX_NODES:
-                return -1
-            if h.n is not None and h.n != v:
-                return -2
-            if h.n is None:
-                h.n_line = lineno
-            h.n = v
+            if v is not None and not rest and v <= MAX_NODES:
+                _epi_set(h, "s", v, lineno, "s= given twice with different "
+                         "values")
+            else:
+                _epi_bad(h, lineno, "bad s=... (the peers each node sends "
+                         "to per round: a positive integer)")
             continue
-        continue
+        if (tok.startswith("local=") or tok == "epidemic=local" or
+                tok == "epidemic=oracle"):
+            if tok[0] == "e":
+                v = int(tok[9] == "l")
+            else:
+                v, rest = _strtoull_digits(tok[6:])
+                if v is None or rest or v > 1:
+                    _epi_bad(h, lineno, "bad local=... (must be 0, "
+                             "EL-Oracle, or 1, EL-Local)")
+                    continue
+            _epi_set(h, "local", v, lineno, "local= (or epidemic=) given "
+                     "twice with different values")
+            continue
+        if tok.startswith("d="):
+            v, rest = _strtoull_digits(tok[2:])
+            if v is not None and not rest and v <= MAX_NODES:
+                _epi_set(h, "d", v, lineno, "d= given twice with different "
+                         "values")
+            continue
+        if not tok.startswith("n="):
+            continue
+        v, rest = _strtoull_digits(tok[2:])
+        if v is None or rest or v > MAX_NODES:
+            return -1
+        if h.n is not None and h.n != v:
+            return -2
+        if h.n is None:
+            h.n_line = lineno
+        h.n = v
     return 0
 
 
@@ -307,6 +339,8 @@ def _read_stream(lines, path, first_line, base_auto):
             if why:
                 raise FileError(4, "%s:%d: %s" % (path, no, why))
         recs.append((a, b, w, no))
+    if h.epidemic and h.bad_line:
+        raise FileError(4, "%s:%d: %s" % (path, h.bad_line, h.bad_why))
     if h.epidemic and h.s == 0:
         h.s = h.d
     if h.epidemic and h.s == 0:
