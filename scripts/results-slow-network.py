@@ -72,6 +72,8 @@ def load_prices(out):
         # file has one, else (time-varying) the blocks
         g = j.get("graph") or {}
         rnd = g.get("round_s") if m.group(2) == "sites" and "round_s" in g else j["block"]["round_s"]
+        if isinstance(rnd, list):  # time-varying: the mean round (as topogen plan)
+            rnd = sum(rnd) / len(rnd)
         by = j["allreduce_by_alg"]
         p.setdefault(m.group(1), {})[m.group(2)] = (rnd, by["binomial"], j["allreduce_best_s"],
                                                     j["allreduce_best"])
@@ -323,11 +325,15 @@ def main():
         L = min(len(r["rows"]) for r in rs)
         xs = [sum(r["price"](r["rows"][i][0], "wan", "best") for r in rs) / len(rs) for i in range(1, L)]
         ys = [100 * sum(r["rows"][i][1] for r in rs) / len(rs) for i in range(1, L)]
+        nf = sum(1 for r in rs if r["failed"])
         ax.plot(xs, ys, styles.get(name, "--"), color=colours[name], lw=1.8,
-                label="%s (%d seed%s)" % (label, len(rs), "" if len(rs) == 1 else "s"))
+                label="%s (%d seed%s%s)" % (label, len(rs), "" if len(rs) == 1 else "s",
+                                            ", diverged: NaN loss" if nf == len(rs) else
+                                            ", %d diverged" % nf if nf else ""))
     ax.axhline(100 * TARGET, color="grey", lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_ylim(70, 90)
+    ax.set_xlim(left=2)
     ax.set_xlabel("modelled wall clock, WAN, one worker per host (s, log scale; all-reduce at its cheapest algorithm)")
     ax.set_ylabel("test accuracy (%, mean over seeds)")
     ax.set_title("256 workers, Fashion-MNIST LeNet, dirichlet:0.1: modelled WAN time against accuracy")

@@ -137,6 +137,14 @@ if [ -z "${TABLE_ONLY:-}" ]; then
             echo "results-slow-network: $name seed $seed: not started (DEADLINE $DEADLINE, expected $(est "$name") s)"
             continue
         fi
+        # two drivers may share OUT (e.g. ONLY= in two shells): a run
+        # belongs to the one that made its lock (a stale lock of a killed
+        # driver: remove OUT/runs/NAME-sS.lock by hand)
+        if ! mkdir "$b.lock" 2>/dev/null; then
+            echo "results-slow-network: $name seed $seed: running elsewhere ($b.lock)"
+            continue
+        fi
+        if [ -f "$b.json" ] || [ -f "$b.failed" ]; then rmdir "$b.lock"; continue; fi
         f=$(flags "$name" "$seed")
         echo "results-slow-network: $name seed $seed: $f ($(date -u +%H:%M:%S))"
         rm -f "$b.csv" # a CSV of a stopped attempt
@@ -147,6 +155,7 @@ if [ -z "${TABLE_ONLY:-}" ]; then
             grep "training diverged" "$b.log" >"$b.failed"
             echo "results-slow-network: $name seed $seed: $(cat "$b.failed")"
         }
+        rmdir "$b.lock"
     done
 fi
 
