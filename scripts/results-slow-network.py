@@ -45,7 +45,7 @@ DEPLOY = ["wan", "datacenter", "sites"]
 # the pricing of all-reduces per deployment: (column key, label)
 VARIANTS = {"wan": [("auto", "auto"), ("best", "best")],
             "datacenter": [("auto", "auto"), ("best", "best")],
-            "sites": [("auto", "auto (flat binomial)"), ("best", "hierarchical")]}
+            "sites": [("auto", "auto (flat binomial)"), ("flat", "best flat"), ("best", "hierarchical")]}
 
 
 def die(msg):
@@ -75,18 +75,22 @@ def load_prices(out):
         if isinstance(rnd, list):  # time-varying: the mean round (as topogen plan)
             rnd = sum(rnd) / len(rnd)
         by = j["allreduce_by_alg"]
+        flat = min((v, k) for k, v in by.items() if k != "hierarchical")
         p.setdefault(m.group(1), {})[m.group(2)] = (rnd, by["binomial"], j["allreduce_best_s"],
-                                                    j["allreduce_best"])
+                                                    j["allreduce_best"], flat[0], flat[1])
     return p
 
 
 def t_compute(out):
+    """one step of one worker: the bench's CPU rate (batch / cpu images/s),
+    which a dedicated core gives; its wall ms/step includes the waits for
+    a core of this shared machine (both are in the table's note)"""
     lines = open(os.path.join(out, "bench.txt")).read().splitlines()
     for ln in lines:
-        m = re.search(r" ([0-9.]+) ms/step", ln)
+        m = re.search(r"batch ([0-9]+):.* ([0-9.]+) ms/step.* cpu ([0-9.]+) images/s", ln)
         if m and ln.startswith("bench "):
-            return float(m.group(1)) / 1000.0, ln
-    die("no ms/step in bench.txt")
+            return int(m.group(1)) / float(m.group(3)), float(m.group(2)) / 1000.0
+    die("no 'batch B: ... ms/step ... cpu R images/s' in bench.txt")
 
 
 def comm_counts(steps, H, S, K, mode, outer):
@@ -132,7 +136,7 @@ def main():
         sys.exit(0 if len(sys.argv) == 2 else 2)
     out = sys.argv[1]
     prices = load_prices(out)
-    tc, bench_line = t_compute(out)
+    tc, tc_wall = t_compute(out)
     ar_topo = "random-s1"  # the all-reduce price does not depend on the file
     runs = {}
     for name, label, kind in SETTINGS:
@@ -169,7 +173,7 @@ def main():
             def price(step, dep, var, kind=kind, topo=topo, H=H, S=S, K=K, mode=mode, outer=outer):
                 g, a = comm_counts(step, H, S, K, mode, outer)
                 rnd = prices[topo][dep][0] if kind else 0.0
-                arp = prices[ar_topo][dep][1 if var == "auto" else 2]
+                arp = prices[ar_topo][dep][{"auto": 1, "best": 2, "flat": 4}[var]]
                 return step * tc + g * rnd + a * arp
             r["price"] = price
             r["t85"] = {(d, v): (price(s85, d, v) if s85 is not None else None)
@@ -196,14 +200,14 @@ def main():
     # the table
     pr = prices[ar_topo]
     lines = []
-    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (`%s`) + gossip rounds x the round + all-reduces x the all-reduce, "
+    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round + all-reduces x the all-reduce, "
                  "mean over the seeds that reached 85%% (k/n when not all did). Prices (`topogen eval FILE --json`, OUT/prices/): "
                  "WAN, one worker per host (256 hosts): all-reduce auto %.4f s (binomial), best %.4f s (%s); "
                  "datacenter, 256 hosts: auto %.6f s, best %.6f s (%s); "
-                 "4 sites x 64 (`--net 'intra=25us,3GB/s;inter=50ms,12.5MB/s' --ranks 256 --hosts 4`): auto %.4f s (flat binomial), hierarchical %.4f s. "
+                 "4 sites x 64 (`--net 'intra=25us,3GB/s;inter=50ms,12.5MB/s' --ranks 256 --hosts 4`): auto %.4f s (flat binomial), best flat %.4f s (%s: what Open MPI 4.1 can run, by an MCA flag), hierarchical %.4f s (priced only: Open MPI 4.1's libnbc has no hierarchical MPI_Iallreduce). "
                  "Gossip rounds per file and deployment: per-run prices in prices/; at 4 sites the graph placement (METIS, dpsgd-train's default)."
-                 % (tc, "dpsgd-train --bench --batch 4", pr["wan"][1], pr["wan"][2], pr["wan"][3],
-                    pr["datacenter"][1], pr["datacenter"][2], pr["datacenter"][3], pr["sites"][1], pr["sites"][2]))
+                 % (tc, "bench.txt: batch 4 / the CPU rate of `dpsgd-train --bench --batch 4`; its wall time, %.6g s per step, includes waiting for a core of this loaded machine" % tc_wall, pr["wan"][1], pr["wan"][2], pr["wan"][3],
+                    pr["datacenter"][1], pr["datacenter"][2], pr["datacenter"][3], pr["sites"][1], pr["sites"][4], pr["sites"][5], pr["sites"][2]))
     lines.append("")
     hdr = ["setting", "seeds", "final acc (mean ± std)", "steps to 85% (per seed)"]
     for d in DEPLOY:
@@ -219,6 +223,15 @@ def main():
         n = len(rs)
         m, sd = mean_sd([r["final"] for r in rs])
         acc = "%.2f%%" % (100 * m) + (" ± %.2f" % (100 * sd) if sd is not None else " (1 seed)")
+        div = [r for r in rs if r["failed"]]
+        if div:  # the step of the NaN loss: the .failed marker
+            at = []
+            for r in div:
+                t = open(os.path.join(out, "runs", "%s-s%d.failed" % (name, r["seed"]))).read()
+                mm = re.search(r"\(step ([0-9]+)\)", t)
+                at.append("seed %d at step %s" % (r["seed"], mm.group(1) if mm else "?"))
+            acc = ("diverged (NaN loss: %s)" % ", ".join(at) if len(div) == n else
+                   acc + "; diverged: " + ", ".join(at))
         reached = [r for r in rs if r["s85"] is not None]
         st = ", ".join(str(r["s85"]) if r["s85"] is not None else "never" for r in rs)
         if len(reached) < n:
@@ -262,7 +275,7 @@ def main():
 
     sl = ["Welch t-tests (scipy.stats.ttest_ind, equal_var=False) over the seeds; time to 85% of the seeds that reached it "
           "(modelled seconds, the deployment's all-reduce pricing named), final accuracy of every seed.", ""]
-    sl.append("| deployment, pricing | best gossip | best all-reduce-based | time to 85%: gossip / all-reduce (s) | ratio | Welch, time | final acc gossip / all-reduce | Welch, final acc |")
+    sl.append("| deployment, pricing | best gossip | best all-reduce-based | time to 85%: gossip / all-reduce (s) | all-reduce / gossip | Welch, time | final acc gossip / all-reduce | Welch, final acc |")
     sl.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for d in DEPLOY:
         for v, vl in VARIANTS[d]:
@@ -296,6 +309,13 @@ def main():
         tb = summary[b]["t85"].get(key)
         fa = [r["final"] for r in runs[a]]
         fb = [r["final"] for r in runs[b]]
+        if any(r["failed"] for r in runs[a] + runs[b]):
+            sl.append("| %s | %s | %s | %s / %s | n/a | %s / %s | n/a |" % (
+                lab, a, b, *["diverged" if any(r["failed"] for r in runs[x]) else
+                             fmt(summary[x]["t85"][key][0]) if key in summary[x]["t85"] else "never" for x in (a, b)],
+                *["diverged" if any(r["failed"] for r in runs[x]) else
+                  "%.2f%%" % (100 * sum(r["final"] for r in runs[x]) / len(runs[x])) for x in (a, b)]))
+            continue
         tcell = "%s / %s" % (fmt(ta[0] if ta else None) + ("" if not ta or summary[a]["reached"] == summary[a]["n"] else " (%d/%d)" % (summary[a]["reached"], summary[a]["n"])),
                              fmt(tb[0] if tb else None) + ("" if not tb or summary[b]["reached"] == summary[b]["n"] else " (%d/%d)" % (summary[b]["reached"], summary[b]["n"])))
         wt = welch(ta[2], tb[2], "t") if ta and tb else "n/a"
