@@ -230,8 +230,9 @@ def main():
                 t = open(os.path.join(out, "runs", "%s-s%d.failed" % (name, r["seed"]))).read()
                 mm = re.search(r"\(step ([0-9]+)\)", t)
                 at.append("seed %d at step %s" % (r["seed"], mm.group(1) if mm else "?"))
+            ok = ", ".join("seed %d %.2f%%" % (r["seed"], 100 * r["final"]) for r in rs if not r["failed"])
             acc = ("diverged (NaN loss: %s)" % ", ".join(at) if len(div) == n else
-                   acc + "; diverged: " + ", ".join(at))
+                   ok + "; diverged (NaN loss): " + ", ".join(at))
         reached = [r for r in rs if r["s85"] is not None]
         st = ", ".join(str(r["s85"]) if r["s85"] is not None else "never" for r in rs)
         if len(reached) < n:
