@@ -93,6 +93,7 @@ topo() {
         [ -s "$f" ] || "$BIN/topogen" --kind one-peer-exp -n $N --seed 1 -q -o "$f" || die "topogen one-peer-exp failed";;
     aware) c="$OUT/topo/n$N-dirichlet-0.1-s$2.counts"
         f="$OUT/topo/aware-s$2.txt"
+        # shellcheck disable=SC2086 # TRAIN_ARGS: several flags
         [ -s "$c" ] || "$BIN/dpsgd-train" --dataset fashion-mnist --data "$DATA" --batch $BATCH $TRAIN_ARGS \
             --epochs 0 --workers $N --partition dirichlet:0.1 --seed "$2" --quiet --write-partition "$c" ||
             die "dpsgd-train --write-partition failed (seed $2)"
