@@ -317,13 +317,13 @@ def main():
         if len(rows) < 3:
             continue
         # byte budget: the least models-per-node any topology sends in total
-        last = min(int(r["runs"][0][-1]["epoch"]) for r in rows)
+        last = min(int(float(r["runs"][0][-1]["epoch"])) for r in rows)
         ep = min(a.epoch, last)
         budget = min(r["msgs"] * int(r["runs"][0][-1]["step"]) for r in rows)
         for r in rows:
             def acc_at(run, epoch):
                 for row in run:
-                    if int(row["epoch"]) == epoch:
+                    if float(row["epoch"]) == epoch:  # rows every quarter epoch too
                         return 100.0 * float(row["test_acc"])
                 return float("nan")
 
