@@ -26,21 +26,66 @@ import sys
 from scipy import stats
 
 TARGET = 0.85
-SETTINGS = [
-    # name, label, topology kind (None: all-reduce)
-    ("allreduce-H1", "all-reduce every step", None),
-    ("local-H4", "local SGD H=4 (after 1 epoch)", None),
-    ("diloco-H16", "local SGD H=16 + Nesterov outer, lr 0.02 (DiLoCo)", None),
-    ("d2-random", "D^2, random 4-regular", "random"),
-    ("d2-aware", "D^2, data-aware learned", "aware"),
-    ("dpsgd-opexp", "D-PSGD, one-peer exponential", "opexp"),
-    ("d2-random-pga8", "D^2, random 4-regular, global average every 8", "random"),
-]
-# H, S, K, mode, outer of each setting (for a diverged run: no summary)
-FALLBACK = {"allreduce-H1": (1, 0, 0, "allreduce", "none"), "local-H4": (4, 58, 0, "allreduce", "none"),
-            "diloco-H16": (16, 58, 0, "allreduce", "nesterov:0.7,0.9"), "d2-random": (1, 0, 0, "gossip", "none"),
-            "d2-aware": (1, 0, 0, "gossip", "none"), "dpsgd-opexp": (1, 0, 0, "gossip", "none"),
-            "d2-random-pga8": (1, 0, 8, "gossip", "none")}
+MIN_SEEDS = 3  # a setting competes for "best" only with this many seeds
+GRAPHS = {"random": "random 4-regular", "aware": "data-aware learned", "learned": "learned (spectral, the paper's)",
+          "hosts": "host-aware learned (--groups 4)", "opexp": "one-peer exponential"}
+
+
+def parse(name):
+    """a setting's schedule from its name (the grammar of the .sh's flags())"""
+    parts = name.split("-")
+    kind = parts[0]
+    if kind not in ("allreduce", "local", "diloco", "d2", "dpsgd"):
+        die("unknown setting '%s'" % name)
+    o = {"name": name, "kind": kind, "graph": None, "H": 1, "K": 0, "lr": 0.05, "S": None}
+    rest = parts[1:]
+    if kind in ("d2", "dpsgd"):
+        if not rest or rest[0] not in GRAPHS:
+            die("setting '%s': no graph" % name)
+        o["graph"] = rest[0]
+        rest = rest[1:]
+    for x in rest:
+        m = re.match(r"(H|pga|lr|S)([0-9.]+)$", x)
+        if not m:
+            die("setting '%s': unknown option '%s'" % (name, x))
+        k = {"H": "H", "pga": "K", "lr": "lr", "S": "S"}[m.group(1)]
+        o[k] = float(m.group(2)) if k == "lr" else int(m.group(2))
+    if o["S"] is None:
+        o["S"] = 58 if kind in ("local", "diloco") else 0
+    o["mode"] = "allreduce" if kind in ("allreduce", "local", "diloco") else "gossip"
+    o["outer"] = "nesterov:0.7,0.9" if kind == "diloco" else "none"
+    return o
+
+
+def setting_label(name):
+    o = parse(name)
+    lr = "" if o["lr"] == 0.05 else ", lr %g" % o["lr"]
+    if o["kind"] == "allreduce":
+        return "all-reduce every step" + lr
+    if o["kind"] in ("local", "diloco"):
+        what = "local SGD" if o["kind"] == "local" else "DiLoCo (local SGD + Nesterov outer 0.7, 0.9)"
+        return "%s H=%d%s, %s" % (what, o["H"], lr, "after %d every-step averages" % o["S"] if o["S"] else "no warm-up")
+    alg = {"d2": "D^2", "dpsgd": "D-PSGD"}[o["kind"]]
+    t = "%s, %s" % (alg, GRAPHS[o["graph"]])
+    if o["H"] > 1:
+        t += ", H=%d" % o["H"]
+        if o["S"]:
+            t += " after %d" % o["S"]
+    if o["K"]:
+        t += ", global average every %d" % o["K"]
+    return t + lr
+
+
+def order_key(name):
+    o = parse(name)
+    return ({"allreduce": 0, "local": 1, "diloco": 2, "d2": 3, "dpsgd": 4}[o["kind"]],
+            list(GRAPHS).index(o["graph"]) if o["graph"] else 0, o["H"], o["K"], -o["lr"], o["S"])
+
+
+def is_allreduce_based(name):
+    return parse(name)["mode"] == "allreduce"
+
+
 DEPLOY = ["wan", "datacenter", "sites"]
 # the pricing of all-reduces per deployment: (column key, label)
 VARIANTS = {"wan": [("auto", "auto"), ("best", "best")],
@@ -54,8 +99,7 @@ def die(msg):
 
 
 def topo_file(kind, seed):
-    return {"random": "random-s%d" % seed, "aware": "aware-s%d" % seed,
-            "opexp": "one-peer-exp"}[kind]
+    return "one-peer-exp" if kind == "opexp" else "%s-s%d" % (kind, seed)
 
 
 def load_prices(out):
@@ -71,7 +115,9 @@ def load_prices(out):
         # sites the trainer's default --placement graph (METIS) when the
         # file has one, else (time-varying) the blocks
         g = j.get("graph") or {}
-        rnd = g.get("round_s") if m.group(2) == "sites" and "round_s" in g else j["block"]["round_s"]
+        host_aware = m.group(1).startswith("hosts-")  # run with --placement block
+        rnd = (g.get("round_s") if m.group(2) == "sites" and "round_s" in g and not host_aware
+               else j["block"]["round_s"])
         if isinstance(rnd, list):  # time-varying: the mean round (as topogen plan)
             rnd = sum(rnd) / len(rnd)
         by = j["allreduce_by_alg"]
@@ -139,7 +185,14 @@ def main():
     tc, tc_wall = t_compute(out)
     ar_topo = "random-s1"  # the all-reduce price does not depend on the file
     runs = {}
-    for name, label, kind in SETTINGS:
+    part = "?"
+    names = set()
+    for f in os.listdir(os.path.join(out, "runs")):
+        m = re.match(r"(.*)-s([0-9]+)\.csv$", f)
+        if m:
+            names.add(m.group(1))
+    SETTINGS = [(x, setting_label(x), parse(x)["graph"]) for x in sorted(names, key=order_key)]
+    for name, _, kind in SETTINGS:
         for seed in (1, 2, 3):
             b = os.path.join(out, "runs", "%s-s%d" % (name, seed))
             if not os.path.exists(b + ".csv"):
@@ -150,12 +203,14 @@ def main():
             rows = read_csv(b + ".csv")
             s85 = next((st for st, a in rows if a >= TARGET), None)
             if failed:  # no summary: the schedule of the setting (the .sh)
-                H, S, K, mode, outer = FALLBACK[name]
+                o = parse(name)
+                H, S, K, mode, outer = o["H"], o["S"], o["K"], o["mode"], o["outer"]
                 g, a = comm_counts(rows[-1][0], H, S, K, mode, outer)
                 c = {"gossip_rounds": g, "exact_averages": a, "gradient_allreduces": 0}
             else:
                 j = json.load(open(b + ".json"))
                 s = j["settings"]
+                part = s.get("partition", part)
                 H, S, K = s["average_every"], s["local_after"], s["global_every"]
                 mode, outer = s["mode"], s["outer"]
                 if j["result"]["steps_to_target"]["0.85"] != s85:
@@ -260,12 +315,15 @@ def main():
     print("\n".join(lines))
 
     # Welch t-tests
-    ar_based = ["allreduce-H1", "local-H4", "diloco-H16"]
-    gossip = ["d2-random", "d2-aware", "dpsgd-opexp", "d2-random-pga8"]
+    ar_based = [x for x, _, _ in SETTINGS if is_allreduce_based(x)]
+    gossip = [x for x, _, _ in SETTINGS if not is_allreduce_based(x)]
 
     def best_of(names, key):
+        """the fastest setting to 85% among those run on MIN_SEEDS seeds
+        or more that reached it on every seed (1-seed pilots do not compete)"""
         c = [(summary[x]["t85"][key][0], x) for x in names
-             if x in summary and key in summary[x]["t85"] and summary[x]["reached"] == summary[x]["n"]]
+             if x in summary and key in summary[x]["t85"] and summary[x]["reached"] == summary[x]["n"]
+             and summary[x]["n"] >= MIN_SEEDS]
         return min(c)[1] if c else None
 
     def welch(a, b, what):
@@ -295,13 +353,41 @@ def main():
     sl.append("")
     sl.append("| lever | A | B | time to 85% A / B (s) | Welch, time | final acc A / B | Welch, final acc |")
     sl.append("| --- | --- | --- | --- | --- | --- | --- |")
-    pairs = [("data-aware graph vs random regular (D^2)", "d2-aware", "d2-random"),
-             ("global average every 8 (D^2, random)", "d2-random-pga8", "d2-random"),
-             ("D-PSGD one-peer exp vs D^2 random (graph and algorithm)", "dpsgd-opexp", "d2-random"),
-             ("local steps H=4 vs every step (all-reduce)", "local-H4", "allreduce-H1"),
-             ("DiLoCo H=16 lr 0.02 vs local SGD H=4", "diloco-H16", "local-H4"),
-             ("DiLoCo H=16 lr 0.02 vs all-reduce every step", "diloco-H16", "allreduce-H1"),
-             ("D^2 data-aware vs all-reduce every step", "d2-aware", "allreduce-H1")]
+    def variant(name, **kw):
+        """name with some options replaced (None removes one)"""
+        o = parse(name)
+        o.update(kw)
+        parts = [o["kind"]] + ([o["graph"]] if o["graph"] else [])
+        if o["kind"] == "allreduce" or o["H"] > 1:
+            parts.append("H%d" % o["H"])
+        if o["K"]:
+            parts.append("pga%d" % o["K"])
+        if o["lr"] != 0.05:
+            parts.append("lr%g" % o["lr"])
+        if o["S"] != (58 if o["kind"] in ("local", "diloco") else 0):
+            parts.append("S%d" % o["S"])
+        return "-".join(parts)
+
+    pairs = []
+    for x in [n for n, _, _ in SETTINGS]:
+        o = parse(x)
+        if o["mode"] == "gossip":
+            if o["graph"] != "random":
+                pairs.append(("%s graph vs random regular (same algorithm, H, lr)" % GRAPHS[o["graph"]], x,
+                              variant(x, graph="random")))
+            if o["H"] > 1:
+                pairs.append(("H=%d vs every step (same graph)" % o["H"], x, variant(x, H=1, S=0)))
+            if o["K"]:
+                pairs.append(("global average every %d vs none" % o["K"], x, variant(x, K=0)))
+            if o["kind"] == "dpsgd":
+                pairs.append(("D-PSGD vs D^2 (same graph)", x, variant(x, kind="d2")))
+        elif o["kind"] == "local":
+            pairs.append(("local SGD H=%d lr %g vs all-reduce every step" % (o["H"], o["lr"]), x, "allreduce-H1"))
+        elif o["kind"] == "diloco":
+            pairs.append(("DiLoCo outer step vs plain local SGD (same H, lr)", x, variant(x, kind="local")))
+    bg, ba = best_of(gossip, ("wan", "best")), best_of(ar_based, ("wan", "best"))
+    if bg and ba:
+        pairs.append(("the best gossip vs the best all-reduce-based schedule", bg, ba))
     key = ("wan", "best")
     for lab, a, b in pairs:
         if a not in summary or b not in summary:
@@ -333,34 +419,51 @@ def main():
     except ImportError:
         print("results-slow-network.py: no matplotlib, no figure")
         return
-    colours = {"allreduce-H1": "#000000", "local-H4": "#1f77b4", "diloco-H16": "#17becf",
-               "d2-random": "#ff7f0e", "d2-aware": "#d62728", "dpsgd-opexp": "#2ca02c",
-               "d2-random-pga8": "#9467bd"}
-    styles = {"allreduce-H1": "-", "local-H4": "-", "diloco-H16": "-"}
-    fig, ax = plt.subplots(figsize=(8, 5.2))
-    for name, label, _ in SETTINGS:
-        rs = runs.get(name, [])
-        if not rs:
-            continue
-        steps = [st for st, _ in rs[0]["rows"]]
-        L = min(len(r["rows"]) for r in rs)
-        xs = [sum(r["price"](r["rows"][i][0], "wan", "best") for r in rs) / len(rs) for i in range(1, L)]
-        ys = [100 * sum(r["rows"][i][1] for r in rs) / len(rs) for i in range(1, L)]
-        nf = sum(1 for r in rs if r["failed"])
-        ax.plot(xs, ys, styles.get(name, "--"), color=colours[name], lw=1.8,
-                label="%s (%d seed%s%s)" % (label, len(rs), "" if len(rs) == 1 else "s",
-                                            ", diverged: NaN loss" if nf == len(rs) else
-                                            ", %d diverged" % nf if nf else ""))
-    ax.axhline(100 * TARGET, color="grey", lw=0.8, ls=":")
-    ax.set_xscale("log")
-    ax.set_ylim(70, 90)
-    ax.set_xlim(left=2)
-    ax.set_xlabel("modelled wall clock, WAN, one worker per host (s, log scale; all-reduce at its cheapest algorithm)")
-    ax.set_ylabel("test accuracy (%, mean over seeds)")
-    ax.set_title("256 workers, Fashion-MNIST LeNet, dirichlet:0.1: modelled WAN time against accuracy")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+    # the main schedules: every setting with MIN_SEEDS seeds, else the
+    # fastest of each family (all-reduce, local SGD, DiLoCo, each gossip
+    # graph and algorithm), so that the lines stay few enough to tell apart
+    def fam(x):
+        o = parse(x)
+        return (o["kind"], o["graph"])
+    shown, fams = [], {}
+    for x, _, _ in SETTINGS:
+        if x in summary and summary[x]["n"] >= MIN_SEEDS:
+            shown.append(x)
+            fams[fam(x)] = x
+    for x, _, _ in SETTINGS:
+        if x in summary and fam(x) not in fams:
+            cands = [(summary[y]["t85"][("wan", "best")][0] if ("wan", "best") in summary[y]["t85"] else 1e9, y)
+                     for y, _, _ in SETTINGS if y in summary and fam(y) == fam(x)]
+            fams[fam(x)] = min(cands)[1]
+            shown.append(fams[fam(x)])
+    shown = sorted(set(shown), key=order_key)
+    cmap = plt.get_cmap("tab20")
+    panels = [("wan", "best", "WAN, one worker per host (all-reduce: its cheapest algorithm)"),
+              ("sites", "best", "4 sites x 64 workers (all-reduce: hierarchical, priced only)")]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.6), sharey=True)
+    for ax, (dep, var, title) in zip(axes, panels):
+        for k, name in enumerate(shown):
+            rs = runs.get(name, [])
+            L = min(len(r["rows"]) for r in rs)
+            xs = [sum(r["price"](r["rows"][i][0], dep, var) for r in rs) / len(rs) for i in range(1, L)]
+            ys = [100 * sum(r["rows"][i][1] for r in rs) / len(rs) for i in range(1, L)]
+            nf = sum(1 for r in rs if r["failed"])
+            ax.plot(xs, ys, "-" if is_allreduce_based(name) else "--", color=cmap(k % 20), lw=1.8,
+                    label="%s (%d seed%s%s)" % (setting_label(name), len(rs), "" if len(rs) == 1 else "s",
+                                                ", diverged: NaN loss" if nf == len(rs) else
+                                                ", %d diverged" % nf if nf else ""))
+        ax.axhline(100 * TARGET, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.set_ylim(70, 90)
+        ax.set_xlabel("modelled wall clock (s, log scale)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("test accuracy (%, mean over seeds)")
+    h, lab = axes[0].get_legend_handles_labels()
+    fig.legend(h, lab, fontsize=7.5, loc="lower center", ncol=2, frameon=False)
+    fig.suptitle("256 workers, Fashion-MNIST LeNet, %s: modelled time against accuracy (solid: all-reduce based; dashed: gossip)"
+                 % part, fontsize=11)
+    fig.tight_layout(rect=(0, 0.03 + 0.028 * ((len(shown) + 1) // 2), 1, 1))
     fig.savefig(os.path.join(out, "wan-time-vs-acc.png"), dpi=110)
 
 

@@ -52,17 +52,17 @@ BIN=${BIN:-$root/bin}
 NP=${NP:-2}
 SEEDS=${SEEDS:-"1 2 3"}
 RUN_S=${RUN_S:-90}
-# the exact averages of local SGD and Gossip-PGA are the trainer's
-# complete-graph round (n^2 array sums: about 5.5 s each at 256 workers
-# on this 2-core machine), so those runs take far longer
-EST=${EST:-"local-H4:1250 diloco-H16:650 d2-random-pga8:600"}
+EST=${EST:-}
 DATA=${DATA:-/usr/share/datasets/fashion-mnist}
 N=256
 BATCH=4
 EVAL=14 # a quarter epoch: 60000 / 1024 = 58 steps per epoch
 WARM=58 # one epoch of every-step communication before local steps
 TRAIN_ARGS="--local-eval 100 --warmup 1 --schedule step --step-epochs 3.5"
-COMMON="--data $DATA --model lenet --epochs 12 --batch $BATCH --lr 0.05 --momentum 0.9 $TRAIN_ARGS --partition dirichlet:0.1 --eval-every $EVAL --quiet"
+EPOCHS=${EPOCHS:-12}
+PARTITION=${PARTITION:-dirichlet:0.1}
+PART_NAME=$(echo "$PARTITION" | tr ':' '-')
+COMMON="--data $DATA --model lenet --epochs $EPOCHS --batch $BATCH --lr 0.05 --momentum 0.9 $TRAIN_ARGS --partition $PARTITION --eval-every $EVAL --quiet"
 # 4 sites of 64 workers: a datacenter inside a site (the datacenter
 # preset's link between hosts), the WAN preset between sites
 SITES_NET='intra=25us,3GB/s;inter=50ms,12.5MB/s'
@@ -71,31 +71,75 @@ die() { echo "results-slow-network: $*" >&2; exit 1; }
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT/runs" "$OUT/topo"
 
-# flags NAME SEED: the run's own flags (and builds its topology)
+# flags NAME SEED: the run's own flags (and builds its topology). A name
+# is a schedule and its options, dash-separated:
+#   allreduce-H1              all-reduce of the gradients every step
+#   local-HH / diloco-HH      local SGD / DiLoCo (+ --outer nesterov:0.7,0.9)
+#                             with --average-every H
+#   ALG-GRAPH                 gossip: ALG d2 or dpsgd, GRAPH random (4-regular),
+#                             aware (data-aware learned), learned (the paper's
+#                             spectral objective), hosts (learned, at most 4
+#                             edges between the 4 sites: --groups 4), opexp
+#                             (one-peer exponential)
+# options: -HH (gossip: --average-every H), -pgaK (--global-every K),
+# -lrLR (--lr LR, default 0.05), -SS (--local-after S, default WARM for
+# local and diloco, 0 for gossip with H > 1)
 flags() {
-    case $1 in
-    allreduce-H1) echo "--mode allreduce --workers $N";;
-    local-H4) echo "--mode allreduce --workers $N --average-every 4 --local-after $WARM";;
-    diloco-H16) echo "--mode allreduce --workers $N --average-every 16 --local-after $WARM --outer nesterov:0.7,0.9 --lr 0.02";;
-    d2-random) echo "--topology $(topo random "$2") --algorithm d2";;
-    d2-aware) echo "--topology $(topo aware "$2") --algorithm d2";;
-    dpsgd-opexp) echo "--topology $(topo opexp "$2")";;
-    d2-random-pga8) echo "--topology $(topo random "$2") --algorithm d2 --global-every 8";;
-    *) die "unknown setting '$1'";;
+    name=$1 seed=$2
+    kind=${name%%-*}
+    rest=${name#"$kind"}
+    graph="" H=1 K=0 lr="" S=""
+    case $kind in
+    d2|dpsgd) graph=${rest#-}; graph=${graph%%-*}; rest=${rest#"-$graph"};;
+    allreduce|local|diloco) ;;
+    *) die "unknown setting '$name'";;
     esac
+    IFS=-
+    for o in $rest; do
+        case $o in
+        '') ;;
+        H[0-9]*) H=${o#H};;
+        pga[0-9]*) K=${o#pga};;
+        lr[0-9]*) lr=${o#lr};;
+        S[0-9]*) S=${o#S};;
+        *) unset IFS; die "unknown option '$o' in setting '$name'";;
+        esac
+    done
+    unset IFS
+    f=""
+    [ -z "$lr" ] || f="--lr $lr"
+    case $kind in
+    allreduce) [ "$H" = 1 ] || die "$name: allreduce-H1 only (local-HH for H > 1)"
+        echo "--mode allreduce --workers $N $f"; return;;
+    local|diloco) [ "$H" -gt 1 ] || die "$name: H > 1 needed"
+        f="$f --mode allreduce --workers $N --average-every $H --local-after ${S:-$WARM}"
+        [ "$kind" = local ] || f="$f --outer nesterov:0.7,0.9"
+        echo "$f"; return;;
+    esac
+    case $graph in random|aware|learned|hosts|opexp) ;; *) die "unknown graph '$graph' in setting '$name'";; esac
+    f="--topology $(topo "$graph" "$seed") --algorithm $kind $f"
+    [ "$graph" != hosts ] || f="$f --placement block"
+    [ "$H" = 1 ] || f="$f --average-every $H"
+    [ -z "$S" ] || f="$f --local-after $S"
+    [ "$K" = 0 ] || f="$f --global-every $K"
+    echo "$f"
 }
 # topo KIND SEED: the file (generated once)
 topo() {
     case $1 in
     random) f="$OUT/topo/random-s$2.txt"
         [ -s "$f" ] || "$BIN/topogen" --kind random -n $N -d 4 --weights laplacian --seed "$2" -q -o "$f" || die "topogen random failed";;
+    learned) f="$OUT/topo/learned-s$2.txt"
+        [ -s "$f" ] || "$BIN/topogen" -n $N -d 4 --weights laplacian --seed "$2" -q -o "$f" || die "topogen learned failed";;
+    hosts) f="$OUT/topo/hosts-s$2.txt"
+        [ -s "$f" ] || "$BIN/topogen" -n $N -d 4 --groups 4 --weights laplacian --seed "$2" -q -o "$f" || die "topogen hosts failed";;
     opexp) f="$OUT/topo/one-peer-exp.txt" # deterministic: one file
         [ -s "$f" ] || "$BIN/topogen" --kind one-peer-exp -n $N --seed 1 -q -o "$f" || die "topogen one-peer-exp failed";;
     aware) c="$OUT/topo/n$N-dirichlet-0.1-s$2.counts"
         f="$OUT/topo/aware-s$2.txt"
         # shellcheck disable=SC2086 # TRAIN_ARGS: several flags
         [ -s "$c" ] || "$BIN/dpsgd-train" --dataset fashion-mnist --data "$DATA" --batch $BATCH $TRAIN_ARGS \
-            --epochs 0 --workers $N --partition dirichlet:0.1 --seed "$2" --quiet --write-partition "$c" ||
+            --epochs 0 --workers $N --partition $PARTITION --seed "$2" --quiet --write-partition "$c" ||
             die "dpsgd-train --write-partition failed (seed $2)"
         [ -s "$f" ] || "$BIN/topogen" -n $N -d 4 --hetero-weight 10 --weights laplacian --labels "$c" \
             --seed "$2" -q -o "$f" || die "topogen aware failed (seed $2)";;
@@ -103,18 +147,19 @@ topo() {
     echo "$f"
 }
 
-ALL="allreduce-H1 local-H4 diloco-H16 d2-random d2-aware dpsgd-opexp d2-random-pga8"
-ONLY=${ONLY:-$ALL}
+ALL="allreduce-H1 local-H4 diloco-H16-lr0.02 d2-random d2-aware dpsgd-opexp d2-random-pga8"
+ONLY=${ONLY:-}
 rest=""
 for s in $SEEDS; do [ "$s" = 1 ] || rest="$rest $s"; done
 # the queue: NAME:SEED in priority order (see "Order" above)
 queue=""
 for n in allreduce-H1 local-H4 d2-random d2-aware dpsgd-opexp; do queue="$queue $n:1"; done
 for s in $rest; do for n in allreduce-H1 d2-random d2-aware; do queue="$queue $n:$s"; done; done
-queue="$queue d2-random-pga8:1 diloco-H16:1"
+queue="$queue d2-random-pga8:1 diloco-H16-lr0.02:1"
 for s in $rest; do queue="$queue local-H4:$s"; done
-for s in $rest; do queue="$queue diloco-H16:$s"; done
+for s in $rest; do queue="$queue diloco-H16-lr0.02:$s"; done
 for s in $rest; do for n in dpsgd-opexp d2-random-pga8; do queue="$queue $n:$s"; done; done
+[ -z "${QUEUE:-}" ] || queue=$QUEUE
 # est NAME: the seconds a run is expected to take (DEADLINE)
 est() {
     for e in $EST; do [ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return; }; done
@@ -127,7 +172,7 @@ fi
 if [ -z "${TABLE_ONLY:-}" ]; then
     for q in $queue; do
         name=${q%%:*}; seed=${q#*:}
-        case " $ONLY " in *" $name "*) ;; *) continue;; esac
+        [ -z "$ONLY" ] || case " $ONLY " in *" $name "*) ;; *) continue;; esac
         case " $SEEDS " in *" $seed "*) ;; *) continue;; esac
         b="$OUT/runs/$name-s$seed"
         if [ -f "$b.json" ] || [ -f "$b.failed" ]; then

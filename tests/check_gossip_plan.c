@@ -295,6 +295,68 @@ START_TEST(test_bad_plans_refused)
 }
 END_TEST
 
+/* dt_gossip_plan_mean (the exact average's sum, computed once) has the
+ * bits of the complete graph's round with W = 11^T/n for every worker,
+ * on values whose double sum depends on the order (a few large, many
+ * small of mixed sign): a sum in another order or in float would differ. */
+START_TEST(test_mean_is_the_complete_round)
+{
+    const size_t n = 13;
+    size_t ei[78], ej[78], m = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            ei[m] = i, ej[m++] = j;
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, n, m, ei, ej), CM_OK);
+    t.ew = malloc(m * sizeof *t.ew);
+    t.self = malloc(n * sizeof *t.self);
+    t.adj_w = malloc(2 * m * sizeof *t.adj_w);
+    ck_assert(t.ew && t.self && t.adj_w);
+    for (size_t q = 0; q < m; q++)
+        t.ew[q] = 1.0 / (double)n;
+    for (size_t q = 0; q < 2 * m; q++)
+        t.adj_w[q] = 1.0 / (double)n;
+    for (size_t i = 0; i < n; i++)
+        t.self[i] = 1.0 / (double)n;
+    float *mem = malloc(2 * n * LEN * sizeof *mem), *x[13], *out[13];
+    float *mean = malloc(LEN * sizeof *mean);
+    double *acc = malloc(LEN * sizeof *acc);
+    ck_assert(mem && mean && acc);
+    cm_rng r;
+    cm_rng_seed(&r, 11, 0);
+    for (size_t j = 0; j < n; j++) {
+        x[j] = mem + j * LEN;
+        out[j] = mem + (n + j) * LEN;
+        for (size_t k = 0; k < LEN; k++)
+            x[j][k] = (float)((cm_rng_uniform(&r) - 0.5) *
+                              (j % 5 == 0 ? 1e7 : 1e-3));
+    }
+    size_t *owner = calloc(n, sizeof *owner);
+    dt_gossip_plan p;
+    dt_gossip_plan_init(&p);
+    ck_assert_int_eq(dt_gossip_plan_make(&p, &t, owner, 1, 0), CM_OK);
+    dt_gossip_plan_mix(&p, (const float *const *)x, NULL, LEN, acc, out);
+    dt_gossip_plan_mean((const float *const *)x, n, LEN, acc, mean);
+    size_t differ_float = 0;
+    for (size_t k = 0; k < LEN; k++) {
+        float f = 0.0f; /* the same sum in float, in reverse order */
+        for (size_t j = n; j-- > 0;)
+            f += x[j][k] / (float)n;
+        differ_float += f != mean[k];
+    }
+    ck_assert_uint_gt(differ_float, 0); /* the oracle can tell orders apart */
+    for (size_t j = 0; j < n; j++)
+        ck_assert_int_eq(memcmp(out[j], mean, LEN * sizeof *mean), 0);
+    dt_gossip_plan_destroy(&p);
+    cm_topo_destroy(&t);
+    free(owner);
+    free(acc);
+    free(mean);
+    free(mem);
+}
+END_TEST
+
 Suite *gossip_plan_suite(void)
 {
     Suite *s = suite_create("gossip_plan");
@@ -306,6 +368,9 @@ Suite *gossip_plan_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("send_list_counts");
     tcase_add_test(tc, test_send_list_counts);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("mean_is_the_complete_round");
+    tcase_add_test(tc, test_mean_is_the_complete_round);
     suite_add_tcase(s, tc);
     tc = tcase_create("bad_plans_refused");
     tcase_add_test(tc, test_bad_plans_refused);

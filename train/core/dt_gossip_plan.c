@@ -272,6 +272,24 @@ void dt_gossip_plan_mix(const dt_gossip_plan *p, const float *const *x,
     }
 }
 
+void dt_gossip_plan_mean(const float *const *x, size_t n, size_t len,
+                         double *acc, float *out)
+{
+    const double w = 1.0 / (double)n;
+    for (size_t b = 0; b < len; b += MIX_BLOCK) {
+        const size_t m = len - b < MIX_BLOCK ? len - b : MIX_BLOCK;
+        for (size_t j = 0; j < n; j++)
+            if (m == MIX_BLOCK)
+                mix_term(acc, x[j] + b, w, MIX_BLOCK, j == 0);
+            else
+                mix_term(acc, x[j] + b, w, m, j == 0);
+        if (m == MIX_BLOCK)
+            mix_round(out + b, acc, MIX_BLOCK);
+        else
+            mix_round(out + b, acc, m);
+    }
+}
+
 uint64_t dt_gossip_plan_mem_bytes(const dt_gossip_plan *p, size_t len)
 {
     const uint64_t arrays = 2 * (uint64_t)p->nsend +

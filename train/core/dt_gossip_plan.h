@@ -90,6 +90,14 @@ void dt_gossip_plan_pack(const dt_gossip_plan *p, const float *const *x,
  * source array is read once and out[i] written once per round (the
  * memory traffic of a round: 4 len (terms + 1) bytes per worker). The
  * bits do not depend on the blocking. O(len * terms). */
+/* The mean of n arrays x[0..n) of len floats, with the arithmetic of
+ * dt_gossip_plan_mix on the complete graph with W = 11^T/n:
+ * out[k] = (float) sum_{j ascending} (1/n) x_j[k] in a double
+ * accumulator acc[len]. The exact average (dt_gossip_new_average) gives
+ * the bits of that gossip round in O(n len) work instead of O(n^2 len). */
+void dt_gossip_plan_mean(const float *const *x, size_t n, size_t len,
+                         double *acc, float *out);
+
 void dt_gossip_plan_mix(const dt_gossip_plan *p, const float *const *x,
                         const float *recvbuf, size_t len, double *acc,
                         float *const *out);

@@ -26,11 +26,4 @@
 cm_status dt_clique_topo(const cm_topo_header *h, const char *path,
                          const cm_topo *topo, cm_topo *t);
 
-/* The complete graph on n nodes with W_ij = 1/n for every i, j (self
- * weight included) into t (initialized): one gossip round on it gives
- * every worker the exact average of all, summed in ascending worker order
- * (so the same bits on any number of ranks). --global-every and the local
- * all-reduce average with it. CM_ENOMEM. O(n^2). */
-cm_status dt_complete_topo(size_t n, cm_topo *t);
-
 #endif

@@ -158,6 +158,7 @@ struct dt_gossip {
     const float **x;     /* [count] arrays of the round in progress */
     int active;          /* a round is started */
     int dynamic;         /* 1: dt_gossip_retopo re-plans every round */
+    int average;         /* 1: dt_gossip_new_average's exact average */
     dt_gossip_stats st;  /* counters (nothing is ever sent) */
 };
 
@@ -228,6 +229,37 @@ cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
     return gossip_new(t, owner, len, 1, out);
 }
 
+cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
+                                const size_t *owner, size_t len,
+                                dt_gossip **out)
+{
+    (void)comm;
+    (void)owner; /* one rank holds every worker */
+    *out = NULL;
+    if (n == 0 || len == 0)
+        return cm_error(CM_EINVAL, "exact average of %zu arrays of %zu "
+                        "floats", n, len);
+    dt_gossip *g = calloc(1, sizeof *g);
+    if (!g)
+        return cm_error(CM_ENOMEM, "out of memory for the exact average");
+    g->len = len;
+    g->average = 1;
+    g->plan.n = n;
+    g->plan.P = 1;
+    g->plan.count = n;
+    g->plan.local = malloc(n * sizeof *g->plan.local);
+    g->acc = malloc(len * sizeof *g->acc);
+    g->x = calloc(n, sizeof *g->x);
+    if (!g->plan.local || !g->acc || !g->x) {
+        dt_gossip_free(g);
+        return cm_error(CM_ENOMEM, "out of memory for the exact average");
+    }
+    for (size_t j = 0; j < n; j++)
+        g->plan.local[j] = j;
+    *out = g;
+    return CM_OK;
+}
+
 cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
 {
     if (g->active)
@@ -274,7 +306,13 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
         return cm_error(CM_EINVAL, "gossip round not started");
     double t0 = cm_time_now();
     g->active = 0;
-    dt_gossip_plan_mix(&g->plan, g->x, NULL, g->len, g->acc, out);
+    if (g->average) { /* the mean once, copied to every worker */
+        dt_gossip_plan_mean(g->x, g->plan.count, g->len, g->acc, out[0]);
+        for (size_t i = 1; i < g->plan.count; i++)
+            memcpy(out[i], out[0], g->len * sizeof *out[i]);
+    } else {
+        dt_gossip_plan_mix(&g->plan, g->x, NULL, g->len, g->acc, out);
+    }
     g->st.t_mix += cm_time_now() - t0;
     g->st.rounds++;
     return CM_OK;

@@ -512,18 +512,11 @@ static cm_status setup_outer(dt_run *r)
 }
 
 /* The exact average of all workers (--global-every, local all-reduce):
- * the complete graph's gossip plan on the run's placement. Collective. */
+ * the complete graph's round, gathered, summed once and broadcast
+ * (dt_gossip_new_average) on the run's placement. Collective. */
 static cm_status setup_exact(dt_run *r, const size_t *rank_of, size_t len)
 {
-    cm_topo ct;
-    cm_topo_init(&ct);
-    cm_status s = dt_comm_agree(r->comm, dt_complete_topo(r->n, &ct));
-    if (s == CM_OK)
-        s = rank_of ? dt_gossip_new_placed(r->comm, &ct, rank_of, len,
-                                           &r->gg)
-                    : dt_gossip_new(r->comm, &ct, len, &r->gg);
-    cm_topo_destroy(&ct);
-    return s;
+    return dt_gossip_new_average(r->comm, r->n, rank_of, len, &r->gg);
 }
 
 /* Never called: a local all-reduce run's dt_algo steps are all local. */

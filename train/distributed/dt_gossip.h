@@ -79,6 +79,21 @@ cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
                                 const size_t *owner, size_t len,
                                 dt_gossip **out);
 
+/* The exact average of the n workers (worker j on rank owner[j]; NULL:
+ * the contiguous blocks of dt_gossip_new): a round writes every local
+ * out_i = the bits of the complete graph's round with W = 11^T/n
+ * (dt_gossip_plan_mean: ascending j, double accumulator), the same on any
+ * number of ranks. The arrays are gathered to rank 0 in column chunks of
+ * at most 8 Mi floats in all, summed once there and broadcast: O(n len)
+ * work and memory O(min(n len, 8 Mi)) on rank 0, where the complete
+ * graph's plan makes every worker sum all n arrays (O(n^2 len)). Its
+ * round does not overlap (dt_gossip_start only records x). Collective;
+ * the ranks agree on failure: CM_EINVAL when P > n or len is 0,
+ * CM_ENOMEM. Free with dt_gossip_free; dt_gossip_retopo refuses it. */
+cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
+                                const size_t *owner, size_t len,
+                                dt_gossip **out);
+
 /* Re-plans a dynamic g for topology t (weighted, g's node count) on the
  * same placement; no round may be in progress. Local (no communication):
  * every rank must pass the same t before its next dt_gossip_start.

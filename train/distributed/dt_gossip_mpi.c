@@ -292,6 +292,17 @@ struct dt_gossip {
     MPI_Request req;       /* the exchange in progress */
     int active;            /* a round is started */
     dt_gossip_stats st;    /* counters */
+    /* dt_gossip_new_average only: gather to rank 0, sum there, broadcast */
+    int average;           /* 1: this is an exact average */
+    MPI_Comm comm;         /* the job's communicator (not owned) */
+    size_t chunk;          /* floats of each array per gather */
+    size_t *wcount;        /* [P] workers per rank (rank 0) */
+    size_t *slot;          /* [n] worker j's place in gbuf, in arrays
+                              (rank 0) */
+    int *gcount, *gdispl;  /* [P] gather counts, offsets (rank 0) */
+    float *gbuf;           /* [n * chunk] the gathered chunk (rank 0) */
+    const float **rows;    /* [n] worker j's chunk in gbuf (rank 0) */
+    float *avg;            /* [chunk] the mean's chunk */
 };
 
 size_t dt_gossip_first(const dt_gossip *g) { return g->plan.local[0]; }
@@ -317,6 +328,13 @@ static void gossip_free_local(dt_gossip *g)
     dt_slab_free(g->recvbuf);
     free(g->acc);
     free(g->x);
+    free(g->wcount);
+    free(g->slot);
+    free(g->gcount);
+    free(g->gdispl);
+    free(g->gbuf);
+    free(g->rows);
+    free(g->avg);
     free(g);
 }
 
@@ -571,6 +589,165 @@ void dt_gossip_free(dt_gossip *g)
     gossip_free_local(g);
 }
 
+/* ---- exact average ---------------------------------------------------- */
+
+/* Gathered floats per chunk, over all workers: 32 MiB on rank 0. */
+#define AVERAGE_CHUNK_FLOATS ((size_t)8 << 20)
+
+/* Counts and buffers of an exact average for rank r of P. */
+static cm_status average_local(dt_gossip *g, size_t n, const size_t *owner,
+                               size_t P, size_t r)
+{
+    dt_gossip_plan *p = &g->plan;
+    p->n = n;
+    p->P = P;
+    p->rank = r;
+    for (size_t j = 0; j < n; j++)
+        p->count += owner[j] == r;
+    if (p->count == 0)
+        return cm_error(CM_EINVAL, "rank %zu holds no worker", r);
+    g->chunk = AVERAGE_CHUNK_FLOATS / n;
+    if (g->chunk == 0)
+        g->chunk = 1;
+    if (g->chunk > g->len)
+        g->chunk = g->len;
+    p->local = malloc(p->count * sizeof *p->local);
+    g->x = calloc(p->count, sizeof *g->x);
+    g->sendbuf = malloc(p->count * g->chunk * sizeof *g->sendbuf);
+    g->avg = malloc(g->chunk * sizeof *g->avg);
+    if (!p->local || !g->x || !g->sendbuf || !g->avg)
+        return cm_error(CM_ENOMEM, "out of memory for the exact average");
+    for (size_t j = 0, i = 0; j < n; j++)
+        if (owner[j] == r)
+            p->local[i++] = j;
+    if (r != 0)
+        return CM_OK;
+    g->acc = malloc(g->chunk * sizeof *g->acc);
+    g->wcount = calloc(P, sizeof *g->wcount);
+    g->slot = malloc(n * sizeof *g->slot);
+    g->gcount = malloc(P * sizeof *g->gcount);
+    g->gdispl = malloc(P * sizeof *g->gdispl);
+    g->gbuf = malloc(n * g->chunk * sizeof *g->gbuf);
+    g->rows = malloc(n * sizeof *g->rows);
+    if (!g->acc || !g->wcount || !g->slot || !g->gcount || !g->gdispl ||
+        !g->gbuf || !g->rows)
+        return cm_error(CM_ENOMEM, "out of memory for the exact average of "
+                        "%zu workers", n);
+    /* rank q's workers arrive together, in ascending id */
+    size_t *first = calloc(P, sizeof *first);
+    if (!first)
+        return cm_error(CM_ENOMEM, "out of memory for the exact average");
+    for (size_t j = 0; j < n; j++)
+        g->wcount[owner[j]]++;
+    for (size_t q = 1; q < P; q++)
+        first[q] = first[q - 1] + g->wcount[q - 1];
+    for (size_t j = 0; j < n; j++)
+        g->slot[j] = first[owner[j]]++;
+    free(first);
+    return CM_OK;
+}
+
+cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
+                                const size_t *owner, size_t len,
+                                dt_gossip **out)
+{
+    const size_t P = dt_comm_size(comm), r = dt_comm_rank(comm);
+    cm_status s = CM_OK;
+    size_t *blocks = NULL;
+    *out = NULL;
+    dt_gossip *g = calloc(1, sizeof *g);
+    if (g) {
+        g->graph = MPI_COMM_NULL;
+        g->arr = MPI_DATATYPE_NULL;
+        g->average = 1;
+        g->comm = comm->comm;
+        g->len = len;
+    }
+    if (!g)
+        s = cm_error(CM_ENOMEM, "out of memory for the exact average");
+    else if (P > n)
+        s = cm_error(CM_EINVAL, "%zu MPI ranks but only %zu workers: run at "
+                     "most %zu ranks (mpirun -np %zu)", P, n, n, n);
+    else if (len == 0)
+        s = cm_error(CM_EINVAL, "exact average of empty arrays (len 0)");
+    else if (!owner && !(blocks = malloc(n * sizeof *blocks)))
+        s = cm_error(CM_ENOMEM, "out of memory for the exact average");
+    if (s == CM_OK) {
+        if (blocks)
+            dt_gossip_plan_blocks(n, P, blocks);
+        s = average_local(g, n, owner ? owner : blocks, P, r);
+    }
+    free(blocks);
+    s = dt_comm_agree(comm, s);
+    if (s != CM_OK) {
+        if (g)
+            gossip_free_local(g);
+        return s;
+    }
+    /* rank 0 broadcasts the mean to P - 1 ranks; the others send theirs */
+    g->st.peers = r == 0 ? P - 1 : 1;
+    g->st.arrays_sent = r == 0 ? (P > 1) : g->plan.count;
+    g->st.bytes_round = (uint64_t)(r == 0 ? P - 1 : g->plan.count) * len *
+                        sizeof(float);
+    *out = g;
+    return CM_OK;
+}
+
+/* One exact average: chunk by chunk, gather to rank 0, the mean there
+ * (dt_gossip_plan_mean), broadcast, copy into every local out. */
+static cm_status average_round(dt_gossip *g, float *const *out)
+{
+    const size_t cnt = g->plan.count, P = g->plan.P, n = g->plan.n;
+    const int root = g->plan.rank == 0;
+    double t_mpi = 0.0, t_mix = 0.0;
+    for (size_t off = 0; off < g->len; off += g->chunk) {
+        const size_t c = g->len - off < g->chunk ? g->len - off : g->chunk;
+        double t0 = cm_time_now();
+        for (size_t i = 0; i < cnt; i++)
+            memcpy(g->sendbuf + i * c, g->x[i] + off, c * sizeof(float));
+        for (size_t q = 0; root && q < P; q++) {
+            g->gcount[q] = (int)(g->wcount[q] * c);
+            g->gdispl[q] = q ? g->gdispl[q - 1] + g->gcount[q - 1] : 0;
+        }
+        double t1 = cm_time_now();
+        MPI_Request req;
+        int rc = dt_wd_fired() ? MPI_ERR_OTHER
+                               : MPI_Igatherv(g->sendbuf, (int)(cnt * c),
+                                              MPI_FLOAT, g->gbuf, g->gcount,
+                                              g->gdispl, MPI_FLOAT, 0,
+                                              g->comm, &req);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "MPI_Igatherv (exact average)");
+        cm_status s = dt_wd_wait(&req, "the exact average's gather");
+        if (s != CM_OK)
+            return s;
+        double t2 = cm_time_now();
+        if (root) {
+            for (size_t j = 0; j < n; j++)
+                g->rows[j] = g->gbuf + g->slot[j] * c;
+            dt_gossip_plan_mean(g->rows, n, c, g->acc, g->avg);
+        }
+        double t3 = cm_time_now();
+        rc = dt_wd_fired() ? MPI_ERR_OTHER
+                           : MPI_Ibcast(g->avg, (int)c, MPI_FLOAT, 0,
+                                        g->comm, &req);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "MPI_Ibcast (exact average)");
+        if ((s = dt_wd_wait(&req, "the exact average's broadcast")) != CM_OK)
+            return s;
+        double t4 = cm_time_now();
+        for (size_t i = 0; i < cnt; i++)
+            memcpy(out[i] + off, g->avg, c * sizeof(float));
+        t_mix += (t1 - t0) + (t3 - t2) + (cm_time_now() - t4);
+        t_mpi += (t2 - t1) + (t4 - t3);
+    }
+    g->st.t_mix += t_mix;
+    g->st.t_mpi += t_mpi;
+    g->st.rounds++;
+    g->st.bytes_sent += g->st.bytes_round;
+    return CM_OK;
+}
+
 cm_status dt_gossip_start(dt_gossip *g, float *const *x)
 {
     if (g->active)
@@ -578,6 +755,10 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x)
     double t0 = cm_time_now();
     for (size_t i = 0; i < g->plan.count; i++)
         g->x[i] = x[i];
+    if (g->average) { /* no overlap: dt_gossip_finish does it all */
+        g->active = 1;
+        return CM_OK;
+    }
     dt_gossip_plan_pack(&g->plan, g->x, g->len, g->sendbuf);
     double t1 = cm_time_now();
     g->st.t_mix += t1 - t0;
@@ -600,6 +781,8 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
         return cm_error(CM_EINVAL, "gossip round not started");
     double t0 = cm_time_now();
     g->active = 0;
+    if (g->average)
+        return average_round(g, out);
     if (g->npeers + g->nsrcs > 0) {
         cm_status s = dt_wd_wait(&g->req, "the gossip exchange");
         if (s != CM_OK)
