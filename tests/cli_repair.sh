@@ -196,6 +196,14 @@ repair_drop_cases() {
     expect_ok "d2 --drop-workers, lr ~0" dt_run --topology "$T/d6.txt" $syn $z --epochs 3 --checkpoint "$T/dz" --resume --drop-workers 6-7 --log "$T/dz.csv"
     check 'awk -F, "NR == 3 { a = \$11 } NR == 5 { b = \$11 } END { exit !(a > 0 && b < 1.01 * a && b > 0.99 * a) }" "$T/dz.csv"' \
         "d2 after a drop at lr ~0: the mean model stays (global loss $(cut -d, -f11 "$T/dz.csv" | tr "\n" " "))"
+    # the same with an outer optimizer's anchor in the checkpoint (its
+    # arrays come after d2's): the memory is restarted all the same (the
+    # code of before compared the state count without the outer arrays:
+    # the loss went 1.97 -> 10.1)
+    expect_ok "d2 --outer sgd:0.5, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn $z --outer sgd:0.5 --epochs 3 --stop-after 1 --checkpoint "$T/dzo"
+    expect_ok "d2 --outer sgd:0.5 --drop-workers, lr ~0" dt_run --topology "$T/d6.txt" $syn $z --outer sgd:0.5 --epochs 3 --checkpoint "$T/dzo" --resume --drop-workers 6-7 --log "$T/dzo.csv"
+    check 'awk -F, "NR == 3 { a = \$11 } NR == 5 { b = \$11 } END { exit !(a > 0 && b < 1.01 * a && b > 0.99 * a) }" "$T/dzo.csv"' \
+        "d2 + --outer after a drop at lr ~0: the mean model stays (global loss $(cut -d, -f11 "$T/dzo.csv" | tr "\n" " "))"
     # bad input: refused (2: the flag; 1: the topology), DIR untouched
     sums "$T/dkb" >"$T/dkb.sums"
     printf '0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n' >"$T/two3.txt"

@@ -687,10 +687,7 @@ static uint64_t run_fingerprint(const dt_run *r)
  * round by round in blocks (as topogen eval --net prices it). */
 static cm_status model_round_hosts(dt_run *r, double array_bytes)
 {
-    const dt_config *cfg = r->cfg;
-    if (cfg->net_hosts > r->n)
-        return cm_error(CM_EINVAL, "--net-hosts %zu: more hosts than the "
-                        "%zu workers", cfg->net_hosts, r->n);
+    const dt_config *cfg = r->cfg; /* --net-hosts checked by net_deployment */
     size_t rounds = r->period > 1 ? r->period : 1;
     double sum = 0.0;
     cm_status s = CM_OK;
@@ -707,36 +704,61 @@ static cm_status model_round_hosts(dt_run *r, double array_bytes)
     return s;
 }
 
+/* The deployment --net models: --net-hosts S puts the n workers, one per
+ * rank, on S hosts (refused above n); otherwise this run's P ranks on
+ * its hosts: the placement's host labels (a gossip run) or, for an
+ * all-reduce run, the labels asked of MPI (collective: every rank or
+ * none). A host's label is its lowest rank. */
+static cm_status net_deployment(dt_run *r, size_t *P, size_t *H)
+{
+    const dt_config *cfg = r->cfg;
+    if (cfg->net_hosts) {
+        if (cfg->net_hosts > r->n)
+            return cm_error(CM_EINVAL, "--net-hosts %zu: more hosts than "
+                            "the %zu workers", cfg->net_hosts, r->n);
+        *P = r->n;
+        *H = cfg->net_hosts;
+        return CM_OK;
+    }
+    *P = r->P;
+    *H = 0;
+    const size_t *host = r->pl.host_of_rank;
+    size_t *asked = NULL;
+    if (!host && r->allreduce) {
+        asked = malloc(r->P * sizeof *asked);
+        cm_status s = dt_comm_agree(r->comm, asked ? CM_OK
+                                    : cm_error(CM_ENOMEM, "out of memory "
+                                               "(--net)"));
+        if (s == CM_OK)
+            s = dt_comm_host_ids(r->comm, asked);
+        if (s != CM_OK) {
+            free(asked);
+            return s;
+        }
+        host = asked;
+    }
+    for (size_t q = 0; host && q < r->P; q++)
+        *H += host[q] == q;
+    if (!host)
+        *H = 1;
+    free(asked);
+    return CM_OK;
+}
+
 /* --net --mode allreduce: one all-reduce of array_bytes as --allreduce
- * prices it, on --net-hosts (n ranks on S hosts) or on this run's ranks
- * and hosts; *hosts gets the modelled hosts. Collective (host names). */
+ * prices it on the modelled deployment (net_deployment); *hosts gets its
+ * hosts. Collective (host names). */
 static cm_status model_allreduce(dt_run *r, double array_bytes,
                                  size_t *hosts)
 {
-    const dt_config *cfg = r->cfg;
-    size_t P = r->P, H = cfg->net_hosts;
-    if (H > r->n)
-        return cm_error(CM_EINVAL, "--net-hosts %zu: more hosts than the "
-                        "%zu workers", H, r->n);
-    if (H) {
-        P = r->n;
-    } else {
-        size_t *host = malloc(r->P * sizeof *host);
-        cm_status s = dt_comm_agree(r->comm, host ? CM_OK
-                                    : cm_error(CM_ENOMEM, "out of memory "
-                                               "(--net)"));
-        if (s == CM_OK) /* collective: every rank or none */
-            s = dt_comm_host_ids(r->comm, host);
-        for (size_t q = 0; s == CM_OK && q < r->P; q++)
-            H += host[q] == q; /* a host's label is its lowest rank */
-        free(host);
-        if (s != CM_OK)
-            return s;
-    }
+    size_t P, H;
+    cm_status s = net_deployment(r, &P, &H);
+    if (s != CM_OK)
+        return s;
     *hosts = H;
     cm_net_ar a;
-    cm_status s = cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P, H,
-                                         array_bytes, &a, NULL, NULL);
+    s = cm_net_allreduce_model(&r->cfg->net, r->cfg->net_allreduce, P, H,
+                               array_bytes, &a, NULL, NULL);
     r->t_round = a.time_s;
     return s;
 }
@@ -755,18 +777,10 @@ static cm_status model_other(dt_run *r, double array_bytes)
 {
     const dt_config *cfg = r->cfg;
     const size_t *host = r->pl.host_of_rank;
-    size_t hosts = 0, P = r->P;
-    for (size_t q = 0; q < r->P; q++)
-        hosts += !host || host[q] == q;
-    if (!host)
-        hosts = 1;
-    if (cfg->net_hosts) {
-        P = r->n;
-        hosts = cfg->net_hosts;
-    }
-    if (cfg->net_hosts > r->n)
-        return cm_error(CM_EINVAL, "--net-hosts %zu: more hosts than the "
-                        "%zu workers", cfg->net_hosts, r->n);
+    size_t hosts, P;
+    cm_status sd = net_deployment(r, &P, &hosts);
+    if (sd != CM_OK)
+        return sd;
     cm_net_ar a;
     cm_status sa = cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P,
                                           hosts, array_bytes, &a, NULL, NULL);

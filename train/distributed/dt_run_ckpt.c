@@ -448,9 +448,11 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
              * generator state at the start of the interrupted pass */
             w->rng[i] = got.rng;
             w->cursor[i] = n_i;
-            if (c->drop->algo == DT_ALGO_GT && got.n_state == 3)
+            /* the algorithm's arrays come first, the outer ones after */
+            const size_t n_algo = got.n_state - c->n_outer;
+            if (c->drop->algo == DT_ALGO_GT && n_algo == 3)
                 memcpy(st[0], st[2], w->len * sizeof *st[0]); /* y, v, h */
-            if (c->drop->algo == DT_ALGO_D2 && got.n_state == 2)
+            if (c->drop->algo == DT_ALGO_D2 && n_algo == 2)
                 memcpy(st[1], w->x[i], w->len * sizeof *st[1]); /* psi */
             continue;
         }
