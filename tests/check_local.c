@@ -366,6 +366,48 @@ START_TEST(led_and_kgt_are_exact_with_local_steps)
 }
 END_TEST
 
+/* D^2 (H = 1) restarts its memory at an exact average (--global-every):
+ * psi_prev <- the average, so the next step is D^2's first. At lr 0 the
+ * consensus the average reached then stays (with the memory of before,
+ * x_i - psi_prev_i brought each worker's old disagreement back: at 256
+ * workers that diverged). The price: the step after a restart is
+ * D-PSGD's, with its heterogeneity bias, so D^2 + every 3rd round exact
+ * ends near the optimum of the heterogeneous quadratic (1.6e-3 at
+ * lr 0.01), not at it. */
+START_TEST(d2_restarts_at_an_exact_average)
+{
+    run r;
+    start(&r, DT_ALGO_D2, 0.0f, 0, 0);
+    steps(&r, 20, 1, 0, 0.03f, 1); /* workers apart */
+    r.m.exact = 1;
+    steps(&r, 1, 1, 0, 0.0f, 1);
+    r.m.exact = 0;
+    steps(&r, 5, 1, 0, 0.0f, 1);
+    for (size_t i = 1; i < NW; i++)
+        ck_assert_mem_eq(dt_algo_x(r.a, i), dt_algo_x(r.a, 0),
+                         NP * sizeof(float));
+    dt_algo_free(r.a);
+    const float mus[2] = {0.0f, 0.5f};
+    for (int q = 0; q < 2; q++) {
+        start(&r, DT_ALGO_D2, mus[q], 0, 0);
+        float g[NP];
+        for (size_t t = 0; t < 6000; t++) {
+            r.m.exact = t % 3 == 2;
+            dt_algo_set_step(r.a, 1, r.m.exact, 1);
+            ck_assert_int_eq(dt_algo_begin(r.a), CM_OK);
+            for (size_t i = 0; i < NW; i++) {
+                grad(i, dt_algo_x(r.a, i), g);
+                dt_algo_grad(r.a, i, g, 0.01f);
+            }
+            ck_assert_int_eq(dt_algo_end(r.a, 0.01f), CM_OK);
+        }
+        ck_assert_msg(dist(&r) < 5e-3, "d2 + exact every 3, mu %g: %g",
+                      (double)mus[q], dist(&r));
+        dt_algo_free(r.a);
+    }
+}
+END_TEST
+
 /* ---- the whole run on one rank ------------------------------------------ */
 
 static void cfg_on(dt_config *cfg, const char *topo, dt_algo_kind a)
@@ -483,6 +525,7 @@ Suite *local_suite(void)
     tcase_add_test(tc, local_sgd_is_h_steps_then_average);
     tcase_add_test(tc, led_and_kgt_reduce_at_h1);
     tcase_add_test(tc, led_and_kgt_are_exact_with_local_steps);
+    tcase_add_test(tc, d2_restarts_at_an_exact_average);
     tcase_add_test(tc, run_outer_sgd1_is_plain);
     tcase_add_test(tc, run_resume_mid_period);
     tcase_add_test(tc, run_refusals);

@@ -294,6 +294,9 @@ cm_status dt_algo_end(dt_algo *a, float lr)
                 for (size_t k = 0; k < n; k++)
                     y[k] -= (xn[i][k] - x[i][k]) / s;
             }
+            if (a->exact && !a->sp.local) /* restart from the consensus:
+                the next step is D^2's first, phi = psi (psi_prev <- x) */
+                memcpy(a->slot[SLOT_B][i], xn[i], n * sizeof *xn[i]);
             swap_x(a, i);
         }
         break;
