@@ -42,126 +42,17 @@
  * exactly in O(K) per proposal; the screen and the sparse early stop
  * bound the spectral part against the threshold minus the new H term, so
  * they stay rigorous. Composes with groups.
+ *
+ * The settings, their defaults and the objectives: tg_search_opts.h.
  */
 #ifndef TG_SEARCH_H
 #define TG_SEARCH_H
 
-#include <signal.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "cm_status.h"
 #include "tg_graph.h"
-
-typedef enum {
-    TG_OBJ_RATIO,   /* maximise lambda_2/lambda_n (default) */
-    TG_OBJ_GAP,     /* maximise lambda_2 */
-    TG_OBJ_SLEM_MH, /* minimise the SLEM of the Metropolis-Hastings W */
-    TG_OBJ_NEFF,    /* maximise n_eff(gamma) of the MH W (a hook:
-                       tg_neff_search.h) */
-    TG_OBJ_NEFF_MSG /* maximise n_eff(gamma) per message sent */
-} tg_objective;
-
-typedef enum {
-    TG_SOLVER_AUTO,   /* dense below TG_SEARCH_SPARSE_FROM nodes, else sparse */
-    TG_SOLVER_DENSE,  /* LAPACK dsyev/dsyevd on the dense L, O(n^3) a move */
-    TG_SOLVER_SPARSE  /* warm-started Lanczos (tg_spec_sparse), ~O(n) */
-} tg_solver;
-
-/* Where the sparse path starts paying (measured, README "The search"). */
-#define TG_SEARCH_SPARSE_FROM 96
-/* Most swaps one move may apply together (opts.swaps). */
-#define TG_SEARCH_MAX_SWAPS 64
-
-typedef struct {
-    size_t restart;      /* restart reporting, 0-based */
-    size_t restarts;     /* restarts in all */
-    size_t iter;         /* moves done in this restart */
-    size_t iters;        /* moves per restart */
-    double temperature;  /* current T */
-    double energy;       /* current state's energy */
-    double best;         /* best energy so far, all restarts */
-    double seconds;      /* since the search started */
-    double fraction;     /* of the whole search done, 0..1 */
-    double eta;          /* estimated seconds left, allowing for the
-                            moves getting cheaper as the search cools */
-    size_t moves;        /* moves done, all restarts */
-    size_t running;      /* restarts under way (started, not finished) */
-} tg_progress;
-
-/* An energy of the whole graph instead of one of (lambda_2, lambda_n)
- * (e.g. tg_neff_search.h): the search then scores every connected
- * proposal with energy() (no screen, no Lanczos), from a workspace per
- * search thread, so the hook may keep state (e.g. a factorisation it
- * updates by low rank). energy(ws, g, NULL, e): g from scratch, and g
- * becomes the hook's current state; energy(ws, g, swap, e): g is the
- * current state after the swap (swap[0..3] = a, b, x, y: edges (a,b),
- * (x,y) replaced by (a,x), (b,y)), still a proposal; accept(ws, g) makes
- * the last proposal current (a rejected one is simply forgotten). */
-#define TG_HOOK_T0 0.005 /* default t0 = TG_HOOK_T0 / n with a hook */
-typedef struct {
-    void *(*ws_new)(const void *cfg, size_t n, size_t d); /* NULL: ENOMEM */
-    void (*ws_free)(void *ws);
-    cm_status (*energy)(void *ws, const tg_graph *g, const size_t *swap,
-                        double *e);
-    cm_status (*accept)(void *ws, const tg_graph *g);
-    const void *cfg;      /* passed to ws_new */
-} tg_energy_hook;
-
-typedef struct {
-    size_t n, d;          /* nodes and degree (tg_kind_check'ed) */
-    tg_objective obj;     /* what to optimise */
-    int init_rrl;         /* start from the ring lattice, not random */
-    uint64_t seed;        /* RNG seed */
-    size_t iters;         /* moves per restart; 0: tg_search_default_iters */
-    size_t restarts;      /* independent runs; 0: tg_search_default_restarts */
-    double t0, t1;        /* start and end temperatures; <= 0: defaults
-                             t0 = tg_search_default_t0(n), t1 = t0/100 */
-    double time_limit;    /* seconds for the whole search; <= 0: none.
-                             Each restart gets an equal share of the time
-                             left and cools on the clock as well as on its
-                             moves, so it ends cold when cut short */
-    int no_screen;        /* 1: score every proposal exactly (same result,
-                             slower; for measurements and tests) */
-    tg_solver solver;     /* eigensolver path (default auto) */
-    size_t candidates;    /* random swaps drawn per move, the one with the
-                             best first-order energy proposed; 0:
-                             tg_search_default_candidates */
-    size_t swaps;         /* swaps per move at most: the best candidates
-                             by first-order energy that predict a gain
-                             and touch disjoint nodes, applied together
-                             and judged by one solve (1: one swap per
-                             move); 0: tg_search_default_swaps. Only
-                             without groups, labels or a hook */
-    size_t threads;       /* restarts run in parallel; 0: one per online
-                             CPU, at most restarts. The result does not
-                             depend on it */
-    const volatile sig_atomic_t *stop; /* or NULL; when *stop becomes
-                             non-zero the search ends within one move and
-                             returns the best graph so far (interrupted) */
-    double progress_every;/* seconds between progress calls */
-    void (*progress)(void *ctx, const tg_progress *p); /* or NULL; called
-                             from a search thread, one call at a time */
-    void *ctx;            /* passed to progress */
-    size_t groups;        /* G > 0: nodes in G equal groups of contiguous
-                             ids (tg_groups.h), at most max_cross edges
-                             between groups; 0: no groups */
-    size_t max_cross;     /* with groups: the bound C on the cut (swaps
-                             that would exceed it are not proposed) */
-    const tg_energy_hook *hook; /* or NULL: the energy of obj */
-    double obj_gamma;     /* neff objectives: gamma (0: TG_NEFF_GAMMA) */
-    /* data-aware (tg_search_hetero.c): with pi set the energy gets
-     * + hetero_weight * H, H the neighbourhood heterogeneity of the
-     * graph's W = (I + A)/(d + 1) for the class proportions pi */
-    const double *pi;     /* [n*k] class proportions, or NULL: none */
-    const double *pibar;  /* [k] their mean over nodes */
-    size_t k;             /* classes */
-    double hetero_weight; /* mu >= 0 (default 10) */
-    size_t max_matvec;    /* sparse path: Lanczos products per solve at
-                             most (0: the default, 40 n + 1000); tests set
-                             a few so that solves fail: such a move is
-                             rejected (failed_solves) */
-} tg_search_opts;
+#include "tg_search_opts.h"
 
 typedef struct {
     double energy;        /* of the returned graph */
@@ -192,65 +83,6 @@ typedef struct {
                              not converge (CM_ENUMERIC), not counted in
                              evals */
 } tg_search_result;
-
-/* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters
- * and restarts 0 (auto), default temperatures, no time limit, progress
- * every 1 s. */
-void tg_search_opts_default(tg_search_opts *o);
-
-/* Parses "ratio", "gap" or "slem-mh". CM_EINVAL naming --objective. */
-cm_status tg_objective_parse(const char *s, tg_objective *obj);
-
-/* tg_objective_parse of "NAME" or "NAME:GAMMA" (GAMMA in (0, 1), neff
- * objectives only; *gamma = 0 when absent). CM_EINVAL naming --objective. */
-cm_status tg_objective_parse_gamma(const char *s, tg_objective *obj,
-                                   double *gamma);
-
-/* Parses "auto", "dense" or "sparse". CM_EINVAL naming --eigensolver. */
-cm_status tg_solver_parse(const char *s, tg_solver *solver);
-
-/* The solver's name as parsed by tg_solver_parse. */
-const char *tg_solver_name(tg_solver solver);
-
-/* The objective's name as parsed by tg_objective_parse. */
-const char *tg_objective_name(tg_objective obj);
-
-/* The energy of Laplacian extremes (l2, ln) of a d-regular graph. */
-double tg_objective_energy(tg_objective obj, size_t d, double l2, double ln);
-
-/* A lower bound on tg_objective_energy(obj, d, l2, ln) for any
- * l2 <= l2_up and ln >= ln_low (-INFINITY when none is known). */
-double tg_objective_lower_bound(tg_objective obj, size_t d, double l2_up,
-                                double ln_low);
-
-/* Moves per restart used when opts.iters is 0: 20000 for n <= 32, 40000
- * for n <= 64, 30000 for n <= 128, 15000 for n <= 256, 4000 for n <=
- * 1024, else 2000 (tuned so the default run meets the README's quality
- * and time targets). */
-size_t tg_search_default_iters(size_t n, size_t d);
-
-/* Candidates per move used when opts.candidates is 0: 1 below 512 nodes
- * (the plain chain, as tuned there), else 1024. */
-size_t tg_search_default_candidates(size_t n);
-
-/* Swaps per move used when opts.swaps is 0: 1 below 2,048 nodes, else
- * n / 512 (8 at 4,096, 32 at 16,384; topo/README.md "The search"). */
-size_t tg_search_default_swaps(size_t n);
-
-/* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,
- * 1 below 96, else 2 (one per core of a 2-core machine). */
-size_t tg_search_default_restarts(size_t n);
-
-/* Start temperature used when opts.t0 <= 0: 0.15/n. */
-double tg_search_default_t0(size_t n);
-
-/* The one place the automatic settings are resolved: iters, restarts,
- * candidates (0: the defaults above), solver (auto: sparse from
- * TG_SEARCH_SPARSE_FROM nodes), t0 (<= 0: the default), t1 (<= 0: t0/100)
- * and, with groups, max_cross (0: tg_groups_min_cross). tg_search_run
- * resolves a copy of its options so; topogen resolves its own first so
- * that the file header records the values. O(1). */
-void tg_search_opts_resolve(tg_search_opts *o);
 
 /* Runs the search; out (initialized) receives the best graph, res the
  * figures (also when interrupted or timed out: the best graph so far).
