@@ -320,10 +320,11 @@ check-cli: $(PROGRAMS)
 check-same-bits: $(PROGRAMS)
 	BIN=$(BIN) sh tests/same_bits.sh
 
-# The floor plan of src/: calls only down or sideways, no circle between
-# files, an include pointing up does not compile, dpsgd-train without
-# topogen's command line (tests/floors.py).
-check-floors: $(PROGRAMS) $(SRC_OBJS)
+# The floor plans of src/ and of topogen's library (topo/graph ...
+# topo/search): calls only down or sideways, no circle between files, an
+# include pointing up does not compile, dpsgd-train without topogen's
+# command line (tests/floors.py).
+check-floors: $(PROGRAMS) $(SRC_OBJS) $(TOPO_OBJS)
 	python3 tests/floors.py $(BUILD) $(BIN)
 
 # The topology header read once with the graph (strace: one open) and the
