@@ -60,7 +60,10 @@ typedef struct {
  * current state after the swap (swap[0..3] = a, b, x, y: edges (a,b),
  * (x,y) replaced by (a,x), (b,y)), still a proposal; accept(ws, g) makes
  * the last proposal current (a rejected one is simply forgotten). */
-#define TG_HOOK_T0 0.005 /* default t0 = TG_HOOK_T0 / n with a hook */
+/* The start temperature topogen sets with a hook, TG_HOOK_T0 / n (one
+ * move changes n_eff less than lambda_2); the library's default
+ * (tg_search_opts_resolve) is tg_search_default_t0 with or without one. */
+#define TG_HOOK_T0 0.005
 typedef struct {
     void *(*ws_new)(const void *cfg, size_t n, size_t d); /* NULL: ENOMEM */
     void (*ws_free)(void *ws);
