@@ -21,10 +21,10 @@
   an object calls functions of its own folder, the folders below it and
   src/ only, and src/ calls none of topo/ (nm of build/topo/*/*.o); no
   circle between files; an include of a header of a folder above, of the
-  sibling, or of topo/cli/ or topo/api/ does not compile with the
-  folder's include path (INC_TGRAPH ... INC_TOPO), nor one of topo/ with
-  src/'s (INC_SRC); the functions a library header declares are defined
-  in one object.
+  sibling, or of a folder over the library (cli/, api/) does not compile
+  with the folder's include path (INC_TGRAPH ... INC_TOPO), nor one of
+  topo/ with src/'s (INC_SRC); the functions a library header declares
+  are defined in one object.
 Prints one line per violation; exits 1 on any.
 """
 import glob, os, re, subprocess, sys, tempfile
@@ -174,8 +174,10 @@ make = subprocess.run(
           % '|'.join('$(%s)' % v for v in tvars),
     capture_output=True, text=True)
 tincs = make.stdout.strip().split('|')
-faces = [sorted(glob.glob(os.path.join('topo', f, '*.h')))
-         for f in ('cli', 'api')]
+# the folders over the library (cli/, api/, and any other): one header each
+faces = [sorted(glob.glob(os.path.join(f, '*.h')))
+         for f in sorted(glob.glob(os.path.join('topo', '*', '')))
+         if os.path.basename(os.path.dirname(f)) not in TOPO_BELOW]
 faces = [os.path.basename(h[0]) for h in faces if h]
 
 
