@@ -1,5 +1,5 @@
 /* tg_neff_search: the n_eff objectives of the search, as an energy hook
- * (tg_energy_hook, tg_search_opts.h).
+ * (tg_energy_hook, tg_search.h).
  *
  * Energy E = 1 - n_eff(gamma)/n of the Metropolis-Hastings matrix W =
  * I - alpha L, alpha = 1/(d + 1), of the d-regular state (the weights the
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tg_search_opts.h"
+#include "tg_search.h"
 
 /* Largest n of the exact low-rank path (4 n^2 doubles per thread). */
 #define TG_NEFF_UPDATE_MAX 2048

@@ -1,5 +1,7 @@
 /* tg_search.c: simulated annealing over degree-preserving double-edge
- * swaps (see tg_search.h for the model).
+ * swaps (see tg_search.h for the model). The moves are here; the cooling
+ * loop (schedule, deadline, stop flag, progress tick) is tg_anneal's,
+ * which the directed search shares.
  *
  * Not every proposal is solved: the screen below rejects, from the
  * current eigenvectors, moves whose rigorous lower bound already fails the
@@ -14,9 +16,8 @@
  * may apply several node-disjoint swaps at once (opts.swaps): the best
  * candidates by first-order energy, each predicting a gain, judged
  * together by one solve (a swap moves lambda_2 by O(1/n), so one solve
- * per swap is what made 16,384 nodes slow). The schedule, the deadline,
- * the stop flag and the progress tick are tg_anneal's loop, which the
- * directed search shares; the moves are here. Defaults were tuned with
+ * per swap is what made 16,384 nodes slow). The schedule is
+ * geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned with
  * scripts/bench-topogen.sh (topo/README.md, "The search").
  */
 #include "tg_search.h"

@@ -6,6 +6,7 @@
 #include "tg_search_opts.h"
 
 #include "tg_groups.h"
+#include "tg_search.h"
 
 #include <math.h>
 #include <stdlib.h>

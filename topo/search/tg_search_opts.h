@@ -1,19 +1,17 @@
-/* tg_search_opts: the search's settings (tg_search_opts), their
- * defaults and how they are resolved, the objectives (the energy of the
- * Laplacian extremes and the lower bound the screen uses) and the names
- * the command line parses. tg_search.h runs a search with them; the
- * defaults were tuned with scripts/bench-topogen.sh (topo/README.md, "The
- * search").
+/* tg_search_opts: the objectives of the search (the energy of the
+ * Laplacian extremes and the lower bound the screen uses), the defaults
+ * of its settings and how they are resolved, and the names the command
+ * line parses; all of it defined in tg_search_opts.c. The settings
+ * themselves (struct tg_search_opts) are declared with the search in
+ * tg_search.h. How the defaults were tuned: topo/README.md, "The
+ * search".
  */
 #ifndef TG_SEARCH_OPTS_H
 #define TG_SEARCH_OPTS_H
 
-#include <signal.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "cm_status.h"
-#include "tg_graph.h"
 
 typedef enum {
     TG_OBJ_RATIO,   /* maximise lambda_2/lambda_n (default) */
@@ -35,98 +33,8 @@ typedef enum {
 /* Most swaps one move may apply together (opts.swaps). */
 #define TG_SEARCH_MAX_SWAPS 64
 
-typedef struct {
-    size_t restart;      /* restart reporting, 0-based */
-    size_t restarts;     /* restarts in all */
-    size_t iter;         /* moves done in this restart */
-    size_t iters;        /* moves per restart */
-    double temperature;  /* current T */
-    double energy;       /* current state's energy */
-    double best;         /* best energy so far, all restarts */
-    double seconds;      /* since the search started */
-    double fraction;     /* of the whole search done, 0..1 */
-    double eta;          /* estimated seconds left, allowing for the
-                            moves getting cheaper as the search cools */
-    size_t moves;        /* moves done, all restarts */
-    size_t running;      /* restarts under way (started, not finished) */
-} tg_progress;
-
-/* An energy of the whole graph instead of one of (lambda_2, lambda_n)
- * (e.g. tg_neff_search.h): the search then scores every connected
- * proposal with energy() (no screen, no Lanczos), from a workspace per
- * search thread, so the hook may keep state (e.g. a factorisation it
- * updates by low rank). energy(ws, g, NULL, e): g from scratch, and g
- * becomes the hook's current state; energy(ws, g, swap, e): g is the
- * current state after the swap (swap[0..3] = a, b, x, y: edges (a,b),
- * (x,y) replaced by (a,x), (b,y)), still a proposal; accept(ws, g) makes
- * the last proposal current (a rejected one is simply forgotten). */
-/* The start temperature topogen sets with a hook, TG_HOOK_T0 / n (one
- * move changes n_eff less than lambda_2); the library's default
- * (tg_search_opts_resolve) is tg_search_default_t0 with or without one. */
-#define TG_HOOK_T0 0.005
-typedef struct {
-    void *(*ws_new)(const void *cfg, size_t n, size_t d); /* NULL: ENOMEM */
-    void (*ws_free)(void *ws);
-    cm_status (*energy)(void *ws, const tg_graph *g, const size_t *swap,
-                        double *e);
-    cm_status (*accept)(void *ws, const tg_graph *g);
-    const void *cfg;      /* passed to ws_new */
-} tg_energy_hook;
-
-typedef struct {
-    size_t n, d;          /* nodes and degree (tg_kind_check'ed) */
-    tg_objective obj;     /* what to optimise */
-    int init_rrl;         /* start from the ring lattice, not random */
-    uint64_t seed;        /* RNG seed */
-    size_t iters;         /* moves per restart; 0: tg_search_default_iters */
-    size_t restarts;      /* independent runs; 0: tg_search_default_restarts */
-    double t0, t1;        /* start and end temperatures; <= 0: defaults
-                             t0 = tg_search_default_t0(n), t1 = t0/100 */
-    double time_limit;    /* seconds for the whole search; <= 0: none.
-                             Each restart gets an equal share of the time
-                             left and cools on the clock as well as on its
-                             moves, so it ends cold when cut short */
-    int no_screen;        /* 1: score every proposal exactly (same result,
-                             slower; for measurements and tests) */
-    tg_solver solver;     /* eigensolver path (default auto) */
-    size_t candidates;    /* random swaps drawn per move, the one with the
-                             best first-order energy proposed; 0:
-                             tg_search_default_candidates */
-    size_t swaps;         /* swaps per move at most: the best candidates
-                             by first-order energy that predict a gain
-                             and touch disjoint nodes, applied together
-                             and judged by one solve (1: one swap per
-                             move); 0: tg_search_default_swaps. Only
-                             without groups, labels or a hook */
-    size_t threads;       /* restarts run in parallel; 0: one per online
-                             CPU, at most restarts. The result does not
-                             depend on it */
-    const volatile sig_atomic_t *stop; /* or NULL; when *stop becomes
-                             non-zero the search ends within one move and
-                             returns the best graph so far (interrupted) */
-    double progress_every;/* seconds between progress calls */
-    void (*progress)(void *ctx, const tg_progress *p); /* or NULL; called
-                             from a search thread, one call at a time */
-    void *ctx;            /* passed to progress */
-    size_t groups;        /* G > 0: nodes in G equal groups of contiguous
-                             ids (tg_groups.h), at most max_cross edges
-                             between groups; 0: no groups */
-    size_t max_cross;     /* with groups: the bound C on the cut (swaps
-                             that would exceed it are not proposed) */
-    const tg_energy_hook *hook; /* or NULL: the energy of obj */
-    double obj_gamma;     /* neff objectives: gamma (0: TG_NEFF_GAMMA) */
-    /* data-aware (tg_search_hetero.c): with pi set the energy gets
-     * + hetero_weight * H, H the neighbourhood heterogeneity of the
-     * graph's W = (I + A)/(d + 1) for the class proportions pi */
-    const double *pi;     /* [n*k] class proportions, or NULL: none */
-    const double *pibar;  /* [k] their mean over nodes */
-    size_t k;             /* classes */
-    double hetero_weight; /* mu >= 0 (default 10) */
-    size_t max_matvec;    /* sparse path: Lanczos products per solve at
-                             most (0: the default, 40 n + 1000); tests set
-                             a few so that solves fail: such a move is
-                             rejected (failed_solves) */
-} tg_search_opts;
+/* The search's settings (tg_search.h). */
+typedef struct tg_search_opts tg_search_opts;
 
 /* Fills o with the defaults: n 64, d 4, ratio, random init, seed 1, iters
  * and restarts 0 (auto), default temperatures, no time limit, progress
