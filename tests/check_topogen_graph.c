@@ -1,4 +1,5 @@
-/* check_topogen_graph.c: topo/tg_graph.c and topo/tg_spectrum.c: the fast
+/* check_topogen_graph.c: topo/graph/tg_graph.c and
+ * topo/measure/tg_spectrum.c: the fast
  * Laplacian eigensolver against closed forms (ring, complete, hypercube,
  * Petersen) within 1e-9, every construction's degree, edge count and
  * connectivity, swaps and their undo, parameter checks, file round trips. */
