@@ -17,7 +17,7 @@ cm_status tg_anneal_run(const tg_anneal_loop *l, tg_anneal_end *end)
             *end = TG_ANNEAL_STOPPED;
             return CM_OK;
         }
-        int tick = l->tick && it % l->tick_every == 0;
+        int tick = l->tick && l->tick_every && it % l->tick_every == 0;
         double temp = sched, now = timed || tick ? cm_time_now() : 0.0;
         if (timed) {
             double tf = (now - begin) / (l->deadline - begin);

@@ -40,7 +40,7 @@ typedef struct {
     /* or NULL: called before move it when it % tick_every == 0, with the
      * move's temperature and the clock (cm_time_now) */
     void (*tick)(void *ctx, size_t it, double temp, double now);
-    size_t tick_every;    /* with tick: moves between calls (>= 1) */
+    size_t tick_every;    /* with tick: moves between calls (0: none) */
     void *ctx;            /* passed to move and tick */
 } tg_anneal_loop;
 
