@@ -65,14 +65,20 @@ METIS_LIBS    := -lmetis
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: each src/ floor sees the ones below it
-# (base < topo < spectra < place); topo/ sees src/; topo/cli/ sees
-# topo/; each train/ layer sees the ones below it
-# (nn < data < core < distributed < cli). Tests see everything.
+# (base < topo < spectra < place); topogen's library sees src/ and its
+# own folders below it (graph < measure < kinds | weights < search; kinds
+# and weights do not see each other); topo/cli/ sees the library; each
+# train/ layer sees the ones below it (nn < data < core < distributed <
+# cli). Tests see everything.
 INC_SBASE := -Isrc/base
 INC_STOPO := $(INC_SBASE) -Isrc/topo
 INC_SSPEC := $(INC_STOPO) -Isrc/spectra
 INC_SRC   := $(INC_SSPEC) -Isrc/place
-INC_TOPO  := $(INC_SRC) -Itopo
+INC_TGRAPH := $(INC_SRC) -Itopo/graph
+INC_TMEAS := $(INC_TGRAPH) -Itopo/measure
+INC_TKINDS := $(INC_TMEAS) -Itopo/kinds
+INC_TWEIGHTS := $(INC_TMEAS) -Itopo/weights
+INC_TOPO  := $(INC_TMEAS) -Itopo/kinds -Itopo/weights -Itopo/search
 INC_TCLI  := $(INC_TOPO) -Itopo/cli
 INC_API   := $(INC_TCLI) -Itopo/api
 INC_NN    := $(INC_SRC) -Itrain/nn
@@ -102,7 +108,16 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #     spectra/           eigensolvers (dense LAPACK, Lanczos, shift-invert),
 #                        mixing weights and the spectral rules
 #     place/             worker placement (METIS) and the network model
-#   topo/                topogen's library (tg_*); no MPI
+#   topo/                topogen's library (tg_*); no MPI:
+#     graph/             the search's graph state, the igraph bridge and
+#                        baselines, host groups, the catalogue
+#     measure/           evaluation, n_eff, heterogeneity, dense W, the
+#                        Laplacian spectrum
+#     kinds/             constructions: sequences, directed graphs,
+#                        D-Cliques, repair
+#     weights/           FDLA, n_eff weights, STL-FW and its assignment
+#                        solver
+#     search/            the annealer (one cooling loop) and its objectives
 #   topo/cli/            topogen's command line (main and its parts)
 #   topo/api/            libtopogen's public API (topogen.h, the only
 #                        installed header); the library is src/ + topo/ +
@@ -118,7 +133,8 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #                        (one rank, no MPI) in check_unit
 #   train/cli/           dpsgd-train's main
 SRC_SRCS       := $(wildcard src/*/*.c)
-TOPO_SRCS      := $(wildcard topo/*.c)
+TOPO_DIRS      := topo/graph topo/measure topo/kinds topo/weights topo/search
+TOPO_SRCS      := $(wildcard $(addsuffix /*.c,$(TOPO_DIRS)))
 TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
 TOPO_MAIN_SRC  := topo/cli/topogen.c
 API_SRCS       := $(wildcard topo/api/*.c)
@@ -175,6 +191,10 @@ $(BUILD)/src/%.o $(BUILD)/mpi/src/%.o:         INC = $(INC_SRC)
 $(BUILD)/src/base/%.o:                         INC = $(INC_SBASE)
 $(BUILD)/src/topo/%.o:                         INC = $(INC_STOPO)
 $(BUILD)/src/spectra/%.o:                      INC = $(INC_SSPEC)
+$(BUILD)/topo/graph/%.o:                       INC = $(INC_TGRAPH)
+$(BUILD)/topo/measure/%.o:                     INC = $(INC_TMEAS)
+$(BUILD)/topo/kinds/%.o:                       INC = $(INC_TKINDS)
+$(BUILD)/topo/weights/%.o:                     INC = $(INC_TWEIGHTS)
 $(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
 $(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
 $(BUILD)/topo/api/%.o:                         INC = $(INC_API)
@@ -300,7 +320,7 @@ check-cli: $(PROGRAMS)
 check-same-bits: $(PROGRAMS)
 	BIN=$(BIN) sh tests/same_bits.sh
 
-# The floor plan of src/: calls only down or sideways, no circle between
+# The floor plans of src/ and topo/: calls down or sideways, no circle between
 # files, an include pointing up does not compile, dpsgd-train without
 # topogen's command line (tests/floors.py).
 check-floors: $(PROGRAMS) $(SRC_OBJS)

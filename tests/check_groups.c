@@ -1,5 +1,6 @@
 /* check_groups.c: equal groups of node ids and the host-aware search
- * (topo/tg_groups.c, tg_search with groups). The cut against closed forms
+ * (topo/graph/tg_groups.c, tg_search with groups). The cut against
+ * closed forms
  * (ring lattices cut in blocks), the swap delta against a recount, the
  * grouped start (regular, connected, the least cut, random swaps within
  * the bound), the search (bound respected, connected, regular, never worse

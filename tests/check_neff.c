@@ -1,6 +1,6 @@
-/* check_neff.c: topo/tg_neff.c (n_eff: closed form, Lyapunov solve,
- * Monte Carlo, stochastic estimate), topo/tg_neff_weights.c (optimal
- * weights with a certificate, the alpha scan) and topo/tg_digraph.c
+/* check_neff.c: topo/measure/tg_neff.c (n_eff: closed form, Lyapunov solve,
+ * Monte Carlo, stochastic estimate), topo/weights/tg_neff_weights.c (optimal
+ * weights with a certificate, the alpha scan) and topo/kinds/tg_digraph.c
  * (permutation, directed exponential and epidemic graphs).
  *
  * Closed forms: W = I gives 1 and W = J gives n, by every path. The

@@ -4,7 +4,8 @@
  * 8-node 4-regular optimum (1/3: l2/ln = 1/2), the Petersen graph (3/7)
  * and the 12-node 4-regular optimum (2/5). SLEM with optimal Laplacian
  * weights, (ln - l2)/(ln + l2), to 1e-9; the catalogue of extremal graphs
- * (topo/tg_catalog.c) that topogen checks the search against for n <= 20. */
+ * (topo/graph/tg_catalog.c) that topogen checks the search against for
+ * n <= 20. */
 #include <math.h>
 
 #include <check.h>

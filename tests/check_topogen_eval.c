@@ -1,4 +1,4 @@
-/* check_topogen_eval.c: topo/tg_eval.c: figures of disconnected graphs
+/* check_topogen_eval.c: topo/measure/tg_eval.c: figures of disconnected graphs
  * (lambda_2 = 0, SLEM 1, components, infinite diameter and rounds), the
  * rounds-to-1e-3 rule at SLEM 0, exact powers and 1, the complete graph
  * (SLEM 0: one round), and the consensus simulation's bound. */

@@ -1,7 +1,9 @@
-/* check_topogen_graph.c: topo/tg_graph.c and topo/tg_spectrum.c: the fast
+/* check_topogen_graph.c: topo/graph/tg_graph.c and
+ * topo/measure/tg_spectrum.c: the fast
  * Laplacian eigensolver against closed forms (ring, complete, hypercube,
  * Petersen) within 1e-9, every construction's degree, edge count and
  * connectivity, swaps and their undo, parameter checks, file round trips. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "check_blas.h"
 
+#include "cm_eigen.h"
 #include "cm_rng.h"
 #include "cm_mixing.h"
 #include "tg_graph.h"
@@ -153,6 +156,15 @@ START_TEST(spectrum_edge_cases)
     int conn = -1;
     ck_assert_int_eq(tg_graph_connected(&g, &conn), CM_OK);
     ck_assert(!conn);
+    /* the dense path's order limit: n^2 must index within LAPACK's
+     * 32-bit int, refused before any allocation (46,341^2 doubles would
+     * be 17 GB) */
+    ck_assert((long long)CM_EIGEN_MAX_ORDER * CM_EIGEN_MAX_ORDER <= INT_MAX);
+    ck_assert((long long)(CM_EIGEN_MAX_ORDER + 1) * (CM_EIGEN_MAX_ORDER + 1) >
+              INT_MAX);
+    ck_assert_int_eq(tg_spec_reserve(&s, CM_EIGEN_MAX_ORDER + 1), CM_EINVAL);
+    ck_assert(strstr(cm_last_error(), "32-bit int") != NULL);
+    ck_assert_int_eq(tg_spec_reserve(&s, 0), CM_EINVAL);
     tg_graph_destroy(&g);
     tg_spec_destroy(&s);
 }

@@ -1,4 +1,5 @@
-/* check_topogen_search.c: topo/tg_search.c and topo/tg_eval.c: the
+/* check_topogen_search.c: tg_search.c (topo/search/), tg_eval.c
+ * (topo/measure/): the
  * annealing search keeps the graph d-regular and connected, never returns
  * a graph worse than its start, is deterministic per seed and reaches the
  * n = 16 target; objectives match the weight rules' SLEMs; eval figures

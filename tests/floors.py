@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""floors.py: the floor plan of src/ holds (issue 30).
+"""floors.py: the floor plans of src/ and topo/ hold (issue 30).
 
   python3 tests/floors.py BUILD BIN      (make check-floors)
 
@@ -15,7 +15,16 @@
 - no `main` outside the programs' cli/ folders (nm of every library
   object under BUILD/src, BUILD/topo, BUILD/train);
 - no hand-written Fortran prototype (`extern ... name_(`) in src/, topo/,
-  train/ or tests/: LAPACK and BLAS come from src/base/cm_lapack.h.
+  train/ or tests/: LAPACK and BLAS come from src/base/cm_lapack.h;
+- topogen's library has the same rules, folder by folder (graph < measure
+  < kinds | weights < search; kinds and weights do not see each other):
+  an object calls functions of its own folder, the folders below it and
+  src/ only, and src/ calls none of topo/ (nm of build/topo/*/*.o); no
+  circle between files; an include of a header of a folder above, of the
+  sibling, or of a folder over the library (cli/, api/) does not compile
+  with the folder's include path (INC_TGRAPH ... INC_TOPO), nor one of
+  topo/ with src/'s (INC_SRC); the functions a library header declares
+  are defined in one object.
 Prints one line per violation; exits 1 on any.
 """
 import glob, os, re, subprocess, sys, tempfile
@@ -107,6 +116,102 @@ else:
                 bad.append('probe broken: %s cannot include cm_status.h'
                            % lower)
 
+# ---- topogen's library: topo/<folder>/, the folders it may call ---------
+TOPO_BELOW = {'graph': [], 'measure': ['graph'],
+              'kinds': ['graph', 'measure'], 'weights': ['graph', 'measure'],
+              'search': ['graph', 'measure', 'kinds', 'weights']}
+TOPO_HEADER = {'graph': 'tg_graph.h', 'measure': 'tg_neff.h',
+               'kinds': 'tg_seq.h', 'weights': 'tg_fdla.h',
+               'search': 'tg_search.h'}
+TOPO_INC = {'graph': 'INC_TGRAPH', 'measure': 'INC_TMEAS',
+            'kinds': 'INC_TKINDS', 'weights': 'INC_TWEIGHTS',
+            'search': 'INC_TOPO'}
+tobjs = sorted(o for d in TOPO_BELOW
+               for o in glob.glob(os.path.join(build, 'topo', d, '*.o')))
+if not tobjs:
+    bad.append('no objects under %s/topo/<folder> (build first)' % build)
+tdef, tneeds = {}, {}
+for o in tobjs:
+    d, u = nm(o)
+    for sym in d:
+        tdef[sym] = o
+    tneeds[o] = u
+tfolder = {o: o.split(os.sep)[-2] for o in tobjs}
+tcalls = {o: set() for o in tobjs}
+for o in tobjs:
+    for sym in sorted(tneeds[o]):
+        t = tdef.get(sym)
+        if t and t != o:
+            tcalls[o].add(t)
+            if (tfolder[t] != tfolder[o] and
+                    tfolder[t] not in TOPO_BELOW[tfolder[o]]):
+                bad.append('up: %s calls %s of %s' % (o, sym, t))
+for o in objs:
+    for sym in sorted(needs[o]):
+        if sym in tdef:
+            bad.append('up: %s calls %s of %s' % (o, sym, tdef[sym]))
+calls, state = tcalls, {}
+for o in tobjs:
+    if o not in state:
+        visit(o, [])
+
+# each library header's functions are defined in one object
+decl = re.compile(r'^[A-Za-z_][\w \*]*?\b(tg_\w+)\s*\(', re.M)
+for d in TOPO_BELOW:
+    for h in sorted(glob.glob(os.path.join('topo', d, '*.h'))):
+        with open(h) as f:
+            names = set(decl.findall(f.read()))
+        homes = sorted({tdef[x] for x in names if x in tdef})
+        if len(homes) > 1:
+            bad.append('%s: its functions live in %d objects (%s)'
+                       % (h, len(homes), ', '.join(homes)))
+
+tvars = ['INC_SRC'] + [TOPO_INC[d] for d in TOPO_BELOW]
+make = subprocess.run(
+    ['make', '--no-print-directory', '-s', '-f', 'Makefile', '-f', '-',
+     'floors-print'],
+    input='floors-print:\n\t@echo "%s"\n'
+          % '|'.join('$(%s)' % v for v in tvars),
+    capture_output=True, text=True)
+tincs = make.stdout.strip().split('|')
+# the folders over the library (cli/, api/, and any other): one header each
+faces = [sorted(glob.glob(os.path.join(f, '*.h')))
+         for f in sorted(glob.glob(os.path.join('topo', '*', '')))
+         if os.path.basename(os.path.dirname(f)) not in TOPO_BELOW]
+faces = [os.path.basename(h[0]) for h in faces if h]
+
+
+def compiles(inc, header):
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'probe.c')
+        with open(src, 'w') as f:
+            f.write('#include "%s"\nint x;\n' % header)
+        return subprocess.run(['cc', '-fsyntax-only'] + inc.split() + [src],
+                              capture_output=True).returncode == 0
+
+
+if len(tincs) != len(tvars) or not all(tincs):
+    bad.append('cannot read %s from the Makefile' % '/'.join(tvars))
+else:
+    inc = dict(zip(tvars, tincs))
+    for d in TOPO_BELOW:
+        if compiles(inc['INC_SRC'], TOPO_HEADER[d]):
+            bad.append('include up compiles: src/ sees topo/%s/%s'
+                       % (d, TOPO_HEADER[d]))
+        path = inc[TOPO_INC[d]]
+        for e in TOPO_BELOW:
+            ok = compiles(path, TOPO_HEADER[e])
+            if e == d or e in TOPO_BELOW[d]:
+                if not ok:  # the probe is sound
+                    bad.append('probe broken: topo/%s cannot include '
+                               'topo/%s/%s' % (d, e, TOPO_HEADER[e]))
+            elif ok:
+                bad.append('include up compiles: topo/%s sees topo/%s/%s'
+                           % (d, e, TOPO_HEADER[e]))
+        for h in faces:
+            if compiles(path, h):
+                bad.append('include up compiles: topo/%s sees %s' % (d, h))
+
 train = os.path.join(bindir, 'dpsgd-train')
 topo_syms = sorted(s for s in nm(train)[0]
                    if s.startswith('tg_') or s.startswith('topogen_'))
@@ -134,5 +239,6 @@ for root in ('src', 'topo', 'train', 'tests'):
 
 for b in bad:
     print('floors: ' + b)
-print('floors: %d objects, %d violations' % (len(objs), len(bad)))
+print('floors: %d objects, %d violations' % (len(objs) + len(tobjs),
+                                             len(bad)))
 sys.exit(1 if bad else 0)

@@ -2,7 +2,8 @@
  * n_eff (see tg_digraph_search.h). A move changes two entries of one
  * permutation, so the graph is the permutation array itself; the
  * estimate applies W through it (y_pi(i) += x_i), O(s n) per product,
- * and the exact path fills the dense W. */
+ * and the exact path fills the dense W. The schedule, the deadline and
+ * the stop flag are tg_anneal's loop, shared with tg_search. */
 #include "tg_digraph_search.h"
 
 #include <math.h>
@@ -12,8 +13,8 @@
 #include "cm_eigen.h"
 #include "cm_rng.h"
 #include "cm_time.h"
+#include "tg_anneal.h"
 #include "tg_neff.h"
-#include "tg_search.h"
 
 typedef struct {
     size_t n, s;
@@ -195,6 +196,74 @@ size_t tg_digraph_search_default_iters(size_t n)
     return n < 96 ? 20000 : n <= 256 ? 6000 : 300;
 }
 
+/* One restart's chain: the ctx of its moves (tg_anneal_loop). */
+typedef struct {
+    const tg_digraph_search_opts *o;
+    int estimate;         /* the estimate scores the moves */
+    size_t *perm;         /* [s n] the current state */
+    size_t *best;         /* [s n] the best state, all restarts */
+    double *best_e;       /* its energy */
+    double *w;            /* exact path: [n n] scratch */
+    hterm *ht;            /* labels: the H term of perm */
+    cm_rng rng;           /* the restart's stream */
+    size_t epoch;         /* estimate: probes drawn for this epoch */
+    double e, e_h;        /* energy (mu * H included), its mu * H part */
+    tg_digraph_search_result *res;
+} chain;
+
+/* One move: in a random permutation s, swap the targets of two random
+ * nodes (illegal: skipped), scored exactly or by the estimate of this
+ * epoch (the current state rescored when a new epoch starts). */
+static cm_status move(void *ctx, size_t it, double temp)
+{
+    chain *c = ctx;
+    const tg_digraph_search_opts *o = c->o;
+    size_t n = o->n, ns = o->s;
+    cm_status st;
+    if (c->estimate && it / TG_DIGRAPH_EPOCH != c->epoch) {
+        c->epoch = it / TG_DIGRAPH_EPOCH;
+        if ((st = energy(o, 1, c->perm, c->w, c->epoch, &c->e)) != CM_OK)
+            return st;
+        c->e += c->e_h;
+        c->res->evals++;
+    }
+    c->res->moves++;
+    size_t s = (size_t)cm_rng_below(&c->rng, ns);
+    size_t a = (size_t)cm_rng_below(&c->rng, n);
+    size_t b = (size_t)cm_rng_below(&c->rng, n - 1);
+    b += b >= a;
+    size_t *q = c->perm + s * n, x = q[a], y = q[b];
+    if (!legal(c->perm, n, ns, s, a, y) || !legal(c->perm, n, ns, s, b, x))
+        return CM_OK;
+    double u = cm_rng_uniform(&c->rng);
+    double thr = tg_anneal_threshold(c->e, temp, u), e2;
+    /* receiver x trades sender a for b, receiver y b for a */
+    double dh = o->pi ? hmove(c->ht, x, y, a, b, 0) : 0.0;
+    q[a] = y;
+    q[b] = x;
+    if ((st = energy(o, c->estimate, c->perm, c->w, c->epoch, &e2)) !=
+        CM_OK)
+        return st;
+    e2 += c->e_h + dh;
+    c->res->evals++;
+    if (e2 <= thr) {
+        if (o->pi) {
+            hmove(c->ht, x, y, a, b, 1);
+            c->e_h += dh;
+        }
+        c->e = e2;
+        c->res->accepted++;
+        if (c->e < *c->best_e) {
+            *c->best_e = c->e;
+            memcpy(c->best, c->perm, ns * n * sizeof *c->perm);
+        }
+    } else {
+        q[a] = x;
+        q[b] = y;
+    }
+    return CM_OK;
+}
+
 cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                             tg_digraph_search_result *res)
 {
@@ -213,9 +282,11 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
         return cm_error(CM_ENOMEM, "directed search: out of memory");
     double start = cm_time_now();
     int estimate = !o->norm && n >= TG_DIGRAPH_ESTIMATE_FROM;
-    if (o->norm && n > 1024)
+    if (o->norm && n > 1024) {
+        free(ht.S);
         return cm_error(CM_EINVAL, "directed search: the norm objective "
                         "solves a dense eigenproblem per move (n <= 1024)");
+    }
     size_t iters = o->iters ? o->iters : tg_digraph_search_default_iters(n);
     size_t restarts = o->restarts ? o->restarts : 1;
     double t0 = o->t0 > 0.0 ? o->t0 : 0.01 / (double)n;
@@ -231,26 +302,22 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
     res->estimated = estimate;
     double best_e = INFINITY;
     for (size_t r = 0; r < restarts; r++) {
-        if (r > 0 && ((o->stop && *o->stop) ||
-                      (o->time_limit > 0.0 &&
-                       cm_time_now() - start >= o->time_limit)))
+        if (!tg_anneal_may_start(r, o->stop, start, o->time_limit))
             break;
-        cm_rng rng;
-        cm_rng_seed(&rng, o->seed, r + 1);
-        if ((st = tg_digraph_random_perms(n, ns, &rng, perm)) != CM_OK)
+        chain c = {o, estimate, perm, best, &best_e, w, &ht,
+                   {{0}}, 0, 0.0, 0.0, res};
+        cm_rng_seed(&c.rng, o->seed, r + 1);
+        if ((st = tg_digraph_random_perms(n, ns, &c.rng, perm)) != CM_OK)
             goto cleanup;
-        double e;
-        size_t epoch = 0;
-        if ((st = energy(o, estimate, perm, w, 0, &e)) != CM_OK)
+        if ((st = energy(o, estimate, perm, w, 0, &c.e)) != CM_OK)
             goto cleanup;
         res->evals++;
-        double e_h = 0.0; /* labels: the mu * H part of e */
         if (o->pi) {
             hstart(&ht, perm);
-            e_h = o->hetero_weight * ht.sum / (double)n;
+            c.e_h = o->hetero_weight * ht.sum / (double)n;
         }
         if (r == 0) {
-            double w0 = e;
+            double w0 = c.e;
             if (estimate) { /* the start's exact value, for the report */
                 double *wd = malloc(n * n * sizeof *wd);
                 if (!wd) {
@@ -270,74 +337,24 @@ cm_status tg_digraph_search(const tg_digraph_search_opts *o, tg_digraph *out,
                     goto cleanup;
             }
         }
-        e += e_h;
-        if (e < best_e) {
-            best_e = e;
+        c.e += c.e_h;
+        if (c.e < best_e) {
+            best_e = c.e;
             memcpy(best, perm, ns * n * sizeof *perm);
         }
-        double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
-        double temp = t0, begin = cm_time_now();
-        double deadline = o->time_limit > 0.0
-                              ? begin + (start + o->time_limit - begin) /
-                                            (double)(restarts - r)
-                              : INFINITY;
-        for (size_t it = 0; it < iters; it++, temp *= cool) {
-            if (o->stop && *o->stop) {
-                res->interrupted = 1;
-                break;
-            }
-            double tt = temp;
-            if (isfinite(deadline)) {
-                double tf = (cm_time_now() - begin) / (deadline - begin);
-                if (tf >= 1.0) {
-                    res->timed_out = 1;
-                    break;
-                }
-                tt = fmin(tt, t0 * pow(t1 / t0, tf));
-            }
-            if (estimate && it / TG_DIGRAPH_EPOCH != epoch) {
-                epoch = it / TG_DIGRAPH_EPOCH;
-                if ((st = energy(o, 1, perm, w, epoch, &e)) != CM_OK)
-                    goto cleanup;
-                e += e_h;
-                res->evals++;
-            }
-            res->moves++;
-            size_t s = (size_t)cm_rng_below(&rng, ns);
-            size_t a = (size_t)cm_rng_below(&rng, n);
-            size_t b = (size_t)cm_rng_below(&rng, n - 1);
-            b += b >= a;
-            size_t *q = perm + s * n, x = q[a], y = q[b];
-            if (!legal(perm, n, ns, s, a, y) || !legal(perm, n, ns, s, b, x))
-                continue;
-            double u = cm_rng_uniform(&rng);
-            double thr = u > 0.0 ? e - tt * log(u) : INFINITY, e2;
-            /* receiver x trades sender a for b, receiver y b for a */
-            double dh = o->pi ? hmove(&ht, x, y, a, b, 0) : 0.0;
-            q[a] = y;
-            q[b] = x;
-            if ((st = energy(o, estimate, perm, w, epoch, &e2)) != CM_OK)
-                goto cleanup;
-            e2 += e_h + dh;
-            res->evals++;
-            if (e2 <= thr) {
-                if (o->pi) {
-                    hmove(&ht, x, y, a, b, 1);
-                    e_h += dh;
-                }
-                e = e2;
-                res->accepted++;
-                if (e < best_e) {
-                    best_e = e;
-                    memcpy(best, perm, ns * n * sizeof *perm);
-                }
-            } else {
-                q[a] = x;
-                q[b] = y;
-            }
-        }
-        if (res->interrupted)
+        /* an equal share of the time left to each restart still to run */
+        tg_anneal_loop loop = {
+            t0, t1, iters,
+            tg_anneal_deadline(start, o->time_limit, restarts - r), o->stop,
+            move, NULL, 0, &c};
+        tg_anneal_end end;
+        if ((st = tg_anneal_run(&loop, &end)) != CM_OK)
+            goto cleanup;
+        res->timed_out |= end == TG_ANNEAL_TIMED_OUT;
+        if (end == TG_ANNEAL_STOPPED) {
+            res->interrupted = 1;
             break;
+        }
     }
     st = tg_digraph_from_perms(out, n, ns, best);
     if (st != CM_OK)

@@ -53,7 +53,9 @@ cm_status tg_spec_reserve(tg_spec *s, size_t n)
     if (n == s->n && s->a)
         return CM_OK;
     if (n == 0 || n > CM_EIGEN_MAX_ORDER)
-        return cm_error(CM_EINVAL, "eigensolver: order %zu out of range", n);
+        return cm_error(CM_EINVAL, "dense eigensolver: %zu nodes (1 to %d: "
+                        "LAPACK indexes the n x n matrix with a 32-bit int)",
+                        n, CM_EIGEN_MAX_ORDER);
     free_dense(s);
     s->a = malloc(n * n * sizeof *s->a);
     s->w = malloc(n * sizeof *s->w);

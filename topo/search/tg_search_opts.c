@@ -1,11 +1,12 @@
 /* tg_search_opts.c: the search's settings: defaults, objectives (energy
  * and the lower bound the screen uses), and the names the command line
- * parses. Declared in tg_search.h; the defaults were tuned with
+ * parses (tg_search_opts.h); the defaults were tuned with
  * scripts/bench-topogen.sh (topo/README.md, "The search").
  */
-#include "tg_search.h"
+#include "tg_search_opts.h"
 
 #include "tg_groups.h"
+#include "tg_search.h"
 
 #include <math.h>
 #include <stdlib.h>

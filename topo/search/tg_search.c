@@ -1,5 +1,7 @@
 /* tg_search.c: simulated annealing over degree-preserving double-edge
- * swaps (see tg_search.h for the model).
+ * swaps (see tg_search.h for the model). The moves are here; the cooling
+ * loop (schedule, deadline, stop flag, progress tick) is tg_anneal's,
+ * which the directed search shares.
  *
  * Not every proposal is solved: the screen below rejects, from the
  * current eigenvectors, moves whose rigorous lower bound already fails the
@@ -29,6 +31,7 @@
 
 #include "cm_rng.h"
 #include "cm_time.h"
+#include "tg_anneal.h"
 #include "tg_groups.h"
 #include "tg_search_hetero.h"
 #include "tg_spectrum.h"
@@ -449,242 +452,225 @@ static void progress_tick(worker *w, size_t it, double temp, double e,
     pthread_mutex_unlock(&sh->mu);
 }
 
-/* anneal() with o->hook's energy: every legal, connected proposal is
- * scored by the hook. Same schedule, acceptance and bookkeeping as
- * anneal(). */
-static cm_status anneal_hook(worker *w, double deadline)
+/* One annealing run's chain: the ctx of its moves (tg_anneal_loop). */
+typedef struct {
+    worker *w;
+    double e;         /* the current state's energy (mu * H included) */
+    double e_h;       /* labels: the mu * H part of e */
+    int have_vec;     /* the screen's vectors are the current state's */
+    size_t rejects;   /* rejections since the last accepted move */
+} chain;
+
+/* The loop's tick: progress bookkeeping (progress_tick). */
+static void chain_tick(void *ctx, size_t it, double temp, double now)
 {
+    const chain *c = ctx;
+    progress_tick(c->w, it, temp, c->e, now);
+}
+
+/* One move with o->hook's energy: every legal, connected proposal is
+ * scored by the hook. */
+static cm_status move_hook(void *ctx, size_t it, double temp)
+{
+    chain *c = ctx;
+    worker *w = c->w;
     const tg_search_opts *o = w->sh->o;
     slot *sl = w->sl;
     tg_graph *g = &w->g;
-    size_t iters = w->sh->iters;
-    double t0 = o->t0 > 0.0 ? o->t0 : TG_HOOK_T0 / (double)o->n;
-    double t1 = o->t1 > 0.0 ? o->t1 : t0 / 100.0, e;
-    if (!w->hws && !(w->hws = o->hook->ws_new(o->hook->cfg, o->n, o->d)))
-        return cm_error(CM_ENOMEM, "out of memory for the search");
-    cm_status st = o->hook->energy(w->hws, g, NULL, &e);
-    if (st != CM_OK)
-        return st;
-    double e_h = 0.0; /* labels: the mu * H part of e */
-    if (o->pi) {
-        st = tg_search_hetero_start(&w->hs, g, o->d, o->pi, o->pibar, o->k,
-                                    o->hetero_weight);
+    (void)it;
+    sl->res.moves++;
+    if (!propose(w, 0, c->e))
+        return CM_OK;
+    size_t a = w->bat[0][0], b = w->bat[0][1], x = w->bat[0][2],
+           y = w->bat[0][3];
+    double u = cm_rng_uniform(&w->rng);
+    double thr = tg_anneal_threshold(c->e, temp, u), e2;
+    double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
+    tg_graph_swap(g, a, b, x, y);
+    if (tg_graph_swap_connected(g, a, b)) {
+        const size_t sw[4] = {a, b, x, y};
+        cm_status st = o->hook->energy(w->hws, g, sw, &e2);
         if (st != CM_OK)
             return st;
-        e_h = tg_search_hetero_energy(&w->hs);
-        e += e_h;
-    }
-    sl->res.evals++;
-    sl->start_e = e;
-    keep_best(sl, g, e);
-    double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
-    double temp = t0, begin = cm_time_now(), t_move = t0;
-    for (size_t it = 0; it < iters; it++, temp = t_move * cool) {
-        double now = cm_time_now();
-        t_move = temp;
-        if (stopped(w->sh)) {
-            sl->res.interrupted = 1;
-            break;
-        }
-        if (isfinite(deadline)) {
-            double tf = (now - begin) / (deadline - begin);
-            if (tf >= 1.0) {
-                sl->res.timed_out = 1;
-                break;
-            }
-            temp = fmin(temp, t0 * pow(t1 / t0, tf));
-        }
-        if (it % PROGRESS_STRIDE == 0)
-            progress_tick(w, it, temp, e, now);
-        sl->res.moves++;
-        if (!propose(w, 0, e))
-            continue;
-        size_t a = w->bat[0][0], b = w->bat[0][1], x = w->bat[0][2],
-               y = w->bat[0][3];
-        double u = cm_rng_uniform(&w->rng);
-        double thr = u > 0.0 ? e - temp * log(u) : INFINITY, e2;
-        double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
-        tg_graph_swap(g, a, b, x, y);
-        if (tg_graph_swap_connected(g, a, b)) {
-            const size_t sw[4] = {a, b, x, y};
-            if ((st = o->hook->energy(w->hws, g, sw, &e2)) != CM_OK)
+        sl->res.evals++;
+        e2 += c->e_h + dh;
+        if (e2 <= thr) {
+            if ((st = o->hook->accept(w->hws, g)) != CM_OK)
                 return st;
-            sl->res.evals++;
-            e2 += e_h + dh;
-            if (e2 <= thr) {
-                if ((st = o->hook->accept(w->hws, g)) != CM_OK)
-                    return st;
-                if (o->pi) {
-                    tg_search_hetero_apply(&w->hs, a, b, x, y);
-                    e_h += dh;
-                }
-                e = e2;
-                if (o->groups)
-                    w->cut = (size_t)((long)w->cut +
-                                      tg_groups_swap_delta(g->n, o->groups,
-                                                           a, b, x, y));
-                sl->res.accepted++;
-                sl->res.swaps++;
-                keep_best(sl, g, e);
-                continue;
+            if (o->pi) {
+                tg_search_hetero_apply(&w->hs, a, b, x, y);
+                c->e_h += dh;
             }
+            c->e = e2;
+            if (o->groups)
+                w->cut = (size_t)((long)w->cut +
+                                  tg_groups_swap_delta(g->n, o->groups, a, b,
+                                                       x, y));
+            sl->res.accepted++;
+            sl->res.swaps++;
+            keep_best(sl, g, c->e);
+            return CM_OK;
         }
-        tg_graph_swap(g, a, x, b, y); /* undo */
+    }
+    tg_graph_swap(g, a, x, b, y); /* undo */
+    return CM_OK;
+}
+
+/* One move with the objective's energy of (lambda_2, lambda_n). The dense
+ * path solves every unscreened proposal from scratch and computes
+ * eigenvectors for the screen once a state has survived SCREEN_AFTER
+ * rejections; the sparse path warm-starts every solve from the current
+ * state's Ritz vectors, which also feed the screen. */
+static cm_status move_spectral(void *ctx, size_t it, double temp)
+{
+    chain *c = ctx;
+    worker *w = c->w;
+    const tg_search_opts *o = w->sh->o;
+    slot *sl = w->sl;
+    tg_graph *g = &w->g;
+    int sparse = w->sh->sparse, decided;
+    double l2, ln;
+    (void)it;
+    sl->res.moves++;
+    size_t nb = propose(w, c->have_vec, c->e);
+    if (!nb)
+        return CM_OK;
+    size_t a = w->bat[0][0], b = w->bat[0][1], x = w->bat[0][2],
+           y = w->bat[0][3]; /* the one swap of groups and labels */
+    /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
+    double u = cm_rng_uniform(&w->rng);
+    double thr = tg_anneal_threshold(c->e, temp, u);
+    /* labels: the spectral part must stay below thr minus the new
+     * mu * H (exact, O(K)), which the screen and the solve then use */
+    double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
+    thr -= c->e_h + dh;
+    if (c->have_vec && !o->no_screen && screen_rejects(w, thr)) {
+        sl->res.screened++; /* certainly rejected: skip the solve */
+        c->rejects++;
+        w->bcur = w->bcur > 1 ? w->bcur / 2 : 1;
+        return CM_OK;
+    }
+    int connected = 1;
+    for (size_t s = 0; s < nb; s++) {
+        tg_graph_swap(g, w->bat[s][0], w->bat[s][1], w->bat[s][2],
+                      w->bat[s][3]);
+        connected = connected &&
+                    tg_graph_swap_connected(g, w->bat[s][0], w->bat[s][1]);
+    }
+    cm_status st = solve(w, 1, connected, thr, &l2, &ln, &decided);
+    if (st == CM_ENUMERIC) {
+        /* the solve did not converge (Lanczos at 65,536 nodes): the
+         * move is rejected and the search goes on from the current
+         * state, whose vectors are untouched */
+        cm_error_clear();
+        sl->res.failed_solves++;
+        decided = 1;
+    } else if (st != CM_OK) {
+        return st;
+    } else {
+        sl->res.evals++;
+        sl->res.early += decided;
+    }
+    if (!decided && l2 > CONNECTED_EPS) {
+        double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
+        if (e2 <= thr) {
+            if (o->pi) {
+                tg_search_hetero_apply(&w->hs, a, b, x, y);
+                c->e_h += dh;
+            }
+            c->e = e2 + c->e_h;
+            if (o->groups)
+                w->cut = (size_t)((long)w->cut +
+                                  tg_groups_swap_delta(g->n, o->groups, a, b,
+                                                       x, y));
+            sl->res.accepted++;
+            sl->res.swaps += nb;
+            keep_best(sl, g, c->e);
+            c->rejects = 0;
+            w->bcur = 2 * w->bcur < w->sh->swaps ? 2 * w->bcur
+                                                 : w->sh->swaps;
+            if (sparse)
+                sparse_vectors(w);
+            else
+                c->have_vec = 0;
+            return CM_OK;
+        }
+    }
+    for (size_t s = nb; s-- > 0;) /* undo, last first */
+        tg_graph_swap(g, w->bat[s][0], w->bat[s][2], w->bat[s][1],
+                      w->bat[s][3]);
+    w->bcur = w->bcur > 1 ? w->bcur / 2 : 1;
+    if (!sparse && !o->no_screen && !c->have_vec &&
+        ++c->rejects >= SCREEN_AFTER) {
+        st = tg_spec_vectors(&w->spec, g);
+        if (st != CM_OK)
+            return st;
+        sl->res.vector_solves++;
+        dense_vectors(w);
+        c->have_vec = 1;
     }
     return CM_OK;
 }
 
 /* One annealing run from w->g (modified in place) that must end by the
- * wall time deadline (INFINITY: none). With a deadline the schedule
- * follows whichever is further along, moves or time, so a run cut short by
- * the clock still ends cold: T = t0 (t1/t0)^max(it/iters, elapsed/share).
- * The dense path solves every unscreened proposal from scratch and
- * computes eigenvectors for the screen once a state has survived
- * SCREEN_AFTER rejections; the sparse path warm-starts every solve from
- * the current state's Ritz vectors, which also feed the screen. */
+ * wall time deadline (INFINITY: none), on the shared cooling loop
+ * (tg_anneal.h: the schedule, the deadline, the stop flag and the
+ * progress tick), with the hook's moves or the spectral ones. */
 static cm_status anneal(worker *w, double deadline)
 {
     const tg_search_opts *o = w->sh->o;
-    if (o->hook)
-        return anneal_hook(w, deadline);
     slot *sl = w->sl;
     tg_graph *g = &w->g;
-    int sparse = w->sh->sparse;
-    size_t iters = w->sh->iters;
-    double t0 = o->t0, t1 = o->t1; /* resolved (tg_search_run) */
-    double l2, ln;
-    int decided, connected;
-    cm_status st = tg_graph_connected(g, &connected);
-    if (st == CM_OK)
-        st = solve(w, 0, connected, INFINITY, &l2, &ln, &decided);
-    if (st == CM_ENUMERIC && sparse) {
-        /* the start's solve did not converge: this restart yields no
-         * graph (the others may); counted as a failed solve */
-        cm_error_clear();
-        sl->res.failed_solves++;
-        return CM_OK;
+    chain c = {w, 0.0, 0.0, 0, 0};
+    cm_status st;
+    if (o->hook) {
+        if (!w->hws && !(w->hws = o->hook->ws_new(o->hook->cfg, o->n, o->d)))
+            return cm_error(CM_ENOMEM, "out of memory for the search");
+        if ((st = o->hook->energy(w->hws, g, NULL, &c.e)) != CM_OK)
+            return st;
+    } else {
+        double l2, ln;
+        int decided, connected;
+        st = tg_graph_connected(g, &connected);
+        if (st == CM_OK)
+            st = solve(w, 0, connected, INFINITY, &l2, &ln, &decided);
+        if (st == CM_ENUMERIC && w->sh->sparse) {
+            /* the start's solve did not converge: this restart yields no
+             * graph (the others may); counted as a failed solve */
+            cm_error_clear();
+            sl->res.failed_solves++;
+            return CM_OK;
+        }
+        if (st != CM_OK)
+            return st;
+        c.e = tg_objective_energy(o->obj, o->d, l2, ln);
     }
-    if (st != CM_OK)
-        return st;
     sl->res.evals++;
-    double e = tg_objective_energy(o->obj, o->d, l2, ln);
-    double e_h = 0.0; /* labels: the mu * H part of e */
     if (o->pi) {
         st = tg_search_hetero_start(&w->hs, g, o->d, o->pi, o->pibar, o->k,
                                     o->hetero_weight);
         if (st != CM_OK)
             return st;
-        e_h = tg_search_hetero_energy(&w->hs);
-        e += e_h;
+        c.e_h = tg_search_hetero_energy(&w->hs);
+        c.e += c.e_h;
     }
-    sl->start_e = e;
-    keep_best(sl, g, e);
-    int have_vec = 0;   /* the screen's vectors are the current state's */
-    if (sparse) {
+    sl->start_e = c.e;
+    keep_best(sl, g, c.e);
+    if (!o->hook && w->sh->sparse) {
         sparse_vectors(w);
-        have_vec = 1;
+        c.have_vec = 1;
     }
-    double cool = pow(t1 / t0, 1.0 / (double)(iters > 1 ? iters : 1));
-    double temp = t0;
-    size_t rejects = 0; /* rejections since the last accepted move */
-    double begin = cm_time_now(), t_move = t0;
-    for (size_t it = 0; it < iters; it++, temp = t_move * cool) {
-        double now = cm_time_now();
-        t_move = temp; /* the move-count schedule */
-        if (stopped(w->sh)) {
-            sl->res.interrupted = 1;
-            break;
-        }
-        if (isfinite(deadline)) {
-            double tf = (now - begin) / (deadline - begin);
-            if (tf >= 1.0) {
-                sl->res.timed_out = 1;
-                break;
-            }
-            temp = fmin(temp, t0 * pow(t1 / t0, tf));
-        }
-        if (sparse || it % PROGRESS_STRIDE == 0)
-            progress_tick(w, it, temp, e, now);
-        sl->res.moves++;
-        size_t nb = propose(w, have_vec, e);
-        if (!nb)
-            continue;
-        size_t a = w->bat[0][0], b = w->bat[0][1], x = w->bat[0][2],
-               y = w->bat[0][3]; /* the one swap of groups and labels */
-        /* Metropolis: accept iff e2 <= e - T log u (u = 0: always) */
-        double u = cm_rng_uniform(&w->rng);
-        double thr = u > 0.0 ? e - temp * log(u) : INFINITY;
-        /* labels: the spectral part must stay below thr minus the new
-         * mu * H (exact, O(K)), which the screen and the solve then use */
-        double dh = o->pi ? tg_search_hetero_delta(&w->hs, a, b, x, y) : 0.0;
-        thr -= e_h + dh;
-        if (have_vec && !o->no_screen && screen_rejects(w, thr)) {
-            sl->res.screened++; /* certainly rejected: skip the solve */
-            rejects++;
-            w->bcur = w->bcur > 1 ? w->bcur / 2 : 1;
-            continue;
-        }
-        int connected = 1;
-        for (size_t s = 0; s < nb; s++) {
-            tg_graph_swap(g, w->bat[s][0], w->bat[s][1], w->bat[s][2],
-                          w->bat[s][3]);
-            connected = connected &&
-                        tg_graph_swap_connected(g, w->bat[s][0], w->bat[s][1]);
-        }
-        st = solve(w, 1, connected, thr, &l2, &ln, &decided);
-        if (st == CM_ENUMERIC) {
-            /* the solve did not converge (Lanczos at 65,536 nodes): the
-             * move is rejected and the search goes on from the current
-             * state, whose vectors are untouched */
-            cm_error_clear();
-            sl->res.failed_solves++;
-            decided = 1;
-        } else if (st != CM_OK) {
-            return st;
-        } else {
-            sl->res.evals++;
-            sl->res.early += decided;
-        }
-        if (!decided && l2 > CONNECTED_EPS) {
-            double e2 = tg_objective_energy(o->obj, o->d, l2, ln);
-            if (e2 <= thr) {
-                if (o->pi) {
-                    tg_search_hetero_apply(&w->hs, a, b, x, y);
-                    e_h += dh;
-                }
-                e = e2 + e_h;
-                if (o->groups)
-                    w->cut = (size_t)((long)w->cut +
-                                      tg_groups_swap_delta(g->n, o->groups,
-                                                           a, b, x, y));
-                sl->res.accepted++;
-                sl->res.swaps += nb;
-                keep_best(sl, g, e);
-                rejects = 0;
-                w->bcur = 2 * w->bcur < w->sh->swaps ? 2 * w->bcur
-                                                     : w->sh->swaps;
-                if (sparse)
-                    sparse_vectors(w);
-                else
-                    have_vec = 0;
-                continue;
-            }
-        }
-        for (size_t s = nb; s-- > 0;) /* undo, last first */
-            tg_graph_swap(g, w->bat[s][0], w->bat[s][2], w->bat[s][1],
-                          w->bat[s][3]);
-        w->bcur = w->bcur > 1 ? w->bcur / 2 : 1;
-        if (!sparse && !o->no_screen && !have_vec &&
-            ++rejects >= SCREEN_AFTER) {
-            st = tg_spec_vectors(&w->spec, g);
-            if (st != CM_OK)
-                return st;
-            sl->res.vector_solves++;
-            dense_vectors(w);
-            have_vec = 1;
-        }
-    }
-    return CM_OK;
+    /* t0, t1 resolved (tg_search_run); the sparse spectral path ticks
+     * every move (its moves are slow), the others every PROGRESS_STRIDE */
+    tg_anneal_loop loop = {
+        o->t0, o->t1, w->sh->iters, deadline, o->stop,
+        o->hook ? move_hook : move_spectral, chain_tick,
+        w->sh->sparse && !o->hook ? 1 : PROGRESS_STRIDE, &c};
+    tg_anneal_end end;
+    st = tg_anneal_run(&loop, &end);
+    sl->res.interrupted |= end == TG_ANNEAL_STOPPED;
+    sl->res.timed_out |= end == TG_ANNEAL_TIMED_OUT;
+    return st;
 }
 
 /* Runs restart r into w->sl. */
@@ -720,15 +706,10 @@ static cm_status run_restart(worker *w, size_t r)
         if (!w->cur || !w->x0)
             return cm_error(CM_ENOMEM, "out of memory for the search");
     }
-    double deadline = INFINITY;
-    if (o->time_limit > 0.0) {
-        /* an equal share of the time left to each wave of restarts */
-        double now = cm_time_now();
-        double end = sh->start_time + o->time_limit;
-        size_t waves = (sh->restarts - r + sh->threads - 1) / sh->threads;
-        deadline = now + (end - now) / (double)waves;
-    }
-    return anneal(w, deadline);
+    /* an equal share of the time left to each wave of restarts */
+    size_t waves = (sh->restarts - r + sh->threads - 1) / sh->threads;
+    return anneal(w, tg_anneal_deadline(sh->start_time, o->time_limit,
+                                        waves));
 }
 
 /* A search thread: takes restarts in order until none is left (or the
@@ -742,11 +723,8 @@ static void *worker_main(void *arg)
         size_t r = sh->next++;
         int go = r < sh->restarts && sh->st == CM_OK;
         pthread_mutex_unlock(&sh->mu);
-        /* restart 0 always runs (at least its start state counts) */
-        if (!go || (r > 0 && (stopped(sh) ||
-                              (sh->o->time_limit > 0.0 &&
-                               cm_time_now() - sh->start_time >=
-                                   sh->o->time_limit))))
+        if (!go || !tg_anneal_may_start(r, sh->o->stop, sh->start_time,
+                                        sh->o->time_limit))
             break;
         w->r = r;
         w->sl = sh->slots + r;
