@@ -17,10 +17,10 @@
  *     (optimised and random regular graphs) converge here in a few
  *     hundred to ~1,500 products, whatever n. After a first budget of
  *     100 products it continues, 50 at a time, while the extrapolated
- *     rest (the slope of log(error / target) over the last 50
- *     products) is at most 2,000 products; a stall (rings, tori, long
- *     lattices: lambda_2 ~ 4 pi^2 / n^2 sits a relative 1e-9 from the
- *     rest) goes on to step 2.
+ *     rest (the slope of log(error / target) at the last six
+ *     checks, cm_lanczos_predict) is at most 2,000 products; a stall
+ *     (rings, tori, long lattices: lambda_2 ~ 4 pi^2 / n^2 sits a
+ *     relative 1e-9 from the rest) goes on to step 2.
  *  2. Unless a breadth-first level of s nodes holding node 0's median
  *     node (a balanced separator: s = 2 on a ring, ~ the side on a torus,
  *     a fraction of n on an expander) says the factor would be refused
