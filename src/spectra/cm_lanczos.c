@@ -41,6 +41,12 @@
 #define MAX3_BYTES (256.0 * 1048576.0) /* stored vectors, at most, by
                                           default */
 #define SMALL_SPACE 256 /* smaller spaces: the thick restart */
+/* A check (two bisections and inverse iterations on T_k, ~5e5 flops at
+ * k = 1,000) costs about 17 k / n products of a 4-regular graph with
+ * their vector work (~30 n flops): values only, checks are spaced
+ * CHECK_COST k / n products apart, so they take at most ~1/16 of a run,
+ * but never more than k / 8 (the overshoot) nor fewer than CHECK3. */
+#define CHECK_COST 256.0
 
 
 void cm_lanczos_init(cm_lanczos *lz)
@@ -591,8 +597,14 @@ static cm_status three_term(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
         int invariant = kt == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
         if (invariant || kt >= stop || kt >= lz->next_check) {
             /* checks get rarer as the space grows (each costs O(kt) per
-             * bisection step): overshoot at most 1/8 of the products */
-            lz->next_check = kt + (kt / 8 > CHECK3 ? kt / 8 : CHECK3);
+             * bisection step): overshoot at most 1/8 of the products;
+             * values only, at most CHECK_COST kt / n where a product
+             * costs more than a check (large n) */
+            size_t gap = kt / 8;
+            double cheap = CHECK_COST * (double)kt / (double)n;
+            if (lz->values_only && cheap < (double)gap)
+                gap = (size_t)cheap;
+            lz->next_check = kt + (gap > CHECK3 ? gap : CHECK3);
             cm_status st = check(lz, kt, beta, invariant, out);
             if (st != CM_OK || *out != RAN_OUT)
                 return st;
