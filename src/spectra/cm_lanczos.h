@@ -148,7 +148,8 @@ cm_status cm_lanczos_reserve(cm_lanczos *lz, size_t n, size_t max_basis,
 
 /* Sizes lz for values only: order n >= 1, three vectors of n doubles
  * (T grows with the run); max_matvec = 100000, tol = 1e-10, the other
- * settings 0. CM_EINVAL for n = 0, CM_ENOMEM. */
+ * settings 0. An lz already sized so is kept as it is (its settings
+ * too). CM_EINVAL for n = 0, CM_ENOMEM. */
 cm_status cm_lanczos_reserve_ends(cm_lanczos *lz, size_t n);
 
 /* Frees what lz owns and re-initializes it. Accepts NULL. */
