@@ -29,8 +29,9 @@ die() {
     echo "bench-lanczos: $*" >&2
     exit 1
 }
-[ -x "$BIN/topogen" ] && [ -f "$BIN/libtopogen.a" ] ||
+if [ ! -x "$BIN/topogen" ] || [ ! -f "$BIN/libtopogen.a" ]; then
     die "$BIN/topogen, $BIN/libtopogen.a not built (make all)"
+fi
 OPENBLAS_NUM_THREADS=1
 export OPENBLAS_NUM_THREADS
 
@@ -39,16 +40,19 @@ if [ -z "${OLD_LIB:-}" ]; then
     mkdir "$T/old"
     git archive "$REV" | tar -x -C "$T/old" ||
         die "cannot export $REV (set OLD_LIB or REV)"
-    make -C "$T/old" -j2 bin/libtopogen.a >"$T/old.log" 2>&1 ||
-        die "building $REV failed: see $T/old.log"
+    if ! make -C "$T/old" -j2 bin/libtopogen.a >"$T/old.log" 2>&1; then
+        tail -n 20 "$T/old.log" >&2
+        die "building $REV failed"
+    fi
     OLD_LIB=$T/old/bin/libtopogen.a
 fi
 [ -f "$OLD_LIB" ] || die "no $OLD_LIB"
 
 blas_libs=$(pkg-config --libs openblas)
 probe() { # probe NAME LIB
+    # shellcheck disable=SC2086 # the libraries are words
     ${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -Isrc/base -Isrc/topo -Isrc/spectra \
-        scripts/bench_lanczos.c "$2" -o "$T/$1" -ligraph -lmetis -lcholmod \
+        scripts/bench_lanczos.c "$2" -o "$T/probe-$1" -ligraph -lmetis -lcholmod \
         -llapacke $blas_libs -lgsl -lxml2 -ljansson -lz -lm -pthread
 }
 probe old "$OLD_LIB"
@@ -67,8 +71,8 @@ median_runs() { # median_runs GRAPH -> $T/GRAPH.old, $T/GRAPH.new
     : >"$T/$1.new.all"
     r=0
     while [ "$r" -lt "$ROUNDS" ]; do
-        "$T/old" "$T/$1" "$REPS" 0 >>"$T/$1.old.all"
-        "$T/new" "$T/$1" "$REPS" 0 >>"$T/$1.new.all"
+        "$T/probe-old" "$T/$1" "$REPS" 0 >>"$T/$1.old.all"
+        "$T/probe-new" "$T/$1" "$REPS" 0 >>"$T/$1.new.all"
         r=$((r + 1))
     done
     for v in old new; do
@@ -87,7 +91,7 @@ for n in $N; do
             dense=$(awk -v n="$n" 'BEGIN { s = sin(atan2(0, -1) / n)
                 printf "%.17g 4\n", 4 * s * s }')
         elif [ "$n" -le "$DENSE_MAX" ]; then
-            dense=$("$T/new" "$T/$g$n" 1 1 | awk '{print $8, $9}')
+            dense=$("$T/probe-new" "$T/$g$n" 1 1 | awk '{print $8, $9}')
         else
             dense="- -"
         fi
