@@ -2,8 +2,9 @@
  * closed forms (ring, hypercube, complete graph, path on 2 nodes) to
  * 1e-9 relative, agreement with the dense solver on random regular
  * graphs, the SLEM and the extremes of W of weighted topologies, warm
- * starts, determinism, the three-term variant (cm_lanczos_run3), and
- * the errors (disconnected, unweighted, no convergence, bad sizes). */
+ * starts, determinism, the engine's three-term recurrence against its
+ * thick-restart fallback, the values-only runs step by step, and the
+ * errors (disconnected, unweighted, no convergence, bad sizes). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +114,9 @@ static void lap_mv(const void *ctx, const double *x, double *y)
     }
 }
 
-/* Ritz vectors are unit, orthogonal to 1 and (near) eigenvectors; a warm
- * start from them converges in fewer products; runs repeat exactly. */
+/* The thick restart (max_stored = 0): Ritz vectors are unit, orthogonal
+ * to 1 and (near) eigenvectors; a warm start from them converges in fewer
+ * products; runs repeat exactly. */
 START_TEST(vectors_and_warm_start)
 {
     cm_topo t;
@@ -124,6 +126,7 @@ START_TEST(vectors_and_warm_start)
     cm_lanczos_init(&lz);
     ck_assert_int_eq(cm_lanczos_reserve(&lz, n, 40, 8), CM_OK);
     lz.deflate_ones = 1;
+    lz.max_stored = 0;
     ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, &t, NULL), CM_OK);
     size_t cold = lz.matvecs;
     double lo = lz.lo, hi = lz.hi;
@@ -168,7 +171,7 @@ static int above(const void *ctx, double lo, double hi)
     return hi > *(const double *)ctx;
 }
 
-/* The three-term run (cm_lanczos_run3) against the restarted one: the
+/* The three-term run against the thick restart (max_stored = 0): the
  * same extremes to 1e-9 relative on a random 4-regular graph and on the
  * 9-cube (eigenvalues 2k of multiplicity C(9, k): lost orthogonality
  * repeats converged values there), Ritz vectors orthonormal, orthogonal
@@ -191,8 +194,10 @@ START_TEST(three_term_matches_restarted)
         ck_assert_int_eq(cm_lanczos_reserve(&b, n, 40, 8), CM_OK);
         a.deflate_ones = b.deflate_ones = 1;
         a.scale = b.scale = 16.0;
+        a.max_stored = 0;
         ck_assert_int_eq(cm_lanczos_run(&a, lap_mv, &t, NULL), CM_OK);
-        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, NULL), CM_OK);
+        ck_assert_int_eq(cm_lanczos_run(&b, lap_mv, &t, NULL), CM_OK);
+        ck_assert_uint_gt(b.k, 0); /* the three-term recurrence answered */
         ck_assert_msg(fabs(a.lo - b.lo) <= 1e-9 * a.hi &&
                           fabs(a.hi - b.hi) <= 1e-9 * a.hi,
                       "case %zu: restarted %.12g %.12g three-term %.12g %.12g",
@@ -233,19 +238,19 @@ START_TEST(three_term_matches_restarted)
         }
         size_t cold = b.matvecs;
         double lo = b.lo;
-        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, x0), CM_OK);
+        ck_assert_int_eq(cm_lanczos_run(&b, lap_mv, &t, x0), CM_OK);
         ck_assert_double_eq_tol(b.lo, lo, 1e-9);
         if (tab[c].kind == TG_KIND_RANDOM) /* the cube is exhausted at once */
             ck_assert_msg(b.matvecs < cold, "warm %zu cold %zu", b.matvecs,
                           cold);
         size_t warm = b.matvecs;
         double wlo = b.lo;
-        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, x0), CM_OK);
+        ck_assert_int_eq(cm_lanczos_run(&b, lap_mv, &t, x0), CM_OK);
         ck_assert(b.matvecs == warm && b.lo == wlo);
         double level = 0.5 * b.hi;
         b.early = above;
         b.early_ctx = &level;
-        ck_assert_int_eq(cm_lanczos_run3(&b, lap_mv, &t, NULL), CM_OK);
+        ck_assert_int_eq(cm_lanczos_run(&b, lap_mv, &t, NULL), CM_OK);
         ck_assert(b.stopped_early == 1 && b.nvec == 0 && b.hi > level);
         ck_assert(b.matvecs <= cold);
         free(y);
@@ -263,12 +268,79 @@ START_TEST(three_term_matches_restarted)
     ck_assert_int_eq(cm_lanczos_reserve(&lz, t.n, 40, 8), CM_OK);
     lz.deflate_ones = 1;
     lz.scale = 4.0;
-    ck_assert_int_eq(cm_lanczos_run3(&lz, lap_mv, &t, NULL), CM_OK);
+    ck_assert_int_eq(cm_lanczos_run(&lz, lap_mv, &t, NULL), CM_OK);
     ck_assert_double_eq_tol(lz.lo, 2.0 - 2.0 * cos(2.0 * PI / 400.0), 1e-9);
     ck_assert_double_eq_tol(lz.hi, 4.0, 1e-9);
     ck_assert_uint_gt(lz.matvecs, 199);
     cm_lanczos_destroy(&lz);
     cm_topo_destroy(&t);
+}
+END_TEST
+
+/* Values only (cm_shiftinv's form, two vectors held): the same ends as
+ * the thick restart on a random 4-regular graph, run at once or budget by
+ * budget (the same recurrence, checked more often); high_only leaves lo
+ * NAN and still finds hi; the extrapolated rest is finite while the error
+ * falls and long on a 100,000-node ring (a stall); misuse is refused. */
+START_TEST(values_only)
+{
+    cm_topo t;
+    build(&t, TG_KIND_RANDOM, 2000, 4);
+    size_t n = t.n;
+    cm_lanczos a, b;
+    cm_lanczos_init(&a);
+    cm_lanczos_init(&b);
+    ck_assert_int_eq(cm_lanczos_reserve(&a, n, 40, 8), CM_OK);
+    a.deflate_ones = 1;
+    a.scale = 16.0;
+    a.tol = 1e-12;
+    a.max_stored = 0;
+    ck_assert_int_eq(cm_lanczos_run(&a, lap_mv, &t, NULL), CM_OK);
+    ck_assert_int_eq(cm_lanczos_start(&a, NULL), CM_EINVAL);
+    ck_assert_int_eq(cm_lanczos_reserve_ends(&b, n), CM_OK);
+    ck_assert_int_eq(cm_lanczos_more(&b, lap_mv, &t, 10), CM_EINVAL);
+    b.deflate_ones = 1;
+    b.scale = 16.0;
+    b.tol = 1e-12;
+    ck_assert_int_eq(cm_lanczos_run(&b, lap_mv, &t, NULL), CM_OK);
+    ck_assert(b.converged && b.nvec == 0 && b.k == b.matvecs);
+    ck_assert_msg(fabs(a.lo - b.lo) <= 1e-9 * a.hi &&
+                      fabs(a.hi - b.hi) <= 1e-9 * a.hi,
+                  "restarted %.15g %.15g values only %.15g %.15g", a.lo, a.hi,
+                  b.lo, b.hi);
+    size_t once = b.k;
+    double lo = b.lo, hi = b.hi, pred = INFINITY;
+    ck_assert_int_eq(cm_lanczos_start(&b, NULL), CM_OK);
+    while (!b.converged && b.k < 10 * once) {
+        ck_assert_int_eq(cm_lanczos_more(&b, lap_mv, &t, 7), CM_OK);
+        if (!b.converged)
+            pred = fmin(pred, cm_lanczos_predict(&b));
+    }
+    ck_assert_msg(b.converged && b.k <= once + 7, "%zu products in steps "
+                  "of 7, %zu at once", b.k, once);
+    ck_assert(fabs(b.lo - lo) <= 1e-10 * hi && fabs(b.hi - hi) <= 1e-10 * hi);
+    ck_assert_msg(isfinite(pred) && pred < (double)once, "predicted %g",
+                  pred);
+    b.high_only = 1;
+    ck_assert_int_eq(cm_lanczos_run(&b, lap_mv, &t, NULL), CM_OK);
+    ck_assert(isnan(b.lo) && fabs(b.hi - hi) <= 1e-10 * hi);
+    cm_topo_destroy(&t);
+    /* a ring: lambda_2 ~ 1e-9 of lambda_n stalls */
+    build(&t, TG_KIND_RING, 100000, 2);
+    ck_assert_int_eq(cm_lanczos_reserve_ends(&b, t.n), CM_OK);
+    b.deflate_ones = 1;
+    b.scale = 4.0;
+    b.tol_end = 1e-12;
+    ck_assert_int_eq(cm_lanczos_start(&b, NULL), CM_OK);
+    ck_assert_int_eq(cm_lanczos_more(&b, lap_mv, &t, 300), CM_OK);
+    ck_assert(!b.converged && b.k == 300);
+    ck_assert_msg(cm_lanczos_predict(&b) > 2000.0, "predicted %g",
+                  cm_lanczos_predict(&b));
+    b.max_matvec = 100;
+    ck_assert_int_eq(cm_lanczos_run(&b, lap_mv, &t, NULL), CM_ENUMERIC);
+    cm_topo_destroy(&t);
+    cm_lanczos_destroy(&a);
+    cm_lanczos_destroy(&b);
 }
 END_TEST
 
@@ -311,6 +383,7 @@ Suite *lanczos_suite(void)
     tcase_add_test(tc, matches_dense);
     tcase_add_test(tc, vectors_and_warm_start);
     tcase_add_test(tc, three_term_matches_restarted);
+    tcase_add_test(tc, values_only);
     tcase_add_test(tc, errors);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     suite_add_tcase(s, tc);

@@ -1,7 +1,9 @@
 /* check_lanczos_topo.h: cm_lanczos on graphs, for the tests only: both
  * ends of a graph's Laplacian or of its W on the complement of 1 by the
- * restarted run (cm_lanczos_run), as an independent check on the
- * programs' spectra (cm_shiftinv, tg_spectrum). Moved here from
+ * thick-restart run (cm_lanczos_run with max_stored = 0: full
+ * reorthogonalisation, another path than the three-term recurrence the
+ * programs use), as an independent check on the programs' spectra
+ * (cm_shiftinv, tg_spectrum). Moved here from
  * src/spectra/cm_lanczos.c, where nothing but the tests called them.
  * Static definitions: include from one test file. */
 #ifndef CHECK_LANCZOS_TOPO_H
@@ -58,6 +60,7 @@ static cm_status topo_ends(const cm_topo *t, cm_matvec_fn f, double scale,
         lz.scale = scale;
         lz.tol = TOPO_TOL;
         lz.tol_accept = TOPO_TOL_ACCEPT;
+        lz.max_stored = 0;
         /* about 1e9 flops of reorthogonalisation (at least 50 products)
          * for the full accuracy, 4 times that (at least 100 products) for
          * the loose one */
@@ -79,7 +82,7 @@ static cm_status topo_ends(const cm_topo *t, cm_matvec_fn f, double scale,
 }
 
 /* lambda_2 and lambda_n of the Laplacian L = D - A of t's graph (weights
- * ignored), n >= 1, by cm_lanczos_run on the complement of 1. Accuracy
+ * ignored), n >= 1, by the thick restart on the complement of 1. Accuracy
  * 1e-10 * 2 d_max (absolute) when that fits a budget of about 1e9
  * flops (at least 100 products), else 1e-6 relative to each of lambda_2
  * and lambda_n within 4 times that (large expanders: n = 100,000 in

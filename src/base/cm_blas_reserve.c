@@ -1,13 +1,13 @@
 /* cm_blas_reserve.c: a probe allocation of the buffers' total, then the
  * buffers themselves through OpenBLAS's pool (blas_memory_alloc/free:
- * exported by libopenblas, not declared in cblas.h). */
+ * exported by libopenblas, not declared in cblas.h; cm_lapack.h declares
+ * them). */
 #include "cm_blas_reserve.h"
 
 #include <stdlib.h>
 #include <sys/resource.h>
 
-extern void *blas_memory_alloc(int procpos);
-extern void blas_memory_free(void *buffer);
+#include "cm_lapack.h"
 
 /* One OpenBLAS work buffer: 128 MiB and a page (BUFFER_SIZE +
  * FIXED_PAGESIZE), rounded up. */

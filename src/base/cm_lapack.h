@@ -10,7 +10,9 @@
  *                the Fortran routine expects (OpenBLAS provides the
  *                routines; nothing of LAPACKE is involved);
  *   <lapacke.h>  LAPACKE's C interface (LAPACKE_dstebz, LAPACKE_dstein),
- *                where a routine is easier to call through it.
+ *                where a routine is easier to call through it;
+ *   below, the two functions of OpenBLAS's buffer pool that libopenblas
+ *                exports but no header declares (cm_blas_reserve.c).
  *
  * Integers: lapack_int and the CBLAS int are 32-bit (Debian's default
  * build); callers check a size_t fits before the cast.
@@ -21,5 +23,10 @@
 #include <cblas.h>
 #include <lapack.h>
 #include <lapacke.h>
+
+/* OpenBLAS's work-buffer pool (driver/others/memory.c): a buffer of
+ * BUFFER_SIZE + FIXED_PAGESIZE bytes for caller procpos, and its return. */
+void *blas_memory_alloc(int procpos);
+void blas_memory_free(void *buffer);
 
 #endif

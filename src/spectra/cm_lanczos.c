@@ -1,18 +1,26 @@
-/* cm_lanczos.c: thick-restart Lanczos for both ends of a symmetric
- * spectrum (see cm_lanczos.h).
+/* cm_lanczos.c: the Lanczos engine for both ends of a symmetric spectrum
+ * (see cm_lanczos.h): the three-term recurrence (three_term), its Ritz
+ * vectors (finish3, clean_end), and the thick-restart fallback
+ * (restarted).
  *
- * Each step appends q_j, computes w = A q_j, orthogonalises w against the
- * whole basis twice (classical Gram-Schmidt, BLAS-2; the coefficients are
- * column j of H = Q^T A Q, which is tridiagonal between restarts and an
- * arrow after one), and keeps the Krylov decomposition
+ * Three-term step k: w = A v_k - b_{k-1} v_{k-1}, a_k = v_k . w,
+ * w -= a_k v_k, the mean removed when deflating, one local
+ * reorthogonalisation against v_k, b_k = ||w||, v_{k+1} = w / b_k: O(n)
+ * vector work per product. The checks find T's two lowest and two highest
+ * eigenpairs by bisection and inverse iteration, every 8 products at first
+ * and then every k/8 (each costs O(k)), and at the end of a budget.
+ *
+ * Thick restart: each step appends q_j, computes w = A q_j, orthogonalises
+ * w against the whole basis twice (classical Gram-Schmidt, BLAS-2; the
+ * coefficients are column j of H = Q^T A Q, which is tridiagonal between
+ * restarts and an arrow after one), and keeps the Krylov decomposition
  * A Q = Q H + w e_j^T, so the residual of the Ritz pair (theta_i, Q s_i) is
  * ||w|| |s_ji| without another product. Every CHECK_EVERY steps, and when
- * the basis is full, H is diagonalised (LAPACK dsyev, O(max_basis^3));
- * a full basis is restarted from the `keep` lowest and `keep` highest Ritz
- * vectors plus w/||w||. Full reorthogonalisation costs O(n j) per step but
- * keeps clustered extremes (optimised regular graphs have them) free of
- * ghost copies; the basis stays small, so this is the cheap part next to
- * nothing only for tiny n.
+ * the basis is full, H is diagonalised (LAPACK dsyev, O(max_basis^3)); a
+ * full basis is restarted from the `keep` lowest and `keep` highest Ritz
+ * vectors plus w/||w||. Full reorthogonalisation costs O(n j) per step
+ * and keeps clustered extremes free of ghost copies without storing the
+ * whole Krylov space.
  */
 #include "cm_lanczos.h"
 
@@ -27,7 +35,18 @@
 #define CHECK_EVERY 3
 #define SETTLED 1e3
 #define RANDOM_SHARE 0.05
-#define SCREEN_MAX 16  /* most Ritz vectors one end cleans (run3) */
+#define SCREEN_MAX 16  /* most Ritz vectors one end cleans (finish3) */
+#define CHECK3 8        /* products between the three-term run's first
+                           checks (then k/8) */
+#define MAX3_BYTES (256.0 * 1048576.0) /* stored vectors, at most, by
+                                          default */
+#define SMALL_SPACE 256 /* smaller spaces: the thick restart */
+/* A check (two bisections and inverse iterations on T_k, ~5e5 flops at
+ * k = 1,000) costs about 17 k / n products of a 4-regular graph with
+ * their vector work (~30 n flops): values only, checks are spaced
+ * CHECK_COST k / n products apart, so they take at most ~1/16 of a run,
+ * but never more than k / 8 (the overshoot) nor fewer than CHECK3. */
+#define CHECK_COST 256.0
 
 
 void cm_lanczos_init(cm_lanczos *lz)
@@ -97,6 +116,30 @@ cm_status cm_lanczos_reserve(cm_lanczos *lz, size_t n, size_t max_basis,
     lz->scale = 0.0;
     lz->tol_accept = 0.0;
     lz->accept_after = lz->max_matvec;
+    lz->max_stored = (size_t)(MAX3_BYTES / (8.0 * (double)n));
+    return CM_OK;
+}
+
+cm_status cm_lanczos_reserve_ends(cm_lanczos *lz, size_t n)
+{
+    if (lz->values_only && lz->n == n && lz->w)
+        return CM_OK;
+    if (n == 0 || n > SIZE_MAX / sizeof(double) / 2)
+        return cm_error(CM_EINVAL, "Lanczos: bad order n=%zu", n);
+    cm_lanczos_destroy(lz);
+    lz->w = malloc(n * sizeof *lz->w);
+    lz->v3 = malloc(2 * n * sizeof *lz->v3);
+    if (!lz->w || !lz->v3) {
+        cm_lanczos_destroy(lz);
+        return cm_error(CM_ENOMEM, "out of memory for Lanczos vectors of "
+                        "order %zu", n);
+    }
+    lz->n = n;
+    lz->cap3 = 2;
+    lz->values_only = 1;
+    lz->max_matvec = 100000;
+    lz->accept_after = lz->max_matvec;
+    lz->tol = 1e-10;
     return CM_OK;
 }
 
@@ -120,12 +163,11 @@ static void remove_mean(double *x, size_t n)
         x[i] -= mean;
 }
 
-/* The start vector into q: x0/||x0|| + RANDOM_SHARE r/||r||, deflated and
- * normalised. Returns its norm before normalisation (0: empty space). */
-static double start_vector(cm_lanczos *lz, const double *x0)
+/* The start vector into v[n]: x0/||x0|| + RANDOM_SHARE r/||r||, deflated
+ * and normalised. Returns its norm before normalisation (0: empty space). */
+static double start_vector(const cm_lanczos *lz, const double *x0, double *v)
 {
     size_t n = lz->n;
-    double *v = lz->q;
     for (size_t i = 0; i < n; i++)
         v[i] = prn(i);
     if (lz->deflate_ones)
@@ -210,7 +252,7 @@ static size_t restart(cm_lanczos *lz, size_t j)
     return 2 * k;
 }
 
-/* The start of both runs: the results cleared, the workspace and the
+/* The start of every run: the results cleared, the workspace and the
  * space (of dimension *dim) checked. */
 static cm_status run_begin(cm_lanczos *lz, size_t *dim)
 {
@@ -218,21 +260,23 @@ static cm_status run_begin(cm_lanczos *lz, size_t *dim)
     lz->matvecs = 0;
     lz->nvec = 0;
     lz->stopped_early = 0;
-    if (!lz->q)
+    lz->converged = 0;
+    if (!lz->w || (!lz->values_only && !lz->q))
         return cm_error(CM_EINVAL, "Lanczos: workspace not reserved");
     if (*dim == 0)
         return cm_error(CM_EINVAL, "Lanczos: empty space (n = %zu)", lz->n);
     return CM_OK;
 }
 
-cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
-                         const double *x0)
+/* The thick-restart run (the engine's fallback), from scratch. */
+static cm_status restarted(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                           const double *x0)
 {
     size_t n = lz->n, b = lz->max_basis, dim;
     cm_status st0 = run_begin(lz, &dim);
     if (st0 != CM_OK)
         return st0;
-    if (!(start_vector(lz, x0) > 0.0))
+    if (!(start_vector(lz, x0, lz->q) > 0.0))
         return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
     memset(lz->h, 0, b * b * sizeof *lz->h);
     size_t j = 1;          /* basis vectors; the newest is q_{j-1} */
@@ -333,10 +377,7 @@ cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     }
 }
 
-/* ---- three-term recurrence (cm_lanczos_run3) ------------------------ */
-
-#define CHECK3 8                 /* products between convergence checks */
-#define MAX3_BYTES (256.0 * 1048576.0) /* stored vectors, at most */
+/* ---- three-term recurrence ----------------------------------------- */
 
 cm_status cm_lanczos_tridiag(const double *a, const double *b, size_t k,
                              size_t il, size_t iu, double *t, double *s,
@@ -391,9 +432,34 @@ done:
     return st;
 }
 
-/* Room for vector index j in v3 (and T entries): doubling, within the
+
+/* Lanczos vector k: stored, or one of the last two when values only. */
+static double *vec(const cm_lanczos *lz, size_t k)
+{
+    return lz->v3 + (lz->values_only ? k % 2 : k) * lz->n;
+}
+
+/* Room for T's entries of index k: doubling. 0 when out of memory. */
+static int grow_t(cm_lanczos *lz, size_t k)
+{
+    if (k < lz->capt)
+        return 1;
+    size_t cap = lz->capt ? 2 * lz->capt : 64;
+    double *a = realloc(lz->a3, cap * sizeof *a);
+    if (a)
+        lz->a3 = a;
+    double *b = a ? realloc(lz->b3, cap * sizeof *b) : NULL;
+    if (b)
+        lz->b3 = b;
+    if (!a || !b)
+        return 0;
+    lz->capt = cap;
+    return 1;
+}
+
+/* Room to store vector j (runs with Ritz vectors): doubling, within the
  * cap lim. 0 when out of room or memory. */
-static int grow3(cm_lanczos *lz, size_t j, size_t lim)
+static int grow_v(cm_lanczos *lz, size_t j, size_t lim)
 {
     if (j < lz->cap3)
         return 1;
@@ -405,14 +471,6 @@ static int grow3(cm_lanczos *lz, size_t j, size_t lim)
     if (!v)
         return 0;
     lz->v3 = v;
-    double *a = realloc(lz->a3, cap * sizeof *a);
-    if (a)
-        lz->a3 = a;
-    double *b = a ? realloc(lz->b3, cap * sizeof *b) : NULL;
-    if (b)
-        lz->b3 = b;
-    if (!a || !b)
-        return 0;
     lz->cap3 = cap;
     return 1;
 }
@@ -431,12 +489,145 @@ static int grow_check(cm_lanczos *lz, size_t k)
     return 1;
 }
 
+/* How three_term ended. */
+enum { RAN_OUT, CONVERGED, EARLY, NO_ROOM };
+
+/* The convergence check after kt products (beta: the last b3): T's two
+ * lowest (unless high_only) and two highest eigenpairs, the early stop,
+ * the error estimates min(r, r^2/gap) into lz, the history for
+ * cm_lanczos_predict; *out = CONVERGED, EARLY or left as it was. */
+static cm_status check(cm_lanczos *lz, size_t kt, double beta, int invariant,
+                       int *out)
+{
+    double tl[2] = {NAN, NAN}, th[2];
+    size_t gl = 0, gh = 0, two = kt >= 2 ? 2 : 1;
+    if (!grow_check(lz, kt))
+        return cm_error(CM_ENOMEM, "out of memory for Lanczos");
+    double *sl = lz->chk, *sh = lz->chk + 2 * kt;
+    cm_status st = CM_OK;
+    if (!lz->high_only)
+        st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, 1, two, tl, sl, &gl);
+    if (st == CM_OK)
+        st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, kt - two + 1, kt, th, sh,
+                                &gh);
+    if (st != CM_OK)
+        return st;
+    double lo = tl[0], hi = th[gh - 1]; /* lo: NAN when high_only */
+    double scale = fmax(fmax(fabs(lo), fabs(hi)), lz->scale);
+    double lim_e = lz->tol * (scale > 0.0 ? scale : 1.0);
+    if (!invariant && lz->early && lz->early(lz->early_ctx, lo, hi)) {
+        lz->lo = lo;
+        lz->hi = hi;
+        lz->lo_res = lz->hi_res = NAN;
+        lz->stopped_early = 1;
+        *out = EARLY;
+        return CM_OK;
+    }
+    double rlo = lz->high_only ? NAN : invariant ? 0.0
+                                                 : beta * fabs(sl[kt - 1]);
+    double rhi = invariant ? 0.0 : beta * fabs(sh[(gh - 1) * kt + kt - 1]);
+    double elo = rlo, ehi = rhi;
+    if (gl == 2 && tl[1] > lo)
+        elo = fmin(elo, rlo * rlo / (tl[1] - lo));
+    if (gh == 2 && hi > th[0])
+        ehi = fmin(ehi, rhi * rhi / (hi - th[0]));
+    /* each end's target: tol of the scale, or tol_end of its own size */
+    double glo = fmax(lim_e, lz->tol_end * fabs(lo));
+    double ghi = fmax(lim_e, lz->tol_end * fabs(hi));
+    int ok_lo = lz->high_only || elo <= glo, ok_hi = ehi <= ghi;
+    double lr = log(fmax(ehi, 1e-300) / ghi); /* worse end */
+    if (!lz->high_only)
+        lr = fmax(lr, log(fmax(elo, 1e-300) / glo));
+    if (lz->nhist == CM_LANCZOS_HIST) {
+        memmove(lz->hist_err, lz->hist_err + 1,
+                (CM_LANCZOS_HIST - 1) * sizeof *lz->hist_err);
+        memmove(lz->hist_k, lz->hist_k + 1,
+                (CM_LANCZOS_HIST - 1) * sizeof *lz->hist_k);
+        lz->nhist--;
+    }
+    lz->hist_err[lz->nhist] = lr;
+    lz->hist_k[lz->nhist++] = kt;
+    lz->lo = lo;
+    lz->hi = hi;
+    lz->lo_res = rlo;
+    lz->hi_res = rhi;
+    lz->lo_err = elo;
+    lz->hi_err = ehi;
+    if (invariant || (ok_lo && ok_hi)) {
+        lz->converged = 1;
+        *out = CONVERGED;
+    }
+    return CM_OK;
+}
+
+/* The recurrence from step lz->k (vector k in place) in a space of
+ * dimension dim, until it converges, early() stops it, stop products in
+ * all have been made (checked at the end), or vector lim would be stored
+ * (NO_ROOM, as when memory runs out). */
+static cm_status three_term(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                            size_t dim, size_t stop, size_t lim, int *out)
+{
+    size_t n = lz->n;
+    double *w = lz->w;
+    *out = RAN_OUT;
+    for (;;) {
+        size_t k = lz->k;
+        const double *v = vec(lz, k);
+        f(ctx, v, w);
+        lz->matvecs++;
+        if (k > 0)
+            cblas_daxpy((int)n, -lz->b3[k - 1], vec(lz, k - 1), 1, w, 1);
+        double a = cblas_ddot((int)n, v, 1, w, 1);
+        cblas_daxpy((int)n, -a, v, 1, w, 1);
+        /* the constant vector is an extreme eigenvector (0 of L, 1 of W)
+         * outside the restricted spectrum: the Lanczos polynomial grows
+         * there, so rounding's 1-component is removed at every step */
+        if (lz->deflate_ones)
+            remove_mean(w, n);
+        double c = cblas_ddot((int)n, v, 1, w, 1); /* local reorthogonal- */
+        cblas_daxpy((int)n, -c, v, 1, w, 1);       /* isation against v */
+        a += c;
+        double beta = cblas_dnrm2((int)n, w, 1);
+        lz->a3[k] = a;
+        lz->b3[k] = beta;
+        lz->hmax = fmax(lz->hmax, fmax(fabs(a), beta));
+        size_t kt = k + 1;
+        lz->k = kt;
+        double floor_ = fmax(lz->hmax, lz->scale);
+        int invariant = kt == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
+        if (invariant || kt >= stop || kt >= lz->next_check) {
+            /* checks get rarer as the space grows (each costs O(kt) per
+             * bisection step): overshoot at most 1/8 of the products;
+             * values only, at most CHECK_COST kt / n where a product
+             * costs more than a check (large n) */
+            size_t gap = kt / 8;
+            double cheap = CHECK_COST * (double)kt / (double)n;
+            if (lz->values_only && cheap < (double)gap)
+                gap = (size_t)cheap;
+            lz->next_check = kt + (gap > CHECK3 ? gap : CHECK3);
+            cm_status st = check(lz, kt, beta, invariant, out);
+            if (st != CM_OK || *out != RAN_OUT)
+                return st;
+        }
+        if (kt >= lim || !grow_t(lz, kt) ||
+            (!lz->values_only && !grow_v(lz, kt, lim))) {
+            *out = NO_ROOM;
+            return CM_OK;
+        }
+        double *next = vec(lz, kt);
+        cblas_dcopy((int)n, w, 1, next, 1);
+        cblas_dscal((int)n, 1.0 / beta, next, 1);
+        if (kt >= stop)
+            return CM_OK;
+    }
+}
+
 /* Cleans the c Ritz vectors y (n x c, column-major) of one end: each is
- * made orthogonal to 1 and to the ones kept before it (twice) and kept
- * when a share above 1e-6 of it is left (a copy of a converged vector,
- * from lost orthogonality, is not); then Rayleigh-Ritz on the kept ones
- * (their products in z, n x c scratch). Values ascending into t.
- * Returns the vectors kept. */
+ * made orthogonal to 1 (when deflating) and to the ones kept before it
+ * (twice) and kept when a share above 1e-6 of it is left (a copy of a
+ * converged vector, from lost orthogonality, is not); then Rayleigh-Ritz
+ * on the kept ones (their products in z, n x c scratch). Values ascending
+ * into t. Returns the vectors kept. */
 static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                         double *y, size_t c, double *z, double *t)
 {
@@ -444,7 +635,8 @@ static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     double h[SCREEN_MAX * SCREEN_MAX], coef[SCREEN_MAX];
     for (size_t i = 0; i < c; i++) {
         double *v = y + i * n;
-        remove_mean(v, n);
+        if (lz->deflate_ones)
+            remove_mean(v, n);
         double before = cblas_dnrm2((int)n, v, 1);
         for (int pass = 0; pass < 2 && kept > 0; pass++) {
             cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)kept, 1.0, y,
@@ -464,7 +656,8 @@ static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
         return 0;
     for (size_t i = 0; i < kept; i++) {
         f(ctx, y + i * n, z + i * n);
-        remove_mean(z + i * n, n);
+        if (lz->deflate_ones)
+            remove_mean(z + i * n, n);
     }
     lz->matvecs += kept;
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)kept,
@@ -484,18 +677,13 @@ static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     return kept;
 }
 
-/* Results of a converged three-term run of k products: extremes and
- * residuals, and the cleaned Ritz vectors (clean_end). */
+/* The Ritz vectors of a converged three-term run of k products (its
+ * extremes and residuals are in lz already), cleaned (clean_end). */
 static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
-                         size_t k, double lo, double hi, double rlo,
-                         double rhi)
+                         size_t k)
 {
     size_t n = lz->n, keep = lz->keep < k ? lz->keep : k;
     keep = keep > SCREEN_MAX ? SCREEN_MAX : keep;
-    lz->lo = lo;
-    lz->hi = hi;
-    lz->lo_res = rlo;
-    lz->hi_res = rhi;
     double t[2 * SCREEN_MAX];
     double *s = malloc(2 * keep * k * sizeof *s);
     if (!s)
@@ -506,7 +694,7 @@ static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     cm_status st = cm_lanczos_tridiag(lz->a3, lz->b3, k, 1, keep, t, s, &glo);
     if (st == CM_OK)
         st = cm_lanczos_tridiag(lz->a3, lz->b3, k, k - keep + 1, k, t + glo,
-                       s + glo * k, &ghi);
+                                s + glo * k, &ghi);
     if (st != CM_OK) {
         free(s);
         return st;
@@ -557,97 +745,116 @@ static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     return st;
 }
 
-/* The restarted run from the same start, counting the products spent. */
+/* The thick restart from the same start, counting the products spent. */
 static cm_status fall_back(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                            const double *x0)
 {
     size_t spent = lz->matvecs;
-    cm_status st = cm_lanczos_run(lz, f, ctx, x0);
+    cm_status st = restarted(lz, f, ctx, x0);
     lz->matvecs += spent;
     return st;
 }
 
-cm_status cm_lanczos_run3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
-                          const double *x0)
+/* The recurrence's state at a start. */
+static void three_term_begin(cm_lanczos *lz)
 {
-    size_t n = lz->n, dim;
-    cm_status st0 = run_begin(lz, &dim);
-    if (st0 != CM_OK)
-        return st0;
-    size_t lim = (size_t)(MAX3_BYTES / (8.0 * (double)n));
+    lz->k = 0;
+    lz->hmax = 0.0;
+    lz->next_check = CHECK3;
+    lz->nhist = 0;
+    lz->lo = lz->hi = lz->lo_res = lz->hi_res = NAN;
+    lz->lo_err = lz->hi_err = INFINITY;
+}
+
+cm_status cm_lanczos_run(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                         const double *x0)
+{
+    if (lz->values_only) {
+        cm_status st = cm_lanczos_start(lz, x0);
+        if (st == CM_OK)
+            st = cm_lanczos_more(lz, f, ctx, lz->max_matvec);
+        if (st == CM_OK && !lz->converged && !lz->stopped_early)
+            st = cm_error(CM_ENUMERIC, "Lanczos: no convergence in %zu "
+                          "products (n = %zu; errors %.2g, %.2g; the "
+                          "spectrum's ends are too close to the rest)",
+                          lz->matvecs, lz->n, lz->lo_err, lz->hi_err);
+        return st;
+    }
+    size_t dim;
+    cm_status st = run_begin(lz, &dim);
+    if (st != CM_OK)
+        return st;
+    three_term_begin(lz);
+    size_t lim = lz->max_stored;
     lim = lim < lz->max_matvec ? lim : lz->max_matvec;
     lim = lim > dim / 2 ? dim / 2 : lim; /* small spaces: restarted */
-    if (dim < 256 || lim < 2 * lz->keep + 4 || !grow3(lz, 0, lim))
-        return cm_lanczos_run(lz, f, ctx, x0);
-    if (!(start_vector(lz, x0) > 0.0))
+    if (dim < SMALL_SPACE || lim < 2 * lz->keep + 4 || !grow_v(lz, 0, lim) ||
+        !grow_t(lz, 0))
+        return restarted(lz, f, ctx, x0);
+    if (!(start_vector(lz, x0, lz->v3) > 0.0))
         return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
-    memcpy(lz->v3, lz->q, n * sizeof *lz->v3);
-    double hmax = 0.0;
-    size_t next_check = CHECK3;
-    double *w = lz->w;
-    for (size_t k = 0;; k++) {
-        const double *v = lz->v3 + k * n;
-        f(ctx, v, w);
-        lz->matvecs++;
-        if (k > 0)
-            cblas_daxpy((int)n, -lz->b3[k - 1], v - n, 1, w, 1);
-        double a = cblas_ddot((int)n, v, 1, w, 1);
-        cblas_daxpy((int)n, -a, v, 1, w, 1);
-        if (lz->deflate_ones)
-            remove_mean(w, n);
-        double c = cblas_ddot((int)n, v, 1, w, 1); /* local reorthogonal- */
-        cblas_daxpy((int)n, -c, v, 1, w, 1);       /* isation against v */
-        a += c;
-        double beta = cblas_dnrm2((int)n, w, 1);
-        lz->a3[k] = a;
-        lz->b3[k] = beta;
-        hmax = fmax(hmax, fmax(fabs(a), beta));
-        size_t kt = k + 1;
-        double floor_ = fmax(hmax, lz->scale);
-        int invariant = kt == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
-        int last = invariant || kt >= lim;
-        if (last || kt >= next_check) {
-            /* checks get rarer as the space grows (each costs O(kt) per
-             * bisection step): overshoot at most 1/8 of the products */
-            next_check = kt + (kt / 8 > CHECK3 ? kt / 8 : CHECK3);
-            double tl[2], th[2], *sl = lz->coef, *sh;
-            size_t gl, gh, two = kt >= 2 ? 2 : 1;
-            if (!grow_check(lz, kt))
-                return cm_error(CM_ENOMEM, "out of memory for Lanczos");
-            sl = lz->chk;
-            sh = lz->chk + 2 * kt;
-            cm_status st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, 1, two, tl, sl, &gl);
-            if (st == CM_OK)
-                st = cm_lanczos_tridiag(lz->a3, lz->b3, kt, kt - two + 1, kt, th, sh,
-                               &gh);
-            if (st != CM_OK)
-                return st;
-            double lo = tl[0], hi = th[gh - 1];
-            double scale = fmax(fmax(fabs(lo), fabs(hi)), lz->scale);
-            double lim_e = lz->tol * (scale > 0.0 ? scale : 1.0);
-            if (!invariant && lz->early && lz->early(lz->early_ctx, lo, hi)) {
-                lz->lo = lo;
-                lz->hi = hi;
-                lz->lo_res = lz->hi_res = NAN;
-                lz->stopped_early = 1;
-                return CM_OK;
-            }
-            double rlo = invariant ? 0.0 : beta * fabs(sl[kt - 1]);
-            double rhi = invariant ? 0.0
-                                   : beta * fabs(sh[(gh - 1) * kt + kt - 1]);
-            double elo = rlo, ehi = rhi;
-            if (gl == 2 && tl[1] > lo)
-                elo = fmin(elo, rlo * rlo / (tl[1] - lo));
-            if (gh == 2 && hi > th[0])
-                ehi = fmin(ehi, rhi * rhi / (hi - th[0]));
-            if (invariant || (elo <= lim_e && ehi <= lim_e))
-                return finish3(lz, f, ctx, kt, lo, hi, rlo, rhi);
-            if (kt >= lim) /* out of room: the restarted run */
-                return fall_back(lz, f, ctx, x0);
-        }
-        if (!grow3(lz, kt, lim))
-            return fall_back(lz, f, ctx, x0);
-        cblas_dcopy((int)n, w, 1, lz->v3 + kt * n, 1);
-        cblas_dscal((int)n, 1.0 / beta, lz->v3 + kt * n, 1);
+    int out;
+    st = three_term(lz, f, ctx, dim, lim, lim, &out);
+    if (st != CM_OK || out == EARLY)
+        return st;
+    if (out == CONVERGED)
+        return finish3(lz, f, ctx, lz->k);
+    return fall_back(lz, f, ctx, x0); /* out of room */
+}
+
+cm_status cm_lanczos_start(cm_lanczos *lz, const double *x0)
+{
+    if (!lz->values_only)
+        return cm_error(CM_EINVAL, "Lanczos: a run step by step needs "
+                        "cm_lanczos_reserve_ends");
+    size_t dim;
+    cm_status st = run_begin(lz, &dim);
+    if (st != CM_OK)
+        return st;
+    three_term_begin(lz);
+    if (!grow_t(lz, 0))
+        return cm_error(CM_ENOMEM, "out of memory for Lanczos");
+    if (!(start_vector(lz, x0, lz->v3) > 0.0))
+        return cm_error(CM_ENUMERIC, "Lanczos: zero start vector");
+    return CM_OK;
+}
+
+cm_status cm_lanczos_more(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
+                          size_t budget)
+{
+    if (!lz->values_only || !lz->capt)
+        return cm_error(CM_EINVAL, "Lanczos: cm_lanczos_more before "
+                        "cm_lanczos_start");
+    if (lz->converged || lz->stopped_early || budget == 0)
+        return CM_OK;
+    size_t dim = lz->deflate_ones ? lz->n - 1 : lz->n;
+    int out;
+    cm_status st = three_term(lz, f, ctx, dim, lz->k + budget, SIZE_MAX,
+                              &out);
+    if (st == CM_OK && out == NO_ROOM)
+        st = cm_error(CM_ENOMEM, "out of memory for a Lanczos tridiagonal "
+                      "of order %zu", lz->k);
+    return st;
+}
+
+double cm_lanczos_predict(const cm_lanczos *lz)
+{
+    enum { H = CM_LANCZOS_HIST };
+    if (lz->nhist < H || !isfinite(lz->hist_err[H - 1]))
+        return INFINITY;
+    double mx = 0.0, my = 0.0;
+    for (size_t i = 0; i < H; i++) {
+        mx += (double)lz->hist_k[i] / H;
+        my += lz->hist_err[i] / H;
     }
+    double sxy = 0.0, sxx = 0.0;
+    for (size_t i = 0; i < H; i++) {
+        double dx = (double)lz->hist_k[i] - mx;
+        sxy += dx * (lz->hist_err[i] - my);
+        sxx += dx * dx;
+    }
+    double slope = sxx > 0.0 ? sxy / sxx : 0.0;
+    if (!(slope < 0.0))
+        return INFINITY;
+    return fmax(lz->hist_err[H - 1], 0.0) / -slope;
 }

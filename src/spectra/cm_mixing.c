@@ -9,8 +9,9 @@
  * Spectra: below CM_SPARSE_FROM nodes dense (cm_eigen: LAPACK dsyev,
  * eigenvalues only, O(n^3): the project's one dense path; GSL's
  * gsl_eigen_symm measured 1.5-2.4x slower at n = 256 and ~10x at 1,024 on
- * this machine), from there the sparse Lanczos of cm_lanczos (both ends
- * only, O(n + m) memory), falling back to dense up to CM_MIXING_DENSE_MAX
+ * this machine), from there cm_shiftinv (the Lanczos engine of
+ * cm_lanczos holding two vectors, and shift-and-invert where it is slow:
+ * both ends only, O(n + m) memory), falling back to dense up to CM_MIXING_DENSE_MAX
  * nodes when it does not converge (long rings). dense_check is the one
  * place that decides whether a graph is small enough for the dense path.
  */

@@ -2,15 +2,15 @@
  * Lanczos and, where it is slow, shift-and-invert with CHOLMOD (see
  * cm_shiftinv.h).
  *
- * The Lanczos here is the plain three-term recurrence (Lanczos 1950;
- * Paige 1976 for its finite-precision behaviour): three vectors, the
- * tridiagonal T_k in two arrays, its extreme eigenpairs by bisection and
- * inverse iteration (LAPACK dstebz, dstein: O(k) each), so a product with
- * a 10^6-node graph costs what the product costs. It only answers for the
- * extremes and never for multiplicities, which is all the callers need.
- * The trade-off against cm_lanczos.c (full reorthogonalisation, Ritz
- * vectors for the search's warm starts) is memory and time per step
- * (O(n) instead of O(n * basis)) against a few more steps.
+ * The Lanczos here is the project's one engine (cm_lanczos.c) in its
+ * values-only form: the three-term recurrence (Lanczos 1950; Paige 1976
+ * for its finite-precision behaviour) with two vectors held, the
+ * tridiagonal T_k's extreme eigenpairs by bisection and inverse iteration
+ * (LAPACK dstebz, dstein: O(k) each), so a product with a 10^6-node graph
+ * costs about what the product costs. It only answers for the extremes
+ * and never for multiplicities, which is all the callers need; it is run
+ * budget by budget (cm_lanczos_more) so that the evidence below can
+ * decide between more products and a factorization.
  *
  * lambda_max by shift-and-invert needs a shift just above it: the
  * Ritz value of step 1 is a lower bound lb, a positive definite
@@ -22,7 +22,7 @@
  *
  * When to factor is decided from evidence, not from a fixed budget: the
  * error estimates at the checks extrapolate the products still needed
- * (lz3_predict), and a breadth-first separator bounds the factor from the
+ * (cm_lanczos_predict), and a breadth-first separator bounds the factor from the
  * graph (search): on a 10^6-node random 4-regular graph CHOLMOD's AMD and
  * METIS analysis alone took ~40% of a run whose factor was then refused
  * for fill. The estimates can be wrong, so a skipped step 2 is tried
@@ -40,7 +40,6 @@
 #include "cm_lanczos.h"
 #include "cm_lapack.h"
 
-#define CHECK_EVERY 10
 /* step 1's budget (products); step 3's: about 1e11 flops; step 2 runs
  * when its factorization and about 400 solves cost less than
  * FACTOR_PRODUCTS more products */
@@ -48,7 +47,7 @@
 #define SECOND_FLOPS 1e11
 #define FACTOR_PRODUCTS 3000.0
 /* after step 1, products continue in steps of AHEAD_STEP while
- * lz3_predict says at most AHEAD_PRODUCTS more are needed (a factor is
+ * cm_lanczos_predict says at most AHEAD_PRODUCTS more are needed (a factor is
  * allowed FACTOR_PRODUCTS, and its analysis alone costs hundreds of
  * products on an expander whose factor is then refused for fill), up to
  * AHEAD_MAX in all */
@@ -62,8 +61,6 @@
 #define GROUNDED_BUDGET 3000
 
 /* ---- operators ------------------------------------------------------- */
-
-typedef void (*op_fn)(void *ctx, const double *x, double *y);
 
 /* M = L (mixing = 0) or I - W for t, in t's numbering: the matrix
  * CHOLMOD factors, and the product when no 32-bit copy fits. */
@@ -83,7 +80,7 @@ static double m_off(const m_ctx *c, size_t p)
     return c->mixing ? -c->t->adj_w[p] : -1.0;
 }
 
-static void m_apply(void *ctx, const double *x, double *y)
+static void m_apply(const void *ctx, const double *x, double *y)
 {
     const m_ctx *c = ctx;
     const cm_topo *t = c->t;
@@ -164,7 +161,7 @@ static int pm_make(pm_ctx *c, const cm_topo *t, int mixing,
     return 1;
 }
 
-static void pm_apply(void *ctx, const double *x, double *y)
+static void pm_apply(const void *ctx, const double *x, double *y)
 {
     const pm_ctx *c = ctx;
     const uint32_t *off = c->off, *adj = c->adj;
@@ -196,238 +193,27 @@ static void remove_mean(double *x, size_t n)
         x[i] -= s;
 }
 
-/* ---- three-term Lanczos ---------------------------------------------- */
+/* ---- Lanczos (cm_lanczos, values only) ----------------------------- */
 
-/* The decision between more products and a factorization looks at the
- * last HIST checks (HIST - 1 intervals of CHECK_EVERY products). */
-#define HIST 6
-
-typedef struct {
-    size_t n, k, cap;
-    double *alpha, *beta;  /* T_k: diagonal [k], off-diagonal beta[i]
-                              between i and i + 1 */
-    double *v, *vp, *w;    /* current (times 1/vs: scaled lazily, in the
-                              first pass of the next step), previous,
-                              next vector */
-    double vs;             /* scale that makes v the unit Lanczos vector */
-    double bnext;          /* ||w|| after step k */
-    double lo, hi;         /* extreme Ritz values */
-    double elo, ehi;       /* their error estimates */
-    double rlo, rhi;       /* their residuals */
-    int invariant;         /* Krylov space exhausted: exact */
-    double herr[HIST];     /* log(error / target) of the worse wanted end
-                              at the last checks, oldest first */
-    size_t hk[HIST];       /* products at those checks */
-    size_t nh;             /* checks recorded (at most HIST) */
-} lz3;
-
-static uint64_t mix64(uint64_t z)
+/* A fresh values-only run of f on the complement of 1 for at most
+ * budget products, with this module's targets: each wanted end to tol of
+ * its own size or to 1e-15 of `scale` (a bound on ||A||; 0: none); only
+ * the largest end when high_only. lz->converged says whether it did;
+ * cm_lanczos_more goes on. */
+static cm_status ends_run(cm_lanczos *lz, size_t n, cm_matvec_fn f,
+                          const void *ctx, size_t budget, int high_only,
+                          double tol, double scale)
 {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static void lz3_free(lz3 *z)
-{
-    free(z->alpha);
-    free(z->beta);
-    free(z->v);
-    free(z->vp);
-    free(z->w);
-    memset(z, 0, sizeof *z);
-}
-
-/* A fixed pseudo-random start on the complement of 1. */
-static cm_status lz3_start(lz3 *z, size_t n)
-{
-    memset(z, 0, sizeof *z);
-    z->n = n;
-    z->v = malloc(n * sizeof *z->v);
-    z->vp = calloc(n, sizeof *z->vp);
-    z->w = malloc(n * sizeof *z->w);
-    if (!z->v || !z->vp || !z->w) {
-        lz3_free(z);
-        return cm_error(CM_ENOMEM, "out of memory for Lanczos vectors of a "
-                        "%zu-node graph", n);
-    }
-    for (size_t i = 0; i < n; i++)
-        z->v[i] = (double)(mix64((i + 1) * 0x9e3779b97f4a7c15ULL) >> 11) *
-                      0x1p-52 - 1.0;
-    remove_mean(z->v, n);
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++)
-        s += z->v[i] * z->v[i];
-    s = 1.0 / sqrt(s);
-    for (size_t i = 0; i < n; i++)
-        z->v[i] *= s;
-    z->vs = 1.0;
-    return CM_OK;
-}
-
-/* The extreme eigenvalue of T_k at one end (lowest: 1, else highest),
- * the next one, and the last component of its unit eigenvector. */
-static cm_status tri_end(const lz3 *z, int lowest, double *theta,
-                         double *next, double *last)
-{
-    size_t k = z->k, two = k >= 2 ? 2 : 1, got = 0;
-    double t[2], *s = malloc(2 * k * sizeof *s);
-    if (!s)
-        return cm_error(CM_ENOMEM, "out of memory for a tridiagonal "
-                        "eigensolve");
-    cm_status st = cm_lanczos_tridiag(z->alpha, z->beta, k,
-                                      lowest ? 1 : k - two + 1,
-                                      lowest ? two : k, t, s, &got);
-    if (st == CM_OK) { /* ascending: the extreme is first or last */
-        size_t e = lowest ? 0 : got - 1, o = got > 1 ? (lowest ? 1 : 0) : e;
-        *theta = t[e];
-        *next = t[o];
-        *last = s[e * k + k - 1];
-    }
-    free(s);
-    return st;
-}
-
-static double estimate(double r, double theta, double next)
-{
-    double gap = fabs(next - theta);
-    return gap > 0.0 ? fmin(r, r * r / gap) : r;
-}
-
-/* Runs up to `budget` more products of op on the complement of 1 (or
- * until each wanted end is within tol of its size or abs_tol). Sets
- * *done when converged. */
-static cm_status lz3_run(lz3 *z, op_fn op, void *ctx, size_t budget,
-                         int want_lo, int want_hi, double tol,
-                         double abs_tol, int *done)
-{
-    size_t n = z->n;
-    *done = 0;
-    for (size_t it = 0; it < budget && !z->invariant; it++) {
-        if (z->k + 1 > z->cap) {
-            size_t cap = z->cap ? 2 * z->cap : 256;
-            double *a = realloc(z->alpha, cap * sizeof *a);
-            if (a)
-                z->alpha = a;
-            double *b = a ? realloc(z->beta, cap * sizeof *b) : NULL;
-            if (!a || !b)
-                return cm_error(CM_ENOMEM, "out of memory for Lanczos "
-                                "coefficients");
-            z->beta = b;
-            z->cap = cap;
-        }
-        op(ctx, z->v, z->w);
-        /* three fused passes (the vector work of a step at 10^6 nodes
-         * costs about what the product costs):
-         *   A: v <- v vs (deferred normalisation), w <- w vs - beta vp,
-         *      alpha = v.w;
-         *   B: w <- w - alpha v, with sum(w), v.w and sum(v);
-         *   C: w <- w - mean(w) - c v, c = v.(w - mean(w)): rounding's
-         *      1-component grows at the spectrum's end and is removed at
-         *      every step, with one local reorthogonalisation against v;
-         *      ||w||^2. */
-        double *v = z->v, *vp = z->vp, *w = z->w, vs = z->vs;
-        double bprev = z->k ? z->beta[z->k - 1] : 0.0;
-        double a = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double vi = v[i] * vs, wi = w[i] * vs - bprev * vp[i];
-            v[i] = vi;
-            w[i] = wi;
-            a += vi * wi;
-        }
-        double sw = 0.0, vw = 0.0, sv = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double vi = v[i], wi = w[i] - a * vi;
-            w[i] = wi;
-            sw += wi;
-            vw += vi * wi;
-            sv += vi;
-        }
-        double mean = sw / (double)n, c = vw - mean * sv, nn = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double wi = w[i] - mean - c * v[i];
-            w[i] = wi;
-            nn += wi * wi;
-        }
-        a += c;
-        double b = sqrt(nn);
-        z->alpha[z->k] = a;
-        z->beta[z->k] = b;
-        z->k++;
-        z->bnext = b;
-        double scale = fmax(fabs(a), fabs(z->alpha[0]));
-        if (z->k >= n - 1 || b <= 1e-14 * fmax(scale, 1e-300))
-            z->invariant = 1;
-        if (!z->invariant) { /* v <- w / b, the division in pass A */
-            z->vp = v;
-            z->v = w;
-            z->w = vp;
-            z->vs = 1.0 / b;
-        }
-        if (z->invariant || z->k % CHECK_EVERY == 0 || it + 1 == budget) {
-            double tl, nl, sl, th, nh, sh;
-            cm_status st = tri_end(z, 1, &tl, &nl, &sl);
-            if (st == CM_OK)
-                st = tri_end(z, 0, &th, &nh, &sh);
-            if (st != CM_OK)
-                return st;
-            double bn = z->invariant ? 0.0 : z->bnext;
-            z->lo = tl;
-            z->hi = th;
-            z->rlo = bn * fabs(sl);
-            z->rhi = bn * fabs(sh);
-            z->elo = estimate(z->rlo, tl, nl);
-            z->ehi = estimate(z->rhi, th, nh);
-            double glo = fmax(tol * fabs(tl), abs_tol);
-            double ghi = fmax(tol * fabs(th), abs_tol);
-            int ok_lo = !want_lo || z->elo <= glo;
-            int ok_hi = !want_hi || z->ehi <= ghi;
-            double lr = -INFINITY; /* log(error / target), worse end */
-            if (want_lo)
-                lr = fmax(lr, log(fmax(z->elo, 1e-300) / glo));
-            if (want_hi)
-                lr = fmax(lr, log(fmax(z->ehi, 1e-300) / ghi));
-            if (z->nh == HIST) {
-                memmove(z->herr, z->herr + 1, (HIST - 1) * sizeof *z->herr);
-                memmove(z->hk, z->hk + 1, (HIST - 1) * sizeof *z->hk);
-                z->nh--;
-            }
-            z->herr[z->nh] = lr;
-            z->hk[z->nh++] = z->k;
-            if (z->invariant || (ok_lo && ok_hi)) {
-                *done = 1;
-                return CM_OK;
-            }
-        }
-    }
-    return CM_OK;
-}
-
-/* Products still needed to converge, extrapolated from the last HIST
- * checks: the least-squares slope of log(error / target) against
- * products (Lanczos converges about geometrically at an extreme, faster
- * once the Ritz value separates: the extrapolation errs high). INFINITY
- * when the error does not fall (a stall: rings, tori) or too few checks
- * were made. */
-static double lz3_predict(const lz3 *z)
-{
-    if (z->nh < HIST || !isfinite(z->herr[HIST - 1]))
-        return INFINITY;
-    double mx = 0.0, my = 0.0;
-    for (size_t i = 0; i < HIST; i++) {
-        mx += (double)z->hk[i] / HIST;
-        my += z->herr[i] / HIST;
-    }
-    double sxy = 0.0, sxx = 0.0;
-    for (size_t i = 0; i < HIST; i++) {
-        double dx = (double)z->hk[i] - mx;
-        sxy += dx * (z->herr[i] - my);
-        sxx += dx * dx;
-    }
-    double slope = sxx > 0.0 ? sxy / sxx : 0.0;
-    if (!(slope < 0.0))
-        return INFINITY;
-    return fmax(z->herr[HIST - 1], 0.0) / -slope;
+    cm_status st = cm_lanczos_reserve_ends(lz, n);
+    if (st != CM_OK)
+        return st;
+    lz->deflate_ones = 1;
+    lz->high_only = high_only;
+    lz->tol_end = tol;
+    lz->tol = scale > 0.0 ? 1e-15 : 0.0;
+    lz->scale = scale;
+    st = cm_lanczos_start(lz, NULL);
+    return st == CM_OK ? cm_lanczos_more(lz, f, ctx, budget) : st;
 }
 
 /* ---- CHOLMOD --------------------------------------------------------- */
@@ -537,10 +323,11 @@ done:
 }
 
 /* y = B^-1 x on the complement of 1 (grounded: y_0 = 0, then the mean
- * removed: M^+ x for x orthogonal to 1). */
-static void fac_solve(void *ctx, const double *x, double *y)
+ * removed: M^+ x for x orthogonal to 1). ctx: a fac * (the solve's
+ * buffers change). */
+static void fac_solve(const void *ctx, const double *x, double *y)
 {
-    fac *F = ctx;
+    fac *F = *(fac *const *)ctx;
     size_t g = F->grounded ? 1 : 0, dim = F->n - g;
     memcpy(F->b->x, x + g, dim * sizeof *x);
     cholmod_solve2(CHOLMOD_A, F->f, F->b, NULL, &F->x, NULL, &F->y, &F->e,
@@ -644,11 +431,12 @@ static cm_status shift_invert(const m_ctx *c, int connected, double hi,
     com.print = 0;
     com.error_handler = NULL;
     com.quick_return_if_not_posdef = 1;
-    fac F = {.cc = &com};
+    fac F = {.cc = &com}, *fp = &F;
     cholmod_factor *sym_g = NULL, *sym_f = NULL;
     double fill_f = 0.0;
-    lz3 z = {0};
-    int posdef = 0, done = 0;
+    cm_lanczos z;
+    cm_lanczos_init(&z);
+    int posdef = 0;
     size_t n = c->t->n;
     double tol = CM_SHIFTINV_TOL;
     double max_cost = factor_budget(c->t);
@@ -666,18 +454,14 @@ static cm_status shift_invert(const m_ctx *c, int connected, double hi,
                           "eigenvalue on the complement of 1", F.f->minor);
             goto done;
         }
-        if ((st = lz3_start(&z, n)) != CM_OK)
-            goto done;
-        st = lz3_run(&z, fac_solve, &F, GROUNDED_BUDGET, 0, 1, tol, 0.0,
-                     &done);
+        st = ends_run(&z, n, fac_solve, &fp, GROUNDED_BUDGET, 1, tol, 0.0);
         s->solves += z.k;
-        if (st == CM_OK && !done)
+        if (st == CM_OK && !z.converged)
             st = cm_error(CM_ENUMERIC, "no convergence of lambda_2 in %zu "
                           "solves", z.k);
         if (st != CM_OK)
             goto done;
         *l2 = 1.0 / z.hi;
-        lz3_free(&z);
     }
     /* lambda_max: lb <= lambda_max < ub */
     double G = gershgorin(c);
@@ -695,20 +479,17 @@ static cm_status shift_invert(const m_ctx *c, int connected, double hi,
             continue;
         }
         ub = sigma;
-        if ((st = lz3_start(&z, n)) != CM_OK)
-            goto done;
         /* lambda_max to tol relative: theta (~1/(ub - lmax)) to
          * tol lmax / (ub - lmax) relative */
         double gap = fmax(ub - lb, 1e-300);
         double itol = fmin(1e-3, tol * fmax(fabs(lb), 1e-300) / gap);
-        st = lz3_run(&z, fac_solve, &F, INNER_BUDGET, 0, 1, itol, 0.0, &done);
+        st = ends_run(&z, n, fac_solve, &fp, INNER_BUDGET, 1, itol, 0.0);
         s->solves += z.k;
         if (st != CM_OK)
             goto done;
         double est = ub - 1.0 / z.hi;
         lb = fmax(lb, est);
-        lz3_free(&z);
-        if (done) { /* est to tol lb: (ub - lmax) itol <= tol lb */
+        if (z.converged) { /* est to tol lb: (ub - lmax) itol <= tol lb */
             *lmax = est;
             goto done;
         }
@@ -717,7 +498,7 @@ static cm_status shift_invert(const m_ctx *c, int connected, double hi,
     st = cm_error(CM_ENUMERIC, "shift-and-invert for lambda_max did not "
                   "converge in %d rounds", MAX_ROUNDS);
 done:
-    lz3_free(&z);
+    cm_lanczos_destroy(&z);
     fac_free(&F);
     cholmod_free_factor(&sym_g, &com);
     cholmod_free_factor(&sym_f, &com);
@@ -751,30 +532,27 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
     free(order);
     if (st != CM_OK)
         return st;
-    op_fn op = perm ? pm_apply : m_apply;
-    void *octx = perm ? (void *)&pc : (void *)&c;
-    double scale = gershgorin(&c), abs_tol = 1e-15 * scale;
+    cm_matvec_fn op = perm ? pm_apply : m_apply;
+    const void *octx = perm ? (const void *)&pc : (const void *)&c;
+    double scale = gershgorin(&c);
     double per = 2.0 * (double)(t->n + 2 * t->m) + 12.0 * (double)t->n;
     size_t more = (size_t)(SECOND_FLOPS / per);
-    int want_lo = count == 1, done = 0, tried = 0;
-    lz3 z;
-    if ((st = lz3_start(&z, t->n)) != CM_OK) {
-        if (perm)
-            pm_free(&pc);
-        return st;
-    }
-    st = lz3_run(&z, op, octx, FIRST_BUDGET, want_lo, 1,
-                 CM_SHIFTINV_TOL, abs_tol, &done);
+    int want_lo = count == 1, tried = 0;
+    cm_lanczos z;
+    cm_lanczos_init(&z);
+    st = ends_run(&z, t->n, op, octx, FIRST_BUDGET, !want_lo,
+                  CM_SHIFTINV_TOL, scale);
     /* evidence: more products while the extrapolated rest is cheaper
      * than what a factorization may cost; a stall goes to step 2 */
-    while (st == CM_OK && !done && z.k < AHEAD_MAX &&
-           lz3_predict(&z) <= AHEAD_PRODUCTS)
-        st = lz3_run(&z, op, octx, AHEAD_STEP, want_lo, 1,
-                     CM_SHIFTINV_TOL, abs_tol, &done);
+    while (st == CM_OK && !z.converged && z.k < AHEAD_MAX &&
+           cm_lanczos_predict(&z) <= AHEAD_PRODUCTS)
+        st = cm_lanczos_more(&z, op, octx, AHEAD_STEP);
     char why[256] = "";
+    int done = st == CM_OK && z.converged;
     if (st == CM_OK && !done && !factor_hopeless(t, sep)) {
         tried = 1;
-        cm_status si = shift_invert(&c, want_lo, z.hi, z.rhi, l2, lmax, s);
+        cm_status si = shift_invert(&c, want_lo, z.hi, z.hi_res, l2, lmax,
+                                    s);
         if (si == CM_OK || si == CM_ENOMEM) {
             st = si;
             goto out;
@@ -786,10 +564,11 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
                  "splits the graph in half: its factor would hold about "
                  "%.3g entries", sep, (double)sep * (double)sep / 2.0);
     if (st == CM_OK && !done) /* step 3: Lanczos on M continues */
-        st = lz3_run(&z, op, octx, more, want_lo, 1, CM_SHIFTINV_TOL,
-                     abs_tol, &done);
+        st = cm_lanczos_more(&z, op, octx, more);
+    done = st == CM_OK && z.converged;
     if (st == CM_OK && !done && !tried) { /* the estimate was wrong? */
-        cm_status si = shift_invert(&c, want_lo, z.hi, z.rhi, l2, lmax, s);
+        cm_status si = shift_invert(&c, want_lo, z.hi, z.hi_res, l2, lmax,
+                                    s);
         if (si == CM_OK || si == CM_ENOMEM) {
             st = si;
             goto out;
@@ -799,38 +578,35 @@ cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
     if (st == CM_OK && !done)
         st = cm_error(CM_ENUMERIC, "Lanczos did not converge in %zu "
                       "products (errors %.2g, %.2g of %.6g, %.6g) and "
-                      "shift-and-invert was refused: %s", z.k, z.elo,
-                      z.ehi, z.lo, z.hi, why);
+                      "shift-and-invert was refused: %s", z.k,
+                      z.lo_err, z.hi_err, z.lo, z.hi, why);
     if (st == CM_OK) {
         *l2 = count == 1 ? z.lo : 0.0;
         *lmax = z.hi;
     }
 out:
     s->products = z.k;
-    lz3_free(&z);
+    cm_lanczos_destroy(&z);
     if (perm)
         pm_free(&pc);
     return st;
 }
 
-cm_status cm_shiftinv_op_max(size_t n, cm_shiftinv_op op, void *ctx,
+cm_status cm_shiftinv_op_max(size_t n, cm_matvec_fn op, const void *ctx,
                              double scale, size_t max_products, double *max)
 {
     *max = 0.0;
     if (n < 2)
         return cm_error(CM_EINVAL, "spectrum on fewer than 2 nodes");
-    lz3 z;
-    cm_status st = lz3_start(&z, n);
-    if (st != CM_OK)
-        return st;
-    int done = 0;
-    st = lz3_run(&z, op, ctx, max_products, 0, 1, CM_SHIFTINV_TOL,
-                 1e-15 * scale, &done);
-    if (st == CM_OK && !done)
+    cm_lanczos z;
+    cm_lanczos_init(&z);
+    cm_status st = ends_run(&z, n, op, ctx, max_products, 1,
+                            CM_SHIFTINV_TOL, scale);
+    if (st == CM_OK && !z.converged)
         st = cm_error(CM_ENUMERIC, "Lanczos did not converge in %zu products",
                       z.k);
     if (st == CM_OK)
         *max = fmax(z.hi, 0.0);
-    lz3_free(&z);
+    cm_lanczos_destroy(&z);
     return st;
 }

@@ -8,18 +8,19 @@
  * is max(|1 - lambda_2|, |1 - lambda_max|).
  *
  * Method, one path for every graph (no closed forms):
- *  1. Lanczos on M itself, three-term recurrence without
- *     reorthogonalisation (Paige: the extreme Ritz values still converge,
- *     losing orthogonality only adds copies of converged ones), on the
+ *  1. Lanczos on M itself (cm_lanczos, values only: the three-term
+ *     recurrence without reorthogonalisation beyond the newest vector;
+ *     Paige: the extreme Ritz values still converge, losing
+ *     orthogonality only adds copies of converged ones), on the
  *     complement of 1; O(n + m) per product (on a breadth-first
  *     renumbered 32-bit copy of the graph), O(n) memory. Expanders
  *     (optimised and random regular graphs) converge here in a few
  *     hundred to ~1,500 products, whatever n. After a first budget of
  *     100 products it continues, 50 at a time, while the extrapolated
- *     rest (the slope of log(error / target) over the last 50
- *     products) is at most 2,000 products; a stall (rings, tori, long
- *     lattices: lambda_2 ~ 4 pi^2 / n^2 sits a relative 1e-9 from the
- *     rest) goes on to step 2.
+ *     rest (the slope of log(error / target) at the last six
+ *     checks, cm_lanczos_predict) is at most 2,000 products; a stall
+ *     (rings, tori, long lattices: lambda_2 ~ 4 pi^2 / n^2 sits a
+ *     relative 1e-9 from the rest) goes on to step 2.
  *  2. Unless a breadth-first level of s nodes holding node 0's median
  *     node (a balanced separator: s = 2 on a ring, ~ the side on a torus,
  *     a fraction of n on an expander) says the factor would be refused
@@ -57,6 +58,7 @@
 
 #include <stddef.h>
 
+#include "cm_lanczos.h"
 #include "cm_status.h"
 #include "cm_topo.h"
 
@@ -88,16 +90,13 @@ typedef struct {
 cm_status cm_shiftinv_ends(const cm_topo *t, int mixing, double *l2,
                            double *lmax, cm_shiftinv_stats *stats);
 
-/* y = A x for vectors of length n (A symmetric; called on x orthogonal
- * to 1, its result is projected back onto that complement). */
-typedef void (*cm_shiftinv_op)(void *ctx, const double *x, double *y);
-
 /* The largest eigenvalue of a symmetric positive semidefinite operator A
- * on the complement of 1 (n >= 2), by the three-term Lanczos of this
- * module, to CM_SHIFTINV_TOL relative or 1e-15 of `scale` (a bound on
+ * (op: y = A x, called on x orthogonal to 1, its result projected back
+ * onto that complement) on the complement of 1 (n >= 2), by cm_lanczos
+ * (values only), to CM_SHIFTINV_TOL relative or 1e-15 of `scale` (a bound on
  * ||A||) absolute, within max_products products. CM_ENUMERIC when it does
  * not converge, CM_ENOMEM. O(n) memory. */
-cm_status cm_shiftinv_op_max(size_t n, cm_shiftinv_op op, void *ctx,
+cm_status cm_shiftinv_op_max(size_t n, cm_matvec_fn op, const void *ctx,
                              double scale, size_t max_products, double *max);
 
 #endif

@@ -46,9 +46,9 @@ static void center(double *x, size_t n)
         x[i] -= m;
 }
 
-static void prod_apply(void *ctx, const double *x, double *y)
+static void prod_apply(const void *ctx, const double *x, double *y)
 {
-    prod_ctx *c = ctx;
+    const prod_ctx *c = ctx;
     size_t n = c->s->n, P = c->s->period;
     double *a = y, *b = c->tmp;
     memcpy(a, x, n * sizeof *a);

@@ -8,15 +8,13 @@
 #include <gsl/gsl_errno.h>
 #include <igraph.h>
 
+#include "cm_lapack.h"
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
 #include "topogen.h"
 #include "topogen_cli.h"
 #include "topogen_make.h"
-
-extern void openblas_set_num_threads(int num_threads);
-extern int openblas_get_num_threads(void);
 
 struct topogen_topology {
     topogen_config cfg; /* learned: the settings (made = 1) */

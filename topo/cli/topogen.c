@@ -28,6 +28,7 @@
 
 #include "cm_atomic.h"
 #include "cm_blas_reserve.h"
+#include "cm_lapack.h"
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
@@ -44,7 +45,6 @@
 #include "topogen_repair.h"
 #include "topogen_seq.h"
 
-extern void openblas_set_num_threads(int num_threads);
 /* LeakSanitizer's check, when the program is built with it */
 extern void __lsan_do_leak_check(void) __attribute__((weak));
 

@@ -7,7 +7,9 @@
  * dsyevr with an index range (same O(n^3) reduction, a second bisection
  * call for the other end). Lanczos copes with the repeated extreme
  * eigenvalues of optimised regular graphs because it reorthogonalises in
- * full and keeps 8 Ritz vectors per end over restarts; it overtakes the
+ * full and keeps 8 Ritz vectors per end over restarts below 256 nodes
+ * (above, the three-term recurrence's Ritz vectors are cleaned by
+ * Rayleigh-Ritz; cm_lanczos.h); it overtakes the
  * dense O(n^3) solve from about 96 nodes (TG_SEARCH_SPARSE_FROM).
  */
 #include "tg_spectrum.h"
@@ -165,7 +167,7 @@ cm_status tg_spec_sparse(tg_spec *s, const tg_graph *g, const double *x0,
     s->lz.scale = 2.0 * (double)dmax;
     if (s->max_matvec)
         s->lz.max_matvec = s->max_matvec;
-    st = cm_lanczos_run3(&s->lz, graph_laplacian_mv, g, x0);
+    st = cm_lanczos_run(&s->lz, graph_laplacian_mv, g, x0);
     if (st != CM_OK)
         return st;
     *l2 = s->lz.lo;

@@ -67,8 +67,9 @@ cm_status tg_spec_extremes(tg_spec *s, const tg_graph *g, double *l2,
 cm_status tg_spec_vectors(tg_spec *s, const tg_graph *g);
 
 /* lambda_2 and lambda_n of L(g) for a connected g (n >= 3) by
- * thick-restart Lanczos on the complement of 1 (cm_lanczos, basis
- * TG_SPEC_BASIS, residuals <= 1e-10 * 2d), warm-started from x0 (length n,
+ * Lanczos on the complement of 1 (cm_lanczos_run: the three-term
+ * recurrence with stored vectors from 256 nodes, thick restart with basis
+ * TG_SPEC_BASIS below; errors <= 1e-10 * 2d), warm-started from x0 (length n,
  * or NULL: cold). The TG_SPEC_KEEP lowest and highest Ritz pairs are left
  * in s->lz (ylo/tlo ascending from lambda_2, yhi/thi descending from
  * lambda_n). l2 is never below the true lambda_2 nor ln above the true

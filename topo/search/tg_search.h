@@ -185,7 +185,7 @@ typedef struct {
  * CM_EINVAL for bad (n, d) or groups (tg_groups_check); CM_ENUMERIC if
  * the eigensolver fails.
  * Cost per unscreened move: O(n^3) dense; sparse O(k (m + n)) for k
- * Lanczos products (cm_lanczos_run3 from 256 nodes; k ~ 100-700 for an
+ * Lanczos products (cm_lanczos_run: three-term from 256 nodes; k ~ 100-700 for an
  * accepted move, fewer for an early rejection), plus O(candidates log
  * candidates) to rank the proposals. Memory per restart O(n + m) plus
  * the Lanczos vectors (at most 256 MiB). */
