@@ -65,22 +65,24 @@ METIS_LIBS    := -lmetis
 
 # Include paths follow the floor plan, so an include that points up does
 # not compile: each src/ floor sees the ones below it
-# (base < topo < spectra < place); topo/ sees src/; topo/cli/ sees
-# topo/; each train/ layer sees the ones below it
+# (base < topo < spectra < place); topo/ sees src/; topo/make/ sees
+# topo/; topo/cli/ and topo/api/ see topo/make/ (not each other); each
+# train/ layer sees the ones below it
 # (nn < data < core < distributed < cli). Tests see everything.
 INC_SBASE := -Isrc/base
 INC_STOPO := $(INC_SBASE) -Isrc/topo
 INC_SSPEC := $(INC_STOPO) -Isrc/spectra
 INC_SRC   := $(INC_SSPEC) -Isrc/place
 INC_TOPO  := $(INC_SRC) -Itopo
-INC_TCLI  := $(INC_TOPO) -Itopo/cli
-INC_API   := $(INC_TCLI) -Itopo/api
+INC_TMAKE := $(INC_TOPO) -Itopo/make
+INC_TCLI  := $(INC_TMAKE) -Itopo/cli
+INC_API   := $(INC_TMAKE) -Itopo/api
 INC_NN    := $(INC_SRC) -Itrain/nn
 INC_DATA  := $(INC_NN) -Itrain/data
 INC_CORE  := $(INC_DATA) -Itrain/core
 INC_DIST  := $(INC_CORE) -Itrain/distributed
 INC_DCLI  := $(INC_DIST) -Itrain/cli
-INC_ALL   := $(INC_API) $(INC_DCLI) -Itests
+INC_ALL   := $(INC_API) -Itopo/cli $(INC_DCLI) -Itests
 INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
@@ -103,10 +105,12 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #                        mixing weights and the spectral rules
 #     place/             worker placement (METIS) and the network model
 #   topo/                topogen's library (tg_*); no MPI
+#   topo/make/           the config, the settings schema, the kind table
+#                        and making a topology (under cli/ and api/)
 #   topo/cli/            topogen's command line (main and its parts)
 #   topo/api/            libtopogen's public API (topogen.h, the only
 #                        installed header); the library is src/ + topo/ +
-#                        topo/cli/ (but its main) + topo/api/, built -fPIC
+#                        topo/make/ + topo/api/, built -fPIC
 #   train/nn/            the network engine
 #   train/data/          data sets and partitions
 #   train/core/          one process's pieces: configuration, logging, the
@@ -119,8 +123,8 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #   train/cli/           dpsgd-train's main
 SRC_SRCS       := $(wildcard src/*/*.c)
 TOPO_SRCS      := $(wildcard topo/*.c)
+TOPO_MAKE_SRCS := $(wildcard topo/make/*.c)
 TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
-TOPO_MAIN_SRC  := topo/cli/topogen.c
 API_SRCS       := $(wildcard topo/api/*.c)
 TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
 DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
@@ -150,10 +154,9 @@ PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 # links it and nothing of topo/, so topogen's command line and igraph
 # never reach the trainer (tests/floors.py checks nm).
 CM_A        := $(BUILD)/libcm.a
-# libtopogen: everything topogen is made of but its main. topogen links the
-# static archive.
-LIB_OBJS    := $(call obj,$(API_SRCS) \
-               $(filter-out $(TOPO_MAIN_SRC),$(TOPO_CLI_SRCS))) \
+# libtopogen: topogen's library, make/ layer and public API, without its
+# command line. topogen links topo/cli/ and the static archive.
+LIB_OBJS    := $(call obj,$(API_SRCS) $(TOPO_MAKE_SRCS)) \
                $(TOPO_OBJS) $(SRC_OBJS)
 LIB_VERSION := 1.0.0
 LIB_SONAME  := libtopogen.so.1
@@ -176,6 +179,7 @@ $(BUILD)/src/base/%.o:                         INC = $(INC_SBASE)
 $(BUILD)/src/topo/%.o:                         INC = $(INC_STOPO)
 $(BUILD)/src/spectra/%.o:                      INC = $(INC_SSPEC)
 $(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
+$(BUILD)/topo/make/%.o:                        INC = $(INC_TMAKE)
 $(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
 $(BUILD)/topo/api/%.o:                         INC = $(INC_API)
 # what goes into the shared library is position-independent
@@ -196,7 +200,7 @@ $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,$(TOPO_MAIN_SRC)) $(LIB_A)
+$(BIN)/topogen: $(call obj,$(TOPO_CLI_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
@@ -412,7 +416,7 @@ fuzz: fuzz-build
 # (the READMEs the error hints name) and the Python module topogen in
 # lib/python3/dist-packages. `make uninstall` removes exactly these.
 VERSION      := $(shell sed -n 's/^\#define TOPOGEN_VERSION "\(.*\)"/\1/p' \
-                  topo/cli/topogen_cli.h)
+                  topo/make/topogen_config.h)
 # dpsgd-train's own version (what --version prints), for its man page
 DT_VERSION   := $(shell sed -n 's/^\#define DT_TRAIN_VERSION "\(.*\)"/\1/p' \
                   train/core/dt_summary.h)

@@ -17,6 +17,7 @@
 #define TOPOGEN_PLAN_H
 
 #include "topogen_cli.h"
+#include "topogen_config.h"
 
 /* Runs the plan of c (c->plan set, flags checked by topogen_parse_args):
  * prints the text table or, with --json, one JSON object on stdout.

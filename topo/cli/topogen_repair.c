@@ -28,6 +28,7 @@
 #define REPAIR_AUTO_MAX 1024
 #include "topogen_cli.h"
 #include "topogen_eval.h"
+#include "topogen_weights.h"
 
 static void usage(FILE *fp)
 {

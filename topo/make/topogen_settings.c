@@ -1,0 +1,719 @@
+/* topogen_settings.c: the settings schema (topogen_settings.h). One
+ * table, FLAGS, drives value parsing, the checks, the usage text (printed
+ * by topo/cli/topogen_cli.c) and the settings line of a file header, so a
+ * flag is added in one place. Every check that needs no heavy work
+ * (sizes, kinds, combinations) is made here, before anything is built;
+ * a refusal is CM_EINVAL with one message, printed by the command line
+ * (exit 2) or returned by the library.
+ */
+#include "topogen_settings.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_flags.h"
+#include "cm_mixing.h"
+#include "cm_net.h"
+#include "cm_status.h"
+#include "cm_topo.h"
+#include "tg_graph.h"
+#include "tg_groups.h"
+#include "tg_neff.h"
+#include "tg_search.h"
+#include "tg_seq.h"
+
+#define MAX_ROUNDS 10000000
+
+/* the table's short names */
+#define GEN TOPOGEN_M_GEN
+#define EVAL TOPOGEN_M_EVAL
+#define PLAN TOPOGEN_M_PLAN
+#define ALL TOPOGEN_M_ALL
+#define BOTH (GEN | EVAL)
+#define F_SIZE TOPOGEN_F_SIZE
+#define F_U64 TOPOGEN_F_U64
+#define F_SECONDS TOPOGEN_F_SECONDS
+#define F_KIND TOPOGEN_F_KIND
+#define F_WEIGHTS TOPOGEN_F_WEIGHTS
+#define F_OBJECTIVE TOPOGEN_F_OBJECTIVE
+#define F_INIT TOPOGEN_F_INIT
+#define F_FORMAT TOPOGEN_F_FORMAT
+#define F_PATH TOPOGEN_F_PATH
+#define F_FLAG TOPOGEN_F_FLAG
+#define F_SOLVER TOPOGEN_F_SOLVER
+#define F_NET TOPOGEN_F_NET
+#define F_GAMMA TOPOGEN_F_GAMMA
+#define F_LABELS TOPOGEN_F_LABELS
+#define F_REAL TOPOGEN_F_REAL
+#define F_INTER TOPOGEN_F_INTER
+#define F_CWEIGHTS TOPOGEN_F_CWEIGHTS
+#define F_ALLREDUCE TOPOGEN_F_ALLREDUCE
+#define F_DIR TOPOGEN_F_DIR
+#define F_TARGET TOPOGEN_F_TARGET
+
+/* which header records a setting (topogen_flag.header) */
+enum { H_NONE, H_ALL, H_LEARNED, H_DATA };
+
+#define OFF(f) offsetof(topogen_config, f)
+
+/* Every flag of both modes; one row per flag. The rows marked H_ALL or
+ * H_LEARNED are the settings that change the graph: the header records
+ * them (resolved defaults included) so that `topogen SETTINGS` re-creates
+ * the file byte for byte. */
+static const topogen_flag FLAGS[] = {
+    {"-n", NULL, F_SIZE, OFF(search.n), GEN | PLAN, 1, TG_MAX_BUILD, H_ALL, "N",
+     "nodes (default 64; learned at most 65536, 4096 with n_eff, "
+     "--directed, --groups or --labels; other kinds 10^6)"},
+    {"-d", NULL, F_SIZE, OFF(search.d), GEN | PLAN, 1, TG_MAX_BUILD, H_ALL, "D",
+     "degree for learned, random, rrl (default 4)"},
+    {"--kind", NULL, F_KIND, OFF(kind), GEN, 0, 0, H_ALL, "KIND",
+     "learned (default), rrl, ring, torus, hypercube, exponential-sym "
+     "(i ~ i +- 2^k; old name exponential), random, complete; "
+     "time-varying: one-peer-exp (n a power of 2), base (at most D peers "
+     "per round); directed: perm (D random permutations), exp-directed "
+     "(i -> i + 2^k), epidemic (a fresh graph of D peers each round); from "
+     "--labels: stl-fw (D the budget), dcliques"},
+    {"--directed", NULL, F_FLAG, OFF(directed), GEN, 0, 0, H_NONE, NULL,
+     "learned: search over D permutations (directed, D sends and receives "
+     "per node) for --objective neff (default) or ratio (min ||W - J||_2)"},
+    {"--local", NULL, F_FLAG, OFF(local), GEN, 0, 0, H_NONE, NULL,
+     "epidemic: EL-Local (each node samples D peers) instead of EL-Oracle"},
+    {"--gamma", NULL, F_GAMMA, OFF(gamma), BOTH, 0, 0, H_NONE, "G[,G...]",
+     "n_eff's gamma (default 0.951): eval prints n_eff at each; --weights "
+     "neff optimises for the first"},
+    {"--weights", NULL, F_WEIGHTS, OFF(weights), BOTH, 0, 0, H_ALL, "RULE",
+     "mixing weights (default laplacian)"},
+    {"--objective", NULL, F_OBJECTIVE, OFF(search.obj), GEN, 0, 0,
+     H_LEARNED, "OBJ", "ratio (default: max lambda2/lambdan), gap, slem-mh, "
+     "neff[:GAMMA] (max n_eff of the MH weights), neff-per-message[:GAMMA]"},
+    {"--init", NULL, F_INIT, OFF(search.init_rrl), GEN, 0, 0, H_LEARNED,
+     "INIT", "learned: start from random (default) or rrl"},
+    {"--seed", NULL, F_U64, OFF(search.seed), ALL, 0, 0, H_ALL, "S",
+     "RNG seed (default 1)"},
+    {"--iters", NULL, F_SIZE, OFF(search.iters), GEN, 1, SIZE_MAX / 4,
+     H_LEARNED, "K", "annealing moves per restart (default: by n)"},
+    {"--restarts", NULL, F_SIZE, OFF(search.restarts), GEN, 1, 1000000,
+     H_LEARNED, "R", "independent annealing runs (default: 8 for n<=16, "
+     "4 for n<=32, 1 below 96, else 2)"},
+    {"--candidates", NULL, F_SIZE, OFF(search.candidates), GEN, 1, 65536,
+     H_LEARNED, "C", "swaps ranked per move by their first-order energy "
+     "from the eigenvectors, the best proposed (default 1 below n = 512, "
+     "else 1024)"},
+    {"--swaps", NULL, F_SIZE, OFF(search.swaps), GEN, 1, TG_SEARCH_MAX_SWAPS,
+     H_LEARNED, "S", "at most S node-disjoint swaps per move, the best "
+     "candidates predicting a gain, judged by one eigensolve (default 1 "
+     "below n = 2048, else n/512)"},
+    {"--eigensolver", NULL, F_SOLVER, OFF(search.solver), GEN, 0, 0,
+     H_LEARNED, "S", "dense (LAPACK) or sparse (Lanczos); default auto: "
+     "sparse from n = 96"},
+    {"--threads", NULL, F_SIZE, OFF(search.threads), GEN, 1, 64, H_NONE,
+     "T", "restarts run in parallel (default: one per core; the graph does "
+     "not depend on it)"},
+    {"--time-limit", NULL, F_SECONDS, OFF(search.time_limit), GEN, 0, 0,
+     H_LEARNED, "SEC", "finish the search within SEC seconds, cooling on "
+     "the clock (then not deterministic)"},
+    {"--t0", NULL, F_SECONDS, OFF(search.t0), GEN, 0, 0, H_LEARNED, "T",
+     "annealing start temperature (energy units)"},
+    {"--t1", NULL, F_SECONDS, OFF(search.t1), GEN, 0, 0, H_LEARNED, "T",
+     "annealing end temperature"},
+    {"--groups", NULL, F_SIZE, OFF(search.groups), BOTH, 1,
+     CM_TOPO_MAX_NODES, H_LEARNED, "G", "learned: G equal groups of "
+     "contiguous node ids (hosts: group of i = i*G/n, as --placement block) "
+     "with at most --max-cross edges between groups; eval: print the cut"},
+    {"--max-cross", NULL, F_SIZE, OFF(search.max_cross), GEN, 1,
+     SIZE_MAX / 4, H_LEARNED, "C", "with --groups: at most C edges between "
+     "groups (default: the least that connects them, G; 2 for G = 2)"},
+    {"--no-screen", NULL, F_FLAG, OFF(search.no_screen), GEN, 0, 0, H_NONE,
+     NULL, "score every move exactly (same graph, slower)"},
+    {"--format", NULL, F_FORMAT, OFF(format), BOTH, 0, 0, H_ALL, "FMT",
+     "edgelist (default), ncol, graphml, gml; eval: auto (default)"},
+    {"-o", "--output", F_PATH, OFF(out), BOTH, 0, 0, H_NONE, "FILE",
+     "write the topology atomically to FILE (default stdout); eval: write "
+     "FILE with the weights evaluated (e.g. --weights fdla)"},
+    {"--quiet", "-q", F_FLAG, OFF(quiet), ALL, 0, 0, H_NONE, NULL,
+     "no progress or summary on stderr"},
+    {"--json", NULL, F_FLAG, OFF(json), EVAL | PLAN, 0, 0, H_NONE, NULL,
+     "eval, plan: print one JSON object"},
+    {"--simulate", NULL, F_SIZE, OFF(simulate), EVAL, 1, MAX_ROUNDS, H_NONE,
+     "ROUNDS", "eval: print the gossip disagreement per round next to "
+     "SLEM^t"},
+    {"--one-based", NULL, F_FLAG, OFF(one_based), EVAL, 0, 0, H_NONE, NULL,
+     "eval: node ids of the edge list start at 1 (detected when no id is "
+     "0 and no n= is given)"},
+    {"--net", NULL, F_NET, OFF(net), EVAL | PLAN, 0, 0, H_NONE, "NET",
+     "eval: model a gossip round on datacenter, wan or "
+     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph "
+     "(time-varying: each round, in blocks), next to every all-reduce "
+     "algorithm; plan: the network to plan for"},
+    {"--params", NULL, F_SIZE, OFF(params), EVAL | PLAN, 1, SIZE_MAX / 8, H_NONE,
+     "P", "eval --net, plan: floats per worker array (default 61706, "
+     "LeNet)"},
+    {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_BUILD, H_NONE,
+     "R", "eval --net: MPI ranks (default: one per node)"},
+    {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL | PLAN, 1, TG_MAX_BUILD, H_NONE,
+     "H", "eval --net: hosts, ranks filled in blocks (default: --ranks); "
+     "plan: hosts of the N workers, one per rank (default N)"},
+    {"--allreduce", NULL, F_ALLREDUCE, OFF(allreduce), EVAL, 0, 0, H_NONE,
+     "ALG", "eval --net: the all-reduce algorithm that prices all-reduce: "
+     "auto (default: what Open MPI 4.1 runs for dpsgd-train's in-place "
+     "MPI_Iallreduce, binomial), best, ring, recursive-doubling, "
+     "rabenseifner, binomial, hierarchical; every one is printed"},
+    {"--labels", NULL, F_LABELS, OFF(labels), ALL, 0, 0, H_DATA, "COUNTS",
+     "the partition's class counts (dpsgd-train --write-partition): "
+     "needed by --kind stl-fw and dcliques; learned: add --hetero-weight "
+     "times the neighbourhood heterogeneity H to the energy; eval: print "
+     "H = (1/n)||(W - J) Pi||_F^2"},
+    {"--hetero-weight", NULL, F_REAL, OFF(search.hetero_weight), GEN, 0, 0,
+     H_DATA, "MU", "learned --labels: weight of H in the energy (default "
+     "10; topo/README.md says how to choose it)"},
+    {"--lambda", NULL, F_REAL, OFF(lambda), GEN, 0, 0, H_DATA, "L",
+     "stl-fw: weight of ||W - J||_F^2 in the objective (default 0.1)"},
+    {"--symmetric", NULL, F_FLAG, OFF(symmetric), GEN, 0, 0, H_DATA, NULL,
+     "stl-fw: symmetric atoms (P + P^T)/2, an undirected graph"},
+    {"--inter", NULL, F_INTER, OFF(inter), GEN, 0, 0, H_DATA, "LINKS",
+     "dcliques: ring, small-world (default) or fractal links between "
+     "cliques"},
+    {"--clique-weights", NULL, F_CWEIGHTS, OFF(clique_equal), GEN, 0, 0,
+     H_DATA, "W", "dcliques: mh (default) or equal (equal-clique: every "
+     "clique member 1/(c+1), inter-clique edges taken from the self "
+     "weight)"},
+    {"--results", NULL, F_DIR, OFF(results), PLAN, 0, 0, H_NONE, "DIR",
+     "plan: reprice the experiments of -n workers in DIR (grid.env, runs/, "
+     "modelled.tsv; DIR or one level down): steps to --target x the "
+     "modelled step"},
+    {"--target", NULL, F_TARGET, OFF(target), PLAN, 0, 0, H_NONE, "ACC",
+     "plan --results: the test accuracy to reach (default 0.85)"},
+    {"--help", "-h", F_FLAG, OFF(help), ALL, 0, 0, H_NONE, NULL,
+     "print this help"},
+    {"--version", NULL, F_FLAG, OFF(version), ALL, 0, 0, H_NONE, NULL,
+     "print the version"},
+};
+#define N_FLAGS (sizeof FLAGS / sizeof FLAGS[0])
+
+static int is_switch(const void *row)
+{
+    return ((const topogen_flag *)row)->type == F_FLAG;
+}
+
+const topogen_flag *topogen_flags(size_t *count)
+{
+    *count = N_FLAGS;
+    return FLAGS;
+}
+
+const cm_flag_table *topogen_flag_table(void)
+{
+    static const cm_flag_table table = {FLAGS, N_FLAGS, sizeof FLAGS[0],
+                                        offsetof(topogen_flag, name),
+                                        offsetof(topogen_flag, alias), NULL,
+                                        0, is_switch};
+    return &table;
+}
+
+const topogen_flag *topogen_flag_find(const char *name)
+{
+    for (size_t k = 0; k < N_FLAGS; k++)
+        if (strcmp(FLAGS[k].name, name) == 0)
+            return &FLAGS[k];
+    return NULL;
+}
+
+cm_status topogen_flag_mode_check(const topogen_flag *f,
+                                  topogen_command command)
+{
+    int mode = command == TOPOGEN_PLAN ? PLAN
+               : command == TOPOGEN_EVAL ? EVAL : GEN;
+    if (f->modes & mode)
+        return CM_OK;
+    if (command != TOPOGEN_GENERATE)
+        return cm_error(CM_EINVAL, "%s: not a flag of 'topogen %s'", f->name,
+                        command == TOPOGEN_PLAN   ? "plan"
+                        : command == TOPOGEN_EVAL ? "eval" : "compare");
+    return cm_error(CM_EINVAL, "%s: only 'topogen %s' takes it", f->name,
+                    f->modes & EVAL ? "eval FILE" : "plan");
+}
+
+/* A count x (as text: v) of setting f into c, within f's bounds. */
+static cm_status store_size(const topogen_flag *f, unsigned long long x,
+                            const char *v, topogen_config *c)
+{
+    void *dst = (char *)c + f->off;
+    if (f->type == F_U64) {
+        *(uint64_t *)dst = (uint64_t)x;
+        return CM_OK;
+    }
+    if (x > f->hi)
+        return cm_error(CM_EINVAL, "%s: at most %zu (got %s)", f->name, f->hi,
+                        v);
+    if (x < f->lo)
+        return cm_error(CM_EINVAL, "%s: at least %zu (got %s)", f->name, f->lo,
+                        v);
+    *(size_t *)dst = (size_t)x;
+    return CM_OK;
+}
+
+/* A positive number of seconds (or temperature) x of setting f into c. */
+static cm_status store_seconds(const topogen_flag *f, double x, int ok,
+                               topogen_config *c)
+{
+    if (!ok || !(x > 0.0) || !isfinite(x))
+        return cm_error(CM_EINVAL, "%s: expected a positive number%s", f->name,
+                        strcmp(f->name, "--time-limit") == 0 ? " of seconds"
+                                                             : "");
+    *(double *)((char *)c + f->off) = x;
+    return CM_OK;
+}
+
+/* A number x >= 0 of setting f into c. */
+static cm_status store_real(const topogen_flag *f, double x, int ok,
+                            topogen_config *c)
+{
+    if (!ok || !(x >= 0.0) || !isfinite(x))
+        return cm_error(CM_EINVAL, "%s: expected a number >= 0", f->name);
+    *(double *)((char *)c + f->off) = x;
+    return CM_OK;
+}
+
+/* Parses one value v for flag f into c. */
+static cm_status parse_value(const topogen_flag *f, const char *v,
+                             topogen_config *c)
+{
+    void *dst = (char *)c + f->off;
+    char *end;
+    errno = 0;
+    switch (f->type) {
+    case F_SIZE:
+    case F_U64: {
+        int nonneg = f->type == F_U64;
+        unsigned long long x = 0;
+        if (*v && *v != '-' && *v != '+' && *v != ' ')
+            x = strtoull(v, &end, 10);
+        if (!*v || *v == '-' || *v == '+' || *v == ' ' || errno || *end ||
+            (!nonneg && x == 0))
+            return cm_error(CM_EINVAL, "%s: expected a %s integer", f->name,
+                            nonneg ? "non-negative" : "positive");
+        return store_size(f, x, v, c);
+    }
+    case F_SECONDS: {
+        double x = strtod(v, &end);
+        return store_seconds(f, x, *v && !errno && !*end, c);
+    }
+    case F_KIND: {
+        const topogen_kind *k = topogen_kind_find(v);
+        if (!k)
+            return cm_error(CM_EINVAL, "--kind: unknown kind '%s' (expected "
+                            "learned, rrl, ring, torus, hypercube, "
+                            "exponential-sym, random, complete; directed: "
+                            "perm, exp-directed, epidemic; time-varying: "
+                            "one-peer-exp, base; from --labels: stl-fw, "
+                            "dcliques)", v);
+        c->kind = k;
+        return CM_OK;
+    }
+    case F_WEIGHTS:
+        c->fdla = strcmp(v, "fdla") == 0         ? TOPOGEN_W_FDLA
+                  : strcmp(v, "neff") == 0       ? TOPOGEN_W_NEFF
+                  : strcmp(v, "neff-alpha") == 0 ? TOPOGEN_W_NEFF_ALPHA
+                                                 : TOPOGEN_W_RULE;
+        if (!c->fdla && cm_weight_rule_parse(v, dst) != CM_OK)
+            return cm_error(CM_EINVAL, "--weights: unknown weight rule '%s' "
+                            "(expected %s, fdla, neff, neff-alpha)", v,
+                            cm_weight_rule_list());
+        c->weights_given = 1;
+        return CM_OK;
+    case F_OBJECTIVE:
+        c->obj_given = 1;
+        return tg_objective_parse_gamma(v, dst, &c->search.obj_gamma);
+    case F_GAMMA: {
+        double g[TG_NEFF_MAX_GAMMAS];
+        size_t k;
+        cm_status st = tg_neff_parse_gammas(v, "--gamma", g, &k);
+        if (st == CM_OK)
+            *(const char **)dst = v;
+        return st;
+    }
+    case F_INIT:
+        if (strcmp(v, "rrl") == 0 || strcmp(v, "random") == 0) {
+            *(int *)dst = strcmp(v, "rrl") == 0;
+            return CM_OK;
+        }
+        return cm_error(CM_EINVAL, "--init: unknown start '%s' (expected "
+                        "random or rrl)", v);
+    case F_SOLVER:
+        return tg_solver_parse(v, dst);
+    case F_FORMAT:
+        return cm_topo_format_parse(v, c->command == TOPOGEN_EVAL,
+                                    "--format", dst);
+    case F_PATH:
+        if (!*v)
+            return cm_error(CM_EINVAL, "%s: empty file name", f->name);
+        if (c->command == TOPOGEN_EVAL && strcmp(v, "-") == 0)
+            return cm_error(CM_EINVAL, "%s: 'topogen eval' prints its report "
+                            "on stdout; give a file name", f->name);
+        *(const char **)dst = v;
+        c->out_given = 1;
+        return CM_OK;
+    case F_FLAG:
+        *(int *)dst = 1;
+        return CM_OK;
+    case F_LABELS:
+        if (!*v)
+            return cm_error(CM_EINVAL, "--labels: empty file name");
+        *(const char **)dst = v;
+        return CM_OK;
+    case F_REAL: {
+        double x = strtod(v, &end);
+        return store_real(f, x, *v && !errno && !*end, c);
+    }
+    case F_INTER:
+        if (strcmp(v, "ring") == 0 || strcmp(v, "small-world") == 0 ||
+            strcmp(v, "fractal") == 0) {
+            *(int *)dst = v[0] == 'r' ? 1 : v[0] == 's' ? 0 : 2;
+            return CM_OK;
+        }
+        return cm_error(CM_EINVAL, "--inter: unknown '%s' (expected ring, "
+                        "small-world or fractal)", v);
+    case F_CWEIGHTS:
+        if (strcmp(v, "mh") == 0 || strcmp(v, "equal") == 0) {
+            *(int *)dst = v[0] == 'e';
+            return CM_OK;
+        }
+        return cm_error(CM_EINVAL, "--clique-weights: unknown '%s' (expected "
+                        "mh or equal)", v);
+    case F_DIR:
+        if (!*v)
+            return cm_error(CM_EINVAL, "%s: empty directory name", f->name);
+        *(const char **)dst = v;
+        return CM_OK;
+    case F_TARGET: {
+        double x = strtod(v, &end);
+        if (!*v || errno || *end || !(x > 0.0 && x <= 1.0))
+            return cm_error(CM_EINVAL, "%s: expected an accuracy in (0, 1]",
+                            f->name);
+        *(double *)dst = x;
+        return CM_OK;
+    }
+    case F_ALLREDUCE: {
+        cm_status st = cm_net_ar_parse(v, "--allreduce", dst);
+        if (st == CM_OK)
+            c->allreduce_given = 1;
+        return st;
+    }
+    case F_NET: {
+        cm_net net;
+        cm_status st = cm_net_parse(v, &net);
+        if (st == CM_OK)
+            *(const char **)dst = v;
+        return st;
+    }
+    }
+    return cm_error(CM_EINVAL, "%s: internal error", f->name);
+}
+
+cm_status topogen_setting_parse(topogen_config *c, const topogen_flag *f,
+                                const char *v)
+{
+    c->n_given |= f->off == OFF(search.n) && f->type == F_SIZE;
+    c->d_given |= strcmp(f->name, "-d") == 0;
+    c->hetero_given |= strcmp(f->name, "--hetero-weight") == 0;
+    return parse_value(f, v ? v : "", c);
+}
+
+cm_status topogen_setting_size(topogen_config *c, const char *name, size_t x)
+{
+    const topogen_flag *f = topogen_flag_find(name);
+    if (!f || (f->type != F_SIZE && f->type != F_U64))
+        return cm_error(CM_EINVAL, "%s: not a count", name);
+    char v[32];
+    snprintf(v, sizeof v, "%zu", x);
+    if (f->type == F_SIZE && x == 0)
+        return cm_error(CM_EINVAL, "%s: expected a positive integer", name);
+    return store_size(f, x, v, c);
+}
+
+cm_status topogen_setting_real(topogen_config *c, const char *name, double x)
+{
+    const topogen_flag *f = topogen_flag_find(name);
+    if (f && f->type == F_SECONDS)
+        return store_seconds(f, x, 1, c);
+    if (f && f->type == F_REAL)
+        return store_real(f, x, 1, c);
+    return cm_error(CM_EINVAL, "%s: not a number", name);
+}
+
+/* plan's flags together: -n and --net given, the sizes it can build */
+static cm_status plan_check(topogen_config *c)
+{
+    if (!c->n_given)
+        return cm_error(CM_EINVAL, "plan: -n N is required (the workers)");
+    if (!c->net)
+        return cm_error(CM_EINVAL, "plan: --net NET is required (datacenter, "
+                        "wan or intra=ALPHA,BETA;inter=ALPHA,BETA)");
+    if (c->search.n < 2 || c->search.n > TG_MAX_NODES)
+        return cm_error(CM_EINVAL, "plan: -n %zu: give 2..%d workers (plan "
+                        "builds the learned graphs it prices)", c->search.n,
+                        TG_MAX_NODES);
+    cm_status st = tg_kind_check(TG_KIND_RANDOM, c->search.n, c->search.d);
+    if (st != CM_OK)
+        return st;
+    if (c->hosts > c->search.n)
+        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                        "workers (one per rank)", c->hosts, c->search.n);
+    if (c->target > 0 && !c->results)
+        return cm_error(CM_EINVAL, "--target: needs --results DIR");
+    if (c->results && c->hosts && c->hosts != c->search.n)
+        return cm_error(CM_EINVAL, "--results: the experiment's modelled.tsv "
+                        "prices every worker on its own host; drop --hosts "
+                        "(or give --hosts %zu)", c->search.n);
+    if (!c->target)
+        c->target = 0.85;
+    return CM_OK;
+}
+
+/* The degree --kind hypercube (log2 n) or exponential-sym (the distinct
+ * offsets +-2^k mod n) has on n nodes; 0 when n does not fit the kind
+ * (tg_kind_check says why). */
+static size_t implied_degree(tg_kind kind, size_t n)
+{
+    size_t d = 0;
+    if (kind == TG_KIND_HYPERCUBE) {
+        if (n < 2 || (n & (n - 1)))
+            return 0;
+        for (size_t s = 1; s < n; s <<= 1)
+            d++;
+        return d;
+    }
+    size_t off[2 * 64];
+    for (size_t s = 1; s < n; s <<= 1) { /* +s and -s mod n, distinct */
+        const size_t pm[2] = {s, n - s};
+        for (int k = 0; k < 2; k++) {
+            size_t j = 0;
+            while (j < d && off[j] != pm[k])
+                j++;
+            if (j == d)
+                off[d++] = pm[k];
+        }
+    }
+    return d;
+}
+
+
+/* The checks of every kind but the directed ones (which return before
+ * them): eval's combinations, groups, temperatures, the network model. */
+static cm_status common_check(const topogen_config *c)
+{
+    int eval = c->command == TOPOGEN_EVAL;
+    topogen_family fam = c->kind->family;
+    if (c->json && c->simulate)
+        return cm_error(CM_EINVAL, "--simulate: cannot be combined with "
+                        "--json (the simulation prints columns)");
+    if (c->search.max_cross && !c->search.groups)
+        return cm_error(CM_EINVAL, "--max-cross: needs --groups");
+    if (c->search.groups && c->simulate)
+        return cm_error(CM_EINVAL, "--groups: cannot be combined with "
+                        "--simulate");
+    if (!eval && c->search.groups && fam != TOPOGEN_FAM_LEARNED)
+        return cm_error(CM_EINVAL, "--groups: only --kind learned is learned "
+                        "for groups ('topogen eval FILE --groups G' prints "
+                        "any graph's cut)");
+    if (!eval && c->search.groups &&
+        tg_kind_check(TG_KIND_LEARNED, c->search.n, c->search.d) == CM_OK) {
+        cm_status st = tg_groups_check(c->search.n, c->search.d,
+                                       c->search.groups,
+                                       c->search.max_cross
+                                           ? c->search.max_cross
+                                           : tg_groups_min_cross(
+                                                 c->search.groups));
+        if (st != CM_OK)
+            return st;
+    }
+    double t0 = c->search.t0 > 0 ? c->search.t0
+                                 : tg_search_default_t0(c->search.n);
+    if (c->search.t1 > 0 && c->search.t1 > t0)
+        return cm_error(CM_EINVAL, "--t1 %g: above the start temperature %g; "
+                        "the annealing cools from --t0 down to --t1",
+                        c->search.t1, t0);
+    if (!c->net && (c->params || c->ranks || c->hosts || c->allreduce_given))
+        return cm_error(CM_EINVAL, "--params, --ranks, --hosts and "
+                        "--allreduce need --net");
+    if (c->net && c->simulate)
+        return cm_error(CM_EINVAL, "--net: cannot be combined with "
+                        "--simulate");
+    return CM_OK;
+}
+
+cm_status topogen_config_finish(topogen_config *c)
+{
+    int eval = c->command == TOPOGEN_EVAL;
+    const topogen_kind *k = c->kind;
+    if (c->hetero_given && !c->labels)
+        return cm_error(CM_EINVAL, "--hetero-weight: needs --labels COUNTS "
+                        "(the weight mu of the label-mix term mu * H)");
+    /* -d of a kind whose degree is implied: refused unless it is that
+     * degree (given as a flag: the library always passes its d) */
+    if (c->d_given && !eval && k->family == TOPOGEN_FAM_STATIC &&
+        (k->code == TG_KIND_HYPERCUBE || k->code == TG_KIND_EXPONENTIAL)) {
+        size_t di = implied_degree((tg_kind)k->code, c->search.n);
+        if (di && di != c->search.d)
+            return cm_error(CM_EINVAL, "-d %zu: --kind %s on %zu nodes has "
+                            "degree %zu (implied by the kind): leave -d out",
+                            c->search.d, topogen_kind_name(c), c->search.n,
+                            di);
+    }
+    if (c->command == TOPOGEN_PLAN)
+        return plan_check(c);
+    if (c->command == TOPOGEN_COMPARE &&
+        (k->family != TOPOGEN_FAM_LEARNED || c->out_given ||
+         c->weights_given || c->search.groups))
+        return cm_error(CM_EINVAL, "compare: takes -n, -d, --seed, --gamma "
+                        "and the search's flags (it builds every kind itself "
+                        "and writes no file)");
+    if (c->directed && k->family != TOPOGEN_FAM_LEARNED)
+        return cm_error(CM_EINVAL, "--directed: only --kind learned is "
+                        "searched over permutations");
+    if (c->local && !(k->family == TOPOGEN_FAM_DIRECTED &&
+                      k->code == TOPOGEN_D_EPIDEMIC))
+        return cm_error(CM_EINVAL, "--local: only --kind epidemic samples "
+                        "locally");
+    if (c->directed && c->command != TOPOGEN_COMPARE)
+        c->kind = k = topogen_kind_of(TOPOGEN_FAM_DIRECTED,
+                                      TOPOGEN_D_LEARNED);
+    if (!eval && k->family == TOPOGEN_FAM_DIRECTED)
+        return k->check(c);
+    cm_status st = common_check(c);
+    if (st != CM_OK || eval)
+        return st;
+    if (k->family != TOPOGEN_FAM_DATA && c->labels &&
+        k->family != TOPOGEN_FAM_LEARNED)
+        return cm_error(CM_EINVAL, "--labels: only --kind learned, stl-fw and "
+                        "dcliques use it ('topogen eval FILE --labels "
+                        "COUNTS' measures any graph)");
+    if (k->family != TOPOGEN_FAM_DATA && c->symmetric)
+        return cm_error(CM_EINVAL, "--symmetric: only for --kind stl-fw");
+    return k->check(c);
+}
+
+/* The value of header flag f in c, as the command line would give it. */
+static void flag_value(const topogen_flag *f, const topogen_config *c,
+                       char *buf, size_t cap)
+{
+    const void *src = (const char *)c + f->off;
+    switch (f->type) {
+    case F_SIZE: snprintf(buf, cap, "%zu", *(const size_t *)src); break;
+    case F_U64:
+        snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)src);
+        break;
+    case F_SECONDS: snprintf(buf, cap, "%.17g", *(const double *)src); break;
+    case F_KIND: snprintf(buf, cap, "%s", topogen_kind_name(c)); break;
+    case F_LABELS:
+        snprintf(buf, cap, "%s", *(const char *const *)src);
+        break;
+    case F_REAL: snprintf(buf, cap, "%.17g", *(const double *)src); break;
+    case F_INTER:
+        snprintf(buf, cap, "%s", topogen_inter_name(c->inter));
+        break;
+    case F_CWEIGHTS:
+        snprintf(buf, cap, "%s", c->clique_equal ? "equal" : "mh");
+        break;
+    case F_WEIGHTS:
+        snprintf(buf, cap, "%s", topogen_weights_name(c->fdla, c->weights));
+        break;
+    case F_OBJECTIVE:
+        if (topogen_objective_row(c->search.obj)->neff)
+            snprintf(buf, cap, "%s:%g", tg_objective_name(c->search.obj),
+                     c->search.obj_gamma > 0.0 ? c->search.obj_gamma
+                                               : TG_NEFF_GAMMA);
+        else
+            snprintf(buf, cap, "%s", tg_objective_name(c->search.obj));
+        break;
+    case F_GAMMA:
+        snprintf(buf, cap, "%s", c->gamma ? c->gamma : "0.951");
+        break;
+    case F_INIT:
+        snprintf(buf, cap, "%s", c->search.init_rrl ? "rrl" : "random");
+        break;
+    case F_FORMAT:
+        snprintf(buf, cap, "%s", cm_topo_format_name(c->format));
+        break;
+    case F_SOLVER:
+        snprintf(buf, cap, "%s", tg_solver_name(c->search.solver));
+        break;
+    default: buf[0] = '\0'; break;
+    }
+}
+
+/* 1 when the data-aware setting f belongs in c's header. */
+static int data_in_header(const topogen_flag *f, const topogen_config *c)
+{
+    const topogen_kind *k = c->kind;
+    if (f->off == OFF(labels))
+        return c->labels != NULL;
+    if (f->off == OFF(search.hetero_weight)) /* learned, also --directed */
+        return c->labels && (k->family == TOPOGEN_FAM_LEARNED ||
+                             k->family == TOPOGEN_FAM_DIRECTED);
+    if (k->family != TOPOGEN_FAM_DATA)
+        return 0;
+    if (f->off == OFF(lambda))
+        return k->code == TOPOGEN_DK_STLFW;
+    if (f->off == OFF(symmetric))
+        return k->code == TOPOGEN_DK_STLFW && c->symmetric;
+    return k->code == TOPOGEN_DK_DCLIQUES; /* --inter, --clique-weights */
+}
+
+/* Header rows that apply to c: all H_ALL rows, and H_LEARNED rows for the
+ * learned kinds; --time-limit only when set. */
+static int in_header(const topogen_flag *f, const topogen_config *c)
+{
+    topogen_family fam = c->kind->family;
+    int directed = fam == TOPOGEN_FAM_DIRECTED;
+    if (f->type == F_GAMMA) /* only the n_eff weights depend on it */
+        return c->command != TOPOGEN_EVAL &&
+               c->command != TOPOGEN_COMPARE &&
+               (c->fdla == TOPOGEN_W_NEFF || c->fdla == TOPOGEN_W_NEFF_ALPHA);
+    if (f->off == OFF(directed) || f->off == OFF(local))
+        return *(const int *)((const char *)c + f->off);
+    if (f->header == H_NONE)
+        return 0;
+    if (f->header == H_DATA)
+        return data_in_header(f, c);
+    if (f->header == H_LEARNED && fam != TOPOGEN_FAM_LEARNED &&
+        !(directed && c->kind->code == TOPOGEN_D_LEARNED))
+        return 0;
+    if (directed && f->type == F_WEIGHTS)
+        return c->fdla == TOPOGEN_W_NEFF;
+    if (directed && (f->type == F_FORMAT || f->off == OFF(search.init_rrl) ||
+                     f->off == OFF(search.candidates) ||
+                     f->off == OFF(search.solver)))
+        return 0;
+    if ((fam == TOPOGEN_FAM_SEQ || fam == TOPOGEN_FAM_DATA) &&
+        f->type == F_WEIGHTS)
+        return 0;
+    if (f->off == OFF(search.time_limit) && !(c->search.time_limit > 0.0))
+        return 0;
+    if (f->off == OFF(search.swaps) && c->search.swaps <= 1)
+        return 0; /* one swap a move: the headers written before --swaps */
+    if ((f->off == OFF(search.groups) || f->off == OFF(search.max_cross)) &&
+        !c->search.groups)
+        return 0;
+    return 1;
+}
+
+void topogen_settings_line(const topogen_config *c, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < N_FLAGS; k++) {
+        if (!in_header(&FLAGS[k], c))
+            continue;
+        char v[64];
+        flag_value(&FLAGS[k], c, v, sizeof v);
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0,
+                                "%s%s%s%s", len ? " " : "", FLAGS[k].name,
+                                FLAGS[k].type == F_FLAG ? "" : " ", v);
+    }
+}
