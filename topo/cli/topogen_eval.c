@@ -18,6 +18,7 @@
 
 #include "cm_net.h"
 #include "cm_place.h"
+#include "cm_topo_header.h"
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "topogen_groups.h"
@@ -221,18 +222,27 @@ int topogen_evaluate(const topogen_eval_job *c)
         st = topogen_data_eval(c->labels, &t, 1, c->json, hetero,
                                sizeof hetero);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
-        char comment[1536], fl[256];
+        char fl[256], tokens[160], notes[1280];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
         if (!fl[0])
             topogen_neff_line(c->fdla, &nr, fl, sizeof fl);
-        snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=file weights=%s version=%s\n"
-                 "# source: %s\n"
-                 "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
-                 "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
-                 e.n, e.dmax, wname, c->version, c->file, e.l2, e.ln,
-                 e.slem, fl);
-        st = cm_topo_save(&t, c->out, comment);
+        snprintf(tokens, sizeof tokens, "weights=%s version=%s", wname,
+                 c->version);
+        snprintf(notes, sizeof notes, "source: %s\n"
+                 "lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
+                 "one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
+                 c->file, e.l2, e.ln, e.slem, fl);
+        cm_topo_header h;
+        cm_topo_header_init(&h);
+        h.generator = "topogen 2";
+        h.n = e.n;
+        h.d = e.dmax;
+        snprintf(h.kind, sizeof h.kind, "file");
+        h.tokens = tokens;
+        h.notes = notes;
+        char *comment = cm_topo_header_format(&h);
+        st = comment ? cm_topo_save(&t, c->out, comment) : CM_ENOMEM;
+        free(comment);
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());
