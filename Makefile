@@ -264,6 +264,7 @@ $(BUILD)/mpi/tests/%.o: tests/%.c
 	$(MPICC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
+                   $(call obj,$(TOPO_MAKE_SRCS)) \
                    $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \

@@ -5,9 +5,8 @@
  * them over as a topogen_eval_job; this module reads the file, weights it, and prints
  * the text report, one JSON object or the gossip simulation, with the
  * --net model and the --groups cut, and writes the weighted graph (-o).
- * A time-varying file goes on to topogen_seq.c. It also holds the
- * --weights dispatch (a cm_ rule or FDLA) that topogen.c's generation
- * shares.
+ * A time-varying file goes on to topogen_seq.c. The --weights dispatch
+ * it shares with generation is topo/make/topogen_weights.c.
  */
 #ifndef TOPOGEN_EVAL_H
 #define TOPOGEN_EVAL_H
