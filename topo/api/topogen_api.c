@@ -45,29 +45,6 @@
 #include "topogen_make.h"
 #include "topogen_settings.h"
 
-static pthread_mutex_t api_lock;
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
-
-static void api_lock_init(void)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&api_lock, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
-void topogen_lock(void)
-{
-    pthread_once(&api_once, api_lock_init);
-    pthread_mutex_lock(&api_lock);
-}
-
-void topogen_unlock(void)
-{
-    pthread_mutex_unlock(&api_lock);
-}
-
 /* the search polls a const volatile sig_atomic_t: the API's flag is an
  * int */
 _Static_assert(sizeof(sig_atomic_t) == sizeof(int),

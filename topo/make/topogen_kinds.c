@@ -1,8 +1,8 @@
-/* topogen_kinds.c: the table of topology kinds and the rows of the search
- * objectives (topogen_config.h), each kind's checks, the names written
- * into headers, and the config's defaults. A new kind is one row here
- * (name, family, builder code, check, maker); a new objective one row of
- * OBJECTIVES.
+/* topogen_kinds.c: the table of topology kinds (topogen_config.h), each
+ * kind's checks, and the config's defaults (the first row). A new kind is
+ * one row here: name, family, builder code, check, maker. Above the
+ * makers (topogen_make*.c) it names; the names and the objective rows
+ * they use are topogen_config.c.
  */
 #include "topogen_config.h"
 
@@ -143,12 +143,6 @@ static const topogen_kind KINDS[] = {
 };
 #define N_KINDS (sizeof KINDS / sizeof KINDS[0])
 
-/* Every objective of the search. */
-static const topogen_objective OBJECTIVES[] = {
-    {TG_OBJ_RATIO, 0, 1},    {TG_OBJ_GAP, 0, 0}, {TG_OBJ_SLEM_MH, 0, 0},
-    {TG_OBJ_NEFF, 1, 1},     {TG_OBJ_NEFF_MSG, 1, 1},
-};
-
 const topogen_kind *topogen_kind_find(const char *s)
 {
     for (size_t k = 0; k < N_KINDS; k++)
@@ -163,32 +157,6 @@ const topogen_kind *topogen_kind_of(topogen_family family, int code)
         if (KINDS[k].family == family && KINDS[k].code == code)
             return &KINDS[k];
     return &KINDS[0];
-}
-
-const topogen_objective *topogen_objective_row(tg_objective obj)
-{
-    for (size_t k = 0; k < sizeof OBJECTIVES / sizeof *OBJECTIVES; k++)
-        if (OBJECTIVES[k].obj == obj)
-            return &OBJECTIVES[k];
-    return &OBJECTIVES[0];
-}
-
-const char *topogen_kind_name(const topogen_config *c)
-{
-    return c->kind->name;
-}
-
-const char *topogen_weights_name(int fdla, cm_weight_rule rule)
-{
-    return fdla == TOPOGEN_W_FDLA         ? "fdla"
-           : fdla == TOPOGEN_W_NEFF       ? "neff"
-           : fdla == TOPOGEN_W_NEFF_ALPHA ? "neff-alpha"
-                                          : cm_weight_rule_name(rule);
-}
-
-const char *topogen_inter_name(int inter)
-{
-    return inter == 1 ? "ring" : inter == 2 ? "fractal" : "small-world";
 }
 
 void topogen_config_default(topogen_config *c)
