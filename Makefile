@@ -307,7 +307,8 @@ check-same-bits: $(PROGRAMS)
 
 # The floor plan of src/: calls only down or sideways, no circle between
 # files, an include pointing up does not compile, dpsgd-train without
-# topogen's command line (tests/floors.py).
+# topogen's command line; topo/make/ under topo/cli/ and topo/api/
+# (tests/floors.py).
 check-floors: $(PROGRAMS) $(SRC_OBJS)
 	python3 tests/floors.py $(BUILD) $(BIN)
 
