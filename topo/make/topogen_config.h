@@ -4,9 +4,9 @@
  * topogen: topo/cli/ fills a config from argv, topo/api/ fills it
  * directly; neither the config nor the tables print anything.
  *
- * A new kind is one row of topogen_kinds (topogen_kinds.c): its name, its
+ * A new kind is one row of KINDS (topogen_kinds.c): its name, its
  * family, the builder's code, its checks and its maker. A new objective
- * is one row of topogen_objectives (same file).
+ * is one row of OBJECTIVES (topogen_config.c).
  */
 #ifndef TOPOGEN_CONFIG_H
 #define TOPOGEN_CONFIG_H

@@ -3,9 +3,10 @@
  * topogen_config, bounds, the commands that take it, whether the file
  * header records it, and its help text. From it come the value parsers
  * (text or typed), the checks of a whole config, and the header's
- * settings line. The command line (topo/cli/) walks argv over the same
- * table and prints the usage from it; the library (topo/api/) sets its
- * fields through the typed setters. Nothing here prints: a refused value
+ * settings line (the table and the line: topogen_schema.c; the parsers:
+ * topogen_settings.c; the checks: topogen_check.c). The command line
+ * (topo/cli/) walks argv over the same table and prints the usage from
+ * it; the library (topo/api/) sets its fields through the typed setters. Nothing here prints: a refused value
  * is CM_EINVAL with the message the command line prints.
  */
 #ifndef TOPOGEN_SETTINGS_H
@@ -38,7 +39,7 @@ typedef struct {
     size_t off;         /* offset of the field in topogen_config */
     int modes;          /* TOPOGEN_M_* bits */
     size_t lo, hi;      /* TOPOGEN_F_SIZE bounds */
-    int header;         /* which headers record it (topogen_settings.c) */
+    int header;         /* which headers record it (topogen_schema.c) */
     const char *meta;   /* value name in the usage, or NULL */
     const char *help;   /* usage text */
 } topogen_flag;
