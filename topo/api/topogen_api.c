@@ -1,16 +1,16 @@
 /* topogen_api.c: libtopogen's public API (topogen.h) over the project's
- * internals: learning goes through topogen_make.c, the code topogen's
- * main runs, so the same settings give the same file; reading through
- * cm_topo_seq (every format and sequences); measures through tg_eval and
- * tg_seq. The options fill a topogen_config directly through the settings
- * schema of topo/make/ (its typed setters and value parsers, the same
- * bounds, checks and messages as the command line), so a kind or
- * objective added there needs nothing here; nothing here prints. Each entry point turns the aborting defaults of GSL and igraph
- * off while it runs (and restores the caller's handlers), and pins
- * OpenBLAS to one thread, as topogen's main does, so that eigensolves
- * give the same bits as the program's. One recursive mutex serialises
- * the entry points (topogen.h, "Threads and signals"); no signal handler
- * is installed: a search stops through the caller's o->stop.
+ * internals: learning goes through topogen_make.c, the code topogen's main
+ * runs, so the same settings give the same file; reading through cm_topo_seq
+ * (every format and sequences); measures through tg_eval and tg_seq. The
+ * options fill a topogen_config directly through the settings schema of
+ * topo/make/ (its typed setters and value parsers, the same bounds, checks and
+ * messages as the command line), so a kind or objective added there needs
+ * nothing here; nothing here prints. Each entry point turns the aborting
+ * defaults of GSL and igraph off while it runs (and restores the caller's
+ * handlers), and pins OpenBLAS to one thread, as topogen's main does, so that
+ * eigensolves give the same bits as the program's. One recursive mutex
+ * serialises the entry points (topogen.h, "Threads and signals"); no signal
+ * handler is installed: a search stops through the caller's o->stop.
  */
 #include "topogen.h"
 

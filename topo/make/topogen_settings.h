@@ -1,13 +1,13 @@
 /* topogen_settings: the settings schema of topogen (part of topo/make/).
  * One table, one row per flag, says each setting's name, type, field of
- * topogen_config, bounds, the commands that take it, whether the file
- * header records it, and its help text. From it come the value parsers
- * (text or typed), the checks of a whole config, and the header's
- * settings line (the table and the line: topogen_schema.c; the parsers:
- * topogen_settings.c; the checks: topogen_check.c). The command line
- * (topo/cli/) walks argv over the same table and prints the usage from
- * it; the library (topo/api/) sets its fields through the typed setters. Nothing here prints: a refused value
- * is CM_EINVAL with the message the command line prints.
+ * topogen_config, bounds, the commands that take it, whether the file header
+ * records it, and its help text. From it come the value parsers (text or
+ * typed), the checks of a whole config, and the header's settings line (the
+ * table and the line: topogen_schema.c; the parsers: topogen_settings.c; the
+ * checks: topogen_check.c). The command line (topo/cli/) walks argv over the
+ * same table and prints the usage from it; the library (topo/api/) sets its
+ * fields through the typed setters. Nothing here prints: a refused value is
+ * CM_EINVAL with the message the command line prints.
  */
 #ifndef TOPOGEN_SETTINGS_H
 #define TOPOGEN_SETTINGS_H
