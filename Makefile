@@ -67,9 +67,10 @@ METIS_LIBS    := -lmetis
 # not compile: each src/ floor sees the ones below it
 # (base < topo < spectra < place); topogen's library sees src/ and its
 # own folders below it (graph < measure < kinds | weights < search; kinds
-# and weights do not see each other); topo/cli/ sees the library; each
-# train/ layer sees the ones below it (nn < data < core < distributed <
-# cli). Tests see everything.
+# and weights do not see each other); topo/make/ sees the library;
+# topo/cli/ and topo/api/ see topo/make/ (not each other); each train/
+# layer sees the ones below it (nn < data < core < distributed < cli).
+# Tests see everything.
 INC_SBASE := -Isrc/base
 INC_STOPO := $(INC_SBASE) -Isrc/topo
 INC_SSPEC := $(INC_STOPO) -Isrc/spectra
@@ -79,14 +80,15 @@ INC_TMEAS := $(INC_TGRAPH) -Itopo/measure
 INC_TKINDS := $(INC_TMEAS) -Itopo/kinds
 INC_TWEIGHTS := $(INC_TMEAS) -Itopo/weights
 INC_TOPO  := $(INC_TMEAS) -Itopo/kinds -Itopo/weights -Itopo/search
-INC_TCLI  := $(INC_TOPO) -Itopo/cli
-INC_API   := $(INC_TCLI) -Itopo/api
+INC_TMAKE := $(INC_TOPO) -Itopo/make
+INC_TCLI  := $(INC_TMAKE) -Itopo/cli
+INC_API   := $(INC_TMAKE) -Itopo/api
 INC_NN    := $(INC_SRC) -Itrain/nn
 INC_DATA  := $(INC_NN) -Itrain/data
 INC_CORE  := $(INC_DATA) -Itrain/core
 INC_DIST  := $(INC_CORE) -Itrain/distributed
 INC_DCLI  := $(INC_DIST) -Itrain/cli
-INC_ALL   := $(INC_API) $(INC_DCLI) -Itests
+INC_ALL   := $(INC_API) -Itopo/cli $(INC_DCLI) -Itests
 INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
@@ -118,10 +120,12 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #     weights/           FDLA, n_eff weights, STL-FW and its assignment
 #                        solver
 #     search/            the annealer (one cooling loop) and its objectives
+#   topo/make/           the config, the settings schema, the kind table
+#                        and making a topology (under cli/ and api/)
 #   topo/cli/            topogen's command line (main and its parts)
 #   topo/api/            libtopogen's public API (topogen.h, the only
 #                        installed header); the library is src/ + topo/ +
-#                        topo/cli/ (but its main) + topo/api/, built -fPIC
+#                        topo/make/ + topo/api/, built -fPIC
 #   train/nn/            the network engine
 #   train/data/          data sets and partitions
 #   train/core/          one process's pieces: configuration, logging, the
@@ -135,8 +139,8 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 SRC_SRCS       := $(wildcard src/*/*.c)
 TOPO_DIRS      := topo/graph topo/measure topo/kinds topo/weights topo/search
 TOPO_SRCS      := $(wildcard $(addsuffix /*.c,$(TOPO_DIRS)))
+TOPO_MAKE_SRCS := $(wildcard topo/make/*.c)
 TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
-TOPO_MAIN_SRC  := topo/cli/topogen.c
 API_SRCS       := $(wildcard topo/api/*.c)
 TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
 DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
@@ -166,10 +170,9 @@ PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 # links it and nothing of topo/, so topogen's command line and igraph
 # never reach the trainer (tests/floors.py checks nm).
 CM_A        := $(BUILD)/libcm.a
-# libtopogen: everything topogen is made of but its main. topogen links the
-# static archive.
-LIB_OBJS    := $(call obj,$(API_SRCS) \
-               $(filter-out $(TOPO_MAIN_SRC),$(TOPO_CLI_SRCS))) \
+# libtopogen: topogen's library, make/ layer and public API, without its
+# command line. topogen links topo/cli/ and the static archive.
+LIB_OBJS    := $(call obj,$(API_SRCS) $(TOPO_MAKE_SRCS)) \
                $(TOPO_OBJS) $(SRC_OBJS)
 LIB_VERSION := 1.0.0
 LIB_SONAME  := libtopogen.so.1
@@ -196,6 +199,7 @@ $(BUILD)/topo/measure/%.o:                     INC = $(INC_TMEAS)
 $(BUILD)/topo/kinds/%.o:                       INC = $(INC_TKINDS)
 $(BUILD)/topo/weights/%.o:                     INC = $(INC_TWEIGHTS)
 $(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
+$(BUILD)/topo/make/%.o:                        INC = $(INC_TMAKE)
 $(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
 $(BUILD)/topo/api/%.o:                         INC = $(INC_API)
 # what goes into the shared library is position-independent
@@ -216,7 +220,7 @@ $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,$(TOPO_MAIN_SRC)) $(LIB_A)
+$(BIN)/topogen: $(call obj,$(TOPO_CLI_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
@@ -280,6 +284,7 @@ $(BUILD)/mpi/tests/%.o: tests/%.c
 	$(MPICC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
+                   $(call obj,$(TOPO_MAKE_SRCS)) \
                    $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
@@ -322,7 +327,8 @@ check-same-bits: $(PROGRAMS)
 
 # The floor plans of src/ and topo/: calls down or sideways, no circle between
 # files, an include pointing up does not compile, dpsgd-train without
-# topogen's command line (tests/floors.py).
+# topogen's command line; topo/make/ under topo/cli/ and topo/api/
+# (tests/floors.py).
 check-floors: $(PROGRAMS) $(SRC_OBJS)
 	python3 tests/floors.py $(BUILD) $(BIN)
 
@@ -432,7 +438,7 @@ fuzz: fuzz-build
 # (the READMEs the error hints name) and the Python module topogen in
 # lib/python3/dist-packages. `make uninstall` removes exactly these.
 VERSION      := $(shell sed -n 's/^\#define TOPOGEN_VERSION "\(.*\)"/\1/p' \
-                  topo/cli/topogen_cli.h)
+                  topo/make/topogen_config.h)
 # dpsgd-train's own version (what --version prints), for its man page
 DT_VERSION   := $(shell sed -n 's/^\#define DT_TRAIN_VERSION "\(.*\)"/\1/p' \
                   train/core/dt_summary.h)

@@ -1,7 +1,8 @@
 /* check_topo_header.c: the topology file's header as the reader keeps it
  * (src/topo/cm_topo_header.c through cm_topo_seq_read_ex): the lines it
  * knows, the verbatim text up to the first edge, the epidemic keys and
- * the refusals that name file and line. */
+ * the refusals that name file and line; and the one writer
+ * (cm_topo_header_format), read back. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,91 @@ START_TEST(test_header_sequence)
 }
 END_TEST
 
+/* The one writer (cm_topo_header_format): the exact lines, in order, and
+ * read back by the one reader into the same fields. */
+START_TEST(test_header_writer)
+{
+    const size_t cl[4] = {0, 0, 1, 1};
+    cm_topo_header w;
+    cm_topo_header_init(&w);
+    w.generator = "topogen 2";
+    w.n = 4;
+    w.d = 2;
+    strcpy(w.kind, "dcliques");
+    w.tokens = "seed=1 version=2.1";
+    w.settings = "-n 4 --kind dcliques";
+    w.labels = "dataset=synthetic seed=7 file=c.txt";
+    w.cliques = (size_t *)cl;
+    w.n_cliques = 4;
+    w.notes = "cliques=2 slem=0.5\n# fdla: as is\none `i j W_ij` line";
+    char *text = cm_topo_header_format(&w);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "# topogen 2 n=4 d=2 kind=dcliques seed=1 "
+                           "version=2.1\n"
+                           "# settings: -n 4 --kind dcliques\n"
+                           "# labels: dataset=synthetic seed=7 file=c.txt\n"
+                           "# cliques: 0 0 1 1\n"
+                           "# cliques=2 slem=0.5\n"
+                           "# fdla: as is\n"
+                           "# one `i j W_ij` line");
+    char file[1024];
+    snprintf(file, sizeof file, "%s\n0 1 0.5\n1 2 0.25\n2 3 0.5\n"
+             "3 0 0.25\n", text);
+    free(text);
+    cm_topo_header r;
+    cm_topo_seq s;
+    cm_topo_header_init(&r);
+    cm_topo_seq_init(&s);
+    ck_assert_int_eq(read_text(file, &r, &s), CM_OK);
+    ck_assert_str_eq(r.kind, w.kind);
+    ck_assert_str_eq(r.settings, w.settings);
+    ck_assert_str_eq(r.labels, w.labels);
+    ck_assert_uint_eq(r.n_cliques, 4);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_uint_eq(r.cliques[i], cl[i]);
+    ck_assert_str_eq(r.notes, "topogen 2 n=4 d=2 kind=dcliques seed=1 "
+                              "version=2.1\ncliques=2 slem=0.5\n"
+                              "fdla: as is\none `i j W_ij` line");
+    /* epidemic and directed tokens, labels after the first note */
+    cm_topo_header_init(&w);
+    w.generator = "topogen 2";
+    w.n = 8;
+    w.d = 2;
+    strcpy(w.kind, "epidemic");
+    w.directed = w.epidemic = 1;
+    w.epi_s = 2;
+    w.epi_local = 1;
+    w.notes = "first\nsecond";
+    w.labels = "id";
+    w.labels_at = 1;
+    text = cm_topo_header_format(&w);
+    ck_assert_str_eq(text, "# topogen 2 n=8 d=2 kind=epidemic directed=1 "
+                           "s=2 local=1 epidemic=local\n# first\n"
+                           "# labels: id\n# second");
+    free(text);
+    ck_assert_int_eq(read_text("# topogen 2 n=8 d=2 kind=epidemic "
+                               "directed=1 s=2 local=1 epidemic=local\n",
+                               &r, &s), CM_OK);
+    ck_assert_int_eq(r.epidemic, 1);
+    ck_assert_int_eq(r.directed, 1);
+    ck_assert_uint_eq(r.epi_s, 2);
+    ck_assert_int_eq(r.epi_local, 1);
+    /* no generator: the bare line a directed file needs */
+    cm_topo_header_init(&w);
+    w.n = 5;
+    text = cm_topo_header_format(&w);
+    ck_assert_str_eq(text, "# directed=1 n=5");
+    free(text);
+    w.epidemic = 1;
+    w.epi_s = 3;
+    text = cm_topo_header_format(&w);
+    ck_assert_str_eq(text, "# directed=1 n=5 kind=epidemic s=3 local=0");
+    free(text);
+    cm_topo_seq_destroy(&s);
+    cm_topo_header_destroy(&r);
+}
+END_TEST
+
 Suite *topo_header_suite(void)
 {
     Suite *s = suite_create("topo_header");
@@ -155,6 +241,7 @@ Suite *topo_header_suite(void)
     tcase_add_test(tc, test_header_epidemic);
     tcase_add_test(tc, test_header_cliques_refused);
     tcase_add_test(tc, test_header_sequence);
+    tcase_add_test(tc, test_header_writer);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,10 @@
 - an include that points up does not compile: a file on each floor that
   includes a header of the floor above fails with the Makefile's include
   path for that floor;
+- topogen's make/ layer is below its two faces: with the Makefile's
+  include paths, topo/make/ sees neither topo/cli/ nor topo/api/, and
+  those two do not see each other; no circle between the files of
+  topo/make/, topo/cli/ and topo/api/;
 - dpsgd-train does not contain topogen's code (no tg_* or topogen_*, so
   no topogen_parse_args, in nm BIN/dpsgd-train);
 - no `main` outside the programs' cli/ folders (nm of every library
@@ -236,6 +240,63 @@ for root in ('src', 'topo', 'train', 'tests'):
             for m in fortran.finditer(f.read()):
                 bad.append('hand-written Fortran prototype in %s: %s'
                            % (path, m.group(0).strip()))
+
+# topogen's faces over topo/make/: includes that point up or across fail,
+# and the objects of make/, cli/ and api/ call each other without a circle
+make = subprocess.run(
+    ['make', '--no-print-directory', '-s', '-f', 'Makefile', '-f', '-',
+     'faces-print'],
+    input='faces-print:\n\t@echo "$(INC_TMAKE)|$(INC_TCLI)|$(INC_API)"\n',
+    capture_output=True, text=True)
+faces = make.stdout.strip().split('|')
+if len(faces) != 3:
+    bad.append('cannot read INC_TMAKE/INC_TCLI/INC_API from the Makefile')
+else:
+    # (include path, header, 1 when it must compile)
+    probes = [(faces[0], 'topogen_config.h', 1),
+              (faces[0], 'topogen_cli.h', 0), (faces[0], 'topogen.h', 0),
+              (faces[1], 'topogen_make.h', 1), (faces[1], 'topogen.h', 0),
+              (faces[2], 'topogen_make.h', 1), (faces[2], 'topogen_cli.h', 0)]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'face.c')
+        for inc, header, ok in probes:
+            with open(src, 'w') as f:
+                f.write('#include "%s"\nint x;\n' % header)
+            r = subprocess.run(['cc', '-fsyntax-only', '-D_GNU_SOURCE']
+                               + inc.split() + [src], capture_output=True)
+            if (r.returncode == 0) != bool(ok):
+                bad.append('%s with %s: %s' % (
+                    header, inc.split()[-1],
+                    'does not compile' if ok else 'compiles (points up or '
+                    'across)'))
+fobjs = sorted(sum((glob.glob(os.path.join(build, 'topo', d, '*.o'))
+                    for d in ('make', 'cli', 'api')), []))
+fwhere, fcalls = {}, {}
+for o in fobjs:
+    d, u = nm(o)
+    for s in d:
+        fwhere[s] = o
+    fcalls[o] = u
+fcalls = {o: sorted({fwhere[s] for s in u if fwhere.get(s, o) != o})
+          for o, u in fcalls.items()}
+fstate = {}
+
+
+def fvisit(v, path):
+    fstate[v] = 1
+    path.append(v)
+    for w in fcalls[v]:
+        if fstate.get(w) == 1:
+            bad.append('circle: ' + ' -> '.join(path[path.index(w):] + [w]))
+        elif w not in fstate:
+            fvisit(w, path)
+    path.pop()
+    fstate[v] = 2
+
+
+for o in fobjs:
+    if o not in fstate:
+        fvisit(o, [])
 
 for b in bad:
     print('floors: ' + b)

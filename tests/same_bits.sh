@@ -10,8 +10,9 @@
 #   RECORD=1 BIN=bin sh tests/same_bits.sh     (re-record: only when a
 #                                               change of bits is intended)
 #
-# A topology is compared on its edge lines (the `#` header is free to change
-# wording); `topogen eval --json` on the keys the fixture holds (new keys may
+# A topology is compared on its edge lines and on its `#` header lines (the
+# one header writer's output, the temporary directory's name dropped);
+# `topogen eval --json` on the keys the fixture holds (new keys may
 # appear; a value that changes fails); a training run on the `hash` and
 # `workers-hash` of its final line. Takes about 20 s.
 set -u
@@ -43,7 +44,8 @@ same() {
     fi
 }
 
-# topo NAME TOPOGEN-ARGS...: the graph's edge lines against NAME.edges.
+# topo NAME TOPOGEN-ARGS...: the graph's edge lines against NAME.edges,
+# its header lines against NAME.header.
 topo() {
     name=$1
     shift
@@ -53,6 +55,8 @@ topo() {
     fi
     grep -v '^#' "$T/$name.txt" >"$T/$name.edges"
     same "$name.edges" "$T/$name.edges"
+    grep '^#' "$T/$name.txt" | sed "s|$T/||g" >"$T/$name.header"
+    same "$name.header" "$T/$name.header"
 }
 
 # evaljson NAME FILE EVAL-ARGS...: `topogen eval FILE --json` holds every
@@ -127,6 +131,8 @@ topo directed64     -n 64 -d 4 --directed --iters 500
 topo fdla64         -n 64 -d 4 --kind random --weights fdla
 topo base48         -n 48 -d 2 --kind base
 topo perm100        -n 100 -d 3 --kind perm
+topo epidemic16     -n 16 -d 2 --kind epidemic --local
+topo directed-neffw16 -n 16 -d 2 --directed --iters 200 --weights neff
 
 # ---- spectra and measures of those files ------------------------------------
 evaljson eval-learned1024  "$T/learned1024.txt"

@@ -13,6 +13,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,4 +198,93 @@ cm_status cm_topo_header_check(const cm_topo_header *h, size_t n,
                             "is not below the node count %zu", path,
                             h->cliques_line, h->cliques[i], i, n);
     return CM_OK;
+}
+
+/* ---- the writer --------------------------------------------------------- */
+
+/* A growing string; a failed allocation leaves s NULL. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(text *t, const char *fmt, ...)
+{
+    if (!t->s)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+        free(t->s);
+        t->s = NULL;
+        return;
+    }
+    if ((size_t)k >= t->cap - t->len) {
+        size_t cap = 2 * (t->len + (size_t)k + 1);
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            free(t->s);
+            t->s = NULL;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+        va_start(ap, fmt);
+        vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+    }
+    t->len += (size_t)k;
+}
+
+/* Note lines [from, to) of notes, each on its own line. */
+static void put_notes(text *t, const char *notes, size_t from, size_t to)
+{
+    size_t k = 0;
+    for (const char *p = notes; p && *p && k < to; k++) {
+        size_t len = strcspn(p, "\n");
+        if (k >= from)
+            put(t, "\n%s%.*s", *p == '#' ? "" : "# ", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+}
+
+char *cm_topo_header_format(const cm_topo_header *h)
+{
+    text t = {malloc(256), 0, 256};
+    if (t.s)
+        t.s[0] = '\0';
+    if (h->generator) {
+        put(&t, "# %s n=%zu d=%zu kind=%s", h->generator, h->n, h->d,
+            h->kind);
+        if (h->directed)
+            put(&t, " directed=1");
+        if (h->epidemic)
+            put(&t, " s=%zu local=%d epidemic=%s", h->epi_s, h->epi_local,
+                h->epi_local ? "local" : "oracle");
+    } else {
+        put(&t, "# directed=1 n=%zu", h->n);
+        if (h->epidemic)
+            put(&t, " kind=epidemic s=%zu local=%d", h->epi_s, h->epi_local);
+    }
+    if (h->tokens && *h->tokens)
+        put(&t, " %s", h->tokens);
+    if (h->settings)
+        put(&t, "\n# settings: %s", h->settings);
+    put_notes(&t, h->notes, 0, h->labels_at);
+    if (h->labels)
+        put(&t, "\n# labels: %s", h->labels);
+    if (h->cliques) {
+        put(&t, "\n# cliques:");
+        for (size_t i = 0; i < h->n_cliques; i++)
+            put(&t, " %zu", h->cliques[i]);
+    }
+    put_notes(&t, h->notes, h->labels_at, (size_t)-1);
+    if (!t.s)
+        cm_error(CM_ENOMEM, "out of memory for a file header");
+    return t.s;
 }

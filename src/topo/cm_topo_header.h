@@ -1,4 +1,5 @@
-/* cm_topo_header: what a topology file's `#` header says, read once.
+/* cm_topo_header: what a topology file's `#` header says, read once, and
+ * the one writer of that header (cm_topo_header_format).
  *
  * The reader (cm_topo_read_ex, cm_topo_seq_read_ex with
  * cm_topo_read_opts.header set) fills this struct while it reads the
@@ -51,6 +52,13 @@ typedef struct {
                             or NULL */
     int closed;          /* the reader's: 1 once the first edge line is
                             read (later comments are not header) */
+    /* what the writer puts on the first line; the reader leaves them
+     * empty (the graph carries n) */
+    const char *generator; /* "topogen 2" (NULL: the bare line a directed
+                              file needs, `directed=1 n=N ...`) */
+    size_t n, d;         /* nodes, degree (n=, d=) */
+    const char *tokens;  /* the line's other key=value words, or NULL */
+    size_t labels_at;    /* note lines written before the labels line */
 } cm_topo_header;
 
 /* Sets every field to empty. */
@@ -72,5 +80,24 @@ cm_status cm_topo_header_line(cm_topo_header *h, const char *text,
  * path and the line. O(n). */
 cm_status cm_topo_header_check(const cm_topo_header *h, size_t n,
                                const char *path);
+
+/* The header h describes as comment text (cm_topo_write's comment): a
+ * malloc'ed string of '\n'-separated lines, each starting with '#', no
+ * final line end; NULL with CM_ENOMEM set. The lines, in this order:
+ *
+ *   # GENERATOR n=N d=D kind=K [directed=1] [s=S local=L epidemic=E]
+ *     [TOKENS]                    the token line (epidemic: kind=epidemic)
+ *   # settings: SETTINGS          when settings is set
+ *   # NOTE                        the first labels_at notes
+ *   # labels: LABELS              when labels is set
+ *   # cliques: c_0 ... c_{n-1}    when cliques is set
+ *   # NOTE                        the other notes
+ *
+ * Without a generator the token line is `# directed=1 n=N` (and `
+ * kind=epidemic s=S local=L`), the least a directed file needs. A note
+ * that starts with '#' is written as it is. The strings of h are only
+ * read: a producer may point them at its own buffers (and then not
+ * destroy h). O(length of the text). */
+char *cm_topo_header_format(const cm_topo_header *h);
 
 #endif

@@ -10,9 +10,11 @@
 #include "cm_topo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cm_atomic.h"
+#include "cm_topo_header.h"
 #include "cm_topo_rec.h"
 
 void cm_topo_write_comment(FILE *fp, const char *comment)
@@ -30,9 +32,10 @@ void cm_topo_write_comment(FILE *fp, const char *comment)
 
 /* The comment lines of a directed t (cm_topo_write's rules), plus a line
  * `# directed=1 n=N` (and `kind=epidemic s=S local=L`) when the comment
- * lacks those tokens, so the file reads back as directed. */
-static void write_header_directed(const cm_topo *t, FILE *fp,
-                                  const char *comment)
+ * lacks those tokens, so the file reads back as directed (the header
+ * writer's bare token line, cm_topo_header_format). CM_ENOMEM. */
+static cm_status write_header_directed(const cm_topo *t, FILE *fp,
+                                       const char *comment)
 {
     int has_dir = comment && strstr(comment, "directed=1");
     int has_n = 0;
@@ -44,13 +47,20 @@ static void write_header_directed(const cm_topo *t, FILE *fp,
     }
     int has_kind = comment && strstr(comment, "kind=epidemic");
     if (!has_dir || !has_n || (cm_topo_is_epidemic(t) && !has_kind)) {
-        fprintf(fp, "# directed=1 n=%zu", t->n);
-        if (cm_topo_is_epidemic(t) && !has_kind)
-            fprintf(fp, " kind=epidemic s=%zu local=%d", t->epi_s,
-                    t->epi_local);
-        fputc('\n', fp);
+        cm_topo_header h; /* the bare token line (no generator) */
+        cm_topo_header_init(&h);
+        h.n = t->n;
+        h.epidemic = cm_topo_is_epidemic(t) && !has_kind;
+        h.epi_s = t->epi_s;
+        h.epi_local = t->epi_local;
+        char *line = cm_topo_header_format(&h);
+        if (!line)
+            return CM_ENOMEM;
+        fprintf(fp, "%s\n", line);
+        free(line);
     }
     cm_topo_write_comment(fp, comment);
+    return CM_OK;
 }
 
 /* The arcs of a directed t after its header. */
@@ -75,12 +85,11 @@ static cm_status write_arcs(const cm_topo *t, FILE *fp)
 
 cm_status cm_topo_write(const cm_topo *t, FILE *fp, const char *comment)
 {
-    if (t->directed)
-        write_header_directed(t, fp, comment);
-    else
-        cm_topo_write_comment(fp, comment);
-    if (t->directed)
-        return write_arcs(t, fp);
+    if (t->directed) {
+        cm_status st = write_header_directed(t, fp, comment);
+        return st == CM_OK ? write_arcs(t, fp) : st;
+    }
+    cm_topo_write_comment(fp, comment);
     for (size_t i = 0; i < t->n; i++) {
         if (t->self) { /* only a W_ii the reader would not recompute */
             double row = 0.0;

@@ -1,20 +1,22 @@
 /* topogen_api.c: libtopogen's public API (topogen.h) over the project's
- * internals: learning goes through topogen_make.c, the code topogen's
- * main runs, so the same settings give the same file; reading through
- * cm_topo_seq (every format and sequences); measures through tg_eval and
- * tg_seq. Options arrive as strings and are parsed by the parsers the
- * command line uses, so a kind or objective added there needs nothing
- * here. Each entry point turns the aborting defaults of GSL and igraph
- * off while it runs (and restores the caller's handlers), and pins
- * OpenBLAS to one thread, as topogen's main does, so that eigensolves
- * give the same bits as the program's. One recursive mutex serialises
- * the entry points (topogen.h, "Threads and signals"); no signal handler
- * is installed: a search stops through the caller's o->stop.
+ * internals: learning goes through topogen_make.c, the code topogen's main
+ * runs, so the same settings give the same file; reading through cm_topo_seq
+ * (every format and sequences); measures through tg_eval and tg_seq. The
+ * options fill a topogen_config directly through the settings schema of
+ * topo/make/ (its typed setters and value parsers, the same bounds, checks and
+ * messages as the command line), so a kind or objective added there needs
+ * nothing here; nothing here prints. Each entry point turns the aborting
+ * defaults of GSL and igraph off while it runs (and restores the caller's
+ * handlers), and pins OpenBLAS to one thread, as topogen's main does, so that
+ * eigensolves give the same bits as the program's. One recursive mutex
+ * serialises the entry points (topogen.h, "Threads and signals"); no signal
+ * handler is installed: a search stops through the caller's o->stop.
  */
 #include "topogen.h"
 
 #include <gsl/gsl_errno.h>
 #include <igraph.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "cm_atomic.h"
+#include "cm_flags.h"
 #include "cm_labels.h"
 #include "cm_mixing.h"
 #include "cm_status.h"
@@ -36,37 +39,11 @@
 #include "tg_igraph.h"
 #include "tg_search.h"
 #include "tg_seq.h"
-#include "topogen_cli.h"
-#include "topogen_data.h"
-#include "topogen_eval.h"
-#include "topogen_directed.h"
+#include "tg_neff.h"
+#include "topogen_config.h"
 #include "topogen_handle.h"
 #include "topogen_make.h"
-#include "topogen_neff.h"
-#include "tg_neff.h"
-
-static pthread_mutex_t api_lock;
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
-
-static void api_lock_init(void)
-{
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&api_lock, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
-void topogen_lock(void)
-{
-    pthread_once(&api_once, api_lock_init);
-    pthread_mutex_lock(&api_lock);
-}
-
-void topogen_unlock(void)
-{
-    pthread_mutex_unlock(&api_lock);
-}
+#include "topogen_settings.h"
 
 /* the search polls a const volatile sig_atomic_t: the API's flag is an
  * int */
@@ -101,9 +78,8 @@ void topogen_free(topogen_topology *t)
     cm_topo_seq_destroy(&t->seq);
     free(t->header);
     free(t->raw);
-    if (t->words)
-        for (char **w = t->words; *w; w++)
-            free(*w);
+    for (size_t k = 0; t->words && k < t->n_words; k++)
+        free(t->words[k]);
     free(t->words);
     free(t);
 }
@@ -121,51 +97,79 @@ void topogen_learn_opts_init(topogen_learn_opts *o)
     o->seed = s.seed;
 }
 
-/* Appends "flag" (and a value, unless NULL) to the word list. */
-static cm_status push(char ***w, size_t *n, const char *flag,
-                      const char *value)
+/* The words of o->flags (more of topogen's flags, NULL-terminated) walked
+ * over the settings schema into c, each value parsed as the command line
+ * parses it. The flags that steer the program rather than the graph
+ * (eval, compare, plan, -o, --format, --quiet, --help, --version) are
+ * refused. */
+static cm_status flag_words(const char *const *flags, topogen_config *c)
 {
-    char **p = realloc(*w, (*n + 3) * sizeof *p);
-    if (!p)
+    static const char *const refused[] = {
+        "eval", "compare", "plan", "-o", "--output", "--format", "--quiet",
+        "-q", "--help", "-h", "--version"};
+    size_t count = 0;
+    while (flags[count])
+        count++;
+    for (size_t i = 0; i < count; i++)
+        for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
+            size_t len = strlen(refused[k]);
+            if (strncmp(flags[i], refused[k], len) == 0 &&
+                (flags[i][len] == '\0' || flags[i][len] == '='))
+                return cm_error(CM_EINVAL, "%s: not an option of the library "
+                                "(it writes files through topogen_write)",
+                                flags[i]);
+        }
+    if (count + 1 > (size_t)INT_MAX)
+        return cm_error(CM_EINVAL, "too many options");
+    /* cm_flags reads an argv: the words from index 1 on */
+    char **argv = malloc((count + 2) * sizeof *argv);
+    if (!argv)
         return cm_error(CM_ENOMEM, "out of memory");
-    *w = p;
-    p[*n] = strdup(flag);
-    p[*n + 1] = value ? strdup(value) : NULL;
-    p[*n + 2] = NULL;
-    if (!p[*n] || (value && !p[*n + 1]))
-        return cm_error(CM_ENOMEM, "out of memory");
-    *n += value ? 2 : 1;
-    return CM_OK;
+    argv[0] = (char *)"topogen";
+    for (size_t i = 0; i < count; i++)
+        argv[i + 1] = (char *)flags[i];
+    argv[count + 1] = NULL;
+    cm_flag_iter it = {1, NULL, NULL, NULL, NULL};
+    cm_status st = CM_OK;
+    for (;;) {
+        int done = 0;
+        st = cm_flags_next(topogen_flag_table(), (int)(count + 1), argv, 0,
+                           &it, &done);
+        if (st != CM_OK || done)
+            break;
+        if ((st = topogen_flag_mode_check(it.row, TOPOGEN_GENERATE)) !=
+                CM_OK ||
+            (st = topogen_setting_parse(c, it.row, it.value)) != CM_OK)
+            break;
+    }
+    free(argv);
+    return st;
 }
 
-/* The settings of o as command-line words, parsed into c by the command
- * line's own table (topogen_config_words): every flag, kind, objective
- * and weight rule topogen knows, with its checks and messages. The words
- * go to *words (kept by the handle: c's strings point into them). */
+/* The settings of o filled into c: the typed fields through the schema's
+ * setters (bounds and messages of the command line), the names (kind,
+ * weights, objective, ...) through its value parsers, o->flags word by
+ * word; then the checks of the whole config. The strings in c point into
+ * o's (copied by the caller into t->words first). */
 static cm_status opts_to_config(const topogen_learn_opts *o,
-                                topogen_config *c, char ***words)
+                                topogen_config *c)
 {
     if (!o || o->size < offsetof(topogen_learn_opts, no_screen) + sizeof(int))
         return cm_error(CM_EINVAL, "topogen_learn: options not initialized "
                         "(call topogen_learn_opts_init first)");
     topogen_config_default(c);
     c->quiet = 1;
-    char v[64];
-    size_t n = 0;
     cm_status st = CM_OK;
+    cm_error_clear();
 #define SIZE(flag, x)                                                        \
-    if (st == CM_OK && (x)) {                                                \
-        snprintf(v, sizeof v, "%zu", (size_t)(x));                           \
-        st = push(words, &n, flag, v);                                       \
-    }
+    if (st == CM_OK && (x))                                                  \
+        st = topogen_setting_size(c, flag, (size_t)(x));
 #define REAL(flag, x)                                                        \
-    if (st == CM_OK && (x) != 0.0) {                                         \
-        snprintf(v, sizeof v, "%.17g", (double)(x));                         \
-        st = push(words, &n, flag, v);                                       \
-    }
+    if (st == CM_OK && (x) != 0.0)                                           \
+        st = topogen_setting_real(c, flag, (double)(x));
 #define WORD(flag, x)                                                        \
     if (st == CM_OK && (x))                                                  \
-        st = push(words, &n, flag, x);
+        st = topogen_setting_parse(c, topogen_flag_find(flag), x);
     SIZE("-n", o->n)
     SIZE("-d", o->d)
     WORD("--kind", o->kind)
@@ -173,10 +177,8 @@ static cm_status opts_to_config(const topogen_learn_opts *o,
     WORD("--objective", o->objective)
     WORD("--init", o->init)
     WORD("--eigensolver", o->eigensolver)
-    if (st == CM_OK) {
-        snprintf(v, sizeof v, "%llu", (unsigned long long)o->seed);
-        st = push(words, &n, "--seed", v);
-    }
+    if (st == CM_OK)
+        c->search.seed = o->seed;
     SIZE("--iters", o->iters)
     SIZE("--restarts", o->restarts)
     SIZE("--candidates", o->candidates)
@@ -187,17 +189,16 @@ static cm_status opts_to_config(const topogen_learn_opts *o,
     REAL("--t1", o->t1)
     REAL("--time-limit", o->time_limit)
     if (st == CM_OK && o->no_screen)
-        st = push(words, &n, "--no-screen", NULL);
-    if (o->size >= offsetof(topogen_learn_opts, flags) + sizeof o->flags &&
+        c->search.no_screen = 1;
+    if (st == CM_OK &&
+        o->size >= offsetof(topogen_learn_opts, flags) + sizeof o->flags &&
         o->flags)
-        for (const char *const *f = o->flags; *f && st == CM_OK; f++)
-            st = push(words, &n, *f, NULL);
+        st = flag_words(o->flags, c);
 #undef SIZE
 #undef REAL
 #undef WORD
-    if (st != CM_OK)
-        return st;
-    return topogen_config_words(c, n, (const char *const *)*words);
+    c->n_given = c->d_given = 0; /* typed, not given as on a command line */
+    return st == CM_OK ? topogen_config_finish(c) : st;
 }
 
 /* Reads path into a new buffer (*buf, *len). */
@@ -243,7 +244,7 @@ static cm_status interrupted_error(void)
 }
 
 /* The directed kinds (perm, exp-directed, learned --directed, epidemic):
- * topogen's own generation writes a scratch file, which becomes t (read
+ * made by topo/make/ and written to a scratch file, which becomes t (read
  * back) and its bytes (written again by topogen_write). The search polls
  * t->cfg.search.stop (the caller's flag); an interrupted search is
  * CM_EINTR-like: TOPOGEN_EINTR. */
@@ -259,12 +260,14 @@ static cm_status learn_directed(topogen_topology *t)
                         dir && *dir ? dir : "/tmp");
     close(fd);
     topogen_config c = t->cfg;
-    c.out = path;
-    c.quiet = 1;
-    int interrupted = 0;
-    cm_status st = topogen_directed_make(&c, &interrupted);
-    if (st == CM_OK && interrupted)
+    topogen_made m;
+    topogen_made_init(&m);
+    cm_status st = topogen_make(&c, &m);
+    if (st == CM_OK)
+        st = topogen_made_write(&c, &m, path, CM_FORMAT_EDGELIST);
+    if (st == CM_OK && m.dres.interrupted)
         st = interrupted_error();
+    topogen_made_destroy(&m);
     if (st == CM_OK)
         st = slurp(path, &t->raw, &t->raw_len);
     if (st == CM_OK)
@@ -273,45 +276,51 @@ static cm_status learn_directed(topogen_topology *t)
     return st;
 }
 
-/* The undirected kinds through topogen_make, as topogen's generate()
- * runs them: --labels (the learned kind) reads the counts and adds the
- * data term and the header's labels line; a search stopped by the flag
- * is TOPOGEN_EINTR. */
+/* The undirected kinds through topogen_make, as topogen's generation runs
+ * them (--labels of the learned kind: the data term and the header's
+ * labels line); a search stopped by the flag is TOPOGEN_EINTR. */
 static cm_status learn_made(topogen_topology *t)
 {
     topogen_config *c = &t->cfg;
-    cm_labels lab;
-    cm_labels_init(&lab);
-    double *pi = NULL, *pibar = NULL;
-    cm_status st = CM_OK;
-    if (c->labels && !c->seq) {
-        st = cm_labels_read(&lab, c->labels);
-        if (st == CM_OK && lab.n != c->search.n)
-            st = cm_error(CM_EINVAL, "--labels: %s has %zu workers, but -n "
-                          "is %zu", c->labels, lab.n, c->search.n);
-        if (st == CM_OK)
-            st = tg_hetero_pi(&lab, &pi, &pibar);
-        if (st == CM_OK) {
-            c->search.pi = pi;
-            c->search.pibar = pibar;
-            c->search.k = lab.k;
-            topogen_data_header_line(&lab, c->labels, t->m.labline,
-                                     sizeof t->m.labline);
-        }
-    } else if (c->labels) {
-        st = cm_error(CM_EINVAL, "--labels: the time-varying kind %s does not "
-                      "use the labels", topogen_kind_name(c));
-    }
-    if (st == CM_OK)
-        st = topogen_make(c, &t->m);
+    cm_status st = topogen_make(c, &t->m);
     if (st == CM_OK && t->m.res.interrupted)
         st = interrupted_error();
-    c->search.pi = c->search.pibar = NULL;
     c->search.stop = NULL;
-    free(pi);
-    free(pibar);
-    cm_labels_destroy(&lab);
     return st;
+}
+
+/* A copy of o (*copy) whose strings are t's own (t->words), so that the
+ * config made from it outlives the caller's strings. */
+static cm_status copy_opts(const topogen_learn_opts *o,
+                           topogen_learn_opts *copy, topogen_topology *t)
+{
+    memset(copy, 0, sizeof *copy);
+    if (!o || o->size < offsetof(topogen_learn_opts, no_screen) + sizeof(int))
+        return cm_error(CM_EINVAL, "topogen_learn: options not initialized "
+                        "(call topogen_learn_opts_init first)");
+    memcpy(copy, o, o->size < sizeof *copy ? o->size : sizeof *copy);
+    size_t k = 0;
+    while (copy->flags && copy->flags[k])
+        k++;
+    /* words: the flags, NULL, then the five names */
+    t->n_words = k + 6;
+    t->words = calloc(t->n_words, sizeof *t->words);
+    if (!t->words)
+        return cm_error(CM_ENOMEM, "out of memory");
+    const char **names[] = {&copy->kind, &copy->weights, &copy->objective,
+                            &copy->init, &copy->eigensolver};
+    for (size_t i = 0; i < k; i++)
+        if (!(t->words[i] = strdup(copy->flags[i])))
+            return cm_error(CM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < 5; i++)
+        if (*names[i]) {
+            if (!(t->words[k + 1 + i] = strdup(*names[i])))
+                return cm_error(CM_ENOMEM, "out of memory");
+            *names[i] = t->words[k + 1 + i];
+        }
+    if (copy->flags)
+        copy->flags = (const char *const *)t->words;
+    return CM_OK;
 }
 
 topogen_status topogen_learn(const topogen_learn_opts *o,
@@ -326,15 +335,18 @@ topogen_status topogen_learn(const topogen_learn_opts *o,
         return (topogen_status)cm_error(CM_ENOMEM, "out of memory");
     guard g;
     topogen_enter(&g);
-    cm_status st = opts_to_config(o, &t->cfg, &t->words);
-    if (st == CM_OK && t->cfg.datakind)
+    topogen_learn_opts copy;
+    cm_status st = copy_opts(o, &copy, t);
+    if (st == CM_OK)
+        st = opts_to_config(&copy, &t->cfg);
+    if (st == CM_OK && t->cfg.kind->family == TOPOGEN_FAM_DATA)
         st = cm_error(CM_EINVAL, "--kind %s: built from a data set's labels "
                       "by the topogen program (not in libtopogen yet)",
                       topogen_kind_name(&t->cfg));
     if (st == CM_OK &&
         o->size >= offsetof(topogen_learn_opts, stop) + sizeof o->stop)
         t->cfg.search.stop = (const volatile sig_atomic_t *)o->stop;
-    if (st == CM_OK && t->cfg.dkind) {
+    if (st == CM_OK && t->cfg.kind->family == TOPOGEN_FAM_DIRECTED) {
         st = learn_directed(t);
     } else if (st == CM_OK) {
         st = learn_made(t);
@@ -508,7 +520,7 @@ topogen_status topogen_validate(const topogen_topology *t)
     guard g;
     topogen_enter(&g);
     cm_status st;
-    if (t->made && !t->cfg.seq) {
+    if (t->made && t->cfg.kind->family != TOPOGEN_FAM_SEQ) {
         st = cm_topo_validate_slem(&t->m.t, "topology", NULL);
     } else {
         st = cm_topo_seq_validate(t->made ? &t->m.seq : &t->seq, "topology",

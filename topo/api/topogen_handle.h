@@ -13,7 +13,7 @@
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
 #include "topogen.h"
-#include "topogen_cli.h"
+#include "topogen_config.h"
 #include "topogen_make.h"
 
 struct topogen_topology {
@@ -24,7 +24,9 @@ struct topogen_topology {
     char *header;       /* read: the file's leading comment lines */
     char *raw;          /* directed kinds: the file topogen wrote */
     size_t raw_len;
-    char **words;       /* learned: the option words cfg points into */
+    char **words;       /* learned: copies of the option strings cfg
+                           points into (n_words, some NULL) */
+    size_t n_words;
 };
 
 /* The library's one mutex (recursive; topogen_api.c): every entry point
@@ -66,7 +68,7 @@ static inline topogen_status topogen_leave(const guard *g, cm_status st)
 /* Round r (mod P) of t. */
 static inline const cm_topo *topogen_round_of(const topogen_topology *t, size_t r)
 {
-    if (t->made && !t->cfg.seq)
+    if (t->made && t->cfg.kind->family != TOPOGEN_FAM_SEQ)
         return &t->m.t;
     const cm_topo_seq *s = t->made ? &t->m.seq : &t->seq;
     return &s->round[r % s->period];

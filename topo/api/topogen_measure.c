@@ -13,10 +13,10 @@
 #include "tg_eval.h"
 #include "tg_neff.h"
 #include "tg_seq.h"
-#include "topogen_directed.h"
-#include "topogen_eval.h"
+#include "topogen_config.h"
 #include "topogen_handle.h"
 #include "topogen_neff.h"
+#include "topogen_weights.h"
 
 /* ---- the graph and its mixing matrix ----------------------------------- */
 
@@ -32,7 +32,7 @@ size_t topogen_rounds(const topogen_topology *t)
     if (!t)
         return 0;
     if (t->made)
-        return t->cfg.seq ? t->m.seq.period : 1;
+        return t->cfg.kind->family == TOPOGEN_FAM_SEQ ? t->m.seq.period : 1;
     return t->seq.period;
 }
 

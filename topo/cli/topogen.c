@@ -8,11 +8,12 @@
  *   topogen eval FILE [--weights RULE] [--json] [--simulate ROUNDS]
  *           [--seed S] [--format FMT] [--one-based] [--groups G] [-o OUT]
  *
- * main only parses flags into a topogen_config (topogen_cli.c: one
- * table, FLAGS, drives parsing, the usage text and the file header; it
- * validates them before any heavy work), calls topogen_make.c (shared
- * with libtopogen) to build, learn and write a graph, and reports;
- * `topogen eval` is topogen_eval.c and topogen_seq.c. Flags take
+ * main only parses flags into a topogen_config (topogen_cli.c, over the
+ * settings schema of topo/make/topogen_settings.c, which validates them
+ * before any heavy work), runs the command from a table, and reports:
+ * generation calls topo/make/ (shared with libtopogen), whose kind table
+ * builds, learns and writes any kind; `topogen eval` is topogen_eval.c
+ * and topogen_seq.c. Flags take
  * `--flag value` or `--flag=value`. Exit status: 0 success, 1 a runtime
  * failure (file unreadable or invalid, output not writable), 2 a usage
  * error.
@@ -33,17 +34,17 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "tg_graph.h"
+#include "tg_neff.h"
 #include "tg_search.h"
 #include "topogen_cli.h"
-#include "topogen_data.h"
-#include "topogen_eval.h"
-#include "topogen_plan.h"
-#include "topogen_make.h"
+#include "topogen_config.h"
 #include "topogen_directed.h"
-#include "topogen_neff.h"
+#include "topogen_eval.h"
+#include "topogen_make.h"
+#include "topogen_plan.h"
 #include "topogen_progress.h"
 #include "topogen_repair.h"
-#include "topogen_seq.h"
+#include "topogen_weights.h"
 
 /* LeakSanitizer's check, when the program is built with it */
 extern void __lsan_do_leak_check(void) __attribute__((weak));
@@ -61,69 +62,17 @@ static int finish(int rc)
     _exit(rc);
 }
 
-/* Builds (or learns) the graph, weights it and writes it
- * (topogen_make.c), then reports on stderr. */
-static int generate(topogen_config *c)
+/* The summary of a learned or built undirected graph on stderr; the exit
+ * status (a search cut short by a signal: 128 + the signal). */
+static int report_graph(const topogen_config *c, const topogen_made *m)
 {
-    topogen_made m;
-    topogen_made_init(&m);
-    int rc = EXIT_FAILURE;
-    cm_status st;
-    if (strcmp(c->out, "-") != 0) { /* fail on an unwritable -o up front */
-        cm_afile probe;
-        if (cm_atomic_open(&probe, c->out) != CM_OK) {
-            fprintf(stderr, "topogen: -o: %s\n", cm_last_error());
-            return EXIT_FAILURE;
-        }
-        cm_atomic_abort(&probe);
-    }
-    int tty = isatty(STDERR_FILENO);
-    cm_labels lab;
-    cm_labels_init(&lab);
-    double *pi = NULL, *pibar = NULL;
-    if (c->labels && !c->seq) { /* data-aware search: + mu * H */
-        int lrc = topogen_data_search_labels(c, &lab, &pi, &pibar);
-        if (lrc >= 0) {
-            cm_labels_destroy(&lab);
-            free(pi);
-            free(pibar);
-            topogen_made_destroy(&m);
-            return lrc;
-        }
-        topogen_data_header_line(&lab, c->labels, m.labline,
-                                 sizeof m.labline);
-    }
-    if (c->kind == TG_KIND_LEARNED && !c->seq) {
-        if (!c->quiet) {
-            c->search.progress = topogen_progress;
-            c->search.ctx = &tty;
-        }
-        c->search.stop = topogen_catch_signals();
-    }
-    st = topogen_make(c, &m);
-    if (tty == 2)
-        fputc('\n', stderr);
-    if (st == CM_OK)
-        st = topogen_made_write(c, &m, c->out, c->format);
-    if (st != CM_OK) {
-        fprintf(stderr, "topogen: %s\n", cm_last_error());
-        goto cleanup;
-    }
-    rc = EXIT_SUCCESS;
-    if (m.catalog && !c->quiet)
+    int rc = EXIT_SUCCESS;
+    if (m->catalog && !c->quiet)
         fprintf(stderr, "topogen: the catalogue's %s graph beats the search "
-                "(energy %.6f < %.6f): using it\n", m.catalog,
-                m.catalog_energy, m.search_energy);
-    if (c->seq) {
-        if (!c->quiet)
-            fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "
-                    "degree <= %zu, ||product - 11^T/n|| = %.3g\n", m.seq.n,
-                    tg_seq_kind_name(c->seq_kind), m.seq.period, m.se.dmax,
-                    m.se.norm);
-        goto cleanup;
-    }
-    const tg_search_result res = m.res;
-    const cm_topo t = m.t;
+                "(energy %.6f < %.6f): using it\n", m->catalog,
+                m->catalog_energy, m->search_energy);
+    const tg_search_result res = m->res;
+    const cm_topo t = m->t;
     char cross[192] = "";
     if (c->search.groups)
         snprintf(cross, sizeof cross, "; %zu of %zu edges between the %zu "
@@ -146,13 +95,13 @@ static int generate(topogen_config *c)
         snprintf(moves + len, sizeof moves - len, " (%zu rejected: "
                  "eigensolve not converged)", res.failed_solves);
     }
-    if (!c->quiet && c->kind == TG_KIND_LEARNED)
+    if (!c->quiet && c->kind->family == TOPOGEN_FAM_LEARNED)
         fprintf(stderr, "topogen: n=%zu d=%zu objective=%s: energy %.5f "
                 "(start %.5f), slem=%.4f with %s weights; %s, %zu "
                 "eigensolves, %zu screened, %zu vector solves, %zu "
                 "products, %s eigensolver, %zu threads, %.2f s%s%s\n",
                 c->search.n, c->search.d, tg_objective_name(c->search.obj),
-                res.energy, res.start_energy, m.slem,
+                res.energy, res.start_energy, m->slem,
                 topogen_weights_name(c->fdla, c->weights), moves, res.evals,
                 res.screened, res.vector_solves, res.matvecs,
                 res.sparse ? "sparse" : "dense", res.threads, res.seconds,
@@ -161,33 +110,146 @@ static int generate(topogen_config *c)
     if (!c->quiet && (c->fdla == TOPOGEN_W_NEFF ||
                       c->fdla == TOPOGEN_W_NEFF_ALPHA)) {
         char nl[256];
-        topogen_neff_line(c->fdla, &m.nr, nl, sizeof nl);
+        topogen_neff_line(c->fdla, &m->nr, nl, sizeof nl);
         fprintf(stderr, "topogen: %s weights:%s, %zu Newton steps, %.2f s\n",
-                topogen_weights_name(c->fdla, c->weights), nl + 8, m.nr.newton,
-                m.nr.seconds);
+                topogen_weights_name(c->fdla, c->weights), nl + 8,
+                m->nr.newton, m->nr.seconds);
     }
     if (!c->quiet && c->fdla == TOPOGEN_W_FDLA)
         fprintf(stderr, "topogen: fdla weights: slem %.6f (constant "
                 "Laplacian %.6f), certified lower bound %.6f, %zu negative "
-                "edge weights, %zu Newton steps, %.2f s\n", m.fr.slem,
-                m.fr.slem_start, m.fr.lower, m.fr.negative, m.fr.newton,
-                m.fr.seconds);
+                "edge weights, %zu Newton steps, %.2f s\n", m->fr.slem,
+                m->fr.slem_start, m->fr.lower, m->fr.negative, m->fr.newton,
+                m->fr.seconds);
     if (res.interrupted) { /* the best graph is written; still a failure */
         fprintf(stderr, "topogen: interrupted by signal %d: wrote the best "
                 "graph found so far (header: interrupted=1)\n",
                 (int)*c->search.stop);
         rc = 128 + (int)*c->search.stop;
     }
-cleanup:
-    free(pi);
-    free(pibar);
-    cm_labels_destroy(&lab);
+    return rc;
+}
+
+/* The summary of a time-varying sequence. */
+static int report_seq(const topogen_config *c, const topogen_made *m)
+{
+    if (!c->quiet)
+        fprintf(stderr, "topogen: n=%zu kind=%s: period %zu, per-round "
+                "degree <= %zu, ||product - 11^T/n|| = %.3g\n", m->seq.n,
+                topogen_kind_name(c), m->seq.period, m->se.dmax,
+                m->se.norm);
+    return EXIT_SUCCESS;
+}
+
+/* The summary of a directed kind (the search of learned --directed); 130
+ * when a signal cut the search short. */
+static int report_directed(const topogen_config *c, const topogen_made *m)
+{
+    const tg_digraph_search_result *res = &m->dres;
+    int learned = c->kind->code == TOPOGEN_D_LEARNED;
+    if (!c->quiet && learned)
+        fprintf(stderr, "topogen: n=%zu %zu permutations objective=%s%s: "
+                "n_eff %.4f (start %.4f) at gamma %g; %zu moves, %zu "
+                "accepted, %zu evaluations (%s), %.2f s%s\n", c->search.n,
+                c->search.d, tg_objective_name(c->search.obj),
+                c->search.obj == TG_OBJ_RATIO ? " (min ||W - J||_2)" : "",
+                res->neff, res->neff_start,
+                c->search.obj_gamma > 0.0 ? c->search.obj_gamma
+                                          : TG_NEFF_GAMMA,
+                res->moves, res->accepted, res->evals,
+                c->search.obj == TG_OBJ_RATIO ? "dense eigenvalues"
+                : res->estimated              ? "stochastic estimate"
+                                              : "exact series",
+                res->seconds,
+                res->interrupted ? " (interrupted)"
+                : res->timed_out ? " (time limit reached)" : "");
+    if (!c->quiet && c->labels && learned)
+        fprintf(stderr, "topogen: data-aware: H %.5f (weights 1/(d+1)), "
+                "energy with %g * H\n", res->hetero,
+                c->search.hetero_weight);
+    return res->interrupted ? 130 : EXIT_SUCCESS;
+}
+
+/* The summary of a data-aware kind. */
+static int report_data(const topogen_config *c, const topogen_made *m)
+{
+    if (c->quiet)
+        return EXIT_SUCCESS;
+    size_t n = c->search.n;
+    if (c->kind->code == TOPOGEN_DK_STLFW) {
+        const tg_stlfw_result *res = &m->sres;
+        fprintf(stderr, "topogen: stl-fw n=%zu budget=%zu lambda=%g%s: "
+                "H %.5f (alone %.5f), worst node %.5f, ||W - J||_2 "
+                "%.4f, n_eff(0.951) %.2f, degrees out %zu in %zu, %zu "
+                "iterations (objective %.5f -> %.5f), %.2f s "
+                "(assignments %.2f s)\n", n, c->search.d, c->lambda,
+                c->symmetric ? " symmetric" : " directed", m->h.h, m->h0.h,
+                m->h.worst, m->norm, m->neff, res->max_out, res->max_in,
+                res->iters, res->obj[0], res->obj[res->iters], res->seconds,
+                res->lap_seconds);
+        return EXIT_SUCCESS;
+    }
+    size_t dmin, dmax;
+    cm_topo_degree_range(&m->t, &dmin, &dmax);
+    fprintf(stderr, "topogen: dcliques n=%zu: %zu cliques, mean "
+            "skew %.4f (random start %.4f, %zu swaps), %zu "
+            "inter-clique edges (%s), degree %zu..%zu, H %.5f, "
+            "slem %.4f\n", n, m->cres.q, m->cres.skew, m->cres.skew_start,
+            m->cres.swaps, m->cres.inter_edges, topogen_inter_name(c->inter),
+            dmin, dmax, m->h.h, m->slem);
+    return EXIT_SUCCESS;
+}
+
+/* `topogen [FLAGS]`: makes c's kind (topo/make/topogen_make.c), writes it
+ * (-o) and reports on stderr by the kind's family. */
+static int generate(topogen_config *c)
+{
+    static int (*const report[])(const topogen_config *,
+                                 const topogen_made *) = {
+        [TOPOGEN_FAM_LEARNED] = report_graph,
+        [TOPOGEN_FAM_STATIC] = report_graph,
+        [TOPOGEN_FAM_SEQ] = report_seq,
+        [TOPOGEN_FAM_DIRECTED] = report_directed,
+        [TOPOGEN_FAM_DATA] = report_data};
+    topogen_family fam = c->kind->family;
+    if (c->kind->old_name && !c->quiet)
+        fprintf(stderr, "topogen: notice: --kind exponential is the "
+                "symmetric i ~ i +- 2^k graph, now named exponential-sym "
+                "(the literature's exponential graph is directed: --kind "
+                "exp-directed)\n");
+    /* fail on an unwritable -o up front (a directed kind: when writing) */
+    if (fam != TOPOGEN_FAM_DIRECTED && strcmp(c->out, "-") != 0 &&
+        cm_atomic_probe(c->out) != CM_OK) {
+        fprintf(stderr, "topogen: -o: %s\n", cm_last_error());
+        return EXIT_FAILURE;
+    }
+    int tty = isatty(STDERR_FILENO);
+    if (fam == TOPOGEN_FAM_LEARNED && !c->quiet) {
+        c->search.progress = topogen_progress;
+        c->search.ctx = &tty;
+    }
+    if (fam == TOPOGEN_FAM_LEARNED || fam == TOPOGEN_FAM_DIRECTED)
+        c->search.stop = topogen_catch_signals();
+    topogen_made m;
+    topogen_made_init(&m);
+    cm_status st = topogen_make(c, &m);
+    if (tty == 2)
+        fputc('\n', stderr);
+    if (st == CM_OK)
+        st = topogen_made_write(c, &m, c->out, c->format);
+    int rc;
+    if (st != CM_OK) {
+        fprintf(stderr, "topogen: %s\n", cm_last_error());
+        rc = m.usage ? EXIT_USAGE : EXIT_FAILURE;
+    } else {
+        rc = report[fam](c, &m);
+    }
     topogen_made_destroy(&m);
     return rc;
 }
 
 /* `topogen eval FILE` (topogen_eval.c), with c's eval flags. */
-static int evaluate(const topogen_config *c)
+static int evaluate(topogen_config *c)
 {
     const topogen_eval_job job = {
         .file = c->file, .format = c->format, .one_based = c->one_based,
@@ -254,7 +316,7 @@ static int run(int argc, char **argv)
     if (rc >= 0)
         return rc;
     size_t callers = c.search.threads ? c.search.threads : 1;
-    if (!c.eval && !c.search.threads) {
+    if (c.command != TOPOGEN_EVAL && !c.search.threads) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         callers = cpus > 0 ? (size_t)cpus : 1;
     }
@@ -263,20 +325,8 @@ static int run(int argc, char **argv)
                 callers > 1 ? " or give fewer --threads" : "");
         return EXIT_FAILURE;
     }
-    if (c.eval)
-        return evaluate(&c);
-    if (c.plan)
-        return topogen_plan(&c);
-    if (c.exp_sym == 2 && !c.quiet)
-        fprintf(stderr, "topogen: notice: --kind exponential is the "
-                "symmetric i ~ i +- 2^k graph, now named exponential-sym "
-                "(the literature's exponential graph is directed: --kind "
-                "exp-directed)\n");
-    if (c.compare)
-        return topogen_compare(&c);
-    if (c.dkind)
-        return topogen_directed_generate(&c);
-    if (c.datakind)
-        return topogen_data_generate(&c);
-    return generate(&c);
+    static int (*const run_command[])(topogen_config *) = {
+        [TOPOGEN_GENERATE] = generate, [TOPOGEN_EVAL] = evaluate,
+        [TOPOGEN_COMPARE] = topogen_compare, [TOPOGEN_PLAN] = topogen_plan};
+    return run_command[c.command](&c);
 }

@@ -1,27 +1,14 @@
-/* topogen_directed: the directed and randomised kinds of topogen's main
- * (perm, exp-directed, learned --directed, epidemic) and `topogen
- * compare` (part of topogen's main; prints and returns exit statuses).
+/* topogen_directed: `topogen compare` and `topogen eval` of an epidemic
+ * file (part of topogen's command line; prints and returns exit
+ * statuses). Making the directed kinds is topo/make/topogen_make_directed.c.
  */
 #ifndef TOPOGEN_DIRECTED_H
 #define TOPOGEN_DIRECTED_H
 
+#include <stdint.h>
+
 #include "topogen_cli.h"
-
-/* Builds (or learns) c's directed kind and writes it (tg_digraph_save:
- * header with `directed=1`, `i j w` per edge i -> j), or for epidemic a
- * header-only file naming the per-round draw; summary on stderr unless
- * quiet. Exit status. */
-int topogen_directed_generate(topogen_config *c);
-
-/* topogen_directed_generate without its error message: builds c's
- * directed kind and writes it to c->out; *interrupted is 1 when a signal
- * cut the search short. CM_OK or the status with its message (the
- * summary line is printed unless c->quiet). */
-cm_status topogen_directed_make(topogen_config *c, int *interrupted);
-
-/* ||W - J||_2 of a dense n x n W (row-major), from the eigenvalues of
- * (W - J)^T (W - J). CM_ENOMEM, CM_ENUMERIC. O(n^3). */
-cm_status topogen_norm_wj(const double *w, size_t n, double *out);
+#include "topogen_config.h"
 
 /* `topogen compare -n N -d D`: learned, random regular, ring lattice,
  * one-peer exponential, Base-D, D directed permutations, the directed

@@ -18,64 +18,15 @@
 
 #include "cm_net.h"
 #include "cm_place.h"
+#include "cm_topo_header.h"
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "topogen_groups.h"
 #include "topogen_directed.h"
-#include "topogen_neff.h"
+#include "topogen_neff_print.h"
+#include "topogen_weights.h"
 #include "topogen_data.h"
 #include "topogen_seq.h"
-
-cm_status topogen_weights_set(int fdla, cm_weight_rule rule, double gamma,
-                              cm_topo *t, tg_fdla_result *fr,
-                              tg_neff_weights_result *nr)
-{
-    memset(fr, 0, sizeof *fr);
-    memset(nr, 0, sizeof *nr);
-    if (fdla == TOPOGEN_W_FDLA)
-        return tg_fdla_weights(t, TG_FDLA_TOL, fr);
-    if (fdla == TOPOGEN_W_NEFF && t->m <= TG_NEFF_MAX_EDGES)
-        return tg_neff_weights(t, gamma, nr);
-    if (fdla == TOPOGEN_W_NEFF || fdla == TOPOGEN_W_NEFF_ALPHA)
-        return tg_neff_alpha(t, gamma, nr);
-    return cm_topo_set_weights(t, rule);
-}
-
-const char *topogen_weights_name(int fdla, cm_weight_rule rule)
-{
-    return fdla == TOPOGEN_W_FDLA         ? "fdla"
-           : fdla == TOPOGEN_W_NEFF       ? "neff"
-           : fdla == TOPOGEN_W_NEFF_ALPHA ? "neff-alpha"
-                                          : cm_weight_rule_name(rule);
-}
-
-void topogen_neff_line(int fdla, const tg_neff_weights_result *nr, char *buf,
-                       size_t cap)
-{
-    buf[0] = '\0';
-    if (fdla != TOPOGEN_W_NEFF && fdla != TOPOGEN_W_NEFF_ALPHA)
-        return;
-    if (nr->alpha > 0.0 || nr->newton == 0)
-        snprintf(buf, cap, "\n# neff: gamma=%g neff=%.6f alpha=%.17g "
-                 "(best W = I - alpha L) start=%.6f", nr->gamma, nr->neff,
-                 nr->alpha, nr->neff_start);
-    else
-        snprintf(buf, cap, "\n# neff: gamma=%g neff=%.6f upper_bound=%.6f "
-                 "(certified gap %.1e) mh=%.6f negative_weights=%zu",
-                 nr->gamma, nr->neff, nr->neff_upper,
-                 nr->neff_upper - nr->neff, nr->neff_start, nr->negative);
-}
-
-void topogen_fdla_line(int fdla, const tg_fdla_result *fr, char *buf,
-                       size_t cap)
-{
-    buf[0] = '\0';
-    if (fdla == TOPOGEN_W_FDLA)
-        snprintf(buf, cap, "\n# fdla: slem=%.6f lower_bound=%.6f (certified "
-                 "gap %.1e) laplacian_slem=%.6f negative_weights=%zu",
-                 fr->slem, fr->lower, fr->slem - fr->lower, fr->slem_start,
-                 fr->negative);
-}
 
 /* A SLEM with enough digits to tell it from 1: six decimals, plus one
  * for each decade 1 - slem goes below 1e-4 (at most 16). */
@@ -271,18 +222,27 @@ int topogen_evaluate(const topogen_eval_job *c)
         st = topogen_data_eval(c->labels, &t, 1, c->json, hetero,
                                sizeof hetero);
     if (st == CM_OK && c->out_given) { /* the weighted graph, atomically */
-        char comment[1536], fl[256];
+        char fl[256], tokens[160], notes[1280];
         topogen_fdla_line(c->fdla, &fr, fl, sizeof fl);
         if (!fl[0])
             topogen_neff_line(c->fdla, &nr, fl, sizeof fl);
-        snprintf(comment, sizeof comment,
-                 "# topogen 2 n=%zu d=%zu kind=file weights=%s version=%s\n"
-                 "# source: %s\n"
-                 "# lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
-                 "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
-                 e.n, e.dmax, wname, c->version, c->file, e.l2, e.ln,
-                 e.slem, fl);
-        st = cm_topo_save(&t, c->out, comment);
+        snprintf(tokens, sizeof tokens, "weights=%s version=%s", wname,
+                 c->version);
+        snprintf(notes, sizeof notes, "source: %s\n"
+                 "lambda2=%.4f lambdan=%.4f slem=%.4f%s\n"
+                 "one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij",
+                 c->file, e.l2, e.ln, e.slem, fl);
+        cm_topo_header h;
+        cm_topo_header_init(&h);
+        h.generator = "topogen 2";
+        h.n = e.n;
+        h.d = e.dmax;
+        snprintf(h.kind, sizeof h.kind, "file");
+        h.tokens = tokens;
+        h.notes = notes;
+        char *comment = cm_topo_header_format(&h);
+        st = comment ? cm_topo_save(&t, c->out, comment) : CM_ENOMEM;
+        free(comment);
     }
     if (st != CM_OK) {
         fprintf(stderr, "topogen: %s\n", cm_last_error());

@@ -5,9 +5,8 @@
  * them over as a topogen_eval_job; this module reads the file, weights it, and prints
  * the text report, one JSON object or the gossip simulation, with the
  * --net model and the --groups cut, and writes the weighted graph (-o).
- * A time-varying file goes on to topogen_seq.c. It also holds the
- * --weights dispatch (a cm_ rule or FDLA) that topogen.c's generation
- * shares.
+ * A time-varying file goes on to topogen_seq.c. The --weights dispatch
+ * it shares with generation is topo/make/topogen_weights.c.
  */
 #ifndef TOPOGEN_EVAL_H
 #define TOPOGEN_EVAL_H
@@ -19,8 +18,6 @@
 #include "cm_net.h"
 #include "cm_status.h"
 #include "cm_topo.h"
-#include "tg_fdla.h"
-#include "tg_neff_weights.h"
 
 typedef struct {
     const char *file;       /* the file to read */
@@ -53,32 +50,5 @@ typedef struct {
  * 0, or 1 with one message on stderr. O(n^3) for the dense eigensolve of
  * tg_eval_topo, plus O(simulate * m) for a simulation. */
 int topogen_evaluate(const topogen_eval_job *c);
-
-/* --weights beyond the cm_ rules (the `fdla` fields). */
-enum { TOPOGEN_W_RULE, TOPOGEN_W_FDLA, TOPOGEN_W_NEFF, TOPOGEN_W_NEFF_ALPHA };
-
-/* The weights dispatch: cm_topo_set_weights(t, rule); with TOPOGEN_W_FDLA
- * the fastest-mixing weights of topo/tg_fdla.c, whose certificate goes to
- * *fr; with TOPOGEN_W_NEFF the n_eff(gamma)-optimal weights of
- * tg_neff_weights.c (its certificate to *nr; neff-alpha: the alpha
- * scan; more than TG_NEFF_MAX_EDGES edges fall back to the scan). fr
- * and nr are zeroed otherwise. CM_OK, else the library's status and
- * message. */
-cm_status topogen_weights_set(int fdla, cm_weight_rule rule, double gamma,
-                              cm_topo *t, tg_fdla_result *fr,
-                              tg_neff_weights_result *nr);
-
-/* "fdla", "neff", "neff-alpha", or the rule's name. A static string. */
-const char *topogen_weights_name(int fdla, cm_weight_rule rule);
-
-/* The n_eff weights' header line into buf ("" unless fdla is a
- * TOPOGEN_W_NEFF*): "\n# neff: gamma=... neff=... upper_bound=...". */
-void topogen_neff_line(int fdla, const tg_neff_weights_result *nr, char *buf,
-                       size_t cap);
-
-/* The FDLA certificate line of a file header into buf (cap bytes,
- * truncated): "" unless fdla, else "\n# fdla: slem=... lower_bound=...". */
-void topogen_fdla_line(int fdla, const tg_fdla_result *fr, char *buf,
-                       size_t cap);
 
 #endif

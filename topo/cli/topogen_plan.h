@@ -17,9 +17,11 @@
 #define TOPOGEN_PLAN_H
 
 #include "topogen_cli.h"
+#include "topogen_config.h"
 
-/* Runs the plan of c (c->plan set, flags checked by topogen_parse_args):
- * prints the text table or, with --json, one JSON object on stdout.
+/* Runs the plan of c (command TOPOGEN_PLAN, flags checked by
+ * topogen_parse_args): prints the text table or, with --json, one JSON
+ * object on stdout.
  * Returns 0, 1 with one message on stderr (a file that cannot be read),
  * or EXIT_USAGE (2) for a flag that does not fit (--labels of another n,
  * --results without experiments of N workers). Builds the graphs it

@@ -20,6 +20,7 @@
 #include "cm_mixing.h"
 #include "cm_status.h"
 #include "cm_topo.h"
+#include "cm_topo_header.h"
 #include "cm_topo_seq.h"
 #include "tg_graph.h"
 #include "tg_repair.h"
@@ -28,6 +29,7 @@
 #define REPAIR_AUTO_MAX 1024
 #include "topogen_cli.h"
 #include "topogen_eval.h"
+#include "topogen_weights.h"
 
 static void usage(FILE *fp)
 {
@@ -289,7 +291,7 @@ int topogen_repair_main(int argc, char **argv)
         fprintf(stderr, "topogen: repair: %s\n", cm_last_error());
         goto done;
     }
-    char removed[512], comment[2048], fl[256] = "";
+    char removed[512], fl[256] = "";
     cm_idlist_format(ids, k, removed, sizeof removed);
     const char *wname = weighted ? topogen_weights_name(fdla, rule) : "none";
     topogen_fdla_line(fdla, &fr, fl, sizeof fl);
@@ -306,17 +308,34 @@ int topogen_repair_main(int argc, char **argv)
     if (iters)
         snprintf(then, sizeof then, "; then %zu of %zu search swaps kept "
                  "(ratio energy %.4f -> %.4f)", kept, iters, e0, e1);
-    snprintf(comment, sizeof comment,
-             "# topogen 2 n=%zu d=%zu kind=repaired%s weights=%s version=%s\n"
-             "# repaired: %s without nodes %s (of %zu): old id i -> its rank "
+    char tokens[192], notes[1536];
+    snprintf(tokens, sizeof tokens, "%s%sweights=%s version=%s",
+             from[0] ? from + 1 : "",
+             from[0] ? " " : "", wname, TOPOGEN_VERSION);
+    snprintf(notes, sizeof notes,
+             "repaired: %s without nodes %s (of %zu): old id i -> its rank "
              "among the survivors; %zu edges added, %zu swaps, %zu nodes "
              "below their degree%s\n"
-             "# lambda2=%.4f lambdan=%.4f%s%s\n"
-             "# one `i j%s` line per edge%s", r.n, dmax, from, wname,
-             TOPOGEN_VERSION, file, removed, t.n, info.added, info.swaps,
-             info.short_nodes, then, l2, ln, slem, fl,
+             "lambda2=%.4f lambdan=%.4f%s%s\n"
+             "one `i j%s` line per edge%s", file, removed, t.n, info.added,
+             info.swaps, info.short_nodes, then, l2, ln, slem, fl,
              weighted ? " W_ij" : "", weighted ? "; W_ii = 1 - sum_j W_ij" : "");
-    if ((s = cm_topo_save(&r, out, comment)) != CM_OK) {
+    cm_topo_header h;
+    cm_topo_header_init(&h);
+    h.generator = "topogen 2";
+    h.n = r.n;
+    h.d = dmax;
+    snprintf(h.kind, sizeof h.kind, "repaired");
+    h.tokens = tokens;
+    h.notes = notes;
+    char *comment = cm_topo_header_format(&h);
+    if (!comment) {
+        fprintf(stderr, "topogen: repair: %s\n", cm_last_error());
+        goto done;
+    }
+    s = cm_topo_save(&r, out, comment);
+    free(comment);
+    if (s != CM_OK) {
         fprintf(stderr, "topogen: -o: %s\n", cm_last_error());
         goto done;
     }

@@ -16,7 +16,7 @@
 #include "cm_status.h"
 #include "tg_eval.h"
 #include "topogen_json.h"
-#include "topogen_neff.h"
+#include "topogen_neff_print.h"
 
 cm_status topogen_allreduce_eval(const cm_net *net, size_t P, size_t H,
                                  double bytes, cm_net_ar_alg pick,

@@ -1,7 +1,8 @@
-/* topogen_neff.c: n_eff in topogen's reports (see topogen_neff.h). The
- * JSON members come from topogen_neff_json alone, so a change of the JSON
- * writer touches one function. */
+/* topogen_neff.c: n_eff at the --gamma values (see topogen_neff.h); the
+ * report's text and JSON are topo/cli/topogen_neff_print.c. */
 #include "topogen_neff.h"
+
+#include "cm_eigen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,50 +85,46 @@ cm_status topogen_neff_digraph(const tg_digraph *g, topogen_neff *v)
     return CM_OK;
 }
 
-void topogen_neff_print(const topogen_neff *v)
+/* ||W - J||_2 of a dense n x n W, from the eigenvalues of
+ * (W - J)^T (W - J). O(n^3). */
+cm_status topogen_norm_wj(const double *w, size_t n, double *out)
 {
-    for (size_t g = 0; g < v->k; g++) {
-        char err[48] = "";
-        if (v->err[g] > 0.0)
-            snprintf(err, sizeof err, " +- %.2f", v->err[g]);
-        printf("neff          %.4f%s  (gamma %g, %s; %.4f per message, "
-               "%.4g sent per node per round)\n", v->neff[g], err,
-               v->gamma[g], v->how,
-               v->msgs > 0.0 ? v->neff[g] / v->msgs : NAN, v->msgs);
+    double *a = malloc(n * n * sizeof *a), *b = malloc(n * n * sizeof *b);
+    double *ev = malloc(n * sizeof *ev), *work = malloc(3 * n * sizeof *work);
+    cm_status st = CM_OK;
+    if (!a || !b || !ev || !work) {
+        st = cm_error(CM_ENOMEM, "out of memory");
+        goto cleanup;
     }
+    double jn = 1.0 / (double)n;
+    for (size_t k = 0; k < n * n; k++)
+        a[k] = w[k] - jn;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j <= i; j++) {
+            double s = 0.0;
+            for (size_t k = 0; k < n; k++)
+                s += a[k * n + i] * a[k * n + j];
+            b[i * n + j] = b[j * n + i] = s;
+        }
+    if ((st = cm_eigen_sym_work(CM_EIGEN_VALUES, n, b, ev, work, 3 * n)) !=
+        CM_OK)
+        goto cleanup;
+    *out = sqrt(fmax(ev[n - 1], 0.0));
+cleanup:
+    free(a);
+    free(b);
+    free(ev);
+    free(work);
+    return st;
 }
 
-/* One member: a number for one gamma, else an object keyed by gamma. */
-static void member(json_t *o, const char *key, const topogen_neff *v,
-                   int per_msg, int err, int *bad)
+cm_status topogen_digraph_norm(const tg_digraph *g, double *out)
 {
-    double x[TG_NEFF_MAX_GAMMAS];
-    for (size_t g = 0; g < v->k; g++)
-        x[g] = err ? v->err[g]
-               : per_msg ? (v->msgs > 0.0 ? v->neff[g] / v->msgs : NAN)
-                         : v->neff[g];
-    if (v->k == 1) {
-        topogen_json_num(o, key, x[0], bad);
-        return;
-    }
-    json_t *m = json_object();
-    for (size_t g = 0; g < v->k; g++) {
-        char k[32];
-        snprintf(k, sizeof k, "%g", v->gamma[g]);
-        topogen_json_num(m, k, x[g], bad);
-    }
-    topogen_json_set(o, key, m, bad);
-}
-
-void topogen_neff_json(const topogen_neff *v, json_t *o, int *bad)
-{
-    if (!v->k)
-        return;
-    member(o, "neff", v, 0, 0, bad);
-    member(o, "neff_per_message", v, 1, 0, bad);
-    int mc = 0;
-    for (size_t g = 0; g < v->k; g++)
-        mc |= v->err[g] > 0.0;
-    if (mc)
-        member(o, "neff_error", v, 0, 1, bad);
+    double *w = malloc(g->n * g->n * sizeof *w);
+    if (!w)
+        return cm_error(CM_ENOMEM, "out of memory");
+    tg_digraph_dense(g, w);
+    cm_status st = topogen_norm_wj(w, g->n, out);
+    free(w);
+    return st;
 }

@@ -1,8 +1,7 @@
-/* topogen_neff: n_eff in topogen's reports (part of topogen's main; like
- * topo/cli/topogen.c it prints). Computes n_eff at the --gamma values for
- * a symmetric file, a directed graph or a periodic sequence (tg_neff) and
- * prints it as text lines or JSON members; `topogen compare` lives here
- * too (topogen_compare.c).
+/* topogen_neff: n_eff at the --gamma values of a symmetric topology, a
+ * directed graph or a periodic sequence (tg_neff), for the file headers
+ * (topo/make/), the reports (topo/cli/topogen_neff_print.h) and the
+ * library's measures. Prints nothing.
  */
 #ifndef TOPOGEN_NEFF_H
 #define TOPOGEN_NEFF_H
@@ -12,7 +11,6 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
-#include "topogen_json.h"
 #include "tg_digraph.h"
 #include "tg_neff.h"
 
@@ -39,11 +37,11 @@ cm_status topogen_neff_seq(const cm_topo_seq *s, topogen_neff *v);
 /* n_eff of a static directed graph (Lyapunov). */
 cm_status topogen_neff_digraph(const tg_digraph *g, topogen_neff *v);
 
-/* Text lines: `neff          41.4  (gamma 0.951; 10.3 per message, ...)`. */
-void topogen_neff_print(const topogen_neff *v);
+/* ||W - J||_2 of a dense n x n W (row-major), from the eigenvalues of
+ * (W - J)^T (W - J). CM_ENOMEM, CM_ENUMERIC. O(n^3). */
+cm_status topogen_norm_wj(const double *w, size_t n, double *out);
 
-/* JSON members `"neff":X,"neff_per_message":Y,` (one gamma), or objects
- * keyed by gamma for several; with a Monte Carlo also "neff_error". */
-void topogen_neff_json(const topogen_neff *v, json_t *o, int *bad);
+/* ||W - J||_2 of a directed graph (topogen_norm_wj of its dense W). */
+cm_status topogen_digraph_norm(const tg_digraph *g, double *out);
 
 #endif
