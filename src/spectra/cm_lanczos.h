@@ -9,7 +9,7 @@
  * 1 (the null vector of L, the Perron vector of W). The operator is a
  * callback, so the same code serves topogen's search (tg_spectrum) and
  * nothing here links igraph (the tests drive it on graphs through
- * tests/check_lanczos_topo.h).
+ * tests/unit/check_lanczos_topo.h).
  *
  * Accuracy: a run stops when the estimated eigenvalue error
  * min(r, r^2/gap) of both extreme Ritz pairs (r = ||A y - theta y||, gap
