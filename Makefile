@@ -286,9 +286,16 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 # sanitized build; tests are bounded by their own sizes instead.
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
+# make check runs its tiers CHECK_JOBS at a time (default: the number of
+# cores), the slow ones first; the cli groups are tiers of their own. Under
+# `make -jN check` the N given wins.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_TIERS := check-python $(if $(MPI_TESTS),check-mpi) check-unit check-cli \
+               check-misuse check-same-bits check-torch check-lib \
+               check-header check-floors
+
 check: deps
-	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) \
-	    check-same-bits check-floors check-header check-torch check-python check-lib
+	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_TIERS)
 
 check-unit: $(BIN)/check_unit $(PROGRAMS)
 	$(CK_ENV) $(BIN)/check_unit

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""torch_eval_model.py: evaluates a dpsgd-train model file in PyTorch.
+"""torch-eval-model.py: evaluates a dpsgd-train model file in PyTorch.
 
 Reads a safetensors file written by `dpsgd-train --save-model` with numpy
 alone (8-byte little-endian header length, JSON header, float32 data),
@@ -11,7 +11,7 @@ prints the test accuracy, normalized as dpsgd-train does:
 carries (recomputed from the training set for a file without them). The
 first --limit test images (all by default).
 
-usage: torch_eval_model.py MODEL.safetensors [--model lenet|cnn]
+usage: torch-eval-model.py MODEL.safetensors [--model lenet|cnn]
                            [--dataset fashion-mnist|mnist|cifar10]
                            [--data DIR] [--limit N]
 (--model and --dataset default to the file's metadata; a flag that
@@ -38,7 +38,7 @@ DEFAULT_DIRS = {"fashion-mnist": "/usr/share/datasets/fashion-mnist",
 
 
 def die(msg, code=1):
-    print("torch_eval_model: " + msg, file=sys.stderr)
+    print("torch-eval-model: " + msg, file=sys.stderr)
     sys.exit(code)
 
 

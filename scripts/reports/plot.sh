@@ -123,10 +123,22 @@ dir_of() {
     if [ -z "$a" ]; then printf '%s\n' "$OUT"; return; fi
     for ad in $alg_dirs; do [ "${ad%%=*}" = "$a" ] && { printf '%s\n' "${ad#*=}"; return; }; done
 }
-part_of() { base_of "$1" | cut -d- -f4-; }
-n_of() { base_of "$1" | cut -d- -f1 | sed 's/^n//'; }
-kind_of() { base_of "$1" | cut -d- -f2; }
-weights_of() { base_of "$1" | cut -d- -f3; }
+# the fields of a setting's base name, split by the shell alone (these run
+# thousands of times: a cut or sed for each took most of plot.sh's time)
+field_of() { # field_of SET K: the K-th dash-separated field; K = 4: the rest
+    _fo=${1%@*}
+    _fk=1
+    while [ "$_fk" -lt "$2" ]; do
+        case $_fo in *-*) _fo=${_fo#*-} ;; *) _fo= ;; esac
+        _fk=$((_fk + 1))
+    done
+    [ "$2" -ge 4 ] || _fo=${_fo%%-*}
+    printf '%s\n' "$_fo"
+}
+part_of() { field_of "$1" 4; }
+n_of() { _no=$(field_of "$1" 1); printf '%s\n' "${_no#n}"; }
+kind_of() { field_of "$1" 2; }
+weights_of() { field_of "$1" 3; }
 record_of() { ls "$(dir_of "$1")/runs/$(base_of "$1")"-s*.settings | head -n 1; }
 # topo_of SET: its topology file; a data-aware one (learned per partition
 # and seed, issue 22) is found through the run record's TOPOLOGY.

@@ -29,9 +29,14 @@ fail() {
 }
 
 # run CMD...: runs it with stdout in $T/out, stderr in $T/err; sets rc.
+# CLI_TIMES=1: also prints each command's seconds on stderr (where the
+# time of a group goes).
 run() {
+    [ -z "${CLI_TIMES:-}" ] || _cli_c0=$(date +%s.%N)
     "$@" >"$T/out" 2>"$T/err"
     rc=$?
+    [ -z "${CLI_TIMES:-}" ] ||
+        echo "cli: $cli_group: $(echo "$(date +%s.%N) - $_cli_c0" | bc) s: case $((case_no)): ${desc:-$*}" >&2
 }
 
 # expect_ok DESC CMD...: exit 0.

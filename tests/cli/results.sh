@@ -63,8 +63,8 @@ results_cases() {
                 sh scripts/reports/plot.sh "$T/c256" "$T/none"
         fi
     fi
-    # results-15.sh: ALGO (default d2) is checked before any run
-    expect_fail 1 "^results: ALGO must be d2, gt, qgm or none, got 'bogus'" \
+    # results-every-topology.sh: ALGO (default d2) is checked before any run
+    expect_fail 1 "^results-every-topology: ALGO must be d2, gt, qgm or none, got 'bogus'" \
         "results-every-topology.sh ALGO=bogus" env BIN="$BIN" ALGO=bogus sh scripts/experiments/results-every-topology.sh "$T/res-bogus"
     check '[ ! -e "$T/res-bogus" ]' "no results directory after a bad ALGO"
     # results.sh (issue 23): its cells are checked before any run

@@ -6,7 +6,7 @@ the SLEM of the mixing matrix they imply (W_ii = 1 - sum_j W_ij).
 
 FORMAT is edgelist, ncol, graphml or gml; D the expected degree of every
 node; SLEM the value `topogen eval --json` printed. Exits non-zero with a
-message on the first mismatch. Run by tests/cli.sh with Debian's python3
+message on the first mismatch. Run by tests/cli/topogen.sh with Debian's python3
 (packages python3-networkx, python3-igraph, python3-numpy, python3-scipy).
 """
 import sys

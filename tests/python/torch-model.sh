@@ -40,7 +40,7 @@ fi
 rc=0
 "$PY" "$(dirname "$0")/../../scripts/benches/torch-eval-model.py" "$T/lenet.safetensors" \
     --model cnn >/dev/null 2>"$T/err" || rc=$?
-if [ "$rc" = 1 ] && grep -q "^torch_eval_model: --model cnn: .*holds a lenet model" "$T/err"; then
+if [ "$rc" = 1 ] && grep -q "^torch-eval-model: --model cnn: .*holds a lenet model" "$T/err"; then
     echo "torch_model: a contradicting --model: exit 1"
 else
     echo "torch_model: contradicting --model FAILED: exit $rc: $(cat "$T/err")"
