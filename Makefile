@@ -163,7 +163,7 @@ LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
         check-same-bits check-floors check-header \
-        check-python check-lib lib man bench-build \
+        check-python check-lib check-san lib man bench-build \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
 
@@ -297,8 +297,11 @@ CHECK_TIERS := check-python $(if $(MPI_TESTS),check-mpi) check-unit check-cli \
 check: deps
 	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_TIERS)
 
+# UNIT_SUITES="topofile seq": only these suites (default: all of them)
 check-unit: $(BIN)/check_unit $(PROGRAMS)
-	$(CK_ENV) $(BIN)/check_unit
+	$(if $(UNIT_SUITES),for s in $(UNIT_SUITES); do \
+	    $(CK_ENV) CK_RUN_SUITE=$$s $(BIN)/check_unit || exit 1; done, \
+	    $(CK_ENV) $(BIN)/check_unit)
 
 check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 	$(MPI_ENV) $(MPIRUN) -np $(NP) $(BIN)/check_mpi
@@ -395,6 +398,38 @@ bench: all bench-build
 	sh scripts/benches/bench-topogen.sh
 	sh scripts/benches/bench-train.sh
 	sh scripts/benches/bench-gossip.sh
+
+# ---- sanitizers -----------------------------------------------------------
+# `make check-san`: a second build at -O1 under AddressSanitizer and
+# UndefinedBehaviorSanitizer in $(SAN_BUILD), then the tests of the code
+# that reads untrusted input: the unit suites of the readers and parsers
+# (SAN_SUITES: topology files in every format and their header, directed
+# and sequence files, labels/counts files, IDX/CIFAR data, safetensors
+# model files, checkpoints and run state, the flag tables, --net, the
+# atomic writer, the lost-worker lists, and the one-worker trainer with
+# leak checks), the cli groups that feed files and flags to both programs
+# (SAN_CLI) and the header contract. `make check-san SAN_ALL=1`: every
+# unit suite, every cli group and the MPI suites too (the engine, the
+# search and the distributed run; about 3 times as long). .ci/run says
+# why the short set is its tier.
+SAN_BUILD  ?= build/san
+SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+              -fno-omit-frame-pointer
+SAN_SUITES ?= topofile topo_doc topo_header topodir seq data model_file \
+              model_io ckpt dpsgd_state config flags dataaware partition \
+              repair netmodel atomic train
+SAN_CLI    ?= topogen readers seq dataaware train
+SAN_MAKE    = $(MAKE) BUILD=$(SAN_BUILD) BIN=$(SAN_BUILD)/bin OPT=-O1 \
+              EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)"
+
+check-san:
+	$(SAN_MAKE) $(addprefix $(SAN_BUILD)/bin/,topogen dpsgd-train check_unit \
+	    $(if $(SAN_ALL),check_mpi))
+	UBSAN_OPTIONS=print_stacktrace=1 CK_TIMEOUT_MULTIPLIER=4 $(SAN_MAKE) \
+	    $(if $(SAN_ALL),,UNIT_SUITES="$(SAN_SUITES)" CLI_GROUPS="$(SAN_CLI)") \
+	    check-unit check-cli check-header
+	$(if $(SAN_ALL),ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(SAN_MAKE) check-mpi)
 
 # ---- fuzzing --------------------------------------------------------------
 # tests/fuzz/fuzz_X.c is a libFuzzer harness with seeds in

@@ -17,7 +17,7 @@
 # gives every worker an image (58 images each), so the 1,024 partition is
 # dirichlet:0.2 (batch 1). Table on stdout.
 #
-#   sh scripts/benches/bench-dataaware.sh            (a few minutes of CPU)
+#   sh scripts/benches/bench-dataaware.sh    (a few minutes of CPU)
 #   MUS="3 10 30" BIG=0 DIRECTED=0 sh scripts/benches/bench-dataaware.sh
 #                                    skip n = 1,024 and the directed search
 set -eu

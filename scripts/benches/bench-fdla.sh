@@ -7,7 +7,7 @@
 # seconds; timings on a shared machine are noisy, the ratio is the
 # comparable figure). Graph generation is not timed.
 #
-#   sh scripts/benches/bench-fdla.sh               n = 32, 64, 128, 256 (d = 4)
+#   sh scripts/benches/bench-fdla.sh       n = 32, 64, 128, 256 (d = 4)
 #   BENCH_NS="32 64" SEEDS="1 2 3" BIN=bin
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

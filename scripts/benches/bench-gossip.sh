@@ -20,9 +20,9 @@
 # for the gossip's bytes, "mem/copy" the in-memory gossip time over it
 # ("-" when that time rounds to 0: the trainer prints it to 0.01 s).
 #
-#   scripts/benches/bench-gossip.sh            (about 2-4 minutes on 2 cores)
+#   scripts/benches/bench-gossip.sh    (about 2-4 minutes on 2 cores)
 #   WORKERS="16 64" STEPS=40 NPS="2 n" scripts/benches/bench-gossip.sh
-#   SCALE=1 scripts/benches/bench-gossip.sh    (1,024 and 4,096 workers on 2 ranks,
+#   SCALE=1 scripts/benches/bench-gossip.sh  (1,024 and 4,096 workers on 2 ranks,
 #                                       batch 8, 5 steps, random degree-4
 #                                       topology; about 3-5 minutes)
 #

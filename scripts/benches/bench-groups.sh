@@ -18,7 +18,7 @@
 # Not timed: the figures are spectra, the same on any machine.
 # PLOT_ONLY=1 redraws the table and plot from OUT/groups.dat.
 #
-#   sh scripts/benches/bench-groups.sh                 n 64, d 4, G 4, seeds 1 2 3
+#   sh scripts/benches/bench-groups.sh         n 64, d 4, G 4, seeds 1 2 3
 #   N=64 D=4 G=2 BOUNDS="2 4 8 16 32" SEEDS="1" OUT=dir BIN=bin \
 #       sh scripts/benches/bench-groups.sh
 set -eu

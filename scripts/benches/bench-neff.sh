@@ -10,7 +10,7 @@
 # file (search + weights) on this machine, as shared at the time; 'vs lap'
 # is n_eff over that of learned + Laplacian in the same run.
 #
-#   nice -n 5 sh scripts/benches/bench-neff.sh           n = 64, 256, 1024
+#   nice -n 5 sh scripts/benches/bench-neff.sh   n = 64, 256, 1024
 #   BENCH_NS="64 256" GAMMA=0.951 BIN=bin ITERS=... (per-restart moves of
 #   the neff search; default: topogen's)
 set -eu

@@ -2,7 +2,7 @@
 # bench-net.sh: the network model (src/cm_net.c) against rounds measured
 # on an emulated 2-host cluster (scripts/experiments/netns-cluster.sh; root).
 #
-#   scripts/benches/bench-net.sh                 (about a minute)
+#   scripts/benches/bench-net.sh         (about a minute)
 #   ROUNDS=200 N=64 scripts/benches/bench-net.sh
 #
 # 1. Fits alpha and beta of each link class from gossip rounds of a

@@ -4,7 +4,7 @@
 # posted together) against MPI times measured on the namespace hosts of
 # scripts/experiments/netns-cluster.sh (root; veth links through one bridge).
 #
-#   scripts/benches/bench-netmodel.sh            (a few minutes)
+#   scripts/benches/bench-netmodel.sh    (a few minutes)
 #   K=4 REPS=10 SIZES="65536 1048576" scripts/benches/bench-netmodel.sh
 #
 # 1. Fits alpha and beta of each link class by least squares on the

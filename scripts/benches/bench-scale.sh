@@ -17,8 +17,8 @@
 # energy, the moves rejected for a solve that did not converge) and the
 # file's SLEM.
 #
-#   sh scripts/benches/bench-scale.sh            n = 10^5 for the kinds, random 10^5
-#   SCALE_N=1000000 sh scripts/benches/bench-scale.sh   kinds and random at 10^6
+#   sh scripts/benches/bench-scale.sh    n = 10^5 for the kinds, random 10^5
+#   SCALE_N=1000000 sh scripts/benches/bench-scale.sh  kinds and random at 10^6
 #   PARTS="3" sh scripts/benches/bench-scale.sh  only the 65,536-node learned run
 #   BIN=bin
 set -eu

@@ -13,11 +13,11 @@
 # column is the reference for quality: the best SLEM of 5 random
 # connected d-regular graphs (seeds SEED..SEED+4), built in the same run.
 #
-#   sh scripts/benches/bench-topogen.sh              rows n = 16, 32, 64, 128 (d = 4)
-#   BENCH_EXTRA=1 sh scripts/benches/bench-topogen.sh   plus odd n, d = 3..8, n = 256
-#   BENCH_LARGE=1 sh scripts/benches/bench-topogen.sh   plus n = 512, 1024, 4096
+#   sh scripts/benches/bench-topogen.sh      rows n = 16, 32, 64, 128 (d = 4)
+#   BENCH_EXTRA=1 sh scripts/benches/bench-topogen.sh  plus odd n, d = 3..8, n = 256
+#   BENCH_LARGE=1 sh scripts/benches/bench-topogen.sh  plus n = 512, 1024, 4096
 #                                             (about 2 minutes)
-#   BENCH_HUGE=1 sh scripts/benches/bench-topogen.sh    plus n = 16384 (about 5-10
+#   BENCH_HUGE=1 sh scripts/benches/bench-topogen.sh  plus n = 16384 (about 5-10
 #                                             minutes on 2 cores)
 #   BENCH_NS="16 64"                          other n for the d = 4 rows
 #   BIN=bin SEED=1

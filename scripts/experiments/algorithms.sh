@@ -3,9 +3,9 @@
 # (dpsgd, d2, gt, qgm) against all-reduce on label-skewed shards, and the
 # table of train/README.md "Algorithms".
 #
-#   scripts/experiments/algorithms.sh [OUT]           # the measured grid (see below),
+#   scripts/experiments/algorithms.sh [OUT]  # the measured grid (see below),
 #                                         # into OUT (default results-algo)
-#   ALGOS=d2 SEEDS=1 LR_d2=0.1 scripts/experiments/algorithms.sh   # one probe run
+#   ALGOS=d2 SEEDS=1 LR_d2=0.1 scripts/experiments/algorithms.sh  # one probe run
 #   SUMMARY_ONLY=1 scripts/experiments/algorithms.sh  # redraw the tables from OUT
 #
 # Every run: Fashion-MNIST, LeNet, WORKERS workers (64), PARTITION

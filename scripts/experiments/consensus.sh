@@ -5,7 +5,7 @@
 # the relative disagreement ||x_t - x̄|| / ||x_0 - x̄|| per round next to
 # the SLEM^t bound, one panel per node count.
 #
-#   scripts/experiments/consensus.sh [OUT]     (default OUT=results)
+#   scripts/experiments/consensus.sh [OUT]  (default OUT=results)
 #   NS="16 32 64 128" KINDS="learned rrl random exponential" \
 #   WEIGHTS="laplacian mh" ROUNDS=60 DEGREE=4
 # Writes OUT/consensus/*.dat and OUT/plots/consensus-sim.png.

@@ -16,7 +16,7 @@
 # lose no epoch here because the loss falls right after a checkpoint.
 #
 #   OUT=data/results/drop-workers SEEDS="1 2 3" scripts/experiments/drop-workers.sh
-#   SUMMARY_ONLY=1 OUT=... scripts/experiments/drop-workers.sh   (redraw summary.md)
+#   SUMMARY_ONLY=1 OUT=... scripts/experiments/drop-workers.sh  (redraw summary.md)
 # Resumable: a seed whose files are complete is skipped.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -4,7 +4,7 @@
 # real machines (root, iproute2).
 #
 #   scripts/experiments/netns-cluster.sh up K [--slots S] [--name NAME] [--dir DIR]
-#   scripts/experiments/netns-cluster.sh down   [--name NAME] [--dir DIR]
+#   scripts/experiments/netns-cluster.sh down  [--name NAME] [--dir DIR]
 #   scripts/experiments/netns-cluster.sh status [--name NAME] [--dir DIR]
 #
 # `up K` creates K network namespaces NAME-h0 .. NAME-h<K-1> (the hosts)

@@ -2,8 +2,8 @@
 # pilot-dataaware.sh: the first training pilot of issue 22 (topologies for
 # label-skewed data), as one resumable script over scripts/experiments/sweep.sh.
 #
-#   scripts/experiments/pilot-dataaware.sh OUT        run (rerun the same line to resume)
-#   SMOKE=1 scripts/experiments/pilot-dataaware.sh OUT   the same pipeline, tiny: the
+#   scripts/experiments/pilot-dataaware.sh OUT  run (rerun the same line to resume)
+#   SMOKE=1 scripts/experiments/pilot-dataaware.sh OUT  the same pipeline, tiny: the
 #                                         synthetic set, 8 and 20 workers,
 #                                         1 epoch, 1 seed (about a minute)
 #   scripts/experiments/pilot-dataaware.sh --help

@@ -7,11 +7,11 @@
 # 4-regular graph (Laplacian weights) with --average-every H in {1, 4, 16}
 # and H = 16 with the outer Nesterov step (nesterov:0.7,0.9).
 #
-#   scripts/experiments/pilot-local.sh [OUT]   (default data/pilot-local; rerun to
+#   scripts/experiments/pilot-local.sh [OUT]  (default data/pilot-local; rerun to
 #                                   resume: a run with a summary is kept)
 #   NP=2 (MPI ranks), SEED=1, EPOCHS=12, RUNS="name:flags;..." to override
 #   PROBES=1 also D-PSGD on the graph and every setting at lr 0.02
-#   TABLE_ONLY=1 scripts/experiments/pilot-local.sh OUT   redraw OUT/table.md only
+#   TABLE_ONLY=1 scripts/experiments/pilot-local.sh OUT  redraw OUT/table.md only
 #
 # Writes OUT/runs/NAME.csv, .json (--summary), .log, OUT/topo/r64.txt,
 # OUT/modelled.tsv (the per-step compute time and the per-communication

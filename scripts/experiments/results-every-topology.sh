@@ -4,7 +4,7 @@
 # shards, every topology setting this build has, against all-reduce; then
 # the consensus-only simulation, the plots and the summary tables.
 #
-#   scripts/experiments/results.sh [OUT]        (default OUT=results; rerun to resume)
+#   scripts/experiments/results.sh [OUT]  (default OUT=results; rerun to resume)
 #   SMOKE=1 scripts/experiments/results.sh OUT  the same pipeline on the synthetic set,
 #                                   4 and 8 workers, 2 epochs (a few min)
 #   WORKERS="16 64" EPOCHS=12 ...   override (NP, SEEDS_MAIN, SEEDS_OTHER,

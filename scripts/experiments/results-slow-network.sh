@@ -19,7 +19,7 @@
 #   d2-random-pga8 D^2 on the random graph with --global-every 8
 #                  (Gossip-PGA)
 #
-#   scripts/experiments/results-slow-network.sh OUT   (rerun to resume: a run with a
+#   scripts/experiments/results-slow-network.sh OUT  (rerun to resume: a run with a
 #                                          summary JSON or a .failed
 #                                          marker is skipped)
 #   NP=2 (MPI ranks); SEEDS="1 2 3"; ONLY="name ..." runs only these

@@ -9,7 +9,7 @@
 # tables (scripts/reports/results-tables.py) and the scatter of each measure
 # against the accuracy (scripts/reports/measure-correlation.py).
 #
-#   scripts/experiments/results.sh [OUT]        (default OUT=results; rerun to resume)
+#   scripts/experiments/results.sh [OUT]  (default OUT=results; rerun to resume)
 #   SMOKE=1 scripts/experiments/results.sh OUT  the same pipeline on the synthetic set,
 #                                   8 and 16 workers, 2 epochs (minutes)
 #   CELLS="n64:dirichlet:0.1 ..."   run only these cells (see below)

@@ -3,11 +3,11 @@
 # partitions x seeds, plus the centralized all-reduce baseline, and keep
 # every run's CSV and topology file under $OUT.
 #
-#   scripts/experiments/sweep.sh [OUT]           the full grid (see the defaults below)
+#   scripts/experiments/sweep.sh [OUT]  the full grid (see the defaults below)
 #                                    into OUT (default $OUT, else results)
-#   scripts/experiments/sweep.sh --help          this text
-#   SMOKE=1 scripts/experiments/sweep.sh         a tiny grid on synthetic data (< 2 min)
-#   WORKERS="16 64" SEEDS="1" EPOCHS=3 scripts/experiments/sweep.sh    a custom grid
+#   scripts/experiments/sweep.sh --help  this text
+#   SMOKE=1 scripts/experiments/sweep.sh  a tiny grid on synthetic data (< 2 min)
+#   WORKERS="16 64" SEEDS="1" EPOCHS=3 scripts/experiments/sweep.sh  a custom grid
 #   SETTINGS="learned:laplacian rrl:mh" ...   explicit topology:weights
 #                                    pairs instead of KINDS x WEIGHTS
 #

@@ -4,7 +4,7 @@
 # redraws the plots and tables and leaving out what does not belong in
 # a repository.
 #
-#   scripts/reports/import-results.sh SRC DEST     e.g. results15 data/results
+#   scripts/reports/import-results.sh SRC DEST  e.g. results15 data/results
 #
 # For each sweep folder SRC/n* (n16, n64, n256, n16-d2, ...): the complete
 # runs only (scripts/lib/runs.sh: a settings record and a CSV that reached its

@@ -1,10 +1,10 @@
 #!/bin/sh
-# cli/dataaware.sh: the data-aware cases: the counts file of dpsgd-train --write-partition is the partition a
-# training run uses (iid, dirichlet, shards), shards:C has exactly C
-# classes per worker, topogen --labels (stl-fw, dcliques, learned, eval)
-# and its errors.
+# cli/dataaware.sh: the data-aware cases: the counts file of dpsgd-train
+# --write-partition is the partition a training run uses (iid, dirichlet,
+# shards), shards:C has exactly C classes per worker, topogen --labels
+# (stl-fw, dcliques, learned, eval) and its errors.
 #
-#   BIN=bin sh tests/cli/dataaware.sh      (make check-cli-dataaware)
+#   BIN=bin sh tests/cli/dataaware.sh  (make check-cli-dataaware)
 . "$(dirname "$0")/lib.sh"
 
 dataaware_cases() {

@@ -1,9 +1,10 @@
 #!/bin/sh
-# cli/directed.sh: Issue 21: directed and epidemic topologies in dpsgd-train: the same
-# workers-hash on 1, 3 and 4 ranks, resume equals an uninterrupted run,
-# what each algorithm allows, and one message per bad directed file.
+# cli/directed.sh: Issue 21: directed and epidemic topologies in
+# dpsgd-train: the same workers-hash on 1, 3 and 4 ranks, resume equals an
+# uninterrupted run, what each algorithm allows, and one message per bad
+# directed file.
 #
-#   BIN=bin sh tests/cli/directed.sh      (make check-cli-directed)
+#   BIN=bin sh tests/cli/directed.sh  (make check-cli-directed)
 . "$(dirname "$0")/lib.sh"
 
 directed_cases() {

@@ -1,8 +1,9 @@
 #!/bin/sh
-# cli/fdla.sh: FDLA weights (topo/tg_fdla.c): certified optimum in the file header,
-# constant weights kept on a ring, negative weights accepted end to end.
+# cli/fdla.sh: FDLA weights (topo/tg_fdla.c): certified optimum in the file
+# header, constant weights kept on a ring, negative weights accepted end to
+# end.
 #
-#   BIN=bin sh tests/cli/fdla.sh      (make check-cli-fdla)
+#   BIN=bin sh tests/cli/fdla.sh  (make check-cli-fdla)
 . "$(dirname "$0")/lib.sh"
 
 fdla_cases() {

@@ -1,9 +1,10 @@
 #!/bin/sh
-# cli/groups.sh: topogen --groups G --max-cross C and eval --groups (issue 11): the bound
-# holds, the header records the groups and re-creates the file, the cut is
-# printed, and bad groups or bounds get one message naming the flag.
+# cli/groups.sh: topogen --groups G --max-cross C and eval --groups (issue
+# 11): the bound holds, the header records the groups and re-creates the
+# file, the cut is printed, and bad groups or bounds get one message naming
+# the flag.
 #
-#   BIN=bin sh tests/cli/groups.sh      (make check-cli-groups)
+#   BIN=bin sh tests/cli/groups.sh  (make check-cli-groups)
 . "$(dirname "$0")/lib.sh"
 
 groups_cases() {

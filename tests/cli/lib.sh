@@ -3,7 +3,7 @@
 # one message naming the flag or file at fault, no output file left behind
 # on failure, and the output formats other tools rely on.
 #
-#   BIN=bin sh tests/cli/GROUP.sh                 one group
+#   BIN=bin sh tests/cli/GROUP.sh             one group
 #   make check-cli                                every tests/cli/*.sh
 #   make -j2 check-cli CLI_GROUPS="topogen readers"   only these
 #

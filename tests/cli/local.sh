@@ -1,12 +1,12 @@
 #!/bin/sh
-# cli/local.sh: the cases of issue 31 (communicating less): --average-every, --local-after,
-# --global-every and --outer on the command line: the bad values and
-# combinations (exit 2, one message naming the flag), the summary's
-# settings, communications and steps_to_target against the CSV, the bytes
-# of a quarter at H = 4, the same bits on 1 and 3 ranks, the modelled
-# line that names the communications.
+# cli/local.sh: the cases of issue 31 (communicating less): --average-every,
+# --local-after, --global-every and --outer on the command line: the bad
+# values and combinations (exit 2, one message naming the flag), the
+# summary's settings, communications and steps_to_target against the CSV,
+# the bytes of a quarter at H = 4, the same bits on 1 and 3 ranks, the
+# modelled line that names the communications.
 #
-#   BIN=bin sh tests/cli/local.sh      (make check-cli-local)
+#   BIN=bin sh tests/cli/local.sh  (make check-cli-local)
 . "$(dirname "$0")/lib.sh"
 
 local_cases() {

@@ -1,9 +1,9 @@
 #!/bin/sh
-# cli/mpi.sh: dpsgd-train under mpirun: topologies, ranks, bad files and flags (every
-# rank stops, one message), checkpoints (checkpoint_cases), --placement,
-# --net, --bench-gossip (placement_cases).
+# cli/mpi.sh: dpsgd-train under mpirun: topologies, ranks, bad files and
+# flags (every rank stops, one message), checkpoints (checkpoint_cases),
+# --placement, --net, --bench-gossip (placement_cases).
 #
-#   BIN=bin sh tests/cli/mpi.sh      (make check-cli-mpi)
+#   BIN=bin sh tests/cli/mpi.sh  (make check-cli-mpi)
 . "$(dirname "$0")/lib.sh"
 
 # Issue 10 items 2-5, 7, 8: checkpoints that protect a run, and the run's

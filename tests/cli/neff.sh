@@ -1,8 +1,9 @@
 #!/bin/sh
-# cli/neff.sh: n_eff (topo/tg_neff*.c): eval at several gammas, the optimal weights'
-# certificate, the n_eff objectives, directed and epidemic kinds, compare.
+# cli/neff.sh: n_eff (topo/tg_neff*.c): eval at several gammas, the optimal
+# weights' certificate, the n_eff objectives, directed and epidemic kinds,
+# compare.
 #
-#   BIN=bin sh tests/cli/neff.sh      (make check-cli-neff)
+#   BIN=bin sh tests/cli/neff.sh  (make check-cli-neff)
 . "$(dirname "$0")/lib.sh"
 
 neff_cases() {

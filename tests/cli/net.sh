@@ -1,7 +1,8 @@
 #!/bin/sh
-# cli/net.sh: topogen eval --net: the modelled round under block and graph placement.
+# cli/net.sh: topogen eval --net: the modelled round under block and graph
+# placement.
 #
-#   BIN=bin sh tests/cli/net.sh      (make check-cli-net)
+#   BIN=bin sh tests/cli/net.sh  (make check-cli-net)
 . "$(dirname "$0")/lib.sh"
 
 net_cases() {

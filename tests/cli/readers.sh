@@ -1,12 +1,12 @@
 #!/bin/sh
-# cli/readers.sh: The readers (issue 20 items on GraphML/GML/JSON, issue 24 items 5, 6,
-# 8, 11, 12, issue 25's model metadata and summary keys): the GraphML and
-# GML that networkx and python-igraph wrote (tests/fixtures/) read as the
-# same W in both programs; incomplete documents, limits, byte-order marks,
-# CR-only files and bad model files are refused at once with the file's
-# name. Every case here failed on the previous release.
+# cli/readers.sh: The readers (issue 20 items on GraphML/GML/JSON, issue 24
+# items 5, 6, 8, 11, 12, issue 25's model metadata and summary keys): the
+# GraphML and GML that networkx and python-igraph wrote (tests/fixtures/)
+# read as the same W in both programs; incomplete documents, limits,
+# byte-order marks, CR-only files and bad model files are refused at once
+# with the file's name. Every case here failed on the previous release.
 #
-#   BIN=bin sh tests/cli/readers.sh      (make check-cli-readers)
+#   BIN=bin sh tests/cli/readers.sh  (make check-cli-readers)
 . "$(dirname "$0")/lib.sh"
 
 readers_cases() {

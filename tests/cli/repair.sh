@@ -1,9 +1,10 @@
 #!/bin/sh
-# cli/repair.sh: the failure cases of issue 34: a first checkpoint killed at each of its steps (worker files, run state,
-# settings, marker) resumes to the bits of an uninterrupted run; topogen
-# repair; dpsgd-train --resume --drop-workers.
+# cli/repair.sh: the failure cases of issue 34: a first checkpoint killed at
+# each of its steps (worker files, run state, settings, marker) resumes to
+# the bits of an uninterrupted run; topogen repair; dpsgd-train --resume
+# --drop-workers.
 #
-#   BIN=bin sh tests/cli/repair.sh      (make check-cli-repair)
+#   BIN=bin sh tests/cli/repair.sh  (make check-cli-repair)
 . "$(dirname "$0")/lib.sh"
 
 repair_cases() {

@@ -1,8 +1,8 @@
 #!/bin/sh
-# cli/results.sh: plot.sh and summary.sh on committed results: a run counts when its
-# settings record is there and its CSV reached the recorded epochs
+# cli/results.sh: plot.sh and summary.sh on committed results: a run counts
+# when its settings record is there and its CSV reached the recorded epochs
 #
-#   BIN=bin sh tests/cli/results.sh      (make check-cli-results)
+#   BIN=bin sh tests/cli/results.sh  (make check-cli-results)
 . "$(dirname "$0")/lib.sh"
 
 results_cases() {

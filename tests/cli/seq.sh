@@ -1,8 +1,8 @@
 #!/bin/sh
-# cli/seq.sh: Time-varying kinds (topo/tg_seq.c, src/cm_topo_seq.c): files, eval,
-# simulation to round-off, bad sequences.
+# cli/seq.sh: Time-varying kinds (topo/tg_seq.c, src/cm_topo_seq.c): files,
+# eval, simulation to round-off, bad sequences.
 #
-#   BIN=bin sh tests/cli/seq.sh      (make check-cli-seq)
+#   BIN=bin sh tests/cli/seq.sh  (make check-cli-seq)
 . "$(dirname "$0")/lib.sh"
 
 seq_cases() {

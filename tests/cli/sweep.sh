@@ -1,9 +1,9 @@
 #!/bin/sh
-# cli/sweep.sh: Sweep identity (issue 10 item 9): a run is reused only under the
-# settings that made it; an OUT made with other sweep-wide settings is
+# cli/sweep.sh: Sweep identity (issue 10 item 9): a run is reused only under
+# the settings that made it; an OUT made with other sweep-wide settings is
 # refused naming them; grid.env and each run's .settings tell the truth.
 #
-#   BIN=bin sh tests/cli/sweep.sh      (make check-cli-sweep)
+#   BIN=bin sh tests/cli/sweep.sh  (make check-cli-sweep)
 . "$(dirname "$0")/lib.sh"
 
 sweep_cases() {

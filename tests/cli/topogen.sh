@@ -1,7 +1,8 @@
 #!/bin/sh
-# cli/topogen.sh: topogen's command line: flags, kinds, output files, eval and its refusals.
+# cli/topogen.sh: topogen's command line: flags, kinds, output files, eval
+# and its refusals.
 #
-#   BIN=bin sh tests/cli/topogen.sh      (make check-cli-topogen)
+#   BIN=bin sh tests/cli/topogen.sh  (make check-cli-topogen)
 . "$(dirname "$0")/lib.sh"
 
 topogen_cases() {

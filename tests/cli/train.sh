@@ -1,9 +1,9 @@
 #!/bin/sh
-# cli/train.sh: dpsgd-train on one worker (no mpirun): flags, logs, --quiet, the same
-# seed giving the same parameters; --save-model / --eval-model /
+# cli/train.sh: dpsgd-train on one worker (no mpirun): flags, logs, --quiet,
+# the same seed giving the same parameters; --save-model / --eval-model /
 # --init-model and bad model files (model_cases).
 #
-#   BIN=bin sh tests/cli/train.sh      (make check-cli-train)
+#   BIN=bin sh tests/cli/train.sh  (make check-cli-train)
 . "$(dirname "$0")/lib.sh"
 
 train_cases() {

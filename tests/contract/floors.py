@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """floors.py: the floor plan of src/ holds (issue 30).
 
-  python3 tests/contract/floors.py BUILD BIN      (make check-floors)
+  python3 tests/contract/floors.py BUILD BIN  (make check-floors)
 
 - an object of a src/ floor (base < topo < spectra < place) calls only
   functions defined on its own floor or below (nm of build/src/*/*.o);

@@ -3,7 +3,7 @@
 # reader, with the graph (src/topo/cm_topo_header.h; issue 30), and the
 # reader's refusals (issue 34).
 #
-#   BIN=bin sh tests/contract/header.sh        (make check-header)
+#   BIN=bin sh tests/contract/header.sh  (make check-header)
 #
 # - strace -f -e trace=openat of a one-rank dpsgd-train --topology FILE
 #   shows FILE opened once, with every consumer of the header at work:

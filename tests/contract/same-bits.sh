@@ -6,8 +6,8 @@
 # 1,024 nodes and for D-PSGD, D^2, GT, QGM, clique-avg and all-reduce runs
 # (LeNet, and the CNN with its Winograd convolutions).
 #
-#   BIN=bin sh tests/contract/same-bits.sh              (make check-same-bits)
-#   RECORD=1 BIN=bin sh tests/contract/same-bits.sh     (re-record: only when a
+#   BIN=bin sh tests/contract/same-bits.sh     (make check-same-bits)
+#   RECORD=1 BIN=bin sh tests/contract/same-bits.sh  (re-record: only when a
 #                                               change of bits is intended)
 #
 # A topology is compared on its edge lines (the `#` header is free to change

@@ -5,7 +5,7 @@
 # with and without mpirun, notices that must be true, flags that do not
 # apply to the mode. Each case failed on the previous release.
 #
-#   BIN=bin sh tests/system/misuse.sh        (make check-misuse)
+#   BIN=bin sh tests/system/misuse.sh  (make check-misuse)
 #
 # Prints one line per failure and `misuse: N passed, M failed`.
 set -u
