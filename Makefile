@@ -290,9 +290,9 @@ CK_ENV = CK_DEFAULT_TIMEOUT=120
 # cores), the slow ones first; the cli groups are tiers of their own. Under
 # `make -jN check` the N given wins.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-CHECK_TIERS := check-python $(if $(MPI_TESTS),check-mpi) check-unit check-cli \
-               check-misuse check-same-bits check-torch check-lib \
-               check-header check-floors
+CHECK_TIERS := $(if $(MPI_TESTS),check-mpi) check-python check-cli-mpi \
+               check-cli-results check-unit check-misuse check-same-bits \
+               check-cli check-torch check-lib check-header check-floors
 
 check: deps
 	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_TIERS)
@@ -311,7 +311,7 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # target check-cli-GROUP each, so `make -j2 check-cli` runs two groups at a
 # time, the slow ones first. CLI_GROUPS="topogen readers" runs only those.
 CLI_ALL    := $(filter-out lib,$(patsubst tests/cli/%.sh,%,$(wildcard tests/cli/*.sh)))
-CLI_SLOW   := mpi directed repair local dataaware
+CLI_SLOW   := mpi results repair directed train dataaware local
 CLI_GROUPS ?= $(filter $(CLI_ALL),$(CLI_SLOW)) $(filter-out $(CLI_SLOW),$(CLI_ALL))
 .PHONY: $(addprefix check-cli-,$(CLI_ALL))
 check-cli: $(addprefix check-cli-,$(CLI_GROUPS))
@@ -423,12 +423,12 @@ SAN_MAKE    = $(MAKE) BUILD=$(SAN_BUILD) BIN=$(SAN_BUILD)/bin OPT=-O1 \
               EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)"
 
 check-san:
-	$(SAN_MAKE) $(addprefix $(SAN_BUILD)/bin/,topogen dpsgd-train check_unit \
+	+$(SAN_MAKE) $(addprefix $(SAN_BUILD)/bin/,topogen dpsgd-train check_unit \
 	    $(if $(SAN_ALL),check_mpi))
-	UBSAN_OPTIONS=print_stacktrace=1 CK_TIMEOUT_MULTIPLIER=4 $(SAN_MAKE) \
+	+UBSAN_OPTIONS=print_stacktrace=1 CK_TIMEOUT_MULTIPLIER=4 $(SAN_MAKE) \
 	    $(if $(SAN_ALL),,UNIT_SUITES="$(SAN_SUITES)" CLI_GROUPS="$(SAN_CLI)") \
 	    check-unit check-cli check-header
-	$(if $(SAN_ALL),ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	+$(if $(SAN_ALL),ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	    $(SAN_MAKE) check-mpi)
 
 # ---- fuzzing --------------------------------------------------------------
