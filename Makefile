@@ -1,8 +1,11 @@
 # One non-recursive Makefile for topogen, dpsgd-train and their tests.
 #
 #   make            build bin/topogen and bin/dpsgd-train
-#   make check      install missing packages, build, run the Check suites
+#   make check      install missing packages, build, run every test tier
+#                   (tests/README.md), CHECK_JOBS at a time
 #   make check-cluster  a run over 2 hosts made of network namespaces (root)
+#   make check-san  the readers' tests under ASan + UBSan (SAN_ALL=1: all)
+#   make bench      the C benches (make bench-build) and the main benches
 #   make demo       install missing packages, build, run the main job
 #   make install    programs, libtopogen (.so, .a, topogen.h, topogen.pc),
 #                   man pages, bash completion, scripts and the Python
