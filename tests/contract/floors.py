@@ -83,7 +83,11 @@ make = subprocess.run(
     ['make', '--no-print-directory', '-s', '-f', 'Makefile', '-f', '-',
      'floors-print'],
     input='floors-print:\n\t@echo "$(INC_SBASE)|$(INC_STOPO)|$(INC_SSPEC)"\n',
-    capture_output=True, text=True)
+    capture_output=True, text=True,
+    # run from `make check` (parallel, recursive): the parent's MAKEFLAGS
+    # would bring its jobserver and "Entering directory" lines into stdout
+    env={k: v for k, v in os.environ.items()
+         if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')})
 incs = make.stdout.strip().split('|')
 if len(incs) != 3:
     bad.append('cannot read INC_SBASE/INC_STOPO/INC_SSPEC from the Makefile')
