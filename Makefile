@@ -132,6 +132,13 @@ DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS) $(DIST_SINGLE_SRCS),$(wildcard t
 TRAIN_CLI_SRCS := $(wildcard train/cli/*.c)
 UNIT_TESTS   := $(wildcard tests/unit/check_*.c)
 MPI_TESTS    := $(wildcard tests/mpi/mpi_check_*.c)
+# a test file left at the top of tests/ would not run: refused by make check
+STRAY_TESTS  := $(filter-out tests/README.md,$(wildcard tests/*.*))
+ifneq ($(filter check%,$(MAKECMDGOALS)),)
+ifneq ($(STRAY_TESTS),)
+$(error $(STRAY_TESTS): a test file outside the rooms of tests/ does not run; move it into its room (tests/README.md))
+endif
+endif
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 mpiobj = $(patsubst %.c,$(BUILD)/mpi/%.o,$(1))
