@@ -420,8 +420,8 @@ bench: all bench-build
 # leak checks), the cli groups that feed files and flags to both programs
 # (SAN_CLI) and the header contract. `make check-san SAN_ALL=1`: every
 # unit suite, every cli group and the MPI suites too (the engine, the
-# search and the distributed run; the previous CI step: 813-961 s). .ci/run says
-# why the short set is its tier.
+# search and the distributed run; the previous CI step: 813-961 s).
+# .ci/run says why the short set is its tier.
 SAN_BUILD  ?= build/san
 SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
               -fno-omit-frame-pointer
