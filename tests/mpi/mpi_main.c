@@ -1,6 +1,6 @@
 /* mpi_main.c: the MPI test runner, started as `mpirun -np 4 check_mpi`
  * with CK_FORK=no. Every rank runs every suite of mpi_suites.inc (one per
- * tests/mpi_check_*.c) in lock step; rank 0 prints Check's summary; the
+ * tests/mpi/mpi_check_*.c) in lock step; rank 0 prints Check's summary; the
  * exit status is non-zero on every rank when any rank saw a failure. */
 #include <stdio.h>
 #include <stdlib.h>

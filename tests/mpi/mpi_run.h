@@ -1,4 +1,4 @@
-/* mpi_run.h: what the MPI suites (tests/mpi_check_*.c) share: the small
+/* mpi_run.h: what the MPI suites (tests/mpi/mpi_check_*.c) share: the small
  * synthetic-data configuration of the D-PSGD suites, run a
  * configuration on the first P ranks of the world and hand every rank
  * rank 0's outcome, check that a run checkpointed, stopped and resumed on

@@ -1,5 +1,5 @@
 /* check_main.c: the unit-test runner. Runs every suite listed in the
- * generated unit_suites.inc (one per tests/check_*.c); Check prints the
+ * generated unit_suites.inc (one per tests/unit/check_*.c); Check prints the
  * summary line; the exit status is non-zero when any test failed.
  * CK_RUN_SUITE / CK_RUN_CASE select a subset (Check's own variables). */
 #include <stdlib.h>
