@@ -4,7 +4,7 @@
  * rank 0's outcome, check that a run checkpointed, stopped and resumed on
  * another number of ranks equals an uninterrupted one, and remove a
  * directory on rank 0. Header-only (static inline), so that the Makefile's
- * rule "one tests/mpi_check_X.c, one suite" needs no extra source.
+ * rule "one tests/mpi/mpi_check_X.c, one suite" needs no extra source.
  *
  * Every value a test asserts on is broadcast from rank 0 first, so a
  * failing assertion fails on every rank and no rank is left waiting in a
