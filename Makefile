@@ -1,8 +1,11 @@
 # One non-recursive Makefile for topogen, dpsgd-train and their tests.
 #
 #   make            build bin/topogen and bin/dpsgd-train
-#   make check      install missing packages, build, run the Check suites
+#   make check      install missing packages, build, run every test tier
+#                   (tests/README.md), CHECK_JOBS at a time
 #   make check-cluster  a run over 2 hosts made of network namespaces (root)
+#   make check-san  the readers' tests under ASan + UBSan (SAN_ALL=1: all)
+#   make bench      the C benches (make bench-build) and the main benches
 #   make demo       install missing packages, build, run the main job
 #   make install    programs, libtopogen (.so, .a, topogen.h, topogen.pc),
 #                   man pages, bash completion, scripts and the Python
@@ -88,7 +91,7 @@ INC_DATA  := $(INC_NN) -Itrain/data
 INC_CORE  := $(INC_DATA) -Itrain/core
 INC_DIST  := $(INC_CORE) -Itrain/distributed
 INC_DCLI  := $(INC_DIST) -Itrain/cli
-INC_ALL   := $(INC_API) -Itopo/cli $(INC_DCLI) -Itests
+INC_ALL   := $(INC_API) -Itopo/cli $(INC_DCLI) -Itests/unit -Itests/mpi
 INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
@@ -147,8 +150,15 @@ DIST_MPI_SRCS  := $(wildcard train/distributed/*_mpi.c)
 DIST_SINGLE_SRCS := $(wildcard train/distributed/*_single.c)
 DIST_SRCS      := $(filter-out $(DIST_MPI_SRCS) $(DIST_SINGLE_SRCS),$(wildcard train/distributed/*.c))
 TRAIN_CLI_SRCS := $(wildcard train/cli/*.c)
-UNIT_TESTS   := $(wildcard tests/check_*.c)
-MPI_TESTS    := $(wildcard tests/mpi_check_*.c)
+UNIT_TESTS   := $(wildcard tests/unit/check_*.c)
+MPI_TESTS    := $(wildcard tests/mpi/mpi_check_*.c)
+# a test file left at the top of tests/ would not run: refused by make check
+STRAY_TESTS  := $(filter-out tests/README.md,$(wildcard tests/*.*))
+ifneq ($(filter check%,$(MAKECMDGOALS)),)
+ifneq ($(STRAY_TESTS),)
+$(error $(STRAY_TESTS): a test file outside the rooms of tests/ does not run; move it into its room (tests/README.md))
+endif
+endif
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 mpiobj = $(patsubst %.c,$(BUILD)/mpi/%.o,$(1))
@@ -168,7 +178,7 @@ PROGRAMS := $(BIN)/topogen $(BIN)/dpsgd-train
 
 # libcm: src/ alone (the file contract, spectra, placement): dpsgd-train
 # links it and nothing of topo/, so topogen's command line and igraph
-# never reach the trainer (tests/floors.py checks nm).
+# never reach the trainer (tests/contract/floors.py checks nm).
 CM_A        := $(BUILD)/libcm.a
 # libtopogen: topogen's library, make/ layer and public API, without its
 # command line. topogen links topo/cli/ and the static archive.
@@ -182,7 +192,7 @@ LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
         check-same-bits check-floors check-header \
-        check-python check-lib lib man \
+        check-python check-lib check-san lib man bench-build \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
 
@@ -255,8 +265,15 @@ $(BIN)/libtopogen.so: $(BIN)/$(LIB_SONAME)
 	ln -sf $(notdir $<) $@
 
 # ---- tests ----------------------------------------------------------------
-# Each tests/check_X.c defines `Suite *X_suite(void)`; the runner's table of
-# suites is generated from those definitions, so adding a file adds a suite.
+# The rooms of tests/ (tests/README.md): unit/ (bin/check_unit, one Check
+# suite per tests/unit/check_X.c), mpi/ (bin/check_mpi under mpirun),
+# cli/ (the command lines end to end, one file per group), contract/
+# (same bits, the floor plan, the header contract), system/ (install,
+# misuse, 2 hosts), python/ (the Python module, PyTorch), fuzz/
+# (libFuzzer), fixtures/ (recorded files).
+# Each tests/unit/check_X.c defines `Suite *X_suite(void)`; the runner's
+# table of suites is generated from those definitions, so adding a file
+# adds a suite (tests/mpi/mpi_check_X.c likewise).
 $(BUILD)/tests/unit_suites.inc: $(UNIT_TESTS)
 	@mkdir -p $(dir $@)
 	sed -n 's/^Suite \*\([A-Za-z0-9_]*_suite\)(void)$$/SUITE(\1)/p' \
@@ -267,11 +284,11 @@ $(BUILD)/tests/mpi_suites.inc: $(MPI_TESTS)
 	sed -n 's/^Suite \*\([A-Za-z0-9_]*_suite\)(void)$$/SUITE(\1)/p' \
 	    $(MPI_TESTS) /dev/null > $@
 
-$(BUILD)/tests/check_main.o: tests/check_main.c $(BUILD)/tests/unit_suites.inc
+$(BUILD)/tests/unit/check_main.o: tests/unit/check_main.c $(BUILD)/tests/unit_suites.inc
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(INC_ALL) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
-$(BUILD)/mpi/tests/mpi_main.o: tests/mpi_main.c $(BUILD)/tests/mpi_suites.inc
+$(BUILD)/mpi/tests/mpi/mpi_main.o: tests/mpi/mpi_main.c $(BUILD)/tests/mpi_suites.inc
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(INC_ALL) -I$(BUILD)/tests $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
@@ -283,7 +300,7 @@ $(BUILD)/mpi/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
-$(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
+$(BIN)/check_unit: $(BUILD)/tests/unit/check_main.o $(call obj,$(UNIT_TESTS)) \
                    $(call obj,$(TOPO_MAKE_SRCS)) \
                    $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
@@ -291,7 +308,7 @@ $(BIN)/check_unit: $(BUILD)/tests/check_main.o $(call obj,$(UNIT_TESTS)) \
 	    $(IGRAPH_LIBS) $(OPENMP) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) \
 	    $(XML_LIBS) $(JSON_LIBS) -lz -lm -pthread
 
-$(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
+$(BIN)/check_mpi: $(BUILD)/mpi/tests/mpi/mpi_main.o $(call mpiobj,$(MPI_TESTS)) \
                   $(DIST_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
@@ -304,64 +321,81 @@ MPI_ENV = OPENBLAS_NUM_THREADS=1 CK_FORK=no
 # sanitized build; tests are bounded by their own sizes instead.
 CK_ENV = CK_DEFAULT_TIMEOUT=120
 
-check: deps
-	$(MAKE) check-unit check-cli check-misuse $(if $(MPI_TESTS),check-mpi) \
-	    check-same-bits check-floors check-header check-torch check-python check-lib
+# make check runs its tiers CHECK_JOBS at a time (default: the number of
+# cores), the slow ones first; the cli groups are tiers of their own. Under
+# `make -jN check` the N given wins.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_TIERS := $(if $(MPI_TESTS),check-mpi) check-python check-cli-mpi \
+               check-cli-results check-unit check-misuse check-same-bits \
+               check-cli check-torch check-lib check-header check-floors
 
+check: deps
+	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_TIERS)
+
+# UNIT_SUITES="topofile seq": only these suites (default: all of them)
 check-unit: $(BIN)/check_unit $(PROGRAMS)
-	$(CK_ENV) $(BIN)/check_unit
+	$(if $(UNIT_SUITES),for s in $(UNIT_SUITES); do \
+	    $(CK_ENV) CK_RUN_SUITE=$$s $(BIN)/check_unit || exit 1; done, \
+	    $(CK_ENV) $(BIN)/check_unit)
 
 check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 	$(MPI_ENV) $(MPIRUN) -np $(NP) $(BIN)/check_mpi
 
-# End-to-end tests of the command lines (bad flags, bad files, exit codes);
-# first, that every case group tests/cli.sh defines is called.
-check-cli: $(PROGRAMS)
-	sh tests/cases_called.sh tests/cli.sh
-	BIN=$(BIN) sh tests/cli.sh
+# End-to-end tests of the command lines (bad flags, bad files, exit codes):
+# every tests/cli/GROUP.sh (tests/cli/lib.sh is their shared harness), one
+# target check-cli-GROUP each, so `make -j2 check-cli` runs two groups at a
+# time, the slow ones first. CLI_GROUPS="topogen readers" runs only those.
+CLI_ALL    := $(filter-out lib,$(patsubst tests/cli/%.sh,%,$(wildcard tests/cli/*.sh)))
+CLI_SLOW   := mpi results repair directed train dataaware local
+CLI_GROUPS ?= $(filter $(CLI_ALL),$(CLI_SLOW)) $(filter-out $(CLI_SLOW),$(CLI_ALL))
+.PHONY: $(addprefix check-cli-,$(CLI_ALL))
+check-cli: $(addprefix check-cli-,$(CLI_GROUPS))
+
+$(addprefix check-cli-,$(CLI_ALL)): check-cli-%: tests/cli/%.sh $(PROGRAMS)
+	BIN=$(BIN) sh $<
 
 # Behaviour unchanged: topology files, spectra and trainer hashes against
-# tests/fixtures/same-bits/ (tests/same_bits.sh; about 25 s).
+# tests/fixtures/same-bits/ (tests/contract/same-bits.sh; about 25 s).
 check-same-bits: $(PROGRAMS)
-	BIN=$(BIN) sh tests/same_bits.sh
+	BIN=$(BIN) sh tests/contract/same-bits.sh
 
 # The floor plans of src/ and topo/: calls down or sideways, no circle between
 # files, an include pointing up does not compile, dpsgd-train without
 # topogen's command line; topo/make/ under topo/cli/ and topo/api/
-# (tests/floors.py).
+# (tests/contract/floors.py).
 check-floors: $(PROGRAMS) $(SRC_OBJS)
-	python3 tests/floors.py $(BUILD) $(BIN)
+	python3 tests/contract/floors.py $(BUILD) $(BIN)
 
 # The topology header read once with the graph (strace: one open) and the
-# reader's refusals (tests/header_contract.sh; about 5 s).
+# reader's refusals (tests/contract/header.sh; about 5 s).
 check-header: $(PROGRAMS)
-	BIN=$(BIN) sh tests/header_contract.sh
+	BIN=$(BIN) sh tests/contract/header.sh
 
 # Checkpoint directories shared between runs, exit codes, true notices
-# (tests/misuse.sh: the probes of issues 24 and 25).
+# (tests/system/misuse.sh: the probes of issues 24 and 25).
 check-misuse: $(PROGRAMS)
-	BIN=$(BIN) sh tests/misuse.sh
+	BIN=$(BIN) sh tests/system/misuse.sh
 
 # dpsgd-train across 2 hosts made of network namespaces (root; prints
 # "cluster: SKIPPED" and succeeds elsewhere, fails with CLUSTER_REQUIRED=1).
 check-cluster: $(PROGRAMS)
-	BIN=$(BIN) sh tests/cluster.sh
+	BIN=$(BIN) sh tests/system/cluster.sh
 
 # A saved model loaded into PyTorch (python3-torch) gives dpsgd-train's
-# test accuracy (tests/torch_model.sh).
+# test accuracy (tests/python/torch-model.sh).
 check-torch: $(PROGRAMS)
-	BIN=$(BIN) sh tests/torch_model.sh
+	BIN=$(BIN) sh tests/python/torch-model.sh
 
-# The Python module and its torch.distributed gossip (tests/python.sh:
+# The Python module and its torch.distributed gossip (tests/python/module.sh:
 # 4 and 16 gloo processes; about 1.5 min of CPU).
 check-python: $(PROGRAMS) $(LIBS_OUT)
-	BIN=$(BIN) sh tests/python.sh
+	BIN=$(BIN) sh tests/python/module.sh
 
 # make install into a scratch prefix, then the C example built with
 # pkg-config, man -l, the completion, the installed Python module, and
-# make uninstall (tests/lib.sh).
+# make uninstall (tests/system/install.sh).
 check-lib: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
-	BIN=$(BIN) MAKE="$(MAKE)" sh tests/lib.sh
+	BIN=$(BIN) MAKE="$(MAKE)" sh tests/system/install.sh
 
 deps:
 	@sh scripts/install-deps.sh
@@ -370,10 +404,68 @@ demo: deps
 	$(MAKE) all
 	BIN=$(BIN) sh scripts/demo.sh
 
-bench: all
-	sh scripts/bench-topogen.sh
-	sh scripts/bench-train.sh
-	sh scripts/bench-gossip.sh
+# ---- benchmarks -----------------------------------------------------------
+# Benchmarks are scripts that print same-run ratios (scripts/benches/),
+# never tests. The C parts they run are built here: `make bench-build`
+# puts them in $(BIN)/bench/ (bench-memcpy: memory bandwidth for
+# bench-gossip.sh; bench-netmodel: the MPI side of bench-netmodel.sh;
+# bench-place: METIS against the own bisection for bench-place.sh).
+# `make bench` builds them and runs the three main benches.
+BENCH_PROGS := $(patsubst scripts/benches/%.c,$(BIN)/bench/%,$(wildcard scripts/benches/*.c))
+
+bench-build: $(BENCH_PROGS)
+
+$(BIN)/bench/bench-memcpy: scripts/benches/bench-memcpy.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 $(EXTRA_CFLAGS) $< -o $@ $(ALL_LDFLAGS)
+
+$(BIN)/bench/bench-netmodel: scripts/benches/bench-netmodel.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -O2 $(EXTRA_CFLAGS) $< -o $@ $(ALL_LDFLAGS)
+
+$(BIN)/bench/bench-place: scripts/benches/bench-place.c $(CM_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(INC_SRC) $(CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
+	    $(SPARSE_CFLAGS) $(GSL_CFLAGS) $< $(CM_A) -o $@ \
+	    $(ALL_LDFLAGS) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
+	    $(JSON_LIBS) -lz -lm -pthread
+
+bench: all bench-build
+	sh scripts/benches/bench-topogen.sh
+	sh scripts/benches/bench-train.sh
+	sh scripts/benches/bench-gossip.sh
+
+# ---- sanitizers -----------------------------------------------------------
+# `make check-san`: a second build at -O1 under AddressSanitizer and
+# UndefinedBehaviorSanitizer in $(SAN_BUILD), then the tests of the code
+# that reads untrusted input: the unit suites of the readers and parsers
+# (SAN_SUITES: topology files in every format and their header, directed
+# and sequence files, labels/counts files, IDX/CIFAR data, safetensors
+# model files, checkpoints and run state, the flag tables, --net, the
+# atomic writer, the lost-worker lists, and the one-worker trainer with
+# leak checks), the cli groups that feed files and flags to both programs
+# (SAN_CLI) and the header contract. `make check-san SAN_ALL=1`: every
+# unit suite, every cli group and the MPI suites too (the engine, the
+# search and the distributed run; the previous CI step: 813-961 s).
+# .ci/run says why the short set is its tier.
+SAN_BUILD  ?= build/san
+SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+              -fno-omit-frame-pointer
+SAN_SUITES ?= topofile topo_doc topo_header topodir seq data model_file \
+              model_io ckpt dpsgd_state config flags dataaware partition \
+              repair netmodel atomic train
+SAN_CLI    ?= topogen readers seq dataaware train
+SAN_MAKE    = $(MAKE) BUILD=$(SAN_BUILD) BIN=$(SAN_BUILD)/bin OPT=-O1 \
+              EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)"
+
+check-san:
+	+$(SAN_MAKE) $(addprefix $(SAN_BUILD)/bin/,topogen dpsgd-train check_unit \
+	    $(if $(SAN_ALL),check_mpi))
+	+UBSAN_OPTIONS=print_stacktrace=1 CK_TIMEOUT_MULTIPLIER=4 $(SAN_MAKE) \
+	    $(if $(SAN_ALL),,UNIT_SUITES="$(SAN_SUITES)" CLI_GROUPS="$(SAN_CLI)") \
+	    check-unit check-cli check-header
+	+$(if $(SAN_ALL),ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    $(SAN_MAKE) check-mpi)
 
 # ---- fuzzing --------------------------------------------------------------
 # tests/fuzz/fuzz_X.c is a libFuzzer harness with seeds in
@@ -448,10 +540,15 @@ SHAREDIR      = $(PREFIX)/share/topogen
 DOCDIR        = $(PREFIX)/share/doc/topogen
 MANDIR        = $(PREFIX)/share/man/man1
 COMPDIR       = $(PREFIX)/share/bash-completion/completions
-USER_SCRIPTS := sweep.sh plot.sh summary.sh results.sh results-15.sh consensus.sh \
-                algorithms.sh modelled.sh torch_eval_model.py runs.sh usage.sh \
-                styles.sh aggregate.awk bench_torch.py results-tables.py \
-                measure-correlation.py
+# the scripts a user runs, in their rooms of scripts/ (lib/ is sourced)
+USER_SCRIPTS := experiments/sweep.sh experiments/results.sh \
+                experiments/results-every-topology.sh experiments/consensus.sh \
+                experiments/algorithms.sh reports/plot.sh reports/summary.sh \
+                reports/modelled.sh reports/aggregate.awk \
+                reports/results-tables.py reports/measure-correlation.py \
+                benches/torch-eval-model.py benches/bench_torch.py \
+                lib/common.sh lib/runs.sh lib/styles.sh
+SCRIPT_ROOMS := $(sort $(dir $(USER_SCRIPTS)))
 PY_FILES     := $(wildcard topo/python/topogen/*.py)
 EXAMPLES_SRC := data/examples/learn.c
 EXAMPLES_RUN := topo/python/examples/dpsgd.py \
@@ -476,7 +573,8 @@ $(BIN)/man/dpsgd-train.1: $(BIN)/dpsgd-train train/cli/dpsgd-train.h2m
 install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(MANDIR) \
-	    $(DESTDIR)$(COMPDIR) $(DESTDIR)$(SHAREDIR)/scripts \
+	    $(DESTDIR)$(COMPDIR) \
+	    $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(SCRIPT_ROOMS)) \
 	    $(DESTDIR)$(SHAREDIR)/examples $(DESTDIR)$(DOCDIR) \
 	    $(DESTDIR)$(PYDIR)
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
@@ -491,8 +589,9 @@ install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
 	install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
 	install -m 644 topo/cli/completion.bash $(DESTDIR)$(COMPDIR)/topogen
 	ln -sf topogen $(DESTDIR)$(COMPDIR)/dpsgd-train
-	install -m 755 $(addprefix scripts/,$(USER_SCRIPTS)) \
-	    $(DESTDIR)$(SHAREDIR)/scripts/
+	for f in $(USER_SCRIPTS); do \
+	    install -m 755 scripts/$$f $(DESTDIR)$(SHAREDIR)/scripts/$$f || exit 1; \
+	done
 	install -m 644 $(EXAMPLES_SRC) $(DESTDIR)$(SHAREDIR)/examples/
 	install -m 755 $(EXAMPLES_RUN) $(DESTDIR)$(SHAREDIR)/examples/
 	for f in $(DOCS); do \
@@ -512,12 +611,13 @@ uninstall:
 	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(subst /,-,$(DOCS))) \
 	    $(addprefix $(DESTDIR)$(PYDIR)/,$(notdir $(PY_FILES)))
 	rm -rf $(DESTDIR)$(PYDIR)/__pycache__
-	rmdir $(DESTDIR)$(SHAREDIR)/scripts $(DESTDIR)$(SHAREDIR)/examples \
+	rmdir $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(SCRIPT_ROOMS)) \
+	    $(DESTDIR)$(SHAREDIR)/scripts $(DESTDIR)$(SHAREDIR)/examples \
 	    $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYDIR) \
 	    2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD) $(BIN)/topogen $(BIN)/dpsgd-train $(BIN)/check_unit \
-	    $(BIN)/check_mpi $(BIN)/fuzz_* $(LIBS_OUT) $(BIN)/man
+	    $(BIN)/check_mpi $(BIN)/fuzz_* $(LIBS_OUT) $(BIN)/man $(BIN)/bench
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -10,7 +10,7 @@
 #
 #   scripts/demo.sh [OUT]
 set -eu
-. "$(dirname "$0")/usage.sh"
+. "$(dirname "$0")/lib/common.sh"
 script_out demo build/demo "$@"
 BIN=${BIN:-bin}
 NP=${NP:-$(nproc)}

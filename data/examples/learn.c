@@ -2,7 +2,7 @@
  * given as `n d seed iters [kind]`, writes it to a file and prints its
  * measures. The file is byte for byte what
  *   topogen -n N -d D --seed S --iters K --kind KIND -o FILE
- * writes (tests/lib.sh checks it against the installed topogen).
+ * writes (tests/system/install.sh checks it against the installed topogen).
  *
  *   cc learn.c $(pkg-config --cflags --libs topogen) -o learn
  *   ./learn 16 3 1 2000 learned out.txt

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: re-creates the issue 21/22 pilot of data/pilot-21 (README.md
-# beside this file) into a folder of your choosing, with scripts/sweep.sh
+# beside this file) into a folder of your choosing, with scripts/experiments/sweep.sh
 # and the issue-15 schedule; resumable (finished runs are skipped).
 #
 #   sh data/pilot-21/run.sh OUT     (about 80 runs; 30-60 s each on an idle
@@ -8,7 +8,7 @@
 #   sh data/pilot-21/run.sh --help
 #
 # OUT/n64 gets the same sweep-wide settings as data/results/issue-15/n64, so
-# `scripts/measure-correlation.py data/results/issue-15/n64 OUT/n64` gives the
+# `scripts/reports/measure-correlation.py data/results/issue-15/n64 OUT/n64` gives the
 # tables of correlation.md. Two settings are not plain `topogen --kind K
 # --weights W` and are made first, as the pilot made them: learned:neff
 # (`--objective neff --weights neff`) and perm:learned (`--kind learned
@@ -34,6 +34,6 @@ export EPOCHS=12 DATASET=fashion-mnist LR=0.05 MOMENTUM=0.9 DEGREE=4 \
 NEW="learned:neff perm:learned perm:own epidemic:own exp-directed:own aware:laplacian stl-fw:own"
 PARTITIONS="dirichlet:0.1 iid" SEEDS=1 \
     SETTINGS="learned:mh random:mh ring:mh torus:mh hypercube:laplacian random:neff $NEW" \
-    sh "$root/scripts/sweep.sh" "$OUT"
+    sh "$root/scripts/experiments/sweep.sh" "$OUT"
 PARTITIONS="dirichlet:0.1" SEEDS="2 3" SETTINGS="$NEW" \
-    sh "$root/scripts/sweep.sh" "$OUT"
+    sh "$root/scripts/experiments/sweep.sh" "$OUT"

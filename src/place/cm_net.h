@@ -27,7 +27,7 @@
  * hosts", "assumed" where no source gives the number directly):
  *   datacenter  intra 1 us, 10 GB/s;    inter 25 us, 3 GB/s (25 Gb/s Ethernet)
  *   wan         intra 1 us, 10 GB/s;    inter 50 ms, 12.5 MB/s (100 Mb/s)
- *   intra 1 us: measured here (scripts/bench-net.sh); 10 GB/s: assumed
+ *   intra 1 us: measured here (scripts/benches/bench-net.sh); 10 GB/s: assumed
  *     (a shared-memory copy on a current server).
  *   inter 3 GB/s: a 25 Gb/s cloud instance's bandwidth, usable in full
  *     within a Region (AWS, "Amazon EC2 instance network bandwidth").

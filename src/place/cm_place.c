@@ -27,7 +27,7 @@
  * Each step of the placement (the hosts, then each host's ranks) also
  * runs METIS three ways (cm_place_metis.c) and keeps the first of least
  * J over its parts, METIS's before the own code's: METIS cuts fewer
- * edges, the own FM often sends fewer arrays (scripts/bench-place.sh).
+ * edges, the own FM often sends fewer arrays (scripts/benches/bench-place.sh).
  * Over several hosts the own bisection's whole placement is the last
  * candidate, by the traffic (the steps' J do not add up there). A
  * time-varying topology (cm_place_workers_seq, cm_place_seq.c) takes the

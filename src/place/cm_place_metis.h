@@ -14,7 +14,7 @@
  * sends between the parts first, cut edges second. METIS balances only
  * up to its UFACTOR (1, i.e. 0.1%, the least it takes), so its result is
  * repaired to the exact sizes greedily. The same code serves
- * scripts/bench_place.c, which compares the partitioners.
+ * scripts/benches/bench-place.c, which compares the partitioners.
  */
 #ifndef CM_PLACE_METIS_H
 #define CM_PLACE_METIS_H

@@ -3,7 +3,7 @@
  * written as the `latest` marker (its first line) and as the file of
  * worker 0 of epoch 1, with its trailing crc32 recomputed (random bytes
  * almost never carry a valid checksum, and the checksum test is covered
- * by tests/check_ckpt.c; this lets mutations reach the field checks). The expected configuration is taken from the
+ * by tests/unit/check_ckpt.c; this lets mutations reach the field checks). The expected configuration is taken from the
  * input's own header when it has one, so inputs reach the parameter load
  * as well as every refusal; a file dt_ckpt_read accepts must round-trip
  * through dt_ckpt_write to the same bytes. */

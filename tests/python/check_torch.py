@@ -1,5 +1,5 @@
 """check_torch.py: topogen.torch on 4 gloo processes, without libtopogen
-(tests/python.sh runs it from a pip-installed venv with the library off
+(tests/python/module.sh runs it from a pip-installed venv with the library off
 the path; the topology files are written here by hand).
 
   - an async round (mix_(async_op=True), then wait()) equals a blocking

@@ -4,7 +4,7 @@
  * graphs built here with the same code and seed as the topogen command
  * each row prints; the --results part reads the experiment's CSV logs
  * (steps to the target, final accuracy) and its modelled.tsv (measured
- * compute per step, communication modelled by scripts/modelled.sh).
+ * compute per step, communication modelled by scripts/reports/modelled.sh).
  */
 #include "topogen_plan.h"
 
@@ -779,7 +779,7 @@ int topogen_plan(topogen_config *c)
                    p.net.name, old_model
                        ? "; NOTE: a modelled.tsv there predates this model "
                          "(no '# allreduce priced as' line): its gossip "
-                         "rows are the old model's; rerun scripts/modelled.sh"
+                         "rows are the old model's; rerun scripts/reports/modelled.sh"
                        : "");
             printf("%-14s %-58s %7s %6s %10s %s\n", "partition", "setting",
                    "reached", "steps", "modelled s", "final acc (seeds)");

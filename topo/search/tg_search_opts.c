@@ -1,7 +1,7 @@
 /* tg_search_opts.c: the search's settings: defaults, objectives (energy
  * and the lower bound the screen uses), and the names the command line
  * parses (tg_search_opts.h); the defaults were tuned with
- * scripts/bench-topogen.sh (topo/README.md, "The search").
+ * scripts/benches/bench-topogen.sh (topo/README.md, "The search").
  */
 #include "tg_search_opts.h"
 

@@ -18,7 +18,7 @@
  * disagreement shrinks by 2.4% per step while the sequence itself
  * averages exactly every 6 steps). Those radii come from a one-off dense
  * computation (LAPACK dgeev on the 2n x 2n product), not from this code;
- * tests/check_algo.c shows the growth.
+ * tests/unit/check_algo.c shows the growth.
  *
  * No MPI: dt_dpsgd.c runs this on rank 0 and broadcasts the result.
  */

@@ -1,5 +1,5 @@
 /* dt_bench: training-speed measurements of the engine (behind
- * `dpsgd-train --bench`, used by scripts/bench-train.sh).
+ * `dpsgd-train --bench`, used by scripts/benches/bench-train.sh).
  *
  * Times full training steps (forward, loss, backward, SGD update) of a
  * model on random inputs held in memory, like the PyTorch reference, and

@@ -6,7 +6,7 @@
  * little-endian float32 tensors. The header maps each tensor name to
  * {"dtype":"F32","shape":[...],"data_offsets":[begin,end]} (offsets into
  * the data part). Names and layouts are those of the PyTorch modules of
- * scripts/bench_torch.py, an nn.Sequential: "I.weight" and "I.bias" with I
+ * scripts/benches/bench_torch.py, an nn.Sequential: "I.weight" and "I.bias" with I
  * the module's index there (lenet: 0, 3, 7, 9, 11; cnn: 0, 2, 5, 7, 11,
  * 13); conv weights out x in x kh x kw, linear weights out x in with the
  * input flattened (c, h, w), as dt_net keeps them; so

@@ -27,7 +27,7 @@
  * Every float is computed in a fixed order, written down at each stage
  * (transforms as written, the GEMM an FMA chain over the channels in order
  * from +0), independent of the batch and of the tile blocks:
- * tests/check_wino.c compares forward, dX and dW with a scalar reference of
+ * tests/unit/check_wino.c compares forward, dX and dW with a scalar reference of
  * exactly this order bit for bit, and with im2col + OpenBLAS within a
  * tolerance. Output sizes must be even (2x2 tiles cover them exactly).
  */

@@ -1,0 +1,232 @@
+#!/bin/sh
+# results-slow-network.sh: what to run on a slow network, a pruned
+# version of issue 35's experiment. 256 LeNet workers on Fashion-MNIST,
+# dirichlet:0.1, the results schedule of scripts/experiments/results.sh (12 epochs,
+# global batch 1024 = 4 per worker, lr 0.05 unless stated, momentum 0.9,
+# one warm-up epoch, 10x step decays every 3.5 epochs, --local-eval 100),
+# evaluated every quarter epoch (--eval-every 14: 58 steps per epoch),
+# seeds 1 2 3 (a fresh topology draw per seed: topogen --seed = the
+# training seed), with mpirun -np NP:
+#   allreduce-H1   all-reduce every step (--mode allreduce)
+#   local-H4       local SGD, --average-every 4 --local-after 58
+#   diloco-H16     local SGD H 16 + --outer nesterov:0.7,0.9, lr 0.02,
+#                  --local-after 58 (DiLoCo-style)
+#   d2-random      D^2 on a random 4-regular graph (Laplacian weights)
+#   d2-aware       D^2 on the data-aware learned graph (results.sh's
+#                  aware:laplacian: --hetero-weight 10 --labels COUNTS of
+#                  dpsgd-train --write-partition of that seed)
+#   dpsgd-opexp    D-PSGD on the one-peer exponential graph
+#   d2-random-pga8 D^2 on the random graph with --global-every 8
+#                  (Gossip-PGA)
+#
+#   scripts/experiments/results-slow-network.sh OUT  (rerun to resume: a run with a
+#                                          summary JSON or a .failed
+#                                          marker is skipped)
+#   NP=2 (MPI ranks); SEEDS="1 2 3"; ONLY="name ..." runs only these
+#   settings; SEEDS_LATE="name:SEEDS ..." overrides the seeds of a setting
+#   DEADLINE=HH:MM (UTC): start no run expected to end after it (RUN_S,
+#   default 90 s, or EST="name:seconds ...", default local-H4:1250
+#   diloco-H16:650 d2-random-pga8:600); the runs left out are listed
+#   TABLE_ONLY=1   only price the runs and redraw OUT/README's inputs
+#   RUNS_ONLY=1    only the runs (e.g. a second driver with other ONLY)
+#
+# Order (a stopped or deadline-cut driver prunes from the end): seed 1
+# of allreduce-H1, local-H4, d2-random, d2-aware, dpsgd-opexp; seeds 2-3
+# of allreduce-H1, d2-random, d2-aware; seed 1 of d2-random-pga8 and
+# diloco-H16; seeds 2-3 of local-H4, diloco-H16, dpsgd-opexp,
+# d2-random-pga8. (The runs with exact averages cost 8-17x an every-step
+# run here: see EST.)
+#
+# Writes OUT/runs/NAME-sS.csv, .json (--summary), .log (.failed: a run
+# that diverged, its CSV keeps the rows before), OUT/topo/ (the graphs,
+# the counts files), OUT/prices.tsv (per topology file and deployment:
+# the gossip round and the all-reduce prices of topogen eval, and the
+# measured compute per step, OUT/bench.txt), then runs
+# scripts/experiments/results-slow-network.py OUT (table.md, stats.md, the figure).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; -*) echo "results-slow-network: unknown option '$1' (see --help)" >&2; exit 2;; '') echo "results-slow-network: usage: scripts/experiments/results-slow-network.sh OUT (see --help)" >&2; exit 2;; esac
+OUT=$1
+BIN=${BIN:-$root/bin}
+NP=${NP:-2}
+SEEDS=${SEEDS:-"1 2 3"}
+RUN_S=${RUN_S:-90}
+EST=${EST:-}
+DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+N=256
+BATCH=4
+EVAL=14 # a quarter epoch: 60000 / 1024 = 58 steps per epoch
+WARM=58 # one epoch of every-step communication before local steps
+TRAIN_ARGS="--local-eval 100 --warmup 1 --schedule step --step-epochs 3.5"
+EPOCHS=${EPOCHS:-12}
+PARTITION=${PARTITION:-dirichlet:0.1}
+PART_NAME=$(echo "$PARTITION" | tr ':' '-')
+COMMON="--data $DATA --model lenet --epochs $EPOCHS --batch $BATCH --lr 0.05 --momentum 0.9 $TRAIN_ARGS --partition $PARTITION --eval-every $EVAL --quiet"
+# 4 sites of 64 workers: a datacenter inside a site (the datacenter
+# preset's link between hosts), the WAN preset between sites
+SITES_NET='intra=25us,3GB/s;inter=50ms,12.5MB/s'
+. "$here/../lib/common.sh" # die
+need_programs dpsgd-train topogen
+export OPENBLAS_NUM_THREADS=1
+mkdir -p "$OUT/runs" "$OUT/topo"
+
+# flags NAME SEED: the run's own flags (and builds its topology). A name
+# is a schedule and its options, dash-separated:
+#   allreduce-H1              all-reduce of the gradients every step
+#   local-HH / diloco-HH      local SGD / DiLoCo (+ --outer nesterov:0.7,0.9)
+#                             with --average-every H
+#   ALG-GRAPH                 gossip: ALG d2 or dpsgd, GRAPH random (4-regular),
+#                             aware (data-aware learned), learned (the paper's
+#                             spectral objective), hosts (learned, at most 4
+#                             edges between the 4 sites: --groups 4), opexp
+#                             (one-peer exponential)
+# options: -HH (gossip: --average-every H), -pgaK (--global-every K),
+# -lrLR (--lr LR, default 0.05), -SS (--local-after S, default WARM for
+# local and diloco, 0 for gossip with H > 1)
+flags() {
+    name=$1 seed=$2
+    kind=${name%%-*}
+    rest=${name#"$kind"}
+    graph="" H=1 K=0 lr="" S=""
+    case $kind in
+    d2|dpsgd) graph=${rest#-}; graph=${graph%%-*}; rest=${rest#"-$graph"};;
+    allreduce|local|diloco) ;;
+    *) die "unknown setting '$name'";;
+    esac
+    IFS=-
+    for o in $rest; do
+        case $o in
+        '') ;;
+        H[0-9]*) H=${o#H};;
+        pga[0-9]*) K=${o#pga};;
+        lr[0-9]*) lr=${o#lr};;
+        S[0-9]*) S=${o#S};;
+        *) unset IFS; die "unknown option '$o' in setting '$name'";;
+        esac
+    done
+    unset IFS
+    f=""
+    [ -z "$lr" ] || f="--lr $lr"
+    case $kind in
+    allreduce) [ "$H" = 1 ] || die "$name: allreduce-H1 only (local-HH for H > 1)"
+        echo "--mode allreduce --workers $N $f"; return;;
+    local|diloco) [ "$H" -gt 1 ] || die "$name: H > 1 needed"
+        f="$f --mode allreduce --workers $N --average-every $H --local-after ${S:-$WARM}"
+        [ "$kind" = local ] || f="$f --outer nesterov:0.7,0.9"
+        echo "$f"; return;;
+    esac
+    case $graph in random|aware|learned|hosts|opexp) ;; *) die "unknown graph '$graph' in setting '$name'";; esac
+    f="--topology $(topo "$graph" "$seed") --algorithm $kind $f"
+    [ "$graph" != hosts ] || f="$f --placement block"
+    [ "$H" = 1 ] || f="$f --average-every $H"
+    [ -z "$S" ] || f="$f --local-after $S"
+    [ "$K" = 0 ] || f="$f --global-every $K"
+    echo "$f"
+}
+# topo KIND SEED: the file (generated once)
+topo() {
+    case $1 in
+    random) f="$OUT/topo/random-s$2.txt"
+        [ -s "$f" ] || "$BIN/topogen" --kind random -n $N -d 4 --weights laplacian --seed "$2" -q -o "$f" || die "topogen random failed";;
+    learned) f="$OUT/topo/learned-s$2.txt"
+        [ -s "$f" ] || "$BIN/topogen" -n $N -d 4 --weights laplacian --seed "$2" -q -o "$f" || die "topogen learned failed";;
+    hosts) f="$OUT/topo/hosts-s$2.txt"
+        [ -s "$f" ] || "$BIN/topogen" -n $N -d 4 --groups 4 --weights laplacian --seed "$2" -q -o "$f" || die "topogen hosts failed";;
+    opexp) f="$OUT/topo/one-peer-exp.txt" # deterministic: one file
+        [ -s "$f" ] || "$BIN/topogen" --kind one-peer-exp -n $N --seed 1 -q -o "$f" || die "topogen one-peer-exp failed";;
+    aware) c="$OUT/topo/n$N-dirichlet-0.1-s$2.counts"
+        f="$OUT/topo/aware-s$2.txt"
+        # shellcheck disable=SC2086 # TRAIN_ARGS: several flags
+        [ -s "$c" ] || "$BIN/dpsgd-train" --dataset fashion-mnist --data "$DATA" --batch $BATCH $TRAIN_ARGS \
+            --epochs 0 --workers $N --partition $PARTITION --seed "$2" --quiet --write-partition "$c" ||
+            die "dpsgd-train --write-partition failed (seed $2)"
+        [ -s "$f" ] || "$BIN/topogen" -n $N -d 4 --hetero-weight 10 --weights laplacian --labels "$c" \
+            --seed "$2" -q -o "$f" || die "topogen aware failed (seed $2)";;
+    esac
+    echo "$f"
+}
+
+ALL="allreduce-H1 local-H4 diloco-H16-lr0.02 d2-random d2-aware dpsgd-opexp d2-random-pga8"
+ONLY=${ONLY:-}
+rest=""
+for s in $SEEDS; do [ "$s" = 1 ] || rest="$rest $s"; done
+# the queue: NAME:SEED in priority order (see "Order" above)
+queue=""
+for n in allreduce-H1 local-H4 d2-random d2-aware dpsgd-opexp; do queue="$queue $n:1"; done
+for s in $rest; do for n in allreduce-H1 d2-random d2-aware; do queue="$queue $n:$s"; done; done
+queue="$queue d2-random-pga8:1 diloco-H16-lr0.02:1"
+for s in $rest; do queue="$queue local-H4:$s"; done
+for s in $rest; do queue="$queue diloco-H16-lr0.02:$s"; done
+for s in $rest; do for n in dpsgd-opexp d2-random-pga8; do queue="$queue $n:$s"; done; done
+[ -z "${QUEUE:-}" ] || queue=$QUEUE
+# est NAME: the seconds a run is expected to take (DEADLINE)
+est() {
+    for e in $EST; do [ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return; }; done
+    echo "$RUN_S"
+}
+deadline_s=""
+if [ -n "${DEADLINE:-}" ]; then
+    deadline_s=$(date -u -d "$DEADLINE" +%s) || die "DEADLINE '$DEADLINE' is not HH:MM"
+fi
+if [ -z "${TABLE_ONLY:-}" ]; then
+    for q in $queue; do
+        name=${q%%:*}; seed=${q#*:}
+        [ -z "$ONLY" ] || case " $ONLY " in *" $name "*) ;; *) continue;; esac
+        case " $SEEDS " in *" $seed "*) ;; *) continue;; esac
+        b="$OUT/runs/$name-s$seed"
+        if [ -f "$b.json" ] || [ -f "$b.failed" ]; then
+            echo "results-slow-network: $name seed $seed: done"
+            continue
+        fi
+        if [ -n "$deadline_s" ] && [ $(($(date +%s) + $(est "$name"))) -gt "$deadline_s" ]; then
+            echo "results-slow-network: $name seed $seed: not started (DEADLINE $DEADLINE, expected $(est "$name") s)"
+            continue
+        fi
+        # two drivers may share OUT (e.g. ONLY= in two shells): a run
+        # belongs to the one that made its lock (a stale lock of a killed
+        # driver: remove OUT/runs/NAME-sS.lock by hand)
+        if ! mkdir "$b.lock" 2>/dev/null; then
+            echo "results-slow-network: $name seed $seed: running elsewhere ($b.lock)"
+            continue
+        fi
+        if [ -f "$b.json" ] || [ -f "$b.failed" ]; then rmdir "$b.lock"; continue; fi
+        f=$(flags "$name" "$seed")
+        echo "results-slow-network: $name seed $seed: $f ($(date -u +%H:%M:%S))"
+        rm -f "$b.csv" # a CSV of a stopped attempt
+        # shellcheck disable=SC2086
+        mpirun -q --oversubscribe --bind-to none -np "$NP" "$BIN/dpsgd-train" \
+            $COMMON --seed "$seed" $f --log "$b.csv" --summary "$b.json" >"$b.log" 2>&1 || {
+            grep -q "training diverged" "$b.log" || die "$name seed $seed failed: $(tail -n 3 "$b.log")"
+            grep "training diverged" "$b.log" >"$b.failed"
+            echo "results-slow-network: $name seed $seed: $(cat "$b.failed")"
+        }
+        rmdir "$b.lock"
+    done
+fi
+
+[ -z "${RUNS_ONLY:-}" ] || exit 0
+# compute per step, measured once (OUT/bench.txt)
+if [ ! -s "$OUT/bench.txt" ]; then
+    line=$("$BIN/dpsgd-train" --bench --model lenet --batch $BATCH --threads 1 \
+               --bench-steps 200 --bench-repeat 5 2>&1 | grep '^bench ') || die "--bench failed"
+    echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -n), load $(cut -d' ' -f1-3 /proc/loadavg): dpsgd-train --bench --model lenet --batch $BATCH --threads 1 --bench-steps 200 --bench-repeat 5" >"$OUT/bench.txt.tmp"
+    echo "$line" >>"$OUT/bench.txt.tmp"
+    mv "$OUT/bench.txt.tmp" "$OUT/bench.txt"
+fi
+# prices: every topology file and the complete graph (all-reduce) under
+# the three deployments (topogen eval --json, kept in OUT/prices/)
+mkdir -p "$OUT/prices"
+for f in "$OUT"/topo/*.txt; do
+    t=$(basename "$f" .txt)
+    for d in wan datacenter sites; do
+        j="$OUT/prices/$t-$d.json"
+        [ -s "$j" ] && continue
+        case $d in
+        sites) "$BIN/topogen" eval "$f" --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
+        *) "$BIN/topogen" eval "$f" --net $d --ranks $N --hosts $N --json >"$j.tmp";;
+        esac || die "topogen eval $f ($d) failed"
+        mv "$j.tmp" "$j"
+    done
+done
+/usr/bin/python3 "$here/results-slow-network.py" "$OUT"

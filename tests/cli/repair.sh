@@ -1,0 +1,286 @@
+#!/bin/sh
+# cli/repair.sh: the failure cases of issue 34: a first checkpoint killed at
+# each of its steps (worker files, run state, settings, marker) resumes to
+# the bits of an uninterrupted run; topogen repair; dpsgd-train --resume
+# --drop-workers.
+#
+#   BIN=bin sh tests/cli/repair.sh  (make check-cli-repair)
+. "$(dirname "$0")/lib.sh"
+
+repair_cases() {
+    tg="$BIN/topogen"
+    dtb="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 16 --quiet"
+    wh() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out"; }
+    "$tg" -n 4 -d 2 -q -o "$T/rp4.txt"
+    g="--topology $T/rp4.txt"
+    # the uninterrupted run, and its first checkpoint alone (--stop-after 1)
+    expect_ok "uninterrupted run" dt_run $g $syn --epochs 2
+    h=$(wh)
+    expect_ok "the first checkpoint" dt_run $g $syn --epochs 2 --stop-after 1 --checkpoint "$T/rp-half"
+    # what a kill -9 at step k of the first save leaves (a save writes the
+    # worker files, then state-000001.bin, then settings, then latest, each
+    # through a temporary file renamed into place):
+    #   1 inside the worker files  2 inside the run state
+    #   3 inside the settings      4 inside the marker
+    crash() {
+        rm -rf "$T/rp-k$1"
+        cp -r "$T/rp-half" "$T/rp-k$1"
+        c=$T/rp-k$1
+        rm -f "$c/latest"
+        case $1 in
+        1) rm -f "$c"/epoch-000001/worker-00000[23].ckpt "$c/state-000001.bin" "$c/settings"
+           : >"$c/epoch-000001/worker-000002.ckpt.tmp.Ab12Cd" ;;
+        2) rm -f "$c/state-000001.bin" "$c/settings"; : >"$c/state-000001.bin.tmp.Ab12Cd" ;;
+        3) rm -f "$c/settings"; : >"$c/settings.tmp.Ab12Cd" ;;
+        4) : >"$c/latest.tmp.Ab12Cd" ;;
+        esac
+    }
+    for k in 1 2 3 4; do
+        if [ "$k" -ge 3 ]; then # a complete epoch without a marker
+            crash $k
+            expect_fail 2 "^dpsgd-train: --checkpoint: $T/rp-k$k holds a complete checkpoint \\(epoch-000001\\) but $T/rp-k$k/latest is missing" \
+                "killed at step $k: a fresh run still refuses" dt_run $g $syn --epochs 2 --checkpoint "$T/rp-k$k"
+            check '[ ! -e "$T/rp-k$k/latest" ] && [ -f "$T/rp-k$k/state-000001.bin" ]' "killed at step $k: the fresh run changed nothing"
+            crash $k
+            expect_fail 2 "^dpsgd-train: --checkpoint: $T/rp-k$k (holds a complete checkpoint \\(epoch-000001\\) but $T/rp-k$k/latest is missing: it is another run's|was written with other settings: --lr 0.02, this run has --lr 0.05)" \
+                "killed at step $k: --resume with another --lr refuses" dt_run $g $syn --epochs 2 --checkpoint "$T/rp-k$k" --resume --lr 0.05
+            check '[ ! -e "$T/rp-k$k/latest" ]' "killed at step $k: the refused resume wrote no marker"
+        fi
+        crash $k
+        # one rank for steps 1 and 3, two for 2 and 4: any rank count resumes
+        if [ $((k % 2)) -eq 1 ]; then
+            expect_ok "killed at step $k: --resume" dt_run $g $syn --epochs 2 --checkpoint "$T/rp-k$k" --resume
+        else
+            expect_ok "killed at step $k: --resume on 2 ranks" mpi_run 2 "$dtb" $g $syn --epochs 2 --checkpoint "$T/rp-k$k" --resume
+        fi
+        check '[ -n "$h" ] && [ "$(wh)" = "$h" ]' "killed at step $k: --resume gives the uninterrupted run's workers-hash ($h, got $(wh))"
+        if [ "$k" -ge 3 ]; then
+            check 'grep -q "^dpsgd-train: notice: --resume: $T/rp-k$k/latest was missing (a save killed before its marker): continuing from epoch-000001" "$T/err" && grep -q "after resume" "$T/out"' \
+                "killed at step $k: the epoch is adopted, and said: $(head -c 300 "$T/err")"
+        else
+            check 'grep -q "^dpsgd-train: notice: --resume: no checkpoint in $T/rp-k$k yet: starting from scratch" "$T/err"' \
+                "killed at step $k: nothing complete, a fresh start: $(head -c 300 "$T/err")"
+        fi
+        check '[ "$(cat "$T/rp-k$k/latest")" = epoch-000002 ] && [ -z "$(find "$T/rp-k$k" -name "*.tmp.*")" ]' \
+            "killed at step $k: the resumed run's checkpoint is complete: $(ls "$T/rp-k$k" | tr '\n' ' ')"
+    done
+
+    repair_topogen_cases
+    command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
+    repair_drop_cases
+}
+
+# topogen repair: degrees kept, renumbered, weighted by the file's rule,
+# deterministic; bad input refused with the flag's or the file's code
+repair_topogen_cases() {
+    tg="$BIN/topogen"
+    degs() { "$tg" eval "$1" | sed -n 's/^degree *//p'; }
+    "$tg" -n 16 --kind ring -q -o "$T/rr16.txt"
+    expect_ok "repair a ring" "$tg" repair "$T/rr16.txt" --remove 3,9 -o "$T/rr14.txt"
+    check 'head -1 "$T/rr14.txt" | grep -q "^# topogen 2 n=14 d=2 kind=repaired from=ring weights=laplacian " &&
+           [ "$(degs "$T/rr14.txt")" = "min 2 max 2" ] && "$tg" eval "$T/rr14.txt" | grep -q "^components *1$"' \
+        "a ring without 2 nodes is a ring of 14: $(head -2 "$T/rr14.txt" | tr '\n' ' ')"
+    # the survivors of the cut edges 2-3-4 and 8-9-10 are joined, renumbered
+    check 'grep -q "^2 3 " "$T/rr14.txt" && grep -q "^7 8 " "$T/rr14.txt" && ! grep -q "^2 4 " "$T/rr14.txt"' \
+        "the bypass edges 2-4 -> new 2-3 and 8-10 -> new 7-8: $(grep -v "^#" "$T/rr14.txt" | cut -d" " -f1,2 | tr '\n' ',')"
+    "$tg" -n 64 -d 4 --iters 2000 -q -o "$T/rl64.txt"
+    expect_ok "repair a learned graph" "$tg" repair "$T/rl64.txt" --remove 48-63 -o "$T/rl48.txt"
+    check '[ "$(degs "$T/rl48.txt")" = "min 4 max 4" ] && head -1 "$T/rl48.txt" | grep -q "n=48 d=4 kind=repaired from=learned weights=laplacian" &&
+           grep -q "^# repaired: .* without nodes 48-63 (of 64): .* 0 nodes below their degree; then [1-9][0-9]* of 4800 search swaps kept" "$T/rl48.txt"' \
+        "learned 64 without 48-63: 4-regular on 48, the search's swaps kept some: $(sed -n 2p "$T/rl48.txt")"
+    check 'grep -q "every degree kept; [0-9]* of 4800 search swaps kept" "$T/err"' "the report: $(cat "$T/err")"
+    expect_ok "repair again" "$tg" repair "$T/rl64.txt" --remove=63,48-62 --output "$T/rl48b.txt" -q
+    check 'cmp -s "$T/rl48.txt" "$T/rl48b.txt" && [ ! -s "$T/err" ]' "one input, one output (and --quiet is quiet)"
+    "$tg" -n 16 -d 3 --kind random --weights mh -q -o "$T/rm16.txt"
+    expect_ok "repair, mh weights, odd cut" "$tg" repair "$T/rm16.txt" --remove 5 -o "$T/rm15.txt" --iters 0
+    check 'head -1 "$T/rm15.txt" | grep -q "n=15 d=3 kind=repaired from=random weights=mh" &&
+           [ "$(degs "$T/rm15.txt")" = "min 2 max 3" ] && grep -q " 1 nodes below their degree" "$T/rm15.txt" &&
+           grep -v "^#" "$T/rm15.txt" | awk "\$3 != 0.25 && \$3 != 1/3 { bad = 1 } END { exit bad }"' \
+        "a 3-regular graph without one node: 3 stubs, one node short, mh weights 1/(1+max deg): $(sed -n 2p "$T/rm15.txt")"
+    printf '0 1\n1 2\n2 3\n3 0\n0 2\n' >"$T/plain.txt"
+    expect_ok "repair an unweighted edge list" "$tg" repair "$T/plain.txt" --remove 1 -o "$T/plain3.txt"
+    check 'head -1 "$T/plain3.txt" | grep -q "n=3 d=2 kind=repaired weights=none" && [ "$(grep -vc "^#" "$T/plain3.txt")" = 3 ] && ! grep -v "^#" "$T/plain3.txt" | grep -q " .* "' \
+        "an unweighted file gives an unweighted triangle: $(grep -v "^#" "$T/plain3.txt" | tr '\n' ',')"
+    printf '0 1 0.5\n1 2 0.5\n2 3 0.5\n3 0 0.5\n' >"$T/wnohdr.txt"
+    expect_fail 1 "^topogen: $T/wnohdr.txt has weights but no weights= rule in its header: give --weights RULE" \
+        "weights without a rule" "$tg" repair "$T/wnohdr.txt" --remove 1 -o "$T/rx.txt"
+    expect_ok "--weights maxdeg for such a file" "$tg" repair "$T/wnohdr.txt" --remove 1 -o "$T/rw.txt" --weights maxdeg
+    check 'head -1 "$T/rw.txt" | grep -q "weights=maxdeg"' "--weights applies"
+    # bad input: the flag's code 2, the file's code 1; nothing written
+    printf '0 1\n0 2\n0 3\n0 4\n' >"$T/star.txt"
+    expect_fail 1 "^topogen: repair: $T/star.txt: removing 1 node leaves 2 components, even with the freed edge ends reconnected; nothing written" \
+        "a cut that disconnects" "$tg" repair "$T/star.txt" --remove 0 -o "$T/rx.txt"
+    expect_fail 2 "^topogen: repair: --remove '64': node 64 is not in $T/rl64.txt \(its nodes are 0..63\)" \
+        "an unknown node" "$tg" repair "$T/rl64.txt" --remove 64 -o "$T/rx.txt"
+    expect_fail 2 "^topogen: repair: --remove '0-63': removes 64 of the 64 nodes of $T/rl64.txt, leaving none" \
+        "removing all" "$tg" repair "$T/rl64.txt" --remove 0-63 -o "$T/rx.txt"
+    expect_fail 2 "^topogen: repair: --remove '0-62': removes 63 of the 64 nodes .* leaving 1" \
+        "removing all but one" "$tg" repair "$T/rl64.txt" --remove 0-62 -o "$T/rx.txt"
+    for bad in "3,,4" "5-3" "x" "3 4" "-1" "4,4" ""; do
+        expect_fail 2 "^topogen: repair: --remove '$bad': (expected ids|the range 5-3 runs backwards|id 4 is given twice)" \
+            "bad list '$bad'" "$tg" repair "$T/rl64.txt" --remove "$bad" -o "$T/rx.txt"
+    done
+    expect_fail 2 "^topogen: repair: give -o NEW" "no -o" "$tg" repair "$T/rl64.txt" --remove 3
+    expect_fail 2 "^topogen: repair: give --remove LIST" "no --remove" "$tg" repair "$T/rl64.txt" -o "$T/rx.txt"
+    expect_fail 2 "^topogen: repair: unknown flag --kind" "a flag of another command" "$tg" repair "$T/rl64.txt" --remove 3 -o "$T/rx.txt" --kind ring
+    expect_fail 2 "^topogen: repair: --weights 'best'" "bad --weights" "$tg" repair "$T/rl64.txt" --remove 3 -o "$T/rx.txt" --weights best
+    expect_fail 2 "^topogen: repair: --iters 'many'" "bad --iters" "$tg" repair "$T/rl64.txt" --remove 3 -o "$T/rx.txt" --iters many
+    expect_fail 1 "^topogen: cannot open topology file $T/none.txt" "no such file" "$tg" repair "$T/none.txt" --remove 3 -o "$T/rx.txt"
+    "$tg" -n 8 -d 2 --kind perm -q -o "$T/perm8.txt"
+    expect_fail 1 "^topogen: $T/perm8.txt is directed: repair takes an undirected topology" "a directed file" \
+        "$tg" repair "$T/perm8.txt" --remove 3 -o "$T/rx.txt"
+    check '[ ! -e "$T/rx.txt" ] && [ -z "$(ls "$T" | grep "rx.txt.tmp")" ]' "no output after the errors"
+    expect_ok "repair --help" "$tg" repair --help
+    check 'grep -q "^usage: topogen repair FILE --remove LIST -o NEW" "$T/out" && grep -q -- "--drop-workers LIST --topology NEW" "$T/out"' "--help names the flags and the next step"
+}
+
+# rank_pid DIR MPIRUN_PID: the process of the highest rank of the run on
+# --checkpoint DIR (not rank 0, which prints the messages)
+rank_pid() {
+    for p in $(pgrep -f -- "--checkpoint $1" | grep -vx "$2"); do
+        r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+        [ -n "$r" ] && echo "$r $p"
+    done | sort -n | tail -n 1 | cut -d' ' -f2
+}
+
+# dpsgd-train --resume --drop-workers: the same bits on 1 and 4 ranks and
+# after a second resume; what the summary records; bad input refused with
+# the checkpoint untouched; the watchdog's two commands, run as printed
+repair_drop_cases() {
+    tg="$BIN/topogen"
+    dtb="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 16 --partition dirichlet:0.5 --quiet"
+    wh() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out"; }
+    sums() { (cd "$1" && find . -type f | sort | xargs -r md5sum); }
+    "$tg" -n 8 -d 3 --kind random -q -o "$T/d8.txt"
+    "$tg" repair "$T/d8.txt" --remove 6-7 -o "$T/d6.txt" -q
+    expect_ok "8 workers, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/dk"
+    check 'head -1 "$T/dk/neighbours" | grep -q "^# dpsgd-train neighbours n=8 topology=edges-and-weights-hash:" && [ "$(grep -c "^[0-7]: " "$T/dk/neighbours")" = 8 ]' \
+        "the checkpoint records the workers' neighbours"
+    for c in dk2 dk3 dkb; do rm -rf "$T/$c"; cp -r "$T/dk" "$T/$c"; done
+    expect_ok "--drop-workers 6-7 on 1 rank" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk" \
+        --resume --drop-workers 6-7 --summary "$T/drop.json"
+    h=$(wh)
+    check 'grep -q "^dpsgd-train: notice: --drop-workers 6-7: the run of 8 workers continues from epoch 1 on 6; the shards of the 2 lost workers go to their nearest survivors" "$T/err" &&
+           grep -q "^dropped: workers 6-7 (2 of 8) at epoch 1; continued on 6 workers$" "$T/out" && grep -q "^final: dpsgd  workers 6 .* epochs 3 " "$T/out"' \
+        "the notice and the report: $(head -c 300 "$T/err") $(grep -E "^(dropped|final):" "$T/out")"
+    check 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d[\"result\"][\"dropped\"]; assert r == {\"workers\": \"6-7\", \"count\": 2, \"at_epoch\": 1, \"workers_before\": 8}, r; assert d[\"settings\"][\"drop_workers\"] == \"6-7\"" "$T/drop.json"' \
+        "the summary records what was dropped and when: $(grep -A5 "\"dropped\"" "$T/drop.json" | tr -d "\n ")"
+    check 'grep -qx "dropped-at-epoch 1" "$T/dk/settings" && grep -qx -- "--drop-workers 6-7" "$T/dk/settings" && [ -d "$T/dk/epoch-000001" ] && [ "$(cat "$T/dk/latest")" = epoch-000003 ]' \
+        "DIR/settings records the drop; the checkpoint before it stays: $(ls "$T/dk" | tr "\n" " ")"
+    expect_ok "--drop-workers 6-7 on 4 ranks" mpi_run 4 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk2" \
+        --resume --drop-workers 7,6
+    check '[ -n "$h" ] && [ "$(wh)" = "$h" ]' "--drop-workers: the same workers-hash on 4 ranks as on 1 ($h, $(wh))"
+    check '[ "$(grep -c "^rank [0-3]: [0-5]" "$T/dk2/placement")" = 4 ] && [ "$(sed -n "s/^rank [0-3]: //p" "$T/dk2/placement" | tr "\n" "," | tr "," "\n" | grep -c .)" -ge 4 ]' \
+        "DIR/placement lists the workers of each of the 4 ranks: $(tr "\n" " " <"$T/dk2/placement")"
+    expect_ok "--drop-workers, stopped after epoch 2 (2 ranks)" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 \
+        --checkpoint "$T/dk3" --resume --drop-workers 6-7 --stop-after 2
+    expect_fail 2 "^dpsgd-train: --resume: $T/dk3 holds a run that continued without workers 6-7 \(from epoch 1\): resume it with --drop-workers 6-7" \
+        "a dropped run resumed without --drop-workers" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk3" --resume
+    expect_ok "... and continued after the drop (3 ranks)" mpi_run 3 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 \
+        --checkpoint "$T/dk3" --resume --drop-workers 6-7
+    check '[ -n "$h" ] && [ "$(wh)" = "$h" ] && grep -q "^dropped: workers 6-7 (2 of 8) at epoch 1;" "$T/out"' \
+        "a second resume after the drop: the same workers-hash ($h, $(wh))"
+    # gt and d2 restart their trackers over the survivors (y = h_prev,
+    # psi_prev = x): the same bits on 1 and 2 ranks
+    for a in gt d2; do
+        expect_ok "$a, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn --algorithm $a --epochs 2 --stop-after 1 --checkpoint "$T/dg1-$a"
+        cp -r "$T/dg1-$a" "$T/dg2-$a"
+        expect_ok "$a --drop-workers on 1 rank" dt_run --topology "$T/d6.txt" $syn --algorithm $a --epochs 2 --checkpoint "$T/dg1-$a" --resume --drop-workers 6-7
+        hg=$(wh)
+        expect_ok "$a --drop-workers on 2 ranks" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --algorithm $a --epochs 2 --checkpoint "$T/dg2-$a" --resume --drop-workers 6-7
+        check '[ -n "$hg" ] && [ "$(wh)" = "$hg" ] && grep -q "^final: $a  workers 6 " "$T/out"' "$a: the same workers-hash on 2 ranks as on 1 ($hg, $(wh))"
+    done
+    # d2 with a learning rate of ~0 after the drop: the survivors' mean
+    # must stay put (a memory not restarted drifts it by a constant each
+    # step: the global loss went 2.33 -> 16.4 -> 168.6)
+    z="--schedule step --step-epochs 1 --gamma 1e-9 --lr 0.05 --algorithm d2"
+    expect_ok "d2, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn $z --epochs 3 --stop-after 1 --checkpoint "$T/dz"
+    expect_ok "d2 --drop-workers, lr ~0" dt_run --topology "$T/d6.txt" $syn $z --epochs 3 --checkpoint "$T/dz" --resume --drop-workers 6-7 --log "$T/dz.csv"
+    check 'awk -F, "NR == 3 { a = \$11 } NR == 5 { b = \$11 } END { exit !(a > 0 && b < 1.01 * a && b > 0.99 * a) }" "$T/dz.csv"' \
+        "d2 after a drop at lr ~0: the mean model stays (global loss $(cut -d, -f11 "$T/dz.csv" | tr "\n" " "))"
+    # the same with an outer optimizer's anchor in the checkpoint (its
+    # arrays come after d2's): the memory is restarted all the same (the
+    # code of before compared the state count without the outer arrays:
+    # the loss went 1.97 -> 10.1)
+    expect_ok "d2 --outer sgd:0.5, stopped after epoch 1" dt_run --topology "$T/d8.txt" $syn $z --outer sgd:0.5 --epochs 3 --stop-after 1 --checkpoint "$T/dzo"
+    expect_ok "d2 --outer sgd:0.5 --drop-workers, lr ~0" dt_run --topology "$T/d6.txt" $syn $z --outer sgd:0.5 --epochs 3 --checkpoint "$T/dzo" --resume --drop-workers 6-7 --log "$T/dzo.csv"
+    check 'awk -F, "NR == 3 { a = \$11 } NR == 5 { b = \$11 } END { exit !(a > 0 && b < 1.01 * a && b > 0.99 * a) }" "$T/dzo.csv"' \
+        "d2 + --outer after a drop at lr ~0: the mean model stays (global loss $(cut -d, -f11 "$T/dzo.csv" | tr "\n" " "))"
+    # bad input: refused (2: the flag; 1: the topology), DIR untouched
+    sums "$T/dkb" >"$T/dkb.sums"
+    printf '0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n' >"$T/two3.txt"
+    expect_fail 2 "^dpsgd-train: --drop-workers 9: worker 9 is not among the 8 workers of the run in $T/dkb \(ids 0..7\)" \
+        "an unknown worker" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 9
+    expect_fail 2 "^dpsgd-train: --drop-workers 0-7: removes all 8 workers of the run in $T/dkb" \
+        "removing all" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 0-7
+    expect_fail 2 "^dpsgd-train: --drop-workers 5-7: the run in $T/dkb had 8 workers, 5 survive, but --topology $T/d6.txt has 6: give the topology of the survivors \(topogen repair FILE --remove 5-7 -o NEW\)" \
+        "a topology that does not match the survivors" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 5-7
+    expect_fail 1 "^dpsgd-train: --topology: .*two3.txt.*(disconnected|components|connected)" \
+        "a cut that disconnects (the survivors' topology in two parts)" dt_run --topology "$T/two3.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-7
+    expect_fail 2 "^dpsgd-train: --drop-workers '6-x': expected ids" \
+        "a bad list" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-x
+    expect_fail 2 "^dpsgd-train: --drop-workers continues a checkpoint's run without some of its workers: it needs --resume" \
+        "--drop-workers without --resume" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --drop-workers 6-7
+    expect_fail 2 "^dpsgd-train: --drop-workers: $T/dnone holds no checkpoint to continue without those workers" \
+        "--drop-workers with no checkpoint" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dnone" --resume --drop-workers 6-7
+    check 'sums "$T/dkb" | cmp -s - "$T/dkb.sums"' "the checkpoint is untouched by the refused runs"
+    # a rank killed (-9): mpirun SIGTERMs the others, whose line says
+    # where the workers of each rank are listed
+    case_no=$((case_no + 1))
+    ck="$T/dk-kill"
+    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        OMPI_MCA_odls_base_sigkill_timeout=10 \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+        -np 3 "$dtb" --topology "$T/d6.txt" --dataset synthetic \
+        --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+        --checkpoint "$ck" --quiet >"$T/out" 2>"$T/err" &
+    mp=$!
+    i=0
+    while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 "$(rank_pid "$ck" "$mp")"
+    wait $mp
+    if ! grep -q "^  or without a lost rank's workers (listed per rank in $ck/placement): topogen repair --remove LIST, then --resume --drop-workers LIST --topology NEW" "$T/err" ||
+        [ "$(grep -c "^rank [0-2]: [0-5]" "$ck/placement")" != 3 ]; then
+        fail "killed rank: no pointer to DIR/placement, or no placement: $(head -c 400 "$T/err") / $(cat "$ck/placement" 2>&1)"
+    else
+        passed=$((passed + 1))
+    fi
+    # a rank stopped (SIGSTOP): the watchdog prints the two commands that
+    # continue without its workers; they run as printed (fewer epochs)
+    case_no=$((case_no + 1))
+    ck="$T/dk-stop"
+    "$tg" -n 6 -d 3 --kind random -q -o "$T/s6.txt"
+    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+        -np 3 "$dtb" --topology "$T/s6.txt" --dataset synthetic \
+        --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+        --checkpoint "$ck" --timeout 3 --quiet >"$T/out" 2>"$T/err" &
+    mp=$!
+    i=0
+    while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -STOP "$(rank_pid "$ck" "$mp")"
+    wait $mp
+    # (on a loaded machine a slow rank may be named too: any count left)
+    c1=$(sed -n 's/^    \(topogen repair .*\)/\1/p' "$T/err")
+    np=$(sed -n 's/^    mpirun -np \([0-9]*\) .*/\1/p' "$T/err")
+    c2=$(sed -n 's/^    mpirun -np [0-9]* [^ ]* \(.*\)/\1/p' "$T/err")
+    if ! grep -q "^dpsgd-train: no progress for 3 s .* not answer .*; last good checkpoint: $ck/epoch-" "$T/err" ||
+        ! grep -q "^  or continue without the silent rank\('s\|s'\) workers [0-9,-]*, on the [12] ranks\{0,1\} left:$" "$T/err" ||
+        [ -z "$c1" ] || [ -z "$c2" ]; then
+        fail "stopped rank: no commands to continue without it: $(head -c 600 "$T/err")"
+    else
+        passed=$((passed + 1))
+    fi
+    c2=$(echo "$c2" | sed 's/--epochs 500/--epochs 2/')
+    abin=$(cd "$BIN" && pwd)
+    expect_ok "the printed topogen repair" sh -c "PATH='$abin':\$PATH; $c1"
+    expect_ok "the printed dpsgd-train, on the ranks left" sh -c "exec env ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 timeout 120 mpirun -q --oversubscribe --bind-to none -np ${np:-2} '$abin/dpsgd-train' $c2"
+    check 'grep -q "^dropped: workers [0-9,-]* ([24] of 6) at epoch 1; continued on [24] workers$" "$T/out" && [ "$(cat "$ck/latest")" = epoch-000002 ]' \
+        "continued without the stopped rank's workers: $(grep -E "^(dropped|final)" "$T/out")"
+}
+
+cli_run repair

@@ -1,0 +1,69 @@
+#!/bin/sh
+# python.sh (make check-python): the Python module topogen and its
+# torch.distributed gossip, from the source tree (topo/python) over
+# $BIN/libtopogen.so.1, with Debian's python3 (python3-torch, -numpy,
+# -networkx: scripts/install-deps.sh). Nothing is skipped: a missing
+# package fails. Every process runs one thread, under nice.
+#   check_load.py    topogen.load(f).W == networkx's reading (node order)
+#   check_api.py     the pure reader == libtopogen's W; learn(labels=) ==
+#                    `topogen --labels`; refusals; C API NULL/directed
+#                    GraphML/set_weights; no signal handler; two threads;
+#                    Ctrl-C in learn returns within a second
+#   fuzz_reader.py   1,500 mutated files: the pure Python reader and
+#                    libtopogen's accept the same ones, with the same W
+#   pip              `pip install --no-index --no-build-isolation` of a
+#                    copy of topo/python into a fresh venv
+#                    (--system-site-packages), then, with libtopogen off
+#                    every path, check_torch.py: 4 gloo processes, async
+#                    == blocking, GossipAverager == PeriodicModelAverager,
+#                    D2 and GradientTracking == NumPy, epidemic, refusals
+#   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12
+#   examples/dpsgd.py  the user example trains (loss goes down)
+#   check_dpsgd.py   LeNet D-PSGD in torch within 1.5 points of dpsgd-train
+set -eu
+BIN=${BIN:-bin}
+PY=${PY:-/usr/bin/python3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/check_python.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+BIN=$(cd "$BIN" && pwd)
+export PYTHONPATH="$ROOT/topo/python" TOPOGEN_LIBRARY="$BIN/libtopogen.so.1"
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+"$PY" -c 'import numpy, networkx, torch, torch.distributed' || {
+    echo "check-python: FAILED: python3-numpy, -networkx and -torch are" \
+         "needed (scripts/install-deps.sh)"; exit 1; }
+failed=0
+run() {
+    name=$1; shift
+    mkdir -p "$T/$name"
+    if (cd "$T" && nice -n 5 "$@" >"$T/$name.out" 2>&1); then
+        tail -n 4 "$T/$name.out"
+    else
+        cat "$T/$name.out"; echo "check-python: $name FAILED"; failed=1
+    fi
+}
+run load "$PY" "$HERE/check_load.py" "$BIN" "$T/load"
+run api "$PY" "$HERE/check_api.py" "$BIN" "$T/api"
+run fuzz "$PY" "$HERE/fuzz_reader.py" "$BIN" "$T/fuzz" 1500 1
+# the pip-installed package without libtopogen (a copy: pip's build
+# leaves build/ and *.egg-info/ beside pyproject.toml)
+cp -R "$ROOT/topo/python" "$T/pkg"
+run pip "$PY" -m venv --system-site-packages "$T/venv"
+run pip-install "$T/venv/bin/pip" install --quiet --no-index \
+    --no-build-isolation "$T/pkg"
+mkdir -p "$T/torch"
+run torch env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
+    "$T/venv/bin/python" "$HERE/check_torch.py" "$T/torch"
+run gossip "$PY" "$HERE/check_gossip.py" "$BIN" "$T/gossip"
+run example "$PY" "$ROOT/topo/python/examples/dpsgd.py" --workers 4 \
+    --steps 150
+if [ -s "$T/example.out" ] && ! awk '/^after/ { gsub(/[(),]/, " ");
+        for (i = 1; i <= NF; i++) { if ($i == "loss") a = $(i + 1);
+            if ($i == "start") b = $(i + 1) }
+        ok = a + 0 < b + 0 } END { exit !ok }' "$T/example.out"; then
+    echo "check-python: example: the loss did not go down"; failed=1
+fi
+run dpsgd "$PY" "$HERE/check_dpsgd.py" "$BIN" "$T/dpsgd"
+[ $failed = 0 ] && echo "check-python: all passed"
+exit $failed
