@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/experiments/algorithms.sh: the decentralized algorithms of --algorithm
 # (dpsgd, d2, gt, qgm) against all-reduce on label-skewed shards, and the
-# table of train/README.md "Algorithms".
+# table of docs/train/algorithms.md.
 #
 #   scripts/experiments/algorithms.sh [OUT]  # the measured grid (see below),
 #                                         # into OUT (default results-algo)

@@ -30,7 +30,7 @@
 # time-varying one-peer exponential and Base-(k+1) graphs (their own
 # weights: setting "KIND:own"); a missing one is announced by a "not
 # available yet" line and skipped. The best non-IID algorithm, ALGO (default d2: D^2, the
-# best measured in train/README.md "Algorithms"; gt or qgm; none skips
+# best measured in docs/train/algorithms.md; gt or qgm; none skips
 # it), runs on the learned graph (ALGO_SEEDS, default 1; OUT/nN-ALGO).
 #
 # Batch per worker: GLOBAL_BATCH / n (default 1024: 64 at 16 workers, 16
@@ -121,7 +121,7 @@ if [ -n "$DATAAWARE" ] && ! echo "$tg_help" | grep -q -- '--labels'; then
 fi
 OTHER="$OTHER $DATAAWARE"
 # The best non-IID algorithm (issue 13) on the learned graph: ALGO names
-# it; the default d2 is the best measured (train/README.md "Algorithms":
+# it; the default d2 is the best measured (docs/train/algorithms.md:
 # 64 workers, dirichlet:0.1, D^2 closes 64% of the gap to all-reduce at
 # the same bytes); ALGO=none skips it. Its runs go to OUT/nN-ALGO, a
 # sweep directory of their own, since the algorithm is a sweep-wide

@@ -23,8 +23,8 @@
  *
  * (the worst rank decides: a synchronous round ends when the slowest rank
  * has its arrays). In-rank neighbours cost nothing here (memory).
- * Presets (round numbers; sources in train/README.md "Running across
- * hosts", "assumed" where no source gives the number directly):
+ * Presets (round numbers; sources in docs/train/across-hosts.md,
+ * "assumed" where no source gives the number directly):
  *   datacenter  intra 1 us, 10 GB/s;    inter 25 us, 3 GB/s (25 Gb/s Ethernet)
  *   wan         intra 1 us, 10 GB/s;    inter 50 ms, 12.5 MB/s (100 Mb/s)
  *   intra 1 us: measured here (scripts/benches/bench-net.sh); 10 GB/s: assumed

@@ -1,7 +1,7 @@
 /* dt_handoff: the shards of lost workers handed to the survivors
  * (dpsgd-train --resume --drop-workers LIST).
  *
- * The rule (train/README.md, "Losing workers"): the recipients of lost
+ * The rule (docs/train/checkpoints-and-failures.md): the recipients of lost
  * worker L are the surviving workers nearest to L in the run's topology
  * before the loss (its surviving former neighbours; when none survives,
  * the survivors at the smallest hop distance), in ascending id order. L's
