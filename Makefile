@@ -190,7 +190,7 @@ LIB_A       := $(BIN)/libtopogen.a
 LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
 LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
-.PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch \
+.PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch check-claims \
         check-same-bits check-floors check-header \
         check-python check-lib check-san lib man bench-build \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
@@ -327,7 +327,8 @@ CK_ENV = CK_DEFAULT_TIMEOUT=120
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_TIERS := $(if $(MPI_TESTS),check-mpi) check-python check-cli-mpi \
                check-cli-results check-unit check-misuse check-same-bits \
-               check-cli check-torch check-lib check-header check-floors
+               check-cli check-torch check-lib check-header check-floors \
+               check-claims
 
 check: deps
 	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_TIERS)
@@ -363,6 +364,11 @@ check-same-bits: $(PROGRAMS)
 # files, an include pointing up does not compile, dpsgd-train without
 # topogen's command line; topo/make/ under topo/cli/ and topo/api/
 # (tests/contract/floors.py).
+# The top README's "better" claims recomputed from the committed runs
+# (data/results-slow-network/claims.tsv, per-run.tsv; Welch's t-test).
+check-claims:
+	/usr/bin/python3 tests/contract/results-claims.py .
+
 check-floors: $(PROGRAMS) $(SRC_OBJS)
 	python3 tests/contract/floors.py $(BUILD) $(BIN)
 
