@@ -32,7 +32,7 @@ static void cube_file(char *path, size_t n)
 }
 
 /* The one-peer exponential sequence on 8 nodes: round t pairs i with
- * i XOR 2^t, weight 1/2 (the format of topo/README.md), written by rank 0
+ * i XOR 2^t, weight 1/2 (the format of docs/topo/time-varying.md), written by rank 0
  * at a path named by rank 0's pid. */
 static void one_peer_file(char *path, size_t n, int pid)
 {

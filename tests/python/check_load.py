@@ -1,16 +1,17 @@
 """check_load.py: topogen.load(f).W equals an independent reading of f.
 
-The independent reading is networkx's, with the node-order recipe of the
-README ("Topology files"): nodelist=range(n), self weights refilled as
-W_ii = 1 - sum_{j != i} W_ij. Files: topogen's edge list, ncol, GraphML
-and GML of a learned graph; networkx's own write_weighted_edgelist of it
-with the edges shuffled (so first appearance is not node order, the
-trap); a 1-based edge list; an older file with explicit `i i w` lines;
-a time-varying sequence, section by section; directed files (perm,
-exp-directed) against networkx's DiGraph; and an unweighted edge list
-(laplacian weights, compared with W = I - alpha L from numpy). Also:
-learn() writes topogen's bytes, neighbours() and to_networkx() agree
-with W. Exits 1 with a message on the first mismatch.
+The independent reading is networkx's, with the node-order recipe of
+docs/topo/files.md ("Topology files"): nodelist=range(n), self weights
+refilled as W_ii = 1 - sum_{j != i} W_ij. Files: topogen's edge list,
+ncol, GraphML and GML of a learned graph; networkx's own
+write_weighted_edgelist of it with the edges shuffled (so first
+appearance is not node order, the trap); a 1-based edge list; an older
+file with explicit `i i w` lines; a time-varying sequence, section by
+section; directed files (perm, exp-directed) against networkx's DiGraph;
+and an unweighted edge list (laplacian weights, compared with W = I -
+alpha L from numpy). Also: learn() writes topogen's bytes, neighbours()
+and to_networkx() agree with W. Exits 1 with a message on the first
+mismatch.
 
 usage: check_load.py BIN TMPDIR
 """

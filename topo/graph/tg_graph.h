@@ -29,7 +29,7 @@
 /* Largest n topogen learns at all: the undirected search with a spectral
  * objective (ratio, gap, slem-mh) on the sparse eigensolver, O(n) memory
  * per restart besides the Lanczos vectors (tg_search_run checks the
- * rest). 16,384 nodes take minutes (topo/README.md "The search"). */
+ * rest). 16,384 nodes take minutes (docs/topo/search.md). */
 #define TG_MAX_LEARNED 65536
 
 /* Largest n of the constructions (every kind but learned) and of the

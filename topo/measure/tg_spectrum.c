@@ -2,7 +2,7 @@
  * through cm_eigen (small n) and warm-started Lanczos through cm_lanczos
  * (large n).
  *
- * Dense alternatives measured or considered (topo/README.md): GSL's
+ * Dense alternatives measured or considered (docs/topo/search.md): GSL's
  * gsl_eigen_symm (1.2x to 3x slower for n = 32..256 here, ~10x at 1,024),
  * dsyevr with an index range (same O(n^3) reduction, a second bisection
  * call for the other end). Lanczos copes with the repeated extreme

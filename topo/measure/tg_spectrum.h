@@ -7,7 +7,7 @@
  * dsyev (OpenBLAS) computes eigenvalues only: Householder
  * tridiagonalisation, (4/3) n^3 flops, then an O(n^2) QL/QR sweep, exact
  * to machine precision, with the workspace allocated once per search.
- * topo/README.md ("The search") has the measured costs and crossover.
+ * docs/topo/search.md has the measured costs and crossover.
  */
 #ifndef TG_SPECTRUM_H
 #define TG_SPECTRUM_H

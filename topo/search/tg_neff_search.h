@@ -21,7 +21,7 @@
  * doubles per search thread. Above TG_NEFF_UPDATE_MAX the hook falls back
  * to the stochastic estimate tg_neff_estimate (TG_NEFF_PROBES probes,
  * fixed per search thread): its noise per move is larger than the
- * differences between neighbours (measured: topo/README.md), so it only
+ * differences between neighbours (measured: docs/topo/neff.md), so it only
  * guides a coarse search there.
  */
 #ifndef TG_NEFF_SEARCH_H

@@ -18,7 +18,7 @@
  * together by one solve (a swap moves lambda_2 by O(1/n), so one solve
  * per swap is what made 16,384 nodes slow). The schedule is
  * geometric, T_k = t0 (t1/t0)^(k/iters). Defaults were tuned with
- * scripts/benches/bench-topogen.sh (topo/README.md, "The search").
+ * scripts/benches/bench-topogen.sh (docs/topo/search.md).
  */
 #include "tg_search.h"
 

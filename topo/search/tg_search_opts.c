@@ -1,7 +1,7 @@
 /* tg_search_opts.c: the search's settings: defaults, objectives (energy
  * and the lower bound the screen uses), and the names the command line
  * parses (tg_search_opts.h); the defaults were tuned with
- * scripts/benches/bench-topogen.sh (topo/README.md, "The search").
+ * scripts/benches/bench-topogen.sh (docs/topo/search.md).
  */
 #include "tg_search_opts.h"
 
@@ -178,7 +178,7 @@ size_t tg_search_default_iters(size_t n, size_t d)
 size_t tg_search_default_candidates(size_t n)
 {
     /* small n: the plain chain, as tuned; large n: proposals guided by
-     * the eigenvectors (topo/README.md "The search": at n = 1,024, 3,000
+     * the eigenvectors (docs/topo/search.md: at n = 1,024, 3,000
      * moves reach 0.842 with 1 candidate, 0.830 with 256, 0.829 with
      * 1,024; ranking costs O(8) per candidate, nothing next to a solve) */
     return n < 512 ? 1 : 1024;
@@ -188,7 +188,7 @@ size_t tg_search_default_swaps(size_t n)
 {
     /* a swap moves lambda_2 by O(1/n) and the first-order estimates of
      * node-disjoint swaps add up, so a large graph takes several per
-     * solve (topo/README.md "The search": at n = 4,096 ...) */
+     * solve (docs/topo/search.md: at n = 4,096 ...) */
     return n < 2048 ? 1 : n / 512;
 }
 

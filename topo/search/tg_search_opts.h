@@ -3,8 +3,7 @@
  * of its settings and how they are resolved, and the names the command
  * line parses; all of it defined in tg_search_opts.c. The settings
  * themselves (struct tg_search_opts) are declared with the search in
- * tg_search.h. How the defaults were tuned: topo/README.md, "The
- * search".
+ * tg_search.h. How the defaults were tuned: docs/topo/search.md.
  */
 #ifndef TG_SEARCH_OPTS_H
 #define TG_SEARCH_OPTS_H
@@ -77,7 +76,7 @@ size_t tg_search_default_iters(size_t n, size_t d);
 size_t tg_search_default_candidates(size_t n);
 
 /* Swaps per move used when opts.swaps is 0: 1 below 2,048 nodes, else
- * n / 512 (8 at 4,096, 32 at 16,384; topo/README.md "The search"). */
+ * n / 512 (8 at 4,096, 32 at 16,384; docs/topo/search.md). */
 size_t tg_search_default_swaps(size_t n);
 
 /* Restarts used when opts.restarts is 0: 8 for n <= 16, 4 for n <= 32,
