@@ -556,7 +556,7 @@ USER_SCRIPTS := experiments/sweep.sh experiments/results.sh \
                 lib/common.sh lib/runs.sh lib/styles.sh
 SCRIPT_ROOMS := $(sort $(dir $(USER_SCRIPTS)))
 PY_FILES     := $(wildcard topo/python/topogen/*.py)
-EXAMPLES_SRC := data/examples/learn.c
+EXAMPLES_SRC := topo/api/examples/learn.c
 EXAMPLES_RUN := topo/python/examples/dpsgd.py \
                 topo/python/examples/fashion.py
 EXAMPLES     := $(EXAMPLES_SRC) $(EXAMPLES_RUN)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # lib.sh (make check-lib): what `make install` gives a user, checked in a
-# scratch PREFIX: the C example data/examples/learn.c built with
+# scratch PREFIX: the C example topo/api/examples/learn.c built with
 # `pkg-config --cflags --libs topogen` (PKG_CONFIG_PATH to the install),
 # shared and static, writes the file the installed topogen writes for the
 # same settings (learned and time-varying); dpsgd-train does not link
@@ -35,10 +35,10 @@ export PKG_CONFIG_PATH="$P/lib/pkgconfig" OPENBLAS_NUM_THREADS=1
 CFLAGS_TG=$(pkg-config --cflags topogen)
 LIBS_TG=$(pkg-config --libs topogen)
 check "example compiles with pkg-config --cflags --libs topogen" \
-    cc -std=c11 -Wall -Wextra -Werror "$ROOT/data/examples/learn.c" \
+    cc -std=c11 -Wall -Wextra -Werror "$ROOT/topo/api/examples/learn.c" \
     $CFLAGS_TG $LIBS_TG -o "$T/learn"
 check "example links the static libtopogen.a (pkg-config --static)" \
-    cc -std=c11 "$ROOT/data/examples/learn.c" $CFLAGS_TG "$P/lib/libtopogen.a" \
+    cc -std=c11 "$ROOT/topo/api/examples/learn.c" $CFLAGS_TG "$P/lib/libtopogen.a" \
     $(pkg-config --static --libs topogen | sed 's/-ltopogen//') \
     -o "$T/learn_static"
 check "the example loads PREFIX's libtopogen.so.1" \
