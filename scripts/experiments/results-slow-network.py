@@ -6,7 +6,7 @@ Reads OUT/runs/NAME-sS.{csv,json,failed}, OUT/prices/TOPO-DEPLOY.json
 (topogen eval --json) and OUT/bench.txt (dpsgd-train --bench), writes
 OUT/table.md (per setting: seeds, final accuracy, steps to 85% per seed,
 modelled seconds to 85% per deployment), OUT/per-run.tsv (every run's
-numbers), OUT/stats.md (Welch t-tests) and OUT/wan-time-vs-acc.png.
+numbers), OUT/stats.md (Welch t-tests) and OUT/time-vs-acc.png.
 
 Steps to 85%: the first evaluation whose test accuracy is at or above
 0.85 (no interpolation), checked against the summary JSON's
@@ -349,10 +349,6 @@ def main():
                 d, vl, bg, ba, fmt(tg[0]), fmt(ta[0]), ta[0] / tg[0], welch(tg[2], ta[2], "t"),
                 100 * sum(fg) / len(fg), 100 * sum(fa) / len(fa), welch(fg, fa, "acc")))
     sl.append("")
-    sl.append("Levers, pairwise (WAN, best all-reduce pricing for the time; a setting's own seeds):")
-    sl.append("")
-    sl.append("| lever | A | B | time to 85% A / B (s) | Welch, time | final acc A / B | Welch, final acc |")
-    sl.append("| --- | --- | --- | --- | --- | --- | --- |")
     def variant(name, **kw):
         """name with some options replaced (None removes one)"""
         o = parse(name)
@@ -388,26 +384,32 @@ def main():
     bg, ba = best_of(gossip, ("wan", "best")), best_of(ar_based, ("wan", "best"))
     if bg and ba:
         pairs.append(("the best gossip vs the best all-reduce-based schedule", bg, ba))
-    key = ("wan", "best")
-    for lab, a, b in pairs:
-        if a not in summary or b not in summary:
-            continue
-        ta = summary[a]["t85"].get(key)
-        tb = summary[b]["t85"].get(key)
-        fa = [r["final"] for r in runs[a]]
-        fb = [r["final"] for r in runs[b]]
-        if any(r["failed"] for r in runs[a] + runs[b]):
-            sl.append("| %s | %s | %s | %s / %s | n/a | %s / %s | n/a |" % (
-                lab, a, b, *["diverged" if any(r["failed"] for r in runs[x]) else
-                             fmt(summary[x]["t85"][key][0]) if key in summary[x]["t85"] else "never" for x in (a, b)],
-                *["diverged" if any(r["failed"] for r in runs[x]) else
-                  "%.2f%%" % (100 * sum(r["final"] for r in runs[x]) / len(runs[x])) for x in (a, b)]))
-            continue
-        tcell = "%s / %s" % (fmt(ta[0] if ta else None) + ("" if not ta or summary[a]["reached"] == summary[a]["n"] else " (%d/%d)" % (summary[a]["reached"], summary[a]["n"])),
-                             fmt(tb[0] if tb else None) + ("" if not tb or summary[b]["reached"] == summary[b]["n"] else " (%d/%d)" % (summary[b]["reached"], summary[b]["n"])))
-        wt = welch(ta[2], tb[2], "t") if ta and tb else "n/a"
-        sl.append("| %s | %s | %s | %s | %s | %.2f%% / %.2f%% | %s |" % (
-            lab, a, b, tcell, wt, 100 * sum(fa) / len(fa), 100 * sum(fb) / len(fb), welch(fa, fb, "acc")))
+    for key, klab in ((("wan", "best"), "WAN, all-reduce at its cheapest algorithm"),
+                      (("sites", "flat"), "4 sites x 64, all-reduce at its cheapest flat algorithm (what Open MPI 4.1 can run)")):
+      sl.append("")
+      sl.append("Levers, pairwise (%s; a setting's own seeds):" % klab)
+      sl.append("")
+      sl.append("| lever | A | B | time to 85% A / B (s) | Welch, time | final acc A / B | Welch, final acc |")
+      sl.append("| --- | --- | --- | --- | --- | --- | --- |")
+      for lab, a, b in pairs:
+          if a not in summary or b not in summary:
+              continue
+          ta = summary[a]["t85"].get(key)
+          tb = summary[b]["t85"].get(key)
+          fa = [r["final"] for r in runs[a]]
+          fb = [r["final"] for r in runs[b]]
+          if any(r["failed"] for r in runs[a] + runs[b]):
+              sl.append("| %s | %s | %s | %s / %s | n/a | %s / %s | n/a |" % (
+                  lab, a, b, *["diverged" if any(r["failed"] for r in runs[x]) else
+                               fmt(summary[x]["t85"][key][0]) if key in summary[x]["t85"] else "never" for x in (a, b)],
+                  *["diverged" if any(r["failed"] for r in runs[x]) else
+                    "%.2f%%" % (100 * sum(r["final"] for r in runs[x]) / len(runs[x])) for x in (a, b)]))
+              continue
+          tcell = "%s / %s" % (fmt(ta[0] if ta else None) + ("" if not ta or summary[a]["reached"] == summary[a]["n"] else " (%d/%d)" % (summary[a]["reached"], summary[a]["n"])),
+                               fmt(tb[0] if tb else None) + ("" if not tb or summary[b]["reached"] == summary[b]["n"] else " (%d/%d)" % (summary[b]["reached"], summary[b]["n"])))
+          wt = welch(ta[2], tb[2], "t") if ta and tb else "n/a"
+          sl.append("| %s | %s | %s | %s | %s | %.2f%% / %.2f%% | %s |" % (
+              lab, a, b, tcell, wt, 100 * sum(fa) / len(fa), 100 * sum(fb) / len(fb), welch(fa, fb, "acc")))
     open(os.path.join(out, "stats.md"), "w").write("\n".join(sl) + "\n")
     print("\n".join(sl))
 
@@ -437,7 +439,7 @@ def main():
             fams[fam(x)] = min(cands)[1]
             shown.append(fams[fam(x)])
     shown = sorted(set(shown), key=order_key)
-    cmap = plt.get_cmap("tab20")
+    cmap = plt.get_cmap("tab10")
     panels = [("wan", "best", "WAN, one worker per host (all-reduce: its cheapest algorithm)"),
               ("sites", "best", "4 sites x 64 workers (all-reduce: hierarchical, priced only)")]
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.6), sharey=True)
@@ -448,7 +450,7 @@ def main():
             xs = [sum(r["price"](r["rows"][i][0], dep, var) for r in rs) / len(rs) for i in range(1, L)]
             ys = [100 * sum(r["rows"][i][1] for r in rs) / len(rs) for i in range(1, L)]
             nf = sum(1 for r in rs if r["failed"])
-            ax.plot(xs, ys, "-" if is_allreduce_based(name) else "--", color=cmap(k % 20), lw=1.8,
+            ax.plot(xs, ys, "-" if is_allreduce_based(name) else "--", color=cmap(k % 10), lw=1.8,
                     label="%s (%d seed%s%s)" % (setting_label(name), len(rs), "" if len(rs) == 1 else "s",
                                                 ", diverged: NaN loss" if nf == len(rs) else
                                                 ", %d diverged" % nf if nf else ""))
@@ -464,7 +466,7 @@ def main():
     fig.suptitle("256 workers, Fashion-MNIST LeNet, %s: modelled time against accuracy (solid: all-reduce based; dashed: gossip)"
                  % part, fontsize=11)
     fig.tight_layout(rect=(0, 0.03 + 0.028 * ((len(shown) + 1) // 2), 1, 1))
-    fig.savefig(os.path.join(out, "wan-time-vs-acc.png"), dpi=110)
+    fig.savefig(os.path.join(out, "time-vs-acc.png"), dpi=110)
 
 
 if __name__ == "__main__":
