@@ -91,16 +91,20 @@ for o in objs:
     if o not in state:
         visit(o, [])
 
+# The Makefile's variables are read by a child make. Run from `make check`
+# (parallel, recursive), the parent's MAKEFLAGS would bring its jobserver
+# and "Entering directory" lines into the child's stdout: every call drops
+# them.
+MAKE_ENV = {k: v for k, v in os.environ.items()
+            if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
+
 # the Makefile's include path of each floor
 make = subprocess.run(
     ['make', '--no-print-directory', '-s', '-f', 'Makefile', '-f', '-',
      'floors-print'],
     input='floors-print:\n\t@echo "$(INC_SBASE)|$(INC_STOPO)|$(INC_SSPEC)"\n',
     capture_output=True, text=True,
-    # run from `make check` (parallel, recursive): the parent's MAKEFLAGS
-    # would bring its jobserver and "Entering directory" lines into stdout
-    env={k: v for k, v in os.environ.items()
-         if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')})
+    env=MAKE_ENV)
 incs = make.stdout.strip().split('|')
 if len(incs) != 3:
     bad.append('cannot read INC_SBASE/INC_STOPO/INC_SSPEC from the Makefile')
@@ -180,7 +184,7 @@ make = subprocess.run(
      'floors-print'],
     input='floors-print:\n\t@echo "%s"\n'
           % '|'.join('$(%s)' % v for v in tvars),
-    capture_output=True, text=True)
+    capture_output=True, text=True, env=MAKE_ENV)
 tincs = make.stdout.strip().split('|')
 # the folders over the library (cli/, api/, and any other): one header each
 faces = [sorted(glob.glob(os.path.join(f, '*.h')))
@@ -251,7 +255,7 @@ make = subprocess.run(
     ['make', '--no-print-directory', '-s', '-f', 'Makefile', '-f', '-',
      'faces-print'],
     input='faces-print:\n\t@echo "$(INC_TMAKE)|$(INC_TCLI)|$(INC_API)"\n',
-    capture_output=True, text=True)
+    capture_output=True, text=True, env=MAKE_ENV)
 faces = make.stdout.strip().split('|')
 if len(faces) != 3:
     bad.append('cannot read INC_TMAKE/INC_TCLI/INC_API from the Makefile')
