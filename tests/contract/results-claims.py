@@ -3,7 +3,7 @@
 committed runs.
 
 Every row of data/results-slow-network/claims.tsv is one claim the top
-README makes: setting A reaches 85% sooner than setting B (modelled
+README makes, on the runs of a folder (the main one, ".", or iid/): setting A reaches 85% sooner than setting B (modelled
 seconds of a deployment's column in per-run.tsv) by a ratio, or ends
 with a higher final accuracy. This test recomputes each claim from
 per-run.tsv alone (its own code, not results-slow-network.py's): the
@@ -29,16 +29,23 @@ def fail(msg):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     d = os.path.join(root, "data", "results-slow-network")
-    runs = {}
-    with open(os.path.join(d, "per-run.tsv")) as f:
-        for r in csv.DictReader(f, delimiter="\t"):
-            runs.setdefault(r["setting"], []).append(r)
+    tables = {}
+
+    def runs_of(sub):
+        """per-run.tsv of the main folder (".") or of a partition's (iid)"""
+        if sub not in tables:
+            tables[sub] = {}
+            with open(os.path.join(d, sub, "per-run.tsv")) as f:
+                for r in csv.DictReader(f, delimiter="\t"):
+                    tables[sub].setdefault(r["setting"], []).append(r)
+        return tables[sub]
     readme = open(os.path.join(root, "README.md")).read()
     n = 0
     with open(os.path.join(d, "claims.tsv")) as f:
         for c in csv.DictReader((ln for ln in f if not ln.startswith("#")), delimiter="\t"):
             n += 1
             a, b, col, what = c["a"], c["b"], c["column"], c["what"]
+            runs = runs_of(c["folder"])
             if a not in runs or b not in runs:
                 fail("claim %s: no runs of %s or %s in per-run.tsv" % (c["id"], a, b))
             ra, rb = runs[a], runs[b]
