@@ -758,7 +758,7 @@ cm_status tg_search_run(const tg_search_opts *opts, tg_graph *out,
     cm_status st = tg_kind_check(TG_KIND_LEARNED, o->n, o->d);
     if (st == CM_OK && o->n > TG_MAX_NODES &&
         (o->solver != TG_SOLVER_SPARSE || o->hook || o->pi || o->groups ||
-         o->obj == TG_OBJ_NEFF || o->obj == TG_OBJ_NEFF_MSG))
+         tg_objective_is_neff(o->obj)))
         st = cm_error(CM_EINVAL, "-n: %zu nodes: above %d nodes topogen "
                       "learns only with the sparse eigensolver and the "
                       "ratio, gap or slem-mh objective, without --groups or "

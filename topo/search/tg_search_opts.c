@@ -82,7 +82,7 @@ cm_status tg_objective_parse_gamma(const char *s, tg_objective *obj,
     *gamma = 0.0;
     if (!colon)
         return CM_OK;
-    if (*obj != TG_OBJ_NEFF && *obj != TG_OBJ_NEFF_MSG)
+    if (!tg_objective_is_neff(*obj))
         return cm_error(CM_EINVAL, "--objective: %s takes no :GAMMA", name);
     char *end;
     double g = strtod(colon + 1, &end);
@@ -110,6 +110,11 @@ const char *tg_solver_name(tg_solver solver)
     return solver == TG_SOLVER_DENSE    ? "dense"
            : solver == TG_SOLVER_SPARSE ? "sparse"
                                         : "auto";
+}
+
+int tg_objective_is_neff(tg_objective obj)
+{
+    return obj == TG_OBJ_NEFF || obj == TG_OBJ_NEFF_MSG;
 }
 
 const char *tg_objective_name(tg_objective obj)

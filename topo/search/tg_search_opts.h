@@ -55,6 +55,11 @@ cm_status tg_solver_parse(const char *s, tg_solver *solver);
 const char *tg_solver_name(tg_solver solver);
 
 /* The objective's name as parsed by tg_objective_parse. */
+/* 1 when obj is one of the n_eff objectives (neff, neff-per-message):
+ * the search holds dense n x n matrices and takes :GAMMA. The one place
+ * that says which objectives are n_eff. */
+int tg_objective_is_neff(tg_objective obj);
+
 const char *tg_objective_name(tg_objective obj);
 
 /* The energy of Laplacian extremes (l2, ln) of a d-regular graph. */
