@@ -184,8 +184,11 @@ def main():
     prices = load_prices(out)
     tc, tc_wall = t_compute(out)
     ar_topo = "random-s1"  # the all-reduce price does not depend on the file
+    if "random-s1" not in prices:
+        ar_topo = sorted(prices)[0]
     runs = {}
     part = "?"
+    nw = 256  # workers: read from the summaries
     names = set()
     for f in os.listdir(os.path.join(out, "runs")):
         m = re.match(r"(.*)-s([0-9]+)\.csv$", f)
@@ -211,6 +214,7 @@ def main():
                 j = json.load(open(b + ".json"))
                 s = j["settings"]
                 part = s.get("partition", part)
+                nw = j["result"].get("workers") or nw
                 H, S, K = s["average_every"], s["local_after"], s["global_every"]
                 mode, outer = s["mode"], s["outer"]
                 if j["result"]["steps_to_target"]["0.85"] != s85:
@@ -257,12 +261,12 @@ def main():
     lines = []
     lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round + all-reduces x the all-reduce, "
                  "mean over the seeds that reached 85%% (k/n when not all did). Prices (`topogen eval FILE --json`, OUT/prices/): "
-                 "WAN, one worker per host (256 hosts): all-reduce auto %.4f s (binomial), best %.4f s (%s); "
-                 "datacenter, 256 hosts: auto %.6f s, best %.6f s (%s); "
-                 "4 sites x 64 (`--net 'intra=25us,3GB/s;inter=50ms,12.5MB/s' --ranks 256 --hosts 4`): auto %.4f s (flat binomial), best flat %.4f s (%s: what Open MPI 4.1 can run, by an MCA flag), hierarchical %.4f s (priced only: Open MPI 4.1's libnbc has no hierarchical MPI_Iallreduce). "
+                 "WAN, one worker per host (%d hosts): all-reduce auto %.4f s (binomial), best %.4f s (%s); "
+                 "datacenter, %d hosts: auto %.6f s, best %.6f s (%s); "
+                 "4 sites x %d (`--net 'intra=25us,3GB/s;inter=50ms,12.5MB/s' --ranks %d --hosts 4`): auto %.4f s (flat binomial), best flat %.4f s (%s: what Open MPI 4.1 can run, by an MCA flag), hierarchical %.4f s (priced only: Open MPI 4.1's libnbc has no hierarchical MPI_Iallreduce). "
                  "Gossip rounds per file and deployment: per-run prices in prices/; at 4 sites the graph placement (METIS, dpsgd-train's default)."
-                 % (tc, "bench.txt: batch 4 / the CPU rate of `dpsgd-train --bench --batch 4`; its wall time, %.6g s per step, includes waiting for a core of this loaded machine" % tc_wall, pr["wan"][1], pr["wan"][2], pr["wan"][3],
-                    pr["datacenter"][1], pr["datacenter"][2], pr["datacenter"][3], pr["sites"][1], pr["sites"][4], pr["sites"][5], pr["sites"][2]))
+                 % (tc, "bench.txt: batch 4 / the CPU rate of `dpsgd-train --bench --batch 4`; its wall time, %.6g s per step, includes waiting for a core of this loaded machine" % tc_wall, nw, pr["wan"][1], pr["wan"][2], pr["wan"][3],
+                    nw, pr["datacenter"][1], pr["datacenter"][2], pr["datacenter"][3], nw // 4, nw, pr["sites"][1], pr["sites"][4], pr["sites"][5], pr["sites"][2]))
     lines.append("")
     hdr = ["setting", "seeds", "final acc (mean ± std)", "steps to 85% (per seed)"]
     for d in DEPLOY:
@@ -382,7 +386,7 @@ def main():
         elif o["kind"] == "diloco":
             pairs.append(("DiLoCo outer step vs plain local SGD (same H, lr)", x, variant(x, kind="local")))
     for key, klab in ((("wan", "best"), "WAN, all-reduce at its cheapest algorithm"),
-                      (("sites", "flat"), "4 sites x 64, all-reduce at its cheapest flat algorithm (what Open MPI 4.1 can run)")):
+                      (("sites", "flat"), "4 sites x %d, all-reduce at its cheapest flat algorithm (what Open MPI 4.1 can run)" % (nw // 4))):
       sl.append("")
       sl.append("Levers, pairwise (%s; a setting's own seeds):" % klab)
       sl.append("")
@@ -444,7 +448,7 @@ def main():
     shown = sorted(set(shown), key=order_key)
     cmap = plt.get_cmap("tab10")
     panels = [("wan", "best", "WAN, one worker per host (all-reduce: its cheapest algorithm)"),
-              ("sites", "best", "4 sites x 64 workers (all-reduce: hierarchical, priced only)")]
+              ("sites", "best", "4 sites x %d workers (all-reduce: hierarchical, priced only)" % (nw // 4))]
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.6), sharey=True)
     for ax, (dep, var, title) in zip(axes, panels):
         for k, name in enumerate(shown):
@@ -466,8 +470,8 @@ def main():
     axes[0].set_ylabel("test accuracy (%, mean over seeds)")
     h, lab = axes[0].get_legend_handles_labels()
     fig.legend(h, lab, fontsize=7.5, loc="lower center", ncol=2, frameon=False)
-    fig.suptitle("256 workers, Fashion-MNIST LeNet, %s: modelled time against accuracy (solid: all-reduce based; dashed: gossip)"
-                 % part, fontsize=11)
+    fig.suptitle("%d workers, Fashion-MNIST LeNet, %s: modelled time against accuracy (solid: all-reduce based; dashed: gossip)"
+                 % (nw, part), fontsize=11)
     fig.tight_layout(rect=(0, 0.03 + 0.028 * ((len(shown) + 1) // 2), 1, 1))
     fig.savefig(os.path.join(out, "time-vs-acc.png"), dpi=110)
 

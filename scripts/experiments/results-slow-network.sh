@@ -54,8 +54,9 @@ SEEDS=${SEEDS:-"1 2 3"}
 RUN_S=${RUN_S:-90}
 EST=${EST:-}
 DATA=${DATA:-/usr/share/datasets/fashion-mnist}
-N=256
-BATCH=4
+N=${N:-256} # workers; the global batch stays 1,024
+BATCH=$((1024 / N))
+[ $((BATCH * N)) = 1024 ] || die "N=$N does not divide the global batch of 1,024"
 EVAL=14 # a quarter epoch: 60000 / 1024 = 58 steps per epoch
 WARM=58 # one epoch of every-step communication before local steps
 TRAIN_ARGS="--local-eval 100 --warmup 1 --schedule step --step-epochs 3.5"
