@@ -457,8 +457,33 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
 /* Local SGD (all-reduce with --average-every > 1 or --outer): every
  * worker takes an SGD step on its own x (dpsgd's update with no gossip),
  * and at a communication the parameters are averaged exactly over all
- * workers (the complete-graph round: the same bits on any number of
- * ranks), then the outer step. */
+ * workers (the same bits on any number of ranks), then the outer step.
+ * In the warm-up of --local-after S (steps t < S) the momentum is
+ * averaged too, so every worker leaves it with the global momentum, as
+ * after the gradient all-reduce of torch's post-local SGD; each worker's
+ * own momentum would otherwise have piled up its shard's gradient, which
+ * the averaged model never fits (on 1-2 classes per worker, local SGD
+ * then diverged within 20 steps of the switch even at lr 0.01). */
+static cm_status average_momentum(dt_run *r)
+{
+    dt_workers *w = &r->w;
+    float **v = malloc(w->count * sizeof *v);
+    cm_status s = v ? CM_OK : cm_error(CM_ENOMEM, "out of memory");
+    for (size_t i = 0; s == CM_OK && i < w->count; i++) {
+        float *arr[DT_ALGO_MAX_STATE];
+        dt_algo_state(r->algo, i, arr); /* dpsgd: {v} */
+        v[i] = arr[0];
+    }
+    /* w->xn holds the x before the average: free as the output */
+    if ((s = dt_comm_agree(r->comm, s)) == CM_OK)
+        s = dt_gossip_round(r->gg, v, w->xn);
+    for (size_t i = 0; s == CM_OK && i < w->count; i++)
+        memcpy(v[i], w->xn[i], w->len * sizeof *v[i]);
+    free(v);
+    return s;
+}
+
+/* One step of local SGD (above). */
 static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
 {
     dt_workers *w = &r->w;
@@ -484,6 +509,8 @@ static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
         w->x[i] = w->xn[i];
         w->xn[i] = t;
     }
+    if (s == CM_OK && step < cfg->local_after)
+        s = average_momentum(r);
     double t2 = cm_time_now();
     r->t_allreduce += t2 - t1;
     if (s == CM_OK)
