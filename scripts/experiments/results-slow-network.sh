@@ -1,48 +1,42 @@
 #!/bin/sh
-# results-slow-network.sh: what to run on a slow network, a pruned
-# version of issue 35's experiment. 256 LeNet workers on Fashion-MNIST,
-# dirichlet:0.1, the results schedule of scripts/experiments/results.sh (12 epochs,
-# global batch 1024 = 4 per worker, lr 0.05 unless stated, momentum 0.9,
-# one warm-up epoch, 10x step decays every 3.5 epochs, --local-eval 100),
-# evaluated every quarter epoch (--eval-every 14: 58 steps per epoch),
-# seeds 1 2 3 (a fresh topology draw per seed: topogen --seed = the
-# training seed), with mpirun -np NP:
-#   allreduce-H1   all-reduce every step (--mode allreduce)
-#   local-H4       local SGD, --average-every 4 --local-after 58
-#   diloco-H16     local SGD H 16 + --outer nesterov:0.7,0.9, lr 0.02,
-#                  --local-after 58 (DiLoCo-style)
-#   d2-random      D^2 on a random 4-regular graph (Laplacian weights)
-#   d2-aware       D^2 on the data-aware learned graph (results.sh's
-#                  aware:laplacian: --hetero-weight 10 --labels COUNTS of
-#                  dpsgd-train --write-partition of that seed)
-#   dpsgd-opexp    D-PSGD on the one-peer exponential graph
-#   d2-random-pga8 D^2 on the random graph with --global-every 8
-#                  (Gossip-PGA)
+# results-slow-network.sh: what to run on a slow network. N LeNet workers
+# (default 256) on Fashion-MNIST, PARTITION (default dirichlet:0.1), the
+# results schedule of scripts/experiments/results.sh (EPOCHS, default 12;
+# global batch 1024 = 1024/N per worker, lr 0.05 unless a setting says,
+# momentum 0.9, one warm-up epoch, 10x step decays every 3.5 epochs,
+# --local-eval 100), evaluated every quarter epoch (--eval-every 14: 58
+# steps per epoch), a fresh topology draw per seed (topogen --seed = the
+# training seed), with mpirun -np NP. A setting's name is its schedule:
+#   allreduce-H1          all-reduce of the gradients every step
+#   local-HH, diloco-HH   local SGD (post-local SGD: --local-after 58, the
+#                         warm-up averaging parameters and momentum), and
+#                         with DiLoCo's --outer nesterov:0.7,0.9
+#   d2-GRAPH, dpsgd-GRAPH gossip every step, GRAPH one of random (4-regular),
+#                         learned (spectral), aware (data-aware: the seed's
+#                         class counts), hosts (--groups 4, --placement
+#                         block), opexp (one-peer exponential)
+#   options, dash-separated: -HH (gossip every H steps), -pgaK
+#   (--global-every K), -lrLR (--lr), -SS (--local-after S)
+#   e.g. local-H8-lr0.01, d2-aware-pga8, d2-aware-H2-lr0.02
 #
-#   scripts/experiments/results-slow-network.sh OUT  (rerun to resume: a run with a
-#                                          summary JSON or a .failed
-#                                          marker is skipped)
-#   NP=2 (MPI ranks); SEEDS="1 2 3"; ONLY="name ..." runs only these
-#   settings; SEEDS_LATE="name:SEEDS ..." overrides the seeds of a setting
+#   scripts/experiments/results-slow-network.sh OUT  (rerun to resume: a
+#       run with a summary JSON or a .failed marker is skipped)
+#   QUEUE="name:seed ..."  the runs, in order (default: the main set,
+#       allreduce-H1 local-H4 diloco-H16-lr0.02 d2-random d2-aware
+#       dpsgd-opexp d2-random-pga8 over SEEDS)
+#   NP=2 (MPI ranks); SEEDS="1 2 3"; ONLY="name ..." only these settings;
+#   N=256; EPOCHS=12; PARTITION=dirichlet:0.1; BIN=bin
 #   DEADLINE=HH:MM (UTC): start no run expected to end after it (RUN_S,
-#   default 90 s, or EST="name:seconds ...", default local-H4:1250
-#   diloco-H16:650 d2-random-pga8:600); the runs left out are listed
-#   TABLE_ONLY=1   only price the runs and redraw OUT/README's inputs
-#   RUNS_ONLY=1    only the runs (e.g. a second driver with other ONLY)
-#
-# Order (a stopped or deadline-cut driver prunes from the end): seed 1
-# of allreduce-H1, local-H4, d2-random, d2-aware, dpsgd-opexp; seeds 2-3
-# of allreduce-H1, d2-random, d2-aware; seed 1 of d2-random-pga8 and
-# diloco-H16; seeds 2-3 of local-H4, diloco-H16, dpsgd-opexp,
-# d2-random-pga8. (The runs with exact averages cost 8-17x an every-step
-# run here: see EST.)
+#   default 90 s, or EST="name:seconds ..."); the runs left out are listed
+#   TABLE_ONLY=1   only price the runs and redraw OUT's tables and figure
+#   RUNS_ONLY=1    only the runs (e.g. a second driver with another QUEUE)
 #
 # Writes OUT/runs/NAME-sS.csv, .json (--summary), .log (.failed: a run
 # that diverged, its CSV keeps the rows before), OUT/topo/ (the graphs,
-# the counts files), OUT/prices.tsv (per topology file and deployment:
-# the gossip round and the all-reduce prices of topogen eval, and the
-# measured compute per step, OUT/bench.txt), then runs
-# scripts/experiments/results-slow-network.py OUT (table.md, stats.md, the figure).
+# the counts files), OUT/prices/ (topogen eval --json per topology file
+# and deployment), OUT/bench.txt (compute per step), then runs
+# scripts/experiments/results-slow-network.py OUT (table.md, stats.md,
+# per-run.tsv, time-vs-acc.png).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
