@@ -294,7 +294,7 @@ struct dt_gossip {
     dt_gossip_stats st;    /* counters */
     /* dt_gossip_new_average only: gather to rank 0, sum there, broadcast */
     int average;           /* 1: this is an exact average */
-    MPI_Comm comm;         /* the job's communicator (not owned) */
+    const dt_comm *dc;     /* the job's communicator (not owned) */
     size_t chunk;          /* floats of each array per gather */
     size_t *wcount;        /* [P] workers per rank (rank 0) */
     size_t *slot;          /* [n] worker j's place in gbuf, in arrays
@@ -660,7 +660,7 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
         g->graph = MPI_COMM_NULL;
         g->arr = MPI_DATATYPE_NULL;
         g->average = 1;
-        g->comm = comm->comm;
+        g->dc = comm;
         g->len = len;
     }
     if (!g)
@@ -715,7 +715,7 @@ static cm_status average_round(dt_gossip *g, float *const *out)
                                : MPI_Igatherv(g->sendbuf, (int)(cnt * c),
                                               MPI_FLOAT, g->gbuf, g->gcount,
                                               g->gdispl, MPI_FLOAT, 0,
-                                              g->comm, &req);
+                                              g->dc->comm, &req);
         if (rc != MPI_SUCCESS)
             return mpi_fail(rc, "MPI_Igatherv (exact average)");
         cm_status s = dt_wd_wait(&req, "the exact average's gather");
@@ -728,12 +728,8 @@ static cm_status average_round(dt_gossip *g, float *const *out)
             dt_gossip_plan_mean(g->rows, n, c, g->acc, g->avg);
         }
         double t3 = cm_time_now();
-        rc = dt_wd_fired() ? MPI_ERR_OTHER
-                           : MPI_Ibcast(g->avg, (int)c, MPI_FLOAT, 0,
-                                        g->comm, &req);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "MPI_Ibcast (exact average)");
-        if ((s = dt_wd_wait(&req, "the exact average's broadcast")) != CM_OK)
+        if ((s = dt_comm_bcast(g->dc, g->avg, c * sizeof(float), 0)) !=
+            CM_OK)
             return s;
         double t4 = cm_time_now();
         for (size_t i = 0; i < cnt; i++)
