@@ -224,6 +224,11 @@ $(BUILD)/train/cli/%.o:                        INC = $(INC_DCLI)
 # vectorized only at -O3 (GCC's -O2 cost model leaves them scalar): the
 # whole of train/nn is built at -O3.
 $(BUILD)/train/nn/%.o: OPT = -O3
+# The fixed-order kernels behind topogen's bits (cm_dlin, the dense
+# eigensolver: docs/topo/portable-bits.md): -O3 vectorises their
+# elementwise loops, which changes no bit (no sum is reordered; -std=c11
+# fuses no multiply-add).
+$(BUILD)/src/base/cm_dlin.o $(BUILD)/src/spectra/cm_eigen.o: OPT = -O3
 $(BUILD)/train/nn/%.o: OMP_CFLAGS = $(OPENMP)
 
 $(BUILD)/mpi/%.o: %.c
