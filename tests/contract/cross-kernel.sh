@@ -5,7 +5,8 @@
 # --labels, --objective neff, --weights fdla and neff at 64 and 1,024
 # nodes) and `topogen eval --json` under each OPENBLAS_CORETYPE of
 # CORETYPES (plus the library's own choice, "default"), with --threads 1
-# and 2, and compares every output with the first run's bytes.
+# and 2, and compares every output with the first run's bytes; on the
+# trainer's AVX-512 engine path, also the hashes of a LeNet and a CNN run.
 #
 #   BIN=bin sh tests/contract/cross-kernel.sh          (about 1.5 minutes of CPU)
 #   FULL=1 BIN=bin sh tests/contract/cross-kernel.sh   (the default
@@ -55,6 +56,13 @@ for w in 64 1024; do
         2>"$T/err" || { echo "cross-kernel: labels: $(head -c 300 "$T/err")"; exit 1; }
 done
 
+"$BIN/topogen" -n 16 -d 3 --kind random -q -o "$T/g16.txt" || exit 1
+avx512=0
+case "${DPSGD_NO_AVX512:-}" in "" | 0) has avx512f && avx512=1 ;; esac
+[ "$avx512" = 1 ] ||
+    echo "cross-kernel: the engine's AVX-512 path is not in use here: its" \
+        "hashes follow OpenBLAS's kernels (docs/topo/portable-bits.md), not compared"
+
 # the cases: NAME then topogen's arguments (the seed and threads added)
 cases() {
     echo "learned64 -n 64 -d 4 $I64"
@@ -71,9 +79,24 @@ cases() {
     return 0
 }
 
+# train TAG: the trainer's final hashes (LeNet, CNN) into $T/TAG/train.hash,
+# on the engine path this CPU and DPSGD_NO_AVX512 give (the AVX-512 path
+# sums in its own order whatever OpenBLAS's kernels:
+# docs/topo/portable-bits.md)
+train() {
+    for model in lenet cnn; do
+        "$BIN/dpsgd-train" --topology "$T/g16.txt" --model $model \
+            --dataset synthetic --synthetic-train 256 --synthetic-test 64 \
+            --batch 8 --epochs 1 --threads "$THREADS" --quiet 2>&1 |
+            sed -n "s/^final: .*  hash \([0-9a-f]*\)  workers-hash \([0-9a-f]*\)$/$model \1 \2/p"
+    done >"$T/$1/train.hash"
+    [ -s "$T/$1/train.hash" ] || echo "FAILED: no final line" >"$T/$1/train.hash"
+}
+
 # run TAG: every case under the current environment into $T/TAG/
 run() {
     mkdir -p "$T/$1"
+    [ "$avx512" = 1 ] && train "$1"
     cases | while read -r name args; do
         # shellcheck disable=SC2086
         if ! "$BIN/topogen" $args --seed "$SEED" --threads "$THREADS" -q \
@@ -113,7 +136,8 @@ for core in default $CORETYPES; do
             first=$tag
             continue
         fi
-        for f in "$T/$first"/*.txt "$T/$first"/*.json; do
+        for f in "$T/$first"/*.txt "$T/$first"/*.json "$T/$first"/*.hash; do
+            [ -e "$f" ] || continue
             b=$(basename "$f")
             if cmp -s "$f" "$T/$tag/$b"; then
                 passed=$((passed + 1))
@@ -126,10 +150,16 @@ for core in default $CORETYPES; do
     done
 done
 # a failed topogen run is a failure even if every path failed alike
-if grep -l '^FAILED' "$T/$first"/*.txt 2>/dev/null; then
+if grep -q '^FAILED' "$T/$first"/*.txt "$T/$first"/*.hash 2>/dev/null; then
     failed=$((failed + 1))
-    echo "cross-kernel: topogen failed: $(grep -h '^FAILED' "$T/$first"/*.txt | head -c 300)"
+    echo "cross-kernel: a run failed: $(grep -h '^FAILED' "$T/$first"/*.txt "$T/$first"/*.hash 2>/dev/null | head -c 300)"
 fi
+for f in "$T/$first"/*.json; do
+    if [ -e "$f" ] && ! head -c 1 "$f" | grep -q '{'; then
+        failed=$((failed + 1))
+        echo "cross-kernel: eval failed: $(head -c 300 "$f")"
+    fi
+done
 n=$(echo $ran | wc -w)
 echo "cross-kernel: kernel paths run:$ran; $passed identical, $failed differ"
 if [ "$n" -lt 2 ]; then
