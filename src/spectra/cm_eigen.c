@@ -12,6 +12,7 @@
  */
 #include "cm_eigen.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -218,6 +219,21 @@ cm_status cm_eigen_sym_work(cm_eigen_job job, size_t n, double *a, double *w,
     if (!scratch)
         return cm_error(CM_ENOMEM, "out of memory for a %zu x %zu "
                         "eigensolve", n, n);
+    /* as dsyev: a matrix of entries near underflow or overflow is scaled
+     * into range first (the reduction squares its entries) */
+    double anrm = 0.0, sigma = 1.0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = j; i < n; i++)
+            anrm = fmax(anrm, fabs(a[j * n + i]));
+    double smlnum = DBL_MIN / DBL_EPSILON, rmin = sqrt(smlnum),
+           rmax = sqrt(1.0 / smlnum);
+    if (anrm > 0.0 && anrm < rmin)
+        sigma = rmin / anrm;
+    else if (anrm > rmax)
+        sigma = rmax / anrm;
+    if (sigma != 1.0)
+        for (size_t j = 0; j < n; j++)
+            cm_dlin_scal(n - j, sigma, a + j * n + j);
     if (job == CM_EIGEN_VALUES) {
         tridiagonalize(n, a, w, e, NULL, scratch);
         LAPACK_dsterf(&in, w, e, &info);
@@ -230,6 +246,8 @@ cm_status cm_eigen_sym_work(cm_eigen_job job, size_t n, double *a, double *w,
             memcpy(a, q, n * n * sizeof *a);
     }
     free(scratch);
+    if (info == 0 && sigma != 1.0)
+        cm_dlin_scal(n, 1.0 / sigma, w);
     if (info != 0)
         return cm_error(CM_ENUMERIC, "LAPACK %s failed (info = %d) on a "
                         "%zu x %zu tridiagonal", job == CM_EIGEN_VALUES

@@ -11,12 +11,12 @@
  * and then every k/8 (each costs O(k)), and at the end of a budget.
  *
  * Thick restart: each step appends q_j, computes w = A q_j, orthogonalises
- * w against the whole basis twice (classical Gram-Schmidt, BLAS-2; the
+ * w against the whole basis twice (classical Gram-Schmidt, cm_dlin; the
  * coefficients are column j of H = Q^T A Q, which is tridiagonal between
  * restarts and an arrow after one), and keeps the Krylov decomposition
  * A Q = Q H + w e_j^T, so the residual of the Ritz pair (theta_i, Q s_i) is
  * ||w|| |s_ji| without another product. Every CHECK_EVERY steps, and when
- * the basis is full, H is diagonalised (LAPACK dsyev, O(max_basis^3)); a
+ * the basis is full, H is diagonalised (cm_eigen, O(max_basis^3)); a
  * full basis is restarted from the `keep` lowest and `keep` highest Ritz
  * vectors plus w/||w||. Full reorthogonalisation costs O(n j) per step
  * and keeps clustered extremes free of ghost copies without storing the
