@@ -12,7 +12,7 @@
 #   NS="64 1024 4096" REPS=3 SEED=1 ITERS=    (ITERS: --iters, default the
 #                                              search's own)
 set -eu
-OLD=${OLD:?OLD=dir of the old build's topogen}
+OLD=${OLD:?set OLD to the directory of the old topogen}
 NEW=${NEW:-bin}
 NS=${NS:-"64 1024 4096"}
 REPS=${REPS:-3}
@@ -30,7 +30,7 @@ cpu() {
         -o "$T/out.txt" >/dev/null
     awk '{ print $1 + $2 }' "$T/time"
 }
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+median_of() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 slem() { sed -n 's/^# .* slem=\([0-9.]*\).*/\1/p' "$T/out.txt" | head -n 1; }
 
 printf '%6s %10s %10s %8s %9s %9s\n' n old_cpu_s new_cpu_s new/old old_slem new_slem
@@ -43,8 +43,8 @@ for n in $NS; do
         cpu "$NEW" "$n" >>"$T/new"
         sn=$(slem)
     done
-    o=$(median <"$T/old")
-    w=$(median <"$T/new")
+    o=$(median_of <"$T/old")
+    w=$(median_of <"$T/new")
     printf '%6s %10.2f %10.2f %8.2f %9s %9s\n' "$n" "$o" "$w" \
         "$(echo "$w $o" | awk '{ printf "%.2f", $1 / $2 }')" "$so" "$sn"
 done
