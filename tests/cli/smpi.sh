@@ -14,20 +14,6 @@ smpi_run() {
     timeout 120 sh "$(dirname "$0")/../../scripts/experiments/smpi-run.sh" "$@"
 }
 
-# cluster_xml N LAT FILE: N hosts of 1 Gf, each a private split-duplex
-# link of LAT and 12.5 MB/s (the wan preset's host link)
-cluster_xml() {
-    cat >"$3" <<EOF
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="h" suffix="" radical="0-$(($1 - 1))" speed="1Gf"
-           bw="12.5MBps" lat="$2" bb_bw="100GBps" bb_lat="0"
-           sharing_policy="SPLITDUPLEX" bb_sharing_policy="SHARED"/>
-</platform>
-EOF
-}
-
 p2p_mpi_run() {
     (DT_GOSSIP_P2P=1; export DT_GOSSIP_P2P; mpi_run "$@")
 }
@@ -37,8 +23,10 @@ smpi_cases() {
     syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 8 --epochs 1 --quiet"
     "$tg" -n 16 -d 3 --kind random -q -o "$T/g16.txt"
     "$tg" -n 16 --kind one-peer-exp -q -o "$T/op16.txt"
-    cluster_xml 16 25ms "$T/p16.xml"
-    cluster_xml 16 250ms "$T/p16slow.xml"
+    # the wan preset's platform (25 ms, 12.5 MB/s per host link), and the
+    # same with host links of 250 ms
+    "$tg" platform --net wan -n 16 -o "$T/p16.xml"
+    sed 's/latency="0.025000000s"/latency="0.250000000s"/' "$T/p16.xml" >"$T/p16slow.xml"
     for a in dpsgd d2; do
         expect_ok "Open MPI build, $a" mpi_run 4 "$BIN/dpsgd-train" --topology "$T/g16.txt" $syn --algorithm $a
         h_ompi=$(sed -n 's/.*workers-hash //p' "$T/out")
