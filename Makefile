@@ -441,7 +441,8 @@ demo: deps
 # never tests. The C parts they run are built here: `make bench-build`
 # puts them in $(BIN)/bench/ (bench-memcpy: memory bandwidth for
 # bench-gossip.sh; bench-netmodel: the MPI side of bench-netmodel.sh;
-# bench-place: METIS against the own bisection for bench-place.sh).
+# bench-place: METIS against the own bisection for bench-place.sh;
+# bench-lanczos: the sparse spectrum of bench-lanczos.sh).
 # `make bench` builds them and runs the three main benches.
 BENCH_PROGS := $(patsubst scripts/benches/%.c,$(BIN)/bench/%,$(wildcard scripts/benches/*.c))
 
@@ -461,6 +462,14 @@ $(BIN)/bench/bench-place: scripts/benches/bench-place.c $(CM_A)
 	    $(SPARSE_CFLAGS) $(GSL_CFLAGS) $< $(CM_A) -o $@ \
 	    $(ALL_LDFLAGS) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
 	    $(JSON_LIBS) -lz -lm -pthread
+
+# the sparse spectrum's probe, against this build's libtopogen.a
+# (bench-lanczos.sh builds it again against an older library to compare)
+$(BIN)/bench/bench-lanczos: scripts/benches/bench-lanczos.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(INC_SSPEC) $(CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
+	    $(SPARSE_CFLAGS) $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $< $(LIB_A) -o $@ \
+	    $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
 bench: all bench-build
 	sh scripts/benches/bench-topogen.sh
