@@ -54,7 +54,7 @@ cm_status cm_platform_parse(const char *s, const char *flag,
 }
 
 /* A link: id, bandwidth (B/s), latency (s), sharing policy. */
-static void link(FILE *fp, const char *ind, const char *id, double bw,
+static void put_link(FILE *fp, const char *ind, const char *id, double bw,
                  double lat, const char *policy)
 {
     fprintf(fp, "%s<link id=\"%s\" bandwidth=\"%.0fBps\" latency=\"%.9fs\" "
@@ -79,14 +79,14 @@ static void zone_hosts(FILE *fp, const char *ind, const char *zid,
             double down = (50 + 250 * cm_rng_uniform(home)) * 1e6 / 8;
             double l = (5 + 70 * cm_rng_uniform(home)) * 1e-3;
             snprintf(id, sizeof id, "h%04zu_up", h);
-            link(fp, in2, id, up, l, "SHARED");
+            put_link(fp, in2, id, up, l, "SHARED");
             snprintf(id, sizeof id, "h%04zu_down", h);
-            link(fp, in2, id, down, l, "SHARED");
+            put_link(fp, in2, id, down, l, "SHARED");
             fprintf(fp, "%s<host_link id=\"h%04zu\" up=\"h%04zu_up\" "
                     "down=\"h%04zu_down\"/>\n", in2, h, h, h);
         } else {
             snprintf(id, sizeof id, "h%04zu_link", h);
-            link(fp, in2, id, bw, lat, "SPLITDUPLEX");
+            put_link(fp, in2, id, bw, lat, "SPLITDUPLEX");
             fprintf(fp, "%s<host_link id=\"h%04zu\" up=\"%s_UP\" "
                     "down=\"%s_DOWN\"/>\n", in2, h, id, id);
         }
@@ -153,7 +153,7 @@ cm_status cm_platform_write(FILE *fp, const cm_platform_spec *spec, size_t n,
         }
         for (size_t s = 0; s < K; s++) {
             snprintf(lid, sizeof lid, "site%zu_wan", s);
-            link(fp, "    ", lid, wbw, wlat, "SPLITDUPLEX");
+            put_link(fp, "    ", lid, wbw, wlat, "SPLITDUPLEX");
         }
         for (size_t a = 0; a < K; a++)
             for (size_t b = 0; b < K; b++) {

@@ -45,6 +45,13 @@ smpi_cases() {
     h_op=$(sed -n 's/.*workers-hash //p' "$T/out")
     expect_ok "SMPI build, one-peer" smpi_run -platform "$T/p16.xml" -np 16 "$st" --topology "$T/op16.txt" $syn
     check '[ -n "$h_op" ] && [ "$h_op" = "$(sed -n "s/.*workers-hash //p" "$T/out")" ]' "one-peer: SMPI and Open MPI workers-hash"
+    # --allreduce direct sums in its own order (rank 0 first): the same
+    # bits under SMPI as under Open MPI
+    ar="--mode allreduce --workers 4 --dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 8 --epochs 1 --quiet --allreduce direct"
+    expect_ok "Open MPI build, direct all-reduce" mpi_run 4 "$BIN/dpsgd-train" $ar
+    h_dir=$(sed -n 's/.*workers-hash //p' "$T/out")
+    expect_ok "SMPI build, direct all-reduce" smpi_run -platform "$T/p16.xml" -np 4 "$st" $ar
+    check '[ -n "$h_dir" ] && [ "$h_dir" = "$(sed -n "s/.*workers-hash //p" "$T/out")" ]' "direct all-reduce: SMPI and Open MPI workers-hash"
     # wall_s is simulated: 4 gossip steps with host links of 250 ms instead
     # of 25 ms cost at least 4 x 2 x 225 ms more (a path is two links)
     expect_ok "SMPI build, slow links" smpi_run -platform "$T/p16slow.xml" -np 16 "$st" --topology "$T/g16.txt" $syn --log "$T/slow.csv"

@@ -20,6 +20,7 @@
  * --timeout), so collectives are issued in their non-blocking forms.
  */
 #include "dt_comm.h"
+#include "dt_comm_mpi.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
 #include "dt_slab.h"
@@ -37,13 +38,6 @@
 #include "cm_time.h"
 
 #define AGREE_MSG 1024
-
-struct dt_comm {
-    MPI_Comm comm; /* the communicator; MPI_ERRORS_RETURN */
-    int rank;      /* this rank in comm */
-    int size;      /* ranks in comm */
-    int owned;     /* 1 when made by dt_comm_split and freed by us */
-};
 
 static dt_comm world;       /* handle of MPI_COMM_WORLD, set lazily */
 static int world_ready;     /* world is filled in */
