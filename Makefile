@@ -369,7 +369,7 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # target check-cli-GROUP each, so `make -j2 check-cli` runs two groups at a
 # time, the slow ones first. CLI_GROUPS="topogen readers" runs only those.
 CLI_ALL    := $(filter-out lib,$(patsubst tests/cli/%.sh,%,$(wildcard tests/cli/*.sh)))
-CLI_SLOW   := mpi results repair directed train dataaware local
+CLI_SLOW   := mpi results repair directed train dataaware local allreduce smpi
 CLI_GROUPS ?= $(filter $(CLI_ALL),$(CLI_SLOW)) $(filter-out $(CLI_SLOW),$(CLI_ALL))
 .PHONY: $(addprefix check-cli-,$(CLI_ALL))
 check-cli: $(addprefix check-cli-,$(CLI_GROUPS))
