@@ -244,6 +244,28 @@ $(BIN)/dpsgd-train: $(call obj,$(TRAIN_CLI_SRCS)) $(DIST_OBJS) \
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TRAIN_LIBS)
 
+# `make smpi`: bin/dpsgd-train-smpi, the same sources built with SimGrid's
+# smpicc (libsimgrid-dev) in $(SMPI_BUILD), every object -fPIC (SMPI runs
+# all ranks in one process and privatizes their globals). smpicc's helper
+# header makes clock_gettime simulated time, so the trainer's clock, its
+# CSV's wall_s and its time to target are simulated; DT_SMPI selects the
+# point-to-point gossip and a watchdog-free wait (docs/smpi.md).
+SMPICC     ?= smpicc
+SMPI_BUILD ?= build-smpi
+.PHONY: smpi
+smpi: $(BIN)/dpsgd-train-smpi
+
+$(BIN)/dpsgd-train-smpi: FORCE
+	@command -v $(SMPICC) >/dev/null 2>&1 || { echo "smpi: $(SMPICC) not found (apt-get install libsimgrid-dev)" >&2; exit 1; }
+	+$(MAKE) CC=$(SMPICC) MPICC=$(SMPICC) BUILD=$(SMPI_BUILD) \
+	    BIN=$(SMPI_BUILD)/bin EXTRA_CFLAGS="-fPIC -DDT_SMPI $(EXTRA_CFLAGS)" \
+	    $(SMPI_BUILD)/bin/dpsgd-train
+	@mkdir -p $(BIN)
+	cmp -s $(SMPI_BUILD)/bin/dpsgd-train $@ || cp $(SMPI_BUILD)/bin/dpsgd-train $@
+
+.PHONY: FORCE
+FORCE:
+
 lib: $(LIBS_OUT)
 
 $(LIB_A): $(LIB_OBJS)
@@ -352,13 +374,17 @@ check-mpi: $(BIN)/check_mpi $(PROGRAMS)
 # target check-cli-GROUP each, so `make -j2 check-cli` runs two groups at a
 # time, the slow ones first. CLI_GROUPS="topogen readers" runs only those.
 CLI_ALL    := $(filter-out lib,$(patsubst tests/cli/%.sh,%,$(wildcard tests/cli/*.sh)))
-CLI_SLOW   := mpi results repair directed train dataaware local
+CLI_SLOW   := mpi results repair directed train dataaware local allreduce smpi
 CLI_GROUPS ?= $(filter $(CLI_ALL),$(CLI_SLOW)) $(filter-out $(CLI_SLOW),$(CLI_ALL))
 .PHONY: $(addprefix check-cli-,$(CLI_ALL))
 check-cli: $(addprefix check-cli-,$(CLI_GROUPS))
 
 $(addprefix check-cli-,$(CLI_ALL)): check-cli-%: tests/cli/%.sh $(PROGRAMS)
 	BIN=$(BIN) sh $<
+
+# the SMPI build's group needs the SMPI build, where smpicc exists (the
+# group says SKIPPED elsewhere)
+check-cli-smpi: $(if $(shell command -v $(SMPICC) 2>/dev/null),$(BIN)/dpsgd-train-smpi)
 
 # Behaviour unchanged: topology files, spectra and trainer hashes against
 # tests/fixtures/same-bits/ (tests/contract/same-bits.sh; about 25 s).
@@ -426,7 +452,8 @@ demo: deps
 # never tests. The C parts they run are built here: `make bench-build`
 # puts them in $(BIN)/bench/ (bench-memcpy: memory bandwidth for
 # bench-gossip.sh; bench-netmodel: the MPI side of bench-netmodel.sh;
-# bench-place: METIS against the own bisection for bench-place.sh).
+# bench-place: METIS against the own bisection for bench-place.sh;
+# bench-lanczos: the sparse spectrum of bench-lanczos.sh).
 # `make bench` builds them and runs the three main benches.
 BENCH_PROGS := $(patsubst scripts/benches/%.c,$(BIN)/bench/%,$(wildcard scripts/benches/*.c))
 
@@ -446,6 +473,14 @@ $(BIN)/bench/bench-place: scripts/benches/bench-place.c $(CM_A)
 	    $(SPARSE_CFLAGS) $(GSL_CFLAGS) $< $(CM_A) -o $@ \
 	    $(ALL_LDFLAGS) $(METIS_LIBS) $(BLAS_LIBS) $(GSL_LIBS) $(XML_LIBS) \
 	    $(JSON_LIBS) -lz -lm -pthread
+
+# the sparse spectrum's probe, against this build's libtopogen.a
+# (bench-lanczos.sh builds it again against an older library to compare)
+$(BIN)/bench/bench-lanczos: scripts/benches/bench-lanczos.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(INC_SSPEC) $(CFLAGS) $(EXTRA_CFLAGS) $(BLAS_CFLAGS) \
+	    $(SPARSE_CFLAGS) $(GSL_CFLAGS) $(IGRAPH_CFLAGS) $< $(LIB_A) -o $@ \
+	    $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
 bench: all bench-build
 	sh scripts/benches/bench-topogen.sh
@@ -634,7 +669,7 @@ uninstall:
 	    2>/dev/null || true
 
 clean:
-	rm -rf $(BUILD) $(BIN)/topogen $(BIN)/dpsgd-train $(BIN)/check_unit \
+	rm -rf $(BUILD) $(SMPI_BUILD) $(BIN)/dpsgd-train-smpi $(BIN)/topogen $(BIN)/dpsgd-train $(BIN)/check_unit \
 	    $(BIN)/check_mpi $(BIN)/fuzz_* $(LIBS_OUT) $(BIN)/man $(BIN)/bench
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

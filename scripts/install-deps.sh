@@ -7,7 +7,7 @@
 set -eu
 . "$(dirname "$0")/lib/common.sh"
 script_help "$@"
-PKGS="build-essential pkg-config iproute2 libigraph-dev libgsl-dev libopenmpi-dev openmpi-bin check libopenblas-dev zlib1g-dev libxml2-dev libjansson-dev gnuplot-nox dataset-fashion-mnist python3-networkx python3-igraph python3-numpy python3-scipy python3-torch python3-venv python3-setuptools liblapacke-dev help2man man-db libmetis-dev libsuitesparse-dev nauty jq strace"
+PKGS="build-essential pkg-config iproute2 libigraph-dev libgsl-dev libopenmpi-dev openmpi-bin check libopenblas-dev zlib1g-dev libxml2-dev libjansson-dev gnuplot-nox dataset-fashion-mnist python3-networkx python3-igraph python3-numpy python3-scipy python3-torch python3-venv python3-setuptools liblapacke-dev help2man man-db libsimgrid-dev libmetis-dev libsuitesparse-dev nauty jq strace"
 if [ "${1:-}" = fuzz ]; then
     PKGS="$PKGS clang libclang-rt-14-dev"
 fi

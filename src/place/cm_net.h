@@ -133,7 +133,14 @@ double cm_net_allreduce_time(const cm_net *net, size_t n, int cls,
  *                   (MPI_Iallreduce, MPI_IN_PLACE, MPI_SUM: coll/libnbc;
  *                   cm_net_allreduce_openmpi);
  *   CM_AR_BEST      the cheapest of ring, recursive doubling, Rabenseifner,
- *                   binomial and (H > 1) hierarchical. */
+ *                   binomial and (H > 1) hierarchical;
+ *   CM_AR_DIRECT    not Open MPI's: a reduce-scatter by one all-to-all
+ *                   (every rank sends block j, ceil(count/P) elements, to
+ *                   rank j, all posted together), a local sum, then an
+ *                   all-gather of the same blocks, also posted together
+ *                   (dpsgd-train --allreduce direct, dt_allreduce_mpi.c):
+ *                   2 steps, each one latency and (P-1) blocks per rank
+ *                   out and in; not among best's candidates. */
 typedef enum {
     CM_AR_RING,
     CM_AR_RDOUBLING,
@@ -142,11 +149,12 @@ typedef enum {
     CM_AR_HIER,
     CM_AR_AUTO,
     CM_AR_BEST,
+    CM_AR_DIRECT,
     CM_AR_COUNT
 } cm_net_ar_alg;
 
 /* "ring", "recursive-doubling", "rabenseifner", "binomial",
- * "hierarchical", "auto", "best"; "?" outside the enum. */
+ * "hierarchical", "auto", "best", "direct"; "?" outside the enum. */
 const char *cm_net_ar_name(cm_net_ar_alg alg);
 
 /* Parses one of the names above (also "rd", "rabenseifner" and "hier" as

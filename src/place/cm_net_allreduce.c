@@ -15,7 +15,7 @@
 
 static const char *const NAMES[CM_AR_COUNT] = {
     "ring", "recursive-doubling", "rabenseifner", "binomial",
-    "hierarchical", "auto", "best"};
+    "hierarchical", "auto", "best", "direct"};
 
 const char *cm_net_ar_name(cm_net_ar_alg alg)
 {
@@ -40,7 +40,7 @@ cm_status cm_net_ar_parse(const char *s, const char *flag,
     }
     return cm_error(CM_EINVAL, "%s '%.40s': expected ring, "
                     "recursive-doubling (rd), rabenseifner, binomial, "
-                    "hierarchical (hier), auto or best", flag, s);
+                    "hierarchical (hier), direct, auto or best", flag, s);
 }
 
 /* floor(lg x) for x >= 1 */
@@ -351,11 +351,31 @@ static void binomial_groups(sched *s, size_t ng, const size_t *first,
 #undef MEMBER
 }
 
+/* The direct all-reduce: an all-to-all of blocks (reduce-scatter), then
+ * an all-gather of the same blocks; each posted at once, so one step
+ * each. Member i's block j: ceil(count/m) elements (padded). */
+static void direct(sched *s, const group *g, double count)
+{
+    size_t m = g->m;
+    if (m < 2)
+        return;
+    double B = ceil(count / (double)m) * s->esize;
+    for (int phase = 0; phase < 2; phase++) {
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < m; j++)
+                msg(s, at(g, i), at(g, j), B);
+        step_end(s);
+    }
+}
+
 static cm_status flat(sched *s, cm_net_ar_alg alg, const group *g,
                       double count)
 {
     size_t zero = 0;
     switch (alg) {
+    case CM_AR_DIRECT:
+        direct(s, g, count);
+        return CM_OK;
     case CM_AR_RING:
         ring(s, g, count);
         return CM_OK;

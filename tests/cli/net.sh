@@ -28,6 +28,10 @@ net_cases() {
     expect_ok "eval --net wan at 256" "$tg" eval "$T/r256.txt" --net wan --hosts 256 --params 61706 --allreduce best
     check 'grep -qE "^  block .*modelled 129 ms per round" "$T/out" && grep -qE "^  allreduce +ring +modelled 2.554e\+04 ms" "$T/out" && grep -qE "^  allreduce +priced as best: recursive-doubling, modelled 558 ms; best recursive-doubling 558 ms$" "$T/out"' \
         "wan 256: $(grep -E "block|allreduce" "$T/out")"
+    # the direct all-reduce (dpsgd-train --allreduce direct): 2 x (50 ms +
+    # 255 blocks of ceil(61706/256) = 242 floats / 12.5 MB/s) = 139.5 ms
+    check 'grep -qE "^  allreduce +direct +modelled 139.5 ms \(2 steps; 510 messages" "$T/out"' \
+        "wan 256 direct: $(grep direct "$T/out")"
     expect_fail 2 "^topogen: --allreduce 'tree': expected ring" "bad --allreduce" "$tg" eval "$T/r256.txt" --net wan --allreduce tree
     expect_fail 2 "^topogen: --params, --ranks, --hosts and --allreduce need --net" "--allreduce without --net" "$tg" eval "$T/r256.txt" --allreduce ring
     expect_ok "eval --net --json" "$tg" eval "$T/ring32.txt" --net wan --json

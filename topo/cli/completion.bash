@@ -44,7 +44,7 @@ _topogen_complete()
             grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' |
             tr -d ' ,' | sort -u)" -- "$cur"))
     elif [[ ${cmd##*/} == topogen && $COMP_CWORD == 1 ]]; then
-        COMPREPLY=($(compgen -W "eval plan compare repair" -- "$cur"))
+        COMPREPLY=($(compgen -W "eval plan compare repair platform" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
     fi

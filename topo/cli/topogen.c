@@ -43,6 +43,7 @@
 #include "topogen_make.h"
 #include "topogen_plan.h"
 #include "topogen_progress.h"
+#include "topogen_platform.h"
 #include "topogen_repair.h"
 #include "topogen_weights.h"
 
@@ -310,6 +311,8 @@ static int run(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "repair") == 0)
         return topogen_repair_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "platform") == 0)
+        return topogen_platform_main(argc - 1, argv + 1);
     topogen_config c;
     topogen_config_default(&c);
     int rc = topogen_parse_args(argc, argv, &c);

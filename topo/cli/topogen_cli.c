@@ -63,9 +63,11 @@ static void usage(FILE *fp, int mode)
               "       topogen plan -n N [-d D] --net NET [OPTIONS]\n"
               "       topogen compare [-n N] [-d D] [OPTIONS]\n"
               "       topogen repair FILE --remove LIST -o NEW [OPTIONS]\n"
+              "       topogen platform --net KIND -n N [--seed S] -o P.xml\n"
               "(`topogen eval --help`, `topogen plan --help`, `topogen "
-              "compare --help`\n"
-              "and `topogen repair --help` print their flags alone)\n\n", fp);
+              "compare --help`,\n"
+              "`topogen repair --help` and `topogen platform --help` print "
+              "their flags\nalone)\n\n", fp);
     fputs("Flags take `--flag value` or `--flag=value`.\n", fp);
     int want = mode == GEN + 8 ? GEN : mode;
     size_t nf;

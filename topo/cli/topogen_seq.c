@@ -54,6 +54,11 @@ void topogen_allreduce_print(const topogen_ar *a)
                (cm_net_ar_alg)k), r->time_s * 1e3, r->steps, r->msgs_max,
                r->bytes_max / 1e6, among);
     }
+    const cm_net_ar *d = &a->alg[CM_AR_DIRECT];
+    printf("  allreduce   %-19s modelled %.4g ms (%zu steps; %.3g "
+           "messages, %.3g MB sent per rank; dpsgd-train --allreduce "
+           "direct)\n", "direct", d->time_s * 1e3, d->steps, d->msgs_max,
+           d->bytes_max / 1e6);
     const cm_net_ar *p = &a->alg[a->pick];
     printf("  allreduce   priced as %s: %s, modelled %.4g ms%s; best %s "
            "%.4g ms\n", cm_net_ar_name(a->pick), cm_net_ar_name(p->alg),
@@ -96,6 +101,9 @@ void topogen_allreduce_json(const topogen_ar *a, json_t *o, int *bad)
         topogen_json_set(tr, cm_net_ar_name((cm_net_ar_alg)k), j, bad);
     }
     topogen_json_set(o, "allreduce_traffic", tr, bad);
+    /* dpsgd-train --allreduce direct (not an Open MPI algorithm) */
+    topogen_json_num(o, "allreduce_direct_s", a->alg[CM_AR_DIRECT].time_s,
+                     bad);
 }
 
 /* --net on a sequence: T_round of every round under block placement

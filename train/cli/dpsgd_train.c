@@ -807,6 +807,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "dpsgd-train: %s\n", cm_last_error());
         return 1;
     }
+#ifdef DT_SMPI
+    t_main = cm_time_now(); /* SMPI: simulated time starts at MPI_Init */
+#endif
     dt_comm *world = dt_comm_world();
     int root = dt_comm_rank(world) == 0;
     dt_config_default(&cfg);

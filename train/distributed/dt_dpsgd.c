@@ -649,7 +649,7 @@ static cm_status step_allreduce(dt_run *r, double lr)
     double t1 = cm_time_now();
     r->t_compute += t1 - t0;
     if (s == CM_OK)
-        s = dt_comm_allreduce_sum_float(r->comm, r->gsum, w->len);
+        s = dt_allreduce_sum_float(r->ar, r->gsum, w->len);
     r->ar_bytes += w->len * sizeof *r->gsum;
     double t2 = cm_time_now();
     r->t_allreduce += t2 - t1;
@@ -666,6 +666,7 @@ static cm_status step_allreduce(dt_run *r, double lr)
 static void run_free(dt_run *r)
 {
     free(r->gsum);
+    dt_allreduce_free(r->ar);
     dt_gossip_free(r->gg);
     dt_slab_free(r->oslab[0]);
     dt_slab_free(r->oslab[1]);
@@ -908,13 +909,28 @@ static cm_status check_config(const dt_config *cfg, size_t P)
     if (cfg->clique_avg && cfg->mode == DT_MODE_ALLREDUCE)
         return cm_error(CM_EINVAL, "--algorithm clique-avg is for "
                         "decentralized runs on a D-Cliques --topology");
-    if (!cfg->net_given && (dt_config_given(cfg, "--allreduce") ||
-                            cfg->net_hosts))
-        return cm_error(CM_EINVAL, "%s is for the network model: add --net "
-                        "NET", cfg->net_hosts ? "--net-hosts" : "--allreduce");
+    if (!cfg->net_given && cfg->net_hosts &&
+        !(cfg->mode == DT_MODE_ALLREDUCE && cfg->net_allreduce == CM_AR_HIER))
+        return cm_error(CM_EINVAL, "--net-hosts is for the network model "
+                        "and --allreduce hierarchical's groups: add --net "
+                        "NET");
+    if (!cfg->net_given && dt_config_given(cfg, "--allreduce") &&
+        !dt_allreduce_runs(cfg->net_allreduce))
+        return cm_error(CM_EINVAL, "--allreduce %s is only priced by the "
+                        "network model: add --net NET (the trainer runs "
+                        "auto, direct or hierarchical)",
+                        cm_net_ar_name(cfg->net_allreduce));
     if (cfg->mode == DT_MODE_GOSSIP && dt_config_given(cfg, "--allreduce"))
-        return cm_error(CM_EINVAL, "--allreduce prices --mode allreduce's "
+        return cm_error(CM_EINVAL, "--allreduce is --mode allreduce's "
                         "all-reduce; a gossip run does not call one");
+    if (cfg->mode == DT_MODE_ALLREDUCE &&
+        (cfg->average_every > 1 || dt_outer_active(&cfg->outer)) &&
+        dt_config_given(cfg, "--allreduce") &&
+        cfg->net_allreduce != CM_AR_AUTO && !cfg->net_given)
+        return cm_error(CM_EINVAL, "--allreduce %s runs the gradients' "
+                        "all-reduce; local SGD and --outer average by the "
+                        "exact average (their all-reduce is only priced, "
+                        "with --net)", cm_net_ar_name(cfg->net_allreduce));
     if (cfg->mode == DT_MODE_ALLREDUCE &&
         (cfg->weights_set || dt_config_given(cfg, "--placement")))
         return cm_error(CM_EINVAL, "%s is for decentralized runs "
@@ -1066,6 +1082,13 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         goto cleanup;
     s = dt_comm_agree(comm, setup_state(&r));
     if (s != CM_OK)
+        goto cleanup;
+    /* --allreduce: the gradients' all-reduce as it runs (a name the
+     * model only prices runs the library's) */
+    if (r.allreduce && !r.local &&
+        (s = dt_allreduce_new(comm, dt_allreduce_runs(cfg->net_allreduce)
+                                        ? cfg->net_allreduce : CM_AR_AUTO,
+                              cfg->net_hosts, &r.ar)) != CM_OK)
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;

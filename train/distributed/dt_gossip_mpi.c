@@ -11,10 +11,16 @@
  * moves the plan's send list into its receive slots. Counts are in units
  * of a contiguous datatype of len floats, so counts stay small ints.
  * Trade-off: the sum reads the caller's arrays at finish time (no copy of
- * in-rank data). Every wait goes through dt_wd_wait (dt_watchdog_mpi.c:
+ * in-rank data). Where the MPI library lacks distributed-graph
+ * communicators (SimGrid's SMPI 3.32: the build of `make smpi` defines
+ * DT_SMPI) or the environment sets DT_GOSSIP_P2P=1, the same plan moves by
+ * one MPI_Irecv and one MPI_Isend per peer instead (p2p below): the same
+ * arrays land in the same receive slots, so the sums and the bits are the
+ * same (docs/smpi.md). Every wait goes through dt_wd_wait (dt_watchdog_mpi.c:
  * --timeout), so collectives are issued in their non-blocking forms.
  */
 #include "dt_comm.h"
+#include "dt_comm_mpi.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
 #include "dt_slab.h"
@@ -32,13 +38,6 @@
 #include "cm_time.h"
 
 #define AGREE_MSG 1024
-
-struct dt_comm {
-    MPI_Comm comm; /* the communicator; MPI_ERRORS_RETURN */
-    int rank;      /* this rank in comm */
-    int size;      /* ranks in comm */
-    int owned;     /* 1 when made by dt_comm_split and freed by us */
-};
 
 static dt_comm world;       /* handle of MPI_COMM_WORLD, set lazily */
 static int world_ready;     /* world is filled in */
@@ -121,13 +120,26 @@ cm_status dt_comm_barrier(const dt_comm *c)
                              : mpi_fail(rc, "MPI_Ibarrier");
 }
 
-/* In-place MPI_SUM allreduce of n elements of size esz, INT_MAX at a time. */
+/* In-place MPI_SUM allreduce of n elements of size esz, INT_MAX at a time.
+ * Under SMPI (DT_SMPI) the blocking MPI_Allreduce: SMPI 3.32's
+ * MPI_Iallreduce with MPI_IN_PLACE returns the caller's own array for
+ * arrays of about 64k doubles and crashes on larger ones (measured,
+ * docs/smpi.md), and the blocking call is the one SMPI's collective
+ * selection (--cfg=smpi/allreduce:ALG, smpi/coll-selector) applies to. */
 static cm_status allreduce_sum(const dt_comm *c, void *x, size_t n,
                                MPI_Datatype type, size_t esz)
 {
     char *p = x;
     while (n > 0) {
         int k = n > INT_MAX ? INT_MAX : (int)n;
+#ifdef DT_SMPI
+        int rc0 = MPI_Allreduce(MPI_IN_PLACE, p, k, type, MPI_SUM, c->comm);
+        if (rc0 != MPI_SUCCESS)
+            return mpi_fail(rc0, "MPI_Allreduce");
+        p += (size_t)k * esz;
+        n -= (size_t)k;
+        continue;
+#endif
         MPI_Request r;
         int rc = dt_wd_fired() ? MPI_ERR_OTHER
                           : MPI_Iallreduce(MPI_IN_PLACE, p, k, type, MPI_SUM,
@@ -290,6 +302,10 @@ struct dt_gossip {
     double *acc;           /* [len] accumulator */
     const float **x;       /* [count] arrays of the round in progress */
     MPI_Request req;       /* the exchange in progress */
+    int p2p;               /* 1: point-to-point path (graph is a dup of the
+                              communicator, no neighbourhood collective) */
+    MPI_Request *reqs;     /* [npeers + nsrcs] p2p: the round's requests */
+    int nreq;              /* p2p: requests posted this round */
     int active;            /* a round is started */
     dt_gossip_stats st;    /* counters */
     /* dt_gossip_new_average only: gather to rank 0, sum there, broadcast */
@@ -323,6 +339,7 @@ static void gossip_free_local(dt_gossip *g)
     free(g->srcs);
     free(g->rcount);
     free(g->rdispl);
+    free(g->reqs);
     free(g->owner);
     dt_slab_free(g->sendbuf);
     dt_slab_free(g->recvbuf);
@@ -433,6 +450,47 @@ static cm_status gossip_local(dt_gossip *g, const cm_topo *t,
     return gossip_counts(g);
 }
 
+/* 1: move gossip by point-to-point messages (see the top of the file). */
+static int gossip_use_p2p(void)
+{
+#ifdef DT_SMPI
+    return 1;
+#else
+    const char *e = getenv("DT_GOSSIP_P2P");
+    return e && strcmp(e, "1") == 0;
+#endif
+}
+
+/* The p2p round: the receives first (into the plan's receive slots), then
+ * the sends, one message per peer with a non-zero count (a dynamic plan
+ * lists every rank, most with zero arrays: both sides skip those alike,
+ * since the plan's send and receive counts of a pair agree). */
+static cm_status p2p_post(dt_gossip *g)
+{
+    g->nreq = 0;
+    for (int a = 0; a < g->nsrcs; a++) {
+        if (g->rcount[a] == 0)
+            continue;
+        int rc = MPI_Irecv(g->recvbuf + (size_t)g->rdispl[a] * g->len,
+                           g->rcount[a], g->arr, g->srcs[a], 0, g->graph,
+                           &g->reqs[g->nreq]);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "MPI_Irecv (gossip)");
+        g->nreq++;
+    }
+    for (int a = 0; a < g->npeers; a++) {
+        if (g->scount[a] == 0)
+            continue;
+        int rc = MPI_Isend(g->sendbuf + (size_t)g->sdispl[a] * g->len,
+                           g->scount[a], g->arr, g->peers[a], 0, g->graph,
+                           &g->reqs[g->nreq]);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "MPI_Isend (gossip)");
+        g->nreq++;
+    }
+    return CM_OK;
+}
+
 cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
                         dt_gossip **out)
 {
@@ -506,6 +564,7 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
         g->graph = MPI_COMM_NULL;
         g->arr = MPI_DATATYPE_NULL;
         g->dynamic = dynamic;
+        g->p2p = gossip_use_p2p();
     }
     if (!g) {
         s = cm_error(CM_ENOMEM, "out of memory for gossip");
@@ -517,6 +576,10 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
     } else {
         g->len = len;
         s = gossip_local(g, t, owner, P, r);
+        size_t nr = (size_t)g->npeers + (size_t)g->nsrcs;
+        if (s == CM_OK && g->p2p &&
+            !(g->reqs = malloc((nr ? nr : 1) * sizeof *g->reqs)))
+            s = cm_error(CM_ENOMEM, "out of memory for gossip requests");
     }
     s = dt_comm_agree(comm, s);
     if (s != CM_OK)
@@ -542,12 +605,16 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
     }
     /* sources (whom this rank receives from) and destinations differ
      * for a directed topology */
-    rc = MPI_Dist_graph_create_adjacent(comm->comm, g->nsrcs, g->srcs,
-                                        ones, g->npeers, g->peers, ones,
-                                        MPI_INFO_NULL, 0, &g->graph);
+    if (g->p2p) /* a private context: no match with other traffic */
+        rc = MPI_Comm_dup(comm->comm, &g->graph);
+    else
+        rc = MPI_Dist_graph_create_adjacent(comm->comm, g->nsrcs, g->srcs,
+                                            ones, g->npeers, g->peers, ones,
+                                            MPI_INFO_NULL, 0, &g->graph);
     free(ones);
     if (rc != MPI_SUCCESS)
-        sg = mpi_fail(rc, "MPI_Dist_graph_create_adjacent");
+        sg = mpi_fail(rc, g->p2p ? "MPI_Comm_dup (gossip)"
+                                 : "MPI_Dist_graph_create_adjacent");
     if (sg == CM_OK) {
         MPI_Comm_set_errhandler(g->graph, MPI_ERRORS_RETURN);
         rc = MPI_Type_contiguous((int)len, MPI_FLOAT, &g->arr);
@@ -580,8 +647,13 @@ void dt_gossip_free(dt_gossip *g)
 {
     if (!g)
         return;
-    if (g->active && !dt_wd_fired()) /* after a timeout it may never finish */
-        MPI_Wait(&g->req, MPI_STATUS_IGNORE);
+    if (g->active && !dt_wd_fired()) { /* after a timeout it may never
+                                           finish */
+        if (g->p2p)
+            MPI_Waitall(g->nreq, g->reqs, MPI_STATUSES_IGNORE);
+        else
+            MPI_Wait(&g->req, MPI_STATUS_IGNORE);
+    }
     if (g->arr != MPI_DATATYPE_NULL)
         MPI_Type_free(&g->arr);
     if (g->graph != MPI_COMM_NULL)
@@ -758,7 +830,12 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x)
     dt_gossip_plan_pack(&g->plan, g->x, g->len, g->sendbuf);
     double t1 = cm_time_now();
     g->st.t_mix += t1 - t0;
-    if (g->npeers + g->nsrcs > 0) {
+    if (g->p2p) {
+        cm_status s = p2p_post(g);
+        g->st.t_mpi += cm_time_now() - t1;
+        if (s != CM_OK)
+            return s;
+    } else if (g->npeers + g->nsrcs > 0) {
         int rc = MPI_Ineighbor_alltoallv(g->sendbuf, g->scount, g->sdispl,
                                          g->arr, g->recvbuf, g->rcount,
                                          g->rdispl, g->arr, g->graph,
@@ -779,7 +856,14 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
     g->active = 0;
     if (g->average)
         return average_round(g, out);
-    if (g->npeers + g->nsrcs > 0) {
+    if (g->p2p) {
+        for (int k = 0; k < g->nreq; k++) {
+            cm_status s = dt_wd_wait(&g->reqs[k], "the gossip exchange");
+            if (s != CM_OK)
+                return s;
+        }
+        g->nreq = 0;
+    } else if (g->npeers + g->nsrcs > 0) {
         cm_status s = dt_wd_wait(&g->req, "the gossip exchange");
         if (s != CM_OK)
             return s;
@@ -795,11 +879,13 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
 
 cm_status dt_gossip_progress(dt_gossip *g)
 {
-    if (!g->active || g->npeers + g->nsrcs == 0)
+    if (!g->active || g->npeers + g->nsrcs == 0 || (g->p2p && !g->nreq))
         return CM_OK;
     double t0 = cm_time_now();
     int done = 0;
-    int rc = MPI_Test(&g->req, &done, MPI_STATUS_IGNORE);
+    int rc = g->p2p ? MPI_Testall(g->nreq, g->reqs, &done,
+                                  MPI_STATUSES_IGNORE)
+                    : MPI_Test(&g->req, &done, MPI_STATUS_IGNORE);
     g->st.t_mpi += cm_time_now() - t0;
     /* A completed request becomes MPI_REQUEST_NULL; the MPI_Wait in
      * dt_gossip_finish then returns at once. */

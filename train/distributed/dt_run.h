@@ -15,6 +15,7 @@
 #include "cm_topo_header.h"
 #include "cm_topo_seq.h"
 #include "dt_algo.h"
+#include "dt_allreduce.h"
 #include "dt_comm.h"
 #include "dt_config.h"
 #include "dt_dpsgd.h"
@@ -66,6 +67,7 @@ typedef struct {
     size_t n_train;         /* training images partitioned (after
                                --train-limit) */
     float *gsum;            /* all-reduce: sum of the gradients */
+    dt_allreduce *ar;       /* all-reduce: --allreduce's run of it */
     double loss_sum;        /* sum of minibatch losses since the report */
     size_t loss_n;
     double t_compute, t_allreduce, t_eval;

@@ -1,0 +1,126 @@
+#!/bin/sh
+# smpi-netmodel.sh: the project's network model (topogen eval --net, the
+# home model of src/place/cm_net*.c) against SimGrid's SMPI on the same
+# platforms (topogen platform), cell by cell: gossip rounds of degree 1,
+# 2, 4, 8 and one-peer exponential, and the all-reduce algorithms
+# (recursive doubling, Rabenseifner, ring, binomial reduce + broadcast,
+# direct), on the wan, datacenter and sites:4 presets, 16 and 256 hosts,
+# arrays of 64 kB, 1 MB and 16 MB. Each cell is simulated under both TCP
+# settings of smpi-run.sh (cm02: CM02, factors 1; lv08: LV08 with its
+# factors), with SMPI's compute injection off (communication only).
+#
+#   sh scripts/experiments/smpi-netmodel.sh [OUT.md]
+#
+# Writes OUT.md (default: the table section of docs/network-model.md,
+# between its smpi-table markers, is replaced) and prints the table.
+# Takes about 10 minutes of one core (the 256-host cells dominate).
+# Needs smpicc/smpirun (libsimgrid-dev); BIN=bin by default.
+set -eu
+. "$(dirname "$0")/../lib/common.sh"
+script_help "$@"
+SCRIPT_NAME=smpi-netmodel
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BIN=${BIN:-$root/bin}
+DOC=$root/docs/network-model.md
+case "${1:-}" in -*) die "unknown option '$1' (see --help)" ;; esac
+OUT=${1:-}
+command -v smpicc >/dev/null 2>&1 || die "smpicc not found (apt-get install libsimgrid-dev)"
+T=$(mktemp -d "${TMPDIR:-/tmp}/smpi-netmodel.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+smpicc -O2 "$here/smpi-probe.c" -o "$T/probe" 2>"$T/cc.err" || die "smpicc: $(head -c 300 "$T/cc.err")"
+
+SITES_NET='intra=25us,3GB/s;inter=50ms,12.5MB/s'
+# model_ms PRESET N BYTES PATTERN FILE: the home model's milliseconds
+model_ms() {
+    case $1 in
+    wan) net=wan h=$2 ;;
+    datacenter) net=datacenter h=$2 ;;
+    sites:*) net=$SITES_NET h=${1#sites:} ;;
+    esac
+    f=$5
+    [ "$f" != - ] || f=$T/topo-$2-d4.txt
+    "$BIN/topogen" eval "$f" --net "$net" --hosts "$h" --ranks "$2" \
+        --params $(($3 / 4)) >"$T/eval.txt" 2>&1 || { echo "?"; return; }
+    case $4 in
+    d[0-9]*|one-peer) sed -n 's/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p' "$T/eval.txt" | head -1 ;;
+    *) name=$4
+       sed -n "s/^  allreduce   $name  *modelled \([0-9.e+]*\) ms.*/\1/p" "$T/eval.txt" | head -1 ;;
+    esac
+}
+
+# smpi_ms TCP PRESET N BYTES PATTERN FILE: SMPI's milliseconds
+smpi_ms() {
+    tcp=$1 plat=$T/plat-$(echo "$2" | tr ':' '-')-$3.xml
+    [ -s "$plat" ] || "$BIN/topogen" platform --net "$2" -n "$3" -o "$plat"
+    reps=4
+    [ "$3" -le 16 ] || reps=2
+    cfg="--cfg=smpi/simulate-computation:no"
+    case $5 in
+    d[0-9]*|one-peer) args="gossip $6" ;;
+    recursive-doubling) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:rdb" ;;
+    rabenseifner) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:rab_rdb" ;;
+    ring) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:lr" ;;
+    binomial) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial --cfg=smpi/bcast:binomial_tree" ;;
+    direct) args="direct -"; cfg="$cfg --cfg=smpi/alltoall:basic_linear --cfg=smpi/allgather:spreading_simple" ;;
+    esac
+    # shellcheck disable=SC2086
+    SMPI_CFG="$cfg" timeout 1200 sh "$here/smpi-run.sh" --tcp "$tcp" -platform "$plat" \
+        -np "$3" "$T/probe" $args "$4" "$reps" >"$T/probe.out" 2>"$T/probe.err" ||
+        { echo "?"; return; }
+    awk '/^probe_s/ { printf "%.4g", $2 * 1e3 }' "$T/probe.out"
+}
+
+# the graphs: d-regular random (d >= 2), a perfect matching (d = 1:
+# round 0 of one-peer exponential), one-peer exponential
+topo_for() { # N PATTERN -> file
+    f=$T/topo-$1-$2.txt
+    if [ ! -s "$f" ]; then
+        case $2 in
+        d1) "$BIN/topogen" -n "$1" --kind one-peer-exp -q -o "$T/op.tmp"
+            awk '/^# round 1 /{exit} !/^# round/{print}' "$T/op.tmp" | grep -v '^# topogen\|^# settings\|^# product' >"$f"
+            sed -i '1i # topogen 2 n='"$1"' d=1 kind=matching version=2.1' "$f" ;;
+        d[0-9]*) "$BIN/topogen" -n "$1" -d "${2#d}" --kind random --seed 1 -q -o "$f" ;;
+        one-peer) "$BIN/topogen" -n "$1" --kind one-peer-exp -q -o "$f" ;;
+        esac
+    fi
+    echo "$f"
+}
+
+# the cells: PRESET N BYTES PATTERN
+cells() {
+    for p in d1 d2 d4 d8 one-peer recursive-doubling rabenseifner ring binomial direct; do
+        echo "wan 16 1048576 $p"
+    done
+    for p in d4 one-peer recursive-doubling ring; do echo "wan 256 1048576 $p"; done
+    for b in 65536 16777216; do
+        for p in d4 recursive-doubling direct; do echo "wan 16 $b $p"; done
+    done
+    for p in d4 recursive-doubling ring direct; do echo "datacenter 16 1048576 $p"; done
+    for p in d4 ring; do echo "datacenter 16 16777216 $p"; done
+    for p in d4 recursive-doubling ring direct; do echo "sites:4 16 1048576 $p"; done
+}
+
+hdr="| preset | n | array | communication | home model ms | SMPI CM02 ms | model/CM02 | SMPI LV08 ms | model/LV08 |"
+sep="|---|---:|---:|---|---:|---:|---:|---:|---:|"
+printf '%s\n%s\n' "$hdr" "$sep" >"$T/table.md"
+cells | while read -r preset n bytes pat; do
+    case $pat in d[0-9]*|one-peer) f=$(topo_for "$n" "$pat") ;; *) f=$(topo_for "$n" d4) ;; esac
+    m=$(model_ms "$preset" "$n" "$bytes" "$pat" "$f")
+    c=$(smpi_ms cm02 "$preset" "$n" "$bytes" "$pat" "$f")
+    l=$(smpi_ms lv08 "$preset" "$n" "$bytes" "$pat" "$f")
+    rc=$(awk -v m="$m" -v s="$c" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "?" }')
+    rl=$(awk -v m="$m" -v s="$l" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "?" }')
+    arr=$(awk -v b="$bytes" 'BEGIN { if (b >= 1048576) printf "%d MB", b / 1048576; else printf "%d kB", b / 1024 }')
+    row="| $preset | $n | $arr | $pat | $m | $c | $rc | $l | $rl |"
+    echo "$row" >>"$T/table.md"
+    echo "$row"
+done
+if [ -n "$OUT" ]; then
+    cp "$T/table.md" "$OUT"
+else
+    awk -v tf="$T/table.md" '
+        /<!-- smpi-table begin -->/ { print; while ((getline l < tf) > 0) print l; skip = 1; next }
+        /<!-- smpi-table end -->/ { skip = 0 }
+        !skip { print }' "$DOC" >"$T/doc.md" && cp "$T/doc.md" "$DOC"
+fi

@@ -1,0 +1,63 @@
+#!/bin/sh
+# cli/platform.sh: topogen platform --net KIND -n N [--seed S] -o P.xml:
+# the SimGrid platform files of the presets (their links and duplex, the
+# home draws by seed), and the refusals. Running them under smpirun is
+# tests/cli/smpi.sh's part.
+#
+#   BIN=bin sh tests/cli/platform.sh  (make check-cli-platform)
+. "$(dirname "$0")/lib.sh"
+
+# xml_facts FILE: "hosts H links L splitduplex S shared X routes R" of a
+# platform file, or nothing if it is not well-formed XML
+xml_facts() {
+    python3 - "$1" <<'EOF' 2>/dev/null
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+assert r.tag == "platform" and r.get("version") == "4.1"
+h = r.findall(".//host"); l = r.findall(".//link")
+sd = [x for x in l if x.get("sharing_policy") == "SPLITDUPLEX"]
+sh = [x for x in l if x.get("sharing_policy") == "SHARED"]
+assert len(sd) + len(sh) == len(l)  # duplex stated on every link
+assert [x.get("id") for x in h] == ["h%04d" % i for i in range(len(h))]
+print("hosts %d links %d splitduplex %d shared %d routes %d" % (len(h), len(l), len(sd), len(sh), len(r.findall(".//zoneRoute"))))
+EOF
+}
+
+platform_cases() {
+    tg="$BIN/topogen"
+    expect_ok "platform --help" "$tg" platform --help
+    check 'grep -q "^usage: topogen platform --net KIND -n N" "$T/out" && grep -q "sites:K" "$T/out"' "--help: usage and the kinds"
+    expect_ok "wan 8" "$tg" platform --net wan -n 8 -o "$T/wan.xml"
+    check '[ "$(xml_facts "$T/wan.xml")" = "hosts 8 links 8 splitduplex 8 shared 0 routes 0" ]' "wan: $(xml_facts "$T/wan.xml")"
+    check 'grep -q "<link id=\"h0007_link\" bandwidth=\"12500000Bps\" latency=\"0.025000000s\" sharing_policy=\"SPLITDUPLEX\"/>" "$T/wan.xml"' "wan: 25 ms, 12.5 MB/s per host link"
+    expect_ok "datacenter 4" "$tg" platform --net datacenter -n 4 -o "$T/dc.xml"
+    check 'grep -q "bandwidth=\"3000000000Bps\" latency=\"0.000012500s\" sharing_policy=\"SPLITDUPLEX\"" "$T/dc.xml"' "datacenter: 12.5 us, 3 GB/s"
+    expect_ok "sites:3 of 10" "$tg" platform --net sites:3 -n 10 -o "$T/sites.xml"
+    # 10 host links and 3 WAN uplinks; 3 x 2 routes between the sites;
+    # hosts in blocks of 4, 3, 3
+    check '[ "$(xml_facts "$T/sites.xml")" = "hosts 10 links 13 splitduplex 13 shared 0 routes 6" ]' "sites: $(xml_facts "$T/sites.xml")"
+    check '[ "$(sed -n "/<zone id=\"site1\"/,/<\/zone>/p" "$T/sites.xml" | grep -c "<host ")" = 3 ] && grep -q "<host id=\"h0004\"" "$T/sites.xml" && sed -n "/<zone id=\"site1\"/,/<\/zone>/p" "$T/sites.xml" | grep -q "h0004"' "sites: site1 holds h0004-h0006"
+    expect_ok "home 6 seed 3" "$tg" platform --net home -n 6 --seed 3 -o "$T/home.xml"
+    check '[ "$(xml_facts "$T/home.xml")" = "hosts 6 links 12 splitduplex 0 shared 12 routes 0" ]' "home: $(xml_facts "$T/home.xml")"
+    # up 10-50 Mb/s (1.25-6.25 MB/s), down 50-300 Mb/s, latency 5-75 ms
+    check 'awk -F"\"" "/<link.*_up\"/ { if (\$4+0 < 1250000 || \$4+0 > 6250000) bad = 1 } /<link.*_down\"/ { if (\$4+0 < 6250000 || \$4+0 > 37500000) bad = 1 } /<link/ { l = \$6 + 0; if (l < 0.005 || l > 0.075) bad = 1 } END { exit bad }" "$T/home.xml"' "home: draws in their ranges"
+    expect_ok "home, same seed" "$tg" platform --net home -n 6 --seed 3 -o "$T/home2.xml"
+    check 'cmp -s "$T/home.xml" "$T/home2.xml"' "home: the same seed, the same file"
+    expect_ok "home, other seed" "$tg" platform --net home -n 6 --seed 4 -o "$T/home3.xml"
+    check '! cmp -s "$T/home.xml" "$T/home3.xml"' "home: another seed, other links"
+    expect_ok "to stdout" "$tg" platform --net wan -n 2 -o -
+    check 'grep -q "<platform version=\"4.1\">" "$T/out"' "-o -: the file on stdout"
+    expect_fail 2 "^topogen: platform: --net 'lan': expected wan, datacenter, sites:K or home" "bad --net" "$tg" platform --net lan -n 4 -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: --net 'sites:0': K of sites:K" "sites:0" "$tg" platform --net sites:0 -n 4 -o "$T/x.xml"
+    expect_fail 2 "at least one host per site" "sites:5 of 4" "$tg" platform --net sites:5 -n 4 -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: -n '0': expected a number of hosts, 1 to 9999" "-n 0" "$tg" platform --net wan -n 0 -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: -n '1x'" "-n 1x" "$tg" platform --net wan -n 1x -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: --seed: only --net home" "--seed for wan" "$tg" platform --net wan -n 4 --seed 2 -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: unknown flag '--bogus'" "unknown flag" "$tg" platform --net wan -n 4 --bogus -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: give -o P.xml" "no -o" "$tg" platform --net wan -n 4
+    expect_fail 2 "^topogen: platform: -n given twice" "-n twice" "$tg" platform --net wan -n 4 -n 5 -o "$T/x.xml"
+    check '[ ! -e "$T/x.xml" ] && [ -z "$(ls "$T" | grep "\.tmp\.")" ]' "no output left by the refusals"
+    expect_fail 1 "^topogen: platform: .*$T/nodir/p.xml" "unwritable output" "$tg" platform --net wan -n 4 -o "$T/nodir/p.xml"
+}
+
+cli_run platform

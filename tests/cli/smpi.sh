@@ -1,0 +1,76 @@
+#!/bin/sh
+# cli/smpi.sh: the SMPI build (make smpi: bin/dpsgd-train-smpi) under
+# SimGrid's smpirun: 16 simulated ranks, one epoch of synthetic data, the
+# same workers-hash as the Open MPI build (the point-to-point gossip that
+# replaces the neighbourhood collective SMPI lacks moves the same bits),
+# and the CSV's wall_s is simulated time. Prints "cli: smpi: SKIPPED" and
+# succeeds where smpicc or smpirun is missing (scripts/install-deps.sh
+# installs libsimgrid-dev); SMPI_REQUIRED=1 makes that a failure.
+#
+#   BIN=bin sh tests/cli/smpi.sh  (make check-cli-smpi)
+. "$(dirname "$0")/lib.sh"
+
+smpi_run() {
+    timeout 120 sh "$(dirname "$0")/../../scripts/experiments/smpi-run.sh" "$@"
+}
+
+p2p_mpi_run() {
+    (DT_GOSSIP_P2P=1; export DT_GOSSIP_P2P; mpi_run "$@")
+}
+
+smpi_cases() {
+    tg="$BIN/topogen" st="$BIN/dpsgd-train-smpi"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 8 --epochs 1 --quiet"
+    "$tg" -n 16 -d 3 --kind random -q -o "$T/g16.txt"
+    "$tg" -n 16 --kind one-peer-exp -q -o "$T/op16.txt"
+    # the wan preset's platform (25 ms, 12.5 MB/s per host link), and the
+    # same with host links of 250 ms
+    "$tg" platform --net wan -n 16 -o "$T/p16.xml"
+    sed 's/latency="0.025000000s"/latency="0.250000000s"/' "$T/p16.xml" >"$T/p16slow.xml"
+    for a in dpsgd d2; do
+        expect_ok "Open MPI build, $a" mpi_run 4 "$BIN/dpsgd-train" --topology "$T/g16.txt" $syn --algorithm $a
+        h_ompi=$(sed -n 's/.*workers-hash //p' "$T/out")
+        expect_ok "SMPI build, 16 simulated ranks, $a" smpi_run -platform "$T/p16.xml" -np 16 "$st" --topology "$T/g16.txt" $syn --algorithm $a --log "$T/$a.csv"
+        h_smpi=$(sed -n 's/.*workers-hash //p' "$T/out")
+        check '[ -n "$h_ompi" ] && [ "$h_smpi" = "$h_ompi" ]' "$a: SMPI workers-hash '$h_smpi', Open MPI '$h_ompi'"
+        check 'grep -q "ranks 16 " "$T/out"' "$a: 16 ranks: $(grep final "$T/out")"
+    done
+    # the point-to-point gossip under Open MPI, and a time-varying topology
+    # (every rank a peer of every other, zero arrays to most of them)
+    expect_ok "Open MPI build, DT_GOSSIP_P2P=1" p2p_mpi_run 4 "$BIN/dpsgd-train" --topology "$T/g16.txt" $syn
+    h_p2p=$(sed -n 's/.*workers-hash //p' "$T/out")
+    expect_ok "Open MPI build, neighbourhood collective" mpi_run 4 "$BIN/dpsgd-train" --topology "$T/g16.txt" $syn
+    check '[ -n "$h_p2p" ] && [ "$h_p2p" = "$(sed -n "s/.*workers-hash //p" "$T/out")" ]' "p2p gossip under Open MPI: the same workers-hash"
+    expect_ok "Open MPI build, one-peer" mpi_run 4 "$BIN/dpsgd-train" --topology "$T/op16.txt" $syn
+    h_op=$(sed -n 's/.*workers-hash //p' "$T/out")
+    expect_ok "SMPI build, one-peer" smpi_run -platform "$T/p16.xml" -np 16 "$st" --topology "$T/op16.txt" $syn
+    check '[ -n "$h_op" ] && [ "$h_op" = "$(sed -n "s/.*workers-hash //p" "$T/out")" ]' "one-peer: SMPI and Open MPI workers-hash"
+    # --allreduce direct sums in its own order (rank 0 first): the same
+    # bits under SMPI as under Open MPI
+    ar="--mode allreduce --workers 4 --dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 8 --epochs 1 --quiet --allreduce direct"
+    expect_ok "Open MPI build, direct all-reduce" mpi_run 4 "$BIN/dpsgd-train" $ar
+    h_dir=$(sed -n 's/.*workers-hash //p' "$T/out")
+    expect_ok "SMPI build, direct all-reduce" smpi_run -platform "$T/p16.xml" -np 4 "$st" $ar
+    check '[ -n "$h_dir" ] && [ "$h_dir" = "$(sed -n "s/.*workers-hash //p" "$T/out")" ]' "direct all-reduce: SMPI and Open MPI workers-hash"
+    # wall_s is simulated: 4 gossip steps with host links of 250 ms instead
+    # of 25 ms cost at least 4 x 2 x 225 ms more (a path is two links)
+    expect_ok "SMPI build, slow links" smpi_run -platform "$T/p16slow.xml" -np 16 "$st" --topology "$T/g16.txt" $syn --log "$T/slow.csv"
+    w_fast=$(awk -F, '$1 == 1 { print $3 }' "$T/dpsgd.csv")
+    w_slow=$(awk -F, '$1 == 1 { print $3 }' "$T/slow.csv")
+    check '[ -n "$w_fast" ] && [ -n "$w_slow" ] && awk -v f="$w_fast" -v s="$w_slow" "BEGIN { exit !(s - f >= 1.8 && f >= 0.2) }"' \
+        "wall_s simulated: epoch 1 at $w_fast s (25 ms links), $w_slow s (250 ms)"
+    # a bad flag: exit 2 and the one message (smpirun itself prints its
+    # command line and "Execution failed" on stdout)
+    run smpi_run -platform "$T/p16.xml" -np 4 "$st" --no-such-flag
+    check '[ "$rc" = 2 ] && [ "$(grep -c "unknown flag .--no-such-flag." "$T/err")" = 1 ]' "a bad flag under SMPI: exit $rc, $(head -c 200 "$T/err")"
+}
+
+if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then
+    if [ "${SMPI_REQUIRED:-0}" = 1 ]; then
+        echo "cli: smpi: FAILED: smpicc/smpirun not found (apt-get install libsimgrid-dev)"
+        exit 1
+    fi
+    echo "cli: smpi: SKIPPED: smpicc/smpirun not found (apt-get install libsimgrid-dev)"
+    exit 0
+fi
+cli_run smpi
