@@ -549,6 +549,43 @@ START_TEST(run_resume_mid_period)
 }
 END_TEST
 
+/* DiLoCo's outer step does not run in the every-step warm-up of
+ * --local-after S: a run that is all warm-up (S = its 32 steps) gives
+ * the bits of the same run without --outer, in all-reduce (local SGD)
+ * and gossip mode; with S = 16 the outer step runs after it (other
+ * bits). The warm-up's momentum average is counted: an all-warm-up local
+ * all-reduce sends two arrays a step (x and v). */
+START_TEST(run_no_outer_step_in_warmup)
+{
+    char path[64];
+    dt_config cfg;
+    mpi_cube_file(path, sizeof path, "/tmp/check_local_");
+    for (int ar = 0; ar < 2; ar++) {
+        cfg_on(&cfg, ar ? "" : path, DT_ALGO_DPSGD);
+        if (ar) {
+            cfg.mode = DT_MODE_ALLREDUCE;
+            cfg.workers = 8;
+        }
+        cfg.average_every = 4;
+        cfg.local_after = 32; /* 4096 / (8 x 32) x 2 epochs: every step */
+        mpi_outcome plain = mpi_run_on(1, &cfg);
+        ck_assert_int_eq(dt_outer_parse("nesterov:0.7,0.9", &cfg.outer),
+                         CM_OK);
+        mpi_outcome warm = mpi_run_on(1, &cfg);
+        cfg.local_after = 16;
+        mpi_outcome half = mpi_run_on(1, &cfg);
+        ck_assert_int_eq(plain.s, CM_OK);
+        ck_assert_int_eq(warm.s, CM_OK);
+        ck_assert_int_eq(half.s, CM_OK);
+        ck_assert_uint_eq(warm.hash, plain.hash);
+        ck_assert_uint_ne(half.hash, plain.hash);
+        if (ar) /* x and v: 2 x 4 bytes x n_params per step on one rank */
+            ck_assert_double_eq_tol(plain.bytes, 8.0 * plain.n_params, 1.0);
+    }
+    unlink(path);
+}
+END_TEST
+
 START_TEST(run_refusals)
 {
     char path[64];
@@ -582,6 +619,7 @@ Suite *local_suite(void)
     tcase_add_test(tc, d2_restarts_at_an_exact_average);
     tcase_add_test(tc, run_outer_sgd1_is_plain);
     tcase_add_test(tc, run_resume_mid_period);
+    tcase_add_test(tc, run_no_outer_step_in_warmup);
     tcase_add_test(tc, run_refusals);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     suite_add_tcase(s, tc);

@@ -62,6 +62,7 @@
 #include "cm_topo.h"
 #include "dt_algo.h"
 #include "dt_d2_mix.h"
+#include "dt_diverge.h"
 #include "dt_local.h"
 #include "dt_data.h"
 #include "dt_drop.h"
@@ -321,6 +322,9 @@ static cm_status setup_state(dt_run *r)
     }
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
+    r->x0_sq = 0.0; /* before a resume: the run's own x_0 on every rank */
+    for (size_t k = 0; k < len; k++)
+        r->x0_sq += (double)r->w.x[0][k] * (double)r->w.x[0][k];
     return CM_OK;
 }
 
@@ -352,15 +356,27 @@ static cm_status mix_finish(void *ctx, float *const *out)
     return dt_gossip_finish(r->global_now ? r->gg : r->g[r->cur], out);
 }
 
-/* --outer: the outer step of every local worker after a communication
- * (a no-op without --outer, or sgd:1, which only moves the anchor). */
-static void outer_steps(dt_run *r)
+/* --outer: the outer step of every local worker after the communication
+ * of step `step` (a no-op without --outer, or sgd:1, which only moves the
+ * anchor). In the every-step warm-up of --local-after S (step < S) there
+ * is no outer step, as in DiLoCo, whose outer loop starts after it: the
+ * anchor follows x, the Nesterov buffer stays 0, so the first outer step
+ * takes the pseudo-gradient of the first local round. (With the outer
+ * step after each warm-up average, DiLoCo left the warm-up at 22%
+ * accuracy, local SGD at 77%: an outer Nesterov step on every one-step
+ * pseudo-gradient is heavy-ball momentum stacked on the workers' own.) */
+static void outer_steps(dt_run *r, size_t step)
 {
     if (!r->oa)
         return;
-    for (size_t i = 0; i < r->w.count; i++)
-        dt_outer_step(&r->cfg->outer, r->w.x[i], r->oa[i],
-                      r->ob ? r->ob[i] : NULL, r->w.len);
+    const int warm = step < r->cfg->local_after;
+    for (size_t i = 0; i < r->w.count; i++) {
+        if (warm)
+            memcpy(r->oa[i], r->w.x[i], r->w.len * sizeof(float));
+        else
+            dt_outer_step(&r->cfg->outer, r->w.x[i], r->oa[i],
+                          r->ob ? r->ob[i] : NULL, r->w.len);
+    }
 }
 
 void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c)
@@ -372,8 +388,8 @@ void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c)
         return;
     }
     uint64_t n = dt_local_comms(cfg->average_every, cfg->local_after, t);
-    if (r->allreduce) {
-        c->global = n;
+    if (r->allreduce) { /* + the momentum averages of the warm-up */
+        c->global = n + (t < cfg->local_after ? t : cfg->local_after);
         return;
     }
     c->global = cfg->global_every ? n / cfg->global_every : 0;
@@ -446,7 +462,7 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
         s = dt_algo_end(r->algo, (float)lr);
     dt_gossip_get_stats(g, &g1);
     if (s == CM_OK && r->comm_now)
-        outer_steps(r);
+        outer_steps(r, step);
     if (r->global_now) /* counted as an all-reduce of the gossip array */
         r->ar_bytes += w->xlen * sizeof(float);
     r->t_compute += cm_time_now() - t0 - (g1.t_mix - g0.t_mix) -
@@ -509,12 +525,14 @@ static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
         w->x[i] = w->xn[i];
         w->xn[i] = t;
     }
-    if (s == CM_OK && step < cfg->local_after)
-        s = average_momentum(r);
+    if (s == CM_OK && step < cfg->local_after) {
+        s = average_momentum(r); /* a second all-reduce, counted */
+        r->ar_bytes += w->len * sizeof(float);
+    }
     double t2 = cm_time_now();
     r->t_allreduce += t2 - t1;
     if (s == CM_OK)
-        outer_steps(r);
+        outer_steps(r, step);
     r->t_compute += cm_time_now() - t2;
     return s;
 }
@@ -971,6 +989,14 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
             CM_OK)
         return s;
     c->res->last = p;
+    /* an explosion without a NaN (dt_diverge.h): the row above is logged,
+     * no checkpoint is written */
+    s = dt_diverge_check(p.train_loss, p.consensus, r->x0_sq,
+                         r->w.train.classes,
+                         (done + r->steps_per_epoch - 1) / r->steps_per_epoch,
+                         done, lr);
+    if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
+        return s;
     const size_t K = r->cfg->save_model_every;
     if (epoch_end && K && r->cfg->save_model[0] &&
         (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */

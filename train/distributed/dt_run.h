@@ -44,6 +44,8 @@ typedef struct {
     int one_based;          /* the topology file was read as 1-based */
     double mix_c;           /* d2: weight of W in its mixing matrix */
     double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
+    double x0_sq;           /* ||x_0||^2 of the initial model (the scale
+                               of dt_diverge's consensus rule) */
     dt_gossip **g;          /* [period] one gossip plan per round */
     int epidemic;           /* the topology is drawn afresh every step */
     cm_topo epi;            /* epidemic: the graph of the current step */
