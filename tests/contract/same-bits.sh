@@ -135,7 +135,7 @@ train() {
         fail "$name" "dpsgd-train $*: $(head -c 300 "$T/err")"
         return
     fi
-    h=$(sed -n 's/^final: .*  hash \([0-9a-f]*\)  workers-hash \([0-9a-f]*\)$/hash \1 workers-hash \2/p' "$T/out")
+    h=$(sed -n 's/^final: .*  hash \([0-9a-f]*\)  workers-hash \([0-9a-f]*\)\(  AT CHANCE: .*\)\{0,1\}$/hash \1 workers-hash \2/p' "$T/out")
     if [ -z "$h" ]; then
         fail "$name" "no final line: $(head -c 300 "$T/out")"
         return

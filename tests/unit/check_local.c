@@ -3,8 +3,9 @@
  * outer optimizer (sgd:1 the identity bit for bit, Nesterov against a hand
  * computation), the update rules with local steps on the quadratic of
  * check_algo.c (local SGD = H independent SGD steps then an exact
- * average; Local Exact-Diffusion and the K-GT form reduce to D^2 and GT
- * at H = 1 and reach the optimum with H > 1 where D-PSGD stalls), and the
+ * average; Local Exact-Diffusion and K-GT reduce to D^2 and GT at H = 1
+ * and reach the optimum (to 1e-8 at the papers' step-size scaling) with
+ * H > 1 where D-PSGD stalls), and the
  * whole run on one rank through dt_comm_single.c (sgd:1 = no outer step
  * bit for bit, in gossip and all-reduce mode; a run stopped in the middle
  * of a period and resumed equals the uninterrupted one, for every
@@ -135,9 +136,12 @@ END_TEST
 
 static const double qa[NW] = {0.5, 2.0, 1.0, 1.5, 0.7, 1.2, 2.0, 0.6};
 
+/* the size of the local optima b_i (1 unless a test shrinks it) */
+static double qscale = 1.0;
+
 static double qb(size_t i, size_t k)
 {
-    return (double)((int)((i * 7 + k * 3) % 11) - 5) / 2.0;
+    return qscale * (double)((int)((i * 7 + k * 3) % 11) - 5) / 2.0;
 }
 
 static void grad(size_t i, const float *x, float *g)
@@ -235,8 +239,10 @@ static double dist(const run *r)
 {
     double d = 0.0;
     for (size_t i = 0; i < NW; i++)
-        for (size_t k = 0; k < NP; k++)
-            d = fmax(d, fabs(dt_algo_x(r->a, i)[k] - optimum(k)));
+        for (size_t k = 0; k < NP; k++) {
+            double e = fabs(dt_algo_x(r->a, i)[k] - optimum(k));
+            d = isnan(e) ? INFINITY : fmax(d, e); /* NaN fails a < test */
+        }
     return d;
 }
 
@@ -363,6 +369,53 @@ START_TEST(led_and_kgt_are_exact_with_local_steps)
             for (int k = 0; k < 3; k++)
                 dt_algo_free(rs[k]->a);
         }
+}
+END_TEST
+
+/* The quadratic with its optima b_i shrunk to 1e-3 (so float rounding,
+ * about 6e-8 of the largest gradient, sits below 1e-8), from x = 0, at
+ * the papers' step-size scaling (a local step shrinking as 1/H: LED's
+ * alpha = O(1/(tau L)), K-GT's eta_c = O(1/(K L))): lr = 0.08/H with
+ * momentum 0.9, lr = 0.4/H without (lr a_max / (1 - mu) = 1.6/H and
+ * 0.8/H). LED and
+ * K-GT reach the optimum to 1e-8 in 3000 steps at H = 1, 2, 4; local
+ * D-PSGD keeps its heterogeneity bias (about 1e-3, over 1e-4 at every H).
+ * And at a rate the K-GT form of before could not take (lr 0.1, momentum
+ * 0.9, H = 4: lr a / (1 - mu) = 2; the correction from the round's last
+ * gradient diverged to NaN, measured), K-GT stays bounded. */
+START_TEST(led_and_kgt_reach_the_optimum_to_1e8)
+{
+    const size_t Hs[3] = {1, 2, 4};
+    const float mus[2] = {0.9f, 0.0f};
+    qscale = 1e-3;
+    for (size_t q = 0; q < 2; q++)
+        for (size_t h = 0; h < 3; h++) {
+            const size_t H = Hs[h];
+            const float lr = (mus[q] ? 0.08f : 0.4f) / (float)H;
+            run d2, gt, dp;
+            start(&d2, DT_ALGO_D2, mus[q], 1, 0);
+            start(&gt, DT_ALGO_GT, mus[q], 1, 0);
+            start(&dp, DT_ALGO_DPSGD, mus[q], 1, 0);
+            steps(&d2, 3000, H, 0, lr, 1);
+            steps(&gt, 3000, H, 0, lr, 1);
+            steps(&dp, 3000, H, 0, lr, 1);
+            ck_assert_int_eq(gt.m.rounds, (int)(3000 / H));
+            ck_assert_msg(dist(&d2) < 1e-8, "LED H %zu mu %g: %g", H,
+                          (double)mus[q], dist(&d2));
+            ck_assert_msg(dist(&gt) < 1e-8, "K-GT H %zu mu %g: %g", H,
+                          (double)mus[q], dist(&gt));
+            ck_assert_msg(isfinite(dist(&dp)) && dist(&dp) > 1e-4, "dpsgd H %zu mu %g: %g", H,
+                          (double)mus[q], dist(&dp));
+            dt_algo_free(d2.a);
+            dt_algo_free(gt.a);
+            dt_algo_free(dp.a);
+        }
+    qscale = 1.0;
+    run gt;
+    start(&gt, DT_ALGO_GT, 0.9f, 1, 0);
+    steps(&gt, 3000, 4, 0, 0.1f, 1);
+    ck_assert_msg(dist(&gt) < 1e-2, "K-GT at lr 0.1, H 4: %g", dist(&gt));
+    dt_algo_free(gt.a);
 }
 END_TEST
 
@@ -496,6 +549,43 @@ START_TEST(run_resume_mid_period)
 }
 END_TEST
 
+/* DiLoCo's outer step does not run in the every-step warm-up of
+ * --local-after S: a run that is all warm-up (S = its 32 steps) gives
+ * the bits of the same run without --outer, in all-reduce (local SGD)
+ * and gossip mode; with S = 16 the outer step runs after it (other
+ * bits). The warm-up's momentum average is counted: an all-warm-up local
+ * all-reduce sends two arrays a step (x and v). */
+START_TEST(run_no_outer_step_in_warmup)
+{
+    char path[64];
+    dt_config cfg;
+    mpi_cube_file(path, sizeof path, "/tmp/check_local_");
+    for (int ar = 0; ar < 2; ar++) {
+        cfg_on(&cfg, ar ? "" : path, DT_ALGO_DPSGD);
+        if (ar) {
+            cfg.mode = DT_MODE_ALLREDUCE;
+            cfg.workers = 8;
+        }
+        cfg.average_every = 4;
+        cfg.local_after = 32; /* 4096 / (8 x 32) x 2 epochs: every step */
+        mpi_outcome plain = mpi_run_on(1, &cfg);
+        ck_assert_int_eq(dt_outer_parse("nesterov:0.7,0.9", &cfg.outer),
+                         CM_OK);
+        mpi_outcome warm = mpi_run_on(1, &cfg);
+        cfg.local_after = 16;
+        mpi_outcome half = mpi_run_on(1, &cfg);
+        ck_assert_int_eq(plain.s, CM_OK);
+        ck_assert_int_eq(warm.s, CM_OK);
+        ck_assert_int_eq(half.s, CM_OK);
+        ck_assert_uint_eq(warm.hash, plain.hash);
+        ck_assert_uint_ne(half.hash, plain.hash);
+        if (ar) /* x and v: 2 x 4 bytes x n_params per step on one rank */
+            ck_assert_double_eq_tol(plain.bytes, 8.0 * plain.n_params, 1.0);
+    }
+    unlink(path);
+}
+END_TEST
+
 START_TEST(run_refusals)
 {
     char path[64];
@@ -525,9 +615,11 @@ Suite *local_suite(void)
     tcase_add_test(tc, local_sgd_is_h_steps_then_average);
     tcase_add_test(tc, led_and_kgt_reduce_at_h1);
     tcase_add_test(tc, led_and_kgt_are_exact_with_local_steps);
+    tcase_add_test(tc, led_and_kgt_reach_the_optimum_to_1e8);
     tcase_add_test(tc, d2_restarts_at_an_exact_average);
     tcase_add_test(tc, run_outer_sgd1_is_plain);
     tcase_add_test(tc, run_resume_mid_period);
+    tcase_add_test(tc, run_no_outer_step_in_warmup);
     tcase_add_test(tc, run_refusals);
     tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
     suite_add_tcase(s, tc);

@@ -37,6 +37,7 @@
 #include "dt_bench.h"
 #include "dt_bench_gossip.h"
 #include "dt_comm.h"
+#include "dt_diverge.h"
 #include "dt_dpsgd.h"
 #include "dt_outputs.h"
 #include "dt_partition_file.h"
@@ -453,6 +454,19 @@ static int write_summary(const dt_config *cfg, const dt_summary *sm)
 }
 
 
+/* The final line's plain word on a run that did not train (dt_diverge.h):
+ * "" or "  AT CHANCE: ...". */
+static const char *chance_note(double acc)
+{
+    static char buf[128];
+    if (!dt_at_chance(acc, DT_DATA_CLASSES))
+        return "";
+    snprintf(buf, sizeof buf, "  AT CHANCE: test_acc %.4f is below %g/%d, "
+             "the run did not train", acc, DT_CHANCE_FACTOR,
+             DT_DATA_CLASSES);
+    return buf;
+}
+
 static int run_single(const dt_config *cfg)
 {
     dt_train_result res;
@@ -467,10 +481,11 @@ static int run_single(const dt_config *cfg)
         return 1;
     }
     printf("final: model %s  dataset %s  epochs %zu  test_acc %.4f  "
-           "test_loss %.4f  %.0f img/s  params %zu  hash %016llx\n",
+           "test_loss %.4f  %.0f img/s  params %zu  hash %016llx%s\n",
            dt_model_name(cfg->model), dt_dataset_name(cfg->dataset),
            cfg->epochs, res.test_acc, res.test_loss, res.images_per_s,
-           res.n_params, (unsigned long long)res.param_hash);
+           res.n_params, (unsigned long long)res.param_hash,
+           chance_note(res.test_acc));
     const dt_summary sm = {
         .mode = "single", .workers = 1, .ranks = 1, .steps = res.steps,
         .n_params = res.n_params, .n_train = res.n_train,
@@ -628,13 +643,13 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                  r.period > 1 ? "product-norm" : "slem", r.slem);
     printf("final: %s  workers %zu  ranks %zu  model %s  partition %s  "
            "epochs %s  test_acc %.4f  local_acc %s  consensus %.3g  "
-           "%shash %016llx  workers-hash %016llx\n",
+           "%shash %016llx  workers-hash %016llx%s\n",
            cfg->mode == DT_MODE_ALLREDUCE ? "allreduce"
            : cfg->clique_avg ? "clique-avg" : dt_algo_name(r.algorithm),
            r.n_workers, r.n_ranks, dt_model_name(cfg->model), part,
            epochs, r.last.test_acc, local, r.last.consensus, mixing,
            (unsigned long long)r.mean_hash,
-           (unsigned long long)r.workers_hash);
+           (unsigned long long)r.workers_hash, chance_note(r.last.test_acc));
     char mem_gossip[48] = "";
     if (cfg->mode != DT_MODE_ALLREDUCE)
         snprintf(mem_gossip, sizeof mem_gossip, "gossip in-memory %.2f s  ",

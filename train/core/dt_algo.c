@@ -5,9 +5,12 @@
  * References: Lian et al. 2017 (D-PSGD); Tang, Lian, Yan, Zhang, Liu 2018
  * "D^2: decentralized training over decentralized data" and Yuan, Ying,
  * Zhao, Sayed 2019 "Exact diffusion" (d2); Pu and Nedic 2021
- * "Distributed stochastic gradient tracking methods" (gt, the
- * combine-then-adapt form x <- Wx - eta y, which lets the gossip of x and
- * y start before the gradients); Lin, Karimireddy, Stich, Jaggi 2021
+ * "Distributed stochastic gradient tracking methods" and Liu, Lin,
+ * Koloskova, Stich 2023 "Decentralized gradient tracking with local
+ * steps" (gt: K-GT, adapt then combine; the combine-then-adapt form
+ * x <- Wx - eta v of before overlapped the gossip but did not train at
+ * lr >= 0.05 with momentum on a random 4-regular graph of 16 workers,
+ * nor at 0.01 on a ring); Lin, Karimireddy, Stich, Jaggi 2021
  * "Quasi-global momentum" Algorithm 1 (qgm, with its mu = beta).
  *
  * Trade-off: every update is a plain float loop in a fixed order over the
@@ -15,7 +18,7 @@
  * the workers are spread over ranks; the dpsgd path calls the very
  * dt_sgd_velocity / dt_sgd_apply of the original trainer so its bits do
  * not change. Storage per worker, the caller's x and xn included: dpsgd
- * 3n floats, d2 4n, gt 7n, qgm 4n.
+ * 3n floats, d2 4n, gt 6n, qgm 4n.
  */
 #include "dt_algo.h"
 
@@ -25,7 +28,7 @@
 #include "dt_optim.h"
 #include "dt_slab.h"
 
-enum { SLOT_X, SLOT_XN, SLOT_A, SLOT_B, SLOT_C, N_SLOTS };
+enum { SLOT_X, SLOT_XN, SLOT_A, SLOT_B, N_SLOTS };
 
 struct dt_algo {
     dt_algo_spec sp;
@@ -41,15 +44,15 @@ struct dt_algo {
     size_t round_len;       /* local steps of the current round */
 };
 
-/* Slot roles: dpsgd A = v; d2 A = v, B = psi_prev; gt A = v, B = h_prev,
- * C = h (this step's gradient, scratch); qgm A = mhat, B = the vector
- * sent (scratch). gt keeps y in x[i] + n (and xn[i] + n). */
+/* Slot roles: dpsgd A = v; d2 A = v, B = psi_prev (LED: y); gt A = v,
+ * B = the sum of h over the round; qgm A = mhat, B = the vector sent
+ * (scratch). gt keeps its correction c in x[i] + n (and xn[i] + n). */
 static size_t slots_of(dt_algo_kind k)
 {
     switch (k) {
     case DT_ALGO_DPSGD: return 3;
     case DT_ALGO_D2: return 4;
-    case DT_ALGO_GT: return 5;
+    case DT_ALGO_GT: return 4;
     case DT_ALGO_QGM: return 4;
     }
     return 0;
@@ -161,7 +164,7 @@ cm_status dt_algo_begin(dt_algo *a)
     if (a->begun)
         return cm_error(CM_EINVAL, "algorithm: step already begun");
     a->begun = 1;
-    if (a->comm && (a->sp.kind == DT_ALGO_DPSGD || a->sp.kind == DT_ALGO_GT))
+    if (a->comm && a->sp.kind == DT_ALGO_DPSGD)
         return a->mx.start(a->mx.ctx, a->slot[SLOT_X]);
     return CM_OK;
 }
@@ -193,10 +196,16 @@ void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr)
         }
         break;
     }
-    case DT_ALGO_GT: {
-        float *h = a->slot[SLOT_C][i];
-        for (size_t k = 0; k < n; k++)
-            h[k] = g[k] + wd * x[k];
+    case DT_ALGO_GT: { /* v <- mu v + h + c; x <- x - eta v; hs += h
+                          (c is x + n, hs slot B) */
+        float *hs = a->slot[SLOT_B][i];
+        const float *c = x + n;
+        for (size_t k = 0; k < n; k++) {
+            float h = g[k] + wd * x[k];
+            hs[k] += h;
+            sa[k] = mu * sa[k] + (h + c[k]);
+            x[k] -= lr * sa[k];
+        }
         break;
     }
     case DT_ALGO_QGM: {
@@ -210,8 +219,8 @@ void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr)
     }
 }
 
-/* A step without gossip (W = I), in place; d2 with spec.local has done
- * its local step in dt_algo_grad. */
+/* A step without gossip (W = I), in place; d2 and gt with spec.local have
+ * done their local step in dt_algo_grad. */
 static void local_end(dt_algo *a, float lr)
 {
     const size_t n = a->sp.n, cnt = a->sp.count;
@@ -224,18 +233,8 @@ static void local_end(dt_algo *a, float lr)
             break;
         case DT_ALGO_D2:
             break;
-        case DT_ALGO_GT: {
-            float *hp = a->slot[SLOT_B][i], *yw = x + n;
-            const float *h = a->slot[SLOT_C][i];
-            for (size_t k = 0; k < n; k++) {
-                float y = yw[k] + (h[k] - hp[k]);
-                hp[k] = h[k];
-                sa[k] = mu * sa[k] + y;
-                yw[k] = y;
-                x[k] -= lr * sa[k];
-            }
+        case DT_ALGO_GT:
             break;
-        }
         case DT_ALGO_QGM: {
             const float *send = a->slot[SLOT_B][i];
             for (size_t k = 0; k < n; k++) {
@@ -254,6 +253,40 @@ static void swap_x(dt_algo *a, size_t i)
     float *t = a->slot[SLOT_X][i];
     a->slot[SLOT_X][i] = a->slot[SLOT_XN][i];
     a->slot[SLOT_XN][i] = t;
+}
+
+/* GT's communication (K-GT: Liu et al. 2023, Algorithm 1; at L = 1 the
+ * adapt-then-combine GT), after the local step of dt_algo_grad: each worker sends [x_i | c_i + hbar_i] (hbar the
+ * mean of h over the round's L steps, i.e. the round's mean local
+ * direction without the momentum's memory), and keeps
+ *     x_i <- sum_j W_ij x_j,  c_i <- sum_j W_ij (c_j + hbar_j) - hbar_i
+ * (c_i + (W - I)(c + hbar) of the paper). sum_i c_i stays 0, so at a
+ * fixed point (no movement: h_i + c_i = 0) sum_i h_i = 0: the optimum. */
+static cm_status gt_comm(dt_algo *a)
+{
+    const size_t n = a->sp.n, cnt = a->sp.count;
+    const float inv = 1.0f / (float)a->round_len;
+    float **x = a->slot[SLOT_X], **xn = a->slot[SLOT_XN];
+    for (size_t i = 0; i < cnt; i++) {
+        float *hs = a->slot[SLOT_B][i], *c = x[i] + n;
+        for (size_t k = 0; k < n; k++) {
+            hs[k] *= inv; /* now hbar */
+            c[k] += hs[k];
+        }
+    }
+    cm_status s;
+    if ((s = a->mx.start(a->mx.ctx, x)) != CM_OK ||
+        (s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
+        return s;
+    for (size_t i = 0; i < cnt; i++) {
+        float *hs = a->slot[SLOT_B][i], *c = xn[i] + n;
+        for (size_t k = 0; k < n; k++) {
+            c[k] -= hs[k];
+            hs[k] = 0.0f;
+        }
+        swap_x(a, i);
+    }
+    return CM_OK;
 }
 
 cm_status dt_algo_end(dt_algo *a, float lr)
@@ -287,8 +320,14 @@ cm_status dt_algo_end(dt_algo *a, float lr)
             if (c != 1.0f)
                 for (size_t k = 0; k < n; k++)
                     xn[i][k] = c0 * x[i][k] + c * xn[i][k];
-            if (a->sp.local && lr > 0.0f) { /* LED: y <- y - (x' - phi) /
-                                                (eta L) */
+            /* LED: y <- y - (x' - phi) / (eta L), from gossip rounds
+             * only: an exact average feeds the whole disagreement of the
+             * round's start, x_i - xbar, into y as (x_i - xbar)/(eta L),
+             * and alternating J with (1 - c) I + c W then grew without
+             * bound (NaN on the quadratic of check_local.c, H = 4, every
+             * 3rd round exact; D^2's recursion needs one fixed M). The
+             * correction is kept across it, the fixed point too. */
+            if (a->sp.local && lr > 0.0f && !a->exact) {
                 float *y = a->slot[SLOT_B][i];
                 const float s = lr * (float)a->round_len;
                 for (size_t k = 0; k < n; k++)
@@ -301,22 +340,7 @@ cm_status dt_algo_end(dt_algo *a, float lr)
         }
         break;
     case DT_ALGO_GT:
-        if ((s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)
-            return s;
-        for (size_t i = 0; i < cnt; i++) {
-            float *v = a->slot[SLOT_A][i], *hp = a->slot[SLOT_B][i];
-            const float *h = a->slot[SLOT_C][i];
-            float *xw = xn[i], *yw = xn[i] + n;
-            for (size_t k = 0; k < n; k++) {
-                float y = yw[k] + (h[k] - hp[k]);
-                hp[k] = h[k];
-                v[k] = mu * v[k] + y;
-                yw[k] = y;
-                xw[k] -= lr * v[k];
-            }
-            swap_x(a, i);
-        }
-        break;
+        return gt_comm(a);
     case DT_ALGO_QGM:
         if ((s = a->mx.start(a->mx.ctx, a->slot[SLOT_B])) != CM_OK ||
             (s = a->mx.finish(a->mx.ctx, xn)) != CM_OK)

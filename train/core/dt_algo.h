@@ -4,7 +4,7 @@
  * A dt_algo holds the state of `count` workers with n parameters each and
  * runs one synchronous step of all of them in three calls:
  *     dt_algo_begin(a)            starts the gossip that overlaps the
- *                                 gradients (dpsgd, gt), else nothing
+ *                                 gradients (dpsgd), else nothing
  *     dt_algo_grad(a, i, g, lr)   worker i's gradient g = grad f_i(x_i),
  *                                 x_i = dt_algo_x(a, i), for i < count
  *     dt_algo_end(a, lr)          finishes (or runs) the gossip, updates x
@@ -26,12 +26,25 @@
  *          lambda(M) = 1 - c (1 - lambda(W)). The mean follows SGD on the mean
  *          direction exactly, and a consensual fixed point needs only
  *          sum_i v_i = 0, not v_i = 0: no heterogeneity bias.
- *   gt     gradient tracking (DSGT, Pu and Nedic 2021) with heavy-ball
- *          momentum on the tracked direction; x and y gossip together:
- *              y_i <- sum_j W_ij y_j + h_i - h_prev_i,  h_i = g_i + wd x_i
- *              v_i <- mu v_i + y_i;  x_i <- sum_j W_ij x_j - eta v_i
- *          (y, h_prev start at 0, so y = h after the first step). The
- *          mean of y equals the mean gradient at every step.
+ *   gt     gradient tracking (Pu and Nedic 2021) in the adapt-then-combine
+ *          form of K-GT (Liu, Lin, Koloskova, Stich 2023) with heavy-ball
+ *          momentum on the corrected direction; c_i (gradient units,
+ *          starting at 0) is the tracker minus the local gradient:
+ *              h_i = g_i + wd x_i;  v_i <- mu v_i + h_i + c_i
+ *              x_i <- x_i - eta v_i      (every step)
+ *          and at a communication, hbar_i the mean h_i of the round (the
+ *          L steps since the last one; L = 1 every step), x and c + hbar
+ *          gossiped together after the step:
+ *              x_i <- sum_j W_ij x_j;  c_i <- sum_j W_ij (c_j + hbar_j) - hbar_i
+ *          sum_i c_i stays 0, so at a fixed point (h_i + c_i = 0, no
+ *          movement) sum_i h_i = 0. At L = 1 the tracker y = h + c obeys
+ *          DSGT's y <- W y_prev + h - h_prev. The combine-then-adapt
+ *          form of before (x <- W x - eta v, gossip overlapped) diverged
+ *          or stayed at chance with momentum 0.9 from lr 0.05 on a random
+ *          4-regular graph of 16 LeNet workers (0.01 on a ring), and its
+ *          local steps, c updated from the round's last gradient, from
+ *          H = 4 at lr 0.01: the correction then answers the drift it
+ *          caused, a loop gain about (1 - lambda) a eta H / (1 - mu).
  *   qgm    quasi-global momentum (Lin et al. 2021, QG-DSGDm), adapt then
  *          combine:
  *              m_i = mu mhat_i + g_i + wd x_i;  x_i' = sum_j W_ij (x_j - eta m_j)
@@ -48,7 +61,7 @@
  * (check_directed in dt_dpsgd.c).
  *
  * Bytes per step: one array of n floats per neighbour, twice that for gt.
- * dpsgd and gt overlap the gossip with the gradients; d2 and qgm gossip a
+ * dpsgd overlaps the gossip with the gradients; d2, gt and qgm gossip a
  * vector built from the gradient, so they cannot.
  * Cost per step: O(n) per worker besides the gossip.
  */
@@ -125,12 +138,11 @@ float *dt_algo_x(const dt_algo *a, size_t i);
 /* How the next step communicates (issue 31; until the first call: comm
  * 1, exact 0, round_len 1, i.e. every step gossips). comm 0: a local step,
  * no gossip (the mixer is not called): W = I for that step, so dpsgd
- * takes x_i <- x_i - eta v_i, gt advances its tracker with W = I
- * (y_i <- y_i + h_i - h_prev_i: the local gradient plus a correction held
- * for the round), qgm x_i <- x_i - eta m_i. exact 1: the mixer of this
+ * takes x_i <- x_i - eta v_i, gt its step with c held (K-GT, above),
+ * qgm x_i <- x_i - eta m_i. exact 1: the mixer of this
  * step is an exact average (the caller's; --global-every), so d2 mixes
  * with it directly (c = 1). round_len: local steps in the current round
- * (d2 with spec.local only). With spec.local, d2 is Local
+ * (d2 with spec.local, and gt: the mean of h). With spec.local, d2 is Local
  * Exact-Diffusion (Alghunaim 2023) with a correction y_i in gradient
  * units (starting at 0), as in the paper's local steps x <- x - alpha
  * (grad + y): each step of a round of L steps
@@ -160,12 +172,12 @@ void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr);
 cm_status dt_algo_end(dt_algo *a, float lr);
 
 /* The per-worker arrays that, with x, make up the algorithm's state (what
- * a checkpoint must hold): dpsgd {v}, d2 {v, psi_prev}, gt {y, v,
- * h_prev}, qgm {mhat}; d2 with spec.local {v, y} (the correction in
+ * a checkpoint must hold): dpsgd {v}, d2 {v, psi_prev}, gt {c, v, the
+ * sum of h over the round so far}, qgm {mhat}; d2 with spec.local {v, y} (the correction in
  * place of psi_prev). Returns their number k <= DT_ALGO_MAX_STATE and
  * sets arr[0..k) to worker i's arrays (n floats each, writable so a
  * checkpoint can be restored into them; valid until the next dt_algo_end;
- * gt's y is x[i] + n). */
+ * gt's c is x[i] + n). */
 size_t dt_algo_state(const dt_algo *a, size_t i,
                      float *arr[DT_ALGO_MAX_STATE]);
 

@@ -17,7 +17,7 @@
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
                F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
-               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER } flag_kind;
+               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER, F_COMPRESS } flag_kind;
 
 typedef struct {
     const char *name;
@@ -88,6 +88,8 @@ static const flag_spec FLAGS[] = {
     {"--local-after", F_SIZE, OFF(local_after), 0, 1e12, 0},
     {"--global-every", F_SIZE, OFF(global_every), 1, 1e9, 0},
     {"--outer", F_OUTER, OFF(outer), 0, 0, 0},
+    {"--compress", F_COMPRESS, OFF(compress), 0, 0, 0},
+    {"--consensus-step", F_DOUBLE, OFF(consensus_step), 1e-6, 1, 0},
 };
 /* Short spellings: {alias, flag}. */
 static const char *const ALIASES[][2] = {
@@ -128,6 +130,7 @@ void dt_config_default(dt_config *cfg)
     cfg->placement = CM_PLACE_GRAPH;
     cm_net_parse("datacenter", &cfg->net);
     cfg->net_allreduce = CM_AR_AUTO;
+    cfg->consensus_step = 1.0;
     cfg->average_every = 1;
 }
 
@@ -236,6 +239,15 @@ const char *dt_config_usage(void)
         "outer step on\n"
         "                     the change since the last communication "
         "(DiLoCo)\n"
+        "  --compress C       none (default), int8, int4 or topk:F: local "
+        "SGD / DiLoCo\n"
+        "                     send their pseudo-gradients so compressed, "
+        "with error\n"
+        "                     feedback (--mode allreduce, H > 1 or "
+        "--outer); gossip\n"
+        "                     (--algorithm dpsgd, a static topology) runs "
+        "CHOCO-SGD\n"
+        "  --consensus-step G CHOCO-SGD's consensus step in (0, 1] (1)\n"
         "across hosts:\n"
         "  --placement P      graph (default: partition the topology to keep "
         "edges\n"
@@ -327,6 +339,8 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
         return cm_net_ar_parse(v, f->name, (cm_net_ar_alg *)(void *)p);
     case F_OUTER:
         return dt_outer_parse(v, (dt_outer *)(void *)p);
+    case F_COMPRESS:
+        return dt_compress_parse(v, (dt_compress *)(void *)p);
     case F_NET:
         cfg->net_given = 1;
         return cm_net_parse(v, (cm_net *)(void *)p);
@@ -443,7 +457,8 @@ cm_status dt_config_check_single(const dt_config *cfg)
         "--algorithm", "--d2-mixing", "--partition", "--workers",
         "--placement", "--net", "--weights", "--local-eval", "--timeout",
         "--allreduce", "--net-hosts", "--drop-workers",
-        "--average-every", "--local-after", "--global-every", "--outer"};
+        "--average-every", "--local-after", "--global-every", "--outer",
+        "--compress", "--consensus-step"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
         if (dt_config_given(cfg, distributed[k]) &&
             !(cfg->write_partition[0] && cfg->epochs == 0 &&

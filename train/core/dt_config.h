@@ -13,6 +13,7 @@
 
 #include "cm_status.h"
 #include "dt_algo.h"
+#include "dt_compress.h"
 #include "dt_data.h"
 #include "dt_local.h"
 #include "dt_net.h"
@@ -130,6 +131,9 @@ typedef struct {
                                   communication is an exact average
                                   (gossip; 0 = never) */
     dt_outer outer;            /* --outer none|sgd:LR|nesterov:LR,MOM */
+    dt_compress compress;      /* --compress none|int8|int4|topk:F */
+    double consensus_step;     /* --consensus-step G: CHOCO-SGD's gamma in
+                                  (0, 1] (gossip with --compress; 1) */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

@@ -146,6 +146,9 @@ static json_t *settings(const dt_config *c, int *bad)
     put(o, "local_after", jint(c->local_after), bad);
     put(o, "global_every", jint(c->global_every), bad);
     put(o, "outer", str(dt_outer_str(&c->outer, outer, sizeof outer)), bad);
+    char comp[64];
+    put(o, "compress", str(dt_compress_str(&c->compress, comp, sizeof comp)),
+        bad);
     return o;
 }
 

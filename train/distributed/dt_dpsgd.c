@@ -61,7 +61,9 @@
 #include "cm_topo_seq.h"
 #include "cm_topo.h"
 #include "dt_algo.h"
+#include "dt_compress.h"
 #include "dt_d2_mix.h"
+#include "dt_diverge.h"
 #include "dt_local.h"
 #include "dt_data.h"
 #include "dt_drop.h"
@@ -321,6 +323,9 @@ static cm_status setup_state(dt_run *r)
     }
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
+    r->x0_sq = 0.0; /* before a resume: the run's own x_0 on every rank */
+    for (size_t k = 0; k < len; k++)
+        r->x0_sq += (double)r->w.x[0][k] * (double)r->w.x[0][k];
     return CM_OK;
 }
 
@@ -352,15 +357,27 @@ static cm_status mix_finish(void *ctx, float *const *out)
     return dt_gossip_finish(r->global_now ? r->gg : r->g[r->cur], out);
 }
 
-/* --outer: the outer step of every local worker after a communication
- * (a no-op without --outer, or sgd:1, which only moves the anchor). */
-static void outer_steps(dt_run *r)
+/* --outer: the outer step of every local worker after the communication
+ * of step `step` (a no-op without --outer, or sgd:1, which only moves the
+ * anchor). In the every-step warm-up of --local-after S (step < S) there
+ * is no outer step, as in DiLoCo, whose outer loop starts after it: the
+ * anchor follows x, the Nesterov buffer stays 0, so the first outer step
+ * takes the pseudo-gradient of the first local round. (With the outer
+ * step after each warm-up average, DiLoCo left the warm-up at 22%
+ * accuracy, local SGD at 77%: an outer Nesterov step on every one-step
+ * pseudo-gradient is heavy-ball momentum stacked on the workers' own.) */
+static void outer_steps(dt_run *r, size_t step)
 {
     if (!r->oa)
         return;
-    for (size_t i = 0; i < r->w.count; i++)
-        dt_outer_step(&r->cfg->outer, r->w.x[i], r->oa[i],
-                      r->ob ? r->ob[i] : NULL, r->w.len);
+    const int warm = step < r->cfg->local_after;
+    for (size_t i = 0; i < r->w.count; i++) {
+        if (warm)
+            memcpy(r->oa[i], r->w.x[i], r->w.len * sizeof(float));
+        else
+            dt_outer_step(&r->cfg->outer, r->w.x[i], r->oa[i],
+                          r->ob ? r->ob[i] : NULL, r->w.len);
+    }
 }
 
 void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c)
@@ -372,13 +389,51 @@ void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c)
         return;
     }
     uint64_t n = dt_local_comms(cfg->average_every, cfg->local_after, t);
-    if (r->allreduce) {
-        c->global = n;
+    if (r->allreduce) { /* + the momentum averages of the warm-up */
+        c->warm_v = t < cfg->local_after ? t : cfg->local_after;
+        c->global = n + c->warm_v;
         return;
     }
     c->global = cfg->global_every ? n / cfg->global_every : 0;
     c->gossip = n - c->global;
     c->clique = r->gc ? n : 0;
+}
+
+/* --compress in gossip mode: CHOCO-SGD's exchange (Koloskova, Stich,
+ * Jaggi 2019, Algorithm 2; Koloskova, Lin, Stich, Jaggi 2020 for deep
+ * learning), after dpsgd's local step x_i <- x_i - lr v_i. Each worker
+ * keeps a public copy xh_i of its model, which every neighbour can
+ * rebuild from what it received, and s_i = sum_j W_ij xh_j:
+ *     q_i = Q(x_i - xh_i);  xh_i += q_i;  s_i += sum_j W_ij q_j
+ *     x_i += gamma (s_i - xh_i)
+ * The public copy is the error feedback (what Q dropped is in x - xh and
+ * goes out later). Only q moves (as dequantized floats, counted at
+ * dt_compress_bytes); gamma is --consensus-step. At gamma = 1 without
+ * compression this is D-PSGD in adapt-then-combine form. Needs one fixed
+ * W (s_i is a sum over it): static topologies only (check_local).
+ * Arrays: ca = xh, ce = s, cq = q, cp = the received sum. */
+static cm_status choco_exchange(dt_run *r, dt_gossip *g)
+{
+    dt_workers *w = &r->w;
+    const size_t n = w->len;
+    const float gamma = (float)r->cfg->consensus_step;
+    for (size_t i = 0; i < w->count; i++) {
+        float *p = r->cp[i]; /* x - xh, then Q of it in cq */
+        for (size_t k = 0; k < n; k++)
+            p[k] = w->x[i][k] - r->ca[i][k];
+        dt_compress_apply(&r->cfg->compress, p, r->cq[i], n, r->cidx);
+        for (size_t k = 0; k < n; k++)
+            r->ca[i][k] += r->cq[i][k];
+    }
+    cm_status s = dt_gossip_start(g, r->cq);
+    if (s == CM_OK)
+        s = dt_gossip_finish(g, r->cp);
+    for (size_t i = 0; s == CM_OK && i < w->count; i++)
+        for (size_t k = 0; k < n; k++) {
+            r->ce[i][k] += r->cp[i][k];
+            w->x[i][k] += gamma * (r->ce[i][k] - r->ca[i][k]);
+        }
+    return s;
 }
 
 /* One step of every local worker: dt_algo_begin starts the gossip when the
@@ -397,7 +452,8 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     r->global_now = r->comm_now &&
                     dt_local_global(H, S, cfg->global_every, step);
     dt_gossip *g = r->global_now ? r->gg : r->g[r->cur];
-    dt_algo_set_step(r->algo, r->comm_now, r->global_now,
+    /* CHOCO-SGD: dpsgd's local step, then its own compressed exchange */
+    dt_algo_set_step(r->algo, r->ca ? 0 : r->comm_now, r->global_now,
                      dt_local_round_len(H, S, step));
     cm_status s = CM_OK;
     if (r->epidemic && r->comm_now && !r->global_now) {
@@ -445,8 +501,10 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     if (s == CM_OK)
         s = dt_algo_end(r->algo, (float)lr);
     dt_gossip_get_stats(g, &g1);
+    if (s == CM_OK && r->comm_now && r->ca)
+        s = choco_exchange(r, g);
     if (s == CM_OK && r->comm_now)
-        outer_steps(r);
+        outer_steps(r, step);
     if (r->global_now) /* counted as an all-reduce of the gossip array */
         r->ar_bytes += w->xlen * sizeof(float);
     r->t_compute += cm_time_now() - t0 - (g1.t_mix - g0.t_mix) -
@@ -483,6 +541,36 @@ static cm_status average_momentum(dt_run *r)
     return s;
 }
 
+/* --compress: the average of local SGD / DiLoCo as the average of the
+ * workers' compressed pseudo-gradients, d_i = a - x_i from the last
+ * average a (the same on every worker), with error feedback e_i:
+ *     q_i = Q(d_i + e_i);  e_i <- d_i + e_i - q_i;  x_i <- a - mean_j q_j
+ * then a <- x_i. The outer step (if any) follows on this x, so it takes
+ * mean_j q_j as its pseudo-gradient. The mean is the exact average of the
+ * dequantized q (rank-invariant bits); the bytes counted are the
+ * compressed array's (dt_compress_bytes), once per rank as for the plain
+ * average. */
+static cm_status compressed_average(dt_run *r)
+{
+    dt_workers *w = &r->w;
+    const size_t n = w->len;
+    for (size_t i = 0; i < w->count; i++) {
+        float *d = r->cq[i];
+        for (size_t k = 0; k < n; k++)
+            d[k] = r->ca[i][k] - w->x[i][k];
+        dt_compress_ef(&r->cfg->compress, d, r->ce[i], r->cq[i], r->cp[i],
+                       n, r->cidx); /* d is read before q is written */
+    }
+    cm_status s = dt_gossip_round(r->gg, r->cq, w->xn);
+    r->ar_bytes += (uint64_t)dt_compress_bytes(&r->cfg->compress, n);
+    for (size_t i = 0; s == CM_OK && i < w->count; i++)
+        for (size_t k = 0; k < n; k++) {
+            w->x[i][k] = r->ca[i][k] - w->xn[i][k];
+            r->ca[i][k] = w->x[i][k];
+        }
+    return s;
+}
+
 /* One step of local SGD (above). */
 static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
 {
@@ -502,19 +590,25 @@ static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
     if (s != CM_OK ||
         !dt_local_comm(cfg->average_every, cfg->local_after, step))
         return s;
-    s = dt_gossip_round(r->gg, w->x, w->xn);
-    r->ar_bytes += w->len * sizeof(float);
-    for (size_t i = 0; i < w->count; i++) {
-        float *t = w->x[i];
-        w->x[i] = w->xn[i];
-        w->xn[i] = t;
+    if (r->ca) {
+        s = compressed_average(r);
+    } else {
+        s = dt_gossip_round(r->gg, w->x, w->xn);
+        r->ar_bytes += w->len * sizeof(float);
+        for (size_t i = 0; i < w->count; i++) {
+            float *t = w->x[i];
+            w->x[i] = w->xn[i];
+            w->xn[i] = t;
+        }
     }
-    if (s == CM_OK && step < cfg->local_after)
-        s = average_momentum(r);
+    if (s == CM_OK && step < cfg->local_after) {
+        s = average_momentum(r); /* a second all-reduce, counted */
+        r->ar_bytes += w->len * sizeof(float);
+    }
     double t2 = cm_time_now();
     r->t_allreduce += t2 - t1;
     if (s == CM_OK)
-        outer_steps(r);
+        outer_steps(r, step);
     r->t_compute += cm_time_now() - t2;
     return s;
 }
@@ -554,6 +648,36 @@ static cm_status no_mix(void *ctx, float *const *a)
     return cm_error(CM_EINTERNAL, "local all-reduce: no gossip");
 }
 
+/* --compress: anchor (the initial x), error feedback (0), q and p
+ * scratch, one slab each; topk's index scratch. */
+static cm_status setup_compress(dt_run *r)
+{
+    const size_t cnt = r->w.count, n = r->w.len;
+    float ***arr[4] = {&r->ca, &r->ce, &r->cq, &r->cp};
+    for (size_t j = 0; j < 4; j++) {
+        if (!(*arr[j] = calloc(cnt, sizeof(float *))))
+            return cm_error(CM_ENOMEM, "out of memory (--compress)");
+        cm_status s = dt_slab_alloc(cnt, n, "--compress arrays", *arr[j],
+                                    &r->cslab[j]);
+        if (s != CM_OK)
+            return s;
+    }
+    if (!(r->cidx = malloc(n * sizeof *r->cidx)))
+        return cm_error(CM_ENOMEM, "out of memory (--compress)");
+    for (size_t i = 0; i < cnt; i++)
+        memcpy(r->ca[i], r->w.x[i], n * sizeof(float));
+    return CM_OK;
+}
+
+/* CHOCO-SGD's arrays: xh = 0, s = 0 (the paper's start), q, the sum. */
+static cm_status setup_choco(dt_run *r)
+{
+    cm_status s = setup_compress(r);
+    for (size_t i = 0; s == CM_OK && i < r->w.count; i++)
+        memset(r->ca[i], 0, r->w.len * sizeof(float));
+    return s;
+}
+
 /* Local all-reduce: the dpsgd rule (local steps only), the exact
  * average, the outer arrays. Collective. */
 static cm_status setup_local(dt_run *r)
@@ -571,6 +695,8 @@ static cm_status setup_local(dt_run *r)
     s = dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo);
     if (s == CM_OK)
         s = setup_outer(r);
+    if (s == CM_OK && dt_compress_active(&cfg->compress))
+        s = setup_compress(r);
     return dt_comm_agree(r->comm, s);
 }
 
@@ -624,6 +750,10 @@ static cm_status setup_algo(dt_run *r)
     if (cfg->global_every && (s = setup_exact(r, r->pl.rank_of, w->xlen)) !=
                                  CM_OK)
         return s;
+    if (dt_compress_active(&cfg->compress) && (r->period > 1 || r->epidemic))
+        return cm_error(CM_EINVAL, "--compress with %s: CHOCO-SGD keeps "
+                        "sum_j W_ij xh_j for one fixed W; use a static "
+                        "topology", cfg->topology); /* same on every rank */
     dt_algo_spec spec = {.kind = cfg->algorithm, .n = w->len,
                          .count = w->count, .mu = (float)cfg->momentum,
                          .wd = (float)cfg->weight_decay,
@@ -633,6 +763,8 @@ static cm_status setup_algo(dt_run *r)
     s = dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo);
     if (s == CM_OK)
         s = setup_outer(r);
+    if (s == CM_OK && dt_compress_active(&cfg->compress))
+        s = setup_choco(r);
     return dt_comm_agree(r->comm, s);
 }
 
@@ -665,6 +797,12 @@ static cm_status step_allreduce(dt_run *r, double lr)
 
 static void run_free(dt_run *r)
 {
+    float **carr[4] = {r->ca, r->ce, r->cq, r->cp};
+    for (size_t j = 0; j < 4; j++) {
+        dt_slab_free(r->cslab[j]);
+        free(carr[j]);
+    }
+    free(r->cidx);
     free(r->gsum);
     dt_allreduce_free(r->ar);
     dt_gossip_free(r->gg);
@@ -876,6 +1014,37 @@ static cm_status check_local(const dt_config *cfg)
         return cm_error(CM_EINVAL, "--global-every is for gossip runs "
                         "(--topology): every communication of --mode "
                         "allreduce is already an exact average");
+    if (dt_compress_active(&cfg->compress)) {
+        char c[64];
+        dt_compress_str(&cfg->compress, c, sizeof c);
+        if (cfg->mode == DT_MODE_GOSSIP && (cfg->algorithm != DT_ALGO_DPSGD ||
+                                            cfg->clique_avg))
+            return cm_error(CM_EINVAL, "--compress %s is for --algorithm "
+                            "dpsgd (CHOCO-SGD) and for local SGD / DiLoCo "
+                            "(--mode allreduce); not for --algorithm %s", c,
+                            cfg->clique_avg ? "clique-avg"
+                                            : dt_algo_name(cfg->algorithm));
+        if (cfg->mode == DT_MODE_ALLREDUCE && cfg->average_every == 1 &&
+            !dt_outer_active(&cfg->outer))
+            return cm_error(CM_EINVAL, "--compress %s compresses the "
+                            "pseudo-gradients of local SGD / DiLoCo: give "
+                            "--average-every H > 1 or --outer (the "
+                            "gradient all-reduce of H = 1 is not "
+                            "compressed)", c);
+        if (cfg->ckpt_dir[0])
+            return cm_error(CM_EINVAL, "--compress %s with --checkpoint: "
+                            "the error-feedback state is not checkpointed "
+                            "yet (drop one of them)", c);
+        if (cfg->global_every)
+            return cm_error(CM_EINVAL, "--compress %s with --global-every: "
+                            "CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W "
+                            "(drop one of them)", c);
+    }
+    if (dt_config_given(cfg, "--consensus-step") &&
+        !(dt_compress_active(&cfg->compress) &&
+          cfg->mode == DT_MODE_GOSSIP))
+        return cm_error(CM_EINVAL, "--consensus-step is CHOCO-SGD's gamma: "
+                        "it needs --compress and a gossip run (--topology)");
     return CM_OK;
 }
 
@@ -987,6 +1156,14 @@ static cm_status loop_evaluate(void *ctx, size_t done, double lr,
             CM_OK)
         return s;
     c->res->last = p;
+    /* an explosion without a NaN (dt_diverge.h): the row above is logged,
+     * no checkpoint is written */
+    s = dt_diverge_check(p.train_loss, p.consensus, r->x0_sq,
+                         r->w.train.classes,
+                         (done + r->steps_per_epoch - 1) / r->steps_per_epoch,
+                         done, lr);
+    if ((s = dt_comm_agree(r->comm, s)) != CM_OK)
+        return s;
     const size_t K = r->cfg->save_model_every;
     if (epoch_end && K && r->cfg->save_model[0] &&
         (done / r->steps_per_epoch) % K == 0) { /* evaluate formed xbar */
@@ -1099,6 +1276,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         res->place_how = r.pl.how;
         res->place = r.pl.st;
         res->array_bytes = 4.0 * (double)r.w.xlen; /* gt: x and y */
+        if (dt_compress_active(&cfg->compress)) /* CHOCO's q */
+            res->array_bytes = dt_compress_bytes(&cfg->compress, r.w.len);
         res->n_workers = r.n;
         res->n_ranks = r.P;
         res->period = r.period; /* placed by the union when > 1 */
@@ -1125,6 +1304,17 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             goto cleanup;
         res->round_model_s = r.t_round;
         r.t_ar = r.t_round; /* every all-reduce of the run (issue 31) */
+        r.t_ar_full = r.t_ar;
+        if (dt_compress_active(&cfg->compress)) { /* the pseudo-gradient's
+                compressed bytes; the warm-up's momentum goes uncompressed */
+            size_t h;
+            if ((s = dt_comm_agree(comm, model_allreduce(
+                     &r, dt_compress_bytes(&cfg->compress, r.w.len), &h))) !=
+                CM_OK)
+                goto cleanup;
+            r.t_ar = res->round_model_s = r.t_round;
+            res->array_bytes = dt_compress_bytes(&cfg->compress, r.w.len);
+        }
     }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
     dt_run_ckpt_settings(cfg, r.n, r.w.len, topo, settings, sizeof settings);

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 
 #include "cm_time.h"
+#include "dt_compress.h"
 #include "dt_gossip.h"
 #include "dt_metrics.h"
 
@@ -37,6 +38,13 @@ static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
         mem_round += (double)gs.bytes_mem_round / (double)r->period;
     }
     out->bytes_mem_round = (uint64_t)llround(mem_round);
+    if (r->ca && !r->allreduce) { /* CHOCO: q moves as floats, counted
+                                     at its compressed size */
+        const double f = dt_compress_bytes(&r->cfg->compress, r->w.len) /
+                         (4.0 * (double)r->w.len);
+        out->bytes_sent = (uint64_t)llround((double)out->bytes_sent * f);
+        *bytes_round *= f;
+    }
     if (r->epidemic && out->rounds > 0) /* graphs differ: the mean */
         *bytes_round = (double)out->bytes_sent / (double)out->rounds;
     /* clique-avg's gradient exchange is sent and counted; an exact
@@ -75,7 +83,9 @@ static double model_comm_s(const dt_run *r, size_t a, size_t b)
     dt_run_count_comms(r, b, &cb);
     double s = (double)(cb.gossip - ca.gossip) * r->t_round;
     if (cb.global != ca.global)
-        s += (double)(cb.global - ca.global) * r->t_ar;
+        s += (double)((cb.global - cb.warm_v) - (ca.global - ca.warm_v)) *
+                 r->t_ar +
+             (double)(cb.warm_v - ca.warm_v) * r->t_ar_full;
     if (cb.grad_allreduce != ca.grad_allreduce) /* --mode allreduce, H = 1 */
         s += (double)(cb.grad_allreduce - ca.grad_allreduce) * r->t_ar;
     if (cb.clique != ca.clique)

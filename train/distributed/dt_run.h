@@ -45,6 +45,15 @@ typedef struct {
     int one_based;          /* the topology file was read as 1-based */
     double mix_c;           /* d2: weight of W in its mixing matrix */
     double mix_slem;        /* d2: SLEM of (1 - mix_c) I + mix_c W */
+    float **ca, **ce, **cq, **cp; /* --compress: per worker the last
+                               average (anchor), the error feedback, the
+                               sent q, scratch p (local all-reduce) */
+    void *cslab[4];         /* their arrays, one block each */
+    size_t *cidx;           /* topk scratch [len] */
+    double t_ar_full;       /* --net: an uncompressed all-reduce (the
+                               warm-up's momentum average) */
+    double x0_sq;           /* ||x_0||^2 of the initial model (the scale
+                               of dt_diverge's consensus rule) */
     dt_gossip **g;          /* [period] one gossip plan per round */
     int epidemic;           /* the topology is drawn afresh every step */
     cm_topo epi;            /* epidemic: the graph of the current step */
@@ -107,6 +116,7 @@ typedef struct {
  * all-reduces (all-reduce at H = 1). O(1). */
 typedef struct {
     uint64_t gossip, global, clique, grad_allreduce;
+    uint64_t warm_v; /* of global: the warm-up's momentum averages */
 } dt_run_comms;
 void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c);
 

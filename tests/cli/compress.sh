@@ -1,0 +1,62 @@
+#!/bin/sh
+# cli/compress.sh: --compress on the command line (issue 41): the forms
+# and the modes it does not apply to refused (exit 2, naming the flag),
+# local SGD and DiLoCo with compressed pseudo-gradients and CHOCO-SGD
+# (gossip) giving the same bits on 1 and 3 ranks, the compressed bytes
+# per step and the --net price of the compressed array.
+#
+#   BIN=bin sh tests/cli/compress.sh  (make check-cli-compress)
+. "$(dirname "$0")/lib.sh"
+
+compress_cases() {
+    syn="--dataset synthetic --synthetic-train 1024 --synthetic-test 64 --batch 8 --epochs 2 --quiet"
+    expect_fail 2 "^dpsgd-train: --compress: 'int2' is not none, int8, int4 or topk:F" \
+        "--compress int2" dt_run $syn --compress int2
+    expect_fail 2 "^dpsgd-train: --compress is for distributed runs" \
+        "--compress with one worker" dt_run $syn --compress int8
+    command -v mpirun >/dev/null 2>&1 || return 0
+    dtb="$BIN/dpsgd-train"
+    "$BIN/topogen" -n 8 -d 3 --quiet -o "$T/c8.txt"
+    expect_fail 2 "^dpsgd-train: --compress int8 compresses the pseudo-gradients of local SGD / DiLoCo: give --average-every H > 1 or --outer" \
+        "--compress with the gradient all-reduce" mpi_run 2 "$dtb" --mode allreduce --workers 8 $syn --compress int8
+    expect_fail 2 "^dpsgd-train: --compress int4 is for --algorithm dpsgd \\(CHOCO-SGD\\) and for local SGD / DiLoCo \\(--mode allreduce\\); not for --algorithm d2" \
+        "--compress with d2" mpi_run 2 "$dtb" --topology "$T/c8.txt" --algorithm d2 $syn --compress int4
+    expect_fail 2 "^dpsgd-train: --compress int8 with --checkpoint: the error-feedback state is not checkpointed" \
+        "--compress with --checkpoint" mpi_run 2 "$dtb" --mode allreduce --workers 8 --average-every 4 $syn --compress int8 --checkpoint "$T/ck"
+    for c in int4 topk:0.1; do
+        expect_ok "local SGD --compress $c, 1 rank" mpi_run 1 "$dtb" --mode allreduce --workers 8 --average-every 4 $syn --compress $c
+        h1=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+        expect_ok "local SGD --compress $c, 3 ranks" mpi_run 3 "$dtb" --mode allreduce --workers 8 --average-every 4 $syn --compress $c
+        h3=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+        check '[ -n "$h1" ] && [ "$h1" = "$h3" ]' "--compress $c: the same bits on 1 and 3 ranks ($h1, $h3)"
+    done
+    # CHOCO-SGD (gossip, dpsgd): the same bits on 1 and 3 ranks; q's bytes
+    "$BIN/topogen" --kind one-peer-exp -n 8 --quiet -o "$T/op8.txt"
+    expect_fail 2 "^dpsgd-train: --compress with .*op8.txt: CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W" \
+        "--compress on a time-varying topology" mpi_run 2 "$dtb" --topology "$T/op8.txt" $syn --compress int8
+    expect_fail 2 "^dpsgd-train: --consensus-step is CHOCO-SGD's gamma: it needs --compress and a gossip run" \
+        "--consensus-step without --compress" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --consensus-step 0.5
+    expect_fail 2 "^dpsgd-train: --compress int8 with --global-every" \
+        "--compress with --global-every" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --compress int8 --global-every 2
+    expect_ok "CHOCO int4, 1 rank" mpi_run 1 "$dtb" --topology "$T/c8.txt" $syn --compress int4 --consensus-step 0.8
+    h1=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    expect_ok "CHOCO int4, 3 ranks" mpi_run 3 "$dtb" --topology "$T/c8.txt" $syn --compress int4 --consensus-step 0.8
+    h3=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    check '[ -n "$h1" ] && [ "$h1" = "$h3" ]' "CHOCO int4: the same bits on 1 and 3 ranks ($h1, $h3)"
+    expect_ok "D-PSGD uncompressed, 2 ranks" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --placement block
+    b0=$(sed -n 's/.*, \([0-9.]*\) kB sent per step per rank).*/\1/p' "$T/out")
+    expect_ok "CHOCO int8, 2 ranks" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --placement block --compress int8
+    b8=$(sed -n 's/.*, \([0-9.]*\) kB sent per step per rank).*/\1/p' "$T/out")
+    # 62,674 / 246,824 bytes per array = 0.2539
+    check 'awk -v a="$b8" -v b="$b0" "BEGIN { r = a / b; exit !(b > 0 && r > 0.25 && r < 0.258) }"' \
+        "CHOCO int8 sends a quarter of the bytes (+ scales): $b8 kB against $b0 kB per step"
+    check 'grep -q "^final: dpsgd .*test_acc 0\.[5-9]" "$T/out"' "CHOCO int8 trains: $(grep -o 'test_acc [0-9.]*' "$T/out")"
+    expect_ok "DiLoCo with int8 pseudo-gradients, --net" mpi_run 2 "$dtb" --mode allreduce --workers 8 --average-every 4 \
+        --outer nesterov:0.7,0.9 $syn --compress int8 --net wan --net-hosts 8
+    # 61,706 floats: 61,706 code bytes + 4 x 242 scales = 62,674 bytes per
+    # average, one average per 4 steps: 15.7 kB per step
+    check 'grep -q "arrays of 62674 bytes" "$T/out" && grep -q "(32 steps, 15.7 kB sent per step per rank)" "$T/out"' \
+        "the compressed array is counted and priced: $(grep -o 'arrays of [0-9]* bytes\|[0-9.]* kB sent per step' "$T/out" | tr '\n' ' ')"
+}
+
+cli_run compress

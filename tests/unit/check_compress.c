@@ -1,0 +1,188 @@
+/* check_compress.c: --compress (dt_compress, issue 41): the forms and
+ * their refusals, the bytes of each wire format, the quantization error
+ * (at most half a step of the block's scale), top-k's selection, error
+ * feedback's telescoping sum, local SGD on one rank whose averages go
+ * compressed (int8, int4, topk) training the synthetic set with the
+ * compressed bytes counted, and CHOCO-SGD's gossip training it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "check_blas.h"
+
+#include "dt_compress.h"
+#include "mpi_run.h"
+
+START_TEST(parse_and_bytes)
+{
+    dt_compress c;
+    char buf[64];
+    const char *ok[] = {"none", "int8", "int4", "topk:0.01", "topk:1"};
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_int_eq(dt_compress_parse(ok[i], &c), CM_OK);
+        ck_assert_str_eq(dt_compress_str(&c, buf, sizeof buf), ok[i]);
+    }
+    const char *bad[] = {"int2", "topk:0", "topk:1.5", "topk:", "topk:x",
+                         ""};
+    for (size_t i = 0; i < 6; i++) {
+        ck_assert_int_eq(dt_compress_parse(bad[i], &c), CM_EINVAL);
+        ck_assert_ptr_nonnull(strstr(cm_last_error(), "--compress: '"));
+    }
+    dt_compress_parse("none", &c);
+    ck_assert(!dt_compress_active(&c));
+    ck_assert_double_eq(dt_compress_bytes(&c, 1000), 4000.0);
+    dt_compress_parse("int8", &c); /* 1000 codes + 4 scales */
+    ck_assert_double_eq(dt_compress_bytes(&c, 1000), 1016.0);
+    dt_compress_parse("int4", &c);
+    ck_assert_double_eq(dt_compress_bytes(&c, 1001), 501.0 + 16.0);
+    dt_compress_parse("topk:0.01", &c); /* 10 (value, index) pairs */
+    ck_assert_double_eq(dt_compress_bytes(&c, 1000), 80.0);
+    dt_compress_parse("topk:0.0001", &c); /* at least one */
+    ck_assert_double_eq(dt_compress_bytes(&c, 1000), 8.0);
+}
+END_TEST
+
+/* |q - p| <= scale / 2 per element, scale = max |p| of its block / L;
+ * a block of zeros stays zero. */
+START_TEST(quantization_error)
+{
+    enum { N = 600 };
+    float p[N], q[N];
+    for (size_t k = 0; k < N; k++)
+        p[k] = k >= 512 ? 0.0f : (float)sin(0.37 * (double)k) *
+                                     (k < 256 ? 1.0f : 1e-3f);
+    const char *forms[2] = {"int8", "int4"};
+    const float L[2] = {127.0f, 7.0f};
+    for (int f = 0; f < 2; f++) {
+        dt_compress c;
+        dt_compress_parse(forms[f], &c);
+        dt_compress_apply(&c, p, q, N, NULL);
+        for (size_t b = 0; b < N; b += DT_COMPRESS_BLOCK) {
+            float m = 0.0f;
+            size_t e = b + DT_COMPRESS_BLOCK < N ? b + DT_COMPRESS_BLOCK : N;
+            for (size_t k = b; k < e; k++)
+                m = fmaxf(m, fabsf(p[k]));
+            for (size_t k = b; k < e; k++)
+                ck_assert_msg(fabsf(q[k] - p[k]) <= 0.5f * m / L[f] * 1.0001f,
+                              "%s k %zu: %g vs %g", forms[f], k,
+                              (double)q[k], (double)p[k]);
+        }
+        for (size_t k = 512; k < N; k++)
+            ck_assert(q[k] == 0.0f);
+    }
+}
+END_TEST
+
+/* top-k keeps exactly the k largest magnitudes (ties: lower index). */
+START_TEST(topk_selects)
+{
+    float p[10] = {0.1f, -5.0f, 2.0f, 2.0f, -2.0f, 0.0f, 3.0f, 0.5f, -0.2f,
+                   1.0f};
+    float q[10];
+    size_t idx[10];
+    dt_compress c;
+    dt_compress_parse("topk:0.4", &c); /* k = 4: -5, 3, 2 (idx 2), 2 (3) */
+    dt_compress_apply(&c, p, q, 10, idx);
+    const float want[10] = {0, -5.0f, 2.0f, 2.0f, 0, 0, 3.0f, 0, 0, 0};
+    ck_assert_mem_eq(q, want, sizeof q);
+}
+END_TEST
+
+/* Error feedback: sum_t q_t = sum_t d_t - e_T (e_0 = 0), so nothing is
+ * lost, only delayed; with top-k of 1 in 8 the residual stays bounded. */
+START_TEST(error_feedback_telescopes)
+{
+    enum { N = 64, T = 50 };
+    float d[N], e[N] = {0}, q[N], p[N];
+    size_t idx[N];
+    double sd[N] = {0}, sq[N] = {0};
+    dt_compress c;
+    dt_compress_parse("topk:0.125", &c);
+    for (int t = 0; t < T; t++) {
+        for (size_t k = 0; k < N; k++)
+            d[k] = (float)cos(0.1 * (double)(t * N + k));
+        dt_compress_ef(&c, d, e, q, p, N, idx);
+        for (size_t k = 0; k < N; k++) {
+            sd[k] += d[k];
+            sq[k] += q[k];
+        }
+    }
+    for (size_t k = 0; k < N; k++) {
+        ck_assert_double_eq_tol(sq[k], sd[k] - e[k], 1e-4);
+        ck_assert_msg(fabsf(e[k]) < 16.0f, "residual %g", (double)e[k]);
+    }
+}
+END_TEST
+
+/* Local SGD (8 workers, H = 4) with every average compressed trains the
+ * synthetic set (as the uncompressed run does: above 50%), and counts
+ * the compressed array per average: bytes per step = bytes(n) / 4. */
+START_TEST(local_sgd_compressed_trains)
+{
+    const char *forms[4] = {"none", "int8", "int4", "topk:0.25"};
+    double acc0 = 0.0;
+    for (int f = 0; f < 4; f++) {
+        dt_config cfg;
+        mpi_small_config(&cfg, "");
+        cfg.local_eval = 0;
+        cfg.mode = DT_MODE_ALLREDUCE;
+        cfg.workers = 8;
+        cfg.average_every = 4;
+        ck_assert_int_eq(dt_compress_parse(forms[f], &cfg.compress), CM_OK);
+        mpi_outcome o = mpi_run_on(1, &cfg);
+        ck_assert_int_eq(o.s, CM_OK);
+        if (f == 0)
+            acc0 = o.acc;
+        ck_assert_msg(o.acc > 0.5, "%s: acc %g (none %g)", forms[f], o.acc,
+                      acc0);
+        ck_assert_double_eq_tol(o.bytes, dt_compress_bytes(&cfg.compress,
+                                (size_t)o.n_params) / 4.0, 1.0);
+    }
+}
+END_TEST
+
+/* CHOCO-SGD (gossip, dpsgd, 8 workers on the cube): with int8 and with
+ * top-k at a consensus step of 0.3 it trains the synthetic set; a
+ * consensus step changes the trajectory. */
+START_TEST(choco_trains)
+{
+    char path[64];
+    mpi_cube_file(path, sizeof path, "/tmp/check_compress_");
+    const char *forms[2] = {"int8", "topk:0.25"};
+    const double gam[2] = {1.0, 0.3};
+    uint64_t h[2];
+    for (int f = 0; f < 2; f++) {
+        dt_config cfg;
+        mpi_small_config(&cfg, path);
+        cfg.local_eval = 0;
+        cfg.consensus_step = gam[f];
+        ck_assert_int_eq(dt_compress_parse(forms[f], &cfg.compress), CM_OK);
+        mpi_outcome o = mpi_run_on(1, &cfg);
+        ck_assert_int_eq(o.s, CM_OK);
+        ck_assert_msg(o.acc > 0.5, "CHOCO %s: acc %g", forms[f], o.acc);
+        cfg.consensus_step = 0.5;
+        h[f] = mpi_run_on(1, &cfg).hash;
+        ck_assert_uint_ne(h[f], o.hash);
+    }
+    unlink(path);
+}
+END_TEST
+
+Suite *compress_suite(void)
+{
+    Suite *s = suite_create("compress");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, parse_and_bytes);
+    tcase_add_test(tc, quantization_error);
+    tcase_add_test(tc, topk_selects);
+    tcase_add_test(tc, error_feedback_telescopes);
+    tcase_add_test(tc, local_sgd_compressed_trains);
+    tcase_add_test(tc, choco_trains);
+    tcase_add_unchecked_fixture(tc, one_thread, restore_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}
