@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ta_price.h"
 #include "topogen_config.h"
@@ -119,6 +120,7 @@ static int add_row(ta_plan *p, const ta_sched *s, size_t *cap)
     memset(r, 0, sizeof *r);
     r->s = *s;
     r->final_acc = NAN;
+    r->steps = r->steps_lo = r->steps_hi = NAN;
     r->seconds = r->lo = r->hi = NAN;
     return 0;
 }
@@ -255,9 +257,13 @@ static void measure(const ta_plan *p, ta_row *r, double t_exact)
         r->hi = tmax;
     } else {
         r->basis = TA_BASIS_FAILED;
-        if (r->reached) {
+        if (r->reached) { /* the seeds that reached it */
             r->steps = sum / (double)r->reached;
+            r->steps_lo = smin;
+            r->steps_hi = smax;
             r->seconds = tsum / (double)r->reached;
+            r->lo = tmin;
+            r->hi = tmax;
         }
         fmt(r->note, sizeof r->note, "%zu of %zu runs at these "
                  "settings did not reach %g%s", r->seeds - r->reached,
@@ -397,8 +403,14 @@ static cm_status read_defaults(ta_plan *p, const char *root)
 {
     char dir[4096], real[PATH_MAX];
     fmt(dir, sizeof dir, "%s/data", root ? root : ".");
-    if (realpath(dir, real))
-        fmt(dir, sizeof dir, "%s", real);
+    char cwd[PATH_MAX];
+    if (realpath(dir, real)) {
+        /* relative to the working directory when under it */
+        size_t cl = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+        fmt(dir, sizeof dir, "%s", cl && !strncmp(real, cwd, cl) &&
+                                        real[cl] == '/' ? real + cl + 1
+                                                        : real);
+    }
     static const char *const NAMES[] = {"results", "results-slow-network"};
     size_t got = 0;
     for (size_t k = 0; k < 2; k++) {
@@ -555,12 +567,13 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
             predict(p, &x, r, x.ar.time_s, spe);
         if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
             fmt(r->note, sizeof r->note, "%s", g->note);
-        if (!strcmp(r->s.graph, "-") && x.ar.alg == CM_AR_HIER &&
-            !r->note[0])
-            fmt(r->note, sizeof r->note, "hierarchical all-reduce "
-                     "(%s among hosts): priced only, Open MPI 4.1's libnbc "
-                     "has no hierarchical MPI_Iallreduce",
-                     cm_net_ar_name(x.ar.inter));
+        if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
+            x.ar.alg == CM_AR_HIER && !r->note[0])
+            fmt(r->note, sizeof r->note, "hierarchical all-reduce (%s "
+                "among hosts, %.4g ms) priced; Open MPI 4.1's libnbc has "
+                "none: the run line selects the cheapest flat one, %s "
+                "(%.4g ms)", cm_net_ar_name(x.ar.inter), x.ar.time_s * 1e3,
+                cm_net_ar_name(x.flat.alg), x.flat.time_s * 1e3);
     }
     return rank(p, o->extrapolate);
 }

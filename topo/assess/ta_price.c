@@ -247,11 +247,22 @@ cm_status ta_prices(ta_ctx *x)
                                 &x->ar, NULL, NULL);
     if (st != CM_OK)
         return st;
+    x->flat = x->ar;
+    for (int a = CM_AR_RING; a <= CM_AR_BINOMIAL && x->ar.alg == CM_AR_HIER;
+         a++) {
+        cm_net_ar m;
+        st = cm_net_allreduce_model(o->net, (cm_net_ar_alg)a, x->n, x->S,
+                                    x->bytes, &m, NULL, NULL);
+        if (st != CM_OK)
+            return st;
+        if (a == CM_AR_RING || m.time_s < x->flat.time_s)
+            x->flat = m;
+    }
     cm_net_ar_alg auto_alg = cm_net_allreduce_openmpi(x->n, x->bytes, 0, 1);
-    if (libnbc_number(x->ar.alg) && x->ar.alg != auto_alg)
+    if (libnbc_number(x->flat.alg) && x->flat.alg != auto_alg)
         snprintf(x->mca, sizeof x->mca, "--mca "
                  "coll_libnbc_iallreduce_algorithm %d ",
-                 libnbc_number(x->ar.alg));
+                 libnbc_number(x->flat.alg));
     return CM_OK;
 }
 

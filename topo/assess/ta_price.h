@@ -36,8 +36,11 @@ typedef struct {
     char netarg[200];
     price g[8];
     size_t ng;
-    cm_net_ar ar;          /* the cheapest all-reduce */
-    char mca[96];          /* its mpirun flags */
+    cm_net_ar ar;          /* the cheapest all-reduce (may be
+                              hierarchical: priced only) */
+    cm_net_ar flat;        /* the cheapest flat one, what Open MPI 4.1's
+                              libnbc can be told to run */
+    char mca[96];          /* the mpirun flags that select flat */
 } ta_ctx;
 
 /* Prices every pattern into x->g (x->o, x->n, x->d, x->S, x->bytes set)

@@ -79,6 +79,12 @@ static void say_read(const ta_plan *p)
                 p->model.runs, p->target);
 }
 
+/* a number, or null for NAN (jansson refuses NAN) */
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
 static const char *RESTS_ON =
     "time to the target = steps to the target x (compute per step + the "
     "communications of those steps, priced by src/place/cm_net.h); steps: "
@@ -133,12 +139,12 @@ static int print_json(const ta_plan *p, const cm_net *net)
         topogen_json_int(j, "seeds", r->seeds, &bad);
         topogen_json_int(j, "reached", r->reached, &bad);
         topogen_json_num(j, "steps_to_target", r->steps, &bad);
-        json_array_append_new(sv, json_real(r->steps_lo));
-        json_array_append_new(sv, json_real(r->steps_hi));
+        json_array_append_new(sv, num_or_null(r->steps_lo));
+        json_array_append_new(sv, num_or_null(r->steps_hi));
         topogen_json_set(j, "steps_interval", sv, &bad);
         topogen_json_num(j, "seconds_to_target", r->seconds, &bad);
-        json_array_append_new(iv, json_real(r->lo));
-        json_array_append_new(iv, json_real(r->hi));
+        json_array_append_new(iv, num_or_null(r->lo));
+        json_array_append_new(iv, num_or_null(r->hi));
         topogen_json_set(j, "interval", iv, &bad);
         topogen_json_num(j, "compute_s_per_step", r->t_compute, &bad);
         topogen_json_num(j, "ms_per_communication", r->t_comm * 1e3, &bad);
