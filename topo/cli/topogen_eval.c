@@ -47,7 +47,11 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
     double bytes = 4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS);
-    cm_status s = cm_net_parse(c->net, net);
+    cm_status s = CM_OK;
+    if (c->netm)
+        *net = *c->netm; /* parsed once, with the flags */
+    else
+        s = cm_net_parse(c->net, net);
     if (P > t->n)
         return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
                         "(workers)", P, c->file, t->n);
@@ -166,8 +170,9 @@ int topogen_evaluate(const topogen_eval_job *c)
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
-            c->out_given, c->net, c->ranks, c->hosts,
-            4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS), c->allreduce,
+            c->out_given, c->net, c->netm, c->ranks, c->hosts,
+            4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS),
+            c->allreduce,
             c->gamma, hetero};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);
