@@ -39,7 +39,7 @@ plan_cases() {
     # --results reads every committed experiment directory, in any layout
     # (grid.env + .settings, summary JSONs, logs/ only, CSVs beside their
     # JSON, pilots), and works with --hosts
-    dirs=$(find data/results data/results-slow-network data/pilot-21 data/pilot-local -mindepth 1 -maxdepth 3 -type d -name runs -exec dirname {} \; | sort | tr '\n' ',')
+    dirs=$(find data/results data/results-slow-network data/pilot-21 data/pilot-local data/plan-heldout -mindepth 1 -maxdepth 3 -type d -name runs -exec dirname {} \; | sort | tr '\n' ',')
     dirs="${dirs}data/results/drop-workers"
     expect_ok "plan --results every committed experiment, --hosts" "$tg" plan -n 16 --net wan --hosts 4 --results "$dirs"
     check 'n=$(echo "$dirs" | tr "," "\n" | wc -l); [ "$n" -ge 20 ] && grep -qE "^topogen: plan: read [0-9]+ runs \([0-9]+ run CSVs, 0 per-run.tsv rows\) in [0-9]+ experiment directories" "$T/err"' \
