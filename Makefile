@@ -71,7 +71,9 @@ METIS_LIBS    := -lmetis
 # (base < topo < spectra < place); topogen's library sees src/ and its
 # own folders below it (graph < measure < kinds | weights < search; kinds
 # and weights do not see each other); topo/make/ sees the library;
-# topo/cli/ and topo/api/ see topo/make/ (not each other); each train/
+# topo/assess/ (what plan computes) sees topo/make/; topo/cli/ sees
+# topo/assess/ and topo/make/, topo/api/ sees topo/make/ (neither sees the
+# other, nor topo/make/ or topo/api/ topo/assess/); each train/
 # layer sees the ones below it (nn < data < core < distributed < cli).
 # Tests see everything.
 INC_SBASE := -Isrc/base
@@ -84,14 +86,15 @@ INC_TKINDS := $(INC_TMEAS) -Itopo/kinds
 INC_TWEIGHTS := $(INC_TMEAS) -Itopo/weights
 INC_TOPO  := $(INC_TMEAS) -Itopo/kinds -Itopo/weights -Itopo/search
 INC_TMAKE := $(INC_TOPO) -Itopo/make
-INC_TCLI  := $(INC_TMAKE) -Itopo/cli
+INC_TASSESS := $(INC_TMAKE) -Itopo/assess
+INC_TCLI  := $(INC_TASSESS) -Itopo/cli
 INC_API   := $(INC_TMAKE) -Itopo/api
 INC_NN    := $(INC_SRC) -Itrain/nn
 INC_DATA  := $(INC_NN) -Itrain/data
 INC_CORE  := $(INC_DATA) -Itrain/core
 INC_DIST  := $(INC_CORE) -Itrain/distributed
 INC_DCLI  := $(INC_DIST) -Itrain/cli
-INC_ALL   := $(INC_API) -Itopo/cli $(INC_DCLI) -Itests/unit -Itests/mpi
+INC_ALL   := $(INC_API) -Itopo/assess -Itopo/cli $(INC_DCLI) -Itests/unit -Itests/mpi
 INC       ?= $(INC_ALL)
 CPPFLAGS += -D_GNU_SOURCE
 CFLAGS   ?= -std=c11 -Wall -Wextra $(OPT) -g
@@ -125,6 +128,9 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 #     search/            the annealer (one cooling loop) and its objectives
 #   topo/make/           the config, the settings schema, the kind table
 #                        and making a topology (under cli/ and api/)
+#   topo/assess/         what `topogen plan` computes (the experiments
+#                        reader, the convergence model, the ranked rows);
+#                        returns structs that topo/cli/ prints
 #   topo/cli/            topogen's command line (main and its parts)
 #   topo/api/            libtopogen's public API (topogen.h, the only
 #                        installed header); the library is src/ + topo/ +
@@ -143,6 +149,7 @@ SRC_SRCS       := $(wildcard src/*/*.c)
 TOPO_DIRS      := topo/graph topo/measure topo/kinds topo/weights topo/search
 TOPO_SRCS      := $(wildcard $(addsuffix /*.c,$(TOPO_DIRS)))
 TOPO_MAKE_SRCS := $(wildcard topo/make/*.c)
+TOPO_ASSESS_SRCS := $(wildcard topo/assess/*.c)
 TOPO_CLI_SRCS  := $(wildcard topo/cli/*.c)
 API_SRCS       := $(wildcard topo/api/*.c)
 TRAIN_SRCS     := $(wildcard train/nn/*.c train/data/*.c train/core/*.c)
@@ -210,6 +217,7 @@ $(BUILD)/topo/kinds/%.o:                       INC = $(INC_TKINDS)
 $(BUILD)/topo/weights/%.o:                     INC = $(INC_TWEIGHTS)
 $(BUILD)/topo/%.o:                             INC = $(INC_TOPO)
 $(BUILD)/topo/make/%.o:                        INC = $(INC_TMAKE)
+$(BUILD)/topo/assess/%.o:                      INC = $(INC_TASSESS)
 $(BUILD)/topo/cli/%.o:                         INC = $(INC_TCLI)
 $(BUILD)/topo/api/%.o:                         INC = $(INC_API)
 # what goes into the shared library is position-independent
@@ -235,7 +243,7 @@ $(BUILD)/mpi/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(INC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN)/topogen: $(call obj,$(TOPO_CLI_SRCS)) $(LIB_A)
+$(BIN)/topogen: $(call obj,$(TOPO_CLI_SRCS) $(TOPO_ASSESS_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(TOPOGEN_LIBS)
 
@@ -328,7 +336,7 @@ $(BUILD)/mpi/tests/%.o: tests/%.c
 	$(MPICC) $(CPPFLAGS) $(INC_ALL) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(BIN)/check_unit: $(BUILD)/tests/unit/check_main.o $(call obj,$(UNIT_TESTS)) \
-                   $(call obj,$(TOPO_MAKE_SRCS)) \
+                   $(call obj,$(TOPO_MAKE_SRCS) $(TOPO_ASSESS_SRCS)) \
                    $(TOPO_OBJS) $(DIST_SINGLE_OBJS) $(TRAIN_OBJS) $(SRC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(CHECK_LIBS) \
@@ -403,8 +411,9 @@ check-cross-kernel: $(PROGRAMS)
 # (tests/contract/floors.py).
 # The top README's "better" claims recomputed from the committed runs
 # (data/results-slow-network/claims.tsv, per-run.tsv; Welch's t-test).
-check-claims:
+check-claims: $(BIN)/topogen
 	/usr/bin/python3 tests/contract/results-claims.py .
+	/usr/bin/python3 tests/contract/plan-cells.py $(BIN)/topogen .
 
 check-floors: $(PROGRAMS) $(SRC_OBJS)
 	python3 tests/contract/floors.py $(BUILD) $(BIN)

@@ -64,7 +64,7 @@ for cls in intra inter; do
     eval "alpha_$cls=\$(awk -v a=\"\$a\" 'BEGIN { printf \"%.4g\", a / 1e3 }')"
     eval "beta_$cls=\$beta"
 done
-net="intra=${alpha_intra},${beta_intra};inter=${alpha_inter},${beta_inter}"
+net="intra=${alpha_intra}s,${beta_intra}B/s;inter=${alpha_inter}s,${beta_inter}B/s"
 echo "bench-net: fitted --net '$net'"
 printf '%-9s %12s %12s %12s %14s\n' placement "median ms" "fastest ms" "model ms" "model/fastest"
 for pl in block graph; do

@@ -74,7 +74,7 @@ fit() { # fit PLACEMENT-FLAGS... : prints "alpha beta"
 inter=$(fit --map-by ppr:1:node)
 intra=$(fit --host "198.18.0.1:2")
 a1=${inter% *} b1=${inter#* } a0=${intra% *} b0=${intra#* }
-net="intra=$a0,$b0;inter=$a1,$b1"
+net="intra=${a0}s,${b0}B/s;inter=${a1}s,${b1}B/s"
 echo "# bench-netmodel: $K namespace hosts over veth, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), Open MPI $(ompi_info --version 2>/dev/null | sed -n 's/.*v\([0-9.]*\).*/\1/p' | head -1)"
 echo "# fitted by ping-pong (least squares, fastest of $REPS): inter alpha $(awk -v a="$a1" 'BEGIN { printf "%.1f us", a * 1e6 }'), beta $(awk -v b="$b1" 'BEGIN { printf "%.2f GB/s", b / 1e9 }'); intra alpha $(awk -v a="$a0" 'BEGIN { printf "%.1f us", a * 1e6 }'), beta $(awk -v b="$b0" 'BEGIN { printf "%.2f GB/s", b / 1e9 }')"
 echo "# --net '$net'"

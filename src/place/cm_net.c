@@ -29,13 +29,19 @@ typedef struct {
     double scale;
 } unit;
 
+/* A unit is required: a bare number is refused (issue 42: "20" was read
+ * as 20 seconds and "125" as 125 bytes per second, with no warning). */
 static const unit TIME_UNITS[] = {
-    {"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
+    {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
 static const unit RATE_UNITS[] = {
-    {"", 1}, {"B/s", 1}, {"kB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9},
-    {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8}};
+    {"B/s", 1}, {"kB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9},
+    {"Mb/s", 1e6 / 8}, {"Gb/s", 1e9 / 8}, {"kbit/s", 1e3 / 8},
+    {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8}};
+#define N_TIME_UNITS (sizeof TIME_UNITS / sizeof *TIME_UNITS)
+#define N_RATE_UNITS (sizeof RATE_UNITS / sizeof *RATE_UNITS)
 
-/* Parses "<number><unit>" of the table into *v; 0 on failure. */
+/* Parses "<number><unit>" of the table into *v; 0 on failure, -1 for a
+ * number without a unit. */
 static int parse_unit(const char *s, const unit *u, size_t nu, double *v)
 {
     char *end;
@@ -43,6 +49,8 @@ static int parse_unit(const char *s, const unit *u, size_t nu, double *v)
     double x = strtod(s, &end);
     if (end == s || errno || !isfinite(x))
         return 0;
+    if (!*end)
+        return -1;
     for (size_t k = 0; k < nu; k++)
         if (strcmp(end, u[k].suffix) == 0) {
             *v = x * u[k].scale;
@@ -88,13 +96,24 @@ cm_status cm_net_parse(const char *spec, cm_net *net)
                             c ? "inter" : "intra");
         *comma = '\0';
         double a, b;
-        if (!parse_unit(part + 6, TIME_UNITS, 5, &a) || a < 0)
+        int ua = parse_unit(part + 6, TIME_UNITS, N_TIME_UNITS, &a);
+        int ub = parse_unit(comma + 1, RATE_UNITS, N_RATE_UNITS, &b);
+        if (ua < 0)
+            return cm_error(CM_EINVAL, "--net '%s': latency '%s' has no "
+                            "unit: write it as e.g. 50ms (s, ms, us, ns)",
+                            spec, part + 6);
+        if (ub < 0)
+            return cm_error(CM_EINVAL, "--net '%s': bandwidth '%s' has no "
+                            "unit: write it as e.g. 100Mbit/s or 12.5MB/s "
+                            "(B/s, kB/s, MB/s, GB/s, Mb/s, Gb/s, kbit/s, "
+                            "Mbit/s, Gbit/s)", spec, comma + 1);
+        if (!ua || a < 0)
             return cm_error(CM_EINVAL, "--net '%s': latency '%s' is not a "
-                            "time >= 0 (e.g. 25us, 50ms, 2e-5)", spec,
+                            "time >= 0 (e.g. 25us, 50ms, 0s)", spec,
                             part + 6);
-        if (!parse_unit(comma + 1, RATE_UNITS, 7, &b) || !(b > 0))
+        if (!ub || !(b > 0))
             return cm_error(CM_EINVAL, "--net '%s': bandwidth '%s' is not a "
-                            "rate > 0 (e.g. 3GB/s, 100Mb/s, 1.25e9)", spec,
+                            "rate > 0 (e.g. 3GB/s, 100Mbit/s, 12.5MB/s)", spec,
                             comma + 1);
         net->alpha[c] = a;
         net->beta[c] = b;

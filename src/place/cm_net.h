@@ -38,10 +38,12 @@
  *   wan 50 ms: half a ~100-130 ms intercontinental round trip (public
  *     mtr / latency tables, 2021); 12.5 MB/s: assumed, WAN one to two
  *     orders below LAN bandwidth (Hsieh et al., Gaia, NSDI 2017).
- * Explicit: "intra=ALPHA,BETA;inter=ALPHA,BETA" with ALPHA a number of
- * seconds or with a unit s, ms, us, ns, and BETA bytes per second or with
- * a unit B/s, kB/s, MB/s, GB/s, Mb/s, Gb/s (SI: 1 kB = 1000 B); either
- * class may be omitted and keeps the datacenter value.
+ * Explicit: "intra=ALPHA,BETA;inter=ALPHA,BETA" with ALPHA a number with
+ * a unit s, ms, us, ns, and BETA a number with a unit B/s, kB/s, MB/s,
+ * GB/s, Mb/s, Gb/s, kbit/s, Mbit/s, Gbit/s (SI: 1 kB = 1000 B; b and bit
+ * are bits); a bare number is refused (the unit is required: "20" could
+ * be seconds or milliseconds); either class may be omitted and keeps the
+ * datacenter value.
  */
 #ifndef CM_NET_H
 #define CM_NET_H

@@ -263,7 +263,7 @@ placement_cases() {
     # a 10 s latency makes the model's round 10 s: model_s - wall_s is
     # 10 s per step, less the few seconds of measured MPI time it replaces
     expect_ok "--net with a log" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn \
-        --epochs 2 --net "intra=10s,1e12" --log "$l"
+        --epochs 2 --net "intra=10s,1000GB/s" --log "$l"
     check 'head -1 "$l" | grep -qx "epoch,step,wall_s,train_loss,test_acc,test_acc_local_mean,consensus,bytes_sent,lr,test_loss,train_loss_global,model_s"' \
         "CSV header with model_s last: $(head -1 "$l")"
     check 'awk -F, "NR > 1 { d = \$12 - \$3 - 10 * \$2; if (d > 0.01 || d < -3) bad = 1 } END { exit bad }" "$l"' \

@@ -12,8 +12,9 @@
   path for that floor;
 - topogen's make/ layer is below its two faces: with the Makefile's
   include paths, topo/make/ sees neither topo/cli/ nor topo/api/, and
-  those two do not see each other; no circle between the files of
-  topo/make/, topo/cli/ and topo/api/;
+  those two do not see each other; topo/assess/ (plan's room) sees
+  topo/make/ and is seen by topo/cli/ only; no circle between the files
+  of topo/make/, topo/assess/, topo/cli/ and topo/api/;
 - dpsgd-train does not contain topogen's code (no tg_* or topogen_*, so
   no topogen_parse_args, in nm BIN/dpsgd-train);
 - no `main` outside the programs' cli/ folders (nm of every library
@@ -254,17 +255,23 @@ for root in ('src', 'topo', 'train', 'tests'):
 make = subprocess.run(
     ['make', '--no-print-directory', '-s', '-f', 'Makefile', '-f', '-',
      'faces-print'],
-    input='faces-print:\n\t@echo "$(INC_TMAKE)|$(INC_TCLI)|$(INC_API)"\n',
+    input='faces-print:\n\t@echo "$(INC_TMAKE)|$(INC_TCLI)|$(INC_API)|'
+          '$(INC_TASSESS)"\n',
     capture_output=True, text=True, env=MAKE_ENV)
 faces = make.stdout.strip().split('|')
-if len(faces) != 3:
-    bad.append('cannot read INC_TMAKE/INC_TCLI/INC_API from the Makefile')
+if len(faces) != 4:
+    bad.append('cannot read INC_TMAKE/INC_TCLI/INC_API/INC_TASSESS from the '
+               'Makefile')
 else:
     # (include path, header, 1 when it must compile)
     probes = [(faces[0], 'topogen_config.h', 1),
               (faces[0], 'topogen_cli.h', 0), (faces[0], 'topogen.h', 0),
               (faces[1], 'topogen_make.h', 1), (faces[1], 'topogen.h', 0),
-              (faces[2], 'topogen_make.h', 1), (faces[2], 'topogen_cli.h', 0)]
+              (faces[2], 'topogen_make.h', 1), (faces[2], 'topogen_cli.h', 0),
+              # assess/ (what plan computes) sits between make/ and cli/
+              (faces[3], 'topogen_make.h', 1), (faces[3], 'topogen_cli.h', 0),
+              (faces[3], 'topogen.h', 0), (faces[1], 'ta_plan.h', 1),
+              (faces[0], 'ta_plan.h', 0), (faces[2], 'ta_plan.h', 0)]
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, 'face.c')
         for inc, header, ok in probes:
@@ -278,7 +285,7 @@ else:
                     'does not compile' if ok else 'compiles (points up or '
                     'across)'))
 fobjs = sorted(sum((glob.glob(os.path.join(build, 'topo', d, '*.o'))
-                    for d in ('make', 'cli', 'api')), []))
+                    for d in ('make', 'assess', 'cli', 'api')), []))
 fwhere, fcalls = {}, {}
 for o in fobjs:
     d, u = nm(o)

@@ -39,14 +39,19 @@ START_TEST(test_parse_units)
     ck_assert_double_eq_tol(n.beta[0], 5e9, 1e-3);
     ck_assert_double_eq_tol(n.alpha[1], 0.1, TOL);
     ck_assert_double_eq_tol(n.beta[1], 12.5e6, 1e-6);
-    /* plain SI numbers; a class left out keeps the datacenter value */
-    ck_assert_int_eq(cm_net_parse("inter=3e-5,1.25e9", &n), CM_OK);
+    /* SI numbers with units; a class left out keeps the datacenter value */
+    ck_assert_int_eq(cm_net_parse("inter=3e-5s,1.25e9B/s", &n), CM_OK);
     ck_assert_double_eq_tol(n.alpha[1], 3e-5, TOL);
     ck_assert_double_eq_tol(n.beta[1], 1.25e9, 1e-3);
     ck_assert_double_eq_tol(n.alpha[0], 1e-6, TOL);
     ck_assert_double_eq_tol(n.beta[0], 10e9, 1e-3);
-    ck_assert_int_eq(cm_net_parse("intra=0,2kB/s", &n), CM_OK);
+    ck_assert_int_eq(cm_net_parse("intra=0s,2kB/s", &n), CM_OK);
     ck_assert_double_eq_tol(n.beta[0], 2e3, TOL);
+    /* bits: 100Mbit/s = 100Mb/s = 12.5 MB/s */
+    ck_assert_int_eq(cm_net_parse("inter=50ms,100Mbit/s", &n), CM_OK);
+    ck_assert_double_eq_tol(n.beta[1], 12.5e6, 1e-6);
+    ck_assert_int_eq(cm_net_parse("inter=50ms,8kbit/s", &n), CM_OK);
+    ck_assert_double_eq_tol(n.beta[1], 1e3, 1e-9);
 }
 END_TEST
 
@@ -58,13 +63,17 @@ START_TEST(test_parse_errors)
         {"", "expected datacenter, wan"},
         {"fast", "'fast': not a preset (datacenter or wan)"},
         {"inter=1", "'inter=1' is not"},
-        {"inter=-1,1e9", "latency '-1'"},
-        {"inter=1,0", "bandwidth '0'"},
+        {"inter=-1s,1e9B/s", "latency '-1s'"},
+        {"inter=1s,0B/s", "bandwidth '0B/s'"},
+        /* a bare number is refused with the expected form */
+        {"inter=20,125B/s", "latency '20' has no unit: write it as e.g. 50ms"},
+        {"inter=20ms,125", "bandwidth '125' has no unit: write it as e.g. 100Mbit/s"},
+        {"intra=0,1GB/s", "latency '0' has no unit"},
         {"inter=1us,3GB", "bandwidth '3GB'"},
         {"inter=1parsec,3GB/s", "latency '1parsec'"},
-        {"intra=1,1;intra=1,1", "intra given twice"},
-        {"inter=nan,1", "latency 'nan'"},
-        {"inter=1,inf", "bandwidth 'inf'"},
+        {"intra=1s,1B/s;intra=1s,1B/s", "intra given twice"},
+        {"inter=nan,1B/s", "latency 'nan'"},
+        {"inter=1s,inf", "bandwidth 'inf'"},
         {";", "expected datacenter"},
     };
     cm_net n;
@@ -102,7 +111,7 @@ START_TEST(test_round_ring)
                             1e-3 + 2.0, TOL);
     ck_assert_uint_eq(worst, 0);
     /* a fast WAN: the intra-host link decides */
-    ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s;inter=0,1e12", &n), CM_OK);
+    ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s;inter=0s,1000GB/s", &n), CM_OK);
     ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, NULL),
                             1e-3 + 1.0, TOL);
     /* every rank its own host: 2 peers and 2 arrays each, all between
@@ -174,7 +183,7 @@ START_TEST(test_eval_placement)
     cm_topo_init(&t);
     ck_assert_int_eq(cm_topo_from_edges(&t, 32, 32, ei, ej), CM_OK);
     cm_net n;
-    ck_assert_int_eq(cm_net_parse("intra=0,1GB/s;inter=1ms,1MB/s", &n), CM_OK);
+    ck_assert_int_eq(cm_net_parse("intra=0s,1GB/s;inter=1ms,1MB/s", &n), CM_OK);
     cm_net_eval ev;
     for (int k = 0; k < 2; k++) {
         ck_assert_int_eq(cm_net_eval_placement(&n, &t, 4, 2, (cm_place_kind)k,

@@ -39,14 +39,19 @@ static void usage(FILE *fp, int mode)
     else if (mode == PLAN)
         fputs("usage: topogen plan -n N [-d D] --net NET [--hosts S] "
               "[--params P]\n"
-              "                    [--labels COUNTS] [--results DIR "
-              "[--target ACC]] [--json]\n\n"
-              "One ranked table of what to run on that network: all-reduce "
-              "by algorithm and\n"
-              "gossip on the graphs topogen builds, each with its modelled "
-              "time per\n"
-              "communication, the dpsgd-train flags and the topogen "
-              "command; its flags:\n", fp);
+              "                    [--partition P] [--batch B] [--epochs E] "
+              "[--target ACC]\n"
+              "                    [--results DIR[,DIR...]] [--extrapolate] "
+              "[--labels COUNTS] [--json]\n\n"
+              "What to run on that network: every schedule (all-reduce, "
+              "local SGD, DiLoCo,\n"
+              "D-PSGD, D^2 and GT on the graphs topogen builds) ranked by "
+              "its time to the\n"
+              "target accuracy: steps (measured in the committed runs, or "
+              "predicted by a\n"
+              "model fitted to them) x modelled time per step; each row "
+              "with its basis,\n"
+              "the dpsgd-train and topogen commands; its flags:\n", fp);
     else if (mode == GEN + 8)
         fputs("usage: topogen compare [-n N] [-d D] [--seed S] [--gamma G] "
               "[search flags]\n\n"

@@ -46,8 +46,12 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
                           cm_net *net, cm_net_eval ev[2], topogen_ar *ar)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
-    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
-    cm_status s = cm_net_parse(c->net, net);
+    double bytes = 4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS);
+    cm_status s = CM_OK;
+    if (c->netm)
+        *net = *c->netm; /* parsed once, with the flags */
+    else
+        s = cm_net_parse(c->net, net);
     if (P > t->n)
         return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
                         "(workers)", P, c->file, t->n);
@@ -70,7 +74,7 @@ static void net_json(const topogen_eval_job *c, const cm_topo *t,
                      const topogen_ar *ar, json_t *o, int *bad)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
-    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    double bytes = 4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS);
     char d[160];
     cm_net_describe(net, d, sizeof d);
     topogen_json_str(o, "net", d, bad);
@@ -101,7 +105,7 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
                       const topogen_ar *ar)
 {
     size_t P = c->ranks ? c->ranks : t->n, H = c->hosts ? c->hosts : P;
-    double bytes = 4.0 * (double)(c->params ? c->params : 61706);
+    double bytes = 4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS);
     char d[160];
     cm_net_describe(net, d, sizeof d);
     printf("net           %s\nplacement     %zu workers on %zu ranks on "
@@ -166,8 +170,9 @@ int topogen_evaluate(const topogen_eval_job *c)
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
-            c->out_given, c->net, c->ranks, c->hosts,
-            4.0 * (double)(c->params ? c->params : 61706), c->allreduce,
+            c->out_given, c->net, c->netm, c->ranks, c->hosts,
+            4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS),
+            c->allreduce,
             c->gamma, hetero};
         rc = topogen_seq_evaluate(&job, &seq);
         cm_topo_seq_destroy(&seq);

@@ -36,6 +36,8 @@ typedef struct {
     int out_given;          /* -o was on the command line */
     int quiet;              /* no notices on stderr */
     const char *net;        /* --net NET (NULL: no network model) */
+    const cm_net *netm;     /* --net as parsed with the flags (borrowed;
+                               NULL: parsed from net here) */
     size_t params;          /* --params: floats per worker array (0: LeNet) */
     size_t ranks, hosts;    /* --ranks, --hosts (0: one per worker) */
     cm_net_ar_alg allreduce; /* --allreduce: prices all-reduce (auto) */

@@ -174,8 +174,12 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
         else if (H > P)
             st = cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
                           "ranks", H, P);
-        else if ((st = cm_net_parse(job->net, &net)) == CM_OK &&
-                 !(round_s = malloc(s->period * sizeof *round_s)))
+        else if (job->netm)
+            net = *job->netm; /* parsed once, with the flags */
+        else
+            st = cm_net_parse(job->net, &net);
+        if (st == CM_OK && !round_s &&
+            !(round_s = malloc(s->period * sizeof *round_s)))
             st = cm_error(CM_ENOMEM, "out of memory");
         if (st == CM_OK)
             st = seq_net_eval(job, s, &net, P, H, round_s, &mean_s);

@@ -23,6 +23,8 @@ typedef struct {
     int weights_given; /* --weights was given: refused for a sequence */
     int out_given;     /* -o was given: refused for a sequence */
     const char *net;   /* --net NET (NULL: no network model) */
+    const cm_net *netm; /* --net parsed with the flags (borrowed; NULL:
+                           parsed from net here) */
     size_t ranks;      /* --net: ranks (0: one per node) */
     size_t hosts;      /* --net: hosts (0: one per rank) */
     double array_bytes; /* --net: bytes of one worker array */

@@ -32,12 +32,10 @@ static cm_status plan_check(topogen_config *c)
     if (c->hosts > c->search.n)
         return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
                         "workers (one per rank)", c->hosts, c->search.n);
-    if (c->target > 0 && !c->results)
-        return cm_error(CM_EINVAL, "--target: needs --results DIR");
-    if (c->results && c->hosts && c->hosts != c->search.n)
-        return cm_error(CM_EINVAL, "--results: the experiment's modelled.tsv "
-                        "prices every worker on its own host; drop --hosts "
-                        "(or give --hosts %zu)", c->search.n);
+    if (c->epochs > 0 && c->epochs < 1)
+        return cm_error(CM_EINVAL, "--epochs %g: give at least 1 epoch",
+                        c->epochs);
+    /* the committed experiments' target (results-slow-network: 85%) */
     if (!c->target)
         c->target = 0.85;
     return CM_OK;

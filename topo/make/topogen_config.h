@@ -25,6 +25,10 @@
  * change alters the graph or the bytes that given settings produce. */
 #define TOPOGEN_VERSION "2.1"
 
+/* --params's default: the floats of one LeNet (train/nn), the array eval
+ * --net and plan price when none is given; written here once. */
+#define TOPOGEN_DEFAULT_PARAMS 61706
+
 /* What an invocation does (the command line's first word). */
 typedef enum {
     TOPOGEN_GENERATE, /* topogen [FLAGS]: build or learn, write a file */
@@ -96,6 +100,7 @@ typedef struct topogen_config {
     int quiet;               /* no progress on stderr */
     int help, version;       /* --help, --version */
     const char *net;         /* eval: --net NET (NULL: no network model) */
+    cm_net netm;             /* --net parsed, once, where the flag is read */
     size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
     cm_net_ar_alg allreduce; /* eval, plan: --allreduce (default auto) */
@@ -103,8 +108,15 @@ typedef struct topogen_config {
     const char *gamma;       /* --gamma list (NULL: 0.951) */
     int directed;            /* --directed: learned over permutations */
     int local;               /* --local: epidemic EL-Local */
-    const char *results;     /* plan --results DIR (NULL: none) */
+    const char *results;     /* plan --results DIR[,DIR...] (NULL: the
+                                committed data/results* of the tree) */
     double target;           /* plan --target: test accuracy (0.85) */
+    const char *partition;   /* plan --partition (NULL: dirichlet:0.1) */
+    size_t batch;            /* plan --batch: images per worker per step
+                                (0: the committed schedule's 1024 / N) */
+    double epochs;           /* plan --epochs: the budget (0: 12) */
+    int extrapolate;         /* plan --extrapolate: rank extrapolated rows
+                                with the predicted ones */
     int obj_given;           /* --objective was given */
     int n_given, d_given;    /* -n, -d were given as flags (the library's
                                 typed fields do not count) */

@@ -140,11 +140,25 @@ static const topogen_flag FLAGS[] = {
      "clique member 1/(c+1), inter-clique edges taken from the self "
      "weight)"},
     {"--results", NULL, F_DIR, OFF(results), PLAN, 0, 0, H_NONE, "DIR",
-     "plan: reprice the experiments of -n workers in DIR (grid.env, runs/, "
-     "modelled.tsv; DIR or one level down): steps to --target x the "
-     "modelled step"},
+     "plan: the experiments the convergence model is fitted to and whose "
+     "runs are the measured rows: DIR[,DIR...], each read in any layout "
+     "the experiment scripts write (runs/ CSVs with their JSON, .settings "
+     "or grid.env; per-run.tsv), itself and its subfolders; 'default' "
+     "names the committed data/results* (the default)"},
     {"--target", NULL, F_TARGET, OFF(target), PLAN, 0, 0, H_NONE, "ACC",
-     "plan --results: the test accuracy to reach (default 0.85)"},
+     "plan: the test accuracy to reach (default 0.85, the committed "
+     "experiments')"},
+    {"--partition", NULL, F_PARTITION, OFF(partition), PLAN, 0, 0, H_NONE,
+     "P", "plan: the data partition, iid, dirichlet:A or shards:K "
+     "(default dirichlet:0.1)"},
+    {"--batch", NULL, F_SIZE, OFF(batch), PLAN, 1, 1 << 20, H_NONE, "B",
+     "plan: images per worker per step (default 1024 / N, the committed "
+     "schedule's global batch)"},
+    {"--epochs", NULL, F_REAL, OFF(epochs), PLAN, 0, 0, H_NONE, "E",
+     "plan: the epochs of a run, its budget (default 12)"},
+    {"--extrapolate", NULL, F_FLAG, OFF(extrapolate), PLAN, 0, 0, H_NONE,
+     NULL, "plan: rank the rows outside the fitted model's data with the "
+     "predicted ones (default: below them)"},
     {"--help", "-h", F_FLAG, OFF(help), ALL, 0, 0, H_NONE, NULL,
      "print this help"},
     {"--version", NULL, F_FLAG, OFF(version), ALL, 0, 0, H_NONE, NULL,

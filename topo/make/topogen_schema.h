@@ -37,6 +37,7 @@
 #define F_ALLREDUCE TOPOGEN_F_ALLREDUCE
 #define F_DIR TOPOGEN_F_DIR
 #define F_TARGET TOPOGEN_F_TARGET
+#define F_PARTITION TOPOGEN_F_PARTITION
 
 /* which header records a setting (topogen_flag.header) */
 enum { H_NONE, H_ALL, H_LEARNED, H_DATA };

@@ -190,11 +190,27 @@ static cm_status parse_value(const topogen_flag *f, const char *v,
         return st;
     }
     case F_NET: {
-        cm_net net;
-        cm_status st = cm_net_parse(v, &net);
+        cm_status st = cm_net_parse(v, &c->netm);
         if (st == CM_OK)
             *(const char **)dst = v;
         return st;
+    }
+    case F_PARTITION: {
+        /* iid, dirichlet:A (A > 0) or shards:K (K >= 1), as dpsgd-train */
+        double x = 0;
+        int ok = !strcmp(v, "iid");
+        if (!strncmp(v, "dirichlet:", 10)) {
+            x = strtod(v + 10, &end);
+            ok = v[10] && !errno && !*end && x > 0 && isfinite(x);
+        } else if (!strncmp(v, "shards:", 7)) {
+            x = strtod(v + 7, &end);
+            ok = v[7] && !errno && !*end && x >= 1 && x == floor(x);
+        }
+        if (!ok)
+            return cm_error(CM_EINVAL, "%s: '%s' is not iid, dirichlet:A or "
+                            "shards:K", f->name, v);
+        *(const char **)dst = v;
+        return CM_OK;
     }
     }
     return cm_error(CM_EINVAL, "%s: internal error", f->name);

@@ -1,0 +1,284 @@
+/* check_assess.c: topogen plan's room (topo/assess/): the communications a
+ * schedule makes up to a step (against counts done by hand), the model's
+ * features (closed forms of p = 1 - slem, 1/H, 1/(K H)), the GSL fit
+ * recovering known parameters from runs made by the model itself, its
+ * interval covering them, and the experiment reader on a scratch folder
+ * (a run read, a corrupt CSV and a folder without runs refused with the
+ * file named). */
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "cm_status.h"
+#include "ta_model.h"
+#include "ta_plan.h"
+#include "ta_runs.h"
+
+static ta_sched sched(ta_alg alg, const char *graph, size_t H)
+{
+    ta_sched s;
+    memset(&s, 0, sizeof s);
+    s.alg = alg;
+    snprintf(s.graph, sizeof s.graph, "%s", graph);
+    snprintf(s.weights, sizeof s.weights, "laplacian");
+    snprintf(s.partition, sizeof s.partition, "dirichlet:0.1");
+    s.n = 64;
+    s.batch = 16;
+    s.lr = 0.05;
+    s.H = H;
+    s.compress = 1;
+    s.epochs = 12;
+    s.slem = strcmp(graph, "-") ? 0.8 : 0;
+    return s;
+}
+
+START_TEST(test_comms)
+{
+    double g, e;
+    /* local SGD H = 4 after 2 every-step averages, 10 steps: steps 0, 1
+     * (warm-up), then t with (t + 1 - 2) % 4 == 0: 5 and 9 */
+    ta_sched s = sched(TA_ALG_LOCAL, "-", 4);
+    s.local_after = 2;
+    ta_plan_comms(&s, 10, &g, &e);
+    ck_assert_double_eq(g, 4);
+    ck_assert_double_eq(e, 0);
+    /* gossip every step, an exact average every 2nd communication: of 6
+     * communications 3 are exact */
+    s = sched(TA_ALG_D2, "random", 1);
+    s.global_every = 2;
+    ta_plan_comms(&s, 6, &g, &e);
+    ck_assert_double_eq(g, 3);
+    ck_assert_double_eq(e, 3);
+    /* all-reduce every step: one per step; 0 steps: none */
+    s = sched(TA_ALG_ALLREDUCE, "-", 1);
+    ta_plan_comms(&s, 117, &g, &e);
+    ck_assert_double_eq(g, 117);
+    ta_plan_comms(&s, 0, &g, &e);
+    ck_assert_double_eq(g + e, 0);
+}
+END_TEST
+
+START_TEST(test_features)
+{
+    double c, u, z;
+    ta_sched s = sched(TA_ALG_ALLREDUCE, "-", 1);
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_OK);
+    ck_assert_double_eq_tol(c, 0, 1e-12); /* exact average: p = 1 */
+    ck_assert_double_eq_tol(z, 1 / 1.1, 1e-12);
+    s = sched(TA_ALG_LOCAL, "-", 4); /* p = 1/4: c = 3 */
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_OK);
+    ck_assert_double_eq_tol(c, 3, 1e-12);
+    ck_assert_double_eq(u, 1);
+    s = sched(TA_ALG_D2, "random", 1); /* p = 1 - 0.8: c = 4; D^2: u = 0 */
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_OK);
+    ck_assert_double_eq_tol(c, 4, 1e-9);
+    ck_assert_double_eq(u, 0);
+    s.H = 2; /* p = 0.1: c = 9 */
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_OK);
+    ck_assert_double_eq_tol(c, 9, 1e-9);
+    s = sched(TA_ALG_DPSGD, "random", 1);
+    s.slem = 0.99;
+    s.global_every = 2; /* an exact average every 2: p = max(0.01, 1/2) */
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_OK);
+    ck_assert_double_eq_tol(c, 1, 1e-9);
+    s = sched(TA_ALG_DPSGD, "opexp", 1); /* 1 / log2 64 */
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_OK);
+    ck_assert_double_eq_tol(c, 5, 1e-9);
+    snprintf(s.partition, sizeof s.partition, "iid");
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_OK);
+    ck_assert_double_eq(z, 0);
+    s = sched(TA_ALG_D2, "random", 1);
+    s.slem = NAN; /* the spectrum unknown: no features */
+    ck_assert_int_eq(ta_model_features(&s, &c, &u, &z), CM_EINVAL);
+    snprintf(s.partition, sizeof s.partition, "zipf");
+    ck_assert_double_eq(ta_partition_zeta(s.partition), -1);
+}
+END_TEST
+
+/* runs made by the model with phi = TRUE (and a wobble of -2..+2%), over
+ * algorithms, graphs, partitions and batches */
+static const double TRUE_PHI[TA_NPAR] = {1.0, -3.0, 1.5, 0.5};
+
+static double model_epochs(const ta_sched *s)
+{
+    double c, u, z;
+    ta_model_features(s, &c, &u, &z);
+    double x = log((double)s->n * (double)s->batch / 1024.0);
+    return exp(TRUE_PHI[0] + log1p(exp(TRUE_PHI[1]) * c *
+                                   (1 + exp(TRUE_PHI[2]) * u * z)) +
+               TRUE_PHI[3] * x);
+}
+
+static void synthetic(ta_runs *r)
+{
+    static const ta_alg A[] = {TA_ALG_ALLREDUCE, TA_ALG_DPSGD, TA_ALG_D2};
+    static const double SLEM[] = {0.5, 0.7, 0.8, 0.9, 0.95};
+    static const char *PART[] = {"iid", "dirichlet:0.1", "dirichlet:1"};
+    static const size_t BATCH[] = {8, 16, 32};
+    size_t k = 0;
+    r->cap = 3 * 5 * 3 * 3;
+    r->v = calloc(r->cap, sizeof *r->v);
+    ck_assert_ptr_nonnull(r->v);
+    for (size_t a = 0; a < 3; a++)
+        for (size_t g = 0; g < 5; g++)
+            for (size_t p = 0; p < 3; p++)
+                for (size_t b = 0; b < 3; b++) {
+                    ta_run *x = &r->v[r->n++];
+                    x->s = sched(A[a], a ? "random" : "-", 1);
+                    x->s.slem = a ? SLEM[g] : 0;
+                    x->s.batch = BATCH[b];
+                    snprintf(x->s.partition, sizeof x->s.partition, "%s",
+                             PART[p]);
+                    x->steps_per_epoch = 60000.0 / (64.0 * BATCH[b]);
+                    double wobble = 1 + 0.01 * ((double)(k++ % 5) - 2.0);
+                    x->steps = model_epochs(&x->s) * wobble *
+                               x->steps_per_epoch;
+                    x->final_acc = 0.9;
+                    x->complete = 1;
+                }
+    /* one run that never reached the target: censored, not fitted */
+    r->v[0].steps = -1;
+}
+
+START_TEST(test_fit_recovers)
+{
+    gsl_set_error_handler_off();
+    ta_runs r;
+    ta_runs_init(&r);
+    synthetic(&r);
+    ta_model m;
+    ck_assert_int_eq(ta_model_fit(&m, &r), CM_OK);
+    ck_assert_int_eq(m.fitted, 1);
+    ck_assert_uint_eq(m.runs, r.n - 1);
+    ck_assert_uint_eq(m.censored, 1);
+    /* a 2% wobble moves the parameters by a few hundredths at most */
+    for (size_t k = 0; k < TA_NPAR; k++)
+        ck_assert_msg(fabs(m.phi[k] - TRUE_PHI[k]) < 0.1,
+                      "phi[%zu] = %g, made with %g", k, m.phi[k],
+                      TRUE_PHI[k]);
+    ck_assert_msg(m.rmse > 0.005 && m.rmse < 0.03, "rmse %g phi %g %g %g %g", m.rmse, m.phi[0], m.phi[1], m.phi[2], m.phi[3]);
+    /* inside the data: the interval holds the model's value */
+    ta_sched s = sched(TA_ALG_D2, "random", 1);
+    s.slem = 0.85;
+    double e, lo, hi;
+    int inside;
+    ck_assert_int_eq(ta_model_predict(&m, &s, &e, &lo, &hi, &inside),
+                     CM_OK);
+    ck_assert_int_eq(inside, 1);
+    double truth = model_epochs(&s);
+    ck_assert(lo < truth && truth < hi && lo < e && e < hi);
+    ck_assert(fabs(e - truth) < 0.05 * truth);
+    /* a spectral gap beyond the data (slem 0.999): an extrapolation; an
+     * algorithm the fit never saw (GT) too */
+    s.slem = 0.999;
+    ck_assert_int_eq(ta_model_predict(&m, &s, &e, &lo, &hi, &inside),
+                     CM_OK);
+    ck_assert_int_eq(inside, 0);
+    s = sched(TA_ALG_GT, "random", 1);
+    ck_assert_int_eq(ta_model_predict(&m, &s, &e, &lo, &hi, &inside),
+                     CM_OK);
+    ck_assert_int_eq(inside, 0);
+    /* too few runs: no model, and predict says so */
+    r.n = 5;
+    ck_assert_int_eq(ta_model_fit(&m, &r), CM_OK);
+    ck_assert_int_eq(m.fitted, 0);
+    ck_assert_int_eq(ta_model_predict(&m, &s, &e, &lo, &hi, &inside),
+                     CM_EINVAL);
+    ta_runs_destroy(&r);
+}
+END_TEST
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_reader)
+{
+    char dir[] = "/tmp/check_assess.XXXXXX", p[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/runs", dir);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/runs/d2-random-s2.csv", dir);
+    write_file(p, "epoch,step,wall_s,train_loss,test_acc\n"
+                  "0,0,0,,0.1\n0.5,29,1,1.0,0.84\n1,58,2,0.5,0.86\n"
+                  "1.5,87,3,0.4,0.84\n2,116,4,0.3,0.87\n");
+    snprintf(p, sizeof p, "%s/runs/d2-random-s2.json", dir);
+    write_file(p, "{\"settings\": {\"mode\": \"gossip\", \"algorithm\": "
+                  "\"d2\", \"partition\": \"iid\", \"batch\": 16, \"lr\": "
+                  "0.05, \"epochs\": 2, \"seed\": 2, \"average_every\": 1, "
+                  "\"topology\": \"g.txt\"}, \"result\": {\"workers\": "
+                  "64}}\n");
+    snprintf(p, sizeof p, "%s/g.txt", dir);
+    write_file(p, "# topogen 2 n=64 d=4 kind=random weights=laplacian\n"
+                  "# lambda2=1 lambdan=7 slem=0.8125\n0 1 0.25\n");
+    ta_runs r;
+    ta_runs_init(&r);
+    ck_assert_int_eq(ta_runs_read(&r, dir, 0.85), CM_OK);
+    ck_assert_uint_eq(r.n, 1);
+    const ta_run *x = &r.v[0];
+    /* the first evaluation at or above 0.85, not a later one */
+    ck_assert_double_eq(x->steps, 58);
+    ck_assert_double_eq_tol(x->final_acc, 0.87, 1e-12);
+    ck_assert_double_eq_tol(x->steps_per_epoch, 58, 1e-12);
+    ck_assert_int_eq(x->s.alg, TA_ALG_D2);
+    ck_assert_str_eq(x->s.graph, "random");
+    ck_assert_uint_eq(x->s.n, 64);
+    ck_assert_uint_eq(x->seed, 2);
+    ck_assert_double_eq_tol(x->s.slem, 0.8125, 1e-12);
+    ck_assert_str_eq(x->setting, "d2-random");
+    /* a target no evaluation reached: never (-1) */
+    ta_runs_destroy(&r);
+    ta_runs_init(&r);
+    ck_assert_int_eq(ta_runs_read(&r, dir, 0.9), CM_OK);
+    ck_assert_double_eq(r.v[0].steps, -1);
+    /* a corrupt row: refused with the file and line */
+    snprintf(p, sizeof p, "%s/runs/d2-random-s3.csv", dir);
+    write_file(p, "epoch,step,wall_s,train_loss,test_acc\n"
+                  "0,0,0,,0.1\n1,58,2,0.5,x86\n");
+    ta_runs_destroy(&r);
+    ta_runs_init(&r);
+    ck_assert_int_eq(ta_runs_read(&r, dir, 0.85), CM_EFORMAT);
+    ck_assert_msg(strstr(cm_last_error(), "d2-random-s3.csv:3: field 5"),
+                  "%s", cm_last_error());
+    unlink(p);
+    /* a header without test_acc: not a log */
+    write_file(p, "epoch,step,loss\n0,0,1\n");
+    ck_assert_int_eq(ta_runs_read(&r, dir, 0.85), CM_EFORMAT);
+    ck_assert_msg(strstr(cm_last_error(), "d2-random-s3.csv:1: not a "
+                                          "dpsgd-train log"),
+                  "%s", cm_last_error());
+    unlink(p);
+    /* a folder without runs */
+    snprintf(p, sizeof p, "%s/empty", dir);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+    ck_assert_int_eq(ta_runs_read(&r, p, 0.85), CM_EIO);
+    ck_assert_msg(strstr(cm_last_error(), "empty: no runs"), "%s",
+                  cm_last_error());
+    rmdir(p);
+    ta_runs_destroy(&r);
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(p), 0);
+}
+END_TEST
+
+Suite *assess_suite(void)
+{
+    Suite *s = suite_create("assess");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_comms);
+    tcase_add_test(tc, test_features);
+    tcase_add_test(tc, test_fit_recovers);
+    tcase_add_test(tc, test_reader);
+    suite_add_tcase(s, tc);
+    return s;
+}

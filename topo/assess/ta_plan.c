@@ -1,0 +1,579 @@
+/* ta_plan.c: `topogen plan` computed (see ta_plan.h). Three steps: price
+ * the communication patterns (graphs built with the seed of the row's
+ * topogen command and placed as dpsgd-train places them; all-reduce by
+ * its cheapest algorithm), list the schedules (a candidate grid plus
+ * every schedule the committed runs hold at this cell), then give each
+ * its steps to the target (measured, or the fitted model) and rank.
+ * Trade-off: the grid is small (the algorithms and graphs the trainer
+ * runs, H = 1 for gossip, H = 2, 4, 8 for local SGD, H = 4, 16 for
+ * DiLoCo); anything else is ranked only when runs of it exist.
+ */
+#include "ta_plan.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ta_price.h"
+#include "topogen_config.h"
+
+/* snprintf into buf, truncating silently (paths and names are bounded by
+ * the buffers they come from) */
+static int fmt(char *buf, size_t cap, const char *f, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fmt(char *buf, size_t cap, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    int n = vsnprintf(buf, cap, f, ap);
+    va_end(ap);
+    return n;
+}
+
+#define DATASET_IMAGES 60000.0 /* Fashion-MNIST's training set */
+
+const char *ta_basis_name(ta_basis b)
+{
+    static const char *N[] = {"measured", "predicted", "extrapolated",
+                              "failed", "none"};
+    return b <= TA_BASIS_NONE ? N[b] : "?";
+}
+
+void ta_plan_init(ta_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    ta_runs_init(&p->runs);
+}
+
+void ta_plan_destroy(ta_plan *p)
+{
+    if (!p)
+        return;
+    free(p->rows);
+    ta_runs_destroy(&p->runs);
+    memset(p, 0, sizeof *p);
+}
+
+void ta_plan_comms(const ta_sched *s, double steps, double *comm,
+                   double *exact)
+{
+    size_t H = s->H ? s->H : 1, L = H > 1 ? s->local_after : 0, c = 0;
+    double g = 0, e = 0;
+    for (size_t t = 0; (double)t < steps; t++) {
+        if (!(t < L || (t + 1 - L) % H == 0))
+            continue;
+        if (s->global_every && (c + 1) % s->global_every == 0)
+            e++;
+        else
+            g++;
+        c++;
+    }
+    *comm = g;
+    *exact = e;
+}
+
+/* ---- rows ---- */
+
+static ta_sched cell_sched(const ta_ctx *x, ta_alg alg, const char *graph,
+                           size_t H)
+{
+    ta_sched s;
+    memset(&s, 0, sizeof s);
+    s.alg = alg;
+    fmt(s.graph, sizeof s.graph, "%s", graph);
+    fmt(s.weights, sizeof s.weights, "%s",
+             !strcmp(graph, "-") ? "-" : !strcmp(graph, "opexp") ||
+             !strcmp(graph, "dcliques") ? "own" : "laplacian");
+    s.n = x->n;
+    s.batch = x->p->batch;
+    fmt(s.partition, sizeof s.partition, "%s", x->p->partition);
+    s.lr = 0.05;
+    s.H = H;
+    s.local_after = H > 1 && (alg == TA_ALG_LOCAL || alg == TA_ALG_DILOCO)
+                        ? (size_t)floor(DATASET_IMAGES / (double)(x->n *
+                                                                  s.batch))
+                        : 0;
+    s.compress = 1;
+    s.epochs = x->p->epochs;
+    s.slem = !strcmp(graph, "-") ? 0 : NAN;
+    return s;
+}
+
+static int add_row(ta_plan *p, const ta_sched *s, size_t *cap)
+{
+    for (size_t k = 0; k < p->nrows; k++)
+        if (ta_sched_same(&p->rows[k].s, s))
+            return 0;
+    if (p->nrows == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        ta_row *v = realloc(p->rows, c * sizeof *v);
+        if (!v)
+            return -1;
+        p->rows = v;
+        *cap = c;
+    }
+    ta_row *r = &p->rows[p->nrows++];
+    memset(r, 0, sizeof *r);
+    r->s = *s;
+    r->final_acc = NAN;
+    r->steps = r->steps_lo = r->steps_hi = NAN;
+    r->seconds = r->lo = r->hi = NAN;
+    return 0;
+}
+
+static void row_name(ta_row *r)
+{
+    const ta_sched *s = &r->s;
+    int n = 0;
+    if (s->alg == TA_ALG_ALLREDUCE)
+        n = fmt(r->name, sizeof r->name, "all-reduce every step");
+    else if (s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO)
+        n = fmt(r->name, sizeof r->name, "%s H=%zu",
+                     ta_alg_name(s->alg), s->H);
+    else
+        n = fmt(r->name, sizeof r->name, "%s, %s graph%s%s",
+                     ta_alg_name(s->alg), s->graph,
+                     strcmp(s->weights, "laplacian") &&
+                     strcmp(s->weights, "own") ? " " : "",
+                     strcmp(s->weights, "laplacian") &&
+                     strcmp(s->weights, "own") ? s->weights : "");
+    if (s->alg >= TA_ALG_DPSGD && s->H > 1 && n > 0)
+        n += fmt(r->name + n, sizeof r->name - (size_t)n, " H=%zu",
+                      s->H);
+    if (s->global_every && n > 0)
+        n += fmt(r->name + n, sizeof r->name - (size_t)n,
+                      ", exact average every %zu", s->global_every);
+    if (fabs(s->lr - 0.05) > 1e-12 && n > 0)
+        fmt(r->name + n, sizeof r->name - (size_t)n, ", lr %g", s->lr);
+}
+
+/* the dpsgd-train command that runs row r */
+static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
+{
+    const ta_sched *s = &r->s;
+    char opt[400] = "";
+    size_t len = 0;
+#define OPT(...) \
+    len += (size_t)fmt(opt + len, len < sizeof opt ? sizeof opt - len : 0, \
+                            __VA_ARGS__)
+    if (s->alg >= TA_ALG_DPSGD)
+        OPT(" --algorithm %s", s->alg == TA_ALG_OTHER ? "dpsgd"
+                                                      : ta_alg_flag(s->alg));
+    if (s->H > 1)
+        OPT(" --average-every %zu", s->H);
+    if (s->H > 1 && s->local_after)
+        OPT(" --local-after %zu", s->local_after);
+    if (s->alg == TA_ALG_DILOCO)
+        OPT(" --outer nesterov:0.7,0.9");
+    if (s->global_every)
+        OPT(" --global-every %zu", s->global_every);
+    if (s->staleness > 0)
+        OPT(" --staleness %g", s->staleness);
+    if (s->compress > 0 && s->compress < 1)
+        OPT(" --compress %g", s->compress);
+#undef OPT
+    int ar_mode = s->alg <= TA_ALG_DILOCO;
+    const char *mca = ar_mode || s->global_every ? x->mca : "";
+    char what[200];
+    if (ar_mode)
+        fmt(what, sizeof what, "--mode allreduce --workers %zu", x->n);
+    else
+        fmt(what, sizeof what, "--topology %s%s", g ? g->file : "?",
+                 g && g->block && strcmp(s->graph, "opexp")
+                     ? " --placement block" : "");
+    fmt(r->train, sizeof r->train,
+             "mpirun %s-np RANKS dpsgd-train %s --partition %s --batch %zu "
+             "--epochs %g --lr %g --momentum 0.9 --warmup 1 --schedule step "
+             "--step-epochs 3.5%s --seed %llu --net %s --net-hosts %zu%s",
+             mca, what, s->partition, s->batch, s->epochs, s->lr, opt,
+             x->o->seed, x->netarg, x->S,
+             ar_mode || s->global_every ? (x->ar.alg == CM_AR_HIER
+                                               ? " --allreduce hierarchical"
+                                               : " --allreduce best")
+                                        : "");
+    if (g) {
+        /* the graph's weights: the price's command has laplacian */
+        const char *w = strstr(g->topogen, "--weights laplacian");
+        if (w && strcmp(s->weights, "laplacian") && strcmp(s->weights, "own"))
+            fmt(r->topogen, sizeof r->topogen, "%.*s--weights %s%s",
+                     (int)(w - g->topogen), g->topogen, s->weights,
+                     w + strlen("--weights laplacian"));
+        else
+            fmt(r->topogen, sizeof r->topogen, "%s", g->topogen);
+    }
+}
+
+/* seconds to reach `steps` steps of row r */
+static double seconds(const ta_row *r, double steps, double t_exact)
+{
+    double comm, exact;
+    ta_plan_comms(&r->s, steps, &comm, &exact);
+    return steps * r->t_compute + comm * r->t_comm + exact * t_exact;
+}
+
+/* measured: the runs at r's settings */
+static void measure(const ta_plan *p, ta_row *r, double t_exact)
+{
+    double sum = 0, acc = 0, tsum = 0, tmin = INFINITY, tmax = -INFINITY;
+    double smin = INFINITY, smax = -INFINITY;
+    size_t nacc = 0;
+    for (size_t k = 0; k < p->runs.n; k++) {
+        const ta_run *x = &p->runs.v[k];
+        if (!ta_sched_same(&x->s, &r->s))
+            continue;
+        if (!r->seeds++) {
+            fmt(r->setting, sizeof r->setting, "%s", x->setting);
+            fmt(r->exp, sizeof r->exp, "%s", x->exp);
+        }
+        if (isfinite(x->final_acc)) {
+            acc += x->final_acc;
+            nacc++;
+        }
+        if (x->steps < 0 || x->diverged)
+            continue;
+        r->reached++;
+        double t = seconds(r, x->steps, t_exact);
+        sum += x->steps;
+        tsum += t;
+        tmin = fmin(tmin, t);
+        tmax = fmax(tmax, t);
+        smin = fmin(smin, x->steps);
+        smax = fmax(smax, x->steps);
+    }
+    if (!r->seeds)
+        return;
+    r->final_acc = nacc ? acc / (double)nacc : NAN;
+    if (r->reached == r->seeds) {
+        r->basis = TA_BASIS_MEASURED;
+        r->steps = sum / (double)r->reached;
+        r->steps_lo = smin;
+        r->steps_hi = smax;
+        r->seconds = tsum / (double)r->reached;
+        r->lo = tmin;
+        r->hi = tmax;
+    } else {
+        r->basis = TA_BASIS_FAILED;
+        if (r->reached) { /* the seeds that reached it */
+            r->steps = sum / (double)r->reached;
+            r->steps_lo = smin;
+            r->steps_hi = smax;
+            r->seconds = tsum / (double)r->reached;
+            r->lo = tmin;
+            r->hi = tmax;
+        }
+        fmt(r->note, sizeof r->note, "%zu of %zu runs at these "
+                 "settings did not reach %g%s", r->seeds - r->reached,
+                 r->seeds, p->target, r->reached ? "" : " (steps: none)");
+    }
+}
+
+static double slem_of(const ta_plan *p, const ta_ctx *x, const char *graph,
+                      const char *weights)
+{
+    double sum = 0;
+    size_t k2 = 0;
+    for (size_t k = 0; k < p->runs.n; k++) {
+        const ta_run *r = &p->runs.v[k];
+        if (r->s.n == x->n && !strcmp(r->s.graph, graph) &&
+            !strcmp(r->s.weights, weights) && isfinite(r->s.slem)) {
+            sum += r->s.slem;
+            k2++;
+        }
+    }
+    if (k2)
+        return sum / (double)k2;
+    for (size_t k = 0; k < x->ng; k++)
+        if (!strcmp(x->g[k].graph, graph))
+            return x->g[k].slem;
+    return NAN;
+}
+
+static void predict(const ta_plan *p, const ta_ctx *x, ta_row *r,
+                    double t_exact, double spe)
+{
+    double e, lo, hi;
+    int inside;
+    if (r->s.alg >= TA_ALG_DPSGD && isnan(r->s.slem))
+        r->s.slem = slem_of(p, x, r->s.graph, r->s.weights);
+    if (ta_model_predict(&p->model, &r->s, &e, &lo, &hi, &inside) != CM_OK) {
+        r->basis = TA_BASIS_NONE;
+        fmt(r->note, sizeof r->note, "no runs and no prediction: %s",
+                 cm_last_error());
+        cm_error_clear();
+        return;
+    }
+    r->steps = e * spe;
+    r->steps_lo = lo * spe;
+    r->steps_hi = hi * spe;
+    r->seconds = seconds(r, r->steps, t_exact);
+    r->lo = seconds(r, r->steps_lo, t_exact);
+    r->hi = seconds(r, r->steps_hi, t_exact);
+    double budget = r->s.epochs * spe;
+    r->basis = inside && r->steps <= budget ? TA_BASIS_PREDICTED
+                                            : TA_BASIS_EXTRAPOLATED;
+    if (!inside)
+        fmt(r->note, sizeof r->note, "outside the fitted runs' range "
+                 "of %s (consensus c, partition, n or lr)",
+                 ta_alg_name(r->s.alg));
+    else if (r->steps > budget)
+        fmt(r->note, sizeof r->note, "predicted beyond the %g-epoch "
+                 "budget (%.0f steps)", r->s.epochs, budget);
+}
+
+static int by_seconds(const void *a, const void *b)
+{
+    const ta_row *x = a, *y = b;
+    double u = isnan(x->seconds) ? INFINITY : x->seconds;
+    double v = isnan(y->seconds) ? INFINITY : y->seconds;
+    if (u != v)
+        return u < v ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* tier of a row: 0 measured / predicted, 1 extrapolated, 2 failed, 3 none */
+static int tier(const ta_row *r, int extrapolate)
+{
+    switch (r->basis) {
+    case TA_BASIS_MEASURED:
+    case TA_BASIS_PREDICTED:
+        return 0;
+    case TA_BASIS_EXTRAPOLATED:
+        return extrapolate ? 0 : 1;
+    case TA_BASIS_FAILED:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+static int by_tier_seconds(const void *a, const void *b, int extrapolate)
+{
+    int u = tier(a, extrapolate), v = tier(b, extrapolate);
+    return u != v ? u - v : by_seconds(a, b);
+}
+static int by_tier0(const void *a, const void *b)
+{
+    return by_tier_seconds(a, b, 0);
+}
+static int by_tier1(const void *a, const void *b)
+{
+    return by_tier_seconds(a, b, 1);
+}
+
+/* Tier 0 merged: a predicted row before a measured one only when its
+ * interval's upper end is below the measured time. */
+static cm_status rank(ta_plan *p, int extrapolate)
+{
+    qsort(p->rows, p->nrows, sizeof *p->rows, extrapolate ? by_tier1
+                                                          : by_tier0);
+    size_t n0 = 0;
+    while (n0 < p->nrows && tier(&p->rows[n0], extrapolate) == 0)
+        n0++;
+    ta_row *m = malloc((n0 + 1) * sizeof *m), *q = malloc((n0 + 1) * sizeof *q);
+    if (!m || !q) {
+        free(m);
+        free(q);
+        return cm_error(CM_ENOMEM, "out of memory");
+    }
+    size_t nm = 0, nq = 0;
+    for (size_t k = 0; k < n0; k++) {
+        if (p->rows[k].basis == TA_BASIS_MEASURED)
+            m[nm++] = p->rows[k];
+        else
+            q[nq++] = p->rows[k];
+    }
+    size_t i = 0, j = 0, o = 0;
+    while (i < nm || j < nq) {
+        if (j < nq && (i == nm || q[j].hi < m[i].seconds))
+            p->rows[o++] = q[j++];
+        else
+            p->rows[o++] = m[i++];
+    }
+    free(m);
+    free(q);
+    return CM_OK;
+}
+
+/* the default experiments: ROOT/data/results* */
+static cm_status read_defaults(ta_plan *p, const char *root)
+{
+    char dir[4096], real[PATH_MAX];
+    fmt(dir, sizeof dir, "%s/data", root ? root : ".");
+    char cwd[PATH_MAX];
+    if (realpath(dir, real)) {
+        /* relative to the working directory when under it */
+        size_t cl = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+        fmt(dir, sizeof dir, "%s", cl && !strncmp(real, cwd, cl) &&
+                                        real[cl] == '/' ? real + cl + 1
+                                                        : real);
+    }
+    static const char *const NAMES[] = {"results", "results-slow-network"};
+    size_t got = 0;
+    for (size_t k = 0; k < 2; k++) {
+        char d[4200];
+        fmt(d, sizeof d, "%s/%s", dir, NAMES[k]);
+        cm_status st = ta_runs_read(&p->runs, d, p->target);
+        if (st == CM_EIO && !got && k == 0) {
+            cm_error_clear();
+            continue;
+        }
+        if (st != CM_OK && !(st == CM_EIO && got))
+            return st;
+        cm_error_clear();
+        size_t len = strlen(p->results);
+        fmt(p->results + len, sizeof p->results - len, "%s%s",
+                 len ? "," : "", d);
+        got++;
+    }
+    if (!got)
+        return cm_error(CM_EIO, "no committed experiments under %s (no "
+                        "data/results*): give --results DIR", dir);
+    return CM_OK;
+}
+
+static cm_status read_results(ta_plan *p, const ta_plan_opts *o)
+{
+    if (!o->results || !strcmp(o->results, "default"))
+        return read_defaults(p, o->default_root);
+    char buf[4096];
+    fmt(buf, sizeof buf, "%s", o->results);
+    char *save = NULL;
+    for (char *d = strtok_r(buf, ",", &save); d;
+         d = strtok_r(NULL, ",", &save)) {
+        cm_status st = !strcmp(d, "default")
+                           ? read_defaults(p, o->default_root)
+                           : ta_runs_read(&p->runs, d, p->target);
+        if (st != CM_OK)
+            return st;
+        if (strcmp(d, "default")) {
+            size_t len = strlen(p->results);
+            fmt(p->results + len, sizeof p->results - len, "%s%s",
+                     len ? "," : "", d);
+        }
+    }
+    return CM_OK;
+}
+
+cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
+{
+    ta_ctx x;
+    memset(&x, 0, sizeof x);
+    x.o = o;
+    x.p = p;
+    x.n = o->n;
+    x.d = o->d;
+    x.S = o->hosts ? o->hosts : o->n;
+    x.bytes = 4.0 * (double)(o->params ? o->params : TOPOGEN_DEFAULT_PARAMS);
+    ta_shell_word(o->net_arg, x.netarg, sizeof x.netarg);
+    if (x.S > x.n)
+        return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
+                        "workers", x.S, x.n);
+    if (o->labels && o->labels->n != o->n)
+        return cm_error(CM_EINVAL, "--labels %s: %zu workers, not -n %zu",
+                        o->labels_path, o->labels->n, o->n);
+    p->n = x.n;
+    p->S = x.S;
+    p->bytes = x.bytes;
+    p->target = o->target;
+    p->epochs = o->epochs > 0 ? o->epochs : 12;
+    p->batch = o->batch ? o->batch
+                        : (size_t)fmax(1.0, floor(1024.0 / (double)o->n));
+    fmt(p->partition, sizeof p->partition, "%s",
+             o->partition ? o->partition : "dirichlet:0.1");
+    cm_status st = read_results(p, o);
+    if (st == CM_OK)
+        st = ta_model_fit(&p->model, &p->runs);
+    if (st == CM_OK)
+        st = ta_prices(&x);
+    if (st != CM_OK)
+        return st;
+    p->rate = ta_runs_rate(&p->runs, p->batch);
+    double t_compute = p->rate > 0 ? (double)p->batch / p->rate : 0;
+    if (!(p->rate > 0))
+        ta_plan_skip(p, "compute (no bench of the model in the experiments: the "
+                "time per step is the communication's only)");
+    /* the schedules: the grid, then every one the runs hold here */
+    size_t cap = 0;
+    ta_sched s;
+    static const size_t LOCAL_H[] = {2, 4, 8}, DILOCO_H[] = {4, 16};
+    s = cell_sched(&x, TA_ALG_ALLREDUCE, "-", 1);
+    int bad = add_row(p, &s, &cap);
+    for (size_t k = 0; k < 3 && !bad; k++) {
+        s = cell_sched(&x, TA_ALG_LOCAL, "-", LOCAL_H[k]);
+        bad = add_row(p, &s, &cap);
+    }
+    for (size_t k = 0; k < 2 && !bad; k++) {
+        s = cell_sched(&x, TA_ALG_DILOCO, "-", DILOCO_H[k]);
+        bad = add_row(p, &s, &cap);
+    }
+    for (size_t k = 0; k < x.ng && !bad; k++) {
+        if (!x.g[k].ok)
+            continue;
+        static const ta_alg A[] = {TA_ALG_D2, TA_ALG_DPSGD, TA_ALG_GT};
+        size_t na = !strcmp(x.g[k].graph, "opexp") ? 1 : 3;
+        for (size_t a = 0; a < na && !bad; a++) {
+            s = cell_sched(&x, !strcmp(x.g[k].graph, "opexp") ? TA_ALG_DPSGD
+                                                              : A[a],
+                           x.g[k].graph, 1);
+            bad = add_row(p, &s, &cap);
+        }
+    }
+    double spe_sum = 0;
+    size_t spe_n = 0;
+    for (size_t k = 0; k < p->runs.n && !bad; k++) {
+        const ta_run *r = &p->runs.v[k];
+        if (r->s.n != x.n || r->s.batch != p->batch ||
+            strcmp(r->s.partition, p->partition) ||
+            fabs(r->s.epochs - p->epochs) > 1e-6)
+            continue;
+        p->cell_runs++;
+        if (r->steps_per_epoch > 0) {
+            spe_sum += r->steps_per_epoch;
+            spe_n++;
+        }
+        if (strcmp(r->s.graph, "-") && !ta_price_of(&x, r->s.graph)) {
+            char why[160];
+            fmt(why, sizeof why, "the runs' %s (graph '%s' is not "
+                     "built by plan)", r->setting, r->s.graph);
+            ta_plan_skip(p, why);
+            continue;
+        }
+        ta_sched t = r->s;
+        t.slem = NAN;
+        if (!strcmp(t.graph, "-"))
+            t.slem = 0;
+        bad = add_row(p, &t, &cap);
+    }
+    if (bad)
+        return cm_error(CM_ENOMEM, "out of memory");
+    double spe = spe_n ? spe_sum / (double)spe_n
+                       : floor(DATASET_IMAGES / (double)(x.n * p->batch));
+    for (size_t k = 0; k < p->nrows; k++) {
+        ta_row *r = &p->rows[k];
+        const price *g = strcmp(r->s.graph, "-") ? ta_price_of(&x, r->s.graph)
+                                                 : NULL;
+        r->t_compute = t_compute;
+        r->ar = x.ar.alg;
+        r->t_comm = !strcmp(r->s.graph, "-") ? x.ar.time_s
+                    : r->s.alg == TA_ALG_GT ? g->round2_s : g->round_s;
+        row_name(r);
+        row_commands(&x, r, g);
+        measure(p, r, x.ar.time_s);
+        if (!r->seeds)
+            predict(p, &x, r, x.ar.time_s, spe);
+        if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
+            fmt(r->note, sizeof r->note, "%s", g->note);
+        if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
+            x.ar.alg == CM_AR_HIER && !r->note[0])
+            fmt(r->note, sizeof r->note, "hierarchical all-reduce (%s "
+                "among hosts, %.4g ms) priced; Open MPI 4.1's libnbc has "
+                "none: the run line selects the cheapest flat one, %s "
+                "(%.4g ms)", cm_net_ar_name(x.ar.inter), x.ar.time_s * 1e3,
+                cm_net_ar_name(x.flat.alg), x.flat.time_s * 1e3);
+    }
+    return rank(p, o->extrapolate);
+}

@@ -1,0 +1,121 @@
+/* ta_plan: `topogen plan` computed: every schedule a user could run with
+ * dpsgd-train on N workers (one per rank) on S hosts, ranked by its time
+ * to a target test accuracy = steps to the target x time per step
+ * (topo/assess/, under topo/cli/ which prints the result;
+ * docs/topo/plan-model.md).
+ *
+ * Steps to the target: measured (the committed runs at these settings:
+ * the mean over their seeds), else predicted by the convergence model
+ * (ta_model.h) fitted to every run read, with a 95% interval. Time per
+ * step: the measured compute of one step (the experiments' benches) plus
+ * the modelled communications up to the target (src/place/cm_net.h:
+ * gossip rounds on graphs built here with the seed of the row's topogen
+ * command, all-reduce with the cheapest algorithm, warm-up and local
+ * steps counted as dpsgd-train schedules them).
+ *
+ * Ranking: measured rows that reached the target in every seed and
+ * predicted rows inside the fitted range, by time; a predicted row goes
+ * above a measured one only when its interval's upper end is below the
+ * measured time. Then extrapolated rows (outside the fitted range, or
+ * predicted beyond the epoch budget; with the predicted ones under
+ * `extrapolate`), then the schedules that failed to reach the target in
+ * runs at their settings (never above one that reached it).
+ */
+#ifndef TA_PLAN_H
+#define TA_PLAN_H
+
+#include <stddef.h>
+
+#include "cm_labels.h"
+#include "cm_net.h"
+#include "cm_status.h"
+#include "ta_model.h"
+#include "ta_runs.h"
+
+typedef enum {
+    TA_BASIS_MEASURED,     /* runs at these settings reached the target */
+    TA_BASIS_PREDICTED,    /* the model, inside its data */
+    TA_BASIS_EXTRAPOLATED, /* the model, outside its data or budget */
+    TA_BASIS_FAILED,       /* runs at these settings did not reach it */
+    TA_BASIS_NONE          /* neither runs nor a model: not ranked */
+} ta_basis;
+
+/* "measured", "predicted", "extrapolated", "failed", "none" */
+const char *ta_basis_name(ta_basis b);
+
+typedef struct {
+    ta_sched s;            /* the schedule */
+    char name[80];         /* "D^2, aware graph", "local SGD H=2" */
+    ta_basis basis;
+    char setting[96];      /* measured: the experiment's name for it */
+    char exp[256];         /* measured: the experiment directory */
+    size_t seeds, reached; /* runs at these settings; reached the target */
+    double steps;          /* steps to the target (mean, or predicted) */
+    double steps_lo, steps_hi; /* measured: min and max over the seeds;
+                              predicted: the 95% interval */
+    double final_acc;      /* measured: mean final test accuracy (NAN) */
+    double t_compute;      /* seconds of compute per step */
+    double t_comm;         /* seconds of one communication (gossip round
+                              or all-reduce) */
+    double seconds;        /* time to the target (NAN: never) */
+    double lo, hi;         /* its interval (measured: over the seeds) */
+    cm_net_ar_alg ar;      /* the all-reduce algorithm priced (all-reduce
+                              modes and exact averages) */
+    char train[900];       /* the dpsgd-train command (mpirun and MCA) */
+    char topogen[600];     /* the command(s) that make its graph, or "" */
+    char note[240];        /* how it was priced or why it ranks where */
+} ta_row;
+
+/* What the plan is asked (filled by the command line from its config). */
+typedef struct {
+    size_t n, d;           /* workers, gossip degree */
+    size_t hosts;          /* hosts (0: one per worker) */
+    size_t params;         /* floats per array (0: LeNet, 61706) */
+    size_t batch;          /* images per worker per step (0: 1024 / n) */
+    double epochs;         /* budget (0: 12) */
+    double target;         /* test accuracy */
+    const char *partition; /* NULL: dirichlet:0.1 */
+    const cm_net *net;     /* the parsed --net (borrowed) */
+    const char *net_arg;   /* --net as given, for the commands */
+    unsigned long long seed; /* the graphs' seed */
+    const cm_labels *labels; /* --labels (NULL: none) */
+    const char *labels_path;
+    const char *results;   /* DIR[,DIR...]; NULL or "default": defaults */
+    const char *default_root; /* the tree whose data/results* are the
+                              defaults (the checkout or install prefix) */
+    int extrapolate;
+} ta_plan_opts;
+
+typedef struct {
+    ta_row *rows;          /* ranked */
+    size_t nrows;
+    size_t n, S, batch;
+    double epochs, target, bytes;
+    double rate;           /* images per second of the compute bench */
+    char partition[32];
+    char results[2048];    /* the directories read, comma-separated */
+    ta_runs runs;          /* every run read */
+    ta_model model;        /* fitted to them */
+    size_t cell_runs;      /* runs at this cell (n, batch, partition) */
+    char skipped[1024];    /* schedules not ranked, and why */
+} ta_plan;
+
+void ta_plan_init(ta_plan *p);
+void ta_plan_destroy(ta_plan *p);
+
+/* Reads the experiments, fits the model, prices and ranks every schedule
+ * into p. CM_EINVAL for options that do not fit (hosts > n, labels of
+ * another n); CM_EIO / CM_EFORMAT from the reader (naming the file).
+ * Cost: the graphs' builds (a learned search when S < n: seconds at
+ * n = 256) plus reading the runs. */
+cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o);
+
+/* The communications up to step `steps` (exclusive) of schedule s, as
+ * dpsgd-train schedules them (train/core/dt_local.h): step t < L or
+ * (t - L + 1) % H == 0 communicates; communication c is an exact average
+ * when (c + 1) % K == 0. *comm the gossip rounds or all-reduces, *exact
+ * the exact averages. O(steps). */
+void ta_plan_comms(const ta_sched *s, double steps, double *comm,
+                   double *exact);
+
+#endif

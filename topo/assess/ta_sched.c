@@ -1,0 +1,377 @@
+/* ta_sched.c: a run's schedule from the files an experiment leaves
+ * (ta_sched.h): the summary JSON (jansson), KEY="VALUE" files
+ * (NAME.settings, grid.env), the trainer's log and the run's name, and a
+ * topology file's header (kind, --labels / --groups, slem). Each reader
+ * fills what its file says and leaves the rest; ta_runs.c calls them
+ * from the least to the most explicit.
+ */
+#include "ta_sched.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* snprintf into buf, truncating silently (paths and names are bounded by
+ * the buffers they come from) */
+static int fmt(char *buf, size_t cap, const char *f, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fmt(char *buf, size_t cap, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    int n = vsnprintf(buf, cap, f, ap);
+    va_end(ap);
+    return n;
+}
+
+const char *ta_alg_name(ta_alg a)
+{
+    static const char *N[TA_ALG_COUNT] = {"all-reduce", "local SGD", "DiLoCo",
+                                          "D-PSGD", "D^2", "GT", "other"};
+    return a < TA_ALG_COUNT ? N[a] : "?";
+}
+
+const char *ta_alg_flag(ta_alg a)
+{
+    return a == TA_ALG_D2 ? "d2" : a == TA_ALG_GT ? "gt" : "dpsgd";
+}
+
+double ta_partition_zeta(const char *p)
+{
+    if (!strcmp(p, "iid"))
+        return 0.0;
+    if (!strncmp(p, "dirichlet:", 10))
+        return 1.0 / (1.0 + strtod(p + 10, NULL));
+    if (!strncmp(p, "shards:", 7)) {
+        double k = strtod(p + 7, NULL);
+        return k >= 10 ? 0.0 : 1.0 - k / 10.0;
+    }
+    return -1.0;
+}
+
+int ta_sched_same(const ta_sched *a, const ta_sched *b)
+{
+    return a->alg == b->alg && !strcmp(a->graph, b->graph) &&
+           !strcmp(a->weights, b->weights) && a->n == b->n &&
+           a->batch == b->batch && !strcmp(a->partition, b->partition) &&
+           fabs(a->lr - b->lr) <= 1e-9 * fabs(a->lr) && a->H == b->H &&
+           (a->H == 1 || a->local_after == b->local_after) &&
+           a->global_every == b->global_every &&
+           a->staleness == b->staleness && a->compress == b->compress &&
+           fabs(a->epochs - b->epochs) < 1e-6;
+}
+
+/* ---- small file helpers ---- */
+
+int ta_is_dir(const char *p)
+{
+    struct stat s;
+    return stat(p, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
+int ta_is_file(const char *p)
+{
+    struct stat s;
+    return stat(p, &s) == 0 && S_ISREG(s.st_mode);
+}
+
+/* VALUE of KEY="VALUE" (or KEY=VALUE) in a shell env file; 0 if absent */
+int ta_env_value(const char *path, const char *key, char *buf,
+                     size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[2048];
+    size_t kl = strlen(key);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl) && line[kl] == '=') {
+            char *v = line + kl + 1;
+            v[strcspn(v, "\r\n")] = '\0';
+            if (*v == '"') {
+                v++;
+                char *q = strrchr(v, '"');
+                if (q)
+                    *q = '\0';
+            }
+            fmt(buf, cap, "%s", v);
+            found = 1;
+        }
+    fclose(f);
+    return found;
+}
+
+/* the value after `flag ` in a command line; 0 if absent */
+static int arg_value(const char *args, const char *flag, char *buf,
+                     size_t cap)
+{
+    size_t fl = strlen(flag);
+    for (const char *s = strstr(args, flag); s; s = strstr(s + 1, flag))
+        if ((s == args || s[-1] == ' ') && s[fl] == ' ') {
+            const char *v = s + fl + 1;
+            fmt(buf, cap, "%.*s", (int)strcspn(v, " \""), v);
+            return 1;
+        }
+    return 0;
+}
+
+/* A topology file's header: kind, --labels / --groups, slem */
+void ta_sched_from_topology(const char *path, ta_sched *s)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[4096];
+    for (int k = 0; k < 8 && fgets(line, sizeof line, f) && line[0] == '#';
+         k++) {
+        const char *p;
+        if ((p = strstr(line, " slem=")))
+            s->slem = strtod(p + 6, NULL);
+        if (!strcmp(s->graph, "?") && (p = strstr(line, " kind="))) {
+            p += 6;
+            size_t len = strcspn(p, " \r\n");
+            fmt(s->graph, sizeof s->graph, "%.*s", (int)len, p);
+            if (!strcmp(s->graph, "one-peer-exp"))
+                fmt(s->graph, sizeof s->graph, "opexp");
+        }
+        if (!strncmp(line, "# settings:", 11) && !strcmp(s->graph, "learned")) {
+            if (strstr(line, "--labels "))
+                fmt(s->graph, sizeof s->graph, "aware");
+            else if (strstr(line, "--groups "))
+                fmt(s->graph, sizeof s->graph, "hosts");
+        }
+    }
+    fclose(f);
+}
+
+/* The topology file a run names, found as named or by its basename in
+ * the experiment's topo/ (experiments are moved after they run). */
+void ta_sched_topology_of(const char *exp, const char *named, ta_sched *s)
+{
+    if (!named || !named[0])
+        return;
+    char path[4096];
+    const char *b = strrchr(named, '/');
+    b = b ? b + 1 : named;
+    fmt(path, sizeof path, "%s/topo/%s", exp, b);
+    if (ta_is_file(path))
+        ta_sched_from_topology(path, s);
+    else if (fmt(path, sizeof path, "%s/%s", exp, b) > 0 &&
+             ta_is_file(path))
+        ta_sched_from_topology(path, s);
+    else if (ta_is_file(named))
+        ta_sched_from_topology(named, s);
+}
+
+/* ---- a schedule from a name (the experiment scripts' grammar) ---- */
+
+static const char *const GRAPHS[] = {"aware", "learned", "random", "rrl",
+                                     "opexp", "hosts", "exponential", NULL};
+
+void ta_sched_from_name(const char *name, ta_sched *s, int *known)
+{
+    char buf[128];
+    fmt(buf, sizeof buf, "%s", name);
+    char *save = NULL, *t = strtok_r(buf, "-", &save);
+    if (!t)
+        return;
+    int kind = !strcmp(t, "allreduce") ? 1 : !strcmp(t, "local") ? 2
+             : !strcmp(t, "diloco") ? 3 : !strcmp(t, "d2") ? 4
+             : !strcmp(t, "dpsgd") ? 5 : !strcmp(t, "gt") ? 6
+             : !strcmp(t, "qgm") ? 7 : 0;
+    if (!kind)
+        return;
+    *known = 1;
+    static const ta_alg A[] = {0, TA_ALG_ALLREDUCE, TA_ALG_LOCAL,
+                               TA_ALG_DILOCO, TA_ALG_D2, TA_ALG_DPSGD,
+                               TA_ALG_GT, TA_ALG_OTHER};
+    s->alg = A[kind];
+    if (kind <= 3) {
+        fmt(s->graph, sizeof s->graph, "-");
+        fmt(s->weights, sizeof s->weights, "-");
+        if (kind > 1)
+            s->local_after = 58;
+    }
+    while ((t = strtok_r(NULL, "-", &save))) {
+        if (t[0] == 'H' && isdigit((unsigned char)t[1]))
+            s->H = strtoul(t + 1, NULL, 10);
+        else if (!strncmp(t, "lr", 2) && isdigit((unsigned char)t[2]))
+            s->lr = strtod(t + 2, NULL);
+        else if (!strncmp(t, "pga", 3))
+            s->global_every = strtoul(t + 3, NULL, 10);
+        else if (!strcmp(t, "nesterov"))
+            s->alg = TA_ALG_DILOCO;
+        else if (kind >= 4)
+            for (size_t g = 0; GRAPHS[g]; g++)
+                if (!strcmp(t, GRAPHS[g]))
+                    fmt(s->graph, sizeof s->graph, "%s", t);
+    }
+    if (s->alg == TA_ALG_ALLREDUCE && s->H > 1)
+        s->alg = TA_ALG_LOCAL;
+}
+
+/* ---- a schedule from the summary JSON ---- */
+
+int ta_sched_from_json(const char *path, const char *exp, ta_sched *s,
+                     unsigned *seed)
+{
+    json_error_t e;
+    json_t *o = json_load_file(path, 0, &e);
+    if (!o)
+        return 0;
+    json_t *st = json_object_get(o, "settings"),
+           *res = json_object_get(o, "result");
+    if (!json_is_object(st)) {
+        json_decref(o);
+        return 0;
+    }
+    const char *mode = json_string_value(json_object_get(st, "mode"));
+    const char *alg = json_string_value(json_object_get(st, "algorithm"));
+    const char *part = json_string_value(json_object_get(st, "partition"));
+    const char *outer = json_string_value(json_object_get(st, "outer"));
+    const char *topo = json_string_value(json_object_get(st, "topology"));
+    const char *w = json_string_value(json_object_get(st, "weights"));
+    json_t *v;
+    if ((v = json_object_get(st, "batch")) && json_is_integer(v))
+        s->batch = (size_t)json_integer_value(v);
+    if ((v = json_object_get(st, "lr")) && json_is_number(v))
+        s->lr = json_number_value(v);
+    if ((v = json_object_get(st, "epochs")) && json_is_number(v))
+        s->epochs = json_number_value(v);
+    if ((v = json_object_get(st, "seed")) && json_is_integer(v))
+        *seed = (unsigned)json_integer_value(v);
+    if ((v = json_object_get(st, "average_every")) && json_is_integer(v))
+        s->H = (size_t)json_integer_value(v);
+    if ((v = json_object_get(st, "local_after")) && json_is_integer(v))
+        s->local_after = (size_t)json_integer_value(v);
+    if ((v = json_object_get(st, "global_every")) && json_is_integer(v))
+        s->global_every = (size_t)json_integer_value(v);
+    if ((v = json_object_get(st, "staleness")) && json_is_number(v))
+        s->staleness = json_number_value(v);
+    if ((v = json_object_get(st, "compress")) && json_is_number(v))
+        s->compress = json_number_value(v);
+    if ((v = json_object_get(res, "workers")) && json_is_integer(v))
+        s->n = (size_t)json_integer_value(v);
+    else if ((v = json_object_get(st, "workers")) && json_is_integer(v))
+        s->n = (size_t)json_integer_value(v);
+    if (part)
+        fmt(s->partition, sizeof s->partition, "%s", part);
+    int diloco = outer && strcmp(outer, "none");
+    if (mode && !strcmp(mode, "allreduce")) {
+        s->alg = diloco ? TA_ALG_DILOCO
+               : s->H > 1 ? TA_ALG_LOCAL : TA_ALG_ALLREDUCE;
+        fmt(s->graph, sizeof s->graph, "-");
+        fmt(s->weights, sizeof s->weights, "-");
+        s->slem = 0;
+    } else {
+        s->alg = !alg || !strcmp(alg, "dpsgd") ? TA_ALG_DPSGD
+               : !strcmp(alg, "d2") ? TA_ALG_D2
+               : !strcmp(alg, "gt") ? TA_ALG_GT : TA_ALG_OTHER;
+        if (w)
+            fmt(s->weights, sizeof s->weights, "%s", w);
+        ta_sched_topology_of(exp, topo, s);
+    }
+    json_decref(o);
+    return 1;
+}
+
+/* ---- a schedule from NAME.settings / grid.env ---- */
+
+void ta_sched_from_env(const char *path, const char *exp, ta_sched *s,
+                     unsigned *seed, int *known)
+{
+    char v[2048];
+    if (ta_env_value(path, "WORKERS", v, sizeof v) && !strchr(v, ' '))
+        s->n = strtoul(v, NULL, 10);
+    if (ta_env_value(path, "BATCH", v, sizeof v))
+        s->batch = strtoul(v, NULL, 10);
+    if (ta_env_value(path, "LR", v, sizeof v))
+        s->lr = strtod(v, NULL);
+    if (ta_env_value(path, "EPOCHS", v, sizeof v))
+        s->epochs = strtod(v, NULL);
+    if (ta_env_value(path, "SEED", v, sizeof v))
+        *seed = (unsigned)strtoul(v, NULL, 10);
+    if (ta_env_value(path, "PARTITION", v, sizeof v))
+        fmt(s->partition, sizeof s->partition, "%s", v);
+    char a[64];
+    if (ta_env_value(path, "TRAIN_ARGS", v, sizeof v)) {
+        if (arg_value(v, "--algorithm", a, sizeof a))
+            s->alg = !strcmp(a, "d2") ? TA_ALG_D2 : !strcmp(a, "gt")
+                     ? TA_ALG_GT : !strcmp(a, "dpsgd") ? TA_ALG_DPSGD
+                                                       : TA_ALG_OTHER;
+        if (arg_value(v, "--average-every", a, sizeof a))
+            s->H = strtoul(a, NULL, 10);
+        if (arg_value(v, "--global-every", a, sizeof a))
+            s->global_every = strtoul(a, NULL, 10);
+        if (arg_value(v, "--local-after", a, sizeof a))
+            s->local_after = strtoul(a, NULL, 10);
+    }
+    if (ta_env_value(path, "SETTING", v, sizeof v)) {
+        *known = 1;
+        char *colon = strchr(v, ':');
+        if (colon)
+            *colon = '\0';
+        for (char *p = v; *p; p++)
+            if (*p == '_')
+                *p = '-';
+        if (!strcmp(v, "allreduce")) {
+            s->alg = s->H > 1 ? TA_ALG_LOCAL : TA_ALG_ALLREDUCE;
+            fmt(s->graph, sizeof s->graph, "-");
+            fmt(s->weights, sizeof s->weights, "-");
+            s->slem = 0;
+        } else {
+            fmt(s->graph, sizeof s->graph, "%s",
+                     !strcmp(v, "one-peer-exp") ? "opexp" : v);
+            if (colon)
+                fmt(s->weights, sizeof s->weights, "%s", colon + 1);
+        }
+    }
+    if (ta_env_value(path, "TOPOLOGY", v, sizeof v) && strcmp(s->graph, "-"))
+        ta_sched_topology_of(exp, v, s);
+}
+
+/* ---- a schedule from logs/NAME.log ("final: d2  workers 64 ...") ---- */
+
+void ta_sched_from_log(const char *path, ta_sched *s, int *known)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char alg[32], part[32];
+        size_t n;
+        if (sscanf(line, "final: %31s workers %zu", alg, &n) == 2) {
+            *known = 1;
+            s->n = n;
+            if (!strcmp(alg, "allreduce")) {
+                s->alg = TA_ALG_ALLREDUCE;
+                fmt(s->graph, sizeof s->graph, "-");
+                fmt(s->weights, sizeof s->weights, "-");
+                s->slem = 0;
+            } else {
+                s->alg = !strcmp(alg, "d2") ? TA_ALG_D2
+                       : !strcmp(alg, "gt") ? TA_ALG_GT
+                       : !strcmp(alg, "dpsgd") ? TA_ALG_DPSGD : TA_ALG_OTHER;
+                const char *p = strstr(line, "  slem ");
+                if (p)
+                    s->slem = strtod(p + 7, NULL);
+                if (!strcmp(s->graph, "?"))
+                    fmt(s->graph, sizeof s->graph, "learned");
+            }
+            const char *p = strstr(line, "  partition ");
+            if (p && sscanf(p + 12, "%31s", part) == 1)
+                fmt(s->partition, sizeof s->partition, "%s", part);
+            if ((p = strstr(line, "  epochs ")))
+                s->epochs = strtod(p + 9, NULL);
+        }
+    }
+    fclose(f);
+}
+

@@ -1,0 +1,91 @@
+/* ta_sched: one schedule (what a dpsgd-train command line fixes) and the
+ * readers that find it in the files an experiment leaves: the summary
+ * JSON (settings.*), KEY="VALUE" files (NAME.settings, grid.env), the
+ * trainer's log ("final: ALG  workers N ... partition P ... slem S"), the
+ * run's name (the experiment scripts' grammar: allreduce|local|diloco|
+ * d2|dpsgd|gt|qgm, then GRAPH, HH, lrLR, pgaK, nesterov) and a topology
+ * file's header (kind=, --labels, --groups, slem=). Part of topo/assess/.
+ * Each reader sets what its file says and leaves the other fields.
+ */
+#ifndef TA_SCHED_H
+#define TA_SCHED_H
+
+#include <stddef.h>
+
+/* The algorithm of a schedule (what the convergence model tells apart). */
+typedef enum {
+    TA_ALG_ALLREDUCE, /* all-reduce of the gradients every step */
+    TA_ALG_LOCAL,     /* local SGD: parameters averaged every H steps */
+    TA_ALG_DILOCO,    /* local SGD with an outer Nesterov step */
+    TA_ALG_DPSGD,     /* gossip, D-PSGD */
+    TA_ALG_D2,        /* gossip, D^2 */
+    TA_ALG_GT,        /* gossip, gradient tracking */
+    TA_ALG_OTHER,     /* gossip with another rule (qgm, ...) */
+    TA_ALG_COUNT
+} ta_alg;
+
+/* One schedule: what a dpsgd-train command line fixes. */
+typedef struct {
+    ta_alg alg;
+    char graph[24];     /* "aware", "learned", "random", "rrl", "opexp",
+                           "hosts", ...; "-" for all-reduce modes */
+    char weights[16];   /* "laplacian", "mh", "own"; "-" for all-reduce */
+    size_t n;           /* workers */
+    size_t batch;       /* images per worker per step */
+    char partition[32]; /* "dirichlet:0.1", "iid", "shards:2" */
+    double lr;          /* peak learning rate */
+    size_t H;           /* steps between communications (1: every step) */
+    size_t local_after; /* every-step communications first (warm-up) */
+    size_t global_every;/* every K-th communication an exact average (0) */
+    double staleness;   /* steps of delay of the gossip (0: none) */
+    double compress;    /* fraction of the array sent (1: none) */
+    double epochs;      /* the run's epochs (its budget) */
+    double slem;        /* the gossip W's SLEM (NAN: unknown; 0 exact) */
+} ta_sched;
+
+/* 1 when two schedules are the same command line (the model's features,
+ * lr, H, warm-up, K, staleness, compression, epochs). */
+int ta_sched_same(const ta_sched *a, const ta_sched *b);
+
+/* The partition's heterogeneity as the model uses it (a proxy in [0, 1]):
+ * iid 0, dirichlet:A 1/(1 + A), shards:K 1 - K/10; -1 when unknown. */
+double ta_partition_zeta(const char *partition);
+
+/* "all-reduce", "local SGD", "DiLoCo", "D-PSGD", "D^2", "GT", "other";
+ * and the dpsgd-train --algorithm of a gossip rule ("dpsgd", "d2", "gt"). */
+const char *ta_alg_name(ta_alg a);
+const char *ta_alg_flag(ta_alg a);
+
+/* 1 when p is a directory / a regular file. */
+int ta_is_dir(const char *p);
+int ta_is_file(const char *p);
+
+/* VALUE of KEY="VALUE" (or KEY=VALUE) in the shell env file at path into
+ * buf (cap bytes); 0 when the file or the key is absent. */
+int ta_env_value(const char *path, const char *key, char *buf, size_t cap);
+
+/* s from the header of the topology file at path: the graph name from
+ * kind= ("one-peer-exp" -> "opexp"; a learned graph with --labels ->
+ * "aware", with --groups -> "hosts") when s->graph is "?", and slem=. */
+void ta_sched_from_topology(const char *path, ta_sched *s);
+
+/* The topology file `named` by a run, found in exp/topo/, exp/ or as
+ * named (experiments are moved after they run), read as above. */
+void ta_sched_topology_of(const char *exp, const char *named, ta_sched *s);
+
+/* s from a run's name (the grammar above); *known = 1 when it parses. */
+void ta_sched_from_name(const char *name, ta_sched *s, int *known);
+
+/* s and *seed from a --summary JSON; 1 when it was read. */
+int ta_sched_from_json(const char *path, const char *exp, ta_sched *s,
+                       unsigned *seed);
+
+/* s and *seed from a KEY="VALUE" file (WORKERS, BATCH, LR, EPOCHS, SEED,
+ * PARTITION, TRAIN_ARGS, SETTING, TOPOLOGY); *known = 1 with SETTING. */
+void ta_sched_from_env(const char *path, const char *exp, ta_sched *s,
+                       unsigned *seed, int *known);
+
+/* s from the trainer's log at path ("final: ..." line). */
+void ta_sched_from_log(const char *path, ta_sched *s, int *known);
+
+#endif
