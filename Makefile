@@ -193,7 +193,7 @@ LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch check-claims \
         check-same-bits check-floors check-header \
         check-python check-lib check-san lib man bench-build \
-        demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
+        demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz wheel
 all: $(PROGRAMS) $(LIBS_OUT)
 
 $(BUILD)/%.o: %.c
@@ -396,6 +396,13 @@ check-torch: $(PROGRAMS)
 # 4 and 16 gloo processes; about 1.5 min of CPU).
 check-python: $(PROGRAMS) $(LIBS_OUT)
 	BIN=$(BIN) sh tests/python/module.sh
+
+# The Python package as a pure-Python wheel, dist/dpsgd_topogen-*.whl,
+# written by the standard library alone (no setuptools, wheel or
+# network): `pip install dist/dpsgd_topogen-*.whl` under any Python 3.9+.
+WHEEL_PYTHON ?= python3
+wheel:
+	$(WHEEL_PYTHON) topo/python/make_wheel.py dist
 
 # make install into a scratch prefix, then the C example built with
 # pkg-config, man -l, the completion, the installed Python module, and

@@ -46,7 +46,10 @@ from ._files import FileError
 from ._lib import LibraryNotFoundError, available as library_available
 
 __all__ = ["Topology", "TopogenError", "LibraryNotFoundError", "learn",
-           "load", "label_counts", "version", "library_available"]
+           "load", "label_counts", "version", "library_available", "ring",
+           "torus", "hypercube", "exponential", "complete", "ring_lattice",
+           "random_regular", "one_peer_exp", "build", "eval"]
+__version__ = "2.1"
 
 _STATUS = ["ok", "invalid argument", "out of memory", "i/o error",
            "malformed file", "invalid topology", "numerical failure",
@@ -104,7 +107,10 @@ def _b(s):
 
 
 def version():
-    """The topogen file format's generator version ("2.1")."""
+    """The topogen file format's generator version ("2.1"): libtopogen's
+    when it is installed, else this package's."""
+    if not library_available():
+        return __version__
     return _getlib("topogen.version()").topogen_version().decode()
 
 
@@ -124,26 +130,45 @@ class Topology:
     is drawn from the run's seed (topogen.torch.Gossip draws it). Made by
     learn() or load()."""
 
-    def __init__(self, parsed, raw=None, settings=None):
-        self._p = parsed
-        self._raw = raw            # a learned file's exact bytes
+    def __init__(self, parsed, raw=None, settings=None, built=None):
+        self._parsed = parsed
+        self._raw = raw            # a learned or built file's exact bytes
         self._settings = settings  # learn()'s words, for GraphML/GML
+        self._built = built        # a builder's graph (topogen/_kinds.py)
+
+    @property
+    def _p(self):
+        """The parsed file (topogen/_files.py; numpy), parsed on first use
+        for a built topology."""
+        if self._parsed is None:
+            if np is None:
+                raise ImportError(
+                    "topogen: this needs numpy (pip install numpy, or "
+                    "`pip install dpsgd-topogen[numpy]`); without it the "
+                    "builders, save() and eval() work")
+            self._parsed = _files_parse_bytes(self._raw, "<built>")
+        return self._parsed
+
+    @_p.setter
+    def _p(self, parsed):
+        self._parsed = parsed
+        self._built = None
 
     @property
     def n(self):
         """Nodes (workers)."""
-        return self._p.n
+        return self._built.n if self._built else self._p.n
 
     @property
     def rounds(self):
         """Rounds per period P (1 for a static topology, 0 for
         epidemic)."""
-        return len(self._p.rounds)
+        return self._built.rounds if self._built else len(self._p.rounds)
 
     @property
     def directed(self):
         """True when W need not be symmetric (a directed file)."""
-        return self._p.directed
+        return False if self._built else self._p.directed
 
     @property
     def epidemic(self):
@@ -287,23 +312,54 @@ class Topology:
     # ---- library calls -------------------------------------------------
 
     def eval(self, t=0, gamma=None):
-        """Measures of round t (and of the period), by libtopogen: a dict
-        with n, m, dmin, dmax, components, diameter, slem, lambda2 and
-        lambdan (of W), lambda2_l and lambdan_l (of the Laplacian),
-        slem_best, rounds (to shrink disagreement by 1e-3), period,
-        period_norm, period_rounds, neff (n_eff at gamma, default 0.951)
-        and messages (per node and round). Directed: slem is ||W - J||_2
-        and the eigenvalue fields are nan. O(n^3)."""
-        from ._lib import Measures
+        """Measures of round t, named and meant as `topogen eval --json`
+        names them: n, edges, min_degree, max_degree, components,
+        diameter, lambda2 and lambdan (of the Laplacian, as the CLI),
+        slem (||W - 11^T/n||_2 of W as given), spectral_gap (1 - slem),
+        slem_best_laplacian, rounds_1e-3, neff (n_eff at gamma, default
+        0.951), neff_per_message; lambda2_w and lambdan_w are W's own
+        second largest and smallest eigenvalues. With libtopogen also
+        period, period_norm, period_rounds and messages (and the older
+        names m, dmin, dmax, slem_best, rounds, lambda2_l, lambdan_l).
+        Without libtopogen a static undirected topology is measured in
+        pure Python (topogen/_measure.py, up to 4,096 nodes); other kinds
+        need the library. O(n^3)."""
         t = _index(t, "round")
+        g = 0.951 if gamma is None else float(gamma)
+        if not library_available():
+            return self._eval_pure(t, g)
+        from ._lib import Measures
         with self._handle("Topology.eval()") as (lib, h):
             m = Measures()
             lib.topogen_measures_init(ctypes.byref(m))
-            if gamma is not None:
-                m.gamma = gamma
+            m.gamma = g
             _check(lib.topogen_measure(h, t, ctypes.byref(m)), lib)
-        return {k: getattr(m, k) for k, _ in Measures._fields_
-                if k != "size"}
+        out = {k: getattr(m, k) for k, _ in Measures._fields_
+               if k != "size"}
+        out["lambda2_w"], out["lambdan_w"] = out["lambda2"], out["lambdan"]
+        out["lambda2"], out["lambdan"] = out["lambda2_l"], out["lambdan_l"]
+        import math as _m
+        out.update({"edges": m.m, "min_degree": m.dmin,
+                    "max_degree": m.dmax, "spectral_gap": 1.0 - m.slem,
+                    "slem_best_laplacian": m.slem_best,
+                    "rounds_1e-3": _m.inf if m.rounds == _m.inf
+                    else int(m.rounds), "neff_per_message":
+                    m.neff / m.messages if m.messages else m.neff})
+        return out
+
+    def _eval_pure(self, t, gamma):
+        from . import _measure
+        b = self._built
+        if b is not None and b.rounds == 1:
+            return _measure.measure(b.n, b.adj, b.weight, b.self_w, gamma)
+        if self.directed or self.rounds != 1 or self._p.epidemic:
+            _getlib("Topology.eval() of a directed or time-varying topology")
+        r = self._round(t)
+        adj = [sorted(int(j) for j in r.neighbours(i)[0])
+               for i in range(r.n)]
+        W = r.dense()
+        return _measure.measure(r.n, adj, lambda i, j: float(W[i, j]),
+                                [float(x) for x in r.self], gamma)
 
     def set_weights(self, rule):
         """Replaces the weights of a static undirected topology by a rule:
@@ -334,6 +390,7 @@ class Topology:
             except ValueError as e:
                 raise TopogenError(1, "weights: %s" % e)
         self._raw = None
+        self._built = None
         return self
 
     def __reduce__(self):
@@ -343,6 +400,8 @@ class Topology:
         return (_unpickle, (data,))
 
     def __repr__(self):
+        if self._built:
+            return "<topogen.Topology n=%d rounds=%d>" % (self.n, self.rounds)
         if self._p.epidemic:
             return "<topogen.Topology n=%d epidemic s=%d>" % (
                 self.n, self._p.epidemic[0])
@@ -593,3 +652,8 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
     finally:
         lib.topogen_free(h)
     return Topology(_files_parse_bytes(raw, "<learned>"), raw=raw)
+
+
+# the builders and eval in pure Python (no libtopogen, no numpy)
+from ._kinds import (ring, torus, hypercube, exponential, complete,  # noqa
+                     ring_lattice, random_regular, one_peer_exp, build, eval)

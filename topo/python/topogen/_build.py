@@ -359,11 +359,18 @@ def _g17(x):
     return "%.17g" % x
 
 
-def static_file(kind, n, d, seed, rule="laplacian"):
-    """(text of the file `topogen --kind KIND -n N -d D --seed S --weights
-    RULE` writes, note) for a static kind."""
+def static_file(kind, n, d, seed, rule="laplacian", d_given=False):
+    """The text of the file `topogen --kind KIND -n N -d D --seed S
+    --weights RULE` writes, for a static kind (d_given: -d was given, as
+    topogen_config_finish checks it)."""
     es, note = edges(kind, n, d, seed)
     w, selfw, adj, (l2, ln) = weigh(n, es, rule)
+    implied = len(adj[0]) if n else 0
+    if d_given and kind in ("hypercube", "exponential-sym") and \
+            implied != d:
+        raise BuildError("-d %d: --kind %s on %d nodes has degree %d "
+                         "(implied by the kind): leave -d out" % (
+                             d, kind, n, implied))
     wm = {}
     for (i, j), x in zip(es, w):
         wm[(i, j)] = wm[(j, i)] = x

@@ -24,6 +24,7 @@ JACOBI_MAX = 400
 
 _lapack = None
 _tried = False
+_threads = None
 
 
 def _load_lapack():
@@ -45,6 +46,12 @@ def _load_lapack():
             continue
         f.restype = None
         _lapack = f
+        global _threads
+        try:  # topogen runs OpenBLAS on one thread (openblas_set_num_threads)
+            _threads = (lib.openblas_get_num_threads,
+                        lib.openblas_set_num_threads)
+        except AttributeError:
+            _threads = None
         return f
     return None
 
@@ -91,9 +98,18 @@ def _dsyev(a, n):
     w = (c_d * n)()
     work = (c_d * lwork)()
     info = c_int(0)
-    f(ctypes.byref(jobz), ctypes.byref(uplo), ctypes.byref(N), buf,
-      ctypes.byref(N), w, work, ctypes.byref(c_int(lwork)),
-      ctypes.byref(info), one, one)
+    # one OpenBLAS thread, as the CLI runs it (topo/cli/topogen.c): its
+    # threaded kernels sum in another order (other last bits)
+    old = _threads[0]() if _threads else None
+    if _threads and old != 1:
+        _threads[1](1)
+    try:
+        f(ctypes.byref(jobz), ctypes.byref(uplo), ctypes.byref(N), buf,
+          ctypes.byref(N), w, work, ctypes.byref(c_int(lwork)),
+          ctypes.byref(info), one, one)
+    finally:
+        if _threads and old != 1:
+            _threads[1](old)
     if info.value != 0:
         raise ArithmeticError("LAPACK dsyev failed (info = %d) on a %d x %d "
                               "matrix" % (info.value, n, n))

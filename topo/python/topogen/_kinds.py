@@ -1,0 +1,153 @@
+"""topogen._kinds: the public builders (topogen.ring, ...) and
+topogen.eval, pure Python over topogen/_build.py and _measure.py: no
+libtopogen, no numpy. Each builder's file (Topology.save) is what
+`topogen --kind KIND -n N -d D --seed S --weights RULE` writes, byte for
+byte (topogen/_build.py says where and why; tests/python/check_wheel.py
+compares them with bin/topogen).
+"""
+import os
+
+from . import _build
+
+
+class _Built:
+    """A builder's graph: n, rounds, ascending neighbour lists, the
+    weight of each edge and the self weights (static kinds)."""
+
+    def __init__(self, n, rounds, adj=None, wmap=None, self_w=None):
+        self.n, self.rounds = n, rounds
+        self.adj, self.wmap, self.self_w = adj, wmap, self_w
+
+    def weight(self, i, j):
+        return self.wmap[(i, j)]
+
+
+def _count(x, what):
+    if isinstance(x, bool) or not hasattr(x, "__index__"):
+        raise TypeError("%s: an integer, not %s" % (what, type(x).__name__))
+    return x.__index__()
+
+
+def _static(kind, n, d, seed, weights, d_given=False):
+    from . import Topology, TopogenError
+    n, d, seed = _count(n, "n"), _count(d, "d"), _count(seed, "seed")
+    if seed < 0 or seed >= 1 << 64:
+        raise TopogenError(1, "--seed: expected an integer in [0, 2^64), "
+                           "got %d" % seed)
+    try:
+        text = _build.static_file(kind, n, d, seed, str(weights), d_given)
+    except _build.BuildError as e:
+        raise TopogenError(1, str(e))
+    # the graph from the text (cheap; the file is the one contract)
+    adj = [[] for _ in range(n)]
+    wmap = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        i, j, w = line.split()
+        i, j, w = int(i), int(j), float(w)
+        if i != j:
+            adj[i].append(j)
+            adj[j].append(i)
+            wmap[(i, j)] = wmap[(j, i)] = w
+    for a in adj:
+        a.sort()
+    self_w = []
+    for i in range(n):
+        row = 0.0
+        for j in adj[i]:
+            row += wmap[(i, j)]
+        self_w.append(1.0 - row)
+    return Topology(None, raw=text.encode(),
+                    built=_Built(n, 1, adj, wmap, self_w))
+
+
+def ring(n, weights="laplacian", seed=1):
+    """The cycle 0-1-...-(n-1)-0 (n >= 2); `topogen --kind ring`."""
+    return _static("ring", n, 4, seed, weights)
+
+
+def torus(n, weights="laplacian", seed=1):
+    """The 2-D torus a x b, n = a b with a, b >= 3 (a the largest such
+    side <= sqrt(n)); `topogen --kind torus`."""
+    return _static("torus", n, 4, seed, weights)
+
+
+def hypercube(n, weights="laplacian", seed=1):
+    """The hypercube on n = 2^k nodes; `topogen --kind hypercube`."""
+    return _static("hypercube", n, 4, seed, weights)
+
+
+def exponential(n, weights="laplacian", seed=1):
+    """The symmetric exponential graph i ~ i +- 2^k (2^k < n);
+    `topogen --kind exponential-sym`."""
+    return _static("exponential-sym", n, 4, seed, weights)
+
+
+def complete(n, weights="laplacian", seed=1):
+    """The complete graph (W = 11^T/n up to rounding with laplacian
+    weights); `topogen --kind complete`."""
+    return _static("complete", n, 4, seed, weights)
+
+
+def ring_lattice(n, d, weights="laplacian", seed=1):
+    """i ~ i + 1..d/2 (and i + n/2 for odd d); `topogen --kind rrl`."""
+    return _static("rrl", n, d, seed, weights)
+
+
+def random_regular(n, d, seed=1, weights="laplacian"):
+    """A connected random d-regular graph; `topogen --kind random -n N -d
+    D --seed S`. The CLI draws it with igraph's Viger-Latapy sampler
+    seeded from its own generator: with the system's libigraph 0.10
+    (Debian's libigraph3) this is the same call and the same graph;
+    without it a different connected d-regular graph, whose header says
+    so (topogen/_build.py)."""
+    return _static("random", n, d, seed, weights)
+
+
+def one_peer_exp(n, seed=1, _d=4):
+    """The one-peer exponential sequence (n = 2^k): round l pairs i and
+    i + 2^l with weights 1/2; the product of the k rounds is exactly
+    11^T/n. `topogen --kind one-peer-exp`."""
+    from . import Topology, TopogenError
+    n, seed = _count(n, "n"), _count(seed, "seed")
+    try:
+        text = _build.one_peer_exp_file(n, _count(_d, "d"), seed)
+    except _build.BuildError as e:
+        raise TopogenError(1, str(e))
+    rounds = max(n.bit_length() - 1, 1)
+    return Topology(None, raw=text.encode(), built=_Built(n, rounds))
+
+
+def build(kind, n, d=None, seed=1, weights="laplacian"):
+    """Any kind by its CLI name: ring, torus, hypercube, exponential-sym,
+    complete, rrl, random, one-peer-exp in pure Python; every other kind
+    (base, dcliques, stl-fw, perm, epidemic, learned, ...) through
+    libtopogen's learn(), which says how to install it when it is
+    missing. d: the degree of rrl and random (default 4, as the CLI's
+    -d); given for another kind it is what `-d` is to the CLI (the
+    settings line; refused where the kind implies another degree)."""
+    given = d is not None
+    d = 4 if d is None else d
+    if kind in ("ring", "torus", "hypercube", "exponential-sym", "complete",
+                "rrl", "random"):
+        return _static(kind, n, d, seed, weights, given)
+    if kind == "one-peer-exp":
+        return one_peer_exp(n, seed, d)
+    from . import learn
+    return learn(n, d, kind=kind, seed=seed, weights=weights)
+
+
+def eval(topology, gamma=0.951):
+    """The figures of `topogen eval --json` for a Topology or a file path
+    (lambda2 and lambdan of the Laplacian, slem of W as given,
+    spectral_gap = 1 - slem, neff at gamma, ...): Topology.eval(), pure
+    Python without libtopogen for a static undirected topology."""
+    from . import Topology, load
+    if not isinstance(topology, Topology):
+        if isinstance(topology, (str, bytes, os.PathLike)):
+            topology = load(topology)
+        else:
+            raise TypeError("eval: a topogen.Topology or a file path, not %s"
+                            % type(topology).__name__)
+    return topology.eval(gamma=gamma)
