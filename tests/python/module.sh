@@ -24,6 +24,10 @@
 #                    check_wheel.py: builders' files == bin/topogen's
 #                    byte for byte, topogen.eval == `topogen eval
 #                    --json`, fallbacks, refusals
+#   check_optim.py   8 gloo processes: PeriodicModelAverager ->
+#                    GossipAverager, SGD -> D2(SGD)/GradientTracking with
+#                    StepLR, state_dict resume, add_param_group,
+#                    GradScaler (an inf on one worker: all skip)
 #   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12
 #   examples/dpsgd.py  the user example trains (loss goes down)
 #   check_dpsgd.py   LeNet D-PSGD in torch within 1.5 points of dpsgd-train
@@ -78,6 +82,7 @@ run wheel-path env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
 run wheel-debian env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
     "$T/wv2/bin/python" "$HERE/check_wheel.py" "$BIN" "$T/wheel-debian" \
     numpy
+run optim "$PY" "$HERE/check_optim.py" "$T/optim"
 run gossip "$PY" "$HERE/check_gossip.py" "$BIN" "$T/gossip"
 run example "$PY" "$ROOT/topo/python/examples/dpsgd.py" --workers 4 \
     --steps 150

@@ -475,27 +475,136 @@ class GossipAverager(ModelAverager):
 
 # ---- optimizers ----------------------------------------------------------------
 
-class _Wrapped:
-    """An optimizer wrapper: param_groups, state, zero_grad, state_dict
-    pass through to the inner optimizer."""
+class _Wrapped(torch.optim.Optimizer):
+    """An optimizer around an optimizer: a torch.optim.Optimizer whose
+    param_groups, defaults and per-parameter state are the inner
+    optimizer's own objects (an LR scheduler on the wrapper sets the
+    inner optimizer's lr; add_param_group, zero_grad and state_dict reach
+    it), so torch's LR schedulers, state_dict/load_state_dict,
+    add_param_group, zero_grad and AMP's GradScaler work on it. The
+    wrapper's own per-parameter tensors live in the inner optimizer's
+    state under keys of its own (saved and restored with it); the gossip
+    round goes in state_dict()["topogen"].
+
+    GradScaler: scaler.step(opt) hands the scaler to step()
+    (_step_supports_amp_scaling); the wrapper unscales the gradients once
+    and agrees with every worker (one all_reduce of a float, MAX) on
+    whether any of them found an inf or NaN: then every worker skips the
+    step and its gossip (one worker skipping alone would leave the others
+    waiting for its messages), and every scaler backs off alike."""
+
+    _step_supports_amp_scaling = True
 
     def __init__(self, optimizer, gossip):
+        name = type(self).__name__
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError("topogen.torch.%s: wraps a torch.optim.Optimizer "
+                            "(e.g. torch.optim.SGD(model.parameters(), "
+                            "lr=0.1)), not %s" % (name,
+                                                  type(optimizer).__name__))
+        if isinstance(optimizer, _Wrapped):
+            raise TypeError("topogen.torch.%s: the optimizer is already a "
+                            "%s (one gossip per step)" % (
+                                name, type(optimizer).__name__))
+        if not isinstance(gossip, Gossip):
+            gossip = Gossip(gossip)  # a Topology or a path
         self.optimizer = optimizer
         self.gossip = gossip
+        self.defaults = optimizer.defaults
+        # torch.optim.Optimizer.__init__ is not called (it would make
+        # param_groups of its own); what its step wrapper reads is set
+        # here (torch 1.13: _hook_for_profile; 2.x: the hook tables and
+        # _patch_step_function)
+        from collections import OrderedDict
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        hook = getattr(self, "_patch_step_function", None) or getattr(
+            self, "_hook_for_profile", None)
+        if hook is not None:
+            hook()
 
     @property
     def param_groups(self):
         return self.optimizer.param_groups
 
+    @param_groups.setter
+    def param_groups(self, groups):
+        self.optimizer.param_groups = groups
+
     @property
     def state(self):
         return self.optimizer.state
 
-    def zero_grad(self, set_to_none=False):
-        self.optimizer.zero_grad(set_to_none=set_to_none)
+    @state.setter
+    def state(self, state):
+        self.optimizer.state = state
+
+    def add_param_group(self, param_group):
+        """Adds a group to the inner optimizer (the wrapper's state for
+        its parameters starts at their next step)."""
+        self.optimizer.add_param_group(param_group)
+
+    def zero_grad(self, set_to_none=None):
+        if set_to_none is None:
+            self.optimizer.zero_grad()
+        else:
+            self.optimizer.zero_grad(set_to_none=set_to_none)
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        return "%s(%r, n=%d)" % (type(self).__name__, self.optimizer,
+                                 self.gossip.n)
 
     def _params(self):
         return [p for g in self.optimizer.param_groups for p in g["params"]]
+
+    def _extra(self):
+        return {"gossip": self.gossip.state_dict()}
+
+    def state_dict(self):
+        """The inner optimizer's state_dict (with the wrapper's
+        per-parameter tensors in its state) and {"topogen": {"gossip":
+        round, ...}}."""
+        sd = self.optimizer.state_dict()
+        sd["topogen"] = self._extra()
+        return sd
+
+    def load_state_dict(self, state_dict):
+        sd = dict(state_dict)
+        extra = sd.pop("topogen", None)
+        if extra is None:
+            raise ValueError("topogen.torch.%s.load_state_dict: no "
+                             "'topogen' entry (a state_dict of the %s, not "
+                             "of the inner optimizer alone)" % (
+                                 type(self).__name__, type(self).__name__))
+        self.optimizer.load_state_dict(sd)
+        self.gossip.load_state_dict(extra["gossip"])
+
+    def _go(self, grad_scaler):
+        """True when this step runs: without a scaler always; with one,
+        unscale once, then the group's verdict on infs/NaNs (the same on
+        every worker, written back into each scaler)."""
+        if grad_scaler is None:
+            return True
+        st = grad_scaler._per_optimizer_states[id(self)]
+        if st["stage"].name == "READY":
+            grad_scaler.unscale_(self)
+        found = st["found_inf_per_device"]
+        flag = torch.zeros(1, dtype=torch.float64)
+        for v in found.values():
+            flag += float(v.sum())
+        flag = (flag > 0).to(torch.float64)
+        group = self.gossip.group
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX,
+                        group=group if group is not None else None)
+        for v in found.values():
+            v.fill_(float(flag))
+        return float(flag) == 0.0
 
 
 class D2(_Wrapped):
@@ -531,7 +640,6 @@ class D2(_Wrapped):
                                  "-1/3)" % (c, 1.0 - c * (1.0 - lmin)))
         self.c = c
         self.lambda_min = lmin
-        self._prev = None
 
     def _full_w(self):
         """W of the gossip's (static) topology, dense (n is the world
@@ -539,13 +647,26 @@ class D2(_Wrapped):
         return self.gossip._rounds[0].dense()
 
     @torch.no_grad()
-    def step(self, closure=None):
+    def step(self, closure=None, grad_scaler=None):
+        """One D^2 step (the inner optimizer's step, then one gossip
+        round); returns the closure's loss. grad_scaler: given by
+        GradScaler.step."""
+        if not self._go(grad_scaler):
+            return None
         params = self._params()
         x = [p.detach().clone() for p in params]
-        if self._prev is None:
-            self._prev = [t.clone() for t in x]
-        loss = self.optimizer.step(closure)
-        for p, xt, pp in zip(params, x, self._prev):
+        prev = []
+        for p, xt in zip(params, x):  # psi_{-1} = x_0, per parameter
+            st = self.optimizer.state[p]
+            if "d2_psi_prev" not in st:
+                st["d2_psi_prev"] = xt.clone()
+            prev.append(st["d2_psi_prev"])
+        if closure is not None:
+            with torch.enable_grad():
+                loss = self.optimizer.step(closure)
+        else:
+            loss = self.optimizer.step()
+        for p, xt, pp in zip(params, x, prev):
             psi = p.detach().clone()
             p.add_(xt).sub_(pp)          # phi = psi + x - psi_prev
             pp.copy_(psi)
@@ -556,14 +677,8 @@ class D2(_Wrapped):
                 p.mul_(self.c).add_(f, alpha=1.0 - self.c)
         return loss
 
-    def state_dict(self):
-        return {"optimizer": self.optimizer.state_dict(),
-                "psi_prev": self._prev, "gossip": self.gossip.state_dict()}
-
-    def load_state_dict(self, s):
-        self.optimizer.load_state_dict(s["optimizer"])
-        self._prev = s["psi_prev"]
-        self.gossip.load_state_dict(s["gossip"])
+    def __repr__(self):
+        return "D2(%r, n=%d, c=%g)" % (self.optimizer, self.gossip.n, self.c)
 
 
 class GradientTracking(_Wrapped):
@@ -579,29 +694,30 @@ class GradientTracking(_Wrapped):
     Use in place of the optimizer: loss.backward(); gt.step(). Works on
     any topology (time-varying, directed, epidemic)."""
 
-    def __init__(self, optimizer, gossip):
-        super().__init__(optimizer, gossip)
-        self._y = None
-        self._g = None
-
     @torch.no_grad()
-    def step(self, closure=None):
+    def step(self, closure=None, grad_scaler=None):
+        """One gradient-tracking step (one gossip round of (x, y), then
+        the inner optimizer's step with y as the gradient); a closure is
+        evaluated first (its backward gives g_t)."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        if not self._go(grad_scaler):
+            return loss
         params = [p for p in self._params() if p.grad is not None]
-        if self._y is None:
-            self._y = [torch.zeros_like(p) for p in params]
-            self._g = [torch.zeros_like(p) for p in params]
-        self.gossip.mix_([p.data for p in params] + self._y)
-        for p, y, gp in zip(params, self._y, self._g):
+        ys, gs = [], []
+        for p in params:
+            st = self.optimizer.state[p]
+            if "gt_y" not in st:   # y_0 = 0, g_{-1} = 0
+                st["gt_y"] = torch.zeros_like(p)
+                st["gt_g_prev"] = torch.zeros_like(p)
+            ys.append(st["gt_y"])
+            gs.append(st["gt_g_prev"])
+        self.gossip.mix_([p.data for p in params] + ys)
+        for p, y, gp in zip(params, ys, gs):
             y.add_(p.grad).sub_(gp)
             gp.copy_(p.grad)
             p.grad.copy_(y)
-        return self.optimizer.step(closure)
-
-    def state_dict(self):
-        return {"optimizer": self.optimizer.state_dict(), "y": self._y,
-                "g_prev": self._g, "gossip": self.gossip.state_dict()}
-
-    def load_state_dict(self, s):
-        self.optimizer.load_state_dict(s["optimizer"])
-        self._y, self._g = s["y"], s["g_prev"]
-        self.gossip.load_state_dict(s["gossip"])
+        self.optimizer.step()
+        return loss
