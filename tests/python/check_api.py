@@ -142,9 +142,42 @@ check(saved(tl) == read(ref), "learn(labels=FILE) == topogen --labels FILE "
       "byte for byte")
 check(read(ref) != read(plain), "the data-aware file differs from the "
       "plain learned one")
-ta = topogen.learn(16, 4, labels=counts)
-check(np.array_equal(ta.W, tl.W), "learn(labels=array) gives the same W")
+ta = topogen.learn(16, 4, counts=counts)
+check(np.array_equal(ta.W, tl.W), "learn(counts=array) gives the same W")
 labs = [np.repeat(np.arange(10), row) for row in counts]
+tb = topogen.learn(16, 4, labels=[rng.permutation(y) for y in labs])
+check(np.array_equal(tb.W, tl.W), "learn(labels=[per-worker label arrays]) "
+      "gives the same W")
+
+
+def one_line(fn, want, what):
+    """fn raises ValueError: one line, containing want."""
+    try:
+        fn()
+        check(False, what + ": not refused")
+    except ValueError as e:
+        m = str(e)
+        check(want in m and "\n" not in m, "%s refused in one line: %s" % (
+            what, m))
+
+
+eq = [np.full(50, i % 10) for i in range(16)]  # equal-length label arrays
+one_line(lambda: topogen.learn(16, 4, labels=np.stack(eq)), "ambiguous",
+         "labels=2-D array (equal-length label arrays stacked)")
+one_line(lambda: topogen.learn(16, 4, labels=counts), "ambiguous",
+         "labels=counts matrix")
+one_line(lambda: topogen.learn(16, 4, counts=[[1, 2], [3]] * 8),
+         "row 1 has 1 counts, row 0 has 2", "ragged counts")
+one_line(lambda: topogen.learn(8, 4, counts=counts[:7]),
+         "7 rows for n = 8 workers", "a 7-row counts array for 8 workers")
+one_line(lambda: topogen.learn(8, 4, labels=eq[:7]),
+         "7 label arrays for n = 8 workers", "7 label arrays for 8 workers")
+one_line(lambda: topogen.learn(16, 4, counts=counts.astype(float)),
+         "float64 counts", "fractional counts")
+one_line(lambda: topogen.learn(16, 4, labels=[[-1, 2]] * 16),
+         "worker 0 holds -1", "a negative class id")
+one_line(lambda: topogen.learn(16, 4, labels=eq, counts=counts),
+         "not both", "labels= and counts= together")
 try:
     import torch
     labs = [torch.from_numpy(y) for y in labs]

@@ -571,21 +571,117 @@ def label_counts(labels, classes=None):
                     ).astype(np.int64)
 
 
-def _labels_file(labels, d):
-    """The counts file for learn(labels=...): a path as is; an (n, K)
-    array written in the counts format (one line per worker, K counts)."""
+def _counts_rows(counts, n):
+    """counts= as a list of rows of non-negative ints, checked: one row
+    per worker (n rows), every row as long as the first. One ValueError
+    line naming what is wrong otherwise."""
+    if hasattr(counts, "detach"):
+        counts = counts.detach().cpu().numpy()
+    if np is not None and isinstance(counts, np.ndarray):
+        if counts.ndim != 2:
+            raise ValueError("learn(counts=...): a %d-D array; expected an "
+                             "(n, classes) matrix of counts, one row per "
+                             "worker" % counts.ndim)
+        if counts.size and not np.issubdtype(counts.dtype, np.integer):
+            raise ValueError("learn(counts=...): %s counts; expected "
+                             "integers" % counts.dtype)
+        counts = counts.tolist()
+    try:
+        rows = [list(r) for r in counts]
+    except TypeError:
+        raise ValueError("learn(counts=...): expected an (n, classes) matrix "
+                         "of counts (one row per worker) or a counts file, "
+                         "not %s" % type(counts).__name__)
+    if len(rows) != n:
+        raise ValueError("learn(counts=...): %d rows for n = %d workers (one "
+                         "row of class counts per worker)" % (len(rows), n))
+    for k, r in enumerate(rows):
+        if len(r) != len(rows[0]):
+            raise ValueError("learn(counts=...): row %d has %d counts, row 0 "
+                             "has %d (every worker counts the same classes)"
+                             % (k, len(r), len(rows[0])))
+        for c in r:
+            if isinstance(c, bool) or not hasattr(c, "__index__") or \
+                    c.__index__() < 0:
+                raise ValueError("learn(counts=...): row %d holds %r; counts "
+                                 "are non-negative integers" % (k, c))
+    if not rows or not rows[0]:
+        raise ValueError("learn(counts=...): no classes")
+    return [[c.__index__() for c in r] for r in rows]
+
+
+def _labels_rows(labels, n):
+    """labels= (per-worker label arrays) as counts rows, or a str path
+    (a counts file) as is. Anything that could be read two ways is
+    refused."""
     if isinstance(labels, (str, bytes, os.PathLike)):
         return _path(labels, "labels")
-    a = np.asarray(labels)
-    if a.ndim != 2 or not np.issubdtype(a.dtype, np.integer) or (
-            a.size and a.min() < 0):
-        raise ValueError("learn(labels=...): a counts file, or an (n, "
-                         "classes) array of non-negative integer counts "
-                         "(topogen.label_counts)")
+    if hasattr(labels, "ndim") and getattr(labels, "ndim") != 1:
+        raise ValueError(
+            "learn(labels=...): a %d-D array is ambiguous (the workers' "
+            "label arrays stacked, or a counts matrix?): pass the label "
+            "arrays as a list, labels=[y_0, ..., y_%d], or class counts as "
+            "counts=COUNTS" % (labels.ndim, n - 1))
+    if hasattr(labels, "ndim") or not isinstance(labels, (list, tuple)):
+        raise ValueError("learn(labels=...): a list of the %d workers' label "
+                         "arrays (labels=[y_0, ..., y_%d]) or a counts file, "
+                         "not %s (class counts: counts=COUNTS)" % (
+                             n, n - 1, type(labels).__name__))
+    if len(labels) != n:
+        raise ValueError("learn(labels=...): %d label arrays for n = %d "
+                         "workers (one per worker, in worker order)" % (
+                             len(labels), n))
+    ys = []
+    for k, y in enumerate(labels):
+        if hasattr(y, "detach"):
+            y = y.detach().cpu().tolist()
+        elif hasattr(y, "tolist"):
+            if getattr(y, "ndim", 1) != 1:
+                raise ValueError("learn(labels=...): worker %d's labels are "
+                                 "a %d-D array; expected 1-D class ids" % (
+                                     k, y.ndim))
+            y = y.tolist()
+        try:
+            y = list(y)
+        except TypeError:
+            raise ValueError("learn(labels=...): worker %d: %s is not an "
+                             "array of class ids" % (k, type(y).__name__))
+        for c in y:
+            if isinstance(c, bool) or not hasattr(c, "__index__") or \
+                    c.__index__() < 0:
+                raise ValueError("learn(labels=...): worker %d holds %r; "
+                                 "class ids are non-negative integers" % (
+                                     k, c))
+        ys.append([c.__index__() for c in y])
+    k = max((max(y) + 1 for y in ys if y), default=0)
+    if k == 0:
+        raise ValueError("learn(labels=...): no labels")
+    rows = []
+    for y in ys:
+        r = [0] * k
+        for c in y:
+            r[c] += 1
+        rows.append(r)
+    return rows
+
+
+def _labels_file(labels, counts, n, d):
+    """The counts file for learn(): labels= (a counts file, or the
+    workers' label arrays) or counts= (a counts file or matrix), never
+    both."""
+    if labels is not None and counts is not None:
+        raise ValueError("learn(): labels= (the workers' label arrays) or "
+                         "counts= (their class counts), not both")
+    if counts is not None and isinstance(counts, (str, bytes, os.PathLike)):
+        return _path(counts, "counts")
+    rows = (_counts_rows(counts, n) if counts is not None
+            else _labels_rows(labels, n))
+    if isinstance(rows, str):
+        return rows
     f = os.path.join(d, "counts.txt")
     with open(f, "w") as fp:
-        for row in a:
-            fp.write(" ".join(str(int(x)) for x in row) + "\n")
+        for row in rows:
+            fp.write(" ".join(str(x) for x in row) + "\n")
     return f
 
 
@@ -599,7 +695,7 @@ _OPTION_FLAGS = {"init": "--init", "eigensolver": "--eigensolver",
 
 
 def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
-          labels=None, flags=(), **options):
+          labels=None, flags=(), counts=None, **options):
     """Learns (kind "learned", the default) or builds a topology with
     libtopogen; the result's file is byte for byte what
     `topogen -n N -d D ...` writes: every value goes through topogen's
@@ -608,13 +704,23 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
     their flag's name: init, eigensolver, iters, restarts, candidates,
     threads, groups, max_cross, t0, t1, time_limit, no_screen, gamma,
     hetero_weight; any other flag as words in flags, e.g.
-    flags=["--directed"]. labels: a counts file, an (n, classes) array
-    or label_counts(...) of the workers' data: the data-aware search of
-    `topogen --labels` (the same file). kind: learned, rrl, ring, torus,
+    flags=["--directed"]. Data-aware search (`topogen --labels`, the
+    same file): labels=[y_0, ..., y_{n-1}], the n workers' label arrays
+    or tensors (class ids), or counts=COUNTS, an (n, classes) matrix of
+    class counts (label_counts(...) makes one); either may be a counts
+    file path. A 2-D array given as labels= is refused (stacked label
+    arrays or counts? it cannot tell), as are a wrong number of rows,
+    ragged count rows and negative or fractional values, each with one
+    line naming it. kind: learned, rrl, ring, torus,
     hypercube, exponential-sym, random, complete, one-peer-exp, base,
     perm, exp-directed, epidemic, ... (`topogen --help`). Ctrl-C stops
     the search and raises KeyboardInterrupt at once."""
     from ._lib import LearnOpts
+    n_ok = not isinstance(n, bool) and hasattr(n, "__index__") and \
+        n.__index__() > 0
+    with tempfile.TemporaryDirectory() as d_:  # checked before the library
+        if (labels is not None or counts is not None) and n_ok:
+            _labels_file(labels, counts, n.__index__(), d_)
     lib = _getlib("topogen.learn()")
     words = ["-n", str(n), "-d", str(d), "--seed", str(seed)]
     for flag, v in (("--kind", kind), ("--weights", weights),
@@ -634,8 +740,9 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
         raise TypeError("learn(): flags is a list of words, e.g. "
                         "['--directed']")
     with tempfile.TemporaryDirectory() as d_:
-        if labels is not None:
-            words += ["--labels", _labels_file(labels, d_)]
+        if (labels is not None or counts is not None) and n_ok:
+            words += ["--labels", _labels_file(labels, counts,
+                                               n.__index__(), d_)]
         words += [os.fsdecode(_b(f)) for f in flags]
         o = LearnOpts()
         lib.topogen_learn_opts_init(ctypes.byref(o))
