@@ -11,7 +11,10 @@ topogen.complete: no file, no libtopogen):
     at step 5 and loaded into new objects == 9 steps uninterrupted (bit
     for bit); add_param_group; zero_grad; GradScaler (torch's, disabled
     on CPU, and one that finds an inf on worker 3 only: every worker
-    skips the step and backs off alike, no hang).
+    skips the step and backs off alike, no hang);
+  - Gossip.mix_ of tensors whose sizes, dtypes or count differ on one
+    worker: the same one-line ValueError on every worker, naming the
+    worker and the tensor, before gloo sees them; the job goes on.
 """
 import os
 import socket
@@ -205,6 +208,27 @@ def worker(rank, port, out):
         fake = InfScaler()
         opt.step(grad_scaler=fake)
         res[name + "_after_inf"] = float((flat(m) - before).abs().max()) > 0
+    # mismatched tensors: one clear error on every worker, before gloo
+    g = tt.Gossip(ring)
+    errs = []
+    for bad in ("size", "dtype", "count"):
+        ts = [torch.zeros(4), torch.zeros(16)]
+        if bad == "size" and rank == 5:
+            ts[1] = torch.zeros(12)
+        if bad == "dtype" and rank == 2:
+            ts[1] = torch.zeros(16, dtype=torch.float64)
+        if bad == "count" and rank == 7:
+            ts.append(torch.zeros(1))
+        try:
+            g.mix_(ts)
+            errs.append(None)
+        except ValueError as e:
+            errs.append(str(e))
+    ok = [torch.full((4,), float(rank)), torch.full((16,), float(rank))]
+    g.mix_(ok)  # and the job goes on
+    res["mismatch"] = errs
+    res["after_mismatch"] = (float(ok[0][0]), float(
+        (ring.W @ torch.arange(N, dtype=torch.float64).numpy())[rank]))
     torch.save(res, os.path.join(out, "r%d.pt" % rank))
     dist.destroy_process_group()
 
@@ -255,6 +279,18 @@ def main():
               % (name, [r[name + "_inf"] for r in rs]))
         check(all(r[name + "_after_inf"] for r in rs),
               "%s: the next finite step runs everywhere" % name)
+    want = ["tensor 1 is torch.float32 of shape [12] on worker 5 but "
+            "torch.float32 of shape [16] on worker 0",
+            "tensor 1 is torch.float64 of shape [16] on worker 2 but "
+            "torch.float32 of shape [16] on worker 0",
+            "worker 7 passes 3 tensors, worker 0 passes 2"]
+    for k, w in enumerate(want):
+        msgs = [r["mismatch"][k] for r in rs]
+        check(all(m is not None and w in m and "\n" not in m for m in msgs),
+              "mix_ of mismatched tensors: every worker raises %r" % msgs[0])
+    check(all(abs(a - b) < 1e-5 for a, b in (r["after_mismatch"]
+                                              for r in rs)),
+          "the next mix_ after the refusals works (== W x)")
     print("check_optim: %d passed, %d failed" % (passes, fails))
     sys.exit(1 if fails else 0)
 

@@ -241,6 +241,7 @@ class Gossip:
         self._plans = [self._plan_of(r) for r in rounds]
         self._bufs = {}
         self._pending = None
+        self._agreed = set()  # tensor signatures checked across workers
 
     def _plan_of(self, r):
         """(self weight, [(j, W_ij)] received, [j] sent to) of this worker
@@ -282,6 +283,38 @@ class Gossip:
     def load_state_dict(self, state):
         self.round = int(state["round"])
 
+    def _agree(self, tensors, what="topogen.torch.Gossip.mix_"):
+        """Checks, the first time a list of tensors of this signature
+        (count, shapes, dtypes) is mixed, that every worker of the group
+        passes the same one (one all_gather_object); ValueError naming
+        the first worker and tensor that differ otherwise, on every
+        worker, before any byte is exchanged (gloo would abort the job on
+        mismatched sizes). Later calls with a known signature cost
+        nothing; a new signature is checked again (every worker must
+        then change it at the same call)."""
+        sig = tuple((tuple(t.shape), str(t.dtype)) for t in tensors)
+        if sig in self._agreed:
+            return
+        sigs = [None] * self.n
+        dist.all_gather_object(sigs, sig, group=self.group)
+        ref = sigs[0]  # the same message on every worker
+        for k, other in enumerate(sigs):
+            if other == ref:
+                continue
+            if len(other) != len(ref):
+                raise ValueError(
+                    "%s: worker %d passes %d tensors, worker 0 passes %d: "
+                    "every worker mixes the same tensors" % (
+                        what, k, len(other), len(ref)))
+            for q, (a, b) in enumerate(zip(other, ref)):
+                if a != b:
+                    raise ValueError(
+                        "%s: tensor %d is %s of shape %s on worker %d but %s "
+                        "of shape %s on worker 0: every worker mixes tensors "
+                        "of the same shapes and dtypes" % (
+                            what, q, a[1], list(a[0]), k, b[1], list(b[0])))
+        self._agreed.add(sig)
+
     def _buffers(self, key, numel, k, like, single):
         """(packing buffer or None, k receive buffers) of a (dtype,
         device), allocated once (again only when the size changes)."""
@@ -320,6 +353,7 @@ class Gossip:
                                 "gossip mixes floating-point tensors (a "
                                 "weighted average of integers would be "
                                 "truncated)" % t.dtype)
+        self._agree(tensors)
         self_w, recv, send = self.plan()
         self.round += 1
         if not tensors or (not recv and not send and self_w == 1.0):
