@@ -168,7 +168,7 @@ class Topology:
     @property
     def directed(self):
         """True when W need not be symmetric (a directed file)."""
-        return False if self._built else self._p.directed
+        return self._built.directed if self._built else self._p.directed
 
     @property
     def epidemic(self):
@@ -350,7 +350,7 @@ class Topology:
     def _eval_pure(self, t, gamma):
         from . import _measure
         b = self._built
-        if b is not None and b.rounds == 1:
+        if b is not None and b.rounds == 1 and b.adj is not None:
             return _measure.measure(b.n, b.adj, b.weight, b.self_w, gamma)
         if self.directed or self.rounds != 1 or self._p.epidemic:
             _getlib("Topology.eval() of a directed or time-varying topology")
@@ -474,6 +474,10 @@ def load(path, format=None, weights=None, check=True):
     product does not mix), with its message (TopogenError, status 4 or
     5)."""
     path = _path(path)
+    if np is None:
+        raise ImportError("topogen.load() needs numpy (pip install numpy, or "
+                          "the wheel's [numpy] extra): it checks W as "
+                          "dpsgd-train does")
     p = _parse(path, format)
     t = Topology(p)
     single = len(p.rounds) == 1 and not p.directed
@@ -756,8 +760,14 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
             _check(lib.topogen_write(h, _b(f), b"edgelist"), lib)
             with open(f, "rb") as fp:
                 raw = fp.read()
+        shape = (lib.topogen_nodes(h), lib.topogen_rounds(h),
+                 bool(lib.topogen_is_directed(h)))
     finally:
         lib.topogen_free(h)
+    if np is None:  # parsed when asked (W needs numpy); save() works
+        from ._kinds import _Built
+        return Topology(None, raw=raw, built=_Built(
+            shape[0], shape[1], directed=shape[2]))
     return Topology(_files_parse_bytes(raw, "<learned>"), raw=raw)
 
 

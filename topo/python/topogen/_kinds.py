@@ -14,8 +14,9 @@ class _Built:
     """A builder's graph: n, rounds, ascending neighbour lists, the
     weight of each edge and the self weights (static kinds)."""
 
-    def __init__(self, n, rounds, adj=None, wmap=None, self_w=None):
-        self.n, self.rounds = n, rounds
+    def __init__(self, n, rounds, adj=None, wmap=None, self_w=None,
+                 directed=False):
+        self.n, self.rounds, self.directed = n, rounds, directed
         self.adj, self.wmap, self.self_w = adj, wmap, self_w
 
     def weight(self, i, j):
