@@ -567,7 +567,15 @@ EXAMPLES_SRC := topo/api/examples/learn.c
 EXAMPLES_RUN := topo/python/examples/dpsgd.py \
                 topo/python/examples/fashion.py
 EXAMPLES     := $(EXAMPLES_SRC) $(EXAMPLES_RUN)
-DOCS         := README.md topo/README.md train/README.md topo/python/README.md
+# the READMEs, docs/ and what they link to, installed under DOCDIR in
+# the source tree's layout so that every relative link resolves
+# (tests/system/install.sh checks each link of each installed .md)
+DOCS         := README.md topo/README.md train/README.md topo/python/README.md \
+                $(sort $(shell find docs -type f)) data/README.md \
+                data/results/README.md data/results-slow-network/README.md \
+                data/results-slow-network/time-vs-acc.png \
+                $(wildcard data/results/2025-sweep/plots/*.png) \
+                data/results/2025-sweep/long/plots/acc-epoch-dirichlet-0.1.png
 MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
 
 man: $(MANPAGES)
@@ -608,8 +616,7 @@ install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
 	install -m 644 $(EXAMPLES_SRC) $(DESTDIR)$(SHAREDIR)/examples/
 	install -m 755 $(EXAMPLES_RUN) $(DESTDIR)$(SHAREDIR)/examples/
 	for f in $(DOCS); do \
-	    install -m 644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | tr / -) \
-	        || exit 1; done
+	    install -D -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 	install -m 644 $(PY_FILES) $(DESTDIR)$(PYDIR)/
 
 uninstall:
@@ -621,9 +628,11 @@ uninstall:
 	    $(DESTDIR)$(COMPDIR)/topogen $(DESTDIR)$(COMPDIR)/dpsgd-train \
 	    $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(USER_SCRIPTS)) \
 	    $(addprefix $(DESTDIR)$(SHAREDIR)/examples/,$(notdir $(EXAMPLES))) \
-	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(subst /,-,$(DOCS))) \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOCS)) \
 	    $(addprefix $(DESTDIR)$(PYDIR)/,$(notdir $(PY_FILES)))
 	rm -rf $(DESTDIR)$(PYDIR)/__pycache__
+	[ ! -d $(DESTDIR)$(DOCDIR) ] || \
+	    find $(DESTDIR)$(DOCDIR) -depth -mindepth 1 -type d -empty -delete
 	rmdir $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(SCRIPT_ROOMS)) \
 	    $(DESTDIR)$(SHAREDIR)/scripts $(DESTDIR)$(SHAREDIR)/examples \
 	    $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYDIR) \
