@@ -510,19 +510,33 @@ def _validate(t, path):
                 raise TopogenError(st, msg)
 
 
+# How long Ctrl-C waits for the library to see its stop flag before
+# learn() raises anyway (the call then ends on its thread, which frees
+# its result; the library's mutex makes the next call wait for it).
+STOP_WAIT = 0.5
+
+
 def _learn_call(lib, o):
     """topogen_learn(o) on a thread of its own, polled, so that Ctrl-C
     (KeyboardInterrupt in the main thread) sets the call's stop flag and
-    is raised within a poll period."""
+    is raised within STOP_WAIT + a poll period (0.05 s), whatever the
+    library is doing: the search checks the flag between moves, but a
+    phase that does not (a large sparse eigensolve) is left to finish on
+    its thread, which then frees what it made."""
     stop = ctypes.c_int(0)
     o.stop = ctypes.pointer(stop)
     h = ctypes.c_void_p()
     res = {}
+    lock = threading.Lock()
 
     def run():
-        res["st"] = lib.topogen_learn(ctypes.byref(o), ctypes.byref(h))
-        if res["st"] != 0:
-            res["msg"] = lib.topogen_last_error()
+        st = lib.topogen_learn(ctypes.byref(o), ctypes.byref(h))
+        msg = lib.topogen_last_error() if st != 0 else None
+        with lock:
+            res["st"], res["msg"], res["done"] = st, msg, True
+            if res.get("abandoned") and h.value:
+                lib.topogen_free(h)
+                h.value = None
 
     th = threading.Thread(target=run, name="topogen.learn", daemon=True)
     th.start()
@@ -531,9 +545,18 @@ def _learn_call(lib, o):
             th.join(0.05)
     except KeyboardInterrupt:
         stop.value = 1
-        th.join()
-        if h.value:
-            lib.topogen_free(h)
+        import time
+        end = time.monotonic() + STOP_WAIT
+        # our own flag: after a join that the signal interrupted,
+        # Thread.is_alive() may say False while the call still runs
+        while not res.get("done") and time.monotonic() < end:
+            time.sleep(0.01)
+        with lock:
+            if res.get("done"):
+                if h.value:
+                    lib.topogen_free(h)
+            else:
+                res["abandoned"] = True
         raise
     if res["st"] != 0:
         msg = res["msg"].decode("utf-8", "replace")
