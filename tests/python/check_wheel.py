@@ -88,6 +88,34 @@ for n in (2, 4, 16, 128):
     same_file(topogen.one_peer_exp(n), ["--kind", "one-peer-exp", "-n", n],
               "ope%d.txt" % n)
 
+# D-Cliques from a counts file (with an identity line), a matrix, labels
+cf = os.path.join(OUT, "counts.txt")
+rows = [[(7 * i + 3 * c) % 11 * ((i + c) % 3 != 0) + (c == i % 4)
+         for c in range(4)] for i in range(18)]
+with open(cf, "w") as fp:
+    fp.write("# labels 1 dataset=synthetic partition=skewed workers=18\n")
+    fp.writelines(" ".join(map(str, r)) + "\n" for r in rows)
+for inter, w, seed in (("small-world", "mh", 1), ("ring", "equal", 4),
+                       ("fractal", "mh", 9)):
+    same_file(topogen.dcliques(counts=cf, seed=seed, inter=inter,
+                               weights=w),
+              ["--kind", "dcliques", "--labels", cf, "--seed", seed,
+               "--inter", inter, "--clique-weights", w],
+              "dcliques-%s-%s-%d.txt" % (inter, w, seed))
+body = topogen.dcliques(counts=cf)._raw.split(b"\n# one")[1]
+labs = [[c for c in range(4) for _ in range(r[c])][::-1] for r in rows]
+check(topogen.dcliques(counts=rows)._raw.split(b"\n# one")[1] == body and
+      topogen.dcliques(labels=labs)._raw.split(b"\n# one")[1] == body,
+      "dcliques(counts=matrix) and (labels=arrays) == from the file")
+for bad, want in ((dict(counts=rows[:1] * 1), "at least 2 workers"),
+                  (dict(counts=[[1, 2], [3]]), "row 1 has 1 counts"),
+                  (dict(labels=[[0, 1]], counts=rows), "one of them")):
+    try:
+        topogen.dcliques(**bad)
+        check(False, "dcliques(%r) refused" % bad)
+    except (ValueError, topogen.TopogenError) as e:
+        check(want in str(e), "dcliques refuses: %s" % e)
+
 # eval == `topogen eval --json` (the same lambda2: the Laplacian's)
 for f, t in ((f8, topogen.ring(8)), (frr, topogen.random_regular(64, 4))):
     rc, out, err = cli("eval", "--json", f)

@@ -120,6 +120,49 @@ def one_peer_exp(n, seed=1, _d=4):
     return Topology(None, raw=text.encode(), built=_Built(n, rounds))
 
 
+def dcliques(counts=None, labels=None, seed=1, inter="small-world",
+             weights="mh"):
+    """D-Cliques (Bellet et al. 2022) from the workers' class counts:
+    cliques whose pooled labels are close to the global mix, sparsely
+    linked (inter: small-world, ring or fractal; weights: mh or equal,
+    the CLI's --clique-weights). counts= an (n, classes) matrix or a
+    counts file; labels= the workers' label arrays. With a counts file
+    the result is byte for byte `topogen --kind dcliques --labels FILE
+    --seed S --inter I --clique-weights W` (topogen/_dcliques.py). The
+    file's `# cliques:` line is what dpsgd-train --algorithm clique-avg
+    reads. Pure Python: O(steps (n/q)^2 K) with steps = 1000 + 20 n."""
+    from . import Topology, TopogenError, _counts_rows, _labels_rows
+    from . import _dcliques
+    if (counts is None) == (labels is None):
+        raise ValueError("dcliques(): counts= (class counts: a matrix or a "
+                         "counts file) or labels= (the workers' label "
+                         "arrays), one of them")
+    seed = _count(seed, "seed")
+    if isinstance(counts, (str, bytes, os.PathLike)):
+        src = os.fsdecode(counts)
+        if not os.path.isfile(src):
+            raise TopogenError(3, "cannot open %s: No such file or "
+                               "directory" % src)
+    else:
+        given = counts if counts is not None else labels
+        try:
+            n = len(given)
+        except TypeError:
+            n = 0
+        try:
+            src = (_counts_rows(counts, n) if counts is not None
+                   else _labels_rows(labels, n))
+        except ValueError as e:  # the same checks as learn()'s
+            raise ValueError(str(e).replace("learn(", "dcliques(", 1))
+    try:
+        text, n, nb, wmap, self_w = _dcliques.dcliques_file(
+            src, seed, inter, weights)
+    except ValueError as e:
+        raise TopogenError(4 if isinstance(src, str) else 1, str(e))
+    return Topology(None, raw=text.encode(),
+                    built=_Built(n, 1, nb, wmap, self_w))
+
+
 def build(kind, n, d=None, seed=1, weights="laplacian"):
     """Any kind by its CLI name: ring, torus, hypercube, exponential-sym,
     complete, rrl, random, one-peer-exp in pure Python; every other kind
@@ -135,6 +178,9 @@ def build(kind, n, d=None, seed=1, weights="laplacian"):
         return _static(kind, n, d, seed, weights, given)
     if kind == "one-peer-exp":
         return one_peer_exp(n, seed, d)
+    if kind == "dcliques":
+        raise ValueError("build(): D-Cliques need the workers' class counts:"
+                         " topogen.dcliques(counts=...)")
     from . import learn
     return learn(n, d, kind=kind, seed=seed, weights=weights)
 
