@@ -87,6 +87,9 @@ except topogen.TopogenError as e:
 for n in (2, 4, 16, 128):
     same_file(topogen.one_peer_exp(n), ["--kind", "one-peer-exp", "-n", n],
               "ope%d.txt" % n)
+for n, k in ((6, 2), (7, 1), (10, 3), (37, 2), (100, 4)):
+    same_file(topogen.base(n, k), ["--kind", "base", "-n", n, "-d", k],
+              "base%d-%d.txt" % (n, k))
 
 # D-Cliques from a counts file (with an identity line), a matrix, labels
 cf = os.path.join(OUT, "counts.txt")
@@ -137,7 +140,9 @@ for call, args in ((lambda: topogen.ring(1), ["--kind", "ring", "-n", 1]),
                     ["--kind", "random", "-n", 7, "-d", 3]),
                    (lambda: topogen.torus(14), ["--kind", "torus", "-n", 14]),
                    (lambda: topogen.one_peer_exp(6),
-                    ["--kind", "one-peer-exp", "-n", 6])):
+                    ["--kind", "one-peer-exp", "-n", 6]),
+                   (lambda: topogen.base(5, 5), ["--kind", "base", "-n", 5,
+                                                 "-d", 5])):
     rc, out, err = cli(*args)
     try:
         call()

@@ -48,7 +48,8 @@ from ._lib import LibraryNotFoundError, available as library_available
 __all__ = ["Topology", "TopogenError", "LibraryNotFoundError", "learn",
            "load", "label_counts", "version", "library_available", "ring",
            "torus", "hypercube", "exponential", "complete", "ring_lattice",
-           "random_regular", "one_peer_exp", "dcliques", "build", "eval"]
+           "random_regular", "one_peer_exp", "base", "dcliques", "build",
+           "eval"]
 __version__ = "2.1"
 
 _STATUS = ["ok", "invalid argument", "out of memory", "i/o error",
@@ -796,5 +797,6 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
 
 # the builders and eval in pure Python (no libtopogen, no numpy)
 from ._kinds import (ring, torus, hypercube, exponential, complete,  # noqa
-                     ring_lattice, random_regular, one_peer_exp, dcliques,
+                     ring_lattice, random_regular, one_peer_exp, base,
+                     dcliques,
                      build, eval)

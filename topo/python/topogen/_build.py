@@ -392,28 +392,3 @@ def static_file(kind, n, d, seed, rule="laplacian", d_given=False):
             lines.append("%d %d %s" % (i, i, _g17(selfw[i])))
     lines += ["%d %d %s" % (i, j, _g17(x)) for (i, j), x in zip(es, w)]
     return "\n".join(lines) + "\n"
-
-
-def one_peer_exp_file(n, d=4, seed=1):
-    """The file of `topogen --kind one-peer-exp -n N` (n a power of two):
-    round l pairs i and i + 2^l (bit l of i clear), weights 1/2."""
-    if n < 2 or n > MAX_BUILD:
-        raise BuildError("-n: one-peer-exp needs 2 <= n <= %d (got %d)" % (
-            MAX_BUILD, n))
-    if n & (n - 1):
-        raise BuildError("-n: one-peer-exp needs n a power of two (got %d; "
-                         "--kind base -d 1 averages exactly for any n)" % n)
-    L = n.bit_length() - 1
-    lines = ["# topogen 2 n=%d d=1 kind=one-peer-exp period=%d seed=%d "
-             "version=%s" % (n, L, seed, VERSION),
-             "# settings: -n %d -d %d --kind one-peer-exp --seed %d --format "
-             "edgelist" % (n, d, seed),
-             "# product_norm=0 exact=1 messages_per_period=%.4g" % L,
-             "# one `# round R` section per round, `i j W_ij` lines; W_ii = "
-             "1 - sum_j W_ij"]
-    for r in range(L):
-        if L > 1:  # one round is written as a static file
-            lines.append("# round %d n=%d" % (r, n))
-        s = 1 << r
-        lines += ["%d %d 0.5" % (i, i + s) for i in range(n) if not i & s]
-    return "\n".join(lines) + "\n"

@@ -106,18 +106,30 @@ def random_regular(n, d, seed=1, weights="laplacian"):
     return _static("random", n, d, seed, weights)
 
 
+def _sequence(kind, n, d, seed):
+    from . import Topology, TopogenError
+    from . import _seq
+    n, d, seed = _count(n, "n"), _count(d, "d"), _count(seed, "seed")
+    try:
+        text, period = _seq.seq_file(kind, n, d, seed)
+    except _build.BuildError as e:
+        raise TopogenError(1, str(e))
+    return Topology(None, raw=text.encode(), built=_Built(n, period))
+
+
 def one_peer_exp(n, seed=1, _d=4):
     """The one-peer exponential sequence (n = 2^k): round l pairs i and
     i + 2^l with weights 1/2; the product of the k rounds is exactly
     11^T/n. `topogen --kind one-peer-exp`."""
-    from . import Topology, TopogenError
-    n, seed = _count(n, "n"), _count(seed, "seed")
-    try:
-        text = _build.one_peer_exp_file(n, _count(_d, "d"), seed)
-    except _build.BuildError as e:
-        raise TopogenError(1, str(e))
-    rounds = max(n.bit_length() - 1, 1)
-    return Topology(None, raw=text.encode(), built=_Built(n, rounds))
+    return _sequence("one-peer-exp", n, _d, seed)
+
+
+def base(n, k=1, seed=1):
+    """Base-(k+1) (Takezawa et al. 2023): a periodic sequence with at
+    most k peers per node and round whose product over the period is
+    exactly 11^T/n, for any n (n <= 4,096 here); `topogen --kind base
+    -n N -d K`, byte for byte (topogen/_seq.py)."""
+    return _sequence("base", n, k, seed)
 
 
 def dcliques(counts=None, labels=None, seed=1, inter="small-world",
@@ -165,8 +177,9 @@ def dcliques(counts=None, labels=None, seed=1, inter="small-world",
 
 def build(kind, n, d=None, seed=1, weights="laplacian"):
     """Any kind by its CLI name: ring, torus, hypercube, exponential-sym,
-    complete, rrl, random, one-peer-exp in pure Python; every other kind
-    (base, dcliques, stl-fw, perm, epidemic, learned, ...) through
+    complete, rrl, random, one-peer-exp, base in pure Python (dcliques:
+    topogen.dcliques); every other kind (stl-fw, perm, epidemic,
+    learned, ...) through
     libtopogen's learn(), which says how to install it when it is
     missing. d: the degree of rrl and random (default 4, as the CLI's
     -d); given for another kind it is what `-d` is to the CLI (the
@@ -176,8 +189,8 @@ def build(kind, n, d=None, seed=1, weights="laplacian"):
     if kind in ("ring", "torus", "hypercube", "exponential-sym", "complete",
                 "rrl", "random"):
         return _static(kind, n, d, seed, weights, given)
-    if kind == "one-peer-exp":
-        return one_peer_exp(n, seed, d)
+    if kind in ("one-peer-exp", "base"):
+        return _sequence(kind, n, d, seed)
     if kind == "dcliques":
         raise ValueError("build(): D-Cliques need the workers' class counts:"
                          " topogen.dcliques(counts=...)")
