@@ -12,6 +12,9 @@ topogen.complete: no file, no libtopogen):
     for bit); add_param_group; zero_grad; GradScaler (torch's, disabled
     on CPU, and one that finds an inf on worker 3 only: every worker
     skips the step and backs off alike, no hang);
+  - D2.step(async_op=True) and GossipAverager.average_parameters(
+    async_op=True) (gossip and exact-average levels) == the blocking
+    calls, bit for bit;
   - Gossip.mix_ of tensors whose sizes, dtypes or count differ on one
     worker: the same one-line ValueError on every worker, naming the
     worker and the tensor, before gloo sees them; the job goes on.
@@ -208,6 +211,44 @@ def worker(rank, port, out):
         fake = InfScaler()
         opt.step(grad_scaler=fake)
         res[name + "_after_inf"] = float((flat(m) - before).abs().max()) > 0
+    # async forms == blocking ones, bit for bit
+    def d2_run(async_op):
+        m = model()
+        opt = make_d2(m)
+        xs, ys = data(rank)
+        h = None
+        for t in range(6):
+            x, y = xs[t], ys[t]          # the next batch, then zero_grad,
+            opt.zero_grad()              # while the round is in flight
+            if h is not None:
+                h.wait()
+            torch.nn.functional.mse_loss(m(x), y).backward()
+            if async_op:
+                h = opt.step(async_op=True)
+            else:
+                opt.step()
+        if h is not None:
+            h.wait()
+        return flat(m)
+
+    res["d2_async"] = float((d2_run(True) - d2_run(False)).abs().max())
+
+    def avg_run(async_op):
+        m = model()
+        sgd = torch.optim.SGD(m.parameters(), lr=0.05)
+        avg = tt.GossipAverager({1: ring, 3: None}, warmup_steps=1)
+        xs, ys = data(rank)
+        for t in range(7):
+            sgd.zero_grad()
+            torch.nn.functional.mse_loss(m(xs[t]), ys[t]).backward()
+            sgd.step()
+            h = avg.average_parameters(m.parameters(), async_op=async_op)
+            if async_op:
+                h.wait()
+        return flat(m)
+
+    res["avg_async"] = float((avg_run(True) - avg_run(False)).abs().max())
+
     # mismatched tensors: one clear error on every worker, before gloo
     g = tt.Gossip(ring)
     errs = []
@@ -279,6 +320,12 @@ def main():
               % (name, [r[name + "_inf"] for r in rs]))
         check(all(r[name + "_after_inf"] for r in rs),
               "%s: the next finite step runs everywhere" % name)
+    x = max(r["d2_async"] for r in rs)
+    check(x == 0.0, "D2.step(async_op=True), waited before the next "
+          "forward, == the blocking step (%.2g)" % x)
+    x = max(r["avg_async"] for r in rs)
+    check(x == 0.0, "GossipAverager.average_parameters(async_op=True) "
+          "(gossip and exact levels) == blocking (%.2g)" % x)
     want = ["tensor 1 is torch.float32 of shape [12] on worker 5 but "
             "torch.float32 of shape [16] on worker 0",
             "tensor 1 is torch.float64 of shape [16] on worker 2 but "

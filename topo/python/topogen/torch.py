@@ -198,6 +198,8 @@ class _Handle:
 
 
 class _Done:
+    loss = None
+
     def wait(self):
         pass
 
@@ -386,20 +388,45 @@ class Gossip:
         return None
 
 
-def _exact_average_(tensors, group):
-    """x_i <- mean_j x_j over the group (one all_reduce per dtype)."""
+class _AverageHandle:
+    """An exact average in flight: wait() writes the mean into the
+    tensors."""
+
+    def __init__(self, pending):
+        self._pending = pending  # [(work, flat, tensors)]
+
+    def is_completed(self):
+        return all(w.is_completed() for w, _, _ in self._pending)
+
+    @torch.no_grad()
+    def wait(self):
+        for work, flat, ts in self._pending:
+            work.wait()
+            off = 0
+            for t in ts:
+                t.copy_(flat[off:off + t.numel()].view_as(t))
+                off += t.numel()
+        self._pending = []
+
+
+def _exact_average_(tensors, group, async_op=False):
+    """x_i <- mean_j x_j over the group (one all_reduce per dtype);
+    async_op: a handle whose wait() writes it."""
     size = dist.get_world_size(group)
     groups = {}
     for t in tensors:
         groups.setdefault((t.dtype, t.device), []).append(t)
+    pending = []
     for ts in groups.values():
         flat = torch.cat([t.reshape(-1) for t in ts])
         flat /= size
-        dist.all_reduce(flat, group=group)
-        off = 0
-        for t in ts:
-            t.copy_(flat[off:off + t.numel()].view_as(t))
-            off += t.numel()
+        pending.append((dist.all_reduce(flat, group=group, async_op=True),
+                        flat, ts))
+    h = _AverageHandle(pending)
+    if async_op:
+        return h
+    h.wait()
+    return None
 
 
 class GossipAverager(ModelAverager):
@@ -485,20 +512,32 @@ class GossipAverager(ModelAverager):
         return None
 
     @torch.no_grad()
-    def average_parameters(self, params):
+    def average_parameters(self, params, async_op=False):
+        """Averages (a gossip round, or the exact average) when the step
+        calls for it, then counts the step. async_op=True returns a
+        handle at once (a no-op one on steps that do not average):
+        handle.wait() writes the result into the parameters, which must
+        not be changed before (a forward and backward pass may read
+        them: `h = averager.average_parameters(params, async_op=True)`,
+        the next batch's forward/backward, `h.wait()`, then the step; the
+        gradient is then taken at the parameters before the average)."""
         p = self.level()
+        h = None
         if p is not None:
             tensors = [q.data for q in self._params(params)] + self.buffers
             g = self.levels[p]
             if g is None:
                 group = self.process_group
-                _exact_average_(tensors, None if group is dist.group.WORLD
-                                else group)
+                h = _exact_average_(tensors, None if group is
+                                    dist.group.WORLD else group, async_op)
             else:
                 g.round = (self.step if self.hierarchical else
                            self.step - self.warmup_steps) // p
-                g.mix_(tensors)
+                h = g.mix_(tensors, async_op=async_op)
         self.step += 1
+        if async_op:
+            return h if h is not None else _Done()
+        return None
 
     def state_dict(self):
         return {"step": self.step}
@@ -508,6 +547,22 @@ class GossipAverager(ModelAverager):
 
 
 # ---- optimizers ----------------------------------------------------------------
+
+class _StepHandle:
+    """An optimizer step whose gossip is in flight: wait() ends it; .loss
+    is the closure's loss."""
+
+    def __init__(self, finish, loss):
+        self._finish, self.loss = finish, loss
+
+    def wait(self):
+        if self._finish is not None:
+            f, self._finish = self._finish, None
+            f()
+
+    def is_completed(self):
+        return self._finish is None
+
 
 class _Wrapped(torch.optim.Optimizer):
     """An optimizer around an optimizer: a torch.optim.Optimizer whose
@@ -681,12 +736,16 @@ class D2(_Wrapped):
         return self.gossip._rounds[0].dense()
 
     @torch.no_grad()
-    def step(self, closure=None, grad_scaler=None):
+    def step(self, closure=None, grad_scaler=None, async_op=False):
         """One D^2 step (the inner optimizer's step, then one gossip
         round); returns the closure's loss. grad_scaler: given by
-        GradScaler.step."""
+        GradScaler.step. async_op=True: the round is left in flight and
+        a handle is returned (its .loss the closure's): handle.wait()
+        writes x_{t+1}; call it before the parameters are read again
+        (the next forward), e.g. after loading the next batch and
+        zero_grad."""
         if not self._go(grad_scaler):
-            return None
+            return _Done() if async_op else None
         params = self._params()
         x = [p.detach().clone() for p in params]
         prev = []
@@ -705,10 +764,18 @@ class D2(_Wrapped):
             p.add_(xt).sub_(pp)          # phi = psi + x - psi_prev
             pp.copy_(psi)
         phi = [p.detach().clone() for p in params] if self.c != 1.0 else None
-        self.gossip.mix_(params)          # W phi
-        if phi is not None:
-            for p, f in zip(params, phi):
-                p.mul_(self.c).add_(f, alpha=1.0 - self.c)
+        h = self.gossip.mix_(params, async_op=True)  # W phi
+        c = self.c
+
+        def finish():
+            h.wait()
+            if phi is not None:
+                with torch.no_grad():
+                    for p, f in zip(params, phi):
+                        p.mul_(c).add_(f, alpha=1.0 - c)
+        if async_op:
+            return _StepHandle(finish, loss)
+        finish()
         return loss
 
     def __repr__(self):
