@@ -291,7 +291,7 @@ def laplacian_extremes(n, adj):
     computes them below 2,048 nodes (dense dsyev)."""
     if n <= 1:
         return 0.0, 0.0
-    L = [[0.0] * n for _ in range(n)]
+    L = _linalg.dense(n)
     for i in range(n):
         L[i][i] = float(len(adj[i]))
         for j in adj[i]:
@@ -337,10 +337,10 @@ def weigh(n, es, rule):
 
 def dense_w(n, adj, wmap, selfw):
     """W - 11^T/n as cm_topo_slem fills it (a list of rows)."""
-    a = [[-1.0 / n] * n for _ in range(n)]
+    a = _linalg.dense(n, -1.0 / n)
     for i in range(n):
-        a[i][i] += selfw[i]
         row = a[i]
+        row[i] += selfw[i]
         for j in adj[i]:
             row[j] += wmap(i, j)
     return a

@@ -9,6 +9,8 @@ import os
 
 from . import _build
 
+DENSE_MAX = 4096
+
 
 class _Built:
     """A builder's graph: n, rounds, ascending neighbour lists, the
@@ -30,8 +32,16 @@ def _count(x, what):
 
 
 def _static(kind, n, d, seed, weights, d_given=False):
-    from . import Topology, TopogenError
+    from . import Topology, TopogenError, learn, library_available
     n, d, seed = _count(n, "n"), _count(d, "d"), _count(seed, "seed")
+    if n > DENSE_MAX:  # the header's spectra (and laplacian weights)
+        if library_available():  # need the C code's sparse solver
+            return learn(n, d, kind=kind, seed=seed, weights=weights)
+        raise TopogenError(1, "-n: %d nodes: the Python package computes "
+                           "spectra densely, up to %d nodes; above, "
+                           "topogen.build uses libtopogen (make install; "
+                           "topogen.library_available() says whether it "
+                           "is found)" % (n, DENSE_MAX))
     if seed < 0 or seed >= 1 << 64:
         raise TopogenError(1, "--seed: expected an integer in [0, 2^64), "
                            "got %d" % seed)

@@ -88,13 +88,18 @@ def _dsyev(a, n):
     lwork = 3 * n
     if info.value == 0 and q.value > lwork and q.value <= 2 ** 31 - 1:
         lwork = int(q.value)
-    buf = (c_d * (n * n))()
-    k = 0
-    for i in range(n):  # row-major as the C code holds it: a[i * n + j]
-        row = a[i]
-        for j in range(n):
-            buf[k] = row[j]
-            k += 1
+    np = _numpy()
+    if np is not None:  # row-major as the C code holds it: a[i * n + j]
+        arr = np.array(a, dtype=np.float64, order="C", copy=True)
+        buf = arr.ctypes.data_as(ctypes.POINTER(c_d))
+    else:
+        buf = (c_d * (n * n))()
+        k = 0
+        for i in range(n):
+            row = a[i]
+            for j in range(n):
+                buf[k] = row[j]
+                k += 1
     w = (c_d * n)()
     work = (c_d * lwork)()
     info = c_int(0)
@@ -156,6 +161,15 @@ def _jacobi(a, n):
                     mq[k] = s * apk + c * aqk
                 m[p][q] = m[q][p] = 0.0
     return sorted(m[i][i] for i in range(n))
+
+
+def dense(n, fill=0.0):
+    """An n x n matrix of fill: a numpy array when numpy is there (the
+    same float64 arithmetic, less memory), else a list of rows."""
+    np = _numpy()
+    if np is not None:
+        return np.full((n, n), fill)
+    return [[fill] * n for _ in range(n)]
 
 
 def eigvalsh(a, n):

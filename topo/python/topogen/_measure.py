@@ -66,7 +66,7 @@ def measure(n, adj, wget, selfw, gamma=0.951):
     ev = _linalg.eigvalsh(_build.dense_w(n, adj, wget, selfw), n) if n > 1 \
         else [0.0]
     slem = max(abs(ev[0]), abs(ev[-1])) if n > 1 else 0.0
-    wd = [[0.0] * n for _ in range(n)]
+    wd = _linalg.dense(n)
     for i in range(n):
         wd[i][i] = selfw[i]
         for j in adj[i]:
