@@ -19,7 +19,8 @@
 #                    D2 and GradientTracking == NumPy, epidemic, refusals
 #   wheel            make_wheel.py (stdlib only) writes the wheel, `pip
 #                    install --no-index` of it into fresh venvs of the
-#                    PATH's python3 (no numpy there) and of Debian's
+#                    PATH's python3 (without its site-packages: no
+#                    numpy) and of Debian's
 #                    (--system-site-packages: numpy, torch), then
 #                    check_wheel.py: builders' files == bin/topogen's
 #                    byte for byte, topogen.eval == `topogen eval
@@ -75,10 +76,11 @@ for v in wv1 wv2; do
     run "$v-install" "$T/$v/bin/pip" install --quiet --no-index \
         "$T"/dist/dpsgd_topogen-*-py3-none-any.whl
 done
-np=nonumpy
-"$PATHPY" -c 'import numpy' 2>/dev/null && np=numpy
+# (wv1 sees no site-packages but its own: never numpy, whatever the
+# PATH's python3 has)
 run wheel-path env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
-    "$T/wv1/bin/python" "$HERE/check_wheel.py" "$BIN" "$T/wheel-path" $np
+    "$T/wv1/bin/python" "$HERE/check_wheel.py" "$BIN" "$T/wheel-path" \
+    nonumpy
 run wheel-debian env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
     "$T/wv2/bin/python" "$HERE/check_wheel.py" "$BIN" "$T/wheel-debian" \
     numpy
