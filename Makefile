@@ -200,7 +200,7 @@ LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch check-claims \
         check-same-bits check-cross-kernel check-floors check-header \
         check-python check-lib check-san lib man bench-build \
-        demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
+        demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz wheel
 all: $(PROGRAMS) $(LIBS_OUT)
 
 $(BUILD)/%.o: %.c
@@ -443,6 +443,13 @@ check-torch: $(PROGRAMS)
 check-python: $(PROGRAMS) $(LIBS_OUT)
 	BIN=$(BIN) sh tests/python/module.sh
 
+# The Python package as a pure-Python wheel, dist/dpsgd_topogen-*.whl,
+# written by the standard library alone (no setuptools, wheel or
+# network): `pip install dist/dpsgd_topogen-*.whl` under any Python 3.9+.
+WHEEL_PYTHON ?= python3
+wheel:
+	$(WHEEL_PYTHON) topo/python/make_wheel.py dist
+
 # make install into a scratch prefix, then the C example built with
 # pkg-config, man -l, the completion, the installed Python module, and
 # make uninstall (tests/system/install.sh).
@@ -615,7 +622,15 @@ EXAMPLES_SRC := topo/api/examples/learn.c
 EXAMPLES_RUN := topo/python/examples/dpsgd.py \
                 topo/python/examples/fashion.py
 EXAMPLES     := $(EXAMPLES_SRC) $(EXAMPLES_RUN)
-DOCS         := README.md topo/README.md train/README.md topo/python/README.md
+# the READMEs, docs/ and what they link to, installed under DOCDIR in
+# the source tree's layout so that every relative link resolves
+# (tests/system/install.sh checks each link of each installed .md)
+DOCS         := README.md topo/README.md train/README.md topo/python/README.md \
+                $(sort $(shell find docs -type f)) data/README.md \
+                data/results/README.md data/results-slow-network/README.md \
+                data/results-slow-network/time-vs-acc.png \
+                $(wildcard data/results/2025-sweep/plots/*.png) \
+                data/results/2025-sweep/long/plots/acc-epoch-dirichlet-0.1.png
 MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
 
 man: $(MANPAGES)
@@ -656,8 +671,7 @@ install: $(PROGRAMS) $(LIBS_OUT) $(MANPAGES)
 	install -m 644 $(EXAMPLES_SRC) $(DESTDIR)$(SHAREDIR)/examples/
 	install -m 755 $(EXAMPLES_RUN) $(DESTDIR)$(SHAREDIR)/examples/
 	for f in $(DOCS); do \
-	    install -m 644 $$f $(DESTDIR)$(DOCDIR)/$$(echo $$f | tr / -) \
-	        || exit 1; done
+	    install -D -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 	install -m 644 $(PY_FILES) $(DESTDIR)$(PYDIR)/
 
 uninstall:
@@ -669,9 +683,11 @@ uninstall:
 	    $(DESTDIR)$(COMPDIR)/topogen $(DESTDIR)$(COMPDIR)/dpsgd-train \
 	    $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(USER_SCRIPTS)) \
 	    $(addprefix $(DESTDIR)$(SHAREDIR)/examples/,$(notdir $(EXAMPLES))) \
-	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(subst /,-,$(DOCS))) \
+	    $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOCS)) \
 	    $(addprefix $(DESTDIR)$(PYDIR)/,$(notdir $(PY_FILES)))
 	rm -rf $(DESTDIR)$(PYDIR)/__pycache__
+	[ ! -d $(DESTDIR)$(DOCDIR) ] || \
+	    find $(DESTDIR)$(DOCDIR) -depth -mindepth 1 -type d -empty -delete
 	rmdir $(addprefix $(DESTDIR)$(SHAREDIR)/scripts/,$(SCRIPT_ROOMS)) \
 	    $(DESTDIR)$(SHAREDIR)/scripts $(DESTDIR)$(SHAREDIR)/examples \
 	    $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYDIR) \

@@ -19,7 +19,8 @@ own C API through ctypes (issues 33 and 34).
     /proc/self/status) is the same before and after a directed learn;
   - two threads learning 20-node graphs at once, 4 times, each give the
     serial file;
-  - Ctrl-C: SIGINT to a process inside learn(1024, 4) (undirected) and
+  - Ctrl-C: SIGINT to a process inside learn(1024, 4), learn(4096, 4)
+    (undirected) and
     learn(64, 2, --directed) raises KeyboardInterrupt within a second,
     and the next learn in that process gives the normal file.
 
@@ -142,9 +143,42 @@ check(saved(tl) == read(ref), "learn(labels=FILE) == topogen --labels FILE "
       "byte for byte")
 check(read(ref) != read(plain), "the data-aware file differs from the "
       "plain learned one")
-ta = topogen.learn(16, 4, labels=counts)
-check(np.array_equal(ta.W, tl.W), "learn(labels=array) gives the same W")
+ta = topogen.learn(16, 4, counts=counts)
+check(np.array_equal(ta.W, tl.W), "learn(counts=array) gives the same W")
 labs = [np.repeat(np.arange(10), row) for row in counts]
+tb = topogen.learn(16, 4, labels=[rng.permutation(y) for y in labs])
+check(np.array_equal(tb.W, tl.W), "learn(labels=[per-worker label arrays]) "
+      "gives the same W")
+
+
+def one_line(fn, want, what):
+    """fn raises ValueError: one line, containing want."""
+    try:
+        fn()
+        check(False, what + ": not refused")
+    except ValueError as e:
+        m = str(e)
+        check(want in m and "\n" not in m, "%s refused in one line: %s" % (
+            what, m))
+
+
+eq = [np.full(50, i % 10) for i in range(16)]  # equal-length label arrays
+one_line(lambda: topogen.learn(16, 4, labels=np.stack(eq)), "ambiguous",
+         "labels=2-D array (equal-length label arrays stacked)")
+one_line(lambda: topogen.learn(16, 4, labels=counts), "ambiguous",
+         "labels=counts matrix")
+one_line(lambda: topogen.learn(16, 4, counts=[[1, 2], [3]] * 8),
+         "row 1 has 1 counts, row 0 has 2", "ragged counts")
+one_line(lambda: topogen.learn(8, 4, counts=counts[:7]),
+         "7 rows for n = 8 workers", "a 7-row counts array for 8 workers")
+one_line(lambda: topogen.learn(8, 4, labels=eq[:7]),
+         "7 label arrays for n = 8 workers", "7 label arrays for 8 workers")
+one_line(lambda: topogen.learn(16, 4, counts=counts.astype(float)),
+         "float64 counts", "fractional counts")
+one_line(lambda: topogen.learn(16, 4, labels=[[-1, 2]] * 16),
+         "worker 0 holds -1", "a negative class id")
+one_line(lambda: topogen.learn(16, 4, labels=eq, counts=counts),
+         "not both", "labels= and counts= together")
 try:
     import torch
     labs = [torch.from_numpy(y) for y in labs]
@@ -281,7 +315,8 @@ check(bad_runs == 0, "two threads learning at once give the serial files "
 # Ctrl-C within a second
 CHILD = r"""
 import sys, time, topogen
-for args in ((1024, 4, {}), (64, 2, {"flags": ["--directed"]})):
+for args in ((1024, 4, {}), (64, 2, {"flags": ["--directed"]}),
+             (4096, 4, {})):
     n, d, kw = args
     print("start", flush=True)
     t0 = time.time()
@@ -298,7 +333,7 @@ after = os.path.join(TMP, "after.txt")
 p = subprocess.Popen([sys.executable, "-c", CHILD, after],
                      stdout=subprocess.PIPE, text=True)
 lags = []
-for k in range(2):
+for k in range(3):
     line = p.stdout.readline().strip()
     time.sleep(1.5)
     t0 = time.time()
@@ -307,13 +342,52 @@ for k in range(2):
     lags.append((line, time.time() - t0))
 rest = p.stdout.read()
 p.wait(timeout=60)
-for (line, lag), what in zip(lags, ("learned n=1024", "directed n=64")):
+for (line, lag), what in zip(lags, ("learned n=1024", "directed n=64",
+                                   "learned n=4096")):
     check(line.startswith("interrupted") and lag < 1.0,
           "Ctrl-C in learn (%s): %s, returned %.2f s after SIGINT" % (
               what, line, lag))
 check("done" in rest and p.returncode == 0 and
       read(after) == read(cli("-n", 16, "-d", 4)),
       "the next learn in that process gives topogen's file")
+
+# a library phase that does not look at the stop flag (3 s here): Ctrl-C
+# still returns within a second, and the call's result is freed when it
+# ends on its thread
+import _thread  # noqa: E402
+import ctypes  # noqa: E402
+import threading  # noqa: E402
+
+
+class DeafLib:
+    freed = []
+
+    def topogen_learn(self, o, href):
+        time.sleep(3.0)
+        href._obj.value = 1234
+        return 0
+
+    def topogen_free(self, h):
+        self.freed.append(h.value if hasattr(h, "value") else h)
+
+    def topogen_last_error(self):
+        return b""
+
+
+fired = []
+threading.Timer(0.3, lambda: (fired.append(time.time()),
+                              _thread.interrupt_main())).start()
+try:
+    topogen._learn_call(DeafLib(), topogen._lib.LearnOpts())
+    check(False, "Ctrl-C in a deaf library phase raises KeyboardInterrupt")
+except KeyboardInterrupt:
+    lag = time.time() - fired[0]
+    check(lag < 1.0, "Ctrl-C while the library ignores its stop flag: "
+          "KeyboardInterrupt %.2f s after it (STOP_WAIT %.1f s)" % (
+              lag, topogen.STOP_WAIT))
+time.sleep(3.5)
+check(DeafLib.freed == [1234], "the abandoned call's result is freed when "
+      "it ends (%r)" % DeafLib.freed)
 
 if failed:
     print("check_api: %d FAILED" % len(failed))

@@ -193,8 +193,18 @@ check(list(dg.nodes) == list(range(n)) and same(nx.to_numpy_array(dg), W.T)
 e = tl.eval()
 ew = np.linalg.eigvalsh(W)
 check(abs(e["slem"] - max(abs(ew[0]), abs(ew[-2]))) < 1e-10 and
-      abs(e["lambda2"] - ew[-2]) < 1e-10 and abs(e["lambdan"] - ew[0]) < 1e-10,
-      "eval(): slem, lambda2, lambdan == numpy's eigenvalues of W")
+      abs(e["lambda2_w"] - ew[-2]) < 1e-10 and
+      abs(e["lambdan_w"] - ew[0]) < 1e-10,
+      "eval(): slem, lambda2_w, lambdan_w == numpy's eigenvalues of W")
+el = np.linalg.eigvalsh(np.diag((W != 0).sum(1) - 1.0) - (W != 0) +
+                        np.eye(n))
+check(abs(e["lambda2"] - el[1]) < 1e-10 and abs(e["lambdan"] - el[-1]) < 1e-10,
+      "eval(): lambda2, lambdan are the Laplacian's, as `topogen eval`")
+import topogen._measure as _m  # noqa: E402
+p = tl._eval_pure(0, 0.951)
+check(all(abs(p[k] - e[k]) < 1e-10 for k in ("lambda2", "lambdan", "slem",
+                                              "neff")),
+      "eval without libtopogen == with it (lambda2, lambdan, slem, neff)")
 
 if failed:
     print("check_load: %d FAILED" % len(failed))

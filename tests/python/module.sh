@@ -17,6 +17,18 @@
 #                    every path, check_torch.py: 4 gloo processes, async
 #                    == blocking, GossipAverager == PeriodicModelAverager,
 #                    D2 and GradientTracking == NumPy, epidemic, refusals
+#   wheel            make_wheel.py (stdlib only) writes the wheel, `pip
+#                    install --no-index` of it into fresh venvs of the
+#                    PATH's python3 (without its site-packages: no
+#                    numpy) and of Debian's
+#                    (--system-site-packages: numpy, torch), then
+#                    check_wheel.py: builders' files == bin/topogen's
+#                    byte for byte, topogen.eval == `topogen eval
+#                    --json`, fallbacks, refusals
+#   check_optim.py   8 gloo processes: PeriodicModelAverager ->
+#                    GossipAverager, SGD -> D2(SGD)/GradientTracking with
+#                    StepLR, state_dict resume, add_param_group,
+#                    GradScaler (an inf on one worker: all skip)
 #   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12
 #   examples/dpsgd.py  the user example trains (loss goes down)
 #   check_dpsgd.py   LeNet D-PSGD in torch within 1.5 points of dpsgd-train
@@ -55,6 +67,24 @@ run pip-install "$T/venv/bin/pip" install --quiet --no-index \
 mkdir -p "$T/torch"
 run torch env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
     "$T/venv/bin/python" "$HERE/check_torch.py" "$T/torch"
+# the wheel, as a user installs it: no build step, no libtopogen
+PATHPY=$(command -v python3)
+run wheel "$PATHPY" "$ROOT/topo/python/make_wheel.py" "$T/dist"
+run wheel-venv-path "$PATHPY" -m venv "$T/wv1"
+run wheel-venv-debian "$PY" -m venv --system-site-packages "$T/wv2"
+for v in wv1 wv2; do
+    run "$v-install" "$T/$v/bin/pip" install --quiet --no-index \
+        "$T"/dist/dpsgd_topogen-*-py3-none-any.whl
+done
+# (wv1 sees no site-packages but its own: never numpy, whatever the
+# PATH's python3 has)
+run wheel-path env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
+    "$T/wv1/bin/python" "$HERE/check_wheel.py" "$BIN" "$T/wheel-path" \
+    nonumpy
+run wheel-debian env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
+    "$T/wv2/bin/python" "$HERE/check_wheel.py" "$BIN" "$T/wheel-debian" \
+    numpy
+run optim "$PY" "$HERE/check_optim.py" "$T/optim"
 run gossip "$PY" "$HERE/check_gossip.py" "$BIN" "$T/gossip"
 run example "$PY" "$ROOT/topo/python/examples/dpsgd.py" --workers 4 \
     --steps 150

@@ -10,6 +10,9 @@
 # and passes check_load.py; each installed script's --help works and a
 # smoke sweep.sh runs from the installed tree into ./results (issue 34);
 # PREFIX/DESTDIR with a space or a shell metacharacter are refused;
+# every relative link in the installed READMEs and docs/ resolves
+# (doc-links.py: README.md, topo/, train/, topo/python/, docs/ and the
+# data/ pages they link to, in the source tree's layout);
 # `make uninstall` leaves no file behind.
 set -eu
 BIN=${BIN:-bin}
@@ -119,6 +122,8 @@ for f in experiments/sweep reports/plot reports/summary experiments/results \
         ok "installed $f.sh --help"
     else cat "$T/last"; fail "installed $f.sh --help"; fi
 done
+check "every relative link of the installed READMEs and docs/ resolves" \
+    "$PY" "$HERE/doc-links.py" "$P/share/doc/topogen"
 [ -x "$P/share/topogen/examples/dpsgd.py" ] && ok "the installed Python example is executable" \
     || fail "share/topogen/examples/dpsgd.py is not executable"
 W="$T/run d\\ir"

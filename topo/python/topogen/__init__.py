@@ -36,14 +36,21 @@ import os
 import tempfile
 import threading
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # ring(), random_regular(), eval(), save() work
+    np = None     # without it; load(), .W and topogen.torch need it
 
 from . import _files
 from ._files import FileError
 from ._lib import LibraryNotFoundError, available as library_available
 
 __all__ = ["Topology", "TopogenError", "LibraryNotFoundError", "learn",
-           "load", "label_counts", "version", "library_available"]
+           "load", "label_counts", "version", "library_available", "ring",
+           "torus", "hypercube", "exponential", "complete", "ring_lattice",
+           "random_regular", "one_peer_exp", "base", "dcliques", "build",
+           "eval"]
+__version__ = "2.1"
 
 _STATUS = ["ok", "invalid argument", "out of memory", "i/o error",
            "malformed file", "invalid topology", "numerical failure",
@@ -101,13 +108,16 @@ def _b(s):
 
 
 def version():
-    """The topogen file format's generator version ("2.1")."""
+    """The topogen file format's generator version ("2.1"): libtopogen's
+    when it is installed, else this package's."""
+    if not library_available():
+        return __version__
     return _getlib("topogen.version()").topogen_version().decode()
 
 
 def _index(t, what):
-    if isinstance(t, (bool, np.bool_)) or not isinstance(
-            t, (int, np.integer)):
+    if isinstance(t, bool) or (np is not None and isinstance(t, np.bool_)) \
+            or not hasattr(t, "__index__"):
         raise TypeError("%s: an integer, not %s" % (what, type(t).__name__))
     if t < 0:
         raise ValueError("%s: %d is negative" % (what, t))
@@ -121,26 +131,45 @@ class Topology:
     is drawn from the run's seed (topogen.torch.Gossip draws it). Made by
     learn() or load()."""
 
-    def __init__(self, parsed, raw=None, settings=None):
-        self._p = parsed
-        self._raw = raw            # a learned file's exact bytes
+    def __init__(self, parsed, raw=None, settings=None, built=None):
+        self._parsed = parsed
+        self._raw = raw            # a learned or built file's exact bytes
         self._settings = settings  # learn()'s words, for GraphML/GML
+        self._built = built        # a builder's graph (topogen/_kinds.py)
+
+    @property
+    def _p(self):
+        """The parsed file (topogen/_files.py; numpy), parsed on first use
+        for a built topology."""
+        if self._parsed is None:
+            if np is None:
+                raise ImportError(
+                    "topogen: this needs numpy (pip install numpy, or "
+                    "`pip install dpsgd-topogen[numpy]`); without it the "
+                    "builders, save() and eval() work")
+            self._parsed = _files_parse_bytes(self._raw, "<built>")
+        return self._parsed
+
+    @_p.setter
+    def _p(self, parsed):
+        self._parsed = parsed
+        self._built = None
 
     @property
     def n(self):
         """Nodes (workers)."""
-        return self._p.n
+        return self._built.n if self._built else self._p.n
 
     @property
     def rounds(self):
         """Rounds per period P (1 for a static topology, 0 for
         epidemic)."""
-        return len(self._p.rounds)
+        return self._built.rounds if self._built else len(self._p.rounds)
 
     @property
     def directed(self):
         """True when W need not be symmetric (a directed file)."""
-        return self._p.directed
+        return self._built.directed if self._built else self._p.directed
 
     @property
     def epidemic(self):
@@ -284,23 +313,54 @@ class Topology:
     # ---- library calls -------------------------------------------------
 
     def eval(self, t=0, gamma=None):
-        """Measures of round t (and of the period), by libtopogen: a dict
-        with n, m, dmin, dmax, components, diameter, slem, lambda2 and
-        lambdan (of W), lambda2_l and lambdan_l (of the Laplacian),
-        slem_best, rounds (to shrink disagreement by 1e-3), period,
-        period_norm, period_rounds, neff (n_eff at gamma, default 0.951)
-        and messages (per node and round). Directed: slem is ||W - J||_2
-        and the eigenvalue fields are nan. O(n^3)."""
-        from ._lib import Measures
+        """Measures of round t, named and meant as `topogen eval --json`
+        names them: n, edges, min_degree, max_degree, components,
+        diameter, lambda2 and lambdan (of the Laplacian, as the CLI),
+        slem (||W - 11^T/n||_2 of W as given), spectral_gap (1 - slem),
+        slem_best_laplacian, rounds_1e-3, neff (n_eff at gamma, default
+        0.951), neff_per_message; lambda2_w and lambdan_w are W's own
+        second largest and smallest eigenvalues. With libtopogen also
+        period, period_norm, period_rounds and messages (and the older
+        names m, dmin, dmax, slem_best, rounds, lambda2_l, lambdan_l).
+        Without libtopogen a static undirected topology is measured in
+        pure Python (topogen/_measure.py, up to 4,096 nodes); other kinds
+        need the library. O(n^3)."""
         t = _index(t, "round")
+        g = 0.951 if gamma is None else float(gamma)
+        if not library_available():
+            return self._eval_pure(t, g)
+        from ._lib import Measures
         with self._handle("Topology.eval()") as (lib, h):
             m = Measures()
             lib.topogen_measures_init(ctypes.byref(m))
-            if gamma is not None:
-                m.gamma = gamma
+            m.gamma = g
             _check(lib.topogen_measure(h, t, ctypes.byref(m)), lib)
-        return {k: getattr(m, k) for k, _ in Measures._fields_
-                if k != "size"}
+        out = {k: getattr(m, k) for k, _ in Measures._fields_
+               if k != "size"}
+        out["lambda2_w"], out["lambdan_w"] = out["lambda2"], out["lambdan"]
+        out["lambda2"], out["lambdan"] = out["lambda2_l"], out["lambdan_l"]
+        import math as _m
+        out.update({"edges": m.m, "min_degree": m.dmin,
+                    "max_degree": m.dmax, "spectral_gap": 1.0 - m.slem,
+                    "slem_best_laplacian": m.slem_best,
+                    "rounds_1e-3": _m.inf if m.rounds == _m.inf
+                    else int(m.rounds), "neff_per_message":
+                    m.neff / m.messages if m.messages else m.neff})
+        return out
+
+    def _eval_pure(self, t, gamma):
+        from . import _measure
+        b = self._built
+        if b is not None and b.rounds == 1 and b.adj is not None:
+            return _measure.measure(b.n, b.adj, b.weight, b.self_w, gamma)
+        if self.directed or self.rounds != 1 or self._p.epidemic:
+            _getlib("Topology.eval() of a directed or time-varying topology")
+        r = self._round(t)
+        adj = [sorted(int(j) for j in r.neighbours(i)[0])
+               for i in range(r.n)]
+        W = r.dense()
+        return _measure.measure(r.n, adj, lambda i, j: float(W[i, j]),
+                                [float(x) for x in r.self], gamma)
 
     def set_weights(self, rule):
         """Replaces the weights of a static undirected topology by a rule:
@@ -331,6 +391,7 @@ class Topology:
             except ValueError as e:
                 raise TopogenError(1, "weights: %s" % e)
         self._raw = None
+        self._built = None
         return self
 
     def __reduce__(self):
@@ -340,6 +401,8 @@ class Topology:
         return (_unpickle, (data,))
 
     def __repr__(self):
+        if self._built:
+            return "<topogen.Topology n=%d rounds=%d>" % (self.n, self.rounds)
         if self._p.epidemic:
             return "<topogen.Topology n=%d epidemic s=%d>" % (
                 self.n, self._p.epidemic[0])
@@ -412,6 +475,10 @@ def load(path, format=None, weights=None, check=True):
     product does not mix), with its message (TopogenError, status 4 or
     5)."""
     path = _path(path)
+    if np is None:
+        raise ImportError("topogen.load() needs numpy (pip install numpy, or "
+                          "the wheel's [numpy] extra): it checks W as "
+                          "dpsgd-train does")
     p = _parse(path, format)
     t = Topology(p)
     single = len(p.rounds) == 1 and not p.directed
@@ -444,19 +511,33 @@ def _validate(t, path):
                 raise TopogenError(st, msg)
 
 
+# How long Ctrl-C waits for the library to see its stop flag before
+# learn() raises anyway (the call then ends on its thread, which frees
+# its result; the library's mutex makes the next call wait for it).
+STOP_WAIT = 0.5
+
+
 def _learn_call(lib, o):
     """topogen_learn(o) on a thread of its own, polled, so that Ctrl-C
     (KeyboardInterrupt in the main thread) sets the call's stop flag and
-    is raised within a poll period."""
+    is raised within STOP_WAIT + a poll period (0.05 s), whatever the
+    library is doing: the search checks the flag between moves, but a
+    phase that does not (a large sparse eigensolve) is left to finish on
+    its thread, which then frees what it made."""
     stop = ctypes.c_int(0)
     o.stop = ctypes.pointer(stop)
     h = ctypes.c_void_p()
     res = {}
+    lock = threading.Lock()
 
     def run():
-        res["st"] = lib.topogen_learn(ctypes.byref(o), ctypes.byref(h))
-        if res["st"] != 0:
-            res["msg"] = lib.topogen_last_error()
+        st = lib.topogen_learn(ctypes.byref(o), ctypes.byref(h))
+        msg = lib.topogen_last_error() if st != 0 else None
+        with lock:
+            res["st"], res["msg"], res["done"] = st, msg, True
+            if res.get("abandoned") and h.value:
+                lib.topogen_free(h)
+                h.value = None
 
     th = threading.Thread(target=run, name="topogen.learn", daemon=True)
     th.start()
@@ -465,9 +546,18 @@ def _learn_call(lib, o):
             th.join(0.05)
     except KeyboardInterrupt:
         stop.value = 1
-        th.join()
-        if h.value:
-            lib.topogen_free(h)
+        import time
+        end = time.monotonic() + STOP_WAIT
+        # our own flag: after a join that the signal interrupted,
+        # Thread.is_alive() may say False while the call still runs
+        while not res.get("done") and time.monotonic() < end:
+            time.sleep(0.01)
+        with lock:
+            if res.get("done"):
+                if h.value:
+                    lib.topogen_free(h)
+            else:
+                res["abandoned"] = True
         raise
     if res["st"] != 0:
         msg = res["msg"].decode("utf-8", "replace")
@@ -509,21 +599,117 @@ def label_counts(labels, classes=None):
                     ).astype(np.int64)
 
 
-def _labels_file(labels, d):
-    """The counts file for learn(labels=...): a path as is; an (n, K)
-    array written in the counts format (one line per worker, K counts)."""
+def _counts_rows(counts, n):
+    """counts= as a list of rows of non-negative ints, checked: one row
+    per worker (n rows), every row as long as the first. One ValueError
+    line naming what is wrong otherwise."""
+    if hasattr(counts, "detach"):
+        counts = counts.detach().cpu().numpy()
+    if np is not None and isinstance(counts, np.ndarray):
+        if counts.ndim != 2:
+            raise ValueError("learn(counts=...): a %d-D array; expected an "
+                             "(n, classes) matrix of counts, one row per "
+                             "worker" % counts.ndim)
+        if counts.size and not np.issubdtype(counts.dtype, np.integer):
+            raise ValueError("learn(counts=...): %s counts; expected "
+                             "integers" % counts.dtype)
+        counts = counts.tolist()
+    try:
+        rows = [list(r) for r in counts]
+    except TypeError:
+        raise ValueError("learn(counts=...): expected an (n, classes) matrix "
+                         "of counts (one row per worker) or a counts file, "
+                         "not %s" % type(counts).__name__)
+    if len(rows) != n:
+        raise ValueError("learn(counts=...): %d rows for n = %d workers (one "
+                         "row of class counts per worker)" % (len(rows), n))
+    for k, r in enumerate(rows):
+        if len(r) != len(rows[0]):
+            raise ValueError("learn(counts=...): row %d has %d counts, row 0 "
+                             "has %d (every worker counts the same classes)"
+                             % (k, len(r), len(rows[0])))
+        for c in r:
+            if isinstance(c, bool) or not hasattr(c, "__index__") or \
+                    c.__index__() < 0:
+                raise ValueError("learn(counts=...): row %d holds %r; counts "
+                                 "are non-negative integers" % (k, c))
+    if not rows or not rows[0]:
+        raise ValueError("learn(counts=...): no classes")
+    return [[c.__index__() for c in r] for r in rows]
+
+
+def _labels_rows(labels, n):
+    """labels= (per-worker label arrays) as counts rows, or a str path
+    (a counts file) as is. Anything that could be read two ways is
+    refused."""
     if isinstance(labels, (str, bytes, os.PathLike)):
         return _path(labels, "labels")
-    a = np.asarray(labels)
-    if a.ndim != 2 or not np.issubdtype(a.dtype, np.integer) or (
-            a.size and a.min() < 0):
-        raise ValueError("learn(labels=...): a counts file, or an (n, "
-                         "classes) array of non-negative integer counts "
-                         "(topogen.label_counts)")
+    if hasattr(labels, "ndim") and getattr(labels, "ndim") != 1:
+        raise ValueError(
+            "learn(labels=...): a %d-D array is ambiguous (the workers' "
+            "label arrays stacked, or a counts matrix?): pass the label "
+            "arrays as a list, labels=[y_0, ..., y_%d], or class counts as "
+            "counts=COUNTS" % (labels.ndim, n - 1))
+    if hasattr(labels, "ndim") or not isinstance(labels, (list, tuple)):
+        raise ValueError("learn(labels=...): a list of the %d workers' label "
+                         "arrays (labels=[y_0, ..., y_%d]) or a counts file, "
+                         "not %s (class counts: counts=COUNTS)" % (
+                             n, n - 1, type(labels).__name__))
+    if len(labels) != n:
+        raise ValueError("learn(labels=...): %d label arrays for n = %d "
+                         "workers (one per worker, in worker order)" % (
+                             len(labels), n))
+    ys = []
+    for k, y in enumerate(labels):
+        if hasattr(y, "detach"):
+            y = y.detach().cpu().tolist()
+        elif hasattr(y, "tolist"):
+            if getattr(y, "ndim", 1) != 1:
+                raise ValueError("learn(labels=...): worker %d's labels are "
+                                 "a %d-D array; expected 1-D class ids" % (
+                                     k, y.ndim))
+            y = y.tolist()
+        try:
+            y = list(y)
+        except TypeError:
+            raise ValueError("learn(labels=...): worker %d: %s is not an "
+                             "array of class ids" % (k, type(y).__name__))
+        for c in y:
+            if isinstance(c, bool) or not hasattr(c, "__index__") or \
+                    c.__index__() < 0:
+                raise ValueError("learn(labels=...): worker %d holds %r; "
+                                 "class ids are non-negative integers" % (
+                                     k, c))
+        ys.append([c.__index__() for c in y])
+    k = max((max(y) + 1 for y in ys if y), default=0)
+    if k == 0:
+        raise ValueError("learn(labels=...): no labels")
+    rows = []
+    for y in ys:
+        r = [0] * k
+        for c in y:
+            r[c] += 1
+        rows.append(r)
+    return rows
+
+
+def _labels_file(labels, counts, n, d):
+    """The counts file for learn(): labels= (a counts file, or the
+    workers' label arrays) or counts= (a counts file or matrix), never
+    both."""
+    if labels is not None and counts is not None:
+        raise ValueError("learn(): labels= (the workers' label arrays) or "
+                         "counts= (their class counts), not both")
+    if counts is not None and isinstance(counts, (str, bytes, os.PathLike)):
+        return _path(counts, "counts")
+    rows = (_counts_rows(counts, n) if counts is not None
+            else _labels_rows(labels, n))
+    if isinstance(rows, str):
+        return rows
     f = os.path.join(d, "counts.txt")
     with open(f, "w") as fp:
-        for row in a:
-            fp.write(" ".join(str(int(x)) for x in row) + "\n")
+        for row in rows:
+            fp.write(" ".join(str(x) for x in row) + "\n")
     return f
 
 
@@ -537,7 +723,7 @@ _OPTION_FLAGS = {"init": "--init", "eigensolver": "--eigensolver",
 
 
 def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
-          labels=None, flags=(), **options):
+          labels=None, flags=(), counts=None, **options):
     """Learns (kind "learned", the default) or builds a topology with
     libtopogen; the result's file is byte for byte what
     `topogen -n N -d D ...` writes: every value goes through topogen's
@@ -546,13 +732,23 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
     their flag's name: init, eigensolver, iters, restarts, candidates,
     threads, groups, max_cross, t0, t1, time_limit, no_screen, gamma,
     hetero_weight; any other flag as words in flags, e.g.
-    flags=["--directed"]. labels: a counts file, an (n, classes) array
-    or label_counts(...) of the workers' data: the data-aware search of
-    `topogen --labels` (the same file). kind: learned, rrl, ring, torus,
+    flags=["--directed"]. Data-aware search (`topogen --labels`, the
+    same file): labels=[y_0, ..., y_{n-1}], the n workers' label arrays
+    or tensors (class ids), or counts=COUNTS, an (n, classes) matrix of
+    class counts (label_counts(...) makes one); either may be a counts
+    file path. A 2-D array given as labels= is refused (stacked label
+    arrays or counts? it cannot tell), as are a wrong number of rows,
+    ragged count rows and negative or fractional values, each with one
+    line naming it. kind: learned, rrl, ring, torus,
     hypercube, exponential-sym, random, complete, one-peer-exp, base,
     perm, exp-directed, epidemic, ... (`topogen --help`). Ctrl-C stops
     the search and raises KeyboardInterrupt at once."""
     from ._lib import LearnOpts
+    n_ok = not isinstance(n, bool) and hasattr(n, "__index__") and \
+        n.__index__() > 0
+    with tempfile.TemporaryDirectory() as d_:  # checked before the library
+        if (labels is not None or counts is not None) and n_ok:
+            _labels_file(labels, counts, n.__index__(), d_)
     lib = _getlib("topogen.learn()")
     words = ["-n", str(n), "-d", str(d), "--seed", str(seed)]
     for flag, v in (("--kind", kind), ("--weights", weights),
@@ -572,8 +768,9 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
         raise TypeError("learn(): flags is a list of words, e.g. "
                         "['--directed']")
     with tempfile.TemporaryDirectory() as d_:
-        if labels is not None:
-            words += ["--labels", _labels_file(labels, d_)]
+        if (labels is not None or counts is not None) and n_ok:
+            words += ["--labels", _labels_file(labels, counts,
+                                               n.__index__(), d_)]
         words += [os.fsdecode(_b(f)) for f in flags]
         o = LearnOpts()
         lib.topogen_learn_opts_init(ctypes.byref(o))
@@ -587,6 +784,19 @@ def learn(n=64, d=4, kind=None, weights=None, objective=None, seed=1,
             _check(lib.topogen_write(h, _b(f), b"edgelist"), lib)
             with open(f, "rb") as fp:
                 raw = fp.read()
+        shape = (lib.topogen_nodes(h), lib.topogen_rounds(h),
+                 bool(lib.topogen_is_directed(h)))
     finally:
         lib.topogen_free(h)
+    if np is None:  # parsed when asked (W needs numpy); save() works
+        from ._kinds import _Built
+        return Topology(None, raw=raw, built=_Built(
+            shape[0], shape[1], directed=shape[2]))
     return Topology(_files_parse_bytes(raw, "<learned>"), raw=raw)
+
+
+# the builders and eval in pure Python (no libtopogen, no numpy)
+from ._kinds import (ring, torus, hypercube, exponential, complete,  # noqa
+                     ring_lattice, random_regular, one_peer_exp, base,
+                     dcliques,
+                     build, eval)

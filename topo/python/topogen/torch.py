@@ -198,6 +198,8 @@ class _Handle:
 
 
 class _Done:
+    loss = None
+
     def wait(self):
         pass
 
@@ -241,6 +243,7 @@ class Gossip:
         self._plans = [self._plan_of(r) for r in rounds]
         self._bufs = {}
         self._pending = None
+        self._agreed = set()  # tensor signatures checked across workers
 
     def _plan_of(self, r):
         """(self weight, [(j, W_ij)] received, [j] sent to) of this worker
@@ -282,6 +285,38 @@ class Gossip:
     def load_state_dict(self, state):
         self.round = int(state["round"])
 
+    def _agree(self, tensors, what="topogen.torch.Gossip.mix_"):
+        """Checks, the first time a list of tensors of this signature
+        (count, shapes, dtypes) is mixed, that every worker of the group
+        passes the same one (one all_gather_object); ValueError naming
+        the first worker and tensor that differ otherwise, on every
+        worker, before any byte is exchanged (gloo would abort the job on
+        mismatched sizes). Later calls with a known signature cost
+        nothing; a new signature is checked again (every worker must
+        then change it at the same call)."""
+        sig = tuple((tuple(t.shape), str(t.dtype)) for t in tensors)
+        if sig in self._agreed:
+            return
+        sigs = [None] * self.n
+        dist.all_gather_object(sigs, sig, group=self.group)
+        ref = sigs[0]  # the same message on every worker
+        for k, other in enumerate(sigs):
+            if other == ref:
+                continue
+            if len(other) != len(ref):
+                raise ValueError(
+                    "%s: worker %d passes %d tensors, worker 0 passes %d: "
+                    "every worker mixes the same tensors" % (
+                        what, k, len(other), len(ref)))
+            for q, (a, b) in enumerate(zip(other, ref)):
+                if a != b:
+                    raise ValueError(
+                        "%s: tensor %d is %s of shape %s on worker %d but %s "
+                        "of shape %s on worker 0: every worker mixes tensors "
+                        "of the same shapes and dtypes" % (
+                            what, q, a[1], list(a[0]), k, b[1], list(b[0])))
+        self._agreed.add(sig)
+
     def _buffers(self, key, numel, k, like, single):
         """(packing buffer or None, k receive buffers) of a (dtype,
         device), allocated once (again only when the size changes)."""
@@ -320,6 +355,7 @@ class Gossip:
                                 "gossip mixes floating-point tensors (a "
                                 "weighted average of integers would be "
                                 "truncated)" % t.dtype)
+        self._agree(tensors)
         self_w, recv, send = self.plan()
         self.round += 1
         if not tensors or (not recv and not send and self_w == 1.0):
@@ -352,20 +388,45 @@ class Gossip:
         return None
 
 
-def _exact_average_(tensors, group):
-    """x_i <- mean_j x_j over the group (one all_reduce per dtype)."""
+class _AverageHandle:
+    """An exact average in flight: wait() writes the mean into the
+    tensors."""
+
+    def __init__(self, pending):
+        self._pending = pending  # [(work, flat, tensors)]
+
+    def is_completed(self):
+        return all(w.is_completed() for w, _, _ in self._pending)
+
+    @torch.no_grad()
+    def wait(self):
+        for work, flat, ts in self._pending:
+            work.wait()
+            off = 0
+            for t in ts:
+                t.copy_(flat[off:off + t.numel()].view_as(t))
+                off += t.numel()
+        self._pending = []
+
+
+def _exact_average_(tensors, group, async_op=False):
+    """x_i <- mean_j x_j over the group (one all_reduce per dtype);
+    async_op: a handle whose wait() writes it."""
     size = dist.get_world_size(group)
     groups = {}
     for t in tensors:
         groups.setdefault((t.dtype, t.device), []).append(t)
+    pending = []
     for ts in groups.values():
         flat = torch.cat([t.reshape(-1) for t in ts])
         flat /= size
-        dist.all_reduce(flat, group=group)
-        off = 0
-        for t in ts:
-            t.copy_(flat[off:off + t.numel()].view_as(t))
-            off += t.numel()
+        pending.append((dist.all_reduce(flat, group=group, async_op=True),
+                        flat, ts))
+    h = _AverageHandle(pending)
+    if async_op:
+        return h
+    h.wait()
+    return None
 
 
 class GossipAverager(ModelAverager):
@@ -451,20 +512,32 @@ class GossipAverager(ModelAverager):
         return None
 
     @torch.no_grad()
-    def average_parameters(self, params):
+    def average_parameters(self, params, async_op=False):
+        """Averages (a gossip round, or the exact average) when the step
+        calls for it, then counts the step. async_op=True returns a
+        handle at once (a no-op one on steps that do not average):
+        handle.wait() writes the result into the parameters, which must
+        not be changed before (a forward and backward pass may read
+        them: `h = averager.average_parameters(params, async_op=True)`,
+        the next batch's forward/backward, `h.wait()`, then the step; the
+        gradient is then taken at the parameters before the average)."""
         p = self.level()
+        h = None
         if p is not None:
             tensors = [q.data for q in self._params(params)] + self.buffers
             g = self.levels[p]
             if g is None:
                 group = self.process_group
-                _exact_average_(tensors, None if group is dist.group.WORLD
-                                else group)
+                h = _exact_average_(tensors, None if group is
+                                    dist.group.WORLD else group, async_op)
             else:
                 g.round = (self.step if self.hierarchical else
                            self.step - self.warmup_steps) // p
-                g.mix_(tensors)
+                h = g.mix_(tensors, async_op=async_op)
         self.step += 1
+        if async_op:
+            return h if h is not None else _Done()
+        return None
 
     def state_dict(self):
         return {"step": self.step}
@@ -475,27 +548,152 @@ class GossipAverager(ModelAverager):
 
 # ---- optimizers ----------------------------------------------------------------
 
-class _Wrapped:
-    """An optimizer wrapper: param_groups, state, zero_grad, state_dict
-    pass through to the inner optimizer."""
+class _StepHandle:
+    """An optimizer step whose gossip is in flight: wait() ends it; .loss
+    is the closure's loss."""
+
+    def __init__(self, finish, loss):
+        self._finish, self.loss = finish, loss
+
+    def wait(self):
+        if self._finish is not None:
+            f, self._finish = self._finish, None
+            f()
+
+    def is_completed(self):
+        return self._finish is None
+
+
+class _Wrapped(torch.optim.Optimizer):
+    """An optimizer around an optimizer: a torch.optim.Optimizer whose
+    param_groups, defaults and per-parameter state are the inner
+    optimizer's own objects (an LR scheduler on the wrapper sets the
+    inner optimizer's lr; add_param_group, zero_grad and state_dict reach
+    it), so torch's LR schedulers, state_dict/load_state_dict,
+    add_param_group, zero_grad and AMP's GradScaler work on it. The
+    wrapper's own per-parameter tensors live in the inner optimizer's
+    state under keys of its own (saved and restored with it); the gossip
+    round goes in state_dict()["topogen"].
+
+    GradScaler: scaler.step(opt) hands the scaler to step()
+    (_step_supports_amp_scaling); the wrapper unscales the gradients once
+    and agrees with every worker (one all_reduce of a float, MAX) on
+    whether any of them found an inf or NaN: then every worker skips the
+    step and its gossip (one worker skipping alone would leave the others
+    waiting for its messages), and every scaler backs off alike."""
+
+    _step_supports_amp_scaling = True
 
     def __init__(self, optimizer, gossip):
+        name = type(self).__name__
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError("topogen.torch.%s: wraps a torch.optim.Optimizer "
+                            "(e.g. torch.optim.SGD(model.parameters(), "
+                            "lr=0.1)), not %s" % (name,
+                                                  type(optimizer).__name__))
+        if isinstance(optimizer, _Wrapped):
+            raise TypeError("topogen.torch.%s: the optimizer is already a "
+                            "%s (one gossip per step)" % (
+                                name, type(optimizer).__name__))
+        if not isinstance(gossip, Gossip):
+            gossip = Gossip(gossip)  # a Topology or a path
         self.optimizer = optimizer
         self.gossip = gossip
+        self.defaults = optimizer.defaults
+        # torch.optim.Optimizer.__init__ is not called (it would make
+        # param_groups of its own); what its step wrapper reads is set
+        # here (torch 1.13: _hook_for_profile; 2.x: the hook tables and
+        # _patch_step_function)
+        from collections import OrderedDict
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        hook = getattr(self, "_patch_step_function", None) or getattr(
+            self, "_hook_for_profile", None)
+        if hook is not None:
+            hook()
 
     @property
     def param_groups(self):
         return self.optimizer.param_groups
 
+    @param_groups.setter
+    def param_groups(self, groups):
+        self.optimizer.param_groups = groups
+
     @property
     def state(self):
         return self.optimizer.state
 
-    def zero_grad(self, set_to_none=False):
-        self.optimizer.zero_grad(set_to_none=set_to_none)
+    @state.setter
+    def state(self, state):
+        self.optimizer.state = state
+
+    def add_param_group(self, param_group):
+        """Adds a group to the inner optimizer (the wrapper's state for
+        its parameters starts at their next step)."""
+        self.optimizer.add_param_group(param_group)
+
+    def zero_grad(self, set_to_none=None):
+        if set_to_none is None:
+            self.optimizer.zero_grad()
+        else:
+            self.optimizer.zero_grad(set_to_none=set_to_none)
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        return "%s(%r, n=%d)" % (type(self).__name__, self.optimizer,
+                                 self.gossip.n)
 
     def _params(self):
         return [p for g in self.optimizer.param_groups for p in g["params"]]
+
+    def _extra(self):
+        return {"gossip": self.gossip.state_dict()}
+
+    def state_dict(self):
+        """The inner optimizer's state_dict (with the wrapper's
+        per-parameter tensors in its state) and {"topogen": {"gossip":
+        round, ...}}."""
+        sd = self.optimizer.state_dict()
+        sd["topogen"] = self._extra()
+        return sd
+
+    def load_state_dict(self, state_dict):
+        sd = dict(state_dict)
+        extra = sd.pop("topogen", None)
+        if extra is None:
+            raise ValueError("topogen.torch.%s.load_state_dict: no "
+                             "'topogen' entry (a state_dict of the %s, not "
+                             "of the inner optimizer alone)" % (
+                                 type(self).__name__, type(self).__name__))
+        self.optimizer.load_state_dict(sd)
+        self.gossip.load_state_dict(extra["gossip"])
+
+    def _go(self, grad_scaler):
+        """True when this step runs: without a scaler always; with one,
+        unscale once, then the group's verdict on infs/NaNs (the same on
+        every worker, written back into each scaler)."""
+        if grad_scaler is None:
+            return True
+        st = grad_scaler._per_optimizer_states[id(self)]
+        if st["stage"].name == "READY":
+            grad_scaler.unscale_(self)
+        found = st["found_inf_per_device"]
+        flag = torch.zeros(1, dtype=torch.float64)
+        for v in found.values():
+            flag += float(v.sum())
+        flag = (flag > 0).to(torch.float64)
+        group = self.gossip.group
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX,
+                        group=group if group is not None else None)
+        for v in found.values():
+            v.fill_(float(flag))
+        return float(flag) == 0.0
 
 
 class D2(_Wrapped):
@@ -531,7 +729,6 @@ class D2(_Wrapped):
                                  "-1/3)" % (c, 1.0 - c * (1.0 - lmin)))
         self.c = c
         self.lambda_min = lmin
-        self._prev = None
 
     def _full_w(self):
         """W of the gossip's (static) topology, dense (n is the world
@@ -539,31 +736,50 @@ class D2(_Wrapped):
         return self.gossip._rounds[0].dense()
 
     @torch.no_grad()
-    def step(self, closure=None):
+    def step(self, closure=None, grad_scaler=None, async_op=False):
+        """One D^2 step (the inner optimizer's step, then one gossip
+        round); returns the closure's loss. grad_scaler: given by
+        GradScaler.step. async_op=True: the round is left in flight and
+        a handle is returned (its .loss the closure's): handle.wait()
+        writes x_{t+1}; call it before the parameters are read again
+        (the next forward), e.g. after loading the next batch and
+        zero_grad."""
+        if not self._go(grad_scaler):
+            return _Done() if async_op else None
         params = self._params()
         x = [p.detach().clone() for p in params]
-        if self._prev is None:
-            self._prev = [t.clone() for t in x]
-        loss = self.optimizer.step(closure)
-        for p, xt, pp in zip(params, x, self._prev):
+        prev = []
+        for p, xt in zip(params, x):  # psi_{-1} = x_0, per parameter
+            st = self.optimizer.state[p]
+            if "d2_psi_prev" not in st:
+                st["d2_psi_prev"] = xt.clone()
+            prev.append(st["d2_psi_prev"])
+        if closure is not None:
+            with torch.enable_grad():
+                loss = self.optimizer.step(closure)
+        else:
+            loss = self.optimizer.step()
+        for p, xt, pp in zip(params, x, prev):
             psi = p.detach().clone()
             p.add_(xt).sub_(pp)          # phi = psi + x - psi_prev
             pp.copy_(psi)
         phi = [p.detach().clone() for p in params] if self.c != 1.0 else None
-        self.gossip.mix_(params)          # W phi
-        if phi is not None:
-            for p, f in zip(params, phi):
-                p.mul_(self.c).add_(f, alpha=1.0 - self.c)
+        h = self.gossip.mix_(params, async_op=True)  # W phi
+        c = self.c
+
+        def finish():
+            h.wait()
+            if phi is not None:
+                with torch.no_grad():
+                    for p, f in zip(params, phi):
+                        p.mul_(c).add_(f, alpha=1.0 - c)
+        if async_op:
+            return _StepHandle(finish, loss)
+        finish()
         return loss
 
-    def state_dict(self):
-        return {"optimizer": self.optimizer.state_dict(),
-                "psi_prev": self._prev, "gossip": self.gossip.state_dict()}
-
-    def load_state_dict(self, s):
-        self.optimizer.load_state_dict(s["optimizer"])
-        self._prev = s["psi_prev"]
-        self.gossip.load_state_dict(s["gossip"])
+    def __repr__(self):
+        return "D2(%r, n=%d, c=%g)" % (self.optimizer, self.gossip.n, self.c)
 
 
 class GradientTracking(_Wrapped):
@@ -579,29 +795,30 @@ class GradientTracking(_Wrapped):
     Use in place of the optimizer: loss.backward(); gt.step(). Works on
     any topology (time-varying, directed, epidemic)."""
 
-    def __init__(self, optimizer, gossip):
-        super().__init__(optimizer, gossip)
-        self._y = None
-        self._g = None
-
     @torch.no_grad()
-    def step(self, closure=None):
+    def step(self, closure=None, grad_scaler=None):
+        """One gradient-tracking step (one gossip round of (x, y), then
+        the inner optimizer's step with y as the gradient); a closure is
+        evaluated first (its backward gives g_t)."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        if not self._go(grad_scaler):
+            return loss
         params = [p for p in self._params() if p.grad is not None]
-        if self._y is None:
-            self._y = [torch.zeros_like(p) for p in params]
-            self._g = [torch.zeros_like(p) for p in params]
-        self.gossip.mix_([p.data for p in params] + self._y)
-        for p, y, gp in zip(params, self._y, self._g):
+        ys, gs = [], []
+        for p in params:
+            st = self.optimizer.state[p]
+            if "gt_y" not in st:   # y_0 = 0, g_{-1} = 0
+                st["gt_y"] = torch.zeros_like(p)
+                st["gt_g_prev"] = torch.zeros_like(p)
+            ys.append(st["gt_y"])
+            gs.append(st["gt_g_prev"])
+        self.gossip.mix_([p.data for p in params] + ys)
+        for p, y, gp in zip(params, ys, gs):
             y.add_(p.grad).sub_(gp)
             gp.copy_(p.grad)
             p.grad.copy_(y)
-        return self.optimizer.step(closure)
-
-    def state_dict(self):
-        return {"optimizer": self.optimizer.state_dict(), "y": self._y,
-                "g_prev": self._g, "gossip": self.gossip.state_dict()}
-
-    def load_state_dict(self, s):
-        self.optimizer.load_state_dict(s["optimizer"])
-        self._y, self._g = s["y"], s["g_prev"]
-        self.gossip.load_state_dict(s["gossip"])
+        self.optimizer.step()
+        return loss

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""bench-torch-overlap.py: how much of a gossip round topogen.torch hides
+behind backward, on gloo processes of this machine (127.0.0.1).
+
+usage: scripts/benches/bench-torch-overlap.py [--workers 4] [--reps 9]
+                                              [--batch 32]
+
+Model: a CNN for 28x28 images (conv 1->32 5x5, conv 32->64 5x5, each with
+2x2 max-pooling, conv 64->64 3x3 stride 2, linear 576->1700, linear
+1700->10: 1.09 M float32 parameters, 10 tensors), a synthetic batch per
+worker. Topology: the ring
+of the workers (topogen.ring, built in pure Python). Per iteration, the
+slowest worker's time, median (min) over --reps after one warm-up, the
+variants interleaved so that load swings hit them alike:
+
+  compute    forward + backward alone
+  exchange   Gossip.mix_(model.parameters()) alone (blocking)
+  bare       a bare batch_isend_irecv of the same bytes (one flat
+             tensor to both neighbours, preallocated buffers)
+  overlap    h = mix_(params, async_op=True); forward + backward;
+             h.wait()  (the D-PSGD order: the gradient at x_t while x_t
+             is sent)
+
+Prints the times and hidden = (compute + exchange - overlap) / exchange,
+the fraction of the exchange hidden behind the computation (1: all of
+it), and exchange/bare. Same-run figures only: the machine may be loaded
+(gloo's threads and the workers share its cores).
+"""
+import argparse
+import os
+import socket
+import statistics
+import tempfile
+import time
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def cnn():
+    nn = torch.nn
+    return nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Conv2d(32, 64, 5, padding=2),
+                         nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(64, 64, 3,
+                                                               stride=2),
+                         nn.Flatten(), nn.Linear(64 * 3 * 3, 1700),
+                         nn.ReLU(), nn.Linear(1700, 10))
+
+
+def worker(rank, n, port, reps, batch, out):
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
+                            rank=rank, world_size=n)
+    import topogen
+    import topogen.torch as tt
+    torch.manual_seed(0)
+    model = cnn()
+    params = list(model.parameters())
+    nparams = sum(p.numel() for p in params)
+    g = tt.Gossip(topogen.ring(n))
+    x = torch.randn(batch, 1, 28, 28)
+    y = torch.randint(0, 10, (batch,))
+    nb = [(rank - 1) % n, (rank + 1) % n]
+    flat = torch.randn(nparams)
+    bufs = [torch.empty(nparams) for _ in nb]
+
+    def compute():
+        model.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+
+    def exchange():
+        g.mix_(params)
+
+    def bare():
+        ops = [dist.P2POp(dist.irecv, b, j) for j, b in zip(nb, bufs)]
+        ops += [dist.P2POp(dist.isend, flat, j) for j in nb]
+        for r in dist.batch_isend_irecv(ops):
+            r.wait()
+
+    def overlap():
+        h = g.mix_(params, async_op=True)
+        compute()
+        h.wait()
+
+    variants = {"compute": compute, "exchange": exchange, "bare": bare,
+                "overlap": overlap}
+    ts = {k: [] for k in variants}
+    for k in range(reps + 1):
+        for name, fn in variants.items():
+            dist.barrier()
+            t0 = time.perf_counter()
+            fn()
+            t = torch.tensor([time.perf_counter() - t0])
+            dist.all_reduce(t, op=dist.ReduceOp.MAX)
+            if k:
+                ts[name].append(float(t))
+    if rank == 0:
+        torch.save((nparams, {k: (statistics.median(v), min(v))
+                              for k, v in ts.items()}), out)
+    dist.destroy_process_group()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--batch", type=int, default=32)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r.pt")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        mp.spawn(worker, args=(a.workers, port, a.reps, a.batch, out),
+                 nprocs=a.workers, join=True)
+        nparams, r = torch.load(out)
+    print("# %d gloo processes, ring, CNN of %d float32 parameters, batch "
+          "%d; the slowest worker's time per iteration, ms: median (min) "
+          "of %d" % (a.workers, nparams, a.batch, a.reps))
+    for k in ("compute", "exchange", "bare", "overlap"):
+        print("%-9s %8.2f (%.2f)" % (k, 1e3 * r[k][0], 1e3 * r[k][1]))
+    for i, what in ((0, "median"), (1, "min")):
+        c, e, o, b = (r[k][i] for k in ("compute", "exchange", "overlap",
+                                        "bare"))
+        print("%-6s hidden = (compute + exchange - overlap) / exchange = "
+              "%.2f; exchange/bare = %.2f" % (what, (c + e - o) / e, e / b))
+
+
+if __name__ == "__main__":
+    main()
