@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cm_idlist.h"
 #include "cm_mixing.h"
@@ -108,6 +109,87 @@ static void header_rule(const char *path, char *name, size_t cap,
     fclose(fp);
 }
 
+/* The `# cliques:` line of FILE's header (D-Cliques, for --algorithm
+ * clique-avg) into *cl (malloc'd, n ids; NULL when FILE has none or it is
+ * not n non-negative ids: the reader refuses those). */
+static size_t *header_cliques(const char *path, size_t n)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return NULL;
+    char *line = NULL;
+    size_t cap = 0, *cl = NULL;
+    while (getline(&line, &cap, fp) > 0 && line[0] == '#') {
+        if (strncmp(line, "# cliques:", 10) != 0)
+            continue;
+        cl = malloc((n + 1) * sizeof *cl);
+        const char *p = line + 10;
+        size_t k = 0;
+        for (char *end; cl && k <= n; p = end) {
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p < '0' || *p > '9')
+                break;
+            cl[k++] = (size_t)strtoull(p, &end, 10);
+        }
+        if (cl && k != n) {
+            free(cl);
+            cl = NULL;
+        }
+        break;
+    }
+    free(line);
+    fclose(fp);
+    return cl;
+}
+
+/* The survivors' cliques after a repair: old clique ids of the survivors
+ * (ids[0..k) removed from t's n nodes), renumbered 0.. in order of their
+ * old ids, into out[r->n]. 0 when every clique is still a clique of r
+ * (its members pairwise joined), else 1 with *a, *b the first pair of a
+ * clique that the repair left unjoined. O(n^2 / cliques + edges). */
+static int repaired_cliques(const size_t *cl, size_t n, const size_t *ids,
+                            size_t k, const cm_topo *r, size_t *out,
+                            size_t *a, size_t *b)
+{
+    size_t *map = malloc((n + 1) * sizeof *map), j = 0, q = 0;
+    if (!map)
+        return 1;
+    for (size_t c = 0; c <= n; c++)
+        map[c] = (size_t)-1;
+    for (size_t i = 0; i < n; i++) {
+        if (q < k && ids[q] == i) {
+            q++;
+            continue;
+        }
+        out[j++] = cl[i];
+    }
+    for (size_t i = 0; i < j; i++) /* the used ids, in ascending order */
+        if (out[i] <= n)
+            map[out[i]] = 0;
+    size_t next = 0;
+    for (size_t c = 0; c <= n; c++)
+        if (map[c] == 0)
+            map[c] = next++;
+    for (size_t i = 0; i < j; i++)
+        out[i] = out[i] <= n ? map[out[i]] : out[i];
+    free(map);
+    for (size_t u = 0; u < j; u++)
+        for (size_t v = u + 1; v < j; v++) {
+            if (out[u] != out[v])
+                continue;
+            int joined = 0;
+            for (size_t e = r->off[u]; e < r->off[u + 1] && !joined; e++)
+                joined = r->adj[e] == v;
+            if (!joined) {
+                *a = u;
+                *b = v;
+                return 1;
+            }
+        }
+    return 0;
+}
+
 /* Parses a weights name as topogen --weights does: *fdla, *rule. */
 static int weights_parse(const char *v, int *fdla, cm_weight_rule *rule)
 {
@@ -136,6 +218,24 @@ static const char *flag_value(int argc, char **argv, int *i, const char *name,
     return argv[++*i];
 }
 
+/* A flag of one value given twice: refused (exit 2), never the last
+ * silently winning. */
+static int twice(const char *flag, const char *a, const char *b)
+{
+    fprintf(stderr, "topogen: repair: %s given twice ('%s' and '%s'): give "
+            "it once\n", flag, a, b);
+    return 2;
+}
+
+/* Whether path b names the same file as a (both exist: same device and
+ * inode). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int topogen_repair_main(int argc, char **argv)
 {
     const char *file = NULL, *list = NULL, *out = NULL, *wflag = NULL;
@@ -149,16 +249,20 @@ int topogen_repair_main(int argc, char **argv)
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;
         } else if ((v = flag_value(argc, argv, &i, "--remove", NULL))) {
-            if (list) {
-                fprintf(stderr, "topogen: repair: --remove given twice\n");
-                return 2;
-            }
+            if (list)
+                return twice("--remove", list, v);
             list = v;
         } else if ((v = flag_value(argc, argv, &i, "--output", "-o"))) {
+            if (out)
+                return twice("-o/--output", out, v);
             out = v;
         } else if ((v = flag_value(argc, argv, &i, "--weights", NULL))) {
+            if (wflag)
+                return twice("--weights", wflag, v);
             wflag = v;
         } else if ((v = flag_value(argc, argv, &i, "--iters", NULL))) {
+            if (iflag)
+                return twice("--iters", iflag, v);
             iflag = v;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "topogen: repair: unknown flag %s (topogen "
@@ -177,6 +281,12 @@ int topogen_repair_main(int argc, char **argv)
                 "--remove LIST -o NEW)\n", !file ? "give the topology FILE"
                 : !list ? "give --remove LIST (the nodes to remove)"
                         : "give -o NEW (the repaired topology)");
+        return 2;
+    }
+    if (same_file(file, out)) {
+        fprintf(stderr, "topogen: repair: -o %s is the input FILE: write the "
+                "repaired topology to another file (the input stays the "
+                "topology of the run before the loss)\n", out);
         return 2;
     }
     if (strcmp(file, "-") == 0) {
@@ -208,6 +318,8 @@ int topogen_repair_main(int argc, char **argv)
     cm_topo_init(&t);
     cm_topo_init(&r);
     size_t *ids = NULL, k = 0;
+    char *removed = NULL, *notes = NULL; /* the header's list, any length */
+    size_t *cliques = NULL; /* the survivors' `# cliques:` ids, or NULL */
     int rc = 1;
     cm_status s = cm_topo_seq_read(&seq, file);
     if (s == CM_OK && seq.period > 1)
@@ -291,8 +403,16 @@ int topogen_repair_main(int argc, char **argv)
         fprintf(stderr, "topogen: repair: %s\n", cm_last_error());
         goto done;
     }
-    char removed[512], fl[256] = "";
-    cm_idlist_format(ids, k, removed, sizeof removed);
+    char fl[256] = "";
+    size_t rcap = 24 * k + 2; /* "a-b," per id at most */
+    removed = malloc(rcap);
+    size_t ncap = rcap + strlen(file) + 1536;
+    notes = malloc(ncap);
+    if (!removed || !notes) {
+        fprintf(stderr, "topogen: repair: out of memory\n");
+        goto done;
+    }
+    cm_idlist_format(ids, k, removed, rcap);
     const char *wname = weighted ? topogen_weights_name(fdla, rule) : "none";
     topogen_fdla_line(fdla, &fr, fl, sizeof fl);
     if (!fl[0])
@@ -308,11 +428,11 @@ int topogen_repair_main(int argc, char **argv)
     if (iters)
         snprintf(then, sizeof then, "; then %zu of %zu search swaps kept "
                  "(ratio energy %.4f -> %.4f)", kept, iters, e0, e1);
-    char tokens[192], notes[1536];
+    char tokens[192];
     snprintf(tokens, sizeof tokens, "%s%sweights=%s version=%s",
              from[0] ? from + 1 : "",
              from[0] ? " " : "", wname, TOPOGEN_VERSION);
-    snprintf(notes, sizeof notes,
+    snprintf(notes, ncap,
              "repaired: %s without nodes %s (of %zu): old id i -> its rank "
              "among the survivors; %zu edges added, %zu swaps, %zu nodes "
              "below their degree%s\n"
@@ -320,8 +440,25 @@ int topogen_repair_main(int argc, char **argv)
              "one `i j%s` line per edge%s", file, removed, t.n, info.added,
              info.swaps, info.short_nodes, then, l2, ln, slem, fl,
              weighted ? " W_ij" : "", weighted ? "; W_ii = 1 - sum_j W_ij" : "");
+    /* a D-Cliques file keeps its `# cliques:` line (the survivors in
+     * their cliques), which --algorithm clique-avg needs after a drop */
+    size_t *cl = header_cliques(file, t.n), ca = 0, cb = 0;
+    if (cl && (cliques = malloc((r.n + 1) * sizeof *cliques)) &&
+        repaired_cliques(cl, t.n, ids, k, &r, cliques, &ca, &cb)) {
+        fprintf(stderr, "topogen: repair: %s: the repair leaves nodes %zu "
+                "and %zu (new ids) of one clique unjoined; nothing written "
+                "(--algorithm clique-avg needs its cliques whole: try "
+                "--iters 0)\n", file, ca, cb);
+        free(cl);
+        goto done;
+    }
+    free(cl);
     cm_topo_header h;
     cm_topo_header_init(&h);
+    if (cliques) {
+        h.cliques = cliques;
+        h.n_cliques = r.n;
+    }
     h.generator = "topogen 2";
     h.n = r.n;
     h.d = dmax;
@@ -359,6 +496,9 @@ int topogen_repair_main(int argc, char **argv)
         fprintf(stderr, "\n");
     }
 done:
+    free(cliques);
+    free(removed);
+    free(notes);
     free(ids);
     cm_topo_destroy(&r);
     cm_topo_destroy(&t);

@@ -394,6 +394,13 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         if (done) /* every flag read: the checks across flags below */
             break;
         const flag_spec *f = it.row;
+        /* one value each: a second one would silently win (issue 44) */
+        if (f->kind != F_FLAG && ((cfg->given >> (f - FLAGS)) & 1))
+            return cm_error(CM_EINVAL, "%s given twice (the second: '%s'): "
+                            "give it once%s", f->name, it.value,
+                            strcmp(f->name, "--drop-workers") == 0
+                                ? " (a LIST joins ids with commas: 3,7)"
+                                : "");
         cfg->given |= 1ULL << (f - FLAGS);
         if (f->kind == F_FLAG) {
             *(int *)(void *)((char *)cfg + f->off) = 1;

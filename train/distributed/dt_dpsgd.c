@@ -1008,6 +1008,10 @@ static void lost_workers(const dt_run *r, dt_dpsgd_result *res)
             }
     if (k && k < r->n) {
         cm_idlist_format(ids, k, res->lost, sizeof res->lost);
+        if (strlen(res->lost) + 1 >= sizeof res->lost) { /* never cut */
+            res->lost[0] = '\0';
+            res->lost_too_long = 1;
+        }
         res->ranks_left = r->P - ns;
     }
     free(ids);
@@ -1022,7 +1026,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     dt_log lg;
     dt_run_state rs = {0};
     cm_lock ck_lock = {.fd = -1};
-    char settings[4096], settings0[4096] = "";
+    char settings[16384], settings0[16384] = ""; /* a LIST of 4095 */
     dt_drop_plan dp;
     cm_topo nbu;
     dt_drop_plan_init(&dp);

@@ -20,7 +20,7 @@
 #include "dt_optim.h"
 #include "dt_partition.h"
 
-#define SETTINGS_MAX 4096 /* bytes of DIR/settings we write or compare */
+#define SETTINGS_MAX 16384 /* bytes of DIR/settings we write or compare */
 
 static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
                       uint64_t epoch, size_t step, dt_ckpt_meta *m)
@@ -339,6 +339,102 @@ static size_t old_id(const dt_run_drop *d, size_t j)
     return x;
 }
 
+/* Whether line l (up to its newline) is one of the lines a drop changes:
+ * workers, --topology, --drop-workers, workers-before-drop,
+ * dropped-at-epoch. */
+static int drop_line(const char *l)
+{
+    static const char *const keys[] = {"workers ", "--topology ", DROP_LINE,
+                                       "workers-before-drop ", DROP_EPOCH};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (strncmp(l, keys[k], strlen(keys[k])) == 0)
+            return 1;
+    return 0;
+}
+
+/* text without the lines a drop changes, into out (cap bytes). */
+static void without_drop_lines(const char *text, char *out, size_t cap)
+{
+    size_t at = 0;
+    for (const char *l = text; *l;) {
+        size_t len = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+        if (!drop_line(l) && at + len < cap) {
+            memcpy(out + at, l, len);
+            at += len;
+        }
+        l += len;
+    }
+    out[at] = '\0';
+}
+
+/* Rank 0, --drop-workers, the latest checkpoint (of epoch) of the workers
+ * before a drop: 1 when DIR/settings records a drop at that same epoch,
+ * i.e. the first save after a drop stopped between its DIR/settings and
+ * its DIR/latest (a kill, SIGTERM or a full disk). The checkpoint is then
+ * still the one before the drop, and this resume drops again from it
+ * (with this run's list: the interrupted drop never took effect). The
+ * settings other than those a drop changes must be this run's (*s:
+ * CM_EINVAL naming the first that differs). 0: no pending drop. */
+static int pending_drop(const dt_run_ckpt *c, uint64_t epoch, cm_status *s)
+{
+    char path[4200], raw[SETTINGS_MAX + 1];
+    snprintf(path, sizeof path, "%s/settings", c->dir);
+    *s = CM_OK;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return 0;
+    size_t got = fread(raw, 1, SETTINGS_MAX, fp);
+    fclose(fp);
+    raw[got] = '\0';
+    const char *l = strstr(raw, "\n" DROP_EPOCH);
+    if (!l || strtoull(l + 1 + strlen(DROP_EPOCH), NULL, 10) != epoch ||
+        !strstr(raw, "\n" DROP_LINE))
+        return 0;
+    char a[SETTINGS_MAX + 1], b[SETTINGS_MAX + 1];
+    without_drop_lines(raw, a, sizeof a);
+    without_drop_lines(c->settings0, b, sizeof b);
+    const char *x = a, *y = b;
+    while (*x || *y) {
+        size_t la = strcspn(x, "\n"), lb = strcspn(y, "\n");
+        if (la != lb || memcmp(x, y, la) != 0) {
+            *s = cm_error(CM_EINVAL, "%s was written with other settings "
+                          "('%.*s' where this run has '%.*s'): resume with "
+                          "the settings of the run that wrote it", c->dir,
+                          (int)la, x, (int)lb, y);
+            return 1;
+        }
+        x += la + (x[la] == '\n');
+        y += lb + (y[lb] == '\n');
+    }
+    return 1;
+}
+
+cm_status dt_run_ckpt_recorded_drop(const char *dir, char *list, size_t cap)
+{
+    char path[4200], raw[SETTINGS_MAX + 1];
+    snprintf(path, sizeof path, "%s/settings", dir);
+    list[0] = '\0';
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return CM_OK;
+    size_t got = fread(raw, 1, SETTINGS_MAX, fp);
+    fclose(fp);
+    raw[got] = '\0';
+    const char *l = raw;
+    while (l && strncmp(l, DROP_LINE, strlen(DROP_LINE)) != 0)
+        l = (l = strchr(l, '\n')) ? l + 1 : NULL;
+    if (!l)
+        return CM_OK;
+    l += strlen(DROP_LINE);
+    size_t v = strcspn(l, "\n");
+    if (v + 1 > cap)
+        return cm_error(CM_EFORMAT, "%s: the --drop-workers line is longer "
+                        "than %zu bytes", path, cap - 1);
+    memcpy(list, l, v);
+    list[v] = '\0';
+    return CM_OK;
+}
+
 /* Rank 0, --drop-workers: which checkpoint the latest epoch is (of the n0
  * workers before the drop: first = 1, fp0 its files' fingerprint; or of
  * the survivors after it) and whether its settings are this run's;
@@ -353,6 +449,14 @@ static cm_status drop_check(const dt_run_ckpt *c, uint64_t epoch, int *first,
     cm_status s = dt_ckpt_epoch_meta(c->dir, epoch, &m);
     if (s != CM_OK)
         return s;
+    if (m.n_workers == d->n0 && pending_drop(c, epoch, &s)) {
+        /* the first save after a drop was interrupted after DIR/settings
+         * and before DIR/latest: the drop is done again from epoch */
+        *first = 1;
+        *drop_epoch = epoch;
+        *fp0 = m.fingerprint;
+        return s;
+    }
     if (m.n_workers == d->n0) { /* drop them now */
         s = compare_text(c, c->settings0, 1, &e, &had, &found);
         if (s == CM_OK && !found)
@@ -554,7 +658,7 @@ size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
     if (cfg->drop_workers[0] && at < cap &&
         cm_idlist_parse(cfg->drop_workers, 0, "--drop-workers", &ids,
                         &k_ids) == CM_OK) {
-        char list[1024];
+        char list[DT_PATH_MAX];
         k = snprintf(buf + at, cap - at, "--drop-workers %s\n"
                      "workers-before-drop %zu\n",
                      cm_idlist_format(ids, k_ids, list, sizeof list),

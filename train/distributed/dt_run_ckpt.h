@@ -133,6 +133,12 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
                            uint64_t epoch, size_t step,
                            const dt_run_state *rs);
 
+/* Rank 0: the list of the "--drop-workers LIST" line of DIR/settings
+ * into list (cap bytes), "" when DIR/settings is missing or records no
+ * drop: a plain --resume of a run that continued without workers goes on
+ * without them. CM_EFORMAT naming the file when the list does not fit. */
+cm_status dt_run_ckpt_recorded_drop(const char *dir, char *list, size_t cap);
+
 /* Collective. Restores every worker of w (x, v, generator, pass and
  * position) from the last complete checkpoint. With c->drop and a
  * checkpoint of the n0 workers before the drop: survivor j (new id)
@@ -140,7 +146,11 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
  * of its pass) and starts a new pass over its new shard at its next step;
  * the run continues at step epoch * c->steps_per_epoch (the survivors'
  * epoch grid); DIR/settings must be the run's before the drop
- * (c->settings0, its --topology line aside). c->drop->first and ->epoch
+ * (c->settings0, its --topology line aside), or, when the first save
+ * after a drop stopped between DIR/settings and DIR/latest, a
+ * DIR/settings recording a drop at the checkpoint's epoch (then the lines
+ * a drop changes aside): the drop is redone from that checkpoint, whatever
+ * list the interrupted one had. c->drop->first and ->epoch
  * are set; rank 0 also reads the run
  * state into rs (zeroed before). *step is the step to continue from, the
  * same on every rank. Errors agreed, prefixed "--resume": no checkpoint,
