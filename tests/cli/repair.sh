@@ -372,27 +372,41 @@ repair_drop_cases() {
     # continue without its workers; they run as printed (fewer epochs). A
     # time-varying topology (base) cannot be repaired: the printed command
     # makes one for the survivors
-    for kind in random base; do
+    # makes one for the survivors. Without --timeout (adaptive): the
+    # deadline is the floor here (rounds of a few ms), said in the message
+    for kind in random base adaptive; do
         case_no=$((case_no + 1))
         ck="$T/dk-stop-$kind"
-        "$tg" -n 6 -d 3 --kind $kind -q -o "$T/s6-$kind.txt"
+        to="--timeout 3" q=--quiet
+        if [ $kind = adaptive ]; then
+            q=""
+            cp "$T/s6-random.txt" "$T/s6-$kind.txt"
+            to="--timeout-floor 4"
+        else
+            "$tg" -n 6 -d 3 --kind $kind -q -o "$T/s6-$kind.txt"
+        fi
         env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
             OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
             OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
             -np 3 "$dtb" --topology "$T/s6-$kind.txt" --dataset synthetic \
             --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
-            --checkpoint "$ck" --timeout 3 --quiet >"$T/out" 2>"$T/err" &
+            --checkpoint "$ck" $to $q >"$T/out" 2>"$T/err" &
         mp=$!
         i=0
         while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
         kill -STOP "$(rank_pid "$ck" "$mp")"
+        t0=$(date +%s.%N)
         wait $mp
+        took=$(echo "$(date +%s.%N) - $t0" | bc)
         # (on a loaded machine a slow rank may be named too: any count left)
         cp "$T/err" "$T/err.stop"
+        cp "$T/out" "$T/out.stop"
         c1=$(sed -n 's/^    \(topogen .*\)/\1/p' "$T/err")
         np=$(sed -n 's/^    mpirun -np \([0-9]*\) .*/\1/p' "$T/err")
         c2=$(sed -n 's/^    mpirun -np [0-9]* [^ ]* \(.*\)/\1/p' "$T/err")
-        if ! grep -q "^dpsgd-train: no progress for 3 s .* not answer .*; last good checkpoint: $ck/epoch-" "$T/err" ||
+        want="no progress for 3 s .* not answer .*(--timeout 3)"
+        [ $kind = adaptive ] && want="no progress for 2 s .* not answer .*(adaptive deadline 4 s in all: the floor 4 s (--timeout-floor), above 5 median rounds of [0-9.e-]* s; --timeout SEC fixes one)"
+        if ! grep -q "^dpsgd-train: $want; last good checkpoint: $ck/epoch-" "$T/err" ||
             ! grep -q "^  or continue without the silent rank\('s\|s'\) workers [0-9,-]*, on the [12] ranks\{0,1\} left:$" "$T/err" ||
             [ -z "$c1" ] || [ -z "$c2" ]; then
             fail "stopped rank: no commands to continue without it: $(head -c 600 "$T/err")"
@@ -410,7 +424,14 @@ repair_drop_cases() {
         expect_ok "the printed dpsgd-train, on the ranks left" sh -c "exec env ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 timeout 120 mpirun -q --oversubscribe --bind-to none -np ${np:-2} '$abin/dpsgd-train' $c2"
         check 'grep -q "^dropped: workers [0-9,-]* ([24] of 6) at epoch $e0; continued on [24] workers$" "$T/out" && [ "$(cat "$ck/latest")" = "$(printf epoch-%06d $e1)" ]' \
             "continued without the stopped rank's workers: $(grep -E "^(dropped|final)" "$T/out")"
-        [ $kind = random ] || check 'grep -q "^    topogen -n [24] -d [1-3] --kind base --seed 1 -o " "$T/err.stop"' "time-varying: the printed command makes a base topology: $(grep "^    topogen" "$T/err.stop")"
+        [ $kind != base ] || check 'grep -q "^    topogen -n [24] -d [1-3] --kind base --seed 1 -o " "$T/err.stop"' "time-varying: the printed command makes a base topology: $(grep "^    topogen" "$T/err.stop")"
+        if [ $kind = adaptive ]; then
+            m=$(sed -n "s/.*above 5 median rounds of \([0-9.e-]*\) s.*/\1/p" "$T/err.stop")
+            check 'awk -v m="$m" -v t="$took" "BEGIN { exit !(m > 0 && 5 * m < 4 && t < 4 + 10) }"' \
+                "adaptive: the floor (4 s) is above 5 median rounds ($m s), and the job ended $took s after the SIGSTOP (deadline 4 s, then the job's teardown)"
+            check 'grep -q "^watchdog: the deadline adapts to the round times: median + 8 MAD of the last 64 rounds, 3 to 5 median rounds, at least 4 s (--timeout-floor); --timeout SEC fixes one" "$T/out.stop"' \
+                "the deadline's rule is printed at start (not --quiet): $(grep "^watchdog" "$T/out.stop")"
+        fi
     done
 }
 

@@ -434,6 +434,14 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
         return;
     if (c->placement_due) {
         print_placement(c->cfg, c->res);
+        if (c->res->n_ranks > 1 && c->cfg->mode == DT_MODE_GOSSIP &&
+            dt_config_given(c->cfg, "--timeout"))
+            printf("watchdog: fixed deadline %g s (--timeout)\n",
+                   c->cfg->timeout);
+        else if (c->res->n_ranks > 1 && c->cfg->mode == DT_MODE_GOSSIP)
+            printf("watchdog: the deadline adapts to the round times: median + 8 MAD of the last 64 rounds, 3 to "
+                   "5 median rounds, at least %g s (--timeout-floor); "
+                   "--timeout SEC fixes one\n", c->cfg->timeout_floor);
         c->placement_due = 0;
         c->placement_done = 1;
     }
@@ -662,6 +670,9 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
+    if (s == CM_OK && !dt_config_given(cfg, "--timeout") &&
+        cfg->mode == DT_MODE_GOSSIP)
+        dt_comm_set_adaptive(cfg->timeout_floor);
     const double t_run = cm_time_now();
     if (s == CM_OK)
         s = dt_dpsgd_run(cfg, comm, root ? print_progress : NULL, &pc, &r);

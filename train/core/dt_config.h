@@ -85,6 +85,8 @@ typedef struct {
     size_t keep;               /* --keep K: checkpoint generations kept (2) */
     double timeout;            /* --timeout SEC: end the job when no
                                   message arrives for SEC s (600; 0 off) */
+    double timeout_floor;      /* --timeout-floor SEC: without --timeout,
+                                  the least adaptive deadline (30 s) */
     size_t stop_after;         /* --stop-after E: end after E epochs as if
                                   interrupted (to test --resume); 0 = off */
     char drop_workers[DT_PATH_MAX]; /* --drop-workers LIST: with --resume,
