@@ -24,6 +24,7 @@
 #include "cm_topo_header.h"
 #include "cm_topo_seq.h"
 #include "tg_graph.h"
+#include "tg_grow.h"
 #include "tg_repair.h"
 
 /* Largest result that gets the search's swaps without --iters. */
@@ -35,6 +36,8 @@
 static void usage(FILE *fp)
 {
     fputs("usage: topogen repair FILE --remove LIST -o NEW [--weights RULE] "
+          "[--quiet]\n"
+          "       topogen repair FILE --add K -o NEW [--weights RULE] "
           "[--quiet]\n\n"
           "The topology FILE without the nodes of LIST (lost workers), their "
           "former\n"
@@ -48,6 +51,13 @@ static void usage(FILE *fp)
           "weighted by\n"
           "FILE's rule. A result that is not connected is refused.\n\n"
           "  --remove LIST        ids to remove, 0-based: 48-63, 3,7,10-12\n"
+          "  --add K              K new nodes (workers that join), ids n.."
+          "n+K-1: each\n"
+          "                       splits D/2 random edges (a-b becomes "
+          "a-new-b), D the\n"
+          "                       largest degree, so every old node keeps "
+          "its edges'\n"
+          "                       count and most edges\n"
           "  -o, --output NEW     the repaired topology (- for stdout)\n"
           "  --weights RULE       weights of NEW (default: the weights= rule "
           "of FILE's\n"
@@ -63,6 +73,8 @@ static void usage(FILE *fp)
           "  -h, --help           print this help\n\n"
           "Then continue the training on the survivors:\n"
           "  dpsgd-train ... --resume --drop-workers LIST --topology NEW\n"
+          "or with the new workers:\n"
+          "  dpsgd-train ... --resume --add-workers K --topology NEW\n"
           "Exit status: 0 success, 1 a bad file or a disconnected result, 2 "
           "a usage error.\n", fp);
 }
@@ -239,7 +251,7 @@ static int same_file(const char *a, const char *b)
 int topogen_repair_main(int argc, char **argv)
 {
     const char *file = NULL, *list = NULL, *out = NULL, *wflag = NULL;
-    const char *iflag = NULL;
+    const char *iflag = NULL, *addflag = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -252,6 +264,10 @@ int topogen_repair_main(int argc, char **argv)
             if (list)
                 return twice("--remove", list, v);
             list = v;
+        } else if ((v = flag_value(argc, argv, &i, "--add", NULL))) {
+            if (addflag)
+                return twice("--add", addflag, v);
+            addflag = v;
         } else if ((v = flag_value(argc, argv, &i, "--output", "-o"))) {
             if (out)
                 return twice("-o/--output", out, v);
@@ -276,10 +292,28 @@ int topogen_repair_main(int argc, char **argv)
             file = a;
         }
     }
+    if (list && addflag) {
+        fprintf(stderr, "topogen: repair: --remove and --add: give one of "
+                "them (a loss, or workers that join)\n");
+        return 2;
+    }
+    size_t add = 0;
+    if (addflag) {
+        char *end;
+        unsigned long long x = strtoull(addflag, &end, 10);
+        if (!*addflag || *end || addflag[0] == '-' || x < 1 ||
+            x > 1000000ULL) {
+            fprintf(stderr, "topogen: repair: --add '%s': expected a count "
+                    "of new nodes, 1 to 10^6\n", addflag);
+            return 2;
+        }
+        add = (size_t)x;
+        list = "";
+    }
     if (!file || !list || !out || !*out) {
         fprintf(stderr, "topogen: repair: %s (usage: topogen repair FILE "
                 "--remove LIST -o NEW)\n", !file ? "give the topology FILE"
-                : !list ? "give --remove LIST (the nodes to remove)"
+                : !list ? "give --remove LIST (the nodes to remove) or --add K"
                         : "give -o NEW (the repaired topology)");
         return 2;
     }
@@ -336,11 +370,12 @@ int topogen_repair_main(int argc, char **argv)
     }
     t = seq.round[0];
     cm_topo_init(&seq.round[0]);
-    s = cm_idlist_parse(list, 0, "--remove", &ids, &k);
-    if (s == CM_OK && ids[k - 1] >= t.n)
+    if (!add)
+        s = cm_idlist_parse(list, 0, "--remove", &ids, &k);
+    if (s == CM_OK && !add && ids[k - 1] >= t.n)
         s = cm_error(CM_EINVAL, "--remove '%s': node %zu is not in %s (its "
                      "nodes are 0..%zu)", list, ids[k - 1], file, t.n - 1);
-    if (s == CM_OK && k + 2 > t.n)
+    if (s == CM_OK && !add && k + 2 > t.n)
         s = cm_error(CM_EINVAL, "--remove '%s': removes %zu of the %zu nodes "
                      "of %s, leaving %s: a topology needs at least 2", list,
                      k, t.n, file, k == t.n ? "none" : "1");
@@ -362,7 +397,9 @@ int topogen_repair_main(int argc, char **argv)
         goto done;
     }
     tg_repair_info info;
-    s = tg_repair(&t, ids, k, &r, &info);
+    tg_grow_info gi;
+    memset(&info, 0, sizeof info);
+    s = add ? tg_grow(&t, add, 1, &r, &gi) : tg_repair(&t, ids, k, &r, &info);
     if (s != CM_OK) {
         fprintf(stderr, "topogen: repair: %s: %s; nothing written\n", file,
                 cm_last_error());
@@ -404,7 +441,7 @@ int topogen_repair_main(int argc, char **argv)
         goto done;
     }
     char fl[256] = "";
-    size_t rcap = 24 * k + 2; /* "a-b," per id at most */
+    size_t rcap = 24 * k + 64; /* "a-b," per id at most */
     removed = malloc(rcap);
     size_t ncap = rcap + strlen(file) + 1536;
     notes = malloc(ncap);
@@ -412,7 +449,10 @@ int topogen_repair_main(int argc, char **argv)
         fprintf(stderr, "topogen: repair: out of memory\n");
         goto done;
     }
-    cm_idlist_format(ids, k, removed, rcap);
+    if (add)
+        snprintf(removed, rcap, "%zu-%zu", t.n, t.n + add - 1);
+    else
+        cm_idlist_format(ids, k, removed, rcap);
     const char *wname = weighted ? topogen_weights_name(fdla, rule) : "none";
     topogen_fdla_line(fdla, &fr, fl, sizeof fl);
     if (!fl[0])
@@ -432,6 +472,16 @@ int topogen_repair_main(int argc, char **argv)
     snprintf(tokens, sizeof tokens, "%s%sweights=%s version=%s",
              from[0] ? from + 1 : "",
              from[0] ? " " : "", wname, TOPOGEN_VERSION);
+    if (add)
+        snprintf(notes, ncap,
+                 "grown: %s with nodes %s added (of %zu): old ids kept; %zu "
+                 "of its %zu edges split, each new node of degree %zu%s\n"
+                 "lambda2=%.4f lambdan=%.4f%s%s\n"
+                 "one `i j%s` line per edge%s", file, removed, r.n,
+                 gi.splits, t.m, gi.new_deg, then, l2, ln, slem, fl,
+                 weighted ? " W_ij" : "",
+                 weighted ? "; W_ii = 1 - sum_j W_ij" : "");
+    else
     snprintf(notes, ncap,
              "repaired: %s without nodes %s (of %zu): old id i -> its rank "
              "among the survivors; %zu edges added, %zu swaps, %zu nodes "
@@ -442,7 +492,7 @@ int topogen_repair_main(int argc, char **argv)
              weighted ? " W_ij" : "", weighted ? "; W_ii = 1 - sum_j W_ij" : "");
     /* a D-Cliques file keeps its `# cliques:` line (the survivors in
      * their cliques), which --algorithm clique-avg needs after a drop */
-    size_t *cl = header_cliques(file, t.n), ca = 0, cb = 0;
+    size_t *cl = add ? NULL : header_cliques(file, t.n), ca = 0, cb = 0;
     if (cl && (cliques = malloc((r.n + 1) * sizeof *cliques)) &&
         repaired_cliques(cl, t.n, ids, k, &r, cliques, &ca, &cb)) {
         fprintf(stderr, "topogen: repair: %s: the repair leaves nodes %zu "
@@ -462,7 +512,7 @@ int topogen_repair_main(int argc, char **argv)
     h.generator = "topogen 2";
     h.n = r.n;
     h.d = dmax;
-    snprintf(h.kind, sizeof h.kind, "repaired");
+    snprintf(h.kind, sizeof h.kind, add ? "grown" : "repaired");
     h.tokens = tokens;
     h.notes = notes;
     char *comment = cm_topo_header_format(&h);
@@ -477,7 +527,12 @@ int topogen_repair_main(int argc, char **argv)
         goto done;
     }
     rc = 0;
-    if (!quiet) {
+    if (!quiet && add) {
+        fprintf(stderr, "topogen: repair: %zu -> %zu nodes (added %s), %zu "
+                "of %zu edges split, new nodes of degree %zu%s\n", t.n, r.n,
+                removed, gi.splits, t.m, gi.new_deg,
+                weighted ? "" : " (unweighted)");
+    } else if (!quiet) {
         fprintf(stderr, "topogen: repair: %zu -> %zu nodes (removed %s), "
                 "%zu edges added (%zu by swaps), ", t.n, r.n, removed,
                 info.added, info.swaps);

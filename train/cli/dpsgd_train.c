@@ -238,6 +238,10 @@ static void catch_signals(const dt_config *cfg, int root)
     sig_drop = cfg->mode == DT_MODE_GOSSIP && cfg->topology[0] &&
                !cfg->drop_workers[0];
     sig_cont[0] = '\0';
+    if (cfg->add_workers && cfg->topology[0] &&
+        strlen(cfg->topology) + 64 < sizeof sig_cont)
+        snprintf(sig_cont, sizeof sig_cont, "--resume --add-workers %zu "
+                 "--topology %s", cfg->add_workers, cfg->topology);
     if (cfg->drop_workers[0] && cfg->topology[0] &&
         strlen(cfg->drop_workers) + strlen(cfg->topology) + 64 <
             sizeof sig_cont)
@@ -372,7 +376,8 @@ typedef struct {
 static void say_adopted(progress_ctx *c)
 {
     const dt_dpsgd_result *r = c->res;
-    if (c->adopted_said || (!r->ckpt_adopted && !r->dropped[0]))
+    if (c->adopted_said ||
+        (!r->ckpt_adopted && !r->dropped[0] && !r->add_now))
         return;
     if (r->ckpt_adopted)
         fprintf(stderr, "dpsgd-train: notice: --resume: %s/latest was "
@@ -387,6 +392,14 @@ static void say_adopted(progress_ctx *c)
                 r->dropped, r->workers_before_drop,
                 (unsigned long long)r->dropped_epoch, r->n_workers,
                 r->dropped_count);
+    if (r->add_now)
+        fprintf(stderr, "dpsgd-train: notice: --add-workers %zu: the run of "
+                "%zu workers continues from epoch %llu on %zu; each new "
+                "worker (%zu-%zu) starts from the mean of its old "
+                "neighbours, the data is partitioned anew\n",
+                r->added_count, r->n_workers - r->added_count,
+                (unsigned long long)r->added_epoch, r->n_workers,
+                r->n_workers - r->added_count, r->n_workers - 1);
     fflush(stderr);
     c->adopted_said = 1;
 }
@@ -619,6 +632,7 @@ static int run_write_partition(const dt_config *cfg, int root)
 static int adopt_recorded_drop(dt_config *cfg, const dt_comm *comm, int root)
 {
     if (!cfg->resume || !cfg->ckpt_dir[0] || cfg->drop_workers[0] ||
+        cfg->add_workers ||
         cfg->mode != DT_MODE_GOSSIP || !cfg->topology[0])
         return 0;
     char list[sizeof cfg->drop_workers] = "";
@@ -792,6 +806,11 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                "%zu workers\n", r.dropped, r.dropped_count,
                r.workers_before_drop, (unsigned long long)r.dropped_epoch,
                r.n_workers);
+    if (r.add_now)
+        printf("joined: workers %zu-%zu (%zu new) at epoch %llu; continued "
+               "on %zu workers\n", r.n_workers - r.added_count,
+               r.n_workers - 1, r.added_count,
+               (unsigned long long)r.added_epoch, r.n_workers);
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     char placed_by[128];

@@ -71,6 +71,7 @@ static const flag_spec FLAGS[] = {
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
     {"--keep", F_SIZE, OFF(keep), 1, 1e6, 0},
     {"--drop-workers", F_PATH, OFF(drop_workers), 0, 0, 0},
+    {"--add-workers", F_SIZE, OFF(add_workers), 1, 1e6, 0},
     {"--timeout", F_DOUBLE, OFF(timeout), 0, 1e7, 0},
     {"--timeout-floor", F_DOUBLE, OFF(timeout_floor), 3, 1e7, 0},
     {"--save-model", F_PATH, OFF(save_model), 0, 0, 0},
@@ -222,6 +223,12 @@ const char *dt_config_usage(void)
         "                     survivors (topogen repair); their shards go "
         "to their\n"
         "                     former neighbours\n"
+        "  --add-workers K    with --resume: continue the checkpoint's run "
+        "with K new\n"
+        "                     workers (the last K nodes of --topology: "
+        "topogen repair\n"
+        "                     --add K), each starting from its old "
+        "neighbours' average\n"
         "  --timeout SEC      end the job, naming the silent rank, when no "
         "message\n"
         "                     arrives for SEC seconds (0 = never); without "
@@ -430,6 +437,18 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         return cm_error(CM_EINVAL, "--epochs: at least 1 (0 only with "
                         "--write-partition FILE: write the partition, do "
                         "not train)");
+    if (cfg->add_workers && !cfg->resume)
+        return cm_error(CM_EINVAL, "--add-workers %zu continues a "
+                        "checkpoint's run with new workers: it needs "
+                        "--resume (and the grown --topology: topogen repair "
+                        "FILE --add %zu -o NEW)", cfg->add_workers,
+                        cfg->add_workers);
+    if (cfg->add_workers && cfg->drop_workers[0])
+        return cm_error(CM_EINVAL, "--add-workers and --drop-workers in one "
+                        "start: drop first, then add (two resumes)");
+    if (cfg->add_workers && cfg->mode != DT_MODE_GOSSIP)
+        return cm_error(CM_EINVAL, "--add-workers: gossip runs only (new "
+                        "workers start from their neighbours)");
     if (dt_config_given(cfg, "--timeout-floor") &&
         (dt_config_given(cfg, "--timeout") || cfg->mode != DT_MODE_GOSSIP))
         return cm_error(CM_EINVAL, "--timeout-floor is the least adaptive "
@@ -459,7 +478,7 @@ cm_status dt_config_check_single(const dt_config *cfg)
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
         "--placement", "--net", "--weights", "--local-eval", "--timeout",
-        "--timeout-floor",
+        "--timeout-floor", "--add-workers",
         "--allreduce", "--net-hosts", "--drop-workers",
         "--average-every", "--local-after", "--global-every", "--outer"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)

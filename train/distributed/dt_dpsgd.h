@@ -88,6 +88,9 @@ typedef struct {
     size_t workers_before_drop; /* workers of the run before the drop */
     int drop_now;          /* 1: this invocation dropped them (its
                               checkpoint was of the run before) */
+    size_t added_count;    /* --add-workers: the new workers (0: none) */
+    uint64_t added_epoch;  /* the epoch they joined at */
+    int add_now;           /* 1: this invocation added them */
     char lost[DT_PATH_MAX]; /* after a --timeout that named silent ranks
                               (gossip, --checkpoint, no --drop-workers
                               yet): their workers as a LIST ("" else), for

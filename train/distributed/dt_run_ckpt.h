@@ -48,6 +48,17 @@ typedef struct {
     uint64_t epoch;       /* the epoch they were dropped at */
 } dt_run_drop;
 
+/* --add-workers: the run continues with new workers n0 .. n-1. */
+typedef struct {
+    size_t n0;            /* workers before: the checkpoint's */
+    size_t k;             /* new workers (n = n0 + k) */
+    dt_algo_kind algo;    /* --algorithm: its invariants restored over
+                             all workers as after a drop */
+    /* set by dt_run_ckpt_restore (the same on every rank): */
+    int first;            /* 1: this resume adds them */
+    uint64_t epoch;       /* the epoch they joined at */
+} dt_run_add;
+
 /* Which run a checkpoint belongs to. */
 typedef struct {
     const dt_comm *comm;  /* borrowed: the run's communicator */
@@ -63,9 +74,14 @@ typedef struct {
     size_t keep;          /* --keep: generations kept */
     size_t epochs;        /* --epochs of this invocation */
     dt_run_drop *drop;    /* borrowed: --drop-workers, or NULL */
-    const char *settings0; /* borrowed, with drop: the settings the run
-                             before the drop must have had (its workers;
-                             its --topology line is not compared) */
+    const char *settings0; /* borrowed, with drop or add: the settings the
+                             run before must have had (its workers, its
+                             --topology line and, for add, its drop lines
+                             are not compared) */
+    dt_run_add *add;      /* borrowed: --add-workers, or NULL; the new
+                             workers' neighbours are nb_off/nb (the new
+                             topology's, rewritten into DIR/neighbours at
+                             the first save) */
     const size_t *nb_off, *nb; /* borrowed: the workers' neighbour lists
                              (undirected; union of the rounds) for
                              DIR/neighbours, written at a save when DIR has
