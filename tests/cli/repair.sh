@@ -70,6 +70,89 @@ repair_cases() {
     command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
     repair_drop_cases
     repair_crash_cases
+    repair_join_cases
+}
+
+# Workers that join: topogen repair --add K; dpsgd-train --resume
+# --add-workers K (the same bits on 1 and 3 ranks; after a drop; a plain
+# --resume after it); refusals; the join's first save stopped at each
+# write (kill -9 and a full disk) continues to the uninterrupted bits.
+repair_join_cases() {
+    tg="$BIN/topogen"
+    dtb="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 16 --partition dirichlet:0.5 --quiet"
+    wh() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out"; }
+    degs() { "$tg" eval "$1" | sed -n 's/^degree *//p'; }
+    "$tg" -n 48 -d 4 --iters 1000 -q -o "$T/g48.txt"
+    expect_ok "repair --add 16" "$tg" repair "$T/g48.txt" --add 16 -o "$T/g64.txt"
+    check 'head -1 "$T/g64.txt" | grep -q "^# topogen 2 n=64 d=4 kind=grown from=learned weights=laplacian " &&
+           grep -q "^# grown: $T/g48.txt with nodes 48-63 added (of 64): old ids kept; [0-9]* of its 96 edges split, each new node of degree 4" "$T/g64.txt" &&
+           [ "$(degs "$T/g64.txt")" = "min 4 max 4" ] && "$tg" eval "$T/g64.txt" | grep -q "^components *1$"' \
+        "48 + 16 nodes: 4-regular, connected, the header says what was added: $(sed -n 2p "$T/g64.txt")"
+    check 'grep -q "48 -> 64 nodes (added 48-63)" "$T/err"' "the report: $(cat "$T/err")"
+    expect_fail 2 "^topogen: repair: --remove and --add: give one of them" "--add with --remove" "$tg" repair "$T/g48.txt" --add 2 --remove 3 -o "$T/gx.txt"
+    for bad in 0 x -1 ""; do
+        expect_fail 2 "^topogen: repair: --add '$bad': expected a count of new nodes" "--add '$bad'" "$tg" repair "$T/g48.txt" --add "$bad" -o "$T/gx.txt"
+    done
+    "$tg" -n 6 -d 3 --kind random -q -o "$T/j6.txt"
+    "$tg" repair "$T/j6.txt" --add 2 -o "$T/j8.txt" -q
+    expect_ok "6 workers, stopped after epoch 1" dt_run --topology "$T/j6.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/jk"
+    for c in jk2 jkb jkc; do rm -rf "$T/$c"; cp -r "$T/jk" "$T/$c"; done
+    expect_ok "--add-workers 2 on 1 rank" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jk" --resume --add-workers 2
+    h=$(wh)
+    check 'grep -q "^dpsgd-train: notice: --add-workers 2: the run of 6 workers continues from epoch 1 on 8; each new worker (6-7) starts from the mean of its old neighbours" "$T/err" &&
+           grep -q "^joined: workers 6-7 (2 new) at epoch 1; continued on 8 workers$" "$T/out" && grep -q "^final: dpsgd  workers 8 .* epochs 3 " "$T/out" &&
+           grep -qx "workers 8" "$T/jk/settings" && grep -qx "added-at-epoch 1" "$T/jk/settings" && head -1 "$T/jk/neighbours" | grep -q " n=8 "' \
+        "the notice, the report, DIR/settings and DIR/neighbours of the grown run: $(grep -E "^(joined|final)" "$T/out")"
+    expect_ok "--add-workers 2 on 3 ranks" mpi_run 3 "$dtb" --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jk2" --resume --add-workers 2
+    check '[ -n "$h" ] && [ "$(wh)" = "$h" ]' "--add-workers: the same workers-hash on 3 ranks as on 1 ($h, $(wh))"
+    # refusals: the flag's code, the checkpoint untouched
+    (cd "$T/jkb" && find . -type f | sort | xargs md5sum) >"$T/jkb.sums"
+    expect_fail 2 "^dpsgd-train: --add-workers 2 continues a checkpoint's run with new workers: it needs --resume" \
+        "--add-workers without --resume" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --add-workers 2
+    expect_fail 2 "^dpsgd-train: --add-workers and --drop-workers in one start" \
+        "--add-workers with --drop-workers" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --resume --add-workers 2 --drop-workers 1
+    expect_fail 2 "^dpsgd-train: --resume: --add-workers 3: the checkpoint in $T/jkb \(epoch 1\) has 6 workers; with 3 more that is 9, but --topology has 8 nodes" \
+        "a topology of another size" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --resume --add-workers 3
+    expect_fail 2 "^dpsgd-train: --checkpoint: --add-workers: $T/jnone holds no checkpoint" \
+        "--add-workers without a checkpoint" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jnone" --resume --add-workers 2
+    check '(cd "$T/jkb" && find . -type f | sort | xargs md5sum) | cmp -s - "$T/jkb.sums"' "the checkpoint is untouched by the refused runs"
+    # lose 2 of 8, then add 2 back, then a plain --resume
+    "$tg" -n 8 -d 3 --kind random -q -o "$T/k8.txt"
+    "$tg" repair "$T/k8.txt" --remove 6-7 -o "$T/k6.txt" -q
+    "$tg" repair "$T/k6.txt" --add 2 -o "$T/k8b.txt" -q
+    expect_ok "8 workers to epoch 1" dt_run --topology "$T/k8.txt" $syn --epochs 4 --stop-after 1 --checkpoint "$T/dk8"
+    expect_ok "... 6 to epoch 2" dt_run --topology "$T/k6.txt" $syn --epochs 4 --stop-after 2 --checkpoint "$T/dk8" --resume --drop-workers 6-7
+    expect_ok "... 8 again to epoch 3" dt_run --topology "$T/k8b.txt" $syn --epochs 4 --stop-after 3 --checkpoint "$T/dk8" --resume --add-workers 2
+    check 'grep -q "^joined: workers 6-7 (2 new) at epoch 2; continued on 8 workers$" "$T/out" && ! grep -q "drop-workers" "$T/dk8/settings"' \
+        "a join after a drop: the run is one of 8 workers again: $(grep -E "^joined" "$T/out")"
+    expect_ok "... and a plain --resume to epoch 4" dt_run --topology "$T/k8b.txt" $syn --epochs 4 --checkpoint "$T/dk8" --resume
+    check 'grep -q "^final: dpsgd  workers 8 .* epochs 4 " "$T/out" && [ "$(cat "$T/dk8/latest")" = epoch-000004 ]' "the grown run continues plainly: $(grep "^final" "$T/out")"
+    # the join's first save stopped at each write
+    so="$T/fault_rename.so"
+    [ -f "$so" ] || ${CC:-cc} -shared -fPIC -O1 -o "$so" "$(dirname "$0")/fault_rename.c" -ldl
+    : >"$T/jwrites"
+    run env LD_PRELOAD="$so" FAULT_MATCH="$T/jkc/" FAULT_LOG="$T/jwrites" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" \
+        "$dtb" --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkc" --resume --add-workers 2
+    K=$(grep -n "/latest$" "$T/jwrites" | head -n 1 | cut -d: -f1)
+    check '[ "$(wh)" = "$h" ] && [ -n "$K" ] && sed -n "1,${K}p" "$T/jwrites" | grep -q "/neighbours$"' \
+        "the join's first save: $K writes, DIR/neighbours among them: $(head -n "${K:-14}" "$T/jwrites" | sed "s|.*/||" | tr "\n" " ")"
+    for how in kill enospc; do
+        k=1
+        while [ "$k" -le "${K:-0}" ]; do
+            c="$T/jc-$how-$k"
+            rm -rf "$c" && cp -r "$T/jkb" "$c"
+            run env LD_PRELOAD="$so" FAULT_MATCH="$c/" FAULT_AT=$k FAULT_HOW=$how \
+                ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" \
+                "$dtb" --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$c" --resume --add-workers 2
+            w=$(sed -n "${k}p" "$T/jwrites" | sed "s|.*/jkc/||")
+            check '[ "$rc" -ne 0 ]' "join, $how at write $k ($w): the run stopped"
+            expect_ok "join, $how at write $k ($w): the same command continues" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$c" --resume --add-workers 2
+            check '[ "$(wh)" = "$h" ] && [ "$(cat "$c/latest")" = epoch-000003 ]' "join, $how at write $k ($w): the uninterrupted workers-hash ($h, got $(wh))"
+            k=$((k + 1))
+        done
+    done
 }
 
 # The first save after --resume --drop-workers, stopped at each of its

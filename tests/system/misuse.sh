@@ -327,6 +327,14 @@ for f in experiments/sweep experiments/consensus experiments/algorithms demo exp
     (cd "$T/cwd" && expect 2 "^${f#*/}: unknown option '--bogus'" "$f.sh --bogus" sh "$S/$f.sh" --bogus)
     check '[ -z "$(ls -A "$T/cwd")" ]' "$f.sh --bogus created nothing: $(ls -A "$T/cwd")"
 done
+# an OUT with a newline: refused before any run (issue 44: summary.sh
+# broke on it after a whole sweep), nothing created
+nl="$T/new
+line"
+for f in experiments/sweep reports/summary; do
+    expect 2 "holds a newline: the reports list runs one a line" "$f.sh with a newline in OUT" sh "$S/$f.sh" "$nl"
+    check '[ ! -e "$nl" ]' "$f.sh: no folder made for an OUT with a newline"
+done
 # OUT as the argument: sweep.sh OUTDIR checks its tools first, in OUTDIR
 expect 1 "^sweep: /nonexistent/topogen not found" "sweep.sh OUTDIR with no programs" \
     env BIN=/nonexistent sh "$S/experiments/sweep.sh" "$T/sweep-out"
