@@ -1,7 +1,8 @@
 #!/bin/sh
 # membership.sh: issue 44's lose-then-rejoin, on a small budget. 64
 # workers, Fashion-MNIST (--train-limit TRAIN images), LeNet,
-# --partition dirichlet:0.1, batch 16, lr 0.05, momentum 0.9, the learned
+# --partition PARTITION (dirichlet:0.3: at 0.1 a small TRAIN leaves
+# some of 64 workers less than a batch), batch 16, lr 0.05, momentum 0.9, the learned
 # graph topogen -n 64 -d 4 --seed 1, on RANKS ranks. Per seed:
 #   base    9 epochs without a change;
 #   change  the same run stopped after epoch 3; topogen repair --remove
@@ -12,22 +13,23 @@
 # run's start-up (the program's own figure, process start to the first
 # step), next to a plain --resume's start-up of the same run (plain.out).
 #
-#   OUT=DIR SEEDS="1" TRAIN=12000 RANKS=1 scripts/experiments/membership.sh
+#   OUT=DIR SEEDS="1 2 3" TRAIN=12000 RANKS=1 scripts/experiments/membership.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
 OUT=${OUT:-$root/data/results/membership}
 BIN=${BIN:-$root/bin}
-SEEDS=${SEEDS:-1}
+SEEDS=${SEEDS:-"1 2 3"}
 TRAIN=${TRAIN:-12000}
 RANKS=${RANKS:-1}
+PARTITION=${PARTITION:-dirichlet:0.3}
 mkdir -p "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 export OPENBLAS_NUM_THREADS=1
 dt() { mpirun -q --oversubscribe --bind-to none -np "$RANKS" "$BIN/dpsgd-train" "$@"; }
-common="--partition dirichlet:0.1 --batch 16 --lr 0.05 --momentum 0.9 --local-eval 100 --train-limit $TRAIN --epochs 9 --quiet"
+common="--partition $PARTITION --batch 16 --lr 0.05 --momentum 0.9 --local-eval 100 --train-limit $TRAIN --epochs 9 --quiet"
 now() { date +%s.%N; }
 T64=$OUT/learned64.txt
 [ -f "$T64" ] || "$BIN/topogen" -n 64 -d 4 --seed 1 -q -o "$T64"

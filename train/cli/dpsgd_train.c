@@ -113,21 +113,26 @@ static void print_continue(const dt_config *cfg, const dt_dpsgd_result *r)
             "on the %zu rank%s left:\n    ",
             r->n_ranks - r->ranks_left > 1 ? "s'" : "'s", r->lost,
             r->ranks_left, r->ranks_left == 1 ? "" : "s");
-    if (r->period > 1) {
-        /* repair takes one graph: a time-varying topology of the
-         * survivors is made anew, as base with the file's peers a round */
+    if (r->period > 1 || r->topo_kind) {
+        /* repair takes one undirected graph: a time-varying or directed
+         * topology of the survivors is made anew, of the file's kind when
+         * topogen makes it for any n (base; perm, exp-directed), else base
+         * (undirected) or perm (directed), with the file's degree */
         size_t d = 1, *ids = NULL, k = 0;
+        const char *kind = r->topo_kind ? "perm" : "base";
         FILE *fp = fopen(cfg->topology, "r");
         char line[512] = "";
         if (fp && fgets(line, sizeof line, fp) && strstr(line, " d="))
             d = (size_t)strtoull(strstr(line, " d=") + 3, NULL, 10);
+        if (strstr(line, " kind=exp-directed"))
+            kind = "exp-directed";
         if (fp)
             fclose(fp);
         if (cm_idlist_parse(r->lost, 0, "--drop-workers", &ids, &k) != CM_OK)
             k = 0;
         free(ids);
-        fprintf(stderr, "topogen -n %zu -d %zu --kind base --seed %llu -o ",
-                r->n_workers - k, d ? d : 1,
+        fprintf(stderr, "topogen -n %zu -d %zu --kind %s --seed %llu -o ",
+                r->n_workers - k, d ? d : 1, kind,
                 (unsigned long long)cfg->seed);
     } else {
         fprintf(stderr, "topogen repair ");
