@@ -455,9 +455,10 @@ repair_drop_cases() {
     # continue without its workers; they run as printed (fewer epochs). A
     # time-varying topology (base) cannot be repaired: the printed command
     # makes one for the survivors
-    # makes one for the survivors. Without --timeout (adaptive): the
+    # makes one for the survivors, as for a directed one (perm). Without
+    # --timeout (adaptive): the
     # deadline is the floor here (rounds of a few ms), said in the message
-    for kind in random base adaptive; do
+    for kind in random base perm adaptive; do
         case_no=$((case_no + 1))
         ck="$T/dk-stop-$kind"
         to="--timeout 3" q=--quiet
@@ -508,6 +509,7 @@ repair_drop_cases() {
         check 'grep -q "^dropped: workers [0-9,-]* ([24] of 6) at epoch $e0; continued on [24] workers$" "$T/out" && [ "$(cat "$ck/latest")" = "$(printf epoch-%06d $e1)" ]' \
             "continued without the stopped rank's workers: $(grep -E "^(dropped|final)" "$T/out")"
         [ $kind != base ] || check 'grep -q "^    topogen -n [24] -d [1-3] --kind base --seed 1 -o " "$T/err.stop"' "time-varying: the printed command makes a base topology: $(grep "^    topogen" "$T/err.stop")"
+        [ $kind != perm ] || check 'grep -q "^    topogen -n [24] -d 3 --kind perm --seed 1 -o " "$T/err.stop"' "directed: the printed command makes a perm topology: $(grep "^    topogen" "$T/err.stop")"
         if [ $kind = adaptive ]; then
             m=$(sed -n "s/.*above 5 median rounds of \([0-9.e-]*\) s.*/\1/p" "$T/err.stop")
             check 'awk -v m="$m" -v t="$took" "BEGIN { exit !(m > 0 && 5 * m < 4 && t < 4 + 10) }"' \
