@@ -29,6 +29,18 @@ script_out() {
     esac
     [ $# -le 1 ] || { echo "$_so_name: one argument (OUT) expected, got $# (see --help)" >&2; exit 2; }
     OUT=${1:-${OUT:-$_so_default}}
+    out_check "$_so_name" "$OUT"
+}
+
+# out_check NAME PATH: a folder path with a newline is refused (exit 2)
+# before any work: the run lists and word lists of the reports are
+# newline-separated, so such an OUT broke summary.sh after a whole sweep.
+out_check() {
+    case $2 in
+    *'
+'*) printf '%s: OUT %s holds a newline: the reports list runs one a line; choose a path without one\n' "$1" "$(printf '%s' "$2" | tr '\n' '?')" >&2
+        exit 2 ;;
+    esac
 }
 
 # echo prints its arguments as they are, in every script that sources

@@ -31,6 +31,8 @@ case "${1:-}" in -*) echo "summary: unknown option '$1' (see --help)" >&2; exit 
 . "$here/../lib/runs.sh"
 OUT=${1:-${OUT:-$TREE_OUT}}
 INTO=${INTO:-$OUT}
+out_check summary "$OUT"
+out_check summary "$INTO"
 mkdir -p "$INTO"
 TARGETS=${TARGETS:-"0.85 0.88"}
 [ -d "$OUT/runs" ] || { echo "summary: no $OUT/runs (run scripts/experiments/sweep.sh first)" >&2; exit 1; }

@@ -25,4 +25,13 @@
  * thread. */
 cm_status cm_blas_reserve(size_t callers);
 
+/* Before OpenBLAS starts (called from the program's .preinit_array,
+ * which runs before any shared library's constructor: OpenBLAS's own
+ * starts its threads and, under a low `ulimit -v`, dies with its message
+ * and exit 130): with an address-space limit below one work buffer and
+ * a margin (161 MiB), writes "PROG: out of memory: the address-space
+ * limit (ulimit -v N KB) leaves no room for OpenBLAS's work buffer ...:
+ * raise the limit" and _exits 1. Uses only getrlimit, write, _exit. */
+void cm_blas_limit_early(const char *prog);
+
 #endif

@@ -487,8 +487,14 @@ cm_status cm_topo_read_stream(cm_topo *t, FILE *fp, const char *path,
     int has_n = 0;
     cm_topo_destroy(t);
     size_t skipped = 0;
-    cm_topo_format f = o->format == CM_FORMAT_AUTO ? detect(fp, &skipped)
-                                                   : o->format;
+    cm_topo_format f = o->format;
+    if (f == CM_FORMAT_AUTO || f == CM_FORMAT_GRAPHML || f == CM_FORMAT_GML) {
+        /* a named GraphML/GML file too: past a byte-order mark and blank
+         * lines, as auto reads it (libxml2 wants its declaration first) */
+        cm_topo_format d = detect(fp, &skipped);
+        if (f == CM_FORMAT_AUTO || d == CM_FORMAT_AUTO)
+            f = d;
+    }
     skipped += first_line;
     cm_topo_base base = o->base;
     dir_header h = {0};

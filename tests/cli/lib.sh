@@ -18,7 +18,11 @@ set -u
 BIN=${BIN:-bin}
 cli_group=$(basename "$0" .sh)
 T=$(mktemp -d "${TMPDIR:-/tmp}/cli-$cli_group.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
+trap 'rm -rf "$T"' EXIT
+# a signal ends the group (a trap that returns would let it run on
+# without $T); the EXIT trap then removes $T
+trap 'exit 130' INT
+trap 'exit 143' TERM
 passed=0
 failed=0
 case_no=0

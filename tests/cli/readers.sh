@@ -45,6 +45,13 @@ readers_cases() {
     printf '\357\273\277' | cat - "$fx/ring8-igraph.graphml" >"$T/bom.graphml"
     expect_ok "GraphML after a byte-order mark" "$tg" eval "$T/bom.graphml" --json
     check 'grep -q "\"format\":\"graphml\"" "$T/out"' "BOM: read as GraphML"
+    # issue 44: a named format reads what auto reads (BOM, blank lines)
+    printf '\357\273\277\n \n' | cat - "$fx/ring8-igraph.graphml" >"$T/bomnl.graphml"
+    printf '\n\n' | cat - "$fx/ring8-networkx.gml" >"$T/nl.gml"
+    for f in bom.graphml:graphml bomnl.graphml:graphml nl.gml:gml; do
+        expect_ok "--format ${f#*:} after a BOM or blank lines (${f%:*})" "$tg" eval "$T/${f%:*}" --format "${f#*:}"
+        check 'grep -q "^n  *8$" "$T/out"' "--format ${f#*:} reads ${f%:*} as auto does"
+    done
     printf '\357\273\277' | cat - "$fx/ring8.txt" >"$T/bom.txt"
     expect_ok "edge list after a byte-order mark" "$tg" eval "$T/bom.txt"
     tr '\n' '\r' <"$fx/ring8.txt" >"$T/cr.txt"

@@ -69,6 +69,171 @@ repair_cases() {
     repair_topogen_cases
     command -v mpirun >/dev/null 2>&1 || { fail "mpirun not found"; return; }
     repair_drop_cases
+    repair_crash_cases
+    repair_join_cases
+}
+
+# Workers that join: topogen repair --add K; dpsgd-train --resume
+# --add-workers K (the same bits on 1 and 3 ranks; after a drop; a plain
+# --resume after it); refusals; the join's first save stopped at each
+# write (kill -9 and a full disk) continues to the uninterrupted bits.
+repair_join_cases() {
+    tg="$BIN/topogen"
+    dtb="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 16 --partition dirichlet:0.5 --quiet"
+    wh() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out"; }
+    degs() { "$tg" eval "$1" | sed -n 's/^degree *//p'; }
+    "$tg" -n 48 -d 4 --iters 1000 -q -o "$T/g48.txt"
+    expect_ok "repair --add 16" "$tg" repair "$T/g48.txt" --add 16 -o "$T/g64.txt"
+    check 'head -1 "$T/g64.txt" | grep -q "^# topogen 2 n=64 d=4 kind=grown from=learned weights=laplacian " &&
+           grep -q "^# grown: $T/g48.txt with nodes 48-63 added (of 64): old ids kept; [0-9]* of its 96 edges split, each new node of degree 4" "$T/g64.txt" &&
+           [ "$(degs "$T/g64.txt")" = "min 4 max 4" ] && "$tg" eval "$T/g64.txt" | grep -q "^components *1$"' \
+        "48 + 16 nodes: 4-regular, connected, the header says what was added: $(sed -n 2p "$T/g64.txt")"
+    check 'grep -q "48 -> 64 nodes (added 48-63)" "$T/err"' "the report: $(cat "$T/err")"
+    expect_fail 2 "^topogen: repair: --remove and --add: give one of them" "--add with --remove" "$tg" repair "$T/g48.txt" --add 2 --remove 3 -o "$T/gx.txt"
+    for bad in 0 x -1 ""; do
+        expect_fail 2 "^topogen: repair: --add '$bad': expected a count of new nodes" "--add '$bad'" "$tg" repair "$T/g48.txt" --add "$bad" -o "$T/gx.txt"
+    done
+    "$tg" -n 6 -d 3 --kind random -q -o "$T/j6.txt"
+    "$tg" repair "$T/j6.txt" --add 2 -o "$T/j8.txt" -q
+    expect_ok "6 workers, stopped after epoch 1" dt_run --topology "$T/j6.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/jk"
+    for c in jk2 jkb jkc; do rm -rf "$T/$c"; cp -r "$T/jk" "$T/$c"; done
+    expect_ok "--add-workers 2 on 1 rank" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jk" --resume --add-workers 2
+    h=$(wh)
+    check 'grep -q "^dpsgd-train: notice: --add-workers 2: the run of 6 workers continues from epoch 1 on 8; each new worker (6-7) starts from the mean of its old neighbours" "$T/err" &&
+           grep -q "^joined: workers 6-7 (2 new) at epoch 1; continued on 8 workers$" "$T/out" && grep -q "^final: dpsgd  workers 8 .* epochs 3 " "$T/out" &&
+           grep -qx "workers 8" "$T/jk/settings" && grep -qx "added-at-epoch 1" "$T/jk/settings" && head -1 "$T/jk/neighbours" | grep -q " n=8 "' \
+        "the notice, the report, DIR/settings and DIR/neighbours of the grown run: $(grep -E "^(joined|final)" "$T/out")"
+    expect_ok "--add-workers 2 on 3 ranks" mpi_run 3 "$dtb" --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jk2" --resume --add-workers 2
+    check '[ -n "$h" ] && [ "$(wh)" = "$h" ]' "--add-workers: the same workers-hash on 3 ranks as on 1 ($h, $(wh))"
+    # refusals: the flag's code, the checkpoint untouched
+    (cd "$T/jkb" && find . -type f | sort | xargs md5sum) >"$T/jkb.sums"
+    expect_fail 2 "^dpsgd-train: --add-workers 2 continues a checkpoint's run with new workers: it needs --resume" \
+        "--add-workers without --resume" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --add-workers 2
+    expect_fail 2 "^dpsgd-train: --add-workers and --drop-workers in one start" \
+        "--add-workers with --drop-workers" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --resume --add-workers 2 --drop-workers 1
+    expect_fail 2 "^dpsgd-train: --resume: --add-workers 3: the checkpoint in $T/jkb \(epoch 1\) has 6 workers; with 3 more that is 9, but --topology has 8 nodes" \
+        "a topology of another size" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --resume --add-workers 3
+    expect_fail 2 "^dpsgd-train: --checkpoint: --add-workers: $T/jnone holds no checkpoint" \
+        "--add-workers without a checkpoint" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jnone" --resume --add-workers 2
+    check '(cd "$T/jkb" && find . -type f | sort | xargs md5sum) | cmp -s - "$T/jkb.sums"' "the checkpoint is untouched by the refused runs"
+    # lose 2 of 8, then add 2 back, then a plain --resume
+    "$tg" -n 8 -d 3 --kind random -q -o "$T/k8.txt"
+    "$tg" repair "$T/k8.txt" --remove 6-7 -o "$T/k6.txt" -q
+    "$tg" repair "$T/k6.txt" --add 2 -o "$T/k8b.txt" -q
+    expect_ok "8 workers to epoch 1" dt_run --topology "$T/k8.txt" $syn --epochs 4 --stop-after 1 --checkpoint "$T/dk8"
+    expect_ok "... 6 to epoch 2" dt_run --topology "$T/k6.txt" $syn --epochs 4 --stop-after 2 --checkpoint "$T/dk8" --resume --drop-workers 6-7
+    expect_ok "... 8 again to epoch 3" dt_run --topology "$T/k8b.txt" $syn --epochs 4 --stop-after 3 --checkpoint "$T/dk8" --resume --add-workers 2
+    check 'grep -q "^joined: workers 6-7 (2 new) at epoch 2; continued on 8 workers$" "$T/out" && ! grep -q "drop-workers" "$T/dk8/settings"' \
+        "a join after a drop: the run is one of 8 workers again: $(grep -E "^joined" "$T/out")"
+    expect_ok "... and a plain --resume to epoch 4" dt_run --topology "$T/k8b.txt" $syn --epochs 4 --checkpoint "$T/dk8" --resume
+    check 'grep -q "^final: dpsgd  workers 8 .* epochs 4 " "$T/out" && [ "$(cat "$T/dk8/latest")" = epoch-000004 ]' "the grown run continues plainly: $(grep "^final" "$T/out")"
+    # the join's first save stopped at each write
+    so="$T/fault_rename.so"
+    [ -f "$so" ] || ${CC:-cc} -shared -fPIC -O1 -o "$so" "$(dirname "$0")/fault_rename.c" -ldl
+    : >"$T/jwrites"
+    run env LD_PRELOAD="$so" FAULT_MATCH="$T/jkc/" FAULT_LOG="$T/jwrites" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" \
+        "$dtb" --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkc" --resume --add-workers 2
+    K=$(grep -n "/latest$" "$T/jwrites" | head -n 1 | cut -d: -f1)
+    check '[ "$(wh)" = "$h" ] && [ -n "$K" ] && sed -n "1,${K}p" "$T/jwrites" | grep -q "/neighbours$"' \
+        "the join's first save: $K writes, DIR/neighbours among them: $(head -n "${K:-14}" "$T/jwrites" | sed "s|.*/||" | tr "\n" " ")"
+    for how in kill enospc; do
+        k=1
+        while [ "$k" -le "${K:-0}" ]; do
+            c="$T/jc-$how-$k"
+            rm -rf "$c" && cp -r "$T/jkb" "$c"
+            run env LD_PRELOAD="$so" FAULT_MATCH="$c/" FAULT_AT=$k FAULT_HOW=$how \
+                ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" \
+                "$dtb" --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$c" --resume --add-workers 2
+            w=$(sed -n "${k}p" "$T/jwrites" | sed "s|.*/jkc/||")
+            check '[ "$rc" -ne 0 ]' "join, $how at write $k ($w): the run stopped"
+            expect_ok "join, $how at write $k ($w): the same command continues" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$c" --resume --add-workers 2
+            check '[ "$(wh)" = "$h" ] && [ "$(cat "$c/latest")" = epoch-000003 ]' "join, $how at write $k ($w): the uninterrupted workers-hash ($h, got $(wh))"
+            k=$((k + 1))
+        done
+    done
+}
+
+# The first save after --resume --drop-workers, stopped at each of its
+# writes (tests/cli/fault_rename.c, preloaded, acts at the k-th rename(2)
+# into the checkpoint: every file goes through a temporary and a rename):
+# kill -9 before the rename, SIGTERM before it, a full disk (the rename
+# fails with ENOSPC), and kill -9 after the marker's rename. Each time the
+# same command continues to the uninterrupted run's workers-hash; after a
+# full disk a plain --resume (the drop read from DIR/settings) does too.
+repair_crash_cases() {
+    tg="$BIN/topogen"
+    dtb="$BIN/dpsgd-train"
+    syn="--dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 16 --quiet"
+    wh() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out"; }
+    so="$T/fault_rename.so"
+    case_no=$((case_no + 1))
+    if ! ${CC:-cc} -shared -fPIC -O1 -o "$so" "$(dirname "$0")/fault_rename.c" -ldl 2>"$T/err"; then
+        fail "cannot build the fault shim: $(head -c 300 "$T/err")"
+        return
+    fi
+    passed=$((passed + 1))
+    "$tg" -n 8 -d 3 --kind random -q -o "$T/c8.txt"
+    "$tg" repair "$T/c8.txt" --remove 2,6 -o "$T/c6.txt" -q
+    g="--topology $T/c6.txt"
+    expect_ok "crash points: 8 workers, stopped after epoch 1" dt_run --topology "$T/c8.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/cc0"
+    rm -rf "$T/ccref" && cp -r "$T/cc0" "$T/ccref"
+    # the uninterrupted drop, and the list of the writes of its first save
+    : >"$T/writes"
+    expect_ok "crash points: the uninterrupted drop" env LD_PRELOAD="$so" FAULT_MATCH="$T/ccref/" FAULT_LOG="$T/writes" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" \
+        "$dtb" $g $syn --epochs 3 --checkpoint "$T/ccref" --resume --drop-workers 2,6
+    h=$(wh)
+    K=$(grep -n "/latest$" "$T/writes" | head -n 1 | cut -d: -f1)
+    check '[ -n "$h" ] && [ -n "$K" ] && [ "$K" -ge 9 ] && sed -n "1,${K}p" "$T/writes" | grep -q "/settings$" && sed -n "1,${K}p" "$T/writes" | grep -q "/state-000002.bin$"' \
+        "the first save's writes are counted (workers, run state, settings, marker): K=$K, $(head -n "${K:-12}" "$T/writes" | sed "s|.*/||" | tr "\n" " ")"
+    for how in kill term enospc after; do
+        k0=1
+        [ "$how" = after ] && k0=$K
+        k=$k0
+        while [ "$k" -le "$K" ]; do
+            c="$T/cc-$how-$k"
+            rm -rf "$c" && cp -r "$T/cc0" "$c"
+            run env LD_PRELOAD="$so" FAULT_MATCH="$c/" FAULT_AT=$k FAULT_HOW=$how \
+                ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" \
+                "$dtb" $g $syn --epochs 3 --checkpoint "$c" --resume --drop-workers 2,6
+            case_no=$((case_no + 1))
+            w=$(sed -n "${k}p" "$T/writes" | sed "s|.*/ccref/||")
+            if [ "$rc" -eq 0 ]; then
+                fail "$how at write $k ($w): the run did not stop"
+            elif [ "$how" = term ] && ! grep -q "^dpsgd-train: stopped by SIGTERM .*(continue with --resume --drop-workers 2,6 --topology $T/c6.txt)" "$T/err"; then
+                fail "$how at write $k ($w): the message does not name the command: $(head -c 300 "$T/err")"
+            elif [ "$how" = enospc ] && ! grep -q "No space left on device" "$T/err"; then
+                fail "$how at write $k ($w): $(head -c 300 "$T/err")"
+            else
+                passed=$((passed + 1))
+            fi
+            [ "$how" = enospc ] && rm -rf "$c.plain" && cp -r "$c" "$c.plain"
+            expect_ok "$how at write $k ($w): the same command continues" dt_run $g $syn --epochs 3 --checkpoint "$c" --resume --drop-workers 2,6
+            check '[ "$(wh)" = "$h" ] && [ "$(cat "$c/latest")" = epoch-000003 ] && [ -z "$(find "$c" -name "*.tmp.*")" ]' \
+                "$how at write $k ($w): the uninterrupted run's workers-hash ($h, got $(wh)); $(head -c 300 "$T/err")"
+            if [ "$how" = enospc ]; then
+                expect_ok "$how at write $k ($w): a plain --resume continues" dt_run $g $syn --epochs 3 --checkpoint "$c.plain" --resume
+                check '[ "$(wh)" = "$h" ] && grep -q "^dpsgd-train: notice: --resume: the run in $c.plain continues without workers 2,6" "$T/err"' \
+                    "$how at write $k ($w): plain --resume, the same workers-hash ($h, got $(wh)): $(head -c 300 "$T/err")"
+            fi
+            k=$((k + 1))
+        done
+    done
+    # on 2 ranks, from the state a kill between settings and marker leaves
+    ks=$(grep -n "/settings$" "$T/writes" | head -n 1 | cut -d: -f1)
+    c="$T/cc-mpi"
+    rm -rf "$c" && cp -r "$T/cc0" "$c"
+    run env LD_PRELOAD="$so" FAULT_MATCH="$c/" FAULT_AT=$((ks + 1)) FAULT_HOW=kill \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" \
+        "$dtb" $g $syn --epochs 3 --checkpoint "$c" --resume --drop-workers 2,6
+    check 'grep -qx "dropped-at-epoch 1" "$c/settings" && [ "$(cat "$c/latest")" = epoch-000001 ]' \
+        "killed between settings and marker: DIR/settings records the drop, DIR/latest the epoch before it"
+    expect_fail 2 "^dpsgd-train: --drop-workers 2,6: the run in $c had 8 workers, 6 survive, but --topology $T/c8.txt has 8: give the topology of the survivors \(topogen repair FILE --remove 2,6 -o NEW\)" \
+        "... a plain --resume with the old topology names the repair" dt_run --topology "$T/c8.txt" $syn --epochs 3 --checkpoint "$c" --resume
+    expect_ok "... a plain --resume on 2 ranks" mpi_run 2 "$dtb" $g $syn --epochs 3 --checkpoint "$c" --resume
+    check '[ "$(wh)" = "$h" ]' "... the same workers-hash on 2 ranks ($h, got $(wh))"
 }
 
 # topogen repair: degrees kept, renumbered, weighted by the file's rule,
@@ -121,6 +286,18 @@ repair_topogen_cases() {
         expect_fail 2 "^topogen: repair: --remove '$bad': (expected ids|the range 5-3 runs backwards|id 4 is given twice)" \
             "bad list '$bad'" "$tg" repair "$T/rl64.txt" --remove "$bad" -o "$T/rx.txt"
     done
+    expect_fail 2 "^topogen: repair: -o/--output given twice \('$T/ra.txt' and '$T/rx.txt'\): give it once" \
+        "-o twice" "$tg" repair "$T/rl64.txt" --remove 3 -o "$T/ra.txt" -o "$T/rx.txt"
+    expect_fail 2 "^topogen: repair: --remove given twice \('3' and '7'\)" "--remove twice" "$tg" repair "$T/rl64.txt" --remove 3 --remove 7 -o "$T/rx.txt"
+    expect_fail 2 "^topogen: repair: --weights given twice" "--weights twice" "$tg" repair "$T/rl64.txt" --remove 3 --weights mh --weights=mh -o "$T/rx.txt"
+    cp "$T/rl64.txt" "$T/rin.txt"
+    expect_fail 2 "^topogen: repair: -o $T/./rin.txt is the input FILE" "-o FILE replaces its input" "$tg" repair "$T/rin.txt" --remove 3 -o "$T/./rin.txt"
+    check 'cmp -s "$T/rl64.txt" "$T/rin.txt" && [ ! -e "$T/ra.txt" ]' "the input is untouched, nothing written"
+    # a removed list of any length, whole in the header (was cut at 512 bytes)
+    "$tg" -n 1000 -d 4 --kind random -q -o "$T/r1000.txt"
+    long=$(seq 0 2 598 | tr '\n' ',' | sed 's/,$//')
+    expect_ok "repair without 300 scattered nodes" "$tg" repair "$T/r1000.txt" --remove "$long" -o "$T/r700.txt" --iters 0 -q
+    check 'grep -q "^# repaired: .* without nodes $long (of 1000):" "$T/r700.txt"' "the header holds the whole list ($(grep -c . "$T/r700.txt") lines)"
     expect_fail 2 "^topogen: repair: give -o NEW" "no -o" "$tg" repair "$T/rl64.txt" --remove 3
     expect_fail 2 "^topogen: repair: give --remove LIST" "no --remove" "$tg" repair "$T/rl64.txt" -o "$T/rx.txt"
     expect_fail 2 "^topogen: repair: unknown flag --kind" "a flag of another command" "$tg" repair "$T/rl64.txt" --remove 3 -o "$T/rx.txt" --kind ring
@@ -176,8 +353,11 @@ repair_drop_cases() {
         "DIR/placement lists the workers of each of the 4 ranks: $(tr "\n" " " <"$T/dk2/placement")"
     expect_ok "--drop-workers, stopped after epoch 2 (2 ranks)" mpi_run 2 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 \
         --checkpoint "$T/dk3" --resume --drop-workers 6-7 --stop-after 2
-    expect_fail 2 "^dpsgd-train: --resume: $T/dk3 holds a run that continued without workers 6-7 \(from epoch 1\): resume it with --drop-workers 6-7" \
-        "a dropped run resumed without --drop-workers" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk3" --resume
+    rm -rf "$T/dk3p" && cp -r "$T/dk3" "$T/dk3p"
+    expect_ok "a dropped run resumed without --drop-workers (read from DIR/settings)" \
+        dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dk3p" --resume
+    check '[ -n "$h" ] && [ "$(wh)" = "$h" ] && grep -q "^dpsgd-train: notice: --resume: the run in $T/dk3p continues without workers 6-7 (recorded in its settings), as with --drop-workers 6-7" "$T/err"' \
+        "a plain --resume after the drop: the same workers-hash ($h, $(wh)), and said: $(head -c 300 "$T/err")"
     expect_ok "... and continued after the drop (3 ranks)" mpi_run 3 "$dtb" --topology "$T/d6.txt" $syn --epochs 3 \
         --checkpoint "$T/dk3" --resume --drop-workers 6-7
     check '[ -n "$h" ] && [ "$(wh)" = "$h" ] && grep -q "^dropped: workers 6-7 (2 of 8) at epoch 1;" "$T/out"' \
@@ -208,6 +388,25 @@ repair_drop_cases() {
     expect_ok "d2 --outer sgd:0.5 --drop-workers, lr ~0" dt_run --topology "$T/d6.txt" $syn $z --outer sgd:0.5 --epochs 3 --checkpoint "$T/dzo" --resume --drop-workers 6-7 --log "$T/dzo.csv"
     check 'awk -F, "NR == 3 { a = \$11 } NR == 5 { b = \$11 } END { exit !(a > 0 && b < 1.01 * a && b > 0.99 * a) }" "$T/dzo.csv"' \
         "d2 + --outer after a drop at lr ~0: the mean model stays (global loss $(cut -d, -f11 "$T/dzo.csv" | tr "\n" " "))"
+    # clique-avg: topogen repair keeps the survivors' `# cliques:` line,
+    # so a D-Cliques run continues without workers; a line that puts two
+    # nodes without an edge in one clique is the file's error (1, its line)
+    dt_run --dataset synthetic --synthetic-train 1024 --epochs 0 --workers 20 --partition shards:1 --write-partition "$T/s20.txt" --quiet
+    "$tg" --kind dcliques --labels "$T/s20.txt" -q -o "$T/dc20.txt"
+    expect_ok "repair a D-Cliques file" "$tg" repair "$T/dc20.txt" --remove 3,11 -o "$T/dc18.txt" -q
+    cl20=$(sed -n 's/^# cliques: //p' "$T/dc20.txt" | awk '{ for (i = 1; i <= NF; i++) if (i != 4 && i != 12) printf "%s ", $i }')
+    check '[ "$(grep -c "^# cliques: " "$T/dc18.txt")" = 1 ] && [ "$(sed -n "s/^# cliques: //p" "$T/dc18.txt" | wc -w)" = 18 ] &&
+           [ "$(sed -n "s/^# cliques: //p" "$T/dc18.txt" | tr " " "\n" | sort -u | tr "\n" " ")" = "$(echo "$cl20" | tr " " "\n" | grep . | sort -u | tr "\n" " ")" ]' \
+        "the survivors keep their cliques: $(grep "^# cliques" "$T/dc18.txt") (of $cl20)"
+    ca="--dataset synthetic --synthetic-train 1024 --synthetic-test 64 --batch 8 --partition shards:1 --quiet --algorithm clique-avg --epochs 2"
+    expect_ok "clique-avg, stopped after epoch 1" dt_run --topology "$T/dc20.txt" $ca --stop-after 1 --checkpoint "$T/dcc"
+    expect_ok "clique-avg --drop-workers 3,11" dt_run --topology "$T/dc18.txt" $ca --checkpoint "$T/dcc" --resume --drop-workers 3,11
+    check 'grep -q "^dropped: workers 3,11 (2 of 20) at epoch 1; continued on 18 workers" "$T/out" && grep -q "^final: clique-avg  workers 18 " "$T/out"' \
+        "clique-avg continued on 18: $(grep -E "^(dropped|final)" "$T/out")"
+    l=$(grep -n "^# cliques: " "$T/dc18.txt" | cut -d: -f1)
+    awk -v l="$l" 'NR == l { $0 = "# cliques: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" } { print }' "$T/dc18.txt" >"$T/dcbad.txt"
+    expect_fail 1 "^dpsgd-train: .*$T/dcbad.txt:$l: the .# cliques:. line puts nodes [0-9]+ and [0-9]+ in clique 0, but the file has no edge" \
+        "a clique whose nodes are not joined: the file's error, with its line" dt_run --topology "$T/dcbad.txt" $ca
     # bad input: refused (2: the flag; 1: the topology), DIR untouched
     sums "$T/dkb" >"$T/dkb.sums"
     printf '0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n' >"$T/two3.txt"
@@ -217,8 +416,12 @@ repair_drop_cases() {
         "removing all" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 0-7
     expect_fail 2 "^dpsgd-train: --drop-workers 5-7: the run in $T/dkb had 8 workers, 5 survive, but --topology $T/d6.txt has 6: give the topology of the survivors \(topogen repair FILE --remove 5-7 -o NEW\)" \
         "a topology that does not match the survivors" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 5-7
+    expect_fail 2 "^dpsgd-train: --drop-workers 7,5: --topology $T/d6.txt was repaired without nodes 6-7 of 8 \(its header\), but the run in $T/dkb loses 5,7 of 8: give --drop-workers 6-7 with it" \
+        "a drop list of the right length but other ids than the repaired file's" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 7,5
     expect_fail 1 "^dpsgd-train: --topology: .*two3.txt.*(disconnected|components|connected)" \
         "a cut that disconnects (the survivors' topology in two parts)" dt_run --topology "$T/two3.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-7
+    expect_fail 2 "^dpsgd-train: --drop-workers given twice \(the second: '7'\): give it once \(a LIST joins ids with commas: 3,7\)" \
+        "--drop-workers twice (only the last was used)" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6 --drop-workers 7
     expect_fail 2 "^dpsgd-train: --drop-workers '6-x': expected ids" \
         "a bad list" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-x
     expect_fail 2 "^dpsgd-train: --drop-workers continues a checkpoint's run without some of its workers: it needs --resume" \
@@ -249,43 +452,72 @@ repair_drop_cases() {
         passed=$((passed + 1))
     fi
     # a rank stopped (SIGSTOP): the watchdog prints the two commands that
-    # continue without its workers; they run as printed (fewer epochs)
-    case_no=$((case_no + 1))
-    ck="$T/dk-stop"
-    "$tg" -n 6 -d 3 --kind random -q -o "$T/s6.txt"
-    env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
-        -np 3 "$dtb" --topology "$T/s6.txt" --dataset synthetic \
-        --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
-        --checkpoint "$ck" --timeout 3 --quiet >"$T/out" 2>"$T/err" &
-    mp=$!
-    i=0
-    while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -STOP "$(rank_pid "$ck" "$mp")"
-    wait $mp
-    # (on a loaded machine a slow rank may be named too: any count left)
-    c1=$(sed -n 's/^    \(topogen repair .*\)/\1/p' "$T/err")
-    np=$(sed -n 's/^    mpirun -np \([0-9]*\) .*/\1/p' "$T/err")
-    c2=$(sed -n 's/^    mpirun -np [0-9]* [^ ]* \(.*\)/\1/p' "$T/err")
-    if ! grep -q "^dpsgd-train: no progress for 3 s .* not answer .*; last good checkpoint: $ck/epoch-" "$T/err" ||
-        ! grep -q "^  or continue without the silent rank\('s\|s'\) workers [0-9,-]*, on the [12] ranks\{0,1\} left:$" "$T/err" ||
-        [ -z "$c1" ] || [ -z "$c2" ]; then
-        fail "stopped rank: no commands to continue without it: $(head -c 600 "$T/err")"
-    else
-        passed=$((passed + 1))
-    fi
-    # the epoch the checkpoint had reached when the rank stopped (on a
-    # loaded machine it may be past the first): one more epoch after it
-    e0=$(sed -n 's/^epoch-0*\([0-9][0-9]*\)$/\1/p' "$ck/latest")
-    e0=${e0:-1}
-    e1=$((e0 + 1))
-    c2=$(echo "$c2" | sed "s/--epochs 500/--epochs $e1/")
-    abin=$(cd "$BIN" && pwd)
-    expect_ok "the printed topogen repair" sh -c "PATH='$abin':\$PATH; $c1"
-    expect_ok "the printed dpsgd-train, on the ranks left" sh -c "exec env ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 timeout 120 mpirun -q --oversubscribe --bind-to none -np ${np:-2} '$abin/dpsgd-train' $c2"
-    check 'grep -q "^dropped: workers [0-9,-]* ([24] of 6) at epoch $e0; continued on [24] workers$" "$T/out" && [ "$(cat "$ck/latest")" = "$(printf epoch-%06d $e1)" ]' \
-        "continued without the stopped rank's workers: $(grep -E "^(dropped|final)" "$T/out")"
+    # continue without its workers; they run as printed (fewer epochs). A
+    # time-varying topology (base) cannot be repaired: the printed command
+    # makes one for the survivors
+    # makes one for the survivors, as for a directed one (perm). Without
+    # --timeout (adaptive): the
+    # deadline is the floor here (rounds of a few ms), said in the message
+    for kind in random base perm adaptive; do
+        case_no=$((case_no + 1))
+        ck="$T/dk-stop-$kind"
+        to="--timeout 3" q=--quiet
+        if [ $kind = adaptive ]; then
+            q=""
+            cp "$T/s6-random.txt" "$T/s6-$kind.txt"
+            to="--timeout-floor 4"
+        else
+            "$tg" -n 6 -d 3 --kind $kind -q -o "$T/s6-$kind.txt"
+        fi
+        env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            OPENBLAS_NUM_THREADS=1 mpirun -q --oversubscribe --bind-to none \
+            -np 3 "$dtb" --topology "$T/s6-$kind.txt" --dataset synthetic \
+            --synthetic-train 2048 --synthetic-test 64 --epochs 500 \
+            --checkpoint "$ck" $to $q >"$T/out" 2>"$T/err" &
+        mp=$!
+        i=0
+        while [ ! -f "$ck/latest" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -STOP "$(rank_pid "$ck" "$mp")"
+        t0=$(date +%s.%N)
+        wait $mp
+        took=$(echo "$(date +%s.%N) - $t0" | bc)
+        # (on a loaded machine a slow rank may be named too: any count left)
+        cp "$T/err" "$T/err.stop"
+        cp "$T/out" "$T/out.stop"
+        c1=$(sed -n 's/^    \(topogen .*\)/\1/p' "$T/err")
+        np=$(sed -n 's/^    mpirun -np \([0-9]*\) .*/\1/p' "$T/err")
+        c2=$(sed -n 's/^    mpirun -np [0-9]* [^ ]* \(.*\)/\1/p' "$T/err")
+        want="no progress for 3 s .* not answer .*(--timeout 3)"
+        [ $kind = adaptive ] && want="no progress for 2 s .* not answer .*(adaptive deadline 4 s in all: the floor 4 s (--timeout-floor), above 5 median rounds of [0-9.e-]* s; --timeout SEC fixes one)"
+        if ! grep -q "^dpsgd-train: $want; last good checkpoint: $ck/epoch-" "$T/err" ||
+            ! grep -q "^  or continue without the silent rank\('s\|s'\) workers [0-9,-]*, on the [12] ranks\{0,1\} left:$" "$T/err" ||
+            [ -z "$c1" ] || [ -z "$c2" ]; then
+            fail "stopped rank: no commands to continue without it: $(head -c 600 "$T/err")"
+        else
+            passed=$((passed + 1))
+        fi
+        # the epoch the checkpoint had reached when the rank stopped (on a
+        # loaded machine it may be past the first): one more epoch after it
+        e0=$(sed -n 's/^epoch-0*\([0-9][0-9]*\)$/\1/p' "$ck/latest")
+        e0=${e0:-1}
+        e1=$((e0 + 1))
+        c2=$(echo "$c2" | sed "s/--epochs 500/--epochs $e1/")
+        abin=$(cd "$BIN" && pwd)
+        expect_ok "the printed topogen repair" sh -c "PATH='$abin':\$PATH; $c1"
+        expect_ok "the printed dpsgd-train, on the ranks left" sh -c "exec env ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 timeout 120 mpirun -q --oversubscribe --bind-to none -np ${np:-2} '$abin/dpsgd-train' $c2"
+        check 'grep -q "^dropped: workers [0-9,-]* ([24] of 6) at epoch $e0; continued on [24] workers$" "$T/out" && [ "$(cat "$ck/latest")" = "$(printf epoch-%06d $e1)" ]' \
+            "continued without the stopped rank's workers: $(grep -E "^(dropped|final)" "$T/out")"
+        [ $kind != base ] || check 'grep -q "^    topogen -n [24] -d [1-3] --kind base --seed 1 -o " "$T/err.stop"' "time-varying: the printed command makes a base topology: $(grep "^    topogen" "$T/err.stop")"
+        [ $kind != perm ] || check 'grep -q "^    topogen -n [24] -d 3 --kind perm --seed 1 -o " "$T/err.stop"' "directed: the printed command makes a perm topology: $(grep "^    topogen" "$T/err.stop")"
+        if [ $kind = adaptive ]; then
+            m=$(sed -n "s/.*above 5 median rounds of \([0-9.e-]*\) s.*/\1/p" "$T/err.stop")
+            check 'awk -v m="$m" -v t="$took" "BEGIN { exit !(m > 0 && 5 * m < 4 && t < 4 + 10) }"' \
+                "adaptive: the floor (4 s) is above 5 median rounds ($m s), and the job ended $took s after the SIGSTOP (deadline 4 s, then the job's teardown)"
+            check 'grep -q "^watchdog: the deadline adapts to the round times: median + 8 MAD of the last 64 rounds, 3 to 5 median rounds, at least 4 s (--timeout-floor); --timeout SEC fixes one" "$T/out.stop"' \
+                "the deadline's rule is printed at start (not --quiet): $(grep "^watchdog" "$T/out.stop")"
+        fi
+    done
 }
 
 cli_run repair

@@ -67,6 +67,8 @@ def files():
                      "directed=1 s=2 local=0 seed=1\n")
     f["eig2"] = write("eig2.txt", "# n=4\n0 1 1.5\n1 2 1e-300\n2 3 1.5\n")
     f["disc"] = write("disc.txt", "# n=4\n0 1 0.5\n2 3 0.5\n")
+    f["dir"] = write("dir.txt", "# directed=1 n=4\n0 1 0.5\n1 2 0.5\n"
+                     "2 3 0.5\n3 0 0.5\n")
     return f
 
 
@@ -261,6 +263,11 @@ def worker(rank, port, f, out):
               tt.Gossip(f["seq"]))
     except ValueError as e:
         msgs["d2seq"] = str(e)
+    try:  # as dpsgd-train --algorithm d2 refuses a directed topology
+        tt.D2(torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1),
+              tt.Gossip(f["dir"]))
+    except ValueError as e:
+        msgs["d2dir"] = str(e)
     res["msgs"] = msgs
     res["lib"] = topogen.library_available()
     if rank == 0:
@@ -315,6 +322,9 @@ def main():
           + m.get("disc", "NOT REFUSED"))
     check("fixed W" in m.get("d2seq", ""), "D2 on a sequence refused: "
           + m.get("d2seq", "NOT REFUSED"))
+    check("symmetric W" in m.get("d2dir", "") and "directed" in
+          m.get("d2dir", ""), "D2 on a directed topology refused: "
+          + m.get("d2dir", "NOT REFUSED"))
     if failed:
         print("check_torch: %d FAILED" % len(failed))
         sys.exit(1)

@@ -163,4 +163,62 @@ for case in range(CASES):
                 case, cm or c[0], pm or (p and p[0]), data[:300]))
 print("fuzz_reader: %d cases, %d accepted by libtopogen, %d mismatches" % (
     CASES, accepted, bad))
+
+# GraphML and GML after a UTF-8 byte-order mark and blank lines (issue 44:
+# the Python reader refused them; --format graphml refused what auto
+# read): detected (auto) and named, both readers accept or refuse alike,
+# with the same n; some cases mutated.
+FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                   "fixtures")
+XSEEDS = []
+for name in ("ring8-networkx.graphml", "ring8-igraph.graphml",
+             "ring8-networkx.gml", "ring8-igraph.gml"):
+    with open(os.path.join(FIX, name), "rb") as f:
+        XSEEDS.append((name.rsplit(".", 1)[1], f.read()))
+PREFIX = [b"", b"\xef\xbb\xbf", b"\n\n", b"\xef\xbb\xbf\n \n", b" \t\r\n",
+          b"\xef\xbb"]
+
+
+def c_n(path, fmt):
+    h = ctypes.c_void_p()
+    if lib.topogen_read(path.encode(), fmt.encode(), ctypes.byref(h)) != 0:
+        return None, lib.topogen_last_error().decode("utf-8", "replace")
+    n = lib.topogen_nodes(h)
+    lib.topogen_free(h)
+    return n, None
+
+
+def py_n(path, fmt):
+    try:
+        return topogen._parse(path, fmt).n, None
+    except topogen.TopogenError as e:
+        return None, str(e)
+
+
+xbad = xacc = 0
+XCASES = max(CASES // 4, 24)
+for case in range(XCASES):
+    kind, data = XSEEDS[case % len(XSEEDS)]
+    data = PREFIX[(case // len(XSEEDS)) % len(PREFIX)] + data
+    if case >= 2 * len(PREFIX) * len(XSEEDS) and rnd.random() < 0.5:
+        data = mutate(data)
+    path = os.path.join(TMP, "xcase." + kind)
+    with open(path, "wb") as f:
+        f.write(data)
+    for fmt in ("auto", kind):
+        (c, cm), (p, pm) = c_n(path, fmt), py_n(path, fmt)
+        xacc += c is not None
+        if c != p:
+            xbad += 1
+            if xbad <= 8:
+                print("MISMATCH %s case %d (%s): C %s | Python %s\n  file: "
+                      "%r" % (kind, case, fmt, cm or c, pm or p, data[:120]))
+    if case < len(PREFIX) * len(XSEEDS) and PREFIX[case // len(XSEEDS)] != \
+            b"\xef\xbb" and c_n(path, kind)[0] != 8:
+        xbad += 1
+        print("REFUSED %s with prefix %r (%s): %s" % (
+            kind, PREFIX[case // len(XSEEDS)], fmt, c_n(path, kind)[1]))
+print("fuzz_reader: %d GraphML/GML cases (BOM, blank lines), %d reads "
+      "accepted by libtopogen, %d mismatches" % (XCASES, xacc, xbad))
+bad += xbad
 sys.exit(1 if bad else 0)

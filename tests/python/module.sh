@@ -30,6 +30,8 @@
 #                    StepLR, state_dict resume, add_param_group,
 #                    GradScaler (an inf on one worker: all skip)
 #   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12
+#   check_interrupt.py  Ctrl-C in Gossip.mix_ with a peer 8 s late returns
+#                    within 1 s
 #   examples/dpsgd.py  the user example trains (loss goes down)
 #   check_dpsgd.py   LeNet D-PSGD in torch within 1.5 points of dpsgd-train
 set -eu
@@ -86,6 +88,7 @@ run wheel-debian env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
     numpy
 run optim "$PY" "$HERE/check_optim.py" "$T/optim"
 run gossip "$PY" "$HERE/check_gossip.py" "$BIN" "$T/gossip"
+run interrupt "$PY" "$HERE/check_interrupt.py" "$T/interrupt"
 run example "$PY" "$ROOT/topo/python/examples/dpsgd.py" --workers 4 \
     --steps 150
 if [ -s "$T/example.out" ] && ! awk '/^after/ { gsub(/[(),]/, " ");

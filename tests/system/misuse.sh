@@ -206,6 +206,13 @@ expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 200000 KB
     "topogen eval under ulimit -v 200000" timeout -s KILL 60 sh -c "ulimit -v 200000; exec '$BIN/topogen' eval '$T/g16.txt'"
 expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 200000 KB\)" \
     "topogen -n 4096 under ulimit -v 200000" timeout -s KILL 60 sh -c "ulimit -v 200000; exec '$BIN/topogen' -n 4096 -d 4 -q -o '$T/m.txt'"
+# under ulimit -v 100000 OpenBLAS's constructor (before main) could not
+# start its threads: its own message and exit 130 (issue 44); now each
+# program's message, exit 1, OPENBLAS_NUM_THREADS unset as a user has it
+expect 1 "^topogen: out of memory: the address-space limit \(ulimit -v 100000 KB\) leaves no room for OpenBLAS" \
+    "topogen under ulimit -v 100000" timeout -s KILL 60 env -u OPENBLAS_NUM_THREADS sh -c "ulimit -v 100000; exec '$BIN/topogen' eval '$T/g16.txt'"
+expect 1 "^dpsgd-train: out of memory: the address-space limit \(ulimit -v 100000 KB\) leaves no room for OpenBLAS" \
+    "dpsgd-train under ulimit -v 100000" timeout -s KILL 60 env -u OPENBLAS_NUM_THREADS sh -c "ulimit -v 100000; exec '$BIN/dpsgd-train' --dataset synthetic --epochs 1 --quiet"
 expect 1 "^topogen: -: larger than the 2147483647-byte \(2 GiB\) limit of topology files" \
     "2.2 GB on stdin under ulimit -v 3500000" sh -c "yes '0 1' | head -c 2200000000 | (ulimit -v 3500000; exec '$BIN/topogen' eval -)"
 
@@ -319,6 +326,14 @@ done
 for f in experiments/sweep experiments/consensus experiments/algorithms demo experiments/results; do
     (cd "$T/cwd" && expect 2 "^${f#*/}: unknown option '--bogus'" "$f.sh --bogus" sh "$S/$f.sh" --bogus)
     check '[ -z "$(ls -A "$T/cwd")" ]' "$f.sh --bogus created nothing: $(ls -A "$T/cwd")"
+done
+# an OUT with a newline: refused before any run (issue 44: summary.sh
+# broke on it after a whole sweep), nothing created
+nl="$T/new
+line"
+for f in experiments/sweep reports/summary; do
+    expect 2 "holds a newline: the reports list runs one a line" "$f.sh with a newline in OUT" sh "$S/$f.sh" "$nl"
+    check '[ ! -e "$nl" ]' "$f.sh: no folder made for an OUT with a newline"
 done
 # OUT as the argument: sweep.sh OUTDIR checks its tools first, in OUTDIR
 expect 1 "^sweep: /nonexistent/topogen not found" "sweep.sh OUTDIR with no programs" \

@@ -296,6 +296,17 @@ static void catch_fatal_signals(void)
 
 static int run(int argc, char **argv);
 
+/* Before OpenBLAS's constructor: a clear message under a low ulimit -v. */
+static void preinit(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    (void)argv;
+    (void)envp;
+    cm_blas_limit_early("topogen");
+}
+__attribute__((section(".preinit_array"), used)) static void (
+    *const preinit_hook)(int, char **, char **) = preinit;
+
 int main(int argc, char **argv)
 {
     return finish(run(argc, argv));

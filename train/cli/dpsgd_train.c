@@ -28,6 +28,7 @@
 
 #include "cm_atomic.h"
 #include "cm_blas_reserve.h"
+#include "cm_idlist.h"
 #include "cm_labels.h"
 #include "cm_status.h"
 #include "cm_time.h"
@@ -39,8 +40,10 @@
 #include "dt_comm.h"
 #include "dt_diverge.h"
 #include "dt_dpsgd.h"
+#include "dt_drop.h"
 #include "dt_outputs.h"
 #include "dt_partition_file.h"
+#include "dt_run_ckpt.h"
 #include "dt_config.h"
 #include "dt_summary.h"
 #include "dt_topo_load.h"
@@ -53,6 +56,10 @@ static volatile sig_atomic_t sig_root;
 static char sig_dir[4096];      /* --checkpoint DIR, "" when none */
 static int sig_drop;            /* workers can be dropped (gossip, no
                                    --drop-workers yet): say how */
+static char sig_cont[8400];     /* the flags that continue a run that
+                                   dropped workers ("--resume
+                                   --drop-workers L --topology T"), ""
+                                   otherwise: its stop messages name them */
 
 /* cm_time_now() on entering main: the start-up figure counts from here
  * (MPI_Init included; mpirun's launch of the processes is not). */
@@ -88,17 +95,51 @@ static void put_arg(FILE *fp, const char *a)
 static void print_continue(const dt_config *cfg, const dt_dpsgd_result *r)
 {
     uint64_t e;
+    if (r->lost_too_long && dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_OK) {
+        fprintf(stderr, "  or continue without the silent ranks' workers "
+                "(listed per rank in %s/placement): topogen repair --remove "
+                "LIST, then --resume --drop-workers LIST --topology NEW "
+                "(train/README.md)\n", cfg->ckpt_dir);
+        return;
+    }
     if (!r->lost[0] || !main_argv ||
         dt_ckpt_latest(cfg->ckpt_dir, &e) != CM_OK) /* nothing to continue */
         return;
-    char topo[DT_PATH_MAX + 1100];
-    snprintf(topo, sizeof topo, "%s.without-%s", cfg->topology, r->lost);
+    char topo[DT_PATH_MAX + 100];
+    if (strlen(r->lost) <= 64) /* a file name stays below NAME_MAX */
+        snprintf(topo, sizeof topo, "%s.without-%s", cfg->topology, r->lost);
+    else
+        snprintf(topo, sizeof topo, "%s.survivors", cfg->topology);
     fprintf(stderr, "  or continue without the silent rank%s workers %s, "
-            "on the %zu rank%s left:\n    topogen repair ",
+            "on the %zu rank%s left:\n    ",
             r->n_ranks - r->ranks_left > 1 ? "s'" : "'s", r->lost,
             r->ranks_left, r->ranks_left == 1 ? "" : "s");
-    put_arg(stderr, cfg->topology);
-    fprintf(stderr, " --remove %s -o ", r->lost);
+    if (r->period > 1 || r->topo_kind) {
+        /* repair takes one undirected graph: a time-varying or directed
+         * topology of the survivors is made anew, of the file's kind when
+         * topogen makes it for any n (base; perm, exp-directed), else base
+         * (undirected) or perm (directed), with the file's degree */
+        size_t d = 1, *ids = NULL, k = 0;
+        const char *kind = r->topo_kind ? "perm" : "base";
+        FILE *fp = fopen(cfg->topology, "r");
+        char line[512] = "";
+        if (fp && fgets(line, sizeof line, fp) && strstr(line, " d="))
+            d = (size_t)strtoull(strstr(line, " d=") + 3, NULL, 10);
+        if (strstr(line, " kind=exp-directed"))
+            kind = "exp-directed";
+        if (fp)
+            fclose(fp);
+        if (cm_idlist_parse(r->lost, 0, "--drop-workers", &ids, &k) != CM_OK)
+            k = 0;
+        free(ids);
+        fprintf(stderr, "topogen -n %zu -d %zu --kind %s --seed %llu -o ",
+                r->n_workers - k, d ? d : 1, kind,
+                (unsigned long long)cfg->seed);
+    } else {
+        fprintf(stderr, "topogen repair ");
+        put_arg(stderr, cfg->topology);
+        fprintf(stderr, " --remove %s -o ", r->lost);
+    }
     put_arg(stderr, topo);
     fprintf(stderr, "\n    mpirun -np %zu ", r->ranks_left);
     put_arg(stderr, main_argv[0]);
@@ -158,7 +199,9 @@ static size_t put_ckpt(char *msg, size_t n, size_t cap, int hint)
         n = put(msg, n, cap, sig_dir);
         n = put(msg, n, cap, "/");
         n = put(msg, n, cap, latest);
-        n = put(msg, n, cap, " (continue with --resume)\n");
+        n = put(msg, n, cap, " (continue with ");
+        n = put(msg, n, cap, sig_cont[0] ? sig_cont : "--resume");
+        n = put(msg, n, cap, ")\n");
         if (hint && sig_drop) { /* how to go on without a lost rank */
             n = put(msg, n, cap, "  or without a lost rank's workers "
                     "(listed per rank in ");
@@ -200,6 +243,16 @@ static void catch_signals(const dt_config *cfg, int root)
         memcpy(sig_dir, cfg->ckpt_dir, len + 1);
     sig_drop = cfg->mode == DT_MODE_GOSSIP && cfg->topology[0] &&
                !cfg->drop_workers[0];
+    sig_cont[0] = '\0';
+    if (cfg->add_workers && cfg->topology[0] &&
+        strlen(cfg->topology) + 64 < sizeof sig_cont)
+        snprintf(sig_cont, sizeof sig_cont, "--resume --add-workers %zu "
+                 "--topology %s", cfg->add_workers, cfg->topology);
+    if (cfg->drop_workers[0] && cfg->topology[0] &&
+        strlen(cfg->drop_workers) + strlen(cfg->topology) + 64 <
+            sizeof sig_cont)
+        snprintf(sig_cont, sizeof sig_cont, "--resume --drop-workers %s "
+                 "--topology %s", cfg->drop_workers, cfg->topology);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -329,7 +382,8 @@ typedef struct {
 static void say_adopted(progress_ctx *c)
 {
     const dt_dpsgd_result *r = c->res;
-    if (c->adopted_said || (!r->ckpt_adopted && !r->dropped[0]))
+    if (c->adopted_said ||
+        (!r->ckpt_adopted && !r->dropped[0] && !r->add_now))
         return;
     if (r->ckpt_adopted)
         fprintf(stderr, "dpsgd-train: notice: --resume: %s/latest was "
@@ -344,6 +398,14 @@ static void say_adopted(progress_ctx *c)
                 r->dropped, r->workers_before_drop,
                 (unsigned long long)r->dropped_epoch, r->n_workers,
                 r->dropped_count);
+    if (r->add_now)
+        fprintf(stderr, "dpsgd-train: notice: --add-workers %zu: the run of "
+                "%zu workers continues from epoch %llu on %zu; each new "
+                "worker (%zu-%zu) starts from the mean of its old "
+                "neighbours, the data is partitioned anew\n",
+                r->added_count, r->n_workers - r->added_count,
+                (unsigned long long)r->added_epoch, r->n_workers,
+                r->n_workers - r->added_count, r->n_workers - 1);
     fflush(stderr);
     c->adopted_said = 1;
 }
@@ -391,6 +453,14 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
         return;
     if (c->placement_due) {
         print_placement(c->cfg, c->res);
+        if (c->res->n_ranks > 1 && c->cfg->mode == DT_MODE_GOSSIP &&
+            dt_config_given(c->cfg, "--timeout"))
+            printf("watchdog: fixed deadline %g s (--timeout)\n",
+                   c->cfg->timeout);
+        else if (c->res->n_ranks > 1 && c->cfg->mode == DT_MODE_GOSSIP)
+            printf("watchdog: the deadline adapts to the round times: median + 8 MAD of the last 64 rounds, 3 to "
+                   "5 median rounds, at least %g s (--timeout-floor); "
+                   "--timeout SEC fixes one\n", c->cfg->timeout_floor);
         c->placement_due = 0;
         c->placement_done = 1;
     }
@@ -575,6 +645,57 @@ static int run_write_partition(const dt_config *cfg, int root)
     return 0;
 }
 
+/* A plain --resume of a run that continued without workers: their list
+ * from DIR/settings into cfg->drop_workers (rank 0 reads, every rank gets
+ * it), so the run goes on without them as with --drop-workers LIST. The
+ * --topology must then be the survivors' (dt_drop_load says so). */
+static int adopt_recorded_drop(dt_config *cfg, const dt_comm *comm, int root)
+{
+    if (!cfg->resume || !cfg->ckpt_dir[0] || cfg->drop_workers[0] ||
+        cfg->add_workers ||
+        cfg->mode != DT_MODE_GOSSIP || !cfg->topology[0])
+        return 0;
+    char list[sizeof cfg->drop_workers] = "";
+    const char *where = "settings"; /* which file recorded the drop */
+    cm_status s = CM_OK;
+    if (root)
+        s = dt_run_ckpt_recorded_drop(cfg->ckpt_dir, list, sizeof list);
+    if (root && s == CM_OK && !list[0]) {
+        /* a drop whose first save never wrote DIR/settings: the repaired
+         * --topology records it, for a checkpoint of its workers before */
+        char *rec;
+        size_t n0;
+        uint64_t e;
+        dt_ckpt_meta m;
+        if (dt_drop_recorded(cfg->topology, &rec, &n0) &&
+            strlen(rec) < sizeof list &&
+            dt_ckpt_latest(cfg->ckpt_dir, &e) == CM_OK &&
+            dt_ckpt_epoch_meta(cfg->ckpt_dir, e, &m) == CM_OK &&
+            m.n_workers == n0) {
+            memcpy(list, rec, strlen(rec) + 1);
+            where = "topology";
+        }
+        free(rec);
+        cm_error_clear();
+    }
+    if ((s = dt_comm_agree(comm, s)) != CM_OK ||
+        (s = dt_comm_bcast(comm, list, sizeof list, 0)) != CM_OK) {
+        if (root)
+            fprintf(stderr, "dpsgd-train: --resume: %s\n", cm_last_error());
+        return 1;
+    }
+    if (list[0]) {
+        memcpy(cfg->drop_workers, list, sizeof list);
+        if (root)
+            fprintf(stderr, "dpsgd-train: notice: --resume: the run in %s "
+                    "continues without workers %s (recorded in %s), as with "
+                    "--drop-workers %s\n", cfg->ckpt_dir, list,
+                    strcmp(where, "settings") == 0 ? "its settings"
+                                                   : cfg->topology, list);
+    }
+    return 0;
+}
+
 static int run_distributed(const dt_config *cfg, const dt_comm *comm)
 {
     int root = dt_comm_rank(comm) == 0;
@@ -583,6 +704,9 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (root)
         print_notices(cfg);
     cm_status s = dt_comm_set_timeout(cfg->timeout);
+    if (s == CM_OK && !dt_config_given(cfg, "--timeout") &&
+        cfg->mode == DT_MODE_GOSSIP)
+        dt_comm_set_adaptive(cfg->timeout_floor);
     const double t_run = cm_time_now();
     if (s == CM_OK)
         s = dt_dpsgd_run(cfg, comm, root ? print_progress : NULL, &pc, &r);
@@ -702,6 +826,11 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
                "%zu workers\n", r.dropped, r.dropped_count,
                r.workers_before_drop, (unsigned long long)r.dropped_epoch,
                r.n_workers);
+    if (r.add_now)
+        printf("joined: workers %zu-%zu (%zu new) at epoch %llu; continued "
+               "on %zu workers\n", r.n_workers - r.added_count,
+               r.n_workers - 1, r.added_count,
+               (unsigned long long)r.added_epoch, r.n_workers);
     if (cfg->log_path[0])
         printf("log: %s\n", cfg->log_path);
     char placed_by[128];
@@ -799,6 +928,20 @@ static void apply_environment(dt_config *cfg)
     openblas_set_num_threads(1);
 }
 
+/* Before OpenBLAS's constructor: a clear message under a low ulimit -v;
+ * and one OpenBLAS thread, which is all this program uses (see
+ * apply_environment), so that its start-up needs no second stack. */
+static void preinit(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    (void)argv;
+    (void)envp;
+    cm_blas_limit_early("dpsgd-train");
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+}
+__attribute__((section(".preinit_array"), used)) static void (
+    *const preinit_hook)(int, char **, char **) = preinit;
+
 int main(int argc, char **argv)
 {
     main_argc = argc;
@@ -869,7 +1012,7 @@ int main(int argc, char **argv)
             catch_signals(&cfg, root);
             rc = run_single(&cfg);
         }
-    } else {
+    } else if ((rc = adopt_recorded_drop(&cfg, world, root)) == 0) {
         catch_signals(&cfg, root);
         rc = run_distributed(&cfg, world);
     }

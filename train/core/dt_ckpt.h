@@ -152,6 +152,12 @@ cm_status dt_ckpt_neighbours_write(const char *dir, size_t n,
                                    const size_t *off, const size_t *nb,
                                    uint64_t topo_hash);
 
+/* dt_ckpt_neighbours_write that replaces DIR/neighbours (atomically):
+ * after --add-workers the run's workers are the grown topology's. */
+cm_status dt_ckpt_neighbours_replace(const char *dir, size_t n,
+                                     const size_t *off, const size_t *nb,
+                                     uint64_t topo_hash);
+
 /* Reads DIR/neighbours of *n workers (*n = 0: any; set to the file's):
  * *off ([n+1]) and *nb (malloc'd, the caller frees both), *topo_hash. CM_EIO when missing ("DIR/neighbours:
  * ..."), CM_EFORMAT naming the line when malformed, another n, an id out

@@ -13,13 +13,29 @@
 
 #define NB_PATH 4200
 
+static cm_status nb_write(const char *dir, size_t n, const size_t *off,
+                          const size_t *nb, uint64_t topo_hash, int replace);
+
 cm_status dt_ckpt_neighbours_write(const char *dir, size_t n,
                                    const size_t *off, const size_t *nb,
                                    uint64_t topo_hash)
 {
+    return nb_write(dir, n, off, nb, topo_hash, 0);
+}
+
+cm_status dt_ckpt_neighbours_replace(const char *dir, size_t n,
+                                     const size_t *off, const size_t *nb,
+                                     uint64_t topo_hash)
+{
+    return nb_write(dir, n, off, nb, topo_hash, 1);
+}
+
+static cm_status nb_write(const char *dir, size_t n, const size_t *off,
+                          const size_t *nb, uint64_t topo_hash, int replace)
+{
     char path[NB_PATH];
     snprintf(path, sizeof path, "%s/neighbours", dir);
-    if (access(path, F_OK) == 0)
+    if (!replace && access(path, F_OK) == 0)
         return CM_OK; /* the run's first topology stays */
     cm_afile f;
     cm_status s = cm_atomic_open(&f, path);

@@ -71,7 +71,9 @@ static const flag_spec FLAGS[] = {
     {"--stop-after", F_SIZE, OFF(stop_after), 1, 1e6, 0},
     {"--keep", F_SIZE, OFF(keep), 1, 1e6, 0},
     {"--drop-workers", F_PATH, OFF(drop_workers), 0, 0, 0},
+    {"--add-workers", F_SIZE, OFF(add_workers), 1, 1e6, 0},
     {"--timeout", F_DOUBLE, OFF(timeout), 0, 1e7, 0},
+    {"--timeout-floor", F_DOUBLE, OFF(timeout_floor), 3, 1e7, 0},
     {"--save-model", F_PATH, OFF(save_model), 0, 0, 0},
     {"--save-model-every", F_SIZE, OFF(save_model_every), 1, 1e6, 0},
     {"--init-model", F_PATH, OFF(init_model), 0, 0, 0},
@@ -127,6 +129,7 @@ void dt_config_default(dt_config *cfg)
     cfg->local_eval = 1000;
     cfg->keep = 2;
     cfg->timeout = 600;
+    cfg->timeout_floor = 30;
     cfg->placement = CM_PLACE_GRAPH;
     cm_net_parse("datacenter", &cfg->net);
     cfg->net_allreduce = CM_AR_AUTO;
@@ -223,9 +226,23 @@ const char *dt_config_usage(void)
         "                     survivors (topogen repair); their shards go "
         "to their\n"
         "                     former neighbours\n"
+        "  --add-workers K    with --resume: continue the checkpoint's run "
+        "with K new\n"
+        "                     workers (the last K nodes of --topology: "
+        "topogen repair\n"
+        "                     --add K), each starting from its old "
+        "neighbours' average\n"
         "  --timeout SEC      end the job, naming the silent rank, when no "
         "message\n"
-        "                     arrives for SEC seconds (600; 0 = never)\n"
+        "                     arrives for SEC seconds (0 = never); without "
+        "it the\n"
+        "                     deadline adapts: median + 8 MAD of the last "
+        "64 rounds,\n"
+        "                     3 to 5 median rounds, at least "
+        "--timeout-floor (the\n"
+        "                     first 8 rounds: 600 s)\n"
+        "  --timeout-floor SEC  the adaptive deadline's least value (30; "
+        "at least 3)\n"
         "  --stop-after E     stop after epoch E as if interrupted (to test "
         "--resume)\n"
         "communicating less (train/README.md, \"Local steps\"):\n"
@@ -416,6 +433,13 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         if (done) /* every flag read: the checks across flags below */
             break;
         const flag_spec *f = it.row;
+        /* one value each: a second one would silently win (issue 44) */
+        if (f->kind != F_FLAG && ((cfg->given >> (f - FLAGS)) & 1))
+            return cm_error(CM_EINVAL, "%s given twice (the second: '%s'): "
+                            "give it once%s", f->name, it.value,
+                            strcmp(f->name, "--drop-workers") == 0
+                                ? " (a LIST joins ids with commas: 3,7)"
+                                : "");
         cfg->given |= 1ULL << (f - FLAGS);
         if (f->kind == F_FLAG) {
             *(int *)(void *)((char *)cfg + f->off) = 1;
@@ -435,6 +459,26 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
         return cm_error(CM_EINVAL, "--epochs: at least 1 (0 only with "
                         "--write-partition FILE: write the partition, do "
                         "not train)");
+    if (cfg->add_workers && !cfg->resume)
+        return cm_error(CM_EINVAL, "--add-workers %zu continues a "
+                        "checkpoint's run with new workers: it needs "
+                        "--resume (and the grown --topology: topogen repair "
+                        "FILE --add %zu -o NEW)", cfg->add_workers,
+                        cfg->add_workers);
+    if (cfg->add_workers && cfg->drop_workers[0])
+        return cm_error(CM_EINVAL, "--add-workers and --drop-workers in one "
+                        "start: drop first, then add (two resumes)");
+    if (cfg->add_workers && cfg->mode != DT_MODE_GOSSIP)
+        return cm_error(CM_EINVAL, "--add-workers: gossip runs only (new "
+                        "workers start from their neighbours)");
+    if (dt_config_given(cfg, "--timeout-floor") &&
+        (dt_config_given(cfg, "--timeout") || cfg->mode != DT_MODE_GOSSIP))
+        return cm_error(CM_EINVAL, "--timeout-floor is the least adaptive "
+                        "deadline of gossip training, which %s",
+                        cfg->mode != DT_MODE_GOSSIP
+                            ? "--mode allreduce does not use"
+                            : "--timeout replaces by a fixed one: give one "
+                              "of them");
     if (cfg->dataset == DT_DS_SYNTHETIC && cfg->data_dir[0])
         return cm_error(CM_EINVAL, "--data %s: --dataset synthetic makes its "
                         "own images (--synthetic-train, --synthetic-test); "
@@ -456,6 +500,7 @@ cm_status dt_config_check_single(const dt_config *cfg)
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
         "--placement", "--net", "--weights", "--local-eval", "--timeout",
+        "--timeout-floor", "--add-workers",
         "--allreduce", "--net-hosts", "--drop-workers",
         "--average-every", "--local-after", "--global-every", "--outer",
         "--compress", "--consensus-step"};

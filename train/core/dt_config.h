@@ -86,8 +86,15 @@ typedef struct {
     size_t keep;               /* --keep K: checkpoint generations kept (2) */
     double timeout;            /* --timeout SEC: end the job when no
                                   message arrives for SEC s (600; 0 off) */
+    double timeout_floor;      /* --timeout-floor SEC: without --timeout,
+                                  the least adaptive deadline (30 s) */
     size_t stop_after;         /* --stop-after E: end after E epochs as if
                                   interrupted (to test --resume); 0 = off */
+    size_t add_workers;        /* --add-workers K: with --resume, the
+                                  checkpoint's run continues with K new
+                                  workers (ids n0..n0+K-1 of --topology),
+                                  each from its neighbours' average; 0 =
+                                  none */
     char drop_workers[DT_PATH_MAX]; /* --drop-workers LIST: with --resume,
                                   continue the checkpoint's run without
                                   these workers (cm_idlist ids of the run

@@ -30,7 +30,8 @@ cm_status dt_clique_topo(const cm_topo_header *h, const char *path,
     cm_status s = CM_OK;
     if (!h->cliques_line) {
         s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s has no "
-                     "`# cliques:` line (topogen --kind dcliques writes it)",
+                     "`# cliques:` line (topogen --kind dcliques writes it, "
+                     "topogen repair keeps it)",
                      path);
         goto done;
     }
@@ -58,9 +59,12 @@ cm_status dt_clique_topo(const cm_topo_header *h, const char *path,
         for (size_t j = i + 1; j < n; j++)
             if (cl[i] == cl[j]) {
                 if (!joined(topo, i, j)) {
-                    s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s: "
-                                 "nodes %zu and %zu share clique %zu but "
-                                 "are not joined", path, i, j, cl[i]);
+                    s = cm_error(CM_EFORMAT, "%s:%zu: the `# cliques:` "
+                                 "line puts nodes %zu and %zu in clique %zu, "
+                                 "but the file has no edge %zu-%zu "
+                                 "(--algorithm clique-avg averages within "
+                                 "cliques)", path, h->cliques_line, i, j,
+                                 cl[i], i, j);
                     goto done;
                 }
                 ei[e] = i;

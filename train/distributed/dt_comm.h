@@ -93,6 +93,14 @@ void dt_comm_free(dt_comm *c);
  * of the run may last (seconds; 0 = forever). See dt_watchdog_mpi.c. */
 cm_status dt_comm_set_timeout(double seconds);
 
+/* Without --timeout: once 8 rounds are known, every wait's deadline
+ * adapts to the run's round times (median + 8 MAD of the last 64
+ * intervals between gossip exchanges, between 3 and 5 median rounds,
+ * never below floor_s seconds, grace period included); before that,
+ * dt_comm_set_timeout's. 0 turns it off. Local to the rank; call after
+ * dt_comm_set_timeout. */
+void dt_comm_set_adaptive(double floor_s);
+
 /* 1 when a wait timed out on this rank; *report (if not NULL) is 1 on the
  * one rank that should print the message (cm_last_error()). */
 int dt_comm_timed_out(int *report);

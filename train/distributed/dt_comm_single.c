@@ -130,6 +130,8 @@ cm_status dt_comm_set_timeout(double seconds)
     return CM_OK;
 }
 
+void dt_comm_set_adaptive(double floor_s) { (void)floor_s; }
+
 int dt_comm_timed_out(int *report)
 {
     if (report)

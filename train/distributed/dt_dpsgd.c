@@ -1201,6 +1201,10 @@ static void lost_workers(const dt_run *r, dt_dpsgd_result *res)
             }
     if (k && k < r->n) {
         cm_idlist_format(ids, k, res->lost, sizeof res->lost);
+        if (strlen(res->lost) + 1 >= sizeof res->lost) { /* never cut */
+            res->lost[0] = '\0';
+            res->lost_too_long = 1;
+        }
         res->ranks_left = r->P - ns;
     }
     free(ids);
@@ -1215,7 +1219,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     dt_log lg;
     dt_run_state rs = {0};
     cm_lock ck_lock = {.fd = -1};
-    char settings[4096], settings0[4096] = "";
+    char settings[16384], settings0[16384] = ""; /* a LIST of 4095 */
     dt_drop_plan dp;
     cm_topo nbu;
     dt_drop_plan_init(&dp);
@@ -1326,6 +1330,14 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         dt_run_ckpt_settings(&c0, dp.n0, r.w.len, topo, settings0,
                              sizeof settings0);
     }
+    /* --add-workers: the run before had n - K workers; after the join the
+     * run is a run of n workers (its settings those of a fresh one) */
+    dt_run_add add = {.n0 = r.n > cfg->add_workers ? r.n - cfg->add_workers
+                                                   : 0,
+                      .k = cfg->add_workers, .algo = cfg->algorithm};
+    if (cfg->add_workers)
+        dt_run_ckpt_settings(cfg, add.n0, r.w.len, topo, settings0,
+                             sizeof settings0);
     /* the neighbour lists a later --drop-workers needs (DIR/neighbours) */
     const cm_topo *nbt = NULL;
     if (cfg->ckpt_dir[0] && !r.allreduce && !r.epidemic &&
@@ -1339,12 +1351,23 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             goto cleanup;
         }
     }
+    if (cfg->add_workers && (!nbt || cfg->add_workers >= r.n)) {
+        s = cm_error(CM_EINVAL, "--add-workers %zu: %s", cfg->add_workers,
+                     !nbt ? "new workers start from their neighbours, which "
+                            "an epidemic topology (or a run without "
+                            "--checkpoint) does not fix"
+                          : "--topology has no more nodes than that (give "
+                            "the grown topology: topogen repair FILE --add K "
+                            "-o NEW)");
+        goto cleanup;
+    }
     const dt_run_ckpt ck = {
         .comm = comm, .dir = cfg->ckpt_dir, .n = r.n,
         .steps_per_epoch = r.steps_per_epoch, .algo = r.algo,
         .fingerprint = run_fingerprint(&r),
         .settings = settings, .keep = cfg->keep, .epochs = cfg->epochs,
         .drop = cfg->drop_workers[0] ? &drop : NULL, .settings0 = settings0,
+        .add = cfg->add_workers ? &add : NULL,
         .nb_off = nbt ? nbt->off : NULL, .nb = nbt ? nbt->adj : NULL,
         .topo_hash = dt_run_ckpt_topo_hash(topo),
         .outer = {r.oa, r.ob}, .n_outer = dt_outer_arrays(&cfg->outer)};
@@ -1363,6 +1386,11 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             res->dropped_epoch = drop.epoch;
             res->workers_before_drop = dp.n0;
             res->drop_now = drop.first;
+        }
+        if (ck.add) { /* who joined and when, for the report */
+            res->added_count = add.k;
+            res->added_epoch = add.epoch;
+            res->add_now = add.first;
         }
         r.train_base = rs.train_s;
         r.bytes_base = rs.bytes;

@@ -81,17 +81,23 @@ typedef struct {
     size_t start_step;     /* steps restored from a checkpoint (0: fresh) */
     uint64_t ckpt_adopted; /* --resume without DIR/latest: the complete
                               epoch adopted as the checkpoint (0: none) */
-    char dropped[1024];    /* --drop-workers: the lost workers (canonical
+    char dropped[DT_PATH_MAX]; /* --drop-workers: the lost workers (canonical
                               LIST of the run before), "" when none */
     size_t dropped_count;  /* how many */
     uint64_t dropped_epoch;/* the epoch they were dropped at */
     size_t workers_before_drop; /* workers of the run before the drop */
     int drop_now;          /* 1: this invocation dropped them (its
                               checkpoint was of the run before) */
-    char lost[1024];       /* after a --timeout that named silent ranks
+    size_t added_count;    /* --add-workers: the new workers (0: none) */
+    uint64_t added_epoch;  /* the epoch they joined at */
+    int add_now;           /* 1: this invocation added them */
+    char lost[DT_PATH_MAX]; /* after a --timeout that named silent ranks
                               (gossip, --checkpoint, no --drop-workers
                               yet): their workers as a LIST ("" else), for
-                              the commands that continue without them */
+                              the commands that continue without them;
+                              "" also when the LIST does not fit (then
+                              lost_too_long is 1) */
+    int lost_too_long;     /* DIR/placement lists them instead */
     size_t ranks_left;     /* ranks that still answer */
     double slem;           /* SLEM of W (0 for all-reduce; -1 when above
                               the dense eigensolver's limit); for a

@@ -23,6 +23,68 @@ void dt_drop_plan_destroy(dt_drop_plan *p)
     dt_drop_plan_init(p);
 }
 
+int dt_drop_recorded(const char *path, char **list, size_t *n0)
+{
+    static const char key[] = " without nodes ";
+    *list = NULL;
+    *n0 = 0;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while ((got = getline(&line, &cap, fp)) > 0 && line[0] == '#') {
+        if (strncmp(line, "# repaired: ", 12) != 0)
+            continue;
+        char *w = NULL; /* the last " without nodes " (FILE may hold one) */
+        for (char *q = strstr(line, key); q; q = strstr(q + 1, key))
+            w = q;
+        char *of = w ? strstr(w, " (of ") : NULL;
+        if (!of)
+            break;
+        *n0 = (size_t)strtoull(of + 5, NULL, 10);
+        *of = '\0';
+        *list = strdup(w + strlen(key));
+        break;
+    }
+    free(line);
+    fclose(fp);
+    return *list != NULL;
+}
+
+/* Whether ascending a[0..ka) and b[0..kb) are the same ids. */
+static int same_ids(const size_t *a, size_t ka, const size_t *b, size_t kb)
+{
+    return ka == kb && (!ka || memcmp(a, b, ka * sizeof *a) == 0);
+}
+
+/* Rank 0: a --topology that `topogen repair` wrote records which nodes it
+ * removed, from how many: they must be the lost workers of this run. */
+static cm_status check_recorded(const dt_config *cfg, const dt_drop_plan *p)
+{
+    char *rec;
+    size_t rn0, *ids = NULL, k = 0;
+    if (!dt_drop_recorded(cfg->topology, &rec, &rn0))
+        return CM_OK;
+    cm_status s = cm_idlist_parse(rec, 0, "--remove", &ids, &k);
+    if (s != CM_OK)
+        s = cm_error(CM_EFORMAT, "--topology: %s: its '# repaired:' line "
+                     "names no valid list of removed nodes ('%s')",
+                     cfg->topology, rec);
+    else if (rn0 != p->n0 || !same_ids(ids, k, p->lost, p->k))
+        s = cm_error(CM_EINVAL, "--drop-workers %s: --topology %s was "
+                     "repaired without nodes %s of %zu (its header), but "
+                     "the run in %s loses %s of %zu: give --drop-workers %s "
+                     "with it, or the topology repaired without %s "
+                     "(topogen repair FILE --remove %s -o NEW)",
+                     cfg->drop_workers, cfg->topology, rec, rn0,
+                     cfg->ckpt_dir, p->list, p->n0, rec, p->list, p->list);
+    free(ids);
+    free(rec);
+    return s;
+}
+
 /* Rank 0: the plan from DIR/neighbours. */
 static cm_status load_root(const dt_config *cfg, size_t n, dt_drop_plan *p)
 {
@@ -32,7 +94,12 @@ static cm_status load_root(const dt_config *cfg, size_t n, dt_drop_plan *p)
     cm_status s = cm_idlist_parse(L, 0, "--drop-workers", &p->lost, &p->k);
     if (s != CM_OK)
         return s;
-    cm_idlist_format(p->lost, p->k, p->list, sizeof p->list);
+    if (strlen(cm_idlist_format(p->lost, p->k, p->list, sizeof p->list)) +
+            1 >= sizeof p->list)
+        return cm_error(CM_EINVAL, "--drop-workers: the list of %zu ids is "
+                        "longer than %zu characters in its shortest form "
+                        "(ranges a-b): not supported", p->k,
+                        sizeof p->list - 2);
     s = dt_ckpt_neighbours_read(dir, &n0, &h, &p->off, &p->nb);
     if (s != CM_OK) {
         char msg[1024];
@@ -64,7 +131,7 @@ static cm_status load_root(const dt_config *cfg, size_t n, dt_drop_plan *p)
                         "give the topology of the survivors (topogen repair "
                         "FILE --remove %s -o NEW)", L, dir, n0, n0 - p->k,
                         cfg->topology, n, p->list);
-    return CM_OK;
+    return check_recorded(cfg, p);
 }
 
 cm_status dt_drop_load(const dt_comm *comm, const dt_config *cfg, size_t n,

@@ -22,7 +22,8 @@ typedef struct {
     size_t n0;       /* workers before the drop */
     size_t *off;     /* [n0+1] neighbour lists of the run before ... */
     size_t *nb;      /* [off[n0]] ... (undirected) */
-    char list[1024]; /* the canonical LIST (cm_idlist_format) */
+    char list[DT_PATH_MAX]; /* the canonical LIST (cm_idlist_format; never
+                               longer than the --drop-workers given) */
 } dt_drop_plan;
 
 /* Zeroes p. */
@@ -36,10 +37,20 @@ void dt_drop_plan_destroy(dt_drop_plan *p);
  * reads DIR/neighbours, checks that LIST names workers of that run
  * (CM_EINVAL "--drop-workers LIST: worker 70 is not among the 64 workers
  * of the run in DIR"), does not remove them all, and leaves exactly n
- * (else CM_EINVAL naming both counts and `topogen repair`); every rank
+ * (else CM_EINVAL naming both counts and `topogen repair`), and, when
+ * the topology records the nodes it was repaired without
+ * (dt_drop_recorded), that they are LIST's of n0 (CM_EINVAL naming both
+ * lists); a LIST whose canonical form does not fit p->list is refused
+ * (CM_EINVAL), never cut; every rank
  * gets the plan. Errors agreed. O(n0 + edges). */
 cm_status dt_drop_load(const dt_comm *comm, const dt_config *cfg, size_t n,
                        dt_drop_plan *p);
+
+/* The removed nodes a topology written by `topogen repair` records in
+ * its header ("# repaired: FILE without nodes LIST (of N)"): 1 with *list
+ * (malloc'd, the caller frees) and *n0 = N; 0 (*list NULL) when path has
+ * no such line or cannot be read. O(header). */
+int dt_drop_recorded(const char *path, char **list, size_t *n0);
 
 /* The undirected union of the rounds of seq (in- and out-neighbours of a
  * directed round) into u (initialized; unweighted): the neighbour lists

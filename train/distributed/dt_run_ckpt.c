@@ -19,8 +19,9 @@
 #include "dt_net.h"
 #include "dt_optim.h"
 #include "dt_partition.h"
+#include "dt_run_settings.h"
 
-#define SETTINGS_MAX 4096 /* bytes of DIR/settings we write or compare */
+#define SETTINGS_MAX DT_RUN_SETTINGS_MAX /* bytes of DIR/settings */
 
 static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
                       uint64_t epoch, size_t step, dt_ckpt_meta *m)
@@ -45,7 +46,8 @@ static void ckpt_meta(const dt_run_ckpt *c, const dt_workers *w, size_t i,
 /* DIR/settings, atomically; after a drop, with the line
  * "dropped-at-epoch E" (not compared: a run learns E from it). */
 static cm_status write_settings(const char *dir, const char *text,
-                                const dt_run_drop *drop)
+                                const dt_run_drop *drop,
+                                const dt_run_add *add)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/settings", dir);
@@ -55,13 +57,16 @@ static cm_status write_settings(const char *dir, const char *text,
         return s;
     if (fputs(text, f.fp) < 0 ||
         (drop && fprintf(f.fp, "dropped-at-epoch %llu\n",
-                         (unsigned long long)drop->epoch) < 0))
+                         (unsigned long long)drop->epoch) < 0) ||
+        (add && fprintf(f.fp, "added-at-epoch %llu\n",
+                        (unsigned long long)add->epoch) < 0))
         return cm_atomic_fail(&f);
     return cm_atomic_commit(&f);
 }
 
 #define DROP_EPOCH "dropped-at-epoch "
 #define DROP_LINE "--drop-workers "
+#define ADD_EPOCH "added-at-epoch "
 
 /* Rank 0 on resume: compares DIR/settings with want, its
  * "dropped-at-epoch E" line aside (*drop_epoch = E, 0 when none; *had_drop
@@ -94,6 +99,8 @@ static cm_status compare_text(const dt_run_ckpt *c, const char *want,
         size_t len = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
         if (strncmp(l, DROP_EPOCH, strlen(DROP_EPOCH)) == 0) {
             *drop_epoch = strtoull(l + strlen(DROP_EPOCH), NULL, 10);
+        } else if (strncmp(l, ADD_EPOCH, strlen(ADD_EPOCH)) == 0) {
+            /* a record, not a setting */
         } else {
             if (strncmp(l, DROP_LINE, strlen(DROP_LINE)) == 0) {
                 *had_drop = 1;
@@ -219,6 +226,9 @@ cm_status dt_run_ckpt_open(const dt_run_ckpt *c, int resume, cm_lock *lock,
             s = cm_error(CM_EINVAL, "--drop-workers: %s holds no "
                          "checkpoint to continue without those workers",
                          c->dir);
+        else if (s == CM_OK && resume && l == CM_EIO && c->add)
+            s = cm_error(CM_EINVAL, "--add-workers: %s holds no "
+                         "checkpoint to continue with new workers", c->dir);
         else if (s == CM_OK && resume && l == CM_EIO)
             flag[0] = 0; /* nothing to resume yet: start from scratch */
     }
@@ -275,8 +285,12 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
     if ((s = dt_comm_agree(c->comm, s)) == CM_OK && root) {
         s = dt_run_state_write(c->dir, epoch, rs);
         if (s == CM_OK && c->settings)
-            s = write_settings(c->dir, c->settings, c->drop);
-        if (s == CM_OK && c->nb_off)
+            s = write_settings(c->dir, c->settings, c->drop,
+                               c->add && c->add->first ? c->add : NULL);
+        if (s == CM_OK && c->nb_off && c->add && c->add->first)
+            s = dt_ckpt_neighbours_replace(c->dir, c->n, c->nb_off, c->nb,
+                                           c->topo_hash);
+        else if (s == CM_OK && c->nb_off)
             s = dt_ckpt_neighbours_write(c->dir, c->n, c->nb_off, c->nb,
                                          c->topo_hash);
         if (s == CM_OK)
@@ -353,6 +367,14 @@ static cm_status drop_check(const dt_run_ckpt *c, uint64_t epoch, int *first,
     cm_status s = dt_ckpt_epoch_meta(c->dir, epoch, &m);
     if (s != CM_OK)
         return s;
+    if (m.n_workers == d->n0 && dt_run_settings_pending_drop(c->dir, c->settings0, epoch, &s)) {
+        /* the first save after a drop was interrupted after DIR/settings
+         * and before DIR/latest: the drop is done again from epoch */
+        *first = 1;
+        *drop_epoch = epoch;
+        *fp0 = m.fingerprint;
+        return s;
+    }
     if (m.n_workers == d->n0) { /* drop them now */
         s = compare_text(c, c->settings0, 1, &e, &had, &found);
         if (s == CM_OK && !found)
@@ -395,6 +417,141 @@ static cm_status drop_check(const dt_run_ckpt *c, uint64_t epoch, int *first,
                     c->n);
 }
 
+/* text without the lines a drop or an add changes, compared line by line
+ * with CM_EINVAL naming the first difference. */
+static cm_status compare_stripped(const dt_run_ckpt *c, const char *file,
+                                  const char *want)
+{
+    static char a[SETTINGS_MAX + 1], b[SETTINGS_MAX + 1];
+    dt_run_settings_strip(file, a, sizeof a);
+    dt_run_settings_strip(want, b, sizeof b);
+    const char *x = a, *y = b;
+    while (*x || *y) {
+        size_t la = strcspn(x, "\n"), lb = strcspn(y, "\n");
+        if (la != lb || memcmp(x, y, la) != 0)
+            return cm_error(CM_EINVAL, "%s was written with other settings "
+                            "('%.*s' where this run has '%.*s'): resume with "
+                            "the settings of the run that wrote it", c->dir,
+                            (int)la, x, (int)lb, y);
+        x += la + (x[la] == '\n');
+        y += lb + (y[lb] == '\n');
+    }
+    return CM_OK;
+}
+
+/* Rank 0, --add-workers: the latest checkpoint is of the n0 workers
+ * before (first = 1; DIR/settings, its lines of workers, topology and
+ * drops aside, must be the run's; a first save of the join stopped
+ * before its marker leaves the same state) or of the grown run (first =
+ * 0: the join is done, DIR/settings must be this run's). */
+static cm_status add_check(const dt_run_ckpt *c, uint64_t epoch, int *first,
+                           uint64_t *add_epoch, uint64_t *fp0)
+{
+    dt_ckpt_meta m;
+    cm_status s = dt_ckpt_epoch_meta(c->dir, epoch, &m);
+    if (s != CM_OK)
+        return s;
+    *first = 0;
+    *add_epoch = epoch;
+    *fp0 = m.fingerprint;
+    if (m.n_workers == c->add->n0) {
+        static char raw[SETTINGS_MAX + 1];
+        dt_run_settings_read(c->dir, raw, sizeof raw);
+        if (!raw[0])
+            return cm_error(CM_EINVAL, "--add-workers: %s/settings is "
+                            "missing (a checkpoint of an older version): the "
+                            "run's settings cannot be checked", c->dir);
+        *first = 1;
+        return compare_stripped(c, raw, c->settings0);
+    }
+    if (m.n_workers == c->n)
+        return compare_settings(c); /* joined already: the grown run's */
+    return cm_error(CM_EINVAL, "--add-workers %zu: the checkpoint in %s "
+                    "(epoch %llu) has %llu workers; with %zu more that is "
+                    "%llu, but --topology has %zu nodes (give the grown "
+                    "topology: topogen repair FILE --add %zu -o NEW)",
+                    c->add->k, c->dir, (unsigned long long)epoch,
+                    (unsigned long long)m.n_workers, c->add->k,
+                    (unsigned long long)(m.n_workers + c->add->k), c->n,
+                    c->add->k);
+}
+
+/* After a drop or a join, the invariants over the workers restarted as
+ * at a start: gt's tracker y = h_prev, d2's psi_prev = x. n_algo: the
+ * algorithm's arrays in st (the outer ones after). */
+static void restart_state(dt_algo_kind algo, size_t n_algo, float **st,
+                          const float *x, size_t len)
+{
+    if (algo == DT_ALGO_GT && n_algo == 3)
+        memcpy(st[0], st[2], len * sizeof *st[0]); /* y, v, h */
+    if (algo == DT_ALGO_D2 && n_algo == 2)
+        memcpy(st[1], x, len * sizeof *st[1]); /* psi */
+}
+
+/* New worker i (id >= n0) of a join: x and every state array the mean of
+ * its old neighbours' (ids < n0 in c->nb; none: their old neighbours,
+ * two hops; none: worker 0), read from their files of epoch. */
+static cm_status add_average(const dt_run_ckpt *c, dt_workers *w, size_t i,
+                             uint64_t epoch, uint64_t fp0)
+{
+    size_t id = dt_workers_id(w, i), n0 = c->add->n0, len = w->len;
+    size_t *src = malloc((c->n + 1) * sizeof *src), ns = 0;
+    float *st[DT_CKPT_MAX_STATE], *tx = NULL, *tst[DT_CKPT_MAX_STATE];
+    unsigned k = state_of(c, w, i, st);
+    float *tmp = malloc((size_t)(k + 1) * len * sizeof *tmp);
+    cm_status s = CM_OK;
+    if (!src || !tmp) {
+        s = cm_error(CM_ENOMEM, "out of memory for a new worker's state");
+        goto done;
+    }
+    tx = tmp;
+    for (unsigned a = 0; a < k; a++)
+        tst[a] = tmp + (size_t)(a + 1) * len;
+    for (size_t q = c->nb_off[id]; q < c->nb_off[id + 1]; q++)
+        if (c->nb[q] < n0)
+            src[ns++] = c->nb[q];
+    for (size_t q = c->nb_off[id]; !ns && q < c->nb_off[id + 1]; q++) {
+        size_t j = c->nb[q];
+        for (size_t p = c->nb_off[j]; p < c->nb_off[j + 1]; p++) {
+            size_t u = c->nb[p], dup = 0;
+            for (size_t e = 0; e < ns; e++)
+                dup |= src[e] == u;
+            if (u < n0 && !dup)
+                src[ns++] = u;
+        }
+    }
+    if (!ns)
+        src[ns++] = 0;
+    float *x = w->x[i];
+    memset(x, 0, len * sizeof *x);
+    for (unsigned a = 0; a < k; a++)
+        memset(st[a], 0, len * sizeof *st[a]);
+    for (size_t e = 0; e < ns && s == CM_OK; e++) {
+        dt_ckpt_meta want, got;
+        ckpt_meta(c, w, i, epoch, 0, &want);
+        want.worker = src[e];
+        want.n_workers = n0;
+        want.fingerprint = fp0;
+        s = dt_ckpt_read(c->dir, epoch, &want, &got, tx, tst);
+        for (size_t p = 0; s == CM_OK && p < len; p++) {
+            x[p] += tx[p];
+            for (unsigned a = 0; a < k; a++)
+                st[a][p] += tst[a][p];
+        }
+    }
+    for (size_t p = 0; s == CM_OK && p < len; p++) {
+        x[p] /= (float)ns;
+        for (unsigned a = 0; a < k; a++)
+            st[a][p] /= (float)ns;
+    }
+    if (s == CM_OK)
+        restart_state(c->add->algo, k - c->n_outer, st, x, len);
+done:
+    free(src);
+    free(tmp);
+    return s;
+}
+
 cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
                               size_t *step, dt_run_state *rs)
 {
@@ -407,8 +564,23 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
             int first = 0;
             s = drop_check(c, epoch, &first, &dinfo[1], &dinfo[2]);
             dinfo[0] = (uint64_t)first;
+        } else if (s == CM_OK && c->add) {
+            int first = 0;
+            s = add_check(c, epoch, &first, &dinfo[1], &dinfo[2]);
+            dinfo[0] = (uint64_t)first;
         } else if (s == CM_OK) {
+            dt_ckpt_meta m;
             s = compare_settings(c);
+            /* a join whose first save stopped before its marker, resumed
+             * without --add-workers: name the flag */
+            if (s == CM_OK && dt_ckpt_epoch_meta(c->dir, epoch, &m) ==
+                                  CM_OK && m.n_workers < c->n)
+                s = cm_error(CM_EINVAL, "the checkpoint in %s (epoch %llu) "
+                             "is of %llu workers, --topology has %zu: resume "
+                             "with --add-workers %llu to continue it with "
+                             "the new ones", c->dir, (unsigned long long)epoch,
+                             (unsigned long long)m.n_workers, c->n,
+                             (unsigned long long)(c->n - m.n_workers));
         }
         if (s == CM_OK && epoch > c->epochs)
             s = cm_error(CM_EINVAL, "the checkpoint in %s is at epoch %llu, "
@@ -423,9 +595,14 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
         (s = dt_comm_bcast(c->comm, dinfo, sizeof dinfo, 0)) != CM_OK)
         return cm_error_prefix(s, "--resume");
     const int first = c->drop && dinfo[0];
+    const int joining = c->add && dinfo[0];
     if (c->drop) {
         c->drop->first = first;
         c->drop->epoch = dinfo[1];
+    }
+    if (c->add) {
+        c->add->first = joining;
+        c->add->epoch = dinfo[1];
     }
     uint64_t got_step = 0;
     for (size_t i = 0; i < w->count && s == CM_OK; i++) {
@@ -436,13 +613,31 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
             want.n_workers = c->drop->n0;
             want.fingerprint = dinfo[2];
         }
+        size_t n_i = dt_workers_shard_size(w, i);
+        if (joining && dt_workers_id(w, i) >= c->add->n0) {
+            /* a new worker: its neighbours' mean, its own generator, a
+             * pass over its shard from its next step */
+            s = add_average(c, w, i, epoch, dinfo[2]);
+            w->cursor[i] = n_i;
+            continue;
+        }
+        if (joining) { /* an old worker keeps its id */
+            want.n_workers = c->add->n0;
+            want.fingerprint = dinfo[2];
+        }
         float *st[DT_CKPT_MAX_STATE];
-        state_of(c, w, i, st);
+        unsigned n_st = state_of(c, w, i, st);
         s = dt_ckpt_read(c->dir, epoch, &want, &got, w->x[w->shared ? 0 : i],
                          st);
         if (s != CM_OK)
             break;
-        size_t n_i = dt_workers_shard_size(w, i);
+        if (joining) {
+            w->rng[i] = got.rng;
+            w->cursor[i] = n_i;
+            restart_state(c->add->algo, n_st - c->n_outer, st, w->x[i],
+                          w->len);
+            continue;
+        }
         if (first) {
             /* a new shard: a new pass at the next step, drawn from the
              * generator state at the start of the interrupted pass */
@@ -472,7 +667,7 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
     }
     if ((s = dt_comm_agree(c->comm, s)) != CM_OK)
         return cm_error_prefix(s, "--resume");
-    if (first) { /* the survivors' epoch grid */
+    if (first || joining) { /* the new epoch grid */
         *step = (size_t)epoch * c->steps_per_epoch;
         return CM_OK;
     }
@@ -487,101 +682,3 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
     return dt_comm_agree(c->comm, s);
 }
 
-/* The shortest %g form of x that reads back as x (at most 17 digits). */
-static const char *exact(double x, char buf[32])
-{
-    for (int p = 6; p <= 17; p++) {
-        snprintf(buf, 32, "%.*g", p, x);
-        if (strtod(buf, NULL) == x)
-            break;
-    }
-    return buf;
-}
-
-uint64_t dt_run_ckpt_topo_hash(const cm_topo *topo)
-{
-    uint64_t th = 0;
-    if (topo) { /* off[n] = 2m (undirected) or m (directed) entries */
-        size_t na = topo->off[topo->n];
-        th = cm_hash_fnv1a(CM_HASH_FNV_OFFSET, topo->adj,
-                           na * sizeof *topo->adj);
-        if (topo->adj_w)
-            th = cm_hash_fnv1a(th, topo->adj_w, na * sizeof *topo->adj_w);
-        if (topo->self)
-            th = cm_hash_fnv1a(th, topo->self, topo->n * sizeof *topo->self);
-        if (cm_topo_is_epidemic(topo)) { /* its graphs come from s, local */
-            uint64_t e[2] = {topo->epi_s, (uint64_t)topo->epi_local};
-            th = cm_hash_fnv1a(th, e, sizeof e);
-        }
-    }
-    return th;
-}
-
-size_t dt_run_ckpt_settings(const dt_config *cfg, size_t n, size_t len,
-                            const cm_topo *topo, char *buf, size_t cap)
-{
-    char v[6][32];
-    char part[64];
-    dt_partition_spec_str(&cfg->partition, part, sizeof part);
-    uint64_t th = dt_run_ckpt_topo_hash(topo);
-    int k = snprintf(
-        buf, cap,
-        "--dataset %s\n--data %s\n--model %s\n--mode %s\nworkers %zu\n"
-        "--topology edges-and-weights-hash:%016llx\n--partition %s\n"
-        "--batch %zu\n--lr %s\n--momentum %s\n--weight-decay %s\n"
-        "--schedule %s\n--warmup %s\n--step-epochs %s\n"
-        "--gamma %s\n--seed %llu\n--train-limit %zu\n"
-        "--synthetic-train %zu\n--synthetic-test %zu\nparameters %zu\n",
-        dt_dataset_name(cfg->dataset),
-        cfg->data_dir[0] ? cfg->data_dir : "(default)",
-        dt_model_name(cfg->model), topo ? "gossip" : "allreduce", n,
-        (unsigned long long)th, part, cfg->batch, exact(cfg->lr, v[0]),
-        exact(cfg->momentum, v[1]), exact(cfg->weight_decay, v[2]),
-        dt_sched_name(cfg->schedule), exact(cfg->warmup, v[3]),
-        exact(cfg->step_epochs, v[4]), exact(cfg->gamma, v[5]),
-        (unsigned long long)cfg->seed,
-        cfg->train_limit, cfg->synth_train, cfg->synth_test, len);
-    if (k < 0)
-        k = 0;
-    size_t at = (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
-    if (cfg->algorithm != DT_ALGO_DPSGD && at < cap) {
-        k = snprintf(buf + at, cap - at, "--algorithm %s\n--d2-mixing %s\n",
-                     dt_algo_name(cfg->algorithm), exact(cfg->d2_mix, v[0]));
-        if (k > 0)
-            at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
-    }
-    size_t *ids = NULL, k_ids = 0;
-    if (cfg->drop_workers[0] && at < cap &&
-        cm_idlist_parse(cfg->drop_workers, 0, "--drop-workers", &ids,
-                        &k_ids) == CM_OK) {
-        char list[1024];
-        k = snprintf(buf + at, cap - at, "--drop-workers %s\n"
-                     "workers-before-drop %zu\n",
-                     cm_idlist_format(ids, k_ids, list, sizeof list),
-                     n + k_ids);
-        if (k > 0)
-            at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
-    }
-    free(ids);
-    /* issue 31's flags, only when one is not its default, so every
-     * earlier run's settings and fingerprint stay as they were */
-    if ((cfg->average_every != 1 || cfg->local_after || cfg->global_every ||
-         cfg->outer.kind != DT_OUTER_NONE) && at + 1 < cap) {
-        char o[64];
-        k = snprintf(buf + at, cap - at, "--average-every %zu\n"
-                     "--local-after %zu\n--global-every %zu\n--outer %s\n",
-                     cfg->average_every, cfg->local_after, cfg->global_every,
-                     dt_outer_str(&cfg->outer, o, sizeof o));
-        if (k > 0)
-            at += (size_t)k < cap - at ? (size_t)k : cap - at - 1;
-    }
-    return at;
-}
-
-uint64_t dt_run_ckpt_fingerprint(const dt_config *cfg, size_t n, size_t len,
-                                 const cm_topo *topo)
-{
-    char buf[SETTINGS_MAX];
-    size_t k = dt_run_ckpt_settings(cfg, n, len, topo, buf, sizeof buf);
-    return cm_hash_fnv1a(CM_HASH_FNV_OFFSET, buf, k);
-}

@@ -48,6 +48,17 @@ typedef struct {
     uint64_t epoch;       /* the epoch they were dropped at */
 } dt_run_drop;
 
+/* --add-workers: the run continues with new workers n0 .. n-1. */
+typedef struct {
+    size_t n0;            /* workers before: the checkpoint's */
+    size_t k;             /* new workers (n = n0 + k) */
+    dt_algo_kind algo;    /* --algorithm: its invariants restored over
+                             all workers as after a drop */
+    /* set by dt_run_ckpt_restore (the same on every rank): */
+    int first;            /* 1: this resume adds them */
+    uint64_t epoch;       /* the epoch they joined at */
+} dt_run_add;
+
 /* Which run a checkpoint belongs to. */
 typedef struct {
     const dt_comm *comm;  /* borrowed: the run's communicator */
@@ -63,9 +74,14 @@ typedef struct {
     size_t keep;          /* --keep: generations kept */
     size_t epochs;        /* --epochs of this invocation */
     dt_run_drop *drop;    /* borrowed: --drop-workers, or NULL */
-    const char *settings0; /* borrowed, with drop: the settings the run
-                             before the drop must have had (its workers;
-                             its --topology line is not compared) */
+    const char *settings0; /* borrowed, with drop or add: the settings the
+                             run before must have had (its workers, its
+                             --topology line and, for add, its drop lines
+                             are not compared) */
+    dt_run_add *add;      /* borrowed: --add-workers, or NULL; the new
+                             workers' neighbours are nb_off/nb (the new
+                             topology's, rewritten into DIR/neighbours at
+                             the first save) */
     const size_t *nb_off, *nb; /* borrowed: the workers' neighbour lists
                              (undirected; union of the rounds) for
                              DIR/neighbours, written at a save when DIR has
@@ -133,6 +149,12 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
                            uint64_t epoch, size_t step,
                            const dt_run_state *rs);
 
+/* Rank 0: the list of the "--drop-workers LIST" line of DIR/settings
+ * into list (cap bytes), "" when DIR/settings is missing or records no
+ * drop: a plain --resume of a run that continued without workers goes on
+ * without them. CM_EFORMAT naming the file when the list does not fit. */
+cm_status dt_run_ckpt_recorded_drop(const char *dir, char *list, size_t cap);
+
 /* Collective. Restores every worker of w (x, v, generator, pass and
  * position) from the last complete checkpoint. With c->drop and a
  * checkpoint of the n0 workers before the drop: survivor j (new id)
@@ -140,7 +162,11 @@ cm_status dt_run_ckpt_save(const dt_run_ckpt *c, const dt_workers *w,
  * of its pass) and starts a new pass over its new shard at its next step;
  * the run continues at step epoch * c->steps_per_epoch (the survivors'
  * epoch grid); DIR/settings must be the run's before the drop
- * (c->settings0, its --topology line aside). c->drop->first and ->epoch
+ * (c->settings0, its --topology line aside), or, when the first save
+ * after a drop stopped between DIR/settings and DIR/latest, a
+ * DIR/settings recording a drop at the checkpoint's epoch (then the lines
+ * a drop changes aside): the drop is redone from that checkpoint, whatever
+ * list the interrupted one had. c->drop->first and ->epoch
  * are set; rank 0 also reads the run
  * state into rs (zeroed before). *step is the step to continue from, the
  * same on every rank. Errors agreed, prefixed "--resume": no checkpoint,

@@ -14,6 +14,23 @@
  * that answered prints. Trade-off: a rank busy computing for longer than
  * the grace period is named too; the message says "stopped, hung or
  * unreachable" and --timeout is the knob.
+ *
+ * Without --timeout the deadline adapts to the run (dt_comm_set_adaptive):
+ * from the intervals between the last WD_HIST
+ * completions of the exchange (a step: compute and exchange), median m
+ * and median absolute deviation MAD, the whole time to naming a silent
+ * rank is T = max(floor, min(5 m, max(3 m, m + 8 MAD))) (a robust upper
+ * bound of a round, capped at five rounds, never below the floor that
+ * covers evaluation and checkpoint pauses); the wait's part is T minus
+ * the grace period max(2, T/5). It applies to every wait once
+ * WD_MIN_ROUNDS intervals are known (a stopped rank may leave its
+ * neighbours' exchange complete, its messages sent, and hold them in the
+ * next agreement); before, the fixed deadline. Long one-rank phases wait
+ * in dt_comm_agree_idle, outside the watchdog. Trade-off: a rank that
+ * becomes five times slower than its median for one round, or an
+ * epoch-end pause (evaluation, a save) longer than the floor on one rank
+ * only, is named as stopped: --timeout-floor and --timeout are the
+ * knobs.
  */
 #include "dt_comm.h"
 #include "dt_watchdog.h"
@@ -27,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <math.h>
 #include <mpi.h>
 
 #include "cm_time.h"
@@ -48,6 +66,53 @@ static size_t wd_n_silent;             /* how many (at most the above) */
 static int wd_token = 1;               /* payload of pings and pongs: a
                                           static buffer, since their sends
                                           are freed without waiting */
+#define WD_HIST 64
+#define WD_MIN_ROUNDS 8
+static double wd_floor;                /* > 0: the adaptive deadline */
+static double wd_hist[WD_HIST];        /* intervals between exchanges */
+static size_t wd_nh, wd_hpos;          /* how many, next slot */
+static double wd_last_done;            /* time of the last exchange done */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place). */
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The adaptive deadline T (see the top of the file) and, into rule, which
+ * term decided it; 0 when too few rounds are known. O(WD_HIST log). */
+static double wd_adaptive(char *rule, size_t cap)
+{
+    if (wd_floor <= 0 || wd_nh < WD_MIN_ROUNDS)
+        return 0;
+    double v[WD_HIST], d[WD_HIST];
+    memcpy(v, wd_hist, wd_nh * sizeof *v);
+    double m = median(v, wd_nh);
+    for (size_t i = 0; i < wd_nh; i++)
+        d[i] = fabs(wd_hist[i] - m);
+    double mad = median(d, wd_nh);
+    double robust = m + 8 * mad, t = robust > 3 * m ? robust : 3 * m;
+    const char *why = robust > 3 * m ? "median + 8 MAD" : "3 median rounds";
+    if (t > 5 * m) {
+        t = 5 * m;
+        why = "5 median rounds";
+    }
+    if (t < wd_floor) {
+        snprintf(rule, cap, "the floor %g s (--timeout-floor), above 5 "
+                 "median rounds of %.3g s", wd_floor, m);
+        return wd_floor;
+    }
+    snprintf(rule, cap, "%s: median round %.3g s, MAD %.3g s, over the "
+             "last %zu rounds", why, m, mad, wd_nh);
+    return t;
+}
 
 /* Answers pending pings (non-blocking; a pong is 4 bytes, sent eagerly). */
 static void wd_serve(void)
@@ -95,7 +160,8 @@ static void wd_fired_notices(int *got, int *missing, MPI_Request *rq)
 /* After a timeout in `what`: pings every rank, waits a grace period
  * (answering others' pings meanwhile) and names the ranks that stay
  * silent. Sets wd_fired; the lowest answering rank becomes the printer. */
-static cm_status wd_fire(const char *what)
+static cm_status wd_fire(const char *what, double limit, double grace,
+                         const char *rule)
 {
     int me, size;
     MPI_Comm_rank(wd_comm, &me);
@@ -109,7 +175,7 @@ static cm_status wd_fire(const char *what)
     if (!got || !in || !rq) {
         free(got), free(in), free(rq);
         return cm_error(CM_EMPI, "no progress for %g s in %s (--timeout)",
-                        wd_timeout, what);
+                        limit, what);
     }
     for (int r = 0; r < size; r++) {
         rq[r] = MPI_REQUEST_NULL;
@@ -130,8 +196,6 @@ static cm_status wd_fire(const char *what)
             MPI_Request_free(&sr);
         MPI_Irecv(&in[r], 1, MPI_INT, r, WD_PONG, wd_comm, &rq[r]);
     }
-    double grace = wd_timeout / 4 < 2 ? 2 : wd_timeout / 4 > 30
-                                                ? 30 : wd_timeout / 4;
     double t0 = cm_time_now();
     int missing = size - 1;
     while (missing > 0 && cm_time_now() - t0 < grace) {
@@ -169,16 +233,23 @@ static cm_status wd_fire(const char *what)
     }
     wd_printer = lowest == me;
     free(got), free(in), free(rq);
+    char how[400];
+    if (rule)
+        snprintf(how, sizeof how, "adaptive deadline %.3g s in all: %s; "
+                 "--timeout SEC fixes one", limit + grace, rule);
+    else
+        snprintf(how, sizeof how, "--timeout %g", limit);
     if (n_silent)
-        return cm_error(CM_EMPI, "no progress for %g s (waiting in %s): "
+        return cm_error(CM_EMPI, "no progress for %.3g s (waiting in %s): "
                         "rank%s %s do%s not answer (stopped, hung or "
-                        "unreachable); the job is ended (--timeout %g)",
-                        wd_timeout, what, n_silent > 1 ? "s" : "", silent,
-                        n_silent > 1 ? "" : "es", wd_timeout);
-    return cm_error(CM_EMPI, "no progress for %g s (waiting in %s), though "
+                        "unreachable); the job is ended (%s)",
+                        limit, what, n_silent > 1 ? "s" : "", silent,
+                        n_silent > 1 ? "" : "es", how);
+    return cm_error(CM_EMPI, "no progress for %.3g s (waiting in %s), though "
                     "every rank answers: a rank may be much slower than the "
-                    "others; the job is ended (raise --timeout %g)",
-                    wd_timeout, what, wd_timeout);
+                    "others; the job is ended (%s; %s)", limit, what, how,
+                    rule ? "give --timeout SEC or a larger --timeout-floor"
+                         : "raise --timeout");
 }
 
 cm_status dt_wd_wait(MPI_Request *req, const char *what)
@@ -196,6 +267,14 @@ cm_status dt_wd_wait(MPI_Request *req, const char *what)
         return CM_OK;
     }
     double t0 = cm_time_now();
+    const int round = strcmp(what, "the gossip exchange") == 0;
+    double limit = wd_timeout;
+    char rule[200];
+    double t_all = wd_adaptive(rule, sizeof rule);
+    if (t_all > 0) { /* the wait's part of the whole deadline */
+        double g = t_all / 5 < 2 ? 2 : t_all / 5;
+        limit = t_all - g > 0.5 ? t_all - g : 0.5;
+    }
     for (unsigned spin = 0;; spin++) {
         int done = 0;
         int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
@@ -205,12 +284,27 @@ cm_status dt_wd_wait(MPI_Request *req, const char *what)
             MPI_Error_string(rc, s, &l);
             return cm_error(CM_EMPI, "%s failed: %s", what, s);
         }
-        if (done)
+        if (done) {
+            if (round && wd_floor > 0) { /* one more step interval */
+                double now = cm_time_now();
+                if (wd_last_done > 0) {
+                    wd_hist[wd_hpos] = now - wd_last_done;
+                    wd_hpos = (wd_hpos + 1) % WD_HIST;
+                    wd_nh += wd_nh < WD_HIST;
+                }
+                wd_last_done = now;
+            }
             return CM_OK;
+        }
         if ((spin & 63) == 63) {
             wd_serve();
-            if (cm_time_now() - t0 > wd_timeout)
-                return wd_fire(what);
+            if (cm_time_now() - t0 > limit) {
+                double g = limit / 4 < 2 ? 2 : limit / 4 > 30 ? 30
+                                                              : limit / 4;
+                if (t_all > 0)
+                    g = t_all - limit;
+                return wd_fire(what, limit, g, t_all > 0 ? rule : NULL);
+            }
             sched_yield();
         }
     }
@@ -238,6 +332,13 @@ cm_status dt_comm_set_timeout(double seconds)
     }
     wd_timeout = seconds > 0 ? seconds : 0;
     return CM_OK;
+}
+
+void dt_comm_set_adaptive(double floor_s)
+{
+    wd_floor = floor_s > 0 ? floor_s : 0;
+    wd_nh = wd_hpos = 0;
+    wd_last_done = 0;
 }
 
 size_t dt_comm_silent_ranks(size_t *ranks, size_t cap)

@@ -506,7 +506,10 @@ class Parsed:
 
 
 def detect(data):
-    """'graphml', 'gml' or 'edgelist' from the first non-blank byte."""
+    """'graphml', 'gml' or 'edgelist' from the first non-blank byte after
+    a UTF-8 byte-order mark, as cm_topo_read.c's detect()."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     s = data.lstrip()
     if s.startswith(b"<"):
         return "graphml"

@@ -36,6 +36,7 @@ Start every worker from the same parameters (the same seed, or a
 broadcast from rank 0), as dpsgd-train does.
 """
 import os
+import threading
 
 import numpy as np
 import torch
@@ -147,6 +148,37 @@ def epidemic_round(n, s, local, seed, t):
 
 # ---- gossip ------------------------------------------------------------------
 
+class _Waiter:
+    """The works of a round, waited in order by one daemon thread, so that
+    the caller's waits are interruptible: a blocking work.wait() on a late
+    (or dead) peer holds the thread in C++ where Ctrl-C is not seen (up to
+    the process group's timeout, 30 minutes by default). The caller polls
+    an event every 50 ms instead, so a KeyboardInterrupt leaves within a
+    fraction of a second (the thread stays blocked until the peer comes or
+    the group times out). One thread per round; errors of a work's wait
+    are raised in the caller's thread."""
+
+    def __init__(self, works):
+        self._done = [threading.Event() for _ in works]
+        self._err = [None] * len(works)
+        threading.Thread(target=self._run, args=(works,),
+                         name="topogen-gossip-wait", daemon=True).start()
+
+    def _run(self, works):
+        for k, w in enumerate(works):
+            try:
+                w.wait()
+            except BaseException as e:  # re-raised by wait(k)
+                self._err[k] = e
+            self._done[k].set()
+
+    def wait(self, k):
+        while not self._done[k].wait(0.05):
+            pass
+        if self._err[k] is not None:
+            raise self._err[k]
+
+
 class _Handle:
     """A gossip round in flight: wait() finishes it (x_i <- sum_j W_ij
     x_j written into the tensors). The received buffers are summed as
@@ -169,20 +201,21 @@ class _Handle:
     def wait(self):
         if self._done:
             return
+        wt = _Waiter(self._work)
         if not self._per_op:
-            for w in self._work:
-                w.wait()
+            for q in range(len(self._work)):
+                wt.wait(q)
         k = 0
         for ts, flat, inbox, nsend in self._buckets:
             for q, buf in enumerate(inbox):
                 if self._per_op:
-                    self._work[k + q].wait()
+                    wt.wait(k + q)
                 if q:
                     inbox[0].add_(buf, alpha=self._recv[q][1] /
                                   self._recv[0][1])
             if self._per_op:
-                for w in self._work[k + len(inbox):k + len(inbox) + nsend]:
-                    w.wait()
+                for q in range(k + len(inbox), k + len(inbox) + nsend):
+                    wt.wait(q)
             k += len(inbox) + nsend
             if self._self_w != 1.0:
                 flat.mul_(self._self_w)
@@ -718,6 +751,12 @@ class D2(_Wrapped):
                              "(its recursion amplifies disagreement, "
                              "train/core/dt_d2_mix.h): use GradientTracking")
         W = self._full_w()
+        if gossip._rounds[0].directed or not np.array_equal(W, W.T):
+            raise ValueError("D2: D^2 needs a symmetric W (its mixing "
+                             "matrix (1 - c) I + c W must have eigenvalues "
+                             "above -1/3), but the topology is directed, as "
+                             "dpsgd-train --algorithm d2 refuses it: use "
+                             "GradientTracking or plain gossip")
         lmin = float(np.linalg.eigvalsh((W + W.T) / 2)[0])
         if mixing is None:
             c = 1.25 / (1.0 - lmin) if lmin < -0.25 else 1.0

@@ -1,0 +1,67 @@
+#!/bin/sh
+# membership.sh: issue 44's lose-then-rejoin, on a small budget. 64
+# workers, Fashion-MNIST (--train-limit TRAIN images), LeNet,
+# --partition PARTITION (dirichlet:0.3: at 0.1 a small TRAIN leaves
+# some of 64 workers less than a batch), batch 16, lr 0.05, momentum 0.9, the learned
+# graph topogen -n 64 -d 4 --seed 1, on RANKS ranks. Per seed:
+#   base    9 epochs without a change;
+#   change  the same run stopped after epoch 3; topogen repair --remove
+#           48-63 and --resume --drop-workers 48-63 on 48 workers to epoch
+#           6; topogen repair --add 16 and --resume --add-workers 16 on 64
+#           workers to epoch 9.
+# Each change costs: the topogen command's wall time plus the resumed
+# run's start-up (the program's own figure, process start to the first
+# step), next to a plain --resume's start-up of the same run (plain.out).
+#
+#   OUT=DIR SEEDS="1 2 3" TRAIN=12000 RANKS=1 scripts/experiments/membership.sh
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+case "${1:-}" in -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0;; esac
+OUT=${OUT:-$root/data/results/membership}
+BIN=${BIN:-$root/bin}
+SEEDS=${SEEDS:-"1 2 3"}
+TRAIN=${TRAIN:-12000}
+RANKS=${RANKS:-1}
+PARTITION=${PARTITION:-dirichlet:0.3}
+mkdir -p "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+export OPENBLAS_NUM_THREADS=1
+dt() { mpirun -q --oversubscribe --bind-to none -np "$RANKS" "$BIN/dpsgd-train" "$@"; }
+common="--partition $PARTITION --batch 16 --lr 0.05 --momentum 0.9 --local-eval 100 --train-limit $TRAIN --epochs 9 --quiet"
+now() { date +%s.%N; }
+T64=$OUT/learned64.txt
+[ -f "$T64" ] || "$BIN/topogen" -n 64 -d 4 --seed 1 -q -o "$T64"
+for s in $SEEDS; do
+    [ -s "$OUT/base-s$s.out" ] || dt --topology "$T64" $common --seed "$s" >"$OUT/base-s$s.out"
+    ck="$OUT/ck-s$s"
+    rm -rf "$ck"
+    dt --topology "$T64" $common --seed "$s" --checkpoint "$ck" --stop-after 3 >"$OUT/change-s$s.part1.out"
+    cp -r "$ck" "$ck.plain"
+    dt --topology "$T64" $common --seed "$s" --checkpoint "$ck.plain" --resume --stop-after 4 >"$OUT/plain-s$s.out"
+    rm -rf "$ck.plain"
+    t0=$(now)
+    "$BIN/topogen" repair "$T64" --remove 48-63 -o "$OUT/lost-s$s.txt" -q
+    t1=$(now)
+    dt --topology "$OUT/lost-s$s.txt" $common --seed "$s" --checkpoint "$ck" --resume --drop-workers 48-63 --stop-after 6 >"$OUT/change-s$s.drop.out" 2>"$OUT/change-s$s.drop.err"
+    t2=$(now)
+    "$BIN/topogen" repair "$OUT/lost-s$s.txt" --add 16 -o "$OUT/grown-s$s.txt" -q
+    t3=$(now)
+    dt --topology "$OUT/grown-s$s.txt" $common --seed "$s" --checkpoint "$ck" --resume --add-workers 16 >"$OUT/change-s$s.out" 2>"$OUT/change-s$s.add.err"
+    awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN { printf "repair_remove_s %.3f repair_add_s %.3f\n", b - a, d - c }' >"$OUT/change-s$s.times"
+    rm -rf "$ck"
+done
+acc() { sed -n 's/^final: .* test_acc \([0-9.]*\) .*/\1/p' "$1"; }
+su() { sed -n 's/.* start-up \([0-9.]*\) s .*/\1/p' "$1"; }
+{
+    echo "| seed | 64 throughout: test_acc | 48-63 lost at 3, 16 back at 6: test_acc | difference (points) | plain resume start-up s | drop: repair s + start-up s | join: repair --add s + start-up s |"
+    echo "| --- | --- | --- | --- | --- | --- | --- |"
+    for s in $SEEDS; do
+        a=$(acc "$OUT/base-s$s.out"); b=$(acc "$OUT/change-s$s.out")
+        awk -v s="$s" -v a="$a" -v b="$b" -v p="$(su "$OUT/plain-s$s.out")" -v d="$(su "$OUT/change-s$s.drop.out")" \
+            -v j="$(su "$OUT/change-s$s.out")" -v rr="$(cut -d' ' -f2 "$OUT/change-s$s.times")" -v ra="$(cut -d' ' -f4 "$OUT/change-s$s.times")" \
+            'BEGIN { printf "| %s | %.2f%% | %.2f%% | %+.2f | %.2f | %.3f + %.2f | %.3f + %.2f |\n", s, 100 * a, 100 * b, 100 * (b - a), p, rr, d, ra, j }'
+    done
+} >"$OUT/summary.md"
+cat "$OUT/summary.md"
