@@ -90,7 +90,7 @@ DEPLOY = ["wan", "datacenter", "sites"]
 # the pricing of all-reduces per deployment: (column key, label)
 VARIANTS = {"wan": [("auto", "auto"), ("best", "best")],
             "datacenter": [("auto", "auto"), ("best", "best")],
-            "sites": [("auto", "auto (flat binomial)"), ("flat", "best flat"), ("best", "hierarchical")]}
+            "sites": [("auto", "auto (flat binomial)"), ("flat", "best flat"), ("best", "best, hierarchical included")]}
 
 
 def die(msg):
@@ -120,10 +120,16 @@ def load_prices(out):
                else j["block"]["round_s"])
         if isinstance(rnd, list):  # time-varying: the mean round (as topogen plan)
             rnd = sum(rnd) / len(rnd)
-        by = j["allreduce_by_alg"]
+        by = dict(j["allreduce_by_alg"])
+        # the direct all-reduce (all-to-all reduce-scatter, then all-gather:
+        # dpsgd-train --allreduce direct) posts its messages together, as a
+        # gossip round does: both priced by the same concurrency rule
+        if "allreduce_direct_s" in j:
+            by["direct"] = j["allreduce_direct_s"]
         flat = min((v, k) for k, v in by.items() if k != "hierarchical")
-        p.setdefault(m.group(1), {})[m.group(2)] = (rnd, by["binomial"], j["allreduce_best_s"],
-                                                    j["allreduce_best"], flat[0], flat[1])
+        best = min((v, k) for k, v in by.items())
+        p.setdefault(m.group(1), {})[m.group(2)] = (rnd, by["binomial"], best[0],
+                                                    best[1], flat[0], flat[1])
     return p
 
 
@@ -263,7 +269,7 @@ def main():
                  "mean over the seeds that reached 85%% (k/n when not all did). Prices (`topogen eval FILE --json`, OUT/prices/): "
                  "WAN, one worker per host (%d hosts): all-reduce auto %.4f s (binomial), best %.4f s (%s); "
                  "datacenter, %d hosts: auto %.6f s, best %.6f s (%s); "
-                 "4 sites x %d (`--net 'intra=25us,3GB/s;inter=50ms,12.5MB/s' --ranks %d --hosts 4`): auto %.4f s (flat binomial), best flat %.4f s (%s: what Open MPI 4.1 can run, by an MCA flag), hierarchical %.4f s (priced only: Open MPI 4.1's libnbc has no hierarchical MPI_Iallreduce). "
+                 "4 sites x %d (`--net 'intra=25us,3GB/s;inter=50ms,12.5MB/s' --ranks %d --hosts 4`): auto %.4f s (flat binomial), best flat %.4f s (%s), best with hierarchical %.4f s. Every algorithm named runs in dpsgd-train (`--allreduce ALG`; direct: all-to-all then all-gather, messages posted together as a gossip round's are). "
                  "Gossip rounds per file and deployment: per-run prices in prices/; at 4 sites the graph placement (METIS, dpsgd-train's default)."
                  % (tc, "bench.txt: batch 4 / the CPU rate of `dpsgd-train --bench --batch 4`; its wall time, %.6g s per step, includes waiting for a core of this loaded machine" % tc_wall, nw, pr["wan"][1], pr["wan"][2], pr["wan"][3],
                     nw, pr["datacenter"][1], pr["datacenter"][2], pr["datacenter"][3], nw // 4, nw, pr["sites"][1], pr["sites"][4], pr["sites"][5], pr["sites"][2]))
@@ -447,8 +453,8 @@ def main():
             fams.add(fam(x))
     shown = sorted(set(shown), key=order_key)
     cmap = plt.get_cmap("tab10")
-    panels = [("wan", "best", "WAN, one worker per host (all-reduce: its cheapest algorithm)"),
-              ("sites", "best", "4 sites x %d workers (all-reduce: hierarchical, priced only)" % (nw // 4))]
+    panels = [("wan", "best", "WAN, one worker per host (all-reduce: its cheapest algorithm, direct included)"),
+              ("sites", "best", "4 sites x %d workers (all-reduce: its cheapest algorithm, hierarchical included)" % (nw // 4))]
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.6), sharey=True)
     for ax, (dep, var, title) in zip(axes, panels):
         for k, name in enumerate(shown):

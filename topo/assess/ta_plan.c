@@ -193,6 +193,8 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
              x->o->seed, x->netarg, x->S,
              ar_mode || s->global_every ? (x->ar.alg == CM_AR_HIER
                                                ? " --allreduce hierarchical"
+                                           : x->ar.alg == CM_AR_DIRECT
+                                               ? " --allreduce direct"
                                                : " --allreduce best")
                                         : "");
     if (g) {

@@ -258,6 +258,18 @@ cm_status ta_prices(ta_ctx *x)
         if (a == CM_AR_RING || m.time_s < x->flat.time_s)
             x->flat = m;
     }
+    /* the direct all-reduce (dpsgd-train --allreduce direct) posts its
+     * messages together, as a gossip round does: priced by the same rule,
+     * it competes with the library's algorithms */
+    cm_net_ar d;
+    st = cm_net_allreduce_model(o->net, CM_AR_DIRECT, x->n, x->S, x->bytes,
+                                &d, NULL, NULL);
+    if (st != CM_OK)
+        return st;
+    if (d.time_s < x->flat.time_s)
+        x->flat = d;
+    if (d.time_s < x->ar.time_s)
+        x->ar = d;
     cm_net_ar_alg auto_alg = cm_net_allreduce_openmpi(x->n, x->bytes, 0, 1);
     if (libnbc_number(x->flat.alg) && x->flat.alg != auto_alg)
         snprintf(x->mca, sizeof x->mca, "--mca "
