@@ -7,7 +7,7 @@
  * machine to the next. Where those bits feed a decision (the annealer's
  * accept/reject, the candidate ranking, a Lanczos convergence test) or a
  * number written out, the project calls these instead: plain C loops
- * whose order is fixed by the source (four partial sums combined in a
+ * whose order is fixed by the source (eight partial sums combined in a
  * fixed order, so the compiler may not and need not reorder them; the
  * project builds with -std=c11, i.e. -ffp-contract=off, so no FMA is
  * fused in either). The same binary gives the same bits on every x86-64
