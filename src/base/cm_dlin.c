@@ -105,3 +105,40 @@ void cm_dlin_gemm_nn(size_t n, size_t k, size_t k2, const double *a,
                 cm_dlin_axpy(nr, b[j * k + l], a + l * n + r0, c + j * n + r0);
     }
 }
+
+int cm_dlin_potrf(size_t n, double *a)
+{
+    for (size_t j = 0; j < n; j++) {
+        double *cj = a + j * n;
+        for (size_t k = 0; k < j; k++)
+            cm_dlin_axpy(n - j, -a[k * n + j], a + k * n + j, cj + j);
+        if (!(cj[j] > 0.0))
+            return (int)(j + 1);
+        double d = sqrt(cj[j]);
+        cj[j] = d;
+        cm_dlin_scal(n - j - 1, 1.0 / d, cj + j + 1);
+    }
+    return 0;
+}
+
+void cm_dlin_potrs(size_t n, const double *l, double *b)
+{
+    for (size_t j = 0; j < n; j++) { /* L y = b */
+        b[j] /= l[j * n + j];
+        cm_dlin_axpy(n - j - 1, -b[j], l + j * n + j + 1, b + j + 1);
+    }
+    for (size_t j = n; j-- > 0;) /* L^T x = y */
+        b[j] = (b[j] - cm_dlin_dot(n - j - 1, l + j * n + j + 1, b + j + 1)) /
+               l[j * n + j];
+}
+
+void cm_dlin_potri(size_t n, double *a, double *work)
+{
+    memcpy(work, a, n * n * sizeof *a);
+    for (size_t i = 0; i < n; i++) {
+        double *col = a + i * n;
+        memset(col, 0, n * sizeof *col);
+        col[i] = 1.0;
+        cm_dlin_potrs(n, work, col);
+    }
+}
