@@ -7,7 +7,7 @@
  * machine to the next. Where those bits feed a decision (the annealer's
  * accept/reject, the candidate ranking, a Lanczos convergence test) or a
  * number written out, the project calls these instead: plain C loops
- * whose order is fixed by the source (four partial sums combined in a
+ * whose order is fixed by the source (eight partial sums combined in a
  * fixed order, so the compiler may not and need not reorder them; the
  * project builds with -std=c11, i.e. -ffp-contract=off, so no FMA is
  * fused in either). The same binary gives the same bits on every x86-64
@@ -52,5 +52,20 @@ void cm_dlin_gemm_tn(size_t n, size_t k1, size_t k2, const double *a,
  * matrix c (c must not overlap a or b). */
 void cm_dlin_gemm_nn(size_t n, size_t k, size_t k2, const double *a,
                      const double *b, double *c);
+
+/* Cholesky factor A = L L^T of the symmetric positive definite n x n a
+ * (lower triangle used and overwritten with L; the upper one untouched),
+ * column by column, each column's updates added in order (as LAPACK's
+ * dpotrf "L"). Returns 0, or j + 1 when the leading (j+1) x (j+1) block
+ * is not positive definite. O(n^3 / 3). */
+int cm_dlin_potrf(size_t n, double *a);
+
+/* Solves L L^T x = b in place (b[n]) with the factor of cm_dlin_potrf.
+ * O(n^2). */
+void cm_dlin_potrs(size_t n, const double *l, double *b);
+
+/* The inverse of A from its factor in a (cm_dlin_potrf): a becomes
+ * A^{-1}, full (both triangles). work[n * n]. O(n^3). */
+void cm_dlin_potri(size_t n, double *a, double *work);
 
 #endif

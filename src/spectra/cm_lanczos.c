@@ -384,11 +384,11 @@ static cm_status restarted(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
  * operations (dstein calls the BLAS, whose kernels differ by CPU:
  * cm_dlin.h): (T - lam I) = P L U by Gaussian elimination with partial
  * pivoting (a zero pivot replaced by eps ||T||, as inverse iteration
- * wants), then ITER3 solves from a fixed start vector, each made
+ * wants), then ITER3 (2) solves from a fixed start vector, each made
  * orthogonal to the nclu vectors prev[] of the same cluster and
  * normalised. The largest entry comes out positive. Scratch f[4k] and
  * piv[k]. */
-#define ITER3 3
+#define ITER3 2
 static void inverse_iteration(const double *a, const double *b, size_t k,
                               double lam, double tnorm, const double *prev,
                               size_t nclu, double *x, double *f,

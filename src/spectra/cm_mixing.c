@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_dlin.h"
 #include "cm_eigen.h"
 #include "cm_lapack.h"
 #include "cm_lanczos.h"
@@ -131,7 +132,7 @@ cm_status cm_topo_spectra(const cm_topo *t, double *l2, double *ln,
 }
 
 /* ||W - 11^T/n||_2 of a directed W: the square root of the largest
- * eigenvalue of A A^T, A = W - J (BLAS dsyrk, LAPACK dsyev). Dense,
+ * eigenvalue of A A^T, A = W - J (fixed-order dot products, cm_eigen). Dense,
  * O(n^3). */
 static cm_status dir_slem(const cm_topo *t, double *slem)
 {
@@ -145,16 +146,20 @@ static cm_status dir_slem(const cm_topo *t, double *slem)
         st = cm_error(CM_ENOMEM, "out of memory for a %zu-node matrix", n);
         goto cleanup;
     }
+    /* a holds W - 11^T/n by columns (column j contiguous: W_ij - 1/n
+     * for all i), and B = (W - J/n)^T (W - J/n) is made of their dot
+     * products in a fixed order (cm_dlin; dsyrk's kernels summed in the
+     * CPU's order: docs/topo/portable-bits.md), lower triangle only */
     for (size_t k = 0; k < n * n; k++)
         a[k] = -1.0 / (double)n;
     for (size_t i = 0; i < n; i++) {
         a[i * n + i] += t->self[i];
         for (size_t p = t->off[i]; p < t->off[i + 1]; p++)
-            a[i * n + t->adj[p]] += t->adj_w[p];
+            a[t->adj[p] * n + i] += t->adj_w[p];
     }
-    int in = (int)n;
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, in, in, 1.0, a, in,
-                0.0, b, in);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = j; i < n; i++)
+            b[j * n + i] = cm_dlin_dot(n, a + i * n, a + j * n);
     st = sym_eigenvalues(b, n, ev);
     if (st == CM_OK)
         *slem = sqrt(fmax(ev[n - 1], 0.0));

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_dlin.h"
 #include "cm_eigen.h"
 #include "cm_lapack.h"
 #include "cm_mixing.h"
@@ -81,11 +82,31 @@ static void ws_free(ws *a)
     free(a->ework);
 }
 
+/* Orders up to which the factorisations run in cm_dlin's fixed order
+ * (the same bits on every CPU: docs/topo/portable-bits.md; at 64 nodes
+ * the Newton matrix has order 129), above which LAPACK's (OpenBLAS's
+ * kernels, 10-20 times faster at 2,049). */
+#define OWN_MAX 600
+
 /* Cholesky of the symmetric n x n a in place (lower); 0 when PD. */
 static int chol(double *a, size_t n)
 {
+    if (n <= OWN_MAX)
+        return cm_dlin_potrf(n, a);
     int in = (int)n, info = 0;
     LAPACK_dpotrf("L", &in, a, &in, &info);
+    return info;
+}
+
+/* Solves with chol's factor l (order n) in place; 0 on success. */
+static int chol_solve(const double *l, size_t n, double *b)
+{
+    if (n <= OWN_MAX) {
+        cm_dlin_potrs(n, l, b);
+        return 0;
+    }
+    int in = (int)n, one = 1, info = 0;
+    LAPACK_dpotrs("L", &in, &one, l, &in, b, &in, &info);
     return info;
 }
 
@@ -140,7 +161,10 @@ static cm_status inverse(ws *a, const double *x, double sign, double *g)
     fill_f(a, x, sign, g);
     if (chol(g, n) != 0)
         return cm_error(CM_ENUMERIC, "FDLA: iterate left the feasible set");
-    LAPACK_dpotri("L", &in, g, &in, &info);
+    if (n <= OWN_MAX)
+        cm_dlin_potri(n, g, a->f); /* f: free scratch here */
+    else
+        LAPACK_dpotri("L", &in, g, &in, &info);
     if (info != 0)
         return cm_error(CM_ENUMERIC, "FDLA: matrix inversion failed");
     /* LAPACK filled the lower triangle in column-major order, i.e. the
@@ -201,7 +225,6 @@ static cm_status newton_system(ws *a, double t)
 static cm_status newton_step(ws *a)
 {
     size_t d = a->m + 1;
-    int in = (int)d, one = 1, info = 0;
     double diag = 0.0;
     for (size_t i = 0; i < d; i++)
         diag = fmax(diag, a->h[i * d + i]);
@@ -210,8 +233,7 @@ static cm_status newton_step(ws *a)
                         "positive definite (largest diagonal %g)", diag);
     for (size_t i = 0; i < d; i++)
         a->dx[i] = -a->grad[i];
-    LAPACK_dpotrs("L", &in, &one, a->h, &in, a->dx, &in, &info);
-    if (info != 0)
+    if (chol_solve(a->h, d, a->dx) != 0)
         return cm_error(CM_ENUMERIC, "FDLA: Newton solve failed");
     return CM_OK;
 }
@@ -240,12 +262,8 @@ static double dual_bound(ws *a)
         size_t p = a->ei[e], q = a->ej[e];
         a->c[e] = -(quad(g1, n, p, q, p, q) - quad(g2, n, p, q, p, q));
     }
-    if (m > 0) {
-        int im = (int)m, one = 1, info = 0;
-        LAPACK_dpotrs("L", &im, &one, a->k, &im, a->c, &im, &info);
-        if (info != 0)
-            return 0.0;
-    }
+    if (m > 0 && chol_solve(a->k, m, a->c) != 0)
+        return 0.0;
     double tr1 = 0, tr2 = 0, sum1 = 0, sum2 = 0, dsum = 0, dabs = 0;
     for (size_t i = 0; i < n; i++) {
         tr1 += g1[i * n + i];
