@@ -41,7 +41,9 @@
  * Explicit: "intra=ALPHA,BETA;inter=ALPHA,BETA" with ALPHA a number of
  * seconds or with a unit s, ms, us, ns, and BETA bytes per second or with
  * a unit B/s, kB/s, MB/s, GB/s, Mb/s, Gb/s (SI: 1 kB = 1000 B); either
- * class may be omitted and keeps the datacenter value.
+ * class may be omitted and keeps the datacenter value. A spec ending in
+ * ".xml" is a SimGrid platform file (topogen platform, or the user's own),
+ * read into the two classes by cm_platform_net (cm_platform.h).
  */
 #ifndef CM_NET_H
 #define CM_NET_H
