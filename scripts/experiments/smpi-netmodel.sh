@@ -10,7 +10,10 @@
 # factors), with SMPI's compute injection off (communication only).
 #
 #   sh scripts/experiments/smpi-netmodel.sh [OUT.md]
+#   CELLS="home 16 1048576 d4;wan 256 65536 ring" sh ...   only these cells
 #
+# The home platform has no counterpart in the model: its cells are SMPI's
+# alone (which all-reduce is fastest there).
 # Writes OUT.md (default: the table section of docs/network-model.md,
 # between its smpi-table markers, is replaced) and prints the table.
 # Takes about 10 minutes of one core (the 256-host cells dominate).
@@ -34,6 +37,7 @@ SITES_NET='intra=25us,3GB/s;inter=50ms,12.5MB/s'
 # model_ms PRESET N BYTES PATTERN FILE: the home model's milliseconds
 model_ms() {
     case $1 in
+    home) echo "-"; return ;; # no counterpart in the model
     wan) net=wan h=$2 ;;
     datacenter) net=datacenter h=$2 ;;
     sites:*) net=$SITES_NET h=${1#sites:} ;;
@@ -87,8 +91,12 @@ topo_for() { # N PATTERN -> file
     echo "$f"
 }
 
-# the cells: PRESET N BYTES PATTERN
+# the cells: PRESET N BYTES PATTERN (CELLS="wan 16 1048576 d4;...": these)
 cells() {
+    if [ -n "${CELLS:-}" ]; then
+        echo "$CELLS" | tr ';' '\n'
+        return
+    fi
     for p in d1 d2 d4 d8 one-peer recursive-doubling rabenseifner ring binomial direct; do
         echo "wan 16 1048576 $p"
     done
@@ -99,6 +107,7 @@ cells() {
     for p in d4 recursive-doubling ring direct; do echo "datacenter 16 1048576 $p"; done
     for p in d4 ring; do echo "datacenter 16 16777216 $p"; done
     for p in d4 recursive-doubling ring direct; do echo "sites:4 16 1048576 $p"; done
+    for p in d4 recursive-doubling rabenseifner ring binomial direct; do echo "home 16 1048576 $p"; done
 }
 
 hdr="| preset | n | array | communication | home model ms | SMPI CM02 ms | model/CM02 | SMPI LV08 ms | model/LV08 |"
@@ -109,8 +118,8 @@ cells | while read -r preset n bytes pat; do
     m=$(model_ms "$preset" "$n" "$bytes" "$pat" "$f")
     c=$(smpi_ms cm02 "$preset" "$n" "$bytes" "$pat" "$f")
     l=$(smpi_ms lv08 "$preset" "$n" "$bytes" "$pat" "$f")
-    rc=$(awk -v m="$m" -v s="$c" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "?" }')
-    rl=$(awk -v m="$m" -v s="$l" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "?" }')
+    rc=$(awk -v m="$m" -v s="$c" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "-" }')
+    rl=$(awk -v m="$m" -v s="$l" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "-" }')
     arr=$(awk -v b="$bytes" 'BEGIN { if (b >= 1048576) printf "%d MB", b / 1048576; else printf "%d kB", b / 1024 }')
     row="| $preset | $n | $arr | $pat | $m | $c | $rc | $l | $rl |"
     echo "$row" >>"$T/table.md"

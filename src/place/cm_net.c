@@ -7,6 +7,7 @@
  * textbook ring, kept for its callers.
  */
 #include "cm_net.h"
+#include "cm_platform.h"
 
 #include <errno.h>
 #include <math.h>
@@ -62,6 +63,14 @@ static int parse_unit(const char *s, const unit *u, size_t nu, double *v)
 cm_status cm_net_parse(const char *spec, cm_net *net)
 {
     memset(net, 0, sizeof *net);
+    size_t sl = strlen(spec);
+    if (sl > 4 && strcmp(spec + sl - 4, ".xml") == 0) {
+        /* a SimGrid platform file: the classes it does not give keep the
+         * presets' in-host values */
+        memcpy(net->alpha, PRESETS[0].alpha, sizeof net->alpha);
+        memcpy(net->beta, PRESETS[0].beta, sizeof net->beta);
+        return cm_platform_net(spec, net);
+    }
     for (size_t k = 0; k < sizeof PRESETS / sizeof *PRESETS; k++)
         if (strcmp(spec, PRESETS[k].name) == 0) {
             memcpy(net->alpha, PRESETS[k].alpha, sizeof net->alpha);

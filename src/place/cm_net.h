@@ -43,7 +43,9 @@
  * GB/s, Mb/s, Gb/s, kbit/s, Mbit/s, Gbit/s (SI: 1 kB = 1000 B; b and bit
  * are bits); a bare number is refused (the unit is required: "20" could
  * be seconds or milliseconds); either class may be omitted and keeps the
- * datacenter value.
+ * datacenter value. A spec ending in ".xml" is a SimGrid platform file
+ * (topogen platform, or the user's own), read into the two classes by
+ * cm_platform_net (cm_platform.h).
  */
 #ifndef CM_NET_H
 #define CM_NET_H

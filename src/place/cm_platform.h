@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cm_net.h"
 #include "cm_status.h"
 
 typedef enum {
@@ -56,5 +57,16 @@ cm_status cm_platform_parse(const char *s, const char *flag,
  * a bad n, CM_EIO when a write fails. O(n) (sites: O(n + K^2) routes). */
 cm_status cm_platform_write(FILE *fp, const cm_platform_spec *spec, size_t n,
                             uint64_t seed);
+
+/* The model's two link classes from a SimGrid platform file (--net
+ * P.xml; cm_platform_read.c): hosts with alike access links of latency l,
+ * bandwidth b: inter (2 l, b), intra left as *net holds it on entry
+ * (cm_net_parse fills the presets' first); sites
+ * joined by alike uplinks (lw, bw): intra (2 l, b), inter (2 l + 2 lw,
+ * min(b, bw)), to be priced with the sites as hosts. net->name is the
+ * file's base name. CM_EFORMAT naming path when it is not a platform, a
+ * value is unreadable, or hosts have different links (the home
+ * platform). O(links x hosts). */
+cm_status cm_platform_net(const char *path, cm_net *net);
 
 #endif

@@ -57,6 +57,21 @@ platform_cases() {
     expect_fail 2 "^topogen: platform: give -o P.xml" "no -o" "$tg" platform --net wan -n 4
     expect_fail 2 "^topogen: platform: -n given twice" "-n twice" "$tg" platform --net wan -n 4 -n 5 -o "$T/x.xml"
     check '[ ! -e "$T/x.xml" ] && [ -z "$(ls "$T" | grep "\.tmp\.")" ]' "no output left by the refusals"
+    # --net P.xml: the model reads the platform it prices (cm_platform_net)
+    "$tg" -n 16 -d 4 --kind random -q -o "$T/g16.txt"
+    expect_ok "platform wan 16" "$tg" platform --net wan -n 16 -o "$T/w16.xml"
+    expect_ok "eval --net wan" "$tg" eval "$T/g16.txt" --net wan --hosts 16 --ranks 16
+    r_preset=$(sed -n 's/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p' "$T/out")
+    expect_ok "eval --net w16.xml" "$tg" eval "$T/g16.txt" --net "$T/w16.xml" --hosts 16 --ranks 16
+    check '[ -n "$r_preset" ] && [ "$(sed -n "s/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p" "$T/out")" = "$r_preset" ] && grep -q "^net  *w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)" "$T/out"' \
+        "--net w16.xml prices as --net wan ($r_preset ms): $(grep -E "^net|block" "$T/out")"
+    expect_ok "platform sites:4 16" "$tg" platform --net sites:4 -n 16 -o "$T/s16.xml"
+    expect_ok "eval --net s16.xml" "$tg" eval "$T/g16.txt" --net "$T/s16.xml" --hosts 4 --ranks 16
+    check 'grep -q "^net  *s16.xml (intra 25 us, 3 GB/s; inter 50[.0-9]* ms, 12.5 MB/s)" "$T/out"' "sites: intra 25 us, 3 GB/s; inter 50 ms, 12.5 MB/s: $(grep "^net" "$T/out")"
+    expect_fail 2 "home.xml: hosts with different links" "--net home.xml refused" "$tg" eval "$T/g16.txt" --net "$T/home.xml"
+    expect_fail 2 "nothere.xml: not a readable XML file" "--net of a missing file" "$tg" eval "$T/g16.txt" --net "$T/nothere.xml"
+    expect_ok "dpsgd-train --net w16.xml" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --net "$T/w16.xml" --net-hosts 16
+    check 'grep -q "w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)" "$T/out"' "dpsgd-train --net w16.xml: $(grep -i modelled "$T/out" | head -2)"
     expect_fail 1 "^topogen: platform: .*$T/nodir/p.xml" "unwritable output" "$tg" platform --net wan -n 4 -o "$T/nodir/p.xml"
 }
 

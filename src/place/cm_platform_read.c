@@ -1,0 +1,230 @@
+/* cm_platform_read.c: a SimGrid platform file read into the model's two
+ * link classes (cm_platform_net, cm_platform.h), so --net P.xml prices
+ * the network smpirun simulates. libxml2 parses the file (no network
+ * access, no entity expansion). What fits the model: every host one
+ * access link of the same latency l and bandwidth b (split duplex, or a
+ * <host_link> whose up and down links are alike), or a `<cluster>` with
+ * lat and bw: inter = (2 l, b), intra kept as the caller filled it
+ * (cm_net_parse: the presets' 1 us, 10 GB/s); sites joined by <zoneRoute>s over alike uplinks (lw, bw):
+ * intra = (2 l, b), inter = (2 l + 2 lw, bw), priced with --hosts K (the
+ * sites). Anything else (hosts with different links, the home platform)
+ * is refused: the model has one class of link between hosts.
+ */
+#include "cm_platform.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "cm_net.h"
+
+typedef struct {
+    const char *suffix;
+    double scale;
+} unit;
+
+/* "<number><unit>" into *v by the table; 0 when not one. */
+static int value(const char *s, const unit *u, size_t nu, double *v)
+{
+    char *end;
+    if (!s)
+        return 0;
+    double x = strtod(s, &end);
+    if (end == s || !isfinite(x) || x < 0)
+        return 0;
+    for (size_t k = 0; k < nu; k++)
+        if (strcmp(end, u[k].suffix) == 0) {
+            *v = x * u[k].scale;
+            return 1;
+        }
+    return 0;
+}
+
+static const unit LAT[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6},
+                           {"ns", 1e-9}};
+static const unit BW[] = {{"", 1}, {"Bps", 1}, {"kBps", 1e3}, {"KBps", 1e3},
+                          {"MBps", 1e6}, {"GBps", 1e9}, {"TBps", 1e12},
+                          {"bps", 0.125}, {"kbps", 125}, {"Kbps", 125},
+                          {"Mbps", 125e3}, {"Gbps", 125e6}};
+
+typedef struct {
+    double lat, bw;   /* the first link seen of a class */
+    size_t n;         /* links seen */
+    int differ;       /* a link unlike the first */
+} klass;
+
+static void see(klass *k, double lat, double bw)
+{
+    if (k->n++ == 0) {
+        k->lat = lat;
+        k->bw = bw;
+    } else if (fabs(lat - k->lat) > 1e-12 * (1 + k->lat) ||
+               fabs(bw - k->bw) > 1e-9 * k->bw) {
+        k->differ = 1;
+    }
+}
+
+static char *attr(xmlNode *n, const char *name)
+{
+    return (char *)xmlGetProp(n, (const xmlChar *)name);
+}
+
+/* the <link id=ID> of the document, NULL if none */
+static xmlNode *find_link(xmlNode *n, const char *id)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (strcmp((const char *)n->name, "link") == 0) {
+            char *a = attr(n, "id");
+            int hit = a && strcmp(a, id) == 0;
+            xmlFree(a);
+            if (hit)
+                return n;
+        }
+        xmlNode *r = find_link(n->children, id);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* A link's latency and bandwidth; "ID_UP"/"ID_DOWN" name split-duplex
+ * ID's directions. 0 when missing or unreadable. */
+static int link_values(xmlNode *root, const char *id, double *lat,
+                       double *bw)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", id);
+    xmlNode *l = find_link(root, buf);
+    size_t k = strlen(buf);
+    if (!l && k > 3 && strcmp(buf + k - 3, "_UP") == 0)
+        buf[k - 3] = '\0', l = find_link(root, buf);
+    else if (!l && k > 5 && strcmp(buf + k - 5, "_DOWN") == 0)
+        buf[k - 5] = '\0', l = find_link(root, buf);
+    if (!l)
+        return 0;
+    char *a = attr(l, "latency"), *b = attr(l, "bandwidth");
+    int ok = value(a ? a : "0", LAT, 5, lat) && value(b, BW, 12, bw) &&
+             *bw > 0;
+    xmlFree(a);
+    xmlFree(b);
+    return ok;
+}
+
+typedef struct {
+    xmlNode *root;
+    klass host, up;      /* host access links, site uplinks */
+    size_t hosts, routes;
+    int bad;             /* an unreadable value */
+    char what[128];      /* the first thing that does not fit */
+} walk;
+
+static void visit(walk *w, xmlNode *n)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        const char *name = (const char *)n->name;
+        if (strcmp(name, "host") == 0) {
+            w->hosts++;
+        } else if (strcmp(name, "host_link") == 0) {
+            char *up = attr(n, "up"), *down = attr(n, "down");
+            double l1, b1, l2, b2;
+            if (!up || !down || !link_values(w->root, up, &l1, &b1) ||
+                !link_values(w->root, down, &l2, &b2)) {
+                w->bad = 1;
+            } else {
+                see(&w->host, l1, b1);
+                see(&w->host, l2, b2);
+            }
+            xmlFree(up);
+            xmlFree(down);
+        } else if (strcmp(name, "cluster") == 0) {
+            char *l = attr(n, "lat"), *b = attr(n, "bw"), *r = attr(n,
+                                                                 "radical");
+            double lat, bw;
+            if (!value(l ? l : "0", LAT, 5, &lat) || !value(b, BW, 12, &bw)) {
+                w->bad = 1;
+            } else {
+                see(&w->host, lat, bw);
+                /* radical "a-b" or "a-b,c-d": count its hosts */
+                for (char *p = r; p && *p;) {
+                    char *end;
+                    long a0 = strtol(p, &end, 10), a1 = a0;
+                    if (*end == '-')
+                        a1 = strtol(end + 1, &end, 10);
+                    w->hosts += a1 >= a0 ? (size_t)(a1 - a0 + 1) : 0;
+                    p = *end == ',' ? end + 1 : NULL;
+                }
+            }
+            xmlFree(l);
+            xmlFree(b);
+            xmlFree(r);
+        } else if (strcmp(name, "zoneRoute") == 0 ||
+                   strcmp(name, "route") == 0) {
+            w->routes++;
+            for (xmlNode *c = n->children; c; c = c->next) {
+                if (c->type != XML_ELEMENT_NODE ||
+                    strcmp((const char *)c->name, "link_ctn") != 0)
+                    continue;
+                char *id = attr(c, "id");
+                double lat, bw;
+                if (!id || !link_values(w->root, id, &lat, &bw))
+                    w->bad = 1;
+                else
+                    see(&w->up, lat, bw);
+                xmlFree(id);
+            }
+        }
+        visit(w, n->children);
+    }
+}
+
+cm_status cm_platform_net(const char *path, cm_net *net)
+{
+    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR
+                              | XML_PARSE_NOWARNING);
+    if (!doc)
+        return cm_error(CM_EFORMAT, "%s: not a readable XML file", path);
+    xmlNode *root = xmlDocGetRootElement(doc);
+    cm_status s = CM_OK;
+    walk w;
+    memset(&w, 0, sizeof w);
+    w.root = root;
+    if (!root || strcmp((const char *)root->name, "platform") != 0) {
+        s = cm_error(CM_EFORMAT, "%s: not a SimGrid platform (no <platform>)",
+                     path);
+        goto done;
+    }
+    visit(&w, root->children);
+    if (w.bad)
+        s = cm_error(CM_EFORMAT, "%s: a link without a readable latency or "
+                     "bandwidth", path);
+    else if (w.hosts == 0 || w.host.n == 0)
+        s = cm_error(CM_EFORMAT, "%s: no hosts with access links (<cluster> "
+                     "or <host_link>)", path);
+    else if (w.host.differ || w.up.differ)
+        s = cm_error(CM_EFORMAT, "%s: hosts with different links (e.g. topogen "
+                     "platform --net home): the model has one class of link "
+                     "between hosts; simulate it with smpirun", path);
+    if (s != CM_OK)
+        goto done;
+    if (w.up.n > 0) { /* sites */
+        net->alpha[0] = 2 * w.host.lat;
+        net->beta[0] = w.host.bw;
+        net->alpha[1] = 2 * w.host.lat + 2 * w.up.lat;
+        net->beta[1] = w.up.bw < w.host.bw ? w.up.bw : w.host.bw;
+    } else {
+        net->alpha[1] = 2 * w.host.lat;
+        net->beta[1] = w.host.bw;
+    }
+    const char *base = strrchr(path, '/');
+    snprintf(net->name, sizeof net->name, "%.31s", base ? base + 1 : path);
+done:
+    xmlFreeDoc(doc);
+    return s;
+}
