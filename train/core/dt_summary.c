@@ -150,6 +150,7 @@ static json_t *settings(const dt_config *c, int *bad)
     put(o, "compress", str(dt_compress_str(&c->compress, comp, sizeof comp)),
         bad);
     put(o, "consensus_step", num(c->consensus_step), bad);
+    put(o, "staleness", jint(c->staleness), bad);
     return o;
 }
 
