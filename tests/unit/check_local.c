@@ -419,6 +419,71 @@ START_TEST(led_and_kgt_reach_the_optimum_to_1e8)
 }
 END_TEST
 
+/* --staleness S on the quadratic (8 workers on the ring of self weight
+ * 1/3, dpsgd's local step then the stale mix of dt_stale_mix with the
+ * models sent S communications back): with the damped step
+ * dt_stale_gamma(S) it converges for S = 1, 2, 4, to the point of D-PSGD
+ * with consensus step gamma (its heterogeneity bias grows as 1/gamma), and
+ * the mean of the workers moves only by the local steps; with
+ * the undamped step 1 at S = 2 the ring's lambda = -1/3 mode grows
+ * (gamma (1 - lambda) = 4/3 > 2 sin(pi/10) = 0.618) and the run blows up. */
+START_TEST(staleness_damped_step)
+{
+    ck_assert_double_eq_tol(dt_stale_gamma(0), 1.0, 1e-15);
+    ck_assert_double_eq_tol(dt_stale_gamma(1), 0.5, 1e-15);
+    ck_assert_double_eq_tol(dt_stale_gamma(2), 0.30901699437494745, 1e-15);
+    const size_t Ss[4] = {0, 1, 2, 4};
+    double ref = 0.0;
+    for (size_t q = 0; q < 5; q++) {
+        const size_t S = q < 4 ? Ss[q] : 2;
+        const float gamma = q < 4 ? (float)dt_stale_gamma(S) : 1.0f;
+        run r;
+        start(&r, DT_ALGO_DPSGD, 0.0f, 1, 0);
+        static float ring[5][NW][NP], mixed[NW][NP];
+        memset(ring, 0, sizeof ring); /* x_0 = 0 */
+        float g[NP];
+        for (size_t t = 0; t < 4000; t++) {
+            dt_algo_set_step(r.a, 0, 0, 1);
+            ck_assert_int_eq(dt_algo_begin(r.a), CM_OK);
+            for (size_t i = 0; i < NW; i++) {
+                grad(i, dt_algo_x(r.a, i), g);
+                dt_algo_grad(r.a, i, g, 0.05f);
+            }
+            ck_assert_int_eq(dt_algo_end(r.a, 0.05f), CM_OK);
+            double before = 0.0, after = 0.0;
+            float *old[NW], *out[NW];
+            for (size_t i = 0; i < NW; i++) {
+                memcpy(ring[t % (S + 1)][i], dt_algo_x(r.a, i),
+                       sizeof ring[0][i]);
+                old[i] = ring[(t + 1) % (S + 1)][i];
+                out[i] = mixed[i];
+                before += dt_algo_x(r.a, i)[0];
+            }
+            m_start(&r.m, old);
+            m_finish(&r.m, out);
+            for (size_t i = 0; i < NW; i++) {
+                dt_stale_mix(dt_algo_x(r.a, i), mixed[i], old[i], NP, gamma);
+                after += dt_algo_x(r.a, i)[0];
+            }
+            if (q < 4)
+                ck_assert_double_eq_tol(after, before,
+                                        1e-4 * (1.0 + fabs(before)));
+        }
+        if (q == 0)
+            ref = dist(&r);
+        if (q < 4) /* the fixed point of D-PSGD with consensus step
+                      gamma: gamma (I - W) x = -lr g, a bias ~ 1/gamma */
+            ck_assert_msg(isfinite(dist(&r)) && dist(&r) > 0.5 * ref /
+                          gamma && dist(&r) < 1.5 * ref / gamma,
+                          "S %zu: %g vs %g / %g", S, dist(&r), ref,
+                          (double)gamma);
+        else
+            ck_assert_msg(!(dist(&r) < 1e3), "undamped S 2: %g", dist(&r));
+        dt_algo_free(r.a);
+    }
+}
+END_TEST
+
 /* D^2 (H = 1) restarts its memory at an exact average (--global-every):
  * psi_prev <- the average, so the next step is D^2's first. At lr 0 the
  * consensus the average reached then stays (with the memory of before,
@@ -616,6 +681,7 @@ Suite *local_suite(void)
     tcase_add_test(tc, led_and_kgt_reduce_at_h1);
     tcase_add_test(tc, led_and_kgt_are_exact_with_local_steps);
     tcase_add_test(tc, led_and_kgt_reach_the_optimum_to_1e8);
+    tcase_add_test(tc, staleness_damped_step);
     tcase_add_test(tc, d2_restarts_at_an_exact_average);
     tcase_add_test(tc, run_outer_sgd1_is_plain);
     tcase_add_test(tc, run_resume_mid_period);

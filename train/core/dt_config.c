@@ -92,6 +92,7 @@ static const flag_spec FLAGS[] = {
     {"--outer", F_OUTER, OFF(outer), 0, 0, 0},
     {"--compress", F_COMPRESS, OFF(compress), 0, 0, 0},
     {"--consensus-step", F_DOUBLE, OFF(consensus_step), 1e-6, 1, 0},
+    {"--staleness", F_SIZE, OFF(staleness), 0, 64, 0},
 };
 /* Short spellings: {alias, flag}. */
 static const char *const ALIASES[][2] = {
@@ -264,7 +265,12 @@ const char *dt_config_usage(void)
         "--outer); gossip\n"
         "                     (--algorithm dpsgd, a static topology) runs "
         "CHOCO-SGD\n"
-        "  --consensus-step G CHOCO-SGD's consensus step in (0, 1] (1)\n"
+        "  --consensus-step G CHOCO-SGD's consensus step in (0, 1] (1); with "
+        "--staleness\n"
+        "                     its step (sin(pi/(4S+2)))\n"
+        "  --staleness S      gossip (dpsgd): mix with the neighbours' "
+        "models of S rounds\n"
+        "                     back (S rounds in flight; 0: none)\n"
         "across hosts:\n"
         "  --placement P      graph (default: partition the topology to keep "
         "edges\n"
@@ -503,7 +509,7 @@ cm_status dt_config_check_single(const dt_config *cfg)
         "--timeout-floor", "--add-workers",
         "--allreduce", "--net-hosts", "--drop-workers",
         "--average-every", "--local-after", "--global-every", "--outer",
-        "--compress", "--consensus-step"};
+        "--compress", "--consensus-step", "--staleness"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
         if (dt_config_given(cfg, distributed[k]) &&
             !(cfg->write_partition[0] && cfg->epochs == 0 &&

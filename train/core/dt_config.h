@@ -140,7 +140,10 @@ typedef struct {
     dt_outer outer;            /* --outer none|sgd:LR|nesterov:LR,MOM */
     dt_compress compress;      /* --compress none|int8|int4|topk:F */
     double consensus_step;     /* --consensus-step G: CHOCO-SGD's gamma in
-                                  (0, 1] (gossip with --compress; 1) */
+                                  (0, 1] (gossip with --compress; 1), or
+                                  --staleness's (dt_stale_gamma) */
+    size_t staleness;          /* --staleness S: gossip rounds in flight
+                                  (dpsgd; 0 = none) */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

@@ -121,6 +121,19 @@ size_t dt_local_round_len(size_t H, size_t S, uint64_t t)
     return t < S ? 1 : H;
 }
 
+double dt_stale_gamma(size_t S)
+{
+    const double pi = 3.14159265358979323846;
+    return sin(pi / (4.0 * (double)S + 2.0));
+}
+
+void dt_stale_mix(float *x, const float *mixed, const float *old, size_t n,
+                  float gamma)
+{
+    for (size_t k = 0; k < n; k++)
+        x[k] += gamma * (mixed[k] - old[k]);
+}
+
 void dt_outer_step(const dt_outer *o, float *x, float *a, float *b,
                    size_t n)
 {

@@ -74,6 +74,24 @@ int dt_local_global(size_t H, size_t S, size_t K, uint64_t t);
  * (t < S), else H. */
 size_t dt_local_round_len(size_t H, size_t S, uint64_t t);
 
+/* --staleness S (issue 41): gossip with S rounds in flight. Communication
+ * c mixes with the models the neighbours sent at communication c - S
+ * (x_j^{c-S}; x_0 before the start) in the mean-preserving form
+ *     x_i <- x_i + gamma (sum_j W_ij x_j^{c-S} - x_i^{c-S})
+ * (the stale disagreement, not x_i itself, so sum_i x_i moves only by the
+ * local steps: D-PSGD's mean). On a mode of W with eigenvalue lambda the
+ * disagreement follows e_{c+1} = e_c - gamma (1 - lambda) e_{c-S}, stable
+ * iff gamma (1 - lambda) < 2 sin(pi / (4S + 2)) (Levin and May 1976), so
+ * the correction is the damped step gamma = sin(pi / (4S + 2)), stable for
+ * every symmetric doubly stochastic W (lambda > -1): 1 at S = 0, 0.5 at
+ * S = 1, 0.309 at S = 2. gamma = 1 at S = 2 diverges on a ring
+ * (tests/unit/check_local.c). */
+double dt_stale_gamma(size_t S);
+
+/* x += gamma (mixed - old) on n floats: mixed = sum_j W_ij old_j. O(n). */
+void dt_stale_mix(float *x, const float *mixed, const float *old, size_t n,
+                  float gamma);
+
 /* The outer step of one worker (formulas above) on n floats: x holds the
  * communicated parameters and gets the outer result, a the anchor (set to
  * the new x), b the Nesterov buffer (NULL unless nesterov). A no-op but

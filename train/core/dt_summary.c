@@ -149,6 +149,8 @@ static json_t *settings(const dt_config *c, int *bad)
     char comp[64];
     put(o, "compress", str(dt_compress_str(&c->compress, comp, sizeof comp)),
         bad);
+    put(o, "consensus_step", num(c->consensus_step), bad);
+    put(o, "staleness", jint(c->staleness), bad);
     return o;
 }
 

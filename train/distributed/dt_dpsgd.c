@@ -436,6 +436,30 @@ static cm_status choco_exchange(dt_run *r, dt_gossip *g)
     return s;
 }
 
+/* --staleness S: communication c (after dpsgd's local step) keeps x_i as
+ * the model sent at c, and mixes with the models sent at c - S
+ * (dt_stale_mix, dt_local.h): slot c mod (S + 1) gets x, the stale slot
+ * is (c - S) mod (S + 1) = (c + 1) mod (S + 1), x_0 until written. The
+ * gossip of the stale arrays stands for messages posted S rounds ago and
+ * arriving now; the same bits on any number of ranks. */
+static cm_status stale_exchange(dt_run *r, dt_gossip *g, uint64_t c)
+{
+    dt_workers *w = &r->w;
+    const size_t S = r->cfg->staleness, n = w->len;
+    float **now = r->sring[c % (S + 1)], **old = r->sring[(c + 1) % (S + 1)];
+    for (size_t i = 0; i < w->count; i++)
+        memcpy(now[i], w->x[i], n * sizeof(float));
+    cm_status s = dt_gossip_start(g, old);
+    if (s == CM_OK)
+        s = dt_gossip_finish(g, r->smix);
+    const float gamma = (float)(dt_config_given(r->cfg, "--consensus-step")
+                                    ? r->cfg->consensus_step
+                                    : dt_stale_gamma(S));
+    for (size_t i = 0; s == CM_OK && i < w->count; i++)
+        dt_stale_mix(w->x[i], r->smix[i], old[i], n, gamma);
+    return s;
+}
+
 /* One step of every local worker: dt_algo_begin starts the gossip when the
  * algorithm overlaps it (dpsgd, gt), the gradients follow, dt_algo_end
  * finishes or runs the gossip and updates. For dpsgd this is the original
@@ -453,8 +477,8 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
                     dt_local_global(H, S, cfg->global_every, step);
     dt_gossip *g = r->global_now ? r->gg : r->g[r->cur];
     /* CHOCO-SGD: dpsgd's local step, then its own compressed exchange */
-    dt_algo_set_step(r->algo, r->ca ? 0 : r->comm_now, r->global_now,
-                     dt_local_round_len(H, S, step));
+    dt_algo_set_step(r->algo, r->ca || r->sring ? 0 : r->comm_now,
+                     r->global_now, dt_local_round_len(H, S, step));
     cm_status s = CM_OK;
     if (r->epidemic && r->comm_now && !r->global_now) {
         /* step's graph, the same on every rank */
@@ -503,6 +527,8 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     dt_gossip_get_stats(g, &g1);
     if (s == CM_OK && r->comm_now && r->ca)
         s = choco_exchange(r, g);
+    if (s == CM_OK && r->comm_now && r->sring)
+        s = stale_exchange(r, g, dt_local_comms(H, S, step));
     if (s == CM_OK && r->comm_now)
         outer_steps(r, step);
     if (r->global_now) /* counted as an all-reduce of the gossip array */
@@ -669,6 +695,27 @@ static cm_status setup_compress(dt_run *r)
     return CM_OK;
 }
 
+/* --staleness S: S + 1 slots of models sent, all x_0; the mix scratch. */
+static cm_status setup_stale(dt_run *r)
+{
+    const size_t S = r->cfg->staleness, cnt = r->w.count, n = r->w.len;
+    if (!(r->sring = calloc(S + 1, sizeof *r->sring)) ||
+        !(r->sslab = calloc(S + 1, sizeof *r->sslab)) ||
+        !(r->smix = calloc(cnt, sizeof *r->smix)))
+        return cm_error(CM_ENOMEM, "out of memory (--staleness)");
+    cm_status s = dt_slab_alloc(cnt, n, "--staleness arrays", r->smix,
+                                &r->smix_slab);
+    for (size_t k = 0; s == CM_OK && k <= S; k++) {
+        if (!(r->sring[k] = calloc(cnt, sizeof(float *))))
+            return cm_error(CM_ENOMEM, "out of memory (--staleness)");
+        s = dt_slab_alloc(cnt, n, "--staleness arrays", r->sring[k],
+                          &r->sslab[k]);
+        for (size_t i = 0; s == CM_OK && i < cnt; i++)
+            memcpy(r->sring[k][i], r->w.x[i], n * sizeof(float));
+    }
+    return s;
+}
+
 /* CHOCO-SGD's arrays: xh = 0, s = 0 (the paper's start), q, the sum. */
 static cm_status setup_choco(dt_run *r)
 {
@@ -750,6 +797,10 @@ static cm_status setup_algo(dt_run *r)
     if (cfg->global_every && (s = setup_exact(r, r->pl.rank_of, w->xlen)) !=
                                  CM_OK)
         return s;
+    if (cfg->staleness && (r->period > 1 || r->epidemic))
+        return cm_error(CM_EINVAL, "--staleness with %s: the delayed mix is "
+                        "defined here for one fixed W; use a static "
+                        "topology", cfg->topology);
     if (dt_compress_active(&cfg->compress) && (r->period > 1 || r->epidemic))
         return cm_error(CM_EINVAL, "--compress with %s: CHOCO-SGD keeps "
                         "sum_j W_ij xh_j for one fixed W; use a static "
@@ -765,6 +816,8 @@ static cm_status setup_algo(dt_run *r)
         s = setup_outer(r);
     if (s == CM_OK && dt_compress_active(&cfg->compress))
         s = setup_choco(r);
+    if (s == CM_OK && cfg->staleness)
+        s = setup_stale(r);
     return dt_comm_agree(r->comm, s);
 }
 
@@ -803,6 +856,14 @@ static void run_free(dt_run *r)
         free(carr[j]);
     }
     free(r->cidx);
+    for (size_t k = 0; r->sring && k <= r->cfg->staleness; k++) {
+        dt_slab_free(r->sslab[k]);
+        free(r->sring[k]);
+    }
+    free(r->sring);
+    free(r->sslab);
+    dt_slab_free(r->smix_slab);
+    free(r->smix);
     free(r->gsum);
     dt_allreduce_free(r->ar);
     dt_gossip_free(r->gg);
@@ -1040,11 +1101,27 @@ static cm_status check_local(const dt_config *cfg)
                             "CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W "
                             "(drop one of them)", c);
     }
+    if (cfg->staleness) {
+        const char *why =
+            cfg->mode != DT_MODE_GOSSIP ? "a gossip run (--topology)"
+            : cfg->algorithm != DT_ALGO_DPSGD || cfg->clique_avg
+                ? "--algorithm dpsgd (d2, gt and qgm have no delayed form "
+                  "here)"
+            : dt_compress_active(&cfg->compress) ? "no --compress"
+            : cfg->global_every ? "no --global-every"
+            : cfg->ckpt_dir[0] ? "no --checkpoint (the models in flight are "
+                                 "not checkpointed)"
+                               : NULL;
+        if (why)
+            return cm_error(CM_EINVAL, "--staleness %zu needs %s",
+                            cfg->staleness, why);
+    }
     if (dt_config_given(cfg, "--consensus-step") &&
-        !(dt_compress_active(&cfg->compress) &&
+        !((dt_compress_active(&cfg->compress) || cfg->staleness) &&
           cfg->mode == DT_MODE_GOSSIP))
-        return cm_error(CM_EINVAL, "--consensus-step is CHOCO-SGD's gamma: "
-                        "it needs --compress and a gossip run (--topology)");
+        return cm_error(CM_EINVAL, "--consensus-step is CHOCO-SGD's gamma "
+                        "or --staleness's: it needs --compress or "
+                        "--staleness and a gossip run (--topology)");
     return CM_OK;
 }
 
@@ -1295,6 +1372,11 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
             (s = dt_comm_agree(comm, model_round(&r, res->array_bytes))) !=
                 CM_OK)
             goto cleanup;
+        if (cfg->net_given && cfg->staleness) { /* S + 1 rounds in flight
+                overlap their latencies; the bytes still take their time */
+            const double S1 = (double)cfg->staleness + 1.0;
+            r.t_round = fmax(r.t_round / S1, r.t_round - cfg->net.alpha[1]);
+        }
         res->round_model_s = r.t_round;
         res->net_hosts = cfg->net_hosts ? cfg->net_hosts : r.pl.st.hosts;
     }

@@ -52,6 +52,11 @@ typedef struct {
     size_t *cidx;           /* topk scratch [len] */
     double t_ar_full;       /* --net: an uncompressed all-reduce (the
                                warm-up's momentum average) */
+    float ***sring;         /* --staleness S: [S + 1][count] the models
+                               sent at the last S + 1 communications */
+    void **sslab;           /* their arrays, one block per slot */
+    float **smix;           /* [count] scratch: the mixed stale models */
+    void *smix_slab;
     double x0_sq;           /* ||x_0||^2 of the initial model (the scale
                                of dt_diverge's consensus rule) */
     dt_gossip **g;          /* [period] one gossip plan per round */
