@@ -95,7 +95,7 @@ cm_status cm_net_parse(const char *spec, cm_net *net)
             return cm_error(CM_EINVAL, "--net '%s': %s given twice", spec,
                             c ? "inter" : "intra");
         *comma = '\0';
-        double a, b;
+        double a = 0, b = 0;
         int ua = parse_unit(part + 6, TIME_UNITS, N_TIME_UNITS, &a);
         int ub = parse_unit(comma + 1, RATE_UNITS, N_RATE_UNITS, &b);
         if (ua < 0)
