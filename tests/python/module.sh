@@ -32,7 +32,9 @@
 #   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12
 #   check_interrupt.py  Ctrl-C in Gossip.mix_ with a peer 8 s late returns
 #                    within 1 s
-#   examples/dpsgd.py  the user example trains (loss goes down)
+#   examples/dpsgd.py  the user example trains (loss goes down); again
+#                    without libtopogen (a pure-Python random regular
+#                    graph)
 #   check_dpsgd.py   LeNet D-PSGD in torch within 1.5 points of dpsgd-train
 set -eu
 BIN=${BIN:-bin}
@@ -96,6 +98,13 @@ if [ -s "$T/example.out" ] && ! awk '/^after/ { gsub(/[(),]/, " ");
             if ($i == "start") b = $(i + 1) }
         ok = a + 0 < b + 0 } END { exit !ok }' "$T/example.out"; then
     echo "check-python: example: the loss did not go down"; failed=1
+fi
+# the example without libtopogen (a pip-only install): a pure-Python graph
+run example-nolib env TOPOGEN_LIBRARY=/nonexistent/libtopogen.so.1 \
+    "$PY" "$ROOT/topo/python/examples/dpsgd.py" --workers 4 --steps 30
+if ! grep -q "no libtopogen" "$T/example-nolib.out" ||
+        ! grep -q "^after 30 steps" "$T/example-nolib.out"; then
+    echo "check-python: example without libtopogen did not run"; failed=1
 fi
 run dpsgd "$PY" "$HERE/check_dpsgd.py" "$BIN" "$T/dpsgd"
 [ $failed = 0 ] && echo "check-python: all passed"

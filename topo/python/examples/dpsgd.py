@@ -78,11 +78,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--topology", help="a topology file (default: learn)")
+    ap.add_argument("--topology", help="a topology file (default: learn "
+                    "one with libtopogen, or without it draw a random "
+                    "regular graph in pure Python)")
     a = ap.parse_args()
-    topo = a.topology or topogen.learn(a.workers, 3 if a.workers > 4 else 2)
+    d = 3 if a.workers > 4 else 2
+    d += a.workers * d % 2                 # n d even
+    topo = a.topology
+    if topo is None and topogen.library_available():
+        topo, what = topogen.learn(a.workers, d), "learned"
+    elif topo is None:                     # a pip-only install
+        topo = topogen.random_regular(a.workers, d, seed=1)
+        what = "random regular (no libtopogen: pure Python)"
     if isinstance(topo, topogen.Topology):
-        print("learned n=%d, SLEM %.4f" % (topo.n, topo.eval()["slem"]))
+        print("%s n=%d, SLEM %.4f" % (what, topo.n, topo.eval()["slem"]))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
