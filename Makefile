@@ -191,7 +191,7 @@ LIB_SO      := $(BIN)/libtopogen.so.$(LIB_VERSION)
 LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch check-claims \
-        check-same-bits check-floors check-header \
+        check-same-bits check-cross-kernel check-floors check-header \
         check-python check-lib check-san lib man bench-build \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz
 all: $(PROGRAMS) $(LIBS_OUT)
@@ -224,6 +224,11 @@ $(BUILD)/train/cli/%.o:                        INC = $(INC_DCLI)
 # vectorized only at -O3 (GCC's -O2 cost model leaves them scalar): the
 # whole of train/nn is built at -O3.
 $(BUILD)/train/nn/%.o: OPT = -O3
+# The fixed-order kernels behind topogen's bits (cm_dlin, the dense
+# eigensolver: docs/topo/portable-bits.md): -O3 vectorises their
+# elementwise loops, which changes no bit (no sum is reordered; -std=c11
+# fuses no multiply-add).
+$(BUILD)/src/base/cm_dlin.o $(BUILD)/src/spectra/cm_eigen.o: OPT = -O3
 $(BUILD)/train/nn/%.o: OMP_CFLAGS = $(OPENMP)
 
 $(BUILD)/mpi/%.o: %.c
@@ -328,7 +333,7 @@ CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_TIERS := $(if $(MPI_TESTS),check-mpi) check-python check-cli-mpi \
                check-cli-results check-unit check-misuse check-same-bits \
                check-cli check-torch check-lib check-header check-floors \
-               check-claims
+               check-claims check-cross-kernel
 
 check: deps
 	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_TIERS)
@@ -359,6 +364,12 @@ $(addprefix check-cli-,$(CLI_ALL)): check-cli-%: tests/cli/%.sh $(PROGRAMS)
 # tests/fixtures/same-bits/ (tests/contract/same-bits.sh; about 25 s).
 check-same-bits: $(PROGRAMS)
 	BIN=$(BIN) sh tests/contract/same-bits.sh
+
+# The same files on every OpenBLAS kernel path (issue 39): topogen and
+# eval --json under each OPENBLAS_CORETYPE this CPU runs, --threads 1 and
+# 2, byte for byte (tests/contract/cross-kernel.sh; about 1.5 CPU minutes).
+check-cross-kernel: $(PROGRAMS)
+	BIN=$(BIN) sh tests/contract/cross-kernel.sh
 
 # The floor plans of src/ and topo/: calls down or sideways, no circle between
 # files, an include pointing up does not compile, dpsgd-train without

@@ -1,18 +1,22 @@
-/* cm_eigen: the project's one dense symmetric eigensolver, LAPACK's dsyev
- * and dsyevd (the Fortran routines OpenBLAS provides, declared by
- * lapack.h of Debian's liblapacke-dev; nothing of LAPACKE itself is
- * linked). Every dense symmetric eigenproblem of both programs goes
- * through here: Laplacian spectra, mixing-matrix spectra, Lanczos
- * projections, FDLA's SLEM, sequence norms, placement's Fiedler vectors.
+/* cm_eigen: the project's one dense symmetric eigensolver. Every dense
+ * symmetric eigenproblem of both programs goes through here: Laplacian
+ * spectra, mixing-matrix spectra, Lanczos projections, FDLA's SLEM,
+ * sequence norms, placement's Fiedler vectors.
+ *
+ * cm_eigen_sym_work: our own Householder reduction to tridiagonal form
+ * (fixed order of operations, cm_dlin.h), then LAPACK's dsterf (values)
+ * or dsteqr (vectors), scalar Fortran without BLAS calls (the routines
+ * OpenBLAS provides, declared by lapack.h of Debian's liblapacke-dev).
+ * Its results are the same bits on every CPU and OpenBLAS kernel path
+ * (docs/topo/portable-bits.md); LAPACK's dsyev, used before, reduces
+ * through the BLAS and was not. cm_eigen_symd (dsyevd, divide and
+ * conquer) still runs on the BLAS: for vectors whose bits decide nothing
+ * written (the search's screen, placement).
  *
  * Matrices are n x n, column-major with leading dimension n; a symmetric
  * matrix reads the same row-major, and only its lower triangle is used.
  * Eigenvalues come out ascending. With vectors, column c of a (a[c n ..
- * c n + n)) is the unit eigenvector of w[c]; its sign is LAPACK's.
- *
- * Bits: results depend on the workspace size (LAPACK picks blocked or
- * unblocked reductions by lwork) and on OpenBLAS's kernels, so callers
- * that must keep their bits pass the same lwork every time.
+ * c n + n)) is the unit eigenvector of w[c]; its sign is dsteqr's.
  */
 #ifndef CM_EIGEN_H
 #define CM_EIGEN_H
@@ -37,10 +41,13 @@ size_t cm_eigen_lwork(size_t n, cm_eigen_job job);
 
 /* Eigen-decomposition of the symmetric n x n matrix a (overwritten: with
  * the eigenvectors for CM_EIGEN_VECTORS, with garbage otherwise) into
- * w[n] ascending, by dsyev (tridiagonal QR) with the caller's workspace
- * work[lwork], lwork >= max(1, 3n - 1). O(n^3) time, no allocation.
- * CM_EINVAL (n or lwork out of LAPACK's range), CM_ENUMERIC (no
- * convergence). */
+ * w[n] ascending, by our Householder reduction and dsterf / dsteqr
+ * (implicit QL/QR), in a fixed order of operations; a matrix near
+ * underflow or overflow is scaled first, as dsyev does. work[lwork],
+ * lwork >= max(1, 3n - 1) (the interface of dsyev, kept); scratch of 4n
+ * doubles (values) or n^2 + 7n (vectors) is allocated here. O(n^3) time
+ * (4/3 n^3 for values, about 3x that with vectors). CM_EINVAL (n or
+ * lwork out of range), CM_ENOMEM, CM_ENUMERIC (no convergence). */
 cm_status cm_eigen_sym_work(cm_eigen_job job, size_t n, double *a, double *w,
                             double *work, size_t lwork);
 

@@ -11,12 +11,12 @@
  * and then every k/8 (each costs O(k)), and at the end of a budget.
  *
  * Thick restart: each step appends q_j, computes w = A q_j, orthogonalises
- * w against the whole basis twice (classical Gram-Schmidt, BLAS-2; the
+ * w against the whole basis twice (classical Gram-Schmidt, cm_dlin; the
  * coefficients are column j of H = Q^T A Q, which is tridiagonal between
  * restarts and an arrow after one), and keeps the Krylov decomposition
  * A Q = Q H + w e_j^T, so the residual of the Ritz pair (theta_i, Q s_i) is
  * ||w|| |s_ji| without another product. Every CHECK_EVERY steps, and when
- * the basis is full, H is diagonalised (LAPACK dsyev, O(max_basis^3)); a
+ * the basis is full, H is diagonalised (cm_eigen, O(max_basis^3)); a
  * full basis is restarted from the `keep` lowest and `keep` highest Ritz
  * vectors plus w/||w||. Full reorthogonalisation costs O(n j) per step
  * and keeps clustered extremes free of ghost copies without storing the
@@ -24,9 +24,11 @@
  */
 #include "cm_lanczos.h"
 
+#include "cm_dlin.h"
 #include "cm_eigen.h"
 #include "cm_lapack.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -172,17 +174,17 @@ static double start_vector(const cm_lanczos *lz, const double *x0, double *v)
         v[i] = prn(i);
     if (lz->deflate_ones)
         remove_mean(v, n);
-    double rn = cblas_dnrm2((int)n, v, 1);
-    double x0n = x0 ? cblas_dnrm2((int)n, x0, 1) : 0.0;
+    double rn = cm_dlin_nrm2(n, v);
+    double x0n = x0 ? cm_dlin_nrm2(n, x0) : 0.0;
     if (rn > 0.0)
-        cblas_dscal((int)n, x0n > 0.0 ? RANDOM_SHARE / rn : 1.0 / rn, v, 1);
+        cm_dlin_scal(n, x0n > 0.0 ? RANDOM_SHARE / rn : 1.0 / rn, v);
     if (x0n > 0.0)
-        cblas_daxpy((int)n, 1.0 / x0n, x0, 1, v, 1);
+        cm_dlin_axpy(n, 1.0 / x0n, x0, v);
     if (lz->deflate_ones)
         remove_mean(v, n);
-    double norm = cblas_dnrm2((int)n, v, 1);
+    double norm = cm_dlin_nrm2(n, v);
     if (norm > 0.0)
-        cblas_dscal((int)n, 1.0 / norm, v, 1);
+        cm_dlin_scal(n, 1.0 / norm, v);
     return norm;
 }
 
@@ -205,8 +207,8 @@ static void ritz_vectors(const cm_lanczos *lz, size_t j, const size_t *col,
 {
     size_t n = lz->n;
     for (size_t c = 0; c < k; c++)
-        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)j, 1.0, lz->q,
-                    (int)n, lz->s + col[c] * j, 1, 0.0, out + c * n, 1);
+        cm_dlin_gemv_n(n, j, 1.0, lz->q, lz->s + col[c] * j, 0.0,
+                       out + c * n);
 }
 
 /* Stores the results of a finished run with j basis vectors. */
@@ -289,10 +291,8 @@ static cm_status restarted(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
         lz->matvecs++;
         memset(acc, 0, j * sizeof *acc);
         for (int pass = 0; pass < 2; pass++) {
-            cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)j, 1.0,
-                        lz->q, (int)n, w, 1, 0.0, tmp, 1);
-            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)j, -1.0,
-                        lz->q, (int)n, tmp, 1, 1.0, w, 1);
+            cm_dlin_gemv_t(n, j, lz->q, w, tmp);
+            cm_dlin_gemv_n(n, j, -1.0, lz->q, tmp, 1.0, w);
             for (size_t i = 0; i < j; i++)
                 acc[i] += tmp[i];
             /* the constant vector is an extreme eigenvector (0 of L, 1 of
@@ -306,7 +306,7 @@ static cm_status restarted(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
             lz->h[c * b + i] = lz->h[i * b + c] = acc[i];
             hmax = fmax(hmax, fabs(acc[i]));
         }
-        double beta = cblas_dnrm2((int)n, w, 1);
+        double beta = cm_dlin_nrm2(n, w);
         double floor_ = fmax(hmax, lz->scale);
         int invariant = j == dim || beta <= 1e-13 * fmax(floor_, 1e-300);
         int full = invariant || j == b || lz->matvecs >= lz->max_matvec;
@@ -371,40 +371,128 @@ static cm_status restarted(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
                 j = restart(lz, j);
         }
     next:
-        cblas_dcopy((int)n, w, 1, lz->q + j * n, 1);
-        cblas_dscal((int)n, 1.0 / beta, lz->q + j * n, 1);
+        memcpy(lz->q + j * n, w, n * sizeof *w);
+        cm_dlin_scal(n, 1.0 / beta, lz->q + j * n);
         j++;
     }
 }
 
 /* ---- three-term recurrence ----------------------------------------- */
 
+/* Inverse iteration for the eigenvector of the order-k tridiagonal
+ * (a, b) at eigenvalue lam (from bisection), in a fixed order of
+ * operations (dstein calls the BLAS, whose kernels differ by CPU:
+ * cm_dlin.h): (T - lam I) = P L U by Gaussian elimination with partial
+ * pivoting (a zero pivot replaced by eps ||T||, as inverse iteration
+ * wants), then ITER3 solves from a fixed start vector, each made
+ * orthogonal to the nclu vectors prev[] of the same cluster and
+ * normalised. The largest entry comes out positive. Scratch f[4k] and
+ * piv[k]. */
+#define ITER3 3
+static void inverse_iteration(const double *a, const double *b, size_t k,
+                              double lam, double tnorm, const double *prev,
+                              size_t nclu, double *x, double *f,
+                              unsigned char *piv)
+{
+    double *d = f, *du = f + k, *du2 = f + 2 * k, *dl = f + 3 * k;
+    double tiny = DBL_EPSILON * fmax(tnorm, DBL_MIN);
+    for (size_t i = 0; i < k; i++) {
+        d[i] = a[i] - lam;
+        du[i] = i + 1 < k ? b[i] : 0.0;
+        dl[i] = i + 1 < k ? b[i] : 0.0;
+        du2[i] = 0.0;
+    }
+    for (size_t i = 0; i + 1 < k; i++) {
+        if (fabs(d[i]) >= fabs(dl[i])) {
+            piv[i] = 0;
+            double l = d[i] != 0.0 ? dl[i] / d[i] : 0.0;
+            dl[i] = l;
+            d[i + 1] -= l * du[i];
+        } else {
+            piv[i] = 1;
+            double l = d[i] / dl[i];
+            d[i] = dl[i];
+            dl[i] = l;
+            double t = du[i];
+            du[i] = d[i + 1];
+            d[i + 1] = t - l * d[i + 1];
+            if (i + 2 < k) {
+                du2[i] = du[i + 1];
+                du[i + 1] = -l * du[i + 1];
+            }
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        if (fabs(d[i]) < tiny)
+            d[i] = d[i] < 0.0 ? -tiny : tiny;
+    uint64_t r = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < k; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = (double)(r >> 11) * 0x1.0p-53 - 0.5;
+    }
+    for (int it = 0; it < ITER3; it++) {
+        for (size_t i = 0; i + 1 < k; i++) {
+            if (!piv[i]) {
+                x[i + 1] -= dl[i] * x[i];
+            } else {
+                double t = x[i];
+                x[i] = x[i + 1];
+                x[i + 1] = t - dl[i] * x[i];
+            }
+        }
+        for (size_t i = k; i-- > 0;) {
+            double v = x[i];
+            if (i + 1 < k)
+                v -= du[i] * x[i + 1];
+            if (i + 2 < k)
+                v -= du2[i] * x[i + 2];
+            x[i] = v / d[i];
+        }
+        for (size_t c = 0; c < nclu; c++)
+            cm_dlin_axpy(k, -cm_dlin_dot(k, prev + c * k, x), prev + c * k,
+                         x);
+        double amax = 0.0;
+        for (size_t i = 0; i < k; i++)
+            amax = fmax(amax, fabs(x[i]));
+        if (!(amax > 0.0) || !isfinite(amax)) { /* restart elsewhere */
+            for (size_t i = 0; i < k; i++)
+                x[i] = (double)((i * 7 + (size_t)it) % 5) - 2.0;
+            continue;
+        }
+        cm_dlin_scal(k, 1.0 / amax, x);
+        cm_dlin_scal(k, 1.0 / cm_dlin_nrm2(k, x), x);
+    }
+    size_t imax = 0;
+    for (size_t i = 1; i < k; i++)
+        if (fabs(x[i]) > fabs(x[imax]))
+            imax = i;
+    if (x[imax] < 0.0)
+        cm_dlin_scal(k, -1.0, x);
+}
+
 cm_status cm_lanczos_tridiag(const double *a, const double *b, size_t k,
                              size_t il, size_t iu, double *t, double *s,
                              size_t *got)
 {
     lapack_int kk = (lapack_int)k, m = 0, nsplit = 0;
-    size_t cnt = iu - il + 1;
     double *w = calloc(k, sizeof *w);
     lapack_int *iblock = calloc(k, sizeof *iblock);
     lapack_int *isp = calloc(k, sizeof *isp);
-    lapack_int *ifail = calloc(cnt, sizeof *ifail);
-    double *zv = s ? malloc(cnt * k * sizeof *zv) : NULL;
-    size_t *ord = malloc(cnt * sizeof *ord);
+    double *f = s ? malloc(4 * k * sizeof *f) : NULL;
+    unsigned char *piv = s ? malloc(k) : NULL;
+    size_t *ord = malloc(k * sizeof *ord);
     cm_status st = CM_OK;
     *got = 0;
-    if (!w || !iblock || !isp || !ifail || (s && !zv) || !ord) {
+    if (!w || !iblock || !isp || (s && (!f || !piv)) || !ord) {
         st = cm_error(CM_ENOMEM, "out of memory for a tridiagonal eigensolve");
         goto done;
     }
+    /* dstebz: bisection, scalar code (no BLAS): the same bits anywhere */
     lapack_int info = LAPACKE_dstebz('I', 'B', kk, 0.0, 0.0, (lapack_int)il,
                                      (lapack_int)iu, 2.0 * LAPACKE_dlamch('S'),
                                      a, b, &m, &nsplit, w, iblock, isp);
-    if (info == 0 && m >= 1 && s)
-        info = LAPACKE_dstein(LAPACK_COL_MAJOR, kk, a, b, m, w, iblock, isp,
-                              zv, kk, ifail);
     if (info != 0 || m < 1) {
-        st = cm_error(CM_ENUMERIC, "Lanczos: LAPACK dstebz/dstein failed "
+        st = cm_error(CM_ENUMERIC, "Lanczos: LAPACK dstebz failed "
                       "(info = %d) on a tridiagonal of order %zu", (int)info,
                       k);
         goto done;
@@ -416,22 +504,38 @@ cm_status cm_lanczos_tridiag(const double *a, const double *b, size_t k,
             ord[j] = ord[j - 1];
         ord[j] = i;
     }
+    double tnorm = 0.0;
+    for (size_t i = 0; i < k; i++)
+        tnorm = fmax(tnorm, fabs(a[i]) + (i + 1 < k ? fabs(b[i]) : 0.0) +
+                                (i > 0 ? fabs(b[i - 1]) : 0.0));
+    /* eigenvalues closer than ortol form a cluster whose vectors are made
+     * orthogonal; closer than pertol, the shift is moved apart */
+    double ortol = 1e-3 * tnorm, pertol = 10.0 * DBL_EPSILON * tnorm;
+    size_t clu = 0;        /* first index of the current cluster */
+    double prev_lam = 0.0; /* the shift used for the previous value */
     for (size_t c = 0; c < (size_t)m; c++) {
         t[c] = w[ord[c]];
-        if (s)
-            memcpy(s + c * k, zv + ord[c] * k, k * sizeof *s);
+        if (!s)
+            continue;
+        double lam = t[c];
+        if (c > 0 && t[c] - t[c - 1] > ortol)
+            clu = c;
+        if (c > clu && lam - prev_lam < pertol)
+            lam = prev_lam + pertol;
+        prev_lam = lam;
+        inverse_iteration(a, b, k, lam, tnorm, s + clu * k, c - clu,
+                          s + c * k, f, piv);
     }
     *got = (size_t)m;
 done:
     free(w);
     free(iblock);
     free(isp);
-    free(ifail);
-    free(zv);
+    free(f);
+    free(piv);
     free(ord);
     return st;
 }
-
 
 /* Lanczos vector k: stored, or one of the last two when values only. */
 static double *vec(const cm_lanczos *lz, size_t k)
@@ -576,18 +680,18 @@ static cm_status three_term(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
         f(ctx, v, w);
         lz->matvecs++;
         if (k > 0)
-            cblas_daxpy((int)n, -lz->b3[k - 1], vec(lz, k - 1), 1, w, 1);
-        double a = cblas_ddot((int)n, v, 1, w, 1);
-        cblas_daxpy((int)n, -a, v, 1, w, 1);
+            cm_dlin_axpy(n, -lz->b3[k - 1], vec(lz, k - 1), w);
+        double a = cm_dlin_dot(n, v, w);
+        cm_dlin_axpy(n, -a, v, w);
         /* the constant vector is an extreme eigenvector (0 of L, 1 of W)
          * outside the restricted spectrum: the Lanczos polynomial grows
          * there, so rounding's 1-component is removed at every step */
         if (lz->deflate_ones)
             remove_mean(w, n);
-        double c = cblas_ddot((int)n, v, 1, w, 1); /* local reorthogonal- */
-        cblas_daxpy((int)n, -c, v, 1, w, 1);       /* isation against v */
+        double c = cm_dlin_dot(n, v, w); /* local reorthogonal- */
+        cm_dlin_axpy(n, -c, v, w);       /* isation against v */
         a += c;
-        double beta = cblas_dnrm2((int)n, w, 1);
+        double beta = cm_dlin_nrm2(n, w);
         lz->a3[k] = a;
         lz->b3[k] = beta;
         lz->hmax = fmax(lz->hmax, fmax(fabs(a), beta));
@@ -615,8 +719,8 @@ static cm_status three_term(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
             return CM_OK;
         }
         double *next = vec(lz, kt);
-        cblas_dcopy((int)n, w, 1, next, 1);
-        cblas_dscal((int)n, 1.0 / beta, next, 1);
+        memcpy(next, w, n * sizeof *w);
+        cm_dlin_scal(n, 1.0 / beta, next);
         if (kt >= stop)
             return CM_OK;
     }
@@ -637,17 +741,15 @@ static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
         double *v = y + i * n;
         if (lz->deflate_ones)
             remove_mean(v, n);
-        double before = cblas_dnrm2((int)n, v, 1);
+        double before = cm_dlin_nrm2(n, v);
         for (int pass = 0; pass < 2 && kept > 0; pass++) {
-            cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)kept, 1.0, y,
-                        (int)n, v, 1, 0.0, coef, 1);
-            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)kept, -1.0,
-                        y, (int)n, coef, 1, 1.0, v, 1);
+            cm_dlin_gemv_t(n, kept, y, v, coef);
+            cm_dlin_gemv_n(n, kept, -1.0, y, coef, 1.0, v);
         }
-        double norm = cblas_dnrm2((int)n, v, 1);
+        double norm = cm_dlin_nrm2(n, v);
         if (!(norm > 1e-6 * before) || !(norm > 0.0))
             continue;
-        cblas_dscal((int)n, 1.0 / norm, v, 1);
+        cm_dlin_scal(n, 1.0 / norm, v);
         if (kept != i)
             memcpy(y + kept * n, v, n * sizeof *v);
         kept++;
@@ -660,9 +762,7 @@ static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
             remove_mean(z + i * n, n);
     }
     lz->matvecs += kept;
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)kept,
-                (int)kept, (int)n, 1.0, y, (int)n, z, (int)n, 0.0, h,
-                (int)kept);
+    cm_dlin_gemm_tn(n, kept, kept, y, z, h);
     for (size_t i = 0; i < kept; i++)
         for (size_t j = 0; j < i; j++)
             h[j * kept + i] = h[i * kept + j] =
@@ -670,9 +770,7 @@ static size_t clean_end(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     if (cm_eigen_sym_work(CM_EIGEN_VECTORS, kept, h, t, lz->work,
                           (size_t)lz->lwork) != CM_OK)
         return 0;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
-                (int)kept, (int)kept, 1.0, y, (int)n, h, (int)kept, 0.0, z,
-                (int)n);
+    cm_dlin_gemm_nn(n, kept, kept, y, h, z);
     memcpy(y, z, kept * n * sizeof *y);
     return kept;
 }
@@ -716,18 +814,12 @@ static cm_status finish3(cm_lanczos *lz, cm_matvec_fn f, const void *ctx,
     if (lz->max_basis >= 3 * keep) {
         double *y = lz->q;
         z = lz->q + 2 * keep * n;
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
-                    (int)(glo + ghi), (int)k, 1.0, lz->v3, (int)n, s, (int)k,
-                    0.0, y, (int)n);
+        cm_dlin_gemm_nn(n, k, glo + ghi, lz->v3, s, y);
         memcpy(lz->ylo, y, glo * n * sizeof *y);
         memcpy(lz->yhi, y + glo * n, ghi * n * sizeof *y);
     } else {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
-                    (int)glo, (int)k, 1.0, lz->v3, (int)n, s, (int)k, 0.0,
-                    lz->ylo, (int)n);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n,
-                    (int)ghi, (int)k, 1.0, lz->v3, (int)n, sh, (int)k, 0.0,
-                    lz->yhi, (int)n);
+        cm_dlin_gemm_nn(n, k, glo, lz->v3, s, lz->ylo);
+        cm_dlin_gemm_nn(n, k, ghi, lz->v3, sh, lz->yhi);
     }
     nlo = clean_end(lz, f, ctx, lz->ylo, glo, z, lz->tlo);
     nhi = clean_end(lz, f, ctx, lz->yhi, ghi, z, t);

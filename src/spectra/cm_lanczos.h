@@ -197,8 +197,10 @@ double cm_lanczos_predict(const cm_lanczos *lz);
  * tridiagonal with diagonal a[k] and off-diagonal b[k-1] into t
  * (ascending) and, when s is not NULL, their unit eigenvectors into s
  * (column c, leading dimension k, for t[c]); *got: how many came back.
- * LAPACK dstebz (bisection) and dstein (inverse iteration): the one
- * tridiagonal solve of the engine's checks and of its Ritz vectors.
+ * LAPACK dstebz (bisection, scalar code) and our own inverse iteration
+ * (dstein calls the BLAS, whose kernels differ by CPU): the one
+ * tridiagonal solve of the engine's checks and of its Ritz vectors; the
+ * same bits on every CPU (docs/topo/portable-bits.md).
  * CM_ENOMEM, CM_ENUMERIC. O(k (iu - il + 1)) plus O(k) work arrays. */
 cm_status cm_lanczos_tridiag(const double *a, const double *b, size_t k,
                              size_t il, size_t iu, double *t, double *s,

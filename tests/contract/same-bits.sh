@@ -9,13 +9,53 @@
 #   BIN=bin sh tests/contract/same-bits.sh     (make check-same-bits)
 #   RECORD=1 BIN=bin sh tests/contract/same-bits.sh  (re-record: only when a
 #                                               change of bits is intended)
+#   CORETYPES="default Haswell SkylakeX" BIN=bin sh tests/contract/same-bits.sh
+#       the whole comparison once per OpenBLAS kernel path (issue 39;
+#       "default": OpenBLAS's own choice for this CPU); a core type this
+#       CPU cannot run is named and left out, and fewer than two run fails
 #
 # A topology is compared on its edge lines and on its `#` header lines (the
 # one header writer's output, the temporary directory's name dropped);
 # `topogen eval --json` on the keys the fixture holds (new keys may
 # appear; a value that changes fails); a training run on the `hash` and
-# `workers-hash` of its final line. Takes about 20 s.
+# `workers-hash` of its final line. Takes about 20 s per kernel path.
+#
+# Which bits hold where (docs/topo/portable-bits.md): topogen's files and
+# eval's figures are the same on every kernel path. The trainer's hashes
+# are those of its engine path: train.txt holds the AVX-512 path's (any
+# OPENBLAS_CORETYPE); on a CPU without AVX-512 or with DPSGD_NO_AVX512=1
+# the engine sums in OpenBLAS's order, so there the training runs are
+# compared with themselves (--threads 1 against 2) instead.
 set -u
+if [ -n "${CORETYPES:-}" ]; then
+    flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+    has() { case " $flags " in *" $1 "*) return 0 ;; esac; return 1; }
+    rc=0
+    ran=0
+    for c in $CORETYPES; do
+        case $c in
+        default | Prescott) ok=1 ;;
+        Sandybridge) has avx && ok=1 || ok=0 ;;
+        Haswell | Zen) has avx2 && has fma && ok=1 || ok=0 ;;
+        SkylakeX) has avx512f && has avx512bw && ok=1 || ok=0 ;;
+        Cooperlake) has avx512_bf16 && ok=1 || ok=0 ;;
+        *) ok=0 ;;
+        esac
+        if [ "$ok" = 0 ]; then
+            echo "same-bits: OPENBLAS_CORETYPE=$c: not runnable on this CPU"
+            continue
+        fi
+        echo "same-bits: OpenBLAS kernel path $c"
+        ran=$((ran + 1))
+        if [ "$c" = default ]; then
+            (unset OPENBLAS_CORETYPE; CORETYPES= sh "$0") || rc=1
+        else
+            OPENBLAS_CORETYPE=$c CORETYPES= sh "$0" || rc=1
+        fi
+    done
+    [ "$ran" -ge 2 ] || { echo "same-bits: fewer than two kernel paths ran" >&2; exit 1; }
+    exit $rc
+fi
 BIN=${BIN:-bin}
 F=${FIXTURES:-tests/fixtures/same-bits}
 RECORD=${RECORD:-0}
@@ -90,7 +130,8 @@ evaljson() {
 train() {
     name=$1
     shift
-    if ! "$BIN/dpsgd-train" "$@" --quiet >"$T/out" 2>"$T/err"; then
+    if ! "$BIN/dpsgd-train" "$@" --threads "$THREADS_TRAIN" --quiet \
+            >"$T/out" 2>"$T/err"; then
         fail "$name" "dpsgd-train $*: $(head -c 300 "$T/err")"
         return
     fi
@@ -150,29 +191,56 @@ evaljson eval-perm100      "$T/perm100.txt"
 evaljson eval-labels64     "$T/labels-learned64.txt" --labels "$L"
 
 # ---- training runs (one rank, no mpirun: the same bits on any number) -------
+# the engine's AVX-512 path (its own GEMMs and convolutions, in a fixed
+# order whatever OpenBLAS's kernels) is the one train.txt was recorded on
+avx512=0
+case "${DPSGD_NO_AVX512:-}" in "" | 0)
+    grep -q '^flags.* avx512f' /proc/cpuinfo 2>/dev/null && avx512=1 ;;
+esac
+THREADS_TRAIN=1
 : >"$T/train.txt"
 "$BIN/topogen" -n 16 -d 3 --kind random -q -o "$T/g16.txt"
 "$BIN/topogen" -n 16 -d 3 --kind epidemic -q -o "$T/epi16.txt"
 "$BIN/topogen" -n 16 --kind one-peer-exp -q -o "$T/onepeer16.txt"
 "$BIN/topogen" -n 16 -d 2 --kind exp-directed -q -o "$T/dir16.txt"
 syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 8 --epochs 1"
-for a in dpsgd d2 gt qgm; do
-    train "train-$a" --topology "$T/g16.txt" $syn --algorithm $a
-done
-train train-allreduce  --mode allreduce --workers 16 $syn
-# the CNN: its 3x3 convolutions run the Winograd kernels (dt_wino.c), whose
-# order of operations these bits pin (tests/unit/check_wino.c checks accuracy)
-train train-cnn --topology "$T/g16.txt" --model cnn --dataset synthetic \
-    --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1
-train train-mh-dirichlet --topology "$T/g16.txt" $syn --weights mh \
-    --partition dirichlet:1
-train train-epidemic   --topology "$T/epi16.txt" $syn
-train train-onepeer    --topology "$T/onepeer16.txt" $syn
-train train-directed   --topology "$T/dir16.txt" $syn
-train train-clique-avg --topology "$T/dcliques64.txt" --dataset synthetic \
-    --synthetic-train 4096 --synthetic-test 64 --batch 8 --epochs 1 \
-    --partition shards:2 --algorithm clique-avg
-same train.txt "$T/train.txt"
+trainings() {
+    for a in dpsgd d2 gt qgm; do
+        train "train-$a" --topology "$T/g16.txt" $syn --algorithm $a
+    done
+    train train-allreduce  --mode allreduce --workers 16 $syn
+    # the CNN: its 3x3 convolutions run the Winograd kernels (dt_wino.c), whose
+    # order of operations these bits pin (tests/unit/check_wino.c checks accuracy)
+    train train-cnn --topology "$T/g16.txt" --model cnn --dataset synthetic \
+        --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1
+    train train-mh-dirichlet --topology "$T/g16.txt" $syn --weights mh \
+        --partition dirichlet:1
+    train train-epidemic   --topology "$T/epi16.txt" $syn
+    train train-onepeer    --topology "$T/onepeer16.txt" $syn
+    train train-directed   --topology "$T/dir16.txt" $syn
+    train train-clique-avg --topology "$T/dcliques64.txt" --dataset synthetic \
+        --synthetic-train 4096 --synthetic-test 64 --batch 8 --epochs 1 \
+        --partition shards:2 --algorithm clique-avg
+}
+trainings
+if [ "$avx512" = 1 ]; then
+    same train.txt "$T/train.txt"
+elif [ "$RECORD" = 1 ]; then
+    echo "same-bits: train.txt not recorded: it holds the AVX-512 path's hashes"
+else
+    # another engine path: its own bits, the same on 1 and 2 threads
+    echo "same-bits: the engine's AVX-512 path is not in use (no avx512f, or" \
+        "DPSGD_NO_AVX512): training runs compared on --threads 1 and 2"
+    mv "$T/train.txt" "$T/train1.txt"
+    : >"$T/train.txt"
+    THREADS_TRAIN=2
+    trainings
+    if cmp -s "$T/train1.txt" "$T/train.txt"; then
+        passed=$((passed + 1))
+    else
+        fail train.txt "--threads 1 and 2 differ: $(diff "$T/train1.txt" "$T/train.txt" | head -n 4 | tr '\n' ' ')"
+    fi
+fi
 
 if [ "$RECORD" = 1 ]; then
     echo "same-bits: recorded in $F"

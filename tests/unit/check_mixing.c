@@ -212,7 +212,10 @@ START_TEST(test_laplacian_ends_passed_on)
     ck_assert_int_eq(t.lap_known, 0);
     double l2, ln, slem;
     ck_assert_int_eq(cm_topo_laplacian_extremes(&t, &l2, &ln), CM_OK);
-    ck_assert(l2 > 0.0 && ln > l2 && ln <= 12.0); /* 6-regular */
+    /* 6-regular: lambda_n <= 2d = 12, which this circulant reaches
+     * exactly; the solver's rounding lands on either side of it (AVX-512
+     * kernels: 12.000000000000004), so the bound has a margin */
+    ck_assert(l2 > 0.0 && ln > l2 && ln <= 12.0 * (1.0 + 1e-12));
     ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_LAPLACIAN), CM_OK);
     ck_assert_int_eq(t.lap_known, 1);
     ck_assert(t.lap_l2 == l2 && t.lap_ln == ln);

@@ -1,6 +1,7 @@
-/* tg_spectrum.c: Laplacian extremes for the search: dense LAPACK dsyev
- * through cm_eigen (small n) and warm-started Lanczos through cm_lanczos
- * (large n).
+/* tg_spectrum.c: Laplacian extremes for the search: the dense solver of
+ * cm_eigen (small n) and warm-started Lanczos through cm_lanczos (large
+ * n), both in a fixed order of operations, so the search's decisions are
+ * the same on every CPU (docs/topo/portable-bits.md).
  *
  * Dense alternatives measured or considered (docs/topo/search.md): GSL's
  * gsl_eigen_symm (1.2x to 3x slower for n = 32..256 here, ~10x at 1,024),
