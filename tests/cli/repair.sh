@@ -489,7 +489,7 @@ repair_drop_cases() {
         np=$(sed -n 's/^    mpirun -np \([0-9]*\) .*/\1/p' "$T/err")
         c2=$(sed -n 's/^    mpirun -np [0-9]* [^ ]* \(.*\)/\1/p' "$T/err")
         want="no progress for 3 s .* not answer .*(--timeout 3)"
-        [ $kind = adaptive ] && want="no progress for 2 s .* not answer .*(adaptive deadline 4 s in all: the floor 4 s (--timeout-floor), above 5 median rounds of [0-9.e-]* s; --timeout SEC fixes one)"
+        [ $kind = adaptive ] && want="no progress for 2 s .* not answer .*(adaptive deadline 4 s in all: the floor 4 s (--timeout-floor), above [0-9A-Za-z +]* ([0-9.e-]* s; median round [0-9.e-]* s); --timeout SEC fixes one)"
         if ! grep -q "^dpsgd-train: $want; last good checkpoint: $ck/epoch-" "$T/err" ||
             ! grep -q "^  or continue without the silent rank\('s\|s'\) workers [0-9,-]*, on the [12] ranks\{0,1\} left:$" "$T/err" ||
             [ -z "$c1" ] || [ -z "$c2" ]; then
@@ -511,7 +511,7 @@ repair_drop_cases() {
         [ $kind != base ] || check 'grep -q "^    topogen -n [24] -d [1-3] --kind base --seed 1 -o " "$T/err.stop"' "time-varying: the printed command makes a base topology: $(grep "^    topogen" "$T/err.stop")"
         [ $kind != perm ] || check 'grep -q "^    topogen -n [24] -d 3 --kind perm --seed 1 -o " "$T/err.stop"' "directed: the printed command makes a perm topology: $(grep "^    topogen" "$T/err.stop")"
         if [ $kind = adaptive ]; then
-            m=$(sed -n "s/.*above 5 median rounds of \([0-9.e-]*\) s.*/\1/p" "$T/err.stop")
+            m=$(sed -n "s/.*median round \([0-9.e-]*\) s).*/\1/p" "$T/err.stop")
             check 'awk -v m="$m" -v t="$took" "BEGIN { exit !(m > 0 && 5 * m < 4 && t < 4 + 10) }"' \
                 "adaptive: the floor (4 s) is above 5 median rounds ($m s), and the job ended $took s after the SIGSTOP (deadline 4 s, then the job's teardown)"
             check 'grep -q "^watchdog: the deadline adapts to the round times: median + 8 MAD of the last 64 rounds, 3 to 5 median rounds, at least 4 s (--timeout-floor); --timeout SEC fixes one" "$T/out.stop"' \

@@ -72,6 +72,8 @@ static double wd_floor;                /* > 0: the adaptive deadline */
 static double wd_hist[WD_HIST];        /* intervals between exchanges */
 static size_t wd_nh, wd_hpos;          /* how many, next slot */
 static double wd_last_done;            /* time of the last exchange done */
+static size_t wd_samples;              /* intervals recorded in all */
+static double wd_deadline(char *rule, size_t cap);
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -90,8 +92,24 @@ static double median(double *v, size_t n)
  * term decided it; 0 when too few rounds are known. O(WD_HIST log). */
 static double wd_adaptive(char *rule, size_t cap)
 {
+    static size_t seen = (size_t)-1; /* wd_samples when last computed */
+    static double last_t;
+    static char last_rule[200];
     if (wd_floor <= 0 || wd_nh < WD_MIN_ROUNDS)
         return 0;
+    if (seen == wd_samples) { /* no new round since: the same answer */
+        snprintf(rule, cap, "%s", last_rule);
+        return last_t;
+    }
+    seen = wd_samples;
+    last_t = wd_deadline(last_rule, sizeof last_rule);
+    snprintf(rule, cap, "%s", last_rule);
+    return last_t;
+}
+
+/* wd_adaptive's computation. */
+static double wd_deadline(char *rule, size_t cap)
+{
     double v[WD_HIST], d[WD_HIST];
     memcpy(v, wd_hist, wd_nh * sizeof *v);
     double m = median(v, wd_nh);
@@ -105,8 +123,8 @@ static double wd_adaptive(char *rule, size_t cap)
         why = "5 median rounds";
     }
     if (t < wd_floor) {
-        snprintf(rule, cap, "the floor %g s (--timeout-floor), above 5 "
-                 "median rounds of %.3g s", wd_floor, m);
+        snprintf(rule, cap, "the floor %g s (--timeout-floor), above %s "
+                 "(%.3g s; median round %.3g s)", wd_floor, why, t, m);
         return wd_floor;
     }
     snprintf(rule, cap, "%s: median round %.3g s, MAD %.3g s, over the "
@@ -240,12 +258,12 @@ static cm_status wd_fire(const char *what, double limit, double grace,
     else
         snprintf(how, sizeof how, "--timeout %g", limit);
     if (n_silent)
-        return cm_error(CM_EMPI, "no progress for %.3g s (waiting in %s): "
+        return cm_error(CM_EMPI, "no progress for %g s (waiting in %s): "
                         "rank%s %s do%s not answer (stopped, hung or "
                         "unreachable); the job is ended (%s)",
                         limit, what, n_silent > 1 ? "s" : "", silent,
                         n_silent > 1 ? "" : "es", how);
-    return cm_error(CM_EMPI, "no progress for %.3g s (waiting in %s), though "
+    return cm_error(CM_EMPI, "no progress for %g s (waiting in %s), though "
                     "every rank answers: a rank may be much slower than the "
                     "others; the job is ended (%s; %s)", limit, what, how,
                     rule ? "give --timeout SEC or a larger --timeout-floor"
@@ -291,6 +309,7 @@ cm_status dt_wd_wait(MPI_Request *req, const char *what)
                     wd_hist[wd_hpos] = now - wd_last_done;
                     wd_hpos = (wd_hpos + 1) % WD_HIST;
                     wd_nh += wd_nh < WD_HIST;
+                    wd_samples++;
                 }
                 wd_last_done = now;
             }

@@ -451,12 +451,16 @@ def _parse(path, format):
     try:
         with tempfile.TemporaryDirectory() as d:
             f = os.path.join(d, "t.txt")
-            if lib.topogen_is_weighted(h):
+            weighted = lib.topogen_is_weighted(h)
+            if weighted:
                 _check(lib.topogen_write(h, _b(f), b"edgelist"), lib)
             else:  # an unweighted graph: its edges, no header
                 _check(lib.topogen_write(h, _b(f), b"ncol"), lib)
             with open(f, "rb") as fp:
-                p = _files_parse_bytes(fp.read(), path)
+                data = fp.read()
+            if not weighted:  # its node count, as the C reader keeps it
+                data = b"# n=%d\n" % lib.topogen_nodes(h) + data
+            p = _files_parse_bytes(data, path)
     finally:
         lib.topogen_free(h)
     p.header = []
