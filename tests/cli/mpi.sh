@@ -249,9 +249,9 @@ placement_cases() {
         "bad --placement" mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --placement metis --log "$l"
     expect_fail 2 "^dpsgd-train: --net 'fast': " "bad --net" \
         mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net fast --log "$l"
-    expect_fail 2 "^dpsgd-train: --allreduce is for the network model: add --net" "--allreduce without --net" \
+    expect_fail 2 "^dpsgd-train: --allreduce ring is only priced by the network model: add --net NET" "--allreduce ring (priced only) without --net" \
         mpi_run 2 "$dt" --mode allreduce $syn --allreduce ring --log "$l"
-    expect_fail 2 "^dpsgd-train: --allreduce prices --mode allreduce" "--allreduce on gossip" \
+    expect_fail 2 "^dpsgd-train: --allreduce is --mode allreduce's all-reduce; a gossip run does not call one" "--allreduce on gossip" \
         mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net wan --allreduce ring --log "$l"
     expect_fail 2 "^dpsgd-train: --net-hosts 5: more hosts than the 4 workers" "--net-hosts > n" \
         mpi_run 2 "$dt" --topology "$T/g4.txt" $syn --net wan --net-hosts 5 --log "$l"
