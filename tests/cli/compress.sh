@@ -34,7 +34,7 @@ compress_cases() {
     "$BIN/topogen" --kind one-peer-exp -n 8 --quiet -o "$T/op8.txt"
     expect_fail 2 "^dpsgd-train: --compress with .*op8.txt: CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W" \
         "--compress on a time-varying topology" mpi_run 2 "$dtb" --topology "$T/op8.txt" $syn --compress int8
-    expect_fail 2 "^dpsgd-train: --consensus-step is CHOCO-SGD's gamma: it needs --compress and a gossip run" \
+    expect_fail 2 "^dpsgd-train: --consensus-step is CHOCO-SGD's gamma or --staleness's: it needs --compress or --staleness and a gossip run" \
         "--consensus-step without --compress" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --consensus-step 0.5
     expect_fail 2 "^dpsgd-train: --compress int8 with --global-every" \
         "--compress with --global-every" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --compress int8 --global-every 2

@@ -59,7 +59,7 @@ START_TEST(quantization_error)
     for (int f = 0; f < 2; f++) {
         dt_compress c;
         dt_compress_parse(forms[f], &c);
-        dt_compress_apply(&c, p, q, N, NULL);
+        dt_compress_apply(&c, p, q, N);
         for (size_t b = 0; b < N; b += DT_COMPRESS_BLOCK) {
             float m = 0.0f;
             size_t e = b + DT_COMPRESS_BLOCK < N ? b + DT_COMPRESS_BLOCK : N;
@@ -82,12 +82,32 @@ START_TEST(topk_selects)
     float p[10] = {0.1f, -5.0f, 2.0f, 2.0f, -2.0f, 0.0f, 3.0f, 0.5f, -0.2f,
                    1.0f};
     float q[10];
-    size_t idx[10];
     dt_compress c;
     dt_compress_parse("topk:0.4", &c); /* k = 4: -5, 3, 2 (idx 2), 2 (3) */
-    dt_compress_apply(&c, p, q, 10, idx);
+    dt_compress_apply(&c, p, q, 10);
     const float want[10] = {0, -5.0f, 2.0f, 2.0f, 0, 0, 3.0f, 0, 0, 0};
     ck_assert_mem_eq(q, want, sizeof q);
+    /* 1000 values with many ties: exactly k kept, each kept magnitude >=
+     * each dropped one */
+    enum { M = 1000 };
+    static float pm[M], qm[M];
+    for (size_t i = 0; i < M; i++)
+        pm[i] = (float)((int)((i * 7919) % 61) - 30) / 8.0f;
+    dt_compress_parse("topk:0.137", &c); /* k = 137 */
+    dt_compress_apply(&c, pm, qm, M);
+    size_t kept = 0;
+    float lo = INFINITY, hi = 0.0f;
+    for (size_t i = 0; i < M; i++) {
+        if (qm[i] != 0.0f) {
+            kept++;
+            ck_assert(qm[i] == pm[i]);
+            lo = fminf(lo, fabsf(pm[i]));
+        } else {
+            hi = fmaxf(hi, fabsf(pm[i]));
+        }
+    }
+    ck_assert_uint_eq(kept, 137);
+    ck_assert(lo >= hi);
 }
 END_TEST
 
@@ -97,14 +117,13 @@ START_TEST(error_feedback_telescopes)
 {
     enum { N = 64, T = 50 };
     float d[N], e[N] = {0}, q[N], p[N];
-    size_t idx[N];
     double sd[N] = {0}, sq[N] = {0};
     dt_compress c;
     dt_compress_parse("topk:0.125", &c);
     for (int t = 0; t < T; t++) {
         for (size_t k = 0; k < N; k++)
             d[k] = (float)cos(0.1 * (double)(t * N + k));
-        dt_compress_ef(&c, d, e, q, p, N, idx);
+        dt_compress_ef(&c, d, e, q, p, N);
         for (size_t k = 0; k < N; k++) {
             sd[k] += d[k];
             sq[k] += q[k];

@@ -3,9 +3,9 @@
  *
  * Trade-off: the quantizers round to nearest (biased, but error feedback
  * carries the residual) instead of rounding stochastically, so no
- * generator has to be threaded through and the bits repeat; top-k sorts
- * an index array (O(n log n)) rather than selecting in O(n), simple and
- * deterministic under ties.
+ * generator has to be threaded through and the bits repeat; top-k finds
+ * the k-th largest magnitude by quickselect (O(n)), then keeps what is
+ * above it and the lowest-indexed ties, so the choice is deterministic.
  */
 #include "dt_compress.h"
 
@@ -95,19 +95,45 @@ static void quantize(const float *p, float *q, size_t n, float L)
     }
 }
 
-static const float *sort_key; /* qsort has no context argument */
-
-static int by_magnitude(const void *a, const void *b)
+/* The k-th largest (k >= 1) of a[0..n), reordering a: Hoare's
+ * quickselect with a median-of-three pivot (deterministic). O(n) on
+ * average. */
+static float kth_largest(float *a, size_t n, size_t k)
 {
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    float u = fabsf(sort_key[i]), v = fabsf(sort_key[j]);
-    if (u != v)
-        return u > v ? -1 : 1;
-    return i < j ? -1 : i > j;
+    size_t lo = 0, hi = n - 1, want = k - 1; /* index in descending order */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        float x = a[lo], y = a[mid], z = a[hi];
+        float piv = x > y ? (y > z ? y : (x > z ? z : x))
+                          : (x > z ? x : (y > z ? z : y));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] > piv)
+                i++;
+            while (a[j] < piv)
+                j--;
+            if (i <= j) {
+                float t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (want <= j)
+            hi = j;
+        else if (want >= i)
+            lo = i;
+        else
+            return a[want];
+    }
+    return a[want];
 }
 
 void dt_compress_apply(const dt_compress *c, const float *p, float *q,
-                       size_t n, size_t *idx)
+                       size_t n)
 {
     switch (c->kind) {
     case DT_COMPRESS_NONE:
@@ -119,26 +145,33 @@ void dt_compress_apply(const dt_compress *c, const float *p, float *q,
     case DT_COMPRESS_INT4:
         quantize(p, q, n, 7.0f);
         return;
-    case DT_COMPRESS_TOPK: {
+    case DT_COMPRESS_TOPK: { /* q holds |p| for the selection first */
         const size_t k = topk_count(c, n);
         for (size_t i = 0; i < n; i++)
-            idx[i] = i;
-        sort_key = p;
-        qsort(idx, n, sizeof *idx, by_magnitude);
-        memset(q, 0, n * sizeof *q);
-        for (size_t i = 0; i < k; i++)
-            q[idx[i]] = p[idx[i]];
+            q[i] = fabsf(p[i]);
+        const float thr = kth_largest(q, n, k);
+        size_t above = 0;
+        for (size_t i = 0; i < n; i++)
+            above += fabsf(p[i]) > thr;
+        size_t ties = k - above; /* of |p| == thr, the lowest indices */
+        for (size_t i = 0; i < n; i++) {
+            float m = fabsf(p[i]);
+            int keep = m > thr || (m == thr && ties > 0);
+            if (m == thr && keep)
+                ties--;
+            q[i] = keep ? p[i] : 0.0f;
+        }
         return;
     }
     }
 }
 
 void dt_compress_ef(const dt_compress *c, const float *d, float *e,
-                    float *q, float *p, size_t n, size_t *idx)
+                    float *q, float *p, size_t n)
 {
     for (size_t k = 0; k < n; k++)
         p[k] = d[k] + e[k];
-    dt_compress_apply(c, p, q, n, idx);
+    dt_compress_apply(c, p, q, n);
     for (size_t k = 0; k < n; k++)
         e[k] = p[k] - q[k];
 }

@@ -49,15 +49,15 @@ int dt_compress_active(const dt_compress *c);
  * 32-bit index each). */
 double dt_compress_bytes(const dt_compress *c, size_t n);
 
-/* q <- Q(p) on n floats (q and p may not overlap); p is left as is. For
- * topk, idx is scratch of n size_t (NULL otherwise). O(n), topk
- * O(n log n). */
+/* q <- Q(p) on n floats (q and p may not overlap); p is left as is.
+ * O(n) (topk: on average, quickselect). */
 void dt_compress_apply(const dt_compress *c, const float *p, float *q,
-                       size_t n, size_t *idx);
+                       size_t n);
 
 /* Error feedback on n floats: p <- d + e; q <- Q(p); e <- p - q. d is
- * read, e updated, q written; p scratch of n floats; idx as above. */
+ * read (it may be q: it is read before q is written), e updated, q
+ * written; p scratch of n floats. */
 void dt_compress_ef(const dt_compress *c, const float *d, float *e,
-                    float *q, float *p, size_t n, size_t *idx);
+                    float *q, float *p, size_t n);
 
 #endif

@@ -421,7 +421,7 @@ static cm_status choco_exchange(dt_run *r, dt_gossip *g)
         float *p = r->cp[i]; /* x - xh, then Q of it in cq */
         for (size_t k = 0; k < n; k++)
             p[k] = w->x[i][k] - r->ca[i][k];
-        dt_compress_apply(&r->cfg->compress, p, r->cq[i], n, r->cidx);
+        dt_compress_apply(&r->cfg->compress, p, r->cq[i], n);
         for (size_t k = 0; k < n; k++)
             r->ca[i][k] += r->cq[i][k];
     }
@@ -585,7 +585,7 @@ static cm_status compressed_average(dt_run *r)
         for (size_t k = 0; k < n; k++)
             d[k] = r->ca[i][k] - w->x[i][k];
         dt_compress_ef(&r->cfg->compress, d, r->ce[i], r->cq[i], r->cp[i],
-                       n, r->cidx); /* d is read before q is written */
+                       n); /* d is read before q is written */
     }
     cm_status s = dt_gossip_round(r->gg, r->cq, w->xn);
     r->ar_bytes += (uint64_t)dt_compress_bytes(&r->cfg->compress, n);
@@ -675,7 +675,7 @@ static cm_status no_mix(void *ctx, float *const *a)
 }
 
 /* --compress: anchor (the initial x), error feedback (0), q and p
- * scratch, one slab each; topk's index scratch. */
+ * scratch, one slab each. */
 static cm_status setup_compress(dt_run *r)
 {
     const size_t cnt = r->w.count, n = r->w.len;
@@ -688,8 +688,6 @@ static cm_status setup_compress(dt_run *r)
         if (s != CM_OK)
             return s;
     }
-    if (!(r->cidx = malloc(n * sizeof *r->cidx)))
-        return cm_error(CM_ENOMEM, "out of memory (--compress)");
     for (size_t i = 0; i < cnt; i++)
         memcpy(r->ca[i], r->w.x[i], n * sizeof(float));
     return CM_OK;
@@ -855,7 +853,6 @@ static void run_free(dt_run *r)
         dt_slab_free(r->cslab[j]);
         free(carr[j]);
     }
-    free(r->cidx);
     for (size_t k = 0; r->sring && k <= r->cfg->staleness; k++) {
         dt_slab_free(r->sslab[k]);
         free(r->sring[k]);

@@ -49,7 +49,6 @@ typedef struct {
                                average (anchor), the error feedback, the
                                sent q, scratch p (local all-reduce) */
     void *cslab[4];         /* their arrays, one block each */
-    size_t *cidx;           /* topk scratch [len] */
     double t_ar_full;       /* --net: an uncompressed all-reduce (the
                                warm-up's momentum average) */
     float ***sring;         /* --staleness S: [S + 1][count] the models
