@@ -16,8 +16,9 @@ What is the CLI's bit for bit, and why:
   ring lattice driven by cm_rng), connected and d-regular but not the
   CLI's graph; the file's header then says so in a line of its own;
 - weights: mh and maxdeg are exact arithmetic; laplacian needs
-  lambda_2 and lambda_n of the Laplacian, computed by LAPACK dsyev as
-  the C code computes them (topogen/_linalg.py), below 2,048 nodes (from
+  lambda_2 and lambda_n of the Laplacian, computed as the C code
+  computes them (topogen/_linalg.py: a port of cm_eigen's Householder
+  reduction, then the system's LAPACK dsterf), below 2,048 nodes (from
   there the C code uses a sparse Lanczos solver: the same weights to
   ~1e-12, not the same last bits);
 - the header: the same lines and number formats (%.4f, %.17g).
@@ -288,7 +289,7 @@ def csr(n, es):
 
 def laplacian_extremes(n, adj):
     """(lambda_2, lambda_n) of the Laplacian, as cm_topo_laplacian_extremes
-    computes them below 2,048 nodes (dense dsyev)."""
+    computes them below 2,048 nodes (dense: cm_eigen's path)."""
     if n <= 1:
         return 0.0, 0.0
     L = _linalg.dense(n)

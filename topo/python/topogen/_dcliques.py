@@ -4,7 +4,7 @@ operation as topo/kinds/tg_dcliques.c (its stream "dclq" of cm_rng, the
 same greedy swaps, links and weights), so that the file is the one
 `topogen --kind dcliques --labels FILE --seed S` writes, byte for byte;
 the header's heterogeneity is topo/measure/tg_hetero.c's and the slem
-LAPACK's (topogen/_linalg.py).
+cm_eigen's (topogen/_linalg.py).
 """
 import math
 import os

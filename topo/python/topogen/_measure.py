@@ -1,6 +1,6 @@
 """topogen._measure: `topogen eval`'s figures of a static undirected
 weighted topology without libtopogen (pure Python; the eigenvalues from
-topogen/_linalg.py, LAPACK dsyev as the C code). The keys and meanings
+topogen/_linalg.py, cm_eigen's path as the C code). The keys and meanings
 are those of `topogen eval --json`: lambda2 and lambdan are the
 Laplacian's second smallest and largest eigenvalues, slem is ||W -
 11^T/n||_2 of W as written, neff the effective number of neighbours of

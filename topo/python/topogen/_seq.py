@@ -4,7 +4,8 @@ and the one-peer exponential graph (base 2), built as the C code builds
 them (the same rounds, edges, weights and self weights, subtracted in
 the same order), and the header's product norm computed as
 src/spectra/cm_topo_seq.c computes it (the product row by row, then
-BLAS dgemm and LAPACK dsyev, both the system's through ctypes), so the
+the system's BLAS dgemm through ctypes, then cm_eigen's eigenvalues as
+topogen/_linalg.py ports them), so the
 file is `topogen --kind base -n N -d K`'s byte for byte. Dense: n <=
 4,096 (the C code's dense limit; beyond it libtopogen).
 """
