@@ -939,8 +939,16 @@ static void preinit(int argc, char **argv, char **envp)
     cm_blas_limit_early("dpsgd-train");
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
 }
+#ifndef DT_SMPI
 __attribute__((section(".preinit_array"), used)) static void (
     *const preinit_hook)(int, char **, char **) = preinit;
+#else
+/* smpicc links the program as a shared object, where .preinit_array is
+ * not allowed; SimGrid loads it after its own start-up (and OpenBLAS's),
+ * so the hook could not run first anyway: smpi-run.sh sets one thread */
+__attribute__((unused)) static void (*const preinit_hook)(int, char **,
+                                                           char **) = preinit;
+#endif
 
 int main(int argc, char **argv)
 {
