@@ -23,6 +23,7 @@
 #include "cm_place.h"
 #include "dt_comm_mpi.h"
 #include "dt_watchdog.h"
+#include "dt_nbc_smpi.h"
 
 struct dt_allreduce {
     cm_net_ar_alg alg;   /* CM_AR_AUTO, CM_AR_DIRECT or CM_AR_HIER */

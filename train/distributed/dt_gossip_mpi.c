@@ -25,6 +25,7 @@
 #include "dt_gossip_plan.h"
 #include "dt_slab.h"
 #include "dt_watchdog.h"
+#include "dt_nbc_smpi.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -232,7 +233,9 @@ cm_status dt_comm_agree_idle(const dt_comm *c, cm_status local)
      * minutes for another's eigensolve costs no core, and at most ~10 ms
      * of latency once it arrives */
     long ns = 50000;
-    while ((rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS &&
+    done = req == MPI_REQUEST_NULL; /* dt_nbc_smpi.h: already complete */
+    while (!done &&
+           (rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS &&
            !done) {
         struct timespec ts = {0, ns};
         nanosleep(&ts, NULL);
