@@ -32,7 +32,9 @@ Debian's python3.11, numpy 1.24 (the C code, same machine: 0.05 s,
 0.8 s, 8.6 s):
     n =         200      1000     2000
     numpy       0.2 s    8.5 s    59 s
-    lists       0.9 s    82 s     (400: 5.7 s)
+    lists       0.9 s    82 s     960 s
+(one run each; with other jobs on the same cores the numpy n = 2000
+run took 170 s, the C code's 11 s).
 
 Fallbacks, NOT bit-identical to the CLI: without LAPACK,
 numpy.linalg.eigvalsh (LAPACK dsyevd of numpy's own build: the same
