@@ -56,8 +56,11 @@ bad() {
 
 dt="$BIN/dpsgd-train"
 tg="$BIN/topogen"
+# (not $syn: its --epochs 1 with a second --epochs is refused, as every
+# repeated value flag is)
 "$dt" --write-partition "$T/lab16.txt" --workers 16 --partition shards:2 \
-    $syn --epochs 0 >/dev/null || fail setup "--write-partition"
+    --dataset synthetic --synthetic-train 1024 --synthetic-test 64 --quiet \
+    --epochs 0 >/dev/null || fail setup "--write-partition"
 "$tg" -n 16 --kind dcliques --labels "$T/lab16.txt" -q -o "$T/dc.txt" ||
     fail setup "topogen --kind dcliques"
 
