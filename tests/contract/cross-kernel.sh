@@ -88,7 +88,7 @@ train() {
         "$BIN/dpsgd-train" --topology "$T/g16.txt" --model $model \
             --dataset synthetic --synthetic-train 256 --synthetic-test 64 \
             --batch 8 --epochs 1 --threads "$THREADS" --quiet 2>&1 |
-            sed -n "s/^final: .*  hash \([0-9a-f]*\)  workers-hash \([0-9a-f]*\)$/$model \1 \2/p"
+            sed -n "s/^final: .*  hash \([0-9a-f]*\)  workers-hash \([0-9a-f]*\)\( .*\)\{0,1\}$/$model \1 \2/p"
     done >"$T/$1/train.hash"
     [ -s "$T/$1/train.hash" ] || echo "FAILED: no final line" >"$T/$1/train.hash"
 }
