@@ -21,19 +21,6 @@
 #include "ta_price.h"
 #include "topogen_config.h"
 
-/* snprintf into buf, truncating silently (paths and names are bounded by
- * the buffers they come from) */
-static int fmt(char *buf, size_t cap, const char *f, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fmt(char *buf, size_t cap, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(buf, cap, f, ap);
-    va_end(ap);
-    return n;
-}
-
 #define DATASET_IMAGES 60000.0 /* Fashion-MNIST's training set */
 
 const char *ta_basis_name(ta_basis b)
@@ -84,13 +71,13 @@ static ta_sched cell_sched(const ta_ctx *x, ta_alg alg, const char *graph,
     ta_sched s;
     memset(&s, 0, sizeof s);
     s.alg = alg;
-    fmt(s.graph, sizeof s.graph, "%s", graph);
-    fmt(s.weights, sizeof s.weights, "%s",
+    ta_fmt(s.graph, sizeof s.graph, "%s", graph);
+    ta_fmt(s.weights, sizeof s.weights, "%s",
              !strcmp(graph, "-") ? "-" : !strcmp(graph, "opexp") ||
              !strcmp(graph, "dcliques") ? "own" : "laplacian");
     s.n = x->n;
     s.batch = x->p->batch;
-    fmt(s.partition, sizeof s.partition, "%s", x->p->partition);
+    ta_fmt(s.partition, sizeof s.partition, "%s", x->p->partition);
     s.lr = 0.05;
     s.H = H;
     s.local_after = H > 1 && (alg == TA_ALG_LOCAL || alg == TA_ALG_DILOCO)
@@ -130,25 +117,25 @@ static void row_name(ta_row *r)
     const ta_sched *s = &r->s;
     int n = 0;
     if (s->alg == TA_ALG_ALLREDUCE)
-        n = fmt(r->name, sizeof r->name, "all-reduce every step");
+        n = ta_fmt(r->name, sizeof r->name, "all-reduce every step");
     else if (s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO)
-        n = fmt(r->name, sizeof r->name, "%s H=%zu",
+        n = ta_fmt(r->name, sizeof r->name, "%s H=%zu",
                      ta_alg_name(s->alg), s->H);
     else
-        n = fmt(r->name, sizeof r->name, "%s, %s graph%s%s",
+        n = ta_fmt(r->name, sizeof r->name, "%s, %s graph%s%s",
                      ta_alg_name(s->alg), s->graph,
                      strcmp(s->weights, "laplacian") &&
                      strcmp(s->weights, "own") ? " " : "",
                      strcmp(s->weights, "laplacian") &&
                      strcmp(s->weights, "own") ? s->weights : "");
     if (s->alg >= TA_ALG_DPSGD && s->H > 1 && n > 0)
-        n += fmt(r->name + n, sizeof r->name - (size_t)n, " H=%zu",
+        n += ta_fmt(r->name + n, sizeof r->name - (size_t)n, " H=%zu",
                       s->H);
     if (s->global_every && n > 0)
-        n += fmt(r->name + n, sizeof r->name - (size_t)n,
+        n += ta_fmt(r->name + n, sizeof r->name - (size_t)n,
                       ", exact average every %zu", s->global_every);
     if (fabs(s->lr - 0.05) > 1e-12 && n > 0)
-        fmt(r->name + n, sizeof r->name - (size_t)n, ", lr %g", s->lr);
+        ta_fmt(r->name + n, sizeof r->name - (size_t)n, ", lr %g", s->lr);
 }
 
 /* the dpsgd-train command that runs row r */
@@ -158,7 +145,7 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
     char opt[400] = "";
     size_t len = 0;
 #define OPT(...) \
-    len += (size_t)fmt(opt + len, len < sizeof opt ? sizeof opt - len : 0, \
+    len += (size_t)ta_fmt(opt + len, len < sizeof opt ? sizeof opt - len : 0, \
                             __VA_ARGS__)
     if (s->alg >= TA_ALG_DPSGD)
         OPT(" --algorithm %s", s->alg == TA_ALG_OTHER ? "dpsgd"
@@ -180,12 +167,12 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
     const char *mca = ar_mode || s->global_every ? x->mca : "";
     char what[200];
     if (ar_mode)
-        fmt(what, sizeof what, "--mode allreduce --workers %zu", x->n);
+        ta_fmt(what, sizeof what, "--mode allreduce --workers %zu", x->n);
     else
-        fmt(what, sizeof what, "--topology %s%s", g ? g->file : "?",
+        ta_fmt(what, sizeof what, "--topology %s%s", g ? g->file : "?",
                  g && g->block && strcmp(s->graph, "opexp")
                      ? " --placement block" : "");
-    fmt(r->train, sizeof r->train,
+    ta_fmt(r->train, sizeof r->train,
              "mpirun %s-np RANKS dpsgd-train %s --partition %s --batch %zu "
              "--epochs %g --lr %g --momentum 0.9 --warmup 1 --schedule step "
              "--step-epochs 3.5%s --seed %llu --net %s --net-hosts %zu%s",
@@ -201,11 +188,11 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
         /* the graph's weights: the price's command has laplacian */
         const char *w = strstr(g->topogen, "--weights laplacian");
         if (w && strcmp(s->weights, "laplacian") && strcmp(s->weights, "own"))
-            fmt(r->topogen, sizeof r->topogen, "%.*s--weights %s%s",
+            ta_fmt(r->topogen, sizeof r->topogen, "%.*s--weights %s%s",
                      (int)(w - g->topogen), g->topogen, s->weights,
                      w + strlen("--weights laplacian"));
         else
-            fmt(r->topogen, sizeof r->topogen, "%s", g->topogen);
+            ta_fmt(r->topogen, sizeof r->topogen, "%s", g->topogen);
     }
 }
 
@@ -228,8 +215,8 @@ static void measure(const ta_plan *p, ta_row *r, double t_exact)
         if (!ta_sched_same(&x->s, &r->s))
             continue;
         if (!r->seeds++) {
-            fmt(r->setting, sizeof r->setting, "%s", x->setting);
-            fmt(r->exp, sizeof r->exp, "%s", x->exp);
+            ta_fmt(r->setting, sizeof r->setting, "%s", x->setting);
+            ta_fmt(r->exp, sizeof r->exp, "%s", x->exp);
         }
         if (isfinite(x->final_acc)) {
             acc += x->final_acc;
@@ -267,7 +254,7 @@ static void measure(const ta_plan *p, ta_row *r, double t_exact)
             r->lo = tmin;
             r->hi = tmax;
         }
-        fmt(r->note, sizeof r->note, "%zu of %zu runs at these "
+        ta_fmt(r->note, sizeof r->note, "%zu of %zu runs at these "
                  "settings did not reach %g%s", r->seeds - r->reached,
                  r->seeds, p->target, r->reached ? "" : " (steps: none)");
     }
@@ -303,7 +290,7 @@ static void predict(const ta_plan *p, const ta_ctx *x, ta_row *r,
         r->s.slem = slem_of(p, x, r->s.graph, r->s.weights);
     if (ta_model_predict(&p->model, &r->s, &e, &lo, &hi, &inside) != CM_OK) {
         r->basis = TA_BASIS_NONE;
-        fmt(r->note, sizeof r->note, "no runs and no prediction: %s",
+        ta_fmt(r->note, sizeof r->note, "no runs and no prediction: %s",
                  cm_last_error());
         cm_error_clear();
         return;
@@ -318,11 +305,11 @@ static void predict(const ta_plan *p, const ta_ctx *x, ta_row *r,
     r->basis = inside && r->steps <= budget ? TA_BASIS_PREDICTED
                                             : TA_BASIS_EXTRAPOLATED;
     if (!inside)
-        fmt(r->note, sizeof r->note, "outside the fitted runs' range "
+        ta_fmt(r->note, sizeof r->note, "outside the fitted runs' range "
                  "of %s (consensus c, partition, n or lr)",
                  ta_alg_name(r->s.alg));
     else if (r->steps > budget)
-        fmt(r->note, sizeof r->note, "predicted beyond the %g-epoch "
+        ta_fmt(r->note, sizeof r->note, "predicted beyond the %g-epoch "
                  "budget (%.0f steps)", r->s.epochs, budget);
 }
 
@@ -404,12 +391,12 @@ static cm_status rank(ta_plan *p, int extrapolate)
 static cm_status read_defaults(ta_plan *p, const char *root)
 {
     char dir[4096], real[PATH_MAX];
-    fmt(dir, sizeof dir, "%s/data", root ? root : ".");
+    ta_fmt(dir, sizeof dir, "%s/data", root ? root : ".");
     char cwd[PATH_MAX];
     if (realpath(dir, real)) {
         /* relative to the working directory when under it */
         size_t cl = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
-        fmt(dir, sizeof dir, "%s", cl && !strncmp(real, cwd, cl) &&
+        ta_fmt(dir, sizeof dir, "%s", cl && !strncmp(real, cwd, cl) &&
                                         real[cl] == '/' ? real + cl + 1
                                                         : real);
     }
@@ -417,7 +404,7 @@ static cm_status read_defaults(ta_plan *p, const char *root)
     size_t got = 0;
     for (size_t k = 0; k < 2; k++) {
         char d[4200];
-        fmt(d, sizeof d, "%s/%s", dir, NAMES[k]);
+        ta_fmt(d, sizeof d, "%s/%s", dir, NAMES[k]);
         cm_status st = ta_runs_read(&p->runs, d, p->target);
         if (st == CM_EIO && !got && k == 0) {
             cm_error_clear();
@@ -427,7 +414,7 @@ static cm_status read_defaults(ta_plan *p, const char *root)
             return st;
         cm_error_clear();
         size_t len = strlen(p->results);
-        fmt(p->results + len, sizeof p->results - len, "%s%s",
+        ta_fmt(p->results + len, sizeof p->results - len, "%s%s",
                  len ? "," : "", d);
         got++;
     }
@@ -442,7 +429,7 @@ static cm_status read_results(ta_plan *p, const ta_plan_opts *o)
     if (!o->results || !strcmp(o->results, "default"))
         return read_defaults(p, o->default_root);
     char buf[4096];
-    fmt(buf, sizeof buf, "%s", o->results);
+    ta_fmt(buf, sizeof buf, "%s", o->results);
     char *save = NULL;
     for (char *d = strtok_r(buf, ",", &save); d;
          d = strtok_r(NULL, ",", &save)) {
@@ -453,7 +440,7 @@ static cm_status read_results(ta_plan *p, const ta_plan_opts *o)
             return st;
         if (strcmp(d, "default")) {
             size_t len = strlen(p->results);
-            fmt(p->results + len, sizeof p->results - len, "%s%s",
+            ta_fmt(p->results + len, sizeof p->results - len, "%s%s",
                      len ? "," : "", d);
         }
     }
@@ -484,7 +471,7 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     p->epochs = o->epochs > 0 ? o->epochs : 12;
     p->batch = o->batch ? o->batch
                         : (size_t)fmax(1.0, floor(1024.0 / (double)o->n));
-    fmt(p->partition, sizeof p->partition, "%s",
+    ta_fmt(p->partition, sizeof p->partition, "%s",
              o->partition ? o->partition : "dirichlet:0.1");
     cm_status st = read_results(p, o);
     if (st == CM_OK)
@@ -539,7 +526,7 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
         }
         if (strcmp(r->s.graph, "-") && !ta_price_of(&x, r->s.graph)) {
             char why[160];
-            fmt(why, sizeof why, "the runs' %s (graph '%s' is not "
+            ta_fmt(why, sizeof why, "the runs' %s (graph '%s' is not "
                      "built by plan)", r->setting, r->s.graph);
             ta_plan_skip(p, why);
             continue;
@@ -568,10 +555,10 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
         if (!r->seeds)
             predict(p, &x, r, x.ar.time_s, spe);
         if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
-            fmt(r->note, sizeof r->note, "%s", g->note);
+            ta_fmt(r->note, sizeof r->note, "%s", g->note);
         if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
             x.ar.alg == CM_AR_HIER && !r->note[0])
-            fmt(r->note, sizeof r->note, "hierarchical all-reduce (%s "
+            ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce (%s "
                 "among hosts, %.4g ms) priced; Open MPI 4.1's libnbc has "
                 "none: the run line selects the cheapest flat one, %s "
                 "(%.4g ms)", cm_net_ar_name(x.ar.inter), x.ar.time_s * 1e3,

@@ -21,19 +21,6 @@
 
 #include "ta_sched.h"
 
-/* snprintf into buf, truncating silently (paths and names are bounded by
- * the buffers they come from) */
-static int fmt(char *buf, size_t cap, const char *f, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fmt(char *buf, size_t cap, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(buf, cap, f, ap);
-    va_end(ap);
-    return n;
-}
-
 #define MAX_DEPTH 4
 #define PER_RUN_HEAD "setting\tseed\ttopology\tfinal_acc\tsteps_to_85\t"
 
@@ -269,8 +256,8 @@ static ta_run *push(ta_runs *r)
     ta_run *x = &r->v[r->n++];
     memset(x, 0, sizeof *x);
     x->s.alg = TA_ALG_DPSGD;
-    fmt(x->s.graph, sizeof x->s.graph, "?");
-    fmt(x->s.weights, sizeof x->s.weights, "laplacian");
+    ta_fmt(x->s.graph, sizeof x->s.graph, "?");
+    ta_fmt(x->s.weights, sizeof x->s.weights, "laplacian");
     x->s.H = 1;
     x->s.compress = 1;
     x->s.slem = NAN;
@@ -295,53 +282,53 @@ static cm_status read_run(ta_runs *r, const char *exp, const char *rdir,
                           const char *file, double target)
 {
     char name[256], path[4096];
-    fmt(name, sizeof name, "%.*s", (int)(strlen(file) - 4), file);
+    ta_fmt(name, sizeof name, "%.*s", (int)(strlen(file) - 4), file);
     ta_run *x = push(r);
     if (!x)
         return cm_error(CM_ENOMEM, "out of memory");
-    fmt(x->exp, sizeof x->exp, "%s", exp);
+    ta_fmt(x->exp, sizeof x->exp, "%s", exp);
     /* the setting: the name without -sSEED */
     char *sd = strrchr(name, '-');
     if (sd && sd[1] == 's' && isdigit((unsigned char)sd[2])) {
         x->seed = (unsigned)strtoul(sd + 2, NULL, 10);
-        fmt(x->setting, sizeof x->setting, "%.*s", (int)(sd - name),
+        ta_fmt(x->setting, sizeof x->setting, "%.*s", (int)(sd - name),
                  name);
     } else
-        fmt(x->setting, sizeof x->setting, "%s", name);
+        ta_fmt(x->setting, sizeof x->setting, "%s", name);
     int known = 0;
-    fmt(path, sizeof path, "%s/grid.env", exp);
+    ta_fmt(path, sizeof path, "%s/grid.env", exp);
     ta_sched_from_env(path, exp, &x->s, &x->seed, &known);
-    fmt(path, sizeof path, "%s/grid.env", rdir);
+    ta_fmt(path, sizeof path, "%s/grid.env", rdir);
     ta_sched_from_env(path, exp, &x->s, &x->seed, &known);
     ta_sched_from_name(x->setting, &x->s, &known);
-    fmt(path, sizeof path, "%s/%s.settings", rdir, name);
+    ta_fmt(path, sizeof path, "%s/%s.settings", rdir, name);
     if (ta_is_file(path)) {
         /* the grid's names: nN-SETTING-WEIGHTS-PARTITION */
         ta_sched_from_env(path, exp, &x->s, &x->seed, &known);
         char *p = strstr(x->setting, x->s.partition);
         char part[40];
-        fmt(part, sizeof part, "%s", x->s.partition);
+        ta_fmt(part, sizeof part, "%s", x->s.partition);
         for (char *q = part; *q; q++)
             if (*q == ':')
                 *q = '-';
         if (!p && (p = strstr(x->setting, part)) && p > x->setting)
             p[-1] = '\0';
     }
-    fmt(path, sizeof path, "%s/logs/%s.log", exp, name);
+    ta_fmt(path, sizeof path, "%s/logs/%s.log", exp, name);
     ta_sched_from_log(path, &x->s, &known);
     if (!strcmp(x->s.graph, "?") && known) {
         /* one graph beside the runs (the algorithms experiments) */
-        fmt(path, sizeof path, "%s/learned-n%zu.txt", exp, x->s.n);
+        ta_fmt(path, sizeof path, "%s/learned-n%zu.txt", exp, x->s.n);
         if (ta_is_file(path))
             ta_sched_from_topology(path, &x->s);
     }
-    fmt(path, sizeof path, "%s/%s.json", rdir, name);
+    ta_fmt(path, sizeof path, "%s/%s.json", rdir, name);
     if (ta_sched_from_json(path, exp, &x->s, &x->seed))
         known = 1;
-    fmt(path, sizeof path, "%s/%s.failed", rdir, name);
+    ta_fmt(path, sizeof path, "%s/%s.failed", rdir, name);
     if (ta_is_file(path))
         x->diverged = 1;
-    fmt(path, sizeof path, "%s/%s", rdir, file);
+    ta_fmt(path, sizeof path, "%s/%s", rdir, file);
     cm_status st = read_csv(path, target, x);
     if (st != CM_OK)
         return st;
@@ -351,7 +338,7 @@ static cm_status read_run(ta_runs *r, const char *exp, const char *rdir,
                                               x->steps_per_epoch) + 0.5);
     if (!strcmp(x->s.graph, "opexp")) {
         x->s.slem = 0; /* exact after log2 n rounds: its own feature */
-        fmt(x->s.weights, sizeof x->s.weights, "own");
+        ta_fmt(x->s.weights, sizeof x->s.weights, "own");
     }
     if (!known || !x->s.n || !x->s.batch || !x->s.partition[0] ||
         !strcmp(x->s.graph, "?")) {
@@ -386,7 +373,7 @@ static char **list(const char *dir, const char *ext, int dirs)
         size_t len = strlen(e->d_name);
         if (e->d_name[0] == '.')
             continue;
-        fmt(path, sizeof path, "%s/%s", dir, e->d_name);
+        ta_fmt(path, sizeof path, "%s/%s", dir, e->d_name);
         if (dirs ? !ta_is_dir(path)
                  : len <= strlen(ext) ||
                    strcmp(e->d_name + len - strlen(ext), ext) ||
@@ -419,7 +406,7 @@ static void list_free(char **v)
 static int is_log(const char *dir, const char *file)
 {
     char path[4096], line[64] = "";
-    fmt(path, sizeof path, "%s/%s", dir, file);
+    ta_fmt(path, sizeof path, "%s/%s", dir, file);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -433,7 +420,7 @@ static int is_log(const char *dir, const char *file)
 static cm_status read_per_run(ta_runs *r, const char *exp, double target)
 {
     char path[4096], line[4096];
-    fmt(path, sizeof path, "%s/per-run.tsv", exp);
+    ta_fmt(path, sizeof path, "%s/per-run.tsv", exp);
     if (fabs(target - 0.85) > 1e-9)
         return cm_error(CM_EINVAL, "%s: a per-run.tsv without its run CSVs "
                         "holds steps to 85%% only, not to --target %g",
@@ -463,11 +450,11 @@ static cm_status read_per_run(ta_runs *r, const char *exp, double target)
             st = cm_error(CM_ENOMEM, "out of memory");
             break;
         }
-        fmt(x->exp, sizeof x->exp, "%s", exp);
-        fmt(x->setting, sizeof x->setting, "%s", set);
+        ta_fmt(x->exp, sizeof x->exp, "%s", exp);
+        ta_fmt(x->setting, sizeof x->setting, "%s", set);
         x->seed = seed;
         int known = 0;
-        fmt(path, sizeof path, "%s/grid.env", exp);
+        ta_fmt(path, sizeof path, "%s/grid.env", exp);
         ta_sched_from_env(path, exp, &x->s, &x->seed, &known);
         x->seed = seed;
         known = 0;
@@ -491,7 +478,7 @@ static cm_status walk(ta_runs *r, const char *dir, double target, int depth)
 {
     char path[4096];
     cm_status st = CM_OK;
-    fmt(path, sizeof path, "%s/runs", dir);
+    ta_fmt(path, sizeof path, "%s/runs", dir);
     const char *rdir = NULL;
     char **csv = NULL;
     if (ta_is_dir(path) && (csv = list(path, ".csv", 0)) && csv[0])
@@ -508,17 +495,17 @@ static cm_status walk(ta_runs *r, const char *dir, double target, int depth)
     if (rdir) {
         char rd[4096];
         int in_runs = rdir == path;
-        fmt(rd, sizeof rd, "%s", rdir);
+        ta_fmt(rd, sizeof rd, "%s", rdir);
         r->st.dirs++;
-        fmt(path, sizeof path, "%s/modelled.tsv", dir);
+        ta_fmt(path, sizeof path, "%s/modelled.tsv", dir);
         st = read_modelled(r, path);
-        fmt(path, sizeof path, "%s/bench.txt", dir);
+        ta_fmt(path, sizeof path, "%s/bench.txt", dir);
         read_bench(r, path);
         for (size_t k = 0; st == CM_OK && csv[k]; k++)
             if (in_runs || is_log(dir, csv[k]))
                 st = read_run(r, dir, rd, csv[k], target);
     } else {
-        fmt(path, sizeof path, "%s/per-run.tsv", dir);
+        ta_fmt(path, sizeof path, "%s/per-run.tsv", dir);
         if (ta_is_file(path)) {
             r->st.dirs++;
             st = read_per_run(r, dir, target);
@@ -532,7 +519,7 @@ static cm_status walk(ta_runs *r, const char *dir, double target, int depth)
         if (!strcmp(sub[k], "runs") || !strcmp(sub[k], "topo") ||
             !strcmp(sub[k], "logs"))
             continue;
-        fmt(path, sizeof path, "%s/%s", dir, sub[k]);
+        ta_fmt(path, sizeof path, "%s/%s", dir, sub[k]);
         st = walk(r, path, target, depth + 1);
     }
     list_free(sub);

@@ -16,11 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* snprintf into buf, truncating silently (paths and names are bounded by
- * the buffers they come from) */
-static int fmt(char *buf, size_t cap, const char *f, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fmt(char *buf, size_t cap, const char *f, ...)
+int ta_fmt(char *buf, size_t cap, const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
@@ -100,7 +96,7 @@ int ta_env_value(const char *path, const char *key, char *buf,
                 if (q)
                     *q = '\0';
             }
-            fmt(buf, cap, "%s", v);
+            ta_fmt(buf, cap, "%s", v);
             found = 1;
         }
     fclose(f);
@@ -115,7 +111,7 @@ static int arg_value(const char *args, const char *flag, char *buf,
     for (const char *s = strstr(args, flag); s; s = strstr(s + 1, flag))
         if ((s == args || s[-1] == ' ') && s[fl] == ' ') {
             const char *v = s + fl + 1;
-            fmt(buf, cap, "%.*s", (int)strcspn(v, " \""), v);
+            ta_fmt(buf, cap, "%.*s", (int)strcspn(v, " \""), v);
             return 1;
         }
     return 0;
@@ -136,15 +132,15 @@ void ta_sched_from_topology(const char *path, ta_sched *s)
         if (!strcmp(s->graph, "?") && (p = strstr(line, " kind="))) {
             p += 6;
             size_t len = strcspn(p, " \r\n");
-            fmt(s->graph, sizeof s->graph, "%.*s", (int)len, p);
+            ta_fmt(s->graph, sizeof s->graph, "%.*s", (int)len, p);
             if (!strcmp(s->graph, "one-peer-exp"))
-                fmt(s->graph, sizeof s->graph, "opexp");
+                ta_fmt(s->graph, sizeof s->graph, "opexp");
         }
         if (!strncmp(line, "# settings:", 11) && !strcmp(s->graph, "learned")) {
             if (strstr(line, "--labels "))
-                fmt(s->graph, sizeof s->graph, "aware");
+                ta_fmt(s->graph, sizeof s->graph, "aware");
             else if (strstr(line, "--groups "))
-                fmt(s->graph, sizeof s->graph, "hosts");
+                ta_fmt(s->graph, sizeof s->graph, "hosts");
         }
     }
     fclose(f);
@@ -159,10 +155,10 @@ void ta_sched_topology_of(const char *exp, const char *named, ta_sched *s)
     char path[4096];
     const char *b = strrchr(named, '/');
     b = b ? b + 1 : named;
-    fmt(path, sizeof path, "%s/topo/%s", exp, b);
+    ta_fmt(path, sizeof path, "%s/topo/%s", exp, b);
     if (ta_is_file(path))
         ta_sched_from_topology(path, s);
-    else if (fmt(path, sizeof path, "%s/%s", exp, b) > 0 &&
+    else if (ta_fmt(path, sizeof path, "%s/%s", exp, b) > 0 &&
              ta_is_file(path))
         ta_sched_from_topology(path, s);
     else if (ta_is_file(named))
@@ -177,7 +173,7 @@ static const char *const GRAPHS[] = {"aware", "learned", "random", "rrl",
 void ta_sched_from_name(const char *name, ta_sched *s, int *known)
 {
     char buf[128];
-    fmt(buf, sizeof buf, "%s", name);
+    ta_fmt(buf, sizeof buf, "%s", name);
     char *save = NULL, *t = strtok_r(buf, "-", &save);
     if (!t)
         return;
@@ -193,8 +189,8 @@ void ta_sched_from_name(const char *name, ta_sched *s, int *known)
                                TA_ALG_GT, TA_ALG_OTHER};
     s->alg = A[kind];
     if (kind <= 3) {
-        fmt(s->graph, sizeof s->graph, "-");
-        fmt(s->weights, sizeof s->weights, "-");
+        ta_fmt(s->graph, sizeof s->graph, "-");
+        ta_fmt(s->weights, sizeof s->weights, "-");
         if (kind > 1)
             s->local_after = 58;
     }
@@ -210,7 +206,7 @@ void ta_sched_from_name(const char *name, ta_sched *s, int *known)
         else if (kind >= 4)
             for (size_t g = 0; GRAPHS[g]; g++)
                 if (!strcmp(t, GRAPHS[g]))
-                    fmt(s->graph, sizeof s->graph, "%s", t);
+                    ta_fmt(s->graph, sizeof s->graph, "%s", t);
     }
     if (s->alg == TA_ALG_ALLREDUCE && s->H > 1)
         s->alg = TA_ALG_LOCAL;
@@ -261,20 +257,20 @@ int ta_sched_from_json(const char *path, const char *exp, ta_sched *s,
     else if ((v = json_object_get(st, "workers")) && json_is_integer(v))
         s->n = (size_t)json_integer_value(v);
     if (part)
-        fmt(s->partition, sizeof s->partition, "%s", part);
+        ta_fmt(s->partition, sizeof s->partition, "%s", part);
     int diloco = outer && strcmp(outer, "none");
     if (mode && !strcmp(mode, "allreduce")) {
         s->alg = diloco ? TA_ALG_DILOCO
                : s->H > 1 ? TA_ALG_LOCAL : TA_ALG_ALLREDUCE;
-        fmt(s->graph, sizeof s->graph, "-");
-        fmt(s->weights, sizeof s->weights, "-");
+        ta_fmt(s->graph, sizeof s->graph, "-");
+        ta_fmt(s->weights, sizeof s->weights, "-");
         s->slem = 0;
     } else {
         s->alg = !alg || !strcmp(alg, "dpsgd") ? TA_ALG_DPSGD
                : !strcmp(alg, "d2") ? TA_ALG_D2
                : !strcmp(alg, "gt") ? TA_ALG_GT : TA_ALG_OTHER;
         if (w)
-            fmt(s->weights, sizeof s->weights, "%s", w);
+            ta_fmt(s->weights, sizeof s->weights, "%s", w);
         ta_sched_topology_of(exp, topo, s);
     }
     json_decref(o);
@@ -298,7 +294,7 @@ void ta_sched_from_env(const char *path, const char *exp, ta_sched *s,
     if (ta_env_value(path, "SEED", v, sizeof v))
         *seed = (unsigned)strtoul(v, NULL, 10);
     if (ta_env_value(path, "PARTITION", v, sizeof v))
-        fmt(s->partition, sizeof s->partition, "%s", v);
+        ta_fmt(s->partition, sizeof s->partition, "%s", v);
     char a[64];
     if (ta_env_value(path, "TRAIN_ARGS", v, sizeof v)) {
         if (arg_value(v, "--algorithm", a, sizeof a))
@@ -322,14 +318,14 @@ void ta_sched_from_env(const char *path, const char *exp, ta_sched *s,
                 *p = '-';
         if (!strcmp(v, "allreduce")) {
             s->alg = s->H > 1 ? TA_ALG_LOCAL : TA_ALG_ALLREDUCE;
-            fmt(s->graph, sizeof s->graph, "-");
-            fmt(s->weights, sizeof s->weights, "-");
+            ta_fmt(s->graph, sizeof s->graph, "-");
+            ta_fmt(s->weights, sizeof s->weights, "-");
             s->slem = 0;
         } else {
-            fmt(s->graph, sizeof s->graph, "%s",
+            ta_fmt(s->graph, sizeof s->graph, "%s",
                      !strcmp(v, "one-peer-exp") ? "opexp" : v);
             if (colon)
-                fmt(s->weights, sizeof s->weights, "%s", colon + 1);
+                ta_fmt(s->weights, sizeof s->weights, "%s", colon + 1);
         }
     }
     if (ta_env_value(path, "TOPOLOGY", v, sizeof v) && strcmp(s->graph, "-"))
@@ -352,8 +348,8 @@ void ta_sched_from_log(const char *path, ta_sched *s, int *known)
             s->n = n;
             if (!strcmp(alg, "allreduce")) {
                 s->alg = TA_ALG_ALLREDUCE;
-                fmt(s->graph, sizeof s->graph, "-");
-                fmt(s->weights, sizeof s->weights, "-");
+                ta_fmt(s->graph, sizeof s->graph, "-");
+                ta_fmt(s->weights, sizeof s->weights, "-");
                 s->slem = 0;
             } else {
                 s->alg = !strcmp(alg, "d2") ? TA_ALG_D2
@@ -363,11 +359,11 @@ void ta_sched_from_log(const char *path, ta_sched *s, int *known)
                 if (p)
                     s->slem = strtod(p + 7, NULL);
                 if (!strcmp(s->graph, "?"))
-                    fmt(s->graph, sizeof s->graph, "learned");
+                    ta_fmt(s->graph, sizeof s->graph, "learned");
             }
             const char *p = strstr(line, "  partition ");
             if (p && sscanf(p + 12, "%31s", part) == 1)
-                fmt(s->partition, sizeof s->partition, "%s", part);
+                ta_fmt(s->partition, sizeof s->partition, "%s", part);
             if ((p = strstr(line, "  epochs ")))
                 s->epochs = strtod(p + 9, NULL);
         }

@@ -88,4 +88,10 @@ void ta_sched_from_env(const char *path, const char *exp, ta_sched *s,
 /* s from the trainer's log at path ("final: ..." line). */
 void ta_sched_from_log(const char *path, ta_sched *s, int *known);
 
+/* snprintf into buf, truncating silently (paths and names are bounded by
+ * the buffers they come from; a wrapper, so that gcc's truncation
+ * warnings do not fire on those bounded writes) */
+int ta_fmt(char *buf, size_t cap, const char *f, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -20,19 +20,6 @@
 #include "ta_plan.h"
 #include "topogen_json.h"
 
-/* snprintf into buf, truncating silently (paths and names are bounded by
- * the buffers they come from) */
-static int fmt(char *buf, size_t cap, const char *f, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fmt(char *buf, size_t cap, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(buf, cap, f, ap);
-    va_end(ap);
-    return n;
-}
-
 /* The tree whose data/results* are the defaults: the checkout of a
  * bin/topogen (ROOT/bin/topogen -> ROOT), or PREFIX/share/topogen of an
  * installed one; "." when neither has data/. */
@@ -40,20 +27,20 @@ static void default_root(char *buf, size_t cap)
 {
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    fmt(buf, cap, ".");
+    ta_fmt(buf, cap, ".");
     if (len <= 0)
         return;
     exe[len] = '\0';
     char *bin = dirname(exe), path[PATH_MAX + 64];
     struct stat s;
-    fmt(path, sizeof path, "%s/../data", bin);
+    ta_fmt(path, sizeof path, "%s/../data", bin);
     if (stat(path, &s) == 0 && S_ISDIR(s.st_mode)) {
-        fmt(buf, cap, "%s/..", bin);
+        ta_fmt(buf, cap, "%s/..", bin);
         return;
     }
-    fmt(path, sizeof path, "%s/../share/topogen/data", bin);
+    ta_fmt(path, sizeof path, "%s/../share/topogen/data", bin);
     if (stat(path, &s) == 0 && S_ISDIR(s.st_mode))
-        fmt(buf, cap, "%s/../share/topogen", bin);
+        ta_fmt(buf, cap, "%s/../share/topogen", bin);
 }
 
 static void say_read(const ta_plan *p)
@@ -164,11 +151,11 @@ static int print_json(const ta_plan *p, const cm_net *net)
 static void fmt_s(char *b, size_t cap, double s)
 {
     if (isnan(s))
-        fmt(b, cap, "-");
+        ta_fmt(b, cap, "-");
     else if (s >= 100)
-        fmt(b, cap, "%.0f", s);
+        ta_fmt(b, cap, "%.0f", s);
     else
-        fmt(b, cap, "%.3g", s);
+        ta_fmt(b, cap, "%.3g", s);
 }
 
 static int print_text(const ta_plan *p, const cm_net *net)
@@ -189,20 +176,20 @@ static int print_text(const ta_plan *p, const cm_net *net)
         char steps[48] = "-", secs[64] = "-", acc[16] = "-", seeds[16] = "-";
         char a[24], b[24], c[24];
         if (!isnan(r->steps))
-            fmt(steps, sizeof steps, "%.0f [%.0f-%.0f]", r->steps,
+            ta_fmt(steps, sizeof steps, "%.0f [%.0f-%.0f]", r->steps,
                      r->steps_lo, r->steps_hi);
         if (!isnan(r->seconds)) {
             fmt_s(a, sizeof a, r->seconds);
             fmt_s(b, sizeof b, r->lo);
             fmt_s(c, sizeof c, r->hi);
-            fmt(secs, sizeof secs, "%s [%s-%s]", a, b, c);
+            ta_fmt(secs, sizeof secs, "%s [%s-%s]", a, b, c);
         }
         if (r->basis == TA_BASIS_FAILED && r->reached == 0)
-            fmt(secs, sizeof secs, "never");
+            ta_fmt(secs, sizeof secs, "never");
         if (!isnan(r->final_acc))
-            fmt(acc, sizeof acc, "%.2f%%", 100 * r->final_acc);
+            ta_fmt(acc, sizeof acc, "%.2f%%", 100 * r->final_acc);
         if (r->seeds)
-            fmt(seeds, sizeof seeds, "%zu/%zu", r->reached, r->seeds);
+            ta_fmt(seeds, sizeof seeds, "%zu/%zu", r->reached, r->seeds);
         printf("%-4zu %-44s %-12s %5s %15s %20s %8s\n", k + 1, r->name,
                ta_basis_name(r->basis), seeds, steps, secs, acc);
         printf("       run: %s\n", r->train);
