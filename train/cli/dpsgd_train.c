@@ -1025,6 +1025,13 @@ int main(int argc, char **argv)
         rc = run_distributed(&cfg, world);
     }
     dt_outputs_unlock(&outs);
+#ifdef DT_SMPI
+    /* SMPI runs every rank in this one process, and SMPI times each rank's
+     * start from this machine's clock, so their order varies: without a
+     * barrier a rank's _exit below could end the process before rank 0
+     * has printed why the run stopped (1 run in 15 of a bad flag) */
+    dt_comm_barrier(world);
+#endif
     dt_comm_finalize();
     /* _exit, not exit: an OpenBLAS thread still retrying an allocation
      * (a run that hit a memory limit) would keep exit()'s join of it
