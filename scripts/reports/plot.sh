@@ -142,18 +142,18 @@ weights_of() { field_of "$1" 3; }
 record_of() { ls "$(dir_of "$1")/runs/$(base_of "$1")"-s*.settings | head -n 1; }
 # topo_of SET: its topology file; a data-aware one (learned per partition
 # and seed, issue 22) is found through the run record's TOPOLOGY.
-topo_of() {
+_topo_of() {
     f="$(dir_of "$1")/topo/n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1").txt"
     [ -f "$f" ] || f=$(record_topology "$(record_of "$1")" "$(dir_of "$1")" 2>/dev/null || true)
     printf '%s\n' "$f"
 }
-seeds_of() { awk '!/^#/ { print $11; exit }' "$AGG/$1.dat"; }
+_seeds_of() { awk '!/^#/ { print $11; exit }' "$AGG/$1.dat"; }
 # degree_of SET: "d" (regular) or "dmin-dmax" from the topology file
 # (edges listed once per pair); for a time-varying file (`# round R`
 # sections) the most peers of a worker in one round and the period; the
 # record's DEGREE for the regular kinds when the file was not kept; "?"
 # otherwise.
-degree_of() {
+_degree_of() {
     f=$(topo_of "$1")
     if [ -n "$f" ] && [ -f "$f" ]; then
         awk '/^# round / { r++; next } /^#/ { next }
@@ -173,7 +173,7 @@ degree_of() {
 # the mean over the rounds of a period), 2(n-1)/n for all-reduce
 # (the bandwidth-optimal ring all-reduce, a modelled figure: the trainer
 # calls MPI_Allreduce, whose algorithm MPI chooses). Empty when unknown.
-copies_of() {
+_copies_of() {
     n=$(n_of "$1")
     if [ "$(kind_of "$1")" = allreduce ]; then
         awk -v n="$n" 'BEGIN { print 2 * (n - 1) / n }'; return
@@ -197,7 +197,7 @@ copies_of() {
 # step_s_of SET NET: modelled seconds per step of SET's topology on the
 # network preset NET (OUT/modelled.tsv, scripts/reports/modelled.sh); empty when
 # not modelled.
-step_s_of() {
+_step_s_of() {
     m="$(dir_of "$1")/modelled.tsv"
     [ -f "$m" ] || return 0
     awk -v k="n$(n_of "$1")-$(kind_of "$1")-$(weights_of "$1")" -v net="$2" \
@@ -216,7 +216,7 @@ nets_of() {
     [ -f "$OUT/modelled.tsv" ] || return 0
     awk '!/^#/ && !seen[$2]++ { print $2 }' "$OUT/modelled.tsv"
 }
-label_of() {
+_label_of() {
     s=$(seeds_of "$1"); sd="$s seeds"; [ "$s" = 1 ] && sd="1 seed"
     # the models a worker sends per step (copies_of), so that lines are
     # compared at equal bytes; a time-varying graph's most peers per round
@@ -236,7 +236,7 @@ label_of() {
         echo "$(kind_of "$1" | tr _ -) + $(weights_of "$1")$a ($c; $sd)"
     fi
 }
-style_of() {
+_style_of() {
     if [ -n "$(alg_of "$1")" ]; then
         # the algorithm's colour; the graph's point shape, so that two
         # graphs under one algorithm stay apart
@@ -244,6 +244,26 @@ style_of() {
     fi
     echo "$(line_of "$(kind_of "$1")" "$(weights_of "$1")") $(point_of "$(kind_of "$1")" "$(weights_of "$1")")"
 }
+# The label, style, copies, degree, seeds, topology file and modelled
+# step of a setting are asked for again in each of the 14 figures, and
+# each answer takes a dozen processes: memo keeps each one in a file of
+# this run (MEMO), read back by the shell alone.
+MEMO=$(mktemp -d "${TMPDIR:-/tmp}/plot.XXXXXX")
+trap 'rm -rf "$MEMO"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+memo() { # memo F SET [NET]: F SET [NET], computed once
+    _mf="$MEMO/$1-$2-${3:-}"
+    [ -f "$_mf" ] || "_$1" "$2" ${3:+"$3"} > "$_mf"
+    while IFS= read -r _ml || [ -n "$_ml" ]; do printf '%s\n' "$_ml"; done < "$_mf"
+}
+copies_of() { memo copies_of "$1"; }
+step_s_of() { memo step_s_of "$1" "$2"; }
+label_of() { memo label_of "$1"; }
+style_of() { memo style_of "$1"; }
+seeds_of() { memo seeds_of "$1"; }
+degree_of() { memo degree_of "$1"; }
+topo_of() { memo topo_of "$1"; }
 # gq STRING: STRING for a single-quoted gnuplot string (' doubled; no
 # other character is special there: no backquote substitution, no
 # backslash escape).
