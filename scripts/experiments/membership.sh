@@ -1,6 +1,7 @@
 #!/bin/sh
-# membership.sh: issue 44's lose-then-rejoin, on a small budget. 64
-# workers, Fashion-MNIST (--train-limit TRAIN images), LeNet,
+# membership.sh: issue 44's lose-then-rejoin. 64
+# workers, Fashion-MNIST (--train-limit TRAIN images; 60000 is the full
+# training set), LeNet,
 # --partition PARTITION (dirichlet:0.3: at 0.1 a small TRAIN leaves
 # some of 64 workers less than a batch), batch 16, lr 0.05, momentum 0.9, the learned
 # graph topogen -n 64 -d 4 --seed 1, on RANKS ranks. Per seed:
@@ -12,6 +13,9 @@
 # Each change costs: the topogen command's wall time plus the resumed
 # run's start-up (the program's own figure, process start to the first
 # step), next to a plain --resume's start-up of the same run (plain.out).
+# Every invocation writes its per-epoch CSV (--log, *.csv: the last of a
+# run holds all its rows); the table adds both runs' test_acc at epoch 6
+# (the end of the 48-worker phase) and their total steps.
 #
 #   OUT=DIR SEEDS="1 2 3" TRAIN=12000 RANKS=1 scripts/experiments/membership.sh
 set -eu
@@ -34,34 +38,38 @@ now() { date +%s.%N; }
 T64=$OUT/learned64.txt
 [ -f "$T64" ] || "$BIN/topogen" -n 64 -d 4 --seed 1 -q -o "$T64"
 for s in $SEEDS; do
-    [ -s "$OUT/base-s$s.out" ] || dt --topology "$T64" $common --seed "$s" >"$OUT/base-s$s.out"
+    [ -s "$OUT/base-s$s.out" ] || dt --topology "$T64" $common --seed "$s" --log "$OUT/base-s$s.csv" >"$OUT/base-s$s.out"
     ck="$OUT/ck-s$s"
     rm -rf "$ck"
-    dt --topology "$T64" $common --seed "$s" --checkpoint "$ck" --stop-after 3 >"$OUT/change-s$s.part1.out"
+    dt --topology "$T64" $common --seed "$s" --checkpoint "$ck" --stop-after 3 --log "$OUT/change-s$s.part1.csv" >"$OUT/change-s$s.part1.out"
     cp -r "$ck" "$ck.plain"
     dt --topology "$T64" $common --seed "$s" --checkpoint "$ck.plain" --resume --stop-after 4 >"$OUT/plain-s$s.out"
     rm -rf "$ck.plain"
     t0=$(now)
     "$BIN/topogen" repair "$T64" --remove 48-63 -o "$OUT/lost-s$s.txt" -q
     t1=$(now)
-    dt --topology "$OUT/lost-s$s.txt" $common --seed "$s" --checkpoint "$ck" --resume --drop-workers 48-63 --stop-after 6 >"$OUT/change-s$s.drop.out" 2>"$OUT/change-s$s.drop.err"
+    dt --topology "$OUT/lost-s$s.txt" $common --seed "$s" --checkpoint "$ck" --resume --drop-workers 48-63 --stop-after 6 --log "$OUT/change-s$s.drop.csv" >"$OUT/change-s$s.drop.out" 2>"$OUT/change-s$s.drop.err"
     t2=$(now)
     "$BIN/topogen" repair "$OUT/lost-s$s.txt" --add 16 -o "$OUT/grown-s$s.txt" -q
     t3=$(now)
-    dt --topology "$OUT/grown-s$s.txt" $common --seed "$s" --checkpoint "$ck" --resume --add-workers 16 >"$OUT/change-s$s.out" 2>"$OUT/change-s$s.add.err"
+    dt --topology "$OUT/grown-s$s.txt" $common --seed "$s" --checkpoint "$ck" --resume --add-workers 16 --log "$OUT/change-s$s.csv" >"$OUT/change-s$s.out" 2>"$OUT/change-s$s.add.err"
     awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN { printf "repair_remove_s %.3f repair_add_s %.3f\n", b - a, d - c }' >"$OUT/change-s$s.times"
     rm -rf "$ck"
 done
 acc() { sed -n 's/^final: .* test_acc \([0-9.]*\) .*/\1/p' "$1"; }
 su() { sed -n 's/.* start-up \([0-9.]*\) s .*/\1/p' "$1"; }
+# col CSV EPOCH NAME: column NAME of the row of EPOCH
+col() { awk -F, -v e="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } $1 == e { print $c }' "$1"; }
 {
-    echo "| seed | 64 throughout: test_acc | 48-63 lost at 3, 16 back at 6: test_acc | difference (points) | plain resume start-up s | drop: repair s + start-up s | join: repair --add s + start-up s |"
-    echo "| --- | --- | --- | --- | --- | --- | --- |"
+    echo "| seed | 64 throughout: test_acc | 48-63 lost at 3, 16 back at 6: test_acc | difference (points) | at epoch 6: 64 / changed | steps: 64 / changed | plain resume start-up s | drop: repair s + start-up s | join: repair --add s + start-up s |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     for s in $SEEDS; do
         a=$(acc "$OUT/base-s$s.out"); b=$(acc "$OUT/change-s$s.out")
         awk -v s="$s" -v a="$a" -v b="$b" -v p="$(su "$OUT/plain-s$s.out")" -v d="$(su "$OUT/change-s$s.drop.out")" \
-            -v j="$(su "$OUT/change-s$s.out")" -v rr="$(cut -d' ' -f2 "$OUT/change-s$s.times")" -v ra="$(cut -d' ' -f4 "$OUT/change-s$s.times")" \
-            'BEGIN { printf "| %s | %.2f%% | %.2f%% | %+.2f | %.2f | %.3f + %.2f | %.3f + %.2f |\n", s, 100 * a, 100 * b, 100 * (b - a), p, rr, d, ra, j }'
+            -v j="$(su "$OUT/change-s$s.out")" \
+            -v a6="$(col "$OUT/base-s$s.csv" 6 test_acc)" -v b6="$(col "$OUT/change-s$s.csv" 6 test_acc)" \
+            -v sa="$(col "$OUT/base-s$s.csv" 9 step)" -v sb="$(col "$OUT/change-s$s.csv" 9 step)" -v rr="$(cut -d' ' -f2 "$OUT/change-s$s.times")" -v ra="$(cut -d' ' -f4 "$OUT/change-s$s.times")" \
+            'BEGIN { printf "| %s | %.2f%% | %.2f%% | %+.2f | %.2f%% / %.2f%% | %d / %d | %.2f | %.3f + %.2f | %.3f + %.2f |\n", s, 100 * a, 100 * b, 100 * (b - a), 100 * a6, 100 * b6, sa, sb, p, rr, d, ra, j }'
     done
 } >"$OUT/summary.md"
 cat "$OUT/summary.md"
