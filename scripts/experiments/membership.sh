@@ -79,13 +79,13 @@ for s in $SEEDS; do
     rm -rf "$ck"
 done
 acc() { sed -n 's/^final: .* test_acc \([0-9.]*\) .*/\1/p' "$1"; }
-su() { sed -n 's/.* start-up \([0-9.]*\) s .*/\1/p' "$1"; }
+su() { sed -n 's/.* start-up \([0-9.]*\) s (CPU \([0-9.]*\) s).*/\1 s (\2)/p' "$1"; }
 # steps FILE...: the steps the invocations took, summed
 steps() { cat "$@" | sed -n 's/^time per rank: .*(\([0-9]*\) steps.*/\1/p' | awk '{ s += $1 } END { print s }'; }
 # col CSV EPOCH NAME: column NAME of the row of EPOCH
-col() { awk -F, -v e="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } $1 == e { print $c }' "$1"; }
+col() { awk -F, -v e="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } $1 == e { print $c }' "$1" 2>/dev/null; }
 {
-    echo "| seed | 64 throughout: test_acc | 48-63 lost at 3, 16 back at 6: test_acc | difference (points) | at epoch 6: 64 / changed | steps per worker: 64 / changed | plain resume start-up s | drop: repair s + start-up s | join: repair --add s + start-up s |"
+    echo "| seed | 64 throughout: test_acc | 48-63 lost at 3, 16 back at 6: test_acc | difference (points) | at epoch 6: 64 / changed | steps per worker: 64 / changed | plain resume start-up (CPU) | drop: repair + start-up (CPU) | join: repair --add + start-up (CPU) |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     for s in $SEEDS; do
         a=$(acc "$OUT/base-s$s.out"); b=$(acc "$OUT/change-s$s.out")
@@ -94,7 +94,8 @@ col() { awk -F, -v e="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i 
             -v a6="$(col "$OUT/base-s$s.csv" 6 test_acc)" -v b6="$(col "$OUT/change-s$s.csv" 6 test_acc)" \
             -v sa="$(steps "$OUT/base-s$s.out")" \
             -v sb="$(steps "$OUT/change-s$s.part1.out" "$OUT/change-s$s.drop.out" "$OUT/change-s$s.out")" -v rr="$(cut -d' ' -f2 "$OUT/change-s$s.times")" -v ra="$(cut -d' ' -f4 "$OUT/change-s$s.times")" \
-            'BEGIN { printf "| %s | %.2f%% | %.2f%% | %+.2f | %.2f%% / %.2f%% | %d / %d | %.2f | %.3f + %.2f | %.3f + %.2f |\n", s, 100 * a, 100 * b, 100 * (b - a), 100 * a6, 100 * b6, sa, sb, p, rr, d, ra, j }'
+            'function pc(x) { return x == "" ? "-" : sprintf("%.2f%%", 100 * x) }
+            BEGIN { printf "| %s | %.2f%% | %.2f%% | %+.2f | %s / %s | %d / %d | %s | %.2f s + %s | %.2f s + %s |\n", s, 100 * a, 100 * b, 100 * (b - a), pc(a6), pc(b6), sa, sb, p, rr, d, ra, j }'
     done
 } >"$OUT/summary.md"
 cat "$OUT/summary.md"
