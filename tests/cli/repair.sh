@@ -454,6 +454,10 @@ repair_drop_cases() {
         "a cut that disconnects (the survivors' topology in two parts)" dt_run --topology "$T/two3.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-7
     expect_fail 2 "^dpsgd-train: --drop-workers given twice \(the second: '7'\): give it once \(a LIST joins ids with commas: 3,7\)" \
         "--drop-workers twice (only the last was used)" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6 --drop-workers 7
+    expect_fail 2 "^dpsgd-train: --drop-workers: a LIST of 4444 characters, longer than 4095: give runs of ids as ranges" \
+        "--drop-workers longer than the trainer keeps: refused, never cut" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers "$(seq -s, 0 2 1998)"
+    expect_fail 2 "^dpsgd-train: --drop-workers: an empty LIST" \
+        "--drop-workers ''" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers ""
     expect_fail 2 "^dpsgd-train: --drop-workers '6-x': expected ids" \
         "a bad list" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-x
     expect_fail 2 "^dpsgd-train: --drop-workers continues a checkpoint's run without some of its workers: it needs --resume" \
