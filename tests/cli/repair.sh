@@ -75,7 +75,8 @@ repair_cases() {
 
 # Workers that join: topogen repair --add K; dpsgd-train --resume
 # --add-workers K (the same bits on 1 and 3 ranks; after a drop; a plain
-# --resume after it); refusals (an epidemic topology); d2 and gt restart
+# --resume after it; a directed and a time-varying topology); refusals
+# (an epidemic topology); d2 and gt restart
 # their memory over all workers (lr ~0: the mean model stays); the join's
 # first save stopped at each write (kill -9, SIGTERM, a full disk, and
 # kill -9 after the marker) continues to the uninterrupted bits, and a
@@ -127,6 +128,20 @@ repair_join_cases() {
     expect_ok "epidemic, stopped after epoch 1" dt_run --topology "$T/e6.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/je"
     expect_fail 2 "^dpsgd-train: --add-workers 2: new workers start from their neighbours, which an epidemic topology \(or a run without --checkpoint\) does not fix" \
         "--add-workers on an epidemic topology" dt_run --topology "$T/e8.txt" $syn --epochs 3 --checkpoint "$T/je" --resume --add-workers 2
+    # a directed and a time-varying topology join too (any topology of n
+    # nodes whose first n - K are the old workers): the same bits on 2
+    # ranks as on 1
+    for kind in perm base; do
+        "$tg" -n 6 -d 2 --kind $kind -q -o "$T/$kind-6.txt"
+        "$tg" -n 8 -d 2 --kind $kind -q -o "$T/$kind-8.txt"
+        expect_ok "$kind, stopped after epoch 1" dt_run --topology "$T/$kind-6.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/jt-$kind"
+        cp -r "$T/jt-$kind" "$T/jt2-$kind"
+        expect_ok "$kind: --add-workers 2 on 1 rank" dt_run --topology "$T/$kind-8.txt" $syn --epochs 3 --checkpoint "$T/jt-$kind" --resume --add-workers 2
+        hk=$(wh)
+        expect_ok "$kind: --add-workers 2 on 2 ranks" mpi_run 2 "$dtb" --topology "$T/$kind-8.txt" $syn --epochs 3 --checkpoint "$T/jt2-$kind" --resume --add-workers 2
+        check '[ -n "$hk" ] && [ "$(wh)" = "$hk" ] && grep -q "^joined: workers 6-7 (2 new) at epoch 1; continued on 8 workers$" "$T/out"' \
+            "$kind: a join, the same workers-hash on 2 ranks as on 1 ($hk, $(wh))"
+    done
     # d2 and gt with a learning rate of ~0 after the join: the mean model
     # stays put (a new worker's memory or tracker not restarted at its
     # parameters would move it by a constant each step)
