@@ -75,8 +75,9 @@ repair_cases() {
 
 # Workers that join: topogen repair --add K; dpsgd-train --resume
 # --add-workers K (the same bits on 1 and 3 ranks; after a drop; a plain
-# --resume after it; a directed and a time-varying topology); refusals
-# (an epidemic topology); d2 and gt restart
+# --resume after it; a directed and a time-varying topology; a new
+# worker reads its old neighbours' files only); refusals
+# (an epidemic topology, for a join and a drop); d2 and gt restart
 # their memory over all workers (lr ~0: the mean model stays); the join's
 # first save stopped at each write (kill -9, SIGTERM, a full disk, and
 # kill -9 after the marker) continues to the uninterrupted bits, and a
@@ -128,6 +129,30 @@ repair_join_cases() {
     expect_ok "epidemic, stopped after epoch 1" dt_run --topology "$T/e6.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/je"
     expect_fail 2 "^dpsgd-train: --add-workers 2: new workers start from their neighbours, which an epidemic topology \(or a run without --checkpoint\) does not fix" \
         "--add-workers on an epidemic topology" dt_run --topology "$T/e8.txt" $syn --epochs 3 --checkpoint "$T/je" --resume --add-workers 2
+    "$tg" -n 5 -d 2 --kind epidemic -q -o "$T/e5.txt"
+    expect_fail 2 "^dpsgd-train: --drop-workers: $T/je holds no neighbours file: the checkpoint does not say who the lost workers' neighbours were \(an epidemic topology has none" \
+        "--drop-workers on an epidemic topology" dt_run --topology "$T/e5.txt" $syn --epochs 3 --checkpoint "$T/je" --resume --drop-workers 5
+    # a new worker reads its old neighbours' files, not one donor's: under
+    # strace, the join opens each old worker's file of epoch 1 as often
+    # as a plain resume of the same checkpoint does, plus once per new
+    # worker it neighbours in the grown topology
+    if command -v strace >/dev/null 2>&1; then
+        for c in jsj jsp; do rm -rf "$T/$c"; cp -r "$T/jkb" "$T/$c"; done
+        expect_ok "a join under strace" strace -f -e trace=openat -o "$T/st-join" "$dtb" --topology "$T/j8.txt" $syn --epochs 2 --checkpoint "$T/jsj" --resume --add-workers 2
+        expect_ok "a plain resume under strace" strace -f -e trace=openat -o "$T/st-plain" "$dtb" --topology "$T/j6.txt" $syn --epochs 2 --checkpoint "$T/jsp" --resume
+        bad="" reads=""
+        for k in 0 1 2 3 4 5; do
+            f="epoch-000001/worker-00000$k.ckpt\""
+            extra=$(( $(grep -c "$f" "$T/st-join") - $(grep -c "$f" "$T/st-plain") ))
+            want=$(grep -v "^#" "$T/j8.txt" | awk -v k=$k '($1 == k && $2 >= 6) || ($2 == k && $1 >= 6)' | wc -l)
+            reads="$reads $k:$extra/$want"
+            [ "$extra" = "$want" ] || bad="$bad $k"
+        done
+        check '[ -z "$bad" ] && [ "$(grep -v "^#" "$T/j8.txt" | awk "\$1 >= 6 || \$2 >= 6" | wc -l)" -ge 2 ]' \
+            "the new workers' reads of each old worker's file (worker:extra reads/new neighbours):$reads"
+    else
+        case_no=$((case_no + 1)); fail "strace is not installed (apt-get install strace)"
+    fi
     # a directed and a time-varying topology join too (any topology of n
     # nodes whose first n - K are the old workers): the same bits on 2
     # ranks as on 1
