@@ -29,7 +29,9 @@
  * J over its parts, METIS's before the own code's: METIS cuts fewer
  * edges, the own FM often sends fewer arrays (scripts/benches/bench-place.sh).
  * Over several hosts the own bisection's whole placement is the last
- * candidate, by the traffic (the steps' J do not add up there). A
+ * candidate, by the traffic (the steps' J do not add up there). Block's
+ * placement is priced last and kept when strictly cheaper by (arrays
+ * across hosts, arrays, cut edges), so graph is never worse than block. A
  * time-varying topology (cm_place_workers_seq, cm_place_seq.c) takes the
  * cheapest of a few such placements (of the rounds' union, of each round,
  * block) by the traffic summed over its rounds; the costs are in
@@ -502,6 +504,32 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
                                 rank_of, NULL);
 }
 
+static void place_block(size_t n, size_t P, size_t *rank_of)
+{
+    for (size_t r = 0, i = 0; r < P; r++)
+        for (size_t k = cm_place_rank_size(n, P, r); k > 0; k--)
+            rank_of[i++] = r;
+}
+
+/* (arrays across hosts, arrays, cut edges) of st, the order placements
+ * are compared by. */
+static void place_cost(const cm_place_stats *st, size_t cost[3])
+{
+    cost[0] = st->volume_host;
+    cost[1] = st->volume;
+    cost[2] = st->cut_edges;
+}
+
+static int cost_less(const size_t a[3], const size_t b[3])
+{
+    return a[0] != b[0] ? a[0] < b[0] : a[1] != b[1] ? a[1] < b[1]
+                                                     : a[2] < b[2];
+}
+
+static cm_status place_graph(const cm_topo *t, size_t P,
+                             const size_t *host_of_rank, unsigned use,
+                             size_t *rank_of, cm_place_how *how);
+
 cm_status cm_place_workers_how(const cm_topo *t, size_t P,
                                const size_t *host_of_rank,
                                cm_place_kind kind, unsigned use,
@@ -514,20 +542,55 @@ cm_status cm_place_workers_how(const cm_topo *t, size_t P,
         return cm_error(CM_EINVAL, "placement: %zu ranks for %zu workers "
                         "(need 1..%zu)", P, n, n);
     if (kind == CM_PLACE_BLOCK || P == 1) {
-        for (size_t r = 0, i = 0; r < P; r++)
-            for (size_t k = cm_place_rank_size(n, P, r); k > 0; k--)
-                rank_of[i++] = r;
+        place_block(n, P, rank_of);
         if (how)
             how->block = kind == CM_PLACE_BLOCK;
         return CM_OK;
     }
+    cm_status st = place_graph(t, P, host_of_rank, use, rank_of, how);
+    if (st != CM_OK || use != CM_PLACE_USE_ALL)
+        return st;
+    /* The partitioners are heuristics: block's placement, priced on t
+     * itself (its arcs, when directed), replaces theirs when strictly
+     * cheaper, so graph placement is never worse than block. */
+    size_t *blk = malloc(n * sizeof *blk);
+    size_t cb[3], cg[3];
+    cm_place_stats sb, sg;
+    if (!blk)
+        return cm_error(CM_ENOMEM, "placement: out of memory");
+    place_block(n, P, blk);
+    st = cm_place_eval(t, P, host_of_rank, rank_of, NULL, &sg);
+    if (st == CM_OK)
+        st = cm_place_eval(t, P, host_of_rank, blk, NULL, &sb);
+    if (st == CM_OK) {
+        place_cost(&sb, cb);
+        place_cost(&sg, cg);
+        if (cost_less(cb, cg)) {
+            memcpy(rank_of, blk, n * sizeof *rank_of);
+            if (how) {
+                how->block_kept = 1;
+                memcpy(how->block_cost, cb, sizeof cb);
+                memcpy(how->part_cost, cg, sizeof cg);
+            }
+        }
+    }
+    free(blk);
+    return st;
+}
+
+/* The partitioners' placement (cm_place_workers_how past its checks:
+ * kind graph, 2 <= P <= n), before block's is priced against it. */
+static cm_status place_graph(const cm_topo *t, size_t P,
+                             const size_t *host_of_rank, unsigned use,
+                             size_t *rank_of, cm_place_how *how)
+{
+    size_t n = t->n;
     if (t->directed) { /* partition the undirected support of the arcs */
         cm_topo u;
         cm_topo_init(&u);
         cm_status su = cm_topo_support(t, &u);
         if (su == CM_OK)
-            su = cm_place_workers_how(&u, P, host_of_rank, kind, use,
-                                      rank_of, how);
+            su = place_graph(&u, P, host_of_rank, use, rank_of, how);
         cm_topo_destroy(&u);
         return su;
     }
@@ -546,17 +609,18 @@ cm_status cm_place_workers_how(const cm_topo *t, size_t P,
     cm_place_how ho;
     memset(&ho, 0, sizeof ho);
     cm_place_stats sa, so;
+    size_t ca[3], co[3];
     st = own ? place_steps(t, P, host_of_rank, CM_PLACE_USE_OWN, own, &ho)
              : cm_error(CM_ENOMEM, "placement: out of memory");
     if (st == CM_OK)
         st = cm_place_eval(t, P, host_of_rank, rank_of, NULL, &sa);
     if (st == CM_OK)
         st = cm_place_eval(t, P, host_of_rank, own, NULL, &so);
-    if (st == CM_OK &&
-        (so.volume_host < sa.volume_host ||
-         (so.volume_host == sa.volume_host &&
-          (so.volume < sa.volume ||
-           (so.volume == sa.volume && so.cut_edges < sa.cut_edges))))) {
+    if (st == CM_OK) {
+        place_cost(&sa, ca);
+        place_cost(&so, co);
+    }
+    if (st == CM_OK && cost_less(co, ca)) {
         memcpy(rank_of, own, n * sizeof *rank_of);
         if (how)
             *how = ho;

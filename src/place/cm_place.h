@@ -78,6 +78,14 @@ typedef struct {
                                           partitioner's result was kept */
     int block;                         /* 1: block placement (kind block,
                                           or a sequence's block candidate) */
+    int block_kept;                    /* kind graph: 1 when block's
+                                          placement was kept because it is
+                                          strictly cheaper than the
+                                          partitioners' (below) */
+    size_t block_cost[3], part_cost[3]; /* then: (arrays across hosts,
+                                          arrays, cut edges) of block's
+                                          placement and of the partition
+                                          it replaced */
 } cm_place_how;
 
 /* Places the t->n workers on P ranks (1 <= P <= n): rank_of[i] in 0..P-1,
@@ -95,7 +103,12 @@ typedef struct {
  * too and replaces the result when strictly cheaper by (arrays across
  * hosts, arrays, cut edges): never worse than the own code alone. A pure
  * function of (t, P, host labels), the same on every machine that rounds
- * alike. Cost: the own bisection's, a dense eigensolve O(s^3) per
+ * alike. Last, block's placement is priced too and kept when strictly
+ * cheaper by (arrays across hosts, arrays, cut edges): graph placement
+ * never sends more across hosts than block (METIS and the own code are
+ * heuristics; on a learned graph of 8 workers on 4 ranks over 2 hosts
+ * METIS's cut crossed 11 arrays a round, block's 10).
+ * Cost: the own bisection's, a dense eigensolve O(s^3) per
  * bisection of s <= 1024 workers (larger parts are ordered by breadth-
  * first search instead) plus O(s^2 d) per refinement pass (parts above
  * 1024: two starts, at most 8 passes; above 4096 not refined: O(n + m)),
@@ -108,9 +121,11 @@ cm_status cm_place_workers(const cm_topo *t, size_t P,
 
 /* cm_place_workers with only the partitioners in use (CM_PLACE_USE_*;
  * CM_PLACE_USE_ALL is cm_place_workers) and, when how is not NULL, which
- * ones won (zeroed first). A METIS run that fails (other than for
- * memory) is left out as a candidate; CM_ENUMERIC when use is METIS alone
- * and all three fail at a step. Cost and errors as cm_place_workers. */
+ * ones won (zeroed first; block_kept when block's placement replaced
+ * them, which only CM_PLACE_USE_ALL considers). A METIS run that fails
+ * (other than for memory) is left out as a candidate; CM_ENUMERIC when
+ * use is METIS alone and all three fail at a step. Cost and errors as
+ * cm_place_workers. */
 cm_status cm_place_workers_how(const cm_topo *t, size_t P,
                                const size_t *host_of_rank,
                                cm_place_kind kind, unsigned use,
@@ -119,7 +134,9 @@ cm_status cm_place_workers_how(const cm_topo *t, size_t P,
 /* How as one phrase into buf[size] (returns buf): "" for no step (one
  * part), "block", the partitioner's name ("METIS k-way", "own
  * bisection") when one won every step, else each with its steps
- * ("METIS k-way 1 step, own bisection 2 steps"). */
+ * ("METIS k-way 1 step, own bisection 2 steps"); block_kept: "block, 10
+ * arrays across hosts against the partition's 11" (the first of the
+ * three costs that differs: "arrays", "cut edges"). */
 char *cm_place_how_describe(const cm_place_how *how, char *buf, size_t size);
 
 /* Places the s->n workers of a time-varying topology (as

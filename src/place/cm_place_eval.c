@@ -118,6 +118,16 @@ char *cm_place_how_describe(const cm_place_how *how, char *buf, size_t size)
     }
     if (size)
         buf[0] = '\0';
+    if (how->block_kept) {
+        static const char *what[3] = {"arrays across hosts", "arrays",
+                                      "cut edges"};
+        int c = how->block_cost[0] != how->part_cost[0]   ? 0
+                : how->block_cost[1] != how->part_cost[1] ? 1
+                                                          : 2;
+        snprintf(buf, size, "block, %zu %s against the partition's %zu",
+                 how->block_cost[c], what[c], how->part_cost[c]);
+        return buf;
+    }
     if (how->block || !steps) {
         snprintf(buf, size, "%s", how->block ? "block" : "");
         return buf;

@@ -75,6 +75,10 @@ cm_status cm_place_workers_seq_how(const cm_topo_seq *s, size_t P,
             memcpy(rank_of, cand, n * sizeof *rank_of);
             if (how)
                 *how = h;
+            if (how && h.block_kept) { /* its costs are of one graph */
+                memset(how, 0, sizeof *how);
+                how->block = 1;
+            }
         }
     }
     cm_topo_destroy(&u);

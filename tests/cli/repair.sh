@@ -75,8 +75,13 @@ repair_cases() {
 
 # Workers that join: topogen repair --add K; dpsgd-train --resume
 # --add-workers K (the same bits on 1 and 3 ranks; after a drop; a plain
-# --resume after it); refusals; the join's first save stopped at each
-# write (kill -9 and a full disk) continues to the uninterrupted bits.
+# --resume after it; a directed and a time-varying topology; a new
+# worker reads its old neighbours' files only); refusals
+# (an epidemic topology, for a join and a drop); d2 and gt restart
+# their memory over all workers (lr ~0: the mean model stays); the join's
+# first save stopped at each write (kill -9, SIGTERM, a full disk, and
+# kill -9 after the marker) continues to the uninterrupted bits, and a
+# plain --resume of a state before DIR/settings names --add-workers.
 repair_join_cases() {
     tg="$BIN/topogen"
     dtb="$BIN/dpsgd-train"
@@ -116,7 +121,62 @@ repair_join_cases() {
         "a topology of another size" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --resume --add-workers 3
     expect_fail 2 "^dpsgd-train: --checkpoint: --add-workers: $T/jnone holds no checkpoint" \
         "--add-workers without a checkpoint" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jnone" --resume --add-workers 2
+    expect_fail 2 "^dpsgd-train: --resume: the checkpoint in $T/jkb \(epoch 1\) is of 6 workers, --topology has 8: resume with --add-workers 2 to continue it with the new ones" \
+        "a plain --resume with the grown topology names --add-workers" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$T/jkb" --resume
     check '(cd "$T/jkb" && find . -type f | sort | xargs md5sum) | cmp -s - "$T/jkb.sums"' "the checkpoint is untouched by the refused runs"
+    "$tg" -n 6 -d 2 --kind epidemic -q -o "$T/e6.txt"
+    "$tg" -n 8 -d 2 --kind epidemic -q -o "$T/e8.txt"
+    expect_ok "epidemic, stopped after epoch 1" dt_run --topology "$T/e6.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/je"
+    expect_fail 2 "^dpsgd-train: --add-workers 2: new workers start from their neighbours, which an epidemic topology \(or a run without --checkpoint\) does not fix" \
+        "--add-workers on an epidemic topology" dt_run --topology "$T/e8.txt" $syn --epochs 3 --checkpoint "$T/je" --resume --add-workers 2
+    "$tg" -n 5 -d 2 --kind epidemic -q -o "$T/e5.txt"
+    expect_fail 2 "^dpsgd-train: --drop-workers: $T/je holds no neighbours file: the checkpoint does not say who the lost workers' neighbours were \(an epidemic topology has none" \
+        "--drop-workers on an epidemic topology" dt_run --topology "$T/e5.txt" $syn --epochs 3 --checkpoint "$T/je" --resume --drop-workers 5
+    # a new worker reads its old neighbours' files, not one donor's: under
+    # strace, the join opens each old worker's file of epoch 1 as often
+    # as a plain resume of the same checkpoint does, plus once per new
+    # worker it neighbours in the grown topology
+    if command -v strace >/dev/null 2>&1; then
+        for c in jsj jsp; do rm -rf "$T/$c"; cp -r "$T/jkb" "$T/$c"; done
+        expect_ok "a join under strace" strace -f -e trace=openat -o "$T/st-join" "$dtb" --topology "$T/j8.txt" $syn --epochs 2 --checkpoint "$T/jsj" --resume --add-workers 2
+        expect_ok "a plain resume under strace" strace -f -e trace=openat -o "$T/st-plain" "$dtb" --topology "$T/j6.txt" $syn --epochs 2 --checkpoint "$T/jsp" --resume
+        bad="" reads=""
+        for k in 0 1 2 3 4 5; do
+            f="epoch-000001/worker-00000$k.ckpt\""
+            extra=$(( $(grep -c "$f" "$T/st-join") - $(grep -c "$f" "$T/st-plain") ))
+            want=$(grep -v "^#" "$T/j8.txt" | awk -v k=$k '($1 == k && $2 >= 6) || ($2 == k && $1 >= 6)' | wc -l)
+            reads="$reads $k:$extra/$want"
+            [ "$extra" = "$want" ] || bad="$bad $k"
+        done
+        check '[ -z "$bad" ] && [ "$(grep -v "^#" "$T/j8.txt" | awk "\$1 >= 6 || \$2 >= 6" | wc -l)" -ge 2 ]' \
+            "the new workers' reads of each old worker's file (worker:extra reads/new neighbours):$reads"
+    else
+        case_no=$((case_no + 1)); fail "strace is not installed (apt-get install strace)"
+    fi
+    # a directed and a time-varying topology join too (any topology of n
+    # nodes whose first n - K are the old workers): the same bits on 2
+    # ranks as on 1
+    for kind in perm base; do
+        "$tg" -n 6 -d 2 --kind $kind -q -o "$T/$kind-6.txt"
+        "$tg" -n 8 -d 2 --kind $kind -q -o "$T/$kind-8.txt"
+        expect_ok "$kind, stopped after epoch 1" dt_run --topology "$T/$kind-6.txt" $syn --epochs 3 --stop-after 1 --checkpoint "$T/jt-$kind"
+        cp -r "$T/jt-$kind" "$T/jt2-$kind"
+        expect_ok "$kind: --add-workers 2 on 1 rank" dt_run --topology "$T/$kind-8.txt" $syn --epochs 3 --checkpoint "$T/jt-$kind" --resume --add-workers 2
+        hk=$(wh)
+        expect_ok "$kind: --add-workers 2 on 2 ranks" mpi_run 2 "$dtb" --topology "$T/$kind-8.txt" $syn --epochs 3 --checkpoint "$T/jt2-$kind" --resume --add-workers 2
+        check '[ -n "$hk" ] && [ "$(wh)" = "$hk" ] && grep -q "^joined: workers 6-7 (2 new) at epoch 1; continued on 8 workers$" "$T/out"' \
+            "$kind: a join, the same workers-hash on 2 ranks as on 1 ($hk, $(wh))"
+    done
+    # d2 and gt with a learning rate of ~0 after the join: the mean model
+    # stays put (a new worker's memory or tracker not restarted at its
+    # parameters would move it by a constant each step)
+    for a in d2 gt; do
+        z="--schedule step --step-epochs 1 --lr-decay 1e-9 --lr 0.05 --algorithm $a"
+        expect_ok "$a, stopped after epoch 1" dt_run --topology "$T/j6.txt" $syn $z --epochs 3 --stop-after 1 --checkpoint "$T/jz-$a"
+        expect_ok "$a --add-workers, lr ~0" dt_run --topology "$T/j8.txt" $syn $z --epochs 3 --checkpoint "$T/jz-$a" --resume --add-workers 2 --log "$T/jz-$a.csv"
+        check 'awk -F, "NR == 3 { a = \$11 } NR == 5 { b = \$11 } END { exit !(a > 0 && b < 1.01 * a && b > 0.99 * a) }" "$T/jz-$a.csv"' \
+            "$a after a join at lr ~0: the mean model stays (global loss $(cut -d, -f11 "$T/jz-$a.csv" | tr "\n" " "))"
+    done
     # lose 2 of 8, then add 2 back, then a plain --resume
     "$tg" -n 8 -d 3 --kind random -q -o "$T/k8.txt"
     "$tg" repair "$T/k8.txt" --remove 6-7 -o "$T/k6.txt" -q
@@ -138,8 +198,9 @@ repair_join_cases() {
     K=$(grep -n "/latest$" "$T/jwrites" | head -n 1 | cut -d: -f1)
     check '[ "$(wh)" = "$h" ] && [ -n "$K" ] && sed -n "1,${K}p" "$T/jwrites" | grep -q "/neighbours$"' \
         "the join's first save: $K writes, DIR/neighbours among them: $(head -n "${K:-14}" "$T/jwrites" | sed "s|.*/||" | tr "\n" " ")"
-    for how in kill enospc; do
+    for how in kill term enospc after; do
         k=1
+        [ "$how" = after ] && k=${K:-1}
         while [ "$k" -le "${K:-0}" ]; do
             c="$T/jc-$how-$k"
             rm -rf "$c" && cp -r "$T/jkb" "$c"
@@ -148,6 +209,12 @@ repair_join_cases() {
                 "$dtb" --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$c" --resume --add-workers 2
             w=$(sed -n "${k}p" "$T/jwrites" | sed "s|.*/jkc/||")
             check '[ "$rc" -ne 0 ]' "join, $how at write $k ($w): the run stopped"
+            [ "$how" != term ] || check 'grep -q "^dpsgd-train: stopped by SIGTERM .*(continue with --resume --add-workers 2 --topology $T/j8.txt)" "$T/err"' \
+                "join, SIGTERM at write $k ($w): the message names the command: $(head -c 300 "$T/err")"
+            if [ "$how" = kill ] && [ "$k" = 2 ]; then
+                expect_fail 2 "^dpsgd-train: --resume: the checkpoint in $c \(epoch 1\) is of 6 workers, --topology has 8: resume with --add-workers 2" \
+                    "join, kill at write $k ($w): a plain --resume names --add-workers" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$c" --resume
+            fi
             expect_ok "join, $how at write $k ($w): the same command continues" dt_run --topology "$T/j8.txt" $syn --epochs 3 --checkpoint "$c" --resume --add-workers 2
             check '[ "$(wh)" = "$h" ] && [ "$(cat "$c/latest")" = epoch-000003 ]' "join, $how at write $k ($w): the uninterrupted workers-hash ($h, got $(wh))"
             k=$((k + 1))
@@ -403,6 +470,11 @@ repair_drop_cases() {
     expect_ok "clique-avg --drop-workers 3,11" dt_run --topology "$T/dc18.txt" $ca --checkpoint "$T/dcc" --resume --drop-workers 3,11
     check 'grep -q "^dropped: workers 3,11 (2 of 20) at epoch 1; continued on 18 workers" "$T/out" && grep -q "^final: clique-avg  workers 18 " "$T/out"' \
         "clique-avg continued on 18: $(grep -E "^(dropped|final)" "$T/out")"
+    # a join of clique-avg is refused up front: a grown file has no
+    # `# cliques:` line
+    "$tg" repair "$T/dc18.txt" --add 2 -o "$T/dc20b.txt" -q
+    expect_fail 2 "^dpsgd-train: --algorithm clique-avg: $T/dc20b.txt has no .# cliques:. line" \
+        "clique-avg --add-workers: refused, naming the file" dt_run --topology "$T/dc20b.txt" $ca --checkpoint "$T/dcc" --resume --add-workers 2
     l=$(grep -n "^# cliques: " "$T/dc18.txt" | cut -d: -f1)
     awk -v l="$l" 'NR == l { $0 = "# cliques: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" } { print }' "$T/dc18.txt" >"$T/dcbad.txt"
     expect_fail 1 "^dpsgd-train: .*$T/dcbad.txt:$l: the .# cliques:. line puts nodes [0-9]+ and [0-9]+ in clique 0, but the file has no edge" \
@@ -422,6 +494,10 @@ repair_drop_cases() {
         "a cut that disconnects (the survivors' topology in two parts)" dt_run --topology "$T/two3.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-7
     expect_fail 2 "^dpsgd-train: --drop-workers given twice \(the second: '7'\): give it once \(a LIST joins ids with commas: 3,7\)" \
         "--drop-workers twice (only the last was used)" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6 --drop-workers 7
+    expect_fail 2 "^dpsgd-train: --drop-workers: a LIST of 4444 characters, longer than 4095: give runs of ids as ranges" \
+        "--drop-workers longer than the trainer keeps: refused, never cut" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers "$(seq -s, 0 2 1998)"
+    expect_fail 2 "^dpsgd-train: --drop-workers: an empty LIST" \
+        "--drop-workers ''" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers ""
     expect_fail 2 "^dpsgd-train: --drop-workers '6-x': expected ids" \
         "a bad list" dt_run --topology "$T/d6.txt" $syn --epochs 3 --checkpoint "$T/dkb" --resume --drop-workers 6-x
     expect_fail 2 "^dpsgd-train: --drop-workers continues a checkpoint's run without some of its workers: it needs --resume" \

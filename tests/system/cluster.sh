@@ -158,12 +158,11 @@ for pl in graph block; do
         "$pl: bytes across hosts: bridge $cross vs gossip $said"
     eval "said_$pl=\$said"
 done
-# METIS is a heuristic: on the 8-node learned graph of this seed (changed
-# by issue 39's fixed-order search) its 2-way cut crosses 11 arrays a
-# round against block's 10, so only "not much worse" is asserted here
-# (open question: the placement should fall back to block when block
-# cuts fewer; docs/dependencies.md says it keeps the cheaper)
-check '[ $((said_graph * 4)) -le $((said_block * 5)) ]' "graph placement sends at most 1.25x block's across hosts ($said_graph vs $said_block)"
+# graph placement keeps block's when block sends fewer arrays across
+# hosts (on this 8-node learned graph METIS's cut crosses 11 arrays a
+# round, block's 10: the placement line then says "block, 10 arrays
+# across hosts against the partition's 11")
+check '[ "$said_graph" -le "$said_block" ]' "graph placement sends no more across hosts than block ($said_graph vs $said_block)"
 
 # ---- a network partition (issue 24 item 3) -------------------------------
 # Host 1's link is cut mid-run: the watchdog names ranks 2 and 3 after

@@ -3,7 +3,8 @@
  * determinism for every graph, rank and host layout tried, graph placement
  * at the optimum where it is known and never worse than block on two
  * ranks, hosts kept whole, and the errors for bad arguments; METIS and
- * the own bisection as candidates of each step, the least J kept. */
+ * the own bisection as candidates of each step, the least J kept;
+ * block's placement kept when it is cheaper than theirs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -577,6 +578,110 @@ START_TEST(test_metis_step)
 }
 END_TEST
 
+/* (arrays across hosts, arrays, cut edges) of a placement: a < b. */
+static int stats_less(const cm_place_stats *a, const cm_place_stats *b)
+{
+    return a->volume_host != b->volume_host ? a->volume_host < b->volume_host
+           : a->volume != b->volume         ? a->volume < b->volume
+                                            : a->cut_edges < b->cut_edges;
+}
+
+/* --placement graph never places worse than block: block's placement
+ * replaces the partitioners' when strictly cheaper by (arrays across
+ * hosts, arrays, cut edges), and says so. The case that showed it:
+ * topogen -n 8 -d 3 --seed 1 on 4 ranks over 2 hosts, where METIS's cut
+ * crosses 11 arrays a round and block's 10 (tests/system/cluster.sh). */
+START_TEST(test_graph_never_worse_than_block)
+{
+    static const size_t ei[12] = {0, 0, 0, 1, 1, 1, 2, 3, 3, 4, 4, 5};
+    static const size_t ej[12] = {2, 4, 5, 2, 6, 7, 3, 5, 7, 6, 7, 6};
+    cm_topo t;
+    build(&t, 8, 12, ei, ej, NULL);
+    size_t host[4] = {0, 0, 1, 1}, ro[8], rm[8];
+    const size_t blk[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    cm_place_how how;
+    cm_place_stats sg, sb, sm;
+    ck_assert_int_eq(cm_place_eval(&t, 4, host, blk, NULL, &sb), CM_OK);
+    ck_assert_uint_eq(sb.volume_host, 10);
+    /* METIS alone (no fallback there) crosses more */
+    ck_assert_int_eq(cm_place_workers_how(&t, 4, host, CM_PLACE_GRAPH,
+                                          CM_PLACE_USE_METIS, rm, &how),
+                     CM_OK);
+    ck_assert_int_eq(how.block_kept, 0);
+    ck_assert_int_eq(cm_place_eval(&t, 4, host, rm, NULL, &sm), CM_OK);
+    ck_assert(stats_less(&sb, &sm));
+    ck_assert_int_eq(cm_place_workers_how(&t, 4, host, CM_PLACE_GRAPH,
+                                          CM_PLACE_USE_ALL, ro, &how),
+                     CM_OK);
+    ck_assert_mem_eq(ro, blk, sizeof blk);
+    ck_assert_int_eq(how.block_kept, 1);
+    ck_assert_int_eq(how.block, 0);
+    ck_assert_uint_eq(how.block_cost[0], 10);
+    ck_assert_uint_eq(how.block_cost[1], sb.volume);
+    ck_assert_uint_eq(how.block_cost[2], sb.cut_edges);
+    ck_assert_uint_eq(how.part_cost[0], 11);
+    char b[128];
+    ck_assert_str_eq(cm_place_how_describe(&how, b, sizeof b),
+                     "block, 10 arrays across hosts against the "
+                     "partition's 11");
+    /* the phrase names the first cost that differs */
+    how.part_cost[0] = 10;
+    how.block_cost[1] = 16;
+    how.part_cost[1] = 17;
+    ck_assert_str_eq(cm_place_how_describe(&how, b, sizeof b),
+                     "block, 16 arrays against the partition's 17");
+    how.part_cost[1] = 16;
+    how.block_cost[2] = 3;
+    how.part_cost[2] = 4;
+    ck_assert_str_eq(cm_place_how_describe(&how, b, sizeof b),
+                     "block, 3 cut edges against the partition's 4");
+    cm_topo_destroy(&t);
+
+    /* over rings, tori and random 4-regular graphs, 2..8 ranks on one
+     * host, two hosts and one host per rank: never above block, and
+     * block_kept exactly when the result is block's with a strictly
+     * higher partition cost */
+    cm_topo g[4];
+    ring(&g[0], 24, 7);
+    ring(&g[1], 24, 0);
+    torus8(&g[2], 9);
+    regular4(&g[3], 48, 31);
+    size_t kept = 0, r4[64], b4[64];
+    for (int k = 0; k < 4; k++)
+        for (size_t P = 2; P <= 8; P++)
+            for (int layout = 0; layout < 3; layout++) {
+                size_t hh[8], n = g[k].n;
+                for (size_t r = 0; r < P; r++)
+                    hh[r] = layout == 0 ? 0 : layout == 1 ? r * 2 / P : r;
+                ck_assert_int_eq(cm_place_workers_how(&g[k], P, hh,
+                                                      CM_PLACE_GRAPH,
+                                                      CM_PLACE_USE_ALL, r4,
+                                                      &how), CM_OK);
+                check_sizes(r4, n, P);
+                ck_assert_int_eq(cm_place_workers(&g[k], P, hh,
+                                                  CM_PLACE_BLOCK, b4), CM_OK);
+                ck_assert_int_eq(cm_place_eval(&g[k], P, hh, r4, NULL, &sg),
+                                 CM_OK);
+                ck_assert_int_eq(cm_place_eval(&g[k], P, hh, b4, NULL, &sb),
+                                 CM_OK);
+                ck_assert(!stats_less(&sb, &sg));
+                if (how.block_kept) {
+                    kept++;
+                    ck_assert_mem_eq(r4, b4, n * sizeof *r4);
+                    ck_assert_uint_eq(how.block_cost[0], sb.volume_host);
+                    ck_assert(how.block_cost[0] < how.part_cost[0] ||
+                              (how.block_cost[0] == how.part_cost[0] &&
+                               (how.block_cost[1] < how.part_cost[1] ||
+                                (how.block_cost[1] == how.part_cost[1] &&
+                                 how.block_cost[2] < how.part_cost[2]))));
+                }
+            }
+    ck_assert_uint_lt(kept, 4 * 7 * 3); /* the partitioners win mostly */
+    for (int k = 0; k < 4; k++)
+        cm_topo_destroy(&g[k]);
+}
+END_TEST
+
 /* The phrase a placement line shows. */
 START_TEST(test_how_describe)
 {
@@ -624,6 +729,7 @@ Suite *place_suite(void)
     tcase_add_test(tc, test_graph_metis_or_own);
     tcase_add_test(tc, test_metis_step);
     tcase_add_test(tc, test_how_describe);
+    tcase_add_test(tc, test_graph_never_worse_than_block);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -372,6 +372,14 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
             return cm_error_prefix(CM_EINVAL, "%s", f->name);
         return CM_OK;
     case F_PATH:
+        if (strcmp(f->name, "--drop-workers") == 0 && /* a LIST: never cut */
+            (!*v || strlen(v) >= DT_PATH_MAX))
+            return !*v ? cm_error(CM_EINVAL, "%s: an empty LIST (ids such as "
+                                  "3,7,48-63)", f->name)
+                       : cm_error(CM_EINVAL, "%s: a LIST of %zu characters, "
+                                  "longer than %d: give runs of ids as "
+                                  "ranges (48-63)", f->name, strlen(v),
+                                  DT_PATH_MAX - 1);
         if (!*v || strlen(v) >= DT_PATH_MAX)
             return cm_error(CM_EINVAL, "%s: empty or too long path", f->name);
         memcpy(p, v, strlen(v) + 1);

@@ -31,7 +31,8 @@ cm_status dt_clique_topo(const cm_topo_header *h, const char *path,
     if (!h->cliques_line) {
         s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s has no "
                      "`# cliques:` line (topogen --kind dcliques writes it, "
-                     "topogen repair keeps it)",
+                     "topogen repair --remove keeps it, a file grown by "
+                     "--add has none)",
                      path);
         goto done;
     }

@@ -570,17 +570,21 @@ cm_status dt_run_ckpt_restore(const dt_run_ckpt *c, dt_workers *w,
             dinfo[0] = (uint64_t)first;
         } else if (s == CM_OK) {
             dt_ckpt_meta m;
-            s = compare_settings(c);
-            /* a join whose first save stopped before its marker, resumed
-             * without --add-workers: name the flag */
-            if (s == CM_OK && dt_ckpt_epoch_meta(c->dir, epoch, &m) ==
-                                  CM_OK && m.n_workers < c->n)
+            /* a checkpoint of fewer workers than --topology's nodes (a
+             * join whose first save stopped before its marker, at any of
+             * its writes, so DIR/settings may still be the old run's),
+             * resumed without --add-workers: name the flag, before the
+             * settings' "workers 6, this run has workers 8" */
+            if (dt_ckpt_epoch_meta(c->dir, epoch, &m) == CM_OK &&
+                m.n_workers < c->n)
                 s = cm_error(CM_EINVAL, "the checkpoint in %s (epoch %llu) "
                              "is of %llu workers, --topology has %zu: resume "
                              "with --add-workers %llu to continue it with "
                              "the new ones", c->dir, (unsigned long long)epoch,
                              (unsigned long long)m.n_workers, c->n,
                              (unsigned long long)(c->n - m.n_workers));
+            else
+                s = compare_settings(c);
         }
         if (s == CM_OK && epoch > c->epochs)
             s = cm_error(CM_EINVAL, "the checkpoint in %s is at epoch %llu, "

@@ -19,10 +19,10 @@
  * from the intervals between the last WD_HIST
  * completions of the exchange (a step: compute and exchange), median m
  * and median absolute deviation MAD, the whole time to naming a silent
- * rank is T = max(floor, min(5 m, max(3 m, m + 8 MAD))) (a robust upper
- * bound of a round, capped at five rounds, never below the floor that
- * covers evaluation and checkpoint pauses); the wait's part is T minus
- * the grace period max(2, T/5). It applies to every wait once
+ * rank is T = max(floor, min(5 m, max(3 m, m + 8 MAD))) (dt_deadline.c:
+ * a robust upper bound of a round, capped at five rounds, never below the
+ * floor that covers evaluation and checkpoint pauses); the wait's part
+ * is T minus the grace period max(2, T/5). It applies to every wait once
  * WD_MIN_ROUNDS intervals are known (a stopped rank may leave its
  * neighbours' exchange complete, its messages sent, and hold them in the
  * next agreement); before, the fixed deadline. Long one-rank phases wait
@@ -48,6 +48,7 @@
 #include <mpi.h>
 
 #include "cm_time.h"
+#include "dt_deadline.h"
 
 #define WD_PING 7101 /* tags on wd_comm */
 #define DT_WD_LAUNCHER_GRACE 10 /* s after an abort before the launcher
@@ -66,7 +67,7 @@ static size_t wd_n_silent;             /* how many (at most the above) */
 static int wd_token = 1;               /* payload of pings and pongs: a
                                           static buffer, since their sends
                                           are freed without waiting */
-#define WD_HIST 64
+#define WD_HIST DT_DEADLINE_HIST
 #define WD_MIN_ROUNDS 8
 static double wd_floor;                /* > 0: the adaptive deadline */
 static double wd_hist[WD_HIST];        /* intervals between exchanges */
@@ -74,19 +75,6 @@ static size_t wd_nh, wd_hpos;          /* how many, next slot */
 static double wd_last_done;            /* time of the last exchange done */
 static size_t wd_samples;              /* intervals recorded in all */
 static double wd_deadline(char *rule, size_t cap);
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted in place). */
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The adaptive deadline T (see the top of the file) and, into rule, which
  * term decided it; 0 when too few rounds are known. O(WD_HIST log). */
@@ -107,29 +95,10 @@ static double wd_adaptive(char *rule, size_t cap)
     return last_t;
 }
 
-/* wd_adaptive's computation. */
+/* wd_adaptive's computation: the rule of dt_deadline.h. */
 static double wd_deadline(char *rule, size_t cap)
 {
-    double v[WD_HIST], d[WD_HIST];
-    memcpy(v, wd_hist, wd_nh * sizeof *v);
-    double m = median(v, wd_nh);
-    for (size_t i = 0; i < wd_nh; i++)
-        d[i] = fabs(wd_hist[i] - m);
-    double mad = median(d, wd_nh);
-    double robust = m + 8 * mad, t = robust > 3 * m ? robust : 3 * m;
-    const char *why = robust > 3 * m ? "median + 8 MAD" : "3 median rounds";
-    if (t > 5 * m) {
-        t = 5 * m;
-        why = "5 median rounds";
-    }
-    if (t < wd_floor) {
-        snprintf(rule, cap, "the floor %g s (--timeout-floor), above %s "
-                 "(%.3g s; median round %.3g s)", wd_floor, why, t, m);
-        return wd_floor;
-    }
-    snprintf(rule, cap, "%s: median round %.3g s, MAD %.3g s, over the "
-             "last %zu rounds", why, m, mad, wd_nh);
-    return t;
+    return dt_deadline(wd_hist, wd_nh, wd_floor, rule, cap);
 }
 
 /* Answers pending pings (non-blocking; a pong is 4 bytes, sent eagerly). */
