@@ -16,16 +16,25 @@
 # complete_runs DIR: the NAMEs (no suffix) of the complete runs in DIR,
 # sorted; nothing when there are none.
 complete_runs() {
+    # one awk for every record (a basename, sed, tail and awk per run took
+    # most of plot.sh's and summary.sh's time on a sweep of 64 runs)
     for rec in "$1"/*.settings; do
         [ -f "$rec" ] || continue
-        name=$(basename "$rec" .settings)
-        csv="$1/$name.csv"
-        [ -f "$csv" ] || continue
-        want=$(sed -n 's/^EPOCHS="\(.*\)"$/\1/p' "$rec")
-        tail -n 1 "$csv" | awk -F, -v want="$want" \
-            'want != "" && $1 ~ /^[0-9.]+$/ && $1 + 0 == want + 0 { ok = 1 }
-             END { exit !ok }' && echo "$name"
-    done | sort
+        printf '%s\n' "$rec"
+    done | awk '{
+        rec = $0; name = rec; sub(/^.*\//, "", name); sub(/\.settings$/, "", name)
+        csv = rec; sub(/\.settings$/, ".csv", csv)
+        want = ""
+        while ((getline l < rec) > 0)
+            if (l ~ /^EPOCHS=".*"$/) { want = l; sub(/^EPOCHS="/, "", want); sub(/"$/, "", want) }
+        close(rec)
+        last = ""; has = 0
+        while ((getline l < csv) > 0) { last = l; has = 1 }
+        close(csv)
+        if (!has || want == "") next
+        split(last, f, ",")
+        if (f[1] ~ /^[0-9.]+$/ && f[1] + 0 == want + 0) print name
+    }' | sort
 }
 
 # check_run_names PROG DIR: every DIR/*.settings and DIR/*.csv is named
