@@ -979,12 +979,16 @@ int main(int argc, char **argv)
     dt_comm *world = dt_comm_world();
     int root = dt_comm_rank(world) == 0;
     dt_config_default(&cfg);
-    if (dt_config_parse(&cfg, argc, argv) != CM_OK) {
-        /* every rank parses the same argv: all fail alike, none hangs */
+    cm_status parsed = dt_config_parse(&cfg, argc, argv);
+    if (parsed != CM_OK) {
+        /* every rank parses the same argv: all fail alike, none hangs; a
+         * file a flag reads (--platform P.xml) that is missing or bad is
+         * a bad input file, exit 1 */
+        int file = parsed == CM_EIO || parsed == CM_EFORMAT;
         if (root)
-            fprintf(stderr, "dpsgd-train: %s\nTry 'dpsgd-train --help'.\n",
-                    cm_last_error());
-        rc = 2;
+            fprintf(stderr, "dpsgd-train: %s\n%s", cm_last_error(),
+                    file ? "" : "Try 'dpsgd-train --help'.\n");
+        rc = file ? 1 : 2;
     } else if (cfg.help) {
         if (root)
             fputs(dt_config_usage(), stdout);

@@ -17,7 +17,8 @@
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
                F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
-               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER, F_COMPRESS } flag_kind;
+               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER, F_COMPRESS,
+               F_PLATFORM } flag_kind;
 
 typedef struct {
     const char *name;
@@ -80,6 +81,7 @@ static const flag_spec FLAGS[] = {
     {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
     {"--placement", F_PLACEMENT, OFF(placement), 0, 0, 0},
     {"--net", F_NET, OFF(net), 0, 0, 0},
+    {"--platform", F_PLATFORM, OFF(net), 0, 0, 0},
     {"--allreduce", F_ALLREDUCE, OFF(net_allreduce), 0, 0, 0},
     {"--net-hosts", F_SIZE, OFF(net_hosts), 1, 1e6, 0},
     {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
@@ -279,6 +281,10 @@ const char *dt_config_usage(void)
         "intra=ALPHA,BETA;inter=ALPHA,BETA:\n"
         "                     add the modelled wall clock to the CSV "
         "(model_s)\n"
+        "  --platform P.xml   the same from a SimGrid platform file "
+        "(topogen platform,\n"
+        "                     or your own: the one smpirun simulates); "
+        "instead of --net\n"
         "  --net-hosts S      --net: model the n workers on S hosts, one "
         "per rank,\n"
         "                     placed by --placement (default: this run's "
@@ -365,8 +371,18 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
     case F_COMPRESS:
         return dt_compress_parse(v, (dt_compress *)(void *)p);
     case F_NET:
+    case F_PLATFORM: {
+        /* one network, named by either flag */
+        int plat = f->kind == F_PLATFORM;
+        if (cfg->net_given && cfg->net_platform != plat)
+            return cm_error(CM_EINVAL, "--net and --platform together: give "
+                            "one (--platform P.xml, or --net with a preset, "
+                            "intra=ALPHA,BETA;inter=ALPHA,BETA or P.xml)");
         cfg->net_given = 1;
-        return cm_net_parse(v, (cm_net *)(void *)p);
+        cfg->net_platform = plat;
+        return plat ? cm_net_parse_platform(v, (cm_net *)(void *)p)
+                    : cm_net_parse(v, (cm_net *)(void *)p);
+    }
     case F_SCHED:
         if (dt_sched_parse(v, (dt_sched_kind *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);
@@ -505,7 +521,7 @@ cm_status dt_config_check_single(const dt_config *cfg)
 {
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
-        "--placement", "--net", "--weights", "--local-eval", "--timeout",
+        "--placement", "--net", "--platform", "--weights", "--local-eval", "--timeout",
         "--timeout-floor", "--add-workers",
         "--allreduce", "--net-hosts", "--drop-workers",
         "--average-every", "--local-after", "--global-every", "--outer",

@@ -1156,11 +1156,12 @@ static cm_status check_config(const dt_config *cfg, size_t P)
         !(cfg->mode == DT_MODE_ALLREDUCE && cfg->net_allreduce == CM_AR_HIER))
         return cm_error(CM_EINVAL, "--net-hosts is for the network model "
                         "and --allreduce hierarchical's groups: add --net "
-                        "NET");
+                        "NET or --platform P.xml");
     if (!cfg->net_given && dt_config_given(cfg, "--allreduce") &&
         !dt_allreduce_runs(cfg->net_allreduce))
         return cm_error(CM_EINVAL, "--allreduce %s is only priced by the "
-                        "network model: add --net NET (the trainer runs "
+                        "network model: add --net NET or --platform P.xml "
+                        "(the trainer runs "
                         "auto, direct or hierarchical)",
                         cm_net_ar_name(cfg->net_allreduce));
     if (cfg->mode == DT_MODE_GOSSIP && dt_config_given(cfg, "--allreduce"))
