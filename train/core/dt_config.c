@@ -299,9 +299,13 @@ const char *dt_config_usage(void)
         "all-gather),\n"
         "                     hierarchical (reduce in each host or "
         "--net-hosts\n"
-        "                     group, all-reduce of the leaders, broadcast); "
-        "with\n"
-        "                     --net only priced: best, ring, "
+        "                     group, all-reduce of the leaders, broadcast), "
+        "han (the\n"
+        "                     blocking MPI_Allreduce, which Open MPI's "
+        "coll/han serves\n"
+        "                     under --mca coll_han_priority 100; priced as "
+        "hierarchical);\n"
+        "                     with --net only priced: best, ring, "
         "recursive-doubling,\n"
         "                     rabenseifner, binomial\n"
         "  --bench-gossip R   time R gossip rounds alone on --topology (no "
@@ -365,6 +369,14 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
     case F_PLACEMENT:
         return cm_place_parse(v, (cm_place_kind *)(void *)p);
     case F_ALLREDUCE:
+        /* han: not a schedule of the model's; it runs the blocking
+         * MPI_Allreduce (coll/han serves no MPI_Iallreduce) and is priced
+         * as the model's hierarchical one (docs/smpi.md) */
+        cfg->allreduce_han = strcmp(v, "han") == 0;
+        if (cfg->allreduce_han) {
+            *(cm_net_ar_alg *)(void *)p = CM_AR_HIER;
+            return CM_OK;
+        }
         return cm_net_ar_parse(v, f->name, (cm_net_ar_alg *)(void *)p);
     case F_OUTER:
         return dt_outer_parse(v, (dt_outer *)(void *)p);
@@ -439,6 +451,36 @@ static int is_switch(const void *row)
     return ((const flag_spec *)row)->kind == F_FLAG;
 }
 
+/* Under SimGrid's SMPI (the DT_SMPI build, bin/dpsgd-train-smpi), the
+ * options the simulated run would not use are refused, not ignored
+ * (docs/smpi.md, "What differs"). */
+static cm_status check_smpi(const dt_config *cfg)
+{
+#ifdef DT_SMPI
+    if (dt_config_given(cfg, "--timeout") ||
+        dt_config_given(cfg, "--timeout-floor"))
+        return cm_error(CM_EINVAL, "%s: the watchdog is off under SMPI "
+                        "(simulated time; SimGrid reports a deadlock "
+                        "itself): the SMPI build does not take it",
+                        dt_config_given(cfg, "--timeout") ? "--timeout"
+                                                          : "--timeout-floor");
+    if (cfg->threads > 1)
+        return cm_error(CM_EINVAL, "--threads %d: SMPI times a rank's "
+                        "compute by its own thread's CPU clock, so the "
+                        "engine's other threads would not count; the SMPI "
+                        "build runs one (a faster host: a higher speed in "
+                        "the platform file)", cfg->threads);
+    if (cfg->allreduce_han)
+        return cm_error(CM_EINVAL, "--allreduce han is Open MPI's coll/han; "
+                        "SMPI has none: auto runs the blocking "
+                        "MPI_Allreduce there (smpirun "
+                        "--cfg=smpi/allreduce:ALG picks its algorithm)");
+#else
+    (void)cfg;
+#endif
+    return CM_OK;
+}
+
 cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
 {
     const cm_flag_table table = {FLAGS, sizeof FLAGS / sizeof FLAGS[0],
@@ -506,7 +548,7 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
                         "own images (--synthetic-train, --synthetic-test); "
                         "--data is for the data sets read from files",
                         cfg->data_dir);
-    return CM_OK;
+    return check_smpi(cfg);
 }
 
 int dt_config_given(const dt_config *cfg, const char *flag)

@@ -34,6 +34,7 @@ struct dt_allreduce {
     float *a, *b;        /* direct: [P * blk] send and receive blocks;
                             hierarchical: a is [n] the reduce's result */
     size_t cap;          /* floats a and b hold */
+    int blocking;        /* han: the blocking MPI_Allreduce */
 };
 
 static cm_status ar_fail(int rc, const char *what)
@@ -113,6 +114,14 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
     }
     *out = a;
     return CM_OK;
+}
+
+cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out)
+{
+    cm_status s = dt_allreduce_new(c, CM_AR_AUTO, 0, out);
+    if (s == CM_OK)
+        (*out)->blocking = 1;
+    return s;
 }
 
 /* a->a and a->b of at least cap floats each (b only for direct). */
@@ -213,8 +222,32 @@ static cm_status hierarchical(dt_allreduce *a, float *x, size_t n)
     return CM_OK;
 }
 
+/* han: MPI_Allreduce from a copy of x into x, in chunks of an int count;
+ * no watchdog. Not in place: Open MPI 4.1.4's han all-reduce adds the
+ * segment offset to MPI_IN_PLACE itself from the second 64 kB segment on
+ * and crashes (measured here: 100,000 floats on 2 namespace hosts,
+ * SIGSEGV at 0x10001; open-mpi/ompi#11488 fixed it after 4.1). */
+static cm_status blocking(dt_allreduce *a, float *x, size_t n)
+{
+    cm_status s = reserve(a, n < INT_MAX ? n : INT_MAX, 0);
+    if (s != CM_OK)
+        return s;
+    for (size_t off = 0; off < n; off += INT_MAX) {
+        int k = n - off > INT_MAX ? INT_MAX : (int)(n - off);
+        memcpy(a->a, x + off, (size_t)k * sizeof *x);
+        int rc = dt_wd_fired() ? MPI_ERR_OTHER
+                               : MPI_Allreduce(a->a, x + off, k, MPI_FLOAT,
+                                               MPI_SUM, a->c->comm);
+        if (rc != MPI_SUCCESS)
+            return ar_fail(rc, "MPI_Allreduce (--allreduce han)");
+    }
+    return CM_OK;
+}
+
 cm_status dt_allreduce_sum_float(dt_allreduce *a, float *x, size_t n)
 {
+    if (a->blocking)
+        return blocking(a, x, n);
     switch (a->alg) {
     case CM_AR_DIRECT:
         return direct(a, x, n);
