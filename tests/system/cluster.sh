@@ -172,7 +172,7 @@ check '[ $((said_graph * 4)) -le $((said_block * 5)) ]' "graph placement sends a
 # (MPI_Iallreduce) never reaches han. With 2 ranks per host han's reduce in
 # each host and sum across hosts add in the binomial tree's order: the
 # same workers-hash as the default.
-ar="--mode allreduce --workers 4 --dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 8 --epochs 1 --seed 3"
+ar="--mode allreduce --workers 4 --dataset synthetic --synthetic-train 256 --synthetic-test 32 --batch 8 --epochs 1 --seed 3"
 han_calls() { cat "$T/out" "$T/err" | grep -c "coll:han:get_dynamic_rule HAN searched for collective 2 (allreduce)"; }
 expect 0 "" "all-reduce auto over 2 hosts, han at priority 100" \
     mpi -np 4 --mca coll_han_priority 100 --mca coll_base_verbose 100 "$BIN/dpsgd-train" $ar

@@ -13,8 +13,9 @@
  *                 ranks as --net-hosts S places them), a reduce to each
  *                 group's first rank, an all-reduce among those leaders
  *                 (the library's), a broadcast inside each group;
- *   han           the blocking MPI_Allreduce (from a copy: 4.1.4's han
- *                 crashes in place above 64 kB): the call Open
+ *   han           the blocking MPI_Allreduce (of a copy padded to whole
+ *                 64 kB segments: 4.1.4's han crashes in place, and
+ *                 writes past a buffer that ends mid-segment): the call Open
  *                 MPI's coll/han serves (4.1.4 sets no non-blocking
  *                 function, so MPI_Iallreduce never reaches it), chosen
  *                 with `mpirun --mca coll_han_priority 100`; without it
