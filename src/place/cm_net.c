@@ -133,6 +133,20 @@ cm_status cm_net_parse(const char *spec, cm_net *net)
     return CM_OK;
 }
 
+cm_status cm_net_parse_platform(const char *path, cm_net *net)
+{
+    size_t sl = strlen(path);
+    if (sl <= 4 || strcmp(path + sl - 4, ".xml") != 0)
+        return cm_error(CM_EINVAL, "--platform '%s': expected a SimGrid "
+                        "platform file P.xml (topogen platform, or your own); "
+                        "a preset or intra=ALPHA,BETA;inter=ALPHA,BETA goes to "
+                        "--net", path);
+    cm_status s = cm_net_parse(path, net);
+    if (s != CM_OK)
+        cm_error_prefix(s, "--platform");
+    return s;
+}
+
 /* "25 us" / "50 ms" / "1.5 s"; "3 GB/s" / "12.5 MB/s". */
 static void fmt_time(char *b, size_t n, double s)
 {

@@ -66,6 +66,12 @@ typedef struct {
  * finite, beta > 0 and finite). */
 cm_status cm_net_parse(const char *spec, cm_net *net);
 
+/* --platform P.xml: a SimGrid platform file only (cm_platform_net). A
+ * name not ending in ".xml" is CM_EINVAL pointing to --net; a file that
+ * cannot be read or priced is CM_EIO or CM_EFORMAT, naming --platform and
+ * the file (exit 1 in the programs, as every bad input file). */
+cm_status cm_net_parse_platform(const char *path, cm_net *net);
+
 /* One line describing net: "datacenter (intra 1 us, 10 GB/s; inter ...)".
  * Writes at most size bytes to buf; returns buf. */
 char *cm_net_describe(const cm_net *net, char *buf, size_t size);

@@ -12,7 +12,9 @@
  */
 #include "cm_platform.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +188,10 @@ static void visit(walk *w, xmlNode *n)
 
 cm_status cm_platform_net(const char *path, cm_net *net)
 {
+    FILE *fp = fopen(path, "r"); /* a missing file: say so, not "XML" */
+    if (!fp)
+        return cm_error(CM_EIO, "%s: %s", path, strerror(errno));
+    fclose(fp);
     xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR
                               | XML_PARSE_NOWARNING);
     if (!doc)

@@ -39,6 +39,12 @@ allreduce_cases() {
         check '[ -n "$a" ] && [ "$a" = "$a_auto" ]' "$alg: test_acc $a, auto $a_auto"
     done
     expect_ok "hierarchical in 2 groups" mpi_run 4 "$dt" $syn --allreduce hierarchical --net-hosts 2 --save-model "$T/hier2.st"
+    # han: the blocking MPI_Allreduce (on one host coll/han steps aside and
+    # coll/tuned's runs; tests/system/cluster.sh checks han itself)
+    expect_ok "han" mpi_run 4 "$dt" $syn --allreduce han --save-model "$T/han.st"
+    a=$(acc)
+    d_han=$(params_diff "$T/auto.st" "$T/han.st")
+    check '[ "$a" = "$a_auto" ] && echo "$d_han" | awk "{ exit !(\$2 < 1e-5) }"' "han: test_acc $a (auto $a_auto), against auto: $d_han"
     d_direct=$(params_diff "$T/auto.st" "$T/direct.st")
     d_hier=$(params_diff "$T/auto.st" "$T/hierarchical.st")
     d_hier2=$(params_diff "$T/auto.st" "$T/hier2.st")
@@ -56,6 +62,10 @@ allreduce_cases() {
         dt_run --topology "$T/none.txt" --allreduce direct
     expect_fail 2 "^dpsgd-train: --net-hosts is for the network model" "--net-hosts without --net, not hierarchical" \
         mpi_run 2 "$dt" $syn --allreduce direct --net-hosts 2
+    expect_fail 2 "^dpsgd-train: --net-hosts is for the network model" "--net-hosts with han (its groups are Open MPI's)" \
+        dt_run $syn --allreduce han --net-hosts 2
+    expect_fail 2 "^dpsgd-train: --allreduce han runs the gradients' all-reduce; local SGD" "han with local SGD" \
+        dt_run $syn --allreduce han --average-every 4
     expect_fail 2 "^dpsgd-train: --allreduce 'tree': expected ring" "a bad name" \
         mpi_run 2 "$dt" $syn --allreduce tree
 }

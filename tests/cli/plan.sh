@@ -79,6 +79,17 @@ plan_cases() {
         "not ranked line: $(grep "^# not" "$T/out")"
     expect_fail 2 "^topogen: plan: --net NET is required" "plan without --net" "$tg" plan -n 16
     expect_fail 2 "^topogen: plan: -n N is required" "plan without -n" "$tg" plan --net wan
+    # --platform P.xml: plans for the platform smpirun simulates, the same
+    # ranking as the preset it was made from; its run lines name it
+    expect_ok "platform wan 16" "$tg" platform --net wan -n 16 -o "$T/w16.xml"
+    expect_ok "plan --net wan" "$tg" plan -n 16 --net wan --json
+    mv "$T/out" "$T/plan-wan.json"
+    expect_ok "plan --platform w16.xml" "$tg" plan -n 16 --platform "$T/w16.xml" --json
+    check 'python3 -c "import json, sys; a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2])); assert b[\"net\"].startswith(\"w16.xml (\"), b[\"net\"]; assert [(x[\"schedule\"], x[\"seconds_to_target\"]) for x in a[\"rows\"]] == [(x[\"schedule\"], x[\"seconds_to_target\"]) for x in b[\"rows\"]]; assert all(\" --platform \" + sys.argv[3] + \" \" in x[\"dpsgd_train\"] and \" --net \" not in x[\"dpsgd_train\"] for x in b[\"rows\"] if x[\"dpsgd_train\"]); assert sum(1 for x in b[\"rows\"] if x[\"dpsgd_train\"]) > 10" "$T/plan-wan.json" "$T/out" "$T/w16.xml"' \
+        "plan --platform: the preset's ranking, run lines with --platform: $(head -c 300 "$T/out")"
+    expect_fail 2 "^topogen: --platform 'wan': expected a SimGrid platform file P.xml" "plan --platform of a preset" "$tg" plan -n 16 --platform wan
+    expect_fail 2 "^topogen: --net and --platform together: give one" "plan --net and --platform" "$tg" plan -n 16 --net wan --platform "$T/w16.xml"
+    expect_fail 1 "^topogen: --platform: .*nothere.xml: No such file or directory" "plan --platform of a missing file" "$tg" plan -n 16 --platform "$T/nothere.xml"
     expect_fail 2 "^topogen: --hosts 17: more hosts than the 16 workers" "plan --hosts > n" "$tg" plan -n 16 --net wan --hosts 17
     expect_fail 2 "^topogen: --kind: not a flag of 'topogen plan'" "plan --kind" "$tg" plan -n 16 --net wan --kind ring
     expect_fail 2 "^topogen: --target: expected an accuracy in \(0, 1\]" "bad --target" "$tg" plan -n 16 --net wan --target 85

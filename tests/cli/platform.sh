@@ -68,10 +68,31 @@ platform_cases() {
     expect_ok "platform sites:4 16" "$tg" platform --net sites:4 -n 16 -o "$T/s16.xml"
     expect_ok "eval --net s16.xml" "$tg" eval "$T/g16.txt" --net "$T/s16.xml" --hosts 4 --ranks 16
     check 'grep -q "^net  *s16.xml (intra 25 us, 3 GB/s; inter 50[.0-9]* ms, 12.5 MB/s)" "$T/out"' "sites: intra 25 us, 3 GB/s; inter 50 ms, 12.5 MB/s: $(grep "^net" "$T/out")"
-    expect_fail 2 "home.xml: hosts with different links" "--net home.xml refused" "$tg" eval "$T/g16.txt" --net "$T/home.xml"
-    expect_fail 2 "nothere.xml: not a readable XML file" "--net of a missing file" "$tg" eval "$T/g16.txt" --net "$T/nothere.xml"
+    # a file the model cannot read or price is a bad input file: exit 1
+    expect_fail 1 "home.xml: hosts with different links" "--net home.xml refused" "$tg" eval "$T/g16.txt" --net "$T/home.xml"
+    expect_fail 1 "^topogen: .*nothere.xml: No such file or directory" "--net of a missing file" "$tg" eval "$T/g16.txt" --net "$T/nothere.xml"
+    # --platform P.xml (the issue's flag): the same model as --net P.xml,
+    # a platform file only, never with --net
+    expect_ok "eval --platform w16.xml" "$tg" eval "$T/g16.txt" --platform "$T/w16.xml" --hosts 16 --ranks 16
+    check '[ "$(sed -n "s/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p" "$T/out")" = "$r_preset" ] && grep -q "^net  *w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)" "$T/out"' \
+        "--platform w16.xml prices as --net wan ($r_preset ms): $(grep -E "^net|block" "$T/out")"
+    expect_ok "eval --platform --json" "$tg" eval "$T/g16.txt" --platform "$T/s16.xml" --hosts 4 --ranks 16 --json
+    check 'python3 -c "import json, sys; o = json.load(open(sys.argv[1])); assert o[\"net\"].startswith(\"s16.xml (intra 25 us, 3 GB/s; inter 50\"), o[\"net\"]; assert o[\"hosts\"] == 4" "$T/out"' "--platform in the JSON net key: $(head -c 300 "$T/out")"
+    expect_fail 2 "^topogen: --platform 'wan': expected a SimGrid platform file P.xml .*goes to --net" "--platform of a preset" "$tg" eval "$T/g16.txt" --platform wan
+    expect_fail 2 "^topogen: --platform '.*g16.txt': expected a SimGrid platform file" "--platform of a non-.xml file" "$tg" eval "$T/g16.txt" --platform "$T/g16.txt"
+    expect_fail 2 "^topogen: --net and --platform together: give one" "--net then --platform" "$tg" eval "$T/g16.txt" --net wan --platform "$T/w16.xml"
+    expect_fail 2 "^topogen: --net and --platform together: give one" "--platform then --net" "$tg" eval "$T/g16.txt" --platform "$T/w16.xml" --net "$T/w16.xml"
+    expect_fail 1 "^topogen: --platform: .*nothere.xml: No such file or directory" "--platform of a missing file" "$tg" eval "$T/g16.txt" --platform "$T/nothere.xml"
+    expect_fail 1 "^topogen: --platform: .*home.xml: hosts with different links" "--platform home.xml" "$tg" eval "$T/g16.txt" --platform "$T/home.xml"
     expect_ok "dpsgd-train --net w16.xml" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --net "$T/w16.xml" --net-hosts 16
     check 'grep -q "w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)" "$T/out"' "dpsgd-train --net w16.xml: $(grep -i modelled "$T/out" | head -2)"
+    expect_ok "dpsgd-train --platform w16.xml" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/w16.xml" --net-hosts 16 --summary "$T/s.json"
+    check 'grep -q "modelled round 129 ms (w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s))" "$T/out" && python3 -c "import json, sys; s = json.load(open(sys.argv[1]))[\"settings\"]; assert s[\"net\"] == \"w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)\", s[\"net\"]" "$T/s.json"' \
+        "dpsgd-train --platform: the model and the summary's net: $(grep -i modelled "$T/out" | head -2)"
+    expect_fail 2 "^dpsgd-train: --platform 'wan': expected a SimGrid platform file P.xml .*goes to --net" "dpsgd-train --platform of a preset" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform wan --summary "$T/s2.json"
+    expect_fail 2 "^dpsgd-train: --net and --platform together: give one" "dpsgd-train --net and --platform" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/w16.xml" --net wan --summary "$T/s2.json"
+    expect_fail 1 "^dpsgd-train: --platform: .*nothere.xml: No such file or directory" "dpsgd-train --platform of a missing file" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/nothere.xml" --summary "$T/s2.json"
+    check '[ ! -e "$T/s2.json" ]' "no summary left by the refusals"
     expect_fail 1 "^topogen: platform: .*$T/nodir/p.xml" "unwritable output" "$tg" platform --net wan -n 4 -o "$T/nodir/p.xml"
 }
 

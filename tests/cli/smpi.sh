@@ -63,6 +63,16 @@ smpi_cases() {
     # command line and "Execution failed" on stdout)
     run smpi_run -platform "$T/p16.xml" -np 4 "$st" --no-such-flag
     check '[ "$rc" = 2 ] && [ "$(grep -c "unknown flag .--no-such-flag." "$T/err")" = 1 ]' "a bad flag under SMPI: exit $rc, $(head -c 200 "$T/err")"
+    # what the simulated run would not use is refused, not ignored: the
+    # watchdog (off under SMPI), engine threads (SMPI times a rank's own
+    # thread only), Open MPI's coll/han
+    for bad in "--timeout 60:--timeout: the watchdog is off under SMPI" \
+               "--timeout-floor 10:--timeout-floor: the watchdog is off under SMPI" \
+               "--threads 2:--threads 2: SMPI times a rank's compute by its own thread's CPU clock" \
+               "--allreduce han --mode allreduce --workers 2:--allreduce han is Open MPI's coll/han; SMPI has none"; do
+        run smpi_run -platform "$T/p16.xml" -np 2 "$st" --dataset synthetic --epochs 1 --quiet ${bad%%:*} --log "$T/refused.csv"
+        check '[ "$rc" = 2 ] && [ "$(grep -c "^dpsgd-train: ${bad#*:}" "$T/err")" = 1 ] && [ ! -e "$T/refused.csv" ]' "${bad%%:*} under SMPI: exit $rc, $(head -c 300 "$T/err")"
+    done
 }
 
 if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then

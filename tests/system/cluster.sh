@@ -164,6 +164,29 @@ done
 # across hosts against the partition's 11")
 check '[ "$said_graph" -le "$said_block" ]' "graph placement sends no more across hosts than block ($said_graph vs $said_block)"
 
+# ---- --allreduce han: Open MPI's coll/han (issue 40) ----------------------
+# han (mpirun --mca coll_han_priority 100) serves the blocking
+# MPI_Allreduce only: --allreduce han calls it once per step on every rank
+# (han's dispatch line, coll_base_verbose), the default all-reduce
+# (MPI_Iallreduce) never reaches han. With 2 ranks per host han's reduce in
+# each host and sum across hosts add in the binomial tree's order: the
+# same workers-hash as the default.
+ar="--mode allreduce --workers 4 --dataset synthetic --synthetic-train 256 --synthetic-test 32 --batch 8 --epochs 1 --seed 3"
+han_calls() { cat "$T/out" "$T/err" | grep -c "coll:han:get_dynamic_rule HAN searched for collective 2 (allreduce)"; }
+expect 0 "" "all-reduce auto over 2 hosts, han at priority 100" \
+    mpi -np 4 --mca coll_han_priority 100 --mca coll_base_verbose 100 "$BIN/dpsgd-train" $ar
+h_auto=$(sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out")
+n_auto=$(han_calls)
+check 'grep -q "coll:base:comm_select: selecting *han, priority 100, Enabled" "$T/err" "$T/out" && [ "$n_auto" = 0 ]' \
+    "han enabled on the world communicator, and MPI_Iallreduce never dispatched to it ($n_auto calls)"
+expect 0 "" "--allreduce han over 2 hosts" \
+    mpi -np 4 --mca coll_han_priority 100 --mca coll_base_verbose 100 "$BIN/dpsgd-train" $ar --allreduce han
+steps=$(sed -n 's/.*(\([0-9]*\) steps,.*/\1/p' "$T/out")
+n_han=$(han_calls)
+h_han=$(sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$T/out")
+check '[ -n "$steps" ] && [ "$n_han" = $((4 * steps)) ]' "--allreduce han: han's all-reduce $n_han times, 4 ranks x $steps steps"
+check '[ -n "$h_auto" ] && [ "$h_han" = "$h_auto" ]' "--allreduce han: workers-hash '$h_han' = the default's '$h_auto' (2 ranks per host)"
+
 # ---- a network partition (issue 24 item 3) -------------------------------
 # Host 1's link is cut mid-run: the watchdog names ranks 2 and 3 after
 # --timeout, every rank leaves, and the launcher ends too (a rank's reaper

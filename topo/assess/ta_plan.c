@@ -175,9 +175,10 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
     ta_fmt(r->train, sizeof r->train,
              "mpirun %s-np RANKS dpsgd-train %s --partition %s --batch %zu "
              "--epochs %g --lr %g --momentum 0.9 --warmup 1 --schedule step "
-             "--step-epochs 3.5%s --seed %llu --net %s --net-hosts %zu%s",
+             "--step-epochs 3.5%s --seed %llu %s %s --net-hosts %zu%s",
              mca, what, s->partition, s->batch, s->epochs, s->lr, opt,
-             x->o->seed, x->netarg, x->S,
+             x->o->seed, x->o->net_platform ? "--platform" : "--net",
+             x->netarg, x->S,
              ar_mode || s->global_every ? (x->ar.alg == CM_AR_HIER
                                                ? " --allreduce hierarchical"
                                            : x->ar.alg == CM_AR_DIRECT

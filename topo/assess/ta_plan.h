@@ -77,6 +77,7 @@ typedef struct {
     const char *partition; /* NULL: dirichlet:0.1 */
     const cm_net *net;     /* the parsed --net (borrowed) */
     const char *net_arg;   /* --net as given, for the commands */
+    int net_platform;      /* net_arg came from --platform P.xml */
     unsigned long long seed; /* the graphs' seed */
     const cm_labels *labels; /* --labels (NULL: none) */
     const char *labels_path;

@@ -29,6 +29,7 @@ _topogen_complete()
         --eval-model|--checkpoint|--data|--write-partition|--labels)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
+        --platform) COMPREPLY=($(compgen -f -X '!*.xml' -- "$cur")); return ;;
         --results) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [[ ${cmd##*/} == topogen && ${COMP_WORDS[1]} == repair && $cur == -* ]]; then

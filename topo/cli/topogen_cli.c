@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cm_flags.h"
@@ -32,17 +33,19 @@ static void usage(FILE *fp, int mode)
     if (mode == EVAL)
         fputs("usage: topogen eval FILE [--weights RULE] [--json] "
               "[--simulate ROUNDS]\n"
-              "                    [--net NET [--ranks R] [--hosts H] "
-              "[--params P]\n"
-              "                    [--allreduce ALG]] [OPTIONS]\n\n"
+              "                    [--net NET | --platform P.XML [--ranks R] "
+              "[--hosts H]\n"
+              "                    [--params P] [--allreduce ALG]] "
+              "[OPTIONS]\n\n"
               "Report on a topology file; its flags:\n", fp);
     else if (mode == PLAN)
-        fputs("usage: topogen plan -n N [-d D] --net NET [--hosts S] "
-              "[--params P]\n"
-              "                    [--partition P] [--batch B] [--epochs E] "
-              "[--target ACC]\n"
-              "                    [--results DIR[,DIR...]] [--extrapolate] "
-              "[--labels COUNTS] [--json]\n\n"
+        fputs("usage: topogen plan -n N [-d D] --net NET | --platform P.XML "
+              "[--hosts S]\n"
+              "                    [--params P] [--partition P] [--batch B] "
+              "[--epochs E]\n"
+              "                    [--target ACC] [--results DIR[,DIR...]] "
+              "[--extrapolate]\n"
+              "                    [--labels COUNTS] [--json]\n\n"
               "What to run on that network: every schedule (all-reduce, "
               "local SGD, DiLoCo,\n"
               "D-PSGD, D^2 and GT on the graphs topogen builds) ranked by "
@@ -180,8 +183,14 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
             continue;
         }
         const topogen_flag *f = it.row;
-        if (topogen_flag_mode_check(f, c->command) != CM_OK ||
-            topogen_setting_parse(c, f, it.value) != CM_OK)
+        cm_status st = topogen_flag_mode_check(f, c->command);
+        if (st == CM_OK)
+            st = topogen_setting_parse(c, f, it.value);
+        if (st == CM_EIO || st == CM_EFORMAT) { /* a bad file: exit 1 */
+            fprintf(stderr, "topogen: %s\n", cm_last_error());
+            return EXIT_FAILURE;
+        }
+        if (st != CM_OK)
             return status_to_usage();
         if (c->help) {
             usage(stdout, c->command == TOPOGEN_COMPARE ? GEN + 8

@@ -15,7 +15,8 @@
  * compare|plan [FLAGS]`) into c, which holds the defaults, and checks it
  * (topogen_config_finish). Returns -1 to go on; else the exit status to
  * return: 0 after printing --help or --version on stdout, EXIT_USAGE
- * after one message naming the flag on stderr. The strings in c point
+ * after one message naming the flag on stderr, EXIT_FAILURE after one
+ * naming a file a flag reads (--platform P.xml, --net P.xml). The strings in c point
  * into argv. */
 int topogen_parse_args(int argc, char **argv, topogen_config *c);
 

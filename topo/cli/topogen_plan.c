@@ -222,7 +222,8 @@ int topogen_plan(topogen_config *c)
         .n = c->search.n, .d = c->search.d, .hosts = c->hosts,
         .params = c->params, .batch = c->batch, .epochs = c->epochs,
         .target = c->target, .partition = c->partition, .net = &c->netm,
-        .net_arg = c->net, .seed = c->search.seed, .labels_path = c->labels,
+        .net_arg = c->net, .net_platform = c->platform,
+        .seed = c->search.seed, .labels_path = c->labels,
         .results = c->results, .default_root = root,
         .extrapolate = c->extrapolate};
     cm_status st = CM_OK;

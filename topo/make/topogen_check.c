@@ -21,7 +21,8 @@ static cm_status plan_check(topogen_config *c)
         return cm_error(CM_EINVAL, "plan: -n N is required (the workers)");
     if (!c->net)
         return cm_error(CM_EINVAL, "plan: --net NET is required (datacenter, "
-                        "wan or intra=ALPHA,BETA;inter=ALPHA,BETA)");
+                        "wan or intra=ALPHA,BETA;inter=ALPHA,BETA), or "
+                        "--platform P.xml");
     if (c->search.n < 2 || c->search.n > TG_MAX_NODES)
         return cm_error(CM_EINVAL, "plan: -n %zu: give 2..%d workers (plan "
                         "builds the learned graphs it prices)", c->search.n,
@@ -106,10 +107,10 @@ static cm_status common_check(const topogen_config *c)
                         c->search.t1, t0);
     if (!c->net && (c->params || c->ranks || c->hosts || c->allreduce_given))
         return cm_error(CM_EINVAL, "--params, --ranks, --hosts and "
-                        "--allreduce need --net");
+                        "--allreduce need --net or --platform");
     if (c->net && c->simulate)
-        return cm_error(CM_EINVAL, "--net: cannot be combined with "
-                        "--simulate");
+        return cm_error(CM_EINVAL, "%s: cannot be combined with "
+                        "--simulate", c->platform ? "--platform" : "--net");
     return CM_OK;
 }
 

@@ -101,6 +101,7 @@ typedef struct topogen_config {
     int help, version;       /* --help, --version */
     const char *net;         /* eval: --net NET (NULL: no network model) */
     cm_net netm;             /* --net parsed, once, where the flag is read */
+    int platform;            /* net came from --platform P.xml (not --net) */
     size_t params;           /* eval: --params, floats per worker array */
     size_t ranks, hosts;     /* eval: --ranks, --hosts (0: one per worker) */
     cm_net_ar_alg allreduce; /* eval, plan: --allreduce (default auto) */

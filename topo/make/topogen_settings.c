@@ -189,10 +189,20 @@ static cm_status parse_value(const topogen_flag *f, const char *v,
             c->allreduce_given = 1;
         return st;
     }
-    case F_NET: {
-        cm_status st = cm_net_parse(v, &c->netm);
-        if (st == CM_OK)
+    case F_NET:
+    case F_PLATFORM: {
+        /* one network: --net and --platform name the same setting */
+        int plat = f->type == F_PLATFORM;
+        if (*(const char **)dst && c->platform != plat)
+            return cm_error(CM_EINVAL, "--net and --platform together: give "
+                            "one (--platform P.xml, or --net with a preset, "
+                            "intra=ALPHA,BETA;inter=ALPHA,BETA or P.xml)");
+        cm_status st = plat ? cm_net_parse_platform(v, &c->netm)
+                            : cm_net_parse(v, &c->netm);
+        if (st == CM_OK) {
             *(const char **)dst = v;
+            c->platform = plat;
+        }
         return st;
     }
     case F_PARTITION: {

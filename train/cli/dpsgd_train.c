@@ -354,9 +354,11 @@ static void print_net_allreduce(const dt_config *cfg,
     cm_net_ar a = {.alg = cfg->net_allreduce}; /* auto, best: resolved */
     cm_net_allreduce_model(&cfg->net, cfg->net_allreduce, P, r->net_hosts,
                            r->array_bytes, &a, NULL, NULL);
-    printf("modelled all-reduce %.3g ms each: priced as %s (%s) on %zu "
+    printf("modelled all-reduce %.3g ms each: priced as %s%s (%s) on %zu "
            "ranks on %zu host%s, arrays of %.0f bytes (%s)\n",
-           1e3 * r->round_model_s, cm_net_ar_name(cfg->net_allreduce),
+           1e3 * r->round_model_s,
+           cfg->allreduce_han ? "han, the model's " : "",
+           cm_net_ar_name(cfg->net_allreduce),
            cm_net_ar_name(a.alg), P, r->net_hosts,
            r->net_hosts == 1 ? "" : "s", r->array_bytes,
            cm_net_describe(&cfg->net, net, sizeof net));
@@ -453,6 +455,12 @@ static void print_progress(void *ctx, const dt_dpsgd_progress *p)
         return;
     if (c->placement_due) {
         print_placement(c->cfg, c->res);
+#ifdef DT_SMPI
+        if (c->res->n_ranks > 1)
+            printf("watchdog: off under SMPI (SimGrid reports a deadlock)"
+                   "\n");
+        else
+#endif
         if (c->res->n_ranks > 1 && c->cfg->mode == DT_MODE_GOSSIP &&
             dt_config_given(c->cfg, "--timeout"))
             printf("watchdog: fixed deadline %g s (--timeout)\n",
@@ -979,12 +987,16 @@ int main(int argc, char **argv)
     dt_comm *world = dt_comm_world();
     int root = dt_comm_rank(world) == 0;
     dt_config_default(&cfg);
-    if (dt_config_parse(&cfg, argc, argv) != CM_OK) {
-        /* every rank parses the same argv: all fail alike, none hangs */
+    cm_status parsed = dt_config_parse(&cfg, argc, argv);
+    if (parsed != CM_OK) {
+        /* every rank parses the same argv: all fail alike, none hangs; a
+         * file a flag reads (--platform P.xml) that is missing or bad is
+         * a bad input file, exit 1 */
+        int file = parsed == CM_EIO || parsed == CM_EFORMAT;
         if (root)
-            fprintf(stderr, "dpsgd-train: %s\nTry 'dpsgd-train --help'.\n",
-                    cm_last_error());
-        rc = 2;
+            fprintf(stderr, "dpsgd-train: %s\n%s", cm_last_error(),
+                    file ? "" : "Try 'dpsgd-train --help'.\n");
+        rc = file ? 1 : 2;
     } else if (cfg.help) {
         if (root)
             fputs(dt_config_usage(), stdout);

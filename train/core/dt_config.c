@@ -17,7 +17,8 @@
 
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
                F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
-               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER, F_COMPRESS } flag_kind;
+               F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER, F_COMPRESS,
+               F_PLATFORM } flag_kind;
 
 typedef struct {
     const char *name;
@@ -80,6 +81,7 @@ static const flag_spec FLAGS[] = {
     {"--eval-model", F_PATH, OFF(eval_model), 0, 0, 0},
     {"--placement", F_PLACEMENT, OFF(placement), 0, 0, 0},
     {"--net", F_NET, OFF(net), 0, 0, 0},
+    {"--platform", F_PLATFORM, OFF(net), 0, 0, 0},
     {"--allreduce", F_ALLREDUCE, OFF(net_allreduce), 0, 0, 0},
     {"--net-hosts", F_SIZE, OFF(net_hosts), 1, 1e6, 0},
     {"--bench-gossip", F_SIZE, OFF(bench_gossip), 1, 1e9, 0},
@@ -279,6 +281,10 @@ const char *dt_config_usage(void)
         "intra=ALPHA,BETA;inter=ALPHA,BETA:\n"
         "                     add the modelled wall clock to the CSV "
         "(model_s)\n"
+        "  --platform P.xml   the same from a SimGrid platform file "
+        "(topogen platform,\n"
+        "                     or your own: the one smpirun simulates); "
+        "instead of --net\n"
         "  --net-hosts S      --net: model the n workers on S hosts, one "
         "per rank,\n"
         "                     placed by --placement (default: this run's "
@@ -293,9 +299,13 @@ const char *dt_config_usage(void)
         "all-gather),\n"
         "                     hierarchical (reduce in each host or "
         "--net-hosts\n"
-        "                     group, all-reduce of the leaders, broadcast); "
-        "with\n"
-        "                     --net only priced: best, ring, "
+        "                     group, all-reduce of the leaders, broadcast), "
+        "han (the\n"
+        "                     blocking MPI_Allreduce, which Open MPI's "
+        "coll/han serves\n"
+        "                     under --mca coll_han_priority 100; priced as "
+        "hierarchical);\n"
+        "                     with --net only priced: best, ring, "
         "recursive-doubling,\n"
         "                     rabenseifner, binomial\n"
         "  --bench-gossip R   time R gossip rounds alone on --topology (no "
@@ -359,14 +369,32 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
     case F_PLACEMENT:
         return cm_place_parse(v, (cm_place_kind *)(void *)p);
     case F_ALLREDUCE:
+        /* han: not a schedule of the model's; it runs the blocking
+         * MPI_Allreduce (coll/han serves no MPI_Iallreduce) and is priced
+         * as the model's hierarchical one (docs/smpi.md) */
+        cfg->allreduce_han = strcmp(v, "han") == 0;
+        if (cfg->allreduce_han) {
+            *(cm_net_ar_alg *)(void *)p = CM_AR_HIER;
+            return CM_OK;
+        }
         return cm_net_ar_parse(v, f->name, (cm_net_ar_alg *)(void *)p);
     case F_OUTER:
         return dt_outer_parse(v, (dt_outer *)(void *)p);
     case F_COMPRESS:
         return dt_compress_parse(v, (dt_compress *)(void *)p);
     case F_NET:
+    case F_PLATFORM: {
+        /* one network, named by either flag */
+        int plat = f->kind == F_PLATFORM;
+        if (cfg->net_given && cfg->net_platform != plat)
+            return cm_error(CM_EINVAL, "--net and --platform together: give "
+                            "one (--platform P.xml, or --net with a preset, "
+                            "intra=ALPHA,BETA;inter=ALPHA,BETA or P.xml)");
         cfg->net_given = 1;
-        return cm_net_parse(v, (cm_net *)(void *)p);
+        cfg->net_platform = plat;
+        return plat ? cm_net_parse_platform(v, (cm_net *)(void *)p)
+                    : cm_net_parse(v, (cm_net *)(void *)p);
+    }
     case F_SCHED:
         if (dt_sched_parse(v, (dt_sched_kind *)(void *)p) != CM_OK)
             return cm_error_prefix(CM_EINVAL, "%s", f->name);
@@ -429,6 +457,36 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
 static int is_switch(const void *row)
 {
     return ((const flag_spec *)row)->kind == F_FLAG;
+}
+
+/* Under SimGrid's SMPI (the DT_SMPI build, bin/dpsgd-train-smpi), the
+ * options the simulated run would not use are refused, not ignored
+ * (docs/smpi.md, "What differs"). */
+static cm_status check_smpi(const dt_config *cfg)
+{
+#ifdef DT_SMPI
+    if (dt_config_given(cfg, "--timeout") ||
+        dt_config_given(cfg, "--timeout-floor"))
+        return cm_error(CM_EINVAL, "%s: the watchdog is off under SMPI "
+                        "(simulated time; SimGrid reports a deadlock "
+                        "itself): the SMPI build does not take it",
+                        dt_config_given(cfg, "--timeout") ? "--timeout"
+                                                          : "--timeout-floor");
+    if (cfg->threads > 1)
+        return cm_error(CM_EINVAL, "--threads %d: SMPI times a rank's "
+                        "compute by its own thread's CPU clock, so the "
+                        "engine's other threads would not count; the SMPI "
+                        "build runs one (a faster host: a higher speed in "
+                        "the platform file)", cfg->threads);
+    if (cfg->allreduce_han)
+        return cm_error(CM_EINVAL, "--allreduce han is Open MPI's coll/han; "
+                        "SMPI has none: auto runs the blocking "
+                        "MPI_Allreduce there (smpirun "
+                        "--cfg=smpi/allreduce:ALG picks its algorithm)");
+#else
+    (void)cfg;
+#endif
+    return CM_OK;
 }
 
 cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
@@ -498,7 +556,7 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
                         "own images (--synthetic-train, --synthetic-test); "
                         "--data is for the data sets read from files",
                         cfg->data_dir);
-    return CM_OK;
+    return check_smpi(cfg);
 }
 
 int dt_config_given(const dt_config *cfg, const char *flag)
@@ -513,7 +571,7 @@ cm_status dt_config_check_single(const dt_config *cfg)
 {
     static const char *const distributed[] = {
         "--algorithm", "--d2-mixing", "--partition", "--workers",
-        "--placement", "--net", "--weights", "--local-eval", "--timeout",
+        "--placement", "--net", "--platform", "--weights", "--local-eval", "--timeout",
         "--timeout-floor", "--add-workers",
         "--allreduce", "--net-hosts", "--drop-workers",
         "--average-every", "--local-after", "--global-every", "--outer",

@@ -110,9 +110,13 @@ typedef struct {
     /* across hosts (cm_place, cm_net) */
     cm_place_kind placement;   /* --placement block|graph (graph) */
     cm_net net;                /* --net: the network model */
-    int net_given;             /* --net was given */
+    int net_given;             /* --net or --platform was given */
+    int net_platform;          /* it was --platform P.xml */
     cm_net_ar_alg net_allreduce; /* --allreduce ALG: prices --mode
                                   allreduce's all-reduce (auto) */
+    int allreduce_han;         /* --allreduce han: the blocking
+                                  MPI_Allreduce (Open MPI's coll/han serves
+                                  it), priced as hierarchical */
     size_t net_hosts;          /* --net-hosts S: model the n workers on S
                                   hosts, one per rank (0: this run's
                                   ranks and hosts) */

@@ -12,7 +12,15 @@
  *                 MPI_COMM_TYPE_SHARED, or `groups` blocks of consecutive
  *                 ranks as --net-hosts S places them), a reduce to each
  *                 group's first rank, an all-reduce among those leaders
- *                 (the library's), a broadcast inside each group.
+ *                 (the library's), a broadcast inside each group;
+ *   han           the blocking MPI_Allreduce (of a copy padded to whole
+ *                 64 kB segments: 4.1.4's han crashes in place, and
+ *                 writes past a buffer that ends mid-segment): the call Open
+ *                 MPI's coll/han serves (4.1.4 sets no non-blocking
+ *                 function, so MPI_Iallreduce never reaches it), chosen
+ *                 with `mpirun --mca coll_han_priority 100`; without it
+ *                 coll/tuned's. Outside the watchdog (--timeout): a
+ *                 blocking call cannot be given up.
  * Every rank gets the same sum; the sums of the three differ in their
  * order, hence in the last bits (a float sum is not associative).
  */
@@ -37,6 +45,9 @@ int dt_allreduce_runs(cm_net_ar_alg alg);
  * that does not run; CM_EMPI, CM_ENOMEM. The handle borrows c. */
 cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
                            size_t groups, dt_allreduce **out);
+
+/* The han one (above): alg CM_AR_AUTO's sum by the blocking call. */
+cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out);
 
 /* x[k] <- sum over the ranks of x[k], k < n, in place, on every rank.
  * Collective. CM_EMPI on failure, CM_EINVAL when a block does not fit an

@@ -34,6 +34,7 @@ struct dt_allreduce {
     float *a, *b;        /* direct: [P * blk] send and receive blocks;
                             hierarchical: a is [n] the reduce's result */
     size_t cap;          /* floats a and b hold */
+    int blocking;        /* han: the blocking MPI_Allreduce */
 };
 
 static cm_status ar_fail(int rc, const char *what)
@@ -113,6 +114,14 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
     }
     *out = a;
     return CM_OK;
+}
+
+cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out)
+{
+    cm_status s = dt_allreduce_new(c, CM_AR_AUTO, 0, out);
+    if (s == CM_OK)
+        (*out)->blocking = 1;
+    return s;
 }
 
 /* a->a and a->b of at least cap floats each (b only for direct). */
@@ -213,8 +222,48 @@ static cm_status hierarchical(dt_allreduce *a, float *x, size_t n)
     return CM_OK;
 }
 
+/* han: MPI_Allreduce of a copy of x, padded with zeros to whole 64 kB
+ * segments, into a second buffer, then back into x; no watchdog. Open
+ * MPI 4.1.4's han all-reduce has two bugs this steps around, both fixed
+ * after 4.1 (measured here on 2 namespace hosts): in place, it adds the
+ * segment offset to MPI_IN_PLACE itself from the second segment on
+ * (SIGSEGV at 0x10001 with 100,000 floats; open-mpi/ompi#11488); and its
+ * last task broadcasts the last segment with a whole segment's count,
+ * writing past the end of a receive buffer that ends mid-segment (LeNet's
+ * 246,824 bytes: a crash in free() after 1 run in 4;
+ * open-mpi/ompi#11442). The zeros add nothing to the sums; 64 kB is
+ * han's default coll_han_allreduce_segsize. */
+#define HAN_SEG_FLOATS (65536 / sizeof(float))
+static cm_status blocking(dt_allreduce *a, float *x, size_t n)
+{
+    const size_t chunk = (size_t)INT_MAX / HAN_SEG_FLOATS * HAN_SEG_FLOATS;
+    size_t first = n < chunk ? n : chunk;
+    size_t cap = (first + HAN_SEG_FLOATS - 1) / HAN_SEG_FLOATS *
+                 HAN_SEG_FLOATS;
+    cm_status s = reserve(a, cap, 1);
+    if (s != CM_OK)
+        return s;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t k = n - off > chunk ? chunk : n - off;
+        size_t kp = (k + HAN_SEG_FLOATS - 1) / HAN_SEG_FLOATS *
+                    HAN_SEG_FLOATS;
+        memcpy(a->a, x + off, k * sizeof *x);
+        memset(a->a + k, 0, (kp - k) * sizeof *x);
+        int rc = dt_wd_fired() ? MPI_ERR_OTHER
+                               : MPI_Allreduce(a->a, a->b, (int)kp,
+                                               MPI_FLOAT, MPI_SUM,
+                                               a->c->comm);
+        if (rc != MPI_SUCCESS)
+            return ar_fail(rc, "MPI_Allreduce (--allreduce han)");
+        memcpy(x + off, a->b, k * sizeof *x);
+    }
+    return CM_OK;
+}
+
 cm_status dt_allreduce_sum_float(dt_allreduce *a, float *x, size_t n)
 {
+    if (a->blocking)
+        return blocking(a, x, n);
     switch (a->alg) {
     case CM_AR_DIRECT:
         return direct(a, x, n);

@@ -30,6 +30,11 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
     return CM_OK;
 }
 
+cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out)
+{
+    return dt_allreduce_new(c, CM_AR_AUTO, 0, out);
+}
+
 cm_status dt_allreduce_sum_float(dt_allreduce *a, float *x, size_t n)
 {
     (void)a;

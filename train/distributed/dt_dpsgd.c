@@ -1153,14 +1153,16 @@ static cm_status check_config(const dt_config *cfg, size_t P)
         return cm_error(CM_EINVAL, "--algorithm clique-avg is for "
                         "decentralized runs on a D-Cliques --topology");
     if (!cfg->net_given && cfg->net_hosts &&
-        !(cfg->mode == DT_MODE_ALLREDUCE && cfg->net_allreduce == CM_AR_HIER))
+        !(cfg->mode == DT_MODE_ALLREDUCE && cfg->net_allreduce == CM_AR_HIER &&
+          !cfg->allreduce_han))
         return cm_error(CM_EINVAL, "--net-hosts is for the network model "
                         "and --allreduce hierarchical's groups: add --net "
-                        "NET");
+                        "NET or --platform P.xml");
     if (!cfg->net_given && dt_config_given(cfg, "--allreduce") &&
         !dt_allreduce_runs(cfg->net_allreduce))
         return cm_error(CM_EINVAL, "--allreduce %s is only priced by the "
-                        "network model: add --net NET (the trainer runs "
+                        "network model: add --net NET or --platform P.xml "
+                        "(the trainer runs "
                         "auto, direct or hierarchical)",
                         cm_net_ar_name(cfg->net_allreduce));
     if (cfg->mode == DT_MODE_GOSSIP && dt_config_given(cfg, "--allreduce"))
@@ -1173,7 +1175,9 @@ static cm_status check_config(const dt_config *cfg, size_t P)
         return cm_error(CM_EINVAL, "--allreduce %s runs the gradients' "
                         "all-reduce; local SGD and --outer average by the "
                         "exact average (their all-reduce is only priced, "
-                        "with --net)", cm_net_ar_name(cfg->net_allreduce));
+                        "with --net)", cfg->allreduce_han
+                                           ? "han"
+                                           : cm_net_ar_name(cfg->net_allreduce));
     if (cfg->mode == DT_MODE_ALLREDUCE &&
         (cfg->weights_set || dt_config_given(cfg, "--placement")))
         return cm_error(CM_EINVAL, "%s is for decentralized runs "
@@ -1341,9 +1345,12 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     /* --allreduce: the gradients' all-reduce as it runs (a name the
      * model only prices runs the library's) */
     if (r.allreduce && !r.local &&
-        (s = dt_allreduce_new(comm, dt_allreduce_runs(cfg->net_allreduce)
-                                        ? cfg->net_allreduce : CM_AR_AUTO,
-                              cfg->net_hosts, &r.ar)) != CM_OK)
+        (s = cfg->allreduce_han
+                 ? dt_allreduce_new_han(comm, &r.ar)
+                 : dt_allreduce_new(comm, dt_allreduce_runs(cfg->net_allreduce)
+                                              ? cfg->net_allreduce
+                                              : CM_AR_AUTO,
+                                    cfg->net_hosts, &r.ar)) != CM_OK)
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
