@@ -56,7 +56,7 @@ import topogen as _tg
 from topogen import _files
 
 __all__ = ["Gossip", "GossipAverager", "D2", "GradientTracking",
-           "epidemic_round", "flatten_parameters_"]
+           "epidemic_round", "flatten_parameters_", "BackwardGossip"]
 
 
 # ---- topologies -----------------------------------------------------------
@@ -1157,3 +1157,186 @@ class GradientTracking(_Wrapped):
     def __repr__(self):
         return "GradientTracking(%r, n=%d, period=%d)" % (
             self.optimizer, self.gossip.n, self.period)
+
+
+class BackwardGossip(torch.optim.Optimizer):
+    """D-PSGD in adapt-then-combine form with the step and the gossip
+    started per bucket from gradient hooks while backward runs (as DDP
+    starts its all-reduce per bucket):
+
+        x_i <- sum_j W_ij (x_j - lr step_j)     (step: the optimizer's)
+
+    params: a module or parameters; they are cut into buckets of about
+    bucket_size elements in reverse order (the order backward produces
+    their gradients). make_optimizer(params) makes one optimizer per
+    bucket (e.g. lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9));
+    when every gradient of a bucket has been accumulated (a hook on each
+    parameter's AccumulateGrad node, as DDP's), its optimizer steps and
+    its gossip round starts (tags of its own), so the exchange of the
+    last layers runs while backward computes the first. step() waits
+    the rounds (stepping and starting first any bucket whose hooks did
+    not all fire: parameters without a gradient are left to the
+    optimizer, which skips them) and writes the results:
+
+        opt = topogen.torch.BackwardGossip(model, lambda ps:
+                  torch.optim.SGD(ps, lr=0.05), topogen.torch.Gossip(t))
+        for x, y in loader:
+            opt.zero_grad()
+            loss_fn(model(x), y).backward()   # steps + gossip per bucket
+            opt.step()                        # waits: x <- W (x - lr g)
+
+    A torch.optim.Optimizer: param_groups are the per-bucket
+    optimizers' own group dicts (an LR scheduler sets them all),
+    zero_grad, state_dict/load_state_dict (per bucket, and the gossip
+    round). One backward per step (gradient accumulation over several
+    backward passes is refused: the first would already have stepped);
+    add_param_group and GradScaler are not supported."""
+
+    def __init__(self, params, make_optimizer, gossip, bucket_size=2 ** 18):
+        if isinstance(params, torch.nn.Module):
+            params = params.parameters()
+        params = [p for p in params if p.requires_grad]
+        if not params:
+            raise ValueError("BackwardGossip: no parameter requires grad")
+        if not isinstance(gossip, Gossip):
+            gossip = Gossip(gossip)
+        if not isinstance(bucket_size, int) or bucket_size < 1:
+            raise ValueError("BackwardGossip: bucket_size must be a positive "
+                             "integer (elements), not %r" % (bucket_size,))
+        self.gossip = gossip
+        self.buckets = []
+        cur, size = [], 0
+        for p in reversed(params):
+            cur.append(p)
+            size += p.numel()
+            if size >= bucket_size:
+                self.buckets.append(cur)
+                cur, size = [], 0
+        if cur:
+            self.buckets.append(cur)
+        self.optimizers = []
+        for b in self.buckets:
+            o = make_optimizer(b)
+            if not isinstance(o, torch.optim.Optimizer):
+                raise TypeError("BackwardGossip: make_optimizer must return "
+                                "a torch.optim.Optimizer, not %s" %
+                                type(o).__name__)
+            self.optimizers.append(o)
+        self.defaults = self.optimizers[0].defaults
+        self._ready = [0] * len(self.buckets)
+        self._handles = [None] * len(self.buckets)
+        self._launched = [False] * len(self.buckets)
+        self._round = None
+        # the buckets' plans made (and their shapes agreed across the
+        # workers: a collective) here, in bucket order, not from hooks
+        gossip.cache_size = max(gossip.cache_size, len(self.buckets) + 4)
+        with torch.no_grad():
+            for b in self.buckets:
+                gossip._plan_for(b, "topogen.torch.BackwardGossip")
+        self._nodes = []  # the AccumulateGrad nodes (kept alive)
+        with torch.enable_grad():
+            for k, b in enumerate(self.buckets):
+                for p in b:
+                    node = p.expand_as(p).grad_fn.next_functions[0][0]
+                    node.register_hook(functools.partial(self._hook, k))
+                    self._nodes.append(node)
+        from collections import OrderedDict as _OD
+        self._optimizer_step_pre_hooks = _OD()
+        self._optimizer_step_post_hooks = _OD()
+        hook = getattr(self, "_patch_step_function", None) or getattr(
+            self, "_hook_for_profile", None)
+        if hook is not None:
+            hook()
+
+    @property
+    def param_groups(self):
+        return [g for o in self.optimizers for g in o.param_groups]
+
+    @property
+    def state(self):
+        st = {}
+        for o in self.optimizers:
+            st.update(o.state)
+        return st
+
+    def add_param_group(self, param_group):
+        raise NotImplementedError("BackwardGossip: add_param_group is not "
+                                  "supported (its buckets and hooks are "
+                                  "made once): make a new BackwardGossip")
+
+    def zero_grad(self, set_to_none=None):
+        for o in self.optimizers:
+            if set_to_none is None:
+                o.zero_grad()
+            else:
+                o.zero_grad(set_to_none=set_to_none)
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        return "BackwardGossip(%d buckets, %r, n=%d)" % (
+            len(self.buckets), self.optimizers[0], self.gossip.n)
+
+    def state_dict(self):
+        return {"buckets": [o.state_dict() for o in self.optimizers],
+                "topogen": {"gossip": self.gossip.state_dict()}}
+
+    def load_state_dict(self, state_dict):
+        sds = state_dict.get("buckets")
+        if sds is None or len(sds) != len(self.optimizers):
+            raise ValueError("BackwardGossip.load_state_dict: a state_dict "
+                             "of a BackwardGossip with %d buckets is needed"
+                             % len(self.optimizers))
+        for o, sd in zip(self.optimizers, sds):
+            o.load_state_dict(sd)
+        self.gossip.load_state_dict(state_dict["topogen"]["gossip"])
+
+    def _hook(self, k, *_):
+        if self._launched[k]:
+            raise RuntimeError(
+                "topogen.torch.BackwardGossip: a second backward before "
+                "step(): bucket %d has already stepped and started its "
+                "gossip (gradient accumulation over several backward "
+                "passes is not supported)" % k)
+        self._ready[k] += 1
+        if self._ready[k] == len(self.buckets[k]):
+            self._launch(k)
+
+    @torch.no_grad()
+    def _launch(self, k):
+        if self._round is None:
+            self._round = self.gossip.round
+        self._launched[k] = True
+        self.optimizers[k].step()
+        self._handles[k] = self.gossip._start(
+            self.buckets[k], self._round, tag0=16 * k,
+            what="topogen.torch.BackwardGossip")
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        """Runs the closure (its backward starts the buckets), starts any
+        bucket not started, waits every round; returns the closure's
+        loss."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        try:
+            for k in range(len(self.buckets)):
+                if not self._launched[k]:
+                    self._launch(k)
+            for k, h in enumerate(self._handles):
+                if h is not None:
+                    h.wait()
+        finally:
+            self._handles = [None] * len(self.buckets)
+            self._ready = [0] * len(self.buckets)
+            self._launched = [False] * len(self.buckets)
+            if self._round is not None:
+                self.gossip.round = self._round + 1
+            self._round = None
+        return loss
