@@ -26,7 +26,9 @@ variants interleaved so that load swings hit them alike:
              gradient hooks, then step() waits (adapt then combine)
 
 wait_overlap and wait_hooks: the time spent in h.wait() / step() (the
-exchange left exposed after backward). Prints the times and
+exchange left exposed after backward) by the worker whose backward ended
+last (an earlier one also waits for the late one's data: load skew
+between the processes, not exchange). Prints the times and
 hidden = (compute + exchange - overlap) / exchange,
 the fraction of the exchange hidden behind the computation (1: all of
 it; for hooks: (step + exchange - hooks) / exchange), which counts the
@@ -87,14 +89,14 @@ def worker(rank, n, port, reps, batch, bucket, out):
         for r in dist.batch_isend_irecv(ops):
             r.wait()
 
-    exposed = {"overlap": 0.0, "hooks": 0.0}
+    exposed = {"overlap": (0.0, 0.0), "hooks": (0.0, 0.0)}
 
     def overlap():
         h = g.mix_(params, async_op=True)
         compute()
         t0 = time.perf_counter()
         h.wait()
-        exposed["overlap"] = time.perf_counter() - t0
+        exposed["overlap"] = (time.time(), time.perf_counter() - t0)
 
     sgd = torch.optim.SGD(params, lr=1e-5)
 
@@ -112,7 +114,7 @@ def worker(rank, n, port, reps, batch, bucket, out):
         torch.nn.functional.cross_entropy(model2(x), y).backward()
         t0 = time.perf_counter()
         bg.step()
-        exposed["hooks"] = time.perf_counter() - t0
+        exposed["hooks"] = (time.time(), time.perf_counter() - t0)
 
     variants = {"compute": compute, "exchange": exchange, "bare": bare,
                 "overlap": overlap, "step": step, "hooks": hooks}
@@ -123,13 +125,19 @@ def worker(rank, n, port, reps, batch, bucket, out):
             dist.barrier()
             t0 = time.perf_counter()
             fn()
-            t = torch.tensor([time.perf_counter() - t0,
-                              exposed.get(name, 0.0)])
+            t = torch.tensor([time.perf_counter() - t0])
             dist.all_reduce(t, op=dist.ReduceOp.MAX)
+            # the wait of the worker whose backward ended last (the
+            # others' waits include waiting for it: skew, not exchange)
+            e = torch.tensor(exposed.get(name, (0.0, 0.0)),
+                             dtype=torch.float64)
+            es = [torch.empty_like(e) for _ in range(n)]
+            dist.all_gather(es, e)
             if k:
-                ts[name].append(float(t[0]))
+                ts[name].append(float(t))
                 if name in exposed:
-                    ts["wait_" + name].append(float(t[1]))
+                    last = max(es, key=lambda v: float(v[0]) - float(v[1]))
+                    ts["wait_" + name].append(float(last[1]))
     if rank == 0:
         torch.save((nparams, {k: (statistics.median(v), min(v))
                               for k, v in ts.items()}), out)
