@@ -29,7 +29,10 @@ preallocated tensors:
                         preallocated buffers, nothing else
   all_reduce            dist.all_reduce(x) (the exact average's traffic)
 
-Prints one line per size with the times, then the ratios to bare; the
+Prints one line per size with the times, then the ratios to bare (of
+the medians, of the minima, and the median over rounds of each round's
+ratio: variants of one round run within a few ms of each other, so
+that one is the least sensitive to load swings); the
 goal (issue 43) is mix_ within 1.2x of the bare exchange from 30 k to
 11 M floats.
 Same-run ratios only: the machine may be loaded.
@@ -93,6 +96,10 @@ def worker(rank, n, port, sizes, reps, ring, out):
                     ts[name].append(float(t))
         res = {name: (statistics.median(v), min(v)) for name, v in
                ts.items()}
+        # paired: each round's variant over the same round's bare
+        res["paired"] = {name: statistics.median(
+            a / b for a, b in zip(v, ts["bare"])) for name, v in
+            ts.items()}
         rows.append((size, res))
     if rank == 0:
         torch.save(rows, out)
@@ -132,13 +139,15 @@ def main():
         print("%-9d" % size + "".join(
             "%18s" % ("%.2f (%.2f)" % (1e3 * r[x][0], 1e3 * r[x][1]))
             for x in names))
-    print("ratios to bare, median (min):")
+    print("ratios to bare: median / median (min / min) [median of the "
+          "rounds' paired ratios]:")
     ratios = names[:6]
-    print("%-9s" % "floats" + "".join("%18s" % x for x in ratios))
+    print("%-9s" % "floats" + "".join("%24s" % x for x in ratios))
     for size, r in rows:
         print("%-9d" % size + "".join(
-            "%18s" % ("%.2f (%.2f)" % (r[x][0] / r["bare"][0],
-                                       r[x][1] / r["bare"][1]))
+            "%24s" % ("%.2f (%.2f) [%.2f]" % (
+                r[x][0] / r["bare"][0], r[x][1] / r["bare"][1],
+                r["paired"][x]))
             for x in ratios))
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ float64, topologies built in pure Python (topogen.ring).
     model and then mixes all parameters (x <- W (x - lr v)) to 1e-12;
     its param_groups are the buckets' (the scheduler set their lr);
     state_dict holds the round; a second backward before step() is
-    refused with a one-line RuntimeError;
+    refused with a one-line RuntimeError; after remove_hooks() a
+    backward starts nothing;
   - the DDP recipe: DistributedDataParallel with post_localSGD_hook
     (start_localSGD_iter = 3, post_local_gradient_allreduce=False: no
     intra-node subgroup, which torch makes only with CUDA) and PostLocalSGDOptimizer with a
@@ -96,6 +97,9 @@ def worker(rank, port, out):
     except RuntimeError as e:
         res["twice"] = str(e).splitlines()[0]
     opt.step()
+    opt.remove_hooks()
+    loss_fn(m(xs[0]), ys[0]).backward()
+    res["removed"] = opt._ready == [0] * 4 and not any(opt._launched)
 
     # the DDP recipe against the same run without DDP
     from torch.distributed.algorithms.ddp_comm_hooks import \
@@ -164,6 +168,8 @@ def main():
           % (r0["lrs"], r0["round"]))
     check("second backward" in r0["twice"], "BackwardGossip: a second "
           "backward before step() refused: " + r0["twice"])
+    check(all(r["removed"] for r in rs), "BackwardGossip.remove_hooks: a "
+          "backward then starts nothing")
     sp = r0["ddp_spread"]
     check(max(sp[:3]) == 0.0 and min(sp[3:]) > 1e-6,
           "DDP + post_localSGD_hook + GossipAverager: equal workers in the "

@@ -188,9 +188,8 @@ def flatten_parameters_(params):
 class _WaitThread:
     """One daemon thread per Gossip that finishes the rounds in order:
     it waits each work (gloo's send/recv works report completion only
-    through wait(), so they cannot be polled) and sums each receive
-    buffer into the bucket's first as it arrives, then sets the round's
-    event. The caller waits on that event (polled every 50 ms, so
+    through wait(), so they cannot be polled), forms a packed bucket's
+    result in its buffer, then sets the round's event. The caller waits on that event (polled every 50 ms, so
     Ctrl-C is seen: a work.wait() on a late or dead peer holds its
     thread in C++, up to the process group's timeout), and wakes once
     per round. The thread is started once (a thread per round cost
@@ -274,9 +273,10 @@ class _Bucket:
     in it), else a packing buffer (one torch.cat packs the tensors'
     cached flat views into it; the result is formed in it by the wait
     thread and copied out by wait()). inbox: one receive buffer per
-    neighbour, grown as needed."""
+    neighbour, the rows of one matrix (mat), grown as needed."""
 
-    __slots__ = ("ts", "inplace", "flat", "src", "out", "inbox", "tag")
+    __slots__ = ("ts", "inplace", "flat", "src", "out", "inbox", "tag",
+                 "mat", "wvec", "blas")
 
     def __init__(self, ts, tag):
         self.ts, self.tag = ts, tag
@@ -295,11 +295,18 @@ class _Bucket:
             for t in ts:
                 self.out.append(self.flat[off:off + t.numel()].view(t.shape))
                 off += t.numel()
-        self.inbox = []
+        self.inbox, self.mat, self.wvec = [], None, {}
+        self.blas = t0.dtype in _BLAS
 
     def grow(self, k):
-        while len(self.inbox) < k:
-            self.inbox.append(torch.empty_like(self.flat))
+        """k receive buffers: the rows of one (k, numel) matrix, so that
+        the round's sum is one addmv over them."""
+        if len(self.inbox) < k:
+            f = self.flat
+            self.mat = torch.empty((k, f.numel()), dtype=f.dtype,
+                                   device=f.device)
+            self.inbox = list(self.mat.unbind(0))
+            self.wvec = {}
 
     def pack(self):
         if self.src is not None:
@@ -335,37 +342,41 @@ class _Plan:
                         enumerate(groups.values())]
 
 
-def _sum_in(b, alphas, sw, w0):
-    """The wait thread's part of a bucket's round, after its works: the
-    receive buffers summed into the first; a packed bucket's result
-    formed in its buffer."""
-    for buf, a in zip(b.inbox[1:], alphas):
-        b.inbox[0].add_(buf, alpha=a)
-    if not b.inplace:
-        _combine(b.flat, sw, b.inbox[0] if w0 is not None else None, w0)
+_BLAS = (torch.float32, torch.float64, torch.complex64, torch.complex128)
 
 
-def _combine(flat, sw, acc, w0):
-    """flat <- sw flat + w0 acc."""
+def _mix(b, sw, ws):
+    """flat <- W_ii flat + sum_q W_iq inbox_q in one pass: addmv with the
+    receive buffers as the columns of a (numel, k) matrix (BLAS gemv;
+    three passes of add/mul before, which at 11 M floats on the loaded
+    machine cost as much as a third of the exchange); one pass per term
+    for dtypes BLAS does not have."""
+    k = len(ws)
+    if k and b.blas:
+        v = b.wvec.get(ws)
+        if v is None:
+            v = b.wvec[ws] = torch.tensor(ws, dtype=b.flat.dtype,
+                                          device=b.flat.device)
+        b.flat.addmv_(b.mat[:k].t(), v, beta=sw)
+        return
     if sw != 1.0:
-        flat.mul_(sw)
-    if acc is not None:
-        flat.add_(acc, alpha=w0)
+        b.flat.mul_(sw)
+    for buf, w in zip(b.inbox, ws):
+        b.flat.add_(buf, alpha=w)
 
 
 class _Handle:
-    """A gossip round in flight. The wait thread waits the works, sums
-    the receive buffers into the first as they arrive (acc = inbox_0 +
-    sum_j (W_ij / W_i0) inbox_j) and, for a packed bucket, forms
-    W_ii x_i + W_i0 acc in its buffer once the sends are done; wait()
+    """A gossip round in flight. The wait thread waits the works and, for
+    a packed bucket, forms W_ii x_i + sum_j W_ij inbox_j in its buffer
+    (one addmv) once the sends are done; wait()
     then writes the tensors (the in-place bucket's result directly, a
     packed one's copied out). The tensors are written only by wait(), so
     a forward and backward pass may read them while the round is in
     flight."""
 
-    def __init__(self, gossip, plan, job, self_w, w0):
+    def __init__(self, gossip, plan, job, self_w, ws):
         self._g, self._plan, self._job = gossip, plan, job
-        self._self_w, self._w0 = self_w, w0
+        self._self_w, self._ws = self_w, ws
         self._done = False
 
     def is_completed(self):
@@ -388,9 +399,7 @@ class _Handle:
                 self._g._pending = None
         for b in self._plan.buckets:
             if b.inplace:
-                _combine(b.flat, self._self_w,
-                         b.inbox[0] if self._w0 is not None else None,
-                         self._w0)
+                _mix(b, self._self_w, self._ws)
             else:
                 b.unpack()
 
@@ -590,8 +599,7 @@ class Gossip:
         if not ts or (not recv and not send and self_w == 1.0):
             return None
         works, ops, sums = [], [], []
-        w0 = recv[0][1] if recv else None
-        alphas = [w / w0 for _, w in recv[1:]]
+        ws = tuple(w for _, w in recv)
         for b in plan.buckets:
             b.grow(len(recv))
             b.pack()
@@ -609,7 +617,8 @@ class Gossip:
                 for j in send:
                     ops.append(dist.P2POp(dist.isend, b.flat, self._peer(j),
                                           self.group, tag))
-            sums.append(functools.partial(_sum_in, b, alphas, self_w, w0))
+            if not b.inplace:
+                sums.append(functools.partial(_mix, b, self_w, ws))
         if ops:
             works = dist.batch_isend_irecv(ops)
         if not self.interruptible:
@@ -618,7 +627,7 @@ class Gossip:
             if self._waiter is None:
                 self._waiter = _WaitThread()
             job = self._waiter.submit(works, sums)
-        return _Handle(self, plan, job, self_w, w0)
+        return _Handle(self, plan, job, self_w, ws)
 
     @torch.no_grad()
     def mix_(self, tensors, async_op=False):
@@ -1190,7 +1199,9 @@ class BackwardGossip(torch.optim.Optimizer):
     zero_grad, state_dict/load_state_dict (per bucket, and the gossip
     round). One backward per step (gradient accumulation over several
     backward passes is refused: the first would already have stepped);
-    add_param_group and GradScaler are not supported."""
+    the hooks fire on every backward through the parameters until
+    remove_hooks(). add_param_group and GradScaler are not
+    supported."""
 
     def __init__(self, params, make_optimizer, gossip, bucket_size=2 ** 18):
         if isinstance(params, torch.nn.Module):
@@ -1234,11 +1245,13 @@ class BackwardGossip(torch.optim.Optimizer):
             for b in self.buckets:
                 gossip._plan_for(b, "topogen.torch.BackwardGossip")
         self._nodes = []  # the AccumulateGrad nodes (kept alive)
+        self._hooks = []
         with torch.enable_grad():
             for k, b in enumerate(self.buckets):
                 for p in b:
                     node = p.expand_as(p).grad_fn.next_functions[0][0]
-                    node.register_hook(functools.partial(self._hook, k))
+                    self._hooks.append(node.register_hook(
+                        functools.partial(self._hook, k)))
                     self._nodes.append(node)
         from collections import OrderedDict as _OD
         self._optimizer_step_pre_hooks = _OD()
@@ -1258,6 +1271,14 @@ class BackwardGossip(torch.optim.Optimizer):
         for o in self.optimizers:
             st.update(o.state)
         return st
+
+    def remove_hooks(self):
+        """Removes the gradient hooks (they fire on every backward through
+        the parameters, e.g. an evaluation's): the BackwardGossip is then
+        unusable."""
+        for h in self._hooks:
+            h.remove()
+        self._hooks, self._nodes = [], []
 
     def add_param_group(self, param_group):
         raise NotImplementedError("BackwardGossip: add_param_group is not "
