@@ -12,8 +12,9 @@ file (n = 4) and a directed ring with self weight 1/2 given as an array
 the reuse of plans (plans()): parameters after flatten_parameters_ sent
 as is and mixed in place, separate ones packed, the same buffers across
 calls, a new plan when p.data is replaced, an async round's tensors
-untouched until wait(), interruptible=False. Exits 1 when a worker's
-check fails.
+untouched until wait(), interruptible=False. Then, in the same 4
+processes, check_overlap.py's checks (BackwardGossip, the DDP recipe).
+Exits 1 when a worker's check fails.
 
 usage: check_gossip.py BIN TMPDIR [PORT] (default: a free port)
 """
@@ -28,6 +29,8 @@ import torch.multiprocessing as mp
 
 import topogen
 import topogen.torch
+
+import check_overlap
 
 N = 4
 K = 7  # columns of X
@@ -66,6 +69,8 @@ def worker(rank, files, port, out):
             print("%s: %d mix_, worker 0 max error %.2g (float64), %.2g "
                   "(float32)" % (name, mixes, e64, e32), flush=True)
     errs += plans(rank, files[0][1], X)
+    dist.barrier()
+    check_overlap.work(rank, os.path.join(out, "overlap"))
     dist.barrier()
     dist.destroy_process_group()
     with open(os.path.join(out, "w%d" % rank), "w") as f:
@@ -167,9 +172,12 @@ def main():
              ("time-varying, wrapped", q, 3),
              ("directed file (exp-directed)", dfile, 1),
              ("directed ring (duck-typed W)", Directed(), 1)]
+    os.makedirs(os.path.join(tmp, "overlap"), exist_ok=True)
     mp.spawn(worker, args=(files, port, tmp), nprocs=N, join=True)
     errs = [l for r in range(N) for l in
             open(os.path.join(tmp, "w%d" % r)).read().splitlines() if l]
+    errs += ["check_overlap: " + f for f in
+             check_overlap.verdict(os.path.join(tmp, "overlap"))]
     for e in errs:
         print("FAIL:", e)
     if errs:

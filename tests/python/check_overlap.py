@@ -19,7 +19,9 @@ float64, topologies built in pure Python (topogen.ring).
     and the run equals one without DDP (gradients averaged by hand for
     3 steps, then local, the same averager) to 1e-12.
 
-usage: check_overlap.py TMPDIR
+usage: check_overlap.py TMPDIR (check_gossip.py runs the same checks in
+its 4 processes, through work() and verdict(): make check-python starts
+4 torch processes once for both)
 """
 import os
 import socket
@@ -30,7 +32,6 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 N = 4
-TMP = sys.argv[1]
 
 
 def model():
@@ -55,6 +56,14 @@ def worker(rank, port, out):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
                             rank=rank, world_size=N)
+    work(rank, out)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def work(rank, out):
+    """The checks of one worker in an initialized group of N processes;
+    the results go to out/rN.pt."""
     import topogen
     import topogen.torch as tt
     res = {}
@@ -139,15 +148,11 @@ def worker(rank, port, out):
     res["ddp_spread"] = spread
     res["ddp"] = float((flat(m) - flat(r)).abs().max())
     torch.save(res, os.path.join(out, "r%d.pt" % rank))
-    dist.barrier()
-    dist.destroy_process_group()
 
 
-def main():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    mp.spawn(worker, args=(port, TMP), nprocs=N, join=True)
+def verdict(tmp):
+    """Prints the checks of the workers' results in tmp; returns the
+    failed ones."""
     failed = []
 
     def check(cond, what):
@@ -155,7 +160,7 @@ def main():
         if not cond:
             failed.append(what)
 
-    rs = [torch.load(os.path.join(TMP, "r%d.pt" % k)) for k in range(N)]
+    rs = [torch.load(os.path.join(tmp, "r%d.pt" % k)) for k in range(N)]
     r0 = rs[0]
     check(r0["buckets"] == 4 and all(r["hooked"] for r in rs),
           "BackwardGossip: %d buckets, every one started from the gradient "
@@ -176,6 +181,16 @@ def main():
           "warm-up, apart after (%s)" % ", ".join("%.2g" % x for x in sp))
     e = max(r["ddp"] for r in rs)
     check(e < 1e-12, "DDP recipe == the run without DDP (%.2g)" % e)
+    return failed
+
+
+def main():
+    tmp = sys.argv[1]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(worker, args=(port, tmp), nprocs=N, join=True)
+    failed = verdict(tmp)
     if failed:
         print("check_overlap: %d FAILED" % len(failed))
         sys.exit(1)

@@ -30,10 +30,11 @@
 #                    StepLR, state_dict resume, add_param_group,
 #                    GradScaler (an inf on one worker: all skip)
 #   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12; plans
-#                    reused (flatten_parameters_, packed, p.data replaced)
-#   check_overlap.py 4 gloo processes: BackwardGossip (step + gossip per
-#                    bucket from gradient hooks) == step then mix_; the
-#                    README's DDP + post_localSGD_hook recipe == no DDP
+#                    reused (flatten_parameters_, packed, p.data replaced);
+#                    then check_overlap.py's checks in the same processes:
+#                    BackwardGossip (step + gossip per bucket from gradient
+#                    hooks) == step then mix_; the README's DDP +
+#                    post_localSGD_hook recipe == the run without DDP
 #   check_interrupt.py  Ctrl-C in Gossip.mix_ with a peer 8 s late returns
 #                    within 1 s
 #   examples/dpsgd.py  the user example trains (loss goes down); again
@@ -94,7 +95,6 @@ run wheel-debian env -u PYTHONPATH -u TOPOGEN_LIBRARY -u LD_LIBRARY_PATH \
     numpy
 run optim "$PY" "$HERE/check_optim.py" "$T/optim"
 run gossip "$PY" "$HERE/check_gossip.py" "$BIN" "$T/gossip"
-run overlap "$PY" "$HERE/check_overlap.py" "$T/overlap"
 run interrupt "$PY" "$HERE/check_interrupt.py" "$T/interrupt"
 run example "$PY" "$ROOT/topo/python/examples/dpsgd.py" --workers 4 \
     --steps 150
