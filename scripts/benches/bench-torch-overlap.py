@@ -24,6 +24,8 @@ variants interleaved so that load swings hit them alike:
   hooks      BackwardGossip (--bucket elements per bucket): forward +
              backward, each bucket's SGD step and round started from its
              gradient hooks, then step() waits (adapt then combine)
+  hooks_noexch  the same with W = I (hooks and per-bucket steps, no
+             exchange): what the hooks cost by themselves
 
 wait_overlap and wait_hooks: the time spent in h.wait() / step() (the
 exchange left exposed after backward) by the worker whose backward ended
@@ -44,6 +46,7 @@ import statistics
 import tempfile
 import time
 
+import numpy as np
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
@@ -109,6 +112,20 @@ def worker(rank, n, port, reps, batch, bucket, out):
     bg = tt.BackwardGossip(model2, lambda ps: torch.optim.SGD(ps, lr=1e-5),
                            tt.Gossip(topogen.ring(n)), bucket_size=bucket)
 
+    class Identity:  # W = I: BackwardGossip's hooks and steps, no exchange
+        pass
+    Identity.n, Identity.Ws = n, np.eye(n)[None]
+    model3 = cnn()
+    model3.load_state_dict(model.state_dict())
+    bgi = tt.BackwardGossip(model3, lambda ps: torch.optim.SGD(ps, lr=1e-5),
+                            tt.Gossip(Identity, check=False),
+                            bucket_size=bucket)
+
+    def hooks_noexch():
+        bgi.zero_grad()
+        torch.nn.functional.cross_entropy(model3(x), y).backward()
+        bgi.step()
+
     def hooks():
         bg.zero_grad()
         torch.nn.functional.cross_entropy(model2(x), y).backward()
@@ -117,7 +134,8 @@ def worker(rank, n, port, reps, batch, bucket, out):
         exposed["hooks"] = (time.time(), time.perf_counter() - t0)
 
     variants = {"compute": compute, "exchange": exchange, "bare": bare,
-                "overlap": overlap, "step": step, "hooks": hooks}
+                "overlap": overlap, "step": step, "hooks": hooks,
+                "hooks_noexch": hooks_noexch}
     ts = {k: [] for k in variants}
     ts.update({"wait_" + k: [] for k in exposed})
     for k in range(reps + 1):
@@ -163,7 +181,7 @@ def main():
           "%d; the slowest worker's time per iteration, ms: median (min) "
           "of %d" % (a.workers, nparams, a.batch, a.reps))
     for k in ("compute", "exchange", "bare", "overlap", "step", "hooks",
-              "wait_overlap", "wait_hooks"):
+              "hooks_noexch", "wait_overlap", "wait_hooks"):
         print("%-12s %8.2f (%.2f)" % (k, 1e3 * r[k][0], 1e3 * r[k][1]))
     for i, what in ((0, "median"), (1, "min")):
         c, e, o, b, st, hk = (r[k][i] for k in (
