@@ -8,7 +8,13 @@ bucket of its own). After mix_, worker i's rows must equal (W X)_i to
 time-varying one (one-peer-exp, n = 4: two rounds, then W_1 W_0 X, and a
 third mix_ wraps to round 0), and directed W: topogen's exp-directed
 file (n = 4) and a directed ring with self weight 1/2 given as an array
-(W X differs from W^T X, so sends and receives are told apart). Exits 1 when a worker's check fails.
+(W X differs from W^T X, so sends and receives are told apart). Then
+the reuse of plans (plans()): parameters after flatten_parameters_ sent
+as is and mixed in place, separate ones packed, the same buffers across
+calls, a new plan when p.data is replaced, an async round's tensors
+untouched until wait(), interruptible=False. Then, in the same 4
+processes, check_overlap.py's checks (BackwardGossip, the DDP recipe).
+Exits 1 when a worker's check fails.
 
 usage: check_gossip.py BIN TMPDIR [PORT] (default: a free port)
 """
@@ -23,6 +29,8 @@ import torch.multiprocessing as mp
 
 import topogen
 import topogen.torch
+
+import check_overlap
 
 N = 4
 K = 7  # columns of X
@@ -60,10 +68,80 @@ def worker(rank, files, port, out):
         if rank == 0:
             print("%s: %d mix_, worker 0 max error %.2g (float64), %.2g "
                   "(float32)" % (name, mixes, e64, e32), flush=True)
+    errs += plans(rank, files[0][1], X)
+    dist.barrier()
+    check_overlap.work(rank, os.path.join(out, "overlap"))
     dist.barrier()
     dist.destroy_process_group()
     with open(os.path.join(out, "w%d" % rank), "w") as f:
         f.write("\n".join(errs))
+
+
+def plans(rank, path, X):
+    """mix_'s reuse: flatten_parameters_ (the parameters sent as is and
+    mixed in place), interruptible=False, one plan and the same buffers
+    across calls, a new plan when p.data is replaced, async tensors
+    untouched until wait()."""
+    errs = []
+    W = topogen.load(path).W
+
+    def check(what, cond):
+        if not cond:
+            errs.append("plans: worker %d: %s" % (rank, what))
+        elif rank == 0:
+            print("plans: %s: ok" % what, flush=True)
+
+    def params():
+        x = torch.from_numpy(X[rank].copy())
+        return [torch.nn.Parameter(x[:2].clone()),
+                torch.nn.Parameter(x[2:6].clone().reshape(2, 2)),
+                torch.nn.Parameter(x[6:].clone())]
+
+    def err(ps, want):
+        got = torch.cat([p.detach().reshape(-1) for p in ps]).numpy()
+        return float(np.abs(got - want[rank]).max())
+
+    g = topogen.torch.Gossip(path)
+    ps = params()
+    (flat,) = topogen.torch.flatten_parameters_(ps)
+    for _ in range(3):
+        g.mix_(ps)
+    b = g._cache[next(iter(g._cache))].buckets[0]
+    check("flatten_parameters_: 3 rounds == W^3 X (%.2g), sent as is" %
+          err(ps, W @ W @ W @ X), err(ps, W @ W @ W @ X) < 1e-12 and
+          b.inplace and b.flat.data_ptr() == flat.data_ptr() and
+          ps[1].data_ptr() == flat.data_ptr() + 2 * 8)
+    ps = params()  # separate tensors: packed
+    g.mix_(ps)
+    plan = g._cache[next(reversed(g._cache))]
+    bufs = [plan.buckets[0].flat.data_ptr()] + [
+        q.data_ptr() for q in plan.buckets[0].inbox]
+    g.mix_(ps)
+    check("packed: 2 rounds == W^2 X (%.2g), one plan, the same buffers" %
+          err(ps, W @ W @ X), err(ps, W @ W @ X) < 1e-12 and
+          len(g._cache) == 2 and not plan.buckets[0].inplace and
+          bufs == [plan.buckets[0].flat.data_ptr()] + [
+              q.data_ptr() for q in plan.buckets[0].inbox])
+    fresh = params()
+    for p, q in zip(ps, fresh):
+        p.data = q.data.clone()  # the same objects, new memory
+    g.mix_(ps)
+    check("p.data replaced: a new plan, == W X (%.2g)" % err(ps, W @ X),
+          err(ps, W @ X) < 1e-12 and len(g._cache) == 3)
+    ps = params()
+    before = [p.detach().clone() for p in ps]
+    h = g.mix_(ps, async_op=True)
+    same = all(torch.equal(p, q) for p, q in zip(ps, before))
+    h.wait()
+    check("async: untouched until wait(), then == W X (%.2g)" %
+          err(ps, W @ X), same and err(ps, W @ X) < 1e-12)
+    gi = topogen.torch.Gossip(path, interruptible=False)
+    ps = params()
+    gi.mix_(ps)
+    gi.mix_(ps, async_op=True).wait()
+    check("interruptible=False: 2 rounds == W^2 X (%.2g)" %
+          err(ps, W @ W @ X), err(ps, W @ W @ X) < 1e-12)
+    return errs
 
 
 def free_port():
@@ -94,9 +172,12 @@ def main():
              ("time-varying, wrapped", q, 3),
              ("directed file (exp-directed)", dfile, 1),
              ("directed ring (duck-typed W)", Directed(), 1)]
+    os.makedirs(os.path.join(tmp, "overlap"), exist_ok=True)
     mp.spawn(worker, args=(files, port, tmp), nprocs=N, join=True)
     errs = [l for r in range(N) for l in
             open(os.path.join(tmp, "w%d" % r)).read().splitlines() if l]
+    errs += ["check_overlap: " + f for f in
+             check_overlap.verdict(os.path.join(tmp, "overlap"))]
     for e in errs:
         print("FAIL:", e)
     if errs:

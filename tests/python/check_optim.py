@@ -12,7 +12,8 @@ topogen.complete: no file, no libtopogen):
     for bit); add_param_group; zero_grad; GradScaler (torch's, disabled
     on CPU, and one that finds an inf on worker 3 only: every worker
     skips the step and backs off alike, no hang);
-  - D2.step(async_op=True) and GossipAverager.average_parameters(
+  - D2.step(async_op=True), GradientTracking.step(async_op=True) and
+    GossipAverager.average_parameters(
     async_op=True) (gossip and exact-average levels) == the blocking
     calls, bit for bit;
   - Gossip.mix_ of tensors whose sizes, dtypes or count differ on one
@@ -212,9 +213,9 @@ def worker(rank, port, out):
         opt.step(grad_scaler=fake)
         res[name + "_after_inf"] = float((flat(m) - before).abs().max()) > 0
     # async forms == blocking ones, bit for bit
-    def d2_run(async_op):
+    def d2_run(async_op, make=make_d2):
         m = model()
-        opt = make_d2(m)
+        opt = make(m)
         xs, ys = data(rank)
         h = None
         for t in range(6):
@@ -232,6 +233,8 @@ def worker(rank, port, out):
         return flat(m)
 
     res["d2_async"] = float((d2_run(True) - d2_run(False)).abs().max())
+    res["gt_async"] = float((d2_run(True, make_gt) -
+                             d2_run(False, make_gt)).abs().max())
 
     def avg_run(async_op):
         m = model()
@@ -323,6 +326,9 @@ def main():
     x = max(r["d2_async"] for r in rs)
     check(x == 0.0, "D2.step(async_op=True), waited before the next "
           "forward, == the blocking step (%.2g)" % x)
+    x = max(r["gt_async"] for r in rs)
+    check(x == 0.0, "GradientTracking.step(async_op=True), waited before "
+          "the next forward, == the blocking step (%.2g)" % x)
     x = max(r["avg_async"] for r in rs)
     check(x == 0.0, "GossipAverager.average_parameters(async_op=True) "
           "(gossip and exact levels) == blocking (%.2g)" % x)

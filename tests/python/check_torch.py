@@ -16,7 +16,8 @@ the path; the topology files are written here by hand).
     (gossip with W at every step, the exact mean every 4th);
   - D2 and GradientTracking wrapping torch.optim.SGD(momentum=0.5)
     equal a direct NumPy implementation of the recursions (dpsgd-train's,
-    train/core/dt_algo.c) on least squares f_i(x) = |A_i x - b_i|^2 / 2,
+    train/core/dt_algo.c: GT is K-GT, adapt then combine, also with
+    weight decay 0.1 and a communication every 2 steps) on least squares f_i(x) = |A_i x - b_i|^2 / 2,
     float64, 20 steps, to 1e-6; D2 on a W with lambda_min < -1/4 uses
     the trainer's c = 1.25 / (1 - lambda_min);
   - an epidemic file: every process draws the same round, an EL-Oracle
@@ -183,11 +184,12 @@ def worker(rank, port, f, out):
     def grad(x, i):
         return A[i].T @ (A[i] @ x - B[i])
 
-    def torch_run(kind, topo):
+    def torch_run(kind, topo, wd=0.0, period=1):
         x = torch.nn.Parameter(torch.from_numpy(x0.copy()))
-        opt = torch.optim.SGD([x], lr=lr, momentum=mu)
+        opt = torch.optim.SGD([x], lr=lr, momentum=mu, weight_decay=wd)
         g = tt.Gossip(topo)
-        alg = tt.D2(opt, g) if kind == "d2" else tt.GradientTracking(opt, g)
+        alg = (tt.D2(opt, g) if kind == "d2" else
+               tt.GradientTracking(opt, g, period=period))
         At, Bt = torch.from_numpy(A[rank]), torch.from_numpy(B[rank])
         for _ in range(T):
             alg.zero_grad()
@@ -209,18 +211,24 @@ def worker(rank, port, f, out):
             x = M @ phi
         return x
 
-    def numpy_gt(Wm):
+    def numpy_gt(Wm, wd=0.0, L=1):
+        """K-GT as train/core/dt_algo.c does it (dt_algo_grad's gt case,
+        then gt_comm every L-th step): h = g + wd x; v = mu v + h + c;
+        x -= lr v; hs += h; at a communication hbar = hs / L,
+        x <- W x, c <- W (c + hbar) - hbar, hs = 0."""
         x = np.tile(x0, (N, 1))
-        y = np.zeros_like(x)
-        hp = np.zeros_like(x)
+        c = np.zeros_like(x)
+        hs = np.zeros_like(x)
         v = np.zeros_like(x)
-        for _ in range(T):
-            h = np.stack([grad(x[i], i) for i in range(N)])
-            xw, yw = Wm @ x, Wm @ y
-            y = yw + h - hp
-            hp = h
-            v = mu * v + y
-            x = xw - lr * v
+        for t in range(T):
+            h = np.stack([grad(x[i], i) for i in range(N)]) + wd * x
+            hs += h
+            v = mu * v + (h + c)
+            x = x - lr * v
+            if (t + 1) % L == 0:
+                hbar = hs / L
+                x, c = Wm @ x, Wm @ (c + hbar) - hbar
+                hs = np.zeros_like(x)
         return x
 
     for name, topo in (("ring", f["ring"]), ("neg", f["neg"])):
@@ -233,6 +241,10 @@ def worker(rank, port, f, out):
         res["d2_c_" + name] = abs(c - c_want)
         got, _ = torch_run("gt", topo)
         res["gt_" + name] = float(np.abs(got - numpy_gt(Wm)[rank]).max())
+    # K-GT with weight decay and local steps (L = 2) on the ring
+    Wm = dense(f["ring"])
+    got, _ = torch_run("gt", f["ring"], wd=0.1, period=2)
+    res["gt_wd_L2"] = float(np.abs(got - numpy_gt(Wm, 0.1, 2)[rank]).max())
 
     # epidemic: the same draw everywhere; an EL-Oracle round keeps the mean
     ge = tt.Gossip(f["epi"], seed=11)
@@ -306,7 +318,7 @@ def main():
           "running_mean mixed with W (%.2g)" % r["buffers"])
     check(r["hier"] < 1e-12, "hierarchical {1: ring, 4: None} == replay "
           "(%.2g)" % r["hier"])
-    for k in ("d2_ring", "d2_neg", "gt_ring", "gt_neg"):
+    for k in ("d2_ring", "d2_neg", "gt_ring", "gt_neg", "gt_wd_L2"):
         check(r[k] < 1e-6, "%s == NumPy recursion (%.2g)" % (k, r[k]))
     check(r["d2_c_neg"] < 1e-12 and r["d2_c_ring"] < 1e-12,
           "D2's c is the trainer's (auto)")

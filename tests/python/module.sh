@@ -29,7 +29,12 @@
 #                    GossipAverager, SGD -> D2(SGD)/GradientTracking with
 #                    StepLR, state_dict resume, add_param_group,
 #                    GradScaler (an inf on one worker: all skip)
-#   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12
+#   check_gossip.py  4 gloo processes: one mix_ == W X to 1e-12; plans
+#                    reused (flatten_parameters_, packed, p.data replaced);
+#                    then check_overlap.py's checks in the same processes:
+#                    BackwardGossip (step + gossip per bucket from gradient
+#                    hooks) == step then mix_; the README's DDP +
+#                    post_localSGD_hook recipe == the run without DDP
 #   check_interrupt.py  Ctrl-C in Gossip.mix_ with a peer 8 s late returns
 #                    within 1 s
 #   examples/dpsgd.py  the user example trains (loss goes down); again

@@ -10,8 +10,10 @@ replaces worker i's tensors x_i by
     x_i <- W_ii x_i + sum_j W_ij x_j      (j ascending, W_ij != 0)
 
 each worker sending to every j with W_ji != 0 and receiving from every j
-with W_ij != 0 in one batch_isend_irecv (tensors packed into one
-preallocated buffer per (dtype, device): one message per neighbour).
+with W_ij != 0 (gloo: posted on the group directly; other backends: one
+batch_isend_irecv), one message per neighbour and (dtype, device): the
+tensors packed into a buffer made on the first call, or sent as is when
+they lie one after the other in memory (flatten_parameters_).
 
     Gossip(topology)             one round per mix_(tensors), blocking or
                                  async_op=True (a handle; wait() ends it)
@@ -19,8 +21,10 @@ preallocated buffer per (dtype, device): one message per neighbour).
                                  torch's ModelAverager: a drop-in for
                                  PeriodicModelAverager (PostLocalSGDOptimizer)
     D2(optimizer, gossip)        D^2 / exact diffusion around any optimizer
-    GradientTracking(optimizer, gossip)
-                                 gradient tracking around any optimizer
+    GradientTracking(optimizer, gossip, period=1)
+                                 gradient tracking (K-GT, adapt then
+                                 combine) around any optimizer
+    flatten_parameters_(model)   parameters as views of one buffer
 
 D-PSGD with a torch optimizer (x_i <- sum_j W_ij x_j - lr * step_i):
 
@@ -35,8 +39,12 @@ D-PSGD with a torch optimizer (x_i <- sum_j W_ij x_j - lr * step_i):
 Start every worker from the same parameters (the same seed, or a
 broadcast from rank 0), as dpsgd-train does.
 """
+import functools
+import operator
 import os
+import queue
 import threading
+from collections import OrderedDict
 
 import numpy as np
 import torch
@@ -48,7 +56,7 @@ import topogen as _tg
 from topogen import _files
 
 __all__ = ["Gossip", "GossipAverager", "D2", "GradientTracking",
-           "epidemic_round"]
+           "epidemic_round", "flatten_parameters_", "BackwardGossip"]
 
 
 # ---- topologies -----------------------------------------------------------
@@ -148,86 +156,252 @@ def epidemic_round(n, s, local, seed, t):
 
 # ---- gossip ------------------------------------------------------------------
 
-class _Waiter:
-    """The works of a round, waited in order by one daemon thread, so that
-    the caller's waits are interruptible: a blocking work.wait() on a late
-    (or dead) peer holds the thread in C++ where Ctrl-C is not seen (up to
-    the process group's timeout, 30 minutes by default). The caller polls
-    an event every 50 ms instead, so a KeyboardInterrupt leaves within a
-    fraction of a second (the thread stays blocked until the peer comes or
-    the group times out). One thread per round; errors of a work's wait
-    are raised in the caller's thread."""
+@torch.no_grad()
+def flatten_parameters_(params):
+    """Moves the data of parameters (a module's, or an iterable of
+    tensors) into one flat buffer per (dtype, device), one after the
+    other in the given order (p.data becomes a view of the buffer: the
+    Parameter objects, and so an optimizer's references to them, stay
+    the same); returns the buffers. Gossip.mix_ of the same tensors in
+    the same order then sends each buffer as is and forms the result in
+    it: no packing, no copying out (as DDP's gradient buckets do). Views
+    taken of the old data before the call no longer alias it."""
+    if isinstance(params, torch.nn.Module):
+        params = params.parameters()
+    groups = {}
+    for p in params:
+        groups.setdefault((p.dtype, p.device), []).append(p)
+    flats = []
+    for (dtype, device), ps in groups.items():
+        flat = torch.empty(sum(p.numel() for p in ps), dtype=dtype,
+                           device=device)
+        off = 0
+        for p in ps:
+            n = p.numel()
+            flat[off:off + n].copy_(p.reshape(-1))
+            p.data = flat[off:off + n].view_as(p)
+            off += n
+        flats.append(flat)
+    return flats
 
-    def __init__(self, works):
-        self._done = [threading.Event() for _ in works]
-        self._err = [None] * len(works)
-        threading.Thread(target=self._run, args=(works,),
-                         name="topogen-gossip-wait", daemon=True).start()
 
-    def _run(self, works):
-        for k, w in enumerate(works):
-            try:
+class _WaitThread:
+    """One daemon thread per Gossip that finishes the rounds in order:
+    it waits each work (gloo's send/recv works report completion only
+    through wait(), so they cannot be polled), forms a packed bucket's
+    result in its buffer, then sets the round's event. The caller waits on that event (polled every 50 ms, so
+    Ctrl-C is seen: a work.wait() on a late or dead peer holds its
+    thread in C++, up to the process group's timeout), and wakes once
+    per round. The thread is started once (a thread per round cost
+    0.1-0.5 ms to start on the loaded 2-core machine) and abandoned when
+    a wait is interrupted: that round's works may never finish, so the
+    Gossip then starts a fresh one."""
+
+    def __init__(self):
+        self._q = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="topogen-gossip-wait",
+                         daemon=True).start()
+
+    def _run(self):
+        while True:
+            self._q.get().run()
+
+    def submit(self, works, sums):
+        job = _Job(works, sums)
+        self._q.put(job)
+        return job
+
+
+class _Job:
+    """A round handed to the wait thread: works (waited in order), sums
+    (functions) called after them; done set at the end."""
+
+    __slots__ = ("works", "sums", "err", "done", "inline")
+
+    def __init__(self, works, sums, inline=False):
+        self.works, self.sums = works, sums
+        self.err = None
+        self.done = threading.Event()
+        self.inline = inline  # waited by the caller's thread
+
+    def run(self):
+        try:
+            for w in self.works:
                 w.wait()
-            except BaseException as e:  # re-raised by wait(k)
-                self._err[k] = e
-            self._done[k].set()
+            with torch.no_grad():
+                for f in self.sums:
+                    f()
+        except BaseException as e:  # re-raised by wait()
+            self.err = e
+        self.done.set()
 
-    def wait(self, k):
-        while not self._done[k].wait(0.05):
-            pass
-        if self._err[k] is not None:
-            raise self._err[k]
+    def wait(self):
+        if self.inline:
+            if not self.done.is_set():
+                self.run()
+        else:
+            while not self.done.wait(0.05):
+                pass
+        if self.err is not None:
+            raise self.err
+
+
+def _span(ts):
+    """One flat view over tensors that lie one after the other in one
+    storage (contiguous, in list order, no gaps), or None: such a list
+    (parameters after flatten_parameters_, or pieces split from one
+    tensor) is sent as is, with nothing packed or unpacked."""
+    t0 = ts[0]
+    if not all(t.is_contiguous() for t in ts):
+        return None
+    sp = (lambda t: t.untyped_storage().data_ptr()) if hasattr(
+        t0, "untyped_storage") else (lambda t: t.storage().data_ptr())
+    base, es = sp(t0), t0.element_size()
+    end = t0.data_ptr()
+    for t in ts:
+        if t.data_ptr() != end or sp(t) != base:
+            return None
+        end += t.numel() * es
+    numel = sum(t.numel() for t in ts)
+    return t0.detach().as_strided((numel,), (1,), t0.storage_offset())
+
+
+class _Bucket:
+    """The tensors of one (dtype, device) of a plan and their buffers.
+    flat is what is sent: a view of the tensors themselves when they lie
+    one after the other in one storage (in place: the result is formed
+    in it), else a packing buffer (one torch.cat packs the tensors'
+    cached flat views into it; the result is formed in it by the wait
+    thread and copied out by wait()). inbox: one receive buffer per
+    neighbour, the rows of one matrix (mat), grown as needed."""
+
+    __slots__ = ("ts", "inplace", "flat", "src", "out", "inbox", "tag",
+                 "mat", "wvec", "blas")
+
+    def __init__(self, ts, tag):
+        self.ts, self.tag = ts, tag
+        t0 = ts[0]
+        numel = sum(t.numel() for t in ts)
+        span = _span(ts)
+        self.inplace = span is not None
+        self.src = self.out = None
+        if self.inplace:
+            self.flat = span
+        else:
+            self.flat = torch.empty(numel, dtype=t0.dtype, device=t0.device)
+            if all(t.is_contiguous() for t in ts):
+                self.src = [t.detach().view(-1) for t in ts]
+            self.out, off = [], 0
+            for t in ts:
+                self.out.append(self.flat[off:off + t.numel()].view(t.shape))
+                off += t.numel()
+        self.inbox, self.mat, self.wvec = [], None, {}
+        self.blas = t0.dtype in _BLAS
+
+    def grow(self, k):
+        """k receive buffers: the rows of one (k, numel) matrix, so that
+        the round's sum is one addmv over them."""
+        if len(self.inbox) < k:
+            f = self.flat
+            self.mat = torch.empty((k, f.numel()), dtype=f.dtype,
+                                   device=f.device)
+            self.inbox = list(self.mat.unbind(0))
+            self.wvec = {}
+
+    def pack(self):
+        if self.src is not None:
+            torch.cat(self.src, out=self.flat)
+        elif not self.inplace:  # non-contiguous tensors: reshaped anew
+            torch.cat([t.reshape(-1) for t in self.ts], out=self.flat)
+
+    def unpack(self):
+        for t, v in zip(self.ts, self.out):
+            t.copy_(v)
+
+
+_ptr = torch.Tensor.data_ptr
+_shape = operator.attrgetter("shape")
+
+
+class _Plan:
+    """What a list of tensors needs for its rounds, built on the first
+    call with it and reused while the same tensors (the same memory,
+    shapes, strides and dtypes) come back: the buckets and buffers."""
+
+    __slots__ = ("key", "buckets", "ts", "ts_ids", "ptrs", "shapes")
+
+    def __init__(self, key, ts):
+        self.key, self.ts = key, ts
+        self.ts_ids = tuple(map(id, ts))
+        self.ptrs = list(map(_ptr, ts))
+        self.shapes = list(map(_shape, ts))
+        groups = {}
+        for t in ts:
+            groups.setdefault((t.dtype, t.device), []).append(t)
+        self.buckets = [_Bucket(g, tag) for tag, g in
+                        enumerate(groups.values())]
+
+
+_BLAS = (torch.float32, torch.float64, torch.complex64, torch.complex128)
+
+
+def _mix(b, sw, ws):
+    """flat <- W_ii flat + sum_q W_iq inbox_q in one pass: addmv with the
+    receive buffers as the columns of a (numel, k) matrix (BLAS gemv;
+    three passes of add/mul before, which at 11 M floats on the loaded
+    machine cost as much as a third of the exchange); one pass per term
+    for dtypes BLAS does not have."""
+    k = len(ws)
+    if k and b.blas:
+        v = b.wvec.get(ws)
+        if v is None:
+            v = b.wvec[ws] = torch.tensor(ws, dtype=b.flat.dtype,
+                                          device=b.flat.device)
+        b.flat.addmv_(b.mat[:k].t(), v, beta=sw)
+        return
+    if sw != 1.0:
+        b.flat.mul_(sw)
+    for buf, w in zip(b.inbox, ws):
+        b.flat.add_(buf, alpha=w)
 
 
 class _Handle:
-    """A gossip round in flight: wait() finishes it (x_i <- sum_j W_ij
-    x_j written into the tensors). The received buffers are summed as
-    they arrive (receive k while k + 1, ... are still in flight), into
-    the first one, scaled by W_ij / W_i,first; then x_i <- W_ii x_i +
-    W_i,first acc once every send is done."""
+    """A gossip round in flight. The wait thread waits the works and, for
+    a packed bucket, forms W_ii x_i + sum_j W_ij inbox_j in its buffer
+    (one addmv) once the sends are done; wait()
+    then writes the tensors (the in-place bucket's result directly, a
+    packed one's copied out). The tensors are written only by wait(), so
+    a forward and backward pass may read them while the round is in
+    flight."""
 
-    def __init__(self, gossip, work, nops, buckets, self_w, recv):
-        self._g, self._work = gossip, work
-        self._buckets, self._self_w, self._recv = buckets, self_w, recv
-        # one work per op (gloo; the ops of bucket b: its receives, then
-        # its sends), else one for the batch
-        self._per_op = len(work) == nops
+    def __init__(self, gossip, plan, job, self_w, ws):
+        self._g, self._plan, self._job = gossip, plan, job
+        self._self_w, self._ws = self_w, ws
         self._done = False
 
     def is_completed(self):
-        return self._done or all(w.is_completed() for w in self._work)
+        return self._done or self._job.done.is_set()
 
     @torch.no_grad()
     def wait(self):
         if self._done:
             return
-        wt = _Waiter(self._work)
-        if not self._per_op:
-            for q in range(len(self._work)):
-                wt.wait(q)
-        k = 0
-        for ts, flat, inbox, nsend in self._buckets:
-            for q, buf in enumerate(inbox):
-                if self._per_op:
-                    wt.wait(k + q)
-                if q:
-                    inbox[0].add_(buf, alpha=self._recv[q][1] /
-                                  self._recv[0][1])
-            if self._per_op:
-                for q in range(k + len(inbox), k + len(inbox) + nsend):
-                    wt.wait(q)
-            k += len(inbox) + nsend
-            if self._self_w != 1.0:
-                flat.mul_(self._self_w)
-            if inbox:
-                flat.add_(inbox[0], alpha=self._recv[0][1])
-            off = 0
-            for t in ts:
-                n = t.numel()
-                t.copy_(flat[off:off + n].view_as(t))
-                off += n
-        self._done = True
-        self._g._pending = None
+        try:
+            self._job.wait()
+        except BaseException:
+            # the round's works may still be pending on the wait thread
+            # and the peers: forget its buffers and thread
+            self._g._abandon(self._plan)
+            raise
+        finally:
+            self._done = True
+            if self._g._pending is self:
+                self._g._pending = None
+        for b in self._plan.buckets:
+            if b.inplace:
+                _mix(b, self._self_w, self._ws)
+            else:
+                b.unpack()
 
 
 class _Done:
@@ -256,8 +430,10 @@ class Gossip:
     (saved and restored by state_dict()/load_state_dict()).
     """
 
-    def __init__(self, topology, group=None, check=True, seed=1):
+    def __init__(self, topology, group=None, check=True, seed=1,
+                 interruptible=True):
         n, rounds, epi = _rounds_of(topology, check)
+        self.interruptible = bool(interruptible)
         if not dist.is_initialized():
             raise RuntimeError("topogen.torch.Gossip: call "
                                "torch.distributed.init_process_group first")
@@ -274,8 +450,18 @@ class Gossip:
         self.round = 0
         self._rounds = rounds
         self._plans = [self._plan_of(r) for r in rounds]
-        self._bufs = {}
+        self._cache = OrderedDict()  # tensor lists' plans, LRU
+        self._by_id = {}  # the same plans by the tensors' ids
+        self.cache_size = 16
+        self._waiter = None
         self._pending = None
+        # gloo: sends and receives posted on the group directly (one C
+        # call each, group ranks); other backends through
+        # batch_isend_irecv (NCCL needs its coalescing)
+        self._pg = None
+        if dist.get_backend(group) == "gloo":
+            self._pg = (group if group is not None else
+                        dist.distributed_c10d._get_default_group())
         self._agreed = set()  # tensor signatures checked across workers
 
     def _plan_of(self, r):
@@ -350,19 +536,98 @@ class Gossip:
                             what, q, a[1], list(a[0]), k, b[1], list(b[0])))
         self._agreed.add(sig)
 
-    def _buffers(self, key, numel, k, like, single):
-        """(packing buffer or None, k receive buffers) of a (dtype,
-        device), allocated once (again only when the size changes)."""
-        key = key + (single,)
-        b = self._bufs.get(key)
-        if b is None or b[0] != numel or len(b[2]) < k:
-            pack = None if single else torch.empty(
-                numel, dtype=like.dtype, device=like.device)
-            inbox = [torch.empty(numel, dtype=like.dtype, device=like.device)
-                     for _ in range(k)]
-            b = (numel, pack, inbox)
-            self._bufs[key] = b
-        return b[1], b[2]
+    def _abandon(self, plan):
+        """A round was interrupted: its works may still write its plan's
+        buffers and hold the wait thread, so neither is used again."""
+        if self._cache.get(plan.key) is plan:
+            del self._cache[plan.key]
+        self._by_id = {k: p for k, p in self._by_id.items() if p is not plan}
+        self._waiter = None
+
+    def _plan_for(self, ts, what):
+        """The plan of this list of tensors: cached by memory, shape,
+        stride and dtype (a hit costs one pass over the list and no
+        check: the plan keeps the tensors alive, so the same address is
+        the same memory); built and checked on a miss."""
+        ids = tuple(map(id, ts))
+        plan = self._by_id.get(ids)
+        if (plan is not None and list(map(_ptr, ts)) == plan.ptrs and
+                list(map(_shape, ts)) == plan.shapes):
+            return plan  # the same objects, memory and shapes
+        key = tuple([(t.data_ptr(), t.shape, t.stride(), t.dtype)
+                     for t in ts])
+        plan = self._cache.get(key)
+        if plan is not None:
+            self._cache.move_to_end(key)
+            self._remember(ids, plan)
+            return plan
+        for t in ts:
+            if not isinstance(t, torch.Tensor):
+                raise TypeError("%s: tensors, not %s" % (
+                    what, type(t).__name__))
+            if not (t.is_floating_point() or t.is_complex()):
+                raise TypeError("%s: a %s tensor: gossip mixes "
+                                "floating-point tensors (a weighted average "
+                                "of integers would be truncated)" % (
+                                    what, t.dtype))
+        self._agree(ts, what)
+        plan = _Plan(key, ts)
+        self._cache[key] = plan
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        self._remember(ids, plan)
+        return plan
+
+    def _remember(self, ids, plan):
+        """Ids are only compared while the plan holds the tensors (an id
+        is not reused while its object lives)."""
+        if len(self._by_id) >= self.cache_size:
+            live = set(map(id, self._cache.values()))
+            self._by_id = {k: p for k, p in self._by_id.items()
+                           if id(p) in live and p.ts_ids == k}
+            if len(self._by_id) >= self.cache_size:
+                self._by_id.clear()
+        if ids == plan.ts_ids:
+            self._by_id[ids] = plan
+
+    def _start(self, tensors, t, tag0=0, what="topogen.torch.Gossip.mix_"):
+        """Starts round t on the tensors (tags tag0 + bucket): a handle,
+        or None when the round leaves them unchanged."""
+        ts = tensors if isinstance(tensors, list) else list(tensors)
+        plan = self._plan_for(ts, what)
+        self_w, recv, send = self.plan(t)
+        if not ts or (not recv and not send and self_w == 1.0):
+            return None
+        works, ops, sums = [], [], []
+        ws = tuple(w for _, w in recv)
+        for b in plan.buckets:
+            b.grow(len(recv))
+            b.pack()
+            tag = tag0 + b.tag
+            if self._pg is not None:
+                pg = self._pg
+                for (j, _), buf in zip(recv, b.inbox):
+                    works.append(pg.recv([buf], j, tag))
+                for j in send:
+                    works.append(pg.send([b.flat], j, tag))
+            else:
+                for (j, _), buf in zip(recv, b.inbox):
+                    ops.append(dist.P2POp(dist.irecv, buf, self._peer(j),
+                                          self.group, tag))
+                for j in send:
+                    ops.append(dist.P2POp(dist.isend, b.flat, self._peer(j),
+                                          self.group, tag))
+            if not b.inplace:
+                sums.append(functools.partial(_mix, b, self_w, ws))
+        if ops:
+            works = dist.batch_isend_irecv(ops)
+        if not self.interruptible:
+            job = _Job(works, sums, inline=True)
+        else:
+            if self._waiter is None:
+                self._waiter = _WaitThread()
+            job = self._waiter.submit(works, sums)
+        return _Handle(self, plan, job, self_w, ws)
 
     @torch.no_grad()
     def mix_(self, tensors, async_op=False):
@@ -372,48 +637,25 @@ class Gossip:
         returns a handle at once and handle.wait() writes
         x_i <- sum_j W_ij x_j into the tensors: leave them unchanged until
         then (reading them, e.g. a forward and backward pass, is fine);
-        one round may be pending at a time. Buffers are allocated on the
-        first call and reused: a packing buffer per (dtype, device) (none
-        when that is one contiguous tensor: it is sent as is and the sum
-        is formed in it) and one receive buffer per neighbour."""
+        one round may be pending at a time.
+
+        The first call with a list of tensors checks them (dtypes; the
+        same shapes on every worker) and builds its plan: one flat
+        buffer per (dtype, device) (none when that is one contiguous
+        tensor: it is sent as is), one receive buffer per neighbour.
+        Later calls with the same tensors (the same memory, shapes and
+        strides) reuse it: no check, no allocation; the tensors are
+        packed with one torch.cat, sent as one message per neighbour
+        and summed in place with foreach ops. Up to cache_size (16)
+        lists are remembered (their buffers with them)."""
         if self._pending is not None:
             raise RuntimeError("topogen.torch.Gossip.mix_: the previous "
                                "async round is still pending (call its "
                                "wait() first)")
-        tensors = [t.data if isinstance(t, torch.nn.Parameter) else t
-                   for t in tensors]
-        for t in tensors:
-            if not (t.is_floating_point() or t.is_complex()):
-                raise TypeError("topogen.torch.Gossip.mix_: a %s tensor: "
-                                "gossip mixes floating-point tensors (a "
-                                "weighted average of integers would be "
-                                "truncated)" % t.dtype)
-        self._agree(tensors)
-        self_w, recv, send = self.plan()
+        h = self._start(tensors, self.round)
         self.round += 1
-        if not tensors or (not recv and not send and self_w == 1.0):
+        if h is None:
             return _Done() if async_op else None
-        groups = {}
-        for t in tensors:
-            groups.setdefault((t.dtype, t.device), []).append(t)
-        ops, buckets = [], []
-        for tag, (key, ts) in enumerate(groups.items()):
-            numel = sum(t.numel() for t in ts)
-            single = len(ts) == 1 and ts[0].is_contiguous()
-            flat, inbox = self._buffers(key, numel, len(recv), ts[0], single)
-            if single:  # sent as is, the sum formed in place
-                flat, ts = ts[0].view(-1), []
-            else:
-                torch.cat([t.reshape(-1) for t in ts], out=flat)
-            for (j, _), buf in zip(recv, inbox):
-                ops.append(dist.P2POp(dist.irecv, buf, self._peer(j),
-                                      self.group, tag))
-            for j in send:
-                ops.append(dist.P2POp(dist.isend, flat, self._peer(j),
-                                      self.group, tag))
-            buckets.append((ts, flat, inbox[:len(recv)], len(send)))
-        work = dist.batch_isend_irecv(ops) if ops else []
-        h = _Handle(self, work, len(ops), buckets, self_w, recv)
         if async_op:
             self._pending = h
             return h
@@ -557,7 +799,7 @@ class GossipAverager(ModelAverager):
         p = self.level()
         h = None
         if p is not None:
-            tensors = [q.data for q in self._params(params)] + self.buffers
+            tensors = self._params(params) + self.buffers
             g = self.levels[p]
             if g is None:
                 group = self.process_group
@@ -822,42 +1064,300 @@ class D2(_Wrapped):
 
 
 class GradientTracking(_Wrapped):
-    """Gradient tracking (Pu and Nedic 2021), combine-then-adapt as
-    dpsgd-train's --algorithm gt, around any torch optimizer:
+    """Gradient tracking (Pu and Nedic 2021) in the adapt-then-combine
+    form of K-GT (Liu, Lin, Koloskova, Stich 2023), as dpsgd-train's
+    --algorithm gt (train/core/dt_algo.h), around any torch optimizer.
+    Each worker keeps a correction c_i (gradient units, starting at 0)
+    and the sum hs_i of its directions since the last communication:
 
-        (x', y') = W (x_t, y_t)              one gossip round, one message
-        y_{t+1}  = y' + g_t - g_{t-1}        (y_0 = 0, g_{-1} = 0)
-        x_{t+1}  = opt.step() from x' with gradient y_{t+1}
+        h_i  = g_i + wd x_i          (wd: an SGD group's weight_decay, as
+                                      SGD adds it; 0 for other optimizers)
+        p.grad <- g_i + c_i;  opt.step()       (SGD: v <- mu v + h + c;
+                                                x <- x - lr v)
+        hs_i += h_i
 
-    g_t is the gradient at x_t (p.grad after backward: put weight decay
-    in the loss, or in the optimizer, which then applies it untracked).
-    Use in place of the optimizer: loss.backward(); gt.step(). Works on
-    any topology (time-varying, directed, epidemic)."""
+    and every `period` (L) steps, after the local step, x and c + hbar
+    (hbar = hs / L) gossiped together in one round:
+
+        x_i <- sum_j W_ij x_j;  c_i <- sum_j W_ij (c_j + hbar_j) - hbar_i
+
+    sum_i c_i stays 0, so at a fixed point sum_i h_i = 0 (the optimum of
+    the mean loss, no heterogeneity bias). At L = 1 the tracker
+    y = h + c obeys DSGT's y <- W y_prev + h - h_prev. Works on any
+    topology with a doubly stochastic W_t (time-varying, directed files,
+    EL-Oracle); bytes per round are twice D-PSGD's. Use in place of the
+    optimizer: loss.backward(); gt.step(). The gradient handed to the
+    inner optimizer is g + c (p.grad is overwritten)."""
+
+    def __init__(self, optimizer, gossip, period=1):
+        super().__init__(optimizer, gossip)
+        if not isinstance(period, int) or period < 1:
+            raise ValueError("GradientTracking: period must be a positive "
+                             "integer (local steps per communication), not "
+                             "%r" % (period,))
+        self.period = period
+        self.steps = 0  # local steps taken (the communication schedule)
+
+    def _extra(self):
+        return {"gossip": self.gossip.state_dict(), "steps": self.steps}
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        self.steps = int(state_dict["topogen"].get("steps", 0))
+
+    def _wd(self, group):
+        if type(self.optimizer) is torch.optim.SGD:
+            return float(group.get("weight_decay", 0.0))
+        return 0.0
 
     @torch.no_grad()
-    def step(self, closure=None, grad_scaler=None):
-        """One gradient-tracking step (one gossip round of (x, y), then
-        the inner optimizer's step with y as the gradient); a closure is
-        evaluated first (its backward gives g_t)."""
+    def step(self, closure=None, grad_scaler=None, async_op=False):
+        """One K-GT step: the inner optimizer's step with g + c as the
+        gradient, then (every period-th step) one gossip round of (x,
+        c + hbar). A closure is evaluated first (its backward gives g).
+        async_op=True leaves the round in flight and returns a handle
+        (its .loss the closure's): handle.wait() writes x and c; call it
+        before the parameters are read again (the next forward)."""
         loss = None
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
         if not self._go(grad_scaler):
-            return loss
-        params = [p for p in self._params() if p.grad is not None]
-        ys, gs = [], []
-        for p in params:
-            st = self.optimizer.state[p]
-            if "gt_y" not in st:   # y_0 = 0, g_{-1} = 0
-                st["gt_y"] = torch.zeros_like(p)
-                st["gt_g_prev"] = torch.zeros_like(p)
-            ys.append(st["gt_y"])
-            gs.append(st["gt_g_prev"])
-        self.gossip.mix_([p.data for p in params] + ys)
-        for p, y, gp in zip(params, ys, gs):
-            y.add_(p.grad).sub_(gp)
-            gp.copy_(p.grad)
-            p.grad.copy_(y)
+            return _StepHandle(None, loss) if async_op else loss
+        params, cs, hss = [], [], []
+        for group in self.optimizer.param_groups:
+            wd = self._wd(group)
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.optimizer.state[p]
+                if "gt_c" not in st:   # c_0 = 0, hs = 0
+                    st["gt_c"] = torch.zeros_like(p)
+                    st["gt_hs"] = torch.zeros_like(p)
+                c, hs = st["gt_c"], st["gt_hs"]
+                hs.add_(p.grad)
+                if wd:
+                    hs.add_(p, alpha=wd)
+                p.grad.add_(c)
+                params.append(p)
+                cs.append(c)
+                hss.append(hs)
         self.optimizer.step()
+        self.steps += 1
+        if self.steps % self.period:
+            return _StepHandle(None, loss) if async_op else loss
+        inv = 1.0 / self.period
+        for c, hs in zip(cs, hss):
+            if inv != 1.0:
+                hs.mul_(inv)               # now hbar
+            c.add_(hs)
+        h = self.gossip.mix_(params + cs, async_op=True)
+
+        def finish():
+            h.wait()
+            for c, hs in zip(cs, hss):
+                c.sub_(hs)
+                hs.zero_()
+        if async_op:
+            return _StepHandle(finish, loss)
+        finish()
+        return loss
+
+    def __repr__(self):
+        return "GradientTracking(%r, n=%d, period=%d)" % (
+            self.optimizer, self.gossip.n, self.period)
+
+
+class BackwardGossip(torch.optim.Optimizer):
+    """D-PSGD in adapt-then-combine form with the step and the gossip
+    started per bucket from gradient hooks while backward runs (as DDP
+    starts its all-reduce per bucket):
+
+        x_i <- sum_j W_ij (x_j - lr step_j)     (step: the optimizer's)
+
+    params: a module or parameters; they are cut into buckets of about
+    bucket_size elements in reverse order (the order backward produces
+    their gradients). make_optimizer(params) makes one optimizer per
+    bucket (e.g. lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9));
+    when every gradient of a bucket has been accumulated (a hook on each
+    parameter's AccumulateGrad node, as DDP's), its optimizer steps and
+    its gossip round starts (tags of its own), so the exchange of the
+    last layers runs while backward computes the first. step() waits
+    the rounds (stepping and starting first any bucket whose hooks did
+    not all fire: parameters without a gradient are left to the
+    optimizer, which skips them) and writes the results:
+
+        opt = topogen.torch.BackwardGossip(model, lambda ps:
+                  torch.optim.SGD(ps, lr=0.05), topogen.torch.Gossip(t))
+        for x, y in loader:
+            opt.zero_grad()
+            loss_fn(model(x), y).backward()   # steps + gossip per bucket
+            opt.step()                        # waits: x <- W (x - lr g)
+
+    A torch.optim.Optimizer: param_groups are the per-bucket
+    optimizers' own group dicts (an LR scheduler sets them all),
+    zero_grad, state_dict/load_state_dict (per bucket, and the gossip
+    round). One backward per step (gradient accumulation over several
+    backward passes is refused: the first would already have stepped);
+    the hooks fire on every backward through the parameters until
+    remove_hooks(). add_param_group and GradScaler are not
+    supported."""
+
+    def __init__(self, params, make_optimizer, gossip, bucket_size=2 ** 18):
+        if isinstance(params, torch.nn.Module):
+            params = params.parameters()
+        params = [p for p in params if p.requires_grad]
+        if not params:
+            raise ValueError("BackwardGossip: no parameter requires grad")
+        if not isinstance(gossip, Gossip):
+            gossip = Gossip(gossip)
+        if not isinstance(bucket_size, int) or bucket_size < 1:
+            raise ValueError("BackwardGossip: bucket_size must be a positive "
+                             "integer (elements), not %r" % (bucket_size,))
+        self.gossip = gossip
+        self.buckets = []
+        cur, size = [], 0
+        for p in reversed(params):
+            cur.append(p)
+            size += p.numel()
+            if size >= bucket_size:
+                self.buckets.append(cur)
+                cur, size = [], 0
+        if cur:
+            self.buckets.append(cur)
+        self.optimizers = []
+        for b in self.buckets:
+            o = make_optimizer(b)
+            if not isinstance(o, torch.optim.Optimizer):
+                raise TypeError("BackwardGossip: make_optimizer must return "
+                                "a torch.optim.Optimizer, not %s" %
+                                type(o).__name__)
+            self.optimizers.append(o)
+        self.defaults = self.optimizers[0].defaults
+        self._ready = [0] * len(self.buckets)
+        self._handles = [None] * len(self.buckets)
+        self._launched = [False] * len(self.buckets)
+        self._round = None
+        # the buckets' plans made (and their shapes agreed across the
+        # workers: a collective) here, in bucket order, not from hooks
+        gossip.cache_size = max(gossip.cache_size, len(self.buckets) + 4)
+        with torch.no_grad():
+            for b in self.buckets:
+                gossip._plan_for(b, "topogen.torch.BackwardGossip")
+        self._nodes = []  # the AccumulateGrad nodes (kept alive)
+        self._hooks = []
+        with torch.enable_grad():
+            for k, b in enumerate(self.buckets):
+                for p in b:
+                    node = p.expand_as(p).grad_fn.next_functions[0][0]
+                    self._hooks.append(node.register_hook(
+                        functools.partial(self._hook, k)))
+                    self._nodes.append(node)
+        from collections import OrderedDict as _OD
+        self._optimizer_step_pre_hooks = _OD()
+        self._optimizer_step_post_hooks = _OD()
+        hook = getattr(self, "_patch_step_function", None) or getattr(
+            self, "_hook_for_profile", None)
+        if hook is not None:
+            hook()
+
+    @property
+    def param_groups(self):
+        return [g for o in self.optimizers for g in o.param_groups]
+
+    @property
+    def state(self):
+        st = {}
+        for o in self.optimizers:
+            st.update(o.state)
+        return st
+
+    def remove_hooks(self):
+        """Removes the gradient hooks (they fire on every backward through
+        the parameters, e.g. an evaluation's): the BackwardGossip is then
+        unusable."""
+        for h in self._hooks:
+            h.remove()
+        self._hooks, self._nodes = [], []
+
+    def add_param_group(self, param_group):
+        raise NotImplementedError("BackwardGossip: add_param_group is not "
+                                  "supported (its buckets and hooks are "
+                                  "made once): make a new BackwardGossip")
+
+    def zero_grad(self, set_to_none=None):
+        for o in self.optimizers:
+            if set_to_none is None:
+                o.zero_grad()
+            else:
+                o.zero_grad(set_to_none=set_to_none)
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        return "BackwardGossip(%d buckets, %r, n=%d)" % (
+            len(self.buckets), self.optimizers[0], self.gossip.n)
+
+    def state_dict(self):
+        return {"buckets": [o.state_dict() for o in self.optimizers],
+                "topogen": {"gossip": self.gossip.state_dict()}}
+
+    def load_state_dict(self, state_dict):
+        sds = state_dict.get("buckets")
+        if sds is None or len(sds) != len(self.optimizers):
+            raise ValueError("BackwardGossip.load_state_dict: a state_dict "
+                             "of a BackwardGossip with %d buckets is needed"
+                             % len(self.optimizers))
+        for o, sd in zip(self.optimizers, sds):
+            o.load_state_dict(sd)
+        self.gossip.load_state_dict(state_dict["topogen"]["gossip"])
+
+    def _hook(self, k, *_):
+        if self._launched[k]:
+            raise RuntimeError(
+                "topogen.torch.BackwardGossip: a second backward before "
+                "step(): bucket %d has already stepped and started its "
+                "gossip (gradient accumulation over several backward "
+                "passes is not supported)" % k)
+        self._ready[k] += 1
+        if self._ready[k] == len(self.buckets[k]):
+            self._launch(k)
+
+    @torch.no_grad()
+    def _launch(self, k):
+        if self._round is None:
+            self._round = self.gossip.round
+        self._launched[k] = True
+        self.optimizers[k].step()
+        self._handles[k] = self.gossip._start(
+            self.buckets[k], self._round, tag0=16 * k,
+            what="topogen.torch.BackwardGossip")
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        """Runs the closure (its backward starts the buckets), starts any
+        bucket not started, waits every round; returns the closure's
+        loss."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        try:
+            for k in range(len(self.buckets)):
+                if not self._launched[k]:
+                    self._launch(k)
+            for k, h in enumerate(self._handles):
+                if h is not None:
+                    h.wait()
+        finally:
+            self._handles = [None] * len(self.buckets)
+            self._ready = [0] * len(self.buckets)
+            self._launched = [False] * len(self.buckets)
+            if self._round is not None:
+                self.gossip.round = self._round + 1
+            self._round = None
         return loss
