@@ -42,7 +42,7 @@ a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 assert b[\"settings\"][\"average_every\"] == 4 and b[\"settings\"][\"outer\"] == \"none\", b[\"settings\"]
 assert b[\"settings\"][\"local_after\"] == 0 and b[\"settings\"][\"global_every\"] == 0
 c = b[\"result\"][\"communications\"]
-assert c == {\"gossip_rounds\": 4, \"exact_averages\": 0, \"clique_rounds\": 0, \"gradient_allreduces\": 0}, c
+assert c == {\"gossip_rounds\": 4, \"exact_averages\": 0, \"clique_rounds\": 0, \"gradient_allreduces\": 0, \"fragment_averages\": 0}, c
 assert a[\"result\"][\"communications\"][\"gossip_rounds\"] == 16
 assert a[\"result\"][\"bytes_sent\"] == 4 * b[\"result\"][\"bytes_sent\"] > 0, (a[\"result\"][\"bytes_sent\"], b[\"result\"][\"bytes_sent\"])
 rows = list(csv.DictReader(open(sys.argv[3])))

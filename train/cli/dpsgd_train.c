@@ -362,6 +362,11 @@ static void print_net_allreduce(const dt_config *cfg,
            cm_net_ar_name(a.alg), P, r->net_hosts,
            r->net_hosts == 1 ? "" : "s", r->array_bytes,
            cm_net_describe(&cfg->net, net, sizeof net));
+    if (r->comm_frag)
+        printf("modelled fragment all-reduce %.3g ms each (%llu of the "
+               "all-reduces below), arrays of %.0f bytes, the overlap not "
+               "credited\n", 1e3 * r->frag_model_s,
+               (unsigned long long)r->comm_frag, r->frag_bytes);
     printf("modelled wall clock %.2f s (measured %.2f s, MPI all-reduce time "
            "replaced by %llu modelled all-reduces)\n", r->last.model_s,
            r->last.wall_s,
@@ -869,7 +874,7 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
         .workers_before_drop = r.workers_before_drop,
         .dropped_epoch = r.dropped_epoch,
         .comm_gossip = r.comm_gossip, .comm_exact = r.comm_exact,
-        .comm_clique = r.comm_clique,
+        .comm_clique = r.comm_clique, .comm_frag = r.comm_frag,
         .comm_grad_allreduce = r.comm_grad_allreduce, .has_comms = 1,
         .has_steps_to = 1};
     memcpy(sm.steps_to, r.steps_to, sizeof r.steps_to);

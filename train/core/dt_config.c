@@ -18,7 +18,7 @@
 typedef enum { F_SIZE, F_U64, F_INT, F_DOUBLE, F_PATH, F_FLAG, F_DATASET,
                F_MODEL, F_SCHED, F_WEIGHTS, F_MODE, F_PARTITION, F_ALGO,
                F_D2MIX, F_PLACEMENT, F_NET, F_ALLREDUCE, F_OUTER, F_COMPRESS,
-               F_PLATFORM } flag_kind;
+               F_PLATFORM, F_FRAG } flag_kind;
 
 typedef struct {
     const char *name;
@@ -95,6 +95,7 @@ static const flag_spec FLAGS[] = {
     {"--compress", F_COMPRESS, OFF(compress), 0, 0, 0},
     {"--consensus-step", F_DOUBLE, OFF(consensus_step), 1e-6, 1, 0},
     {"--staleness", F_SIZE, OFF(staleness), 0, 64, 0},
+    {"--fragments", F_FRAG, OFF(fragments), 0, 0, 0},
 };
 /* Short spellings: {alias, flag}. */
 static const char *const ALIASES[][2] = {
@@ -137,6 +138,7 @@ void dt_config_default(dt_config *cfg)
     cm_net_parse("datacenter", &cfg->net);
     cfg->net_allreduce = CM_AR_AUTO;
     cfg->consensus_step = 1.0;
+    cfg->fragments.p = 1;
     cfg->average_every = 1;
 }
 
@@ -273,6 +275,12 @@ const char *dt_config_usage(void)
         "  --staleness S      gossip (dpsgd): mix with the neighbours' "
         "models of S rounds\n"
         "                     back (S rounds in flight; 0: none)\n"
+        "  --fragments P[:T]  DiLoCo (--outer) in P fragments synchronised "
+        "in turn,\n"
+        "                     H/P steps apart, each in flight for T inner "
+        "steps\n"
+        "                     (Streaming DiLoCo; 1: the whole model at "
+        "once)\n"
         "across hosts:\n"
         "  --placement P      graph (default: partition the topology to keep "
         "edges\n"
@@ -382,6 +390,8 @@ static cm_status parse_value(dt_config *cfg, const flag_spec *f,
         return dt_outer_parse(v, (dt_outer *)(void *)p);
     case F_COMPRESS:
         return dt_compress_parse(v, (dt_compress *)(void *)p);
+    case F_FRAG:
+        return dt_frag_parse(v, (dt_frag *)(void *)p);
     case F_NET:
     case F_PLATFORM: {
         /* one network, named by either flag */
@@ -575,7 +585,7 @@ cm_status dt_config_check_single(const dt_config *cfg)
         "--timeout-floor", "--add-workers",
         "--allreduce", "--net-hosts", "--drop-workers",
         "--average-every", "--local-after", "--global-every", "--outer",
-        "--compress", "--consensus-step", "--staleness"};
+        "--compress", "--consensus-step", "--staleness", "--fragments"};
     for (size_t k = 0; k < sizeof distributed / sizeof *distributed; k++)
         if (dt_config_given(cfg, distributed[k]) &&
             !(cfg->write_partition[0] && cfg->epochs == 0 &&

@@ -14,6 +14,7 @@
 #include "cm_status.h"
 #include "dt_algo.h"
 #include "dt_compress.h"
+#include "dt_frag.h"
 #include "dt_data.h"
 #include "dt_local.h"
 #include "dt_net.h"
@@ -148,6 +149,8 @@ typedef struct {
                                   --staleness's (dt_stale_gamma) */
     size_t staleness;          /* --staleness S: gossip rounds in flight
                                   (dpsgd; 0 = none) */
+    dt_frag fragments;         /* --fragments P[:T]: Streaming DiLoCo
+                                  (dt_frag.h; {1, 0}: off) */
 } dt_config;
 
 /* The defaults (see dt_config_usage for their values). */

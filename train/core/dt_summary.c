@@ -151,6 +151,9 @@ static json_t *settings(const dt_config *c, int *bad)
         bad);
     put(o, "consensus_step", num(c->consensus_step), bad);
     put(o, "staleness", jint(c->staleness), bad);
+    char frag[64];
+    put(o, "fragments", str(dt_frag_str(&c->fragments, frag, sizeof frag)),
+        bad);
     return o;
 }
 
@@ -202,6 +205,7 @@ static json_t *result(const dt_summary *s, int *bad)
         put(c, "exact_averages", jint(s->comm_exact), bad);
         put(c, "clique_rounds", jint(s->comm_clique), bad);
         put(c, "gradient_allreduces", jint(s->comm_grad_allreduce), bad);
+        put(c, "fragment_averages", jint(s->comm_frag), bad);
         put(o, "communications", c, bad);
     }
     if (s->has_steps_to) {

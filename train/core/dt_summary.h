@@ -70,6 +70,7 @@ typedef struct {
      * evaluation whose test_acc is at or above it (-1: never; nothing
      * interpolated; result.steps_to_target, keys "0.50" ... "0.90") */
     uint64_t comm_gossip, comm_exact, comm_clique, comm_grad_allreduce;
+    uint64_t comm_frag;     /* of comm_exact: one fragment's averages */
     int has_comms;          /* distributed: write result.communications */
     long long steps_to[DT_N_TARGETS];
     int has_steps_to;       /* write result.steps_to_target */

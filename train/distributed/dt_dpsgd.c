@@ -391,6 +391,11 @@ void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c)
     uint64_t n = dt_local_comms(cfg->average_every, cfg->local_after, t);
     if (r->allreduce) { /* + the momentum averages of the warm-up */
         c->warm_v = t < cfg->local_after ? t : cfg->local_after;
+        if (r->frag) { /* the warm-up's whole averages, then fragments */
+            c->frag = dt_frag_syncs(cfg->average_every, cfg->local_after,
+                                    cfg->fragments.p, t);
+            n = c->warm_v + c->frag;
+        }
         c->global = n + c->warm_v;
         return;
     }
@@ -597,6 +602,83 @@ static cm_status compressed_average(dt_run *r)
     return s;
 }
 
+/* --fragments (Streaming DiLoCo; dt_frag.h): the outer step of fragment
+ * p = [lo, hi) alone. Each worker's pseudo-gradient on it, d_i = a - x_i
+ * (a the anchor, the global fragment after its last synchronisation, the
+ * same on every worker), is averaged exactly (compressed with error
+ * feedback under --compress: the mean of q_i = Q(d_i + e_i)), the outer
+ * step makes the new global fragment g = the new anchor, and x_i's
+ * fragment becomes g at once (T = 0) or T steps later, mixed with what
+ * the worker trained meanwhile (fragment_merge). The bytes counted are
+ * the fragment's (compressed) array, once per rank. */
+static cm_status fragment_sync(dt_run *r, size_t p, uint64_t step)
+{
+    dt_workers *w = &r->w;
+    const dt_config *cfg = r->cfg;
+    size_t lo, hi;
+    dt_frag_range(w->len, cfg->fragments.p, p, &lo, &hi);
+    const size_t len = hi - lo;
+    for (size_t i = 0; i < w->count; i++) {
+        const float *a = r->oa[i] + lo, *x = w->x[i] + lo;
+        r->fdst[i] = w->xn[i] + lo; /* scratch after the local step */
+        if (!r->ca) {
+            r->fsrc[i] = w->x[i] + lo;
+            continue;
+        }
+        float *d = r->cq[i] + lo;
+        for (size_t k = 0; k < len; k++)
+            d[k] = a[k] - x[k];
+        dt_compress_ef(&cfg->compress, d, r->ce[i] + lo, r->cq[i] + lo,
+                       r->cp[i] + lo, len);
+        r->fsrc[i] = d;
+    }
+    cm_status s = dt_gossip_round(r->fg[p], r->fsrc, r->fdst);
+    r->ar_bytes += r->ca ? (uint64_t)dt_compress_bytes(&cfg->compress, len)
+                         : len * sizeof(float);
+    for (size_t i = 0; s == CM_OK && i < w->count; i++) {
+        float *g = r->fdst[i], *a = r->oa[i] + lo;
+        if (r->ca) /* the mean of the q: back to parameters */
+            for (size_t k = 0; k < len; k++)
+                g[k] = a[k] - g[k];
+        dt_outer_step(&cfg->outer, g, a, r->ob ? r->ob[i] + lo : NULL, len);
+        if (!cfg->fragments.overlap) /* a = g now */
+            memcpy(w->x[i] + lo, g, len * sizeof(float));
+    }
+    if (cfg->fragments.overlap) {
+        r->fpend = p;
+        r->fdue = step + cfg->fragments.overlap;
+    }
+    return s;
+}
+
+/* The overlap's end: the fragment in flight, whose global result is its
+ * anchor, merged into every worker (dt_frag_merge). */
+static void fragment_merge(dt_run *r)
+{
+    dt_workers *w = &r->w;
+    const dt_config *cfg = r->cfg;
+    size_t lo, hi;
+    dt_frag_range(w->len, cfg->fragments.p, r->fpend, &lo, &hi);
+    for (size_t i = 0; i < w->count; i++)
+        dt_frag_merge(w->x[i] + lo, r->oa[i] + lo, hi - lo,
+                      dt_frag_alpha(&cfg->fragments));
+    r->fpend = cfg->fragments.p;
+}
+
+/* The end of a local step after the warm-up under --fragments: the
+ * fragment due is merged, then the fragment whose turn it is starts. */
+static cm_status fragment_step(dt_run *r, size_t step, double t1)
+{
+    const dt_config *cfg = r->cfg;
+    if (r->fpend < cfg->fragments.p && r->fdue == step)
+        fragment_merge(r);
+    size_t p = dt_frag_at(cfg->average_every, cfg->local_after,
+                          cfg->fragments.p, step);
+    cm_status s = p < cfg->fragments.p ? fragment_sync(r, p, step) : CM_OK;
+    r->t_allreduce += cm_time_now() - t1;
+    return s;
+}
+
 /* One step of local SGD (above). */
 static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
 {
@@ -613,6 +695,8 @@ static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
         s = dt_algo_end(r->algo, (float)lr);
     double t1 = cm_time_now();
     r->t_compute += t1 - t0;
+    if (s == CM_OK && r->frag && step >= cfg->local_after)
+        return fragment_step(r, step, t1);
     if (s != CM_OK ||
         !dt_local_comm(cfg->average_every, cfg->local_after, step))
         return s;
@@ -635,6 +719,12 @@ static cm_status step_allreduce_local(dt_run *r, size_t step, double lr)
     r->t_allreduce += t2 - t1;
     if (s == CM_OK)
         outer_steps(r, step);
+    /* the next pseudo-gradient is taken from where the workers start,
+     * after the outer step (until issue 41's fix it was taken from the
+     * average before it, so every compressed array also carried the
+     * outer step's own move) */
+    for (size_t i = 0; s == CM_OK && r->ca && r->oa && i < w->count; i++)
+        memcpy(r->ca[i], w->x[i], w->len * sizeof(float));
     r->t_compute += cm_time_now() - t2;
     return s;
 }
@@ -723,6 +813,26 @@ static cm_status setup_choco(dt_run *r)
     return s;
 }
 
+/* --fragments: one exact average per fragment (its length), the
+ * pointer arrays. Collective (every rank makes the same P plans). */
+static cm_status setup_frag(dt_run *r)
+{
+    const size_t P = r->cfg->fragments.p;
+    r->fpend = P;
+    r->fg = calloc(P, sizeof *r->fg);
+    r->fsrc = calloc(r->w.count + 1, sizeof *r->fsrc);
+    r->fdst = calloc(r->w.count + 1, sizeof *r->fdst);
+    cm_status s = r->fg && r->fsrc && r->fdst
+                      ? CM_OK
+                      : cm_error(CM_ENOMEM, "out of memory (--fragments)");
+    for (size_t p = 0; p < P && dt_comm_agree(r->comm, s) == CM_OK; p++) {
+        size_t lo, hi;
+        dt_frag_range(r->w.len, P, p, &lo, &hi);
+        s = dt_gossip_new_average(r->comm, r->n, NULL, hi - lo, &r->fg[p]);
+    }
+    return s;
+}
+
 /* Local all-reduce: the dpsgd rule (local steps only), the exact
  * average, the outer arrays. Collective. */
 static cm_status setup_local(dt_run *r)
@@ -742,6 +852,8 @@ static cm_status setup_local(dt_run *r)
         s = setup_outer(r);
     if (s == CM_OK && dt_compress_active(&cfg->compress))
         s = setup_compress(r);
+    if (s == CM_OK && r->frag)
+        s = setup_frag(r);
     return dt_comm_agree(r->comm, s);
 }
 
@@ -864,6 +976,11 @@ static void run_free(dt_run *r)
     free(r->gsum);
     dt_allreduce_free(r->ar);
     dt_gossip_free(r->gg);
+    for (size_t p = 0; r->fg && p < r->cfg->fragments.p; p++)
+        dt_gossip_free(r->fg[p]);
+    free(r->fg);
+    free(r->fsrc);
+    free(r->fdst);
     dt_slab_free(r->oslab[0]);
     dt_slab_free(r->oslab[1]);
     free(r->oa);
@@ -1098,6 +1215,29 @@ static cm_status check_local(const dt_config *cfg)
                             "CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W "
                             "(drop one of them)", c);
     }
+    if (cfg->fragments.p > 1 || cfg->fragments.overlap) {
+        const dt_frag *f = &cfg->fragments;
+        char fs[64];
+        dt_frag_str(f, fs, sizeof fs);
+        if (cfg->mode != DT_MODE_ALLREDUCE || !dt_outer_active(&cfg->outer))
+            return cm_error(CM_EINVAL, "--fragments %s is Streaming "
+                            "DiLoCo's: it needs --mode allreduce and --outer "
+                            "sgd:LR or nesterov:LR,MOM (DiLoCo)", fs);
+        if (f->p > cfg->average_every)
+            return cm_error(CM_EINVAL, "--fragments %s: at most H = "
+                            "--average-every = %zu fragments (each starts "
+                            "at its own step of the H-step period)", fs,
+                            cfg->average_every);
+        if (f->overlap * f->p > cfg->average_every)
+            return cm_error(CM_EINVAL, "--fragments %s: the overlap T = %zu "
+                            "must be at most H / P = %zu / %zu (one fragment "
+                            "in flight at a time)", fs, f->overlap,
+                            cfg->average_every, f->p);
+        if (cfg->ckpt_dir[0])
+            return cm_error(CM_EINVAL, "--fragments %s with --checkpoint: "
+                            "the fragment in flight is not checkpointed yet "
+                            "(drop one of them)", fs);
+    }
     if (cfg->staleness) {
         const char *why =
             cfg->mode != DT_MODE_GOSSIP ? "a gossip run (--topology)"
@@ -1319,6 +1459,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     r.allreduce = cfg->mode == DT_MODE_ALLREDUCE;
     r.local = r.allreduce &&
               (cfg->average_every > 1 || dt_outer_active(&cfg->outer));
+    r.frag = r.local &&
+             (cfg->fragments.p > 1 || cfg->fragments.overlap > 0);
     r.B = cfg->batch;
 
     cm_status s = dt_comm_agree(comm, check_config(cfg, r.P));
@@ -1404,6 +1546,21 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
                 goto cleanup;
             r.t_ar = res->round_model_s = r.t_round;
             res->array_bytes = dt_compress_bytes(&cfg->compress, r.w.len);
+        }
+        if (r.frag) { /* one fragment's array (the longest), compressed */
+            const size_t fl = (r.w.len + cfg->fragments.p - 1) /
+                              cfg->fragments.p;
+            const double fb = dt_compress_active(&cfg->compress)
+                                  ? (double)dt_compress_bytes(&cfg->compress,
+                                                              fl)
+                                  : 4.0 * (double)fl;
+            size_t h;
+            if ((s = dt_comm_agree(comm, model_allreduce(&r, fb, &h))) !=
+                CM_OK)
+                goto cleanup;
+            r.t_frag = res->frag_model_s = r.t_round;
+            res->frag_bytes = fb;
+            r.t_round = res->round_model_s;
         }
     }
     const cm_topo *topo = r.allreduce ? NULL : r.topo;
@@ -1524,6 +1681,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         dt_run_count_comms(&r, step, &cc);
         res->comm_gossip = cc.gossip;
         res->comm_exact = cc.global;
+        res->comm_frag = cc.frag;
         res->comm_clique = cc.clique;
         res->comm_grad_allreduce = cc.grad_allreduce;
         for (size_t k = 0; k < DT_N_TARGETS; k++) {

@@ -149,6 +149,11 @@ typedef struct {
     uint64_t comm_gossip, comm_exact, comm_clique, comm_grad_allreduce;
                            /* communications of the whole run by kind
                               (dt_run_count_comms; issue 31) */
+    uint64_t comm_frag;    /* of comm_exact: --fragments' averages of one
+                              fragment each */
+    double frag_model_s;   /* --net, --fragments: modelled seconds of one
+                              fragment's all-reduce */
+    double frag_bytes;     /* bytes of one fragment's (compressed) array */
     long long steps_to[DT_N_TARGETS]; /* rank 0: the step of the first
                               evaluation at or above dt_targets[k] (-1:
                               never), over every CSV row of the run */

@@ -83,9 +83,10 @@ static double model_comm_s(const dt_run *r, size_t a, size_t b)
     dt_run_count_comms(r, b, &cb);
     double s = (double)(cb.gossip - ca.gossip) * r->t_round;
     if (cb.global != ca.global)
-        s += (double)((cb.global - cb.warm_v) - (ca.global - ca.warm_v)) *
-                 r->t_ar +
-             (double)(cb.warm_v - ca.warm_v) * r->t_ar_full;
+        s += (double)((cb.global - cb.warm_v - cb.frag) -
+                      (ca.global - ca.warm_v - ca.frag)) * r->t_ar +
+             (double)(cb.warm_v - ca.warm_v) * r->t_ar_full +
+             (double)(cb.frag - ca.frag) * r->t_frag;
     if (cb.grad_allreduce != ca.grad_allreduce) /* --mode allreduce, H = 1 */
         s += (double)(cb.grad_allreduce - ca.grad_allreduce) * r->t_ar;
     if (cb.clique != ca.clique)

@@ -110,6 +110,13 @@ typedef struct {
                                over the ranks */
     double t_clique;        /* --net, clique-avg: modelled seconds of one
                                clique-gradient round */
+    /* --fragments P[:T] (Streaming DiLoCo; dt_frag.h) */
+    int frag;               /* the fragment schedule runs (P > 1 or T > 0) */
+    dt_gossip **fg;         /* [P] the exact average of fragment p */
+    float **fsrc, **fdst;   /* [count] the fragment's arrays to average */
+    size_t fpend;           /* the fragment in flight (P: none) */
+    uint64_t fdue;          /* the step at whose end it is merged */
+    double t_frag;          /* --net: an all-reduce of one fragment */
     size_t steps_start;     /* the step this invocation started from */
     size_t steps_done;      /* steps done so far */
 } dt_run;
@@ -121,6 +128,7 @@ typedef struct {
 typedef struct {
     uint64_t gossip, global, clique, grad_allreduce;
     uint64_t warm_v; /* of global: the warm-up's momentum averages */
+    uint64_t frag;   /* of global: --fragments' fragment averages */
 } dt_run_comms;
 void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c);
 
