@@ -573,22 +573,24 @@ fuzz-build: deps-fuzz
 	    EXTRA_LDFLAGS="$(FUZZ_SAN)" \
 	    $(patsubst %,$(FUZZ_BUILD)/bin/fuzz_%,$(FUZZERS))
 
-fuzz: fuzz-build
-	@for f in $(FUZZERS); do \
-	    mkdir -p $(FUZZ_BUILD)/corpus/$$f || exit 1; \
-	    echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
-	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    $(FUZZ_BUILD)/bin/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
+# one target per harness, so `make -j2 fuzz` runs two at a time (each
+# libFuzzer process is one core)
+fuzz: $(addprefix fuzz-run-,$(FUZZERS))
+.PHONY: fuzz $(addprefix fuzz-run-,$(FUZZERS))
+$(addprefix fuzz-run-,$(FUZZERS)): fuzz-run-%: fuzz-build
+	@mkdir -p $(FUZZ_BUILD)/corpus/$*
+	@echo "fuzz: $* for $(FUZZ_SECONDS) s"
+	@UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    $(FUZZ_BUILD)/bin/fuzz_$* -max_total_time=$(FUZZ_SECONDS) \
 	        -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-	        -artifact_prefix=$(FUZZ_BUILD)/crash-$$f- \
-	        $(FUZZ_BUILD)/corpus/$$f tests/fuzz/corpus/$$f \
-	        2> $(FUZZ_BUILD)/fuzz-$$f.log \
-	    || { tail -n 60 $(FUZZ_BUILD)/fuzz-$$f.log; \
-	         echo "fuzz: $$f FOUND A BUG (log $(FUZZ_BUILD)/fuzz-$$f.log)"; \
-	         exit 1; }; \
-	    grep -E '^stat::number_of_executed_runs|^Done' \
-	        $(FUZZ_BUILD)/fuzz-$$f.log; \
-	done
+	        -artifact_prefix=$(FUZZ_BUILD)/crash-$*- \
+	        $(FUZZ_BUILD)/corpus/$* tests/fuzz/corpus/$* \
+	        2> $(FUZZ_BUILD)/fuzz-$*.log \
+	    || { tail -n 60 $(FUZZ_BUILD)/fuzz-$*.log; \
+	         echo "fuzz: $* FOUND A BUG (log $(FUZZ_BUILD)/fuzz-$*.log)"; \
+	         exit 1; }
+	@grep -E '^stat::number_of_executed_runs|^Done' $(FUZZ_BUILD)/fuzz-$*.log \
+	    | sed 's/^/fuzz: $*: /'
 
 # ---- install --------------------------------------------------------------
 # Under $(DESTDIR)$(PREFIX): bin/ (programs), lib/ (libtopogen.so.1.0.0,
