@@ -2,7 +2,8 @@
  * schedule makes up to a step (against counts done by hand), the model's
  * features (closed forms of p = 1 - slem, 1/H, 1/(K H)), the GSL fit
  * recovering known parameters from runs made by the model itself, its
- * interval covering them, and the experiment reader on a scratch folder
+ * interval covering them, runs that never reached the target as lower
+ * bounds, and the experiment reader on a scratch folder
  * (a run read, a corrupt CSV and a folder without runs refused with the
  * file named). */
 #include <gsl/gsl_errno.h>
@@ -103,7 +104,8 @@ END_TEST
 
 /* runs made by the model with phi = TRUE (and a wobble of -2..+2%), over
  * algorithms, graphs, partitions and batches */
-static const double TRUE_PHI[TA_NPAR] = {1.0, -3.0, 1.5, 0.5};
+static const double TRUE_PHI[TA_NPAR] = {1.0, -3.0, 1.5, 0.5, 0.3, -1.0,
+                                         0.4};
 
 static double model_epochs(const ta_sched *s)
 {
@@ -112,7 +114,9 @@ static double model_epochs(const ta_sched *s)
     double x = log((double)s->n * (double)s->batch / 1024.0);
     return exp(TRUE_PHI[0] + log1p(exp(TRUE_PHI[1]) * c *
                                    (1 + exp(TRUE_PHI[2]) * u * z)) +
-               TRUE_PHI[3] * x);
+               TRUE_PHI[3] * x + TRUE_PHI[4] * ta_model_gossip(s->alg) +
+               TRUE_PHI[5] * log(s->lr / 0.05) +
+               TRUE_PHI[6] * ta_model_gossip(s->alg) * u * z);
 }
 
 static void synthetic(ta_runs *r)
@@ -121,6 +125,7 @@ static void synthetic(ta_runs *r)
     static const double SLEM[] = {0.5, 0.7, 0.8, 0.9, 0.95};
     static const char *PART[] = {"iid", "dirichlet:0.1", "dirichlet:1"};
     static const size_t BATCH[] = {8, 16, 32};
+    static const double LR[] = {0.02, 0.05, 0.1};
     size_t k = 0;
     r->cap = 3 * 5 * 3 * 3;
     r->v = calloc(r->cap, sizeof *r->v);
@@ -133,17 +138,22 @@ static void synthetic(ta_runs *r)
                     x->s = sched(A[a], a ? "random" : "-", 1);
                     x->s.slem = a ? SLEM[g] : 0;
                     x->s.batch = BATCH[b];
+                    x->s.lr = LR[(g + p + b) % 3];
                     snprintf(x->s.partition, sizeof x->s.partition, "%s",
                              PART[p]);
                     x->steps_per_epoch = 60000.0 / (64.0 * BATCH[b]);
                     double wobble = 1 + 0.01 * ((double)(k++ % 5) - 2.0);
                     x->steps = model_epochs(&x->s) * wobble *
                                x->steps_per_epoch;
+                    x->steps_fit = x->steps;
+                    x->steps_run = 12 * x->steps_per_epoch;
                     x->final_acc = 0.9;
                     x->complete = 1;
                 }
-    /* one run that never reached the target: censored, not fitted */
-    r->v[0].steps = -1;
+    /* one run that never reached the target in a tenth of its steps: a
+     * lower bound the truth satisfies */
+    r->v[0].steps_run = r->v[0].steps / 10;
+    r->v[0].steps = r->v[0].steps_fit = -1;
 }
 
 START_TEST(test_fit_recovers)
@@ -162,7 +172,9 @@ START_TEST(test_fit_recovers)
         ck_assert_msg(fabs(m.phi[k] - TRUE_PHI[k]) < 0.1,
                       "phi[%zu] = %g, made with %g", k, m.phi[k],
                       TRUE_PHI[k]);
-    ck_assert_msg(m.rmse > 0.005 && m.rmse < 0.03, "rmse %g phi %g %g %g %g", m.rmse, m.phi[0], m.phi[1], m.phi[2], m.phi[3]);
+    ck_assert_msg(m.rmse > 0.005 && m.rmse < 0.03, "rmse %g", m.rmse);
+    ck_assert_double_eq(ta_model_gossip(TA_ALG_D2), 1);
+    ck_assert_double_eq(ta_model_gossip(TA_ALG_LOCAL), 0);
     /* inside the data: the interval holds the model's value */
     ta_sched s = sched(TA_ALG_D2, "random", 1);
     s.slem = 0.85;
@@ -190,6 +202,51 @@ START_TEST(test_fit_recovers)
     ck_assert_int_eq(m.fitted, 0);
     ck_assert_int_eq(ta_model_predict(&m, &s, &e, &lo, &hi, &inside),
                      CM_EINVAL);
+    ta_runs_destroy(&r);
+}
+END_TEST
+
+/* Runs that never reached the target are lower bounds: bounds the truth
+ * satisfies leave the fit where it was; bounds above the truth (the
+ * slowest schedule never reached it in twice its steps) lift its
+ * prediction towards them, and a diverged run is left out. */
+START_TEST(test_fit_censored)
+{
+    gsl_set_error_handler_off();
+    ta_runs r;
+    ta_runs_init(&r);
+    synthetic(&r);
+    ta_model m0, m;
+    ck_assert_int_eq(ta_model_fit(&m0, &r), CM_OK);
+    ta_sched slow = sched(TA_ALG_DPSGD, "random", 1);
+    slow.slem = 0.95;
+    double e0, e, lo, hi;
+    int inside;
+    ck_assert_int_eq(ta_model_predict(&m0, &slow, &e0, &lo, &hi, &inside),
+                     CM_OK);
+    size_t bounds = 0;
+    for (size_t k = 1; k < r.n; k++) {
+        ta_run *x = &r.v[k];
+        if (x->s.alg == TA_ALG_DPSGD && x->s.slem == 0.95 &&
+            !strcmp(x->s.partition, "dirichlet:0.1")) {
+            x->steps_run = 2 * model_epochs(&x->s) * x->steps_per_epoch;
+            x->steps = x->steps_fit = -1;
+            bounds++;
+        }
+    }
+    ck_assert_uint_eq(bounds, 3);
+    r.v[1].diverged = 1;
+    ck_assert_int_eq(ta_model_fit(&m, &r), CM_OK);
+    ck_assert_int_eq(m.fitted, 1);
+    ck_assert_uint_eq(m.censored, 1 + bounds);
+    ck_assert_uint_eq(m.diverged, 1);
+    ck_assert_uint_eq(m.runs, r.n - 2 - bounds);
+    ck_assert_int_eq(ta_model_predict(&m, &slow, &e, &lo, &hi, &inside),
+                     CM_OK);
+    /* pulled up towards the bound of twice the truth (not to it: the
+     * model's form ties this schedule to the other runs) */
+    ck_assert_msg(e > 1.1 * e0 && e < 2.0 * e0, "e %g, without bounds %g",
+                  e, e0);
     ta_runs_destroy(&r);
 }
 END_TEST
@@ -228,6 +285,9 @@ START_TEST(test_reader)
     const ta_run *x = &r.v[0];
     /* the first evaluation at or above 0.85, not a later one */
     ck_assert_double_eq(x->steps, 58);
+    /* the fit's step: 0.85 between 0.84 at 29 and 0.86 at 58 */
+    ck_assert_double_eq_tol(x->steps_fit, 43.5, 1e-9);
+    ck_assert_double_eq(x->steps_run, 116);
     ck_assert_double_eq_tol(x->final_acc, 0.87, 1e-12);
     ck_assert_double_eq_tol(x->steps_per_epoch, 58, 1e-12);
     ck_assert_int_eq(x->s.alg, TA_ALG_D2);
@@ -241,6 +301,12 @@ START_TEST(test_reader)
     ta_runs_init(&r);
     ck_assert_int_eq(ta_runs_read(&r, dir, 0.9), CM_OK);
     ck_assert_double_eq(r.v[0].steps, -1);
+    ck_assert_double_eq(r.v[0].steps_fit, -1);
+    /* reached at the first evaluation: nothing to interpolate from */
+    ta_runs_destroy(&r);
+    ta_runs_init(&r);
+    ck_assert_int_eq(ta_runs_read(&r, dir, 0.05), CM_OK);
+    ck_assert_double_eq(r.v[0].steps_fit, 0);
     /* a corrupt row: refused with the file and line */
     snprintf(p, sizeof p, "%s/runs/d2-random-s3.csv", dir);
     write_file(p, "epoch,step,wall_s,train_loss,test_acc\n"
@@ -278,6 +344,7 @@ Suite *assess_suite(void)
     tcase_add_test(tc, test_comms);
     tcase_add_test(tc, test_features);
     tcase_add_test(tc, test_fit_recovers);
+    tcase_add_test(tc, test_fit_censored);
     tcase_add_test(tc, test_reader);
     suite_add_tcase(s, tc);
     return s;

@@ -2,10 +2,9 @@
  * its sources). The fit is GSL's trust-region nonlinear least squares
  * with a finite-difference Jacobian (5 parameters, a few hundred runs);
  * the covariance comes from gsl_multifit_nlinear_covar and the interval's
- * quantile from gsl_cdf_tdist_Pinv. Trade-off: runs that never reached
- * the target are left out of the fit (censored, counted) rather than
- * modelled as bounds; a schedule that failed in runs at its settings is
- * ranked by its measurement instead (ta_plan.c).
+ * quantile from gsl_cdf_tdist_Pinv. Runs that never reached the target
+ * are lower bounds (a one-sided residual, below); a schedule that failed
+ * in runs at its settings is still ranked by its measurement (ta_plan.c).
  */
 #include "ta_model.h"
 
@@ -18,6 +17,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+double ta_model_gossip(ta_alg alg)
+{
+    return alg == TA_ALG_DPSGD || alg == TA_ALG_D2 || alg == TA_ALG_GT ||
+                   alg == TA_ALG_OTHER
+               ? 1.0
+               : 0.0;
+}
 
 cm_status ta_model_features(const ta_sched *s, double *c, double *u,
                             double *zeta)
@@ -59,17 +66,30 @@ cm_status ta_model_features(const ta_sched *s, double *c, double *u,
     return CM_OK;
 }
 
-/* one observation's features: c, u, zeta, log(nb/1024) */
+/* one observation's features: c, u, zeta, log(nb/1024), gossip,
+ * log(lr/0.05), gossip u zeta */
 typedef struct {
-    double x[4];
-    double y; /* log E */
+    double x[7];
+    double y;  /* log E; a run that never reached the target: log of the
+                  epochs it ran (a lower bound) */
+    int bound; /* 1: y is a lower bound (a censored run) */
 } obs;
 
 static double model(const double *phi, const double *x)
 {
     return phi[0] + log1p(exp(phi[1]) * x[0] * (1 + exp(phi[2]) * x[1] *
                                                        x[2])) +
-           phi[3] * x[3];
+           phi[3] * x[3] + phi[4] * x[4] + phi[5] * x[5] + phi[6] * x[6];
+}
+
+/* The residual of one observation. A censored run (never reached the
+ * target in E_run epochs) says log E > log E_run: no residual when the
+ * model agrees, the shortfall when it predicts the target sooner (a
+ * one-sided, Tobit-like hinge: least squares still, piecewise smooth). */
+static double residual(const double *phi, const obs *o)
+{
+    double r = model(phi, o->x) - o->y;
+    return o->bound && r > 0 ? 0.0 : r;
 }
 
 typedef struct {
@@ -84,7 +104,7 @@ static int resid(const gsl_vector *v, void *params, gsl_vector *f)
     for (size_t k = 0; k < TA_NPAR; k++)
         phi[k] = gsl_vector_get(v, k);
     for (size_t i = 0; i < d->n; i++)
-        gsl_vector_set(f, i, model(phi, d->o[i].x) - d->o[i].y);
+        gsl_vector_set(f, i, residual(phi, &d->o[i]));
     return GSL_SUCCESS;
 }
 
@@ -98,6 +118,10 @@ static int obs_of(const ta_sched *s, obs *o)
     o->x[1] = u;
     o->x[2] = z;
     o->x[3] = log((double)s->n * (double)s->batch / 1024.0);
+    o->x[4] = ta_model_gossip(s->alg);
+    o->x[5] = log(s->lr / 0.05);
+    o->x[6] = o->x[4] * u * z;
+    o->bound = 0;
     return 1;
 }
 
@@ -127,11 +151,11 @@ cm_status ta_model_fit(ta_model *m, const ta_runs *r)
     obs *o = calloc(r->n + 1, sizeof *o);
     if (!o)
         return cm_error(CM_ENOMEM, "out of memory");
-    size_t n = 0;
+    size_t n = 0, reached = 0;
     for (size_t k = 0; k < r->n; k++) {
         const ta_run *x = &r->v[k];
-        if (x->steps < 0 || x->diverged) {
-            m->censored++;
+        if (x->diverged) {
+            m->diverged++;
             continue;
         }
         if (!obs_of(&x->s, &o[n])) {
@@ -141,19 +165,35 @@ cm_status ta_model_fit(ta_model *m, const ta_runs *r)
         double spe = x->steps_per_epoch > 0
                          ? x->steps_per_epoch
                          : 60000.0 / ((double)x->s.n * (double)x->s.batch);
-        /* the first evaluation at or above the target: at least one step */
-        o[n].y = log(fmax(x->steps, 1.0) / spe);
+        if (x->steps < 0) {
+            /* never: at least the epochs it ran */
+            double ran = x->steps_run > 0 ? x->steps_run / spe : x->s.epochs;
+            if (!(ran > 0)) {
+                m->no_slem++;
+                continue;
+            }
+            o[n].y = log(ran);
+            o[n].bound = 1;
+            m->censored++;
+            n++;
+            continue;
+        }
+        /* the step where the accuracy crosses the target, interpolated
+         * between evaluations: at least one step */
+        double st = x->steps_fit >= 0 ? x->steps_fit : x->steps;
+        o[n].y = log(fmax(st, 1.0) / spe);
         widen(&m->range[x->s.alg], &o[n], &x->s);
         n++;
+        reached++;
     }
-    m->runs = n;
-    if (n < 2 * TA_NPAR) {
+    m->runs = reached;
+    if (reached < 2 * TA_NPAR) {
         free(o);
         return CM_OK;
     }
     double ybar = 0;
     for (size_t i = 0; i < n; i++)
-        ybar += o[i].y / (double)n;
+        ybar += o[i].bound ? 0 : o[i].y / (double)reached;
     data d = {o, n};
     gsl_multifit_nlinear_fdf fdf;
     memset(&fdf, 0, sizeof fdf);
@@ -173,30 +213,55 @@ cm_status ta_model_fit(ta_model *m, const ta_runs *r)
         st = cm_error(CM_ENOMEM, "out of memory");
         goto done;
     }
-    const double init[TA_NPAR] = {ybar, log(0.1), 0.0, 0.0};
-    for (size_t k = 0; k < TA_NPAR; k++)
-        gsl_vector_set(x0, k, init[k]);
-    int info, rc = gsl_multifit_nlinear_init(x0, &fdf, w);
-    if (rc == GSL_SUCCESS)
-        rc = gsl_multifit_nlinear_driver(500, 1e-10, 1e-10, 1e-10, NULL,
-                                         NULL, &info, w);
-    if (rc != GSL_SUCCESS && rc != GSL_EMAXITER) {
+    /* The model is not convex in phi1, phi2 (a consensus penalty can hide
+     * behind a large heterogeneity factor and the reverse): start from a
+     * few points over their range and keep the smallest residual. */
+    static const double START[][2] = {{-2.3, 0.0}, {-4.6, 2.0}, {-1.0, -2.0},
+                                      {-6.9, 4.0}, {0.0, 0.0}, {-3.0, 3.0}};
+    double best = INFINITY, bestphi[TA_NPAR];
+    int rc = GSL_SUCCESS;
+    for (size_t t = 0; t < sizeof START / sizeof START[0]; t++) {
+        const double init[TA_NPAR] = {ybar, START[t][0], START[t][1], 0.0,
+                                      0.0, 0.0, 0.0};
+        for (size_t k = 0; k < TA_NPAR; k++)
+            gsl_vector_set(x0, k, init[k]);
+        int info;
+        rc = gsl_multifit_nlinear_init(x0, &fdf, w);
+        if (rc == GSL_SUCCESS)
+            rc = gsl_multifit_nlinear_driver(500, 1e-10, 1e-10, 1e-10, NULL,
+                                             NULL, &info, w);
+        if (rc != GSL_SUCCESS && rc != GSL_EMAXITER)
+            continue;
+        double ssr;
+        gsl_blas_ddot(gsl_multifit_nlinear_residual(w),
+                      gsl_multifit_nlinear_residual(w), &ssr);
+        if (ssr < best) {
+            best = ssr;
+            for (size_t k = 0; k < TA_NPAR; k++)
+                bestphi[k] = gsl_vector_get(
+                    gsl_multifit_nlinear_position(w), k);
+        }
+    }
+    if (!isfinite(best)) {
         st = cm_error(CM_ENUMERIC, "the convergence model's fit failed: %s",
                       gsl_strerror(rc));
         goto done;
     }
+    /* the Jacobian and residual at the best start */
+    for (size_t k = 0; k < TA_NPAR; k++)
+        gsl_vector_set(x0, k, bestphi[k]);
+    gsl_multifit_nlinear_init(x0, &fdf, w);
     gsl_matrix *J = gsl_multifit_nlinear_jac(w);
     gsl_multifit_nlinear_covar(J, 1e-12, cov);
-    double ssr;
-    gsl_blas_ddot(gsl_multifit_nlinear_residual(w),
-                  gsl_multifit_nlinear_residual(w), &ssr);
-    const gsl_vector *phi = gsl_multifit_nlinear_position(w);
+    double ssr = best;
     for (size_t k = 0; k < TA_NPAR; k++) {
-        m->phi[k] = gsl_vector_get(phi, k);
+        m->phi[k] = bestphi[k];
         for (size_t j = 0; j < TA_NPAR; j++)
             m->cov[k][j] = gsl_matrix_get(cov, k, j);
     }
-    m->dof = n - TA_NPAR;
+    /* the bounds a fit satisfies add nothing to the residual: the degrees
+     * of freedom are those of the runs that reached the target */
+    m->dof = reached - TA_NPAR;
     m->s2 = ssr / (double)m->dof;
     m->rmse = sqrt(m->s2);
     m->fitted = isfinite(m->s2);

@@ -99,9 +99,9 @@ static cm_status read_csv(const char *path, double target, ta_run *run)
         return cm_error(CM_EFORMAT, "%s:1: not a dpsgd-train log (no epoch, "
                         "step and test_acc columns)", path);
     }
-    run->steps = -1;
+    run->steps = run->steps_fit = -1;
     run->final_acc = NAN;
-    double last_step = 0, last_epoch = 0;
+    double last_step = 0, last_epoch = 0, prev_acc = NAN;
     while (st == CM_OK && fgets(line, sizeof line, f)) {
         lineno++;
         if (line[strcspn(line, "\r\n")] == '\0' && !line[0])
@@ -142,8 +142,15 @@ static cm_status read_csv(const char *path, double target, ta_run *run)
             break;
         }
         rows++;
-        if (run->steps < 0 && v[1] >= target)
-            run->steps = v[0];
+        if (run->steps < 0 && v[1] >= target) {
+            run->steps = run->steps_fit = v[0];
+            /* between the evaluation below the target and this one */
+            if (rows > 1 && prev_acc < target && v[0] > last_step)
+                run->steps_fit = last_step + (v[0] - last_step) *
+                                                 (target - prev_acc) /
+                                                 (v[1] - prev_acc);
+        }
+        prev_acc = v[1];
         run->final_acc = v[1];
         last_step = v[0];
         last_epoch = v[2];
@@ -156,6 +163,7 @@ static cm_status read_csv(const char *path, double target, ta_run *run)
     if (isnan(run->final_acc))
         run->diverged = 1;
     run->steps_per_epoch = last_epoch > 0 ? last_step / last_epoch : 0;
+    run->steps_run = last_step;
     if (run->s.epochs <= 0)
         run->s.epochs = last_epoch;
     run->complete = run->steps >= 0 || run->diverged ||
@@ -463,6 +471,8 @@ static cm_status read_per_run(ta_runs *r, const char *exp, double target)
             ta_sched_topology_of(exp, topo, &x->s);
         x->final_acc = acc;
         x->steps = strcmp(steps, "never") ? strtod(steps, NULL) : -1;
+        x->steps_fit = x->steps; /* no evaluations: the table's step */
+        x->steps_run = -1;       /* unknown: the epochs bound it */
         x->complete = 1;
         r->st.per_run++;
         if (!known || !x->s.n || !x->s.batch || !x->s.partition[0]) {

@@ -28,6 +28,12 @@ typedef struct {
     char setting[96];   /* the name the experiment gave it (no -sS) */
     unsigned seed;
     double steps;       /* first logged step at test_acc >= target; -1 never */
+    double steps_fit;   /* the step where test_acc crosses the target,
+                           linear in accuracy between the two evaluations
+                           that bracket it (= steps without an earlier
+                           evaluation below it); -1 never */
+    double steps_run;   /* the last logged step (a run that never reached
+                           the target: a lower bound on its steps) */
     double final_acc;   /* the last row's test accuracy (NAN: diverged) */
     double steps_per_epoch; /* the log's steps / epochs */
     int diverged;       /* a NAME.failed beside it, or a NaN accuracy */

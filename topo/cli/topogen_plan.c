@@ -55,10 +55,11 @@ static void say_read(const ta_plan *p)
             p->cell_runs, p->n, p->batch, p->partition, p->epochs);
     if (p->model.fitted)
         fprintf(stderr, "topogen: plan: convergence model fitted to %zu "
-                "runs that reached %g (%zu that did not and %zu without "
-                "a graph spectrum left out): residual sd %.3f of log "
-                "epochs (a factor %.2f)\n", p->model.runs, p->target,
-                p->model.censored, p->model.no_slem, p->model.rmse,
+                "runs that reached %g and %zu that did not (lower "
+                "bounds); %zu diverged and %zu without a graph spectrum "
+                "left out: residual sd %.3f of log epochs (a factor "
+                "%.2f)\n", p->model.runs, p->target, p->model.censored,
+                p->model.diverged, p->model.no_slem, p->model.rmse,
                 exp(p->model.rmse));
     else
         fprintf(stderr, "topogen: plan: no convergence model (%zu runs "
