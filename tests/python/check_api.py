@@ -314,7 +314,10 @@ check(bad_runs == 0, "two threads learning at once give the serial files "
 
 # Ctrl-C within a second
 CHILD = r"""
-import sys, time, topogen
+import signal, sys, time, topogen
+# a shell's background job starts with SIGINT ignored, and Python then
+# installs no KeyboardInterrupt handler: the test needs Ctrl-C's own
+signal.signal(signal.SIGINT, signal.default_int_handler)
 for args in ((1024, 4, {}), (64, 2, {"flags": ["--directed"]}),
              (4096, 4, {})):
     n, d, kw = args
@@ -332,6 +335,11 @@ print("done", flush=True)
 after = os.path.join(TMP, "after.txt")
 p = subprocess.Popen([sys.executable, "-c", CHILD, after],
                      stdout=subprocess.PIPE, text=True)
+# a child that misses its SIGINT would search on (iters 10^8): end it
+# after 120 s, so the check fails instead of hanging
+reaper = threading.Timer(120, p.kill)
+reaper.daemon = True
+reaper.start()
 lags = []
 for k in range(3):
     line = p.stdout.readline().strip()
@@ -342,6 +350,7 @@ for k in range(3):
     lags.append((line, time.time() - t0))
 rest = p.stdout.read()
 p.wait(timeout=60)
+reaper.cancel()
 for (line, lag), what in zip(lags, ("learned n=1024", "directed n=64",
                                    "learned n=4096")):
     check(line.startswith("interrupted") and lag < 1.0,
