@@ -73,6 +73,29 @@ smpi_cases() {
         run smpi_run -platform "$T/p16.xml" -np 2 "$st" --dataset synthetic --epochs 1 --quiet ${bad%%:*} --log "$T/refused.csv"
         check '[ "$rc" = 2 ] && [ "$(grep -c "^dpsgd-train: ${bad#*:}" "$T/err")" = 1 ] && [ ! -e "$T/refused.csv" ]' "${bad%%:*} under SMPI: exit $rc, $(head -c 300 "$T/err")"
     done
+    smpi_idx_cases
+}
+
+# Fashion-MNIST under SMPI: the first rank decodes each split and the others
+# read it from SMPI's shared table (dt_idx.c); the same workers-hash as the
+# Open MPI build, and a truncated file gives Open MPI's one message.
+smpi_idx_cases() {
+    fm=/usr/share/datasets/fashion-mnist
+    [ -r "$fm/train-images-idx3-ubyte.gz" ] || { echo "cli: smpi: no $fm: Fashion-MNIST cases left out"; return 0; }
+    "$BIN/topogen" -n 4 -d 2 --kind random -q -o "$T/g4.txt"
+    fa="--topology $T/g4.txt --model lenet --train-limit 128 --test-limit 64 --local-eval 16 --batch 8 --epochs 1 --quiet"
+    expect_ok "Open MPI build, Fashion-MNIST" mpi_run 1 "$BIN/dpsgd-train" $fa
+    h_fm=$(sed -n 's/.*workers-hash //p' "$T/out")
+    expect_ok "SMPI build, Fashion-MNIST, shared decode" smpi_run -platform "$T/p16.xml" -np 4 "$BIN/dpsgd-train-smpi" $fa
+    check '[ -n "$h_fm" ] && [ "$h_fm" = "$(sed -n "s/.*workers-hash //p" "$T/out")" ]' "Fashion-MNIST: SMPI and Open MPI workers-hash"
+    mkdir -p "$T/fmcut"
+    ln -s "$fm"/t10k-* "$fm"/train-labels-idx1-ubyte.gz "$T/fmcut/"
+    head -c 300000 "$fm/train-images-idx3-ubyte.gz" >"$T/fmcut/train-images-idx3-ubyte.gz"
+    run mpi_run 1 "$BIN/dpsgd-train" $fa --data "$T/fmcut"
+    rc_o=$rc msg_o=$(grep -c "train-images-idx3-ubyte.gz: corrupt or truncated" "$T/err")
+    run smpi_run -platform "$T/p16.xml" -np 4 "$BIN/dpsgd-train-smpi" $fa --data "$T/fmcut"
+    check '[ "$rc_o" = 1 ] && [ "$msg_o" = 1 ] && [ "$rc" = 1 ] && [ "$(grep -c "train-images-idx3-ubyte.gz: corrupt or truncated" "$T/err")" = 1 ]' \
+        "a truncated IDX file: Open MPI exit $rc_o ($msg_o messages), SMPI exit $rc: $(head -c 200 "$T/err")"
 }
 
 if ! command -v smpicc >/dev/null 2>&1 || ! command -v smpirun >/dev/null 2>&1; then

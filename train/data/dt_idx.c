@@ -158,7 +158,7 @@ static void idx_close(idx_file *f)
     f->gz = NULL;
 }
 
-cm_status dt_idx_shape(const char *dir, dt_split sp, dt_shape *sh)
+static cm_status file_shape(const char *dir, dt_split sp, dt_shape *sh)
 {
     idx_file fi = {0}, fl = {0};
     size_t di[3], dl[3];
@@ -183,7 +183,7 @@ cleanup:
     return s;
 }
 
-cm_status dt_idx_labels(const char *dir, dt_split sp, uint8_t *labels)
+static cm_status file_labels(const char *dir, dt_split sp, uint8_t *labels)
 {
     idx_file fl = {0};
     size_t dl[3];
@@ -204,21 +204,21 @@ cleanup:
     return s;
 }
 
-cm_status dt_idx_scan(const char *dir, dt_split sp, const uint8_t *want,
-                      dt_visit_fn f, void *ctx)
+static cm_status file_scan(const char *dir, dt_split sp, const uint8_t *want,
+                          dt_visit_fn f, void *ctx)
 {
     dt_shape sh;
     uint8_t *labels = NULL, *block = NULL;
     idx_file fi = {0};
     size_t di[3];
-    cm_status s = dt_idx_shape(dir, sp, &sh);
+    cm_status s = file_shape(dir, sp, &sh);
     if (s != CM_OK)
         return s;
     if (!(labels = malloc(sh.n))) {
         s = cm_error(CM_ENOMEM, "out of memory reading %s", dir);
         goto cleanup;
     }
-    if ((s = dt_idx_labels(dir, sp, labels)) != CM_OK)
+    if ((s = file_labels(dir, sp, labels)) != CM_OK)
         goto cleanup;
     if ((s = idx_open(&fi, dir, sp, 0, di)) != CM_OK)
         goto cleanup;
@@ -247,3 +247,109 @@ cleanup:
     free(labels);
     return s;
 }
+
+#ifdef DT_SMPI
+/* Under SimGrid's SMPI every simulated rank is a context of one process,
+ * and each would decode the gzipped files itself: 256 ranks decoded the
+ * 26 MB training file some 1,000 times before the first step (profiled at
+ * 64 ranks: 60% of the CPU in zlib). The first rank to ask decodes the
+ * whole split (labels and raw pixels) through the streaming path above,
+ * so a bad file gives the same message, and hands it to the others through
+ * SMPI_SHARED_CALL's process-wide table (the rank's own globals are
+ * privatized, SimGrid's are not). Ranks run one at a time and the decode
+ * makes no MPI call, so no other rank can see a half-filled split. The
+ * split is never freed (it lives as long as the simulation); the bytes
+ * each rank reads are the file's, so the bits are the Open MPI build's. */
+#include <smpi/smpi.h>
+
+typedef struct {
+    dt_shape sh;
+    uint8_t *labels; /* sh.n labels */
+    uint8_t *pix;    /* sh.n images of sh.h * sh.w bytes */
+} idx_split;
+
+static cm_status keep_visit(void *ctx, size_t i, const uint8_t *pix,
+                            uint8_t label)
+{
+    idx_split *d = ctx;
+    size_t img = d->sh.h * d->sh.w;
+    memcpy(d->pix + i * img, pix, img);
+    d->labels[i] = label;
+    return CM_OK;
+}
+
+static cm_status shared_split(const char *dir, dt_split sp,
+                              const idx_split **out)
+{
+    char key[4200];
+    snprintf(key, sizeof key, "%s|%d", dir, (int)sp);
+    if (smpi_shared_known_call("dt_idx_split", key)) {
+        *out = smpi_shared_get_call("dt_idx_split", key);
+        return CM_OK;
+    }
+    idx_split *d = calloc(1, sizeof *d);
+    cm_status s = d ? file_shape(dir, sp, &d->sh)
+                    : cm_error(CM_ENOMEM, "out of memory reading %s", dir);
+    if (s == CM_OK && (!(d->labels = malloc(d->sh.n)) ||
+                       !(d->pix = malloc(d->sh.n * d->sh.h * d->sh.w))))
+        s = cm_error(CM_ENOMEM, "out of memory reading %s", dir);
+    if (s == CM_OK)
+        s = file_scan(dir, sp, NULL, keep_visit, d);
+    if (s != CM_OK) {
+        if (d) {
+            free(d->pix);
+            free(d->labels);
+            free(d);
+        }
+        return s;
+    }
+    *out = smpi_shared_set_call("dt_idx_split", key, d);
+    return CM_OK;
+}
+
+cm_status dt_idx_shape(const char *dir, dt_split sp, dt_shape *sh)
+{
+    const idx_split *d = NULL;
+    cm_status s = shared_split(dir, sp, &d);
+    if (s == CM_OK)
+        *sh = d->sh;
+    return s;
+}
+
+cm_status dt_idx_labels(const char *dir, dt_split sp, uint8_t *labels)
+{
+    const idx_split *d = NULL;
+    cm_status s = shared_split(dir, sp, &d);
+    if (s == CM_OK)
+        memcpy(labels, d->labels, d->sh.n);
+    return s;
+}
+
+cm_status dt_idx_scan(const char *dir, dt_split sp, const uint8_t *want,
+                      dt_visit_fn f, void *ctx)
+{
+    const idx_split *d = NULL;
+    cm_status s = shared_split(dir, sp, &d);
+    size_t img = d ? d->sh.h * d->sh.w : 0;
+    for (size_t i = 0; s == CM_OK && i < d->sh.n; i++)
+        if (!want || want[i])
+            s = f(ctx, i, d->pix + i * img, d->labels[i]);
+    return s;
+}
+#else
+cm_status dt_idx_shape(const char *dir, dt_split sp, dt_shape *sh)
+{
+    return file_shape(dir, sp, sh);
+}
+
+cm_status dt_idx_labels(const char *dir, dt_split sp, uint8_t *labels)
+{
+    return file_labels(dir, sp, labels);
+}
+
+cm_status dt_idx_scan(const char *dir, dt_split sp, const uint8_t *want,
+                      dt_visit_fn f, void *ctx)
+{
+    return file_scan(dir, sp, want, f, ctx);
+}
+#endif
