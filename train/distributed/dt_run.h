@@ -119,6 +119,9 @@ typedef struct {
     double t_frag;          /* --net: an all-reduce of one fragment */
     size_t steps_start;     /* the step this invocation started from */
     size_t steps_done;      /* steps done so far */
+    cm_status pend;         /* this rank's first step failure not yet
+                               agreed (loop_step, dt_dpsgd.c) */
+    char pend_msg[1024];    /* ... and its message */
 } dt_run;
 
 /* Communications of the steps [0, t) of r's schedule (dt_local.h) by kind:
