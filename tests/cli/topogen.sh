@@ -62,12 +62,23 @@ topogen_cases() {
     check 'cmp -s "$T/sp.txt" "$T/sp1.txt"' "same file with 1 and 2 threads"
 
     # SIGINT in a long search: the best graph so far is written, its header
-    # says interrupted=1, the exit status is 128 + 2, and the file is valid
+    # says interrupted=1, the exit status is 128 + 2, and the file is valid.
+    # The signal goes once the search runs (its first progress line, after
+    # 1 s of search), not after a fixed sleep: sent before the search's
+    # handler is in place it is ignored (a background job of sh starts with
+    # SIGINT ignored: sent 0.05 s after the start, topogen still ran 3 s
+    # later), and the search of 10^8 moves runs for a day; a fixed 2 s
+    # need not reach the search on a loaded machine
     case_no=$((case_no + 1))
     "$tg" -n 200 -d 4 --iters 100000000 -o "$T/int.txt" 2>"$T/int.err" &
     pid=$!
-    sleep 2
-    kill -INT "$pid"
+    i=0
+    while ! grep -q "^topogen: .*% 2 restarts" "$T/int.err" && [ $i -lt 600 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    # (no progress line in 60 s: SIGTERM, which is not ignored, and the
+    # case fails on its exit 143 rather than hang)
+    if [ $i -lt 600 ]; then kill -INT "$pid"; else kill -TERM "$pid"; fi
     wait "$pid"
     rc=$?
     if [ "$rc" -eq 130 ] && grep -q "interrupted by signal 2" "$T/int.err"; then
