@@ -66,7 +66,7 @@ START_TEST(bounds_on_random_rounds)
             h[i] = scale * (0.5 + 4.0 * pow(cm_rng_uniform(&r), 4));
         double floor_s = trial % 3 ? 0.5 : 4.0;
         double t = dt_deadline(h, n, floor_s, rule, sizeof rule);
-        double v[DT_DEADLINE_HIST];
+        double v[DT_DEADLINE_HIST] = {0};
         memcpy(v, h, n * sizeof *v);
         for (size_t i = 1; i < n; i++) /* insertion sort for the median */
             for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
