@@ -630,6 +630,7 @@ EXAMPLES     := $(EXAMPLES_SRC) $(EXAMPLES_RUN)
 DOCS         := README.md topo/README.md train/README.md topo/python/README.md \
                 $(sort $(shell find docs -type f)) data/README.md \
                 data/results/README.md data/results-slow-network/README.md \
+                data/plan-heldout/README.md data/results/membership-full/README.md \
                 data/results-slow-network/time-vs-acc.png \
                 $(wildcard data/results/2025-sweep/plots/*.png) \
                 data/results/2025-sweep/long/plots/acc-epoch-dirichlet-0.1.png
