@@ -39,6 +39,11 @@ import numpy as np
 import topogen
 from topogen import _lib as L
 
+# a shell's background job (and a CI runner may start one) has SIGINT
+# ignored, and then Python installs no KeyboardInterrupt handler: the
+# Ctrl-C checks below need it
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 BIN, TMP = sys.argv[1], sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

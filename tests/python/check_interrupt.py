@@ -21,6 +21,11 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
+# a shell's background job (and a CI runner may start one) has SIGINT
+# ignored, and then Python installs no KeyboardInterrupt handler: the
+# Ctrl-C checks below need it
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 TMP = sys.argv[1]
 LATE = 8.0
 
