@@ -185,6 +185,20 @@ def flatten_parameters_(params):
     return flats
 
 
+
+def _init_step_hooks(opt):
+    """What torch.optim.Optimizer's step wrapper reads, for a wrapper
+    optimizer whose Optimizer.__init__ is not called (it would make
+    param_groups of its own): torch 1.13's _hook_for_profile, 2.x's hook
+    tables and _patch_step_function."""
+    from collections import OrderedDict
+    opt._optimizer_step_pre_hooks = OrderedDict()
+    opt._optimizer_step_post_hooks = OrderedDict()
+    hook = getattr(opt, "_patch_step_function", None) or getattr(
+        opt, "_hook_for_profile", None)
+    if hook is not None:
+        hook()
+
 class _WaitThread:
     """One daemon thread per Gossip that finishes the rounds in order:
     it waits each work (gloo's send/recv works report completion only
@@ -875,17 +889,7 @@ class _Wrapped(torch.optim.Optimizer):
         self.optimizer = optimizer
         self.gossip = gossip
         self.defaults = optimizer.defaults
-        # torch.optim.Optimizer.__init__ is not called (it would make
-        # param_groups of its own); what its step wrapper reads is set
-        # here (torch 1.13: _hook_for_profile; 2.x: the hook tables and
-        # _patch_step_function)
-        from collections import OrderedDict
-        self._optimizer_step_pre_hooks = OrderedDict()
-        self._optimizer_step_post_hooks = OrderedDict()
-        hook = getattr(self, "_patch_step_function", None) or getattr(
-            self, "_hook_for_profile", None)
-        if hook is not None:
-            hook()
+        _init_step_hooks(self)
 
     @property
     def param_groups(self):
@@ -1253,13 +1257,7 @@ class BackwardGossip(torch.optim.Optimizer):
                     self._hooks.append(node.register_hook(
                         functools.partial(self._hook, k)))
                     self._nodes.append(node)
-        from collections import OrderedDict as _OD
-        self._optimizer_step_pre_hooks = _OD()
-        self._optimizer_step_post_hooks = _OD()
-        hook = getattr(self, "_patch_step_function", None) or getattr(
-            self, "_hook_for_profile", None)
-        if hook is not None:
-            hook()
+        _init_step_hooks(self)
 
     @property
     def param_groups(self):
