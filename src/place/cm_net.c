@@ -168,8 +168,48 @@ static void fmt_rate(char *b, size_t n, double r)
         snprintf(b, n, "%.3g kB/s", r / 1e3);
 }
 
+/* per-host links: the range of lat_up + lat_core + lat_down over hosts
+ * a != b, and of up and down */
+static char *describe_hosts(const cm_net *net, char *buf, size_t size)
+{
+    double lu[2] = {INFINITY, 0}, ld[2] = {INFINITY, 0};
+    double u[2] = {INFINITY, 0}, d[2] = {INFINITY, 0};
+    double p[2] = {INFINITY, 0};
+    for (size_t h = 0; h < net->hosts; h++) {
+        lu[0] = fmin(lu[0], net->lat_up[h]), lu[1] = fmax(lu[1], net->lat_up[h]);
+        ld[0] = fmin(ld[0], net->lat_down[h]);
+        ld[1] = fmax(ld[1], net->lat_down[h]);
+        u[0] = fmin(u[0], net->up[h]), u[1] = fmax(u[1], net->up[h]);
+        d[0] = fmin(d[0], net->down[h]), d[1] = fmax(d[1], net->down[h]);
+    }
+    /* the least path joins two different hosts: the two smallest sums */
+    for (size_t a = 0; a < net->hosts; a++)
+        for (size_t b = 0; b < net->hosts; b++)
+            if (a != b) {
+                double l = cm_net_path_lat(net, a, b);
+                p[0] = fmin(p[0], l), p[1] = fmax(p[1], l);
+            }
+    if (net->hosts < 2)
+        p[0] = p[1] = lu[0] + net->lat_core + ld[0];
+    char t[2][32], r[4][32], a0[32], b0[32];
+    fmt_time(t[0], sizeof t[0], p[0]);
+    fmt_time(t[1], sizeof t[1], p[1]);
+    fmt_rate(r[0], sizeof r[0], u[0]);
+    fmt_rate(r[1], sizeof r[1], u[1]);
+    fmt_rate(r[2], sizeof r[2], d[0]);
+    fmt_rate(r[3], sizeof r[3], d[1]);
+    fmt_time(a0, sizeof a0, net->alpha[0]);
+    fmt_rate(b0, sizeof b0, net->beta[0]);
+    snprintf(buf, size, "%s (%zu hosts with their own links: path latency "
+             "%s-%s, up %s-%s, down %s-%s; intra %s, %s)", net->name,
+             net->hosts, t[0], t[1], r[0], r[1], r[2], r[3], a0, b0);
+    return buf;
+}
+
 char *cm_net_describe(const cm_net *net, char *buf, size_t size)
 {
+    if (net->hosts)
+        return describe_hosts(net, buf, size);
     char a0[32], a1[32], b0[32], b1[32];
     fmt_time(a0, sizeof a0, net->alpha[0]);
     fmt_time(a1, sizeof a1, net->alpha[1]);
@@ -205,18 +245,122 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
     if (s == CM_OK)
         s = cm_place_eval(t, P, host, ro, ld, &out->st);
     if (s == CM_OK)
+        s = cm_net_check_hosts(net, H);
+    if (s == CM_OK) {
         out->round_s = cm_net_round_time(net, ld, host, P, array_bytes,
-                                         &out->worst);
+                                         &out->worst, t, ro);
+        if (isnan(out->round_s))
+            s = CM_ENOMEM; /* the message is set */
+    }
     free(ld);
     free(ro);
     free(host);
     return s;
 }
 
+cm_status cm_net_check_hosts(const cm_net *net, size_t H)
+{
+    if (net->hosts && H > net->hosts)
+        return cm_error(CM_EINVAL, "%s has %zu hosts with links of their own "
+                        "and the deployment %zu hosts: give at most %zu "
+                        "hosts, or a platform of more (topogen platform -n)",
+                        net->name, net->hosts, H, net->hosts);
+    return CM_OK;
+}
+
+double cm_net_path_lat(const cm_net *net, size_t a, size_t b)
+{
+    if (!net->hosts)
+        return net->alpha[1];
+    return net->lat_up[a] + net->lat_core + net->lat_down[b];
+}
+
+/* The round on per-host links (cm_net.h): idx[r] is rank r's platform
+ * host (its host label's order of first appearance). */
+static double round_hosts(const cm_net *net, const cm_place_load *load,
+                          const size_t *host_of_rank, size_t P, double B,
+                          size_t *worst, const cm_topo *tp,
+                          const size_t *rank_of)
+{
+    size_t *idx = malloc((P ? P : 1) * sizeof *idx);
+    double *lat = calloc(net->hosts, sizeof *lat);
+    double *S = calloc(net->hosts, sizeof *S), *R = calloc(net->hosts,
+                                                           sizeof *R);
+    double t = NAN;
+    size_t H = 0, w = 0;
+    if (!idx || !lat || !S || !R) {
+        cm_error(CM_ENOMEM, "out of memory (network model)");
+        goto done;
+    }
+    for (size_t r = 0; r < P; r++) {
+        size_t q = 0;
+        while (q < r && host_of_rank && host_of_rank[q] != host_of_rank[r])
+            q++;
+        idx[r] = q < r ? idx[q] : H++;
+    }
+    if (cm_net_check_hosts(net, H) != CM_OK)
+        goto done;
+    for (size_t r = 0; r < P; r++) {
+        S[idx[r]] += (double)load[r].arrays[1];
+        R[idx[r]] += (double)load[r].arrays_in[1];
+    }
+    if (tp && rank_of) { /* the round's messages across hosts */
+        for (size_t i = 0; i < tp->n; i++) {
+            const size_t *oa;
+            const double *ow;
+            size_t oc;
+            cm_topo_out(tp, i, &oa, &ow, &oc);
+            for (size_t k = 0; k < oc; k++) {
+                size_t a = idx[rank_of[i]], b = idx[rank_of[oa[k]]];
+                if (a == b)
+                    continue;
+                double l = cm_net_path_lat(net, a, b);
+                lat[a] = fmax(lat[a], l);
+                lat[b] = fmax(lat[b], l);
+            }
+        }
+    } else { /* no topology: the farthest host of the deployment */
+        for (size_t a = 0; a < H; a++)
+            for (size_t b = 0; b < H; b++)
+                if (a != b)
+                    lat[a] = fmax(lat[a], fmax(cm_net_path_lat(net, a, b),
+                                               cm_net_path_lat(net, b, a)));
+    }
+    t = 0;
+    for (size_t r = 0; r < P; r++) {
+        const cm_place_load *l = &load[r];
+        size_t h = idx[r];
+        size_t a0 = l->arrays[0] > l->arrays_in[0] ? l->arrays[0]
+                                                   : l->arrays_in[0];
+        double t0 = (l->peers[0] ? net->alpha[0] : 0.0) +
+                    (double)a0 * B / net->beta[0];
+        double t1 = l->peers[1] ? lat[h] + fmax(S[h] * B / net->up[h],
+                                                R[h] * B / net->down[h])
+                                : 0.0;
+        double tr = fmax(t0, t1);
+        if (tr > t) {
+            t = tr;
+            w = r;
+        }
+    }
+done:
+    if (worst)
+        *worst = w;
+    free(R);
+    free(S);
+    free(lat);
+    free(idx);
+    return t;
+}
+
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                          const size_t *host_of_rank, size_t P,
-                         double array_bytes, size_t *worst)
+                         double array_bytes, size_t *worst,
+                         const cm_topo *tp, const size_t *rank_of)
 {
+    if (net->hosts)
+        return round_hosts(net, load, host_of_rank, P, array_bytes, worst,
+                           tp, rank_of);
     double t = 0;
     size_t w = 0;
     for (size_t r = 0; r < P; r++) {

@@ -55,10 +55,33 @@
 #include "cm_place.h"
 #include "cm_status.h"
 
+/* The most hosts a platform whose hosts have links of their own can
+ * describe (cm_net.hosts); a larger one is refused by the reader. */
+#define CM_NET_MAX_HOSTS 1024
+
 typedef struct {
-    double alpha[2]; /* latency per message, seconds: [0] intra, [1] inter */
-    double beta[2];  /* bandwidth, bytes per second */
+    double alpha[2]; /* latency per message, seconds: [0] intra, [1] inter
+                        (per-host links: the largest path latency) */
+    double beta[2];  /* bandwidth, bytes per second (per-host links: the
+                        slowest up or down link) */
     char name[32];   /* preset name, or "custom" */
+    /* Per-host links (issue 42: home internet, a platform whose hosts
+     * have up and down links of their own). hosts = 0: none, the class
+     * alpha[1], beta[1] prices every link between hosts. hosts = K > 0:
+     * host h < K (the platform's file order, the host smpirun gives the
+     * h-th host of the deployment) sends over its up link (latency
+     * lat_up[h], up[h] bytes/s, shared by all it sends) and receives over
+     * its down link (lat_down[h], down[h]); a message from host a to host
+     * b has the path latency lat_up[a] + lat_core + lat_down[b]. The
+     * deployment's j-th host (in the order of the ranks that first name
+     * it) is the platform's host j; a deployment of more than K hosts is
+     * refused (cm_net_check_hosts). Inside a host: alpha[0], beta[0]. */
+    size_t hosts;
+    double lat_core;                  /* between access links, seconds */
+    double lat_up[CM_NET_MAX_HOSTS];  /* seconds */
+    double lat_down[CM_NET_MAX_HOSTS];
+    double up[CM_NET_MAX_HOSTS];      /* bytes per second */
+    double down[CM_NET_MAX_HOSTS];
 } cm_net;
 
 /* Parses a preset name or "intra=A,B;inter=A,B" (above). CM_EINVAL with a
@@ -72,17 +95,40 @@ cm_status cm_net_parse(const char *spec, cm_net *net);
  * the file (exit 1 in the programs, as every bad input file). */
 cm_status cm_net_parse_platform(const char *path, cm_net *net);
 
-/* One line describing net: "datacenter (intra 1 us, 10 GB/s; inter ...)".
+/* One line describing net: "datacenter (intra 1 us, 10 GB/s; inter ...)";
+ * per-host links: "home.xml (64 hosts with their own links: path latency
+ * 12-150 ms, up 1.3-6.2 MB/s, down 6.4-37 MB/s; intra 1 us, 10 GB/s)".
  * Writes at most size bytes to buf; returns buf. */
 char *cm_net_describe(const cm_net *net, char *buf, size_t size);
+
+/* CM_OK when a deployment of H hosts can be priced on net: always for
+ * the two classes; per-host links: H <= net->hosts, else CM_EINVAL saying
+ * the platform's host count. */
+cm_status cm_net_check_hosts(const cm_net *net, size_t H);
+
+/* Path latency from the platform's host a to host b (per-host links;
+ * alpha[1] otherwise). O(1). */
+double cm_net_path_lat(const cm_net *net, size_t a, size_t b);
 
 /* T_round = max_r T(r) over the P ranks' loads for arrays of array_bytes
  * bytes; host_of_rank[r] labels rank r's host (equal labels: same host;
  * NULL: one host). *worst (may be NULL) receives the rank that decides
- * (the lowest on ties). O(P^2) for the host sums (once per run). */
+ * (the lowest on ties). O(P^2) for the host sums (once per run).
+ * Per-host links (net->hosts > 0): between hosts
+ *
+ *   T_1(r) = [peers_1(r) > 0] lat_h + max(S_h B / up_h, R_h B / down_h)
+ *
+ * with h the platform host of r (cm_net above) and lat_h the largest path
+ * latency of a message h sends or receives in the round: from the
+ * topology t with its placement rank_of when both are given (O(n d)),
+ * else the largest between h and any other host of the deployment (an
+ * upper bound). A deployment of more hosts than the platform's: NAN and
+ * cm_last_error (cm_net_check_hosts first). Without per-host links t and
+ * rank_of are not read (may be NULL). */
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                          const size_t *host_of_rank, size_t P,
-                         double array_bytes, size_t *worst);
+                         double array_bytes, size_t *worst,
+                         const cm_topo *t, const size_t *rank_of);
 
 /* One placement and its modelled round. */
 typedef struct {
@@ -192,7 +238,10 @@ cm_net_ar_alg cm_net_allreduce_openmpi(size_t P, double bytes, int blocking,
  * max(bytes out, bytes in) / beta_0, a host's messages to other hosts
  * alpha_1 + max(its ranks' bytes out, in) / beta_1 (the host link is
  * shared; latency once per step and link, as for a gossip round); the
- * steps add up (each waits for the one before). */
+ * steps add up (each waits for the one before). Per-host links: host h's
+ * messages of a step cost lat_h + max(bytes out / up_h, bytes in /
+ * down_h), lat_h the largest path latency among them (each step its
+ * slowest pair); host h of the blocks is the platform's host h. */
 typedef struct {
     double time_s;         /* modelled seconds of one all-reduce */
     cm_net_ar_alg alg;     /* the algorithm priced (auto, best resolved) */

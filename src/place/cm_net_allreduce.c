@@ -117,6 +117,8 @@ typedef struct {
     size_t *start;        /* first rank of each host, H + 1 entries */
     double *out, *in;     /* this step: bytes per rank inside its host */
     double *hout, *hin;   /* this step: bytes per host across hosts */
+    double *hlat;         /* this step, per-host links: the largest path
+                             latency of a host's messages */
     double esize;         /* bytes per element */
     double t;             /* seconds so far */
     size_t steps;
@@ -134,8 +136,14 @@ static void msg(sched *s, size_t from, size_t to, double bytes)
         s->out[from] += bytes;
         s->in[to] += bytes;
     } else {
-        s->hout[s->host[from]] += bytes;
-        s->hin[s->host[to]] += bytes;
+        size_t a = s->host[from], b = s->host[to];
+        s->hout[a] += bytes;
+        s->hin[b] += bytes;
+        if (s->net->hosts) {
+            double l = cm_net_path_lat(s->net, a, b);
+            s->hlat[a] = fmax(s->hlat[a], l);
+            s->hlat[b] = fmax(s->hlat[b], l);
+        }
     }
     if (s->msgs)
         s->msgs[from]++;
@@ -161,10 +169,13 @@ static void step_end_n(sched *s, double repeat)
     for (size_t h = 0; h < s->H; h++) {
         double b = s->hout[h] > s->hin[h] ? s->hout[h] : s->hin[h];
         if (b > 0) {
-            double c = s->net->alpha[1] + b / s->net->beta[1];
+            const cm_net *n = s->net;
+            double c = n->hosts ? s->hlat[h] + fmax(s->hout[h] / n->up[h],
+                                                    s->hin[h] / n->down[h])
+                                : n->alpha[1] + b / n->beta[1];
             t = c > t ? c : t;
         }
-        s->hout[h] = s->hin[h] = 0;
+        s->hout[h] = s->hin[h] = s->hlat[h] = 0;
     }
     s->t += repeat * t;
     s->steps += (size_t)repeat;
@@ -398,6 +409,7 @@ static void sched_free(sched *s)
     free(s->in);
     free(s->hout);
     free(s->hin);
+    free(s->hlat);
 }
 
 static cm_status sched_init(sched *s, const cm_net *net, size_t P, size_t H,
@@ -416,7 +428,9 @@ static cm_status sched_init(sched *s, const cm_net *net, size_t P, size_t H,
     s->in = calloc(P, sizeof *s->in);
     s->hout = calloc(H, sizeof *s->hout);
     s->hin = calloc(H, sizeof *s->hin);
-    if (!s->host || !s->start || !s->out || !s->in || !s->hout || !s->hin) {
+    s->hlat = calloc(H, sizeof *s->hlat);
+    if (!s->host || !s->start || !s->out || !s->in || !s->hout || !s->hin ||
+        !s->hlat) {
         sched_free(s);
         return cm_error(CM_ENOMEM, "out of memory (all-reduce model)");
     }
@@ -493,6 +507,9 @@ cm_status cm_net_allreduce_model(const cm_net *net, cm_net_ar_alg alg,
                         (int)alg);
     if (!(bytes >= 0) || !isfinite(bytes))
         return cm_error(CM_EINVAL, "all-reduce model: %g bytes", bytes);
+    cm_status hs = cm_net_check_hosts(net, H);
+    if (hs != CM_OK)
+        return hs;
     if (alg == CM_AR_AUTO)
         alg = cm_net_allreduce_openmpi(P, bytes, 0, 1);
     size_t *m = calloc(P, sizeof *m);

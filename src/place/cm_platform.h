@@ -63,10 +63,13 @@ cm_status cm_platform_write(FILE *fp, const cm_platform_spec *spec, size_t n,
  * bandwidth b: inter (2 l, b), intra left as *net holds it on entry
  * (cm_net_parse fills the presets' first); sites
  * joined by alike uplinks (lw, bw): intra (2 l, b), inter (2 l + 2 lw,
- * min(b, bw)), to be priced with the sites as hosts. net->name is the
- * file's base name. CM_EFORMAT naming path when it is not a platform, a
- * value is unreadable, or hosts have different links (the home
- * platform). O(links x hosts). */
+ * min(b, bw)), to be priced with the sites as hosts; hosts with links of
+ * their own (the home platform: up and down links that differ from host
+ * to host) into net's per-host links (cm_net.hosts, file order, at most
+ * CM_NET_MAX_HOSTS). net->name is the file's base name. CM_EFORMAT naming
+ * path when it is not a platform, a value is unreadable, a host has no
+ * <host_link>, or sites or clusters have different links.
+ * O(links x hosts). */
 cm_status cm_platform_net(const char *path, cm_net *net);
 
 #endif

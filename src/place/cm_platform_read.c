@@ -7,8 +7,11 @@
  * lat and bw: inter = (2 l, b), intra kept as the caller filled it
  * (cm_net_parse: the presets' 1 us, 10 GB/s); sites joined by <zoneRoute>s over alike uplinks (lw, bw):
  * intra = (2 l, b), inter = (2 l + 2 lw, bw), priced with --hosts K (the
- * sites). Anything else (hosts with different links, the home platform)
- * is refused: the model has one class of link between hosts.
+ * sites). Hosts whose <host_link>s differ (the home platform: an up and a
+ * down link of its own per host) are read host by host into cm_net's
+ * per-host links (file order; path latency up + backbone + down; a
+ * backbone's bandwidth is taken as never limiting); sites or clusters
+ * with different links are refused.
  */
 #include "cm_platform.h"
 
@@ -117,13 +120,62 @@ static int link_values(xmlNode *root, const char *id, double *lat,
     return ok;
 }
 
+/* one <host_link>: its host and the two directions */
+typedef struct {
+    char *id;            /* xmlFree */
+    double lat_up, up, lat_down, down;
+} hlink;
+
 typedef struct {
     xmlNode *root;
     klass host, up;      /* host access links, site uplinks */
-    size_t hosts, routes;
+    size_t hosts, routes, clusters;
     int bad;             /* an unreadable value */
     char what[128];      /* the first thing that does not fit */
+    char **host_id;      /* the <host> ids in file order (xmlFree each) */
+    hlink *hl;           /* the <host_link>s in file order */
+    size_t nid, nhl, cap_h, cap_l; /* ids kept, links kept, capacities */
+    double core_lat;     /* the first <backbone>'s latency */
+    int oom;
 } walk;
+
+static void keep_host(walk *w, xmlNode *n)
+{
+    if (w->oom)
+        return;
+    if (w->nid >= w->cap_h) {
+        size_t c = w->cap_h ? 2 * w->cap_h : 64;
+        char **p = realloc(w->host_id, c * sizeof *p);
+        if (!p) {
+            w->oom = 1;
+            return;
+        }
+        w->host_id = p;
+        w->cap_h = c;
+    }
+    w->host_id[w->nid++] = attr(n, "id");
+}
+
+static void keep_link(walk *w, char *id, double l1, double b1, double l2,
+                      double b2)
+{
+    if (w->oom) {
+        xmlFree(id);
+        return;
+    }
+    if (w->nhl >= w->cap_l) {
+        size_t c = w->cap_l ? 2 * w->cap_l : 64;
+        hlink *p = realloc(w->hl, c * sizeof *p);
+        if (!p) {
+            w->oom = 1;
+            xmlFree(id);
+            return;
+        }
+        w->hl = p;
+        w->cap_l = c;
+    }
+    w->hl[w->nhl++] = (hlink){id, l1, b1, l2, b2};
+}
 
 static void visit(walk *w, xmlNode *n)
 {
@@ -132,7 +184,16 @@ static void visit(walk *w, xmlNode *n)
             continue;
         const char *name = (const char *)n->name;
         if (strcmp(name, "host") == 0) {
+            keep_host(w, n);
             w->hosts++;
+        } else if (strcmp(name, "backbone") == 0) {
+            char *l = attr(n, "latency");
+            double lat;
+            if (!value(l ? l : "0", LAT, 5, &lat))
+                w->bad = 1;
+            else if (w->core_lat == 0)
+                w->core_lat = lat;
+            xmlFree(l);
         } else if (strcmp(name, "host_link") == 0) {
             char *up = attr(n, "up"), *down = attr(n, "down");
             double l1, b1, l2, b2;
@@ -142,10 +203,12 @@ static void visit(walk *w, xmlNode *n)
             } else {
                 see(&w->host, l1, b1);
                 see(&w->host, l2, b2);
+                keep_link(w, attr(n, "id"), l1, b1, l2, b2);
             }
             xmlFree(up);
             xmlFree(down);
         } else if (strcmp(name, "cluster") == 0) {
+            w->clusters++;
             char *l = attr(n, "lat"), *b = attr(n, "bw"), *r = attr(n,
                                                                  "radical");
             double lat, bw;
@@ -186,6 +249,44 @@ static void visit(walk *w, xmlNode *n)
     }
 }
 
+/* Per-host links (cm_net.hosts): every <host> has a <host_link> of its
+ * id, no sites and no <cluster>; the backbone's latency between them. */
+static cm_status per_host(const char *path, const walk *w, cm_net *net)
+{
+    if (w->routes || w->clusters || w->up.n)
+        return cm_error(CM_EFORMAT, "%s: sites or clusters whose hosts have "
+                        "different links: the model prices hosts with links "
+                        "of their own (e.g. topogen platform --net home) or "
+                        "alike links; simulate it with smpirun", path);
+    if (w->hosts > CM_NET_MAX_HOSTS)
+        return cm_error(CM_EFORMAT, "%s: %zu hosts with links of their own, "
+                        "more than the model's %d", path, w->hosts,
+                        CM_NET_MAX_HOSTS);
+    double amax = 0, bmin = INFINITY;
+    for (size_t h = 0; h < w->hosts; h++) {
+        const hlink *l = NULL;
+        for (size_t k = 0; k < w->nhl && !l; k++)
+            if (w->hl[k].id && w->host_id[h] &&
+                strcmp(w->hl[k].id, w->host_id[h]) == 0)
+                l = &w->hl[k];
+        if (!l)
+            return cm_error(CM_EFORMAT, "%s: host '%s' has no <host_link> "
+                            "(its up and down links)", path,
+                            w->host_id[h] ? w->host_id[h] : "?");
+        net->lat_up[h] = l->lat_up;
+        net->up[h] = l->up;
+        net->lat_down[h] = l->lat_down;
+        net->down[h] = l->down;
+        amax = fmax(amax, fmax(l->lat_up, l->lat_down));
+        bmin = fmin(bmin, fmin(l->up, l->down));
+    }
+    net->hosts = w->hosts;
+    net->lat_core = w->core_lat;
+    net->alpha[1] = 2 * amax + w->core_lat;
+    net->beta[1] = bmin;
+    return CM_OK;
+}
+
 cm_status cm_platform_net(const char *path, cm_net *net)
 {
     FILE *fp = fopen(path, "r"); /* a missing file: say so, not "XML" */
@@ -207,19 +308,17 @@ cm_status cm_platform_net(const char *path, cm_net *net)
         goto done;
     }
     visit(&w, root->children);
-    if (w.bad)
+    if (w.oom)
+        s = cm_error(CM_ENOMEM, "%s: out of memory", path);
+    else if (w.bad)
         s = cm_error(CM_EFORMAT, "%s: a link without a readable latency or "
                      "bandwidth", path);
     else if (w.hosts == 0 || w.host.n == 0)
         s = cm_error(CM_EFORMAT, "%s: no hosts with access links (<cluster> "
                      "or <host_link>)", path);
     else if (w.host.differ || w.up.differ)
-        s = cm_error(CM_EFORMAT, "%s: hosts with different links (e.g. topogen "
-                     "platform --net home): the model has one class of link "
-                     "between hosts; simulate it with smpirun", path);
-    if (s != CM_OK)
-        goto done;
-    if (w.up.n > 0) { /* sites */
+        s = per_host(path, &w, net);
+    else if (w.up.n > 0) { /* sites */
         net->alpha[0] = 2 * w.host.lat;
         net->beta[0] = w.host.bw;
         net->alpha[1] = 2 * w.host.lat + 2 * w.up.lat;
@@ -228,9 +327,17 @@ cm_status cm_platform_net(const char *path, cm_net *net)
         net->alpha[1] = 2 * w.host.lat;
         net->beta[1] = w.host.bw;
     }
+    if (s != CM_OK)
+        goto done;
     const char *base = strrchr(path, '/');
     snprintf(net->name, sizeof net->name, "%.31s", base ? base + 1 : path);
 done:
+    for (size_t h = 0; h < w.nid; h++)
+        xmlFree(w.host_id[h]);
+    for (size_t k = 0; k < w.nhl; k++)
+        xmlFree(w.hl[k].id);
+    free(w.host_id);
+    free(w.hl);
     xmlFreeDoc(doc);
     return s;
 }

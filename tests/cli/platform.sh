@@ -69,7 +69,33 @@ platform_cases() {
     expect_ok "eval --net s16.xml" "$tg" eval "$T/g16.txt" --net "$T/s16.xml" --hosts 4 --ranks 16
     check 'grep -q "^net  *s16.xml (intra 25 us, 3 GB/s; inter 50[.0-9]* ms, 12.5 MB/s)" "$T/out"' "sites: intra 25 us, 3 GB/s; inter 50 ms, 12.5 MB/s: $(grep "^net" "$T/out")"
     # a file the model cannot read or price is a bad input file: exit 1
-    expect_fail 1 "home.xml: hosts with different links" "--net home.xml refused" "$tg" eval "$T/g16.txt" --net "$T/home.xml"
+    # home: each host its own up and down links and latency (issue 42): a
+    # round is its slowest host's, lat_h (its farthest peer's path, l_h +
+    # l_q) + max(arrays out x B / up_h, arrays in x B / down_h); computed
+    # here from the XML for the 6-ring (2 arrays out and in per host)
+    "$tg" -n 6 -d 2 --kind rrl -q -o "$T/ring6.txt"
+    expect_ok "eval --net home.xml" "$tg" eval "$T/ring6.txt" --net "$T/home.xml" --params 262144
+    home_round() { # BYTES DIGITS: the round of the 6-ring on home.xml, ms
+        python3 - "$T/home.xml" "$T/ring6.txt" "$1" "$2" <<'EOF2'
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+L = {l.get("id"): (float(l.get("bandwidth")[:-3]), float(l.get("latency")[:-1])) for l in r.iter("link")}
+H = [(L[h + "_up"], L[h + "_down"]) for h in ["h%04d" % i for i in range(6)]]
+E = [tuple(map(int, x.split()[:2])) for x in open(sys.argv[2]) if x.strip() and not x.startswith("#")]
+nb = {i: set() for i in range(6)}
+for a, b in E:
+    nb[a].add(b); nb[b].add(a)
+B = float(sys.argv[3])
+t = max(max(H[h][0][1] + H[q][1][1] for q in nb[h]) + max(len(nb[h]) * B / H[h][0][0], len(nb[h]) * B / H[h][1][0]) for h in range(6))
+print("%.*g" % (int(sys.argv[4]), t * 1e3))
+EOF2
+    }
+    want=$(home_round 1048576 4)
+    check '[ -n "$want" ] && [ "$(sed -n "s/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p" "$T/out")" = "$want" ] && grep -q "^net  *home.xml (6 hosts with their own links: path latency .*, up .*, down .*; intra 1 us, 10 GB/s)" "$T/out"' \
+        "home.xml: the round is the slowest host's, $want ms: $(grep -E "^net|block" "$T/out")"
+    check 'grep -q "^  allreduce   recursive-doubling  modelled" "$T/out" && grep -q "^  allreduce   direct  *modelled" "$T/out"' "home.xml: every all-reduce priced"
+    expect_fail 2 "^topogen: --hosts 16: home.xml has 6 hosts with links of their own and the deployment 16 hosts" "home.xml: more hosts than the platform's" "$tg" eval "$T/g16.txt" --net "$T/home.xml"
+    expect_ok "eval home.xml, 16 ranks on 6 hosts" "$tg" eval "$T/g16.txt" --net "$T/home.xml" --hosts 6
     expect_fail 1 "^topogen: .*nothere.xml: No such file or directory" "--net of a missing file" "$tg" eval "$T/g16.txt" --net "$T/nothere.xml"
     # --platform P.xml (the issue's flag): the same model as --net P.xml,
     # a platform file only, never with --net
@@ -83,12 +109,18 @@ platform_cases() {
     expect_fail 2 "^topogen: --net and --platform together: give one" "--net then --platform" "$tg" eval "$T/g16.txt" --net wan --platform "$T/w16.xml"
     expect_fail 2 "^topogen: --net and --platform together: give one" "--platform then --net" "$tg" eval "$T/g16.txt" --platform "$T/w16.xml" --net "$T/w16.xml"
     expect_fail 1 "^topogen: --platform: .*nothere.xml: No such file or directory" "--platform of a missing file" "$tg" eval "$T/g16.txt" --platform "$T/nothere.xml"
-    expect_fail 1 "^topogen: --platform: .*home.xml: hosts with different links" "--platform home.xml" "$tg" eval "$T/g16.txt" --platform "$T/home.xml"
+    # sites whose uplinks differ: no model for them (hosts' own links only)
+    sed 's/\(<link id="site1_wan" bandwidth="\)12500000/\16250000/' "$T/sites.xml" >"$T/sites-odd.xml"
+    expect_fail 1 "^topogen: --platform: .*sites-odd.xml: sites or clusters whose hosts have different links" "--platform of sites with different uplinks" "$tg" eval "$T/g16.txt" --platform "$T/sites-odd.xml" --hosts 3 --ranks 10
     expect_ok "dpsgd-train --net w16.xml" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --net "$T/w16.xml" --net-hosts 16
     check 'grep -q "w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)" "$T/out"' "dpsgd-train --net w16.xml: $(grep -i modelled "$T/out" | head -2)"
     expect_ok "dpsgd-train --platform w16.xml" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/w16.xml" --net-hosts 16 --summary "$T/s.json"
     check 'grep -q "modelled round 129 ms (w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s))" "$T/out" && python3 -c "import json, sys; s = json.load(open(sys.argv[1]))[\"settings\"]; assert s[\"net\"] == \"w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)\", s[\"net\"]" "$T/s.json"' \
         "dpsgd-train --platform: the model and the summary's net: $(grep -i modelled "$T/out" | head -2)"
+    expect_ok "dpsgd-train --platform home.xml" dt_run --topology "$T/ring6.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/home.xml" --net-hosts 6
+    want=$(home_round 246824 3) # LeNet's arrays, as dpsgd-train prints
+    check '[ -n "$want" ] && grep -q "modelled round $want ms (home.xml (6 hosts with their own links" "$T/out"' "dpsgd-train --platform home.xml: the round of the 6-ring, $want ms: $(grep -i modelled "$T/out" | head -2)"
+    expect_fail 2 "^dpsgd-train: --net-hosts 16: home.xml has 6 hosts with links of their own" "dpsgd-train: more hosts than the platform's" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/home.xml" --net-hosts 16 --summary "$T/s2.json"
     expect_fail 2 "^dpsgd-train: --platform 'wan': expected a SimGrid platform file P.xml .*goes to --net" "dpsgd-train --platform of a preset" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform wan --summary "$T/s2.json"
     expect_fail 2 "^dpsgd-train: --net and --platform together: give one" "dpsgd-train --net and --platform" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/w16.xml" --net wan --summary "$T/s2.json"
     expect_fail 1 "^dpsgd-train: --platform: .*nothere.xml: No such file or directory" "dpsgd-train --platform of a missing file" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/nothere.xml" --summary "$T/s2.json"

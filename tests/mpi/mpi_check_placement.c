@@ -242,7 +242,8 @@ START_TEST(test_sequence_placed_by_union)
         ck_assert_int_eq(cm_place_eval(&s.round[t], P, hosts, ro_union, load,
                                        &st), CM_OK);
         t_round += cm_net_round_time(&cfg.net, load, hosts, P,
-                                     4.0 * gr.n_params, NULL) / 2.0;
+                                     4.0 * gr.n_params, NULL, &s.round[t],
+                                     ro_union) / 2.0;
     }
     ck_assert_double_gt(t_round, 0.0);
     ck_assert_double_eq_tol(gr.round_model_s, t_round, 1e-12 * t_round);

@@ -3,7 +3,10 @@
  * form alpha + bytes / beta on placements whose loads are known; the
  * ring all-reduce against 2(n-1) alpha + 2(n-1)/n B / beta. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -107,12 +110,12 @@ START_TEST(test_round_ring)
     ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
                      CM_OK);
     double B = 1e6;
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, &worst),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, &worst, NULL, NULL),
                             1e-3 + 2.0, TOL);
     ck_assert_uint_eq(worst, 0);
     /* a fast WAN: the intra-host link decides */
     ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s;inter=0s,1000GB/s", &n), CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, NULL),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, host, 4, B, NULL, NULL, NULL),
                             1e-3 + 1.0, TOL);
     /* every rank its own host: 2 peers and 2 arrays each, all between
      * hosts; both messages are posted together, so one latency */
@@ -120,13 +123,13 @@ START_TEST(test_round_ring)
     ck_assert_int_eq(cm_place_eval(&t, 4, own, ro, ld, &st), CM_OK);
     ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=1ms,1MB/s", &n),
                      CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 4, B, NULL),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 4, B, NULL, NULL, NULL),
                             1e-3 + 2.0, TOL);
     /* one host: nothing inter; 2 ranks of 4 workers: 2 arrays each way */
     ck_assert_int_eq(cm_place_workers(&t, 2, NULL, CM_PLACE_BLOCK, ro), CM_OK);
     ck_assert_int_eq(cm_place_eval(&t, 2, NULL, ro, ld, &st), CM_OK);
     ck_assert_int_eq(cm_net_parse("intra=1ms,1MB/s", &n), CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, NULL, 2, B, NULL),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, NULL, 2, B, NULL, NULL, NULL),
                             1e-3 + 2.0, TOL);
     cm_topo_destroy(&t);
 }
@@ -150,20 +153,20 @@ START_TEST(test_round_worst_rank)
     ck_assert_int_eq(cm_net_parse("inter=1s,1B/s", &n), CM_OK);
     size_t worst;
     size_t own[3] = {0, 1, 2};
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 1.0, &worst),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 1.0, &worst, NULL, NULL),
                             6.0,
                             TOL);
     ck_assert_uint_eq(worst, 1);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 0.5, &worst),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 0.5, &worst, NULL, NULL),
                             3.5,
                             TOL);
     ck_assert_uint_eq(worst, 1);
     ld[1].arrays_in[1] = 1; /* now rank 2's two arrays decide */
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 1.0, &worst),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 3, 1.0, &worst, NULL, NULL),
                             3.0,
                             TOL);
     ck_assert_uint_eq(worst, 2);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 0, 1.0, &worst),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 0, 1.0, &worst, NULL, NULL),
                             0.0,
                             TOL);
 }
@@ -433,8 +436,192 @@ START_TEST(test_round_posted_together)
     size_t own[5] = {0, 1, 2, 3, 4};
     cm_net n;
     ck_assert_int_eq(cm_net_parse("wan", &n), CM_OK);
-    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 5, 246824, NULL),
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, own, 5, 246824, NULL, NULL, NULL),
                             0.05 + 4 * 246824 / 12.5e6, 1e-12);
+}
+END_TEST
+
+/* Per-host links (issue 42): three hosts with their own latency, up and
+ * down links (net by hand): host 0 60 ms, up 1 MB/s, down 4 MB/s; host 1
+ * 30 ms, 2 and 2 MB/s; host 2 5 ms, 0.5 and 8 MB/s. Path a -> b: lat_a +
+ * lat_b. */
+static void three_hosts(cm_net *n)
+{
+    ck_assert_int_eq(cm_net_parse("intra=0s,1GB/s;inter=1ms,1MB/s", n), CM_OK);
+    static const double lat[3] = {0.06, 0.03, 0.005};
+    static const double up[3] = {1e6, 2e6, 0.5e6}, down[3] = {4e6, 2e6, 8e6};
+    n->hosts = 3;
+    for (size_t h = 0; h < 3; h++) {
+        n->lat_up[h] = n->lat_down[h] = lat[h];
+        n->up[h] = up[h];
+        n->down[h] = down[h];
+    }
+}
+
+/* The path 0 - 1 - 2, one worker per host, arrays of 1 MB: host 0
+ * 90 ms + max(1 MB / 1 MB/s, 1 MB / 4 MB/s) = 1.09 s; host 1 (two peers)
+ * 90 ms + max(2/2, 2/2) = 1.09 s; host 2 35 ms (its one peer, host 1) +
+ * max(1 / 0.5, 1 / 8) = 2.035 s: the round. Without the topology host 2's
+ * latency is its farthest host's, 65 ms (an upper bound): 2.065 s. */
+START_TEST(test_hosts_round)
+{
+    cm_net n;
+    three_hosts(&n);
+    size_t ei[2] = {0, 1}, ej[2] = {1, 2};
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, 3, 2, ei, ej), CM_OK);
+    cm_net_eval ev;
+    ck_assert_int_eq(cm_net_eval_placement(&n, &t, 3, 3, CM_PLACE_BLOCK, 1e6,
+                                           &ev), CM_OK);
+    ck_assert_double_eq_tol(ev.round_s, 2.035, TOL);
+    ck_assert_uint_eq(ev.worst, 2);
+    cm_place_load ld[3];
+    cm_place_stats st;
+    size_t ro[3] = {0, 1, 2};
+    ck_assert_int_eq(cm_place_eval(&t, 3, ro, ro, ld, &st), CM_OK);
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, ro, 3, 1e6, NULL, &t,
+                                              ro), 2.035, TOL);
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, ro, 3, 1e6, NULL, NULL,
+                                              NULL), 2.065, TOL);
+    /* host labels are mapped in order of first appearance: 7, 3, 5 are
+     * the platform's hosts 0, 1, 2 */
+    size_t lab[3] = {7, 3, 5};
+    ck_assert_double_eq_tol(cm_net_round_time(&n, ld, lab, 3, 1e6, NULL, &t,
+                                              ro), 2.035, TOL);
+    /* a fourth host is not in the platform */
+    ck_assert_int_eq(cm_net_check_hosts(&n, 3), CM_OK);
+    ck_assert_int_eq(cm_net_check_hosts(&n, 4), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "has 3 hosts"));
+    cm_place_load l4[4];
+    memset(l4, 0, sizeof l4);
+    size_t h4[4] = {0, 1, 2, 3};
+    ck_assert(isnan(cm_net_round_time(&n, l4, h4, 4, 1e6, NULL, NULL,
+                                      NULL)));
+    ck_assert_int_eq(cm_net_eval_placement(&n, &t, 3, 3, CM_PLACE_BLOCK, 1e6,
+                                           &ev), CM_OK);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* All-reduce steps on the three hosts, each its slowest pair. Recursive
+ * doubling on hosts 0, 1: one exchange, host 0 90 ms + max(1/1, 1/4) =
+ * 1.09 s. Binomial on 0, 1, 2: reduce 1 -> 0 (host 1: 90 ms + 1/2 = 0.59),
+ * 2 -> 0 (host 2: 65 ms + 1/0.5 = 2.065), broadcast 0 -> 1 (host 0: 90 ms
+ * + 1/1 = 1.09), 0 -> 2 (host 0: 65 ms + 1 = 1.065): 4.81 s. */
+START_TEST(test_hosts_allreduce)
+{
+    cm_net n;
+    three_hosts(&n);
+    cm_net_ar a;
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_RDOUBLING, 2, 2, 1e6,
+                                            &a, NULL, NULL), CM_OK);
+    ck_assert_double_eq_tol(a.time_s, 1.09, TOL);
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_BINOMIAL, 3, 3, 1e6,
+                                            &a, NULL, NULL), CM_OK);
+    ck_assert_double_eq_tol(a.time_s, 0.59 + 2.065 + 1.09 + 1.065, TOL);
+    ck_assert_uint_eq(a.steps, 4);
+    ck_assert_int_eq(cm_net_allreduce_model(&n, CM_AR_RING, 4, 4, 1e6, &a,
+                                            NULL, NULL), CM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "has 3 hosts"));
+}
+END_TEST
+
+/* Hosts whose links are all alike (latency l each way, up = down = b)
+ * price every round and all-reduce exactly as the two classes (2 l, b):
+ * one worker per host and four per host, every algorithm. */
+START_TEST(test_hosts_alike)
+{
+    cm_net u, h;
+    ck_assert_int_eq(cm_net_parse("intra=1us,10GB/s;inter=20ms,1MB/s", &u),
+                     CM_OK);
+    h = u;
+    h.hosts = 16;
+    for (size_t k = 0; k < 16; k++) {
+        h.lat_up[k] = h.lat_down[k] = 0.01;
+        h.up[k] = h.down[k] = 1e6;
+    }
+    size_t ei[32], ej[32];
+    for (size_t i = 0; i < 16; i++) { /* a 4-regular circulant */
+        ei[2 * i] = i, ej[2 * i] = (i + 1) % 16;
+        ei[2 * i + 1] = i, ej[2 * i + 1] = (i + 5) % 16;
+    }
+    for (size_t k = 0; k < 32; k++)
+        if (ei[k] > ej[k]) {
+            size_t x = ei[k];
+            ei[k] = ej[k], ej[k] = x;
+        }
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, 16, 32, ei, ej), CM_OK);
+    static const size_t PH[3][2] = {{16, 16}, {16, 4}, {12, 12}};
+    for (size_t c = 0; c < 3; c++) {
+        size_t P = PH[c][0], H = PH[c][1];
+        if (P == 16) {
+            cm_net_eval e1, e2;
+            ck_assert_int_eq(cm_net_eval_placement(&u, &t, P, H,
+                             CM_PLACE_BLOCK, 246824, &e1), CM_OK);
+            ck_assert_int_eq(cm_net_eval_placement(&h, &t, P, H,
+                             CM_PLACE_BLOCK, 246824, &e2), CM_OK);
+            ck_assert_double_eq_tol(e2.round_s, e1.round_s, TOL);
+        }
+        for (int alg = CM_AR_RING; alg < CM_AR_COUNT; alg++) {
+            double a = cm_net_allreduce_alg_time(&u, (cm_net_ar_alg)alg, P, H,
+                                                 246824);
+            double b = cm_net_allreduce_alg_time(&h, (cm_net_ar_alg)alg, P, H,
+                                                 246824);
+            ck_assert_msg(fabs(a - b) <= 1e-12 * a, "%s P %zu H %zu: %g %g",
+                          cm_net_ar_name((cm_net_ar_alg)alg), P, H, a, b);
+        }
+    }
+    cm_topo_destroy(&t);
+}
+END_TEST
+
+/* A platform file whose hosts have links of their own (the home kind)
+ * read host by host: up and down per host, the backbone's latency
+ * between them; the file order is the hosts'. */
+START_TEST(test_hosts_platform)
+{
+    char path[] = "/tmp/check_netmodel_XXXXXX.xml";
+    int fd = mkstemps(path, 4);
+    ck_assert_int_ge(fd, 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs("<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+          " <zone id=\"z\" routing=\"Cluster\">\n"
+          "  <host id=\"b\" speed=\"1Gf\"/>\n"
+          "  <link id=\"b_up\" bandwidth=\"2MBps\" latency=\"30ms\"/>\n"
+          "  <link id=\"b_down\" bandwidth=\"16Mbps\" latency=\"20ms\"/>\n"
+          "  <host id=\"a\" speed=\"1Gf\"/>\n"
+          "  <link id=\"a_up\" bandwidth=\"1000000Bps\" latency=\"0.005s\"/>\n"
+          "  <link id=\"a_down\" bandwidth=\"4MBps\" latency=\"5ms\"/>\n"
+          "  <host_link id=\"a\" up=\"a_up\" down=\"a_down\"/>\n"
+          "  <host_link id=\"b\" up=\"b_up\" down=\"b_down\"/>\n"
+          "  <backbone id=\"bb\" bandwidth=\"1TBps\" latency=\"1ms\"/>\n"
+          " </zone>\n</platform>\n", fp);
+    fclose(fp);
+    cm_net n;
+    cm_status st = cm_net_parse(path, &n);
+    unlink(path);
+    ck_assert_int_eq(st, CM_OK);
+    ck_assert_uint_eq(n.hosts, 2);
+    ck_assert_double_eq_tol(n.lat_up[0], 0.03, TOL);   /* b, first */
+    ck_assert_double_eq_tol(n.lat_down[0], 0.02, TOL);
+    ck_assert_double_eq_tol(n.up[0], 2e6, 1e-6);
+    ck_assert_double_eq_tol(n.down[0], 2e6, 1e-6);
+    ck_assert_double_eq_tol(n.up[1], 1e6, 1e-6);
+    ck_assert_double_eq_tol(n.down[1], 4e6, 1e-6);
+    ck_assert_double_eq_tol(cm_net_path_lat(&n, 0, 1), 0.03 + 0.001 + 0.005,
+                            TOL);
+    ck_assert_double_eq_tol(cm_net_path_lat(&n, 1, 0), 0.005 + 0.001 + 0.02,
+                            TOL);
+    /* in-host links keep the presets' */
+    ck_assert_double_eq_tol(n.alpha[0], 1e-6, TOL);
+    char buf[256];
+    cm_net_describe(&n, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "2 hosts with their own links: path latency "
+                         "26 ms-36 ms, up 1 MB/s-2 MB/s, down 2 MB/s-4 MB/s"),
+                  "%s", buf);
 }
 END_TEST
 
@@ -453,6 +640,10 @@ Suite *netmodel_suite(void)
     tcase_add_test(tc, test_allreduce_hosts);
     tcase_add_test(tc, test_allreduce_openmpi);
     tcase_add_test(tc, test_round_posted_together);
+    tcase_add_test(tc, test_hosts_round);
+    tcase_add_test(tc, test_hosts_allreduce);
+    tcase_add_test(tc, test_hosts_alike);
+    tcase_add_test(tc, test_hosts_platform);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -462,6 +462,8 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     if (x.S > x.n)
         return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
                         "workers", x.S, x.n);
+    if (cm_net_check_hosts(o->net, x.S) != CM_OK) /* per-host links */
+        return cm_error_prefix(CM_EINVAL, "--hosts %zu", x.S);
     if (o->labels && o->labels->n != o->n)
         return cm_error(CM_EINVAL, "--labels %s: %zu workers, not -n %zu",
                         o->labels_path, o->labels->n, o->n);

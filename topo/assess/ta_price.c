@@ -114,7 +114,8 @@ cm_status ta_prices(ta_ctx *x)
     cm_topo_init(&t);
     cm_rng rng;
     cm_rng_seed(&rng, o->seed, 0);
-    int one_each = x->S == x->n;
+    /* per-host links: which hosts a graph joins changes its round */
+    int one_each = x->S == x->n && !o->net->hosts;
     cm_status st = tg_kind_build(&rr, TG_KIND_RANDOM, x->n, x->d, &rng);
     if (st == CM_OK)
         st = cm_topo_set_weights(&rr, CM_WEIGHTS_LAPLACIAN);
@@ -126,8 +127,9 @@ cm_status ta_prices(ta_ctx *x)
         snprintf(g->file, sizeof g->file, "random.txt");
         st = price_graph(x, g, &rr, 0);
     }
-    /* learned: with one worker per host every D-regular graph costs the
-     * same round, so it is priced by the random graph, not searched */
+    /* learned: with one worker per host on alike links every D-regular
+     * graph costs the same round, so it is priced by the random graph,
+     * not searched */
     if (st == CM_OK) {
         g = new_price(x, "learned");
         snprintf(g->topogen, sizeof g->topogen, "%s -o learned.txt", base);

@@ -58,6 +58,8 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
     if (H > P)
         return cm_error(CM_EINVAL, "--hosts %zu: more hosts than the %zu "
                         "ranks", H, P);
+    if (s == CM_OK && cm_net_check_hosts(net, H) != CM_OK)
+        return cm_error_prefix(CM_EINVAL, "--hosts %zu", H);
     for (int k = 0; k < 2 && s == CM_OK; k++)
         s = cm_net_eval_placement(net, t, P, H, (cm_place_kind)k, bytes,
                                   &ev[k]);

@@ -143,7 +143,8 @@ cm_status dt_bench_gossip(const dt_config *cfg, const dt_comm *comm,
         res->min_s = w[0];
         res->median_s = R % 2 ? w[R / 2] : 0.5 * (w[R / 2 - 1] + w[R / 2]);
         res->model_s = cm_net_round_time(&cfg->net, pl.load, pl.host_of_rank, P,
-                                          4.0 * (double)len, &res->model_rank);
+                                          4.0 * (double)len, &res->model_rank,
+                                          &t, pl.rank_of);
     }
     free(times);
     free(out);

@@ -1059,6 +1059,8 @@ static cm_status net_deployment(dt_run *r, size_t *P, size_t *H)
                             "the %zu workers", cfg->net_hosts, r->n);
         *P = r->n;
         *H = cfg->net_hosts;
+        if (cm_net_check_hosts(&cfg->net, *H) != CM_OK) /* per-host links */
+            return cm_error_prefix(CM_EINVAL, "--net-hosts %zu", *H);
         return CM_OK;
     }
     *P = r->P;
@@ -1083,7 +1085,7 @@ static cm_status net_deployment(dt_run *r, size_t *P, size_t *H)
     if (!host)
         *H = 1;
     free(asked);
-    return CM_OK;
+    return cm_net_check_hosts(&cfg->net, *H);
 }
 
 /* --net --mode allreduce: one all-reduce of array_bytes as --allreduce
@@ -1140,7 +1142,8 @@ static cm_status model_other(dt_run *r, double array_bytes)
         s = cm_place_eval(&ct, r->P, host, r->pl.rank_of, load, &st);
     if (s == CM_OK)
         r->t_clique = cm_net_round_time(&r->cfg->net, load, host, r->P,
-                                        4.0 * (double)r->w.len, NULL);
+                                        4.0 * (double)r->w.len, NULL, &ct,
+                                        r->pl.rank_of);
     free(load);
     cm_topo_destroy(&ct);
     return s;
@@ -1156,7 +1159,7 @@ static cm_status model_round(dt_run *r, double array_bytes)
     if (r->period <= 1) {
         r->t_round = cm_net_round_time(&r->cfg->net, r->pl.load,
                                        r->pl.host_of_rank, r->P, array_bytes,
-                                       NULL);
+                                       NULL, r->topo, r->pl.rank_of);
         return CM_OK;
     }
     cm_place_load *load = calloc(r->P, sizeof *load);
@@ -1169,7 +1172,8 @@ static cm_status model_round(dt_run *r, double array_bytes)
         s = cm_place_eval(&r->seq.round[t], r->P, r->pl.host_of_rank,
                           r->pl.rank_of, load, &st);
         sum += cm_net_round_time(&r->cfg->net, load, r->pl.host_of_rank,
-                                 r->P, array_bytes, NULL);
+                                 r->P, array_bytes, NULL, &r->seq.round[t],
+                                 r->pl.rank_of);
     }
     free(load);
     r->t_round = sum / (double)r->period;
