@@ -12,8 +12,9 @@
 #   sh scripts/experiments/smpi-netmodel.sh [OUT.md]
 #   CELLS="home 16 1048576 d4;wan 256 65536 ring" sh ...   only these cells
 #
-# The home platform has no counterpart in the model: its cells are SMPI's
-# alone (which all-reduce is fastest there).
+# The home platform (each host its own up and down links and latency) is
+# priced by the model from the same file (topogen eval --platform P.xml,
+# per-host links, issue 42).
 # Writes OUT.md (default: the table section of docs/network-model.md,
 # between its smpi-table markers, is replaced) and prints the table.
 # Takes about 10 minutes of one core (the 256-host cells dominate).
@@ -34,10 +35,16 @@ trap 'rm -rf "$T"' EXIT INT TERM
 smpicc -O2 "$here/smpi-probe.c" -o "$T/probe" 2>"$T/cc.err" || die "smpicc: $(head -c 300 "$T/cc.err")"
 
 SITES_NET='intra=25us,3GB/s;inter=50ms,12.5MB/s'
+# plat_for PRESET N: the platform file of the cell (home: seed 1)
+plat_for() {
+    p=$T/plat-$(echo "$1" | tr ':' '-')-$2.xml
+    [ -s "$p" ] || "$BIN/topogen" platform --net "$1" -n "$2" -o "$p"
+    echo "$p"
+}
 # model_ms PRESET N BYTES PATTERN FILE: the home model's milliseconds
 model_ms() {
     case $1 in
-    home) echo "-"; return ;; # no counterpart in the model
+    home) net=$(plat_for home "$2") h=$2 ;; # --net P.xml: per-host links
     wan) net=wan h=$2 ;;
     datacenter) net=datacenter h=$2 ;;
     sites:*) net=$SITES_NET h=${1#sites:} ;;
@@ -55,8 +62,7 @@ model_ms() {
 
 # smpi_ms TCP PRESET N BYTES PATTERN FILE: SMPI's milliseconds
 smpi_ms() {
-    tcp=$1 plat=$T/plat-$(echo "$2" | tr ':' '-')-$3.xml
-    [ -s "$plat" ] || "$BIN/topogen" platform --net "$2" -n "$3" -o "$plat"
+    tcp=$1 plat=$(plat_for "$2" "$3")
     reps=4
     [ "$3" -le 16 ] || reps=2
     cfg="--cfg=smpi/simulate-computation:no"
@@ -107,7 +113,11 @@ cells() {
     for p in d4 recursive-doubling ring direct; do echo "datacenter 16 1048576 $p"; done
     for p in d4 ring; do echo "datacenter 16 16777216 $p"; done
     for p in d4 recursive-doubling ring direct; do echo "sites:4 16 1048576 $p"; done
-    for p in d4 recursive-doubling rabenseifner ring binomial direct; do echo "home 16 1048576 $p"; done
+    for n in 16 32 64; do
+        for p in d1 d2 d4 d8 one-peer recursive-doubling rabenseifner ring binomial direct; do
+            echo "home $n 1048576 $p"
+        done
+    done
 }
 
 hdr="| preset | n | array | communication | home model ms | SMPI CM02 ms | model/CM02 | SMPI LV08 ms | model/LV08 |"

@@ -484,6 +484,22 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     if (st != CM_OK)
         return st;
     p->rate = ta_runs_rate(&p->runs, p->batch);
+    if (!(p->rate > 0)) {
+        /* --results without a bench: the committed experiments' (the
+         * same model and code), said so; else unknown, never 0 */
+        ta_runs b;
+        ta_runs_init(&b);
+        for (size_t k = 0; k < 2; k++) {
+            char d[4200];
+            ta_fmt(d, sizeof d, "%s/data/%s", o->default_root ?
+                   o->default_root : ".", k ? "results-slow-network"
+                                            : "results");
+            ta_runs_read_benches(&b, d);
+        }
+        p->rate = ta_runs_rate(&b, p->batch);
+        p->rate_committed = p->rate > 0;
+        ta_runs_destroy(&b);
+    }
     double t_compute = p->rate > 0 ? (double)p->batch / p->rate : 0;
     if (!(p->rate > 0))
         ta_plan_skip(p, "compute (no bench of the model in the experiments: the "

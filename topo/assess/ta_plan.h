@@ -92,7 +92,10 @@ typedef struct {
     size_t nrows;
     size_t n, S, batch;
     double epochs, target, bytes;
-    double rate;           /* images per second of the compute bench */
+    double rate;           /* images per second of the compute bench (0:
+                              unknown, times are communication only) */
+    int rate_committed;    /* 1: no bench under --results; rate is the
+                              committed experiments' */
     char partition[32];
     char results[2048];    /* the directories read, comma-separated */
     ta_runs runs;          /* every run read */

@@ -488,6 +488,8 @@ static cm_status walk(ta_runs *r, const char *dir, double target, int depth)
 {
     char path[4096];
     cm_status st = CM_OK;
+    ta_fmt(path, sizeof path, "%s/bench.txt", dir); /* any folder's */
+    read_bench(r, path);
     ta_fmt(path, sizeof path, "%s/runs", dir);
     const char *rdir = NULL;
     char **csv = NULL;
@@ -509,8 +511,6 @@ static cm_status walk(ta_runs *r, const char *dir, double target, int depth)
         r->st.dirs++;
         ta_fmt(path, sizeof path, "%s/modelled.tsv", dir);
         st = read_modelled(r, path);
-        ta_fmt(path, sizeof path, "%s/bench.txt", dir);
-        read_bench(r, path);
         for (size_t k = 0; st == CM_OK && csv[k]; k++)
             if (in_runs || is_log(dir, csv[k]))
                 st = read_run(r, dir, rd, csv[k], target);
@@ -548,4 +548,25 @@ cm_status ta_runs_read(ta_runs *r, const char *dir, double target)
                         "per-run.tsv)", dir);
     (void)before;
     return st;
+}
+
+static void walk_benches(ta_runs *r, const char *dir, int depth)
+{
+    char path[4096];
+    ta_fmt(path, sizeof path, "%s/bench.txt", dir);
+    read_bench(r, path);
+    if (depth >= MAX_DEPTH)
+        return;
+    char **sub = list(dir, "", 1);
+    for (size_t k = 0; sub && sub[k]; k++) {
+        ta_fmt(path, sizeof path, "%s/%s", dir, sub[k]);
+        walk_benches(r, path, depth + 1);
+    }
+    list_free(sub);
+}
+
+void ta_runs_read_benches(ta_runs *r, const char *dir)
+{
+    if (ta_is_dir(dir))
+        walk_benches(r, dir, 0);
 }

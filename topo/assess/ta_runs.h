@@ -78,6 +78,10 @@ void ta_runs_destroy(ta_runs *r);
  * Cost: linear in the bytes read. */
 cm_status ta_runs_read(ta_runs *r, const char *dir, double target);
 
+/* Reads only the compute benches (every bench.txt) under dir, four
+ * levels deep, into r (no runs; a missing dir adds nothing). */
+void ta_runs_read_benches(ta_runs *r, const char *dir);
+
 /* Images per second at batch b from r's benches: the bench at b, else the
  * one of the nearest batch; 0 when none. */
 double ta_runs_rate(const ta_runs *r, size_t b);

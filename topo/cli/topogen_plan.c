@@ -97,7 +97,12 @@ static int print_json(const ta_plan *p, const cm_net *net)
     topogen_json_int(o, "batch", p->batch, &bad);
     topogen_json_num(o, "epochs", p->epochs, &bad);
     topogen_json_num(o, "target", p->target, &bad);
-    topogen_json_num(o, "compute_images_per_s", p->rate, &bad);
+    if (p->rate > 0)
+        topogen_json_num(o, "compute_images_per_s", p->rate, &bad);
+    else /* unknown, never 0 */
+        bad |= json_object_set_new(o, "compute_images_per_s", json_null());
+    topogen_json_str(o, "compute_bench", !(p->rate > 0) ? "unknown"
+                     : p->rate_committed ? "committed" : "results", &bad);
     topogen_json_str(o, "results_dirs", p->results, &bad);
     topogen_json_int(o, "runs_read", p->runs.n, &bad);
     topogen_json_int(o, "runs_at_cell", p->cell_runs, &bad);
@@ -163,12 +168,20 @@ static int print_text(const ta_plan *p, const cm_net *net)
 {
     char d[200];
     cm_net_describe(net, d, sizeof d);
+    char comp[160];
+    if (p->rate > 0)
+        snprintf(comp, sizeof comp, "compute %.0f images/s (%s)", p->rate,
+                 p->rate_committed ? "the committed experiments' bench: "
+                                     "none under --results"
+                                   : "the experiments' bench");
+    else
+        snprintf(comp, sizeof comp, "compute unknown (no bench.txt: the "
+                 "times are the communications' only)");
     printf("# topogen plan: %zu workers, one per rank, on %zu host%s (ranks "
            "in blocks); net %s; arrays of %.0f bytes\n# partition %s, batch "
-           "%zu per worker, %g epochs; target test accuracy %g; compute "
-           "%.0f images/s (the experiments' bench)\n", p->n, p->S,
-           p->S == 1 ? "" : "s", d, p->bytes, p->partition, p->batch,
-           p->epochs, p->target, p->rate);
+           "%zu per worker, %g epochs; target test accuracy %g; %s\n", p->n,
+           p->S, p->S == 1 ? "" : "s", d, p->bytes, p->partition, p->batch,
+           p->epochs, p->target, comp);
     printf("%-4s %-44s %-12s %5s %15s %20s %8s\n", "rank", "schedule",
            "basis", "seeds", "steps [range]", "s to target [range]",
            "final");
