@@ -90,6 +90,30 @@ plan_cases() {
     expect_fail 2 "^topogen: --platform 'wan': expected a SimGrid platform file P.xml" "plan --platform of a preset" "$tg" plan -n 16 --platform wan
     expect_fail 2 "^topogen: --net and --platform together: give one" "plan --net and --platform" "$tg" plan -n 16 --net wan --platform "$T/w16.xml"
     expect_fail 1 "^topogen: --platform: .*nothere.xml: No such file or directory" "plan --platform of a missing file" "$tg" plan -n 16 --platform "$T/nothere.xml"
+    # --platform home.xml (issue 42): every host its own up and down links
+    # and latency; plan ranks on them; the all-reduce row is priced as
+    # eval prices the cheapest all-reduce on the same file
+    expect_ok "platform home 16" "$tg" platform --net home -n 16 -o "$T/h16.xml"
+    expect_ok "plan --platform h16.xml" "$tg" plan -n 16 --platform "$T/h16.xml" --json
+    mv "$T/out" "$T/plan-home.json"
+    "$tg" -n 16 -d 4 --kind random -q -o "$T/r16.txt"
+    expect_ok "eval --platform h16.xml" "$tg" eval "$T/r16.txt" --platform "$T/h16.xml" --json
+    check 'python3 -c "import json, sys; p = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2])); assert p[\"net\"].startswith(\"h16.xml (16 hosts with their own links: path latency \"), p[\"net\"]; r = p[\"rows\"]; ar = [x for x in r if x[\"schedule\"] == \"all-reduce every step\"][0]; best = min(e[\"allreduce_best_s\"], e[\"allreduce_direct_s\"]); assert abs(ar[\"ms_per_communication\"] - 1e3 * best) <= 1e-6 * ar[\"ms_per_communication\"], (ar[\"ms_per_communication\"], best); assert all(\" --platform \" + sys.argv[3] + \" \" in x[\"dpsgd_train\"] for x in r if x[\"dpsgd_train\"]); w = json.load(open(sys.argv[4])); wa = [x for x in w[\"rows\"] if x[\"schedule\"] == \"all-reduce every step\"][0]; assert ar[\"ms_per_communication\"] > 2 * wa[\"ms_per_communication\"]" "$T/plan-home.json" "$T/out" "$T/h16.xml" "$T/plan-wan.json"' \
+        "plan --platform home: rows priced on the homes' links: $(head -c 300 "$T/plan-home.json")"
+    expect_fail 2 "^topogen: plan: --hosts 32: h16.xml has 16 hosts with links of their own and the deployment 32 hosts" "plan on more homes than the platform's" "$tg" plan -n 32 --platform "$T/h16.xml"
+    # every committed experiment directory alone (issue 42); none without
+    # a bench prints compute 0: the committed bench, said so, or unknown
+    for d in data/results data/results-slow-network data/bandwidth-bound data/plan-heldout data/results-slow-network/iid data/results-slow-network/n64; do
+        expect_ok "plan --results $d" "$tg" plan -n 16 --net wan --results "$d"
+        check 'grep -qE "^# partition .*; compute [1-9][0-9]* images/s \((the experiments. bench|the committed experiments. bench: none under --results)\)$" "$T/out" && grep -qE "^1 +" "$T/out"' "--results $d: $(grep "^# partition" "$T/out")"
+    done
+    expect_ok "plan --results data/plan-heldout --json" "$tg" plan -n 16 --net wan --results data/plan-heldout --json
+    check 'python3 -c "import json, sys; o = json.load(open(sys.argv[1])); assert o[\"compute_bench\"] == \"committed\" and o[\"compute_images_per_s\"] > 0, o[\"compute_bench\"]" "$T/out"' "no bench under --results: the committed one, said so"
+    mkdir -p "$T/fake/bin" "$T/own/runs"
+    cp "$tg" "$T/fake/bin/topogen"
+    cp data/results-slow-network/runs/d2-aware-s1.csv data/results-slow-network/runs/d2-aware-s1.json "$T/own/runs/"
+    expect_ok "plan without any bench" sh -c 'cd "$1" && "$1/fake/bin/topogen" plan -n 256 --net wan --results "$1/own" && "$1/fake/bin/topogen" plan -n 256 --net wan --results "$1/own" --json >"$1/own.json"' sh "$T"
+    check 'grep -q "; compute unknown (no bench.txt: the times are the communications. only)$" "$T/out" && ! grep -q "compute 0 images" "$T/out" && python3 -c "import json, sys; o = json.load(open(sys.argv[1])); assert o[\"compute_images_per_s\"] is None and o[\"compute_bench\"] == \"unknown\"" "$T/own.json"' "no bench anywhere: compute unknown, not 0: $(grep "^# partition" "$T/out")"
     expect_fail 2 "^topogen: --hosts 17: more hosts than the 16 workers" "plan --hosts > n" "$tg" plan -n 16 --net wan --hosts 17
     expect_fail 2 "^topogen: --kind: not a flag of 'topogen plan'" "plan --kind" "$tg" plan -n 16 --net wan --kind ring
     expect_fail 2 "^topogen: --target: expected an accuracy in \(0, 1\]" "bad --target" "$tg" plan -n 16 --net wan --target 85
