@@ -45,7 +45,9 @@
  * be seconds or milliseconds); either class may be omitted and keeps the
  * datacenter value. A spec ending in ".xml" is a SimGrid platform file
  * (topogen platform, or the user's own), read into the two classes by
- * cm_platform_net (cm_platform.h).
+ * cm_platform_net (cm_platform.h), or, when its hosts have links of
+ * their own (the home platform), into per-host links (cm_net.hosts
+ * below: each host its latency, up and down links; issue 42).
  */
 #ifndef CM_NET_H
 #define CM_NET_H
