@@ -58,8 +58,10 @@ failed=0
 run() {
     name=$1; shift
     mkdir -p "$T/$name"
+    t=$(date +%s)
     if (cd "$T" && nice -n 5 "$@" >"$T/$name.out" 2>&1); then
         tail -n 4 "$T/$name.out"
+        echo "check-python: $name passed, $(( $(date +%s) - t )) s"
     else
         cat "$T/$name.out"; echo "check-python: $name FAILED"; failed=1
     fi
