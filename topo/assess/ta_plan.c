@@ -181,6 +181,9 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
              x->netarg, x->S,
              ar_mode || s->global_every ? (x->ar.alg == CM_AR_HIER
                                                ? " --allreduce hierarchical"
+                                           : x->ar.alg == CM_AR_HIER_SITE
+                                               ? " --allreduce "
+                                                 "hierarchical-site"
                                            : x->ar.alg == CM_AR_DIRECT
                                                ? " --allreduce direct"
                                                : " --allreduce best")
@@ -576,11 +579,13 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
         if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
             ta_fmt(r->note, sizeof r->note, "%s", g->note);
         if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
-            x.ar.alg == CM_AR_HIER && !r->note[0])
+            (x.ar.alg == CM_AR_HIER || x.ar.alg == CM_AR_HIER_SITE) &&
+            !r->note[0])
             ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce (%s "
-                "among hosts, %.4g ms) priced; Open MPI 4.1's libnbc has "
+                "among %s, %.4g ms) priced; Open MPI 4.1's libnbc has "
                 "none: the run line selects the cheapest flat one, %s "
-                "(%.4g ms)", cm_net_ar_name(x.ar.inter), x.ar.time_s * 1e3,
+                "(%.4g ms)", cm_net_ar_name(x.ar.inter),
+                x.ar.alg == CM_AR_HIER ? "hosts" : "sites", x.ar.time_s * 1e3,
                 cm_net_ar_name(x.flat.alg), x.flat.time_s * 1e3);
     }
     return rank(p, o->extrapolate);
