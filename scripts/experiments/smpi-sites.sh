@@ -53,11 +53,12 @@ topo_for() { # N PATTERN -> file
     echo "$f"
 }
 
-model_ms() { # N PATTERN FILE
+model_ms() { # N PATTERN FILE (PATTERN ring, d4: gossip; else all-reduce)
     "$BIN/topogen" eval "$3" --platform "$plat" --hosts 8 --ranks "$1" \
         --params $((BYTES / 4)) >"$T/eval.txt" 2>&1 || { echo "?"; return; }
     case $2 in
     ring|d4) sed -n 's/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p' "$T/eval.txt" | head -1 ;;
+    ring-allreduce) sed -n "s/^  allreduce   ring  *modelled \([0-9.e+]*\) ms.*/\1/p" "$T/eval.txt" | head -1 ;;
     *) sed -n "s/^  allreduce   $2  *modelled \([0-9.e+]*\) ms.*/\1/p" "$T/eval.txt" | head -1 ;;
     esac
 }
@@ -86,9 +87,7 @@ for rph in 1 2; do
     n=$((8 * rph))
     for pat in ring d4 recursive-doubling ring-allreduce direct; do
         case $pat in ring|d4) f=$(topo_for "$n" "$pat") ;; *) f=$(topo_for "$n" d4) ;; esac
-        mp=$pat
-        [ "$pat" != ring-allreduce ] || mp=ring
-        m=$(model_ms "$n" "$mp" "$f")
+        m=$(model_ms "$n" "$pat" "$f")
         c=$(smpi_ms cm02 "$n" "$rph" "$pat" "$f")
         l=$(smpi_ms lv08 "$n" "$rph" "$pat" "$f")
         rc=$(awk -v m="$m" -v s="$c" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "-" }')
