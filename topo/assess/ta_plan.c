@@ -579,13 +579,19 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
         if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
             ta_fmt(r->note, sizeof r->note, "%s", g->note);
         if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
-            (x.ar.alg == CM_AR_HIER || x.ar.alg == CM_AR_HIER_SITE) &&
-            !r->note[0])
+            x.ar.alg == CM_AR_HIER_SITE && !r->note[0])
+            ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce by "
+                "site (%s among sites, %.4g ms), as dpsgd-train "
+                "--allreduce hierarchical-site runs it; the cheapest flat "
+                "one: %s (%.4g ms)", cm_net_ar_name(x.ar.inter),
+                x.ar.time_s * 1e3, cm_net_ar_name(x.flat.alg),
+                x.flat.time_s * 1e3);
+        if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
+            x.ar.alg == CM_AR_HIER && !r->note[0])
             ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce (%s "
-                "among %s, %.4g ms) priced; Open MPI 4.1's libnbc has "
+                "among hosts, %.4g ms) priced; Open MPI 4.1's libnbc has "
                 "none: the run line selects the cheapest flat one, %s "
-                "(%.4g ms)", cm_net_ar_name(x.ar.inter),
-                x.ar.alg == CM_AR_HIER ? "hosts" : "sites", x.ar.time_s * 1e3,
+                "(%.4g ms)", cm_net_ar_name(x.ar.inter), x.ar.time_s * 1e3,
                 cm_net_ar_name(x.flat.alg), x.flat.time_s * 1e3);
     }
     return rank(p, o->extrapolate);
