@@ -252,9 +252,12 @@ char *cm_net_describe(const cm_net *net, char *buf, size_t size)
         char a2[32], b2[32];
         fmt_time(a2, sizeof a2, net->alpha[2]);
         fmt_rate(b2, sizeof b2, net->beta[2]);
+        char of[48] = "";
+        if (net->site_hosts)
+            snprintf(of, sizeof of, " of %zu hosts", net->site_hosts);
         snprintf(buf, size, "%s (intra %s, %s; inter %s, %s; site %s, %s; "
-                 "%zu site%s)", net->name, a0, b0, a1, b1, a2, b2,
-                 net->sites, net->sites == 1 ? "" : "s");
+                 "%zu site%s%s)", net->name, a0, b0, a1, b1, a2, b2,
+                 net->sites, net->sites == 1 ? "" : "s", of);
         return buf;
     }
     snprintf(buf, size, "%s (intra %s, %s; inter %s, %s)", net->name, a0,
@@ -307,6 +310,12 @@ cm_status cm_net_check_hosts(const cm_net *net, size_t H)
                         "and the deployment %zu hosts: give at most %zu "
                         "hosts, or a platform of more (topogen platform -n)",
                         net->name, net->hosts, H, net->hosts);
+    if (net->site_hosts && H > net->site_hosts)
+        return cm_error(CM_EINVAL, "%s has %zu hosts on %zu sites and the "
+                        "deployment %zu hosts: give at most %zu hosts, or a "
+                        "platform of more (topogen platform "
+                        "--hosts-per-site)", net->name, net->site_hosts,
+                        net->sites, H, net->site_hosts);
     return CM_OK;
 }
 
@@ -395,19 +404,30 @@ done:
     return t;
 }
 
+/* the block of item i when n items are cut into S blocks, the first
+ * n mod S one larger (cm_place_rank_size) */
+static size_t block_of(size_t n, size_t S, size_t i)
+{
+    size_t q = n / S, rem = n % S; /* the first rem blocks hold q + 1 */
+    if (i < rem * (q + 1))
+        return i / (q + 1);
+    return rem + (i - rem * (q + 1)) / q; /* i >= rem (q + 1): q > 0 */
+}
+
 size_t cm_net_site_of(const cm_net *net, size_t H, size_t h)
 {
-    size_t S = net->sites;
-    if (!S || !H)
+    if (!net->sites || !H)
         return 0;
-    size_t q = H / S, rem = H % S; /* the first rem sites hold q + 1 */
-    if (h < rem * (q + 1))
-        return h / (q + 1);
-    return rem + (h - rem * (q + 1)) / q; /* h >= rem (q + 1): q > 0 */
+    return block_of(net->site_hosts ? net->site_hosts : H, net->sites, h);
 }
 
 size_t cm_net_sites_used(const cm_net *net, size_t H)
 {
+    if (!net->sites || !H)
+        return 0;
+    if (net->site_hosts) /* the file's sites of its first H hosts */
+        return cm_net_site_of(net, H, (H < net->site_hosts ? H
+                                                            : net->site_hosts) - 1) + 1;
     return net->sites < H ? net->sites : H;
 }
 
@@ -437,6 +457,8 @@ static double round_sites(const cm_net *net, const cm_place_load *load,
             q++;
         idx[r] = q < r ? idx[q] : H++;
     }
+    if (cm_net_check_hosts(net, H) != CM_OK)
+        goto done;
     for (size_t r = 0; r < P; r++)
         site[r] = cm_net_site_of(net, H, idx[r]);
     if (tp && rank_of) {

@@ -86,6 +86,10 @@ typedef struct {
                         slowest up or down link); [2]: a site's uplink */
     size_t sites;    /* 0: two levels; S >= 1: hosts on S sites in blocks
                         (site=ALPHA,BETA;sites=S, or a platform of sites) */
+    size_t site_hosts; /* a platform file of sites: its N hosts, in blocks
+                          on the sites; the deployment's host j is the
+                          file's host j (at most N hosts). 0 (--net
+                          spec): the deployment's H hosts in blocks */
     char name[32];   /* preset name, or "custom" */
     /* Per-host links (issue 42: home internet, a platform whose hosts
      * have up and down links of their own). hosts = 0: none, the class
@@ -125,17 +129,20 @@ cm_status cm_net_parse_platform(const char *path, cm_net *net);
 char *cm_net_describe(const cm_net *net, char *buf, size_t size);
 
 /* The site of host h (0-based, h < H) of a deployment of H hosts on
- * net->sites sites in blocks (site s holds cm_place_rank_size(H, S, s)
- * hosts); 0 without sites. O(1). */
+ * net->sites sites: in blocks (site s holds cm_place_rank_size(H, S, s)
+ * hosts), or, for a platform file (site_hosts = N), the file's site of
+ * its host h (blocks of N); 0 without sites. O(1). */
 size_t cm_net_site_of(const cm_net *net, size_t H, size_t h);
 
-/* Sites that hold hosts in a deployment of H hosts: min(S, H); 0 without
- * sites. */
+/* Sites that hold hosts in a deployment of H >= 1 hosts (they are sites
+ * 0 .. count-1): min(S, H), or a file's sites among its first H hosts;
+ * 0 without sites. */
 size_t cm_net_sites_used(const cm_net *net, size_t H);
 
 /* CM_OK when a deployment of H hosts can be priced on net: always for
- * the two classes; per-host links: H <= net->hosts, else CM_EINVAL saying
- * the platform's host count. */
+ * the two classes; per-host links: H <= net->hosts, a platform file of
+ * sites: H <= net->site_hosts, else CM_EINVAL saying the platform's host
+ * count. */
 cm_status cm_net_check_hosts(const cm_net *net, size_t H);
 
 /* Path latency from the platform's host a to host b (per-host links;

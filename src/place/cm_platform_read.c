@@ -342,6 +342,7 @@ static cm_status sites(const char *path, const walk *w, cm_net *net)
     net->alpha[2] = 2 * w->host.lat + 2 * w->up.lat;
     net->beta[2] = w->up.bw;
     net->sites = K;
+    net->site_hosts = w->hosts;
     return CM_OK;
 }
 

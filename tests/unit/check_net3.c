@@ -323,9 +323,32 @@ START_TEST(test_platform_sites)
     ck_assert_double_eq_tol(n.beta[1], 3e9, 1e-3);
     ck_assert_double_eq_tol(n.alpha[2], 0.050025, 1e-12);
     ck_assert_double_eq_tol(n.beta[2], 12.5e6, 1e-6);
-    /* the hosts in blocks: 8 hosts, sites of 4 */
+    /* the file's hosts in blocks: 8 hosts, sites of 4; a deployment of
+     * H hosts runs on the file's first H (smpirun's order), so 4 hosts
+     * fill site 0, and more than 8 are refused */
+    ck_assert_uint_eq(n.site_hosts, 8);
     ck_assert_uint_eq(cm_net_site_of(&n, 8, 3), 0);
     ck_assert_uint_eq(cm_net_site_of(&n, 8, 4), 1);
+    ck_assert_uint_eq(cm_net_site_of(&n, 4, 3), 0);
+    ck_assert_uint_eq(cm_net_sites_used(&n, 4), 1);
+    ck_assert_uint_eq(cm_net_sites_used(&n, 5), 2);
+    ck_assert_uint_eq(cm_net_sites_used(&n, 8), 2);
+    ck_assert_int_eq(cm_net_check_hosts(&n, 8), CM_OK);
+    ck_assert_int_eq(cm_net_check_hosts(&n, 9), CM_EINVAL);
+    ck_assert_msg(strstr(cm_last_error(), "has 8 hosts on 2 sites and the "
+                         "deployment 9 hosts"), "%s", cm_last_error());
+    char buf[256];
+    cm_net_describe(&n, buf, sizeof buf);
+    ck_assert_msg(strstr(buf, "(intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; "
+                         "site 50 ms, 12.5 MB/s; 2 sites of 8 hosts)"),
+                  "%s", buf);
+    /* 4 hosts of the file (all in site 0): no message crosses sites, the
+     * two-level price of inter = (25 us, 3 GB/s) */
+    cm_net two;
+    ck_assert_int_eq(cm_net_parse("inter=25us,3GB/s", &two), CM_OK);
+    two.alpha[1] = n.alpha[1];
+    ck_assert(cm_net_allreduce_alg_time(&n, CM_AR_RING, 8, 4, 4e6) ==
+              cm_net_allreduce_alg_time(&two, CM_AR_RING, 8, 4, 4e6));
 }
 END_TEST
 

@@ -46,13 +46,14 @@ int dt_allreduce_runs(cm_net_ar_alg alg);
 /* An all-reduce of alg over c into *out (free with dt_allreduce_free);
  * groups: hierarchical's groups of consecutive ranks (0: by host);
  * hierarchical-site: the ranks in blocks on `groups` hosts (>= 1), the
- * hosts in blocks on `sites` sites (>= 1, --net's site level), one group
- * per site (as cm_net prices it). sites is read by hierarchical-site
- * only.
+ * hosts on the sites of net's site level (cm_net_site_of), one group per
+ * site, as cm_net prices it. net (borrowed; NULL or without sites for
+ * the others) is read by hierarchical-site only.
  * Collective over c (the hierarchical one splits c). CM_EINVAL for an alg
  * that does not run; CM_EMPI, CM_ENOMEM. The handle borrows c. */
 cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
-                           size_t groups, size_t sites, dt_allreduce **out);
+                           size_t groups, const cm_net *net,
+                           dt_allreduce **out);
 
 /* The han one (above): alg CM_AR_AUTO's sum by the blocking call. */
 cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out);

@@ -64,7 +64,8 @@ static size_t block_of(size_t n, size_t k, size_t i)
 }
 
 cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
-                           size_t groups, size_t sites, dt_allreduce **out)
+                           size_t groups, const cm_net *net,
+                           dt_allreduce **out)
 {
     *out = NULL;
     if (!dt_allreduce_runs(alg))
@@ -78,10 +79,10 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
         a->alg = alg;
         a->c = c;
     }
-    if (alg == CM_AR_HIER_SITE && (groups == 0 || sites == 0))
+    if (alg == CM_AR_HIER_SITE && (groups == 0 || !net || !net->sites))
         s = cm_error(CM_EINVAL, "--allreduce hierarchical-site: its groups "
                      "are the sites of --net-hosts' hosts (internal: %zu "
-                     "hosts, %zu sites)", groups, sites);
+                     "hosts, no sites)", groups);
     s = dt_comm_agree(c, s);
     if (s != CM_OK || (alg != CM_AR_HIER && alg != CM_AR_HIER_SITE)) {
         *out = s == CM_OK ? a : NULL;
@@ -94,8 +95,7 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
     int color = 0;
     if (alg == CM_AR_HIER_SITE) {
         size_t P = (size_t)c->size, H = groups > P ? P : groups;
-        size_t S = sites > H ? H : sites;
-        color = (int)block_of(H, S, block_of(P, H, (size_t)c->rank));
+        color = (int)cm_net_site_of(net, H, block_of(P, H, (size_t)c->rank));
         s = dt_comm_split(c, color, &a->local);
     } else if (groups > 0) {
         size_t P = (size_t)c->size, r = (size_t)c->rank, first = 0;
@@ -140,7 +140,7 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
 
 cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out)
 {
-    cm_status s = dt_allreduce_new(c, CM_AR_AUTO, 0, 0, out);
+    cm_status s = dt_allreduce_new(c, CM_AR_AUTO, 0, NULL, out);
     if (s == CM_OK)
         (*out)->blocking = 1;
     return s;

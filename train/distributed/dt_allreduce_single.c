@@ -16,11 +16,12 @@ int dt_allreduce_runs(cm_net_ar_alg alg)
 }
 
 cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
-                           size_t groups, size_t sites, dt_allreduce **out)
+                           size_t groups, const cm_net *net,
+                           dt_allreduce **out)
 {
     (void)c;
     (void)groups;
-    (void)sites;
+    (void)net;
     *out = NULL;
     if (!dt_allreduce_runs(alg))
         return cm_error(CM_EINVAL, "--allreduce %s is only priced (--net); "
@@ -34,7 +35,7 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
 
 cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out)
 {
-    return dt_allreduce_new(c, CM_AR_AUTO, 0, 0, out);
+    return dt_allreduce_new(c, CM_AR_AUTO, 0, NULL, out);
 }
 
 cm_status dt_allreduce_sum_float(dt_allreduce *a, float *x, size_t n)

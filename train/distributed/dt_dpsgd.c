@@ -1548,7 +1548,7 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
         (s = cfg->allreduce_han
                  ? dt_allreduce_new_han(comm, &r.ar)
                  : dt_allreduce_new(comm, run_alg(cfg), cfg->net_hosts,
-                                    cfg->net.sites, &r.ar)) != CM_OK)
+                                    &cfg->net, &r.ar)) != CM_OK)
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
