@@ -6,7 +6,9 @@
 # 50.025 ms, one 12.5 MB/s uplink per site), 1 and 2 ranks per host
 # (blocks: the ranks fill hosts, the hosts fill sites), arrays of 1 MB:
 # gossip rounds on a ring and a random 4-regular graph, recursive
-# doubling, ring and the direct all-reduce. Each cell under both TCP
+# doubling, ring, the direct all-reduce and the hierarchical one by site
+# (binomial reduce in each site, recursive doubling between the two
+# sites' first ranks, binomial broadcast). Each cell under both TCP
 # settings of smpi-run.sh (CM02, LV08), compute injection off.
 #
 #   sh scripts/experiments/smpi-sites.sh [OUT.md]
@@ -70,6 +72,8 @@ smpi_ms() { # TCP N RPH PATTERN FILE
     recursive-doubling) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:rdb" ;;
     ring-allreduce) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:lr" ;;
     direct) args="direct -"; cfg="$cfg --cfg=smpi/alltoall:basic_linear --cfg=smpi/allgather:spreading_simple" ;;
+    hierarchical-site) args="hier $(($2 / 2))"
+        cfg="$cfg --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb --cfg=smpi/bcast:binomial_tree" ;;
     esac
     # shellcheck disable=SC2086
     SMPI_CFG="$cfg" timeout 600 sh "$here/smpi-run.sh" --tcp "$1" -platform "$plat" \
@@ -85,7 +89,7 @@ echo "$hdr"
 echo "$sep"
 for rph in 1 2; do
     n=$((8 * rph))
-    for pat in ring d4 recursive-doubling ring-allreduce direct; do
+    for pat in ring d4 recursive-doubling ring-allreduce direct hierarchical-site; do
         case $pat in ring|d4) f=$(topo_for "$n" "$pat") ;; *) f=$(topo_for "$n" d4) ;; esac
         m=$(model_ms "$n" "$pat" "$f")
         c=$(smpi_ms cm02 "$n" "$rph" "$pat" "$f")
