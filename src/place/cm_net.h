@@ -41,7 +41,8 @@
  * Three levels (site / host / worker; issue 42): "site=ALPHA,BETA;sites=S"
  * added to the explicit form puts the deployment's hosts on S sites in
  * blocks (site s holds cm_place_rank_size(H, S, s) consecutive hosts, as
- * the ranks fill hosts), each site one shared uplink of bandwidth
+ * the ranks fill hosts; a platform file of sites: the file's sites of its
+ * first H hosts, cm_net_site_of), each site one shared uplink of bandwidth
  * beta_2 that carries all of its bytes to other sites; a message between
  * two sites has the latency alpha_2 (the whole path) and also crosses
  * both hosts' links (beta_1, shared with their other traffic):
@@ -162,7 +163,12 @@ double cm_net_path_lat(const cm_net *net, size_t a, size_t b);
  * topology t with its placement rank_of when both are given (O(n d)),
  * else the largest between h and any other host of the deployment (an
  * upper bound). A deployment of more hosts than the platform's: NAN and
- * cm_last_error (cm_net_check_hosts first). Without per-host links t and
+ * cm_last_error (cm_net_check_hosts first). Three levels (net->sites >
+ * 0; above): the hosts indexed by their first rank, on their sites by
+ * cm_net_site_of; the arrays across sites from t and rank_of
+ * (cm_place_eval on the ranks' site labels, O(n d + P)), or, when either
+ * is NULL, every array between hosts taken to cross sites (an upper
+ * bound); NAN and cm_last_error on a failure. With neither, t and
  * rank_of are not read (may be NULL). */
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                          const size_t *host_of_rank, size_t P,
