@@ -5,8 +5,9 @@
  * access link of the same latency l and bandwidth b (split duplex, or a
  * <host_link> whose up and down links are alike), or a `<cluster>` with
  * lat and bw: inter = (2 l, b), intra kept as the caller filled it
- * (cm_net_parse: the presets' 1 us, 10 GB/s); sites (zones of hosts
- * joined by <zoneRoute>s over alike uplinks (lw, bw)) into three levels:
+ * (cm_net_parse: the presets' 1 us, 10 GB/s); sites (zones of hosts, or
+ * <cluster>s, joined by <zoneRoute>s over alike uplinks (lw, bw)) into
+ * three levels:
  * inter = (2 l, b) between the hosts of a site, site = (2 l + 2 lw, bw)
  * between sites, sites = the zones of hosts (issue 42; the sites stood in
  * for hosts before). Hosts whose <host_link>s differ (the home platform: an up and a
@@ -145,13 +146,9 @@ typedef struct {
     int oom;
 } walk;
 
-/* a zone holding hosts directly: its count, in file order */
-static void keep_zone(walk *w, xmlNode *z)
+/* a zone (or <cluster>) holding k hosts directly, in file order */
+static void keep_zone_count(walk *w, size_t k)
 {
-    size_t k = 0;
-    for (xmlNode *c = z->children; c; c = c->next)
-        k += c->type == XML_ELEMENT_NODE &&
-             strcmp((const char *)c->name, "host") == 0;
     if (!k || w->oom)
         return;
     if (w->nz >= w->cap_z) {
@@ -165,6 +162,15 @@ static void keep_zone(walk *w, xmlNode *z)
         w->cap_z = c;
     }
     w->zsize[w->nz++] = k;
+}
+
+static void keep_zone(walk *w, xmlNode *z)
+{
+    size_t k = 0;
+    for (xmlNode *c = z->children; c; c = c->next)
+        k += c->type == XML_ELEMENT_NODE &&
+             strcmp((const char *)c->name, "host") == 0;
+    keep_zone_count(w, k);
 }
 
 static void keep_host(walk *w, xmlNode *n)
@@ -247,14 +253,17 @@ static void visit(walk *w, xmlNode *n)
             } else {
                 see(&w->host, lat, bw);
                 /* radical "a-b" or "a-b,c-d": count its hosts */
+                size_t k = 0;
                 for (char *p = r; p && *p;) {
                     char *end;
                     long a0 = strtol(p, &end, 10), a1 = a0;
                     if (*end == '-')
                         a1 = strtol(end + 1, &end, 10);
-                    w->hosts += a1 >= a0 ? (size_t)(a1 - a0 + 1) : 0;
+                    k += a1 >= a0 ? (size_t)(a1 - a0 + 1) : 0;
                     p = *end == ',' ? end + 1 : NULL;
                 }
+                w->hosts += k;
+                keep_zone_count(w, k); /* a cluster of sites: one site */
             }
             xmlFree(l);
             xmlFree(b);
@@ -325,10 +334,9 @@ static cm_status per_host(const char *path, const walk *w, cm_net *net)
 static cm_status sites(const char *path, const walk *w, cm_net *net)
 {
     size_t K = w->nz;
-    if (K < 1 || w->clusters)
+    if (K < 1)
         return cm_error(CM_EFORMAT, "%s: routes between sites but no zone of "
-                        "<host>s (a <cluster> of sites is not modelled)",
-                        path);
+                        "<host>s or <cluster>", path);
     for (size_t k = 0; k < K; k++)
         if (w->zsize[k] != cm_place_rank_size(w->hosts, K, k))
             return cm_error(CM_EFORMAT, "%s: site %zu holds %zu hosts: the "

@@ -352,6 +352,39 @@ START_TEST(test_platform_sites)
 }
 END_TEST
 
+/* Sites as <cluster>s joined by a <zoneRoute> over two uplinks: each
+ * cluster one site of its radical's hosts. */
+START_TEST(test_platform_clusters)
+{
+    char path[] = "/tmp/check_net3_XXXXXX.xml";
+    int fd = mkstemps(path, 4);
+    ck_assert_int_ge(fd, 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs("<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
+          " <zone id=\"w\" routing=\"Full\">\n"
+          "  <cluster id=\"c0\" prefix=\"a\" suffix=\"\" radical=\"0-2\" "
+          "speed=\"1Gf\" bw=\"125MBps\" lat=\"50us\" router_id=\"r0\"/>\n"
+          "  <cluster id=\"c1\" prefix=\"b\" suffix=\"\" radical=\"0-1,5\" "
+          "speed=\"1Gf\" bw=\"125MBps\" lat=\"50us\" router_id=\"r1\"/>\n"
+          "  <link id=\"l0\" bandwidth=\"10MBps\" latency=\"10ms\"/>\n"
+          "  <link id=\"l1\" bandwidth=\"10MBps\" latency=\"10ms\"/>\n"
+          "  <zoneRoute src=\"c0\" dst=\"c1\" gw_src=\"r0\" gw_dst=\"r1\">"
+          "<link_ctn id=\"l0\"/><link_ctn id=\"l1\"/></zoneRoute>\n"
+          " </zone>\n</platform>\n", fp);
+    fclose(fp);
+    cm_net n;
+    cm_status st = cm_net_parse(path, &n);
+    unlink(path);
+    ck_assert_int_eq(st, CM_OK);
+    ck_assert_uint_eq(n.sites, 2);
+    ck_assert_uint_eq(n.site_hosts, 6);
+    ck_assert_double_eq_tol(n.alpha[1], 100e-6, 1e-15);
+    ck_assert_double_eq_tol(n.beta[1], 125e6, 1e-3);
+    ck_assert_double_eq_tol(n.alpha[2], 0.0201, 1e-12);
+    ck_assert_double_eq_tol(n.beta[2], 10e6, 1e-6);
+}
+END_TEST
+
 Suite *net3_suite(void)
 {
     Suite *s = suite_create("net3");
@@ -363,6 +396,7 @@ Suite *net3_suite(void)
     tcase_add_test(tc, test_allreduce_hand);
     tcase_add_test(tc, test_two_level_exact);
     tcase_add_test(tc, test_platform_sites);
+    tcase_add_test(tc, test_platform_clusters);
     suite_add_tcase(s, tc);
     return s;
 }
