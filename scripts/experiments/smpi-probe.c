@@ -11,6 +11,12 @@
  *                                       (smpirun --cfg=smpi/allreduce:ALG)
  *   smpi-probe direct - BYTES REPS      MPI_Ialltoall, local sum,
  *                                       MPI_Iallgather (dt_allreduce_mpi.c)
+ *   smpi-probe hier G BYTES REPS        hierarchical: groups of G
+ *                                       consecutive ranks, MPI_Reduce to
+ *                                       each group's first, MPI_Allreduce
+ *                                       among those, MPI_Bcast in the
+ *                                       group (dt_allreduce_mpi.c; SMPI's
+ *                                       algorithms by --cfg)
  *
  * REPS operations back to back after a barrier; rank 0 prints the slowest
  * rank's mean seconds per operation ("probe_s S"). A single operation
@@ -67,8 +73,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     if (argc != 5) {
         if (me == 0)
-            fprintf(stderr, "usage: smpi-probe gossip|allreduce|direct "
-                    "FILE|- BYTES REPS\n");
+            fprintf(stderr, "usage: smpi-probe gossip|allreduce|direct|"
+                    "hier FILE|-|G BYTES REPS\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *mode = argv[1];
@@ -92,6 +98,18 @@ int main(int argc, char **argv)
                                                           : cp) *
                                    sizeof(float));
     MPI_Request rq[2 * MAXNB];
+    MPI_Comm local = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+    if (strcmp(mode, "hier") == 0) {
+        int G = atoi(argv[2]), lr;
+        if (G < 1) {
+            fprintf(stderr, "smpi-probe: hier G: G >= 1\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        MPI_Comm_split(MPI_COMM_WORLD, me / G, me, &local);
+        MPI_Comm_rank(local, &lr);
+        MPI_Comm_split(MPI_COMM_WORLD, lr == 0 ? 0 : MPI_UNDEFINED, me,
+                       &leaders);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int k = 0; k < reps; k++) {
@@ -115,6 +133,11 @@ int main(int argc, char **argv)
             MPI_Iallgather(in, (int)blk, MPI_FLOAT, y, (int)blk, MPI_FLOAT,
                            MPI_COMM_WORLD, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else if (local != MPI_COMM_NULL) {
+            MPI_Reduce(x, y, (int)cnt, MPI_FLOAT, MPI_SUM, 0, local);
+            if (leaders != MPI_COMM_NULL)
+                MPI_Allreduce(y, in, (int)cnt, MPI_FLOAT, MPI_SUM, leaders);
+            MPI_Bcast(in, (int)cnt, MPI_FLOAT, 0, local);
         } else {
             MPI_Allreduce(x, y, (int)cnt, MPI_FLOAT, MPI_SUM,
                           MPI_COMM_WORLD);
@@ -124,6 +147,10 @@ int main(int argc, char **argv)
     MPI_Reduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (me == 0)
         printf("probe_s %.9g\n", worst);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&leaders);
+    if (local != MPI_COMM_NULL)
+        MPI_Comm_free(&local);
     SMPI_SHARED_FREE(x);
     SMPI_SHARED_FREE(y);
     SMPI_SHARED_FREE(in);

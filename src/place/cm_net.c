@@ -25,6 +25,15 @@ static const preset PRESETS[] = {
     {"wan", {1e-6, 50e-3}, {10e9, 12.5e6}},
 };
 
+/* the two classes of a preset; no site level */
+static void set_preset(cm_net *net, const preset *p)
+{
+    for (int c = 0; c < 2; c++) {
+        net->alpha[c] = p->alpha[c];
+        net->beta[c] = p->beta[c];
+    }
+}
+
 typedef struct {
     const char *suffix;
     double scale;
@@ -67,50 +76,66 @@ cm_status cm_net_parse(const char *spec, cm_net *net)
     if (sl > 4 && strcmp(spec + sl - 4, ".xml") == 0) {
         /* a SimGrid platform file: the classes it does not give keep the
          * presets' in-host values */
-        memcpy(net->alpha, PRESETS[0].alpha, sizeof net->alpha);
-        memcpy(net->beta, PRESETS[0].beta, sizeof net->beta);
+        set_preset(net, &PRESETS[0]);
         return cm_platform_net(spec, net);
     }
     for (size_t k = 0; k < sizeof PRESETS / sizeof *PRESETS; k++)
         if (strcmp(spec, PRESETS[k].name) == 0) {
-            memcpy(net->alpha, PRESETS[k].alpha, sizeof net->alpha);
-            memcpy(net->beta, PRESETS[k].beta, sizeof net->beta);
+            set_preset(net, &PRESETS[k]);
             snprintf(net->name, sizeof net->name, "%s", spec);
             return CM_OK;
         }
-    memcpy(net->alpha, PRESETS[0].alpha, sizeof net->alpha);
-    memcpy(net->beta, PRESETS[0].beta, sizeof net->beta);
+    set_preset(net, &PRESETS[0]);
     snprintf(net->name, sizeof net->name, "custom");
     char buf[256];
     if (!spec[0] || strlen(spec) >= sizeof buf)
         return cm_error(CM_EINVAL, "--net '%.60s': expected datacenter, wan "
                         "or intra=ALPHA,BETA;inter=ALPHA,BETA", spec);
     strcpy(buf, spec);
-    int seen[2] = {0, 0};
+    static const char *const LEVEL[3] = {"intra", "inter", "site"};
+    int seen[3] = {0, 0, 0}, seen_sites = 0;
     char *save = NULL;
     for (char *part = strtok_r(buf, ";", &save); part;
          part = strtok_r(NULL, ";", &save)) {
+        if (strncmp(part, "sites=", 6) == 0) { /* the site level's count */
+            char *end;
+            errno = 0;
+            unsigned long long k = strtoull(part + 6, &end, 10);
+            if (seen_sites++)
+                return cm_error(CM_EINVAL, "--net '%s': sites given twice",
+                                spec);
+            if (part[6] < '0' || part[6] > '9' || *end || errno || k < 1 ||
+                k > 1000000)
+                return cm_error(CM_EINVAL, "--net '%s': '%s' is not sites=S "
+                                "with S a whole number of sites, at least 1",
+                                spec, part);
+            net->sites = (size_t)k;
+            continue;
+        }
         int c = strncmp(part, "intra=", 6) == 0 ? 0
-              : strncmp(part, "inter=", 6) == 0 ? 1 : -1;
-        char *comma = c >= 0 ? strchr(part + 6, ',') : NULL;
+              : strncmp(part, "inter=", 6) == 0 ? 1
+              : strncmp(part, "site=", 5) == 0 ? 2 : -1;
+        size_t pl = c == 2 ? 5 : 6; /* the prefix's length */
+        char *comma = c >= 0 ? strchr(part + pl, ',') : NULL;
         if (c < 0 && !strchr(spec, '=') && !strchr(spec, ';'))
             return cm_error(CM_EINVAL, "--net '%s': not a preset (datacenter "
                             "or wan) nor intra=ALPHA,BETA;inter=ALPHA,BETA",
                             spec);
         if (c < 0 || !comma)
             return cm_error(CM_EINVAL, "--net '%s': '%s' is not intra=ALPHA,"
-                            "BETA or inter=ALPHA,BETA", spec, part);
+                            "BETA, inter=ALPHA,BETA, site=ALPHA,BETA or "
+                            "sites=S", spec, part);
         if (seen[c]++)
             return cm_error(CM_EINVAL, "--net '%s': %s given twice", spec,
-                            c ? "inter" : "intra");
+                            LEVEL[c]);
         *comma = '\0';
         double a = 0, b = 0;
-        int ua = parse_unit(part + 6, TIME_UNITS, N_TIME_UNITS, &a);
+        int ua = parse_unit(part + pl, TIME_UNITS, N_TIME_UNITS, &a);
         int ub = parse_unit(comma + 1, RATE_UNITS, N_RATE_UNITS, &b);
         if (ua < 0)
             return cm_error(CM_EINVAL, "--net '%s': latency '%s' has no "
                             "unit: write it as e.g. 50ms (s, ms, us, ns)",
-                            spec, part + 6);
+                            spec, part + pl);
         if (ub < 0)
             return cm_error(CM_EINVAL, "--net '%s': bandwidth '%s' has no "
                             "unit: write it as e.g. 100Mbit/s or 12.5MB/s "
@@ -119,7 +144,7 @@ cm_status cm_net_parse(const char *spec, cm_net *net)
         if (!ua || a < 0)
             return cm_error(CM_EINVAL, "--net '%s': latency '%s' is not a "
                             "time >= 0 (e.g. 25us, 50ms, 0s)", spec,
-                            part + 6);
+                            part + pl);
         if (!ub || !(b > 0))
             return cm_error(CM_EINVAL, "--net '%s': bandwidth '%s' is not a "
                             "rate > 0 (e.g. 3GB/s, 100Mbit/s, 12.5MB/s)", spec,
@@ -127,9 +152,17 @@ cm_status cm_net_parse(const char *spec, cm_net *net)
         net->alpha[c] = a;
         net->beta[c] = b;
     }
-    if (!seen[0] && !seen[1])
+    if (!seen[0] && !seen[1] && !seen[2])
         return cm_error(CM_EINVAL, "--net '%s': expected datacenter, wan or "
                         "intra=ALPHA,BETA;inter=ALPHA,BETA", spec);
+    if (seen[2] && !seen_sites)
+        return cm_error(CM_EINVAL, "--net '%s': site=ALPHA,BETA needs "
+                        "sites=S, the number of sites the hosts fill in "
+                        "blocks", spec);
+    if (seen_sites && !seen[2])
+        return cm_error(CM_EINVAL, "--net '%s': sites=S needs "
+                        "site=ALPHA,BETA, the latency and uplink bandwidth "
+                        "between sites", spec);
     return CM_OK;
 }
 
@@ -215,6 +248,18 @@ char *cm_net_describe(const cm_net *net, char *buf, size_t size)
     fmt_time(a1, sizeof a1, net->alpha[1]);
     fmt_rate(b0, sizeof b0, net->beta[0]);
     fmt_rate(b1, sizeof b1, net->beta[1]);
+    if (net->sites) {
+        char a2[32], b2[32];
+        fmt_time(a2, sizeof a2, net->alpha[2]);
+        fmt_rate(b2, sizeof b2, net->beta[2]);
+        char of[48] = "";
+        if (net->site_hosts)
+            snprintf(of, sizeof of, " of %zu hosts", net->site_hosts);
+        snprintf(buf, size, "%s (intra %s, %s; inter %s, %s; site %s, %s; "
+                 "%zu site%s%s)", net->name, a0, b0, a1, b1, a2, b2,
+                 net->sites, net->sites == 1 ? "" : "s", of);
+        return buf;
+    }
     snprintf(buf, size, "%s (intra %s, %s; inter %s, %s)", net->name, a0,
              b0, a1, b1);
     return buf;
@@ -265,6 +310,12 @@ cm_status cm_net_check_hosts(const cm_net *net, size_t H)
                         "and the deployment %zu hosts: give at most %zu "
                         "hosts, or a platform of more (topogen platform -n)",
                         net->name, net->hosts, H, net->hosts);
+    if (net->site_hosts && H > net->site_hosts)
+        return cm_error(CM_EINVAL, "%s has %zu hosts on %zu sites and the "
+                        "deployment %zu hosts: give at most %zu hosts, or a "
+                        "platform of more (topogen platform "
+                        "--hosts-per-site)", net->name, net->site_hosts,
+                        net->sites, H, net->site_hosts);
     return CM_OK;
 }
 
@@ -353,6 +404,109 @@ done:
     return t;
 }
 
+/* the block of item i when n items are cut into S blocks, the first
+ * n mod S one larger (cm_place_rank_size) */
+static size_t block_of(size_t n, size_t S, size_t i)
+{
+    size_t q = n / S, rem = n % S; /* the first rem blocks hold q + 1 */
+    if (i < rem * (q + 1))
+        return i / (q + 1);
+    return rem + (i - rem * (q + 1)) / q; /* i >= rem (q + 1): q > 0 */
+}
+
+size_t cm_net_site_of(const cm_net *net, size_t H, size_t h)
+{
+    if (!net->sites || !H)
+        return 0;
+    return block_of(net->site_hosts ? net->site_hosts : H, net->sites, h);
+}
+
+size_t cm_net_sites_used(const cm_net *net, size_t H)
+{
+    if (!net->sites || !H)
+        return 0;
+    if (net->site_hosts) /* the file's sites of its first H hosts */
+        return cm_net_site_of(net, H, (H < net->site_hosts ? H
+                                                            : net->site_hosts) - 1) + 1;
+    return net->sites < H ? net->sites : H;
+}
+
+/* The round on three levels (cm_net.h): the loads split by site with
+ * cm_place_eval on site labels (rank r's site: its host's, hosts indexed
+ * by first appearance, in blocks over the sites); without the topology
+ * every array between hosts is taken to cross sites (an upper bound). */
+static double round_sites(const cm_net *net, const cm_place_load *load,
+                          const size_t *host_of_rank, size_t P, double B,
+                          size_t *worst, const cm_topo *tp,
+                          const size_t *rank_of)
+{
+    size_t *idx = malloc((P ? P : 1) * sizeof *idx);
+    size_t *site = malloc((P ? P : 1) * sizeof *site);
+    cm_place_load *ls = calloc(P ? P : 1, sizeof *ls);
+    double *SH = calloc(2 * (P ? P : 1), sizeof *SH);
+    double *SS = calloc(2 * (P ? P : 1), sizeof *SS);
+    double t = NAN;
+    size_t H = 0, w = 0;
+    if (!idx || !site || !ls || !SH || !SS) {
+        cm_error(CM_ENOMEM, "out of memory (network model)");
+        goto done;
+    }
+    for (size_t r = 0; r < P; r++) {
+        size_t q = 0;
+        while (q < r && host_of_rank && host_of_rank[q] != host_of_rank[r])
+            q++;
+        idx[r] = q < r ? idx[q] : H++;
+    }
+    if (cm_net_check_hosts(net, H) != CM_OK)
+        goto done;
+    for (size_t r = 0; r < P; r++)
+        site[r] = cm_net_site_of(net, H, idx[r]);
+    if (tp && rank_of) {
+        cm_place_stats st;
+        if (cm_place_eval(tp, P, site, rank_of, ls, &st) != CM_OK)
+            goto done;
+    } else {
+        for (size_t r = 0; r < P; r++)
+            ls[r] = load[r];
+    }
+    /* SH[2h], SH[2h+1]: host h's arrays out, in across hosts; SS: site's
+     * across sites */
+    for (size_t r = 0; r < P; r++) {
+        SH[2 * idx[r]] += (double)load[r].arrays[1];
+        SH[2 * idx[r] + 1] += (double)load[r].arrays_in[1];
+        SS[2 * site[r]] += (double)ls[r].arrays[1];
+        SS[2 * site[r] + 1] += (double)ls[r].arrays_in[1];
+    }
+    t = 0;
+    for (size_t r = 0; r < P; r++) {
+        const cm_place_load *l = &load[r];
+        size_t h = idx[r], s = site[r];
+        size_t a0 = l->arrays[0] > l->arrays_in[0] ? l->arrays[0]
+                                                   : l->arrays_in[0];
+        size_t p2 = ls[r].peers[1], p1 = l->peers[1] - p2;
+        double lh = fmax(SH[2 * h], SH[2 * h + 1]) * B / net->beta[1];
+        double ls2 = fmax(SS[2 * s], SS[2 * s + 1]) * B / net->beta[2];
+        double t0 = (l->peers[0] ? net->alpha[0] : 0.0) +
+                    (double)a0 * B / net->beta[0];
+        double t1 = (p1 ? net->alpha[1] : 0.0) + lh;
+        double t2 = (p2 ? net->alpha[2] : 0.0) + fmax(lh, ls2);
+        double tr = fmax(t0, fmax(t1, t2));
+        if (tr > t) {
+            t = tr;
+            w = r;
+        }
+    }
+done:
+    if (worst)
+        *worst = w;
+    free(SS);
+    free(SH);
+    free(ls);
+    free(site);
+    free(idx);
+    return t;
+}
+
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                          const size_t *host_of_rank, size_t P,
                          double array_bytes, size_t *worst,
@@ -360,6 +514,9 @@ double cm_net_round_time(const cm_net *net, const cm_place_load *load,
 {
     if (net->hosts)
         return round_hosts(net, load, host_of_rank, P, array_bytes, worst,
+                           tp, rank_of);
+    if (net->sites)
+        return round_sites(net, load, host_of_rank, P, array_bytes, worst,
                            tp, rank_of);
     double t = 0;
     size_t w = 0;

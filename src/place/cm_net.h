@@ -38,6 +38,24 @@
  *   wan 50 ms: half a ~100-130 ms intercontinental round trip (public
  *     mtr / latency tables, 2021); 12.5 MB/s: assumed, WAN one to two
  *     orders below LAN bandwidth (Hsieh et al., Gaia, NSDI 2017).
+ * Three levels (site / host / worker; issue 42): "site=ALPHA,BETA;sites=S"
+ * added to the explicit form puts the deployment's hosts on S sites in
+ * blocks (site s holds cm_place_rank_size(H, S, s) consecutive hosts, as
+ * the ranks fill hosts; a platform file of sites: the file's sites of its
+ * first H hosts, cm_net_site_of), each site one shared uplink of bandwidth
+ * beta_2 that carries all of its bytes to other sites; a message between
+ * two sites has the latency alpha_2 (the whole path) and also crosses
+ * both hosts' links (beta_1, shared with their other traffic):
+ *
+ *   T_1(r) = [peers_1'(r) > 0] alpha_1 + L_h,  L_h = max(S_h, R_h) B / beta_1
+ *   T_2(r) = [peers_2(r) > 0] alpha_2 + max(L_h, max(S_s, R_s) B / beta_2)
+ *   T(r)   = max(T_0(r), T_1(r), T_2(r))
+ *
+ * with peers_1' the peers on other hosts of r's site, peers_2 those on
+ * other sites, S_h, R_h all the arrays host h sends to and receives from
+ * other hosts (both levels), S_s, R_s those site s sends to and receives
+ * from other sites. One host per site with site = inter, or one site,
+ * gives the two-level price exactly (tests/unit/check_net3.c).
  * Explicit: "intra=ALPHA,BETA;inter=ALPHA,BETA" with ALPHA a number with
  * a unit s, ms, us, ns, and BETA a number with a unit B/s, kB/s, MB/s,
  * GB/s, Mb/s, Gb/s, kbit/s, Mbit/s, Gbit/s (SI: 1 kB = 1000 B; b and bit
@@ -62,10 +80,17 @@
 #define CM_NET_MAX_HOSTS 1024
 
 typedef struct {
-    double alpha[2]; /* latency per message, seconds: [0] intra, [1] inter
-                        (per-host links: the largest path latency) */
-    double beta[2];  /* bandwidth, bytes per second (per-host links: the
-                        slowest up or down link) */
+    double alpha[3]; /* latency per message, seconds: [0] intra, [1] inter
+                        (per-host links: the largest path latency), [2]
+                        between sites (sites > 0) */
+    double beta[3];  /* bandwidth, bytes per second (per-host links: the
+                        slowest up or down link); [2]: a site's uplink */
+    size_t sites;    /* 0: two levels; S >= 1: hosts on S sites in blocks
+                        (site=ALPHA,BETA;sites=S, or a platform of sites) */
+    size_t site_hosts; /* a platform file of sites: its N hosts, in blocks
+                          on the sites; the deployment's host j is the
+                          file's host j (at most N hosts). 0 (--net
+                          spec): the deployment's H hosts in blocks */
     char name[32];   /* preset name, or "custom" */
     /* Per-host links (issue 42: home internet, a platform whose hosts
      * have up and down links of their own). hosts = 0: none, the class
@@ -86,9 +111,10 @@ typedef struct {
     double down[CM_NET_MAX_HOSTS];
 } cm_net;
 
-/* Parses a preset name or "intra=A,B;inter=A,B" (above). CM_EINVAL with a
- * message naming --net and the bad part otherwise (alpha must be >= 0 and
- * finite, beta > 0 and finite). */
+/* Parses a preset name or "intra=A,B;inter=A,B[;site=A,B;sites=S]"
+ * (above; site= and sites= go together, S a whole number >= 1). CM_EINVAL
+ * with a message naming --net and the bad part otherwise (alpha must be
+ * >= 0 and finite, beta > 0 and finite). */
 cm_status cm_net_parse(const char *spec, cm_net *net);
 
 /* --platform P.xml: a SimGrid platform file only (cm_platform_net). A
@@ -103,9 +129,21 @@ cm_status cm_net_parse_platform(const char *path, cm_net *net);
  * Writes at most size bytes to buf; returns buf. */
 char *cm_net_describe(const cm_net *net, char *buf, size_t size);
 
+/* The site of host h (0-based, h < H) of a deployment of H hosts on
+ * net->sites sites: in blocks (site s holds cm_place_rank_size(H, S, s)
+ * hosts), or, for a platform file (site_hosts = N), the file's site of
+ * its host h (blocks of N); 0 without sites. O(1). */
+size_t cm_net_site_of(const cm_net *net, size_t H, size_t h);
+
+/* Sites that hold hosts in a deployment of H >= 1 hosts (they are sites
+ * 0 .. count-1): min(S, H), or a file's sites among its first H hosts;
+ * 0 without sites. */
+size_t cm_net_sites_used(const cm_net *net, size_t H);
+
 /* CM_OK when a deployment of H hosts can be priced on net: always for
- * the two classes; per-host links: H <= net->hosts, else CM_EINVAL saying
- * the platform's host count. */
+ * the two classes; per-host links: H <= net->hosts, a platform file of
+ * sites: H <= net->site_hosts, else CM_EINVAL saying the platform's host
+ * count. */
 cm_status cm_net_check_hosts(const cm_net *net, size_t H);
 
 /* Path latency from the platform's host a to host b (per-host links;
@@ -125,7 +163,12 @@ double cm_net_path_lat(const cm_net *net, size_t a, size_t b);
  * topology t with its placement rank_of when both are given (O(n d)),
  * else the largest between h and any other host of the deployment (an
  * upper bound). A deployment of more hosts than the platform's: NAN and
- * cm_last_error (cm_net_check_hosts first). Without per-host links t and
+ * cm_last_error (cm_net_check_hosts first). Three levels (net->sites >
+ * 0; above): the hosts indexed by their first rank, on their sites by
+ * cm_net_site_of; the arrays across sites from t and rank_of
+ * (cm_place_eval on the ranks' site labels, O(n d + P)), or, when either
+ * is NULL, every array between hosts taken to cross sites (an upper
+ * bound); NAN and cm_last_error on a failure. With neither, t and
  * rank_of are not read (may be NULL). */
 double cm_net_round_time(const cm_net *net, const cm_place_load *load,
                          const size_t *host_of_rank, size_t P,
@@ -198,7 +241,14 @@ double cm_net_allreduce_time(const cm_net *net, size_t n, int cls,
  *                   all-gather of the same blocks, also posted together
  *                   (dpsgd-train --allreduce direct, dt_allreduce_mpi.c):
  *                   2 steps, each one latency and (P-1) blocks per rank
- *                   out and in; not among best's candidates. */
+ *                   out and in; not among best's candidates;
+ *   CM_AR_HIER_SITE hierarchical by site (three levels, net->sites > 0):
+ *                   CM_AR_HIER with the ranks of a site as its group (a
+ *                   binomial reduce inside each site, the cheapest flat
+ *                   one among one rank per site, a binomial broadcast);
+ *                   among best's candidates when some site holds several
+ *                   ranks and there are several sites; without sites it
+ *                   is CM_AR_HIER. */
 typedef enum {
     CM_AR_RING,
     CM_AR_RDOUBLING,
@@ -208,14 +258,16 @@ typedef enum {
     CM_AR_AUTO,
     CM_AR_BEST,
     CM_AR_DIRECT,
+    CM_AR_HIER_SITE,
     CM_AR_COUNT
 } cm_net_ar_alg;
 
 /* "ring", "recursive-doubling", "rabenseifner", "binomial",
- * "hierarchical", "auto", "best", "direct"; "?" outside the enum. */
+ * "hierarchical", "auto", "best", "direct", "hierarchical-site"; "?"
+ * outside the enum. */
 const char *cm_net_ar_name(cm_net_ar_alg alg);
 
-/* Parses one of the names above (also "rd", "rabenseifner" and "hier" as
+/* Parses one of the names above (also "rd", "hier" and "hier-site" as
  * short forms) into *alg; CM_EINVAL naming `flag` and the choices. */
 cm_status cm_net_ar_parse(const char *s, const char *flag,
                           cm_net_ar_alg *alg);
@@ -243,11 +295,16 @@ cm_net_ar_alg cm_net_allreduce_openmpi(size_t P, double bytes, int blocking,
  * steps add up (each waits for the one before). Per-host links: host h's
  * messages of a step cost lat_h + max(bytes out / up_h, bytes in /
  * down_h), lat_h the largest path latency among them (each step its
- * slowest pair); host h of the blocks is the platform's host h. */
+ * slowest pair); host h of the blocks is the platform's host h. Three
+ * levels (net->sites): a host with messages to other sites pays alpha_2
+ * instead of alpha_1 (its slowest path), over its link beta_1 carrying
+ * all its bytes to other hosts, and each site's uplink alpha_2 +
+ * max(its bytes out, in to other sites) / beta_2. */
 typedef struct {
     double time_s;         /* modelled seconds of one all-reduce */
     cm_net_ar_alg alg;     /* the algorithm priced (auto, best resolved) */
-    cm_net_ar_alg inter;   /* CM_AR_HIER: the algorithm among hosts */
+    cm_net_ar_alg inter;   /* CM_AR_HIER: the algorithm among hosts
+                              (CM_AR_HIER_SITE: among sites) */
     size_t steps;          /* steps of the schedule */
     double msgs_max;       /* messages sent by the busiest rank */
     double bytes_max;      /* bytes sent by the busiest rank */

@@ -15,7 +15,7 @@
 
 static const char *const NAMES[CM_AR_COUNT] = {
     "ring", "recursive-doubling", "rabenseifner", "binomial",
-    "hierarchical", "auto", "best", "direct"};
+    "hierarchical", "auto", "best", "direct", "hierarchical-site"};
 
 const char *cm_net_ar_name(cm_net_ar_alg alg)
 {
@@ -38,9 +38,14 @@ cm_status cm_net_ar_parse(const char *s, const char *flag,
         *alg = CM_AR_HIER;
         return CM_OK;
     }
+    if (strcmp(s, "hier-site") == 0) {
+        *alg = CM_AR_HIER_SITE;
+        return CM_OK;
+    }
     return cm_error(CM_EINVAL, "%s '%.40s': expected ring, "
                     "recursive-doubling (rd), rabenseifner, binomial, "
-                    "hierarchical (hier), direct, auto or best", flag, s);
+                    "hierarchical (hier), hierarchical-site (hier-site), "
+                    "direct, auto or best", flag, s);
 }
 
 /* floor(lg x) for x >= 1 */
@@ -119,6 +124,10 @@ typedef struct {
     double *hout, *hin;   /* this step: bytes per host across hosts */
     double *hlat;         /* this step, per-host links: the largest path
                              latency of a host's messages */
+    size_t S;             /* sites in use (three levels), else 0 */
+    size_t *hsite;        /* three levels: the site of each host */
+    int *hx;              /* this step: host has a message to another site */
+    double *sout, *sin;   /* this step: bytes per site across sites */
     double esize;         /* bytes per element */
     double t;             /* seconds so far */
     size_t steps;
@@ -139,6 +148,11 @@ static void msg(sched *s, size_t from, size_t to, double bytes)
         size_t a = s->host[from], b = s->host[to];
         s->hout[a] += bytes;
         s->hin[b] += bytes;
+        if (s->S && s->hsite[a] != s->hsite[b]) {
+            s->hx[a] = s->hx[b] = 1;
+            s->sout[s->hsite[a]] += bytes;
+            s->sin[s->hsite[b]] += bytes;
+        }
         if (s->net->hosts) {
             double l = cm_net_path_lat(s->net, a, b);
             s->hlat[a] = fmax(s->hlat[a], l);
@@ -172,10 +186,21 @@ static void step_end_n(sched *s, double repeat)
             const cm_net *n = s->net;
             double c = n->hosts ? s->hlat[h] + fmax(s->hout[h] / n->up[h],
                                                     s->hin[h] / n->down[h])
-                                : n->alpha[1] + b / n->beta[1];
+                                : n->alpha[s->S && s->hx[h] ? 2 : 1] +
+                                      b / n->beta[1];
             t = c > t ? c : t;
         }
         s->hout[h] = s->hin[h] = s->hlat[h] = 0;
+        if (s->S)
+            s->hx[h] = 0;
+    }
+    for (size_t k = 0; k < s->S; k++) { /* the sites' uplinks */
+        double b = fmax(s->sout[k], s->sin[k]);
+        if (b > 0) {
+            double c = s->net->alpha[2] + b / s->net->beta[2];
+            t = c > t ? c : t;
+        }
+        s->sout[k] = s->sin[k] = 0;
     }
     s->t += repeat * t;
     s->steps += (size_t)repeat;
@@ -410,6 +435,10 @@ static void sched_free(sched *s)
     free(s->hout);
     free(s->hin);
     free(s->hlat);
+    free(s->hsite);
+    free(s->hx);
+    free(s->sout);
+    free(s->sin);
 }
 
 static cm_status sched_init(sched *s, const cm_net *net, size_t P, size_t H,
@@ -441,6 +470,19 @@ static cm_status sched_init(sched *s, const cm_net *net, size_t P, size_t H,
             s->host[q++] = h;
     }
     s->start[H] = P;
+    s->S = net->hosts ? 0 : cm_net_sites_used(net, H);
+    if (s->S) {
+        s->hsite = malloc(H * sizeof *s->hsite);
+        s->hx = calloc(H, sizeof *s->hx);
+        s->sout = calloc(s->S, sizeof *s->sout);
+        s->sin = calloc(s->S, sizeof *s->sin);
+        if (!s->hsite || !s->hx || !s->sout || !s->sin) {
+            sched_free(s);
+            return cm_error(CM_ENOMEM, "out of memory (all-reduce model)");
+        }
+        for (size_t h = 0; h < H; h++)
+            s->hsite[h] = cm_net_site_of(net, H, h);
+    }
     return CM_OK;
 }
 
@@ -456,20 +498,33 @@ static cm_status price(const cm_net *net, cm_net_ar_alg alg, size_t P,
     if (st != CM_OK)
         return st;
     *inter = alg;
-    if (alg != CM_AR_HIER) {
+    if (alg != CM_AR_HIER && alg != CM_AR_HIER_SITE) {
         const group g = {P, NULL};
         st = flat(&s, alg, &g, count);
     } else {
-        /* the algorithm among hosts: the cheapest on one rank per host */
-        size_t *size = malloc(H * sizeof *size);
-        if (!size) {
+        /* the groups: hosts, or (by site) the ranks of each site; the
+         * algorithm among them: the cheapest on one rank per group */
+        int by_site = alg == CM_AR_HIER_SITE && s.S > 0;
+        size_t G = by_site ? s.S : H;
+        size_t *size = malloc(G * sizeof *size);
+        size_t *first = malloc((G + 1) * sizeof *first);
+        if (!size || !first) {
+            free(size);
+            free(first);
             sched_free(&s);
             return cm_error(CM_ENOMEM, "out of memory (all-reduce model)");
         }
-        for (size_t h = 0; h < H; h++)
-            size[h] = s.start[h + 1] - s.start[h];
+        if (by_site) { /* a site's first rank: its first host's */
+            for (size_t h = H; h-- > 0;)
+                first[s.hsite[h]] = s.start[h];
+            first[G] = P;
+        } else {
+            memcpy(first, s.start, (H + 1) * sizeof *first);
+        }
+        for (size_t k = 0; k < G; k++)
+            size[k] = first[k + 1] - first[k];
         double best = INFINITY;
-        const group lead = {H, s.start};
+        const group lead = {G, first};
         for (int a = CM_AR_RING; a <= CM_AR_BINOMIAL && st == CM_OK; a++) {
             sched one;
             if ((st = sched_init(&one, net, P, H, es, NULL, NULL)) != CM_OK)
@@ -482,10 +537,11 @@ static cm_status price(const cm_net *net, cm_net_ar_alg alg, size_t P,
             sched_free(&one);
         }
         if (st == CM_OK) {
-            binomial_groups(&s, H, s.start, size, NULL, count, 1, 0);
+            binomial_groups(&s, G, first, size, NULL, count, 1, 0);
             st = flat(&s, *inter, &lead, count);
-            binomial_groups(&s, H, s.start, size, NULL, count, 0, 1);
+            binomial_groups(&s, G, first, size, NULL, count, 0, 1);
         }
+        free(first);
         free(size);
     }
     *t = s.t;
@@ -523,7 +579,12 @@ cm_status cm_net_allreduce_model(const cm_net *net, cm_net_ar_alg alg,
     if (alg == CM_AR_BEST) {
         out->time_s = INFINITY;
         cm_net_ar_alg last = H > 1 && H < P ? CM_AR_HIER : CM_AR_BINOMIAL;
-        for (int a = CM_AR_RING; a <= (int)last && st == CM_OK; a++) {
+        size_t G = net->hosts ? 0 : cm_net_sites_used(net, H);
+        int site_cand = G > 1 && G < P; /* some site holds several ranks */
+        for (int a = CM_AR_RING; a <= (int)CM_AR_HIER_SITE && st == CM_OK;
+             a++) {
+            if (a > (int)last && !(a == CM_AR_HIER_SITE && site_cand))
+                continue;
             double t;
             size_t steps;
             cm_net_ar_alg inter;

@@ -17,8 +17,9 @@
  *               datacenter links inside a site, and one WAN uplink per site
  *               (25 ms, 12.5 MB/s, split duplex) shared by all the site's
  *               hosts, so two hosts of different sites see 50 ms and share
- *               their sites' uplinks (the model's
- *               "intra=25us,3GB/s;inter=50ms,12.5MB/s" with K hosts);
+ *               their sites' uplinks (the model's three levels:
+ *               "inter=25us,3GB/s;site=50.025ms,12.5MB/s;sites=K" with the
+ *               -n hosts: -n 8 on sites:2 is 2 sites of 4 hosts);
  *   home        home internet: every host an up link and a down link of
  *               its own (each one direction, so SHARED within itself),
  *               up drawn uniformly in 10-50 Mb/s, down in 50-300 Mb/s, and
@@ -61,14 +62,15 @@ cm_status cm_platform_write(FILE *fp, const cm_platform_spec *spec, size_t n,
 /* The model's two link classes from a SimGrid platform file (--net
  * P.xml; cm_platform_read.c): hosts with alike access links of latency l,
  * bandwidth b: inter (2 l, b), intra left as *net holds it on entry
- * (cm_net_parse fills the presets' first); sites
- * joined by alike uplinks (lw, bw): intra (2 l, b), inter (2 l + 2 lw,
- * min(b, bw)), to be priced with the sites as hosts; hosts with links of
+ * (cm_net_parse fills the presets' first); sites (zones of hosts, in
+ * blocks) joined by alike uplinks (lw, bw): inter (2 l, b), site (2 l +
+ * 2 lw, bw), sites = K, intra kept (three levels, cm_net.h); hosts with links of
  * their own (the home platform: up and down links that differ from host
  * to host) into net's per-host links (cm_net.hosts, file order, at most
  * CM_NET_MAX_HOSTS). net->name is the file's base name. CM_EFORMAT naming
  * path when it is not a platform, a value is unreadable, a host has no
- * <host_link>, or sites or clusters have different links.
+ * <host_link>, sites or clusters have different links, or sites do not
+ * hold the hosts in blocks.
  * O(links x hosts). */
 cm_status cm_platform_net(const char *path, cm_net *net);
 

@@ -1,13 +1,16 @@
-/* cm_platform_read.c: a SimGrid platform file read into the model's two
- * link classes (cm_platform_net, cm_platform.h), so --net P.xml prices
+/* cm_platform_read.c: a SimGrid platform file read into the model's link
+ * classes (cm_platform_net, cm_platform.h), so --net P.xml prices
  * the network smpirun simulates. libxml2 parses the file (no network
  * access, no entity expansion). What fits the model: every host one
  * access link of the same latency l and bandwidth b (split duplex, or a
  * <host_link> whose up and down links are alike), or a `<cluster>` with
  * lat and bw: inter = (2 l, b), intra kept as the caller filled it
- * (cm_net_parse: the presets' 1 us, 10 GB/s); sites joined by <zoneRoute>s over alike uplinks (lw, bw):
- * intra = (2 l, b), inter = (2 l + 2 lw, bw), priced with --hosts K (the
- * sites). Hosts whose <host_link>s differ (the home platform: an up and a
+ * (cm_net_parse: the presets' 1 us, 10 GB/s); sites (zones of hosts, or
+ * <cluster>s, joined by <zoneRoute>s over alike uplinks (lw, bw)) into
+ * three levels:
+ * inter = (2 l, b) between the hosts of a site, site = (2 l + 2 lw, bw)
+ * between sites, sites = the zones of hosts (issue 42; the sites stood in
+ * for hosts before). Hosts whose <host_link>s differ (the home platform: an up and a
  * down link of its own per host) are read host by host into cm_net's
  * per-host links (file order; path latency up + backbone + down; a
  * backbone's bandwidth is taken as never limiting); sites or clusters
@@ -25,6 +28,7 @@
 #include <libxml/tree.h>
 
 #include "cm_net.h"
+#include "cm_place.h"
 
 typedef struct {
     const char *suffix;
@@ -136,8 +140,38 @@ typedef struct {
     hlink *hl;           /* the <host_link>s in file order */
     size_t nid, nhl, cap_h, cap_l; /* ids kept, links kept, capacities */
     double core_lat;     /* the first <backbone>'s latency */
+    size_t *zsize;       /* hosts of each zone that holds hosts, in file
+                            order (the sites of a platform of sites) */
+    size_t nz, cap_z;
     int oom;
 } walk;
+
+/* a zone (or <cluster>) holding k hosts directly, in file order */
+static void keep_zone_count(walk *w, size_t k)
+{
+    if (!k || w->oom)
+        return;
+    if (w->nz >= w->cap_z) {
+        size_t c = w->cap_z ? 2 * w->cap_z : 16;
+        size_t *p = realloc(w->zsize, c * sizeof *p);
+        if (!p) {
+            w->oom = 1;
+            return;
+        }
+        w->zsize = p;
+        w->cap_z = c;
+    }
+    w->zsize[w->nz++] = k;
+}
+
+static void keep_zone(walk *w, xmlNode *z)
+{
+    size_t k = 0;
+    for (xmlNode *c = z->children; c; c = c->next)
+        k += c->type == XML_ELEMENT_NODE &&
+             strcmp((const char *)c->name, "host") == 0;
+    keep_zone_count(w, k);
+}
 
 static void keep_host(walk *w, xmlNode *n)
 {
@@ -183,6 +217,8 @@ static void visit(walk *w, xmlNode *n)
         if (n->type != XML_ELEMENT_NODE)
             continue;
         const char *name = (const char *)n->name;
+        if (strcmp(name, "zone") == 0 || strcmp(name, "AS") == 0)
+            keep_zone(w, n);
         if (strcmp(name, "host") == 0) {
             keep_host(w, n);
             w->hosts++;
@@ -217,14 +253,17 @@ static void visit(walk *w, xmlNode *n)
             } else {
                 see(&w->host, lat, bw);
                 /* radical "a-b" or "a-b,c-d": count its hosts */
+                size_t k = 0;
                 for (char *p = r; p && *p;) {
                     char *end;
                     long a0 = strtol(p, &end, 10), a1 = a0;
                     if (*end == '-')
                         a1 = strtol(end + 1, &end, 10);
-                    w->hosts += a1 >= a0 ? (size_t)(a1 - a0 + 1) : 0;
+                    k += a1 >= a0 ? (size_t)(a1 - a0 + 1) : 0;
                     p = *end == ',' ? end + 1 : NULL;
                 }
+                w->hosts += k;
+                keep_zone_count(w, k); /* a cluster of sites: one site */
             }
             xmlFree(l);
             xmlFree(b);
@@ -287,6 +326,34 @@ static cm_status per_host(const char *path, const walk *w, cm_net *net)
     return CM_OK;
 }
 
+/* Sites (zones of hosts joined by <zoneRoute>s over alike uplinks): the
+ * three levels, intra kept as the caller filled it, inter (2 l, b)
+ * between hosts of a site, site (2 l + 2 lw, bw) with sites = the zones
+ * of hosts, which must hold the hosts in blocks (cm_net_site_of: the
+ * first H mod K sites one host more), as topogen platform writes them. */
+static cm_status sites(const char *path, const walk *w, cm_net *net)
+{
+    size_t K = w->nz;
+    if (K < 1)
+        return cm_error(CM_EFORMAT, "%s: routes between sites but no zone of "
+                        "<host>s or <cluster>", path);
+    for (size_t k = 0; k < K; k++)
+        if (w->zsize[k] != cm_place_rank_size(w->hosts, K, k))
+            return cm_error(CM_EFORMAT, "%s: site %zu holds %zu hosts: the "
+                            "model puts the %zu hosts on the %zu sites in "
+                            "blocks (%zu in the first), as topogen platform "
+                            "--net sites:K writes them", path, k,
+                            w->zsize[k], w->hosts, K,
+                            cm_place_rank_size(w->hosts, K, 0));
+    net->alpha[1] = 2 * w->host.lat;
+    net->beta[1] = w->host.bw;
+    net->alpha[2] = 2 * w->host.lat + 2 * w->up.lat;
+    net->beta[2] = w->up.bw;
+    net->sites = K;
+    net->site_hosts = w->hosts;
+    return CM_OK;
+}
+
 cm_status cm_platform_net(const char *path, cm_net *net)
 {
     FILE *fp = fopen(path, "r"); /* a missing file: say so, not "XML" */
@@ -318,12 +385,9 @@ cm_status cm_platform_net(const char *path, cm_net *net)
                      "or <host_link>)", path);
     else if (w.host.differ || w.up.differ)
         s = per_host(path, &w, net);
-    else if (w.up.n > 0) { /* sites */
-        net->alpha[0] = 2 * w.host.lat;
-        net->beta[0] = w.host.bw;
-        net->alpha[1] = 2 * w.host.lat + 2 * w.up.lat;
-        net->beta[1] = w.up.bw < w.host.bw ? w.up.bw : w.host.bw;
-    } else {
+    else if (w.up.n > 0) /* sites: three levels */
+        s = sites(path, &w, net);
+    else {
         net->alpha[1] = 2 * w.host.lat;
         net->beta[1] = w.host.bw;
     }
@@ -338,6 +402,7 @@ done:
         xmlFree(w.hl[k].id);
     free(w.host_id);
     free(w.hl);
+    free(w.zsize);
     xmlFreeDoc(doc);
     return s;
 }

@@ -39,6 +39,17 @@ allreduce_cases() {
         check '[ -n "$a" ] && [ "$a" = "$a_auto" ]' "$alg: test_acc $a, auto $a_auto"
     done
     expect_ok "hierarchical in 2 groups" mpi_run 4 "$dt" $syn --allreduce hierarchical --net-hosts 2 --save-model "$T/hier2.st"
+    # hierarchical-site (issue 42): 4 ranks on 4 hosts on 2 sites, one
+    # group per site, {0, 1} and {2, 3}: the groups of --net-hosts 2, so
+    # the same sums bit for bit; priced by the three-level model
+    net3='inter=25us,3GB/s;site=50ms,12.5MB/s;sites=2'
+    expect_ok "hierarchical-site, 2 sites" mpi_run 4 "$dt" $syn --allreduce hierarchical-site --net "$net3" --net-hosts 4 --save-model "$T/hsite.st"
+    d_site=$(params_diff "$T/hier2.st" "$T/hsite.st")
+    check 'echo "$d_site" | awk "{ exit !(\$6 == 1) }" && grep -q "priced as hierarchical-site (hierarchical-site) on 4 ranks on 4 hosts" "$T/out"' "hierarchical-site against hierarchical in 2 groups: $d_site; $(grep -i "modelled all-reduce" "$T/out")"
+    expect_fail 2 "^dpsgd-train: --allreduce hierarchical-site groups the ranks by site: it needs --net-hosts H" "hierarchical-site without --net-hosts" \
+        mpi_run 2 "$dt" $syn --allreduce hierarchical-site --net "$net3"
+    expect_fail 2 "^dpsgd-train: --allreduce hierarchical-site groups the ranks by site: it needs --net with a site level" "hierarchical-site on a net without sites" \
+        mpi_run 2 "$dt" $syn --allreduce hier-site --net wan --net-hosts 2
     # han: the blocking MPI_Allreduce (on one host coll/han steps aside and
     # coll/tuned's runs; tests/system/cluster.sh checks han itself)
     expect_ok "han" mpi_run 4 "$dt" $syn --allreduce han --save-model "$T/han.st"

@@ -56,6 +56,25 @@ net_cases() {
     expect_fail 2 "^topogen: --net: only 'topogen eval FILE'" "--net without eval" "$tg" -n 8 --net wan
     expect_fail 2 "^topogen: --ranks 33: .*ring32.txt has only 32 nodes" "--ranks > n" "$tg" eval "$T/ring32.txt" --net wan --ranks 33
     expect_fail 2 "^topogen: --hosts 5: more hosts than the 4 ranks" "--hosts > ranks" "$tg" eval "$T/ring32.txt" --net wan --ranks 4 --hosts 5
+    # three levels (issue 42): ring of 32 on 8 ranks, 2 per host, 2 hosts
+    # per site. Every host sends 2 arrays (1 MB) to other hosts (2 s at
+    # 1 MB/s), every site 2 to the other (4 s at 0.5 MB/s); rank 0's peer
+    # on the other site: 10 ms + max(2, 4) s
+    net3='intra=0s,1GB/s;inter=1ms,1MB/s;site=10ms,0.5MB/s;sites=2'
+    expect_ok "eval --net three levels" "$tg" eval "$T/ring32.txt" --net "$net3" --params 250000 --ranks 8 --hosts 4
+    check 'grep -qE "^net +custom \(intra 0 us, 1 GB/s; inter 1 ms, 1 MB/s; site 10 ms, 500 kB/s; 2 sites\)" "$T/out" && grep -qE "^  block +cut 8 edges \(4 across hosts\), 16 arrays per round \(8 across hosts, 16 MB\), modelled 4010 ms" "$T/out" && grep -qE "^  allreduce +hierarchical-site +modelled [0-9.]+ ms .*among sites\)$" "$T/out" && grep -qE "^placement +32 workers on 8 ranks on 4 hosts on 2 sites, arrays" "$T/out"' \
+        "three levels: $(grep -E "^net|block|hierarchical" "$T/out")"
+    # one host per site with site = inter: today's two-level price
+    expect_ok "eval --net two levels" "$tg" eval "$T/ring32.txt" --net "inter=1ms,1MB/s" --params 250000 --ranks 8 --hosts 4
+    two=$(grep -E "^  (block|allreduce)" "$T/out")
+    expect_ok "eval --net site = inter" "$tg" eval "$T/ring32.txt" --net "inter=1ms,1MB/s;site=1ms,1MB/s;sites=4" --params 250000 --ranks 8 --hosts 4
+    check '[ -n "$two" ] && [ "$(grep -E "^  (block|allreduce)" "$T/out" | grep -v hierarchical-site)" = "$(echo "$two" | grep -v hierarchical-site)" ]' "site = inter, one host per site: the two-level lines"
+    expect_ok "eval --allreduce hier-site" "$tg" eval "$T/ring32.txt" --net "$net3" --ranks 8 --hosts 4 --allreduce hier-site --json
+    check 'python3 -c "import json, sys; o = json.load(open(sys.argv[1])); assert o[\"allreduce_alg\"] == \"hierarchical-site\", o; assert \"hierarchical-site\" in o[\"allreduce_by_alg\"]; assert o[\"sites\"] == 2 and o[\"hosts\"] == 4, o" "$T/out"' "--allreduce hier-site and sites in the JSON"
+    expect_fail 2 "^topogen: --net 'site=50ms,12.5MB/s': site=ALPHA,BETA needs sites=S" "site= without sites=" "$tg" eval "$T/ring32.txt" --net 'site=50ms,12.5MB/s'
+    expect_fail 2 "^topogen: --net 'inter=1ms,1MB/s;sites=2': sites=S needs site=ALPHA,BETA" "sites= without site=" "$tg" eval "$T/ring32.txt" --net 'inter=1ms,1MB/s;sites=2'
+    expect_fail 2 "^topogen: --net 'site=50,12.5MB/s;sites=2': latency '50' has no unit" "site latency without a unit" "$tg" eval "$T/ring32.txt" --net 'site=50,12.5MB/s;sites=2'
+    expect_fail 2 "^topogen: --net 'site=5ms,1MB/s;sites=0': 'sites=0' is not sites=S" "sites=0" "$tg" eval "$T/ring32.txt" --net 'site=5ms,1MB/s;sites=0'
 }
 
 cli_run net

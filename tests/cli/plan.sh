@@ -101,6 +101,22 @@ plan_cases() {
     check 'python3 -c "import json, sys; p = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2])); assert p[\"net\"].startswith(\"h16.xml (16 hosts with their own links: path latency \"), p[\"net\"]; r = p[\"rows\"]; ar = [x for x in r if x[\"schedule\"] == \"all-reduce every step\"][0]; best = min(e[\"allreduce_best_s\"], e[\"allreduce_direct_s\"]); assert abs(ar[\"ms_per_communication\"] - 1e3 * best) <= 1e-6 * ar[\"ms_per_communication\"], (ar[\"ms_per_communication\"], best); assert all(\" --platform \" + sys.argv[3] + \" \" in x[\"dpsgd_train\"] for x in r if x[\"dpsgd_train\"]); w = json.load(open(sys.argv[4])); wa = [x for x in w[\"rows\"] if x[\"schedule\"] == \"all-reduce every step\"][0]; assert ar[\"ms_per_communication\"] > 2 * wa[\"ms_per_communication\"]" "$T/plan-home.json" "$T/out" "$T/h16.xml" "$T/plan-wan.json"' \
         "plan --platform home: rows priced on the homes' links: $(head -c 300 "$T/plan-home.json")"
     expect_fail 2 "^topogen: plan: --hosts 32: h16.xml has 16 hosts with links of their own and the deployment 32 hosts" "plan on more homes than the platform's" "$tg" plan -n 32 --platform "$T/h16.xml"
+    # three levels (issue 42): 2 sites of 4 hosts, 2 workers per host; the
+    # all-reduce row is priced as eval prices the cheapest all-reduce on
+    # the same file and deployment; run lines name the file and the hosts
+    expect_ok "platform sites:2 x 4" "$tg" platform --net sites:2 --hosts-per-site 4 -o "$T/s2x4.xml"
+    expect_ok "plan --platform s2x4.xml" "$tg" plan -n 16 --platform "$T/s2x4.xml" --hosts 8 --json
+    mv "$T/out" "$T/plan-sites.json"
+    expect_ok "eval --platform s2x4.xml" "$tg" eval "$T/r16.txt" --platform "$T/s2x4.xml" --hosts 8 --json
+    check 'python3 -c "import json, sys; p = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2])); assert p[\"net\"] == \"s2x4.xml (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50 ms, 12.5 MB/s; 2 sites of 8 hosts)\", p[\"net\"]; assert p[\"hosts\"] == 8; r = p[\"rows\"]; ar = [x for x in r if x[\"schedule\"] == \"all-reduce every step\"][0]; best = min(e[\"allreduce_best_s\"], e[\"allreduce_direct_s\"]); assert abs(ar[\"ms_per_communication\"] - 1e3 * best) <= 1e-6 * ar[\"ms_per_communication\"], (ar[\"ms_per_communication\"], best); assert all(\" --platform \" + sys.argv[3] + \" --net-hosts 8\" in x[\"dpsgd_train\"] for x in r if x[\"dpsgd_train\"]); assert ar[\"dpsgd_train\"].endswith(\" --allreduce hierarchical-site\"), ar; assert \"as dpsgd-train --allreduce hierarchical-site runs it\" in ar[\"note\"], ar[\"note\"]" "$T/plan-sites.json" "$T/out" "$T/s2x4.xml"' \
+        "plan --platform of sites: $(head -c 300 "$T/plan-sites.json")"
+    expect_fail 2 "^topogen: plan: --hosts 16: s2x4.xml has 8 hosts on 2 sites and the deployment 16 hosts" "plan on more hosts than the platform of sites" "$tg" plan -n 16 --platform "$T/s2x4.xml"
+    net3='inter=25us,3GB/s;site=50ms,12.5MB/s;sites=2'
+    expect_ok "plan --net three levels" "$tg" plan -n 16 --net "$net3" --hosts 8 --json
+    check 'python3 -c "import json, sys; p = json.load(open(sys.argv[1])); assert p[\"net\"].startswith(\"custom (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50 ms, 12.5 MB/s; 2 sites)\"), p[\"net\"]; assert all(\" --net \x27\" + sys.argv[2] + \"\x27 --net-hosts 8\" in x[\"dpsgd_train\"] for x in p[\"rows\"] if x[\"dpsgd_train\"])" "$T/out" "$net3"' \
+        "plan --net with sites: the run lines carry it: $(head -c 300 "$T/out")"
+    expect_fail 2 "^topogen: --net 'inter=25us,3GB/s;sites=2': sites=S needs site=ALPHA,BETA" "plan --net sites= without site=" "$tg" plan -n 16 --net 'inter=25us,3GB/s;sites=2'
+    expect_fail 2 "^topogen: --net 'site=50ms,12.5;sites=2': bandwidth '12.5' has no unit" "plan --net site bandwidth without a unit" "$tg" plan -n 16 --net 'site=50ms,12.5;sites=2'
     # every committed experiment directory alone (issue 42); none without
     # a bench prints compute 0: the committed bench, said so, or unknown
     for d in data/results data/results-slow-network data/bandwidth-bound data/plan-heldout data/results-slow-network/iid data/results-slow-network/n64; do

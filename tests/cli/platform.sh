@@ -67,7 +67,30 @@ platform_cases() {
         "--net w16.xml prices as --net wan ($r_preset ms): $(grep -E "^net|block" "$T/out")"
     expect_ok "platform sites:4 16" "$tg" platform --net sites:4 -n 16 -o "$T/s16.xml"
     expect_ok "eval --net s16.xml" "$tg" eval "$T/g16.txt" --net "$T/s16.xml" --hosts 4 --ranks 16
-    check 'grep -q "^net  *s16.xml (intra 25 us, 3 GB/s; inter 50[.0-9]* ms, 12.5 MB/s)" "$T/out"' "sites: intra 25 us, 3 GB/s; inter 50 ms, 12.5 MB/s: $(grep "^net" "$T/out")"
+    check 'grep -q "^net  *s16.xml (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50 ms, 12.5 MB/s; 4 sites of 16 hosts)" "$T/out"' "sites: three levels: $(grep "^net" "$T/out")"
+    # three levels (issue 42): 2 sites of 4 hosts, 2 ranks per host. A
+    # ring of 16: every host 2 arrays (1 MB) across hosts, every site 2
+    # across sites: 50.025 ms + 2 MB / 12.5 MB/s = 217.8 ms
+    expect_ok "platform sites:2 --hosts-per-site 4" "$tg" platform --net sites:2 --hosts-per-site 4 -o "$T/s2x4.xml"
+    check '[ "$(xml_facts "$T/s2x4.xml")" = "hosts 8 links 10 splitduplex 10 shared 0 routes 2" ]' "sites:2 x 4: $(xml_facts "$T/s2x4.xml")"
+    "$tg" -n 16 -d 2 --kind ring -q -o "$T/ring16.txt"
+    expect_ok "eval --platform s2x4.xml, 2 ranks per host" "$tg" eval "$T/ring16.txt" --platform "$T/s2x4.xml" --hosts 8 --params 262144
+    check 'grep -q "^net  *s2x4.xml (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50 ms, 12.5 MB/s; 2 sites of 8 hosts)" "$T/out" && grep -q "^  block .*modelled 217.8 ms" "$T/out" && grep -q "^  allreduce   hierarchical-site " "$T/out"' \
+        "s2x4.xml: three levels, ring 217.8 ms: $(grep -E "^net|block" "$T/out")"
+    # the file and its --net spelling price alike
+    expect_ok "eval --platform s2x4.xml, d4" "$tg" eval "$T/g16.txt" --platform "$T/s2x4.xml" --hosts 8 --json
+    python3 -c "import json, sys; o = json.load(open(sys.argv[1])); print(o['block']['round_s'], o['allreduce_best_s'])" "$T/out" >"$T/px" 2>&1
+    expect_ok "eval --net site=, d4" "$tg" eval "$T/g16.txt" --net "inter=25us,3GB/s;site=50.025ms,12.5MB/s;sites=2" --hosts 8 --json
+    check '[ -s "$T/px" ] && [ "$(python3 -c "import json, sys; o = json.load(open(sys.argv[1])); print(o[\"block\"][\"round_s\"], o[\"allreduce_best_s\"])" "$T/out")" = "$(cat "$T/px")" ]' "--platform s2x4.xml = --net inter=..;site=..;sites=2: $(cat "$T/px")"
+    # the file's hosts are the deployment's: more is a bad --hosts (exit 2)
+    expect_fail 2 "^topogen: --hosts 16: s2x4.xml has 8 hosts on 2 sites and the deployment 16 hosts: give at most 8 hosts" "more hosts than the platform of sites" "$tg" eval "$T/g16.txt" --platform "$T/s2x4.xml"
+    # sites that do not hold the hosts in blocks: a bad file, exit 1
+    sed '/<host id="h0000"/d' "$T/s2x4.xml" >"$T/s-uneven.xml"
+    expect_fail 1 "^topogen: --platform: .*s-uneven.xml: site 0 holds 3 hosts: the model puts the 7 hosts on the 2 sites in blocks" "--platform of sites not in blocks" "$tg" eval "$T/g16.txt" --platform "$T/s-uneven.xml" --hosts 7
+    expect_fail 2 "^topogen: platform: --hosts-per-site: only --net sites:K has sites" "--hosts-per-site for wan" "$tg" platform --net wan --hosts-per-site 4 -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: --hosts-per-site '0': expected a number of hosts per site" "--hosts-per-site 0" "$tg" platform --net sites:2 --hosts-per-site 0 -o "$T/x.xml"
+    expect_fail 2 "^topogen: platform: -n and --hosts-per-site together" "-n and --hosts-per-site" "$tg" platform --net sites:2 -n 8 --hosts-per-site 4 -o "$T/x.xml"
+    check '[ ! -e "$T/x.xml" ]' "no output left by the --hosts-per-site refusals"
     # a file the model cannot read or price is a bad input file: exit 1
     # home: each host its own up and down links and latency (issue 42): a
     # round is its slowest host's, lat_h (its farthest peer's path, l_h +
@@ -103,7 +126,7 @@ EOF2
     check '[ "$(sed -n "s/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p" "$T/out")" = "$r_preset" ] && grep -q "^net  *w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)" "$T/out"' \
         "--platform w16.xml prices as --net wan ($r_preset ms): $(grep -E "^net|block" "$T/out")"
     expect_ok "eval --platform --json" "$tg" eval "$T/g16.txt" --platform "$T/s16.xml" --hosts 4 --ranks 16 --json
-    check 'python3 -c "import json, sys; o = json.load(open(sys.argv[1])); assert o[\"net\"].startswith(\"s16.xml (intra 25 us, 3 GB/s; inter 50\"), o[\"net\"]; assert o[\"hosts\"] == 4" "$T/out"' "--platform in the JSON net key: $(head -c 300 "$T/out")"
+    check 'python3 -c "import json, sys; o = json.load(open(sys.argv[1])); assert o[\"net\"].startswith(\"s16.xml (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50\"), o[\"net\"]; assert o[\"hosts\"] == 4" "$T/out"' "--platform in the JSON net key: $(head -c 300 "$T/out")"
     expect_fail 2 "^topogen: --platform 'wan': expected a SimGrid platform file P.xml .*goes to --net" "--platform of a preset" "$tg" eval "$T/g16.txt" --platform wan
     expect_fail 2 "^topogen: --platform '.*g16.txt': expected a SimGrid platform file" "--platform of a non-.xml file" "$tg" eval "$T/g16.txt" --platform "$T/g16.txt"
     expect_fail 2 "^topogen: --net and --platform together: give one" "--net then --platform" "$tg" eval "$T/g16.txt" --net wan --platform "$T/w16.xml"
@@ -117,6 +140,10 @@ EOF2
     expect_ok "dpsgd-train --platform w16.xml" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/w16.xml" --net-hosts 16 --summary "$T/s.json"
     check 'grep -q "modelled round 129 ms (w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s))" "$T/out" && python3 -c "import json, sys; s = json.load(open(sys.argv[1]))[\"settings\"]; assert s[\"net\"] == \"w16.xml (intra 1 us, 10 GB/s; inter 50 ms, 12.5 MB/s)\", s[\"net\"]" "$T/s.json"' \
         "dpsgd-train --platform: the model and the summary's net: $(grep -i modelled "$T/out" | head -2)"
+    expect_ok "dpsgd-train --platform s2x4.xml" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/s2x4.xml" --net-hosts 8 --summary "$T/s3.json"
+    check 'python3 -c "import json, sys; s = json.load(open(sys.argv[1]))[\"settings\"]; assert s[\"net\"] == \"s2x4.xml (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50 ms, 12.5 MB/s; 2 sites of 8 hosts)\", s[\"net\"]" "$T/s3.json" && grep -q "modelled round [0-9.]* ms (s2x4.xml (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50 ms, 12.5 MB/s; 2 sites of 8 hosts)" "$T/out"' \
+        "dpsgd-train --platform of sites: $(grep -i modelled "$T/out" | head -2)"
+    expect_fail 2 "^dpsgd-train: --net 'site=50ms,12.5MB/s': site=ALPHA,BETA needs sites=S" "dpsgd-train --net site= without sites=" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --net 'site=50ms,12.5MB/s'
     expect_ok "dpsgd-train --platform home.xml" dt_run --topology "$T/ring6.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/home.xml" --net-hosts 6
     want=$(home_round 246824 3) # LeNet's arrays, as dpsgd-train prints
     check '[ -n "$want" ] && grep -q "modelled round $want ms (home.xml (6 hosts with their own links" "$T/out"' "dpsgd-train --platform home.xml: the round of the 6-ring, $want ms: $(grep -i modelled "$T/out" | head -2)"

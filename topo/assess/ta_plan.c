@@ -181,6 +181,9 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
              x->netarg, x->S,
              ar_mode || s->global_every ? (x->ar.alg == CM_AR_HIER
                                                ? " --allreduce hierarchical"
+                                           : x->ar.alg == CM_AR_HIER_SITE
+                                               ? " --allreduce "
+                                                 "hierarchical-site"
                                            : x->ar.alg == CM_AR_DIRECT
                                                ? " --allreduce direct"
                                                : " --allreduce best")
@@ -575,6 +578,14 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
             predict(p, &x, r, x.ar.time_s, spe);
         if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
             ta_fmt(r->note, sizeof r->note, "%s", g->note);
+        if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
+            x.ar.alg == CM_AR_HIER_SITE && !r->note[0])
+            ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce by "
+                "site (%s among sites, %.4g ms), as dpsgd-train "
+                "--allreduce hierarchical-site runs it; the cheapest flat "
+                "one: %s (%.4g ms)", cm_net_ar_name(x.ar.inter),
+                x.ar.time_s * 1e3, cm_net_ar_name(x.flat.alg),
+                x.flat.time_s * 1e3);
         if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
             x.ar.alg == CM_AR_HIER && !r->note[0])
             ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce (%s "

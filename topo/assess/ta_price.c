@@ -250,8 +250,8 @@ cm_status ta_prices(ta_ctx *x)
     if (st != CM_OK)
         return st;
     x->flat = x->ar;
-    for (int a = CM_AR_RING; a <= CM_AR_BINOMIAL && x->ar.alg == CM_AR_HIER;
-         a++) {
+    int hier = x->ar.alg == CM_AR_HIER || x->ar.alg == CM_AR_HIER_SITE;
+    for (int a = CM_AR_RING; a <= CM_AR_BINOMIAL && hier; a++) {
         cm_net_ar m;
         st = cm_net_allreduce_model(o->net, (cm_net_ar_alg)a, x->n, x->S,
                                     x->bytes, &m, NULL, NULL);

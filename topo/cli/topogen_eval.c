@@ -82,6 +82,8 @@ static void net_json(const topogen_eval_job *c, const cm_topo *t,
     topogen_json_str(o, "net", d, bad);
     topogen_json_int(o, "ranks", P, bad);
     topogen_json_int(o, "hosts", H, bad);
+    if (net->sites) /* three levels: the sites that hold hosts */
+        topogen_json_int(o, "sites", cm_net_sites_used(net, H), bad);
     topogen_json_num(o, "array_bytes", bytes, bad);
     for (int k = 0; k < 2; k++) {
         const cm_place_stats *ps = &ev[k].st;
@@ -110,8 +112,13 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
     double bytes = 4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS);
     char d[160];
     cm_net_describe(net, d, sizeof d);
+    char on[48] = "";
+    if (net->sites)
+        snprintf(on, sizeof on, " on %zu site%s", cm_net_sites_used(net, H),
+                 cm_net_sites_used(net, H) == 1 ? "" : "s");
     printf("net           %s\nplacement     %zu workers on %zu ranks on "
-               "%zu hosts, arrays of %.0f bytes\n", d, t->n, P, H, bytes);
+               "%zu hosts%s, arrays of %.0f bytes\n", d, t->n, P, H, on,
+               bytes);
     for (int k = 0; k < 2; k++) {
         const cm_place_stats *ps = &ev[k].st;
         const char *name = cm_place_name((cm_place_kind)k);

@@ -1,5 +1,5 @@
 /* topogen_platform.c: `topogen platform --net KIND -n N [--seed S] -o
- * P.xml`. Parses the flags and writes cm_platform_write's file
+ * P.xml` (sites:K: -n N or --hosts-per-site H, N = K H). Parses the flags and writes cm_platform_write's file
  * atomically (or to stdout for -o -); the platform itself is made in
  * src/place/cm_platform.c.
  */
@@ -15,7 +15,9 @@
 
 static void usage(FILE *fp)
 {
-    fputs("usage: topogen platform --net KIND -n N [--seed S] -o P.xml\n\n"
+    fputs("usage: topogen platform --net KIND -n N [--seed S] -o P.xml\n"
+          "       topogen platform --net sites:K --hosts-per-site H -o "
+          "P.xml\n\n"
           "A SimGrid platform file (XML, platform version 4.1) of N hosts "
           "for\n"
           "smpirun -platform P.xml (docs/smpi.md), from the presets of "
@@ -40,7 +42,14 @@ static void usage(FILE *fp)
           "5-75 ms\n"
           "                             each (10-150 ms between homes), "
           "drawn from S\n"
-          "  -n N           hosts, 1 to 9999\n"
+          "  -n N           hosts, 1 to 9999 (sites:K: in blocks, the "
+          "first N mod K\n"
+          "                 sites one host more)\n"
+          "  --hosts-per-site H  sites:K: H hosts in every site (-n K*H); "
+          "the\n"
+          "                 model reads the file into three levels: site, "
+          "host,\n"
+          "                 worker (docs/network-model.md)\n"
           "  --seed S       home: the seed of the draws (default 1; the "
           "same seed,\n"
           "                 the same file); refused for the other kinds\n"
@@ -81,6 +90,7 @@ static int parse_count(const char *s, unsigned long long lo,
 int topogen_platform_main(int argc, char **argv)
 {
     const char *net = NULL, *nflag = NULL, *sflag = NULL, *out = NULL;
+    const char *hflag = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -92,6 +102,8 @@ int topogen_platform_main(int argc, char **argv)
             slot = &net, name = "--net";
         else if ((v = flag_value(argc, argv, &i, "-n", NULL)))
             slot = &nflag, name = "-n";
+        else if ((v = flag_value(argc, argv, &i, "--hosts-per-site", NULL)))
+            slot = &hflag, name = "--hosts-per-site";
         else if ((v = flag_value(argc, argv, &i, "--seed", NULL)))
             slot = &sflag, name = "--seed";
         else if ((v = flag_value(argc, argv, &i, "--output", "-o")))
@@ -114,10 +126,15 @@ int topogen_platform_main(int argc, char **argv)
         }
         *slot = v;
     }
-    if (!net || !nflag || !out) {
+    if (nflag && hflag) {
+        fprintf(stderr, "topogen: platform: -n and --hosts-per-site "
+                "together: give one (--hosts-per-site H makes K*H hosts)\n");
+        return 2;
+    }
+    if (!net || !(nflag || hflag) || !out) {
         fprintf(stderr, "topogen: platform: give %s (usage: topogen platform "
                 "--net KIND -n N -o P.xml)\n",
-                !net ? "--net KIND" : !nflag ? "-n N" : "-o P.xml");
+                !net ? "--net KIND" : !(nflag || hflag) ? "-n N" : "-o P.xml");
         return 2;
     }
     cm_platform_spec spec;
@@ -125,8 +142,21 @@ int topogen_platform_main(int argc, char **argv)
         fprintf(stderr, "topogen: platform: %s\n", cm_last_error());
         return 2;
     }
-    unsigned long long n = 0, seed = 1;
-    if (!parse_count(nflag, 1, 9999, &n)) {
+    unsigned long long n = 0, seed = 1, hps = 0;
+    if (hflag && spec.kind != CM_PLATFORM_SITES) {
+        fprintf(stderr, "topogen: platform: --hosts-per-site: only --net "
+                "sites:K has sites (give -n N for %s)\n", net);
+        return 2;
+    }
+    if (hflag) {
+        if (!parse_count(hflag, 1, 9999, &hps) || hps * spec.sites > 9999) {
+            fprintf(stderr, "topogen: platform: --hosts-per-site '%s': "
+                    "expected a number of hosts per site, at least 1, at "
+                    "most 9999 hosts in all\n", hflag);
+            return 2;
+        }
+        n = hps * spec.sites;
+    } else if (!parse_count(nflag, 1, 9999, &n)) {
         fprintf(stderr, "topogen: platform: -n '%s': expected a number of "
                 "hosts, 1 to 9999\n", nflag);
         return 2;

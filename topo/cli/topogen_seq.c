@@ -25,6 +25,7 @@ cm_status topogen_allreduce_eval(const cm_net *net, size_t P, size_t H,
     a->pick = pick;
     a->P = P;
     a->H = H;
+    a->G = net->hosts ? 0 : cm_net_sites_used(net, H);
     cm_status st = CM_OK;
     for (int k = 0; k < CM_AR_COUNT && st == CM_OK; k++)
         st = cm_net_allreduce_model(net, (cm_net_ar_alg)k, P, H, bytes,
@@ -39,16 +40,35 @@ static int hier_listed(const topogen_ar *a)
     return a->H > 1 && a->H < a->P;
 }
 
+/* hierarchical-site: three levels, several sites, one holding several
+ * ranks */
+static int site_listed(const topogen_ar *a)
+{
+    return a->G > 1 && a->G < a->P;
+}
+
+/* the algorithms listed one per line: ring .. hierarchical, then
+ * hierarchical-site */
+static int listed(const topogen_ar *a, int k)
+{
+    if (k == CM_AR_HIER)
+        return hier_listed(a);
+    if (k == CM_AR_HIER_SITE)
+        return site_listed(a);
+    return k <= CM_AR_HIER;
+}
+
 void topogen_allreduce_print(const topogen_ar *a)
 {
-    for (int k = CM_AR_RING; k <= CM_AR_HIER; k++) {
+    for (int k = CM_AR_RING; k < CM_AR_COUNT; k++) {
         const cm_net_ar *r = &a->alg[k];
-        if (k == CM_AR_HIER && !hier_listed(a))
+        if (!listed(a, k))
             continue;
         char among[64] = "";
-        if (k == CM_AR_HIER)
-            snprintf(among, sizeof among, "; %s among hosts",
-                     cm_net_ar_name(r->inter));
+        if (k == CM_AR_HIER || k == CM_AR_HIER_SITE)
+            snprintf(among, sizeof among, "; %s among %s",
+                     cm_net_ar_name(r->inter),
+                     k == CM_AR_HIER ? "hosts" : "sites");
         printf("  allreduce   %-19s modelled %.4g ms (%zu steps; %.3g "
                "messages, %.3g MB sent per rank%s)\n", cm_net_ar_name(
                (cm_net_ar_alg)k), r->time_s * 1e3, r->steps, r->msgs_max,
@@ -80,15 +100,15 @@ void topogen_allreduce_json(const topogen_ar *a, json_t *o, int *bad)
                      cm_net_ar_name(a->alg[CM_AR_BEST].alg), bad);
     topogen_json_num(o, "allreduce_best_s", a->alg[CM_AR_BEST].time_s, bad);
     json_t *by = json_object();
-    for (int k = CM_AR_RING; k <= CM_AR_HIER; k++)
-        if (k != CM_AR_HIER || hier_listed(a))
+    for (int k = CM_AR_RING; k < CM_AR_COUNT; k++)
+        if (listed(a, k))
             topogen_json_num(by, cm_net_ar_name((cm_net_ar_alg)k),
                              a->alg[k].time_s, bad);
     topogen_json_set(o, "allreduce_by_alg", by, bad);
     /* messages and bytes sent per rank (the busiest, and all ranks) */
     json_t *tr = json_object();
-    for (int k = CM_AR_RING; k <= CM_AR_HIER; k++) {
-        if (k == CM_AR_HIER && !hier_listed(a))
+    for (int k = CM_AR_RING; k < CM_AR_COUNT; k++) {
+        if (!listed(a, k))
             continue;
         const cm_net_ar *r = &a->alg[k];
         json_t *j = json_object();

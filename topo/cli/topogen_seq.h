@@ -54,6 +54,7 @@ typedef struct {
     cm_net_ar alg[CM_AR_COUNT]; /* each algorithm (auto, best resolved) */
     cm_net_ar_alg pick;         /* --allreduce as given */
     size_t P, H;
+    size_t G;                   /* sites in use (three levels), else 0 */
 } topogen_ar;
 
 /* Fills *a; CM_EINVAL / CM_ENOMEM from cm_net_allreduce_model. O(P log P)

@@ -104,13 +104,15 @@ static const topogen_flag FLAGS[] = {
      "0 and no n= is given)"},
     {"--net", NULL, F_NET, OFF(net), EVAL | PLAN, 0, 0, H_NONE, "NET",
      "eval: model a gossip round on datacenter, wan or "
-     "intra=ALPHA,BETA;inter=ALPHA,BETA, placed in blocks and by graph "
+     "intra=ALPHA,BETA;inter=ALPHA,BETA (add ;site=ALPHA,BETA;sites=S "
+     "for hosts on S sites), placed in blocks and by graph "
      "(time-varying: each round, in blocks), next to every all-reduce "
      "algorithm; plan: the network to plan for (P.xml: as --platform)"},
     {"--platform", NULL, F_PLATFORM, OFF(net), EVAL | PLAN, 0, 0, H_NONE,
      "P.XML", "eval, plan: the network as a SimGrid platform file (topogen "
      "platform, or your own; the one smpirun simulates), read into the "
-     "model's two link classes: instead of --net"},
+     "model's link classes (a platform of sites: site, host, worker): "
+     "instead of --net"},
     {"--params", NULL, F_SIZE, OFF(params), EVAL | PLAN, 1, SIZE_MAX / 8, H_NONE,
      "P", "eval --net, plan: floats per worker array (default 61706, "
      "LeNet)"},

@@ -13,6 +13,9 @@
  *                 ranks as --net-hosts S places them), a reduce to each
  *                 group's first rank, an all-reduce among those leaders
  *                 (the library's), a broadcast inside each group;
+ *   hierarchical-site the same with one group per site: the ranks in
+ *                 blocks on --net-hosts' hosts, the hosts in blocks on
+ *                 the sites of --net's site level (issue 42);
  *   han           the blocking MPI_Allreduce (of a copy padded to whole
  *                 64 kB segments: 4.1.4's han crashes in place, and
  *                 writes past a buffer that ends mid-segment): the call Open
@@ -35,16 +38,22 @@
 
 typedef struct dt_allreduce dt_allreduce; /* opaque */
 
-/* 1 when the trainer runs alg for real (auto, direct, hierarchical); the
- * other names of cm_net_ar_alg are only priced by --net. */
+/* 1 when the trainer runs alg for real (auto, direct, hierarchical,
+ * hierarchical-site); the other names of cm_net_ar_alg are only priced by
+ * --net. */
 int dt_allreduce_runs(cm_net_ar_alg alg);
 
 /* An all-reduce of alg over c into *out (free with dt_allreduce_free);
- * groups: hierarchical's groups of consecutive ranks (0: by host).
+ * groups: hierarchical's groups of consecutive ranks (0: by host);
+ * hierarchical-site: the ranks in blocks on `groups` hosts (>= 1), the
+ * hosts on the sites of net's site level (cm_net_site_of), one group per
+ * site, as cm_net prices it. net (borrowed; NULL or without sites for
+ * the others) is read by hierarchical-site only.
  * Collective over c (the hierarchical one splits c). CM_EINVAL for an alg
  * that does not run; CM_EMPI, CM_ENOMEM. The handle borrows c. */
 cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
-                           size_t groups, dt_allreduce **out);
+                           size_t groups, const cm_net *net,
+                           dt_allreduce **out);
 
 /* The han one (above): alg CM_AR_AUTO's sum by the blocking call. */
 cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out);

@@ -26,7 +26,8 @@
 #include "dt_nbc_smpi.h"
 
 struct dt_allreduce {
-    cm_net_ar_alg alg;   /* CM_AR_AUTO, CM_AR_DIRECT or CM_AR_HIER */
+    cm_net_ar_alg alg;   /* CM_AR_AUTO, CM_AR_DIRECT, CM_AR_HIER or
+                            CM_AR_HIER_SITE */
     const dt_comm *c;    /* the whole communicator (borrowed) */
     dt_comm *local;      /* hierarchical: this rank's group */
     dt_comm *leaders;    /* hierarchical: the groups' first ranks (NULL
@@ -48,11 +49,23 @@ static cm_status ar_fail(int rc, const char *what)
 
 int dt_allreduce_runs(cm_net_ar_alg alg)
 {
-    return alg == CM_AR_AUTO || alg == CM_AR_DIRECT || alg == CM_AR_HIER;
+    return alg == CM_AR_AUTO || alg == CM_AR_DIRECT || alg == CM_AR_HIER ||
+           alg == CM_AR_HIER_SITE;
+}
+
+/* the block (of k blocks of n items, the first n mod k one larger, as
+ * cm_place_rank_size) that holds item i */
+static size_t block_of(size_t n, size_t k, size_t i)
+{
+    size_t q = n / k, rem = n % k;
+    if (i < rem * (q + 1))
+        return i / (q + 1);
+    return rem + (i - rem * (q + 1)) / q;
 }
 
 cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
-                           size_t groups, dt_allreduce **out)
+                           size_t groups, const cm_net *net,
+                           dt_allreduce **out)
 {
     *out = NULL;
     if (!dt_allreduce_runs(alg))
@@ -66,16 +79,25 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
         a->alg = alg;
         a->c = c;
     }
+    if (alg == CM_AR_HIER_SITE && (groups == 0 || !net || !net->sites))
+        s = cm_error(CM_EINVAL, "--allreduce hierarchical-site: its groups "
+                     "are the sites of --net-hosts' hosts (internal: %zu "
+                     "hosts, no sites)", groups);
     s = dt_comm_agree(c, s);
-    if (s != CM_OK || alg != CM_AR_HIER) {
+    if (s != CM_OK || (alg != CM_AR_HIER && alg != CM_AR_HIER_SITE)) {
         *out = s == CM_OK ? a : NULL;
         if (s != CM_OK)
             free(a);
         return s;
     }
-    /* the groups: the host's ranks, or blocks of consecutive ranks */
+    /* the groups: the host's ranks, or blocks of consecutive ranks, or
+     * (by site) the ranks of the hosts of one site */
     int color = 0;
-    if (groups > 0) {
+    if (alg == CM_AR_HIER_SITE) {
+        size_t P = (size_t)c->size, H = groups > P ? P : groups;
+        color = (int)cm_net_site_of(net, H, block_of(P, H, (size_t)c->rank));
+        s = dt_comm_split(c, color, &a->local);
+    } else if (groups > 0) {
         size_t P = (size_t)c->size, r = (size_t)c->rank, first = 0;
         if (groups > P)
             groups = P;
@@ -118,7 +140,7 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
 
 cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out)
 {
-    cm_status s = dt_allreduce_new(c, CM_AR_AUTO, 0, out);
+    cm_status s = dt_allreduce_new(c, CM_AR_AUTO, 0, NULL, out);
     if (s == CM_OK)
         (*out)->blocking = 1;
     return s;
@@ -268,6 +290,7 @@ cm_status dt_allreduce_sum_float(dt_allreduce *a, float *x, size_t n)
     case CM_AR_DIRECT:
         return direct(a, x, n);
     case CM_AR_HIER:
+    case CM_AR_HIER_SITE:
         return hierarchical(a, x, n);
     default:
         return dt_comm_allreduce_sum_float(a->c, x, n);

@@ -11,14 +11,17 @@ struct dt_allreduce {
 
 int dt_allreduce_runs(cm_net_ar_alg alg)
 {
-    return alg == CM_AR_AUTO || alg == CM_AR_DIRECT || alg == CM_AR_HIER;
+    return alg == CM_AR_AUTO || alg == CM_AR_DIRECT || alg == CM_AR_HIER ||
+           alg == CM_AR_HIER_SITE;
 }
 
 cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
-                           size_t groups, dt_allreduce **out)
+                           size_t groups, const cm_net *net,
+                           dt_allreduce **out)
 {
     (void)c;
     (void)groups;
+    (void)net;
     *out = NULL;
     if (!dt_allreduce_runs(alg))
         return cm_error(CM_EINVAL, "--allreduce %s is only priced (--net); "
@@ -32,7 +35,7 @@ cm_status dt_allreduce_new(const dt_comm *c, cm_net_ar_alg alg,
 
 cm_status dt_allreduce_new_han(const dt_comm *c, dt_allreduce **out)
 {
-    return dt_allreduce_new(c, CM_AR_AUTO, 0, out);
+    return dt_allreduce_new(c, CM_AR_AUTO, 0, NULL, out);
 }
 
 cm_status dt_allreduce_sum_float(dt_allreduce *a, float *x, size_t n)

@@ -1045,6 +1045,15 @@ static cm_status model_round_hosts(dt_run *r, double array_bytes)
     return s;
 }
 
+/* The all-reduce the trainer runs for --allreduce: a name it runs as
+ * given (hierarchical-site: by the sites of --net), any other the
+ * library's (auto; the model prices the name). */
+static cm_net_ar_alg run_alg(const dt_config *cfg)
+{
+    return dt_allreduce_runs(cfg->net_allreduce) ? cfg->net_allreduce
+                                                 : CM_AR_AUTO;
+}
+
 /* The deployment --net models: --net-hosts S puts the n workers, one per
  * rank, on S hosts (refused above n); otherwise this run's P ranks on
  * its hosts: the placement's host labels (a gossip run) or, for an
@@ -1296,6 +1305,17 @@ static cm_status check_config(const dt_config *cfg, size_t P)
     if (cfg->clique_avg && cfg->mode == DT_MODE_ALLREDUCE)
         return cm_error(CM_EINVAL, "--algorithm clique-avg is for "
                         "decentralized runs on a D-Cliques --topology");
+    if (cfg->mode == DT_MODE_ALLREDUCE &&
+        cfg->net_allreduce == CM_AR_HIER_SITE &&
+        (!cfg->net_given || !cfg->net.sites || !cfg->net_hosts))
+        return cm_error(CM_EINVAL, "--allreduce hierarchical-site groups the "
+                        "ranks by site: it needs %s", !cfg->net_given ||
+                        !cfg->net.sites
+                            ? "--net with a site level (...;site=ALPHA,BETA;"
+                              "sites=S) or --platform P.xml of sites, and "
+                              "--net-hosts H"
+                            : "--net-hosts H (the hosts the ranks fill in "
+                              "blocks, then the sites)");
     if (!cfg->net_given && cfg->net_hosts &&
         !(cfg->mode == DT_MODE_ALLREDUCE && cfg->net_allreduce == CM_AR_HIER &&
           !cfg->allreduce_han))
@@ -1527,10 +1547,8 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (r.allreduce && !r.local &&
         (s = cfg->allreduce_han
                  ? dt_allreduce_new_han(comm, &r.ar)
-                 : dt_allreduce_new(comm, dt_allreduce_runs(cfg->net_allreduce)
-                                              ? cfg->net_allreduce
-                                              : CM_AR_AUTO,
-                                    cfg->net_hosts, &r.ar)) != CM_OK)
+                 : dt_allreduce_new(comm, run_alg(cfg), cfg->net_hosts,
+                                    &cfg->net, &r.ar)) != CM_OK)
         goto cleanup;
     if (!r.allreduce && (s = setup_algo(&r)) != CM_OK)
         goto cleanup;
