@@ -75,11 +75,47 @@ START_TEST(test_config)
 }
 END_TEST
 
+/* The given-set: one bit per table row past the 64 a single word held,
+ * and each row's bit its own (the table's last rows, 62 and 63, among
+ * them). */
+START_TEST(test_config_given)
+{
+    dt_flag_set set = {{0}};
+    static const size_t on[] = {0, 63, 64, 65, 127, 128, DT_FLAGS_MAX - 1};
+    for (size_t i = 0; i < sizeof on / sizeof *on; i++)
+        dt_flag_set_add(&set, on[i]);
+    for (size_t k = 0; k < DT_FLAGS_MAX; k++) {
+        int want = 0;
+        for (size_t i = 0; i < sizeof on / sizeof *on; i++)
+            want |= on[i] == k;
+        ck_assert_msg(dt_flag_set_has(&set, k) == want, "bit %zu", k);
+    }
+    dt_config c;
+    const char *f[] = {"--staleness", "1", "--fragments", "2", "--seed", "3",
+                       "--quiet", NULL};
+    ck_assert_int_eq(parse(&c, f), CM_OK);
+    static const char *const given[] = {"--staleness", "--fragments",
+                                        "--seed", "--quiet"};
+    static const char *const not_given[] = {
+        "--help", "--version", "--dataset", "--lr", "--consensus-step",
+        "--compress", "--epochs", "--no-such-flag"};
+    for (size_t i = 0; i < sizeof given / sizeof *given; i++)
+        ck_assert_msg(dt_config_given(&c, given[i]), "%s", given[i]);
+    for (size_t i = 0; i < sizeof not_given / sizeof *not_given; i++)
+        ck_assert_msg(!dt_config_given(&c, not_given[i]), "%s",
+                      not_given[i]);
+    const char *twice[] = {"--fragments", "2", "--fragments", "3", NULL};
+    ck_assert_int_eq(parse(&c, twice), CM_EINVAL);
+    ck_assert(strstr(cm_last_error(), "--fragments given twice"));
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("flags_parsed_bad_ones_named");
     tcase_add_test(tc, test_config);
+    tcase_add_test(tc, test_config_given);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -103,8 +103,8 @@ static const char *const ALIASES[][2] = {
     {"-q", "--quiet"},
 };
 
-_Static_assert(sizeof FLAGS / sizeof FLAGS[0] <= 64,
-               "dt_config.given has one bit per flag");
+_Static_assert(sizeof FLAGS / sizeof FLAGS[0] <= DT_FLAGS_MAX,
+               "dt_config.given has one bit per flag: raise DT_FLAGS_MAX");
 
 void dt_config_default(dt_config *cfg)
 {
@@ -521,13 +521,14 @@ cm_status dt_config_parse(dt_config *cfg, int argc, char **argv)
             break;
         const flag_spec *f = it.row;
         /* one value each: a second one would silently win (issue 44) */
-        if (f->kind != F_FLAG && ((cfg->given >> (f - FLAGS)) & 1))
+        size_t row = (size_t)(f - FLAGS);
+        if (f->kind != F_FLAG && dt_flag_set_has(&cfg->given, row))
             return cm_error(CM_EINVAL, "%s given twice (the second: '%s'): "
                             "give it once%s", f->name, it.value,
                             strcmp(f->name, "--drop-workers") == 0
                                 ? " (a LIST joins ids with commas: 3,7)"
                                 : "");
-        cfg->given |= 1ULL << (f - FLAGS);
+        dt_flag_set_add(&cfg->given, row);
         if (f->kind == F_FLAG) {
             *(int *)(void *)((char *)cfg + f->off) = 1;
             if (cfg->help || cfg->version)
@@ -578,7 +579,7 @@ int dt_config_given(const dt_config *cfg, const char *flag)
 {
     for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; k++)
         if (strcmp(FLAGS[k].name, flag) == 0)
-            return (cfg->given >> k) & 1;
+            return dt_flag_set_has(&cfg->given, k);
     return 0;
 }
 

@@ -26,6 +26,25 @@
 
 #define DT_PATH_MAX 4096
 
+/* Which flags of dt_config.c's table were given: bit k for row k. Room
+ * for DT_FLAGS_MAX rows (dt_config.c asserts its table fits), so a new
+ * flag is a new row; past that, a larger DT_FLAGS_MAX (a multiple of 64). */
+#define DT_FLAGS_MAX 256
+typedef struct {
+    uint64_t w[DT_FLAGS_MAX / 64]; /* bit k % 64 of w[k / 64] */
+} dt_flag_set;
+
+/* Bit k of s (k < DT_FLAGS_MAX): dt_flag_set_add sets it,
+ * dt_flag_set_has reads it (0 or 1). O(1). */
+static inline void dt_flag_set_add(dt_flag_set *s, size_t k)
+{
+    s->w[k / 64] |= (uint64_t)1 << (k % 64);
+}
+static inline int dt_flag_set_has(const dt_flag_set *s, size_t k)
+{
+    return (int)((s->w[k / 64] >> (k % 64)) & 1);
+}
+
 typedef enum {
     DT_MODE_GOSSIP,    /* D-PSGD on --topology (default) */
     DT_MODE_ALLREDUCE  /* C-PSGD: gradients averaged by MPI_Allreduce */
@@ -129,7 +148,7 @@ typedef struct {
                                   --bench-gossip (0 = the model's) */
     char summary[DT_PATH_MAX]; /* --summary FILE.json: settings, results,
                                   timings, hashes of the run; "" = none */
-    unsigned long long given;  /* bit k: the k-th flag of the table was
+    dt_flag_set given;         /* bit k: the k-th flag of the table was
                                   given (dt_config_given) */
     char write_partition[DT_PATH_MAX]; /* --write-partition FILE: the
                                   partition's per-worker class counts
