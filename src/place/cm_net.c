@@ -69,16 +69,26 @@ static int parse_unit(const char *s, const unit *u, size_t nu, double *v)
     return 0;
 }
 
+/* A SimGrid platform file into net: the classes it does not give keep
+ * the presets' in-host values. Its errors name flag (--net or
+ * --platform) before the file. */
+static cm_status platform_file(const char *path, const char *flag,
+                               cm_net *net)
+{
+    memset(net, 0, sizeof *net);
+    set_preset(net, &PRESETS[0]);
+    cm_status s = cm_platform_net(path, net);
+    if (s != CM_OK)
+        cm_error_prefix(s, "%s", flag);
+    return s;
+}
+
 cm_status cm_net_parse(const char *spec, cm_net *net)
 {
     memset(net, 0, sizeof *net);
     size_t sl = strlen(spec);
-    if (sl > 4 && strcmp(spec + sl - 4, ".xml") == 0) {
-        /* a SimGrid platform file: the classes it does not give keep the
-         * presets' in-host values */
-        set_preset(net, &PRESETS[0]);
-        return cm_platform_net(spec, net);
-    }
+    if (sl > 4 && strcmp(spec + sl - 4, ".xml") == 0)
+        return platform_file(spec, "--net", net);
     for (size_t k = 0; k < sizeof PRESETS / sizeof *PRESETS; k++)
         if (strcmp(spec, PRESETS[k].name) == 0) {
             set_preset(net, &PRESETS[k]);
@@ -174,10 +184,7 @@ cm_status cm_net_parse_platform(const char *path, cm_net *net)
                         "platform file P.xml (topogen platform, or your own); "
                         "a preset or intra=ALPHA,BETA;inter=ALPHA,BETA goes to "
                         "--net", path);
-    cm_status s = cm_net_parse(path, net);
-    if (s != CM_OK)
-        cm_error_prefix(s, "--platform");
-    return s;
+    return platform_file(path, "--platform", net);
 }
 
 /* "25 us" / "50 ms" / "1.5 s"; "3 GB/s" / "12.5 MB/s". */

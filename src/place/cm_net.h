@@ -114,7 +114,8 @@ typedef struct {
 /* Parses a preset name or "intra=A,B;inter=A,B[;site=A,B;sites=S]"
  * (above; site= and sites= go together, S a whole number >= 1). CM_EINVAL
  * with a message naming --net and the bad part otherwise (alpha must be
- * >= 0 and finite, beta > 0 and finite). */
+ * >= 0 and finite, beta > 0 and finite). A name ending in ".xml" is a
+ * platform file (as cm_net_parse_platform, its errors naming --net). */
 cm_status cm_net_parse(const char *spec, cm_net *net);
 
 /* --platform P.xml: a SimGrid platform file only (cm_platform_net). A

@@ -119,7 +119,7 @@ EOF2
     check 'grep -q "^  allreduce   recursive-doubling  modelled" "$T/out" && grep -q "^  allreduce   direct  *modelled" "$T/out"' "home.xml: every all-reduce priced"
     expect_fail 2 "^topogen: --hosts 16: home.xml has 6 hosts with links of their own and the deployment 16 hosts" "home.xml: more hosts than the platform's" "$tg" eval "$T/g16.txt" --net "$T/home.xml"
     expect_ok "eval home.xml, 16 ranks on 6 hosts" "$tg" eval "$T/g16.txt" --net "$T/home.xml" --hosts 6
-    expect_fail 1 "^topogen: .*nothere.xml: No such file or directory" "--net of a missing file" "$tg" eval "$T/g16.txt" --net "$T/nothere.xml"
+    expect_fail 1 "^topogen: --net: .*nothere.xml: No such file or directory" "--net of a missing file, naming --net" "$tg" eval "$T/g16.txt" --net "$T/nothere.xml"
     # --platform P.xml (the issue's flag): the same model as --net P.xml,
     # a platform file only, never with --net
     expect_ok "eval --platform w16.xml" "$tg" eval "$T/g16.txt" --platform "$T/w16.xml" --hosts 16 --ranks 16
@@ -148,6 +148,10 @@ EOF2
     want=$(home_round 246824 3) # LeNet's arrays, as dpsgd-train prints
     check '[ -n "$want" ] && grep -q "modelled round $want ms (home.xml (6 hosts with their own links" "$T/out"' "dpsgd-train --platform home.xml: the round of the 6-ring, $want ms: $(grep -i modelled "$T/out" | head -2)"
     expect_fail 2 "^dpsgd-train: --net-hosts 16: home.xml has 6 hosts with links of their own" "dpsgd-train: more hosts than the platform's" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 256 --synthetic-test 64 --batch 8 --epochs 1 --quiet --platform "$T/home.xml" --net-hosts 16 --summary "$T/s2.json"
+    # a message after the flags were read names the flag that gave the
+    # network: --platform and its file, never --net
+    expect_ok "dpsgd-train --platform, one host" dt_run --topology "$T/g16.txt" --dataset synthetic --synthetic-train 128 --synthetic-test 16 --batch 8 --epochs 1 --quiet --platform "$T/w16.xml"
+    check 'grep -q "^dpsgd-train: notice: --platform w16.xml: the modelled deployment has one host" "$T/err" && ! grep -q -- "--net:" "$T/err"' "dpsgd-train --platform's one-host notice names --platform: $(cat "$T/err")"
     expect_fail 2 "^dpsgd-train: --platform 'wan': expected a SimGrid platform file P.xml .*goes to --net" "dpsgd-train --platform of a preset" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform wan --summary "$T/s2.json"
     expect_fail 2 "^dpsgd-train: --net and --platform together: give one" "dpsgd-train --net and --platform" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/w16.xml" --net wan --summary "$T/s2.json"
     expect_fail 1 "^dpsgd-train: --platform: .*nothere.xml: No such file or directory" "dpsgd-train --platform of a missing file" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/nothere.xml" --summary "$T/s2.json"

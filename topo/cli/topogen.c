@@ -259,7 +259,7 @@ static int evaluate(topogen_config *c)
         .gamma = c->gamma,
         .weights_given = c->weights_given, .out = c->out,
         .out_given = c->out_given, .quiet = c->quiet, .net = c->net,
-        .netm = c->net ? &c->netm : NULL,
+        .netm = c->net ? &c->netm : NULL, .platform = c->platform,
         .params = c->params, .ranks = c->ranks, .hosts = c->hosts,
         .allreduce = c->allreduce,
         .version = TOPOGEN_VERSION, .labels = c->labels};

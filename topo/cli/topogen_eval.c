@@ -50,8 +50,8 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
     cm_status s = CM_OK;
     if (c->netm)
         *net = *c->netm; /* parsed once, with the flags */
-    else
-        s = cm_net_parse(c->net, net);
+    else if ((s = cm_net_parse(c->net, net)) != CM_OK)
+        return s; /* its message names --net */
     if (P > t->n)
         return cm_error(CM_EINVAL, "--ranks %zu: %s has only %zu nodes "
                         "(workers)", P, c->file, t->n);
@@ -65,8 +65,9 @@ static cm_status net_eval(const topogen_eval_job *c, const cm_topo *t,
                                   &ev[k]);
     if (s == CM_OK)
         s = topogen_allreduce_eval(net, P, H, bytes, c->allreduce, ar);
-    if (s != CM_OK)
-        cm_error_prefix(s, "--net");
+    if (s != CM_OK) /* the flag that named the network, and its value */
+        cm_error_prefix(s, "%s %s", c->platform ? "--platform" : "--net",
+                        c->net);
     return s;
 }
 
@@ -179,7 +180,7 @@ int topogen_evaluate(const topogen_eval_job *c)
     if (st == CM_OK && seq.period > 1) { /* time-varying: topogen_seq.c */
         const topogen_seq_eval_job job = {
             c->file, c->json, c->simulate, c->seed, c->weights_given,
-            c->out_given, c->net, c->netm, c->ranks, c->hosts,
+            c->out_given, c->net, c->netm, c->platform, c->ranks, c->hosts,
             4.0 * (double)(c->params ? c->params : TOPOGEN_DEFAULT_PARAMS),
             c->allreduce,
             c->gamma, hetero};

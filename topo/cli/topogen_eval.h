@@ -38,6 +38,8 @@ typedef struct {
     const char *net;        /* --net NET (NULL: no network model) */
     const cm_net *netm;     /* --net as parsed with the flags (borrowed;
                                NULL: parsed from net here) */
+    int platform;           /* net is --platform P.xml's file (messages
+                               name that flag) */
     size_t params;          /* --params: floats per worker array (0: LeNet) */
     size_t ranks, hosts;    /* --ranks, --hosts (0: one per worker) */
     cm_net_ar_alg allreduce; /* --allreduce: prices all-reduce (auto) */

@@ -142,8 +142,9 @@ static cm_status seq_net_eval(const topogen_seq_eval_job *job,
         round_s[t] = ev.round_s;
         sum += ev.round_s;
     }
-    if (st != CM_OK)
-        cm_error_prefix(st, "--net");
+    if (st != CM_OK) /* the flag that named the network, and its value */
+        cm_error_prefix(st, "%s %s", job->platform ? "--platform" : "--net",
+                        job->net);
     *mean = sum / (double)s->period;
     return st;
 }

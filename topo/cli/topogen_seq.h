@@ -25,6 +25,8 @@ typedef struct {
     const char *net;   /* --net NET (NULL: no network model) */
     const cm_net *netm; /* --net parsed with the flags (borrowed; NULL:
                            parsed from net here) */
+    int platform;      /* net is --platform P.xml's file (messages name
+                          that flag) */
     size_t ranks;      /* --net: ranks (0: one per node) */
     size_t hosts;      /* --net: hosts (0: one per rank) */
     double array_bytes; /* --net: bytes of one worker array */

@@ -829,11 +829,12 @@ static int run_distributed(const dt_config *cfg, const dt_comm *comm)
     if (cfg->mode == DT_MODE_ALLREDUCE && cfg->net_given)
         print_net_allreduce(cfg, &r);
     if (cfg->net_given && r.net_hosts == 1)
-        fprintf(stderr, "dpsgd-train: notice: --net: the modelled deployment "
-                "has one host, so no link between hosts: model_s is the "
-                "measured time with in-host %s (--net-hosts S models S "
-                "hosts)\n", cfg->mode == DT_MODE_ALLREDUCE ? "all-reduces"
-                                                          : "rounds");
+        fprintf(stderr, "dpsgd-train: notice: %s%s: the modelled "
+                "deployment has one host, so no link between hosts: model_s "
+                "is the measured time with in-host %s (--net-hosts S models "
+                "S hosts)\n", cfg->net_platform ? "--platform " : "--net",
+                cfg->net_platform ? cfg->net.name : "",
+                cfg->mode == DT_MODE_ALLREDUCE ? "all-reduces" : "rounds");
     if (r.dropped[0])
         printf("dropped: workers %s (%zu of %zu) at epoch %llu; continued on "
                "%zu workers\n", r.dropped, r.dropped_count,
