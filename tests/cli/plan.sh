@@ -34,6 +34,8 @@ plan_cases() {
         "plan at 256: $(grep -E "^[0-9]+ " "$T/out" | head -4)"
     check 'awk "/^[0-9]+ / { if (\$0 ~ /D-PSGD, opexp graph +failed +0\/3 .*never/) f = \$1; else if (\$0 ~ / (measured|predicted) /) last = \$1 } END { exit !(f > last && last > 0) }" "$T/out"' \
         "failed rows last: $(grep -E "^[0-9]+ .*(failed|opexp)" "$T/out" | head -3)"
+    expect_ok "plan -q" "$tg" plan -n 16 --net wan --json -q
+    check '[ ! -s "$T/err" ] && python3 -c "import json, sys; assert json.load(open(sys.argv[1]))[\"rows\"]" "$T/out"' "plan -q: the plan, and nothing on stderr: $(head -c 300 "$T/err")"
     expect_ok "plan --json" "$tg" plan -n 256 --net wan --json
     check 'python3 -c "import json, math, sys; o = json.load(open(sys.argv[1])); r = o[\"rows\"]; assert [x[\"rank\"] for x in r] == list(range(1, len(r) + 1)); assert all(set(x) >= {\"basis\", \"seeds\", \"interval\", \"dpsgd_train\", \"topogen\", \"schedule\", \"seconds_to_target\"} for x in r); assert {x[\"basis\"] for x in r} <= {\"measured\", \"predicted\", \"extrapolated\", \"failed\", \"none\"}; m = [x for x in r if x[\"basis\"] in (\"measured\", \"predicted\")]; assert all(x[\"interval\"][0] <= x[\"seconds_to_target\"] * (1 + 1e-9) and x[\"seconds_to_target\"] <= x[\"interval\"][1] * (1 + 1e-9) for x in m); assert r[0][\"basis\"] == \"measured\" and r[0][\"seeds\"] == 3 and \"--allreduce direct\" in r[0][\"dpsgd_train\"]; d2 = [x for x in r if \"--algorithm d2\" in x[\"dpsgd_train\"] and x[\"basis\"] == \"measured\"]; assert d2 and \"topogen -n 256\" in d2[0][\"topogen\"]; assert o[\"target\"] == 0.85 and o[\"model\"][\"fitted\"] == 1" "$T/out"' \
         "plan JSON: $(head -c 400 "$T/out")"

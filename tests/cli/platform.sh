@@ -45,6 +45,10 @@ platform_cases() {
     check 'cmp -s "$T/home.xml" "$T/home2.xml"' "home: the same seed, the same file"
     expect_ok "home, other seed" "$tg" platform --net home -n 6 --seed 4 -o "$T/home3.xml"
     check '! cmp -s "$T/home.xml" "$T/home3.xml"' "home: another seed, other links"
+    # -q, taken as by every subcommand: the same file, nothing on stderr
+    expect_ok "wan 8 -q" "$tg" platform -q --net wan -n 8 --quiet -o "$T/wan-q.xml"
+    check 'cmp -s "$T/wan.xml" "$T/wan-q.xml" && [ ! -s "$T/err" ]' "platform -q: the same file, quietly"
+    check '"$tg" platform --help | grep -q "^  -q, --quiet "' "platform --help lists -q"
     expect_ok "to stdout" "$tg" platform --net wan -n 2 -o -
     check 'grep -q "<platform version=\"4.1\">" "$T/out"' "-o -: the file on stdout"
     expect_fail 2 "^topogen: platform: --net 'lan': expected wan, datacenter, sites:K or home" "bad --net" "$tg" platform --net lan -n 4 -o "$T/x.xml"

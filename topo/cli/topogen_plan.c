@@ -250,7 +250,8 @@ int topogen_plan(topogen_config *c)
         fprintf(stderr, "topogen: plan: %s\n", cm_last_error());
         rc = st == CM_EINVAL ? EXIT_USAGE : EXIT_FAILURE;
     } else {
-        say_read(&p);
+        if (!c->quiet)
+            say_read(&p);
         rc = c->json ? print_json(&p, &c->netm) : print_text(&p, &c->netm);
     }
     ta_plan_destroy(&p);

@@ -1,7 +1,9 @@
 /* topogen_platform.c: `topogen platform --net KIND -n N [--seed S] -o
- * P.xml` (sites:K: -n N or --hosts-per-site H, N = K H). Parses the flags and writes cm_platform_write's file
+ * P.xml [-q]` (sites:K: -n N or --hosts-per-site H, N = K H). Parses
+ * the flags and writes cm_platform_write's file
  * atomically (or to stdout for -o -); the platform itself is made in
- * src/place/cm_platform.c.
+ * src/place/cm_platform.c. It prints nothing but errors, so -q (which
+ * every subcommand takes) holds without changing anything.
  */
 #include "topogen_platform.h"
 
@@ -15,7 +17,8 @@
 
 static void usage(FILE *fp)
 {
-    fputs("usage: topogen platform --net KIND -n N [--seed S] -o P.xml\n"
+    fputs("usage: topogen platform --net KIND -n N [--seed S] -o P.xml "
+          "[-q]\n"
           "       topogen platform --net sites:K --hosts-per-site H -o "
           "P.xml\n\n"
           "A SimGrid platform file (XML, platform version 4.1) of N hosts "
@@ -55,6 +58,9 @@ static void usage(FILE *fp)
           "                 the same file); refused for the other kinds\n"
           "  -o, --output P.xml  the platform (- for stdout), written "
           "atomically\n"
+          "  -q, --quiet    taken as by every subcommand: platform prints "
+          "nothing\n"
+          "                 on stderr but errors\n"
           "  -h, --help     print this help\n\n"
           "Exit status: 0 success, 1 an unwritable output, 2 a usage "
           "error.\n", fp);
@@ -97,6 +103,8 @@ int topogen_platform_main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+            continue; /* nothing to quiet (above) */
         const char **slot = NULL, *name = a;
         if ((v = flag_value(argc, argv, &i, "--net", NULL)))
             slot = &net, name = "--net";
