@@ -372,6 +372,19 @@ cm_status cm_topo_seq_read_ex(cm_topo_seq *s, const char *path,
     int edgelist = (o->format == CM_FORMAT_AUTO ||
                     o->format == CM_FORMAT_EDGELIST) &&
                    *first != '<' && !isalpha((unsigned char)*first);
+    /* topogen (and the Python package) end every edge list with a line
+     * end: one whose last line has none was cut off (a copy stopped half
+     * way); a cut at a line end is not seen here */
+    if (edgelist && len > 0 && buf[len - 1] != '\n' &&
+        strncmp(buf, "# topogen ", 10) == 0) {
+        size_t line = 1;
+        for (size_t k = 0; k < len; k++)
+            line += buf[k] == '\n';
+        st = cm_error(CM_EFORMAT, "%s:%zu: the file ends inside a line: a "
+                      "file topogen wrote ends with a line end, so this one "
+                      "is truncated (copy or write it again)", path, line);
+        goto cleanup;
+    }
     if (edgelist)
         st = find_sections(buf, len, path, &sec, &ns, &period, &pline,
                            &n_head);

@@ -61,8 +61,10 @@ cm_status cm_topo_seq_union(const cm_topo_seq *s, cm_topo *u);
 /* Reads a topology file ("-" is stdin), one round or several. Syntax and
  * local checks only (as cm_topo_read, per section), plus: sections in
  * order from round 0, the same n in every round, period= consistent and
- * not 0, every round weighted when P > 1. Messages name path, line and
- * round. CM_EIO, CM_EFORMAT, CM_ENOMEM. O(file size + m log m). */
+ * not 0, every round weighted when P > 1, and an edge list whose first
+ * line is `# topogen ...` ends with a line end (else it was truncated).
+ * Messages name path, line and round. CM_EIO, CM_EFORMAT, CM_ENOMEM.
+ * O(file size + m log m). */
 cm_status cm_topo_seq_read(cm_topo_seq *s, const char *path);
 
 /* cm_topo_seq_read with cm_topo_read_ex's options: a one-round file is

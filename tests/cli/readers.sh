@@ -88,6 +88,19 @@ open(sys.argv[3], 'wb').write(bytes(open(sys.argv[1], 'rb').read()) + bytes(8))
     mkfifo "$T/fifo.st"
     expect_fail 1 "fifo.st: not a regular file \(a FIFO\)" "--eval-model FIFO: no hang" timeout 20 env "$nolk" "$dtb" --eval-model "$T/fifo.st" $syn
     rm -f "$T/fifo.st"
+    # a topogen file cut inside a line (a copy stopped half way) is
+    # refused by both programs, naming file and line, writing nothing; a
+    # hand-made file without a last line end is still read
+    "$tg" -n 8 -d 2 --kind ring -q -o "$T/r8.txt"
+    head -c "$(( $(wc -c <"$T/r8.txt") - 5 ))" "$T/r8.txt" >"$T/r8cut.txt"
+    "$tg" --kind one-peer-exp -n 8 -q -o "$T/op8.txt"
+    head -c "$(( $(wc -c <"$T/op8.txt") - 3 ))" "$T/op8.txt" >"$T/op8cut.txt"
+    expect_fail 1 "^topogen: .*r8cut.txt:[0-9]+: the file ends inside a line.*truncated" "eval of a cut file" "$tg" eval "$T/r8cut.txt" -o "$T/cut-out.txt"
+    expect_fail 1 "^topogen: .*op8cut.txt:[0-9]+: the file ends inside a line" "eval of a cut sequence" "$tg" eval "$T/op8cut.txt"
+    expect_fail 1 "^dpsgd-train: --topology: .*r8cut.txt:[0-9]+: the file ends inside a line" "dpsgd-train of a cut file" $dt --topology "$T/r8cut.txt" $syn --epochs 1 --log "$T/cut.csv" --summary "$T/cut.json"
+    check '[ ! -e "$T/cut-out.txt" ] && [ ! -e "$T/cut.csv" ] && [ ! -e "$T/cut.json" ]' "no output left by the cut files"
+    printf '0 1\n1 2\n2 0' >"$T/hand.txt"
+    expect_ok "a hand-made file without a last line end" "$tg" eval "$T/hand.txt"
     # issue 25: the summary identifies the run
     expect_ok "d2 with a summary" mpi_run 2 "$dtb" --topology "$fx/ring8.txt" --algorithm d2 $syn --epochs 1 --summary "$T/d2.json"
     check '/usr/bin/python3 -c "
