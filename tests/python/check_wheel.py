@@ -158,6 +158,29 @@ if not have_np:
         check(False, ".W without numpy raises")
     except ImportError as e:
         check("numpy" in str(e), ".W without numpy names numpy: %s" % e)
+    # nor torch: topogen.torch says what it needs
+    try:
+        import topogen.torch  # noqa: F401
+        check(False, "import topogen.torch without torch raises")
+    except ImportError as e:
+        check("topogen.torch needs PyTorch" in str(e),
+              "import topogen.torch without torch names PyTorch: %s" % e)
+
+# a file topogen wrote, cut inside a line: refused as the CLI refuses it
+with open(f8, "rb") as fp:
+    cut = fp.read()[:-3]
+fcut = os.path.join(OUT, "ring8-cut.txt")
+with open(fcut, "wb") as fp:
+    fp.write(cut)
+rc, out, err = cli("eval", fcut)
+if have_np:
+    try:
+        topogen.load(fcut)
+        check(False, "a cut file is refused")
+    except topogen.TopogenError as e:
+        check(rc == 1 and ("topogen: %s" % e) in err and
+              "ends inside a line" in str(e),
+              "a cut file refused as the CLI: %r in %r" % (str(e), err))
 
 # the fallbacks, each in a process of its own
 code = r'''

@@ -555,6 +555,12 @@ def parse_edgelist(data, path, ncol=False):
         raise FileError(4, "%s:1: unexpected non-ASCII byte 0xef that does "
                         "not start a UTF-8 byte-order mark; not a topology "
                         "text file" % path)
+    # topogen ends every edge list with a line end: one without was cut
+    if data and not data.endswith(b"\n") and data.startswith(b"# topogen "):
+        raise FileError(4, "%s:%d: the file ends inside a line: a file "
+                        "topogen wrote ends with a line end, so this one is "
+                        "truncated (copy or write it again)" % (
+                            path, data.count(b"\n") + 1))
     text = data.decode("latin-1")
     lines = text.split("\n")
     if lines and lines[-1] == "":

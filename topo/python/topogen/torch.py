@@ -46,11 +46,16 @@ import queue
 import threading
 from collections import OrderedDict
 
-import numpy as np
-import torch
-import torch.distributed as dist
-from torch.distributed.algorithms.model_averaging.averagers import \
-    ModelAverager
+try:
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.algorithms.model_averaging.averagers import \
+        ModelAverager
+except ImportError as _e:  # a pip-only install has neither
+    raise ImportError("topogen.torch needs PyTorch and NumPy (pip install "
+                      "torch numpy; Debian: python3-torch); the rest of "
+                      "topogen works without them (%s)" % _e) from _e
 
 import topogen as _tg
 from topogen import _files
