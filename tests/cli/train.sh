@@ -27,6 +27,15 @@ train_cases() {
     run "$dt" --version
     check '[ "$rc" -eq 0 ] && grep -qE "^dpsgd-train [0-9]" "$T/out"' "dpsgd-train --version"
     check '[ ! -e "$l" ]' "no log after bad flags"
+    # an output that cannot be written: exit 1 before any work, the
+    # message naming its flag, one worker alone and on a topology
+    printf '0 1\n1 2\n2 3\n3 0\n' >"$T/ring4.txt"
+    for top in "" "--topology $T/ring4.txt --write-partition $T/wp.txt"; do
+        for f in --log --summary --save-model; do
+            expect_fail 1 "^dpsgd-train: $f: cannot write $T/no/x: No such file" "$f into a missing folder${top:+ (topology)}" "$dt" $top $syn --epochs 1 "$f" "$T/no/x"
+        done
+    done
+    check '[ ! -e "$T/wp.txt" ] && [ ! -e "$T/no" ]' "nothing written by the unwritable outputs"
     # bad data: exit 1, message naming the directory or file, no log
     expect_fail 1 "^dpsgd-train: .*$T/none" "missing data dir" "$dt" --data "$T/none" --log "$l"
     mkdir -p "$T/fm"
@@ -57,7 +66,7 @@ train_cases() {
     # first holds LOG.lock: here flock(1) plays the first run)
     check '[ ! -e "$l.lock" ]' "no lock file left after a run"
     cp "$l" "$T/first.csv"
-    expect_fail 1 "^dpsgd-train: $l is in use by another run \\($l.lock is locked\\)" "second writer of one --log" \
+    expect_fail 1 "^dpsgd-train: --log $l is in use by another run \\($l.lock is locked\\)" "second writer of one --log" \
         flock -n "$l.lock" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$BIN/dpsgd-train" $syn --epochs 1 --log "$l"
     check 'cmp -s "$l" "$T/first.csv"' "the first run's log is untouched"
     rm -f "$l.lock"

@@ -63,20 +63,25 @@ cm_status dt_log_open_model(dt_log *lg, const char *path, int model)
     cm_afile probe; /* can we create files there? nothing is left behind */
     cm_status s = cm_atomic_open(&probe, path);
     if (s != CM_OK)
-        return s;
+        return cm_error_prefix(s, "--log");
     cm_atomic_abort(&probe);
     lg->lock.fd = -1;
     struct stat sb; /* a device or FIFO (--log /dev/null) is not locked:
                        LOG.lock would be created beside it */
     if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode)) {
         size_t len = strlen(path);
-        char *lock_path = malloc(len + 6);
-        if (!lock_path)
+        char *lock_path = malloc(len + 6), *what = malloc(len + 8);
+        if (!lock_path || !what) {
+            free(lock_path);
+            free(what);
             return cm_error(CM_ENOMEM, "out of memory");
+        }
         memcpy(lock_path, path, len);
         memcpy(lock_path + len, ".lock", 6);
-        s = cm_lock_acquire(&lg->lock, lock_path, path);
+        snprintf(what, len + 8, "--log %s", path); /* as --summary's */
+        s = cm_lock_acquire(&lg->lock, lock_path, what);
         free(lock_path);
+        free(what);
         if (s != CM_OK)
             return s;
     }

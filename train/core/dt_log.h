@@ -69,9 +69,10 @@ typedef struct {
 } dt_log;
 
 /* Prepares a log for path (NULL or "": logging off). Checks now that the
- * file can be created there (CM_EIO naming it) and locks "PATH.lock"
- * (cm_lock: CM_EIO "PATH is in use by another run" when another process
- * logs to the same file) but writes nothing to PATH yet. */
+ * file can be created there (CM_EIO "--log: cannot write PATH: ...") and
+ * locks "PATH.lock" (cm_lock: CM_EIO "--log PATH is in use by another
+ * run" when another process logs to the same file) but writes nothing to
+ * PATH yet. */
 cm_status dt_log_open(dt_log *lg, const char *path);
 
 /* dt_log_open with the model_s column (DT_LOG_HEADER_MODEL) when model

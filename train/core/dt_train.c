@@ -248,11 +248,15 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     u.on_epoch = on_epoch;
     u.ctx = ctx;
     u.res = res;
+    /* the outputs checked before any work, each message naming its flag */
     cm_status s = dt_log_open(&u.lg, cfg->log_path);
-    if (s != CM_OK ||
-        (cfg->save_model[0] &&
-         (s = dt_model_check_path(cfg->save_model)) != CM_OK))
+    if (s != CM_OK)
         goto cleanup;
+    if (cfg->save_model[0] &&
+        (s = dt_model_check_path(cfg->save_model)) != CM_OK) {
+        cm_error_prefix(s, "--save-model");
+        goto cleanup;
+    }
     dt_norm norm;
     if ((s = dt_train_load(cfg, &u.train, &u.test, &norm)) != CM_OK)
         goto cleanup;

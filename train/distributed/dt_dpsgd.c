@@ -1527,14 +1527,18 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (cfg->drop_workers[0] &&
         (s = dt_drop_load(comm, cfg, r.n, &dp)) != CM_OK)
         goto cleanup;
+    /* the outputs checked before any work, each message naming its flag
+     * (a model file's messages name the file) */
     if (r.rank == 0)
         s = dt_log_open_model(&lg, cfg->log_path, cfg->net_given);
-    if (r.rank == 0 && s == CM_OK && cfg->save_model[0])
-        s = dt_model_check_path(cfg->save_model);
+    if (r.rank == 0 && s == CM_OK && cfg->save_model[0] &&
+        (s = dt_model_check_path(cfg->save_model)) != CM_OK)
+        cm_error_prefix(s, "--save-model");
     if (r.rank == 0 && s == CM_OK && cfg->init_model[0])
         s = dt_model_check_file(cfg->init_model); /* before any rank reads */
-    if (r.rank == 0 && s == CM_OK && cfg->summary[0])
-        s = cm_atomic_probe(cfg->summary);
+    if (r.rank == 0 && s == CM_OK && cfg->summary[0] &&
+        (s = cm_atomic_probe(cfg->summary)) != CM_OK)
+        cm_error_prefix(s, "--summary");
     if ((s = dt_comm_agree(comm, s)) != CM_OK ||
         (s = setup_data(&r, &part, cfg->drop_workers[0] ? &dp : NULL)) !=
             CM_OK)
