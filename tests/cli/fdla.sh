@@ -30,7 +30,7 @@ fdla_cases() {
     expect_ok "eval the written file" "$tg" eval "$T/own_fdla.txt" --json
     check 'grep -q "\"weights\":\"file\"" "$T/out"' "the written FDLA file is valid as it stands"
     expect_fail 2 "^topogen: -o: 'topogen eval' prints its report on stdout" "eval -o -" "$tg" eval "$T/own.txt" -o -
-    expect_fail 1 "^topogen: .*nodir/x.txt" "eval -o unwritable" "$tg" eval "$T/own.txt" --weights fdla -o "$T/nodir/x.txt"
+    expect_fail 1 "^topogen: -o: cannot write .*nodir/x.txt" "eval -o unwritable, named -o" "$tg" eval "$T/own.txt" --weights fdla -o "$T/nodir/x.txt"
     expect_fail 2 "^topogen: --weights: unknown weight rule 'fdlb' \(expected laplacian, mh, maxdeg, fdla[,)]" \
         "bad weights names fdla" "$tg" --weights fdlb -o "$T/none.txt"
     expect_fail 2 "^dpsgd-train: --weights: fdla weights come from an SDP solve in topogen" \

@@ -160,7 +160,7 @@ EOF2
     expect_fail 2 "^dpsgd-train: --net and --platform together: give one" "dpsgd-train --net and --platform" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/w16.xml" --net wan --summary "$T/s2.json"
     expect_fail 1 "^dpsgd-train: --platform: .*nothere.xml: No such file or directory" "dpsgd-train --platform of a missing file" dt_run --topology "$T/g16.txt" --dataset synthetic --epochs 1 --quiet --platform "$T/nothere.xml" --summary "$T/s2.json"
     check '[ ! -e "$T/s2.json" ]' "no summary left by the refusals"
-    expect_fail 1 "^topogen: platform: .*$T/nodir/p.xml" "unwritable output" "$tg" platform --net wan -n 4 -o "$T/nodir/p.xml"
+    expect_fail 1 "^topogen: platform: -o: cannot write $T/nodir/p.xml" "unwritable output, named -o" "$tg" platform --net wan -n 4 -o "$T/nodir/p.xml"
 }
 
 cli_run platform

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_atomic.h"
 #include "cm_net.h"
 #include "cm_place.h"
 #include "cm_topo_header.h"
@@ -199,6 +200,10 @@ int topogen_evaluate(const topogen_eval_job *c)
                 c->file);
     if (st == CM_OK)
         st = cm_topo_check_stochastic(&t, c->file);
+    /* an unwritable -o fails now, not after the weights are computed */
+    if (st == CM_OK && c->out_given && strcmp(c->out, "-") != 0 &&
+        (st = cm_atomic_probe(c->out)) != CM_OK)
+        cm_error_prefix(st, "-o");
     const char *wname = "file";
     tg_fdla_result fr = {0};
     tg_neff_weights_result nr = {0};
@@ -257,6 +262,8 @@ int topogen_evaluate(const topogen_eval_job *c)
         h.notes = notes;
         char *comment = cm_topo_header_format(&h);
         st = comment ? cm_topo_save(&t, c->out, comment) : CM_ENOMEM;
+        if (st != CM_OK)
+            cm_error_prefix(st, "-o");
         free(comment);
     }
     if (st != CM_OK) {

@@ -191,7 +191,8 @@ int topogen_platform_main(int argc, char **argv)
             s = cm_error(CM_EIO, "cannot write the platform to stdout");
     } else {
         cm_afile f;
-        s = cm_atomic_open(&f, out);
+        if ((s = cm_atomic_open(&f, out)) != CM_OK)
+            cm_error_prefix(s, "-o");
         if (s == CM_OK) {
             s = cm_platform_write(f.fp, &spec, (size_t)n, seed);
             if (s == CM_OK)
