@@ -45,6 +45,22 @@ static inline void mpi_small_config(dt_config *cfg, const char *topo)
     snprintf(cfg->topology, sizeof cfg->topology, "%s", topo);
 }
 
+/* The small all-reduce run of local SGD and DiLoCo (check_compress,
+ * check_frag): mpi_small_config without a topology or local evaluation,
+ * 8 workers averaging every H = 4 steps, --outer outer ("none": local
+ * SGD) and --compress comp. */
+static inline void mpi_local_config(dt_config *cfg, const char *outer,
+                                    const char *comp)
+{
+    mpi_small_config(cfg, "");
+    cfg->local_eval = 0;
+    cfg->mode = DT_MODE_ALLREDUCE;
+    cfg->workers = 8;
+    cfg->average_every = 4;
+    ck_assert_int_eq(dt_outer_parse(outer, &cfg->outer), CM_OK);
+    ck_assert_int_eq(dt_compress_parse(comp, &cfg->compress), CM_OK);
+}
+
 /* What one run leaves, as rank 0 of the run saw it. */
 typedef struct {
     int s;               /* the cm_status of dt_dpsgd_run */

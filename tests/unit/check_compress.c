@@ -147,12 +147,7 @@ START_TEST(local_sgd_compressed_trains)
     double acc0 = 0.0;
     for (int f = 0; f < 4; f++) {
         dt_config cfg;
-        mpi_small_config(&cfg, "");
-        cfg.local_eval = 0;
-        cfg.mode = DT_MODE_ALLREDUCE;
-        cfg.workers = 8;
-        cfg.average_every = 4;
-        ck_assert_int_eq(dt_compress_parse(forms[f], &cfg.compress), CM_OK);
+        mpi_local_config(&cfg, "none", forms[f]);
         mpi_outcome o = mpi_run_on(1, &cfg);
         ck_assert_int_eq(o.s, CM_OK);
         if (f == 0)
@@ -175,14 +170,7 @@ START_TEST(diloco_compressed_trains)
     double acc0 = 0.0;
     for (int f = 0; f < 3; f++) {
         dt_config cfg;
-        mpi_small_config(&cfg, "");
-        cfg.local_eval = 0;
-        cfg.mode = DT_MODE_ALLREDUCE;
-        cfg.workers = 8;
-        cfg.average_every = 4;
-        ck_assert_int_eq(dt_outer_parse("nesterov:1,0.5", &cfg.outer),
-                         CM_OK);
-        ck_assert_int_eq(dt_compress_parse(forms[f], &cfg.compress), CM_OK);
+        mpi_local_config(&cfg, "nesterov:1,0.5", forms[f]);
         mpi_outcome o = mpi_run_on(1, &cfg);
         ck_assert_int_eq(o.s, CM_OK);
         if (f == 0)

@@ -117,16 +117,8 @@ START_TEST(diloco_in_fragments_trains)
     uint64_t h0 = 0;
     for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
         dt_config cfg;
-        mpi_small_config(&cfg, "");
-        cfg.local_eval = 0;
-        cfg.mode = DT_MODE_ALLREDUCE;
-        cfg.workers = 8;
-        cfg.average_every = 4;
-        ck_assert_int_eq(dt_outer_parse("nesterov:1,0.5", &cfg.outer),
-                         CM_OK);
+        mpi_local_config(&cfg, "nesterov:1,0.5", forms[f][1]);
         ck_assert_int_eq(dt_frag_parse(forms[f][0], &cfg.fragments), CM_OK);
-        ck_assert_int_eq(dt_compress_parse(forms[f][1], &cfg.compress),
-                         CM_OK);
         mpi_outcome o = mpi_run_on(1, &cfg);
         ck_assert_int_eq(o.s, CM_OK);
         ck_assert_msg(o.acc > (cfg.fragments.overlap ? 0.5 : 0.6),
