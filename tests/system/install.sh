@@ -88,6 +88,11 @@ comp() { # comp CMD WORD...: the completions of the last word
     || fail "completion: --kind one gave '$(comp topogen --kind one)'"
 [ "$(comp topogen com)" = compare ] && ok "completion: topogen com" \
     || fail "completion: topogen com gave '$(comp topogen com)'"
+[ "$(comp topogen platform --net h)" = home ] \
+    && [ -z "$(comp topogen platform --ki)" ] \
+    && [ "$(comp topogen platform --se)" = --seed ] \
+    && ok "completion: topogen platform's --net kinds and its own flags" \
+    || fail "completion: platform --net h gave '$(comp topogen platform --net h)', --ki '$(comp topogen platform --ki)'"
 [ "$(comp dpsgd-train --partition sh)" = shards: ] \
     && ok "completion: dpsgd-train --partition sh" \
     || fail "completion: --partition sh gave '$(comp dpsgd-train --partition sh)'"

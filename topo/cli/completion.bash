@@ -5,7 +5,8 @@
 _topogen_complete()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local cmd=${COMP_WORDS[0]} words=""
+    local cmd=${COMP_WORDS[0]} words="" sub=""
+    [[ ${cmd##*/} == topogen ]] && sub=${COMP_WORDS[1]}
     case $prev in
         --kind) words="learned rrl ring torus hypercube exponential-sym
                        random complete one-peer-exp base perm exp-directed
@@ -15,7 +16,11 @@ _topogen_complete()
         --init) words="random rrl" ;;
         --eigensolver) words="auto dense sparse" ;;
         --format) words="auto edgelist ncol graphml gml" ;;
-        --net) words="datacenter wan" ;;
+        --net) if [[ $sub == platform ]]; then
+                   words="wan datacenter sites: home"
+               else
+                   words="datacenter wan"
+               fi ;;
         --dataset) words="fashion-mnist mnist cifar10 synthetic" ;;
         --model) words="lenet cnn" ;;
         --schedule) words="const step cosine" ;;
@@ -32,9 +37,11 @@ _topogen_complete()
         --platform) COMPREPLY=($(compgen -f -X '!*.xml' -- "$cur")); return ;;
         --results) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
-    if [[ ${cmd##*/} == topogen && ${COMP_WORDS[1]} == repair && $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$("$cmd" repair --help 2>/dev/null |
-            grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' |
+    # repair and platform parse their own flags: their own --help lists
+    # them, each on a line of its own that starts with it
+    if [[ ($sub == repair || $sub == platform) && $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$("$cmd" "$sub" --help 2>/dev/null |
+            grep -E '^ +-' | grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' |
             tr -d ' ,' | sort -u)" -- "$cur"))
         return
     fi
