@@ -55,6 +55,11 @@ neff_cases() {
     expect_ok "--kind epidemic" "$tg" -n 24 -d 3 --kind epidemic -q -o "$T/neff_ep.txt"
     expect_ok "eval epidemic" "$tg" eval "$T/neff_ep.txt" --gamma 0.9
     check 'grep -q "^neff  .* +- [0-9.]*  (gamma 0.9, Monte Carlo, EL-Oracle" "$T/out"' "epidemic n_eff by simulation with its error"
+    # what an epidemic file has no use for is refused, not ignored
+    for f in "--weights mh" "-o $T/ep-out.txt" "--simulate 5" "--groups 2" "--net wan"; do
+        expect_fail 2 "^topogen: ${f%% *}: .*neff_ep.txt is an epidemic file .* takes no ${f%% *}$" "eval epidemic $f" "$tg" eval "$T/neff_ep.txt" $f
+    done
+    check '[ ! -e "$T/ep-out.txt" ]' "eval epidemic -o wrote nothing"
     expect_ok "--kind epidemic --local" "$tg" -n 24 -d 3 --kind epidemic --local -q -o "$T/neff_el.txt"
     check 'head -1 "$T/neff_el.txt" | grep -q "epidemic=local"' "EL-Local header"
     expect_fail 2 "^topogen: --local: only --kind epidemic" "--local alone" "$tg" -n 16 --local

@@ -138,6 +138,20 @@ static void net_print(const topogen_eval_job *c, const cm_topo *t,
     topogen_allreduce_print(ar);
 }
 
+/* The first flag of c that an epidemic file has no use for (it has no
+ * graph to weight, write, simulate, cut, place or label: each round is
+ * drawn as the run goes), or NULL; such a flag is refused, not ignored. */
+static const char *epidemic_unused(const topogen_eval_job *c)
+{
+    return c->weights_given ? "--weights"
+         : c->out_given     ? "-o"
+         : c->simulate      ? "--simulate"
+         : c->groups        ? "--groups"
+         : c->labels        ? "--labels"
+         : c->net           ? (c->platform ? "--platform" : "--net")
+                            : NULL;
+}
+
 int topogen_evaluate(const topogen_eval_job *c)
 {
     cm_topo t;
@@ -160,6 +174,14 @@ int topogen_evaluate(const topogen_eval_job *c)
         size_t n = e->n, s = e->epi_s;
         int local = e->epi_local;
         cm_topo_seq_destroy(&seq);
+        const char *unused = epidemic_unused(c);
+        if (unused) {
+            fprintf(stderr, "topogen: %s: %s is an epidemic file (a fresh "
+                    "graph each round, drawn as the run goes): eval reports "
+                    "its n_eff (--gamma, --seed, --json) and takes no %s\n",
+                    unused, c->file, unused);
+            return 2;
+        }
         return topogen_epidemic_eval(c->file, n, s, local, c->gamma, c->seed,
                                      c->json);
     }
