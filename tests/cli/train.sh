@@ -38,6 +38,7 @@ train_cases() {
     check '[ ! -e "$T/wp.txt" ] && [ ! -e "$T/no" ]' "nothing written by the unwritable outputs"
     # bad data: exit 1, message naming the directory or file, no log
     expect_fail 1 "^dpsgd-train: .*$T/none" "missing data dir" "$dt" --data "$T/none" --log "$l"
+    expect_fail 1 "^dpsgd-train: data directory $T/ring4.txt is not a directory" "--data of a file" "$dt" --data "$T/ring4.txt" --log "$l"
     mkdir -p "$T/fm"
     expect_fail 1 "^dpsgd-train: .*$T/fm/train-images-idx3-ubyte" "missing data file" "$dt" --data "$T/fm" --log "$l"
     printf 'not an idx file at all, really' | gzip >"$T/fm/train-images-idx3-ubyte.gz"

@@ -50,7 +50,10 @@ cm_status dt_source_init(dt_source *s, dt_dataset kind, const char *dir,
     if (!dir)
         dir = DS_DIRS[kind];
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cm_error(CM_EIO, "data directory %s is not a directory (give "
+                        "the folder that holds the data set's files)", dir);
+    if (stat(dir, &st) != 0)
         return cm_error(CM_EIO, "data directory %s does not exist%s", dir,
                         kind == DT_DS_FASHION
                             ? " (apt-get install dataset-fashion-mnist)"
