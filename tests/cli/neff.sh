@@ -43,6 +43,11 @@ neff_cases() {
     "$tg" -n 20 -d 3 --kind perm --seed 4 -q -o "$T/neff_p2.txt"
     "$tg" -n 20 -d 3 --kind perm --seed 5 -q -o "$T/neff_p3.txt"
     check 'cmp -s "$p" "$T/neff_p2.txt" && ! cmp -s "$p" "$T/neff_p3.txt"' "perm: same seed same bytes, another seed another graph"
+    # a directed file's weights are its own: eval refuses a rule for them
+    # (it wrote a file labelled weights=mh with the file's W), as
+    # dpsgd-train does
+    expect_fail 2 "^topogen: --weights mh does not apply to .*neff_p.txt \(a directed topology\)" "eval directed --weights" "$tg" eval "$p" --weights mh -o "$T/p-mh.txt"
+    check '[ ! -e "$T/p-mh.txt" ]' "eval directed --weights wrote nothing"
     check 'awk "!/^#/ { if (\$1 == \$2) bad = 1; out[\$1]++; in_[\$2]++ } END { for (i in out) if (out[i] != 3 || in_[i] != 3) bad = 1; exit bad }" "$p"' \
         "perm: 3 out and 3 in per node, no self loop"
     expect_ok "--kind exp-directed" "$tg" -n 16 --kind exp-directed -q -o "$T/neff_e.txt"

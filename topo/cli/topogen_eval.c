@@ -222,6 +222,14 @@ int topogen_evaluate(const topogen_eval_job *c)
                 c->file);
     if (st == CM_OK)
         st = cm_topo_check_stochastic(&t, c->file);
+    if (st == CM_OK && t.directed && c->weights_given) {
+        /* refused as dpsgd-train refuses it (a rule was never applied) */
+        fprintf(stderr, "topogen: --weights %s does not apply to %s (a "
+                "directed topology): its weights are in the file\n",
+                topogen_weights_name(c->fdla, c->weights), c->file);
+        cm_topo_destroy(&t);
+        return 2;
+    }
     /* an unwritable -o fails now, not after the weights are computed */
     if (st == CM_OK && c->out_given && strcmp(c->out, "-") != 0 &&
         (st = cm_atomic_probe(c->out)) != CM_OK)
