@@ -123,6 +123,10 @@ EOF2
     check 'grep -q "^  allreduce   recursive-doubling  modelled" "$T/out" && grep -q "^  allreduce   direct  *modelled" "$T/out"' "home.xml: every all-reduce priced"
     expect_fail 2 "^topogen: --hosts 16: home.xml has 6 hosts with links of their own and the deployment 16 hosts" "home.xml: more hosts than the platform's" "$tg" eval "$T/g16.txt" --net "$T/home.xml"
     expect_ok "eval home.xml, 16 ranks on 6 hosts" "$tg" eval "$T/g16.txt" --net "$T/home.xml" --hosts 6
+    # a time-varying file: the same refusal (it named the network, exit 1)
+    "$tg" --kind one-peer-exp -n 8 -q -o "$T/op8.txt"
+    expect_fail 2 "^topogen: --hosts 8: home.xml has 6 hosts with links of their own" "home.xml: a sequence on more hosts than the platform's" "$tg" eval "$T/op8.txt" --platform "$T/home.xml"
+    expect_ok "eval a sequence on home.xml, 8 ranks on 6 hosts" "$tg" eval "$T/op8.txt" --platform "$T/home.xml" --hosts 6
     expect_fail 1 "^topogen: --net: .*nothere.xml: No such file or directory" "--net of a missing file, naming --net" "$tg" eval "$T/g16.txt" --net "$T/nothere.xml"
     # --platform P.xml (the flag): the same model as --net P.xml,
     # a platform file only, never with --net

@@ -199,6 +199,10 @@ int topogen_seq_evaluate(const topogen_seq_eval_job *job,
             net = *job->netm; /* parsed once, with the flags */
         else
             st = cm_net_parse(job->net, &net);
+        if (st == CM_OK && cm_net_check_hosts(&net, H) != CM_OK) {
+            usage = 1; /* as for one round: more hosts than the platform */
+            st = cm_error_prefix(CM_EINVAL, "--hosts %zu", H);
+        }
         if (st == CM_OK && !round_s &&
             !(round_s = malloc(s->period * sizeof *round_s)))
             st = cm_error(CM_ENOMEM, "out of memory");
