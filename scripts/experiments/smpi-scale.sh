@@ -26,7 +26,8 @@
 #               (default: results/smpi-scale-N)
 #
 # Runs under `nice -n 5`. Measured here (docs/smpi.md, "At scale"): 256
-# hosts, 12 epochs, about 75 minutes of wall time on 2 shared cores.
+# hosts, 12 epochs, 8.5 (LV08) to 12.4 (CM02, before the memory cuts)
+# minutes of CPU, 22 to 52 minutes of wall time on 2 shared cores.
 # Needs smpicc/smpirun (libsimgrid-dev), make and make smpi; BIN=bin.
 set -eu
 . "$(dirname "$0")/../lib/common.sh"
