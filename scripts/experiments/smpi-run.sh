@@ -22,9 +22,11 @@
 # P.xml computes twice as fast). OPENBLAS_NUM_THREADS and OMP_NUM_THREADS
 # are pinned to 1. Every extra SMPI option goes in SMPI_CFG (words).
 #
-# Memory: SMPI copies every message into a buffer it mallocs and frees;
-# a gossip array (246,824 bytes for LeNet) is above glibc's mmap threshold,
-# so each copy was a fresh mapping and its page faults. glibc's malloc is
+# Memory: SMPI copies a message of a derived datatype (and a collective's
+# temporaries) through a buffer it mallocs and frees; a gossip array
+# (246,824 bytes for LeNet) is above glibc's mmap threshold, so each copy
+# was a fresh mapping and its page faults (the gossip now sends plain
+# floats, docs/smpi.md "Memory"). glibc's malloc is
 # told to keep such blocks on its heap (MALLOC_MMAP_THRESHOLD_ 32 MB, no
 # trim below 256 MB): 64 ranks, 25 D^2 steps took 7.4 s of CPU instead of
 # 23 s (docs/smpi.md), with the same bits. A value already in the

@@ -21,11 +21,13 @@
 #   --train-limit K  only the first K training images (a quick check of
 #               the script itself)
 #   --no-ompi   skip the Open MPI run (no workers-hash comparison)
-#   OUT         folder for the platform, graph, CSVs and logs
+#   OUT         folder for the platform, graph, CSVs, summaries
+#               (smpi.json, ompi.json: the trainer's --summary) and logs
 #               (default: results/smpi-scale-N)
 #
 # Runs under `nice -n 5`. Measured here (docs/smpi.md, "At scale"): 256
-# hosts, 12 epochs, about 75 minutes of wall time on 2 shared cores.
+# hosts, 12 epochs, 8.5 (LV08) to 12.4 (CM02, before the memory cuts)
+# minutes of CPU, 22 to 52 minutes of wall time on 2 shared cores.
 # Needs smpicc/smpirun (libsimgrid-dev), make and make smpi; BIN=bin.
 set -eu
 . "$(dirname "$0")/../lib/common.sh"
@@ -66,11 +68,11 @@ set -- --topology "$OUT/g.txt" --algorithm d2 --partition "$part" \
 [ -z "$limit" ] || set -- "$@" --train-limit "$limit"
 nice -n 5 /usr/bin/time -v sh "$here/smpi-run.sh" --tcp "$tcp" \
     -platform "$OUT/wan.xml" -np "$n" "$BIN/dpsgd-train-smpi" "$@" \
-    --log "$OUT/smpi.csv" >"$OUT/smpi.out" 2>"$OUT/smpi.err" ||
+    --log "$OUT/smpi.csv" --summary "$OUT/smpi.json" >"$OUT/smpi.out" 2>"$OUT/smpi.err" ||
     die "the simulation failed: $(tail -3 "$OUT/smpi.err")"
 if [ "$ompi" = 1 ]; then
     OPENBLAS_NUM_THREADS=1 nice -n 5 mpirun --allow-run-as-root --oversubscribe \
-        -np 2 "$BIN/dpsgd-train" "$@" --log "$OUT/ompi.csv" \
+        -np 2 "$BIN/dpsgd-train" "$@" --log "$OUT/ompi.csv" --summary "$OUT/ompi.json" \
         >"$OUT/ompi.out" 2>"$OUT/ompi.err" ||
         die "the Open MPI run failed: $(tail -3 "$OUT/ompi.err")"
 fi
@@ -78,6 +80,7 @@ first() { awk -F, -v a="$target" 'NR > 1 && $5 >= a { print $3 " s (step " $2 ",
 whash() { sed -n 's/.*workers-hash \([0-9a-f]*\).*/\1/p' "$1"; }
 echo "smpi-scale: $n simulated hosts (wan, $tcp), $epochs epochs, LeNet D^2, $part${limit:+, $limit training images}"
 echo "  simulated time to $target: $(first "$OUT/smpi.csv")"
+echo "  whole run: $(awk -F, 'NR > 1 { t = $3 } END { print t }' "$OUT/smpi.csv") simulated s"
 echo "  final: $(grep '^final' "$OUT/smpi.out" | sed 's/.*test_acc \([0-9.]*\).*/test_acc \1/')"
 echo "  wall time: $(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$OUT/smpi.err"), CPU $(sed -n 's/.*User time (seconds): //p' "$OUT/smpi.err") s user + $(sed -n 's/.*System time (seconds): //p' "$OUT/smpi.err") s system"
 echo "  peak memory: $(awk '/Maximum resident set size/ { printf "%.0f MB", $NF / 1024 }' "$OUT/smpi.err")"

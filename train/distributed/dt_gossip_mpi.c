@@ -316,6 +316,9 @@ struct dt_gossip {
     MPI_Request req;       /* the exchange in progress */
     int p2p;               /* 1: point-to-point path (graph is a dup of the
                               communicator, no neighbourhood collective) */
+    int pack;              /* 1: the round packs sendbuf; 0 (p2p, no peer
+                              gets more than one array): each message is
+                              sent from the caller's array itself */
     MPI_Request *reqs;     /* [npeers + nsrcs] p2p: the round's requests */
     int nreq;              /* p2p: requests posted this round */
     int active;            /* a round is started */
@@ -380,10 +383,22 @@ static cm_status gossip_counts(dt_gossip *g)
         (p->nsend + p->nrecv) > SIZE_MAX / sizeof(float) / g->len)
         return cm_error(CM_EINVAL, "gossip buffers too large (%zu arrays "
                         "of %zu floats)", p->nsend + p->nrecv, g->len);
+    /* p2p, every peer one array or none (one worker per rank: the SMPI
+     * runs): each message goes out of the caller's array, which must stay
+     * unchanged until dt_gossip_finish anyway (dt_gossip.h), so the bytes
+     * sent are those packing would copy, and no send buffer is needed
+     * (at 1,024 simulated ranks of degree 4, 1 MB a rank less) */
+    g->pack = 1;
+    if (g->p2p) {
+        g->pack = 0;
+        for (size_t a = 0; a < p->npeers; a++)
+            if (p->scount[a] > 1)
+                g->pack = 1;
+    }
     /* one block each, zeroed now (dt_slab): the first round's packing
      * and receiving take no page faults */
     void *b;
-    if (p->nsend > g->scap || !g->sendbuf) {
+    if (g->pack && (p->nsend > g->scap || !g->sendbuf)) {
         dt_slab_free(g->sendbuf);
         g->scap = p->nsend ? p->nsend : 1;
         if (dt_slab_alloc(1, g->scap * g->len, "gossip send buffers",
@@ -397,7 +412,7 @@ static cm_status gossip_counts(dt_gossip *g)
                           &g->recvbuf, &b) != CM_OK)
             g->recvbuf = NULL;
     }
-    if (!g->sendbuf || !g->recvbuf)
+    if ((g->pack && !g->sendbuf) || !g->recvbuf)
         return cm_error(CM_ENOMEM, "out of memory for gossip buffers");
     if (g->dynamic) {
         for (int a = 0; a < g->npeers; a++)
@@ -476,15 +491,40 @@ static int gossip_use_p2p(void)
 /* The p2p round: the receives first (into the plan's receive slots), then
  * the sends, one message per peer with a non-zero count (a dynamic plan
  * lists every rank, most with zero arrays: both sides skip those alike,
- * since the plan's send and receive counts of a pair agree). */
+ * since the plan's send and receive counts of a pair agree).
+ *
+ * A message is count x len MPI_FLOATs, not count of g->arr, whenever that
+ * fits an int (the same bytes, so the same bits): SMPI treats every
+ * MPI_Type_contiguous as a derived type and, for each send and each
+ * receive, mallocs a buffer of the message's size and packs or unpacks
+ * through it (smpi::Request::init_buffer). With all ranks' rounds in
+ * flight at once those buffers were about 2 MB per simulated rank of the
+ * simulation's peak memory, and two extra copies of every array
+ * (docs/smpi.md, "Memory"). Both sides pick alike: the pair's counts and
+ * len agree. */
+static void p2p_msg(const dt_gossip *g, int arrays, int *count,
+                    MPI_Datatype *type)
+{
+    if ((size_t)arrays <= (size_t)INT_MAX / (g->len ? g->len : 1)) {
+        *count = (int)((size_t)arrays * g->len);
+        *type = MPI_FLOAT;
+    } else {
+        *count = arrays;
+        *type = g->arr;
+    }
+}
+
 static cm_status p2p_post(dt_gossip *g)
 {
     g->nreq = 0;
+    int count;
+    MPI_Datatype type;
     for (int a = 0; a < g->nsrcs; a++) {
         if (g->rcount[a] == 0)
             continue;
+        p2p_msg(g, g->rcount[a], &count, &type);
         int rc = MPI_Irecv(g->recvbuf + (size_t)g->rdispl[a] * g->len,
-                           g->rcount[a], g->arr, g->srcs[a], 0, g->graph,
+                           count, type, g->srcs[a], 0, g->graph,
                            &g->reqs[g->nreq]);
         if (rc != MPI_SUCCESS)
             return mpi_fail(rc, "MPI_Irecv (gossip)");
@@ -493,8 +533,10 @@ static cm_status p2p_post(dt_gossip *g)
     for (int a = 0; a < g->npeers; a++) {
         if (g->scount[a] == 0)
             continue;
-        int rc = MPI_Isend(g->sendbuf + (size_t)g->sdispl[a] * g->len,
-                           g->scount[a], g->arr, g->peers[a], 0, g->graph,
+        p2p_msg(g, g->scount[a], &count, &type);
+        const float *buf = g->pack ? g->sendbuf + (size_t)g->sdispl[a] * g->len
+                                   : g->x[g->plan.send_local[g->sdispl[a]]];
+        int rc = MPI_Isend(buf, count, type, g->peers[a], 0, g->graph,
                            &g->reqs[g->nreq]);
         if (rc != MPI_SUCCESS)
             return mpi_fail(rc, "MPI_Isend (gossip)");
@@ -839,7 +881,8 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x)
         g->active = 1;
         return CM_OK;
     }
-    dt_gossip_plan_pack(&g->plan, g->x, g->len, g->sendbuf);
+    if (g->pack)
+        dt_gossip_plan_pack(&g->plan, g->x, g->len, g->sendbuf);
     double t1 = cm_time_now();
     g->st.t_mix += t1 - t0;
     if (g->p2p) {

@@ -76,6 +76,117 @@ static float *net_alloc(dt_net *net, size_t n)
     return p;
 }
 
+/* Scratch: what one call of dt_net_grad, dt_net_forward or dt_net_eval
+ * writes and reads back within that call and never after (the col
+ * workspace, every layer's activations and their gradients, the pools'
+ * arg-max, the gradients of shards 1..): sized for max_batch. */
+#ifndef DT_SMPI
+static int scratch_alloc(dt_net *net, size_t off, size_t col)
+{
+    if (!(net->col = net_alloc(net, col)))
+        return -1;
+    if (dt_net_shards(net->max_batch) > 1) { /* the most shards */
+        net->shard_grads = malloc((dt_net_shards(net->max_batch) - 1) *
+                                  (off ? off : 1) * sizeof *net->shard_grads);
+        if (!net->shard_grads)
+            return -1;
+    }
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        size_t nout = net->max_batch * dt_layer_out_size(l);
+        if (l->kind == DT_RELU) { /* in place */
+            net->act[i + 1] = net->act[i];
+            net->dact[i + 1] = net->dact[i];
+            continue;
+        }
+        if (!(net->act[i + 1] = net_alloc(net, nout)) ||
+            !(net->dact[i + 1] = net_alloc(net, nout)))
+            return -1;
+        if (l->kind == DT_POOL) {
+            net->arg[i] = malloc(nout * sizeof *net->arg[i]);
+            if (!net->arg[i])
+                return -1;
+        }
+    }
+    return 0;
+}
+#else
+/* Under SimGrid's SMPI (make smpi) every simulated rank is a context of
+ * one process, and each built its own network: some 17 MB of scratch for
+ * 256-image evaluation chunks, of which an evaluation touches one shard's
+ * (32 images, about 1 MB for LeNet) and a step its batch's. Ranks run one
+ * at a time (SimGrid's default of one thread for all contexts), and one
+ * gives way to another only in an MPI call or a read of the simulated
+ * clock, which no network call makes (the clock is read inside only when
+ * net->profile is set: --bench, run by rank 0 alone). So no two ranks are
+ * ever inside network calls at once: all networks of one shape share one
+ * scratch block, handed out through SMPI_SHARED_CALL's process-wide table
+ * (as dt_idx.c shares the decoded data set). The Open MPI build, too,
+ * holds one network per process for all its workers. Each piece starts
+ * on 64 bytes. The block lives as long as the simulation (never freed);
+ * params and grads stay the rank's own (the trainer reads grads after the
+ * call). Measured with the gossip change in dt_gossip_mpi.c: docs/smpi.md,
+ * "Memory". */
+#include <smpi/smpi.h>
+#include <stdio.h>
+
+static size_t scratch_bytes(size_t floats)
+{
+    return ((floats ? floats : 1) * sizeof(float) + 63) / 64 * 64;
+}
+
+static int scratch_alloc(dt_net *net, size_t off, size_t col)
+{
+    const size_t S = dt_net_shards(net->max_batch);
+    size_t bytes = scratch_bytes(col) +
+                   (S > 1 ? scratch_bytes((S - 1) * (off ? off : 1)) : 0);
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        size_t nout = net->max_batch * dt_layer_out_size(l);
+        if (l->kind != DT_RELU)
+            bytes += 2 * scratch_bytes(nout) +
+                     (l->kind == DT_POOL ? scratch_bytes(nout) : 0);
+    }
+    char key[256]; /* the shape fixes the layout, hence the size */
+    snprintf(key, sizeof key, "%d|%zu|%zu|%zu|%zu|%zu|%d|%zu",
+             (int)net->model, net->in_c, net->in_h, net->in_w, net->classes,
+             net->max_batch, net->allow_own, bytes);
+    char *b;
+    if (smpi_shared_known_call("dt_net_scratch", key)) {
+        b = smpi_shared_get_call("dt_net_scratch", key);
+    } else {
+        if (!(b = aligned_alloc(64, bytes)))
+            return -1;
+        b = smpi_shared_set_call("dt_net_scratch", key, b);
+    }
+    net->shared_scratch = 1;
+    net->col = (float *)(void *)b;
+    b += scratch_bytes(col);
+    if (S > 1) {
+        net->shard_grads = (float *)(void *)b;
+        b += scratch_bytes((S - 1) * (off ? off : 1));
+    }
+    for (size_t i = 0; i < net->n_layers; i++) {
+        const dt_layer *l = &net->layers[i];
+        size_t nout = net->max_batch * dt_layer_out_size(l);
+        if (l->kind == DT_RELU) { /* in place */
+            net->act[i + 1] = net->act[i];
+            net->dact[i + 1] = net->dact[i];
+            continue;
+        }
+        net->act[i + 1] = (float *)(void *)b;
+        b += scratch_bytes(nout);
+        net->dact[i + 1] = (float *)(void *)b;
+        b += scratch_bytes(nout);
+        if (l->kind == DT_POOL) {
+            net->arg[i] = (int32_t *)(void *)b;
+            b += scratch_bytes(nout);
+        }
+    }
+    return 0;
+}
+#endif
+
 /* Runs the convs and pools NHWC (direct AVX-512 convolution, no im2col)
  * when the network runs the own AVX-512 kernels, every conv is unpadded,
  * the input has one channel (NCHW = NHWC then) and every fc follows a pool
@@ -225,34 +336,12 @@ cm_status dt_net_new(dt_model m, size_t c, size_t h, size_t w,
         col = need > col ? need : col;
     }
     if (!(net->params = net_alloc(net, off)) ||
-        !(net->grads = net_alloc(net, off)) ||
-        !(net->col = net_alloc(net, col)))
+        !(net->grads = net_alloc(net, off)))
         goto nomem;
     memset(net->params, 0, off * sizeof *net->params);
     memset(net->grads, 0, off * sizeof *net->grads);
-    if (dt_net_shards(max_batch) > 1) { /* the most shards: max_batch's */
-        net->shard_grads = malloc((dt_net_shards(max_batch) - 1) *
-                                  (off ? off : 1) * sizeof *net->shard_grads);
-        if (!net->shard_grads)
-            goto nomem;
-    }
-    for (i = 0; i < net->n_layers; i++) {
-        const dt_layer *l = &net->layers[i];
-        size_t nout = max_batch * dt_layer_out_size(l);
-        if (l->kind == DT_RELU) { /* in place */
-            net->act[i + 1] = net->act[i];
-            net->dact[i + 1] = net->dact[i];
-            continue;
-        }
-        if (!(net->act[i + 1] = net_alloc(net, nout)) ||
-            !(net->dact[i + 1] = net_alloc(net, nout)))
-            goto nomem;
-        if (l->kind == DT_POOL) {
-            net->arg[i] = malloc(nout * sizeof *net->arg[i]);
-            if (!net->arg[i])
-                goto nomem;
-        }
-    }
+    if (scratch_alloc(net, off, col) != 0)
+        goto nomem;
     *out = net;
     return CM_OK;
 nomem:
@@ -269,11 +358,12 @@ void dt_net_free(dt_net *net)
         return;
     for (size_t i = 0; i < net->n_owned; i++)
         free(net->owned[i]);
-    for (size_t i = 0; i < DT_NET_MAX_LAYERS; i++)
+    for (size_t i = 0; !net->shared_scratch && i < DT_NET_MAX_LAYERS; i++)
         free(net->arg[i]);
     for (size_t t = 1; t < DT_NET_MAX_SHARDS; t++)
         dt_net_free(net->team[t]);
-    free(net->shard_grads);
+    if (!net->shared_scratch)
+        free(net->shard_grads);
     free(net);
 }
 

@@ -80,6 +80,10 @@ typedef struct dt_net {
     float *shard_grads;    /* (dt_net_shards(max_batch) - 1) x n_params:
                               the gradients of shards 1.. (owned; NULL
                               when max_batch never splits) */
+    int shared_scratch;    /* 1 (only under SMPI, DT_SMPI): col, act,
+                              dact, arg and shard_grads point into one block
+                              all simulated ranks share (dt_net.c), not
+                              owned */
 } dt_net;
 
 /* Parses "lenet" or "cnn". CM_EINVAL naming the value otherwise. */
