@@ -410,9 +410,11 @@ check-cross-kernel: $(PROGRAMS)
 # topogen's command line; topo/make/ under topo/cli/ and topo/api/
 # (tests/contract/floors.py).
 # The top README's "better" claims recomputed from the committed runs
-# (data/results-slow-network/claims.tsv, per-run.tsv; Welch's t-test).
+# (data/results-slow-network/claims.tsv, per-run.tsv; Welch's t-test), and
+# the SMPI re-timing (smpi/) re-made from its probes.
 check-claims: $(BIN)/topogen
 	/usr/bin/python3 tests/contract/results-claims.py .
+	sh tests/contract/smpi-retime.sh
 	/usr/bin/python3 tests/contract/plan-cells.py $(BIN)/topogen .
 
 check-floors: $(PROGRAMS) $(SRC_OBJS)

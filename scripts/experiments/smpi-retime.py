@@ -6,8 +6,9 @@ OUT is the folder of scripts/experiments/smpi-retime.sh: OUT/probes/CELL/
 PROBE.{csv,json,log}, short runs of the real trainer (bin/dpsgd-train-smpi)
 on a simulated platform (CELL = platform-tcp: wan, sites4, datacenter x
 cm02, lv08). RUNS are folders of runs NAME-sS.{csv,json,failed} (default:
-data/results-slow-network/runs). A folder given as LABEL=DIR names its
-runs' source (e.g. i41=/work/shared-runs/i41/runs).
+data/results-slow-network/runs, and every OUT/extra-runs/LABEL/: runs
+of other experiments, copied there). A folder given as LABEL=DIR names
+its runs' source (LABEL "committed" for the main runs).
 
 A training trajectory does not depend on the network (docs/smpi.md: the
 SMPI build gives the Open MPI build's CSV training columns), so a run's
@@ -83,6 +84,27 @@ def agreements(T, eval_steps):
     return T // AGREE_EVERY + sum(1 for s in eval_steps if s <= T) + sum(1 for s in eval_steps if s < T)
 
 
+def pattern_of(probe):
+    """the evaluation-skew class of a probe: gossip, allreduce or exact"""
+    if probe.startswith(("d2-", "dpsgd-")):
+        return "gossip"
+    return "exact" if probe.startswith(("exact", "warm", "local")) else "allreduce"
+
+
+def skew(P, pattern):
+    """c_skew of the pattern in a cell's probes (exact falls back to
+    allreduce's), 0.0 if not measured"""
+    for pat in (pattern, "allreduce") if pattern == "exact" else (pattern,):
+        xs = [x["c_skew"] for x in P.values() if x.get("pattern") == pat and "c_skew" in x]
+        if xs:
+            return sum(xs) / len(xs)
+    return 0.0
+
+
+def evals_before(T, eval_steps):
+    return sum(1 for s in eval_steps if s < T)
+
+
 def load_probes(out):
     """probes[cell][probe] = dict of costs"""
     probes = {}
@@ -118,7 +140,21 @@ def load_probes(out):
                 "c_agree": (W - C - M) / na, "bytes_comm": res["bytes_sent"] / nc if nc else 0.0,
                 "cpu": float(sim.group(2)) + float(sim.group(3)) if sim else None,
                 "rss_kB": int(sim.group(4)) if sim else None, "cfg": (cfg.group(1).strip() if cfg else ""),
-                "batch": st["batch"]}
+                "batch": st["batch"], "evals": [r[0] for r in rows]}
+    # -EE probes: the same pattern evaluated as the committed runs are;
+    # the cost of an evaluation beyond its two agreements (the ranks leave
+    # it apart, and the agreement after it waits for the last) per
+    # evaluation before the probe's end: c_skew of the pattern
+    for cell, ps in probes.items():
+        for pr, x in ps.items():
+            mm = re.match(r"(.*)-E[0-9]+$", pr)
+            if not mm or mm.group(1) not in ps:
+                continue
+            base = ps[mm.group(1)]
+            R = x["wall"] - x["compute"] - x["comm"]
+            n_lt = sum(1 for e in x["evals"] if e < x["steps"])
+            x["c_skew"] = (R - agreements(x["steps"], x["evals"]) * base["c_agree"]) / n_lt
+            x["pattern"] = pattern_of(mm.group(1))
     return probes
 
 
@@ -222,9 +258,14 @@ def cost_table(P):
     return P, ref, ars
 
 
-def price_with(P, plat, o, T, eval_steps, pricing):
+def price_with(P, plat, o, T, eval_steps, pricing, parts=None):
     """(simulated seconds to step T, payload bytes per worker, the probes
-    that priced it) or (None, None, why not)"""
+    that priced it) or (None, None, why not); parts (a dict) gets the
+    seconds of compute, comm, agree and skew"""
+    def done(t, by, used, comp, comm, agree, sk):
+        if parts is not None:
+            parts.update(compute=comp, comm=comm, agree=agree, skew=sk)
+        return t, by, used
     P, ref, ars = cost_table(P)
     if o["compress"] != "none" or o["staleness"] or o["fragments"]:
         return None, None, "compression/staleness/fragments not probed"
@@ -236,20 +277,29 @@ def price_with(P, plat, o, T, eval_steps, pricing):
         if ref is None or run_ar is None:
             return None, None, "no all-reduce probe"
         if o["H"] == 1 and o["S"] == 0 and o["outer"] == "none":  # gradient all-reduce every step
-            if pricing == "run":
-                used, c, b = run_ar, P[run_ar]["c_comm"], P[run_ar]["bytes_comm"]
-            else:
-                used, c, b = best_ar
-            t = T * ref["c_compute"] + plain * c + agreements(T, eval_steps) * ref["c_agree"]
-            return t, plain * b, used
+            # each algorithm's probe is a whole trainer run: its own
+            # compute and agreements (a blocking all-reduce leaves the
+            # ranks skewed, and the next agreement waits for the last);
+            # a probe at fewer hosts gives its all-reduce only, the rest
+            # from the 256-host probe of SMPI's default selection (the
+            # setting it ran under)
+            hosts = max(x["hosts"] for x in P.values())
+            opts = []
+            for x in ([run_ar] if pricing == "run" else [a[0] for a in ars]):
+                src = P[x] if P[x]["hosts"] == hosts else P.get("ar-auto", ref)
+                pp = (T * src["c_compute"], plain * P[x]["c_comm"], agreements(T, eval_steps) * src["c_agree"],
+                      evals_before(T, eval_steps) * skew(P, "allreduce"))
+                opts.append((sum(pp), plain * P[x]["bytes_comm"], x, pp))
+            t, by, used, pp = min(opts)
+            return done(t, by, used, *pp)
         if ex is None:
             return None, None, "no exact-average probe"
         used, c, b = "exact", ex["c_comm"], ex["bytes_comm"]
         if pricing == "best" and best_ar[1] < c:
             used, c, b = best_ar
-        t = (T * ex["c_compute"] + warm * (2 * c + ex["c_agree"]) + plain * c
-             + agreements(T, eval_steps) * ex["c_agree"])
-        return t, (2 * warm + plain) * b, used
+        pp = (T * ex["c_compute"], warm * 2 * c + plain * c,
+              (agreements(T, eval_steps) + warm) * ex["c_agree"], evals_before(T, eval_steps) * skew(P, "exact"))
+        return done(sum(pp), (2 * warm + plain) * b, used, *pp)
     gp = gossip_probe(P, o, plat) if o["graph"] else None
     if gp is None:
         return None, None, "gossip graph not probed"
@@ -264,8 +314,9 @@ def price_with(P, plat, o, T, eval_steps, pricing):
             used += "+" + best_ar[0]
         else:
             used += "+exact"
-    t = T * g["c_compute"] + rounds * g["c_comm"] + exact * cx + agreements(T, eval_steps) * g["c_agree"]
-    return t, rounds * g["bytes_comm"] + exact * bx, used
+    pp = (T * g["c_compute"], rounds * g["c_comm"] + exact * cx, agreements(T, eval_steps) * g["c_agree"],
+          evals_before(T, eval_steps) * skew(P, "gossip"))
+    return done(sum(pp), rounds * g["bytes_comm"] + exact * bx, used, *pp)
 
 
 def same_graph(path, topo_dir):
@@ -309,7 +360,10 @@ def check(out, probes, topo_dir, lines):
                 j = json.load(open(b + ".json"))
                 o = schedule_of(j, f[:-5])
                 if o["graph"] and o["graph"][0].startswith("other:"):
-                    g = same_graph(j["settings"]["topology"], topo_dir)
+                    # the run's graph, copied beside it (NAME.topo.txt),
+                    # else where the run read it
+                    tf = b + ".topo.txt"
+                    g = same_graph(tf if os.path.exists(tf) else j["settings"]["topology"], topo_dir)
                     mm = re.match(r"(random|aware|learned|hosts)-s([0-9]+)\.txt$", g or "")
                     if not mm:
                         lines.append("| %s | %s | %s | - | - | - | graph not identified | - |" % (title, cell, f[:-5]))
@@ -349,7 +403,11 @@ def main():
     out = args[0]
     root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     sources = []
-    for a in args[1:] or ["committed=" + os.path.join(root, "data", "results-slow-network", "runs")]:
+    default = ["committed=" + os.path.join(root, "data", "results-slow-network", "runs")]
+    extra = os.path.join(out, "extra-runs")
+    if os.path.isdir(extra):
+        default += ["%s=%s" % (x, os.path.join(extra, x)) for x in sorted(os.listdir(extra))]
+    for a in args[1:] or default:
         lab, _, d = a.partition("=") if "=" in a else ("committed", "", a)
         sources.append((lab, d))
     probes = load_probes(out)
@@ -382,8 +440,8 @@ def main():
         agreements of all-reduce runs, its all-reduce options"""
         return cost_table(probes[cell])
 
-    def price(cell, o, T, eval_steps, pricing):
-        return price_with(probes[cell], cell.split("-")[0], o, T, eval_steps, pricing)
+    def price(cell, o, T, eval_steps, pricing, parts=None):
+        return price_with(probes[cell], cell.split("-")[0], o, T, eval_steps, pricing, parts)
 
     # the runs
     runs = []
@@ -498,14 +556,17 @@ def main():
             if x in P:
                 note.append("%s %s s%s" % (x, fmt(P[x]["c_comm"]), "" if P[x]["hosts"] == 256 else
                                            " (measured at %d hosts)" % P[x]["hosts"]))
-        gps = sorted(x for x in P if x.startswith(("d2-", "dpsgd-")))
+        gps = sorted(x for x in P if x.startswith(("d2-", "dpsgd-")) and "c_skew" not in P[x])
         note += ["round %s %s s" % (x, fmt(P[x]["c_comm"])) for x in gps]
         agr = [P[x]["c_agree"] for x in P if P[x]["hosts"] == 256]
         note.append("agreement %s-%s s" % (fmt(min(agr)), fmt(max(agr))) if agr else "")
+        note.append("evaluation skew per evaluation: " + ", ".join(
+            "%s %s s" % (pat, fmt(skew(P, pat))) if any(x.get("pattern") == pat for x in P.values())
+            else "%s not measured (0)" % pat for pat in ("gossip", "allreduce", "exact")))
         L.append("Per communication: " + "; ".join(n for n in note if n) + ".")
         L.append("")
-        L.append("| setting | seeds reaching 85% | final acc % | s to 85%, run | s to 85%, best | MB to 85% | Welch vs best all-reduce-based (best) |")
-        L.append("| --- | --- | --- | --- | --- | --- | --- |")
+        L.append("| setting | seeds reaching 85% | final acc % | s to 85%, run | s to 85%, best | best priced by | MB to 85% | Welch vs best all-reduce-based (best) |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
         # the best all-reduce-based and gossip settings (3 seeds, all reached)
         def best(pred, pricing):
             c = []
@@ -540,8 +601,9 @@ def main():
                 w = "%.2fx, p = %.2g" % (bar[0] / (sum(ts) / len(ts)), p)
             elif bar and k == bar[1]:
                 w = "(the best all-reduce-based)"
-            L.append("| %s | %d/%d | %s | %s | %s | %s | %s |" % (
-                label(k), reach, n, acc, cellfmt(tsr, okr), cellfmt(ts, ok),
+            used = sorted(set(r["used"][(cell, "best")] for r in ok))
+            L.append("| %s | %d/%d | %s | %s | %s | %s | %s | %s |" % (
+                label(k), reach, n, acc, cellfmt(tsr, okr), cellfmt(ts, ok), ", ".join(used) or "-",
                 ("%.1f" % (sum(mb) / len(mb))) if mb else "-", w))
         L.append("")
         if bar and bg:
@@ -553,6 +615,16 @@ def main():
             L.append("Best gossip: %s %s s; best all-reduce-based: %s %s s; ratio (all-reduce / gossip) %.2fx, Welch p = %.2g. "
                      "Fastest overall: %s." % (label(bg[1]), fmt(bg[0]), label(bar[1]), fmt(bar[0]), bar[0] / bg[0], p,
                                                label(allbest[1])))
+            for k in (bg[1], bar[1]):  # where the time goes (mean over seeds)
+                acc = {}
+                rs = [r for r in by[k] if r["s85"] is not None]
+                for r in rs:
+                    pp = {}
+                    price(cell, r["o"], r["s85"], [x[0] for x in r["rows"]], "best", pp)
+                    for q, v in pp.items():
+                        acc[q] = acc.get(q, 0.0) + v / len(rs)
+                L.append("%s's time to 85%%: compute %s s, communication %s s, failure agreements %s s, evaluation skew %s s." % (
+                    label(k), fmt(acc["compute"]), fmt(acc["comm"]), fmt(acc["agree"]), fmt(acc["skew"])))
             if "ar-hier" in P and "allreduce-H1" in [k[1] for k in keys]:
                 pass
             L.append("")

@@ -30,6 +30,8 @@
 #       whole schedules (the end-to-end check): -HH (--average-every H),
 #       -SS (--local-after S), -pgaK (--global-every K), e.g.
 #       local-H2-S20, d2-random-s1-pga8
+#       -EE (evaluate every E steps as the committed runs do: the whole
+#       test set, --local-eval 100; e.g. d2-aware-s1-E14, ar-ompi-E14)
 #   EVAL=E  also evaluate every E steps (--eval-every; default: at the end)
 #   N=256 (hosts = workers = ranks, one per host); K=32 (steps a probe
 #   trains: two agreements of 16 steps and an evaluation; an epoch is cut
@@ -72,6 +74,7 @@ probes() {
 flags() {
     base=$2 opts=""
     case $2 in
+    ar-*-*|exact-*|warm-*) base=${2%%-[A-Z]*} opts=${2#"$base"-};;
     local-*) base=local opts=${2#local-};;
     d2-*-s[0-9]*-*|dpsgd-*-s[0-9]*-*) base=${2%-s[0-9]*}; r=${2#"$base"-}; base=$base-${r%%-*}; opts=${r#*-};;
     esac
@@ -97,18 +100,28 @@ flags() {
         H[0-9]*) x="$x --average-every ${o#H}";;
         S[0-9]*) x="$x --local-after ${o#S}";;
         pga[0-9]*) x="$x --global-every ${o#pga}";;
+        E[0-9]*) x="$x --eval-every ${o#E}";;
         *) unset IFS; die "unknown option '$o' in probe '$2'";;
         esac
     done
     unset IFS
     echo "$x"
 }
+# evals PROBE: the evaluation's flags: small (100 test images, no local
+# evaluation: outside wall_s) unless the probe says -EE (the committed
+# runs' evaluation, whose skew between ranks the next agreement waits for)
+evals() {
+    case $1 in
+    *-E[0-9]*) echo "--local-eval 100";;
+    *) echo "--test-limit 100 --local-eval 0";;
+    esac
+}
 # probe_cfg PROBE: the SMPI options of the probe (smpi-run.sh's SMPI_CFG)
 probe_cfg() {
     case $1 in
-    ar-ompi) echo "--cfg=smpi/coll-selector:ompi";;
-    ar-rdb) echo "--cfg=smpi/allreduce:rdb";;
-    ar-rab) echo "--cfg=smpi/allreduce:rab_rdb";;
+    ar-ompi|ar-ompi-*) echo "--cfg=smpi/coll-selector:ompi";;
+    ar-rdb|ar-rdb-*) echo "--cfg=smpi/allreduce:rdb";;
+    ar-rab|ar-rab-*) echo "--cfg=smpi/allreduce:rab_rdb";;
     esac
 }
 platform_file() {
@@ -147,7 +160,7 @@ for cell in $CELLS; do
         SMPI_CFG="${SMPI_CFG:-} $(probe_cfg "$pr")" nice -n 5 /usr/bin/time -f "simulation: %e s wall, %U s user, %S s system, %M kB max RSS" \
             sh "$here/smpi-run.sh" --tcp "$tcp" -platform "$pf" -np "$N" "$BIN/dpsgd-train-smpi" \
             --data "$DATA" --model lenet --batch $BATCH --lr 0.05 --momentum 0.9 --partition iid \
-            --train-limit $((K * 1024)) --test-limit 100 --local-eval 0 --epochs 1 --seed 1 \
+            --train-limit $((K * 1024)) $(evals "$pr") --epochs 1 --seed 1 \
             $f --log "$b.csv.tmp" --summary "$b.json.tmp" >>"$b.log" 2>&1 ||
             { echo "smpi-retime: $cell $pr failed: $(tail -n 3 "$b.log")"; continue; }
         mv "$b.csv.tmp" "$b.csv"
