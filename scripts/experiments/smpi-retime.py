@@ -175,7 +175,10 @@ def schedule_of(j, name):
     return {"mode": s["mode"], "H": s.get("average_every", 1) or 1, "S": s.get("local_after", 0) or 0,
             "K": s.get("global_every", 0) or 0, "outer": s.get("outer", "none"), "graph": g,
             "algorithm": s.get("algorithm"), "compress": s.get("compress") or "none",
-            "staleness": s.get("staleness") or 0, "fragments": s.get("fragments") or 0}
+            "staleness": s.get("staleness") or 0,
+            # --fragments: "1" (whole arrays) or a count (Streaming DiLoCo)
+            "fragments": 0 if str(s.get("fragments") or "1") in ("1", "0") else s["fragments"],
+            "consensus_step": s.get("consensus_step", 1.0)}
 
 
 def schedule_from_name(name, seed):
@@ -274,9 +277,9 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None):
     run_ar = next((x for x in ("ar-ompi", "ar-auto") if x in P), None)
     best_ar = min(ars, key=lambda a: a[1]) if ars else None
     if o["mode"] == "allreduce":
-        if ref is None or run_ar is None:
-            return None, None, "no all-reduce probe"
         if o["H"] == 1 and o["S"] == 0 and o["outer"] == "none":  # gradient all-reduce every step
+            if ref is None or run_ar is None:
+                return None, None, "no all-reduce probe"
             # each algorithm's probe is a whole trainer run: its own
             # compute and agreements (a blocking all-reduce leaves the
             # ranks skewed, and the next agreement waits for the last);
@@ -285,7 +288,9 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None):
             # setting it ran under)
             hosts = max(x["hosts"] for x in P.values())
             opts = []
-            for x in ([run_ar] if pricing == "run" else [a[0] for a in ars]):
+            algs = ([run_ar] if pricing == "run" else [pricing] if pricing in P
+                    else [a[0] for a in ars])
+            for x in algs:
                 src = P[x] if P[x]["hosts"] == hosts else P.get("ar-auto", ref)
                 pp = (T * src["c_compute"], plain * P[x]["c_comm"], agreements(T, eval_steps) * src["c_agree"],
                       evals_before(T, eval_steps) * skew(P, "allreduce"))
@@ -295,7 +300,7 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None):
         if ex is None:
             return None, None, "no exact-average probe"
         used, c, b = "exact", ex["c_comm"], ex["bytes_comm"]
-        if pricing == "best" and best_ar[1] < c:
+        if pricing == "best" and best_ar and best_ar[1] < c:
             used, c, b = best_ar
         pp = (T * ex["c_compute"], warm * 2 * c + plain * c,
               (agreements(T, eval_steps) + warm) * ex["c_agree"], evals_before(T, eval_steps) * skew(P, "exact"))
@@ -341,9 +346,9 @@ def check(out, probes, topo_dir, lines):
     OUT/check64/e2e/probes/CELL (priced from OUT/check64/probes/CELL) and
     OUT/full/CELL (priced from OUT's own probes): the trainer's simulated
     wall_s at each evaluation against the re-timed one ("run" pricing)"""
-    sets = [("64 hosts, end to end (scripts/experiments/smpi-retime.sh, K=58 EVAL=14)",
+    sets = [("64 hosts, 58 steps end to end (check64/e2e)",
              os.path.join(out, "check64", "e2e", "probes"), load_probes(os.path.join(out, "check64"))),
-            ("256 hosts, 12 epochs (full SMPI runs, OUT/full)", os.path.join(out, "full"), probes)]
+            ("256 hosts, 12 epochs (full/: a whole SMPI run)", os.path.join(out, "full"), probes)]
     worst = []
     for title, d, P in sets:
         if not os.path.isdir(d):
@@ -605,6 +610,15 @@ def main():
             L.append("| %s | %d/%d | %s | %s | %s | %s | %s | %s |" % (
                 label(k), reach, n, acc, cellfmt(tsr, okr), cellfmt(ts, ok), ", ".join(used) or "-",
                 ("%.1f" % (sum(mb) / len(mb))) if mb else "-", w))
+        # the all-reduce every step at each algorithm measured
+        ark = next((k for k in keys if k == ("committed", "allreduce-H1")), None)
+        if ark:
+            rs = by[ark]
+            L.append("")
+            L.append("All-reduce every step (allreduce-H1, %d seeds) at each algorithm measured: %s." % (len(rs), "; ".join(
+                "%s %s" % (x, fmt(mean_sd([price(cell, r["o"], r["s85"], [q[0] for q in r["rows"]], x)[0] for r in rs])[0]))
+                + (" ± %s s" % fmt(mean_sd([price(cell, r["o"], r["s85"], [q[0] for q in r["rows"]], x)[0] for r in rs])[1]))
+                for x in AR_ALGS if x in P)))
         L.append("")
         if bar and bg:
             _, _, ta = summary(bar[1], cell, "best")

@@ -5,7 +5,8 @@ committed runs.
 Every row of data/results-slow-network/claims.tsv is one claim the top
 README makes, on the runs of a folder (the main one, ".", or iid/): setting A reaches 85% sooner than setting B (modelled
 seconds of a deployment's column in per-run.tsv) by a ratio, or ends
-with a higher final accuracy. This test recomputes each claim from
+with a higher final accuracy, or (what=tie) the two times are not apart:
+the ratio as printed and Welch's p at least p_below. This test recomputes each claim from
 per-run.tsv alone (its own code, not results-slow-network.py's): the
 means, the ratio B / A (to the claim's printed precision), Welch's
 t-test (scipy) with p below the claimed bound, and the seeds (every
@@ -58,7 +59,7 @@ def main():
             ra, rb = runs[a], runs[b]
             if len(ra) < 3 or len(rb) < 3:
                 fail("claim %s: %d and %d seeds (3 needed)" % (c["id"], len(ra), len(rb)))
-            if what == "time":
+            if what in ("time", "tie"):
                 if any(r[col] in ("never", "n/a") for r in ra + rb):
                     fail("claim %s: a seed of %s or %s never reached 85%%" % (c["id"], a, b))
                 xa = [float(r[col]) for r in ra]
@@ -75,9 +76,12 @@ def main():
             nd = len(c["ratio"].split(".")[1]) if "." in c["ratio"] else 0
             if round(ratio, nd) != want:
                 fail("claim %s: %s / %s is %.4f, the README says %s" % (c["id"], b, a, ratio, c["ratio"]))
-            if ratio <= 1.0:
+            if what == "tie":  # not apart: p at least the bound
+                if not (p >= float(c["p_below"])):
+                    fail("claim %s: Welch p = %.3g, below %s: not a tie" % (c["id"], p, c["p_below"]))
+            elif ratio <= 1.0:
                 fail("claim %s: %s is not better than %s (ratio %.4f)" % (c["id"], a, b, ratio))
-            if not (p < float(c["p_below"])):
+            elif not (p < float(c["p_below"])):
                 fail("claim %s: Welch p = %.3g, not below %s" % (c["id"], p, c["p_below"]))
             for s in (c["ratio"] + "x", "p = " + c["p_printed"]):
                 if s not in readme:
@@ -85,7 +89,7 @@ def main():
             if c["p_printed"] != "%.2g" % p and c["p_printed"] != "%.1g" % p and c["p_printed"] != "%.3g" % p:
                 fail("claim %s: p = %.3g, the README prints %s" % (c["id"], p, c["p_printed"]))
             print("results_claims: %s: %s vs %s, %s: %.2fx, Welch p = %.3g: holds"
-                  % (c["id"], a, b, col if what == "time" else "final accuracy", ratio, p))
+                  % (c["id"], a, b, "final accuracy" if what == "final" else col, ratio, p))
     if n == 0:
         fail("claims.tsv has no claim")
 
