@@ -19,8 +19,9 @@ communications up to T, each priced by the probe of its pattern:
             averages, warm-up averages up to T) x their costs
             + agreements(T) x c_agree
 
-with, per probe of K steps (its CSV's last wall_s W, the trainer's `time
-per rank` split: compute C, gossip in memory G, MPI communication M):
+with, per probe of K steps (its last wall_s W, the trainer's `time per
+rank` split: compute C, gossip in memory G, MPI communication M; read at
+full precision from its summary JSON):
 c_compute = (C + G) / K, c_comm = M / communications, c_agree = (W - C -
 G - M) / agreements(K). agreements(T) = floor(T / 16) (DT_AGREE_EVERY) +
 evaluations at steps <= T (the agreement before each) + evaluations at
@@ -128,9 +129,14 @@ def load_probes(out):
             res, st = j["result"], j["settings"]
             rows = read_rows(b + ".csv")
             K = rows[-1][0]
-            W = rows[-1][2]
-            C = float(m.group(1)) + float(m.group(2) or 0)
-            M = float(m.group(3))
+            # full precision from the summary (the CSV and the `time per
+            # rank` line round to ms and 10 ms: too coarse in a datacenter)
+            W = res["wall_s"]
+            C = res["t_compute_s"] + res["t_gossip_mem_s"]
+            M = res["t_gossip_mpi_s"]
+            if abs(W - rows[-1][2]) > 0.0011 or abs(C - float(m.group(1)) - float(m.group(2) or 0)) > 0.011 or \
+                    abs(M - float(m.group(3))) > 0.0051:
+                die("%s: the summary's times (%g, %g, %g) are not the log's and CSV's" % (b, W, C, M))
             c = res["communications"]
             nc = c["gossip_rounds"] + c["exact_averages"] + c["gradient_allreduces"]
             na = agreements(K, [r[0] for r in rows])
@@ -416,15 +422,21 @@ def main():
         lab, _, d = a.partition("=") if "=" in a else ("committed", "", a)
         sources.append((lab, d))
     probes = load_probes(out)
-    # probes at fewer hosts (OUT/hosts64: the direct all-reduce): their
+    # probes at fewer hosts (OUT/hostsN: the direct all-reduce): their
     # communication cost only, named "PROBE@HOSTS" and the direct one
-    # also as the cell's ar-direct
-    small = os.path.join(out, "hosts64")
-    if os.path.isdir(os.path.join(small, "probes")):
+    # also as the cell's ar-direct (the most hosts measured)
+    for small in sorted((os.path.join(out, x) for x in os.listdir(out) if re.match(r"hosts[0-9]+$", x)),
+                        key=lambda x: int(x.rsplit("hosts", 1)[1])):  # the most hosts last
+        if not os.path.isdir(os.path.join(small, "probes")):
+            continue
         for cell, ps in load_probes(small).items():
             for pr, x in ps.items():
                 probes.setdefault(cell, {})["%s@%d" % (pr, x["hosts"])] = x
-                if pr == "ar-direct":
+                # only where each host has its own link (wan,
+                # datacenter: a host sends and receives 2 (P-1)/P of the
+                # array whatever P); at 4 sites an uplink carries its
+                # site's share, 4x more at 256 hosts than at 64
+                if pr == "ar-direct" and not cell.startswith("sites"):
                     probes[cell]["ar-direct"] = x
 
     # probes.tsv
@@ -560,8 +572,8 @@ def main():
         L.append("## %s, %s" % (CELL_LABEL[plat], TCP_LABEL[tcp]))
         L.append("")
         note = []
-        for x in AR_ALGS + ["exact"]:
-            if x in P:
+        for x in AR_ALGS + ["exact"] + sorted(x for x in P if x.startswith("ar-direct@")):
+            if x in P and not (x.startswith("ar-direct@") and P.get("ar-direct") is P[x]):
                 note.append("%s %s s%s" % (x, fmt(P[x]["c_comm"]), "" if P[x]["hosts"] == 256 else
                                            " (measured at %d hosts)" % P[x]["hosts"]))
         gps = sorted(x for x in P if x.startswith(("d2-", "dpsgd-")) and "c_skew" not in P[x])

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 S=$root/data/results-slow-network/smpi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-for d in probes hosts64 check64 full extra-runs; do
+for d in probes hosts64 hosts128 check64 full extra-runs; do
     [ ! -d "$S/$d" ] || cp -r "$S/$d" "$T/"
 done
 /usr/bin/python3 "$root/scripts/experiments/smpi-retime.py" --no-figures "$T" >/dev/null
