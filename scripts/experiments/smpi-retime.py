@@ -17,7 +17,7 @@ communications up to T, each priced by the probe of its pattern:
 
   time(T) = T x c_compute + (its gossip rounds, all-reduces, exact
             averages, warm-up averages up to T) x their costs
-            + agreements(T) x c_agree
+            + agreements(T) x c_agree + (evaluations before T) x c_skew
 
 with, per probe of K steps (its last wall_s W, the trainer's `time per
 rank` split: compute C, gossip in memory G, MPI communication M; read at
@@ -26,7 +26,9 @@ c_compute = (C + G) / K, c_comm = M / communications, c_agree = (W - C -
 G - M) / agreements(K). agreements(T) = floor(T / 16) (DT_AGREE_EVERY) +
 evaluations at steps <= T (the agreement before each) + evaluations at
 steps < T (the divergence check after each); the evaluation itself is
-outside wall_s. A warm-up step of local SGD / DiLoCo averages the
+outside wall_s, but the ranks leave it apart: c_skew per evaluation,
+from a probe PATTERN-EE evaluated as the committed runs are, is what is
+left of its W after its pattern's c_agree. A warm-up step of local SGD / DiLoCo averages the
 parameters, agrees, then averages the momentum: 2 averages + 1 agreement.
 
 Two pricings per cell:
