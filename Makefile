@@ -410,9 +410,11 @@ check-cross-kernel: $(PROGRAMS)
 # topogen's command line; topo/make/ under topo/cli/ and topo/api/
 # (tests/contract/floors.py).
 # The top README's "better" claims recomputed from the committed runs
-# (data/results-slow-network/claims.tsv, per-run.tsv; Welch's t-test).
+# (data/results-slow-network/claims.tsv, per-run.tsv; Welch's t-test), and
+# the SMPI re-timing (smpi/) re-made from its probes.
 check-claims: $(BIN)/topogen
 	/usr/bin/python3 tests/contract/results-claims.py .
+	sh tests/contract/smpi-retime.sh
 	/usr/bin/python3 tests/contract/plan-cells.py $(BIN)/topogen .
 
 check-floors: $(PROGRAMS) $(SRC_OBJS)
@@ -632,6 +634,8 @@ DOCS         := README.md topo/README.md train/README.md topo/python/README.md \
                 data/results/README.md data/results-slow-network/README.md \
                 data/plan-heldout/README.md data/results/membership-full/README.md \
                 data/results-slow-network/time-vs-acc.png \
+                data/results-slow-network/smpi/README.md \
+                data/results-slow-network/smpi/time-vs-acc-wan-cm02.png \
                 $(wildcard data/results/2025-sweep/plots/*.png) \
                 data/results/2025-sweep/long/plots/acc-epoch-dirichlet-0.1.png
 MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1

@@ -392,7 +392,7 @@ def main():
         elif o["kind"] == "diloco":
             pairs.append(("DiLoCo outer step vs plain local SGD (same H, lr)", x, variant(x, kind="local")))
     for key, klab in ((("wan", "best"), "WAN, all-reduce at its cheapest algorithm"),
-                      (("sites", "flat"), "4 sites x %d, all-reduce at its cheapest flat algorithm (what Open MPI 4.1 can run)" % (nw // 4))):
+                      (("sites", "flat"), "4 sites x %d, all-reduce at its cheapest flat algorithm (Open MPI 4.1.4 also ships a hierarchical one, coll/han, for the blocking call: `--allreduce han`)" % (nw // 4))):
       sl.append("")
       sl.append("Levers, pairwise (%s; a setting's own seeds):" % klab)
       sl.append("")

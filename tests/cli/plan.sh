@@ -54,6 +54,18 @@ plan_cases() {
     expect_ok "plan --results of a per-run.tsv" "$tg" plan -n 256 --net wan --results "$T/pr"
     check 'grep -q "(0 run CSVs, 41 per-run.tsv rows)" "$T/err" && grep -qE "^1 +all-reduce every step +measured +3/3 " "$T/out"' "per-run.tsv rows: $(head -c 300 "$T/err")"
     expect_fail 2 "^topogen: plan: $T/pr/per-run.tsv: a per-run.tsv without its run CSVs holds steps to 85% only, not to --target 0.9" "per-run.tsv at another target" "$tg" plan -n 256 --net wan --results "$T/pr" --target 0.9
+    # a subfolder with .plan-skip (smpi/: the same runs re-timed) is not
+    # read: its run logs would count twice and its per-run.tsv is another
+    # table; without the marker the same folder is read (and refused)
+    mkdir -p "$T/pr/re/probes"
+    printf 'setting\tseed\tsource\n' > "$T/pr/re/per-run.tsv"
+    cp data/results-slow-network/runs/d2-aware-s1.csv data/results-slow-network/runs/d2-aware-s1.json "$T/pr/re/probes/"
+    : > "$T/pr/re/.plan-skip"
+    expect_ok "plan --results skips a .plan-skip folder" "$tg" plan -n 256 --net wan --results "$T/pr"
+    check 'grep -q "(0 run CSVs, 41 per-run.tsv rows)" "$T/err"' "the .plan-skip folder read: $(head -c 300 "$T/err")"
+    rm "$T/pr/re/.plan-skip"
+    expect_fail 1 "^topogen: plan: $T/pr/re/per-run.tsv:1: not a per-run.tsv" "the same folder without .plan-skip" "$tg" plan -n 256 --net wan --results "$T/pr"
+    rm -r "$T/pr/re"
     # refusals: a folder with no runs, a corrupt run CSV, a garbage
     # modelled.tsv (exit 1, naming the file); bare numbers in --net (exit 2)
     mkdir -p "$T/empty/sub" "$T/bad/runs" "$T/badm/runs"

@@ -5,12 +5,15 @@ committed runs.
 Every row of data/results-slow-network/claims.tsv is one claim the top
 README makes, on the runs of a folder (the main one, ".", or iid/): setting A reaches 85% sooner than setting B (modelled
 seconds of a deployment's column in per-run.tsv) by a ratio, or ends
-with a higher final accuracy. This test recomputes each claim from
+with a higher final accuracy, or (what=tie) the two times are not apart:
+the ratio as printed and Welch's p at least p_below. This test recomputes each claim from
 per-run.tsv alone (its own code, not results-slow-network.py's): the
 means, the ratio B / A (to the claim's printed precision), Welch's
 t-test (scipy) with p below the claimed bound, and the seeds (every
 seed of A and B must have reached 85% for a time claim, and there must
-be at least 3 of each). It also checks that the README prints each
+be at least 3 of each). The folder smpi/ holds the same runs re-timed by
+SMPI (scripts/experiments/smpi-retime.py; columns CELL_run_s, CELL_best_s,
+a source column). It also checks that the README prints each
 claim's ratio and p-value. A changed run, a re-priced table or an edited
 README that no longer matches fails it.
 """
@@ -37,7 +40,12 @@ def main():
             tables[sub] = {}
             with open(os.path.join(d, sub, "per-run.tsv")) as f:
                 for r in csv.DictReader(f, delimiter="\t"):
-                    tables[sub].setdefault(r["setting"], []).append(r)
+                    # smpi/per-run.tsv: the committed runs and others
+                    # (a source column); another source's run is
+                    # SETTING@SOURCE
+                    key = r["setting"] if r.get("source", "committed") == "committed" \
+                        else "%s@%s" % (r["setting"], r["source"])
+                    tables[sub].setdefault(key, []).append(r)
         return tables[sub]
     readme = open(os.path.join(root, "README.md")).read()
     n = 0
@@ -51,8 +59,8 @@ def main():
             ra, rb = runs[a], runs[b]
             if len(ra) < 3 or len(rb) < 3:
                 fail("claim %s: %d and %d seeds (3 needed)" % (c["id"], len(ra), len(rb)))
-            if what == "time":
-                if any(r[col] == "never" for r in ra + rb):
+            if what in ("time", "tie"):
+                if any(r[col] in ("never", "n/a") for r in ra + rb):
                     fail("claim %s: a seed of %s or %s never reached 85%%" % (c["id"], a, b))
                 xa = [float(r[col]) for r in ra]
                 xb = [float(r[col]) for r in rb]
@@ -68,9 +76,12 @@ def main():
             nd = len(c["ratio"].split(".")[1]) if "." in c["ratio"] else 0
             if round(ratio, nd) != want:
                 fail("claim %s: %s / %s is %.4f, the README says %s" % (c["id"], b, a, ratio, c["ratio"]))
-            if ratio <= 1.0:
+            if what == "tie":  # not apart: p at least the bound
+                if not (p >= float(c["p_below"])):
+                    fail("claim %s: Welch p = %.3g, below %s: not a tie" % (c["id"], p, c["p_below"]))
+            elif ratio <= 1.0:
                 fail("claim %s: %s is not better than %s (ratio %.4f)" % (c["id"], a, b, ratio))
-            if not (p < float(c["p_below"])):
+            elif not (p < float(c["p_below"])):
                 fail("claim %s: Welch p = %.3g, not below %s" % (c["id"], p, c["p_below"]))
             for s in (c["ratio"] + "x", "p = " + c["p_printed"]):
                 if s not in readme:
@@ -78,7 +89,7 @@ def main():
             if c["p_printed"] != "%.2g" % p and c["p_printed"] != "%.1g" % p and c["p_printed"] != "%.3g" % p:
                 fail("claim %s: p = %.3g, the README prints %s" % (c["id"], p, c["p_printed"]))
             print("results_claims: %s: %s vs %s, %s: %.2fx, Welch p = %.3g: holds"
-                  % (c["id"], a, b, col if what == "time" else "final accuracy", ratio, p))
+                  % (c["id"], a, b, "final accuracy" if what == "final" else col, ratio, p))
     if n == 0:
         fail("claims.tsv has no claim")
 

@@ -484,10 +484,19 @@ static cm_status read_per_run(ta_runs *r, const char *exp, double target)
     return st;
 }
 
+/* A folder holding a file PLAN_SKIP is not an experiment, nor are its
+ * subfolders: e.g. data/results-slow-network/smpi/, the same runs re-timed
+ * by SMPI, whose probes are dpsgd-train logs of a few steps and whose
+ * per-run.tsv has other columns. */
+#define PLAN_SKIP ".plan-skip"
+
 static cm_status walk(ta_runs *r, const char *dir, double target, int depth)
 {
     char path[4096];
     cm_status st = CM_OK;
+    ta_fmt(path, sizeof path, "%s/" PLAN_SKIP, dir);
+    if (ta_is_file(path))
+        return CM_OK;
     ta_fmt(path, sizeof path, "%s/bench.txt", dir); /* any folder's */
     read_bench(r, path);
     ta_fmt(path, sizeof path, "%s/runs", dir);
