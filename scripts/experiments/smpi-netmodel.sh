@@ -4,10 +4,13 @@
 # platforms (topogen platform), cell by cell: gossip rounds of degree 1,
 # 2, 4, 8 and one-peer exponential, and the all-reduce algorithms
 # (recursive doubling, Rabenseifner, ring, binomial reduce + broadcast,
-# direct), on the wan, datacenter and sites:4 presets, 16 and 256 hosts,
-# arrays of 64 kB, 1 MB and 16 MB. Each cell is simulated under both TCP
-# settings of smpi-run.sh (cm02: CM02, factors 1; lv08: LV08 with its
-# factors), with SMPI's compute injection off (communication only).
+# direct; on sites:K the hierarchical one by site: binomial reduce in
+# each site, recursive doubling among the sites' first ranks, binomial
+# broadcast), on the wan, datacenter and sites:4 presets, 16, 256 and
+# 1,024 hosts, arrays of 64 kB, 1 MB and 16 MB. Each cell is simulated
+# under both TCP settings of smpi-run.sh (cm02: CM02, factors 1; lv08:
+# LV08 with its factors), with SMPI's compute injection off
+# (communication only).
 #
 #   sh scripts/experiments/smpi-netmodel.sh [OUT.md]
 #   CELLS="home 16 1048576 d4;wan 256 65536 ring" sh ...   only these cells
@@ -17,7 +20,9 @@
 # per-host links, issue 42).
 # Writes OUT.md (default: the table section of docs/network-model.md,
 # between its smpi-table markers, is replaced) and prints the table.
-# Takes about 10 minutes of one core (the 256-host cells dominate).
+# Takes about 20 minutes of one core (the 256- and 1,024-host cells
+# dominate: on 1,024 hosts recursive doubling takes about 150 s per
+# setting, the ring about 110 s per operation).
 # Needs smpicc/smpirun (libsimgrid-dev); BIN=bin by default.
 set -eu
 . "$(dirname "$0")/../lib/common.sh"
@@ -73,6 +78,9 @@ smpi_ms() {
     ring) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:lr" ;;
     binomial) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial --cfg=smpi/bcast:binomial_tree" ;;
     direct) args="direct -"; cfg="$cfg --cfg=smpi/alltoall:basic_linear --cfg=smpi/allgather:spreading_simple" ;;
+    hierarchical) # groups of consecutive ranks, one per site (sites:K)
+        args="hier $(($3 / ${2#sites:}))"
+        cfg="$cfg --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb --cfg=smpi/bcast:binomial_tree" ;;
     esac
     # shellcheck disable=SC2086
     SMPI_CFG="$cfg" timeout 1200 sh "$here/smpi-run.sh" --tcp "$tcp" -platform "$plat" \
@@ -107,12 +115,16 @@ cells() {
         echo "wan 16 1048576 $p"
     done
     for p in d4 one-peer recursive-doubling ring; do echo "wan 256 1048576 $p"; done
+    # 1,024 hosts: not the direct all-reduce (a million concurrent flows:
+    # SMPI did not finish one operation in 3 minutes)
+    for p in d1 d4 one-peer recursive-doubling ring binomial; do echo "wan 1024 1048576 $p"; done
     for b in 65536 16777216; do
         for p in d4 recursive-doubling direct; do echo "wan 16 $b $p"; done
     done
     for p in d4 recursive-doubling ring direct; do echo "datacenter 16 1048576 $p"; done
     for p in d4 ring; do echo "datacenter 16 16777216 $p"; done
-    for p in d4 recursive-doubling ring direct; do echo "sites:4 16 1048576 $p"; done
+    for p in d4 recursive-doubling ring direct hierarchical; do echo "sites:4 16 1048576 $p"; done
+    echo "sites:4 256 1048576 hierarchical"
     for n in 16 32 64; do
         for p in d1 d2 d4 d8 one-peer recursive-doubling rabenseifner ring binomial direct; do
             echo "home $n 1048576 $p"
