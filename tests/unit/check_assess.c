@@ -43,12 +43,21 @@ START_TEST(test_comms)
 {
     double g, e;
     /* local SGD H = 4 after 2 every-step averages, 10 steps: steps 0, 1
-     * (warm-up), then t with (t + 1 - 2) % 4 == 0: 5 and 9 */
+     * (warm-up: the parameters and the momentum, two all-reduces each),
+     * then t with (t + 1 - 2) % 4 == 0: 5 and 9 */
     ta_sched s = sched(TA_ALG_LOCAL, "-", 4);
     s.local_after = 2;
     ta_plan_comms(&s, 10, &g, &e);
-    ck_assert_double_eq(g, 4);
+    ck_assert_double_eq(g, 6);
     ck_assert_double_eq(e, 0);
+    s.alg = TA_ALG_DILOCO; /* DiLoCo: the same warm-up */
+    ta_plan_comms(&s, 10, &g, &e);
+    ck_assert_double_eq(g, 6);
+    /* gossip with local steps after 2 every-step rounds: one round each */
+    s = sched(TA_ALG_D2, "random", 4);
+    s.local_after = 2;
+    ta_plan_comms(&s, 10, &g, &e);
+    ck_assert_double_eq(g, 4);
     /* gossip every step, an exact average every 2nd communication: of 6
      * communications 3 are exact */
     s = sched(TA_ALG_D2, "random", 1);
