@@ -18,6 +18,8 @@ run. Local SGD and DiLoCo also average the momentum at each step of the
 warm-up (--local-after): one more all-reduce a step, counted by the
 trainer since issue 41 and added here for the runs made before. Modelled seconds = steps x t_compute + gossip rounds x the round's
 price + all-reduces (gradient or exact averages) x the all-reduce's price.
+A GT round sends two arrays (x and its tracker): priced from
+OUT/prices/x2/ (topogen eval --params 123412, twice LeNet's floats).
 """
 import json
 import math
@@ -109,10 +111,13 @@ def topo_file(kind, seed):
     return "one-peer-exp" if kind == "opexp" else "%s-s%d" % (kind, seed)
 
 
-def load_prices(out):
-    """prices[topo][deploy] = (round_s, allreduce auto, allreduce best)"""
+def load_prices(out, sub=""):
+    """prices[topo][deploy] = (round_s, allreduce auto, allreduce best);
+    sub "x2": the rounds of two arrays (GT: x and its tracker)"""
     p = {}
-    d = os.path.join(out, "prices")
+    d = os.path.join(out, "prices", sub)
+    if sub and not os.path.isdir(d):
+        return p
     for f in sorted(os.listdir(d)):
         m = re.match(r"(.*)-(wan|datacenter|sites)\.json$", f)
         if not m:
@@ -195,6 +200,7 @@ def main():
         sys.exit(0 if len(sys.argv) == 2 else 2)
     out = sys.argv[1]
     prices = load_prices(out)
+    prices2 = load_prices(out, "x2")
     tc, tc_wall = t_compute(out)
     ar_topo = "random-s1"  # the all-reduce price does not depend on the file
     if "random-s1" not in prices:
@@ -247,9 +253,13 @@ def main():
             r = {"seed": seed, "final": rows[-1][1], "failed": failed, "s85": s85, "rows": rows,
                  "comm": c, "topo": topo if kind else "-", "H": H, "S": S, "K": K}
 
-            def price(step, dep, var, kind=kind, topo=topo, H=H, S=S, K=K, mode=mode, outer=outer):
+            two = parse(name)["kind"] == "gt"  # two arrays a round
+            if two and topo not in prices2:
+                die("%s: a GT run without prices/x2/%s-*.json (run the .sh with TABLE_ONLY=1)" % (b, topo))
+
+            def price(step, dep, var, kind=kind, topo=topo, H=H, S=S, K=K, mode=mode, outer=outer, two=two):
                 g, a = comm_counts(step, H, S, K, mode, outer)
-                rnd = prices[topo][dep][0] if kind else 0.0
+                rnd = (prices2 if two else prices)[topo][dep][0] if kind else 0.0
                 arp = prices[ar_topo][dep][{"auto": 1, "best": 2, "flat": 4}[var]]
                 return step * tc + g * rnd + a * arp
             r["price"] = price
@@ -277,7 +287,7 @@ def main():
     # the table
     pr = prices[ar_topo]
     lines = []
-    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round + all-reduces x the all-reduce, "
+    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round (GT: two arrays, prices/x2/) + all-reduces x the all-reduce, "
                  "mean over the seeds that reached 85%% (k/n when not all did). Prices (`topogen eval FILE --json`, OUT/prices/): "
                  "WAN, one worker per host (%d hosts): all-reduce auto %.4f s (binomial), best %.4f s (%s); "
                  "datacenter, %d hosts: auto %.6f s, best %.6f s (%s); "

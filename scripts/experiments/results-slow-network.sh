@@ -35,7 +35,8 @@
 # Writes OUT/runs/NAME-sS.csv, .json (--summary), .log (.failed: a run
 # that diverged, its CSV keeps the rows before), OUT/topo/ (the graphs,
 # the counts files), OUT/prices/ (topogen eval --json per topology file
-# and deployment), OUT/bench.txt (compute per step), then runs
+# and deployment; OUT/prices/x2/: the graphs of GT runs at two arrays a
+# round), OUT/bench.txt (compute per step), then runs
 # scripts/experiments/results-slow-network.py OUT (table.md, stats.md,
 # per-run.tsv, time-vs-acc.png).
 set -eu
@@ -225,6 +226,24 @@ for f in "$OUT"/topo/*.txt; do
         *) "$BIN/topogen" eval "$f" --net $d --ranks $N --hosts $N --json >"$j.tmp";;
         esac || die "topogen eval $f ($d) failed"
         mv "$j.tmp" "$j"
+    done
+done
+# GT sends two arrays a round (x and its tracker): its graphs priced
+# again at twice LeNet's 61,706 floats (OUT/prices/x2/)
+for g in $(ls "$OUT/runs" | sed -n 's/^gt-\([a-z]*\)-.*\.csv$/\1/p' | sort -u); do
+    mkdir -p "$OUT/prices/x2"
+    for f in "$OUT"/topo/"$g"-s*.txt; do
+        [ -f "$f" ] || continue
+        t=$(basename "$f" .txt)
+        for d in wan datacenter sites; do
+            j="$OUT/prices/x2/$t-$d.json"
+            [ -s "$j" ] && continue
+            case $d in
+            sites) "$BIN/topogen" eval "$f" --params 123412 --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
+            *) "$BIN/topogen" eval "$f" --params 123412 --net $d --ranks $N --hosts $N --json >"$j.tmp";;
+            esac || die "topogen eval $f ($d, two arrays) failed"
+            mv "$j.tmp" "$j"
+        done
     done
 done
 /usr/bin/python3 "$here/results-slow-network.py" "$OUT"
