@@ -165,7 +165,9 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
         OPT(" --global-every %zu", s->global_every);
     if (s->staleness > 0)
         OPT(" --staleness %g", s->staleness);
-    if (s->compress > 0 && s->compress < 1)
+    if (s->compress == TA_COMPRESS_INT8 || s->compress == TA_COMPRESS_INT4)
+        OPT(" --compress int%d", s->compress == TA_COMPRESS_INT8 ? 8 : 4);
+    else if (s->compress > 0 && s->compress < 1)
         OPT(" --compress %g", s->compress);
 #undef OPT
     int ar_mode = s->alg <= TA_ALG_DILOCO;
