@@ -74,6 +74,30 @@ START_TEST(test_comms)
 }
 END_TEST
 
+/* a setting's name (the experiment scripts' grammar): -SS is the
+ * warm-up's length, -int8 the compression; without them DiLoCo's
+ * default warm-up of 58 and no compression */
+START_TEST(test_name)
+{
+    ta_sched s;
+    int known = 0;
+    memset(&s, 0, sizeof s);
+    s.compress = 1;
+    ta_sched_from_name("diloco-H8-lr0.01-S14-int8", &s, &known);
+    ck_assert_int_eq(known, 1);
+    ck_assert_int_eq(s.alg, TA_ALG_DILOCO);
+    ck_assert_uint_eq(s.H, 8);
+    ck_assert_uint_eq(s.local_after, 14);
+    ck_assert_double_eq(s.compress, TA_COMPRESS_INT8);
+    ck_assert_double_eq_tol(s.lr, 0.01, 1e-12);
+    memset(&s, 0, sizeof s);
+    s.compress = 1;
+    ta_sched_from_name("diloco-H8-lr0.01", &s, &known);
+    ck_assert_uint_eq(s.local_after, 58);
+    ck_assert_double_eq(s.compress, 1);
+}
+END_TEST
+
 START_TEST(test_features)
 {
     double c, u, z;
@@ -351,6 +375,7 @@ Suite *assess_suite(void)
     Suite *s = suite_create("assess");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_comms);
+    tcase_add_test(tc, test_name);
     tcase_add_test(tc, test_features);
     tcase_add_test(tc, test_fit_recovers);
     tcase_add_test(tc, test_fit_censored);
