@@ -14,8 +14,12 @@ result.steps_to_target. The communications up to that step follow the
 schedule of train/core/dt_local.h (step t < S or (t - S + 1) % H == 0
 communicates; communication c is an exact average when (c + 1) % K == 0),
 checked against the summary's result.communications at the end of the
-run. Modelled seconds = steps x t_compute + gossip rounds x the round's
+run. Local SGD and DiLoCo also average the momentum at each step of the
+warm-up (--local-after): one more all-reduce a step, counted by the
+trainer since issue 41 and added here for the runs made before. Modelled seconds = steps x t_compute + gossip rounds x the round's
 price + all-reduces (gradient or exact averages) x the all-reduce's price.
+A GT round sends two arrays (x and its tracker): priced from
+OUT/prices/x2/ (topogen eval --params 123412, twice LeNet's floats).
 """
 import json
 import math
@@ -35,16 +39,19 @@ def parse(name):
     """a setting's schedule from its name (the grammar of the .sh's flags())"""
     parts = name.split("-")
     kind = parts[0]
-    if kind not in ("allreduce", "local", "diloco", "d2", "dpsgd"):
+    if kind not in ("allreduce", "local", "diloco", "d2", "dpsgd", "gt"):
         die("unknown setting '%s'" % name)
-    o = {"name": name, "kind": kind, "graph": None, "H": 1, "K": 0, "lr": 0.05, "S": None}
+    o = {"name": name, "kind": kind, "graph": None, "H": 1, "K": 0, "lr": 0.05, "S": None, "compress": None}
     rest = parts[1:]
-    if kind in ("d2", "dpsgd"):
+    if kind in ("d2", "dpsgd", "gt"):
         if not rest or rest[0] not in GRAPHS:
             die("setting '%s': no graph" % name)
         o["graph"] = rest[0]
         rest = rest[1:]
     for x in rest:
+        if x in ("int8", "int4"):
+            o["compress"] = x
+            continue
         m = re.match(r"(H|pga|lr|S)([0-9.]+)$", x)
         if not m:
             die("setting '%s': unknown option '%s'" % (name, x))
@@ -60,12 +67,14 @@ def parse(name):
 def setting_label(name):
     o = parse(name)
     lr = "" if o["lr"] == 0.05 else ", lr %g" % o["lr"]
+    if o["compress"]:
+        lr += ", %s (priced at full size)" % o["compress"]
     if o["kind"] == "allreduce":
         return "all-reduce every step" + lr
     if o["kind"] in ("local", "diloco"):
         what = "local SGD" if o["kind"] == "local" else "DiLoCo (local SGD + Nesterov outer 0.7, 0.9)"
         return "%s H=%d%s, %s" % (what, o["H"], lr, "after %d every-step averages" % o["S"] if o["S"] else "no warm-up")
-    alg = {"d2": "D^2", "dpsgd": "D-PSGD"}[o["kind"]]
+    alg = {"d2": "D^2", "dpsgd": "D-PSGD", "gt": "GT (K-GT)"}[o["kind"]]
     t = "%s, %s" % (alg, GRAPHS[o["graph"]])
     if o["H"] > 1:
         t += ", H=%d" % o["H"]
@@ -78,8 +87,8 @@ def setting_label(name):
 
 def order_key(name):
     o = parse(name)
-    return ({"allreduce": 0, "local": 1, "diloco": 2, "d2": 3, "dpsgd": 4}[o["kind"]],
-            list(GRAPHS).index(o["graph"]) if o["graph"] else 0, o["H"], o["K"], -o["lr"], o["S"])
+    return ({"allreduce": 0, "local": 1, "diloco": 2, "d2": 3, "dpsgd": 4, "gt": 5}[o["kind"]],
+            list(GRAPHS).index(o["graph"]) if o["graph"] else 0, o["H"], o["K"], -o["lr"], o["S"], o["compress"] or "")
 
 
 def is_allreduce_based(name):
@@ -102,10 +111,13 @@ def topo_file(kind, seed):
     return "one-peer-exp" if kind == "opexp" else "%s-s%d" % (kind, seed)
 
 
-def load_prices(out):
-    """prices[topo][deploy] = (round_s, allreduce auto, allreduce best)"""
+def load_prices(out, sub=""):
+    """prices[topo][deploy] = (round_s, allreduce auto, allreduce best);
+    sub "x2": the rounds of two arrays (GT: x and its tracker)"""
     p = {}
-    d = os.path.join(out, "prices")
+    d = os.path.join(out, "prices", sub)
+    if sub and not os.path.isdir(d):
+        return p
     for f in sorted(os.listdir(d)):
         m = re.match(r"(.*)-(wan|datacenter|sites)\.json$", f)
         if not m:
@@ -155,8 +167,8 @@ def comm_counts(steps, H, S, K, mode, outer):
         if t < S or (t - S + 1) % H == 0:
             c += 1
     exact = c // K if K > 0 else 0
-    if mode == "allreduce":
-        return 0, c
+    if mode == "allreduce":  # + the warm-up's momentum average, one a step
+        return 0, c + min(steps, S)
     return c - exact, exact
 
 
@@ -188,6 +200,7 @@ def main():
         sys.exit(0 if len(sys.argv) == 2 else 2)
     out = sys.argv[1]
     prices = load_prices(out)
+    prices2 = load_prices(out, "x2")
     tc, tc_wall = t_compute(out)
     ar_topo = "random-s1"  # the all-reduce price does not depend on the file
     if "random-s1" not in prices:
@@ -228,16 +241,25 @@ def main():
                         (b, s85, j["result"]["steps_to_target"]["0.85"]))
                 steps = j["result"]["steps"]
                 g, a = comm_counts(steps, H, S, K, mode, outer)
-                c = j["result"]["communications"]
-                if (g, a) != (c["gossip_rounds"], c["exact_averages"] + c["gradient_allreduces"]):
+                c = dict(j["result"]["communications"])
+                warm = min(steps, S) if mode == "allreduce" and (H > 1 or outer != "none") else 0
+                got = (c["gossip_rounds"], c["exact_averages"] + c["gradient_allreduces"])
+                if warm and got == (g, a - warm):  # a run of the trainer before issue 41, which
+                    c["exact_averages"] += warm    # did not count the momentum average it sent
+                    got = (g, a)
+                if (g, a) != got:
                     die("%s: schedule gives %d rounds, %d all-reduces; the summary %s" % (b, g, a, c))
             topo = topo_file(kind, seed) if kind else ar_topo
             r = {"seed": seed, "final": rows[-1][1], "failed": failed, "s85": s85, "rows": rows,
                  "comm": c, "topo": topo if kind else "-", "H": H, "S": S, "K": K}
 
-            def price(step, dep, var, kind=kind, topo=topo, H=H, S=S, K=K, mode=mode, outer=outer):
+            two = parse(name)["kind"] == "gt"  # two arrays a round
+            if two and topo not in prices2:
+                die("%s: a GT run without prices/x2/%s-*.json (run the .sh with TABLE_ONLY=1)" % (b, topo))
+
+            def price(step, dep, var, kind=kind, topo=topo, H=H, S=S, K=K, mode=mode, outer=outer, two=two):
                 g, a = comm_counts(step, H, S, K, mode, outer)
-                rnd = prices[topo][dep][0] if kind else 0.0
+                rnd = (prices2 if two else prices)[topo][dep][0] if kind else 0.0
                 arp = prices[ar_topo][dep][{"auto": 1, "best": 2, "flat": 4}[var]]
                 return step * tc + g * rnd + a * arp
             r["price"] = price
@@ -265,7 +287,7 @@ def main():
     # the table
     pr = prices[ar_topo]
     lines = []
-    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round + all-reduces x the all-reduce, "
+    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round (GT: two arrays, prices/x2/) + all-reduces x the all-reduce, "
                  "mean over the seeds that reached 85%% (k/n when not all did). Prices (`topogen eval FILE --json`, OUT/prices/): "
                  "WAN, one worker per host (%d hosts): all-reduce auto %.4f s (binomial), best %.4f s (%s); "
                  "datacenter, %d hosts: auto %.6f s, best %.6f s (%s); "
@@ -289,15 +311,15 @@ def main():
         m, sd = mean_sd([r["final"] for r in rs])
         acc = "%.2f%%" % (100 * m) + (" ± %.2f" % (100 * sd) if sd is not None else " (1 seed)")
         div = [r for r in rs if r["failed"]]
-        if div:  # the step of the NaN loss: the .failed marker
+        if div:  # the step it stopped at: the .failed marker (NaN, loss or consensus explosion)
             at = []
             for r in div:
                 t = open(os.path.join(out, "runs", "%s-s%d.failed" % (name, r["seed"]))).read()
                 mm = re.search(r"\(step ([0-9]+)\)", t)
                 at.append("seed %d at step %s" % (r["seed"], mm.group(1) if mm else "?"))
             ok = ", ".join("seed %d %.2f%%" % (r["seed"], 100 * r["final"]) for r in rs if not r["failed"])
-            acc = ("diverged (NaN loss: %s)" % ", ".join(at) if len(div) == n else
-                   ok + "; diverged (NaN loss): " + ", ".join(at))
+            acc = ("diverged (%s)" % ", ".join(at) if len(div) == n else
+                   ok + "; diverged: " + ", ".join(at))
         reached = [r for r in rs if r["s85"] is not None]
         st = ", ".join(str(r["s85"]) if r["s85"] is not None else "never" for r in rs)
         if len(reached) < n:
@@ -372,6 +394,8 @@ def main():
             parts.append("lr%g" % o["lr"])
         if o["S"] != (58 if o["kind"] in ("local", "diloco") else 0):
             parts.append("S%d" % o["S"])
+        if o["compress"]:
+            parts.append(o["compress"])
         return "-".join(parts)
 
     pairs = []
@@ -385,10 +409,13 @@ def main():
                 pairs.append(("H=%d vs every step (same graph)" % o["H"], x, variant(x, H=1, S=0)))
             if o["K"]:
                 pairs.append(("global average every %d vs none" % o["K"], x, variant(x, K=0)))
-            if o["kind"] == "dpsgd":
-                pairs.append(("D-PSGD vs D^2 (same graph)", x, variant(x, kind="d2")))
+            if o["kind"] in ("dpsgd", "gt"):
+                pairs.append(("%s vs D^2 (same graph, H, lr)" % {"dpsgd": "D-PSGD", "gt": "GT"}[o["kind"]], x,
+                              variant(x, kind="d2")))
         elif o["kind"] == "local":
             pairs.append(("local SGD H=%d lr %g vs all-reduce every step" % (o["H"], o["lr"]), x, "allreduce-H1"))
+        elif o["kind"] == "diloco" and o["compress"]:
+            pairs.append(("DiLoCo %s vs uncompressed (same H, lr)" % o["compress"], x, variant(x, compress=None)))
         elif o["kind"] == "diloco":
             pairs.append(("DiLoCo outer step vs plain local SGD (same H, lr)", x, variant(x, kind="local")))
     for key, klab in ((("wan", "best"), "WAN, all-reduce at its cheapest algorithm"),
@@ -465,7 +492,7 @@ def main():
             nf = sum(1 for r in rs if r["failed"])
             ax.plot(xs, ys, "-" if is_allreduce_based(name) else "--", color=cmap(k % 10), lw=1.8,
                     label="%s (%d seed%s%s)" % (setting_label(name), len(rs), "" if len(rs) == 1 else "s",
-                                                ", diverged: NaN loss" if nf == len(rs) else
+                                                ", diverged" if nf == len(rs) else
                                                 ", %d diverged" % nf if nf else ""))
         ax.axhline(100 * TARGET, color="grey", lw=0.8, ls=":")
         ax.set_xscale("log")

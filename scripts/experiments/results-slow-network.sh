@@ -11,12 +11,13 @@
 #   local-HH, diloco-HH   local SGD (post-local SGD: --local-after 58, the
 #                         warm-up averaging parameters and momentum), and
 #                         with DiLoCo's --outer nesterov:0.7,0.9
-#   d2-GRAPH, dpsgd-GRAPH gossip every step, GRAPH one of random (4-regular),
+#   d2-GRAPH, dpsgd-GRAPH gossip every step (gt-GRAPH: K-GT), GRAPH one of random (4-regular),
 #                         learned (spectral), aware (data-aware: the seed's
 #                         class counts), hosts (--groups 4, --placement
 #                         block), opexp (one-peer exponential)
 #   options, dash-separated: -HH (gossip every H steps), -pgaK
-#   (--global-every K), -lrLR (--lr), -SS (--local-after S)
+#   (--global-every K), -lrLR (--lr), -SS (--local-after S), -int8 / -int4
+#   (--compress: DiLoCo's pseudo-gradients, CHOCO-SGD for dpsgd)
 #   e.g. local-H8-lr0.01, d2-aware-pga8, d2-aware-H2-lr0.02
 #
 #   scripts/experiments/results-slow-network.sh OUT  (rerun to resume: a
@@ -34,7 +35,8 @@
 # Writes OUT/runs/NAME-sS.csv, .json (--summary), .log (.failed: a run
 # that diverged, its CSV keeps the rows before), OUT/topo/ (the graphs,
 # the counts files), OUT/prices/ (topogen eval --json per topology file
-# and deployment), OUT/bench.txt (compute per step), then runs
+# and deployment; OUT/prices/x2/: the graphs of GT runs at two arrays a
+# round), OUT/bench.txt (compute per step), then runs
 # scripts/experiments/results-slow-network.py OUT (table.md, stats.md,
 # per-run.tsv, time-vs-acc.png).
 set -eu
@@ -57,7 +59,7 @@ TRAIN_ARGS="--local-eval 100 --warmup 1 --schedule step --step-epochs 3.5"
 EPOCHS=${EPOCHS:-12}
 PARTITION=${PARTITION:-dirichlet:0.1}
 PART_NAME=$(echo "$PARTITION" | tr ':' '-')
-COMMON="--data $DATA --model lenet --epochs $EPOCHS --batch $BATCH --lr 0.05 --momentum 0.9 $TRAIN_ARGS --partition $PARTITION --eval-every $EVAL --quiet"
+COMMON="--data $DATA --model lenet --epochs $EPOCHS --batch $BATCH --momentum 0.9 $TRAIN_ARGS --partition $PARTITION --eval-every $EVAL --quiet"
 # 4 sites of 64 workers: a datacenter inside a site (the datacenter
 # preset's link between hosts), the WAN preset between sites
 SITES_NET='intra=25us,3GB/s;inter=50ms,12.5MB/s'
@@ -71,21 +73,21 @@ mkdir -p "$OUT/runs" "$OUT/topo"
 #   allreduce-H1              all-reduce of the gradients every step
 #   local-HH / diloco-HH      local SGD / DiLoCo (+ --outer nesterov:0.7,0.9)
 #                             with --average-every H
-#   ALG-GRAPH                 gossip: ALG d2 or dpsgd, GRAPH random (4-regular),
+#   ALG-GRAPH                 gossip: ALG d2, dpsgd or gt, GRAPH random (4-regular),
 #                             aware (data-aware learned), learned (the paper's
 #                             spectral objective), hosts (learned, at most 4
 #                             edges between the 4 sites: --groups 4), opexp
 #                             (one-peer exponential)
 # options: -HH (gossip: --average-every H), -pgaK (--global-every K),
 # -lrLR (--lr LR, default 0.05), -SS (--local-after S, default WARM for
-# local and diloco, 0 for gossip with H > 1)
+# local and diloco, 0 for gossip with H > 1), -int8 / -int4 (--compress)
 flags() {
     name=$1 seed=$2
     kind=${name%%-*}
     rest=${name#"$kind"}
-    graph="" H=1 K=0 lr="" S=""
+    graph="" H=1 K=0 lr="" S="" C=""
     case $kind in
-    d2|dpsgd) graph=${rest#-}; graph=${graph%%-*}; rest=${rest#"-$graph"};;
+    d2|dpsgd|gt) graph=${rest#-}; graph=${graph%%-*}; rest=${rest#"-$graph"};;
     allreduce|local|diloco) ;;
     *) die "unknown setting '$name'";;
     esac
@@ -97,12 +99,14 @@ flags() {
         pga[0-9]*) K=${o#pga};;
         lr[0-9]*) lr=${o#lr};;
         S[0-9]*) S=${o#S};;
+        int8|int4) C=$o;;
         *) unset IFS; die "unknown option '$o' in setting '$name'";;
         esac
     done
     unset IFS
-    f=""
-    [ -z "$lr" ] || f="--lr $lr"
+    # --lr once (dpsgd-train refuses a repeated flag): the setting's or 0.05
+    f="--lr ${lr:-0.05}"
+    [ -z "$C" ] || f="$f --compress $C"
     case $kind in
     allreduce) [ "$H" = 1 ] || die "$name: allreduce-H1 only (local-HH for H > 1)"
         echo "--mode allreduce --workers $N $f"; return;;
@@ -222,6 +226,24 @@ for f in "$OUT"/topo/*.txt; do
         *) "$BIN/topogen" eval "$f" --net $d --ranks $N --hosts $N --json >"$j.tmp";;
         esac || die "topogen eval $f ($d) failed"
         mv "$j.tmp" "$j"
+    done
+done
+# GT sends two arrays a round (x and its tracker): its graphs priced
+# again at twice LeNet's 61,706 floats (OUT/prices/x2/)
+for g in $(ls "$OUT/runs" | sed -n 's/^gt-\([a-z]*\)-.*\.csv$/\1/p' | sort -u); do
+    mkdir -p "$OUT/prices/x2"
+    for f in "$OUT"/topo/"$g"-s*.txt; do
+        [ -f "$f" ] || continue
+        t=$(basename "$f" .txt)
+        for d in wan datacenter sites; do
+            j="$OUT/prices/x2/$t-$d.json"
+            [ -s "$j" ] && continue
+            case $d in
+            sites) "$BIN/topogen" eval "$f" --params 123412 --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
+            *) "$BIN/topogen" eval "$f" --params 123412 --net $d --ranks $N --hosts $N --json >"$j.tmp";;
+            esac || die "topogen eval $f ($d, two arrays) failed"
+            mv "$j.tmp" "$j"
+        done
     done
 done
 /usr/bin/python3 "$here/results-slow-network.py" "$OUT"

@@ -43,12 +43,21 @@ START_TEST(test_comms)
 {
     double g, e;
     /* local SGD H = 4 after 2 every-step averages, 10 steps: steps 0, 1
-     * (warm-up), then t with (t + 1 - 2) % 4 == 0: 5 and 9 */
+     * (warm-up: the parameters and the momentum, two all-reduces each),
+     * then t with (t + 1 - 2) % 4 == 0: 5 and 9 */
     ta_sched s = sched(TA_ALG_LOCAL, "-", 4);
     s.local_after = 2;
     ta_plan_comms(&s, 10, &g, &e);
-    ck_assert_double_eq(g, 4);
+    ck_assert_double_eq(g, 6);
     ck_assert_double_eq(e, 0);
+    s.alg = TA_ALG_DILOCO; /* DiLoCo: the same warm-up */
+    ta_plan_comms(&s, 10, &g, &e);
+    ck_assert_double_eq(g, 6);
+    /* gossip with local steps after 2 every-step rounds: one round each */
+    s = sched(TA_ALG_D2, "random", 4);
+    s.local_after = 2;
+    ta_plan_comms(&s, 10, &g, &e);
+    ck_assert_double_eq(g, 4);
     /* gossip every step, an exact average every 2nd communication: of 6
      * communications 3 are exact */
     s = sched(TA_ALG_D2, "random", 1);
@@ -62,6 +71,30 @@ START_TEST(test_comms)
     ck_assert_double_eq(g, 117);
     ta_plan_comms(&s, 0, &g, &e);
     ck_assert_double_eq(g + e, 0);
+}
+END_TEST
+
+/* a setting's name (the experiment scripts' grammar): -SS is the
+ * warm-up's length, -int8 the compression; without them DiLoCo's
+ * default warm-up of 58 and no compression */
+START_TEST(test_name)
+{
+    ta_sched s;
+    int known = 0;
+    memset(&s, 0, sizeof s);
+    s.compress = 1;
+    ta_sched_from_name("diloco-H8-lr0.01-S14-int8", &s, &known);
+    ck_assert_int_eq(known, 1);
+    ck_assert_int_eq(s.alg, TA_ALG_DILOCO);
+    ck_assert_uint_eq(s.H, 8);
+    ck_assert_uint_eq(s.local_after, 14);
+    ck_assert_double_eq(s.compress, TA_COMPRESS_INT8);
+    ck_assert_double_eq_tol(s.lr, 0.01, 1e-12);
+    memset(&s, 0, sizeof s);
+    s.compress = 1;
+    ta_sched_from_name("diloco-H8-lr0.01", &s, &known);
+    ck_assert_uint_eq(s.local_after, 58);
+    ck_assert_double_eq(s.compress, 1);
 }
 END_TEST
 
@@ -342,6 +375,7 @@ Suite *assess_suite(void)
     Suite *s = suite_create("assess");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_comms);
+    tcase_add_test(tc, test_name);
     tcase_add_test(tc, test_features);
     tcase_add_test(tc, test_fit_recovers);
     tcase_add_test(tc, test_fit_censored);

@@ -52,7 +52,11 @@ cm_status ta_model_features(const ta_sched *s, double *c, double *u,
     if (s->global_every && p < 1.0 / ((double)s->global_every * H))
         p = 1.0 / ((double)s->global_every * H);
     p /= 1.0 + (s->staleness > 0 ? s->staleness : 0);
-    p *= s->compress > 0 && s->compress < 1 ? s->compress : 1;
+    /* compression slows gossip's mixing (CHOCO); an exact average of
+     * compressed pseudo-gradients with error feedback (local SGD,
+     * DiLoCo) still mixes at once */
+    if (s->alg > TA_ALG_DILOCO)
+        p *= s->compress > 0 && s->compress < 1 ? s->compress : 1;
     if (!(p > 1e-9))
         p = 1e-9;
     if (p > 1)

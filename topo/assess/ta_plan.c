@@ -49,10 +49,15 @@ void ta_plan_comms(const ta_sched *s, double steps, double *comm,
                    double *exact)
 {
     size_t H = s->H ? s->H : 1, L = H > 1 ? s->local_after : 0, c = 0;
+    /* local SGD and DiLoCo average the momentum too in the warm-up: a
+     * second all-reduce each warm-up step (dpsgd-train counts it) */
+    int warm_v = s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO;
     double g = 0, e = 0;
     for (size_t t = 0; (double)t < steps; t++) {
         if (!(t < L || (t + 1 - L) % H == 0))
             continue;
+        if (t < L && warm_v)
+            g++;
         if (s->global_every && (c + 1) % s->global_every == 0)
             e++;
         else
@@ -160,7 +165,9 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
         OPT(" --global-every %zu", s->global_every);
     if (s->staleness > 0)
         OPT(" --staleness %g", s->staleness);
-    if (s->compress > 0 && s->compress < 1)
+    if (s->compress == TA_COMPRESS_INT8 || s->compress == TA_COMPRESS_INT4)
+        OPT(" --compress int%d", s->compress == TA_COMPRESS_INT8 ? 8 : 4);
+    else if (s->compress > 0 && s->compress < 1)
         OPT(" --compress %g", s->compress);
 #undef OPT
     int ar_mode = s->alg <= TA_ALG_DILOCO;

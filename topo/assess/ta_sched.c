@@ -201,6 +201,10 @@ void ta_sched_from_name(const char *name, ta_sched *s, int *known)
             s->lr = strtod(t + 2, NULL);
         else if (!strncmp(t, "pga", 3))
             s->global_every = strtoul(t + 3, NULL, 10);
+        else if (t[0] == 'S' && isdigit((unsigned char)t[1]))
+            s->local_after = strtoul(t + 1, NULL, 10); /* --local-after */
+        else if (!strcmp(t, "int8") || !strcmp(t, "int4"))
+            s->compress = t[3] == '8' ? TA_COMPRESS_INT8 : TA_COMPRESS_INT4;
         else if (!strcmp(t, "nesterov"))
             s->alg = TA_ALG_DILOCO;
         else if (kind >= 4)
@@ -252,6 +256,13 @@ int ta_sched_from_json(const char *path, const char *exp, ta_sched *s,
         s->staleness = json_number_value(v);
     if ((v = json_object_get(st, "compress")) && json_is_number(v))
         s->compress = json_number_value(v);
+    else if (v && json_is_string(v)) { /* dpsgd-train's "int8", "topk:F" */
+        const char *c = json_string_value(v);
+        s->compress = !strcmp(c, "int8") ? TA_COMPRESS_INT8
+                    : !strcmp(c, "int4") ? TA_COMPRESS_INT4
+                    : !strncmp(c, "topk:", 5) ? strtod(c + 5, NULL)
+                    : s->compress;
+    }
     if ((v = json_object_get(res, "workers")) && json_is_integer(v))
         s->n = (size_t)json_integer_value(v);
     else if ((v = json_object_get(st, "workers")) && json_is_integer(v))

@@ -38,10 +38,17 @@ typedef struct {
     size_t local_after; /* every-step communications first (warm-up) */
     size_t global_every;/* every K-th communication an exact average (0) */
     double staleness;   /* steps of delay of the gossip (0: none) */
-    double compress;    /* fraction of the array sent (1: none) */
+    double compress;    /* fraction of the array sent (1: none;
+                           TA_COMPRESS_INT8 / _INT4: --compress int8 / int4) */
     double epochs;      /* the run's epochs (its budget) */
     double slem;        /* the gossip W's SLEM (NAN: unknown; 0 exact) */
 } ta_sched;
+
+/* --compress int8 / int4 as the fraction of LeNet's bytes each sends
+ * (a float's 4 bytes -> 1 or 1/2 byte and a scale per block:
+ * train/README.md's 0.254x and 0.129x) */
+#define TA_COMPRESS_INT8 0.254
+#define TA_COMPRESS_INT4 0.129
 
 /* 1 when two schedules are the same command line (the model's features,
  * lr, H, warm-up, K, staleness, compression, epochs). */
