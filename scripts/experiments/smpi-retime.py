@@ -313,6 +313,8 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None):
         pp = (T * ex["c_compute"], warm * 2 * c + plain * c,
               (agreements(T, eval_steps) + warm) * ex["c_agree"], evals_before(T, eval_steps) * skew(P, "exact"))
         return done(sum(pp), (2 * warm + plain) * b, used, *pp)
+    if o.get("algorithm") == "gt":  # its round sends two arrays a peer
+        return None, None, "GT's round (two arrays) not probed"
     gp = gossip_probe(P, o, plat) if o["graph"] else None
     if gp is None:
         return None, None, "gossip graph not probed"
