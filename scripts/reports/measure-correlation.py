@@ -142,8 +142,8 @@ def measures_topogen(topogen, path, gammas):
 
 
 def hetero(topogen, path, counts):
-    """H of a topology file on a counts file (topogen eval --labels);
-    nan for a file it gives none (epidemic)."""
+    """H of a topology file on a counts file (topogen eval --labels; the
+    caller gives nan for an epidemic file, which eval refuses --labels)."""
     if not counts:
         return float("nan")
     out = subprocess.run([topogen, "eval", path, "--json", "-q", "--labels",
@@ -313,7 +313,9 @@ def main():
                 slem, msgs, neff = measures(read_rounds(c["topo"]), gammas)
             rows.append(dict(setting=setting, slem=slem, msgs=msgs,
                              neff=neff, runs=c["runs"], neff0=neff[gammas[0]],
-                             h=hetero(a.topogen, c["topo"], c["counts"])))
+                             h=(float("nan") if "kind=epidemic" in toks
+                                else hetero(a.topogen, c["topo"],
+                                            c["counts"]))))
         if len(rows) < 3:
             continue
         # byte budget: the least models-per-node any topology sends in total
