@@ -333,6 +333,21 @@ double cm_net_path_lat(const cm_net *net, size_t a, size_t b)
     return net->lat_up[a] + net->lat_core + net->lat_down[b];
 }
 
+/* idx[r]: rank r's platform host, its host label's order of first
+ * appearance in host_of_rank (NULL: every rank on host 0); returns the
+ * number of hosts */
+static size_t host_index(const size_t *host_of_rank, size_t P, size_t *idx)
+{
+    size_t H = 0;
+    for (size_t r = 0; r < P; r++) {
+        size_t q = 0;
+        while (q < r && host_of_rank && host_of_rank[q] != host_of_rank[r])
+            q++;
+        idx[r] = q < r ? idx[q] : H++;
+    }
+    return H;
+}
+
 /* The round on per-host links (cm_net.h): idx[r] is rank r's platform
  * host (its host label's order of first appearance). */
 static double round_hosts(const cm_net *net, const cm_place_load *load,
@@ -350,12 +365,7 @@ static double round_hosts(const cm_net *net, const cm_place_load *load,
         cm_error(CM_ENOMEM, "out of memory (network model)");
         goto done;
     }
-    for (size_t r = 0; r < P; r++) {
-        size_t q = 0;
-        while (q < r && host_of_rank && host_of_rank[q] != host_of_rank[r])
-            q++;
-        idx[r] = q < r ? idx[q] : H++;
-    }
+    H = host_index(host_of_rank, P, idx);
     if (cm_net_check_hosts(net, H) != CM_OK)
         goto done;
     for (size_t r = 0; r < P; r++) {
@@ -458,12 +468,7 @@ static double round_sites(const cm_net *net, const cm_place_load *load,
         cm_error(CM_ENOMEM, "out of memory (network model)");
         goto done;
     }
-    for (size_t r = 0; r < P; r++) {
-        size_t q = 0;
-        while (q < r && host_of_rank && host_of_rank[q] != host_of_rank[r])
-            q++;
-        idx[r] = q < r ? idx[q] : H++;
-    }
+    H = host_index(host_of_rank, P, idx);
     if (cm_net_check_hosts(net, H) != CM_OK)
         goto done;
     for (size_t r = 0; r < P; r++)
