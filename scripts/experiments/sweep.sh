@@ -182,7 +182,7 @@ topo_file() { # n kind weights [partition seed: data-aware kinds]
         # kinds whose degree is implied take no -d (topogen refuses
         # another)
         dflag="-d $DEGREE"
-        case $2 in exponential|exponential-sym|hypercube) dflag="";; esac
+        case $2 in exponential|exponential-sym|hypercube|ring|torus|complete|one-peer-exp|exp-directed) dflag="";; esac
         [ "$3" = own ] && wflag=""
         [ "$2" = learned-slem ] && kflag="--kind learned --objective slem-mh"
         [ "$2:$3" = perm:learned ] && { kflag="--kind learned --directed --objective neff"; wflag=""; }

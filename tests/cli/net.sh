@@ -7,7 +7,7 @@
 
 net_cases() {
     tg="$BIN/topogen"
-    "$tg" -n 32 -d 4 --kind ring --quiet -o "$T/ring32.txt"
+    "$tg" -n 32 --kind ring --quiet -o "$T/ring32.txt"
     expect_ok "eval --net" "$tg" eval "$T/ring32.txt" --net "intra=0s,1GB/s;inter=1ms,1MB/s" --params 250000 --ranks 4 --hosts 2
     # ring of 32 in blocks of 8 on 2 hosts: each rank sends 1 array to
     # each of its 2 neighbour ranks, one of them on the other host, so 2

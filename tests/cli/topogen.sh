@@ -37,6 +37,19 @@ topogen_cases() {
     expect_ok "random, --flag=value" "$tg" --kind=random -n=20 -d=3 --seed=9 --weights=mh -q -o "$T/r20.txt"
     expect_ok "re-run random" "$tg" $(sed -n 's/^# settings: //p' "$T/r20.txt") -q -o "$T/r20b.txt"
     check 'cmp -s "$T/r20.txt" "$T/r20b.txt"' "settings reproduce a random graph"
+    # a kind that fixes its degree: the settings line (no -d) re-creates
+    # the file, and a -d other than the kind's is refused, not ignored
+    for k in ring torus complete hypercube exponential-sym one-peer-exp exp-directed; do
+        expect_ok "--kind $k -n 32" "$tg" -n 32 --kind "$k" -q -o "$T/fix-$k.txt"
+        expect_ok "re-run $k's settings" "$tg" $(sed -n 's/^# settings: //p' "$T/fix-$k.txt") -q -o "$T/fix-$k-b.txt"
+        check 'cmp -s "$T/fix-$k.txt" "$T/fix-$k-b.txt" && ! sed -n 2p "$T/fix-$k.txt" | grep -q -- " -d "' \
+            "$k: its settings line reproduces the file, with no -d: $(sed -n 2p "$T/fix-$k.txt")"
+    done
+    expect_fail 2 "^topogen: -d 6: --kind ring on 32 nodes has degree 2 \(implied by the kind\): leave -d out" \
+        "-d 6 --kind ring" "$tg" -n 32 -d 6 --kind ring -q -o "$T/fix-bad.txt"
+    check '[ ! -e "$T/fix-bad.txt" ]' "no file after a refused -d"
+    expect_ok "-d 2 --kind ring (its degree)" "$tg" -n 32 -d 2 --kind ring -q -o "$T/fix-ok.txt"
+    check 'cmp -s "$T/fix-ok.txt" "$T/fix-ring.txt"' "-d 2 --kind ring: the same file as without -d"
     expect_ok "random, other seed" "$tg" --kind random -n 20 -d 3 --seed 10 --weights mh -q -o "$T/r20c.txt"
     check '! cmp -s "$T/r20.txt" "$T/r20c.txt"' "another seed, another random graph"
     check '[ -z "$(ls "$T" | grep "\.tmp\.")" ]' "no temporary file left"
@@ -93,7 +106,9 @@ topogen_cases() {
     check 'grep -qE "^degree +min 4 max 4$" "$T/out"' "interrupted file is 4-regular"
 
     for k in ring rrl torus hypercube exponential random complete; do
-        dflag="-d 4"; [ "$k" = exponential ] && dflag="" # its degree is 7
+        # -d for the kinds that use it (and the torus and hypercube on 16
+        # nodes, whose degree is 4); the others fix theirs
+        dflag="-d 4"; case $k in exponential|ring|complete) dflag="" ;; esac
         expect_ok "kind $k" "$tg" -n 16 $dflag --kind "$k" --weights mh -q -o "$T/$k.txt"
         expect_ok "eval $k" "$tg" eval "$T/$k.txt" --json
     done

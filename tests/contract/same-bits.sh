@@ -202,7 +202,7 @@ THREADS_TRAIN=1
 "$BIN/topogen" -n 16 -d 3 --kind random -q -o "$T/g16.txt"
 "$BIN/topogen" -n 16 -d 3 --kind epidemic -q -o "$T/epi16.txt"
 "$BIN/topogen" -n 16 --kind one-peer-exp -q -o "$T/onepeer16.txt"
-"$BIN/topogen" -n 16 -d 2 --kind exp-directed -q -o "$T/dir16.txt"
+"$BIN/topogen" -n 16 --kind exp-directed -q -o "$T/dir16.txt"
 syn="--dataset synthetic --synthetic-train 512 --synthetic-test 64 --batch 8 --epochs 1"
 trainings() {
     for a in dpsgd d2 gt qgm; do

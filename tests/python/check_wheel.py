@@ -76,14 +76,18 @@ for kind, n, d, seed, w in cases:
                   kind, n, d, seed, w))
 same_file(topogen.build("ring", 9, 2), ["--kind", "ring", "-n", 9, "-d", 2],
           "ring9-d2.txt")
-same_file(topogen.build("one-peer-exp", 8, 2),
-          ["--kind", "one-peer-exp", "-n", 8, "-d", 2], "ope8-d2.txt")
-try:
-    topogen.build("hypercube", 8, 4)
-    check(False, "hypercube -d 4 on 8 nodes refused")
-except topogen.TopogenError as e:
-    rc, out, err = cli("--kind", "hypercube", "-n", 8, "-d", 4)
-    check(rc == 2 and str(e) in err, "hypercube -d 4: the CLI's refusal")
+# a kind that fixes its degree: another d refused with the CLI's message
+for kind, n, d in (("hypercube", 8, 4), ("one-peer-exp", 8, 2),
+                   ("ring", 9, 4), ("complete", 6, 4), ("torus", 12, 3)):
+    try:
+        topogen.build(kind, n, d)
+        check(False, "%s -d %d on %d nodes refused" % (kind, d, n))
+    except topogen.TopogenError as e:
+        rc, out, err = cli("--kind", kind, "-n", n, "-d", d)
+        check(rc == 2 and str(e) in err,
+              "%s -d %d: the CLI's refusal (%s / %s)" % (kind, d, e, err))
+same_file(topogen.build("one-peer-exp", 8, 1),
+          ["--kind", "one-peer-exp", "-n", 8, "-d", 1], "ope8-d1.txt")
 for n in (2, 4, 16, 128):
     same_file(topogen.one_peer_exp(n), ["--kind", "one-peer-exp", "-n", n],
               "ope%d.txt" % n)

@@ -84,6 +84,33 @@ START_TEST(test_setters)
     ck_assert_str_eq(cm_last_error(), "-d 3: --kind hypercube on 16 nodes "
                                       "has degree 4 (implied by the kind): "
                                       "leave -d out");
+    /* every kind that fixes its degree: another -d refused, its own kept */
+    static const struct { const char *kind; size_t other, own; } FIXED[] = {
+        {"ring", 4, 2},         {"torus", 3, 4},        {"complete", 4, 15},
+        {"one-peer-exp", 4, 1}, {"exp-directed", 2, 4}, {"hypercube", 3, 4},
+    };
+    for (size_t k = 0; k < sizeof FIXED / sizeof *FIXED; k++) {
+        ck_assert_int_eq(topogen_setting_parse(&c, topogen_flag_find("--kind"),
+                                               FIXED[k].kind), CM_OK);
+        ck_assert_int_eq(topogen_kind_fixes_degree(&c), 1);
+        c.search.d = FIXED[k].other;
+        ck_assert_int_eq(topogen_config_finish(&c), CM_EINVAL);
+        ck_assert_ptr_nonnull(strstr(cm_last_error(), "leave -d out"));
+        c.search.d = FIXED[k].own;
+        ck_assert_msg(topogen_config_finish(&c) == CM_OK, "%s -d %zu: %s",
+                      FIXED[k].kind, FIXED[k].own, cm_last_error());
+    }
+    /* the kinds that use -d */
+    static const char *const USES_D[] = {"learned", "rrl", "random", "perm",
+                                         "epidemic", "base"};
+    for (size_t k = 0; k < sizeof USES_D / sizeof *USES_D; k++) {
+        ck_assert_int_eq(topogen_setting_parse(&c, topogen_flag_find("--kind"),
+                                               USES_D[k]), CM_OK);
+        ck_assert_int_eq(topogen_kind_fixes_degree(&c), 0);
+    }
+    ck_assert_int_eq(topogen_setting_parse(&c, topogen_flag_find("--kind"),
+                                           "hypercube"), CM_OK);
+    c.search.d = 3;
     c.d_given = 0; /* the library's d: not held to the implied degree */
     ck_assert_int_eq(topogen_config_finish(&c), CM_OK);
     ck_assert_int_eq(topogen_flag_mode_check(topogen_flag_find("--json"),
@@ -134,11 +161,12 @@ START_TEST(test_make_ring_header)
     topogen_made m;
     topogen_made_init(&m);
     ck_assert_int_eq(topogen_make(&c, &m), CM_OK);
-    ck_assert_str_eq(m.settings, "-n 8 -d 4 --kind ring --weights laplacian "
+    /* the ring fixes its degree: no -d in the settings */
+    ck_assert_str_eq(m.settings, "-n 8 --kind ring --weights laplacian "
                                  "--seed 1 --format edgelist");
     const char *first = "# topogen 2 n=8 d=2 kind=ring objective=ratio "
                         "weights=laplacian seed=1 version=" TOPOGEN_VERSION
-                        "\n# settings: -n 8 -d 4 --kind ring";
+                        "\n# settings: -n 8 --kind ring";
     ck_assert_int_eq(strncmp(m.comment, first, strlen(first)), 0);
     ck_assert_ptr_nonnull(strstr(m.comment, "\n# lambda2="));
     ck_assert_ptr_null(strstr(m.comment, "# labels:"));

@@ -42,13 +42,29 @@ static cm_status plan_check(topogen_config *c)
     return CM_OK;
 }
 
-/* The degree --kind hypercube (log2 n) or exponential-sym (the distinct
- * offsets +-2^k mod n) has on n nodes; 0 when n does not fit the kind
- * (tg_kind_check says why). */
-static size_t implied_degree(tg_kind kind, size_t n)
+/* The degree a kind that fixes it (topogen_kind_fixes_degree) has on n
+ * nodes: hypercube log2 n, exponential-sym the distinct offsets +-2^k mod
+ * n, ring 2 (1 on 2 nodes), torus 4, complete n - 1, one-peer-exp 1 peer
+ * a round, exp-directed ceil(log2 n) sends; 0 when n does not fit the
+ * kind (its own check says why). */
+static size_t implied_degree(const topogen_config *c)
 {
-    size_t d = 0;
-    if (kind == TG_KIND_HYPERCUBE) {
+    size_t n = c->search.n, d = 0;
+    int code = c->kind->code;
+    if (c->kind->family == TOPOGEN_FAM_SEQ)
+        return 1;
+    if (c->kind->family == TOPOGEN_FAM_DIRECTED) {
+        while (((size_t)1 << d) < n)
+            d++;
+        return d;
+    }
+    if (code == TG_KIND_RING)
+        return n < 2 ? 0 : n == 2 ? 1 : 2;
+    if (code == TG_KIND_TORUS)
+        return 4;
+    if (code == TG_KIND_COMPLETE)
+        return n < 2 ? 0 : n - 1;
+    if (code == TG_KIND_HYPERCUBE) {
         if (n < 2 || (n & (n - 1)))
             return 0;
         for (size_t s = 1; s < n; s <<= 1)
@@ -123,9 +139,8 @@ cm_status topogen_config_finish(topogen_config *c)
                         "(the weight mu of the label-mix term mu * H)");
     /* -d of a kind whose degree is implied: refused unless it is that
      * degree (given as a flag: the library always passes its d) */
-    if (c->d_given && !eval && k->family == TOPOGEN_FAM_STATIC &&
-        (k->code == TG_KIND_HYPERCUBE || k->code == TG_KIND_EXPONENTIAL)) {
-        size_t di = implied_degree((tg_kind)k->code, c->search.n);
+    if (c->d_given && !eval && !c->directed && topogen_kind_fixes_degree(c)) {
+        size_t di = implied_degree(c);
         if (di && di != c->search.d)
             return cm_error(CM_EINVAL, "-d %zu: --kind %s on %zu nodes has "
                             "degree %zu (implied by the kind): leave -d out",

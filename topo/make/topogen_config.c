@@ -26,6 +26,23 @@ const char *topogen_kind_name(const topogen_config *c)
     return c->kind->name;
 }
 
+int topogen_kind_fixes_degree(const topogen_config *c)
+{
+    const topogen_kind *k = c->kind;
+    switch (k->family) {
+    case TOPOGEN_FAM_STATIC:
+        return k->code == TG_KIND_RING || k->code == TG_KIND_TORUS ||
+               k->code == TG_KIND_HYPERCUBE ||
+               k->code == TG_KIND_EXPONENTIAL || k->code == TG_KIND_COMPLETE;
+    case TOPOGEN_FAM_SEQ:
+        return k->code == TG_SEQ_ONE_PEER_EXP;
+    case TOPOGEN_FAM_DIRECTED:
+        return k->code == TOPOGEN_D_EXP;
+    default:
+        return 0;
+    }
+}
+
 const char *topogen_weights_name(int fdla, cm_weight_rule rule)
 {
     return fdla == TOPOGEN_W_FDLA         ? "fdla"

@@ -148,6 +148,11 @@ const topogen_objective *topogen_objective_row(tg_objective obj);
 /* The --kind as written in headers ("exponential-sym", "perm", ...). */
 const char *topogen_kind_name(const topogen_config *c);
 
+/* 1 when c's kind fixes its own degree from n (ring, torus, hypercube,
+ * exponential-sym, complete, one-peer-exp, exp-directed): -d is refused
+ * unless it is that degree, and the settings line leaves it out. */
+int topogen_kind_fixes_degree(const topogen_config *c);
+
 /* "fdla", "neff", "neff-alpha", or the rule's name. A static string. */
 const char *topogen_weights_name(int fdla, cm_weight_rule rule);
 

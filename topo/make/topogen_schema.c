@@ -296,6 +296,8 @@ static int in_header(const topogen_flag *f, const topogen_config *c)
         return *(const int *)((const char *)c + f->off);
     if (f->header == H_NONE)
         return 0;
+    if (f->off == OFF(search.d) && topogen_kind_fixes_degree(c))
+        return 0; /* the kind's own degree, in the first line's d= */
     if (f->header == H_DATA)
         return data_in_header(f, c);
     if (f->header == H_LEARNED && fam != TOPOGEN_FAM_LEARNED &&

@@ -356,6 +356,10 @@ def slem_of(n, adj, wmap, selfw):
 
 # ---- files -----------------------------------------------------------
 
+# the static kinds whose degree n fixes (topogen_kind_fixes_degree)
+FIXED_DEGREE = ("ring", "torus", "hypercube", "exponential-sym", "complete")
+
+
 def _g17(x):
     return "%.17g" % x
 
@@ -366,9 +370,11 @@ def static_file(kind, n, d, seed, rule="laplacian", d_given=False):
     topogen_config_finish checks it)."""
     es, note = edges(kind, n, d, seed)
     w, selfw, adj, (l2, ln) = weigh(n, es, rule)
+    # the kinds that fix their degree (topogen_kind_fixes_degree): -d
+    # refused unless it is that degree, and left out of the settings
+    fixed = kind in FIXED_DEGREE
     implied = len(adj[0]) if n else 0
-    if d_given and kind in ("hypercube", "exponential-sym") and \
-            implied != d:
+    if d_given and fixed and implied != d:
         raise BuildError("-d %d: --kind %s on %d nodes has degree %d "
                          "(implied by the kind): leave -d out" % (
                              d, kind, n, implied))
@@ -379,8 +385,9 @@ def static_file(kind, n, d, seed, rule="laplacian", d_given=False):
     dmax = max((len(a) for a in adj), default=0)
     lines = ["# topogen 2 n=%d d=%d kind=%s objective=ratio weights=%s "
              "seed=%d version=%s" % (n, dmax, kind, rule, seed, VERSION),
-             "# settings: -n %d -d %d --kind %s --weights %s --seed %d "
-             "--format edgelist" % (n, d, kind, rule, seed),
+             "# settings: -n %d%s --kind %s --weights %s --seed %d "
+             "--format edgelist" % (n, "" if fixed else " -d %d" % d, kind,
+                                    rule, seed),
              "# lambda2=%.4f lambdan=%.4f slem=%.4f" % (l2, ln, slem),
              "# one `i j W_ij` line per edge; W_ii = 1 - sum_j W_ij"]
     if note:

@@ -199,6 +199,11 @@ def build(kind, n, d=None, seed=1, weights="laplacian"):
     if kind in ("ring", "torus", "hypercube", "exponential-sym", "complete",
                 "rrl", "random"):
         return _static(kind, n, d, seed, weights, given)
+    if kind == "one-peer-exp" and given and d != 1:
+        from . import TopogenError  # one peer a round, as the CLI says
+        raise TopogenError(1, "-d %d: --kind one-peer-exp on %d nodes has "
+                           "degree 1 (implied by the kind): leave -d out"
+                           % (d, n))
     if kind in ("one-peer-exp", "base"):
         return _sequence(kind, n, d, seed)
     if kind == "dcliques":

@@ -285,8 +285,9 @@ def seq_file(kind, n, d=4, seed=1):
     exact = 1 if norm <= 1e-12 else 0
     head = ["# topogen 2 n=%d d=%d kind=%s period=%d seed=%d version=%s" % (
                 n, dmax, kind, len(rs), seed, _build.VERSION),
-            "# settings: -n %d -d %d --kind %s --seed %d --format edgelist"
-            % (n, d, kind, seed),
+            "# settings: -n %d%s --kind %s --seed %d --format edgelist"
+            % (n, "" if kind == "one-peer-exp" else " -d %d" % d, kind,
+               seed),
             "# product_norm=%.3g exact=%d messages_per_period=%.4g" % (
                 norm, exact, messages),
             "# one `# round R` section per round, `i j W_ij` lines; W_ii = "
