@@ -83,6 +83,9 @@ printf '%7s %5s %10s %13s %13s %9s %12s %10s %9s %10s %7s %11s %10s %8s %8s\n' \
 for n in $WORKERS; do
     case $KIND in
     learned) "$BIN/topogen" -n "$n" -d 4 --seed 1 --quiet -o "$T/g$n.txt" ;;
+    # the kinds that fix their degree take no -d
+    ring|torus|complete|hypercube|exponential-sym|one-peer-exp|exp-directed)
+        "$BIN/topogen" -n "$n" --kind "$KIND" --seed 1 --quiet -o "$T/g$n.txt" ;;
     *) "$BIN/topogen" -n "$n" -d 4 --kind "$KIND" --seed 1 --quiet -o "$T/g$n.txt" ;;
     esac
     if [ $((n * BATCH * STEPS)) -le "$NTRAIN" ]; then

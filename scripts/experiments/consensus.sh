@@ -35,7 +35,7 @@ for n in $NS; do
             if [ ! -s "$f.txt" ]; then
                 # an implied degree takes no -d (topogen refuses another)
                 dflag="-d $DEGREE"
-                case $k in exponential|exponential-sym|hypercube) dflag="";; esac
+                case $k in exponential|exponential-sym|hypercube|ring|torus|complete) dflag="";; esac
                 "$BIN/topogen" -n "$n" $dflag --kind "$k" --weights "$w" \
                     --seed "$SEED" --quiet -o "$f.txt"
                 if [ -s "$f.dat" ]; then

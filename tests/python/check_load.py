@@ -131,8 +131,8 @@ check(same(topogen.load(xf).W, recipe(gs, n), 1e-15), "explicit `i i w` "
       "lines: load().W == networkx")
 
 # 3. a time-varying sequence, section by section
-for kind, k in (("one-peer-exp", 16), ("base", 12)):
-    qf = topogen_cli("-n", k, "-d", 2, "--kind", kind)
+for kind, k, d in (("one-peer-exp", 16, ()), ("base", 12, ("-d", 2))):
+    qf = topogen_cli("-n", k, *d, "--kind", kind)
     q = topogen.load(qf)
     sections, cur = [], None
     for line in open(qf):
