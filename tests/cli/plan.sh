@@ -149,6 +149,14 @@ plan_cases() {
     expect_ok "plan --net three levels" "$tg" plan -n 16 --net "$net3" --hosts 8 --json
     check 'python3 -c "import json, sys; p = json.load(open(sys.argv[1])); assert p[\"net\"].startswith(\"custom (intra 1 us, 10 GB/s; inter 25 us, 3 GB/s; site 50 ms, 12.5 MB/s; 2 sites)\"), p[\"net\"]; assert all(\" --net \x27\" + sys.argv[2] + \"\x27 --net-hosts 8\" in x[\"dpsgd_train\"] for x in p[\"rows\"] if x[\"dpsgd_train\"])" "$T/out" "$net3"' \
         "plan --net with sites: the run lines carry it: $(head -c 300 "$T/out")"
+    # one worker per host on 2 sites (the committed 4-site cell's shape):
+    # the host-aware graph is learned with groups = sites and placed in
+    # blocks; the learned graph is searched, not priced as any 4-regular
+    # one (which hosts it joins decides which edges cross the sites)
+    net3s='inter=25us,3GB/s;site=50ms,12.5MB/s;sites=2'
+    expect_ok "plan --net sites, one worker per host" "$tg" plan -n 16 --net "$net3s"
+    check 'sed -n "/^[0-9]* *D^2, hosts graph /,/graph:/p" "$T/out" | grep -q "run: mpirun -np RANKS dpsgd-train --topology hosts.txt --placement block .*--algorithm d2 " && grep -q "graph: topogen -n 16 -d 4 --weights laplacian --seed 1 --groups 2 -o hosts.txt" "$T/out" && ! grep -q "round priced as any 4-regular graph" "$T/out"' \
+        "plan on sites, one worker per host: $(grep -E "^[0-9]+ .*hosts" "$T/out" | head -2)"
     expect_fail 2 "^topogen: --net 'inter=25us,3GB/s;sites=2': sites=S needs site=ALPHA,BETA" "plan --net sites= without site=" "$tg" plan -n 16 --net 'inter=25us,3GB/s;sites=2'
     expect_fail 2 "^topogen: --net 'site=50ms,12.5;sites=2': bandwidth '12.5' has no unit" "plan --net site bandwidth without a unit" "$tg" plan -n 16 --net 'site=50ms,12.5;sites=2'
     # every committed experiment directory alone (issue 42); none without
