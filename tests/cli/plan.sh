@@ -40,13 +40,6 @@ plan_cases() {
         "int8 DiLoCo's label and run line: $(grep -E "^[0-9]+ +DiLoCo" "$T/out" | head -3)"
     check 'awk "/^[0-9]+ / { if (\$0 ~ /D-PSGD, opexp graph +failed +0\/3 .*never/) f = \$1; else if (\$0 ~ / (measured|predicted) /) last = \$1 } END { exit !(f > last && last > 0) }" "$T/out"' \
         "failed rows last: $(grep -E "^[0-9]+ .*(failed|opexp)" "$T/out" | head -3)"
-    # --eval-every 14 (the committed runs'): the run lines carry it, and
-    # each row's time grows by its added agreements x their price
-    expect_ok "plan --json at the trainer's evaluation" "$tg" plan -n 256 --net wan --json -q
-    mv "$T/out" "$T/plan-e0.json"
-    expect_ok "plan --eval-every 14 --json" "$tg" plan -n 256 --net wan --eval-every 14 --json -q
-    check 'python3 -c "import json, sys; a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2])); assert a[\"eval_every\"] == 0 and b[\"eval_every\"] == 14 and a[\"ms_per_agreement\"] == b[\"ms_per_agreement\"] and abs(a[\"ms_per_agreement\"] - 800) < 1 and b[\"agreement_allreduce\"] == \"binomial\"; ra = {x[\"schedule\"]: x for x in a[\"rows\"] if x[\"basis\"] == \"measured\"}; rb = {x[\"schedule\"]: x for x in b[\"rows\"] if x[\"basis\"] == \"measured\"}; assert len(ra) > 8 and ra.keys() == rb.keys(); d = [(k, rb[k][\"seconds_to_target\"] - ra[k][\"seconds_to_target\"], (rb[k][\"agreements_to_target\"] - ra[k][\"agreements_to_target\"]) * b[\"ms_per_agreement\"] / 1e3) for k in ra]; assert all(x > 1 and abs(x - y) < 1e-6 * x for k, x, y in d), d; assert all(\" --eval-every 14 \" in x[\"dpsgd_train\"] for x in b[\"rows\"] if x[\"dpsgd_train\"]); assert b[\"rows\"][0][\"schedule\"] == \"all-reduce every step\" and abs(b[\"rows\"][0][\"agreements_to_target\"] - 82 / 3) < 1e-9, b[\"rows\"][0]" "$T/plan-e0.json" "$T/out"' \
-        "--eval-every 14: the added agreements priced: $(head -c 300 "$T/out")"
     expect_fail 2 "^topogen: --eval-every: expected a positive integer" "plan --eval-every 0" "$tg" plan -n 16 --net wan --eval-every 0
     expect_fail 2 "^topogen: --eval-every: only 'topogen plan' takes it" "--eval-every outside plan" "$tg" -n 16 --eval-every 4 -o "$T/x.txt"
     expect_fail 2 "^topogen: --eval-every: not a flag of 'topogen eval'" "eval --eval-every" "$tg" eval "$T/x.txt" --eval-every 4
@@ -55,6 +48,12 @@ plan_cases() {
     expect_ok "plan --json" "$tg" plan -n 256 --net wan --json
     check 'python3 -c "import json, math, sys; o = json.load(open(sys.argv[1])); r = o[\"rows\"]; assert [x[\"rank\"] for x in r] == list(range(1, len(r) + 1)); assert all(set(x) >= {\"basis\", \"seeds\", \"interval\", \"dpsgd_train\", \"topogen\", \"schedule\", \"seconds_to_target\"} for x in r); assert {x[\"basis\"] for x in r} <= {\"measured\", \"predicted\", \"extrapolated\", \"failed\", \"none\"}; m = [x for x in r if x[\"basis\"] in (\"measured\", \"predicted\")]; assert all(x[\"interval\"][0] <= x[\"seconds_to_target\"] * (1 + 1e-9) and x[\"seconds_to_target\"] <= x[\"interval\"][1] * (1 + 1e-9) for x in m); assert r[0][\"basis\"] == \"measured\" and r[0][\"seeds\"] == 3 and \"--allreduce direct\" in r[0][\"dpsgd_train\"]; d2 = [x for x in r if \"--algorithm d2\" in x[\"dpsgd_train\"] and x[\"basis\"] == \"measured\"]; assert d2 and \"topogen -n 256\" in d2[0][\"topogen\"]; assert o[\"target\"] == 0.85 and o[\"model\"][\"fitted\"] == 1" "$T/out"' \
         "plan JSON: $(head -c 400 "$T/out")"
+    # --eval-every 14 (the committed runs'): the run lines carry it, and
+    # each row's time grows by its added agreements x their price
+    mv "$T/out" "$T/plan-e0.json"
+    expect_ok "plan --eval-every 14 --json" "$tg" plan -n 256 --net wan --eval-every 14 --json -q
+    check 'python3 -c "import json, sys; a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2])); assert a[\"eval_every\"] == 0 and b[\"eval_every\"] == 14 and a[\"ms_per_agreement\"] == b[\"ms_per_agreement\"] and abs(a[\"ms_per_agreement\"] - 800) < 1 and b[\"agreement_allreduce\"] == \"binomial\"; ra = {x[\"schedule\"]: x for x in a[\"rows\"] if x[\"basis\"] == \"measured\"}; rb = {x[\"schedule\"]: x for x in b[\"rows\"] if x[\"basis\"] == \"measured\"}; assert len(ra) > 8 and ra.keys() == rb.keys(); d = [(k, rb[k][\"seconds_to_target\"] - ra[k][\"seconds_to_target\"], (rb[k][\"agreements_to_target\"] - ra[k][\"agreements_to_target\"]) * b[\"ms_per_agreement\"] / 1e3) for k in ra]; assert all(x > 1 and abs(x - y) < 1e-6 * x for k, x, y in d), d; assert all(\" --eval-every 14 \" in x[\"dpsgd_train\"] for x in b[\"rows\"] if x[\"dpsgd_train\"]); assert b[\"rows\"][0][\"schedule\"] == \"all-reduce every step\" and abs(b[\"rows\"][0][\"agreements_to_target\"] - 82 / 3) < 1e-9, b[\"rows\"][0]" "$T/plan-e0.json" "$T/out"' \
+        "--eval-every 14: the added agreements priced: $(head -c 300 "$T/out")"
     # --results reads every committed experiment directory, in any layout
     # (grid.env + .settings, summary JSONs, logs/ only, CSVs beside their
     # JSON, pilots), and works with --hosts
