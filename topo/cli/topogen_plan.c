@@ -137,6 +137,16 @@ static int print_json(const ta_plan *p, const cm_net *net)
         topogen_json_int(j, "H", r->s.H, &bad);
         topogen_json_num(j, "lr", r->s.lr, &bad);
         topogen_json_int(j, "global_every", r->s.global_every, &bad);
+        char comp[32];
+        if (r->s.compress == TA_COMPRESS_INT8 ||
+            r->s.compress == TA_COMPRESS_INT4)
+            ta_fmt(comp, sizeof comp, "int%d",
+                   r->s.compress == TA_COMPRESS_INT8 ? 8 : 4);
+        else if (r->s.compress > 0 && r->s.compress < 1)
+            ta_fmt(comp, sizeof comp, "topk:%g", r->s.compress);
+        else
+            ta_fmt(comp, sizeof comp, "none");
+        topogen_json_str(j, "compress", comp, &bad); /* --compress */
         topogen_json_str(j, "basis", ta_basis_name(r->basis), &bad);
         topogen_json_int(j, "seeds", r->seeds, &bad);
         topogen_json_int(j, "reached", r->reached, &bad);
