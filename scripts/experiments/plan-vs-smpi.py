@@ -70,7 +70,13 @@ def fmt(t):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     binary = sys.argv[1] if len(sys.argv) > 1 else "bin/topogen"
+    if not os.path.exists(TABLE):
+        sys.exit("plan-vs-smpi: %s: not found (run from the checkout)"
+                 % TABLE)
     smpi = smpi_order(TABLE)
     tmp = tempfile.mkdtemp(prefix="plan-vs-smpi.")
     xml = os.path.join(tmp, "sites4.xml")
