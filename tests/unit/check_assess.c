@@ -74,6 +74,93 @@ START_TEST(test_comms)
 }
 END_TEST
 
+/* the loop ta_plan_comms replaced (dpsgd-train's schedule, step by step):
+ * the closed form must give its counts */
+static void comms_loop(const ta_sched *s, double steps, double *comm,
+                       double *exact)
+{
+    size_t H = s->H ? s->H : 1, L = H > 1 ? s->local_after : 0, c = 0;
+    int warm_v = s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO;
+    double g = 0, e = 0;
+    for (size_t t = 0; (double)t < steps; t++) {
+        if (!(t < L || (t + 1 - L) % H == 0))
+            continue;
+        if (t < L && warm_v)
+            g++;
+        if (s->global_every && (c + 1) % s->global_every == 0)
+            e++;
+        else
+            g++;
+        c++;
+    }
+    *comm = g;
+    *exact = e;
+}
+
+START_TEST(test_comms_closed)
+{
+    static const ta_alg A[] = {TA_ALG_ALLREDUCE, TA_ALG_LOCAL,
+                               TA_ALG_DILOCO, TA_ALG_D2};
+    for (size_t a = 0; a < 4; a++)
+        for (size_t H = 1; H <= 8; H += 3)
+            for (size_t L = 0; L <= 20; L += 7)
+                for (size_t K = 0; K <= 3; K++)
+                    for (double T = 0; T <= 130; T += 6.5) {
+                        ta_sched s = sched(A[a], a == 3 ? "random" : "-", H);
+                        s.local_after = L;
+                        s.global_every = a == 3 ? K : 0;
+                        double g, e, g2, e2;
+                        ta_plan_comms(&s, T, &g, &e);
+                        comms_loop(&s, T, &g2, &e2);
+                        ck_assert_msg(g == g2 && e == e2, "alg %zu H %zu L "
+                                      "%zu K %zu T %g: %g %g, loop %g %g",
+                                      a, H, L, K, T, g, e, g2, e2);
+                    }
+    /* an interval's end can be infinite (a poorly determined fit): the
+     * count is infinite, at once (the loop never ended) */
+    ta_sched s = sched(TA_ALG_DILOCO, "-", 8);
+    s.local_after = 14;
+    double g, e;
+    ta_plan_comms(&s, INFINITY, &g, &e);
+    ck_assert(isinf(g));
+    ck_assert_double_eq(e, 0);
+    ck_assert(isinf(ta_plan_agreements(&s, INFINITY, 14, 58)));
+}
+END_TEST
+
+/* the trainer's failure agreements (train/distributed/dt_dpsgd.c), counted
+ * by hand as smpi-retime.py counts them from a run's CSV */
+START_TEST(test_agreements)
+{
+    ck_assert_int_eq(TA_AGREE_EVERY, 16);
+    /* all-reduce every step to step 117, evaluated every 14 steps and
+     * at each epoch's end (58): 7 after every 16th step; evaluations at
+     * 0, 14, 28, 42, 56, 58, 70, 84, 98, 112, 116 (11, all <= 117 and
+     * < 117): one before and one after each */
+    ta_sched s = sched(TA_ALG_ALLREDUCE, "-", 1);
+    ck_assert_double_eq(ta_plan_agreements(&s, 117, 14, 58), 7 + 11 + 11);
+    /* at an evaluation's step: the agreement before it counts, the one
+     * after it does not (the target is reached there) */
+    ck_assert_double_eq(ta_plan_agreements(&s, 112, 14, 58), 7 + 10 + 9);
+    /* the trainer's default (epoch ends only): 0 and 58 */
+    ck_assert_double_eq(ta_plan_agreements(&s, 117, 0, 58), 7 + 3 + 3);
+    ck_assert_double_eq(ta_plan_agreements(&s, 0, 0, 58), 1);
+    /* 14 and 58 share 406: one evaluation there, not two */
+    ck_assert_double_eq(ta_plan_agreements(&s, 406, 14, 58),
+                        25 + (1 + 29 + 7 - 1) + (1 + 28 + 6));
+    /* DiLoCo H = 8 after a 14-step warm-up: one more per warm-up step
+     * (between the parameters' and the momentum's average); gossip
+     * with local steps has no momentum average */
+    s = sched(TA_ALG_DILOCO, "-", 8);
+    s.local_after = 14;
+    ck_assert_double_eq(ta_plan_agreements(&s, 20, 0, 58), 1 + 1 + 1 + 14);
+    ck_assert_double_eq(ta_plan_agreements(&s, 10, 0, 58), 0 + 1 + 1 + 10);
+    s = sched(TA_ALG_D2, "random", 2);
+    s.local_after = 14;
+    ck_assert_double_eq(ta_plan_agreements(&s, 20, 0, 58), 1 + 1 + 1);
+}
+END_TEST
+
 /* a setting's name (the experiment scripts' grammar): -SS is the
  * warm-up's length, -int8 the compression; without them DiLoCo's
  * default warm-up of 58 and no compression */
@@ -375,6 +462,8 @@ Suite *assess_suite(void)
     Suite *s = suite_create("assess");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_comms);
+    tcase_add_test(tc, test_comms_closed);
+    tcase_add_test(tc, test_agreements);
     tcase_add_test(tc, test_name);
     tcase_add_test(tc, test_features);
     tcase_add_test(tc, test_fit_recovers);

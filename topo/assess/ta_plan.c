@@ -45,27 +45,69 @@ void ta_plan_destroy(ta_plan *p)
     memset(p, 0, sizeof *p);
 }
 
+/* the steps done when `steps` is reached: ceil (the loop of the trainer
+ * runs t = 0, 1, ... while t < steps) */
+static double steps_done(double steps)
+{
+    return steps > 0 ? ceil(steps) : 0;
+}
+
 void ta_plan_comms(const ta_sched *s, double steps, double *comm,
                    double *exact)
 {
-    size_t H = s->H ? s->H : 1, L = H > 1 ? s->local_after : 0, c = 0;
+    double H = s->H ? (double)s->H : 1, L = H > 1 ? (double)s->local_after
+                                                  : 0;
     /* local SGD and DiLoCo average the momentum too in the warm-up: a
      * second all-reduce each warm-up step (dpsgd-train counts it) */
     int warm_v = s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO;
-    double g = 0, e = 0;
-    for (size_t t = 0; (double)t < steps; t++) {
-        if (!(t < L || (t + 1 - L) % H == 0))
-            continue;
-        if (t < L && warm_v)
-            g++;
-        if (s->global_every && (c + 1) % s->global_every == 0)
-            e++;
-        else
-            g++;
-        c++;
+    double N = steps_done(steps);
+    if (!isfinite(N)) {
+        *comm = INFINITY;
+        *exact = s->global_every ? INFINITY : 0;
+        return;
     }
-    *comm = g;
+    /* steps t < L communicate, then t with (t + 1 - L) % H == 0 */
+    double warm = fmin(L, N), c = warm + (N > L ? floor((N - L) / H) : 0);
+    double e = s->global_every ? floor(c / (double)s->global_every) : 0;
+    *comm = c - e + (warm_v ? warm : 0);
     *exact = e;
+}
+
+/* evaluations at steps <= N: the initial one (step 0, a fresh run),
+ * every S-th and every E-th step */
+static double evals_upto(double N, double S, double E)
+{
+    if (N < 0)
+        return 0;
+    double k = 1 + floor(N / S);
+    if (E > 0) {
+        double a = S, b = E; /* lcm(S, E) by gcd */
+        while (b > 0) {
+            double r = fmod(a, b);
+            a = b;
+            b = r;
+        }
+        k += floor(N / E) - floor(N / (S / a * E));
+    }
+    return k;
+}
+
+double ta_plan_agreements(const ta_sched *s, double steps, size_t eval_every,
+                          size_t S)
+{
+    double N = steps_done(steps);
+    if (!isfinite(N))
+        return INFINITY;
+    double Sd = S ? (double)S : 1, E = (double)eval_every;
+    /* one after every 16th step; before each evaluation at a step <= N
+     * and after each at a step < N */
+    double k = floor(N / TA_AGREE_EVERY) + evals_upto(N, Sd, E) +
+               evals_upto(N - 1, Sd, E);
+    /* a warm-up step of local SGD / DiLoCo: the parameters' average, an
+     * agreement, the momentum's average (average_momentum) */
+    if ((s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO) && s->H > 1)
+        k += fmin((double)s->local_after, N);
+    return k;
 }
 
 /* ---- rows ---- */
@@ -112,35 +154,50 @@ static int add_row(ta_plan *p, const ta_sched *s, size_t *cap)
     memset(r, 0, sizeof *r);
     r->s = *s;
     r->final_acc = NAN;
+    r->agreements = NAN;
     r->steps = r->steps_lo = r->steps_hi = NAN;
     r->seconds = r->lo = r->hi = NAN;
     return 0;
 }
 
+/* appends to the row's name (cut at its size, never past it) */
+static void name_add(ta_row *r, const char *f, ...)
+    __attribute__((format(printf, 2, 3)));
+static void name_add(ta_row *r, const char *f, ...)
+{
+    size_t len = strlen(r->name);
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(r->name + len, sizeof r->name - len, f, ap);
+    va_end(ap);
+}
+
 static void row_name(ta_row *r)
 {
     const ta_sched *s = &r->s;
-    int n = 0;
+    int cust = strcmp(s->weights, "laplacian") && strcmp(s->weights, "own");
+    r->name[0] = '\0';
     if (s->alg == TA_ALG_ALLREDUCE)
-        n = ta_fmt(r->name, sizeof r->name, "all-reduce every step");
+        name_add(r, "all-reduce every step");
     else if (s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO)
-        n = ta_fmt(r->name, sizeof r->name, "%s H=%zu",
-                     ta_alg_name(s->alg), s->H);
+        name_add(r, "%s H=%zu", ta_alg_name(s->alg), s->H);
     else
-        n = ta_fmt(r->name, sizeof r->name, "%s, %s graph%s%s",
-                     ta_alg_name(s->alg), s->graph,
-                     strcmp(s->weights, "laplacian") &&
-                     strcmp(s->weights, "own") ? " " : "",
-                     strcmp(s->weights, "laplacian") &&
-                     strcmp(s->weights, "own") ? s->weights : "");
-    if (s->alg >= TA_ALG_DPSGD && s->H > 1 && n > 0)
-        n += ta_fmt(r->name + n, sizeof r->name - (size_t)n, " H=%zu",
-                      s->H);
-    if (s->global_every && n > 0)
-        n += ta_fmt(r->name + n, sizeof r->name - (size_t)n,
-                      ", exact average every %zu", s->global_every);
-    if (fabs(s->lr - 0.05) > 1e-12 && n > 0)
-        ta_fmt(r->name + n, sizeof r->name - (size_t)n, ", lr %g", s->lr);
+        name_add(r, "%s, %s graph%s%s", ta_alg_name(s->alg), s->graph,
+                 cust ? " " : "", cust ? s->weights : "");
+    if (s->alg >= TA_ALG_DPSGD && s->H > 1)
+        name_add(r, " H=%zu", s->H);
+    if (s->global_every)
+        name_add(r, ", exact average every %zu", s->global_every);
+    /* the compression and the staleness are part of the schedule: two
+     * rows that differ only by them must not read the same */
+    if (s->compress == TA_COMPRESS_INT8 || s->compress == TA_COMPRESS_INT4)
+        name_add(r, ", int%d", s->compress == TA_COMPRESS_INT8 ? 8 : 4);
+    else if (s->compress > 0 && s->compress < 1)
+        name_add(r, ", top-k %g", s->compress);
+    if (s->staleness > 0)
+        name_add(r, ", staleness %g", s->staleness);
+    if (fabs(s->lr - 0.05) > 1e-12)
+        name_add(r, ", lr %g", s->lr);
 }
 
 /* the dpsgd-train command that runs row r */
@@ -168,7 +225,9 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
     if (s->compress == TA_COMPRESS_INT8 || s->compress == TA_COMPRESS_INT4)
         OPT(" --compress int%d", s->compress == TA_COMPRESS_INT8 ? 8 : 4);
     else if (s->compress > 0 && s->compress < 1)
-        OPT(" --compress %g", s->compress);
+        OPT(" --compress topk:%g", s->compress);
+    if (x->o->eval_every)
+        OPT(" --eval-every %zu", x->o->eval_every);
 #undef OPT
     int ar_mode = s->alg <= TA_ALG_DILOCO;
     const char *mca = ar_mode || s->global_every ? x->mca : "";
@@ -207,19 +266,23 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
     }
 }
 
-/* seconds to reach `steps` steps of row r */
-static double seconds(const ta_row *r, double steps, double t_exact)
+/* seconds to reach `steps` steps of row r: compute, communications and
+ * the trainer's failure agreements */
+static double seconds(const ta_plan *p, const ta_row *r, double steps,
+                      double t_exact)
 {
     double comm, exact;
     ta_plan_comms(&r->s, steps, &comm, &exact);
-    return steps * r->t_compute + comm * r->t_comm + exact * t_exact;
+    return steps * r->t_compute + comm * r->t_comm + exact * t_exact +
+           ta_plan_agreements(&r->s, steps, p->eval_every,
+                              p->steps_per_epoch) * p->t_agree;
 }
 
 /* measured: the runs at r's settings */
 static void measure(const ta_plan *p, ta_row *r, double t_exact)
 {
     double sum = 0, acc = 0, tsum = 0, tmin = INFINITY, tmax = -INFINITY;
-    double smin = INFINITY, smax = -INFINITY;
+    double smin = INFINITY, smax = -INFINITY, asum = 0;
     size_t nacc = 0;
     for (size_t k = 0; k < p->runs.n; k++) {
         const ta_run *x = &p->runs.v[k];
@@ -236,7 +299,9 @@ static void measure(const ta_plan *p, ta_row *r, double t_exact)
         if (x->steps < 0 || x->diverged)
             continue;
         r->reached++;
-        double t = seconds(r, x->steps, t_exact);
+        double t = seconds(p, r, x->steps, t_exact);
+        asum += ta_plan_agreements(&r->s, x->steps, p->eval_every,
+                                   p->steps_per_epoch);
         sum += x->steps;
         tsum += t;
         tmin = fmin(tmin, t);
@@ -247,6 +312,8 @@ static void measure(const ta_plan *p, ta_row *r, double t_exact)
     if (!r->seeds)
         return;
     r->final_acc = nacc ? acc / (double)nacc : NAN;
+    if (r->reached)
+        r->agreements = asum / (double)r->reached;
     if (r->reached == r->seeds) {
         r->basis = TA_BASIS_MEASURED;
         r->steps = sum / (double)r->reached;
@@ -309,9 +376,11 @@ static void predict(const ta_plan *p, const ta_ctx *x, ta_row *r,
     r->steps = e * spe;
     r->steps_lo = lo * spe;
     r->steps_hi = hi * spe;
-    r->seconds = seconds(r, r->steps, t_exact);
-    r->lo = seconds(r, r->steps_lo, t_exact);
-    r->hi = seconds(r, r->steps_hi, t_exact);
+    r->seconds = seconds(p, r, r->steps, t_exact);
+    r->lo = seconds(p, r, r->steps_lo, t_exact);
+    r->hi = seconds(p, r, r->steps_hi, t_exact);
+    r->agreements = ta_plan_agreements(&r->s, r->steps, p->eval_every,
+                                       p->steps_per_epoch);
     double budget = r->s.epochs * spe;
     r->basis = inside && r->steps <= budget ? TA_BASIS_PREDICTED
                                             : TA_BASIS_EXTRAPOLATED;
@@ -570,6 +639,17 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
         return cm_error(CM_ENOMEM, "out of memory");
     double spe = spe_n ? spe_sum / (double)spe_n
                        : floor(DATASET_IMAGES / (double)(x.n * p->batch));
+    /* the failure agreement: dpsgd-train's MPI_Iallreduce of one int
+     * (dt_comm_agree), priced as the all-reduce Open MPI runs for it */
+    p->eval_every = o->eval_every;
+    p->steps_per_epoch = (size_t)fmax(1.0, round(spe));
+    p->agree_alg = cm_net_allreduce_openmpi(x.n, 4.0, 0, 0);
+    cm_net_ar ag;
+    cm_status sa = cm_net_allreduce_model(o->net, p->agree_alg, x.n, x.S,
+                                          4.0, &ag, NULL, NULL);
+    if (sa != CM_OK)
+        return sa;
+    p->t_agree = ag.time_s;
     for (size_t k = 0; k < p->nrows; k++) {
         ta_row *r = &p->rows[k];
         const price *g = strcmp(r->s.graph, "-") ? ta_price_of(&x, r->s.graph)

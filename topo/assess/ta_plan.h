@@ -11,7 +11,11 @@
  * the modelled communications up to the target (src/place/cm_net.h:
  * gossip rounds on graphs built here with the seed of the row's topogen
  * command, all-reduce with the cheapest algorithm, warm-up and local
- * steps counted as dpsgd-train schedules them).
+ * steps counted as dpsgd-train schedules them) plus the trainer's own
+ * failure agreements (an all-reduce of one int every TA_AGREE_EVERY
+ * steps, before and after each evaluation, and between the two averages
+ * of a local-SGD / DiLoCo warm-up step), priced by the same model as
+ * the all-reduce Open MPI runs for them (its latencies).
  *
  * Ranking: measured rows that reached the target in every seed and
  * predicted rows inside the fitted range, by time; a predicted row goes
@@ -57,6 +61,8 @@ typedef struct {
     double t_compute;      /* seconds of compute per step */
     double t_comm;         /* seconds of one communication (gossip round
                               or all-reduce) */
+    double agreements;     /* failure agreements up to the target (mean
+                              over the seeds, or at the predicted steps) */
     double seconds;        /* time to the target (NAN: never) */
     double lo, hi;         /* its interval (measured: over the seeds) */
     cm_net_ar_alg ar;      /* the all-reduce algorithm priced (all-reduce
@@ -84,6 +90,8 @@ typedef struct {
     const char *results;   /* DIR[,DIR...]; NULL or "default": defaults */
     const char *default_root; /* the tree whose data/results* are the
                               defaults (the checkout or install prefix) */
+    size_t eval_every;     /* dpsgd-train --eval-every of the runs planned
+                              (0: the trainer's default, epoch ends only) */
     int extrapolate;
 } ta_plan_opts;
 
@@ -92,6 +100,10 @@ typedef struct {
     size_t nrows;
     size_t n, S, batch;
     double epochs, target, bytes;
+    size_t eval_every;     /* the runs' --eval-every (0: epoch ends) */
+    size_t steps_per_epoch;/* of the cell (its evaluations) */
+    double t_agree;        /* seconds of one failure agreement */
+    cm_net_ar_alg agree_alg; /* the all-reduce Open MPI runs for it */
     double rate;           /* images per second of the compute bench (0:
                               unknown, times are communication only) */
     int rate_committed;    /* 1: no bench under --results; rate is the
@@ -118,8 +130,25 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o);
  * dpsgd-train schedules them (train/core/dt_local.h): step t < L or
  * (t - L + 1) % H == 0 communicates; communication c is an exact average
  * when (c + 1) % K == 0. *comm the gossip rounds or all-reduces, *exact
- * the exact averages. O(steps). */
+ * the exact averages. O(1) (closed form: a predicted interval's end can
+ * be huge or infinite, and the loop it replaced then ran for ever). */
 void ta_plan_comms(const ta_sched *s, double steps, double *comm,
                    double *exact);
+
+/* dpsgd-train's failure agreement (train/distributed/dt_dpsgd.c,
+ * DT_AGREE_EVERY): an MPI_Iallreduce of one int after every 16th step */
+#define TA_AGREE_EVERY 16
+
+/* The failure agreements of schedule s up to step `steps` as dpsgd-train
+ * makes them (train/distributed/dt_dpsgd.c): one after every
+ * TA_AGREE_EVERY-th step, one before each evaluation at a step <= steps
+ * and one after each at a step < steps (the evaluations: the initial one
+ * at step 0, every epoch's end, S steps, and every eval_every steps when
+ * not 0), and for local
+ * SGD and DiLoCo one between the parameters' and the momentum's average
+ * of each warm-up step. The count smpi-retime.py uses. O(1); INFINITY
+ * for infinite steps. */
+double ta_plan_agreements(const ta_sched *s, double steps, size_t eval_every,
+                          size_t S);
 
 #endif

@@ -114,8 +114,9 @@ cm_status ta_prices(ta_ctx *x)
     cm_topo_init(&t);
     cm_rng rng;
     cm_rng_seed(&rng, o->seed, 0);
-    /* per-host links: which hosts a graph joins changes its round */
-    int one_each = x->S == x->n && !o->net->hosts;
+    /* per-host links or sites: which hosts a graph joins changes its
+     * round */
+    int one_each = x->S == x->n && !o->net->hosts && o->net->sites <= 1;
     cm_status st = tg_kind_build(&rr, TG_KIND_RANDOM, x->n, x->d, &rng);
     if (st == CM_OK)
         st = cm_topo_set_weights(&rr, CM_WEIGHTS_LAPLACIAN);
@@ -207,23 +208,30 @@ cm_status ta_prices(ta_ctx *x)
         ta_plan_skip(x->p, "one-peer exponential (n not a power of two)");
         cm_error_clear();
     }
-    int hosts = x->S > 1 && x->S < x->n;
-    if (st == CM_OK && hosts &&
-        tg_groups_check(x->n, x->d, x->S, tg_groups_min_cross(x->S)) !=
+    /* the host-aware graph: groups = hosts when several workers share a
+     * host; with one worker per host on a platform of sites, groups =
+     * sites (the committed 4-site runs' --groups 4) */
+    int sites = x->S == x->n && o->net->sites > 1 && !o->net->hosts;
+    size_t groups = x->S > 1 && x->S < x->n ? x->S
+                    : sites ? o->net->sites : 0;
+    const char *unit = sites ? "sites" : "hosts";
+    if (st == CM_OK && groups &&
+        tg_groups_check(x->n, x->d, groups, tg_groups_min_cross(groups)) !=
             CM_OK) {
         char why[300];
         snprintf(why, sizeof why, "host-aware graphs (%s)", cm_last_error());
         ta_plan_skip(x->p, why);
         cm_error_clear();
-    } else if (st == CM_OK && hosts) {
+    } else if (st == CM_OK && groups) {
         cm_topo_destroy(&t);
         g = new_price(x, "hosts");
         snprintf(g->topogen, sizeof g->topogen, "%s --groups %zu -o "
-                 "hosts.txt", base, x->S);
+                 "hosts.txt", base, groups);
         snprintf(g->file, sizeof g->file, "hosts.txt");
         snprintf(g->note, sizeof g->note, "learned with at most the fewest "
-                 "edges between hosts (groups = hosts, placed in blocks)");
-        if ((st = learned(x, x->S, &t)) == CM_OK)
+                 "edges between %s (groups = %s, placed in blocks)", unit,
+                 unit);
+        if ((st = learned(x, groups, &t)) == CM_OK)
             st = price_graph(x, g, &t, 1);
     }
     if (st == CM_OK && o->labels) {

@@ -75,7 +75,11 @@ static json_t *num_or_null(double v)
 
 static const char *RESTS_ON =
     "time to the target = steps to the target x (compute per step + the "
-    "communications of those steps, priced by src/place/cm_net.h); steps: "
+    "communications of those steps, priced by src/place/cm_net.h) + the "
+    "trainer's failure agreements up to the target (every 16 steps, two "
+    "per evaluation, one per local-SGD/DiLoCo warm-up step; each the "
+    "all-reduce of one int Open MPI runs, priced by the same model); "
+    "steps: "
     "measured (the runs at these settings, mean over seeds) or predicted "
     "by the convergence model fitted to every run read "
     "(docs/topo/plan-model.md), with a 95% interval; a predicted row is "
@@ -97,6 +101,11 @@ static int print_json(const ta_plan *p, const cm_net *net)
     topogen_json_int(o, "batch", p->batch, &bad);
     topogen_json_num(o, "epochs", p->epochs, &bad);
     topogen_json_num(o, "target", p->target, &bad);
+    topogen_json_int(o, "eval_every", p->eval_every, &bad);
+    topogen_json_int(o, "steps_per_epoch", p->steps_per_epoch, &bad);
+    topogen_json_num(o, "ms_per_agreement", p->t_agree * 1e3, &bad);
+    topogen_json_str(o, "agreement_allreduce", cm_net_ar_name(p->agree_alg),
+                     &bad);
     if (p->rate > 0)
         topogen_json_num(o, "compute_images_per_s", p->rate, &bad);
     else /* unknown, never 0 */
@@ -128,6 +137,16 @@ static int print_json(const ta_plan *p, const cm_net *net)
         topogen_json_int(j, "H", r->s.H, &bad);
         topogen_json_num(j, "lr", r->s.lr, &bad);
         topogen_json_int(j, "global_every", r->s.global_every, &bad);
+        char comp[32];
+        if (r->s.compress == TA_COMPRESS_INT8 ||
+            r->s.compress == TA_COMPRESS_INT4)
+            ta_fmt(comp, sizeof comp, "int%d",
+                   r->s.compress == TA_COMPRESS_INT8 ? 8 : 4);
+        else if (r->s.compress > 0 && r->s.compress < 1)
+            ta_fmt(comp, sizeof comp, "topk:%g", r->s.compress);
+        else
+            ta_fmt(comp, sizeof comp, "none");
+        topogen_json_str(j, "compress", comp, &bad); /* --compress */
         topogen_json_str(j, "basis", ta_basis_name(r->basis), &bad);
         topogen_json_int(j, "seeds", r->seeds, &bad);
         topogen_json_int(j, "reached", r->reached, &bad);
@@ -141,6 +160,7 @@ static int print_json(const ta_plan *p, const cm_net *net)
         topogen_json_set(j, "interval", iv, &bad);
         topogen_json_num(j, "compute_s_per_step", r->t_compute, &bad);
         topogen_json_num(j, "ms_per_communication", r->t_comm * 1e3, &bad);
+        topogen_json_num(j, "agreements_to_target", r->agreements, &bad);
         topogen_json_num(j, "final_acc", r->final_acc, &bad);
         topogen_json_str(j, "setting", r->setting, &bad);
         topogen_json_str(j, "experiment", r->exp, &bad);
@@ -182,6 +202,16 @@ static int print_text(const ta_plan *p, const cm_net *net)
            "%zu per worker, %g epochs; target test accuracy %g; %s\n", p->n,
            p->S, p->S == 1 ? "" : "s", d, p->bytes, p->partition, p->batch,
            p->epochs, p->target, comp);
+    char ev[64];
+    if (p->eval_every)
+        ta_fmt(ev, sizeof ev, "every %zu steps and at", p->eval_every);
+    else
+        ta_fmt(ev, sizeof ev, "at");
+    printf("# failure agreements: %.4g ms each (%s all-reduce of one int), "
+           "every %d steps, before and after each evaluation (%s each "
+           "epoch's end, %zu steps), one per local-SGD/DiLoCo warm-up step\n",
+           p->t_agree * 1e3, cm_net_ar_name(p->agree_alg), TA_AGREE_EVERY, ev,
+           p->steps_per_epoch);
     printf("%-4s %-44s %-12s %5s %15s %20s %8s\n", "rank", "schedule",
            "basis", "seeds", "steps [range]", "s to target [range]",
            "final");
@@ -239,7 +269,7 @@ int topogen_plan(topogen_config *c)
         .net_arg = c->net, .net_platform = c->platform,
         .seed = c->search.seed, .labels_path = c->labels,
         .results = c->results, .default_root = root,
-        .extrapolate = c->extrapolate};
+        .eval_every = c->eval_every, .extrapolate = c->extrapolate};
     cm_status st = CM_OK;
     if (c->labels && (st = cm_labels_read(&labels, c->labels)) == CM_OK)
         o.labels = &labels;

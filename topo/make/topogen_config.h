@@ -116,6 +116,8 @@ typedef struct topogen_config {
     size_t batch;            /* plan --batch: images per worker per step
                                 (0: the committed schedule's 1024 / N) */
     double epochs;           /* plan --epochs: the budget (0: 12) */
+    size_t eval_every;       /* plan --eval-every: the runs' evaluation
+                                interval (0: dpsgd-train's, epoch ends) */
     int extrapolate;         /* plan --extrapolate: rank extrapolated rows
                                 with the predicted ones */
     int obj_given;           /* --objective was given */

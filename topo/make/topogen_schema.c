@@ -162,6 +162,10 @@ static const topogen_flag FLAGS[] = {
      "schedule's global batch)"},
     {"--epochs", NULL, F_REAL, OFF(epochs), PLAN, 0, 0, H_NONE, "E",
      "plan: the epochs of a run, its budget (default 12)"},
+    {"--eval-every", NULL, F_SIZE, OFF(eval_every), PLAN, 1, 1000000000,
+     H_NONE, "K", "plan: the runs evaluate every K steps too (dpsgd-train "
+     "--eval-every; default: at each epoch's end only, the trainer's "
+     "default): each evaluation costs two failure agreements"},
     {"--extrapolate", NULL, F_FLAG, OFF(extrapolate), PLAN, 0, 0, H_NONE,
      NULL, "plan: rank the rows outside the fitted model's data with the "
      "predicted ones (default: below them)"},
