@@ -43,6 +43,14 @@ neff_cases() {
     "$tg" -n 20 -d 3 --kind perm --seed 4 -q -o "$T/neff_p2.txt"
     "$tg" -n 20 -d 3 --kind perm --seed 5 -q -o "$T/neff_p3.txt"
     check 'cmp -s "$p" "$T/neff_p2.txt" && ! cmp -s "$p" "$T/neff_p3.txt"' "perm: same seed same bytes, another seed another graph"
+    # a directed W has no Laplacian spectrum: eval prints none (null in
+    # --json, as the library's measures), and its slem is ||W - J||_2
+    expect_ok "eval directed" "$tg" eval "$p"
+    check 'grep -q "^lambda2       -  (a directed topology has no Laplacian spectrum" "$T/out" && ! grep -q "^lambdan\|^slem_best" "$T/out" && grep -q "^slem .*||W - 11^T/n||_2 of the directed W" "$T/out"' \
+        "eval directed: no Laplacian figures: $(sed -n 7,9p "$T/out" | tr "\n" " ")"
+    expect_ok "eval directed --json" "$tg" eval "$p" --json
+    check 'grep -q "\"lambda2\":null,\"lambdan\":null,\"slem\":0\.[0-9]*,\"slem_best_laplacian\":null" "$T/out"' \
+        "eval directed --json: null Laplacian figures: $(cat "$T/out")"
     # a directed file's weights are its own: eval refuses a rule for them
     # (it wrote a file labelled weights=mh with the file's W), as
     # dpsgd-train does

@@ -258,6 +258,12 @@ int topogen_evaluate(const topogen_eval_job *c)
     topogen_cut cut = {0};
     if (st == CM_OK && (st = tg_eval_topo(&t, &e)) != CM_OK)
         cm_error_prefix(st, "%s", c->file);
+    /* a directed W has no Laplacian spectrum (its out-arcs are not a
+     * symmetric L): no lambda2, lambdan or best Laplacian weights, as
+     * the library's topogen_measure says (null in --json); its slem is
+     * ||W - 11^T/n||_2 */
+    if (st == CM_OK && t.directed)
+        e.l2 = e.ln = e.slem_best = NAN;
     int usage = 0; /* a flag that does not fit the file: exit 2 */
     if (st == CM_OK && t.n > TG_NEFF_DENSE_MAX)
         nv.k = 0; /* beyond the dense eigensolve: not reported */
@@ -370,14 +376,22 @@ int topogen_evaluate(const topogen_eval_job *c)
             printf("diameter      %.0f\n", e.diameter);
         else
             printf("diameter      inf\n");
-        /* small lambda_2 (long rings: ~4e-9 at 10^5 nodes) in %e */
-        printf(e.l2 == 0.0 || e.l2 >= 1e-3 ? "lambda2       %.6f\n"
-                                           : "lambda2       %.6e\n", e.l2);
-        printf("lambdan       %.6f\n", e.ln);
-        print_slem("slem", e.slem, strcmp(wname, "file") == 0
-                                       ? "W as written in the file"
-                                       : "W from --weights");
-        print_slem("slem_best", e.slem_best, "optimal Laplacian weights");
+        if (t.directed) {
+            printf("lambda2       -  (a directed topology has no Laplacian "
+                   "spectrum; lambdan and slem_best likewise)\n");
+            print_slem("slem", e.slem, "||W - 11^T/n||_2 of the directed W "
+                                       "as written");
+        } else {
+            /* small lambda_2 (long rings: ~4e-9 at 10^5 nodes) in %e */
+            printf(e.l2 == 0.0 || e.l2 >= 1e-3 ? "lambda2       %.6f\n"
+                                               : "lambda2       %.6e\n",
+                   e.l2);
+            printf("lambdan       %.6f\n", e.ln);
+            print_slem("slem", e.slem, strcmp(wname, "file") == 0
+                                           ? "W as written in the file"
+                                           : "W from --weights");
+            print_slem("slem_best", e.slem_best, "optimal Laplacian weights");
+        }
         if (isfinite(e.rounds))
             printf("rounds_1e-3   %.0f  (least t with slem^t <= 1e-3)\n",
                    e.rounds);
