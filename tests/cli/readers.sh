@@ -79,9 +79,9 @@ b[8 + n + 4 * 3:8 + n + 4 * 4] = struct.pack('<f', float('nan'))
 open(sys.argv[2], 'wb').write(b)
 open(sys.argv[3], 'wb').write(bytes(open(sys.argv[1], 'rb').read()) + bytes(8))
 " "$m" "$T/nan.st" "$T/trail.st"
-    expect_fail 1 "^dpsgd-train: model file .*nan.st: tensor '0.weight' holds NaN at element 3" "--eval-model: NaN named" \
+    expect_fail 1 "^dpsgd-train: --eval-model: model file .*nan.st: tensor '0.weight' holds NaN at element 3" "--eval-model: NaN named" \
         "$dt" --eval-model "$T/nan.st" $syn
-    expect_fail 1 "^dpsgd-train: .*nan.st: tensor '0.weight' holds NaN" "--init-model: NaN named" \
+    expect_fail 1 "^dpsgd-train: --init-model: .*nan.st: tensor .0.weight. holds NaN" "--init-model: NaN named" \
         "$dt" --init-model "$T/nan.st" --model cnn $syn --epochs 1
     expect_fail 1 "trail.st: 8 bytes after the last tensor belong to no tensor" "trailing bytes refused" "$dt" --eval-model "$T/trail.st" $syn
     expect_fail 1 "model file $T: not a regular file \(a directory\)" "--eval-model DIR" timeout 20 env "$nolk" "$dtb" --eval-model "$T" $syn

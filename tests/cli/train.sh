@@ -91,15 +91,15 @@ model_cases() {
     expect_fail 1 "^dpsgd-train: --model cnn: $m holds a lenet model \(its __metadata__\)" \
         "another architecture" "$dt" $syn --model cnn --eval-model "$m"
     head -c 5000 "$m" >"$T/trunc.st"
-    expect_fail 1 "^dpsgd-train: model file $T/trunc.st: tensor '[0-9]+.(weight|bias)' ends at byte" \
+    expect_fail 1 "^dpsgd-train: --eval-model: model file $T/trunc.st: tensor '[0-9]+.(weight|bias)' ends at byte" \
         "truncated model" "$dt" $syn --eval-model "$T/trunc.st"
     printf '\377\377\000\000\000\000\000\000{}' >"$T/lie.st"
-    expect_fail 1 "^dpsgd-train: model file $T/lie.st: header length 65535 exceeds" \
+    expect_fail 1 "^dpsgd-train: --eval-model: model file $T/lie.st: header length 65535 exceeds" \
         "header lying about its size" "$dt" $syn --eval-model "$T/lie.st"
     sed 's/"0.bias"/"0.bogus"/' "$m" >"$T/ren.st"
-    expect_fail 1 "^dpsgd-train: model file $T/ren.st: tensor '0.bias' missing" \
+    expect_fail 1 "^dpsgd-train: --eval-model: model file $T/ren.st: tensor '0.bias' missing" \
         "missing tensor" "$dt" $syn --eval-model "$T/ren.st"
-    expect_fail 1 "^dpsgd-train: .*$T/none.st" "missing model file" "$dt" $syn --init-model "$T/none.st"
+    expect_fail 1 "^dpsgd-train: --init-model: .*$T/none.st" "missing model file" "$dt" $syn --init-model "$T/none.st"
     # --summary: one JSON object, the final line's figures, atomically
     j="$T/run.json"
     expect_ok "--summary" "$dt" $syn --epochs 1 --summary "$j"

@@ -134,11 +134,11 @@ check '[ -z "$(find "$A" -name "*.tmp.*")" ]' "temporary files removed: $(find "
 
 # ---- exit codes (item 4) ------------------------------------------------
 expect 0 "" "a CNN model file" dt $syn --epochs 1 --model cnn --save-model "$T/cnn.st"
-expect 1 "^dpsgd-train: model file $T/cnn.st: tensor '0.weight' has shape" \
+expect 1 "^dpsgd-train: --init-model: model file $T/cnn.st: tensor '0.weight' has shape" \
     "--init-model of another architecture, one process" dt $syn --epochs 1 --init-model "$T/cnn.st"
-expect 1 "^dpsgd-train: model file $T/cnn.st: tensor '0.weight' has shape" \
+expect 1 "^dpsgd-train: --init-model: model file $T/cnn.st: tensor '0.weight' has shape" \
     "--init-model of another architecture, 1 process with --topology" dt $g $syn --epochs 1 --init-model "$T/cnn.st"
-expect 1 "^dpsgd-train: model file $T/cnn.st: tensor '0.weight' has shape" \
+expect 1 "^dpsgd-train: --init-model: model file $T/cnn.st: tensor '0.weight' has shape" \
     "--init-model of another architecture, mpirun -np 2" mpi $g $syn --epochs 1 --init-model "$T/cnn.st"
 expect 2 "^topogen: --hosts 3: more hosts than the 2 ranks" "eval --hosts 3 --ranks 2" \
     "$BIN/topogen" eval "$T/g4.txt" --net wan --hosts 3 --ranks 2

@@ -110,7 +110,7 @@ cm_status dt_train_apply_model_meta(dt_config *cfg)
     dt_model_meta m;
     cm_status s = dt_model_read_meta(cfg->eval_model, &m);
     if (s != CM_OK)
-        return s;
+        return cm_error_prefix(s, "--eval-model");
     if (m.model[0]) {
         dt_model mm;
         if (dt_model_parse(m.model, &mm) != CM_OK)
@@ -281,8 +281,10 @@ cm_status dt_train_single(const dt_config *cfg, dt_epoch_fn on_epoch,
     cm_rng_seed(&u.shuf_rng, cfg->seed, 1);
     dt_net_init(u.net, u.net->params, &init_rng);
     if (cfg->init_model[0] &&
-        (s = dt_model_load(u.net, cfg->init_model, u.net->params)) != CM_OK)
+        (s = dt_model_load(u.net, cfg->init_model, u.net->params)) != CM_OK) {
+        cm_error_prefix(s, "--init-model");
         goto cleanup;
+    }
     for (size_t i = 0; i < u.train.n; i++)
         u.order[i] = i;
     /* Every image once per epoch, the last minibatch possibly short;
@@ -333,9 +335,13 @@ cm_status dt_train_eval_model(const dt_config *cfg, dt_train_result *res)
     if ((s = dt_net_new(cfg->model, test.c, test.h, test.w, test.classes,
                         dt_net_eval_batch(cfg->batch), cfg->own_kernels, &net)) !=
             CM_OK ||
-        (s = dt_net_set_threads(net, (size_t)cfg->threads)) != CM_OK ||
-        (s = dt_model_load(net, cfg->eval_model, net->params)) != CM_OK ||
-        (s = dt_net_eval(net, net->params, test.x, test.y, test.n, &correct,
+        (s = dt_net_set_threads(net, (size_t)cfg->threads)) != CM_OK)
+        goto cleanup;
+    if ((s = dt_model_load(net, cfg->eval_model, net->params)) != CM_OK) {
+        cm_error_prefix(s, "--eval-model");
+        goto cleanup;
+    }
+    if ((s = dt_net_eval(net, net->params, test.x, test.y, test.n, &correct,
                          &res->test_loss)) != CM_OK)
         goto cleanup;
     res->test_acc = (double)correct / (double)test.n;

@@ -316,10 +316,10 @@ static cm_status setup_state(dt_run *r)
     if (cfg->init_model[0] &&
         (s = dt_model_load(r->net, cfg->init_model, r->w.x[0])) != CM_OK) {
         if (s != CM_EINVAL) /* a file that does not fit the model is a */
-            return s;      /* bad file (exit 1), not a bad flag */
-        char msg[1024];
+            return cm_error_prefix(s, "--init-model"); /* bad file (exit */
+        char msg[1024];                                /* 1), not a flag */
         snprintf(msg, sizeof msg, "%s", cm_last_error());
-        return cm_error(CM_EFORMAT, "%s", msg);
+        return cm_error(CM_EFORMAT, "--init-model: %s", msg);
     }
     for (size_t i = 1; i < r->w.arrays; i++)
         memcpy(r->w.x[i], r->w.x[0], len * sizeof(float));
@@ -1534,8 +1534,9 @@ cm_status dt_dpsgd_run(const dt_config *cfg, const dt_comm *comm,
     if (r.rank == 0 && s == CM_OK && cfg->save_model[0] &&
         (s = dt_model_check_path(cfg->save_model)) != CM_OK)
         cm_error_prefix(s, "--save-model");
-    if (r.rank == 0 && s == CM_OK && cfg->init_model[0])
-        s = dt_model_check_file(cfg->init_model); /* before any rank reads */
+    if (r.rank == 0 && s == CM_OK && cfg->init_model[0] &&
+        (s = dt_model_check_file(cfg->init_model)) != CM_OK)
+        cm_error_prefix(s, "--init-model"); /* before any rank reads */
     if (r.rank == 0 && s == CM_OK && cfg->summary[0] &&
         (s = cm_atomic_probe(cfg->summary)) != CM_OK)
         cm_error_prefix(s, "--summary");
