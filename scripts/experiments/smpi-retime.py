@@ -39,6 +39,13 @@ Two pricings per cell:
   best  every all-reduce (gradients, local SGD's averages, warm-up, PGA's
         exact averages) at the cheapest algorithm measured in the cell
         (ar-*: auto, ompi, rdb, rab, direct, hierarchical); gossip as run.
+GT's rounds are priced by its own probe (gt-GRAPH-sS: two arrays a peer).
+A compressed average (--compress int8|int4, local SGD and DiLoCo) is the
+trainer's all-reduce by ALG less what compression saves on the bare
+operation, c(ar-ALG) - (q-none-ALG - q-FORM-ALG) (OUT/probes/CELL/
+q-FORM-ALG.op: smpi-probe.c, one all-reduce of the compressed bytes; the
+trainer moves dequantized floats, so it cannot time one itself); under
+"run" it is the trainer's exact average, bytes counted compressed.
 A probe measured at fewer hosts than the cell (ar-direct: the 256-host
 all-to-all is 65,000 flows, too slow to simulate here) gives its
 communication cost only, and is named in table.md.
@@ -51,8 +58,13 @@ import math
 import os
 import re
 import sys
+import warnings
 
 from scipy import stats
+
+# gt-aware-H2's 3 seeds reach 85% at the same step (the same time): a
+# Welch test against a constant sample, which scipy warns about
+warnings.filterwarnings("ignore", message="Precision loss occurred in moment calculation")
 
 TARGET = 0.85
 AGREE_EVERY = 16
@@ -61,8 +73,17 @@ CELL_LABEL = {"wan": "WAN (256 hosts, 50 ms, 12.5 MB/s each)", "sites4": "4 site
               "datacenter": "datacenter (256 hosts, 25 us, 3 GB/s)"}
 TCP_LABEL = {"cm02": "CM02, factors 1 (warm)", "lv08": "LV08, its factors (slow start)"}
 AR_ALGS = ["ar-auto", "ar-ompi", "ar-rdb", "ar-rab", "ar-direct", "ar-hier"]
+LENET = 61706  # LeNet's parameters: the array of every average and round
+GOSSIP = ("d2-", "dpsgd-", "gt-")
 GRAPHS = {"random": "random 4-regular", "aware": "data-aware learned", "learned": "learned (spectral)",
           "hosts": "host-aware learned (--groups 4)", "one-peer-exp": "one-peer exponential"}
+
+
+def compress_bytes(form, n=LENET):
+    """dt_compress_bytes: the bytes of n floats compressed by form (256
+    values per float scale)"""
+    blocks = (n + 255) // 256
+    return {"none": 4 * n, "int8": n + 4 * blocks, "int4": (n + 1) // 2 + 4 * blocks}.get(form)
 
 
 def die(msg):
@@ -89,7 +110,7 @@ def agreements(T, eval_steps):
 
 def pattern_of(probe):
     """the evaluation-skew class of a probe: gossip, allreduce or exact"""
-    if probe.startswith(("d2-", "dpsgd-")):
+    if probe.startswith(GOSSIP):
         return "gossip"
     return "exact" if probe.startswith(("exact", "warm", "local")) else "allreduce"
 
@@ -164,6 +185,55 @@ def load_probes(out):
             x["c_skew"] = (R - agreements(x["steps"], x["evals"]) * base["c_agree"]) / n_lt
             x["pattern"] = pattern_of(mm.group(1))
     return probes
+
+
+def load_ops(out):
+    """ops[cell][q-FORM-ALG] = one bare all-reduce of a LeNet array
+    compressed by FORM, by ALG (scripts/experiments/smpi-probe.c under
+    smpi-run.sh, OUT/probes/CELL/q-FORM-ALG.op): seconds per operation
+    (the slowest rank's mean over REPS back to back), its bytes"""
+    ops = {}
+    d = os.path.join(out, "probes")
+    if not os.path.isdir(d):
+        return ops
+    for cell in sorted(os.listdir(d)):
+        for f in sorted(os.listdir(os.path.join(d, cell))):
+            mm = re.match(r"q-(none|int8|int4)-(ompi|rdb|rab|direct|hier)\.op$", f)
+            if not mm:
+                continue
+            b = os.path.join(d, cell, f)
+            txt = open(b).read()
+            hdr = re.search(r"-np ([0-9]+), SMPI_CFG='([^']*)', smpi-probe (\S+) (\S+) ([0-9]+) ([0-9]+)", txt)
+            v = re.search(r"^probe_s ([0-9.eE+-]+)$", txt, re.M)
+            sim = re.search(r"simulation: ([0-9.]+) s wall, ([0-9.]+) s user, ([0-9.]+) s system, ([0-9]+) kB", txt)
+            if not hdr or not v:
+                die("%s: no header or no probe_s line" % b)
+            form, alg = mm.group(1), mm.group(2)
+            if int(hdr.group(5)) != compress_bytes(form):
+                die("%s: %s bytes, not %s's %d" % (b, hdr.group(5), form, compress_bytes(form)))
+            ops.setdefault(cell, {})[f[:-3]] = {
+                "hosts": int(hdr.group(1)), "cfg": hdr.group(2).strip(), "bytes": int(hdr.group(5)),
+                "reps": int(hdr.group(6)), "c_comm": float(v.group(1)), "form": form, "alg": alg,
+                "cpu": float(sim.group(2)) + float(sim.group(3)) if sim else None,
+                "rss_kB": int(sim.group(4)) if sim else None}
+    return ops
+
+
+def compressed_costs(P, Q, form):
+    """[(probe, seconds, bytes)] of an all-reduce of the array compressed
+    by form for every algorithm ALG with the trainer's probe ar-ALG and
+    the bare operations q-none-ALG and q-FORM-ALG in the cell: the
+    trainer's cost less what compression saves on the bare operation,
+    c(ar-ALG) - (q-none-ALG - q-FORM-ALG) (the trainer moves dequantized
+    floats, so it cannot time a compressed all-reduce itself; what the
+    trainer spends beyond the bare operation, 2.5 ms of its 3.3 ms in the
+    datacenter, is not the network's and is kept)"""
+    out = []
+    for a in ("ompi", "rdb", "rab", "direct", "hier"):
+        z, q, t = Q.get("q-none-" + a), Q.get("q-%s-%s" % (form, a)), P.get("ar-" + a)
+        if z and q and t and z["hosts"] == q["hosts"] == t["hosts"]:
+            out.append(("q-%s-%s" % (form, a), t["c_comm"] - (z["c_comm"] - q["c_comm"]), q["bytes"]))
+    return out
 
 
 def schedule_of(j, name):
@@ -247,6 +317,9 @@ def gossip_probe(cell_probes, o, plat):
     datacenter) any 4-regular graph's (every host sends and receives 4
     arrays on its own link)"""
     g, seed = o["graph"]
+    if o.get("algorithm") == "gt":  # its round sends [x | c + hbar]: its own probes
+        names = ["gt-%s-s%d" % (g, seed), "gt-%s-s1" % g] + (["gt-aware-s1", "gt-random-s1"] if plat != "sites4" else [])
+        return next((n for n in names if n in cell_probes), None)
     alg = "dpsgd" if g == "one-peer-exp" else "d2"
     names = ["%s-opexp" % alg] if g == "one-peer-exp" else ["d2-%s-s%d" % (g, seed), "dpsgd-%s-s%d" % (g, seed),
                                                           "d2-%s-s1" % g]
@@ -269,17 +342,21 @@ def cost_table(P):
     return P, ref, ars
 
 
-def price_with(P, plat, o, T, eval_steps, pricing, parts=None):
+def price_with(P, plat, o, T, eval_steps, pricing, parts=None, Q=None):
     """(simulated seconds to step T, payload bytes per worker, the probes
     that priced it) or (None, None, why not); parts (a dict) gets the
-    seconds of compute, comm, agree and skew"""
+    seconds of compute, comm, agree and skew; Q: the cell's bare
+    compressed all-reduces (load_ops)"""
     def done(t, by, used, comp, comm, agree, sk):
         if parts is not None:
             parts.update(compute=comp, comm=comm, agree=agree, skew=sk)
         return t, by, used
     P, ref, ars = cost_table(P)
-    if o["compress"] != "none" or o["staleness"] or o["fragments"]:
-        return None, None, "compression/staleness/fragments not probed"
+    if o["staleness"] or o["fragments"]:
+        return None, None, "staleness/fragments not probed"
+    form = o["compress"]
+    if form != "none" and (o["mode"] != "allreduce" or compress_bytes(form) is None):
+        return None, None, "compressed gossip (CHOCO) or top-k not probed"
     warm, plain, rounds, exact = events(T, o)
     ex = P.get("exact")
     run_ar = next((x for x in ("ar-ompi", "ar-auto") if x in P), None)
@@ -310,14 +387,26 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None):
         used, c, b = "exact", ex["c_comm"], ex["bytes_comm"]
         if pricing == "best" and best_ar and best_ar[1] < c:
             used, c, b = best_ar
-        pp = (T * ex["c_compute"], warm * 2 * c + plain * c,
+        # the parameter average (the pseudo-gradients' under --compress);
+        # a warm-up step adds the momentum's, always uncompressed
+        cq, bq = c, b
+        if form != "none":
+            # run: the trainer's average of the dequantized floats, bytes
+            # counted compressed; best: the cheapest compressed all-reduce
+            bq = compress_bytes(form)
+            if pricing == "best":
+                qs = compressed_costs(P, Q or {}, form)
+                if not qs:
+                    return None, None, "no %s all-reduce probe" % form
+                qn, cq, bq = min(qs, key=lambda a: a[1])
+                used = qn + ("+" + used if warm else "")
+        pp = (T * ex["c_compute"], warm * (c + cq) + plain * cq,
               (agreements(T, eval_steps) + warm) * ex["c_agree"], evals_before(T, eval_steps) * skew(P, "exact"))
-        return done(sum(pp), (2 * warm + plain) * b, used, *pp)
-    if o.get("algorithm") == "gt":  # its round sends two arrays a peer
-        return None, None, "GT's round (two arrays) not probed"
+        return done(sum(pp), warm * (b + bq) + plain * bq, used, *pp)
     gp = gossip_probe(P, o, plat) if o["graph"] else None
     if gp is None:
-        return None, None, "gossip graph not probed"
+        return None, None, ("GT's round (two arrays) not probed" if o.get("algorithm") == "gt"
+                            else "gossip graph not probed")
     g = P[gp]
     cx, bx, used = 0.0, 0.0, gp
     if exact:
@@ -426,6 +515,7 @@ def main():
         lab, _, d = a.partition("=") if "=" in a else ("committed", "", a)
         sources.append((lab, d))
     probes = load_probes(out)
+    ops = load_ops(out)
     # probes at fewer hosts (OUT/hostsN: the direct all-reduce): their
     # communication cost only, named "PROBE@HOSTS" and the direct one
     # also as the cell's ar-direct (the most hosts measured)
@@ -442,6 +532,11 @@ def main():
                 # site's share, 4x more at 256 hosts than at 64
                 if pr == "ar-direct" and not cell.startswith("sites"):
                     probes[cell]["ar-direct"] = x
+        # the bare direct all-reduces at the same hosts, for the same cells
+        for cell, qs in load_ops(small).items():
+            for pr, x in qs.items():
+                if pr.endswith("-direct") and not cell.startswith("sites"):
+                    ops.setdefault(cell, {})[pr] = x
 
     # probes.tsv
     with open(os.path.join(out, "probes.tsv"), "w") as f:
@@ -453,6 +548,11 @@ def main():
                     cell, pr, p["hosts"], p["steps"], p["wall"], p["compute"], p["comm"], p["n_comm"], p["c_compute"],
                     "%.5f" % p["c_comm"] if p["c_comm"] is not None else "-", p["c_agree"], p["bytes_comm"],
                     "%.1f" % p["cpu"] if p["cpu"] is not None else "-", p["rss_kB"] or "-", p["cfg"] or "-"))
+            # the bare (compressed) all-reduces: smpi-probe, REPS operations
+            for pr, q in sorted(ops.get(cell, {}).items()):
+                f.write("%s\t%s\t%d\t%d\t-\t-\t%.3f\t%d\t-\t%.5f\t-\t%d\t%s\t%s\t%s\n" % (
+                    cell, pr, q["hosts"], q["reps"], q["reps"] * q["c_comm"], q["reps"], q["c_comm"], q["bytes"],
+                    "%.1f" % q["cpu"] if q["cpu"] is not None else "-", q["rss_kB"] or "-", q["cfg"] or "-"))
 
     cells = [c for c in CELLS if c in probes]
 
@@ -462,7 +562,7 @@ def main():
         return cost_table(probes[cell])
 
     def price(cell, o, T, eval_steps, pricing, parts=None):
-        return price_with(probes[cell], cell.split("-")[0], o, T, eval_steps, pricing, parts)
+        return price_with(probes[cell], cell.split("-")[0], o, T, eval_steps, pricing, parts, ops.get(cell, {}))
 
     # the runs
     runs = []
@@ -580,7 +680,7 @@ def main():
             if x in P and not (x.startswith("ar-direct@") and P.get("ar-direct") is P[x]):
                 note.append("%s %s s%s" % (x, fmt(P[x]["c_comm"]), "" if P[x]["hosts"] == 256 else
                                            " (measured at %d hosts)" % P[x]["hosts"]))
-        gps = sorted(x for x in P if x.startswith(("d2-", "dpsgd-")) and "c_skew" not in P[x])
+        gps = sorted(x for x in P if x.startswith(GOSSIP) and "c_skew" not in P[x])
         note += ["round %s %s s" % (x, fmt(P[x]["c_comm"])) for x in gps]
         agr = [P[x]["c_agree"] for x in P if P[x]["hosts"] == 256]
         note.append("agreement %s-%s s" % (fmt(min(agr)), fmt(max(agr))) if agr else "")
@@ -589,6 +689,18 @@ def main():
             else "%s not measured (0)" % pat for pat in ("gossip", "allreduce", "exact")))
         L.append("Per communication: " + "; ".join(n for n in note if n) + ".")
         L.append("")
+        Q = ops.get(cell, {})
+        qn = []
+        for form in ("int8", "int4"):
+            for x, c, b in compressed_costs(P, Q, form):
+                a = x.split("-")[2]
+                qn.append("%s %s s (%d B; bare operation %s s, at full size %s s against the trainer's ar-%s %s s%s)" % (
+                    x, fmt(c), b, fmt(Q[x]["c_comm"]), fmt(Q["q-none-" + a]["c_comm"]), a, fmt(P["ar-" + a]["c_comm"]),
+                    "" if Q[x]["hosts"] == 256 else ", at %d hosts" % Q[x]["hosts"]))
+        if qn:
+            L.append("Compressed pseudo-gradient all-reduce: the trainer's all-reduce less what compression saves "
+                     "on the bare operation (smpi-probe): " + "; ".join(qn) + ".")
+            L.append("")
         L.append("| setting | seeds reaching 85% | final acc % | s to 85%, run | s to 85%, best | best priced by | MB to 85% | Welch vs best all-reduce-based (best) |")
         L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
         # the best all-reduce-based and gossip settings (3 seeds, all reached)
@@ -616,7 +728,7 @@ def main():
                     why = next((r["used"].get((cell, "best")) for r in rs if r["s85"] is not None), None)
                     return "never" if reach == 0 else "n/a (%s)" % why
                 mm, ss = mean_sd(ts)
-                return fmt(mm) + (" ± " + fmt(ss) if ss is not None else "") + ("" if len(ok) == n else " (%d/%d)" % (len(ok), n))
+                return fmt(mm) + (" ± " + (fmt(ss) if ss > 1e-9 * abs(mm) else "0") if ss is not None else "") + ("" if len(ok) == n else " (%d/%d)" % (len(ok), n))
             mb = [r["bytes"][(cell, "best")] / 1e6 for r in ok]
             w = ""
             if bar and ts and len(ts) >= 2 and k != bar[1]:
@@ -704,7 +816,7 @@ def main():
         print("smpi-retime.py: no matplotlib, no figures")
         return
     fam_style = {"allreduce": ("0.0", "-", "o"), "local": ("0.35", "-", "s"), "diloco": ("0.55", "-", "^"),
-                 "d2": ("0.15", "--", "D"), "dpsgd": ("0.6", ":", "v")}
+                 "d2": ("0.15", "--", "D"), "dpsgd": ("0.6", ":", "v"), "gt": ("0.4", "-.", "P")}
     for cell in cells:
         fig, ax = plt.subplots(figsize=(8, 5))
         shown = [k for k in keys if k[0] == "committed" and len(by[k]) >= 3] + \

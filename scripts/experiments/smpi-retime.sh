@@ -25,13 +25,27 @@
 #       Rabenseifner),
 #       exact (local SGD's average every 2 steps, no warm-up), warm (the
 #       every-step warm-up average of parameters and momentum),
-#       d2-GRAPH-sS / dpsgd-GRAPH-sS (a gossip round on the committed
-#       topo/GRAPH-sS.txt; opexp: topo/one-peer-exp.txt); options for
+#       d2-GRAPH-sS / dpsgd-GRAPH-sS / gt-GRAPH-sS (a gossip round on the
+#       committed topo/GRAPH-sS.txt; gt's round sends [x | c + hbar], two
+#       arrays a peer; opexp: topo/one-peer-exp.txt); options for
 #       whole schedules (the end-to-end check): -HH (--average-every H),
 #       -SS (--local-after S), -pgaK (--global-every K), e.g.
 #       local-H2-S20, d2-random-s1-pga8
 #       -EE (evaluate every E steps as the committed runs do: the whole
 #       test set, --local-eval 100; e.g. d2-aware-s1-E14, ar-ompi-E14)
+#       q-FORM-ALG: one all-reduce of a LeNet array compressed by FORM
+#       (none, int8, int4: dt_compress_bytes of 61,706 floats, 246,824,
+#       62,674, 31,821 bytes) by ALG (ompi, rdb, rab: MPI_Allreduce under
+#       the same SMPI options as ar-ALG; direct: MPI_Ialltoall, sum,
+#       MPI_Iallgather as --allreduce direct; hier: reduce in each site of
+#       N/4 hosts, all-reduce among the sites' first hosts, broadcast, as
+#       --allreduce hierarchical; sites4 only), timed by
+#       scripts/experiments/smpi-probe.c (built with smpicc), REPS=8
+#       operations back to back: OUT/probes/CELL/q-FORM-ALG.op. The trainer
+#       moves the dequantized floats (docs/train/compression.md: no wire
+#       format), so a compressed all-reduce cannot be timed by the trainer
+#       itself; q-none-ALG is the same bare operation at full size, to set
+#       beside the trainer's own ar-ALG cost
 #   EVAL=E  also evaluate every E steps (--eval-every; default: at the end)
 #   N=256 (hosts = workers = ranks, one per host); K=32 (steps a probe
 #   trains: two agreements of 16 steps and an evaluation; an epoch is cut
@@ -76,7 +90,7 @@ flags() {
     case $2 in
     ar-*-*|exact-*|warm-*) base=${2%%-[A-Z]*} opts=${2#"$base"-};;
     local-*) base=local opts=${2#local-};;
-    d2-*-s[0-9]*-*|dpsgd-*-s[0-9]*-*) base=${2%-s[0-9]*}; r=${2#"$base"-}; base=$base-${r%%-*}; opts=${r#*-};;
+    d2-*-s[0-9]*-*|dpsgd-*-s[0-9]*-*|gt-*-s[0-9]*-*) base=${2%-s[0-9]*}; r=${2#"$base"-}; base=$base-${r%%-*}; opts=${r#*-};;
     esac
     case $base in
     ar-auto|ar-ompi|ar-rdb|ar-rab) x="--mode allreduce --workers $N";;
@@ -86,7 +100,7 @@ flags() {
     exact) x="--mode allreduce --workers $N --average-every 2 --local-after 0";;
     warm) x="--mode allreduce --workers $N --average-every 2 --local-after 100000";;
     local) x="--mode allreduce --workers $N";;
-    d2-*|dpsgd-*)
+    d2-*|dpsgd-*|gt-*)
         alg=${base%%-*} g=${base#*-}
         case $g in opexp) f=$TOPO/one-peer-exp.txt;; *) f=$TOPO/$g.txt;; esac
         [ -s "$f" ] || die "no topology $f"
@@ -121,8 +135,43 @@ probe_cfg() {
     case $1 in
     ar-ompi|ar-ompi-*) echo "--cfg=smpi/coll-selector:ompi";;
     ar-rdb|ar-rdb-*) echo "--cfg=smpi/allreduce:rdb";;
-    ar-rab|ar-rab-*) echo "--cfg=smpi/allreduce:rab_rdb";;
+    ar-rab|ar-rab-*|q-*-rab) echo "--cfg=smpi/allreduce:rab_rdb";;
+    q-*-ompi) echo "--cfg=smpi/coll-selector:ompi";;
+    q-*-rdb) echo "--cfg=smpi/allreduce:rdb";;
     esac
+}
+# op_bytes FORM: a LeNet array (61,706 floats) compressed by FORM, in
+# bytes (dt_compress_bytes: 256 values per float scale)
+op_bytes() {
+    awk -v f="$1" -v n=61706 'BEGIN { b = int((n + 255) / 256)
+        if (f == "none") print 4 * n; else if (f == "int8") print n + 4 * b
+        else if (f == "int4") print int((n + 1) / 2) + 4 * b; else print "" }'
+}
+# op_args PLATFORM PROBE: smpi-probe's arguments for q-FORM-ALG
+op_args() {
+    form=${2#q-} alg=${2##*-}
+    form=${form%-*}
+    B=$(op_bytes "$form")
+    [ -n "$B" ] || die "probe '$2': form '$form' is not none, int8 or int4"
+    case $alg in
+    ompi|rdb|rab) echo "allreduce - $B ${REPS:-8}";;
+    direct) echo "direct - $B ${REPS:-8}";;
+    hier) [ "$1" = sites4 ] || die "$2: sites4 only"
+        echo "hier $((N / 4)) $B ${REPS:-8}";;
+    *) die "probe '$2': algorithm '$alg' is not ompi, rdb, rab, direct or hier";;
+    esac
+}
+probe_dir="" probe_bin=""
+# the smpi-probe binary (built once, in a temporary folder removed at exit)
+op_probe() {
+    if [ -z "$probe_bin" ]; then
+        command -v smpicc >/dev/null 2>&1 || die "smpicc not found (libsimgrid-dev)"
+        probe_dir=$(mktemp -d "${TMPDIR:-/tmp}/smpi-retime.XXXXXX")
+        trap 'rm -rf "$probe_dir"' EXIT
+        probe_bin=$probe_dir/smpi-probe
+        smpicc -O2 "$here/smpi-probe.c" -o "$probe_bin" 2>"$probe_dir/cc.err" ||
+            die "smpicc: $(head -c 300 "$probe_dir/cc.err")"
+    fi
 }
 platform_file() {
     f="$OUT/platforms/$1-$N.xml"
@@ -143,15 +192,32 @@ for cell in $CELLS; do
     mkdir -p "$OUT/probes/$cell"
     for pr in ${PROBES:-$(probes "$plat")}; do
         b="$OUT/probes/$cell/$pr"
-        [ -f "$b.json" ] && continue
+        [ -f "$b.json" ] || [ -f "$b.op" ] && continue
         case " $SKIP " in *" $cell/$pr "*) echo "smpi-retime: $cell $pr: skipped (SKIP)"; continue;; esac
-        [ "$pr" != ar-hier ] || [ "$plat" = sites4 ] || continue
+        case $pr in ar-hier|q-*-hier) [ "$plat" = sites4 ] || continue;; esac
         if [ -n "$deadline_s" ] && [ "$(date +%s)" -gt "$deadline_s" ]; then
             echo "smpi-retime: $cell $pr: not started (DEADLINE $DEADLINE)"
             continue
         fi
-        f=$(flags "$plat" "$pr")
         c=$(probe_cfg "$pr")
+        case $pr in q-*)
+            a=$(op_args "$plat" "$pr")
+            op_probe
+            echo "smpi-retime: $cell $pr: smpi-probe $a${c:+ (SMPI: $c)} ($(date -u +%H:%M:%S))"
+            t0=$(date +%s)
+            echo "# smpi-run.sh --tcp $tcp -platform $(basename "$pf") -np $N, SMPI_CFG='${SMPI_CFG:-} $c', smpi-probe $a, $(date -u +%Y-%m-%dT%H:%MZ)" >"$b.op.tmp"
+            # shellcheck disable=SC2086
+            if ! SMPI_CFG="${SMPI_CFG:-} $c" nice -n 5 /usr/bin/time -f "simulation: %e s wall, %U s user, %S s system, %M kB max RSS" \
+                sh "$here/smpi-run.sh" --tcp "$tcp" -platform "$pf" -np "$N" "$probe_bin" $a >>"$b.op.tmp" 2>&1 ||
+                ! grep -q '^probe_s ' "$b.op.tmp"; then
+                echo "smpi-retime: $cell $pr failed: $(tail -n 3 "$b.op.tmp")"
+                continue
+            fi
+            mv "$b.op.tmp" "$b.op"
+            echo "smpi-retime: $cell $pr: $(grep '^probe_s' "$b.op") s an operation ($(($(date +%s) - t0)) s)"
+            continue;;
+        esac
+        f=$(flags "$plat" "$pr")
         [ -z "${EVAL:-}" ] || f="$f --eval-every $EVAL"
         echo "smpi-retime: $cell $pr: $f${c:+ (SMPI: $c)} ($(date -u +%H:%M:%S))"
         t0=$(date +%s)

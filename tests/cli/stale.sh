@@ -1,8 +1,9 @@
 #!/bin/sh
 # cli/stale.sh: --staleness S on the command line (issue 41): the modes it
 # does not apply to refused (exit 2, naming the flag), the same bits on 1
-# and 3 ranks, a trained model, and --net's round priced with S + 1 rounds
-# in flight (latency overlapped, bytes not).
+# and 3 ranks, a trained model, for dpsgd and d2 (its correction fed by
+# the stale mix, dt_algo_stale_mix), and --net's round priced with S + 1
+# rounds in flight (latency overlapped, bytes not).
 #
 #   BIN=bin sh tests/cli/stale.sh  (make check-cli-stale)
 . "$(dirname "$0")/lib.sh"
@@ -17,8 +18,8 @@ stale_cases() {
     dtb="$BIN/dpsgd-train"
     "$BIN/topogen" -n 8 -d 3 --quiet -o "$T/s8.txt"
     "$BIN/topogen" --kind one-peer-exp -n 8 --quiet -o "$T/op8.txt"
-    expect_fail 2 "^dpsgd-train: --staleness 2 needs --algorithm dpsgd" \
-        "--staleness with d2" mpi_run 2 "$dtb" --topology "$T/s8.txt" --algorithm d2 $syn --staleness 2
+    expect_fail 2 "^dpsgd-train: --staleness 2 needs --algorithm dpsgd or d2" \
+        "--staleness with gt" mpi_run 2 "$dtb" --topology "$T/s8.txt" --algorithm gt $syn --staleness 2
     expect_fail 2 "^dpsgd-train: --staleness 2 needs a gossip run" \
         "--staleness with all-reduce" mpi_run 2 "$dtb" --mode allreduce --workers 8 $syn --staleness 2
     expect_fail 2 "^dpsgd-train: --staleness 1 needs no --checkpoint" \
@@ -32,6 +33,12 @@ stale_cases() {
     h3=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
     check '[ -n "$h1" ] && [ "$h1" = "$h3" ]' "--staleness 2: the same bits on 1 and 3 ranks ($h1, $h3)"
     check 'grep -q "^final: dpsgd .*test_acc 0\.[5-9]" "$T/out"' "S = 2 trains: $(grep -o 'test_acc [0-9.]*' "$T/out")"
+    expect_ok "d2, S = 2, 1 rank" mpi_run 1 "$dtb" --topology "$T/s8.txt" --algorithm d2 $big --staleness 2
+    d1=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    check 'grep -q "^final: d2 .*test_acc 0\.[5-9]" "$T/out"' "d2, S = 2 trains: $(grep -o 'test_acc [0-9.]*' "$T/out")"
+    expect_ok "d2, S = 2, 3 ranks" mpi_run 3 "$dtb" --topology "$T/s8.txt" --algorithm d2 $big --staleness 2
+    d3=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    check '[ -n "$d1" ] && [ "$d1" = "$d3" ] && [ "$d1" != "$h1" ]' "d2 --staleness 2: the same bits on 1 and 3 ranks ($d1, $d3), not dpsgd's"
     expect_ok "S = 0 is the default run" mpi_run 1 "$dtb" --topology "$T/s8.txt" $big --staleness 0
     h0=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
     expect_ok "the default run" mpi_run 1 "$dtb" --topology "$T/s8.txt" $big

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt_local.h"
 #include "dt_optim.h"
 #include "dt_slab.h"
 
@@ -356,6 +357,27 @@ cm_status dt_algo_end(dt_algo *a, float lr)
         break;
     }
     return CM_OK;
+}
+
+void dt_algo_stale_mix(dt_algo *a, size_t i, const float *mixed,
+                       const float *old, float gamma, float lr)
+{
+    const size_t n = a->sp.n;
+    float *x = a->slot[SLOT_X][i];
+    if (a->sp.kind != DT_ALGO_D2) {
+        dt_stale_mix(x, mixed, old, n, gamma);
+        return;
+    }
+    /* the correction's step: beta = gamma / 2 of the model's */
+    const float g = gamma * a->sp.mix_w, b = 0.5f * gamma;
+    float *y = a->slot[SLOT_B][i];
+    const float s = lr * (float)a->round_len;
+    for (size_t k = 0; k < n; k++) {
+        float dx = g * (mixed[k] - old[k]);
+        x[k] += dx;
+        if (lr > 0.0f)
+            y[k] -= b * dx / s;
+    }
 }
 
 size_t dt_algo_state(const dt_algo *a, size_t i,

@@ -171,6 +171,34 @@ void dt_algo_grad(dt_algo *a, size_t i, const float *g, float lr);
  * otherwise (the state is then unspecified). */
 cm_status dt_algo_end(dt_algo *a, float lr);
 
+/* --staleness S (issue 41; dt_local.h): worker i's delayed mix, after a
+ * local step (dt_algo_set_step comm 0): with old = the models sent S
+ * communications back and mixed = sum_j W_ij old_j (n floats each),
+ *     dx = gamma (mixed - old_i),  x_i <- x_i + dx
+ * which for dpsgd is dt_stale_mix, bit for bit. d2 (spec.local: Local
+ * Exact-Diffusion) mixes with M = (1 - c) I + c W, dx = gamma c (mixed -
+ * old_i), and feeds the same stale disagreement into its correction at
+ * half the model's step,
+ *     y_i <- y_i - beta dx / (eta L),  beta = gamma / 2
+ * (L the round's local steps, eta the step's rate; nothing at eta 0), as
+ * its communication does with the fresh one (beta 1, gamma 1): every dx
+ * is a row of (W - I) applied to one array, so sum_i y_i stays 0 and a
+ * fixed point (no dx, no local movement) has sum_i grad f_i = 0: the
+ * optimum, whatever S. The delayed primal-dual and tracking methods of
+ * the literature (ASY-SONATA: Tian, Sun, Scutari 2020; DCDM: Even,
+ * Hendrikx, Massoulie 2021) keep the same sum invariant and converge for
+ * a small enough step; none gives LED's delayed bound. Ours, from the
+ * gradient-free recursion on a mode of M (a = gamma c (1 - lambda_W) <=
+ * 1.25 gamma since lambda_min(M) >= -1/4, docs/train/staleness.md): with
+ * the old phi = x after the local step, z = eta L y,
+ *     phi' = phi - a phi_{-S} - z - beta a phi_{-S},  z' = z + beta a phi_{-S}
+ * has spectral radius < 1 at beta = gamma / 2 for S = 1..8; at beta = 1
+ * it is 1.19 (S = 1) to 1.21 (S = 2), and S = 1 at momentum 0.9
+ * diverged on the quadratic (measured). Other algorithms: not defined
+ * (the caller refuses them). O(n). */
+void dt_algo_stale_mix(dt_algo *a, size_t i, const float *mixed,
+                       const float *old, float gamma, float lr);
+
 /* The per-worker arrays that, with x, make up the algorithm's state (what
  * a checkpoint must hold): dpsgd {v}, d2 {v, psi_prev}, gt {c, v, the
  * sum of h over the round so far}, qgm {mhat}; d2 with spec.local {v, y} (the correction in

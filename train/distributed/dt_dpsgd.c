@@ -441,13 +441,16 @@ static cm_status choco_exchange(dt_run *r, dt_gossip *g)
     return s;
 }
 
-/* --staleness S: communication c (after dpsgd's local step) keeps x_i as
- * the model sent at c, and mixes with the models sent at c - S
- * (dt_stale_mix, dt_local.h): slot c mod (S + 1) gets x, the stale slot
+/* --staleness S: communication c (after the algorithm's local step:
+ * dpsgd's, or d2's as Local Exact-Diffusion) keeps x_i as the model sent
+ * at c, and mixes with the models sent at c - S (dt_algo_stale_mix,
+ * dt_algo.h; dpsgd: dt_stale_mix, dt_local.h; d2 also moves its
+ * correction): slot c mod (S + 1) gets x, the stale slot
  * is (c - S) mod (S + 1) = (c + 1) mod (S + 1), x_0 until written. The
  * gossip of the stale arrays stands for messages posted S rounds ago and
  * arriving now; the same bits on any number of ranks. */
-static cm_status stale_exchange(dt_run *r, dt_gossip *g, uint64_t c)
+static cm_status stale_exchange(dt_run *r, dt_gossip *g, uint64_t c,
+                                double lr)
 {
     dt_workers *w = &r->w;
     const size_t S = r->cfg->staleness, n = w->len;
@@ -461,7 +464,8 @@ static cm_status stale_exchange(dt_run *r, dt_gossip *g, uint64_t c)
                                     ? r->cfg->consensus_step
                                     : dt_stale_gamma(S));
     for (size_t i = 0; s == CM_OK && i < w->count; i++)
-        dt_stale_mix(w->x[i], r->smix[i], old[i], n, gamma);
+        dt_algo_stale_mix(r->algo, i, r->smix[i], old[i], gamma,
+                          (float)lr);
     return s;
 }
 
@@ -533,7 +537,7 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
     if (s == CM_OK && r->comm_now && r->ca)
         s = choco_exchange(r, g);
     if (s == CM_OK && r->comm_now && r->sring)
-        s = stale_exchange(r, g, dt_local_comms(H, S, step));
+        s = stale_exchange(r, g, dt_local_comms(H, S, step), lr);
     if (s == CM_OK && r->comm_now)
         outer_steps(r, step);
     if (r->global_now) /* counted as an all-reduce of the gossip array */
@@ -919,7 +923,10 @@ static cm_status setup_algo(dt_run *r)
                          .count = w->count, .mu = (float)cfg->momentum,
                          .wd = (float)cfg->weight_decay,
                          .mix_w = (float)r->mix_c,
-                         .local = cfg->average_every > 1};
+                         /* d2 with --staleness: its local form (LED),
+                            whose steps skip the algorithm's own gossip */
+                         .local = cfg->average_every > 1 ||
+                                  cfg->staleness};
     dt_algo_mixer mx = {r, mix_start, mix_finish};
     s = dt_algo_new(&spec, w->x, w->xn, &mx, &r->algo);
     if (s == CM_OK)
@@ -1254,9 +1261,10 @@ static cm_status check_local(const dt_config *cfg)
     if (cfg->staleness) {
         const char *why =
             cfg->mode != DT_MODE_GOSSIP ? "a gossip run (--topology)"
-            : cfg->algorithm != DT_ALGO_DPSGD || cfg->clique_avg
-                ? "--algorithm dpsgd (d2, gt and qgm have no delayed form "
-                  "here)"
+            : (cfg->algorithm != DT_ALGO_DPSGD &&
+               cfg->algorithm != DT_ALGO_D2) || cfg->clique_avg
+                ? "--algorithm dpsgd or d2 (gt and qgm have no delayed "
+                  "form here)"
             : dt_compress_active(&cfg->compress) ? "no --compress"
             : cfg->global_every ? "no --global-every"
             : cfg->ckpt_dir[0] ? "no --checkpoint (the models in flight are "
