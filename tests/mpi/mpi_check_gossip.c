@@ -19,6 +19,7 @@
 #include "cm_mixing.h"
 #include "dt_comm.h"
 #include "dt_gossip.h"
+#include "dt_gossip_plan.h"
 #include "dt_partition.h"
 
 #define LEN 300 /* floats per worker array */
@@ -269,6 +270,64 @@ START_TEST(test_same_result_for_any_p)
 }
 END_TEST
 
+/* The exact average (dt_gossip_new_average) of n = 10 workers' arrays of
+ * 299 floats (not a multiple of P): on P = 1..4 ranks every local out is
+ * bit for bit the serial mean (dt_gossip_plan_mean over all n in worker
+ * order), and each rank's bytes are its all-to-all segments of its
+ * workers but its own plus its mean segment to the P - 1 others. */
+START_TEST(test_exact_average_any_p)
+{
+    enum { NW = 10, ALEN = LEN - 1 };
+    dt_comm *w = dt_comm_world();
+    const size_t size = dt_comm_size(w), rank = dt_comm_rank(w);
+    const size_t maxp = size < 4 ? size : 4;
+    float *allx = malloc(NW * LEN * sizeof *allx), ref[LEN];
+    const float *rows[NW];
+    double acc[LEN];
+    ck_assert_ptr_nonnull(allx);
+    for (size_t j = 0; j < NW; j++) { /* init_workers' values, serially */
+        cm_rng r;
+        cm_rng_seed(&r, 9, j);
+        for (size_t k = 0; k < LEN; k++)
+            allx[j * LEN + k] = (float)cm_rng_uniform(&r);
+        rows[j] = allx + j * LEN;
+    }
+    dt_gossip_plan_mean(rows, NW, ALEN, acc, ref);
+    double differ = 0.0, badbytes = 0.0;
+    for (size_t P = 1; P <= maxp; P++) {
+        dt_comm *c = NULL;
+        ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
+        if (!c)
+            continue;
+        dt_gossip *g = NULL;
+        ck_assert_int_eq(dt_gossip_new_average(c, NW, NULL, ALEN, &g), CM_OK);
+        const size_t cnt = dt_gossip_count(g);
+        float **x = alloc_arrays(cnt), **y = alloc_arrays(cnt);
+        init_workers(g, x, 9);
+        ck_assert_int_eq(dt_gossip_start(g, x), CM_OK);
+        ck_assert_int_eq(dt_gossip_finish(g, y), CM_OK);
+        for (size_t i = 0; i < cnt; i++)
+            differ += memcmp(y[i], ref, ALEN * sizeof *ref) != 0;
+        dt_gossip_stats st;
+        dt_gossip_get_stats(g, &st);
+        const size_t own = ALEN / P + (rank < ALEN % P);
+        badbytes += st.bytes_round !=
+                    (cnt * (ALEN - own) + own * (P - 1)) * sizeof(float);
+        badbytes += st.peers != P - 1;
+        free_arrays(x, cnt);
+        free_arrays(y, cnt);
+        dt_gossip_free(g);
+        dt_comm_free(c);
+    }
+    double bad[2] = {differ, badbytes};
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(w, bad, 2), CM_OK);
+    ck_assert_msg(bad[0] == 0.0, "%.0f local averages differ from the "
+                  "serial mean", bad[0]);
+    ck_assert_msg(bad[1] == 0.0, "%.0f byte or peer counts wrong", bad[1]);
+    free(allx);
+}
+END_TEST
+
 START_TEST(test_rejects_on_all_ranks)
 {
     dt_comm *w = dt_comm_world();
@@ -308,6 +367,10 @@ Suite *mpi_gossip_suite(void)
     tc = tcase_create("same_result_for_any_p");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_same_result_for_any_p, 0, G_COUNT);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("exact_average_any_p");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_exact_average_any_p);
     suite_add_tcase(s, tc);
     tc = tcase_create("rejects_on_all_ranks");
     tcase_set_timeout(tc, 120);

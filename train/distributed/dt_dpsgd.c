@@ -753,8 +753,9 @@ static cm_status setup_outer(dt_run *r)
 }
 
 /* The exact average of all workers (--global-every, local all-reduce):
- * the complete graph's round, gathered, summed once and broadcast
- * (dt_gossip_new_average) on the run's placement. Collective. */
+ * the complete graph's round, each rank summing a segment of every
+ * worker's array and all-gathering the means (dt_gossip_new_average)
+ * on the run's placement. Collective. */
 static cm_status setup_exact(dt_run *r, const size_t *rank_of, size_t len)
 {
     return dt_gossip_new_average(r->comm, r->n, rank_of, len, &r->gg);

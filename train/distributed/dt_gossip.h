@@ -83,10 +83,12 @@ cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
  * the contiguous blocks of dt_gossip_new): a round writes every local
  * out_i = the bits of the complete graph's round with W = 11^T/n
  * (dt_gossip_plan_mean: ascending j, double accumulator), the same on any
- * number of ranks. The arrays are gathered to rank 0 in column chunks of
- * at most 8 Mi floats in all, summed once there and broadcast: O(n len)
- * work and memory O(min(n len, 8 Mi)) on rank 0, where the complete
- * graph's plan makes every worker sum all n arrays (O(n^2 len)). Its
+ * number of ranks. In column chunks of at most 8 Mi floats in all, each
+ * cut into P segments: rank q receives segment q of every worker (an
+ * all-to-all), sums it, and all-gathers the mean: O(n len / P) work and
+ * memory O(min(n len, 8 Mi) / P) a rank, each rank sending and receiving
+ * about two arrays, where the complete graph's plan makes every worker
+ * sum all n arrays (O(n^2 len)). Its
  * round does not overlap (dt_gossip_start only records x). Collective;
  * the ranks agree on failure: CM_EINVAL when P > n or len is 0,
  * CM_ENOMEM. Free with dt_gossip_free; dt_gossip_retopo refuses it. */

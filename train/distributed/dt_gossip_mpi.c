@@ -323,16 +323,21 @@ struct dt_gossip {
     int nreq;              /* p2p: requests posted this round */
     int active;            /* a round is started */
     dt_gossip_stats st;    /* counters */
-    /* dt_gossip_new_average only: gather to rank 0, sum there, broadcast */
+    /* dt_gossip_new_average only: each chunk cut into P segments, rank q
+     * gets segment q of every worker (all-to-all), sums it in worker
+     * order, and every rank gets every mean segment (all-gather) */
     int average;           /* 1: this is an exact average */
     const dt_comm *dc;     /* the job's communicator (not owned) */
-    size_t chunk;          /* floats of each array per gather */
-    size_t *wcount;        /* [P] workers per rank (rank 0) */
-    size_t *slot;          /* [n] worker j's place in gbuf, in arrays
-                              (rank 0) */
-    int *gcount, *gdispl;  /* [P] gather counts, offsets (rank 0) */
-    float *gbuf;           /* [n * chunk] the gathered chunk (rank 0) */
-    const float **rows;    /* [n] worker j's chunk in gbuf (rank 0) */
+    size_t chunk;          /* floats of each array per all-to-all */
+    size_t *wcount;        /* [P] workers per rank */
+    size_t *slot;          /* [n] worker j's place in gbuf, in segments */
+    int *gcount, *gdispl;  /* [P] receive counts, offsets (all-to-all) */
+    int *acount, *adispl;  /* [P] send counts, offsets (all-to-all) */
+    int *segn, *segd;      /* [P] the chunk's segments: sizes, offsets */
+    float *gbuf;           /* [n * (chunk / P + 1)] this rank's segment of
+                              every worker */
+    const float **rows;    /* [n] worker j's segment in gbuf */
+    float *seg;            /* [chunk / P + 1] this rank's mean segment */
     float *avg;            /* [chunk] the mean's chunk */
 };
 
@@ -367,6 +372,11 @@ static void gossip_free_local(dt_gossip *g)
     free(g->gbuf);
     free(g->rows);
     free(g->avg);
+    free(g->acount);
+    free(g->adispl);
+    free(g->segn);
+    free(g->segd);
+    free(g->seg);
     free(g);
 }
 
@@ -746,17 +756,22 @@ static cm_status average_local(dt_gossip *g, size_t n, const size_t *owner,
     for (size_t j = 0, i = 0; j < n; j++)
         if (owner[j] == r)
             p->local[i++] = j;
-    if (r != 0)
-        return CM_OK;
-    g->acc = malloc(g->chunk * sizeof *g->acc);
+    const size_t segmax = g->chunk / P + 1;
+    g->acc = malloc(segmax * sizeof *g->acc);
     g->wcount = calloc(P, sizeof *g->wcount);
     g->slot = malloc(n * sizeof *g->slot);
     g->gcount = malloc(P * sizeof *g->gcount);
     g->gdispl = malloc(P * sizeof *g->gdispl);
-    g->gbuf = malloc(n * g->chunk * sizeof *g->gbuf);
+    g->acount = malloc(P * sizeof *g->acount);
+    g->adispl = malloc(P * sizeof *g->adispl);
+    g->segn = malloc(P * sizeof *g->segn);
+    g->segd = malloc(P * sizeof *g->segd);
+    g->gbuf = malloc(n * segmax * sizeof *g->gbuf);
     g->rows = malloc(n * sizeof *g->rows);
+    g->seg = malloc(segmax * sizeof *g->seg);
     if (!g->acc || !g->wcount || !g->slot || !g->gcount || !g->gdispl ||
-        !g->gbuf || !g->rows)
+        !g->acount || !g->adispl || !g->segn || !g->segd || !g->gbuf ||
+        !g->rows || !g->seg)
         return cm_error(CM_ENOMEM, "out of memory for the exact average of "
                         "%zu workers", n);
     /* rank q's workers arrive together, in ascending id */
@@ -810,52 +825,77 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
             gossip_free_local(g);
         return s;
     }
-    /* rank 0 broadcasts the mean to P - 1 ranks; the others send theirs */
-    g->st.peers = r == 0 ? P - 1 : 1;
-    g->st.arrays_sent = r == 0 ? (P > 1) : g->plan.count;
-    g->st.bytes_round = (uint64_t)(r == 0 ? P - 1 : g->plan.count) * len *
-                        sizeof(float);
+    /* every rank sends its workers' segments but its own to the P - 1
+     * others, then its mean segment to them */
+    uint64_t floats = 0;
+    for (size_t off = 0; off < len; off += g->chunk) {
+        const size_t c = len - off < g->chunk ? len - off : g->chunk;
+        const size_t own = c / P + (r < c % P);
+        floats += (uint64_t)g->plan.count * (c - own) + own * (P - 1);
+    }
+    g->st.peers = P - 1;
+    g->st.arrays_sent = P > 1 ? g->plan.count : 0;
+    g->st.bytes_round = floats * sizeof(float);
     *out = g;
     return CM_OK;
 }
 
-/* One exact average: chunk by chunk, gather to rank 0, the mean there
- * (dt_gossip_plan_mean), broadcast, copy into every local out. */
+/* One exact average, chunk by chunk: segment q of the chunk (of P, the
+ * first c mod P one float longer) of every worker goes to rank q
+ * (MPI_Ialltoallv), which takes their mean in worker order
+ * (dt_gossip_plan_mean, the order of every element as when one rank
+ * summed them all: the same bits on any number of ranks), then every
+ * rank gets every mean segment (MPI_Iallgatherv) and copies the chunk
+ * into its local outs. Each rank sends and receives about a worker's
+ * array twice, like a direct all-reduce; no rank receives all of them. */
 static cm_status average_round(dt_gossip *g, float *const *out)
 {
     const size_t cnt = g->plan.count, P = g->plan.P, n = g->plan.n;
-    const int root = g->plan.rank == 0;
+    const size_t r = g->plan.rank;
     double t_mpi = 0.0, t_mix = 0.0;
     for (size_t off = 0; off < g->len; off += g->chunk) {
         const size_t c = g->len - off < g->chunk ? g->len - off : g->chunk;
         double t0 = cm_time_now();
-        for (size_t i = 0; i < cnt; i++)
-            memcpy(g->sendbuf + i * c, g->x[i] + off, c * sizeof(float));
-        for (size_t q = 0; root && q < P; q++) {
-            g->gcount[q] = (int)(g->wcount[q] * c);
+        for (size_t q = 0; q < P; q++) {
+            g->segn[q] = (int)(c / P + (q < c % P));
+            g->segd[q] = q ? g->segd[q - 1] + g->segn[q - 1] : 0;
+        }
+        const size_t own = (size_t)g->segn[r];
+        float *sb = g->sendbuf;
+        for (size_t q = 0; q < P; q++) {
+            g->acount[q] = (int)(cnt * (size_t)g->segn[q]);
+            g->adispl[q] = (int)(sb - g->sendbuf);
+            for (size_t i = 0; i < cnt; i++, sb += g->segn[q])
+                memcpy(sb, g->x[i] + off + g->segd[q],
+                       (size_t)g->segn[q] * sizeof(float));
+            g->gcount[q] = (int)(g->wcount[q] * own);
             g->gdispl[q] = q ? g->gdispl[q - 1] + g->gcount[q - 1] : 0;
         }
         double t1 = cm_time_now();
         MPI_Request req;
         int rc = dt_wd_fired() ? MPI_ERR_OTHER
-                               : MPI_Igatherv(g->sendbuf, (int)(cnt * c),
-                                              MPI_FLOAT, g->gbuf, g->gcount,
-                                              g->gdispl, MPI_FLOAT, 0,
-                                              g->dc->comm, &req);
+                               : MPI_Ialltoallv(g->sendbuf, g->acount,
+                                                g->adispl, MPI_FLOAT, g->gbuf,
+                                                g->gcount, g->gdispl,
+                                                MPI_FLOAT, g->dc->comm, &req);
         if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "MPI_Igatherv (exact average)");
-        cm_status s = dt_wd_wait(&req, "the exact average's gather");
+            return mpi_fail(rc, "MPI_Ialltoallv (exact average)");
+        cm_status s = dt_wd_wait(&req, "the exact average's all-to-all");
         if (s != CM_OK)
             return s;
         double t2 = cm_time_now();
-        if (root) {
-            for (size_t j = 0; j < n; j++)
-                g->rows[j] = g->gbuf + g->slot[j] * c;
-            dt_gossip_plan_mean(g->rows, n, c, g->acc, g->avg);
-        }
+        for (size_t j = 0; j < n; j++)
+            g->rows[j] = g->gbuf + g->slot[j] * own;
+        if (own)
+            dt_gossip_plan_mean(g->rows, n, own, g->acc, g->seg);
         double t3 = cm_time_now();
-        if ((s = dt_comm_bcast(g->dc, g->avg, c * sizeof(float), 0)) !=
-            CM_OK)
+        rc = dt_wd_fired() ? MPI_ERR_OTHER
+                           : MPI_Iallgatherv(g->seg, (int)own, MPI_FLOAT,
+                                             g->avg, g->segn, g->segd,
+                                             MPI_FLOAT, g->dc->comm, &req);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "MPI_Iallgatherv (exact average)");
+        if ((s = dt_wd_wait(&req, "the exact average's all-gather")) != CM_OK)
             return s;
         double t4 = cm_time_now();
         for (size_t i = 0; i < cnt; i++)

@@ -53,6 +53,25 @@ static inline int dt_smpi_igatherv(const void *s, int sn, MPI_Datatype st,
     return MPI_Gatherv(s, sn, st, d, rn, displ, rt, root, c);
 }
 
+static inline int dt_smpi_ialltoallv(const void *s, const int *sn,
+                                     const int *sd, MPI_Datatype st, void *d,
+                                     const int *rn, const int *rd,
+                                     MPI_Datatype rt, MPI_Comm c,
+                                     MPI_Request *r)
+{
+    *r = MPI_REQUEST_NULL;
+    return MPI_Alltoallv(s, sn, sd, st, d, rn, rd, rt, c);
+}
+
+static inline int dt_smpi_iallgatherv(const void *s, int sn, MPI_Datatype st,
+                                      void *d, const int *rn, const int *rd,
+                                      MPI_Datatype rt, MPI_Comm c,
+                                      MPI_Request *r)
+{
+    *r = MPI_REQUEST_NULL;
+    return MPI_Allgatherv(s, sn, st, d, rn, rd, rt, c);
+}
+
 #undef MPI_Ibarrier
 #undef MPI_Ibcast
 #undef MPI_Iallreduce
@@ -63,6 +82,10 @@ static inline int dt_smpi_igatherv(const void *s, int sn, MPI_Datatype st,
 #define MPI_Iallreduce dt_smpi_iallreduce
 #define MPI_Ireduce dt_smpi_ireduce
 #define MPI_Igatherv dt_smpi_igatherv
+#undef MPI_Ialltoallv
+#undef MPI_Iallgatherv
+#define MPI_Ialltoallv dt_smpi_ialltoallv
+#define MPI_Iallgatherv dt_smpi_iallgatherv
 #endif
 
 #endif
