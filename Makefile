@@ -199,7 +199,7 @@ LIBS_OUT    := $(LIB_A) $(LIB_SO) $(BIN)/$(LIB_SONAME) $(BIN)/libtopogen.so
 
 .PHONY: all check check-unit check-mpi check-cli check-misuse check-cluster check-torch check-claims \
         check-same-bits check-cross-kernel check-floors check-header \
-        check-python check-lib check-san lib man bench-build \
+        check-python check-lib check-san san-build lib man bench-build \
         demo deps install uninstall clean bench fuzz fuzz-build deps-fuzz wheel
 all: $(PROGRAMS) $(LIBS_OUT)
 
@@ -528,9 +528,13 @@ SAN_CLI    ?= topogen readers seq dataaware train
 SAN_MAKE    = $(MAKE) BUILD=$(SAN_BUILD) BIN=$(SAN_BUILD)/bin OPT=-O1 \
               EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="$(SAN_FLAGS)"
 
-check-san:
+# the instrumented programs alone (.ci/run builds them while the cluster
+# step waits on its network)
+san-build:
 	+$(SAN_MAKE) $(addprefix $(SAN_BUILD)/bin/,topogen dpsgd-train check_unit \
 	    $(if $(SAN_ALL),check_mpi))
+
+check-san: san-build
 	+UBSAN_OPTIONS=print_stacktrace=1 CK_TIMEOUT_MULTIPLIER=4 $(SAN_MAKE) \
 	    $(if $(SAN_ALL),,UNIT_SUITES="$(SAN_SUITES)" CLI_GROUPS="$(SAN_CLI)") \
 	    check-unit check-cli check-header
