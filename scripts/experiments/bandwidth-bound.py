@@ -65,6 +65,15 @@ def read_prices(path):
     return p
 
 
+def short_why(why):
+    """a failed run's reason in a few words"""
+    m = re.search(r"diverged at epoch [0-9]+ \(step ([0-9]+)\)", why)
+    if not m:
+        return why.replace("dpsgd-train: ", "")[:60]
+    kind = "NaN loss" if "NaN" in why else "consensus explosion" if "consensus" in why else "loss explosion"
+    return "diverged at step %s (%s)" % (m.group(1), kind)
+
+
 def frag_syncs(H, P, k):
     """fragment all-reduces in steps [0, k) (dt_frag_syncs, no warm-up)"""
     c = 0
@@ -255,17 +264,18 @@ def main():
         for name in sorted(by_name):
             s1 = [(lr, d[1]) for lr, d in by_name[name].items() if 1 in d]
             s1.sort(key=lambda x: rank_key(x[1]))
-            # the confirmed setting: the best of the pilot that has 3 seeds
-            conf = next((lr for lr, _ in s1 if len(by_name[name][lr]) >= 3), None)
+            # the confirmed setting: the best of the pilot (if it trained),
+            # with the seeds it has (3 when the confirmation ran)
+            conf = s1[0][0] if s1 and rank_key(s1[0][1])[0] < 2 else None
             chosen[name] = conf
             for lr, r in sorted(s1, key=lambda x: float(x[0])):
-                st = r.why.replace("dpsgd-train: ", "")[:90] if r.failed else "ok"
+                st = short_why(r.why) if r.failed else "ok"
                 k = r.step_to(main_t) if not r.failed else None
                 f.write("%s\t%s\t%s\t%s\t%s\n" % (name, lr, "%.4f" % r.final if r.final is not None else "-",
                                                   k if k is not None else "never", st))
                 P.append("| %s | %s | %s | %s | %s |" % (
                     name, lr, ("%.2f%%" % (100 * r.final)) if r.final is not None else "failed: " + st,
-                    k if k is not None else "never", "**3 seeds**" if lr == conf else ""))
+                    k if k is not None else "never", "**best: %d seeds**" % len(by_name[name][lr]) if lr == conf else ""))
 
     # per run (every run of a confirmed setting)
     conf_runs = {}
@@ -337,7 +347,7 @@ def main():
         T.append("")
         T.append("## To %d%% (best learning rate of each schedule, seeds 1-3)" % pc)
         T.append("")
-        T.append("| schedule | lr | final acc | seeds at %d%% | steps | %s | MB | %s |" % (
+        T.append("| schedule | lr | final acc %% | seeds at %d%% | steps | %s | MB | %s |" % (
             pc, " | ".join("s %s" % tp.upper() for tp in tcps), " | ".join("Welch %s" % tp.upper() for tp in tcps)))
         T.append("| --- | --- | --- | --- | --- | %s | --- | %s |" % (" | ".join("---" for _ in tcps), " | ".join("---" for _ in tcps)))
         bests = {tp: best_of(AR_BASED, t, tp) for tp in tcps}
@@ -447,7 +457,7 @@ def main():
         ax.set_xlabel("simulated seconds (SMPI %s, home platform; log scale)" % tp.upper())
         ax.grid(True, which="both", alpha=0.3)
         ax.set_title("%d workers, CNN, dirichlet:0.1, %s" % (n, tp.upper()), fontsize=9)
-    axes[0].set_ylabel("test accuracy (%, mean of 3 seeds)")
+    axes[0].set_ylabel("test accuracy (%, mean over the seeds)")
     axes[-1].legend(fontsize=6.5, loc="lower right")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "time-vs-acc.png"), dpi=100)

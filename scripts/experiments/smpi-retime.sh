@@ -15,10 +15,7 @@
 #       memory); rerun to resume (a probe with a .json is skipped)
 #
 #   CELLS="wan-cm02 wan-lv08 ..."  platform-tcp pairs (platform: wan,
-#       datacenter, sites4, home: topogen platform --net home --seed 1,
-#       the bandwidth-bound cell's), in this order; default the first six
-#   MODEL=lenet    the model the probes train (cnn: the bandwidth-bound
-#       cell, scripts/experiments/bandwidth-bound.sh)
+#       datacenter, sites4), in this order; default all six
 #   PROBES="..."   the probes, in order (default: see probes() below;
 #       at 256 hosts on 2 shared cores a probe takes about 35 s of CPU):
 #       ar-auto, ar-direct, ar-hier (--allreduce ALG every step; auto is
@@ -132,10 +129,7 @@ platform_file() {
     if [ ! -s "$f" ]; then
         mkdir -p "$OUT/platforms"
         case $1 in sites4) net=sites:4;; *) net=$1;; esac
-        seed=""
-        [ "$1" != home ] || seed="--seed 1"
-        # shellcheck disable=SC2086
-        "$BIN/topogen" platform --net "$net" -n "$N" $seed -o "$f" || die "topogen platform $net failed"
+        "$BIN/topogen" platform --net "$net" -n "$N" -o "$f" || die "topogen platform $net failed"
     fi
     echo "$f"
 }
@@ -143,7 +137,7 @@ platform_file() {
 mkdir -p "$OUT/probes"
 for cell in $CELLS; do
     plat=${cell%-*} tcp=${cell##*-}
-    case $plat in wan|datacenter|sites4|home) ;; *) die "unknown platform '$plat' in '$cell'";; esac
+    case $plat in wan|datacenter|sites4) ;; *) die "unknown platform '$plat' in '$cell'";; esac
     case $tcp in cm02|lv08) ;; *) die "unknown TCP setting '$tcp' in '$cell'";; esac
     pf=$(platform_file "$plat")
     mkdir -p "$OUT/probes/$cell"
@@ -165,7 +159,7 @@ for cell in $CELLS; do
         # shellcheck disable=SC2086
         SMPI_CFG="${SMPI_CFG:-} $(probe_cfg "$pr")" nice -n 5 /usr/bin/time -f "simulation: %e s wall, %U s user, %S s system, %M kB max RSS" \
             sh "$here/smpi-run.sh" --tcp "$tcp" -platform "$pf" -np "$N" "$BIN/dpsgd-train-smpi" \
-            --data "$DATA" --model "${MODEL:-lenet}" --batch $BATCH --lr 0.05 --momentum 0.9 --partition iid \
+            --data "$DATA" --model lenet --batch $BATCH --lr 0.05 --momentum 0.9 --partition iid \
             --train-limit $((K * 1024)) $(evals "$pr") --epochs 1 --seed 1 \
             $f --log "$b.csv.tmp" --summary "$b.json.tmp" >>"$b.log" 2>&1 ||
             { echo "smpi-retime: $cell $pr failed: $(tail -n 3 "$b.log")"; continue; }
