@@ -415,6 +415,7 @@ check-cross-kernel: $(PROGRAMS)
 check-claims: $(BIN)/topogen
 	/usr/bin/python3 tests/contract/results-claims.py .
 	sh tests/contract/smpi-retime.sh
+	sh tests/contract/bandwidth-bound.sh
 	/usr/bin/python3 tests/contract/plan-cells.py $(BIN)/topogen .
 
 check-floors: $(PROGRAMS) $(SRC_OBJS)

@@ -44,6 +44,20 @@
 #   TARGETS="0.70 0.75 0.80" RUNS="allreduce local-4@0.02 ..." (a subset)
 #   PRICES_LV08=FILE: a second price list (smpi-run.sh --tcp lv08, the
 #   same cells) priced into the table beside CM02's
+#
+# The 256-worker cell of issue 45 (SEEDS set: the seeds layout; see
+# data/bandwidth-bound/n256/README.md):
+#   SEEDS="1 2 3" N=256 NP=1 BATCH=4 EPOCHS=3 TRAIN_LIMIT=0 \
+#   PARTITIONS=dirichlet:0.1 PRICE=1 DIRECT_HOSTS=64 \
+#   QUEUE="allreduce@0.05:1 diloco-int4@0.01:2 ..." \
+#       scripts/experiments/bandwidth-bound.sh data/bandwidth-bound/n256
+#   runs OUT/runs/NAME-lrLR-sS (NAME: allreduce, local-HH, diloco-int8,
+#   diloco-int4, streaming, d2-HH, choco-int8-HH, choco-int4-HH; gossip
+#   on OUT/topo/learned-sS.txt, made fresh per seed), PRICE=1 first
+#   measures the SMPI prices (OUT/prices-cm02.tsv, prices-lv08.tsv;
+#   TCPS, REPS) and compute.txt; then bandwidth-bound.py prices and
+#   tabulates (RUNS_ONLY=1: not). PILOT="NAME ..." LRS="..." queues every
+#   NAME at every LR on seed 1; DEADLINE=HH:MM (UTC) starts no run after.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -70,6 +84,125 @@ TARGETS=${TARGETS:-0.70 0.75 0.80}
 DATA=${DATA:-/usr/share/datasets/fashion-mnist}
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT/runs"
+
+# The seeds layout (issue 45's 256-worker cell, SEEDS set): runs
+# OUT/runs/NAME-lrLR-sS, the learned graph fresh per seed
+# (OUT/topo/learned-sS.txt, topogen --seed S), a queue of NAME@LR:SEED,
+# then scripts/experiments/bandwidth-bound.py prices and tabulates them.
+if [ -n "${SEEDS:-}" ]; then
+    mkdir -p "$OUT/topo"
+    graph_of() { # SEED -> its learned graph (made once)
+        g=$OUT/topo/learned-s$1.txt
+        [ -s "$g" ] || "$BIN/topogen" -n "$N" -d 4 --seed "$1" -q -o "$g" ||
+            { echo "bandwidth-bound: topogen -n $N --seed $1 failed" >&2; exit 1; }
+        echo "$g"
+    }
+    run_args_s() { # NAME SEED -> the run's flags
+        case $1 in
+        allreduce) echo "--mode allreduce --workers $N" ;;
+        local-H*) echo "--mode allreduce --workers $N --average-every ${1#local-H}" ;;
+        diloco-int8|diloco-int4|diloco-none) echo "--mode allreduce --workers $N --average-every $DILOCO_H --outer $OUTER --compress ${1#diloco-}" ;;
+        streaming) echo "--mode allreduce --workers $N --average-every $DILOCO_H --outer $OUTER --compress int4 --fragments $FRAGMENTS" ;;
+        d2-H*) echo "--topology $(graph_of "$2") --algorithm d2 --average-every ${1#d2-H}" ;;
+        choco-int8-H*|choco-int4-H*) c=${1#choco-}; echo "--topology $(graph_of "$2") --algorithm dpsgd --compress ${c%%-*} --average-every ${c#*-H}" ;;
+        *) echo "bandwidth-bound: unknown schedule '$1'" >&2; exit 2 ;;
+        esac
+    }
+    # PRICE=1: the SMPI prices of every communication of the cell
+    # (smpi-probe.c under smpi-run.sh, compute injection off) into
+    # OUT/prices-TCP.tsv, for TCP in TCPS: the direct all-reduce of the
+    # full, int8, int4 and one int4 fragment's array on the first
+    # DIRECT_HOSTS hosts of the platform (the 256-host all-to-all is 65,280
+    # flows: too slow to simulate on this machine), a gossip round of each
+    # seed's learned graph at the full, int8 and int4 array on all N;
+    # REPS operations each. And OUT/compute.txt: one worker's step
+    # (dpsgd-train --bench, CPU time). Resumable row by row.
+    if [ -n "${PRICE:-}" ]; then
+        DIRECT_HOSTS=${DIRECT_HOSTS:-$N}
+        [ -s "$OUT/home$N.xml" ] || "$BIN/topogen" platform --net home -n "$N" --seed 1 -o "$OUT/home$N.xml"
+        [ -s "$OUT/home$DIRECT_HOSTS.xml" ] ||
+            "$BIN/topogen" platform --net home -n "$DIRECT_HOSTS" --seed 1 -o "$OUT/home$DIRECT_HOSTS.xml"
+        command -v smpicc >/dev/null 2>&1 || { echo "bandwidth-bound: smpicc not found (libsimgrid-dev)" >&2; exit 1; }
+        n_params=329962
+        bytes_of() { # FORM FLOATS -> bytes (dt_compress_bytes)
+            awk -v f="$1" -v n="$2" 'BEGIN { b = int((n + 255) / 256)
+                if (f == "none") print 4 * n; else if (f == "int8") print n + 4 * b
+                else print int((n + 1) / 2) + 4 * b }'
+        }
+        fp=${FRAGMENTS%%:*}
+        bf=$(bytes_of none $n_params) b8=$(bytes_of int8 $n_params) b4=$(bytes_of int4 $n_params)
+        bfr=$(bytes_of int4 $(( (n_params + fp - 1) / fp )))
+        tmp=$(mktemp -d "${TMPDIR:-/tmp}/bandwidth-bound.XXXXXX")
+        smpicc -O2 "$here/smpi-probe.c" -o "$tmp/probe" 2>"$tmp/cc.err" ||
+            { echo "bandwidth-bound: smpicc failed: $(head -c 300 "$tmp/cc.err")" >&2; exit 1; }
+        specs="direct:$bf:- direct:$b8:- direct:$b4:- direct:$bfr:- agree:4:-"
+        for s in $SEEDS; do specs="$specs gossip:$bf:learned-s$s gossip:$b8:learned-s$s gossip:$b4:learned-s$s"; done
+        for tcp in ${TCPS:-cm02 lv08}; do
+            pf=$OUT/prices-$tcp.tsv
+            [ -s "$pf" ] || printf 'kind\tbytes\thosts\tgraph\tseconds\n' >"$pf"
+            for spec in $specs; do
+                kind=${spec%%:*} r=${spec#*:}
+                b=${r%%:*} g=${r#*:}
+                awk -F'\t' -v k="$kind" -v b="$b" -v g="$g" '$1 == k && $2 == b && $4 == g { f = 1 } END { exit !f }' "$pf" && continue
+                if [ "$kind" = direct ]; then
+                    cfg="--cfg=smpi/simulate-computation:no --cfg=smpi/alltoall:basic_linear --cfg=smpi/allgather:spreading_simple"
+                    hosts=$DIRECT_HOSTS plat=$OUT/home$DIRECT_HOSTS.xml a="direct -"
+                elif [ "$kind" = agree ]; then # the trainer's failure agreement: MPI_Allreduce of one int
+                    cfg="--cfg=smpi/simulate-computation:no"
+                    hosts=$N plat=$OUT/home$N.xml a="allreduce -"
+                else
+                    cfg="--cfg=smpi/simulate-computation:no"
+                    hosts=$N plat=$OUT/home$N.xml a="gossip $(graph_of "${g#learned-s}")"
+                fi
+                echo "bandwidth-bound: price $tcp $kind $b B ${g#-} on $hosts hosts ($(date -u +%H:%M:%S))" >&2
+                # shellcheck disable=SC2086
+                v=$(SMPI_CFG="$cfg" nice -n 5 sh "$here/smpi-run.sh" --tcp "$tcp" -platform "$plat" \
+                    -np "$hosts" "$tmp/probe" $a "$b" "${REPS:-2}" 2>"$tmp/err" | awk '/^probe_s/ { print $2 }')
+                [ -n "$v" ] || { echo "bandwidth-bound: SMPI probe $tcp $spec failed: $(head -c 300 "$tmp/err")" >&2; exit 1; }
+                printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$b" "$hosts" "$g" "$v" >>"$pf"
+            done
+        done
+        rm -rf "$tmp"
+        if [ ! -s "$OUT/compute.txt" ]; then
+            "$BIN/dpsgd-train" --bench --model cnn --batch "$BATCH" --data "$DATA" >"$OUT/bench.txt" 2>&1
+            sed -n 's/.*cpu \([0-9.]*\) images\/s.*/\1/p' "$OUT/bench.txt" | head -1 |
+                awk -v b="$BATCH" '{ printf "%.6f\n", b / $1 }' >"$OUT/compute.txt"
+        fi
+    fi
+    lim=""
+    [ "$TRAIN_LIMIT" = 0 ] || lim="--train-limit $TRAIN_LIMIT"
+    deadline_s=""
+    [ -z "${DEADLINE:-}" ] || deadline_s=$(date -u -d "$DEADLINE" +%s) ||
+        { echo "bandwidth-bound: DEADLINE '$DEADLINE' is not HH:MM" >&2; exit 2; }
+    queue=${QUEUE:-}
+    if [ -z "$queue" ] && [ -n "${PILOT:-}" ]; then # every schedule at every LRS, seed 1
+        for lr in $LRS; do for name in $PILOT; do queue="$queue $name@$lr:1"; done; done
+    fi
+    [ -z "${TABLE_ONLY:-}" ] || queue=""
+    for item in $queue; do
+        name=${item%@*} rest=${item#*@}
+        lr=${rest%:*} seed=${rest#*:}
+        f=$OUT/runs/$name-lr$lr-s$seed
+        { [ -s "$f.json" ] || [ -s "$f.failed" ]; } && continue
+        if [ -n "$deadline_s" ] && [ "$(date +%s)" -gt "$deadline_s" ]; then
+            echo "bandwidth-bound: $name-lr$lr-s$seed not started (DEADLINE $DEADLINE)" >&2
+            continue
+        fi
+        a=$(run_args_s "$name" "$seed")
+        echo "bandwidth-bound: $name lr $lr seed $seed ($(date -u +%H:%M:%S))" >&2
+        # shellcheck disable=SC2086
+        if ! nice -n 5 mpirun --allow-run-as-root --oversubscribe -np "$NP" "$BIN/dpsgd-train" \
+            --data "$DATA" --model cnn --batch "$BATCH" --epochs "$EPOCHS" $lim --test-limit 1000 \
+            --local-eval 0 --eval-every "$EVAL_EVERY" --seed "$seed" --quiet --lr "$lr" \
+            --partition "$PARTITIONS" $a --log "$f.csv" --summary "$f.json" >"$f.log" 2>&1; then
+            grep -m 1 '^dpsgd-train:' "$f.log" >"$f.failed" || echo "exit non-zero" >"$f.failed"
+            echo "bandwidth-bound: $name-lr$lr-s$seed failed: $(cat "$f.failed")" >&2
+        fi
+        rm -f "$f.csv.lock" "$f.json.lock"
+    done
+    [ -n "${RUNS_ONLY:-}" ] && exit 0
+    exec /usr/bin/python3 "$here/bandwidth-bound.py" "$OUT"
+fi
 
 # the platform, the learned graph (committed with the runs)
 [ -s "$OUT/home64.xml" ] || "$BIN/topogen" platform --net home -n "$N" --seed 1 -o "$OUT/home64.xml"
