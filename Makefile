@@ -641,6 +641,8 @@ DOCS         := README.md topo/README.md train/README.md topo/python/README.md \
                 data/results-slow-network/time-vs-acc.png \
                 data/results-slow-network/smpi/README.md \
                 data/results-slow-network/smpi/time-vs-acc-wan-cm02.png \
+                data/bandwidth-bound/n256/README.md \
+                data/bandwidth-bound/n256/time-vs-acc.png \
                 $(wildcard data/results/2025-sweep/plots/*.png) \
                 data/results/2025-sweep/long/plots/acc-epoch-dirichlet-0.1.png
 MANPAGES     := $(BIN)/man/topogen.1 $(BIN)/man/dpsgd-train.1
