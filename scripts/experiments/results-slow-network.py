@@ -41,7 +41,7 @@ def parse(name):
     kind = parts[0]
     if kind not in ("allreduce", "local", "diloco", "d2", "dpsgd", "gt"):
         die("unknown setting '%s'" % name)
-    o = {"name": name, "kind": kind, "graph": None, "H": 1, "K": 0, "lr": 0.05, "S": None, "compress": None}
+    o = {"name": name, "kind": kind, "graph": None, "H": 1, "K": 0, "lr": 0.05, "S": None, "compress": None, "D": 0}
     rest = parts[1:]
     if kind in ("d2", "dpsgd", "gt"):
         if not rest or rest[0] not in GRAPHS:
@@ -52,10 +52,10 @@ def parse(name):
         if x in ("int8", "int4"):
             o["compress"] = x
             continue
-        m = re.match(r"(H|pga|lr|S)([0-9.]+)$", x)
+        m = re.match(r"(H|pga|lr|S|stale)([0-9.]+)$", x)
         if not m:
             die("setting '%s': unknown option '%s'" % (name, x))
-        k = {"H": "H", "pga": "K", "lr": "lr", "S": "S"}[m.group(1)]
+        k = {"H": "H", "pga": "K", "lr": "lr", "S": "S", "stale": "D"}[m.group(1)]
         o[k] = float(m.group(2)) if k == "lr" else int(m.group(2))
     if o["S"] is None:
         o["S"] = 58 if kind in ("local", "diloco") else 0
@@ -67,8 +67,12 @@ def parse(name):
 def setting_label(name):
     o = parse(name)
     lr = "" if o["lr"] == 0.05 else ", lr %g" % o["lr"]
-    if o["compress"]:
+    if o["compress"] and o["mode"] == "gossip":  # CHOCO-SGD: its rounds priced at the compressed bytes
+        lr += ", CHOCO-SGD %s" % o["compress"]
+    elif o["compress"]:
         lr += ", %s (priced at full size)" % o["compress"]
+    if o["D"]:
+        lr += ", %d round%s in flight" % (o["D"], "" if o["D"] == 1 else "s")
     if o["kind"] == "allreduce":
         return "all-reduce every step" + lr
     if o["kind"] in ("local", "diloco"):
@@ -88,7 +92,7 @@ def setting_label(name):
 def order_key(name):
     o = parse(name)
     return ({"allreduce": 0, "local": 1, "diloco": 2, "d2": 3, "dpsgd": 4, "gt": 5}[o["kind"]],
-            list(GRAPHS).index(o["graph"]) if o["graph"] else 0, o["H"], o["K"], -o["lr"], o["S"], o["compress"] or "")
+            list(GRAPHS).index(o["graph"]) if o["graph"] else 0, o["H"], o["K"], o["D"], -o["lr"], o["S"], o["compress"] or "")
 
 
 def is_allreduce_based(name):
@@ -140,8 +144,14 @@ def load_prices(out, sub=""):
             by["direct"] = j["allreduce_direct_s"]
         flat = min((v, k) for k, v in by.items() if k != "hierarchical")
         best = min((v, k) for k, v in by.items())
+        # the latency between hosts (the net's "inter A us|ms|s"): what
+        # rounds in flight overlap (--staleness, as dpsgd-train --net)
+        am = re.search(r"inter ([0-9.]+) (us|ms|s)\b", j.get("net", ""))
+        if not am:
+            die("%s: no 'inter LATENCY' in its net '%s'" % (f, j.get("net")))
+        alpha = float(am.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[am.group(2)]
         p.setdefault(m.group(1), {})[m.group(2)] = (rnd, by["binomial"], best[0],
-                                                    best[1], flat[0], flat[1])
+                                                    best[1], flat[0], flat[1], alpha)
     return p
 
 
@@ -201,6 +211,9 @@ def main():
     out = sys.argv[1]
     prices = load_prices(out)
     prices2 = load_prices(out, "x2")
+    # CHOCO-SGD's rounds at the compressed bytes (topogen eval --params
+    # bytes / 4: prices/int8/, prices/int4/)
+    pricesq = {f: load_prices(out, f) for f in ("int8", "int4")}
     tc, tc_wall = t_compute(out)
     ar_topo = "random-s1"  # the all-reduce price does not depend on the file
     if "random-s1" not in prices:
@@ -253,13 +266,23 @@ def main():
             r = {"seed": seed, "final": rows[-1][1], "failed": failed, "s85": s85, "rows": rows,
                  "comm": c, "topo": topo if kind else "-", "H": H, "S": S, "K": K}
 
-            two = parse(name)["kind"] == "gt"  # two arrays a round
+            o = parse(name)
+            two = o["kind"] == "gt"  # two arrays a round
             if two and topo not in prices2:
                 die("%s: a GT run without prices/x2/%s-*.json (run the .sh with TABLE_ONLY=1)" % (b, topo))
+            if not failed and ((s.get("staleness") or 0) != o["D"] or
+                               (s.get("compress") or "none") != (o["compress"] or "none")):
+                die("%s: the summary's staleness %s, compress %s are not the name's" % (b, s.get("staleness"), s.get("compress")))
+            # CHOCO-SGD (compressed gossip): its rounds at the compressed bytes
+            rp = prices2 if two else pricesq[o["compress"]] if kind and o["compress"] else prices
+            if kind and topo not in rp:
+                die("%s: no prices/%s/%s-*.json (run the .sh with TABLE_ONLY=1)" % (b, o["compress"], topo))
 
-            def price(step, dep, var, kind=kind, topo=topo, H=H, S=S, K=K, mode=mode, outer=outer, two=two):
+            def price(step, dep, var, kind=kind, topo=topo, H=H, S=S, K=K, mode=mode, outer=outer, rp=rp, D=o["D"]):
                 g, a = comm_counts(step, H, S, K, mode, outer)
-                rnd = (prices2 if two else prices)[topo][dep][0] if kind else 0.0
+                rnd = rp[topo][dep][0] if kind else 0.0
+                if D:  # D + 1 rounds in flight overlap their latencies, not their bytes (dpsgd-train --net)
+                    rnd = max(rnd / (D + 1), rnd - rp[topo][dep][6])
                 arp = prices[ar_topo][dep][{"auto": 1, "best": 2, "flat": 4}[var]]
                 return step * tc + g * rnd + a * arp
             r["price"] = price
@@ -287,7 +310,9 @@ def main():
     # the table
     pr = prices[ar_topo]
     lines = []
-    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round (GT: two arrays, prices/x2/) + all-reduces x the all-reduce, "
+    lines.append("Modelled seconds to 85%%: steps x %.6g s of compute (%s) + gossip rounds x the round (GT: two arrays, prices/x2/; CHOCO-SGD: the compressed bytes, prices/int8/; "
+                 "S rounds in flight (--staleness S): max(round / (S + 1), round - the latency between hosts), as dpsgd-train --net prices them, "
+                 "though the trainer's stale exchange blocks) + all-reduces x the all-reduce, "
                  "mean over the seeds that reached 85%% (k/n when not all did). Prices (`topogen eval FILE --json`, OUT/prices/): "
                  "WAN, one worker per host (%d hosts): all-reduce auto %.4f s (binomial), best %.4f s (%s); "
                  "datacenter, %d hosts: auto %.6f s, best %.6f s (%s); "
@@ -396,6 +421,8 @@ def main():
             parts.append("S%d" % o["S"])
         if o["compress"]:
             parts.append(o["compress"])
+        if o["D"]:
+            parts.append("stale%d" % o["D"])
         return "-".join(parts)
 
     pairs = []
@@ -409,7 +436,13 @@ def main():
                 pairs.append(("H=%d vs every step (same graph)" % o["H"], x, variant(x, H=1, S=0)))
             if o["K"]:
                 pairs.append(("global average every %d vs none" % o["K"], x, variant(x, K=0)))
-            if o["kind"] in ("dpsgd", "gt"):
+            if o["compress"]:
+                pairs.append(("CHOCO-SGD %s vs uncompressed D-PSGD (same graph, H, lr)" % o["compress"], x,
+                              variant(x, compress=None)))
+            if o["D"]:
+                pairs.append(("%d round%s in flight vs none (same graph, H, lr)" % (o["D"], "" if o["D"] == 1 else "s"), x,
+                              variant(x, D=0)))
+            if o["kind"] in ("dpsgd", "gt") and not o["compress"]:
                 pairs.append(("%s vs D^2 (same graph, H, lr)" % {"dpsgd": "D-PSGD", "gt": "GT"}[o["kind"]], x,
                               variant(x, kind="d2")))
         elif o["kind"] == "local":

@@ -17,7 +17,8 @@
 #                         block), opexp (one-peer exponential)
 #   options, dash-separated: -HH (gossip every H steps), -pgaK
 #   (--global-every K), -lrLR (--lr), -SS (--local-after S), -int8 / -int4
-#   (--compress: DiLoCo's pseudo-gradients, CHOCO-SGD for dpsgd)
+#   (--compress: DiLoCo's pseudo-gradients, CHOCO-SGD for dpsgd),
+#   -staleS (--staleness S: gossip with S rounds in flight, dpsgd and d2)
 #   e.g. local-H8-lr0.01, d2-aware-pga8, d2-aware-H2-lr0.02
 #
 #   scripts/experiments/results-slow-network.sh OUT  (rerun to resume: a
@@ -36,7 +37,8 @@
 # that diverged, its CSV keeps the rows before), OUT/topo/ (the graphs,
 # the counts files), OUT/prices/ (topogen eval --json per topology file
 # and deployment; OUT/prices/x2/: the graphs of GT runs at two arrays a
-# round), OUT/bench.txt (compute per step), then runs
+# round; OUT/prices/int8/, int4/: of CHOCO-SGD runs at the compressed
+# bytes), OUT/bench.txt (compute per step), then runs
 # scripts/experiments/results-slow-network.py OUT (table.md, stats.md,
 # per-run.tsv, time-vs-acc.png).
 set -eu
@@ -80,12 +82,13 @@ mkdir -p "$OUT/runs" "$OUT/topo"
 #                             (one-peer exponential)
 # options: -HH (gossip: --average-every H), -pgaK (--global-every K),
 # -lrLR (--lr LR, default 0.05), -SS (--local-after S, default WARM for
-# local and diloco, 0 for gossip with H > 1), -int8 / -int4 (--compress)
+# local and diloco, 0 for gossip with H > 1), -int8 / -int4 (--compress),
+# -staleS (--staleness S)
 flags() {
     name=$1 seed=$2
     kind=${name%%-*}
     rest=${name#"$kind"}
-    graph="" H=1 K=0 lr="" S="" C=""
+    graph="" H=1 K=0 lr="" S="" C="" D=0
     case $kind in
     d2|dpsgd|gt) graph=${rest#-}; graph=${graph%%-*}; rest=${rest#"-$graph"};;
     allreduce|local|diloco) ;;
@@ -100,6 +103,7 @@ flags() {
         lr[0-9]*) lr=${o#lr};;
         S[0-9]*) S=${o#S};;
         int8|int4) C=$o;;
+        stale[0-9]*) D=${o#stale};;
         *) unset IFS; die "unknown option '$o' in setting '$name'";;
         esac
     done
@@ -121,6 +125,7 @@ flags() {
     [ "$H" = 1 ] || f="$f --average-every $H"
     [ -z "$S" ] || f="$f --local-after $S"
     [ "$K" = 0 ] || f="$f --global-every $K"
+    [ "$D" = 0 ] || f="$f --staleness $D"
     echo "$f"
 }
 # topo KIND SEED: the file (generated once)
@@ -242,6 +247,28 @@ for g in $(ls "$OUT/runs" | sed -n 's/^gt-\([a-z]*\)-.*\.csv$/\1/p' | sort -u); 
             sites) "$BIN/topogen" eval "$f" --params 123412 --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
             *) "$BIN/topogen" eval "$f" --params 123412 --net $d --ranks $N --hosts $N --json >"$j.tmp";;
             esac || die "topogen eval $f ($d, two arrays) failed"
+            mv "$j.tmp" "$j"
+        done
+    done
+done
+# CHOCO-SGD (gossip with --compress) sends the compressed array: its
+# graphs priced again at its bytes / 4 floats (dt_compress_bytes of
+# LeNet's 61,706 floats: int8 62,674 B, int4 31,821 B; rounded up to
+# whole floats, 2-3 bytes over) in OUT/prices/FORM/
+for q in $(ls "$OUT/runs" | sed -n 's/^\(dpsgd\|d2\|gt\)-\([a-z]*\)\(-.*\)\{0,1\}-\(int8\|int4\)\(-.*\)\{0,1\}\.csv$/\2:\4/p' | sort -u); do
+    g=${q%%:*} form=${q#*:}
+    case $form in int8) P=15669;; int4) P=7956;; esac
+    mkdir -p "$OUT/prices/$form"
+    for f in "$OUT"/topo/"$g"-s*.txt; do
+        [ -f "$f" ] || continue
+        t=$(basename "$f" .txt)
+        for d in wan datacenter sites; do
+            j="$OUT/prices/$form/$t-$d.json"
+            [ -s "$j" ] && continue
+            case $d in
+            sites) "$BIN/topogen" eval "$f" --params $P --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
+            *) "$BIN/topogen" eval "$f" --params $P --net $d --ranks $N --hosts $N --json >"$j.tmp";;
+            esac || die "topogen eval $f ($d, $form) failed"
             mv "$j.tmp" "$j"
         done
     done
