@@ -439,6 +439,8 @@ def main():
             if o["compress"]:
                 pairs.append(("CHOCO-SGD %s vs uncompressed D-PSGD (same graph, H, lr)" % o["compress"], x,
                               variant(x, compress=None)))
+                pairs.append(("CHOCO-SGD %s vs D^2 (same graph, H, lr)" % o["compress"], x,
+                              variant(x, compress=None, kind="d2")))
             if o["D"]:
                 pairs.append(("%d round%s in flight vs none (same graph, H, lr)" % (o["D"], "" if o["D"] == 1 else "s"), x,
                               variant(x, D=0)))

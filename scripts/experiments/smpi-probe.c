@@ -7,6 +7,12 @@
  *                                       t mod period), all Irecv and Isend
  *                                       posted together, then Waitall, as
  *                                       the trainer's point-to-point path
+ *   smpi-probe gossip:D FILE BYTES REPS the same with D + 1 rounds in flight
+ *                                       (--staleness D): round k is posted,
+ *                                       then round k - D waited for; prints
+ *                                       the steady state, the seconds from
+ *                                       round 0's completion to the last
+ *                                       one's over REPS - 1 rounds
  *   smpi-probe allreduce - BYTES REPS   MPI_Allreduce of BYTES/4 floats
  *                                       (smpirun --cfg=smpi/allreduce:ALG)
  *   smpi-probe direct - BYTES REPS      MPI_Ialltoall, local sum,
@@ -30,6 +36,7 @@
 
 #define MAXNB 64
 #define MAXROUNDS 32
+#define MAXDEPTH 8
 
 static int nb[MAXROUNDS][MAXNB], nnb[MAXROUNDS], period = 1;
 
@@ -78,9 +85,26 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *mode = argv[1];
+    int depth = 0; /* gossip:D: D rounds in flight besides the newest */
+    if (strncmp(mode, "gossip:", 7) == 0) {
+        depth = atoi(mode + 7);
+        if (depth < 1 || depth >= MAXDEPTH) {
+            if (me == 0)
+                fprintf(stderr, "smpi-probe: gossip:D needs 1 <= D < %d\n",
+                        MAXDEPTH);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        mode = "gossip";
+    }
     size_t bytes = strtoull(argv[3], NULL, 10);
     int reps = atoi(argv[4]);
     size_t cnt = bytes / 4;
+    if (depth && reps <= depth) {
+        if (me == 0)
+            fprintf(stderr, "smpi-probe: gossip:%d needs REPS > %d\n", depth,
+                    depth);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (strcmp(mode, "gossip") == 0 && read_topo(argv[2], me) != 0) {
         fprintf(stderr, "smpi-probe: cannot read %s\n", argv[2]);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -94,10 +118,12 @@ int main(int argc, char **argv)
     size_t c1 = cnt ? cnt : 1, cp = (size_t)P * (blk ? blk : 1);
     float *x = SMPI_SHARED_MALLOC(c1 * sizeof(float));
     float *y = SMPI_SHARED_MALLOC((cp > c1 ? cp : c1) * sizeof(float));
-    float *in = SMPI_SHARED_MALLOC(((size_t)maxd * c1 > cp ? (size_t)maxd * c1
-                                                          : cp) *
-                                   sizeof(float));
-    MPI_Request rq[2 * MAXNB];
+    /* gossip:D: a receive buffer per round in flight */
+    size_t ci = (size_t)(depth + 1) * (size_t)maxd * c1;
+    float *in = SMPI_SHARED_MALLOC((ci > cp ? ci : cp) * sizeof(float));
+    MPI_Request rq[2 * MAXNB], rqd[MAXDEPTH][2 * MAXNB];
+    int nq[MAXDEPTH] = {0};
+    double t_first = -1.0;
     MPI_Comm local = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
     if (strcmp(mode, "hier") == 0) {
         int G = atoi(argv[2]), lr;
@@ -113,7 +139,32 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int k = 0; k < reps; k++) {
-        if (strcmp(mode, "gossip") == 0) {
+        if (depth) { /* post round k in slot k mod (D + 1), wait for k - D */
+            int t = k % period, sl = k % (depth + 1), q = 0;
+            float *buf = in + (size_t)sl * (size_t)maxd * c1;
+            for (int a = 0; a < nnb[t]; a++)
+                MPI_Irecv(buf + (size_t)a * cnt, (int)cnt, MPI_FLOAT,
+                          nb[t][a], sl, MPI_COMM_WORLD, &rqd[sl][q++]);
+            for (int a = 0; a < nnb[t]; a++)
+                MPI_Isend(x, (int)cnt, MPI_FLOAT, nb[t][a], sl,
+                          MPI_COMM_WORLD, &rqd[sl][q++]);
+            nq[sl] = q;
+            if (k >= depth) {
+                int old = (k - depth) % (depth + 1);
+                MPI_Waitall(nq[old], rqd[old], MPI_STATUSES_IGNORE);
+                nq[old] = 0;
+                if (t_first < 0)
+                    t_first = MPI_Wtime();
+            }
+            if (k == reps - 1) /* the rounds still in flight */
+                for (int j = k - depth + 1; j <= k; j++) {
+                    int o = j % (depth + 1);
+                    MPI_Waitall(nq[o], rqd[o], MPI_STATUSES_IGNORE);
+                    nq[o] = 0;
+                    if (t_first < 0)
+                        t_first = MPI_Wtime();
+                }
+        } else if (strcmp(mode, "gossip") == 0) {
             int t = k % period, q = 0;
             for (int a = 0; a < nnb[t]; a++)
                 MPI_Irecv(in + (size_t)a * cnt, (int)cnt, MPI_FLOAT,
@@ -144,6 +195,8 @@ int main(int argc, char **argv)
         }
     }
     double dt = (MPI_Wtime() - t0) / reps, worst = 0;
+    if (depth && reps > 1) /* the steady state: after round 0 completed */
+        dt = (MPI_Wtime() - t_first) / (reps - 1);
     MPI_Reduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (me == 0)
         printf("probe_s %.9g\n", worst);

@@ -46,6 +46,20 @@ operation, c(ar-ALG) - (q-none-ALG - q-FORM-ALG) (OUT/probes/CELL/
 q-FORM-ALG.op: smpi-probe.c, one all-reduce of the compressed bytes; the
 trainer moves dequantized floats, so it cannot time one itself); under
 "run" it is the trainer's exact average, bytes counted compressed.
+Rounds in flight (--staleness D, d2 and dpsgd) and CHOCO-SGD's
+compressed gossip (dpsgd --compress int8|int4): the trainer's stale
+exchange blocks and its CHOCO-SGD moves dequantized floats, so neither
+can time the schedule itself. "run" prices them as the trainer runs
+(the run's gossip probe: one blocking full-size round; bytes counted
+compressed); "best" prices the schedule: the trainer's round less what
+the schedule saves on a bare round (smpi-probe gossip on the graph,
+OUT/probes/CELL/g-FORM-GRAPH-sS[-dD].op), c(round) - (g-none-G -
+g-none-G-dD) with D + 1 rounds in flight (the steady state of posting
+round c and waiting for round c - D; latency overlapped, bytes not, and
+no compute overlapped, which on the WAN is 0.25% of a step), c(round) -
+(g-none-G - g-FORM-G) at the compressed bytes. One link per host (wan,
+datacenter) only: at 4 sites the trainer places workers by METIS and
+the bare probe does not, so these rows are not priced there.
 A probe measured at fewer hosts than the cell (ar-direct: the 256-host
 all-to-all is 65,000 flows, too slow to simulate here) gives its
 communication cost only, and is named in table.md.
@@ -199,7 +213,8 @@ def load_ops(out):
     for cell in sorted(os.listdir(d)):
         for f in sorted(os.listdir(os.path.join(d, cell))):
             mm = re.match(r"q-(none|int8|int4)-(ompi|rdb|rab|direct|hier)\.op$", f)
-            if not mm:
+            mg = re.match(r"g-(none|int8|int4)-([a-z]+-s[0-9]+)(?:-d([0-9]+))?\.op$", f)
+            if not mm and not mg:
                 continue
             b = os.path.join(d, cell, f)
             txt = open(b).read()
@@ -208,12 +223,17 @@ def load_ops(out):
             sim = re.search(r"simulation: ([0-9.]+) s wall, ([0-9.]+) s user, ([0-9.]+) s system, ([0-9]+) kB", txt)
             if not hdr or not v:
                 die("%s: no header or no probe_s line" % b)
-            form, alg = mm.group(1), mm.group(2)
+            form, alg = (mm or mg).group(1), (mm.group(2) if mm else "gossip")
+            if mg and (not hdr.group(3).startswith("gossip") or
+                       int(hdr.group(3).partition(":")[2] or 0) != int(mg.group(3) or 0) or
+                       os.path.basename(hdr.group(4)) != mg.group(2) + ".txt"):
+                die("%s: not a gossip round of %s.txt with %s rounds in flight" % (b, mg.group(2), mg.group(3) or 0))
             if int(hdr.group(5)) != compress_bytes(form):
                 die("%s: %s bytes, not %s's %d" % (b, hdr.group(5), form, compress_bytes(form)))
             ops.setdefault(cell, {})[f[:-3]] = {
                 "hosts": int(hdr.group(1)), "cfg": hdr.group(2).strip(), "bytes": int(hdr.group(5)),
                 "reps": int(hdr.group(6)), "c_comm": float(v.group(1)), "form": form, "alg": alg,
+                "graph": mg.group(2) if mg else None, "depth": int(mg.group(3) or 0) if mg else 0,
                 "cpu": float(sim.group(2)) + float(sim.group(3)) if sim else None,
                 "rss_kB": int(sim.group(4)) if sim else None}
     return ops
@@ -276,7 +296,11 @@ def schedule_from_name(name, seed):
         o["graph"] = ("one-peer-exp", 1) if g == "opexp" else (g, seed)
         rest = rest[1:]
     for x in rest:
-        mm = re.match(r"(H|pga|lr|S)([0-9.]+)$", x)
+        if x in ("int8", "int4"):
+            o["compress"] = x
+        mm = re.match(r"(H|pga|lr|S|stale)([0-9.]+)$", x)
+        if mm and mm.group(1) == "stale":
+            o["staleness"] = int(mm.group(2))
         if mm and mm.group(1) == "H":
             o["H"] = int(mm.group(2))
         elif mm and mm.group(1) == "pga":
@@ -352,11 +376,11 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None, Q=None):
             parts.update(compute=comp, comm=comm, agree=agree, skew=sk)
         return t, by, used
     P, ref, ars = cost_table(P)
-    if o["staleness"] or o["fragments"]:
-        return None, None, "staleness/fragments not probed"
+    if o["fragments"]:
+        return None, None, "fragments not probed"
     form = o["compress"]
-    if form != "none" and (o["mode"] != "allreduce" or compress_bytes(form) is None):
-        return None, None, "compressed gossip (CHOCO) or top-k not probed"
+    if form != "none" and compress_bytes(form) is None:
+        return None, None, "top-k not probed"
     warm, plain, rounds, exact = events(T, o)
     ex = P.get("exact")
     run_ar = next((x for x in ("ar-ompi", "ar-auto") if x in P), None)
@@ -409,6 +433,28 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None, Q=None):
                             else "gossip graph not probed")
     g = P[gp]
     cx, bx, used = 0.0, 0.0, gp
+    cr, br = g["c_comm"], g["bytes_comm"]
+    D = o["staleness"]
+    if D or form != "none":  # rounds in flight, CHOCO-SGD: see the docstring
+        if plat == "sites4":
+            return None, None, "%s not priced at 4 sites" % ("rounds in flight" if D else "compressed gossip")
+        if form != "none":
+            br = g["bytes_comm"] * compress_bytes(form) / (4.0 * LENET)
+        if pricing == "best":
+            Q = Q or {}
+            gr = "%s-s%d" % o["graph"]
+            sav = "g-int8-%s" % gr if not D else "g-none-%s-d%d" % (gr, D)
+            sav = sav.replace("int8", form)
+            names = [(gr, sav)]
+            if plat != "sites4" and o["graph"][0] in ("random", "aware", "learned", "hosts"):
+                # one link per host: any 4-regular graph's round
+                names += [("aware-s1", sav.replace(gr, "aware-s1"))]
+            hit = next(((g0, s0) for g0, s0 in names if "g-none-" + g0 in Q and s0 in Q), None)
+            if hit is None:
+                return None, None, "no bare round %s (smpi-probe)" % sav
+            z, q = Q["g-none-" + hit[0]], Q[hit[1]]
+            cr = g["c_comm"] - (z["c_comm"] - q["c_comm"])
+            used += " - (g-none-%s - %s)" % (hit[0], hit[1])
     if exact:
         if ex is None:
             return None, None, "no exact-average probe"
@@ -418,9 +464,9 @@ def price_with(P, plat, o, T, eval_steps, pricing, parts=None, Q=None):
             used += "+" + best_ar[0]
         else:
             used += "+exact"
-    pp = (T * g["c_compute"], rounds * g["c_comm"] + exact * cx, agreements(T, eval_steps) * g["c_agree"],
+    pp = (T * g["c_compute"], rounds * cr + exact * cx, agreements(T, eval_steps) * g["c_agree"],
           evals_before(T, eval_steps) * skew(P, "gossip"))
-    return done(sum(pp), rounds * g["bytes_comm"] + exact * bx, used, *pp)
+    return done(sum(pp), rounds * br + exact * bx, used, *pp)
 
 
 def same_graph(path, topo_dir):
@@ -839,8 +885,9 @@ def main():
             grey, ls, _ = fam_style.get(fam, ("0.4", "-.", "x"))
             n = min(len(r["rows"]) for r in rs)
             xs, ys = [], []
+            curves = [r["curve"](cell, "best") for r in rs]  # once per run, not per point
             for idx in range(1, n):
-                pts = [r["curve"](cell, "best")[idx] for r in rs]
+                pts = [c[idx] for c in curves]
                 if any(p[0] is None for p in pts):
                     break
                 xs.append(sum(p[0] for p in pts) / len(pts))

@@ -46,6 +46,16 @@
 #       format), so a compressed all-reduce cannot be timed by the trainer
 #       itself; q-none-ALG is the same bare operation at full size, to set
 #       beside the trainer's own ar-ALG cost
+#       g-FORM-GRAPH-sS[-dD]: one gossip round on topo/GRAPH-sS.txt (every
+#       rank sends its array to each neighbour, as the trainer's
+#       point-to-point path), the array compressed by FORM (CHOCO-SGD's
+#       q; none: full size), -dD with D + 1 rounds in flight (the
+#       schedule of --staleness D: the steady-state seconds a round,
+#       smpi-probe gossip:D), REPS=16 rounds: OUT/probes/CELL/g-....op.
+#       The trainer's stale exchange blocks and its CHOCO-SGD sends
+#       dequantized floats, so neither can time itself; the re-timing
+#       takes the trainer's own round less what the bare round saves
+#       (one link per host: wan and datacenter only)
 #   EVAL=E  also evaluate every E steps (--eval-every; default: at the end)
 #   N=256 (hosts = workers = ranks, one per host); K=32 (steps a probe
 #   trains: two agreements of 16 steps and an evaluation; an epoch is cut
@@ -73,7 +83,6 @@ BATCH=$((1024 / N))
 [ $((BATCH * N)) = 1024 ] || die "N=$N does not divide the global batch of 1,024"
 CELLS=${CELLS:-"wan-cm02 wan-lv08 sites4-cm02 sites4-lv08 datacenter-cm02 datacenter-lv08"}
 SKIP=${SKIP:-}
-[ -x "$BIN/dpsgd-train-smpi" ] || die "no $BIN/dpsgd-train-smpi (make smpi)"
 [ -x "$BIN/topogen" ] || die "no $BIN/topogen (make)"
 deadline_s=""
 [ -z "${DEADLINE:-}" ] || deadline_s=$(date -u -d "$DEADLINE" +%s) || die "DEADLINE '$DEADLINE' is not HH:MM"
@@ -136,6 +145,7 @@ probe_cfg() {
     ar-ompi|ar-ompi-*) echo "--cfg=smpi/coll-selector:ompi";;
     ar-rdb|ar-rdb-*) echo "--cfg=smpi/allreduce:rdb";;
     ar-rab|ar-rab-*|q-*-rab) echo "--cfg=smpi/allreduce:rab_rdb";;
+    g-*) ;;
     q-*-ompi) echo "--cfg=smpi/coll-selector:ompi";;
     q-*-rdb) echo "--cfg=smpi/allreduce:rdb";;
     esac
@@ -160,6 +170,19 @@ op_args() {
         echo "hier $((N / 4)) $B ${REPS:-8}";;
     *) die "probe '$2': algorithm '$alg' is not ompi, rdb, rab, direct or hier";;
     esac
+}
+# gop_args PLATFORM PROBE: smpi-probe's arguments for g-FORM-GRAPH-sS[-dD]
+gop_args() {
+    r=${2#g-}
+    form=${r%%-*} r=${r#*-}
+    d=${r##*-d} g=${r%-d*}
+    case $r in *-d[0-9]*) ;; *) d=0 g=$r;; esac
+    [ "$1" != sites4 ] || die "$2: wan and datacenter only (one link per host; at 4 sites the trainer's placement is not the probe's)"
+    B=$(op_bytes "$form")
+    [ -n "$B" ] || die "probe '$2': form '$form' is not none, int8 or int4"
+    f=$TOPO/$g.txt
+    [ -s "$f" ] || die "probe '$2': no topology $f"
+    if [ "$d" = 0 ]; then echo "gossip $f $B ${REPS:-16}"; else echo "gossip:$d $f $B ${REPS:-16}"; fi
 }
 probe_dir="" probe_bin=""
 # the smpi-probe binary (built once, in a temporary folder removed at exit)
@@ -194,14 +217,14 @@ for cell in $CELLS; do
         b="$OUT/probes/$cell/$pr"
         [ -f "$b.json" ] || [ -f "$b.op" ] && continue
         case " $SKIP " in *" $cell/$pr "*) echo "smpi-retime: $cell $pr: skipped (SKIP)"; continue;; esac
-        case $pr in ar-hier|q-*-hier) [ "$plat" = sites4 ] || continue;; esac
+        case $pr in ar-hier|q-*-hier) [ "$plat" = sites4 ] || continue;; g-*) [ "$plat" != sites4 ] || continue;; esac
         if [ -n "$deadline_s" ] && [ "$(date +%s)" -gt "$deadline_s" ]; then
             echo "smpi-retime: $cell $pr: not started (DEADLINE $DEADLINE)"
             continue
         fi
         c=$(probe_cfg "$pr")
-        case $pr in q-*)
-            a=$(op_args "$plat" "$pr")
+        case $pr in q-*|g-*)
+            case $pr in q-*) a=$(op_args "$plat" "$pr");; *) a=$(gop_args "$plat" "$pr");; esac
             op_probe
             echo "smpi-retime: $cell $pr: smpi-probe $a${c:+ (SMPI: $c)} ($(date -u +%H:%M:%S))"
             t0=$(date +%s)
@@ -217,6 +240,8 @@ for cell in $CELLS; do
             echo "smpi-retime: $cell $pr: $(grep '^probe_s' "$b.op") s an operation ($(($(date +%s) - t0)) s)"
             continue;;
         esac
+        # the trainer's probes need the SMPI build (the bare q-/g- ones not)
+        [ -x "$BIN/dpsgd-train-smpi" ] || die "no $BIN/dpsgd-train-smpi (make smpi)"
         f=$(flags "$plat" "$pr")
         [ -z "${EVAL:-}" ] || f="$f --eval-every $EVAL"
         echo "smpi-retime: $cell $pr: $f${c:+ (SMPI: $c)} ($(date -u +%H:%M:%S))"
