@@ -59,6 +59,24 @@ smpi_cases() {
     w_slow=$(awk -F, '$1 == 1 { print $3 }' "$T/slow.csv")
     check '[ -n "$w_fast" ] && [ -n "$w_slow" ] && awk -v f="$w_fast" -v s="$w_slow" "BEGIN { exit !(s - f >= 1.8 && f >= 0.2) }"' \
         "wall_s simulated: epoch 1 at $w_fast s (25 ms links), $w_slow s (250 ms)"
+    # scripts/experiments/smpi-probe.c (the re-timing's bare rounds): on
+    # 250 ms links a round is latency; with D + 1 rounds in flight
+    # (gossip:D, --staleness D's schedule) the latencies overlap, so a
+    # round costs less than half the blocking one at D = 1, less again
+    # at D = 2; REPS <= D is refused with its message
+    if smpicc -O2 "$(dirname "$0")/../../scripts/experiments/smpi-probe.c" -o "$T/smpi-probe" 2>"$T/cc.err"; then
+        pb=""
+        for m in gossip gossip:1 gossip:2; do
+            run smpi_run -platform "$T/p16slow.xml" -np 16 "$T/smpi-probe" $m "$T/g16.txt" 4000 8
+            pb="$pb $(sed -n 's/^probe_s //p' "$T/out")"
+        done
+        check 'echo "$pb" | awk "NF == 3 && \$1 >= 0.5 && \$2 < 0.5 * \$1 && \$3 < \$2 && \$3 > 0 { ok = 1 } END { exit !ok }"' \
+            "smpi-probe gossip, gossip:1, gossip:2 on 250 ms links: s a round$pb"
+        run smpi_run -platform "$T/p16slow.xml" -np 16 "$T/smpi-probe" gossip:2 "$T/g16.txt" 4000 2
+        check 'grep -q "gossip:2 needs REPS > 2" "$T/err" "$T/out"' "smpi-probe gossip:2 with 2 rounds: $(head -c 200 "$T/err")"
+    else
+        check false "smpicc smpi-probe.c: $(head -c 300 "$T/cc.err")"
+    fi
     # a bad flag: exit 2 and the one message (smpirun itself prints its
     # command line and "Execution failed" on stdout)
     run smpi_run -platform "$T/p16.xml" -np 4 "$st" --no-such-flag
