@@ -595,6 +595,18 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     if (o->fragments &&
         ta_sched_parse_frags(o->fragments, &fp, &ft) != CM_OK)
         return CM_EINVAL;
+    static const size_t LOCAL_H[] = {2, 4, 8}, DILOCO_H[] = {4, 16};
+    /* --fragments that no DiLoCo of the grid takes: refused at once, in
+     * the trainer's words (for the largest H) */
+    char why[400] = "";
+    int frag_ok = !o->fragments;
+    for (size_t k = 0; k < 2 && !frag_ok; k++) {
+        ta_sched d = {.alg = TA_ALG_DILOCO, .H = DILOCO_H[k],
+                      .compress = comp, .frag_p = fp, .frag_t = ft};
+        frag_ok = !ta_sched_refused(&d, why, sizeof why);
+    }
+    if (!frag_ok)
+        return cm_error(CM_EINVAL, "%s", why);
     p->n = x.n;
     p->S = x.S;
     p->bytes = x.bytes;
@@ -657,7 +669,6 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     /* the schedules: the grid, then every one the runs hold here */
     size_t cap = 0;
     ta_sched s;
-    static const size_t LOCAL_H[] = {2, 4, 8}, DILOCO_H[] = {4, 16};
     s = cell_sched(&x, TA_ALG_ALLREDUCE, "-", 1);
     int bad = add_row(p, &s, &cap);
     for (size_t k = 0; k < 3 && !bad; k++) {
@@ -682,8 +693,7 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     }
     /* --compress, --fragments: the grid's forms the trainer accepts; the
      * others named with its refusal */
-    size_t ngrid = p->nrows, added = 0;
-    char why[400], last[400] = "";
+    size_t ngrid = p->nrows;
     for (size_t k = 0; k < ngrid && !bad && (comp != 1 || o->fragments);
          k++) {
         ta_sched base = p->rows[k].s;
@@ -700,16 +710,11 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
             }
             if (ta_sched_refused(&s, why, sizeof why)) {
                 ta_plan_skip(p, why);
-                ta_fmt(last, sizeof last, "%s", why);
                 continue;
             }
             bad = add_row(p, &s, &cap);
-            added += f;
         }
     }
-    if (o->fragments && !added && !bad)
-        return cm_error(CM_EINVAL, "%s", last[0] ? last
-                        : "--fragments: no DiLoCo schedule to run it");
     double spe_sum = 0;
     size_t spe_n = 0;
     for (size_t k = 0; k < p->runs.n && !bad; k++) {
