@@ -783,6 +783,12 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
             predict(p, &x, r, x.ar.time_s, spe);
         if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
             ta_fmt(r->note, sizeof r->note, "%s", g->note);
+        if (!r->note[0] && r->s.alg >= TA_ALG_DPSGD && r->s.compress > 0 &&
+            r->s.compress < 1 && r->s.compress != TA_COMPRESS_INT8 &&
+            r->s.compress != TA_COMPRESS_INT4)
+            ta_fmt(r->note, sizeof r->note, "CHOCO-SGD with top-k needs "
+                   "--consensus-step below 1 (topk:0.1 diverged at 1, "
+                   "trained at 0.3: docs/train/compression.md)");
         if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
             x.ar.alg == CM_AR_HIER_SITE && !r->note[0])
             ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce by "
