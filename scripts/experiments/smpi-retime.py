@@ -62,6 +62,9 @@ import warnings
 
 from scipy import stats
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from figures import pyplot  # noqa: E402 (scripts/lib is not a package)
+
 # gt-aware-H2's 3 seeds reach 85% at the same step (the same time): a
 # Welch test against a constant sample, which scipy warns about
 warnings.filterwarnings("ignore", message="Precision loss occurred in moment calculation")
@@ -808,12 +811,8 @@ def main():
     # figures: one per cell, simulated time (best pricing) against accuracy
     if not figures:
         return
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("smpi-retime.py: no matplotlib, no figures")
+    plt = pyplot("smpi-retime.py", "figures")
+    if plt is None:
         return
     fam_style = {"allreduce": ("0.0", "-", "o"), "local": ("0.35", "-", "s"), "diloco": ("0.55", "-", "^"),
                  "d2": ("0.15", "--", "D"), "dpsgd": ("0.6", ":", "v"), "gt": ("0.4", "-.", "P")}
