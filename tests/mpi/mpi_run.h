@@ -1,10 +1,11 @@
 /* mpi_run.h: what the MPI suites (tests/mpi/mpi_check_*.c) share: the small
- * synthetic-data configuration of the D-PSGD suites, run a
- * configuration on the first P ranks of the world and hand every rank
- * rank 0's outcome, check that a run checkpointed, stopped and resumed on
- * another number of ranks equals an uninterrupted one, and remove a
- * directory on rank 0. Header-only (static inline), so that the Makefile's
- * rule "one tests/mpi/mpi_check_X.c, one suite" needs no extra source.
+ * synthetic-data configuration of the D-PSGD suites, the communicator of
+ * the first P ranks, run a configuration on the first P ranks of the
+ * world and hand every rank rank 0's outcome, check that a run
+ * checkpointed, stopped and resumed on another number of ranks equals an
+ * uninterrupted one, and remove a directory on rank 0. Header-only
+ * (static inline), so that the Makefile's rule "one
+ * tests/mpi/mpi_check_X.c, one suite" needs no extra source.
  *
  * Every value a test asserts on is broadcast from rank 0 first, so a
  * failing assertion fails on every rank and no rank is left waiting in a
@@ -75,14 +76,24 @@ typedef struct {
     double round_model_s; /* --net: modelled seconds of a round */
 } mpi_outcome;
 
+/* The communicator of the first P ranks of w (dt_comm_split), NULL on
+ * the others: the any-P tests run the same code on 1, 2, ... ranks inside
+ * one mpirun. Collective over w (every rank calls it with the same P);
+ * the caller frees it with dt_comm_free. */
+static inline dt_comm *mpi_first_ranks(dt_comm *w, size_t P)
+{
+    dt_comm *c = NULL;
+    ck_assert_int_eq(dt_comm_split(w, dt_comm_rank(w) < P ? 0 : -1, &c),
+                     CM_OK);
+    return c;
+}
+
 /* Runs cfg on the first P ranks of the world (a sub-communicator; the
  * other ranks wait in the broadcast); every rank gets rank 0's outcome.
  * Collective over the world. */
 static inline mpi_outcome mpi_run_on(size_t P, const dt_config *cfg)
 {
-    dt_comm *w = dt_comm_world(), *c = NULL;
-    size_t rank = dt_comm_rank(w);
-    ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
+    dt_comm *w = dt_comm_world(), *c = mpi_first_ranks(w, P);
     mpi_outcome o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (c) {
         dt_dpsgd_result res;
