@@ -11,17 +11,7 @@
 
 #include "cm_mixing.h"
 #include "dt_comm.h"
-
-/* Reads and validates a topology file, as dpsgd-train does. */
-static cm_status load_topo(cm_topo *t, const char *path)
-{
-    cm_status st = cm_topo_read(t, path);
-    if (st == CM_OK)
-        st = cm_topo_validate(t, path);
-    if (st != CM_OK)
-        cm_topo_destroy(t);
-    return st;
-}
+#include "check_files.h"
 
 /* Rank 0's last-error message, broadcast, must equal this rank's. */
 static void assert_same_message(const dt_comm *c)
