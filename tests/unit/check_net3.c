@@ -17,6 +17,7 @@
 #include "cm_place.h"
 #include "cm_platform.h"
 #include "cm_topo.h"
+#include "check_graphs.h"
 #include "check_netspec.h"
 
 #define TOL 1e-12
@@ -90,17 +91,6 @@ START_TEST(test_site_of)
 }
 END_TEST
 
-static void ring_topo(cm_topo *t, size_t n)
-{
-    size_t ei[64], ej[64];
-    for (size_t i = 0; i < n; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % n;
-    }
-    cm_topo_init(t);
-    ck_assert_int_eq(cm_topo_from_edges(t, n, n, ei, ej), CM_OK);
-}
-
 /* A ring of 8 workers, one per rank, on 4 hosts of 2 ranks, 2 sites of 2
  * hosts (ranks 0-3 site 0, 4-7 site 1). Every host sends 2 arrays to
  * other hosts and receives 2 (L_h = 2 B / beta_1 = 2 s), every site 2 to
@@ -110,7 +100,8 @@ static void ring_topo(cm_topo *t, size_t n)
 START_TEST(test_round_hand)
 {
     cm_topo t;
-    ring_topo(&t, 8);
+    cm_topo_init(&t);
+    ring(&t, 8);
     size_t host[8] = {0, 0, 1, 1, 2, 2, 3, 3}, ro[8], worst = 99;
     for (size_t i = 0; i < 8; i++)
         ro[i] = i;
