@@ -17,6 +17,8 @@
 #include "cm_place.h"
 #include "cm_platform.h"
 #include "cm_topo.h"
+#include "check_graphs.h"
+#include "check_netspec.h"
 
 #define TOL 1e-12
 
@@ -52,9 +54,7 @@ END_TEST
 
 START_TEST(test_parse_sites_errors)
 {
-    static const struct {
-        const char *spec, *msg;
-    } bad[] = {
+    static const net_bad_spec bad[] = {
         {"site=50ms,12.5MB/s", "site=ALPHA,BETA needs sites=S"},
         {"inter=1ms,1MB/s;sites=2", "sites=S needs site=ALPHA,BETA"},
         {"site=50ms,1MB/s;sites=0", "'sites=0' is not sites=S"},
@@ -68,13 +68,7 @@ START_TEST(test_parse_sites_errors)
         {"site=50ms,0MB/s;sites=2", "bandwidth '0MB/s' is not a rate > 0"},
         {"sitex=50ms,1MB/s;sites=2", "'sitex=50ms,1MB/s' is not"},
     };
-    cm_net n;
-    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        ck_assert_int_eq(cm_net_parse(bad[k].spec, &n), CM_EINVAL);
-        ck_assert_msg(strstr(cm_last_error(), bad[k].msg) &&
-                      strstr(cm_last_error(), "--net"),
-                      "'%s': %s", bad[k].spec, cm_last_error());
-    }
+    net_refuses(bad, sizeof bad / sizeof *bad);
 }
 END_TEST
 
@@ -97,17 +91,6 @@ START_TEST(test_site_of)
 }
 END_TEST
 
-static void ring_topo(cm_topo *t, size_t n)
-{
-    size_t ei[64], ej[64];
-    for (size_t i = 0; i < n; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % n;
-    }
-    cm_topo_init(t);
-    ck_assert_int_eq(cm_topo_from_edges(t, n, n, ei, ej), CM_OK);
-}
-
 /* A ring of 8 workers, one per rank, on 4 hosts of 2 ranks, 2 sites of 2
  * hosts (ranks 0-3 site 0, 4-7 site 1). Every host sends 2 arrays to
  * other hosts and receives 2 (L_h = 2 B / beta_1 = 2 s), every site 2 to
@@ -117,7 +100,8 @@ static void ring_topo(cm_topo *t, size_t n)
 START_TEST(test_round_hand)
 {
     cm_topo t;
-    ring_topo(&t, 8);
+    cm_topo_init(&t);
+    ring(&t, 8);
     size_t host[8] = {0, 0, 1, 1, 2, 2, 3, 3}, ro[8], worst = 99;
     for (size_t i = 0; i < 8; i++)
         ro[i] = i;
@@ -304,17 +288,13 @@ END_TEST
 START_TEST(test_platform_sites)
 {
     char path[] = "/tmp/check_net3_XXXXXX.xml";
-    int fd = mkstemps(path, 4);
-    ck_assert_int_ge(fd, 0);
-    FILE *fp = fdopen(fd, "w");
+    FILE *fp = net_tmp_xml(path);
     cm_platform_spec sp;
     ck_assert_int_eq(cm_platform_parse("sites:2", "--net", &sp), CM_OK);
     ck_assert_int_eq(cm_platform_write(fp, &sp, 8, 1), CM_OK);
     fclose(fp);
     cm_net n;
-    cm_status st = cm_net_parse_platform(path, &n);
-    unlink(path);
-    ck_assert_int_eq(st, CM_OK);
+    net_read_tmp(path, cm_net_parse_platform, &n);
     ck_assert_uint_eq(n.sites, 2);
     ck_assert_uint_eq(n.hosts, 0);
     ck_assert_double_eq_tol(n.alpha[0], 1e-6, TOL);
@@ -357,9 +337,7 @@ END_TEST
 START_TEST(test_platform_clusters)
 {
     char path[] = "/tmp/check_net3_XXXXXX.xml";
-    int fd = mkstemps(path, 4);
-    ck_assert_int_ge(fd, 0);
-    FILE *fp = fdopen(fd, "w");
+    FILE *fp = net_tmp_xml(path);
     fputs("<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
           " <zone id=\"w\" routing=\"Full\">\n"
           "  <cluster id=\"c0\" prefix=\"a\" suffix=\"\" radical=\"0-2\" "
@@ -373,9 +351,7 @@ START_TEST(test_platform_clusters)
           " </zone>\n</platform>\n", fp);
     fclose(fp);
     cm_net n;
-    cm_status st = cm_net_parse(path, &n);
-    unlink(path);
-    ck_assert_int_eq(st, CM_OK);
+    net_read_tmp(path, cm_net_parse, &n);
     ck_assert_uint_eq(n.sites, 2);
     ck_assert_uint_eq(n.site_hosts, 6);
     ck_assert_double_eq_tol(n.alpha[1], 100e-6, 1e-15);

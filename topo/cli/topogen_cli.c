@@ -209,3 +209,17 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
         return topogen_usage_error("eval: missing FILE");
     return topogen_config_finish(c) == CM_OK ? -1 : status_to_usage();
 }
+
+const char *topogen_flag_value(int argc, char **argv, int *i,
+                               const char *name, const char *alias)
+{
+    const char *a = argv[*i];
+    size_t l = strlen(name);
+    if (strncmp(a, name, l) == 0 && a[l] == '=')
+        return a + l + 1;
+    if (strcmp(a, name) != 0 && !(alias && strcmp(a, alias) == 0))
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    return argv[++*i];
+}
