@@ -285,6 +285,47 @@ END_TEST
 /* topogen platform --net sites:2 -n 8: 2 sites of 4 hosts, read into the
  * three levels (inter = two access links of 12.5 us at 3 GB/s, site =
  * those and two uplinks of 25 ms at 12.5 MB/s); intra keeps the preset. */
+/* cm_net_eval_placement_sizes (one placement, its round at several sizes)
+ * == cm_net_eval_placement at each size, on two levels and one, with
+ * hosts of several workers and of one (every part a single node: the
+ * placement keeps the first partitioner's) */
+START_TEST(test_placement_sizes)
+{
+    const double B[3] = {1e3, 246824, 4e6};
+    const size_t Hs[] = {4, 24};
+    const char *nets[] = {"intra=25us,3GB/s;inter=50ms,12.5MB/s", "wan"};
+    for (unsigned seed = 1; seed <= 2; seed++) {
+        cm_topo t;
+        chord_topo(&t, 24, seed);
+        for (size_t w = 0; w < 2; w++) {
+            cm_net net;
+            ck_assert_int_eq(cm_net_parse(nets[w], &net), CM_OK);
+            for (size_t k = 0; k < 2; k++)
+                for (int kind = 0; kind < 2; kind++) {
+                    cm_net_eval many[3], one;
+                    ck_assert_int_eq(cm_net_eval_placement_sizes(&net, &t, 24,
+                                         Hs[k], (cm_place_kind)kind, 3, B,
+                                         many), CM_OK);
+                    for (size_t b = 0; b < 3; b++) {
+                        ck_assert_int_eq(cm_net_eval_placement(&net, &t, 24,
+                                             Hs[k], (cm_place_kind)kind, B[b],
+                                             &one), CM_OK);
+                        ck_assert_msg(many[b].round_s == one.round_s &&
+                                      many[b].worst == one.worst &&
+                                      !memcmp(&many[b].st, &one.st,
+                                              sizeof one.st),
+                                      "%s H %zu kind %d %.0f B: %.17g %.17g",
+                                      nets[w], Hs[k], kind, B[b],
+                                      many[b].round_s, one.round_s);
+                    }
+                    ck_assert(many[0].round_s < many[2].round_s);
+                }
+        }
+        cm_topo_destroy(&t);
+    }
+}
+END_TEST
+
 START_TEST(test_platform_sites)
 {
     char path[] = "/tmp/check_net3_XXXXXX.xml";
@@ -371,6 +412,7 @@ Suite *net3_suite(void)
     tcase_add_test(tc, test_round_hand);
     tcase_add_test(tc, test_allreduce_hand);
     tcase_add_test(tc, test_two_level_exact);
+    tcase_add_test(tc, test_placement_sizes);
     tcase_add_test(tc, test_platform_sites);
     tcase_add_test(tc, test_platform_clusters);
     suite_add_tcase(s, tc);

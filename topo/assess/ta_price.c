@@ -95,24 +95,23 @@ double ta_price_at(const ta_ctx *x, const price *g, double bytes)
 
 static cm_status price_graph(ta_ctx *x, price *g, const cm_topo *t, int block)
 {
-    cm_net_eval ev;
+    /* one placement, its round at every size: the message sizes, one
+     * array, two (GT) */
+    cm_net_eval ev[TA_NSIZES + 2];
+    double bytes[TA_NSIZES + 2];
+    size_t nb = x->nsizes;
+    memcpy(bytes, x->sizes, nb * sizeof *bytes);
+    bytes[nb] = x->bytes;
+    bytes[nb + 1] = 2 * x->bytes;
     cm_place_kind kind = block ? CM_PLACE_BLOCK : CM_PLACE_GRAPH;
-    cm_status st = CM_OK;
-    for (size_t k = 0; k < x->nsizes && st == CM_OK; k++) {
-        st = cm_net_eval_placement(x->o->net, t, x->n, x->S, kind,
-                                   x->sizes[k], &ev);
-        g->round_at[k] = st == CM_OK ? ev.round_s : NAN;
+    cm_status st = cm_net_eval_placement_sizes(x->o->net, t, x->n, x->S, kind,
+                                               nb + 2, bytes, ev);
+    for (size_t k = 0; k < nb; k++)
+        g->round_at[k] = st == CM_OK ? ev[k].round_s : NAN;
+    if (st == CM_OK) {
+        g->round_s = ev[nb].round_s;
+        g->round2_s = ev[nb + 1].round_s;
     }
-    if (st == CM_OK)
-        st = cm_net_eval_placement(x->o->net, t, x->n, x->S, kind, x->bytes,
-                                   &ev);
-    if (st == CM_OK)
-        g->round_s = ev.round_s;
-    if (st == CM_OK)
-        st = cm_net_eval_placement(x->o->net, t, x->n, x->S, kind,
-                                   2 * x->bytes, &ev);
-    if (st == CM_OK)
-        g->round2_s = ev.round_s;
     g->block = block;
     g->ok = st == CM_OK;
     if (st == CM_OK && t->adj_w)
