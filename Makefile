@@ -361,9 +361,9 @@ CK_ENV = CK_DEFAULT_TIMEOUT=120
 # `make -jN check` the N given wins.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CHECK_TIERS := $(if $(MPI_TESTS),check-mpi) check-python check-cli-mpi \
-               check-cli-results check-unit check-misuse check-same-bits \
-               check-cli check-torch check-lib check-header check-floors \
-               check-claims check-cross-kernel
+               check-cli-results check-cli-repair check-cross-kernel \
+               check-unit check-misuse check-claims check-same-bits \
+               check-cli check-torch check-lib check-header check-floors
 
 check: deps
 	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) $(CHECK_TIERS)

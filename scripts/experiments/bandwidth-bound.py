@@ -33,6 +33,9 @@ import sys
 
 from scipy import stats
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from figures import pyplot  # noqa: E402 (scripts/lib is not a package)
+
 TCPS = ["cm02", "lv08"]
 FAMILY = {"allreduce": "all-reduce", "local": "local SGD", "diloco": "DiLoCo", "streaming": "Streaming DiLoCo",
           "d2": "D^2 / LED", "choco": "CHOCO-SGD"}
@@ -423,12 +426,8 @@ def main():
 
     if not figures:
         return
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("bandwidth-bound.py: no matplotlib, no figure")
+    plt = pyplot("bandwidth-bound.py", "figure")
+    if plt is None:
         return
     # one grey level, line style and marker per family (readable in grey)
     style = {"allreduce": ("0.0", "-", "o"), "local": ("0.45", "-", "s"), "diloco": ("0.3", "--", "^"),

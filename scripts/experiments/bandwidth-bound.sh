@@ -85,6 +85,37 @@ DATA=${DATA:-/usr/share/datasets/fashion-mnist}
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT/runs"
 
+# bytes_of FORM FLOATS: the bytes of an array of FLOATS floats sent as
+# FORM (none, int8, int4; dt_compress_bytes)
+bytes_of() {
+    awk -v f="$1" -v n="$2" 'BEGIN { b = int((n + 255) / 256)
+        if (f == "none") print 4 * n; else if (f == "int8") print n + 4 * b
+        else print int((n + 1) / 2) + 4 * b }'
+}
+# bench_compute: OUT/compute.txt, CPU seconds of one worker's step of
+# `dpsgd-train --bench` (the machine is shared: its wall clock is not
+# one core's); its output in OUT/bench.txt. Called as a command of its
+# own (not after || or &&), so that set -e still stops on a failure.
+bench_compute() {
+    "$BIN/dpsgd-train" --bench --model cnn --batch "$BATCH" --data "$DATA" >"$OUT/bench.txt" 2>&1
+    sed -n 's/.*cpu \([0-9.]*\) images\/s.*/\1/p' "$OUT/bench.txt" | head -1 |
+        awk -v b="$BATCH" '{ printf "%.6f\n", b / $1 }' >"$OUT/compute.txt"
+}
+# train_run F LABEL FLAGS...: one dpsgd-train run (mpirun -np NP, niced)
+# with FLAGS, logging to F.csv, F.json and F.log; a failure writes its
+# first dpsgd-train: line (else "exit non-zero") to F.failed and says
+# "LABEL failed" on stderr; the lock files are removed either way.
+train_run() {
+    f=$1 label=$2
+    shift 2
+    if ! nice -n 5 mpirun --allow-run-as-root --oversubscribe -np "$NP" "$BIN/dpsgd-train" \
+        "$@" --log "$f.csv" --summary "$f.json" >"$f.log" 2>&1; then
+        grep -m 1 '^dpsgd-train:' "$f.log" >"$f.failed" || echo "exit non-zero" >"$f.failed"
+        echo "bandwidth-bound: $label failed: $(cat "$f.failed")" >&2
+    fi
+    rm -f "$f.csv.lock" "$f.json.lock"
+}
+
 # The seeds layout (issue 45's 256-worker cell, SEEDS set): runs
 # OUT/runs/NAME-lrLR-sS, the learned graph fresh per seed
 # (OUT/topo/learned-sS.txt, topogen --seed S), a queue of NAME@LR:SEED,
@@ -124,11 +155,6 @@ if [ -n "${SEEDS:-}" ]; then
             "$BIN/topogen" platform --net home -n "$DIRECT_HOSTS" --seed 1 -o "$OUT/home$DIRECT_HOSTS.xml"
         command -v smpicc >/dev/null 2>&1 || { echo "bandwidth-bound: smpicc not found (libsimgrid-dev)" >&2; exit 1; }
         n_params=329962
-        bytes_of() { # FORM FLOATS -> bytes (dt_compress_bytes)
-            awk -v f="$1" -v n="$2" 'BEGIN { b = int((n + 255) / 256)
-                if (f == "none") print 4 * n; else if (f == "int8") print n + 4 * b
-                else print int((n + 1) / 2) + 4 * b }'
-        }
         fp=${FRAGMENTS%%:*}
         bf=$(bytes_of none $n_params) b8=$(bytes_of int8 $n_params) b4=$(bytes_of int4 $n_params)
         bfr=$(bytes_of int4 $(( (n_params + fp - 1) / fp )))
@@ -163,11 +189,7 @@ if [ -n "${SEEDS:-}" ]; then
             done
         done
         rm -rf "$tmp"
-        if [ ! -s "$OUT/compute.txt" ]; then
-            "$BIN/dpsgd-train" --bench --model cnn --batch "$BATCH" --data "$DATA" >"$OUT/bench.txt" 2>&1
-            sed -n 's/.*cpu \([0-9.]*\) images\/s.*/\1/p' "$OUT/bench.txt" | head -1 |
-                awk -v b="$BATCH" '{ printf "%.6f\n", b / $1 }' >"$OUT/compute.txt"
-        fi
+        if [ ! -s "$OUT/compute.txt" ]; then bench_compute; fi
     fi
     lim=""
     [ "$TRAIN_LIMIT" = 0 ] || lim="--train-limit $TRAIN_LIMIT"
@@ -191,14 +213,10 @@ if [ -n "${SEEDS:-}" ]; then
         a=$(run_args_s "$name" "$seed")
         echo "bandwidth-bound: $name lr $lr seed $seed ($(date -u +%H:%M:%S))" >&2
         # shellcheck disable=SC2086
-        if ! nice -n 5 mpirun --allow-run-as-root --oversubscribe -np "$NP" "$BIN/dpsgd-train" \
+        train_run "$f" "$name-lr$lr-s$seed" \
             --data "$DATA" --model cnn --batch "$BATCH" --epochs "$EPOCHS" $lim --test-limit 1000 \
             --local-eval 0 --eval-every "$EVAL_EVERY" --seed "$seed" --quiet --lr "$lr" \
-            --partition "$PARTITIONS" $a --log "$f.csv" --summary "$f.json" >"$f.log" 2>&1; then
-            grep -m 1 '^dpsgd-train:' "$f.log" >"$f.failed" || echo "exit non-zero" >"$f.failed"
-            echo "bandwidth-bound: $name-lr$lr-s$seed failed: $(cat "$f.failed")" >&2
-        fi
-        rm -f "$f.csv.lock" "$f.json.lock"
+            --partition "$PARTITIONS" $a
     done
     [ -n "${RUNS_ONLY:-}" ] && exit 0
     exec /usr/bin/python3 "$here/bandwidth-bound.py" "$OUT"
@@ -210,11 +228,6 @@ fi
 
 # prices (seconds per operation; SMPI CM02 on the home platform)
 n_params=329962
-bytes_of() { # FORM FLOATS -> bytes (dt_compress_bytes)
-    awk -v f="$1" -v n="$2" 'BEGIN { b = int((n + 255) / 256)
-        if (f == "none") print 4 * n; else if (f == "int8") print n + 4 * b
-        else print int((n + 1) / 2) + 4 * b }'
-}
 frag_p=${FRAGMENTS%%:*}
 B_full=$(bytes_of none $n_params)
 B_int8=$(bytes_of int8 $n_params)
@@ -244,13 +257,8 @@ if [ ! -s "$prices" ] && [ -z "${TABLE_ONLY:-}" ]; then
     mv "$tmp/prices.tsv" "$prices"
     rm -rf "$tmp"
 fi
-# one worker's step: CPU seconds per step of the bench (the machine is
-# shared: its wall clock is not one core's)
-if [ ! -s "$OUT/compute.txt" ] && [ -z "${TABLE_ONLY:-}" ]; then
-    "$BIN/dpsgd-train" --bench --model cnn --batch "$BATCH" --data "$DATA" >"$OUT/bench.txt" 2>&1
-    sed -n 's/.*cpu \([0-9.]*\) images\/s.*/\1/p' "$OUT/bench.txt" | head -1 |
-        awk -v b="$BATCH" '{ printf "%.6f\n", b / $1 }' >"$OUT/compute.txt"
-fi
+# one worker's step
+if [ ! -s "$OUT/compute.txt" ] && [ -z "${TABLE_ONLY:-}" ]; then bench_compute; fi
 
 # the runs
 train="--data $DATA --model cnn --batch $BATCH --epochs $EPOCHS --train-limit $TRAIN_LIMIT --test-limit 1000 --local-eval 0 --eval-every $EVAL_EVERY --seed $SEED --quiet"
@@ -286,14 +294,9 @@ if [ -z "${TABLE_ONLY:-}" ]; then
             f=$OUT/runs/$tag-$name
             { [ -s "$f.json" ] || [ -s "$f.failed" ]; } && continue
             echo "bandwidth-bound: $tag $name ($(date -u +%H:%M:%S))" >&2
-            # shellcheck disable=SC2046
-            if ! nice -n 5 mpirun --allow-run-as-root --oversubscribe -np "$NP" "$BIN/dpsgd-train" \
-                $train --lr "$(run_lr "$name")" --partition "$part" $(run_args "$name") \
-                --log "$f.csv" --summary "$f.json" >"$f.log" 2>&1; then
-                grep -m 1 '^dpsgd-train:' "$f.log" >"$f.failed" || echo "exit non-zero" >"$f.failed"
-                echo "bandwidth-bound: $tag $name failed: $(cat "$f.failed")" >&2
-            fi
-            rm -f "$f.csv.lock" "$f.json.lock"
+            # shellcheck disable=SC2046,SC2086
+            train_run "$f" "$tag $name" \
+                $train --lr "$(run_lr "$name")" --partition "$part" $(run_args "$name")
         done
     done
 fi

@@ -29,6 +29,9 @@ import sys
 
 from scipy import stats
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from figures import pyplot  # noqa: E402 (scripts/lib is not a package)
+
 TARGET = 0.85
 MIN_SEEDS = 3  # a setting competes for "best" only with this many seeds
 GRAPHS = {"random": "random 4-regular", "aware": "data-aware learned", "learned": "learned (spectral, the paper's)",
@@ -485,12 +488,8 @@ def main():
     print("\n".join(sl))
 
     # the figure: modelled WAN seconds (best all-reduce) against test accuracy
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("results-slow-network.py: no matplotlib, no figure")
+    plt = pyplot("results-slow-network.py", "figure")
+    if plt is None:
         return
     # the main schedules: every setting with MIN_SEEDS seeds, and of the
     # all-reduce-based families run with fewer (local SGD, DiLoCo) the best

@@ -27,6 +27,7 @@
 set -eu
 . "$(dirname "$0")/../lib/common.sh"
 script_help "$@"
+. "$SCRIPTS/lib/smpi.sh"
 SCRIPT_NAME=smpi-netmodel
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -34,10 +35,7 @@ BIN=${BIN:-$root/bin}
 DOC=$root/docs/network-model.md
 case "${1:-}" in -*) die "unknown option '$1' (see --help)" ;; esac
 OUT=${1:-}
-command -v smpicc >/dev/null 2>&1 || die "smpicc not found (apt-get install libsimgrid-dev)"
-T=$(mktemp -d "${TMPDIR:-/tmp}/smpi-netmodel.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-smpicc -O2 "$here/smpi-probe.c" -o "$T/probe" 2>"$T/cc.err" || die "smpicc: $(head -c 300 "$T/cc.err")"
+smpi_probe_setup smpi-netmodel
 
 SITES_NET='intra=25us,3GB/s;inter=50ms,12.5MB/s'
 # plat_for PRESET N: the platform file of the cell (home: seed 1)
@@ -59,9 +57,8 @@ model_ms() {
     "$BIN/topogen" eval "$f" --net "$net" --hosts "$h" --ranks "$2" \
         --params $(($3 / 4)) >"$T/eval.txt" 2>&1 || { echo "?"; return; }
     case $4 in
-    d[0-9]*|one-peer) sed -n 's/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p' "$T/eval.txt" | head -1 ;;
-    *) name=$4
-       sed -n "s/^  allreduce   $name  *modelled \([0-9.e+]*\) ms.*/\1/p" "$T/eval.txt" | head -1 ;;
+    d[0-9]*|one-peer) eval_ms "$T/eval.txt" gossip ;;
+    *) eval_ms "$T/eval.txt" "$4" ;;
     esac
 }
 
@@ -73,20 +70,10 @@ smpi_ms() {
     cfg="--cfg=smpi/simulate-computation:no"
     case $5 in
     d[0-9]*|one-peer) args="gossip $6" ;;
-    recursive-doubling) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:rdb" ;;
-    rabenseifner) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:rab_rdb" ;;
-    ring) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:lr" ;;
-    binomial) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:redbcast --cfg=smpi/reduce:binomial --cfg=smpi/bcast:binomial_tree" ;;
-    direct) args="direct -"; cfg="$cfg --cfg=smpi/alltoall:basic_linear --cfg=smpi/allgather:spreading_simple" ;;
-    hierarchical) # groups of consecutive ranks, one per site (sites:K)
-        args="hier $(($3 / ${2#sites:}))"
-        cfg="$cfg --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb --cfg=smpi/bcast:binomial_tree" ;;
+    hierarchical) smpi_alg hierarchical $(($3 / ${2#sites:})) ;; # one group per site (sites:K)
+    *) smpi_alg "$5" ;;
     esac
-    # shellcheck disable=SC2086
-    SMPI_CFG="$cfg" timeout 1200 sh "$here/smpi-run.sh" --tcp "$tcp" -platform "$plat" \
-        -np "$3" "$T/probe" $args "$4" "$reps" >"$T/probe.out" 2>"$T/probe.err" ||
-        { echo "?"; return; }
-    awk '/^probe_s/ { printf "%.4g", $2 * 1e3 }' "$T/probe.out"
+    smpi_probe_ms "$tcp" "$plat" "$3" "$4" "$reps" 1200
 }
 
 # the graphs: d-regular random (d >= 2), a perfect matching (d = 1:
@@ -140,8 +127,7 @@ cells | while read -r preset n bytes pat; do
     m=$(model_ms "$preset" "$n" "$bytes" "$pat" "$f")
     c=$(smpi_ms cm02 "$preset" "$n" "$bytes" "$pat" "$f")
     l=$(smpi_ms lv08 "$preset" "$n" "$bytes" "$pat" "$f")
-    rc=$(awk -v m="$m" -v s="$c" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "-" }')
-    rl=$(awk -v m="$m" -v s="$l" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "-" }')
+    rc=$(ratio "$m" "$c") rl=$(ratio "$m" "$l")
     arr=$(awk -v b="$bytes" 'BEGIN { if (b >= 1048576) printf "%d MB", b / 1048576; else printf "%d kB", b / 1024 }')
     row="| $preset | $n | $arr | $pat | $m | $c | $rc | $l | $rl |"
     echo "$row" >>"$T/table.md"

@@ -76,6 +76,9 @@ import warnings
 
 from scipy import stats
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from figures import pyplot  # noqa: E402 (scripts/lib is not a package)
+
 # gt-aware-H2's 3 seeds reach 85% at the same step (the same time): a
 # Welch test against a constant sample, which scipy warns about
 warnings.filterwarnings("ignore", message="Precision loss occurred in moment calculation")
@@ -342,19 +345,14 @@ def gossip_probe(cell_probes, o, plat):
     arrays on its own link)"""
     g, seed = o["graph"]
     if o.get("algorithm") == "gt":  # its round sends [x | c + hbar]: its own probes
-        names = ["gt-%s-s%d" % (g, seed), "gt-%s-s1" % g] + (["gt-aware-s1", "gt-random-s1"] if plat != "sites4" else [])
-        return next((n for n in names if n in cell_probes), None)
-    alg = "dpsgd" if g == "one-peer-exp" else "d2"
-    names = ["%s-opexp" % alg] if g == "one-peer-exp" else ["d2-%s-s%d" % (g, seed), "dpsgd-%s-s%d" % (g, seed),
-                                                          "d2-%s-s1" % g]
-    if plat != "sites4" and g != "one-peer-exp":
-        names += ["d2-aware-s1", "d2-random-s1"]
-    if g == "one-peer-exp":
-        names = ["dpsgd-opexp"]
-    for n in names:
-        if n in cell_probes:
-            return n
-    return None
+        alg, names = "gt", ["gt-%s-s%d" % (g, seed)]
+    elif g == "one-peer-exp":
+        alg, names = None, ["dpsgd-opexp"]
+    else:
+        alg, names = "d2", ["d2-%s-s%d" % (g, seed), "dpsgd-%s-s%d" % (g, seed)]
+    if alg:
+        names += ["%s-%s-s1" % (alg, g)] + (["%s-aware-s1" % alg, "%s-random-s1" % alg] if plat != "sites4" else [])
+    return next((n for n in names if n in cell_probes), None)
 
 
 def cost_table(P):
@@ -854,12 +852,8 @@ def main():
     # figures: one per cell, simulated time (best pricing) against accuracy
     if not figures:
         return
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("smpi-retime.py: no matplotlib, no figures")
+    plt = pyplot("smpi-retime.py", "figures")
+    if plt is None:
         return
     fam_style = {"allreduce": ("0.0", "-", "o"), "local": ("0.35", "-", "s"), "diloco": ("0.55", "-", "^"),
                  "d2": ("0.15", "--", "D"), "dpsgd": ("0.6", ":", "v"), "gt": ("0.4", "-.", "P")}

@@ -19,16 +19,14 @@
 set -eu
 . "$(dirname "$0")/../lib/common.sh"
 script_help "$@"
+. "$SCRIPTS/lib/smpi.sh"
 SCRIPT_NAME=smpi-sites
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BIN=${BIN:-$root/bin}
 case "${1:-}" in -*) die "unknown option '$1' (see --help)" ;; esac
 OUT=${1:-}
-command -v smpicc >/dev/null 2>&1 || die "smpicc not found (apt-get install libsimgrid-dev)"
-T=$(mktemp -d "${TMPDIR:-/tmp}/smpi-sites.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-smpicc -O2 "$here/smpi-probe.c" -o "$T/probe" 2>"$T/cc.err" || die "smpicc: $(head -c 300 "$T/cc.err")"
+smpi_probe_setup smpi-sites
 plat=$T/sites2x4.xml
 "$BIN/topogen" platform --net sites:2 -n 8 -o "$plat"
 BYTES=1048576
@@ -59,9 +57,9 @@ model_ms() { # N PATTERN FILE (PATTERN ring, d4: gossip; else all-reduce)
     "$BIN/topogen" eval "$3" --platform "$plat" --hosts 8 --ranks "$1" \
         --params $((BYTES / 4)) >"$T/eval.txt" 2>&1 || { echo "?"; return; }
     case $2 in
-    ring|d4) sed -n 's/^  block .*modelled \([0-9.e+]*\) ms.*/\1/p' "$T/eval.txt" | head -1 ;;
-    ring-allreduce) sed -n "s/^  allreduce   ring  *modelled \([0-9.e+]*\) ms.*/\1/p" "$T/eval.txt" | head -1 ;;
-    *) sed -n "s/^  allreduce   $2  *modelled \([0-9.e+]*\) ms.*/\1/p" "$T/eval.txt" | head -1 ;;
+    ring|d4) eval_ms "$T/eval.txt" gossip ;;
+    ring-allreduce) eval_ms "$T/eval.txt" ring ;;
+    *) eval_ms "$T/eval.txt" "$2" ;;
     esac
 }
 
@@ -69,17 +67,11 @@ smpi_ms() { # TCP N RPH PATTERN FILE
     cfg="--cfg=smpi/simulate-computation:no -hostfile $(hostfile "$3")"
     case $4 in
     ring|d4) args="gossip $5" ;;
-    recursive-doubling) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:rdb" ;;
-    ring-allreduce) args="allreduce -"; cfg="$cfg --cfg=smpi/allreduce:lr" ;;
-    direct) args="direct -"; cfg="$cfg --cfg=smpi/alltoall:basic_linear --cfg=smpi/allgather:spreading_simple" ;;
-    hierarchical-site) args="hier $(($2 / 2))"
-        cfg="$cfg --cfg=smpi/reduce:binomial --cfg=smpi/allreduce:rdb --cfg=smpi/bcast:binomial_tree" ;;
+    ring-allreduce) smpi_alg ring ;;
+    hierarchical-site) smpi_alg hierarchical $(($2 / 2)) ;;
+    *) smpi_alg "$4" ;;
     esac
-    # shellcheck disable=SC2086
-    SMPI_CFG="$cfg" timeout 600 sh "$here/smpi-run.sh" --tcp "$1" -platform "$plat" \
-        -np "$2" "$T/probe" $args "$BYTES" 4 >"$T/probe.out" 2>"$T/probe.err" ||
-        { echo "?"; return; }
-    awk '/^probe_s/ { printf "%.4g", $2 * 1e3 }' "$T/probe.out"
+    smpi_probe_ms "$1" "$plat" "$2" "$BYTES" 4 600
 }
 
 hdr="| ranks per host | ranks | communication | model ms | SMPI CM02 ms | model/CM02 | SMPI LV08 ms | model/LV08 |"
@@ -94,8 +86,7 @@ for rph in 1 2; do
         m=$(model_ms "$n" "$pat" "$f")
         c=$(smpi_ms cm02 "$n" "$rph" "$pat" "$f")
         l=$(smpi_ms lv08 "$n" "$rph" "$pat" "$f")
-        rc=$(awk -v m="$m" -v s="$c" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "-" }')
-        rl=$(awk -v m="$m" -v s="$l" 'BEGIN { if (s + 0 > 0 && m + 0 > 0) printf "%.2f", m / s; else print "-" }')
+        rc=$(ratio "$m" "$c") rl=$(ratio "$m" "$l")
         row="| $rph | $n | $pat | $m | $c | $rc | $l | $rl |"
         echo "$row" >>"$T/table.md"
         echo "$row"

@@ -276,7 +276,16 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
                                 size_t P, size_t H, cm_place_kind kind,
                                 double array_bytes, cm_net_eval *out)
 {
-    memset(out, 0, sizeof *out);
+    return cm_net_eval_placement_sizes(net, t, P, H, kind, 1, &array_bytes,
+                                       out);
+}
+
+cm_status cm_net_eval_placement_sizes(const cm_net *net, const cm_topo *t,
+                                      size_t P, size_t H, cm_place_kind kind,
+                                      size_t nb, const double *array_bytes,
+                                      cm_net_eval *out)
+{
+    memset(out, 0, nb * sizeof *out);
     if (P == 0 || P > t->n)
         return cm_error(CM_EINVAL, "%zu ranks for %zu workers (need "
                         "1..%zu)", P, t->n, t->n);
@@ -298,10 +307,14 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
         s = cm_place_eval(t, P, host, ro, ld, &out->st);
     if (s == CM_OK)
         s = cm_net_check_hosts(net, H);
-    if (s == CM_OK) {
-        out->round_s = cm_net_round_time(net, ld, host, P, array_bytes,
-                                         &out->worst, t, ro);
-        if (isnan(out->round_s))
+    for (size_t k = 0; s == CM_OK && k < nb; k++) {
+        if (k > 0) {
+            out[k].st = out->st;
+            out[k].how = out->how;
+        }
+        out[k].round_s = cm_net_round_time(net, ld, host, P, array_bytes[k],
+                                           &out[k].worst, t, ro);
+        if (isnan(out[k].round_s))
             s = CM_ENOMEM; /* the message is set */
     }
     free(ld);

@@ -193,6 +193,14 @@ cm_status cm_net_eval_placement(const cm_net *net, const cm_topo *t,
                                 size_t P, size_t H, cm_place_kind kind,
                                 double array_bytes, cm_net_eval *out);
 
+/* The same placement's round at each of nb array sizes: out[k] as
+ * cm_net_eval_placement with array_bytes[k], the placement made once
+ * (a graph placement costs far more than a round's model). */
+cm_status cm_net_eval_placement_sizes(const cm_net *net, const cm_topo *t,
+                                      size_t P, size_t H, cm_place_kind kind,
+                                      size_t nb, const double *array_bytes,
+                                      cm_net_eval *out);
+
 /* Ring all-reduce of an array of `bytes` bytes over n participants joined
  * by link class cls (0 intra, 1 inter): the standard bandwidth-optimal
  * ring (reduce-scatter then all-gather; Thakur, Rabenseifner and Gropp,

@@ -437,9 +437,16 @@ static cm_status step(rb_ctx *c, size_t *nodes, size_t s, const size_t *label,
     if (st != CM_OK)
         goto done;
     memcpy(orig, nodes, s * sizeof *orig);
-    for (size_t q = 0; q < k; q++)
+    /* parts of one node each: every partition cuts every edge, so every
+     * candidate's J is the same and the first that succeeds is kept (the
+     * others are not run: the own rb costs O(k) bisections) */
+    int singletons = 1;
+    for (size_t q = 0; q < k; q++) {
         id[q] = q;
-    for (size_t m = 0; m < CM_PLACE_PARTITIONERS && st == CM_OK; m++) {
+        singletons &= size[q] == 1;
+    }
+    for (size_t m = 0; m < CM_PLACE_PARTITIONERS && st == CM_OK &&
+                       !(singletons && won < CM_PLACE_PARTITIONERS); m++) {
         if (m < CM_PLACE_OWN) {
             if (!(use & CM_PLACE_USE_METIS))
                 continue;

@@ -32,14 +32,72 @@ plan_cases() {
     # --algorithm d2; DiLoCo H = 8 with int8 pseudo-gradients, its label
     # saying so and its run line with --compress int8, below them (its
     # 429 steps and 14 warm-up steps carry ~55 agreements; without them it
-    # was first at 11.1 s: the check fails if the agreements are dropped)
+    # was first at 11.1 s: the check fails if the agreements are dropped;
+    # its all-reduces priced at the int8 array, 62,674 bytes: 53.8 s, where
+    # the whole array's price gave 55.7)
     expect_ok "plan -n 256 --net wan" "$tg" plan -n 256 --net wan
     check 'grep -q "^# failure agreements: 800 ms each (binomial all-reduce of one int), every 16 steps, before and after each evaluation (at each epoch.s end, 58 steps)" "$T/out" && grep -qE "^1 +all-reduce every step +measured +3/3 .* 25\.6 \[" "$T/out" && sed -n "/^1 /,/^2 /p" "$T/out" | grep -qE "run: mpirun -np RANKS dpsgd-train --mode allreduce --workers 256 .*--allreduce direct$" && grep -qE "^2 +D\^2, aware graph +measured +3/3 .* 31\.9 \[" "$T/out" && grep -qE "run: mpirun -np RANKS dpsgd-train --topology aware.txt .*--algorithm d2 " "$T/out" && ! grep -q -- "--eval-every" "$T/out"' \
         "plan at 256: $(grep -E "^(# fail|[0-9]+ )" "$T/out" | head -4)"
-    check 'r=$(grep -E "^[0-9]+ +DiLoCo H=8, int8, lr 0.01 +measured +3/3 .* 55\.7 \[" "$T/out" | cut -d" " -f1) && [ "$r" -gt 2 ] && sed -n "/^$r /,/^$((r + 1)) /p" "$T/out" | grep -qE "run: mpirun -np RANKS dpsgd-train --mode allreduce .*--average-every 8 --local-after 14 --outer nesterov:0.7,0.9 --compress int8 " && grep -qE "^[0-9]+ +DiLoCo H=8, lr 0.01 +measured +3/3 .* 56\.6 \[" "$T/out"' \
+    check 'r=$(grep -E "^[0-9]+ +DiLoCo H=8, int8, lr 0.01 +measured +3/3 .* 53\.8 \[" "$T/out" | cut -d" " -f1) && [ "$r" -gt 2 ] && sed -n "/^$r /,/^$((r + 1)) /p" "$T/out" | grep -qE "run: mpirun -np RANKS dpsgd-train --mode allreduce .*--average-every 8 --local-after 14 --outer nesterov:0.7,0.9 --compress int8 " && grep -qE "^[0-9]+ +DiLoCo H=8, lr 0.01 +measured +3/3 .* 56\.6 \[" "$T/out"' \
         "int8 DiLoCo's label and run line: $(grep -E "^[0-9]+ +DiLoCo" "$T/out" | head -3)"
     check 'awk "/^[0-9]+ / { if (\$0 ~ /D-PSGD, opexp graph +failed +0\/3 .*never/) f = \$1; else if (\$0 ~ / (measured|predicted) /) last = \$1 } END { exit !(f > last && last > 0) }" "$T/out"' \
         "failed rows last: $(grep -E "^[0-9]+ .*(failed|opexp)" "$T/out" | head -3)"
+    # --compress and --fragments priced as the trainer counts them (one
+    # seed of each of the bandwidth-bound cell's schedules, moved to 16
+    # workers on 16 homes): each message at the bytes of dpsgd-train's
+    # bytes_sent (the CNN's 329,962 floats: 1,319,848 bytes, int8 335,118,
+    # int4 170,137, a quarter of int4 42,538), each row's time exactly
+    # steps x compute + its messages x their price + agreements, a
+    # fragment's all-reduce less its T = 1 inner step; int4 cheaper per
+    # message than int8, int8 than the whole array (fails if the
+    # compressed rows are priced at the whole array, as before)
+    mkdir -p "$T/cz/runs" "$T/cz/topo"
+    "$tg" platform --net home -n 16 -o "$T/cz/home16.xml" -q
+    "$tg" -n 16 -d 4 --seed 1 -q -o "$T/cz/topo/learned-s1.txt"
+    for r in local-H8 diloco-int8 diloco-int4 streaming choco-int4-H8; do
+        cp "data/bandwidth-bound/n256/runs/$r-lr0.01-s1.csv" "$T/cz/runs/"
+        python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); o["settings"]["workers"] = o["result"]["workers"] = 16; o["settings"]["topology"] = o["settings"]["topology"] and "learned-s1.txt"; json.dump(o, open(sys.argv[2], "w"))' "data/bandwidth-bound/n256/runs/$r-lr0.01-s1.json" "$T/cz/runs/$r-lr0.01-s1.json"
+    done
+    cp data/bandwidth-bound/n256/bench.txt "$T/cz/"
+    expect_ok "plan prices --compress and --fragments" "$tg" plan -n 16 --platform "$T/cz/home16.xml" --params 329962 --batch 4 --epochs 3 --target 0.7 --eval-every 8 --results "$T/cz" --json -q
+    check 'python3 -c "
+import json, sys
+o = json.load(open(sys.argv[1]))
+r = {x[\"setting\"]: x for x in o[\"rows\"] if x[\"basis\"] == \"measured\"}
+assert sorted(r) == [\"choco-int4-H8-lr0.01\", \"diloco-int4-lr0.01\", \"diloco-int8-lr0.01\", \"local-H8-lr0.01\", \"streaming-lr0.01\"], sorted(r)
+B = {k: x[\"message_bytes\"] for k, x in r.items()}
+assert B == {\"local-H8-lr0.01\": 1319848, \"diloco-int8-lr0.01\": 335118, \"diloco-int4-lr0.01\": 170137, \"streaming-lr0.01\": 170137, \"choco-int4-H8-lr0.01\": 170137}, B
+f = r[\"streaming-lr0.01\"]
+assert f[\"fragments\"] == \"4:1\" and f[\"fragment_bytes\"] == 42538 and f[\"compress\"] == \"int4\" and \" --compress int4 --fragments 4:1 \" in f[\"dpsgd_train\"], f
+ms = {k: x[\"ms_per_communication\"] for k, x in r.items()}
+assert ms[\"diloco-int4-lr0.01\"] < ms[\"diloco-int8-lr0.01\"] < ms[\"local-H8-lr0.01\"], ms
+assert 0 < f[\"ms_per_fragment\"] < ms[\"diloco-int4-lr0.01\"], f
+full = [x for x in o[\"rows\"] if x[\"schedule\"] == \"D-PSGD, learned graph\"][0]
+assert ms[\"choco-int4-H8-lr0.01\"] < full[\"ms_per_communication\"] / 2, (ms, full)
+ag = o[\"ms_per_agreement\"] / 1e3
+def frags(H, P, k):
+    return sum(k // H if (p + 1) * H // P % H == 0 else ((k - (p + 1) * H // P % H) // H + 1 if k >= (p + 1) * H // P % H else 0) for p in range(P))
+for k, x in r.items():
+    n, t = x[\"steps_to_target\"], x[\"compute_s_per_step\"]
+    assert x[\"seeds\"] == 1 and n == int(n), x
+    n = int(n)
+    want = n * t + x[\"agreements_to_target\"] * ag
+    if k == \"streaming-lr0.01\":
+        want += frags(8, 4, n) * max(0, x[\"ms_per_fragment\"] / 1e3 - t)
+    else:
+        want += n // 8 * x[\"ms_per_communication\"] / 1e3
+    assert abs(x[\"seconds_to_target\"] - want) <= 1e-9 * want, (k, x[\"seconds_to_target\"], want)
+" "$T/out"' "--compress and --fragments priced: $(head -c 600 "$T/out")"
+    # --compress C and --fragments P[:T] add the grid's forms the trainer
+    # accepts, with their run lines; the others are named with the
+    # trainer's refusal, and a form no schedule accepts is refused
+    expect_ok "plan --compress int4 --fragments 4:1" "$tg" plan -n 16 --net wan --compress int4 --fragments 4:1 -q
+    check 'grep -qE "^[0-9]+ +DiLoCo H=4, int4, fragments 4:1 " "$T/out" && grep -qE "^[0-9]+ +DiLoCo H=16, int4, fragments 4:1 " "$T/out" && grep -qE "^[0-9]+ +local SGD H=2, int4 " "$T/out" && grep -qE "^[0-9]+ +D-PSGD, learned graph, int4 " "$T/out" && grep -qE "run: .*--average-every 4 --local-after [0-9]+ --outer nesterov:0.7,0.9 --compress int4 --fragments 4:1 " "$T/out" && ! grep -qE "^[0-9]+ +(D\^2|GT|all-reduce every step|D-PSGD, opexp graph)[^ ]*.*int4" "$T/out" && grep -q "^# not ranked: .*--compress int4 is for --algorithm dpsgd (CHOCO-SGD) and for local SGD / DiLoCo (--mode allreduce); not for --algorithm d2" "$T/out"' \
+        "plan --compress --fragments rows: $(grep -E "^[0-9]+ .*(int4|fragments)" "$T/out" | head -5)"
+    expect_fail 2 "^topogen: plan: --fragments 32: at most H = --average-every = 16 fragments" "plan --fragments above every H" "$tg" plan -n 16 --net wan --fragments 32
+    expect_fail 2 "^topogen: plan: --compress: 'int3' is not none, int8, int4 or topk:F" "plan --compress int3" "$tg" plan -n 16 --net wan --compress int3
+    expect_fail 2 "^topogen: plan: --fragments: '4:x' is not P or P:T" "plan --fragments 4:x" "$tg" plan -n 16 --net wan --fragments 4:x
+    expect_fail 2 "^topogen: --compress: only 'topogen plan' takes it" "--compress outside plan" "$tg" -n 16 --compress int4 -o "$T/x.txt"
     expect_fail 2 "^topogen: --eval-every: expected a positive integer" "plan --eval-every 0" "$tg" plan -n 16 --net wan --eval-every 0
     expect_fail 2 "^topogen: --eval-every: only 'topogen plan' takes it" "--eval-every outside plan" "$tg" -n 16 --eval-every 4 -o "$T/x.txt"
     expect_fail 2 "^topogen: --eval-every: not a flag of 'topogen eval'" "eval --eval-every" "$tg" eval "$T/x.txt" --eval-every 4

@@ -1,7 +1,8 @@
 /* fuzz_util.h: shared by the libFuzzer harnesses of tests/fuzz/. The
  * readers under test take paths, so each input is written to a file in a
  * private temporary directory made once per process (under /dev/shm when
- * it exists: no disk traffic at thousands of runs per second). */
+ * it exists: no disk traffic at thousands of runs per second); and the
+ * round trip of the topology harnesses. */
 #ifndef FUZZ_UTIL_H
 #define FUZZ_UTIL_H
 
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cm_topo.h"
 
 static char fuzz_dir[256];
 
@@ -38,6 +41,29 @@ static void fuzz_put(const char *name, const uint8_t *d, size_t n,
     FILE *f = fopen(path, "wb");
     if (!f || (n && fwrite(d, 1, n, f) != n) || fclose(f) != 0)
         abort();
+}
+
+/* Writes t with cm_topo_write to DIR/back.txt ("n=" in its note keeps the
+ * numbering 0-based and n exact) and reads it back with cm_topo_read:
+ * abort() (a finding) unless it gives the same n, m, edges and weights. */
+static inline void fuzz_topo_round_trip(const cm_topo *t)
+{
+    char back[512], note[64];
+    cm_topo u;
+    cm_topo_init(&u);
+    snprintf(back, sizeof back, "%s/back.txt", fuzz_scratch());
+    snprintf(note, sizeof note, "fuzz round-trip n=%zu", t->n);
+    FILE *f = fopen(back, "w");
+    if (!f || cm_topo_write(t, f, note) != CM_OK || fclose(f))
+        abort();
+    if (cm_topo_read(&u, back) != CM_OK || u.n != t->n ||
+        u.m != t->m || (t->ew == NULL) != (u.ew == NULL))
+        abort();
+    for (size_t k = 0; k < t->m; k++)
+        if (u.ei[k] != t->ei[k] || u.ej[k] != t->ej[k] ||
+            (t->ew && u.ew[k] != t->ew[k]))
+            abort();
+    cm_topo_destroy(&u);
 }
 
 #endif

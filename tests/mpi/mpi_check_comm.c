@@ -11,17 +11,8 @@
 
 #include "cm_mixing.h"
 #include "dt_comm.h"
-
-/* Reads and validates a topology file, as dpsgd-train does. */
-static cm_status load_topo(cm_topo *t, const char *path)
-{
-    cm_status st = cm_topo_read(t, path);
-    if (st == CM_OK)
-        st = cm_topo_validate(t, path);
-    if (st != CM_OK)
-        cm_topo_destroy(t);
-    return st;
-}
+#include "check_files.h"
+#include "mpi_run.h"
 
 /* Rank 0's last-error message, broadcast, must equal this rank's. */
 static void assert_same_message(const dt_comm *c)
@@ -111,22 +102,7 @@ START_TEST(test_agree)
 }
 END_TEST
 
-/* Rank 0 writes text to a fresh file; every rank gets its path. */
-static void shared_file(const dt_comm *w, const char *text, char *path,
-                        size_t n)
-{
-    memset(path, 0, n);
-    if (dt_comm_rank(w) == 0) {
-        snprintf(path, n, "/tmp/mpi_check_comm_XXXXXX");
-        int fd = mkstemp(path);
-        ck_assert_int_ge(fd, 0);
-        FILE *fp = fdopen(fd, "w");
-        ck_assert_ptr_nonnull(fp);
-        fputs(text, fp);
-        ck_assert_int_eq(fclose(fp), 0);
-    }
-    ck_assert_int_eq(dt_comm_bcast(w, path, n, 0), CM_OK);
-}
+#define TMPL "/tmp/mpi_check_comm_XXXXXX" /* shared files */
 
 START_TEST(test_bad_topology_all_ranks)
 {
@@ -145,7 +121,7 @@ START_TEST(test_bad_topology_all_ranks)
     dt_comm *w = dt_comm_world();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char path[64];
-        shared_file(w, cases[c].text, path, sizeof path);
+        mpi_shared_file(w, TMPL, cases[c].text, path, sizeof path);
         cm_topo t;
         cm_topo_init(&t);
         cm_status s = dt_comm_agree(w, load_topo(&t, path));
@@ -156,14 +132,12 @@ START_TEST(test_bad_topology_all_ranks)
                       "case %zu: %s", c, cm_last_error());
         assert_same_message(w);
         cm_topo_destroy(&t);
-        ck_assert_int_eq(dt_comm_barrier(w), CM_OK);
-        if (dt_comm_rank(w) == 0)
-            unlink(path);
+        mpi_remove_shared(w, path);
     }
     /* A failure seen by one rank only (its copy of the file is missing). */
     const size_t last = dt_comm_size(w) - 1;
     char path[64];
-    shared_file(w, "0 1\n1 2\n", path, sizeof path);
+    mpi_shared_file(w, TMPL, "0 1\n1 2\n", path, sizeof path);
     const char *mine = dt_comm_rank(w) == last ? "/nonexistent/g.txt" : path;
     cm_topo t;
     cm_topo_init(&t);
@@ -172,9 +146,7 @@ START_TEST(test_bad_topology_all_ranks)
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "/nonexistent/g.txt"));
     assert_same_message(w);
     cm_topo_destroy(&t);
-    ck_assert_int_eq(dt_comm_barrier(w), CM_OK);
-    if (dt_comm_rank(w) == 0)
-        unlink(path);
+    mpi_remove_shared(w, path);
 }
 END_TEST
 

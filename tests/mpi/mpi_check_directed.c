@@ -22,6 +22,7 @@
 #include "cm_topo.h"
 #include "dt_comm.h"
 #include "dt_gossip.h"
+#include "mpi_run.h"
 
 #define LEN 64 /* floats per worker array */
 
@@ -129,8 +130,7 @@ START_TEST(test_same_as_serial_for_any_p)
                                   mean drift beyond 1e-6 */
     for (size_t P = 1; P <= maxp; P++)
         for (int rr = 0; rr < 2; rr++) { /* block, round-robin */
-            dt_comm *c = NULL;
-            ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
+            dt_comm *c = mpi_first_ranks(w, P);
             if (!c)
                 continue;
             for (size_t j = 0; j < n; j++)

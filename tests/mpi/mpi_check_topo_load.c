@@ -18,30 +18,9 @@
 #include "cm_topo_seq.h"
 #include "dt_comm.h"
 #include "dt_topo_load.h"
+#include "mpi_run.h"
 
-/* Rank 0 writes text to a fresh file; every rank gets its path. */
-static void shared_file(const dt_comm *w, const char *text, char *path,
-                        size_t n)
-{
-    memset(path, 0, n);
-    if (dt_comm_rank(w) == 0) {
-        snprintf(path, n, "/tmp/mpi_check_topo_load_XXXXXX");
-        int fd = mkstemp(path);
-        ck_assert_int_ge(fd, 0);
-        FILE *fp = fdopen(fd, "w");
-        ck_assert_ptr_nonnull(fp);
-        fputs(text, fp);
-        ck_assert_int_eq(fclose(fp), 0);
-    }
-    ck_assert_int_eq(dt_comm_bcast(w, path, n, 0), CM_OK);
-}
-
-static void remove_shared(const dt_comm *w, const char *path)
-{
-    ck_assert_int_eq(dt_comm_barrier(w), CM_OK);
-    if (dt_comm_rank(w) == 0)
-        unlink(path);
-}
+#define TMPL "/tmp/mpi_check_topo_load_XXXXXX" /* shared files */
 
 /* Rank 0's bytes, broadcast, must equal this rank's. */
 static void assert_same_bytes(const dt_comm *c, const void *mine, size_t n)
@@ -93,7 +72,7 @@ START_TEST(test_invalid_fails_everywhere)
     dt_comm *w = dt_comm_world();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char path[64];
-        shared_file(w, cases[c].text, path, sizeof path);
+        mpi_shared_file(w, TMPL, cases[c].text, path, sizeof path);
         cm_topo_seq s;
         cm_topo_seq_init(&s);
         int ob = 7;
@@ -110,14 +89,14 @@ START_TEST(test_invalid_fails_everywhere)
         ck_assert_uint_eq(s.period, 0); /* left empty on every rank */
         ck_assert_double_eq(slem, -1.0);
         cm_topo_seq_destroy(&s);
-        remove_shared(w, path);
+        mpi_remove_shared(w, path);
     }
     /* beyond the dense limit a 5000-node ring is validated by the sparse
      * path (src/cm_shiftinv.c: it used to be refused, "limited to 4096"):
      * every rank gets rank 0's SLEM of the Laplacian weights, the closed
      * form (lambda_n - lambda_2) / (lambda_n + lambda_2) to 1e-9 */
     char path[64];
-    shared_file(w, big, path, sizeof path);
+    mpi_shared_file(w, TMPL, big, path, sizeof path);
     cm_topo_seq s;
     cm_topo_seq_init(&s);
     int ob = 7;
@@ -128,7 +107,7 @@ START_TEST(test_invalid_fails_everywhere)
     ck_assert_msg(fabs(slem - (ln - l2) / (ln + l2)) <= 1e-9,
                   "5000-ring slem %.15f", slem);
     cm_topo_seq_destroy(&s);
-    remove_shared(w, path);
+    mpi_remove_shared(w, path);
     free(big);
 }
 END_TEST
@@ -140,8 +119,8 @@ START_TEST(test_file_differs_between_ranks)
     if (last == 0)
         return; /* needs two ranks; the suite runs under -np 4 */
     char a[64], b[64];
-    shared_file(w, "0 1\n1 2\n2 0\n", a, sizeof a);
-    shared_file(w, "0 1\n1 2\n2 3\n3 0\n", b, sizeof b);
+    mpi_shared_file(w, TMPL, "0 1\n1 2\n2 0\n", a, sizeof a);
+    mpi_shared_file(w, TMPL, "0 1\n1 2\n2 3\n3 0\n", b, sizeof b);
     cm_topo_seq s;
     cm_topo_seq_init(&s);
     int ob;
@@ -159,8 +138,8 @@ START_TEST(test_file_differs_between_ranks)
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "/nonexistent/t.txt"));
     assert_same_message(w);
     cm_topo_seq_destroy(&s);
-    remove_shared(w, a);
-    remove_shared(w, b);
+    mpi_remove_shared(w, a);
+    mpi_remove_shared(w, b);
 }
 END_TEST
 
@@ -171,7 +150,7 @@ static void check_valid(const char *text, cm_weight_rule rule, int replace)
 {
     dt_comm *w = dt_comm_world();
     char path[64];
-    shared_file(w, text, path, sizeof path);
+    mpi_shared_file(w, TMPL, text, path, sizeof path);
     cm_topo_seq s, ref;
     cm_topo_seq_init(&s);
     cm_topo_seq_init(&ref);
@@ -202,7 +181,7 @@ static void check_valid(const char *text, cm_weight_rule rule, int replace)
     }
     cm_topo_seq_destroy(&ref);
     cm_topo_seq_destroy(&s);
-    remove_shared(w, path);
+    mpi_remove_shared(w, path);
 }
 
 START_TEST(test_valid_same_everywhere)

@@ -1,10 +1,12 @@
 /* mpi_run.h: what the MPI suites (tests/mpi/mpi_check_*.c) share: the small
- * synthetic-data configuration of the D-PSGD suites, run a
+ * synthetic-data configuration of the D-PSGD suites, the communicator of
+ * the first P ranks, a file rank 0 writes for every rank, run a
  * configuration on the first P ranks of the world and hand every rank
  * rank 0's outcome, check that a run checkpointed, stopped and resumed on
  * another number of ranks equals an uninterrupted one, and remove a
- * directory on rank 0. Header-only (static inline), so that the Makefile's
- * rule "one tests/mpi/mpi_check_X.c, one suite" needs no extra source.
+ * directory on rank 0. Header-only (static inline), so that the
+ * Makefile's rule "one tests/mpi/mpi_check_X.c, one suite" needs no extra
+ * source.
  *
  * Every value a test asserts on is broadcast from rank 0 first, so a
  * failing assertion fails on every rank and no rank is left waiting in a
@@ -15,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <check.h>
 
@@ -75,14 +78,24 @@ typedef struct {
     double round_model_s; /* --net: modelled seconds of a round */
 } mpi_outcome;
 
+/* The communicator of the first P ranks of w (dt_comm_split), NULL on
+ * the others: the any-P tests run the same code on 1, 2, ... ranks inside
+ * one mpirun. Collective over w (every rank calls it with the same P);
+ * the caller frees it with dt_comm_free. */
+static inline dt_comm *mpi_first_ranks(dt_comm *w, size_t P)
+{
+    dt_comm *c = NULL;
+    ck_assert_int_eq(dt_comm_split(w, dt_comm_rank(w) < P ? 0 : -1, &c),
+                     CM_OK);
+    return c;
+}
+
 /* Runs cfg on the first P ranks of the world (a sub-communicator; the
  * other ranks wait in the broadcast); every rank gets rank 0's outcome.
  * Collective over the world. */
 static inline mpi_outcome mpi_run_on(size_t P, const dt_config *cfg)
 {
-    dt_comm *w = dt_comm_world(), *c = NULL;
-    size_t rank = dt_comm_rank(w);
-    ck_assert_int_eq(dt_comm_split(w, rank < P ? 0 : -1, &c), CM_OK);
+    dt_comm *w = dt_comm_world(), *c = mpi_first_ranks(w, P);
     mpi_outcome o = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (c) {
         dt_dpsgd_result res;
@@ -141,6 +154,35 @@ static inline void mpi_cube_file(char *path, size_t n, const char *stem)
     snprintf(path, n, "%s%d.txt", stem, (int)getpid());
     ck_assert_int_eq(cm_topo_save(&t, path, "cube"), CM_OK);
     cm_topo_destroy(&t);
+}
+
+/* Rank 0 writes text to a fresh file made from the mkstemp template
+ * tmpl (e.g. "/tmp/mpi_check_comm_XXXXXX") into path (n bytes); every
+ * rank of w gets its path. Collective over w; mpi_remove_shared removes
+ * it. */
+static inline void mpi_shared_file(const dt_comm *w, const char *tmpl,
+                                   const char *text, char *path, size_t n)
+{
+    memset(path, 0, n);
+    if (dt_comm_rank(w) == 0) {
+        snprintf(path, n, "%s", tmpl);
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        FILE *fp = fdopen(fd, "w");
+        ck_assert_ptr_nonnull(fp);
+        fputs(text, fp);
+        ck_assert_int_eq(fclose(fp), 0);
+    }
+    ck_assert_int_eq(dt_comm_bcast(w, path, n, 0), CM_OK);
+}
+
+/* Removes path on rank 0 once every rank of w is past it (a barrier).
+ * Collective over w. */
+static inline void mpi_remove_shared(const dt_comm *w, const char *path)
+{
+    ck_assert_int_eq(dt_comm_barrier(w), CM_OK);
+    if (dt_comm_rank(w) == 0)
+        unlink(path);
 }
 
 /* `rm -rf dir` on rank 0 (dir is a test's own /tmp path, no quoting). */

@@ -152,6 +152,7 @@ def free_port():
 
 
 def main():
+    torch.set_num_threads(1)  # no thread pool in the parent: it forks
     bin_, tmp = sys.argv[1], sys.argv[2]
     port = int(sys.argv[3]) if len(sys.argv) > 3 else free_port()
     top = lambda *a: subprocess.run(
@@ -173,7 +174,10 @@ def main():
              ("directed file (exp-directed)", dfile, 1),
              ("directed ring (duck-typed W)", Directed(), 1)]
     os.makedirs(os.path.join(tmp, "overlap"), exist_ok=True)
-    mp.spawn(worker, args=(files, port, tmp), nprocs=N, join=True)
+    # forked, not spawned: the workers inherit torch, imported once (a
+    # spawned worker imports it again: 2 CPU-s each)
+    mp.start_processes(worker, args=(files, port, tmp), nprocs=N, join=True,
+                       start_method="fork")
     errs = [l for r in range(N) for l in
             open(os.path.join(tmp, "w%d" % r)).read().splitlines() if l]
     errs += ["check_overlap: " + f for f in

@@ -278,12 +278,16 @@ def worker(rank, port, out):
 
 
 def main():
+    torch.set_num_threads(1)  # no thread pool in the parent: it forks
     out = os.path.join(TMP, "res")
     os.makedirs(out, exist_ok=True)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    mp.spawn(worker, args=(port, out), nprocs=N, join=True)
+    # forked, not spawned: the workers inherit torch, imported once (a
+    # spawned worker imports it again: 2 CPU-s each)
+    mp.start_processes(worker, args=(port, out), nprocs=N, join=True,
+                       start_method="fork")
     rs = [torch.load(os.path.join(out, "r%d.pt" % r)) for r in range(N)]
     fails = passes = 0
 

@@ -289,12 +289,16 @@ def worker(rank, port, f, out):
 
 
 def main():
+    torch.set_num_threads(1)  # no thread pool in the parent: it forks
     f = files()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     out = os.path.join(TMP, "res.pt")
-    mp.spawn(worker, args=(port, f, out), nprocs=N, join=True)
+    # forked, not spawned: the workers inherit torch, imported once (a
+    # spawned worker imports it again: 2 CPU-s each)
+    mp.start_processes(worker, args=(port, f, out), nprocs=N, join=True,
+                       start_method="fork")
     r = torch.load(out)
     failed = []
 

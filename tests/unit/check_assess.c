@@ -5,7 +5,9 @@
  * interval covering them, runs that never reached the target as lower
  * bounds, and the experiment reader on a scratch folder
  * (a run read, a corrupt CSV and a folder without runs refused with the
- * file named). */
+ * file named); the message bytes of --compress and --fragments and the
+ * count of fragment all-reduces against the trainer's own functions
+ * (train/core/dt_compress.c, dt_frag.c), and the trainer's refusals. */
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +19,8 @@
 #include <check.h>
 
 #include "cm_status.h"
+#include "dt_compress.h"
+#include "dt_frag.h"
 #include "ta_model.h"
 #include "ta_plan.h"
 #include "ta_runs.h"
@@ -457,6 +461,150 @@ START_TEST(test_reader)
 }
 END_TEST
 
+/* --compress: the bytes of one message are the trainer's count
+ * (dt_compress_bytes), codes and scales; --fragments: the longest
+ * fragment (dt_frag_range) */
+START_TEST(test_msg_bytes)
+{
+    static const char *const C[] = {"none", "int8", "int4", "topk:0.01",
+                                    "topk:0.5"};
+    static const size_t N[] = {1, 255, 256, 257, 61706, 329962, 329963};
+    for (size_t c = 0; c < 5; c++)
+        for (size_t k = 0; k < 7; k++) {
+            dt_compress dc;
+            ck_assert_int_eq(dt_compress_parse(C[c], &dc), CM_OK);
+            ta_sched s = sched(TA_ALG_DILOCO, "-", 8);
+            ck_assert_int_eq(ta_sched_parse_compress(C[c], &s.compress),
+                             CM_OK);
+            ck_assert_msg(ta_sched_msg_bytes(&s, (double)N[k]) ==
+                              dt_compress_bytes(&dc, N[k]),
+                          "%s n %zu: %g, the trainer %g", C[c], N[k],
+                          ta_sched_msg_bytes(&s, (double)N[k]),
+                          dt_compress_bytes(&dc, N[k]));
+            for (size_t P = 1; P <= 9; P++) {
+                size_t lo, hi, most = 0;
+                for (size_t p = 0; p < P; p++) {
+                    dt_frag_range(N[k], P, p, &lo, &hi);
+                    most = hi - lo > most ? hi - lo : most;
+                }
+                s.frag_p = P;
+                ck_assert_double_eq(ta_sched_frag_floats(&s, (double)N[k]),
+                                    (double)most);
+            }
+        }
+    /* the CNN (329,962 floats), as data/bandwidth-bound/n256 prices it */
+    ta_sched s = sched(TA_ALG_DILOCO, "-", 8);
+    ck_assert_double_eq(ta_sched_msg_bytes(&s, 329962), 1319848);
+    s.compress = TA_COMPRESS_INT8;
+    ck_assert_double_eq(ta_sched_msg_bytes(&s, 329962), 335118);
+    s.compress = TA_COMPRESS_INT4;
+    ck_assert_double_eq(ta_sched_msg_bytes(&s, 329962), 170137);
+    s.frag_p = 4;
+    ck_assert_double_eq(ta_sched_msg_bytes(&s, ta_sched_frag_floats(&s,
+                                                                    329962)),
+                        42538);
+    double v;
+    ck_assert_int_eq(ta_sched_parse_compress("int3", &v), CM_EINVAL);
+    ck_assert_str_eq(cm_last_error(), "--compress: 'int3' is not none, int8, "
+                     "int4 or topk:F (F in (0, 1], e.g. topk:0.01)");
+    size_t P, T;
+    ck_assert_int_eq(ta_sched_parse_frags("4:1", &P, &T), CM_OK);
+    ck_assert(P == 4 && T == 1);
+    ck_assert_int_eq(ta_sched_parse_frags("0", &P, &T), CM_EINVAL);
+    ck_assert_int_eq(ta_sched_parse_frags("4:x", &P, &T), CM_EINVAL);
+    ck_assert_msg(strstr(cm_last_error(), "--fragments: '4:x' is not P or "
+                         "P:T"), "%s", cm_last_error());
+    cm_error_clear();
+}
+END_TEST
+
+/* fragment all-reduces up to a step: the trainer's count (dt_frag_syncs),
+ * the warm-up's whole-array averages (parameters, compressed; momentum,
+ * not) apart */
+START_TEST(test_frag_counts)
+{
+    for (size_t H = 1; H <= 16; H++)
+        for (size_t P = 1; P <= H; P++)
+            for (size_t L = 0; L <= 9; L += 9)
+                for (size_t N = 0; N <= 70; N += 3) {
+                    ta_sched s = sched(TA_ALG_DILOCO, "-", H);
+                    s.local_after = L;
+                    s.frag_p = P;
+                    s.frag_t = P == 1 ? 1 : 0; /* 1:1 is fragments too */
+                    ta_comms c;
+                    ta_plan_comm_counts(&s, (double)N, &c);
+                    size_t warm = H > 1 ? (L < N ? L : N) : 0;
+                    double want = (double)dt_frag_syncs(H, H > 1 ? L : 0,
+                                                        P, N);
+                    ck_assert_msg(c.frag == want && c.msg == (double)warm &&
+                                      c.full == (double)warm && c.exact == 0,
+                                  "H %zu P %zu L %zu N %zu: frag %g (the "
+                                  "trainer %g), msg %g, full %g", H, P, L, N,
+                                  c.frag, want, c.msg, c.full);
+                }
+    /* without fragments the parameters' averages are the messages and the
+     * momentum's the full arrays: local SGD H = 4 after 2 warm-up steps,
+     * 10 steps: 2 + 2 averages, 2 momentum averages */
+    ta_sched s = sched(TA_ALG_LOCAL, "-", 4);
+    s.local_after = 2;
+    s.compress = TA_COMPRESS_INT4;
+    ta_comms c;
+    ta_plan_comm_counts(&s, 10, &c);
+    ck_assert(c.msg == 4 && c.full == 2 && c.frag == 0 && c.exact == 0);
+}
+END_TEST
+
+/* the combinations dpsgd-train refuses, in its words */
+START_TEST(test_refused)
+{
+    char why[400];
+    ta_sched s = sched(TA_ALG_D2, "random", 1);
+    s.compress = TA_COMPRESS_INT4;
+    ck_assert(ta_sched_refused(&s, why, sizeof why));
+    ck_assert_str_eq(why, "--compress int4 is for --algorithm dpsgd "
+                     "(CHOCO-SGD) and for local SGD / DiLoCo (--mode "
+                     "allreduce); not for --algorithm d2");
+    s.alg = TA_ALG_DPSGD; /* CHOCO-SGD */
+    ck_assert(!ta_sched_refused(&s, why, sizeof why));
+    snprintf(s.graph, sizeof s.graph, "opexp");
+    ck_assert(ta_sched_refused(&s, why, sizeof why));
+    ck_assert_msg(strstr(why, "time-varying"), "%s", why);
+    s = sched(TA_ALG_DPSGD, "random", 1);
+    s.compress = TA_COMPRESS_INT8;
+    s.global_every = 4;
+    ck_assert(ta_sched_refused(&s, why, sizeof why));
+    ck_assert_msg(strstr(why, "--compress int8 with --global-every"), "%s",
+                  why);
+    s = sched(TA_ALG_ALLREDUCE, "-", 1);
+    s.compress = TA_COMPRESS_INT8;
+    ck_assert(ta_sched_refused(&s, why, sizeof why));
+    ck_assert_msg(strstr(why, "(the gradient all-reduce of H = 1 is not "
+                         "compressed)"), "%s", why);
+    s = sched(TA_ALG_LOCAL, "-", 8);
+    s.compress = TA_COMPRESS_INT4;
+    ck_assert(!ta_sched_refused(&s, why, sizeof why));
+    s.frag_p = 4;
+    ck_assert(ta_sched_refused(&s, why, sizeof why));
+    ck_assert_str_eq(why, "--fragments 4 is Streaming DiLoCo's: it needs "
+                     "--mode allreduce and --outer sgd:LR or "
+                     "nesterov:LR,MOM (DiLoCo)");
+    s.alg = TA_ALG_DILOCO;
+    s.frag_t = 2;
+    ck_assert(!ta_sched_refused(&s, why, sizeof why)); /* T P = H */
+    s.frag_t = 3;
+    ck_assert(ta_sched_refused(&s, why, sizeof why));
+    ck_assert_str_eq(why, "--fragments 4:3: the overlap T = 3 must be at "
+                     "most H / P = 8 / 4 (one fragment in flight at a "
+                     "time)");
+    s.frag_p = 16;
+    s.frag_t = 0;
+    ck_assert(ta_sched_refused(&s, why, sizeof why));
+    ck_assert_str_eq(why, "--fragments 16: at most H = --average-every = 8 "
+                     "fragments (each starts at its own step of the H-step "
+                     "period)");
+}
+END_TEST
+
 Suite *assess_suite(void)
 {
     Suite *s = suite_create("assess");
@@ -469,6 +617,9 @@ Suite *assess_suite(void)
     tcase_add_test(tc, test_fit_recovers);
     tcase_add_test(tc, test_fit_censored);
     tcase_add_test(tc, test_reader);
+    tcase_add_test(tc, test_msg_bytes);
+    tcase_add_test(tc, test_frag_counts);
+    tcase_add_test(tc, test_refused);
     suite_add_tcase(s, tc);
     return s;
 }

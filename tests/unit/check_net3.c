@@ -17,6 +17,8 @@
 #include "cm_place.h"
 #include "cm_platform.h"
 #include "cm_topo.h"
+#include "check_graphs.h"
+#include "check_netspec.h"
 
 #define TOL 1e-12
 
@@ -52,9 +54,7 @@ END_TEST
 
 START_TEST(test_parse_sites_errors)
 {
-    static const struct {
-        const char *spec, *msg;
-    } bad[] = {
+    static const net_bad_spec bad[] = {
         {"site=50ms,12.5MB/s", "site=ALPHA,BETA needs sites=S"},
         {"inter=1ms,1MB/s;sites=2", "sites=S needs site=ALPHA,BETA"},
         {"site=50ms,1MB/s;sites=0", "'sites=0' is not sites=S"},
@@ -68,13 +68,7 @@ START_TEST(test_parse_sites_errors)
         {"site=50ms,0MB/s;sites=2", "bandwidth '0MB/s' is not a rate > 0"},
         {"sitex=50ms,1MB/s;sites=2", "'sitex=50ms,1MB/s' is not"},
     };
-    cm_net n;
-    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        ck_assert_int_eq(cm_net_parse(bad[k].spec, &n), CM_EINVAL);
-        ck_assert_msg(strstr(cm_last_error(), bad[k].msg) &&
-                      strstr(cm_last_error(), "--net"),
-                      "'%s': %s", bad[k].spec, cm_last_error());
-    }
+    net_refuses(bad, sizeof bad / sizeof *bad);
 }
 END_TEST
 
@@ -97,17 +91,6 @@ START_TEST(test_site_of)
 }
 END_TEST
 
-static void ring_topo(cm_topo *t, size_t n)
-{
-    size_t ei[64], ej[64];
-    for (size_t i = 0; i < n; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % n;
-    }
-    cm_topo_init(t);
-    ck_assert_int_eq(cm_topo_from_edges(t, n, n, ei, ej), CM_OK);
-}
-
 /* A ring of 8 workers, one per rank, on 4 hosts of 2 ranks, 2 sites of 2
  * hosts (ranks 0-3 site 0, 4-7 site 1). Every host sends 2 arrays to
  * other hosts and receives 2 (L_h = 2 B / beta_1 = 2 s), every site 2 to
@@ -117,7 +100,8 @@ static void ring_topo(cm_topo *t, size_t n)
 START_TEST(test_round_hand)
 {
     cm_topo t;
-    ring_topo(&t, 8);
+    cm_topo_init(&t);
+    ring(&t, 8);
     size_t host[8] = {0, 0, 1, 1, 2, 2, 3, 3}, ro[8], worst = 99;
     for (size_t i = 0; i < 8; i++)
         ro[i] = i;
@@ -301,20 +285,57 @@ END_TEST
 /* topogen platform --net sites:2 -n 8: 2 sites of 4 hosts, read into the
  * three levels (inter = two access links of 12.5 us at 3 GB/s, site =
  * those and two uplinks of 25 ms at 12.5 MB/s); intra keeps the preset. */
+/* cm_net_eval_placement_sizes (one placement, its round at several sizes)
+ * == cm_net_eval_placement at each size, on two levels and one, with
+ * hosts of several workers and of one (every part a single node: the
+ * placement keeps the first partitioner's) */
+START_TEST(test_placement_sizes)
+{
+    const double B[3] = {1e3, 246824, 4e6};
+    const size_t Hs[] = {4, 24};
+    const char *nets[] = {"intra=25us,3GB/s;inter=50ms,12.5MB/s", "wan"};
+    for (unsigned seed = 1; seed <= 2; seed++) {
+        cm_topo t;
+        chord_topo(&t, 24, seed);
+        for (size_t w = 0; w < 2; w++) {
+            cm_net net;
+            ck_assert_int_eq(cm_net_parse(nets[w], &net), CM_OK);
+            for (size_t k = 0; k < 2; k++)
+                for (int kind = 0; kind < 2; kind++) {
+                    cm_net_eval many[3], one;
+                    ck_assert_int_eq(cm_net_eval_placement_sizes(&net, &t, 24,
+                                         Hs[k], (cm_place_kind)kind, 3, B,
+                                         many), CM_OK);
+                    for (size_t b = 0; b < 3; b++) {
+                        ck_assert_int_eq(cm_net_eval_placement(&net, &t, 24,
+                                             Hs[k], (cm_place_kind)kind, B[b],
+                                             &one), CM_OK);
+                        ck_assert_msg(many[b].round_s == one.round_s &&
+                                      many[b].worst == one.worst &&
+                                      !memcmp(&many[b].st, &one.st,
+                                              sizeof one.st),
+                                      "%s H %zu kind %d %.0f B: %.17g %.17g",
+                                      nets[w], Hs[k], kind, B[b],
+                                      many[b].round_s, one.round_s);
+                    }
+                    ck_assert(many[0].round_s < many[2].round_s);
+                }
+        }
+        cm_topo_destroy(&t);
+    }
+}
+END_TEST
+
 START_TEST(test_platform_sites)
 {
     char path[] = "/tmp/check_net3_XXXXXX.xml";
-    int fd = mkstemps(path, 4);
-    ck_assert_int_ge(fd, 0);
-    FILE *fp = fdopen(fd, "w");
+    FILE *fp = net_tmp_xml(path);
     cm_platform_spec sp;
     ck_assert_int_eq(cm_platform_parse("sites:2", "--net", &sp), CM_OK);
     ck_assert_int_eq(cm_platform_write(fp, &sp, 8, 1), CM_OK);
     fclose(fp);
     cm_net n;
-    cm_status st = cm_net_parse_platform(path, &n);
-    unlink(path);
-    ck_assert_int_eq(st, CM_OK);
+    net_read_tmp(path, cm_net_parse_platform, &n);
     ck_assert_uint_eq(n.sites, 2);
     ck_assert_uint_eq(n.hosts, 0);
     ck_assert_double_eq_tol(n.alpha[0], 1e-6, TOL);
@@ -357,9 +378,7 @@ END_TEST
 START_TEST(test_platform_clusters)
 {
     char path[] = "/tmp/check_net3_XXXXXX.xml";
-    int fd = mkstemps(path, 4);
-    ck_assert_int_ge(fd, 0);
-    FILE *fp = fdopen(fd, "w");
+    FILE *fp = net_tmp_xml(path);
     fputs("<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
           " <zone id=\"w\" routing=\"Full\">\n"
           "  <cluster id=\"c0\" prefix=\"a\" suffix=\"\" radical=\"0-2\" "
@@ -373,9 +392,7 @@ START_TEST(test_platform_clusters)
           " </zone>\n</platform>\n", fp);
     fclose(fp);
     cm_net n;
-    cm_status st = cm_net_parse(path, &n);
-    unlink(path);
-    ck_assert_int_eq(st, CM_OK);
+    net_read_tmp(path, cm_net_parse, &n);
     ck_assert_uint_eq(n.sites, 2);
     ck_assert_uint_eq(n.site_hosts, 6);
     ck_assert_double_eq_tol(n.alpha[1], 100e-6, 1e-15);
@@ -395,6 +412,7 @@ Suite *net3_suite(void)
     tcase_add_test(tc, test_round_hand);
     tcase_add_test(tc, test_allreduce_hand);
     tcase_add_test(tc, test_two_level_exact);
+    tcase_add_test(tc, test_placement_sizes);
     tcase_add_test(tc, test_platform_sites);
     tcase_add_test(tc, test_platform_clusters);
     suite_add_tcase(s, tc);

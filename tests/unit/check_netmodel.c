@@ -13,6 +13,7 @@
 #include "cm_net.h"
 #include "cm_place.h"
 #include "cm_topo.h"
+#include "check_netspec.h"
 
 #define TOL 1e-12
 
@@ -60,9 +61,7 @@ END_TEST
 
 START_TEST(test_parse_errors)
 {
-    static const struct {
-        const char *spec, *msg;
-    } bad[] = {
+    static const net_bad_spec bad[] = {
         {"", "expected datacenter, wan"},
         {"fast", "'fast': not a preset (datacenter or wan)"},
         {"inter=1", "'inter=1' is not"},
@@ -79,13 +78,7 @@ START_TEST(test_parse_errors)
         {"inter=1s,inf", "bandwidth 'inf'"},
         {";", "expected datacenter"},
     };
-    cm_net n;
-    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        ck_assert_int_eq(cm_net_parse(bad[k].spec, &n), CM_EINVAL);
-        ck_assert_msg(strstr(cm_last_error(), bad[k].msg) &&
-                      strstr(cm_last_error(), "--net"),
-                      "'%s': %s", bad[k].spec, cm_last_error());
-    }
+    net_refuses(bad, sizeof bad / sizeof *bad);
 }
 END_TEST
 
@@ -584,9 +577,7 @@ END_TEST
 START_TEST(test_hosts_platform)
 {
     char path[] = "/tmp/check_netmodel_XXXXXX.xml";
-    int fd = mkstemps(path, 4);
-    ck_assert_int_ge(fd, 0);
-    FILE *fp = fdopen(fd, "w");
+    FILE *fp = net_tmp_xml(path);
     fputs("<?xml version='1.0'?>\n<platform version=\"4.1\">\n"
           " <zone id=\"z\" routing=\"Cluster\">\n"
           "  <host id=\"b\" speed=\"1Gf\"/>\n"
@@ -601,9 +592,7 @@ START_TEST(test_hosts_platform)
           " </zone>\n</platform>\n", fp);
     fclose(fp);
     cm_net n;
-    cm_status st = cm_net_parse(path, &n);
-    unlink(path);
-    ck_assert_int_eq(st, CM_OK);
+    net_read_tmp(path, cm_net_parse, &n);
     ck_assert_uint_eq(n.hosts, 2);
     ck_assert_double_eq_tol(n.lat_up[0], 0.03, TOL);   /* b, first */
     ck_assert_double_eq_tol(n.lat_down[0], 0.02, TOL);

@@ -11,6 +11,7 @@
 
 #include <check.h>
 
+#include "check_graphs.h"
 #include "cm_idlist.h"
 #include "cm_topo.h"
 #include "dt_ckpt.h"
@@ -40,21 +41,10 @@ START_TEST(idlist_parse_and_format)
 }
 END_TEST
 
-/* A ring 0-1-...-(n-1)-0. */
-static void ring(cm_topo *t, size_t n)
-{
-    size_t ei[64], ej[64];
-    for (size_t i = 0; i < n; i++) {
-        ei[i] = i;
-        ej[i] = (i + 1) % n;
-    }
-    cm_topo_init(t);
-    ck_assert_int_eq(cm_topo_from_edges(t, n, n, ei, ej), CM_OK);
-}
-
 START_TEST(repair_ring_stays_a_ring)
 {
     cm_topo t, r;
+    cm_topo_init(&t);
     ring(&t, 10);
     cm_topo_init(&r);
     const size_t rm[] = {2, 3, 7};
@@ -108,6 +98,7 @@ static void shards(dt_partition *p, size_t n)
 START_TEST(handoff_round_robin_to_neighbours)
 {
     cm_topo t;
+    cm_topo_init(&t);
     ring(&t, 6);
     dt_partition p;
     shards(&p, 6);
@@ -143,6 +134,7 @@ START_TEST(neighbours_file_round_trip)
     char dir[] = "/tmp/check_repair.XXXXXX", path[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     cm_topo t;
+    cm_topo_init(&t);
     ring(&t, 5);
     ck_assert_int_eq(dt_ckpt_neighbours_write(dir, 5, t.off, t.adj, 0xabcu),
                      CM_OK);

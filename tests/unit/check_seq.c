@@ -17,28 +17,18 @@
 #include <check.h>
 
 #include "check_blas.h"
+#include "check_files.h"
 
 #include "cm_mixing.h"
 #include "cm_topo_seq.h"
 #include "tg_eval.h"
 #include "tg_seq.h"
 
-/* Writes text to a fresh temporary file; returns its path (static). */
-static const char *temp_with(const char *text)
-{
-    static char path[64];
-    strcpy(path, "/tmp/check_seq_XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    size_t len = strlen(text);
-    ck_assert_int_eq((int)write(fd, text, len), (int)len);
-    close(fd);
-    return path;
-}
+#define TMPL "/tmp/check_seq_XXXXXX" /* tmp_text's files */
 
 static cm_status load_text(cm_topo_seq *s, const char *text)
 {
-    const char *p = temp_with(text);
+    const char *p = tmp_text(TMPL, text, strlen(text));
     cm_status st = cm_topo_seq_load(s, p, NULL);
     unlink(p);
     return st;

@@ -17,22 +17,14 @@
 
 #include "cm_topo.h"
 #include "cm_topo_seq.h"
+#include "check_files.h"
 
-static const char *tmp_with(const char *text, size_t len)
-{
-    static char path[64];
-    strcpy(path, "/tmp/check_doc_XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq((int)write(fd, text, len), (int)len);
-    close(fd);
-    return path;
-}
+#define TMPL "/tmp/check_doc_XXXXXX" /* tmp_text's files */
 
 /* Reads text as dpsgd-train and topogen eval do (cm_topo_seq_read_ex). */
 static cm_status read_seq(cm_topo_seq *s, const char *text)
 {
-    const char *p = tmp_with(text, strlen(text));
+    const char *p = tmp_text(TMPL, text, strlen(text));
     cm_topo_read_opts o = {.format = CM_FORMAT_AUTO, .base = CM_BASE_AUTO};
     cm_status st = cm_topo_seq_read_ex(s, p, &o);
     unlink(p);
@@ -222,7 +214,7 @@ START_TEST(test_size_limit_before_reading)
 {
     static const char *heads[] = {"0 1\n", HEAD, "graph [\n"};
     for (size_t k = 0; k < 3; k++) {
-        const char *p = tmp_with(heads[k], strlen(heads[k]));
+        const char *p = tmp_text(TMPL, heads[k], strlen(heads[k]));
         ck_assert_int_eq(truncate(p, (off_t)CM_TOPO_MAX_BYTES + 1), 0);
         cm_topo_seq s;
         cm_topo_seq_init(&s);

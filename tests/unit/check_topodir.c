@@ -14,23 +14,14 @@
 #include "cm_mixing.h"
 #include "cm_place.h"
 #include "cm_topo.h"
+#include "check_files.h"
 
-static const char *write_tmp(const char *text)
-{
-    static char path[64];
-    strcpy(path, "/tmp/check_topodir_XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    size_t len = strlen(text);
-    ck_assert_int_eq((int)write(fd, text, len), (int)len);
-    close(fd);
-    return path;
-}
+#define TMPL "/tmp/check_topodir_XXXXXX" /* tmp_text's files */
 
 /* Reads text as a file (and validates when asked). */
 static cm_status read_text(cm_topo *t, const char *text, int validate)
 {
-    const char *p = write_tmp(text);
+    const char *p = tmp_text(TMPL, text, strlen(text));
     cm_status st = cm_topo_read(t, p);
     if (st == CM_OK && validate)
         st = cm_topo_validate(t, p);

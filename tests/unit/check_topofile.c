@@ -10,36 +10,16 @@
 
 #include <check.h>
 
+#include "check_files.h"
 #include "check_graphs.h"
 
 #include "cm_mixing.h"
 
-/* Reads and validates a topology file, as dpsgd-train does. */
-static cm_status load_topo(cm_topo *t, const char *path)
-{
-    cm_status st = cm_topo_read(t, path);
-    if (st == CM_OK)
-        st = cm_topo_validate(t, path);
-    if (st != CM_OK)
-        cm_topo_destroy(t);
-    return st;
-}
-
-/* Writes text to a fresh temporary file; returns its path (static). */
-static const char *tmpfile_with(const char *text, size_t len)
-{
-    static char path[64];
-    strcpy(path, "/tmp/check_topo_XXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq((int)write(fd, text, len), (int)len);
-    close(fd);
-    return path;
-}
+#define TMPL "/tmp/check_topo_XXXXXX" /* tmp_text's files */
 
 static cm_status read_text(cm_topo *t, const char *text)
 {
-    const char *p = tmpfile_with(text, strlen(text));
+    const char *p = tmp_text(TMPL, text, strlen(text));
     cm_status st = load_topo(t, p);
     unlink(p);
     return st;
@@ -171,7 +151,7 @@ START_TEST(test_binary_and_missing_files)
     cm_topo t;
     cm_topo_init(&t);
     const char junk[] = "\x7f" "ELF\x02\x01\x00\x00junk";
-    const char *p = tmpfile_with(junk, sizeof junk - 1);
+    const char *p = tmp_text(TMPL, junk, sizeof junk - 1);
     ck_assert_int_eq(load_topo(&t, p), CM_EFORMAT);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "binary"));
     unlink(p);
@@ -190,7 +170,7 @@ END_TEST
 /* Reads text with options; returns the status. */
 static cm_status read_opts(cm_topo *t, const char *text, cm_topo_read_opts *o)
 {
-    const char *p = tmpfile_with(text, strlen(text));
+    const char *p = tmp_text(TMPL, text, strlen(text));
     cm_status st = cm_topo_read_ex(t, p, o);
     unlink(p);
     return st;
@@ -242,7 +222,7 @@ START_TEST(test_implied_self_weights)
         cm_topo_init(&a);
         cm_topo_init(&b);
         const char *text = "0 0 0.3000000000000001\n0 1 0.7\n";
-        const char *p = tmpfile_with(text, strlen(text));
+        const char *p = tmp_text(TMPL, text, strlen(text));
         ck_assert_int_eq(cm_topo_read(&a, p), CM_OK);
         ck_assert_int_eq(cm_topo_save(&a, p, NULL), CM_OK);
         cm_topo_read_opts o2 = {0};

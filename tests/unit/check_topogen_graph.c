@@ -14,23 +14,13 @@
 #include <igraph.h>
 
 #include "check_blas.h"
+#include "check_files.h"
 
 #include "cm_eigen.h"
 #include "cm_rng.h"
 #include "cm_mixing.h"
 #include "tg_graph.h"
 #include "tg_spectrum.h"
-
-/* Reads and validates a topology file, as dpsgd-train does. */
-static cm_status load_topo(cm_topo *t, const char *path)
-{
-    cm_status st = cm_topo_read(t, path);
-    if (st == CM_OK)
-        st = cm_topo_validate(t, path);
-    if (st != CM_OK)
-        cm_topo_destroy(t);
-    return st;
-}
 
 #define TOL 1e-9
 

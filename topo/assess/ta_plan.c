@@ -52,25 +52,53 @@ static double steps_done(double steps)
     return steps > 0 ? ceil(steps) : 0;
 }
 
-void ta_plan_comms(const ta_sched *s, double steps, double *comm,
-                   double *exact)
+void ta_plan_comm_counts(const ta_sched *s, double steps, ta_comms *c)
 {
     double H = s->H ? (double)s->H : 1, L = H > 1 ? (double)s->local_after
                                                   : 0;
     /* local SGD and DiLoCo average the momentum too in the warm-up: a
-     * second all-reduce each warm-up step (dpsgd-train counts it) */
+     * second all-reduce each warm-up step, of the whole array (dpsgd-train
+     * counts it uncompressed) */
     int warm_v = s->alg == TA_ALG_LOCAL || s->alg == TA_ALG_DILOCO;
+    int frags = ta_sched_has_frags(s) && s->alg == TA_ALG_DILOCO;
     double N = steps_done(steps);
+    memset(c, 0, sizeof *c);
     if (!isfinite(N)) {
-        *comm = INFINITY;
-        *exact = s->global_every ? INFINITY : 0;
+        c->msg = frags ? fmin(L, N) : INFINITY;
+        c->full = warm_v ? fmin(L, N) : 0;
+        c->exact = s->global_every ? INFINITY : 0;
+        c->frag = frags ? INFINITY : 0;
+        return;
+    }
+    double warm = fmin(L, N);
+    c->full = warm_v ? warm : 0;
+    if (frags) {
+        /* the warm-up averages the whole model; then fragment p at the
+         * steps u = t - L with (u + 1) % H == ((p + 1) H / P) % H
+         * (dt_frag_syncs): m = u + 1 in [1, M] */
+        size_t P = s->frag_p > 1 ? s->frag_p : 1, Hz = s->H ? s->H : 1;
+        double M = N > L ? N - L : 0;
+        c->msg = warm;
+        for (size_t p = 0; p < P; p++) {
+            double o = (double)(((p + 1) * Hz / P) % Hz);
+            c->frag += o == 0 ? floor(M / H)
+                       : M >= o ? floor((M - o) / H) + 1 : 0;
+        }
         return;
     }
     /* steps t < L communicate, then t with (t + 1 - L) % H == 0 */
-    double warm = fmin(L, N), c = warm + (N > L ? floor((N - L) / H) : 0);
-    double e = s->global_every ? floor(c / (double)s->global_every) : 0;
-    *comm = c - e + (warm_v ? warm : 0);
-    *exact = e;
+    double n = warm + (N > L ? floor((N - L) / H) : 0);
+    c->exact = s->global_every ? floor(n / (double)s->global_every) : 0;
+    c->msg = n - c->exact;
+}
+
+void ta_plan_comms(const ta_sched *s, double steps, double *comm,
+                   double *exact)
+{
+    ta_comms c;
+    ta_plan_comm_counts(s, steps, &c);
+    *comm = c.msg + c.full + c.frag;
+    *exact = c.exact;
 }
 
 /* evaluations at steps <= N: the initial one (step 0, a fresh run),
@@ -194,6 +222,11 @@ static void row_name(ta_row *r)
         name_add(r, ", int%d", s->compress == TA_COMPRESS_INT8 ? 8 : 4);
     else if (s->compress > 0 && s->compress < 1)
         name_add(r, ", top-k %g", s->compress);
+    if (ta_sched_has_frags(s) && s->frag_t)
+        name_add(r, ", fragments %zu:%zu", s->frag_p > 1 ? s->frag_p : 1,
+                 s->frag_t);
+    else if (ta_sched_has_frags(s))
+        name_add(r, ", fragments %zu", s->frag_p);
     if (s->staleness > 0)
         name_add(r, ", staleness %g", s->staleness);
     if (fabs(s->lr - 0.05) > 1e-12)
@@ -226,6 +259,10 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
         OPT(" --compress int%d", s->compress == TA_COMPRESS_INT8 ? 8 : 4);
     else if (s->compress > 0 && s->compress < 1)
         OPT(" --compress topk:%g", s->compress);
+    if (ta_sched_has_frags(s) && s->frag_t)
+        OPT(" --fragments %zu:%zu", s->frag_p > 1 ? s->frag_p : 1, s->frag_t);
+    else if (ta_sched_has_frags(s))
+        OPT(" --fragments %zu", s->frag_p);
     if (x->o->eval_every)
         OPT(" --eval-every %zu", x->o->eval_every);
 #undef OPT
@@ -266,14 +303,18 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
     }
 }
 
-/* seconds to reach `steps` steps of row r: compute, communications and
- * the trainer's failure agreements */
+/* seconds to reach `steps` steps of row r: compute, communications (each
+ * at its message's price; a fragment's all-reduce less the T inner steps
+ * it overlaps, as Streaming DiLoCo runs it) and the trainer's failure
+ * agreements */
 static double seconds(const ta_plan *p, const ta_row *r, double steps,
                       double t_exact)
 {
-    double comm, exact;
-    ta_plan_comms(&r->s, steps, &comm, &exact);
-    return steps * r->t_compute + comm * r->t_comm + exact * t_exact +
+    ta_comms c;
+    ta_plan_comm_counts(&r->s, steps, &c);
+    double frag = fmax(0.0, r->t_frag - (double)r->s.frag_t * r->t_compute);
+    return steps * r->t_compute + c.msg * r->t_comm + c.full * r->t_full +
+           (c.frag > 0 ? c.frag * frag : 0) + c.exact * t_exact +
            ta_plan_agreements(&r->s, steps, p->eval_every,
                               p->steps_per_epoch) * p->t_agree;
 }
@@ -546,6 +587,26 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     if (o->labels && o->labels->n != o->n)
         return cm_error(CM_EINVAL, "--labels %s: %zu workers, not -n %zu",
                         o->labels_path, o->labels->n, o->n);
+    /* --compress C and --fragments P[:T]: the trainer's forms */
+    double comp = 1;
+    size_t fp = 1, ft = 0;
+    if (o->compress && ta_sched_parse_compress(o->compress, &comp) != CM_OK)
+        return CM_EINVAL;
+    if (o->fragments &&
+        ta_sched_parse_frags(o->fragments, &fp, &ft) != CM_OK)
+        return CM_EINVAL;
+    static const size_t LOCAL_H[] = {2, 4, 8}, DILOCO_H[] = {4, 16};
+    /* --fragments that no DiLoCo of the grid takes: refused at once, in
+     * the trainer's words (for the largest H) */
+    char why[400] = "";
+    int frag_ok = !o->fragments;
+    for (size_t k = 0; k < 2 && !frag_ok; k++) {
+        ta_sched d = {.alg = TA_ALG_DILOCO, .H = DILOCO_H[k],
+                      .compress = comp, .frag_p = fp, .frag_t = ft};
+        frag_ok = !ta_sched_refused(&d, why, sizeof why);
+    }
+    if (!frag_ok)
+        return cm_error(CM_EINVAL, "%s", why);
     p->n = x.n;
     p->S = x.S;
     p->bytes = x.bytes;
@@ -558,6 +619,28 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     cm_status st = read_results(p, o);
     if (st == CM_OK)
         st = ta_model_fit(&p->model, &p->runs);
+    /* the message sizes the rows send: every compressed array and
+     * fragment of the runs at this cell and of --compress / --fragments,
+     * priced with the whole array */
+    ta_sched flag = {.compress = comp, .frag_p = fp, .frag_t = ft};
+    double fl0 = x.bytes / 4.0;
+    if (st == CM_OK &&
+        (ta_price_size(&x, ta_sched_msg_bytes(&flag, fl0)) ||
+         ta_price_size(&x, ta_sched_msg_bytes(&flag,
+                                              ta_sched_frag_floats(&flag,
+                                                                   fl0)))))
+        st = cm_error(CM_ENOMEM, "message sizes");
+    for (size_t k = 0; st == CM_OK && k < p->runs.n; k++) {
+        const ta_sched *r = &p->runs.v[k].s;
+        if (r->n != x.n)
+            continue;
+        double fl = x.bytes / 4.0;
+        if (ta_price_size(&x, ta_sched_msg_bytes(r, fl)) ||
+            ta_price_size(&x, ta_sched_msg_bytes(r, ta_sched_frag_floats(r,
+                                                                      fl))))
+            st = cm_error(CM_ENOMEM, "more than %d message sizes at %zu "
+                          "workers", TA_NSIZES, x.n);
+    }
     if (st == CM_OK)
         st = ta_prices(&x);
     if (st != CM_OK)
@@ -586,7 +669,6 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     /* the schedules: the grid, then every one the runs hold here */
     size_t cap = 0;
     ta_sched s;
-    static const size_t LOCAL_H[] = {2, 4, 8}, DILOCO_H[] = {4, 16};
     s = cell_sched(&x, TA_ALG_ALLREDUCE, "-", 1);
     int bad = add_row(p, &s, &cap);
     for (size_t k = 0; k < 3 && !bad; k++) {
@@ -606,6 +688,30 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
             s = cell_sched(&x, !strcmp(x.g[k].graph, "opexp") ? TA_ALG_DPSGD
                                                               : A[a],
                            x.g[k].graph, 1);
+            bad = add_row(p, &s, &cap);
+        }
+    }
+    /* --compress, --fragments: the grid's forms the trainer accepts; the
+     * others named with its refusal */
+    size_t ngrid = p->nrows;
+    for (size_t k = 0; k < ngrid && !bad && (comp != 1 || o->fragments);
+         k++) {
+        ta_sched base = p->rows[k].s;
+        for (int f = 0; f < 2 && !bad; f++) {
+            if (f ? !o->fragments : comp == 1)
+                continue;
+            if (f && base.alg != TA_ALG_DILOCO)
+                continue; /* Streaming DiLoCo is DiLoCo's */
+            s = base;
+            s.compress = comp;
+            if (f) {
+                s.frag_p = fp;
+                s.frag_t = ft;
+            }
+            if (ta_sched_refused(&s, why, sizeof why)) {
+                ta_plan_skip(p, why);
+                continue;
+            }
             bad = add_row(p, &s, &cap);
         }
     }
@@ -656,8 +762,20 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
                                                  : NULL;
         r->t_compute = t_compute;
         r->ar = x.ar.alg;
-        r->t_comm = !strcmp(r->s.graph, "-") ? x.ar.time_s
-                    : r->s.alg == TA_ALG_GT ? g->round2_s : g->round_s;
+        /* each message at its size as the trainer counts it: compressed
+         * codes and their scales, a fragment's share of the array */
+        double fl = x.bytes / 4.0;
+        r->msg_bytes = ta_sched_msg_bytes(&r->s, fl);
+        r->t_full = x.ar.time_s;
+        r->t_comm = !strcmp(r->s.graph, "-")
+                        ? ta_price_at(&x, NULL, r->msg_bytes)
+                    : r->s.alg == TA_ALG_GT ? g->round2_s
+                                            : ta_price_at(&x, g, r->msg_bytes);
+        if (ta_sched_has_frags(&r->s)) {
+            r->frag_bytes = ta_sched_msg_bytes(&r->s,
+                                               ta_sched_frag_floats(&r->s, fl));
+            r->t_frag = ta_price_at(&x, NULL, r->frag_bytes);
+        }
         row_name(r);
         row_commands(&x, r, g);
         measure(p, r, x.ar.time_s);
@@ -665,6 +783,12 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
             predict(p, &x, r, x.ar.time_s, spe);
         if (r->basis == TA_BASIS_MEASURED && g && g->note[0])
             ta_fmt(r->note, sizeof r->note, "%s", g->note);
+        if (!r->note[0] && r->s.alg >= TA_ALG_DPSGD && r->s.compress > 0 &&
+            r->s.compress < 1 && r->s.compress != TA_COMPRESS_INT8 &&
+            r->s.compress != TA_COMPRESS_INT4)
+            ta_fmt(r->note, sizeof r->note, "CHOCO-SGD with top-k needs "
+                   "--consensus-step below 1 (topk:0.1 diverged at 1, "
+                   "trained at 0.3: docs/train/compression.md)");
         if ((!strcmp(r->s.graph, "-") || r->s.global_every) &&
             x.ar.alg == CM_AR_HIER_SITE && !r->note[0])
             ta_fmt(r->note, sizeof r->note, "hierarchical all-reduce by "

@@ -60,7 +60,16 @@ typedef struct {
     double final_acc;      /* measured: mean final test accuracy (NAN) */
     double t_compute;      /* seconds of compute per step */
     double t_comm;         /* seconds of one communication (gossip round
-                              or all-reduce) */
+                              or all-reduce) of msg_bytes */
+    double msg_bytes;      /* one message's array as dpsgd-train counts
+                              it in bytes_sent (--compress: the codes and
+                              their scales; ta_sched_msg_bytes) */
+    double t_full;         /* seconds of one uncompressed all-reduce (the
+                              momentum average of a warm-up step) */
+    double frag_bytes;     /* --fragments: one fragment's message (the
+                              longest fragment, compressed); 0 without */
+    double t_frag;         /* its all-reduce, seconds (before the overlap
+                              credit max(0, t_frag - T t_compute)) */
     double agreements;     /* failure agreements up to the target (mean
                               over the seeds, or at the predicted steps) */
     double seconds;        /* time to the target (NAN: never) */
@@ -92,6 +101,10 @@ typedef struct {
                               defaults (the checkout or install prefix) */
     size_t eval_every;     /* dpsgd-train --eval-every of the runs planned
                               (0: the trainer's default, epoch ends only) */
+    const char *compress;  /* --compress C: the grid's compressed forms too
+                              (NULL: none) */
+    const char *fragments; /* --fragments P[:T]: the grid's DiLoCo as
+                              Streaming DiLoCo too (NULL: none) */
     int extrapolate;
 } ta_plan_opts;
 
@@ -131,9 +144,22 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o);
  * (t - L + 1) % H == 0 communicates; communication c is an exact average
  * when (c + 1) % K == 0. *comm the gossip rounds or all-reduces, *exact
  * the exact averages. O(1) (closed form: a predicted interval's end can
- * be huge or infinite, and the loop it replaced then ran for ever). */
+ * be huge or infinite, and the loop it replaced then ran for ever).
+ * *comm = msg + full + frag of ta_plan_comm_counts. */
 void ta_plan_comms(const ta_sched *s, double steps, double *comm,
                    double *exact);
+
+/* The communications up to step `steps` by price: `msg` of the row's
+ * message (gossip rounds; local SGD / DiLoCo averages, compressed under
+ * --compress, the warm-up's parameter averages included), `full` of the
+ * uncompressed array (the warm-up's momentum averages), `exact` exact
+ * averages (--global-every), `frag` fragment all-reduces (--fragments:
+ * after the warm-up, dt_frag_syncs' count: fragment p at the steps u
+ * after the warm-up with (u + 1) % H == ((p + 1) H / P) % H). O(P). */
+typedef struct {
+    double msg, full, exact, frag;
+} ta_comms;
+void ta_plan_comm_counts(const ta_sched *s, double steps, ta_comms *c);
 
 /* dpsgd-train's failure agreement (train/distributed/dt_dpsgd.c,
  * DT_AGREE_EVERY): an MPI_Iallreduce of one int after every 16th step */

@@ -61,19 +61,57 @@ price *ta_price_of(ta_ctx *x, const char *graph)
     return NULL;
 }
 
+int ta_price_size(ta_ctx *x, double bytes)
+{
+    if (!x->nsizes)
+        x->sizes[x->nsizes++] = x->bytes;
+    for (size_t k = 0; k < x->nsizes; k++)
+        if (x->sizes[k] == bytes)
+            return 0;
+    if (x->nsizes == TA_NSIZES)
+        return -1;
+    x->sizes[x->nsizes++] = bytes;
+    return 0;
+}
+
+double ta_price_at(const ta_ctx *x, const price *g, double bytes)
+{
+    if (!g && bytes == x->bytes)
+        return x->ar.time_s;
+    if (!g) {
+        cm_net_ar m;
+        if (cm_net_allreduce_model(x->o->net, x->ar.alg, x->n, x->S, bytes,
+                                   &m, NULL, NULL) != CM_OK) {
+            cm_error_clear();
+            return NAN;
+        }
+        return m.time_s;
+    }
+    for (size_t k = 0; k < x->nsizes; k++)
+        if (x->sizes[k] == bytes)
+            return g->round_at[k];
+    return NAN;
+}
+
 static cm_status price_graph(ta_ctx *x, price *g, const cm_topo *t, int block)
 {
-    cm_net_eval ev;
+    /* one placement, its round at every size: the message sizes, one
+     * array, two (GT) */
+    cm_net_eval ev[TA_NSIZES + 2];
+    double bytes[TA_NSIZES + 2];
+    size_t nb = x->nsizes;
+    memcpy(bytes, x->sizes, nb * sizeof *bytes);
+    bytes[nb] = x->bytes;
+    bytes[nb + 1] = 2 * x->bytes;
     cm_place_kind kind = block ? CM_PLACE_BLOCK : CM_PLACE_GRAPH;
-    cm_status st = cm_net_eval_placement(x->o->net, t, x->n, x->S, kind,
-                                         x->bytes, &ev);
-    if (st == CM_OK)
-        g->round_s = ev.round_s;
-    if (st == CM_OK)
-        st = cm_net_eval_placement(x->o->net, t, x->n, x->S, kind,
-                                   2 * x->bytes, &ev);
-    if (st == CM_OK)
-        g->round2_s = ev.round_s;
+    cm_status st = cm_net_eval_placement_sizes(x->o->net, t, x->n, x->S, kind,
+                                               nb + 2, bytes, ev);
+    for (size_t k = 0; k < nb; k++)
+        g->round_at[k] = st == CM_OK ? ev[k].round_s : NAN;
+    if (st == CM_OK) {
+        g->round_s = ev[nb].round_s;
+        g->round2_s = ev[nb + 1].round_s;
+    }
     g->block = block;
     g->ok = st == CM_OK;
     if (st == CM_OK && t->adj_w)
@@ -106,6 +144,8 @@ static cm_status learned(ta_ctx *x, size_t groups, cm_topo *out)
 cm_status ta_prices(ta_ctx *x)
 {
     const ta_plan_opts *o = x->o;
+    if (ta_price_size(x, x->bytes) != 0) /* sizes[0]: the whole array */
+        return cm_error(CM_ENOMEM, "message sizes");
     char base[200];
     snprintf(base, sizeof base, "topogen -n %zu -d %zu --weights laplacian "
              "--seed %llu", x->n, x->d, o->seed);
@@ -180,11 +220,17 @@ cm_status ta_prices(ta_ctx *x)
         cm_topo_seq s;
         cm_topo_seq_init(&s);
         st = tg_seq_build(&s, TG_SEQ_ONE_PEER_EXP, x->n, 1);
-        double sum = 0, sum2 = 0;
+        double sum = 0, sum2 = 0, at[TA_NSIZES] = {0};
         for (size_t k = 0; st == CM_OK && k < s.period; k++) {
             cm_net_eval ev;
-            st = cm_net_eval_placement(o->net, &s.round[k], x->n, x->S,
-                                       CM_PLACE_BLOCK, x->bytes, &ev);
+            for (size_t b = 0; st == CM_OK && b < x->nsizes; b++) {
+                st = cm_net_eval_placement(o->net, &s.round[k], x->n, x->S,
+                                           CM_PLACE_BLOCK, x->sizes[b], &ev);
+                at[b] += ev.round_s;
+            }
+            if (st == CM_OK)
+                st = cm_net_eval_placement(o->net, &s.round[k], x->n, x->S,
+                                           CM_PLACE_BLOCK, x->bytes, &ev);
             sum += ev.round_s;
             if (st == CM_OK)
                 st = cm_net_eval_placement(o->net, &s.round[k], x->n, x->S,
@@ -197,6 +243,8 @@ cm_status ta_prices(ta_ctx *x)
             g->block = 1;
             g->round_s = sum / (double)s.period;
             g->round2_s = sum2 / (double)s.period;
+            for (size_t b = 0; b < x->nsizes; b++)
+                g->round_at[b] = at[b] / (double)s.period;
             snprintf(g->topogen, sizeof g->topogen, "topogen -n %zu --kind "
                      "one-peer-exp -o ope.txt", x->n);
             snprintf(g->file, sizeof g->file, "ope.txt");

@@ -15,12 +15,17 @@
 #include "cm_status.h"
 #include "ta_plan.h"
 
+/* The message sizes a plan prices: the whole array, then its compressed
+ * forms and fragments the rows send (ta_sched_msg_bytes). */
+#define TA_NSIZES 16
+
 /* One communication pattern: a graph (or all-reduce) and its round. */
 typedef struct {
     char graph[24];        /* the ta_sched graph name */
     int ok;                /* priced */
     double round_s;        /* one gossip round of one array */
     double round2_s;       /* of two arrays (gradient tracking) */
+    double round_at[TA_NSIZES]; /* one array of each of ta_ctx.sizes */
     double slem;           /* of the graph built here (NAN: not computed) */
     int block;             /* placed in blocks (--placement block) */
     char topogen[560];     /* the commands that make it */
@@ -33,6 +38,8 @@ typedef struct {
     ta_plan *p;
     size_t n, d, S;
     double bytes;
+    double sizes[TA_NSIZES]; /* message sizes priced (sizes[0] = bytes) */
+    size_t nsizes;
     char netarg[200];
     price g[8];
     size_t ng;
@@ -48,6 +55,14 @@ typedef struct {
  * be built are named in x->p->skipped. Cost: the graphs' builds (a
  * learned search when S < n). */
 cm_status ta_prices(ta_ctx *x);
+
+/* Adds a message size to x->sizes (before ta_prices; once each). 0, or
+ * -1 when the table is full. */
+int ta_price_size(ta_ctx *x, double bytes);
+
+/* One gossip round on g of a message of `bytes` (one of x->sizes), or of
+ * the all-reduce x->ar.alg runs for it (g NULL); NAN when not priced. */
+double ta_price_at(const ta_ctx *x, const price *g, double bytes);
 
 /* The priced pattern of graph name, or NULL. */
 price *ta_price_of(ta_ctx *x, const char *graph);

@@ -59,7 +59,161 @@ int ta_sched_same(const ta_sched *a, const ta_sched *b)
            (a->H == 1 || a->local_after == b->local_after) &&
            a->global_every == b->global_every &&
            a->staleness == b->staleness && a->compress == b->compress &&
-           fabs(a->epochs - b->epochs) < 1e-6;
+           (a->frag_p > 1 ? a->frag_p : 1) ==
+               (b->frag_p > 1 ? b->frag_p : 1) &&
+           a->frag_t == b->frag_t && fabs(a->epochs - b->epochs) < 1e-6;
+}
+
+/* ---- what a message costs, as the trainer counts it ---- */
+
+#define TA_COMPRESS_BLOCK 256.0 /* DT_COMPRESS_BLOCK: values per scale */
+
+double ta_sched_msg_bytes(const ta_sched *s, double n)
+{
+    double scales = 4.0 * ceil(n / TA_COMPRESS_BLOCK);
+    if (s->compress == TA_COMPRESS_INT8)
+        return n + scales;
+    if (s->compress == TA_COMPRESS_INT4)
+        return ceil(n / 2.0) + scales;
+    if (s->compress > 0 && s->compress < 1) /* topk:F: value and index */
+        return 8.0 * ceil(s->compress * n);
+    return 4.0 * n;
+}
+
+int ta_sched_has_frags(const ta_sched *s)
+{
+    return s->frag_p > 1 || s->frag_t > 0;
+}
+
+double ta_sched_frag_floats(const ta_sched *s, double n)
+{
+    return ta_sched_has_frags(s) && s->frag_p > 1
+               ? ceil(n / (double)s->frag_p) : n;
+}
+
+char *ta_sched_compress_str(const ta_sched *s, char *buf, size_t cap)
+{
+    if (s->compress == TA_COMPRESS_INT8 || s->compress == TA_COMPRESS_INT4)
+        ta_fmt(buf, cap, "int%d", s->compress == TA_COMPRESS_INT8 ? 8 : 4);
+    else if (s->compress > 0 && s->compress < 1)
+        ta_fmt(buf, cap, "topk:%g", s->compress);
+    else
+        ta_fmt(buf, cap, "none");
+    return buf;
+}
+
+cm_status ta_sched_parse_compress(const char *v, double *out)
+{
+    if (!strcmp(v, "none")) {
+        *out = 1;
+        return CM_OK;
+    }
+    if (!strcmp(v, "int8") || !strcmp(v, "int4")) {
+        *out = v[3] == '8' ? TA_COMPRESS_INT8 : TA_COMPRESS_INT4;
+        return CM_OK;
+    }
+    if (!strncmp(v, "topk:", 5)) {
+        char *end = NULL;
+        double f = strtod(v + 5, &end);
+        /* F = 1 sends every value: the uncompressed array's count */
+        if (end != v + 5 && !*end && f > 0.0 && f <= 1.0 &&
+            f != TA_COMPRESS_INT8 && f != TA_COMPRESS_INT4) {
+            *out = f;
+            return CM_OK;
+        }
+    }
+    return cm_error(CM_EINVAL, "--compress: '%s' is not none, int8, int4 or "
+                    "topk:F (F in (0, 1], e.g. topk:0.01)", v);
+}
+
+/* a whole number in [lo, hi] of the len bytes at s */
+static int whole(const char *s, size_t len, size_t lo, size_t hi, size_t *v)
+{
+    if (!len || len > 9)
+        return 0;
+    size_t x = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (!isdigit((unsigned char)s[k]))
+            return 0;
+        x = 10 * x + (size_t)(s[k] - '0');
+    }
+    *v = x;
+    return x >= lo && x <= hi;
+}
+
+cm_status ta_sched_parse_frags(const char *v, size_t *p, size_t *t)
+{
+    const char *colon = strchr(v, ':');
+    size_t a = 0, b = 0;
+    int ok = colon ? whole(v, (size_t)(colon - v), 1, 256, &a) &&
+                         whole(colon + 1, strlen(colon + 1), 0, 1000000, &b)
+                   : whole(v, strlen(v), 1, 256, &a);
+    if (!ok)
+        return cm_error(CM_EINVAL, "--fragments: '%s' is not P or P:T (P "
+                        "fragments in [1, 256], each synchronisation in "
+                        "flight for T inner steps; e.g. 4 or 4:1)", v);
+    *p = a;
+    *t = b;
+    return CM_OK;
+}
+
+/* the refusal's words into why; 1 */
+static int refuse(char *why, size_t cap, const char *f, ...)
+    __attribute__((format(printf, 3, 4)));
+static int refuse(char *why, size_t cap, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(why, cap, f, ap);
+    va_end(ap);
+    return 1;
+}
+
+int ta_sched_refused(const ta_sched *s, char *why, size_t cap)
+{
+    char c[32], f[32];
+    ta_sched_compress_str(s, c, sizeof c);
+    size_t P = s->frag_p > 1 ? s->frag_p : 1, H = s->H ? s->H : 1;
+    if (s->frag_t)
+        ta_fmt(f, sizeof f, "%zu:%zu", P, s->frag_t);
+    else
+        ta_fmt(f, sizeof f, "%zu", P);
+    int comp = strcmp(c, "none") != 0, gossip = s->alg >= TA_ALG_DPSGD;
+    if (comp && gossip && s->alg != TA_ALG_DPSGD)
+        return refuse(why, cap, "--compress %s is for --algorithm dpsgd "
+                      "(CHOCO-SGD) and for local SGD / DiLoCo (--mode "
+                      "allreduce); not for --algorithm %s", c,
+                      s->alg == TA_ALG_D2 ? "d2" : s->alg == TA_ALG_GT ? "gt"
+                                                                       : "qgm");
+    if (comp && s->alg == TA_ALG_ALLREDUCE)
+        return refuse(why, cap, "--compress %s compresses the "
+                      "pseudo-gradients of local SGD / DiLoCo: give "
+                      "--average-every H > 1 or --outer (the gradient "
+                      "all-reduce of H = 1 is not compressed)", c);
+    if (comp && s->global_every)
+        return refuse(why, cap, "--compress %s with --global-every: "
+                      "CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W "
+                      "(drop one of them)", c);
+    if (comp && gossip && !strcmp(s->graph, "opexp"))
+        return refuse(why, cap, "--compress with a time-varying topology: "
+                      "CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W; use "
+                      "a static topology");
+    if (comp && s->staleness > 0)
+        return refuse(why, cap, "--staleness %g needs no --compress",
+                      s->staleness);
+    if (ta_sched_has_frags(s) && s->alg != TA_ALG_DILOCO)
+        return refuse(why, cap, "--fragments %s is Streaming DiLoCo's: it "
+                      "needs --mode allreduce and --outer sgd:LR or "
+                      "nesterov:LR,MOM (DiLoCo)", f);
+    if (ta_sched_has_frags(s) && P > H)
+        return refuse(why, cap, "--fragments %s: at most H = "
+                      "--average-every = %zu fragments (each starts at its "
+                      "own step of the H-step period)", f, H);
+    if (ta_sched_has_frags(s) && s->frag_t * P > H)
+        return refuse(why, cap, "--fragments %s: the overlap T = %zu must "
+                      "be at most H / P = %zu / %zu (one fragment in flight "
+                      "at a time)", f, s->frag_t, H, P);
+    return 0;
 }
 
 /* ---- small file helpers ---- */
@@ -263,6 +417,10 @@ int ta_sched_from_json(const char *path, const char *exp, ta_sched *s,
                     : !strncmp(c, "topk:", 5) ? strtod(c + 5, NULL)
                     : s->compress;
     }
+    if ((v = json_object_get(st, "fragments")) && json_is_string(v) &&
+        ta_sched_parse_frags(json_string_value(v), &s->frag_p, &s->frag_t) !=
+            CM_OK)
+        cm_error_clear(); /* not the trainer's form: read as none */
     if ((v = json_object_get(res, "workers")) && json_is_integer(v))
         s->n = (size_t)json_integer_value(v);
     else if ((v = json_object_get(st, "workers")) && json_is_integer(v))

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "cm_status.h"
+
 /* The algorithm of a schedule (what the convergence model tells apart). */
 typedef enum {
     TA_ALG_ALLREDUCE, /* all-reduce of the gradients every step */
@@ -40,6 +42,8 @@ typedef struct {
     double staleness;   /* steps of delay of the gossip (0: none) */
     double compress;    /* fraction of the array sent (1: none;
                            TA_COMPRESS_INT8 / _INT4: --compress int8 / int4) */
+    size_t frag_p;      /* --fragments P (Streaming DiLoCo; 0 or 1: none) */
+    size_t frag_t;      /* --fragments P:T, the overlap T in steps */
     double epochs;      /* the run's epochs (its budget) */
     double slem;        /* the gossip W's SLEM (NAN: unknown; 0 exact) */
 } ta_sched;
@@ -50,8 +54,41 @@ typedef struct {
 #define TA_COMPRESS_INT8 0.254
 #define TA_COMPRESS_INT4 0.129
 
+/* The bytes of one message of an array of `floats` floats as dpsgd-train
+ * counts them in bytes_sent (train/core/dt_compress.c,
+ * dt_compress_bytes; DT_COMPRESS_BLOCK = 256 values per float scale):
+ * none 4n; int8 n + 4 ceil(n/256); int4 ceil(n/2) + 4 ceil(n/256);
+ * topk:F 8 ceil(F n) (value and 32-bit index). O(1). */
+double ta_sched_msg_bytes(const ta_sched *s, double floats);
+
+/* The floats of the longest of P fragments of `floats` floats
+ * (dt_frag_range: fragment p = [p n / P, (p + 1) n / P)), what a
+ * fragment's all-reduce sends: ceil(n / P); n when s has no fragments. */
+double ta_sched_frag_floats(const ta_sched *s, double floats);
+
+/* 1 when s runs Streaming DiLoCo's fragments (P > 1 or an overlap). */
+int ta_sched_has_frags(const ta_sched *s);
+
+/* --compress C (none, int8, int4, topk:F) as ta_sched.compress (1 for
+ * none); CM_EINVAL in the trainer's words (dt_compress_parse) else. */
+cm_status ta_sched_parse_compress(const char *v, double *out);
+
+/* --fragments P or P:T (P in [1, 256], T in [0, 1e6]) into *p, *t;
+ * CM_EINVAL in the trainer's words (dt_frag_parse) else. */
+cm_status ta_sched_parse_frags(const char *v, size_t *p, size_t *t);
+
+/* "int8", "int4", "topk:F" or "none" into buf (cap bytes); returns buf. */
+char *ta_sched_compress_str(const ta_sched *s, char *buf, size_t cap);
+
+/* 0 when dpsgd-train accepts schedule s; else 1 with the trainer's refusal
+ * (train/distributed/dt_dpsgd.c, its words) in why: --compress on d2, gt
+ * or qgm, on the all-reduce every step, with --global-every or
+ * --staleness, on a time-varying graph (one-peer exponential);
+ * --fragments without DiLoCo, with P > H or T P > H. */
+int ta_sched_refused(const ta_sched *s, char *why, size_t cap);
+
 /* 1 when two schedules are the same command line (the model's features,
- * lr, H, warm-up, K, staleness, compression, epochs). */
+ * lr, H, warm-up, K, staleness, compression, fragments, epochs). */
 int ta_sched_same(const ta_sched *a, const ta_sched *b);
 
 /* The partition's heterogeneity as the model uses it (a proxy in [0, 1]):

@@ -45,8 +45,9 @@ static void usage(FILE *fp, int mode)
               "[--epochs E]\n"
               "                    [--target ACC] [--eval-every K] "
               "[--results DIR[,DIR...]]\n"
-              "                    [--extrapolate] [--labels COUNTS] "
-              "[--json]\n\n"
+              "                    [--compress C] [--fragments P[:T]] "
+              "[--extrapolate]\n"
+              "                    [--labels COUNTS] [--json]\n\n"
               "What to run on that network: every schedule (all-reduce, "
               "local SGD, DiLoCo,\n"
               "D-PSGD, D^2 and GT on the graphs topogen builds) ranked by "
@@ -207,4 +208,18 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c)
     if (eval && !c->file)
         return topogen_usage_error("eval: missing FILE");
     return topogen_config_finish(c) == CM_OK ? -1 : status_to_usage();
+}
+
+const char *topogen_flag_value(int argc, char **argv, int *i,
+                               const char *name, const char *alias)
+{
+    const char *a = argv[*i];
+    size_t l = strlen(name);
+    if (strncmp(a, name, l) == 0 && a[l] == '=')
+        return a + l + 1;
+    if (strcmp(a, name) != 0 && !(alias && strcmp(a, alias) == 0))
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    return argv[++*i];
 }

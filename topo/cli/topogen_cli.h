@@ -23,4 +23,12 @@ int topogen_parse_args(int argc, char **argv, topogen_config *c);
 /* Prints "topogen: MSG" and the --help hint on stderr; EXIT_USAGE. */
 int topogen_usage_error(const char *msg);
 
+/* For the subcommands that walk their own flags (platform, repair): at
+ * argv[*i], `NAME VALUE`, `NAME=VALUE` or `ALIAS VALUE` (alias may be
+ * NULL). Returns the value (a pointer into argv; *i moved past a separate
+ * value), "" when NAME is the last argument, or NULL when argv[*i] is
+ * another flag. */
+const char *topogen_flag_value(int argc, char **argv, int *i,
+                               const char *name, const char *alias);
+
 #endif

@@ -137,16 +137,16 @@ static int print_json(const ta_plan *p, const cm_net *net)
         topogen_json_int(j, "H", r->s.H, &bad);
         topogen_json_num(j, "lr", r->s.lr, &bad);
         topogen_json_int(j, "global_every", r->s.global_every, &bad);
-        char comp[32];
-        if (r->s.compress == TA_COMPRESS_INT8 ||
-            r->s.compress == TA_COMPRESS_INT4)
-            ta_fmt(comp, sizeof comp, "int%d",
-                   r->s.compress == TA_COMPRESS_INT8 ? 8 : 4);
-        else if (r->s.compress > 0 && r->s.compress < 1)
-            ta_fmt(comp, sizeof comp, "topk:%g", r->s.compress);
-        else
-            ta_fmt(comp, sizeof comp, "none");
+        char comp[32], frag[32] = "";
+        ta_sched_compress_str(&r->s, comp, sizeof comp);
         topogen_json_str(j, "compress", comp, &bad); /* --compress */
+        if (ta_sched_has_frags(&r->s))
+            ta_fmt(frag, sizeof frag, r->s.frag_t ? "%zu:%zu" : "%zu",
+                   r->s.frag_p > 1 ? r->s.frag_p : 1, r->s.frag_t);
+        topogen_json_str(j, "fragments", frag[0] ? frag : "none", &bad);
+        topogen_json_num(j, "message_bytes", r->msg_bytes, &bad);
+        topogen_json_num(j, "fragment_bytes", r->frag_bytes, &bad);
+        topogen_json_num(j, "ms_per_fragment", r->t_frag * 1e3, &bad);
         topogen_json_str(j, "basis", ta_basis_name(r->basis), &bad);
         topogen_json_int(j, "seeds", r->seeds, &bad);
         topogen_json_int(j, "reached", r->reached, &bad);
@@ -269,7 +269,8 @@ int topogen_plan(topogen_config *c)
         .net_arg = c->net, .net_platform = c->platform,
         .seed = c->search.seed, .labels_path = c->labels,
         .results = c->results, .default_root = root,
-        .eval_every = c->eval_every, .extrapolate = c->extrapolate};
+        .eval_every = c->eval_every, .compress = c->compress,
+        .fragments = c->fragments, .extrapolate = c->extrapolate};
     cm_status st = CM_OK;
     if (c->labels && (st = cm_labels_read(&labels, c->labels)) == CM_OK)
         o.labels = &labels;

@@ -14,6 +14,7 @@
 #include "cm_atomic.h"
 #include "cm_platform.h"
 #include "cm_status.h"
+#include "topogen_cli.h"
 
 static void usage(FILE *fp)
 {
@@ -66,22 +67,6 @@ static void usage(FILE *fp)
           "error.\n", fp);
 }
 
-/* --flag value or --flag=value at argv[*i]: the value, "" when missing,
- * or NULL when argv[*i] is another flag. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name,
-                              const char *alias)
-{
-    const char *a = argv[*i];
-    size_t l = strlen(name);
-    if (strncmp(a, name, l) == 0 && a[l] == '=')
-        return a + l + 1;
-    if (strcmp(a, name) != 0 && !(alias && strcmp(a, alias) == 0))
-        return NULL;
-    if (*i + 1 >= argc)
-        return "";
-    return argv[++*i];
-}
-
 /* A whole number in [lo, hi] into *v; 0 if s is not one. */
 static int parse_count(const char *s, unsigned long long lo,
                        unsigned long long hi, unsigned long long *v)
@@ -106,15 +91,16 @@ int topogen_platform_main(int argc, char **argv)
         if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
             continue; /* nothing to quiet (above) */
         const char **slot = NULL, *name = a;
-        if ((v = flag_value(argc, argv, &i, "--net", NULL)))
+        if ((v = topogen_flag_value(argc, argv, &i, "--net", NULL)))
             slot = &net, name = "--net";
-        else if ((v = flag_value(argc, argv, &i, "-n", NULL)))
+        else if ((v = topogen_flag_value(argc, argv, &i, "-n", NULL)))
             slot = &nflag, name = "-n";
-        else if ((v = flag_value(argc, argv, &i, "--hosts-per-site", NULL)))
+        else if ((v = topogen_flag_value(argc, argv, &i, "--hosts-per-site",
+                                         NULL)))
             slot = &hflag, name = "--hosts-per-site";
-        else if ((v = flag_value(argc, argv, &i, "--seed", NULL)))
+        else if ((v = topogen_flag_value(argc, argv, &i, "--seed", NULL)))
             slot = &sflag, name = "--seed";
-        else if ((v = flag_value(argc, argv, &i, "--output", "-o")))
+        else if ((v = topogen_flag_value(argc, argv, &i, "--output", "-o")))
             slot = &out, name = "--output";
         if (!slot) {
             fprintf(stderr, a[0] == '-'

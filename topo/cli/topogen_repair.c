@@ -215,21 +215,6 @@ static int weights_parse(const char *v, int *fdla, cm_weight_rule *rule)
     return cm_weight_rule_parse(v, rule) == CM_OK;
 }
 
-/* --flag value or --flag=value at argv[*i]: the value, or NULL. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name,
-                              const char *alias)
-{
-    const char *a = argv[*i];
-    size_t l = strlen(name);
-    if (strncmp(a, name, l) == 0 && a[l] == '=')
-        return a + l + 1;
-    if (strcmp(a, name) != 0 && !(alias && strcmp(a, alias) == 0))
-        return NULL;
-    if (*i + 1 >= argc)
-        return "";
-    return argv[++*i];
-}
-
 /* A flag of one value given twice: refused (exit 2), never the last
  * silently winning. */
 static int twice(const char *flag, const char *a, const char *b)
@@ -260,23 +245,24 @@ int topogen_repair_main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;
-        } else if ((v = flag_value(argc, argv, &i, "--remove", NULL))) {
+        } else if ((v = topogen_flag_value(argc, argv, &i, "--remove", NULL))) {
             if (list)
                 return twice("--remove", list, v);
             list = v;
-        } else if ((v = flag_value(argc, argv, &i, "--add", NULL))) {
+        } else if ((v = topogen_flag_value(argc, argv, &i, "--add", NULL))) {
             if (addflag)
                 return twice("--add", addflag, v);
             addflag = v;
-        } else if ((v = flag_value(argc, argv, &i, "--output", "-o"))) {
+        } else if ((v = topogen_flag_value(argc, argv, &i, "--output", "-o"))) {
             if (out)
                 return twice("-o/--output", out, v);
             out = v;
-        } else if ((v = flag_value(argc, argv, &i, "--weights", NULL))) {
+        } else if ((v = topogen_flag_value(argc, argv, &i, "--weights",
+                                           NULL))) {
             if (wflag)
                 return twice("--weights", wflag, v);
             wflag = v;
-        } else if ((v = flag_value(argc, argv, &i, "--iters", NULL))) {
+        } else if ((v = topogen_flag_value(argc, argv, &i, "--iters", NULL))) {
             if (iflag)
                 return twice("--iters", iflag, v);
             iflag = v;

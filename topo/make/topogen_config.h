@@ -118,6 +118,8 @@ typedef struct topogen_config {
     double epochs;           /* plan --epochs: the budget (0: 12) */
     size_t eval_every;       /* plan --eval-every: the runs' evaluation
                                 interval (0: dpsgd-train's, epoch ends) */
+    const char *compress;    /* plan --compress C (NULL: none added) */
+    const char *fragments;   /* plan --fragments P[:T] (NULL: none) */
     int extrapolate;         /* plan --extrapolate: rank extrapolated rows
                                 with the predicted ones */
     int obj_given;           /* --objective was given */

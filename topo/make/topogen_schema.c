@@ -166,6 +166,15 @@ static const topogen_flag FLAGS[] = {
      H_NONE, "K", "plan: the runs evaluate every K steps too (dpsgd-train "
      "--eval-every; default: at each epoch's end only, the trainer's "
      "default): each evaluation costs two failure agreements"},
+    {"--compress", NULL, F_WORD, OFF(compress), PLAN, 0, 0, H_NONE, "C",
+     "plan: also rank every schedule with dpsgd-train --compress C (int8, "
+     "int4 or topk:F): local SGD and DiLoCo with compressed "
+     "pseudo-gradients, CHOCO-SGD on each static graph; each message "
+     "priced at the bytes the trainer counts (codes and scales)"},
+    {"--fragments", NULL, F_WORD, OFF(fragments), PLAN, 0, 0, H_NONE,
+     "P[:T]", "plan: also rank DiLoCo as Streaming DiLoCo, dpsgd-train "
+     "--fragments P[:T] (with --compress C when given): one fragment's "
+     "all-reduce every H/P steps, less the T inner steps it overlaps"},
     {"--extrapolate", NULL, F_FLAG, OFF(extrapolate), PLAN, 0, 0, H_NONE,
      NULL, "plan: rank the rows outside the fitted model's data with the "
      "predicted ones (default: below them)"},

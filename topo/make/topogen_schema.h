@@ -39,6 +39,7 @@
 #define F_TARGET TOPOGEN_F_TARGET
 #define F_PARTITION TOPOGEN_F_PARTITION
 #define F_PLATFORM TOPOGEN_F_PLATFORM
+#define F_WORD TOPOGEN_F_WORD
 
 /* which header records a setting (topogen_flag.header) */
 enum { H_NONE, H_ALL, H_LEARNED, H_DATA };

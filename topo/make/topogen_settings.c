@@ -175,6 +175,11 @@ static cm_status parse_value(const topogen_flag *f, const char *v,
             return cm_error(CM_EINVAL, "%s: empty directory name", f->name);
         *(const char **)dst = v;
         return CM_OK;
+    case F_WORD: /* checked by its user (plan: topo/assess/) */
+        if (!*v)
+            return cm_error(CM_EINVAL, "%s: empty value", f->name);
+        *(const char **)dst = v;
+        return CM_OK;
     case F_TARGET: {
         double x = strtod(v, &end);
         if (!*v || errno || *end || !(x > 0.0 && x <= 1.0))

@@ -80,17 +80,28 @@ static float *net_alloc(dt_net *net, size_t n)
  * writes and reads back within that call and never after (the col
  * workspace, every layer's activations and their gradients, the pools'
  * arg-max, the gradients of shards 1..): sized for max_batch. */
-#ifndef DT_SMPI
-static int scratch_alloc(dt_net *net, size_t off, size_t col)
+
+/* How a piece of scratch is held: owned floats (freed through owned[]),
+ * the shards' gradients (net->shard_grads) or a pool's int32 arg-max. */
+typedef enum { PIECE_OWNED, PIECE_SHARDS, PIECE_ARG } piece_kind;
+
+/* Hands out every piece of scratch, in one order for both builds: col
+ * (col floats), the gradients of shards 1.. ((shards - 1) x off floats,
+ * only with more than one shard), then per layer but an in-place relu
+ * (whose act and dact are its input's) act[i + 1] and dact[i + 1]
+ * (max_batch x its output size floats each) and a pool's arg[i] (as many
+ * int32). take(ctx, n, kind) returns a piece of n elements (float and
+ * int32 both 4 bytes); -1 as soon as it returns NULL. */
+static int scratch_pieces(dt_net *net, size_t off, size_t col,
+                          void *(*take)(void *, size_t, piece_kind),
+                          void *ctx)
 {
-    if (!(net->col = net_alloc(net, col)))
+    const size_t S = dt_net_shards(net->max_batch); /* the most shards */
+    if (!(net->col = take(ctx, col, PIECE_OWNED)))
         return -1;
-    if (dt_net_shards(net->max_batch) > 1) { /* the most shards */
-        net->shard_grads = malloc((dt_net_shards(net->max_batch) - 1) *
-                                  (off ? off : 1) * sizeof *net->shard_grads);
-        if (!net->shard_grads)
-            return -1;
-    }
+    if (S > 1 && !(net->shard_grads = take(ctx, (S - 1) * (off ? off : 1),
+                                           PIECE_SHARDS)))
+        return -1;
     for (size_t i = 0; i < net->n_layers; i++) {
         const dt_layer *l = &net->layers[i];
         size_t nout = net->max_batch * dt_layer_out_size(l);
@@ -99,16 +110,28 @@ static int scratch_alloc(dt_net *net, size_t off, size_t col)
             net->dact[i + 1] = net->dact[i];
             continue;
         }
-        if (!(net->act[i + 1] = net_alloc(net, nout)) ||
-            !(net->dact[i + 1] = net_alloc(net, nout)))
+        if (!(net->act[i + 1] = take(ctx, nout, PIECE_OWNED)) ||
+            !(net->dact[i + 1] = take(ctx, nout, PIECE_OWNED)))
             return -1;
-        if (l->kind == DT_POOL) {
-            net->arg[i] = malloc(nout * sizeof *net->arg[i]);
-            if (!net->arg[i])
-                return -1;
-        }
+        if (l->kind == DT_POOL && !(net->arg[i] = take(ctx, nout, PIECE_ARG)))
+            return -1;
     }
     return 0;
+}
+
+#ifndef DT_SMPI
+/* Each piece its own malloc: owned floats through net_alloc, the shards'
+ * gradients and the arg-max freed by dt_net_free on their own. */
+static void *take_malloc(void *ctx, size_t n, piece_kind kind)
+{
+    if (kind == PIECE_OWNED)
+        return net_alloc(ctx, n);
+    return malloc(n * (kind == PIECE_ARG ? sizeof(int32_t) : sizeof(float)));
+}
+
+static int scratch_alloc(dt_net *net, size_t off, size_t col)
+{
+    return scratch_pieces(net, off, col, take_malloc, net);
 }
 #else
 /* Under SimGrid's SMPI (make smpi) every simulated rank is a context of
@@ -135,18 +158,29 @@ static size_t scratch_bytes(size_t floats)
     return ((floats ? floats : 1) * sizeof(float) + 63) / 64 * 64;
 }
 
+/* The block's pieces one after the other, each on 64 bytes: from b, or
+ * (b NULL) only counted, the pointers then placeholders that the pass
+ * over the block overwrites. */
+typedef struct {
+    char *b;      /* the block; NULL: count only */
+    size_t bytes; /* bytes handed out so far */
+} block_cursor;
+
+static void *take_block(void *ctx, size_t n, piece_kind kind)
+{
+    block_cursor *cu = ctx;
+    void *p = cu->b ? (void *)(cu->b + cu->bytes) : ctx;
+    (void)kind; /* float and int32: 4 bytes each */
+    cu->bytes += scratch_bytes(n);
+    return p;
+}
+
 static int scratch_alloc(dt_net *net, size_t off, size_t col)
 {
-    const size_t S = dt_net_shards(net->max_batch);
-    size_t bytes = scratch_bytes(col) +
-                   (S > 1 ? scratch_bytes((S - 1) * (off ? off : 1)) : 0);
-    for (size_t i = 0; i < net->n_layers; i++) {
-        const dt_layer *l = &net->layers[i];
-        size_t nout = net->max_batch * dt_layer_out_size(l);
-        if (l->kind != DT_RELU)
-            bytes += 2 * scratch_bytes(nout) +
-                     (l->kind == DT_POOL ? scratch_bytes(nout) : 0);
-    }
+    block_cursor cu = {NULL, 0};
+    net->shared_scratch = 1; /* first: dt_net_free leaves the placeholders */
+    scratch_pieces(net, off, col, take_block, &cu);
+    const size_t bytes = cu.bytes;
     char key[256]; /* the shape fixes the layout, hence the size */
     snprintf(key, sizeof key, "%d|%zu|%zu|%zu|%zu|%zu|%d|%zu",
              (int)net->model, net->in_c, net->in_h, net->in_w, net->classes,
@@ -159,31 +193,8 @@ static int scratch_alloc(dt_net *net, size_t off, size_t col)
             return -1;
         b = smpi_shared_set_call("dt_net_scratch", key, b);
     }
-    net->shared_scratch = 1;
-    net->col = (float *)(void *)b;
-    b += scratch_bytes(col);
-    if (S > 1) {
-        net->shard_grads = (float *)(void *)b;
-        b += scratch_bytes((S - 1) * (off ? off : 1));
-    }
-    for (size_t i = 0; i < net->n_layers; i++) {
-        const dt_layer *l = &net->layers[i];
-        size_t nout = net->max_batch * dt_layer_out_size(l);
-        if (l->kind == DT_RELU) { /* in place */
-            net->act[i + 1] = net->act[i];
-            net->dact[i + 1] = net->dact[i];
-            continue;
-        }
-        net->act[i + 1] = (float *)(void *)b;
-        b += scratch_bytes(nout);
-        net->dact[i + 1] = (float *)(void *)b;
-        b += scratch_bytes(nout);
-        if (l->kind == DT_POOL) {
-            net->arg[i] = (int32_t *)(void *)b;
-            b += scratch_bytes(nout);
-        }
-    }
-    return 0;
+    cu = (block_cursor){b, 0};
+    return scratch_pieces(net, off, col, take_block, &cu);
 }
 #endif
 
