@@ -18,10 +18,22 @@ max(0, T_fragment - T x t_c). Bytes are what one worker sends: 2 (n-1)/n B
 per direct all-reduce, its graph's mean degree x B per gossip round (B
 the array sent, compressed as the trainer counts it, dt_compress_bytes).
 
+A run is NAME-lrLR-sS; its schedule is NAME without -HH (the period H)
+and -SW or -wE (the warm-up: --local-after W with --warmup, or --warmup
+E alone), which the pilot tunes with the learning rate. Under
+--local-after W the first W steps average the parameters every step
+(compressed under --compress) and, for the all-reduce-based schedules,
+the momentum too (the full array): both priced.
+
 The protocol (docs/train/tuning.md as far as the budget allowed): every
-schedule at every learning rate of the pilot on seed 1; the best rate of
-each schedule (the fewest steps to the main target, then the highest
-final accuracy; a failed run last) on seeds 1-3. Writes OUT/pilot.tsv,
+setting (H, warm-up, lr) of each schedule on seed 1 (the pilot), ranked:
+a failed run last; else the highest target of targets.txt reached, the
+least simulated time to it (the geometric mean of the CM02 and LV08
+times: one ranking for both TCP settings), the highest final accuracy.
+The settings run on seeds 1-3 are the confirmed ones; at each target
+the table shows, per schedule, the confirmed setting fastest to it (the
+geometric mean of its mean CM02 and LV08 times) among those whose every
+seed reaches it. Writes OUT/pilot.tsv,
 OUT/per-run.tsv, OUT/table.md and OUT/time-vs-acc.png (both TCP settings).
 """
 import csv
@@ -77,13 +89,30 @@ def short_why(why):
     return "diverged at step %s (%s)" % (m.group(1), kind)
 
 
-def frag_syncs(H, P, k):
-    """fragment all-reduces in steps [0, k) (dt_frag_syncs, no warm-up)"""
+def frag_syncs(H, P, k, S=0):
+    """fragment all-reduces in steps [0, k) after a warm-up of S steps
+    (dt_frag_syncs)"""
+    if k <= S:
+        return 0
+    u = k - S
     c = 0
     for p in range(P):
         o = (p + 1) * H // P % H
-        c += k // H if o == 0 else ((k - o) // H + 1 if k >= o else 0)
+        c += u // H if o == 0 else ((u - o) // H + 1 if u >= o else 0)
     return c
+
+
+def local_comms(H, S, k):
+    """averages in steps [0, k): every step of the warm-up of S steps, then
+    every H-th (dt_local_comms)"""
+    return k if k <= S else S + (k - S) // H
+
+
+def schedule_of(name):
+    """the schedule a run name belongs to: the name without its -HH (the
+    communication period) and -SW or -wE (the warm-up), which are settings the
+    pilot tunes, like the learning rate"""
+    return re.sub(r"-(S[0-9]+|w[0-9.]+)$", "", re.sub(r"-H[0-9]+", "", name))
 
 
 def mean_degree(path, n):
@@ -97,6 +126,7 @@ def mean_degree(path, n):
 class Run:
     def __init__(self, base, name, lr, seed):
         self.name, self.lr, self.seed = name, lr, seed
+        self.sched = schedule_of(name)
         self.setting = "%s-lr%s" % (name, lr)
         self.failed = os.path.exists(base + ".failed")
         self.why = open(base + ".failed").read().strip() if self.failed else ""
@@ -111,6 +141,13 @@ class Run:
             self.s = j["settings"]
             self.steps = j["result"]["steps"]
             self.comms = j["result"]["communications"]
+        # H and the warm-up: from the settings, else (a failed run) the name
+        m = re.search(r"-H([0-9]+)", name)
+        w = re.search(r"-S([0-9]+)$", name)
+        self.H = (self.s.get("average_every") or 1) if self.s else int(m.group(1)) if m else \
+            1 if self.sched == "allreduce" else 8
+        self.S = (self.s.get("local_after") or 0) if self.s else int(w.group(1)) if w and self.sched != "allreduce" else 0
+        self.warmup = (self.s.get("warmup") or 0) if self.s else None
         self.final = self.rows[-1][1] if self.rows and not self.failed else None
 
     def step_to(self, target):
@@ -196,48 +233,60 @@ def main():
     def cost(r, k, tcp):
         """(simulated seconds, bytes a worker sent) of steps [0, k) of run r"""
         s = r.s
-        H = s.get("average_every") or 1
+        H, S = r.H, r.S
         comp = s.get("compress") or "none"
         fam = family(r.name)
         ar = 2.0 * (n - 1) / n
+        Bf = compress_bytes("none", n_params)
         if fam == "allreduce":
-            B = compress_bytes("none", n_params)
-            return k * (tc + price(tcp, "direct", B)), k * ar * B
+            return k * (tc + price(tcp, "direct", Bf)), k * ar * Bf
+        # the warm-up of --local-after S: every step averages the
+        # parameters (compressed under --compress) and, for the
+        # all-reduce-based schedules, the momentum (the full array)
+        w = min(k, S)
         if fam in ("local", "diloco"):
             B = compress_bytes(comp, n_params)
-            c = k // H
-            return k * tc + c * price(tcp, "direct", B), c * ar * B
+            c = local_comms(H, S, k)
+            return (k * tc + c * price(tcp, "direct", B) + (w * price(tcp, "direct", Bf) if w else 0.0),
+                    (c * B + w * Bf) * ar)
         if fam == "streaming":
             fp, ft = [int(x) for x in (str(s["fragments"]) + ":0").split(":")[:2]]
             B = compress_bytes(comp, (n_params + fp - 1) // fp)
-            c = frag_syncs(H, fp, k)
-            return k * tc + c * max(0.0, price(tcp, "direct", B) - ft * tc), c * ar * B
+            Bw = compress_bytes(comp, n_params)
+            c = frag_syncs(H, fp, k, S)
+            t = k * tc + c * max(0.0, price(tcp, "direct", B) - ft * tc)
+            if w:
+                t += w * (price(tcp, "direct", Bw) + price(tcp, "direct", Bf))
+            return t, (c * B + w * (Bw + Bf)) * ar
         g = graph_of(r)
         if g not in degs:
             degs[g] = mean_degree(os.path.join(out, "topo", g + ".txt"), n)
         B = compress_bytes(comp, n_params)
-        c = k // H
+        c = local_comms(H, S, k)
         return k * tc + c * price(tcp, "gossip", B, g), c * degs[g] * B
 
     # consistency: the schedule priced is the one the trainer ran
     for r in ok:
         c = r.comms
         k = r.steps
-        H = r.s.get("average_every") or 1
+        H, S = r.H, r.S
+        w = min(k, S)
         fam = family(r.name)
         if fam == "allreduce":
             if c["gradient_allreduces"] != k:
                 die("%s: %d gradient all-reduces, the schedule gives %d" % (r.setting, c["gradient_allreduces"], k))
         elif fam in ("d2", "choco"):
-            if c["gossip_rounds"] != k // H:
-                die("%s: %d gossip rounds, the schedule gives %d" % (r.setting, c["gossip_rounds"], k // H))
+            if c["gossip_rounds"] != local_comms(H, S, k):
+                die("%s: %d gossip rounds, the schedule gives %d" % (r.setting, c["gossip_rounds"], local_comms(H, S, k)))
         elif fam == "streaming":
             fp = int(str(r.s["fragments"]).split(":")[0])
-            if c["fragment_averages"] != frag_syncs(H, fp, k):
-                die("%s: %d fragment averages, the schedule gives %d" % (r.setting, c["fragment_averages"], frag_syncs(H, fp, k)))
+            fs = frag_syncs(H, fp, k, S)
+            if c["fragment_averages"] != fs or c["exact_averages"] != fs + 2 * w:
+                die("%s: %d fragment averages of %d, the schedule gives %d of %d" % (
+                    r.setting, c["fragment_averages"], c["exact_averages"], fs, fs + 2 * w))
         elif fam in ("local", "diloco"):
-            if c["exact_averages"] + c["gradient_allreduces"] != k // H:
-                die("%s: %s averages, the schedule gives %d" % (r.setting, c, k // H))
+            if c["exact_averages"] + c["gradient_allreduces"] != local_comms(H, S, k) + w:
+                die("%s: %s averages, the schedule gives %d" % (r.setting, c, local_comms(H, S, k) + w))
 
     def fmt(x):
         return "never" if x is None else "%.1f" % x if x >= 10 else "%.2f" % x
@@ -249,43 +298,100 @@ def main():
     def tcol(tcp, t):
         return "%s_s_to_%d" % (tcp, round(100 * t))
 
-    # pilot: seed 1, every setting
-    by_name = {}
+    # pilot: seed 1, every setting (H, warm-up, lr) of each schedule
+    by_sched = {}
     for r in runs:
-        by_name.setdefault(r.name, {}).setdefault(r.lr, {})[r.seed] = r
+        by_sched.setdefault(r.sched, {}).setdefault((r.name, r.lr), {})[r.seed] = r
+
+    def gtime(r, k):
+        """the geometric mean over the TCP settings of the time to step k"""
+        return math.exp(sum(math.log(cost(r, k, tp)[0]) for tp in tcps) / len(tcps))
 
     def rank_key(r):
+        """failed last; else the highest target reached (targets.txt in
+        order), the least time to it (geometric mean of CM02 and LV08),
+        the highest final accuracy"""
         if r.failed or r.final is None:
-            return (2, 0, 0)
-        k = r.step_to(main_t)
-        return (0, k, -r.final) if k is not None else (1, 0, -r.final)
+            return (len(targets) + 1, 0, 0)
+        for i, t in enumerate(targets):
+            k = r.step_to(t)
+            if k is not None:
+                return (i, gtime(r, k), -r.final)
+        return (len(targets), 0, -r.final)
+
+    # a failed run has no settings: its -SW warm-up's --warmup is the one
+    # every finished run with that suffix has (one value, checked)
+    warm_of = {}
+    for r in ok:
+        w = re.search(r"-S([0-9]+)$", r.name)
+        if w:
+            warm_of.setdefault(w.group(1), set()).add(r.warmup)
+    for w, v in warm_of.items():
+        if len(v) != 1:
+            die("runs -S%s: --warmup %s: one value expected" % (w, sorted(v)))
+
+    def warm_label(r):
+        w = r.warmup
+        if w is None:
+            m = re.search(r"-S([0-9]+)$", r.name)
+            e = re.search(r"-w([0-9.]+)$", r.name)
+            w = next(iter(warm_of.get(m.group(1), {0}))) if m else float(e.group(1)) if e else 0
+        return " ".join(x for x in ("S%d" % r.S if r.S else "", "w%g" % w if w else "") if x) or "none"
 
     chosen = {}
-    P = ["| schedule | lr | final acc (seed 1) | steps to %d%% | chosen |" % round(100 * main_t), "| --- | --- | --- | --- | --- |"]
+    P = ["| schedule | run | H | warm-up | lr | final acc (seed 1) | steps to %s | s to it (%s) | rank | seeds |" % (
+        " / ".join("%d%%" % round(100 * t) for t in targets), " / ".join(t.upper() for t in tcps)),
+        "| --- | --- | ---: | --- | --- | --- | --- | --- | ---: | --- |"]
     with open(os.path.join(out, "pilot.tsv"), "w") as f:
-        f.write("schedule\tlr\tfinal_acc\tsteps_to_%d\tstatus\n" % round(100 * main_t))
-        for name in sorted(by_name):
-            s1 = [(lr, d[1]) for lr, d in by_name[name].items() if 1 in d]
+        f.write("schedule\trun\tH\twarmup\tlr\tfinal_acc\t%s\t%s\tstatus\n" % (
+            "\t".join("steps_to_%d" % round(100 * t) for t in targets),
+            "\t".join("%s_s_to_best_target" % tp for tp in tcps)))
+        for sc in sorted(by_sched):
+            s1 = [(key, d[1]) for key, d in by_sched[sc].items() if 1 in d]
             s1.sort(key=lambda x: rank_key(x[1]))
             # the confirmed setting: the best of the pilot (if it trained),
             # with the seeds it has (3 when the confirmation ran)
-            conf = s1[0][0] if s1 and rank_key(s1[0][1])[0] < 2 else None
-            chosen[name] = conf
-            for lr, r in sorted(s1, key=lambda x: float(x[0])):
+            conf = s1[0][0] if s1 and rank_key(s1[0][1])[0] <= len(targets) else None
+            chosen[sc] = conf
+            for rk, (key, r) in enumerate(s1):
                 st = short_why(r.why) if r.failed else "ok"
-                k = r.step_to(main_t) if not r.failed else None
-                f.write("%s\t%s\t%s\t%s\t%s\n" % (name, lr, "%.4f" % r.final if r.final is not None else "-",
-                                                  k if k is not None else "never", st))
-                P.append("| %s | %s | %s | %s | %s |" % (
-                    name, lr, ("%.2f%%" % (100 * r.final)) if r.final is not None else "failed: " + st,
-                    k if k is not None else "never", "**best: %d seeds**" % len(by_name[name][lr]) if lr == conf else ""))
+                ks = [r.step_to(t) if not r.failed else None for t in targets]
+                i = rank_key(r)[0]
+                tt = [cost(r, ks[i], tp)[0] if i < len(targets) else None for tp in tcps]
+                f.write("%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n" % (
+                    sc, r.name, r.H, warm_label(r), r.lr, "%.4f" % r.final if r.final is not None else "-",
+                    "\t".join(str(k) if k is not None else "never" for k in ks),
+                    "\t".join("%.3f" % x if x is not None else "-" for x in tt), st))
+                P.append("| %s | %s | %d | %s | %s | %s | %s | %s | %d | %s |" % (
+                    sc, r.name, r.H, warm_label(r), r.lr,
+                    ("%.2f%%" % (100 * r.final)) if r.final is not None else "failed: " + st,
+                    " / ".join(str(k) if k is not None else "-" for k in ks),
+                    (" / ".join(fmt(x) for x in tt) + " (to %d%%)" % round(100 * targets[i])) if i < len(targets) else "-",
+                    rk + 1, ("**%d**" if len(by_sched[sc][key]) >= 3 else "%d") % len(by_sched[sc][key])))
 
-    # per run (every run of a confirmed setting)
-    conf_runs = {}
-    for name, lr in chosen.items():
-        if lr is None:
-            continue
-        conf_runs[name] = [by_name[name][lr][s] for s in sorted(by_name[name][lr])]
+    # the confirmed settings (seeds 1-3) of each schedule; at each target
+    # the one with the least time to it (the geometric mean of its mean
+    # CM02 and LV08 times) among those whose every seed reaches it, else
+    # the best-ranked confirmed setting, else the pilot's best (1 seed)
+    def mean_time(rs, t, tp):
+        return sum(cost(r, r.step_to(t), tp)[0] for r in rs) / len(rs)
+
+    conf_at = {}
+    for t in targets:
+        conf_at[t] = {}
+        for sc in by_sched:
+            cands = [[d[x] for x in sorted(d)] for key, d in by_sched[sc].items() if {1, 2, 3} <= set(d)]
+            reach = [rs for rs in cands if all(not r.failed and r.step_to(t) is not None for r in rs)]
+            if reach:
+                conf_at[t][sc] = min(reach, key=lambda rs: sum(math.log(mean_time(rs, t, tp)) for tp in tcps))
+            elif cands:
+                conf_at[t][sc] = min(cands, key=lambda rs: rank_key(rs[0]))
+            elif chosen[sc] is not None:
+                d = by_sched[sc][chosen[sc]]
+                conf_at[t][sc] = [d[x] for x in sorted(d)]
+    conf_runs = conf_at[targets[0]]
+
+    # per run
     with open(os.path.join(out, "per-run.tsv"), "w") as f:
         cols = ["setting", "seed", "final_acc"] + ["steps_to_%d" % round(100 * t) for t in targets]
         for t in targets:
@@ -341,18 +447,19 @@ def main():
                  min(v[1] for p in prices.values() for v in p.values()), 1e3 * links(n)[1],
                  1e3 * links(min(v[1] for p in prices.values() for v in p.values()))[1]))
     T.append("")
-    T.append("## Pilot (seed 1, every learning rate of the grid)")
+    T.append("## Pilot (seed 1, every setting: H, warm-up, learning rate)")
     T.append("")
     T += P
     verdict = []
     for t in targets:
+        conf_runs = conf_at[t]
         pc = round(100 * t)
         T.append("")
-        T.append("## To %d%% (best learning rate of each schedule, seeds 1-3)" % pc)
+        T.append("## To %d%% (the confirmed setting of each schedule fastest to it, seeds 1-3)" % pc)
         T.append("")
-        T.append("| schedule | lr | final acc %% | seeds at %d%% | steps | %s | MB | %s |" % (
+        T.append("| schedule | setting | lr | final acc %% | seeds at %d%% | steps | %s | MB | %s |" % (
             pc, " | ".join("s %s" % tp.upper() for tp in tcps), " | ".join("Welch %s" % tp.upper() for tp in tcps)))
-        T.append("| --- | --- | --- | --- | --- | %s | --- | %s |" % (" | ".join("---" for _ in tcps), " | ".join("---" for _ in tcps)))
+        T.append("| --- | --- | --- | --- | --- | --- | %s | --- | %s |" % (" | ".join("---" for _ in tcps), " | ".join("---" for _ in tcps)))
         bests = {tp: best_of(AR_BASED, t, tp) for tp in tcps}
         order = sorted(conf_runs, key=lambda nm: (family(nm) not in AR_BASED, nm))
         for nm in order:
@@ -384,8 +491,8 @@ def main():
                 else:
                     welch.append("-")
             mb = [cost(r, r.step_to(t), tcps[0])[1] / 1e6 for r in reach]
-            T.append("| %s | %s | %s | %d/%d | %s | %s | %s | %s |" % (
-                nm, rs[0].lr, acc, len(reach), len(rs),
+            T.append("| %s | %s | %s | %s | %d/%d | %s | %s | %s | %s |" % (
+                nm, rs[0].name, rs[0].lr, acc, len(reach), len(rs),
                 ("%.0f" % (sum(steps) / len(steps))) if steps else "-", " | ".join(cells),
                 ("%.1f" % (sum(mb) / len(mb))) if mb else "-", " | ".join(welch)))
         T.append("")
@@ -420,6 +527,18 @@ def main():
                     line += "."
             verdict.append(line)
             T.append(line)
+    # the comparison at equal accuracy: the highest target that every
+    # confirmed schedule compared by the goal (the reference and gossip
+    # families) reaches in all its seeds
+    top = []
+    for t in targets:
+        conf_runs = conf_at[t]
+        cmp_s = [nm for nm in conf_runs if family(nm) in REFERENCE + ("d2", "choco")]
+        if cmp_s and all(all_reach(nm, t) for nm in cmp_s):
+            top.append(t)
+    T.append("")
+    T.append("Highest target every compared schedule (%s) reaches in all its seeds: %s." % (
+        ", ".join(sorted(cmp_s)), "%d%%" % round(100 * max(top)) if top else "none"))
     T.append("")
     open(os.path.join(out, "table.md"), "w").write("\n".join(T) + "\n")
     print("\n".join(T))
@@ -429,6 +548,8 @@ def main():
     plt = pyplot("bandwidth-bound.py", "figure")
     if plt is None:
         return
+    # the settings of the comparison's target (else the first)
+    conf_runs = conf_at[max(top) if top else targets[0]]
     # one grey level, line style and marker per family (readable in grey)
     style = {"allreduce": ("0.0", "-", "o"), "local": ("0.45", "-", "s"), "diloco": ("0.3", "--", "^"),
              "streaming": ("0.6", "-.", "P"), "d2": ("0.15", ":", "D"), "choco": ("0.5", ":", "v")}
@@ -445,7 +566,7 @@ def main():
             L = min(len(r.rows) for r in rs)
             xs = [sum(cost(r, r.rows[i][0], tp)[0] for r in rs) / len(rs) for i in range(1, L)]
             ys = [100 * sum(r.rows[i][1] for r in rs) / len(rs) for i in range(1, L)]
-            lab = "%s: %s (lr %s)" % (FAMILY.get(fam, fam), nm, rs[0].lr)
+            lab = "%s: %s (lr %s)" % (FAMILY.get(fam, fam), rs[0].name, rs[0].lr)
             ax.plot(xs, ys, ls, color=grey, marker=mk, markevery=max(1, len(xs) // 6), ms=5,
                     lw=1.6 if fam not in seen else 1.0, label=lab)
             seen.add(fam)

@@ -52,7 +52,10 @@
 #   QUEUE="allreduce@0.05:1 diloco-int4@0.01:2 ..." \
 #       scripts/experiments/bandwidth-bound.sh data/bandwidth-bound/n256
 #   runs OUT/runs/NAME-lrLR-sS (NAME: allreduce, local-HH, diloco-int8,
-#   diloco-int4, streaming, d2-HH, choco-int8-HH, choco-int4-HH; gossip
+#   diloco-int4, streaming, d2-HH, choco-int8-HH, choco-int4-HH; DiLoCo
+#   and streaming also -HH; every NAME also -SW: --local-after W and
+#   --warmup WARMUP epochs (default 0.5), the all-reduce the latter;
+#   -wE: --warmup E epochs alone (the learning rate's warm-up); gossip
 #   on OUT/topo/learned-sS.txt, made fresh per seed), PRICE=1 first
 #   measures the SMPI prices (OUT/prices-cm02.tsv, prices-lv08.tsv;
 #   TCPS, REPS) and compute.txt; then bandwidth-bound.py prices and
@@ -78,6 +81,7 @@ LOCAL_HS=${LOCAL_HS:-4 16}
 DILOCO_H=${DILOCO_H:-8}
 OUTER=${OUTER:-nesterov:0.7,0.9}
 FRAGMENTS=${FRAGMENTS:-4:1}
+WARMUP=${WARMUP:-0.5}
 GOSSIP_H=${GOSSIP_H:-4}
 EVAL_EVERY=${EVAL_EVERY:-8}
 TARGETS=${TARGETS:-0.70 0.75 0.80}
@@ -129,13 +133,24 @@ if [ -n "${SEEDS:-}" ]; then
         echo "$g"
     }
     run_args_s() { # NAME SEED -> the run's flags
-        case $1 in
-        allreduce) echo "--mode allreduce --workers $N" ;;
-        local-H*) echo "--mode allreduce --workers $N --average-every ${1#local-H}" ;;
-        diloco-int8|diloco-int4|diloco-none) echo "--mode allreduce --workers $N --average-every $DILOCO_H --outer $OUTER --compress ${1#diloco-}" ;;
-        streaming) echo "--mode allreduce --workers $N --average-every $DILOCO_H --outer $OUTER --compress int4 --fragments $FRAGMENTS" ;;
-        d2-H*) echo "--topology $(graph_of "$2") --algorithm d2 --average-every ${1#d2-H}" ;;
-        choco-int8-H*|choco-int4-H*) c=${1#choco-}; echo "--topology $(graph_of "$2") --algorithm dpsgd --compress ${c%%-*} --average-every ${c#*-H}" ;;
+        # NAME[-SW]: the warm-up W steps (--local-after W, every step
+        # communicates) and --warmup WARMUP epochs of linear lr warm-up,
+        # the same for every schedule (the all-reduce: the lr warm-up)
+        n=$1 w=""
+        case $n in
+        *-S[0-9]*) w=${n##*-S} n=${n%-S*}
+            case $n in allreduce) w="--warmup $WARMUP" ;; *) w="--local-after $w --warmup $WARMUP" ;; esac ;;
+        *-w[0-9]*) w="--warmup ${n##*-w}" n=${n%-w*} ;; # NAME-wE: --warmup E alone
+        esac
+        case $n in
+        allreduce) echo "--mode allreduce --workers $N $w" ;;
+        local-H*) echo "--mode allreduce --workers $N --average-every ${n#local-H} $w" ;;
+        diloco-int8|diloco-int4|diloco-none) echo "--mode allreduce --workers $N --average-every $DILOCO_H --outer $OUTER --compress ${n#diloco-} $w" ;;
+        diloco-int8-H*|diloco-int4-H*|diloco-none-H*) c=${n#diloco-}; echo "--mode allreduce --workers $N --average-every ${c#*-H} --outer $OUTER --compress ${c%%-*} $w" ;;
+        streaming) echo "--mode allreduce --workers $N --average-every $DILOCO_H --outer $OUTER --compress int4 --fragments $FRAGMENTS $w" ;;
+        streaming-H*) echo "--mode allreduce --workers $N --average-every ${n#streaming-H} --outer $OUTER --compress int4 --fragments $FRAGMENTS $w" ;;
+        d2-H*) echo "--topology $(graph_of "$2") --algorithm d2 --average-every ${n#d2-H} $w" ;;
+        choco-int8-H*|choco-int4-H*) c=${n#choco-}; echo "--topology $(graph_of "$2") --algorithm dpsgd --compress ${c%%-*} --average-every ${c#*-H} $w" ;;
         *) echo "bandwidth-bound: unknown schedule '$1'" >&2; exit 2 ;;
         esac
     }
