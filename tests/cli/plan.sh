@@ -88,6 +88,25 @@ for k, x in r.items():
         want += n // 8 * x[\"ms_per_communication\"] / 1e3
     assert abs(x[\"seconds_to_target\"] - want) <= 1e-9 * want, (k, x[\"seconds_to_target\"], want)
 " "$T/out"' "--compress and --fragments priced: $(head -c 600 "$T/out")"
+    # the learning rate's schedule is part of a schedule: the same DiLoCo
+    # int4 with --warmup 0.5 is a row of its own (it replaced the run
+    # without a warm-up, "read twice", before), each run line with its own
+    # --warmup and --schedule
+    r=diloco-int4-H8-w0.5-lr0.01-s1
+    cp "data/bandwidth-bound/n256/runs/$r.csv" "$T/cz/runs/"
+    python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); o["settings"]["workers"] = o["result"]["workers"] = 16; json.dump(o, open(sys.argv[2], "w"))' "data/bandwidth-bound/n256/runs/$r.json" "$T/cz/runs/$r.json"
+    expect_ok "plan with a warmed-up run of the same schedule" "$tg" plan -n 16 --platform "$T/cz/home16.xml" --params 329962 --batch 4 --epochs 3 --target 0.7 --eval-every 8 --results "$T/cz" --json -q
+    check 'python3 -c "
+import json, sys
+o = json.load(open(sys.argv[1]))
+r = {x[\"setting\"]: x for x in o[\"rows\"] if x[\"basis\"] == \"measured\"}
+w, c = r[\"diloco-int4-H8-w0.5-lr0.01\"], r[\"diloco-int4-lr0.01\"]
+assert w[\"seeds\"] == c[\"seeds\"] == 1, (w, c)
+assert w[\"schedule\"] == \"DiLoCo H=8, int4, lr 0.01, warm-up 0.5, cosine\", w[\"schedule\"]
+assert c[\"schedule\"] == \"DiLoCo H=8, int4, lr 0.01, warm-up 0, cosine\", c[\"schedule\"]
+assert \" --warmup 0.5 --schedule cosine \" in w[\"dpsgd_train\"] and \" --warmup 0 --schedule cosine \" in c[\"dpsgd_train\"], (w, c)
+assert \"--step-epochs\" not in w[\"dpsgd_train\"], w
+" "$T/out"' "warm-up rows apart: $(head -c 600 "$T/out")"
     # --compress C and --fragments P[:T] add the grid's forms the trainer
     # accepts, with their run lines; the others are named with the
     # trainer's refusal, and a form no schedule accepts is refused

@@ -161,6 +161,9 @@ static ta_sched cell_sched(const ta_ctx *x, ta_alg alg, const char *graph,
                         : 0;
     s.compress = 1;
     s.epochs = x->p->epochs;
+    s.warmup = 1; /* the experiments' learning rate (the run line's) */
+    ta_fmt(s.sched, sizeof s.sched, "step");
+    s.step_epochs = 3.5;
     s.slem = !strcmp(graph, "-") ? 0 : NAN;
     return s;
 }
@@ -231,6 +234,14 @@ static void row_name(ta_row *r)
         name_add(r, ", staleness %g", s->staleness);
     if (fabs(s->lr - 0.05) > 1e-12)
         name_add(r, ", lr %g", s->lr);
+    /* the learning rate's schedule where it is not the grid's (--warmup
+     * 1 --schedule step --step-epochs 3.5) */
+    if (!isnan(s->warmup) && fabs(s->warmup - 1.0) > 1e-9)
+        name_add(r, ", warm-up %g", s->warmup);
+    if (s->sched[0] && strcmp(s->sched, "step"))
+        name_add(r, ", %s", s->sched);
+    else if (s->sched[0] && fabs(s->step_epochs - 3.5) > 1e-9)
+        name_add(r, ", decay every %g epochs", s->step_epochs);
 }
 
 /* the dpsgd-train command that runs row r */
@@ -268,6 +279,10 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
 #undef OPT
     int ar_mode = s->alg <= TA_ALG_DILOCO;
     const char *mca = ar_mode || s->global_every ? x->mca : "";
+    char lrs[40] = ""; /* the step schedule's epochs per decay */
+    if (!s->sched[0] || !strcmp(s->sched, "step"))
+        ta_fmt(lrs, sizeof lrs, " --step-epochs %g",
+               s->sched[0] ? s->step_epochs : 3.5);
     char what[200];
     if (ar_mode)
         ta_fmt(what, sizeof what, "--mode allreduce --workers %zu", x->n);
@@ -277,9 +292,11 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
                      ? " --placement block" : "");
     ta_fmt(r->train, sizeof r->train,
              "mpirun %s-np RANKS dpsgd-train %s --partition %s --batch %zu "
-             "--epochs %g --lr %g --momentum 0.9 --warmup 1 --schedule step "
-             "--step-epochs 3.5%s --seed %llu %s %s --net-hosts %zu%s",
-             mca, what, s->partition, s->batch, s->epochs, s->lr, opt,
+             "--epochs %g --lr %g --momentum 0.9 --warmup %g --schedule %s"
+             "%s%s --seed %llu %s %s --net-hosts %zu%s",
+             mca, what, s->partition, s->batch, s->epochs, s->lr,
+             isnan(s->warmup) ? 1.0 : s->warmup,
+             s->sched[0] ? s->sched : "step", lrs, opt,
              x->o->seed, x->o->net_platform ? "--platform" : "--net",
              x->netarg, x->S,
              ar_mode || s->global_every ? (x->ar.alg == CM_AR_HIER

@@ -268,6 +268,7 @@ static ta_run *push(ta_runs *r)
     ta_fmt(x->s.weights, sizeof x->s.weights, "laplacian");
     x->s.H = 1;
     x->s.compress = 1;
+    x->s.warmup = NAN; /* unknown unless the summary JSON says */
     x->s.slem = NAN;
     x->s.lr = 0.05;
     return x;

@@ -61,7 +61,13 @@ int ta_sched_same(const ta_sched *a, const ta_sched *b)
            a->staleness == b->staleness && a->compress == b->compress &&
            (a->frag_p > 1 ? a->frag_p : 1) ==
                (b->frag_p > 1 ? b->frag_p : 1) &&
-           a->frag_t == b->frag_t && fabs(a->epochs - b->epochs) < 1e-6;
+           a->frag_t == b->frag_t && fabs(a->epochs - b->epochs) < 1e-6 &&
+           (isnan(a->warmup) || isnan(b->warmup) ||
+            fabs(a->warmup - b->warmup) < 1e-9) &&
+           (!a->sched[0] || !b->sched[0] ||
+            (!strcmp(a->sched, b->sched) &&
+             (strcmp(a->sched, "step") ||
+              fabs(a->step_epochs - b->step_epochs) < 1e-9)));
 }
 
 /* ---- what a message costs, as the trainer counts it ---- */
@@ -417,6 +423,12 @@ int ta_sched_from_json(const char *path, const char *exp, ta_sched *s,
                     : !strncmp(c, "topk:", 5) ? strtod(c + 5, NULL)
                     : s->compress;
     }
+    if ((v = json_object_get(st, "warmup")) && json_is_number(v))
+        s->warmup = json_number_value(v);
+    if ((v = json_object_get(st, "schedule")) && json_is_string(v))
+        ta_fmt(s->sched, sizeof s->sched, "%s", json_string_value(v));
+    if ((v = json_object_get(st, "step_epochs")) && json_is_number(v))
+        s->step_epochs = json_number_value(v);
     if ((v = json_object_get(st, "fragments")) && json_is_string(v) &&
         ta_sched_parse_frags(json_string_value(v), &s->frag_p, &s->frag_t) !=
             CM_OK)

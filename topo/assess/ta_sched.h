@@ -45,6 +45,13 @@ typedef struct {
     size_t frag_p;      /* --fragments P (Streaming DiLoCo; 0 or 1: none) */
     size_t frag_t;      /* --fragments P:T, the overlap T in steps */
     double epochs;      /* the run's epochs (its budget) */
+    /* the learning rate's schedule (dpsgd-train --warmup, --schedule,
+     * --step-epochs): warmup NAN and sched "" when unknown (a run without
+     * a summary JSON), which matches any; plan's grid: the experiments'
+     * 1, "step", 3.5 */
+    double warmup;      /* epochs of linear warm-up */
+    char sched[12];     /* "step", "cosine", ... */
+    double step_epochs; /* step: epochs per decay */
     double slem;        /* the gossip W's SLEM (NAN: unknown; 0 exact) */
 } ta_sched;
 
@@ -88,7 +95,8 @@ char *ta_sched_compress_str(const ta_sched *s, char *buf, size_t cap);
 int ta_sched_refused(const ta_sched *s, char *why, size_t cap);
 
 /* 1 when two schedules are the same command line (the model's features,
- * lr, H, warm-up, K, staleness, compression, fragments, epochs). */
+ * lr, H, warm-up, K, staleness, compression, fragments, epochs, and the
+ * learning rate's schedule where both know it). */
 int ta_sched_same(const ta_sched *a, const ta_sched *b);
 
 /* The partition's heterogeneity as the model uses it (a proxy in [0, 1]):
