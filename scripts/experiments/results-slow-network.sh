@@ -218,20 +218,26 @@ if [ ! -s "$OUT/bench.txt" ]; then
     echo "$line" >>"$OUT/bench.txt.tmp"
     mv "$OUT/bench.txt.tmp" "$OUT/bench.txt"
 fi
+# price FILE DIR WHAT [ARGS]: FILE under the three deployments
+# (topogen eval FILE ARGS --json) into DIR/NAME-DEPLOYMENT.json, each
+# kept once made; WHAT names the pricing in a failure
+price() {
+    _t=$(basename "$1" .txt)
+    for _d in wan datacenter sites; do
+        _j="$2/$_t-$_d.json"
+        [ -s "$_j" ] && continue
+        case $_d in
+        sites) "$BIN/topogen" eval "$1" ${4:+--params "$4"} --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$_j.tmp";;
+        *) "$BIN/topogen" eval "$1" ${4:+--params "$4"} --net $_d --ranks $N --hosts $N --json >"$_j.tmp";;
+        esac || die "topogen eval $1 ($_d$3) failed"
+        mv "$_j.tmp" "$_j"
+    done
+}
 # prices: every topology file and the complete graph (all-reduce) under
 # the three deployments (topogen eval --json, kept in OUT/prices/)
 mkdir -p "$OUT/prices"
 for f in "$OUT"/topo/*.txt; do
-    t=$(basename "$f" .txt)
-    for d in wan datacenter sites; do
-        j="$OUT/prices/$t-$d.json"
-        [ -s "$j" ] && continue
-        case $d in
-        sites) "$BIN/topogen" eval "$f" --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
-        *) "$BIN/topogen" eval "$f" --net $d --ranks $N --hosts $N --json >"$j.tmp";;
-        esac || die "topogen eval $f ($d) failed"
-        mv "$j.tmp" "$j"
-    done
+    price "$f" "$OUT/prices" ""
 done
 # GT sends two arrays a round (x and its tracker): its graphs priced
 # again at twice LeNet's 61,706 floats (OUT/prices/x2/)
@@ -239,16 +245,7 @@ for g in $(ls "$OUT/runs" | sed -n 's/^gt-\([a-z]*\)-.*\.csv$/\1/p' | sort -u); 
     mkdir -p "$OUT/prices/x2"
     for f in "$OUT"/topo/"$g"-s*.txt; do
         [ -f "$f" ] || continue
-        t=$(basename "$f" .txt)
-        for d in wan datacenter sites; do
-            j="$OUT/prices/x2/$t-$d.json"
-            [ -s "$j" ] && continue
-            case $d in
-            sites) "$BIN/topogen" eval "$f" --params 123412 --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
-            *) "$BIN/topogen" eval "$f" --params 123412 --net $d --ranks $N --hosts $N --json >"$j.tmp";;
-            esac || die "topogen eval $f ($d, two arrays) failed"
-            mv "$j.tmp" "$j"
-        done
+        price "$f" "$OUT/prices/x2" ", two arrays" 123412
     done
 done
 # CHOCO-SGD (gossip with --compress) sends the compressed array: its
@@ -261,16 +258,7 @@ for q in $(ls "$OUT/runs" | sed -n 's/^\(dpsgd\|d2\|gt\)-\([a-z]*\)\(-.*\)\{0,1\
     mkdir -p "$OUT/prices/$form"
     for f in "$OUT"/topo/"$g"-s*.txt; do
         [ -f "$f" ] || continue
-        t=$(basename "$f" .txt)
-        for d in wan datacenter sites; do
-            j="$OUT/prices/$form/$t-$d.json"
-            [ -s "$j" ] && continue
-            case $d in
-            sites) "$BIN/topogen" eval "$f" --params $P --net "$SITES_NET" --ranks $N --hosts 4 --allreduce hierarchical --json >"$j.tmp";;
-            *) "$BIN/topogen" eval "$f" --params $P --net $d --ranks $N --hosts $N --json >"$j.tmp";;
-            esac || die "topogen eval $f ($d, $form) failed"
-            mv "$j.tmp" "$j"
-        done
+        price "$f" "$OUT/prices/$form" ", $form" $P
     done
 done
 /usr/bin/python3 "$here/results-slow-network.py" "$OUT"
