@@ -93,19 +93,25 @@ double ta_price_at(const ta_ctx *x, const price *g, double bytes)
     return NAN;
 }
 
-static cm_status price_graph(ta_ctx *x, price *g, const cm_topo *t, int block)
+/* t's round at every size priced, from one placement: ev[0..nsizes) the
+ * message sizes, ev[nsizes] one array, ev[nsizes + 1] two (GT) */
+static cm_status rounds(const ta_ctx *x, const cm_topo *t, cm_place_kind kind,
+                        cm_net_eval ev[TA_NSIZES + 2])
 {
-    /* one placement, its round at every size: the message sizes, one
-     * array, two (GT) */
-    cm_net_eval ev[TA_NSIZES + 2];
     double bytes[TA_NSIZES + 2];
     size_t nb = x->nsizes;
     memcpy(bytes, x->sizes, nb * sizeof *bytes);
     bytes[nb] = x->bytes;
     bytes[nb + 1] = 2 * x->bytes;
-    cm_place_kind kind = block ? CM_PLACE_BLOCK : CM_PLACE_GRAPH;
-    cm_status st = cm_net_eval_placement_sizes(x->o->net, t, x->n, x->S, kind,
-                                               nb + 2, bytes, ev);
+    return cm_net_eval_placement_sizes(x->o->net, t, x->n, x->S, kind, nb + 2,
+                                       bytes, ev);
+}
+
+static cm_status price_graph(ta_ctx *x, price *g, const cm_topo *t, int block)
+{
+    cm_net_eval ev[TA_NSIZES + 2];
+    size_t nb = x->nsizes;
+    cm_status st = rounds(x, t, block ? CM_PLACE_BLOCK : CM_PLACE_GRAPH, ev);
     for (size_t k = 0; k < nb; k++)
         g->round_at[k] = st == CM_OK ? ev[k].round_s : NAN;
     if (st == CM_OK) {
@@ -222,20 +228,14 @@ cm_status ta_prices(ta_ctx *x)
         st = tg_seq_build(&s, TG_SEQ_ONE_PEER_EXP, x->n, 1);
         double sum = 0, sum2 = 0, at[TA_NSIZES] = {0};
         for (size_t k = 0; st == CM_OK && k < s.period; k++) {
-            cm_net_eval ev;
-            for (size_t b = 0; st == CM_OK && b < x->nsizes; b++) {
-                st = cm_net_eval_placement(o->net, &s.round[k], x->n, x->S,
-                                           CM_PLACE_BLOCK, x->sizes[b], &ev);
-                at[b] += ev.round_s;
+            cm_net_eval ev[TA_NSIZES + 2];
+            st = rounds(x, &s.round[k], CM_PLACE_BLOCK, ev);
+            for (size_t b = 0; st == CM_OK && b < x->nsizes; b++)
+                at[b] += ev[b].round_s;
+            if (st == CM_OK) {
+                sum += ev[x->nsizes].round_s;
+                sum2 += ev[x->nsizes + 1].round_s;
             }
-            if (st == CM_OK)
-                st = cm_net_eval_placement(o->net, &s.round[k], x->n, x->S,
-                                           CM_PLACE_BLOCK, x->bytes, &ev);
-            sum += ev.round_s;
-            if (st == CM_OK)
-                st = cm_net_eval_placement(o->net, &s.round[k], x->n, x->S,
-                                           CM_PLACE_BLOCK, 2 * x->bytes, &ev);
-            sum2 += ev.round_s;
         }
         if (st == CM_OK) {
             g = new_price(x, "opexp");
