@@ -107,6 +107,35 @@ assert c[\"schedule\"] == \"DiLoCo H=8, int4, lr 0.01, warm-up 0, cosine\", c[\"
 assert \" --warmup 0.5 --schedule cosine \" in w[\"dpsgd_train\"] and \" --warmup 0 --schedule cosine \" in c[\"dpsgd_train\"], (w, c)
 assert \"--step-epochs\" not in w[\"dpsgd_train\"], w
 " "$T/out"' "warm-up rows apart: $(head -c 600 "$T/out")"
+    # the model is part of a run: a LeNet run and its bench beside the CNN
+    # ones are left out of a plan for the CNN's parameters (counted), the
+    # CNN's bench prices its compute and its run lines say --model cnn;
+    # a plan for LeNet keeps only the LeNet run, at LeNet's bench (before,
+    # both models' runs were one cell and the later bench of a batch won)
+    mkdir -p "$T/cz/lenet/runs"
+    r=diloco-H4-lr0.02-s1
+    cp "data/results-slow-network/pilot/runs/$r.csv" "$T/cz/lenet/runs/"
+    python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); o["settings"]["workers"] = o["result"]["workers"] = 16; json.dump(o, open(sys.argv[2], "w"))' "data/results-slow-network/pilot/runs/$r.json" "$T/cz/lenet/runs/$r.json"
+    grep "^bench lenet batch 4:" data/results-slow-network/bench.txt >"$T/cz/lenet/bench.txt"
+    "$BIN/dpsgd-train" --model cnn --epochs 1 --dataset synthetic --synthetic-train 8 --synthetic-test 8 --batch 8 --summary "$T/cnn.json" --quiet >/dev/null 2>&1
+    expect_ok "plan for the CNN beside a LeNet run" "$tg" plan -n 16 --platform "$T/cz/home16.xml" --params 329962 --batch 4 --epochs 3 --target 0.7 --eval-every 8 --results "$T/cz" --json -q
+    check 'python3 -c "
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert json.load(open(sys.argv[2]))[\"result\"][\"params\"] * 4 == o[\"array_bytes\"] == 1319848, o[\"array_bytes\"]
+assert o[\"runs_other_model\"] == 1 and \"1 runs of another model\" in o[\"not_ranked\"], (o[\"runs_other_model\"], o[\"not_ranked\"])
+assert o[\"compute_images_per_s\"] == 2197.3, o[\"compute_images_per_s\"]
+assert all(\" --model cnn \" in x[\"dpsgd_train\"] for x in o[\"rows\"]), [x[\"dpsgd_train\"] for x in o[\"rows\"] if \" --model cnn \" not in x[\"dpsgd_train\"]][:2]
+assert not any(x[\"setting\"].startswith(\"diloco-H4-lr0.02\") for x in o[\"rows\"] if x[\"basis\"] == \"measured\")
+" "$T/out" "$T/cnn.json"' "plan for the CNN: $(head -c 600 "$T/out")"
+    expect_ok "plan for LeNet beside the CNN runs" "$tg" plan -n 16 --platform "$T/cz/home16.xml" --batch 4 --epochs 3 --target 0.7 --eval-every 8 --results "$T/cz" --json -q
+    check 'python3 -c "
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o[\"runs_other_model\"] == 6 and o[\"compute_images_per_s\"] == 21237.3, (o[\"runs_other_model\"], o[\"compute_images_per_s\"])
+assert [x[\"setting\"] for x in o[\"rows\"] if x[\"basis\"] == \"measured\"] == [\"diloco-H4-lr0.02\"], [x[\"setting\"] for x in o[\"rows\"] if x[\"basis\"] == \"measured\"]
+assert not any(\"--model\" in x[\"dpsgd_train\"] for x in o[\"rows\"])
+" "$T/out"' "plan for LeNet: $(head -c 600 "$T/out")"
     # --compress C and --fragments P[:T] add the grid's forms the trainer
     # accepts, with their run lines; the others are named with the
     # trainer's refusal, and a form no schedule accepts is refused

@@ -276,6 +276,10 @@ static void row_commands(const ta_ctx *x, ta_row *r, const price *g)
         OPT(" --fragments %zu", s->frag_p);
     if (x->o->eval_every)
         OPT(" --eval-every %zu", x->o->eval_every);
+    /* the model, where it is not the trainer's default (LeNet) */
+    const char *model = ta_model_name((size_t)(x->bytes / 4.0));
+    if (model && strcmp(model, "lenet"))
+        OPT(" --model %s", model);
 #undef OPT
     int ar_mode = s->alg <= TA_ALG_DILOCO;
     const char *mca = ar_mode || s->global_every ? x->mca : "";
@@ -634,6 +638,26 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
     ta_fmt(p->partition, sizeof p->partition, "%s",
              o->partition ? o->partition : "dirichlet:0.1");
     cm_status st = read_results(p, o);
+    /* the runs of this model only, when it has any: another model's
+     * steps and accuracy are not this one's; a model without runs (one
+     * the trainer does not have) takes every run's steps as a proxy */
+    const size_t params = (size_t)(x.bytes / 4.0);
+    size_t own = 0;
+    for (size_t k = 0; st == CM_OK && k < p->runs.n; k++)
+        own += ta_sched_params(&p->runs.v[k].s) == params;
+    if (st == CM_OK && own)
+        ta_runs_keep_model(&p->runs, params);
+    if (st == CM_OK && p->runs.st.other_model) {
+        char why[160];
+        ta_fmt(why, sizeof why, "%zu runs of another model (not %zu "
+               "parameters)", p->runs.st.other_model, params);
+        ta_plan_skip(p, why);
+    } else if (st == CM_OK && p->runs.n && !own) {
+        char why[200];
+        ta_fmt(why, sizeof why, "this model's own steps (no run of a "
+               "%zu-parameter model: other models' steps stand in)", params);
+        ta_plan_skip(p, why);
+    }
     if (st == CM_OK)
         st = ta_model_fit(&p->model, &p->runs);
     /* the message sizes the rows send: every compressed array and
@@ -662,7 +686,8 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
         st = ta_prices(&x);
     if (st != CM_OK)
         return st;
-    p->rate = ta_runs_rate(&p->runs, p->batch);
+    const char *model = ta_model_name(params);
+    p->rate = ta_runs_rate(&p->runs, model, p->batch);
     if (!(p->rate > 0)) {
         /* --results without a bench: the committed experiments' (the
          * same model and code), said so; else unknown, never 0 */
@@ -675,7 +700,7 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
                                             : "results");
             ta_runs_read_benches(&b, d);
         }
-        p->rate = ta_runs_rate(&b, p->batch);
+        p->rate = ta_runs_rate(&b, model, p->batch);
         p->rate_committed = p->rate > 0;
         ta_runs_destroy(&b);
     }

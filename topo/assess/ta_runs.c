@@ -37,11 +37,13 @@ void ta_runs_destroy(ta_runs *r)
     memset(r, 0, sizeof *r);
 }
 
-double ta_runs_rate(const ta_runs *r, size_t b)
+double ta_runs_rate(const ta_runs *r, const char *model, size_t b)
 {
     double best = 0;
     size_t gap = (size_t)-1;
-    for (size_t k = 0; k < r->nbench; k++) {
+    for (size_t k = 0; model && k < r->nbench; k++) {
+        if (strcmp(r->bench[k].model, model))
+            continue;
         size_t g = r->bench[k].batch > b ? r->bench[k].batch - b
                                          : b - r->bench[k].batch;
         if (g < gap) {
@@ -173,14 +175,27 @@ static cm_status read_csv(const char *path, double target, ta_run *run)
 
 /* ---- modelled.tsv and the benches ---- */
 
-/* A bench at a batch: bench.txt (a dedicated measurement, over) replaces
- * a modelled.tsv compute line; among equals the later read is kept. */
-static void add_bench(ta_runs *r, size_t batch, double rate, int dedicated)
+void ta_runs_keep_model(ta_runs *r, size_t params)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < r->n; k++)
+        if (ta_sched_params(&r->v[k].s) == params)
+            r->v[kept++] = r->v[k];
+        else
+            r->st.other_model++;
+    r->n = kept;
+}
+
+/* A bench of a model at a batch: bench.txt (a dedicated measurement,
+ * over) replaces a modelled.tsv compute line; among equals the later read
+ * is kept. */
+static void add_bench(ta_runs *r, const char *model, size_t batch,
+                      double rate, int dedicated)
 {
     if (!(rate > 0) || !batch)
         return;
     for (size_t k = 0; k < r->nbench; k++)
-        if (r->bench[k].batch == batch) {
+        if (r->bench[k].batch == batch && !strcmp(r->bench[k].model, model)) {
             if (dedicated || !r->bench[k].dedicated) {
                 r->bench[k].images_per_s = rate;
                 r->bench[k].dedicated = dedicated;
@@ -189,6 +204,8 @@ static void add_bench(ta_runs *r, size_t batch, double rate, int dedicated)
         }
     if (r->nbench == sizeof r->bench / sizeof *r->bench)
         return;
+    ta_fmt(r->bench[r->nbench].model, sizeof r->bench[r->nbench].model,
+           "%s", model);
     r->bench[r->nbench].dedicated = dedicated;
     r->bench[r->nbench].batch = batch;
     r->bench[r->nbench++].images_per_s = rate;
@@ -207,12 +224,19 @@ static cm_status read_modelled(ta_runs *r, const char *path)
         if (line[0] == '#') {
             const char *b = strstr(line, " batch="), *c = strstr(line, "cpu ");
             size_t batch;
+            char model[8];
             const char *bl = strstr(line, "bench ");
-            if (bl && c && sscanf(bl, "bench %*s batch %zu:", &batch) == 1)
-                add_bench(r, batch, strtod(c + 4, NULL), 0);
-            else if (!strncmp(line, "# compute ", 10) && b && c)
-                add_bench(r, strtoul(b + 7, NULL, 10), strtod(c + 4, NULL),
-                          0);
+            if (bl && c &&
+                sscanf(bl, "bench %7s batch %zu:", model, &batch) == 2)
+                add_bench(r, model, batch, strtod(c + 4, NULL), 0);
+            else if (!strncmp(line, "# compute ", 10) && b && c) {
+                /* model=M (LeNet's before the key) */
+                const char *m = strstr(line, " model=");
+                if (!m || sscanf(m, " model=%7[a-z0-9]", model) != 1)
+                    ta_fmt(model, sizeof model, "lenet");
+                add_bench(r, model, strtoul(b + 7, NULL, 10),
+                          strtod(c + 4, NULL), 0);
+            }
             continue;
         }
         if (line[strspn(line, " \t\r\n")] == '\0')
@@ -241,10 +265,11 @@ static void read_bench(ta_runs *r, const char *path)
         return;
     char line[1024];
     size_t batch;
+    char model[8];
     while (fgets(line, sizeof line, f)) {
         const char *c = strstr(line, "  cpu ");
-        if (sscanf(line, "bench %*s batch %zu:", &batch) == 1 && c)
-            add_bench(r, batch, strtod(c + 6, NULL), 1);
+        if (sscanf(line, "bench %7s batch %zu:", model, &batch) == 2 && c)
+            add_bench(r, model, batch, strtod(c + 6, NULL), 1);
     }
     fclose(f);
 }

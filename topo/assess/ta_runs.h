@@ -48,11 +48,13 @@ typedef struct {
     size_t incomplete;  /* runs left out: stopped early, not diverged */
     size_t unknown;     /* runs left out: schedule not recognised */
     size_t duplicates;  /* a schedule and seed read twice: the later kept */
+    size_t other_model; /* runs left out by ta_runs_keep_model */
 } ta_read_stats;
 
 /* Measured compute: images per second of one CPU at a batch (bench.txt,
  * modelled.tsv's "# compute" line). */
 typedef struct {
+    char model[8];      /* dpsgd-train --model: "lenet", "cnn" */
     size_t batch;
     double images_per_s;
     int dedicated;      /* 1: from a bench.txt (dpsgd-train --bench) */
@@ -82,8 +84,14 @@ cm_status ta_runs_read(ta_runs *r, const char *dir, double target);
  * levels deep, into r (no runs; a missing dir adds nothing). */
 void ta_runs_read_benches(ta_runs *r, const char *dir);
 
-/* Images per second at batch b from r's benches: the bench at b, else the
- * one of the nearest batch; 0 when none. */
-double ta_runs_rate(const ta_runs *r, size_t b);
+/* Images per second of model (dpsgd-train --model) at batch b from r's
+ * benches of that model: the bench at b, else the one of the nearest
+ * batch; 0 when none (or model is NULL). */
+double ta_runs_rate(const ta_runs *r, const char *model, size_t b);
+
+/* Leaves out of r every run of a model with another number of
+ * parameters than params (ta_sched_params), counted in
+ * r->st.other_model. O(r->n). */
+void ta_runs_keep_model(ta_runs *r, size_t params);
 
 #endif

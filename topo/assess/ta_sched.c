@@ -6,6 +6,7 @@
  * from the least to the most explicit.
  */
 #include "ta_sched.h"
+#include "topogen_config.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -50,9 +51,21 @@ double ta_partition_zeta(const char *p)
     return -1.0;
 }
 
+size_t ta_sched_params(const ta_sched *s)
+{
+    return s->params ? s->params : TOPOGEN_DEFAULT_PARAMS;
+}
+
+const char *ta_model_name(size_t params)
+{
+    return params == TOPOGEN_DEFAULT_PARAMS ? "lenet"
+           : params == TOPOGEN_CNN_PARAMS   ? "cnn"
+                                            : NULL;
+}
+
 int ta_sched_same(const ta_sched *a, const ta_sched *b)
 {
-    return a->alg == b->alg && !strcmp(a->graph, b->graph) &&
+    return ta_sched_params(a) == ta_sched_params(b) && a->alg == b->alg && !strcmp(a->graph, b->graph) &&
            !strcmp(a->weights, b->weights) && a->n == b->n &&
            a->batch == b->batch && !strcmp(a->partition, b->partition) &&
            fabs(a->lr - b->lr) <= 1e-9 * fabs(a->lr) && a->H == b->H &&
@@ -433,6 +446,12 @@ int ta_sched_from_json(const char *path, const char *exp, ta_sched *s,
         ta_sched_parse_frags(json_string_value(v), &s->frag_p, &s->frag_t) !=
             CM_OK)
         cm_error_clear(); /* not the trainer's form: read as none */
+    if ((v = json_object_get(res, "params")) && json_is_integer(v) &&
+        json_integer_value(v) > 0)
+        s->params = (size_t)json_integer_value(v);
+    else if ((v = json_object_get(st, "model")) && json_is_string(v))
+        s->params = !strcmp(json_string_value(v), "cnn") ? TOPOGEN_CNN_PARAMS
+                                                         : s->params;
     if ((v = json_object_get(res, "workers")) && json_is_integer(v))
         s->n = (size_t)json_integer_value(v);
     else if ((v = json_object_get(st, "workers")) && json_is_integer(v))

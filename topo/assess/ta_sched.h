@@ -53,7 +53,20 @@ typedef struct {
     char sched[12];     /* "step", "cosine", ... */
     double step_epochs; /* step: epochs per decay */
     double slem;        /* the gossip W's SLEM (NAN: unknown; 0 exact) */
+    size_t params;      /* the model's parameters, floats per worker array
+                           (the summary JSON's result.params; 0: unknown,
+                           read as LeNet's: every run before that key was
+                           LeNet's; ta_sched_params) */
 } ta_sched;
+
+/* The model's parameters of s: s->params, LeNet's
+ * (TOPOGEN_DEFAULT_PARAMS) when unknown. */
+size_t ta_sched_params(const ta_sched *s);
+
+/* dpsgd-train's --model of that many parameters: "lenet" (61,706),
+ * "cnn" (TOPOGEN_CNN_PARAMS, 329,962); NULL for any other count (a model
+ * the trainer does not have). */
+const char *ta_model_name(size_t params);
 
 /* --compress int8 / int4 as the fraction of LeNet's bytes each sends
  * (a float's 4 bytes -> 1 or 1/2 byte and a scale per block:

@@ -49,10 +49,10 @@ static void say_read(const ta_plan *p)
     fprintf(stderr, "topogen: plan: read %zu runs (%zu run CSVs, %zu "
             "per-run.tsv rows) in %zu experiment directories under %s; "
             "left out: %zu stopped early, %zu with a schedule not "
-            "recognised, %zu read twice; %zu at this cell (n %zu, batch "
-            "%zu, %s, %g epochs)\n", p->runs.n, s->csv, s->per_run, s->dirs,
-            p->results, s->incomplete, s->unknown, s->duplicates,
-            p->cell_runs, p->n, p->batch, p->partition, p->epochs);
+            "recognised, %zu read twice, %zu of another model; %zu at this "
+            "cell (n %zu, batch %zu, %s, %g epochs)\n", p->runs.n, s->csv,
+            s->per_run, s->dirs, p->results, s->incomplete, s->unknown,
+            s->duplicates, s->other_model, p->cell_runs, p->n, p->batch, p->partition, p->epochs);
     if (p->model.fitted)
         fprintf(stderr, "topogen: plan: convergence model fitted to %zu "
                 "runs that reached %g and %zu that did not (lower "
@@ -115,6 +115,7 @@ static int print_json(const ta_plan *p, const cm_net *net)
     topogen_json_str(o, "results_dirs", p->results, &bad);
     topogen_json_int(o, "runs_read", p->runs.n, &bad);
     topogen_json_int(o, "runs_at_cell", p->cell_runs, &bad);
+    topogen_json_int(o, "runs_other_model", p->runs.st.other_model, &bad);
     topogen_json_str(o, "ranking_rests_on", RESTS_ON, &bad);
     topogen_json_str(o, "not_ranked", p->skipped, &bad);
     topogen_json_int(m, "fitted", (size_t)p->model.fitted, &bad);

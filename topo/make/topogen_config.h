@@ -28,6 +28,9 @@
 /* --params's default: the floats of one LeNet (train/nn), the array eval
  * --net and plan price when none is given; written here once. */
 #define TOPOGEN_DEFAULT_PARAMS 61706
+/* the floats of dpsgd-train's --model cnn (the bandwidth-bound workload;
+ * tests/cli/plan.sh checks it against the trainer's summary) */
+#define TOPOGEN_CNN_PARAMS 329962
 
 /* What an invocation does (the command line's first word). */
 typedef enum {

@@ -115,7 +115,9 @@ static const topogen_flag FLAGS[] = {
      "instead of --net"},
     {"--params", NULL, F_SIZE, OFF(params), EVAL | PLAN, 1, SIZE_MAX / 8, H_NONE,
      "P", "eval --net, plan: floats per worker array (default 61706, "
-     "LeNet)"},
+     "LeNet; 329962: dpsgd-train --model cnn); plan reads only the runs "
+     "of a model of P parameters (each run's summary JSON; LeNet's "
+     "before the key) and its bench, when there are any"},
     {"--ranks", NULL, F_SIZE, OFF(ranks), EVAL, 1, TG_MAX_BUILD, H_NONE,
      "R", "eval --net: MPI ranks (default: one per node)"},
     {"--hosts", NULL, F_SIZE, OFF(hosts), EVAL | PLAN, 1, TG_MAX_BUILD, H_NONE,
