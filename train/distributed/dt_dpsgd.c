@@ -446,20 +446,35 @@ static cm_status choco_exchange(dt_run *r, dt_gossip *g)
  * at c, and mixes with the models sent at c - S (dt_algo_stale_mix,
  * dt_algo.h; dpsgd: dt_stale_mix, dt_local.h; d2 also moves its
  * correction): slot c mod (S + 1) gets x, the stale slot
- * is (c - S) mod (S + 1) = (c + 1) mod (S + 1), x_0 until written. The
- * gossip of the stale arrays stands for messages posted S rounds ago and
- * arriving now; the same bits on any number of ranks. */
-static cm_status stale_exchange(dt_run *r, dt_gossip *g, uint64_t c,
-                                double lr)
+ * is (c - S) mod (S + 1) = (c + 1) mod (S + 1), x_0 until written.
+ *
+ * The rounds really are in flight: each slot k has its own gossip plan
+ * sg[k] (its own graph communicator and buffers). Communication c
+ * STARTS the round of the models of c (slot and plan c mod (S + 1); the
+ * slot is not written again before that round is finished) and then
+ * FINISHES the round started at c - S, whose result is the mix of the
+ * stale slot, the same bits as one blocking round of those arrays. So a
+ * round overlaps the next S communications (their H steps of compute
+ * each) and, with no compute, S + 1 rounds share a latency: a
+ * communication waits at least max(compute, L / (S + 1)) for a round
+ * of latency L (--net's pricing; docs/train/staleness.md has the SMPI
+ * times). The first S communications finish the rounds of x_0 that
+ * start_stale posted at setup; a round that would be finished at or
+ * after the run's last communication (stale_end) is not started, so the
+ * run sends and counts exactly the rounds it mixes. The same bits on
+ * any number of ranks. */
+static cm_status stale_exchange(dt_run *r, uint64_t c, double lr)
 {
     dt_workers *w = &r->w;
     const size_t S = r->cfg->staleness, n = w->len;
     float **now = r->sring[c % (S + 1)], **old = r->sring[(c + 1) % (S + 1)];
     for (size_t i = 0; i < w->count; i++)
         memcpy(now[i], w->x[i], n * sizeof(float));
-    cm_status s = dt_gossip_start(g, old);
+    cm_status s = CM_OK;
+    if (c + S < r->stale_end)
+        s = dt_gossip_start(r->sg[c % (S + 1)], now);
     if (s == CM_OK)
-        s = dt_gossip_finish(g, r->smix);
+        s = dt_gossip_finish(r->sg[(c + 1) % (S + 1)], r->smix);
     const float gamma = (float)(dt_config_given(r->cfg, "--consensus-step")
                                     ? r->cfg->consensus_step
                                     : dt_stale_gamma(S));
@@ -467,6 +482,30 @@ static cm_status stale_exchange(dt_run *r, dt_gossip *g, uint64_t c,
         dt_algo_stale_mix(r->algo, i, r->smix[i], old[i], gamma,
                           (float)lr);
     return s;
+}
+
+/* Lets MPI advance the round of g and, with --staleness, every round in
+ * flight (Open MPI moves them only inside MPI calls). */
+static cm_status gossip_poke(dt_run *r, dt_gossip *g)
+{
+    cm_status s = dt_gossip_progress(g);
+    for (size_t k = 0; r->sg && k <= r->cfg->staleness && s == CM_OK; k++)
+        s = dt_gossip_progress(r->sg[k]);
+    return s;
+}
+
+/* Seconds g spent in memory and in MPI, with --staleness those of the
+ * rounds in flight too. */
+static double gossip_seconds(const dt_run *r, const dt_gossip *g)
+{
+    dt_gossip_stats gs;
+    dt_gossip_get_stats(g, &gs);
+    double t = gs.t_mix + gs.t_mpi;
+    for (size_t k = 0; r->sg && k <= r->cfg->staleness; k++) {
+        dt_gossip_get_stats(r->sg[k], &gs);
+        t += gs.t_mix + gs.t_mpi;
+    }
+    return t;
 }
 
 /* One step of every local worker: dt_algo_begin starts the gossip when the
@@ -524,26 +563,25 @@ static cm_status step_gossip(dt_run *r, size_t step, double lr)
         /* Open MPI moves a nonblocking exchange only inside MPI calls:
          * poke it between workers so it proceeds during the computation. */
         if (s == CM_OK && i + 1 < w->count)
-            s = dt_gossip_progress(g);
+            s = gossip_poke(r, g);
     }
     r->t_compute += cm_time_now() - t0;
-    /* the update after the gossip counts as compute, the gossip not */
-    dt_gossip_stats g0, g1;
-    dt_gossip_get_stats(g, &g0);
+    /* the update after the gossip counts as compute, the gossip (CHOCO's
+     * and the stale rounds' too) not */
+    const double tg0 = gossip_seconds(r, g);
     t0 = cm_time_now();
     if (s == CM_OK)
         s = dt_algo_end(r->algo, (float)lr);
-    dt_gossip_get_stats(g, &g1);
     if (s == CM_OK && r->comm_now && r->ca)
         s = choco_exchange(r, g);
     if (s == CM_OK && r->comm_now && r->sring)
-        s = stale_exchange(r, g, dt_local_comms(H, S, step), lr);
+        s = stale_exchange(r, dt_local_comms(H, S, step), lr);
+    const double tg1 = gossip_seconds(r, g);
     if (s == CM_OK && r->comm_now)
         outer_steps(r, step);
     if (r->global_now) /* counted as an all-reduce of the gossip array */
         r->ar_bytes += w->xlen * sizeof(float);
-    r->t_compute += cm_time_now() - t0 - (g1.t_mix - g0.t_mix) -
-                    (g1.t_mpi - g0.t_mpi);
+    r->t_compute += cm_time_now() - t0 - (tg1 - tg0);
     return s;
 }
 
@@ -809,6 +847,40 @@ static cm_status setup_stale(dt_run *r)
     return s;
 }
 
+/* --staleness S, after setup_stale succeeded on every rank: the S + 1
+ * gossip plans of the rounds in flight (g[0] stays idle: the algorithm's
+ * local form sends nothing itself), the run's communications,
+ * and the rounds of x_0 that communications 0 .. S - 1 finish (round
+ * j = -S .. -1 in slot and plan j mod (S + 1) = j + S + 1), each started
+ * only if the run reaches its communication j + S (stale_exchange).
+ * Collective; the run has no resume (--checkpoint is refused), so it
+ * starts at step 0. */
+static cm_status start_stale(dt_run *r)
+{
+    const dt_config *cfg = r->cfg;
+    const size_t S = cfg->staleness;
+    r->sg = calloc(S + 1, sizeof *r->sg);
+    cm_status s = dt_comm_agree(r->comm, r->sg ? CM_OK
+                                                : cm_error(CM_ENOMEM, "out of "
+                                                           "memory "
+                                                           "(--staleness)"));
+    if (s != CM_OK)
+        return s;
+    for (size_t k = 0; k <= S && s == CM_OK; k++)
+        s = dt_gossip_new_placed(r->comm, &r->seq.round[0], r->pl.rank_of,
+                                 r->w.xlen, &r->sg[k]);
+    if (s != CM_OK)
+        return s;
+    /* dt_loop_run's steps: every epoch, or up to --stop-after's */
+    const size_t E = cfg->stop_after && cfg->stop_after < cfg->epochs
+                         ? cfg->stop_after : cfg->epochs;
+    r->stale_end = dt_local_comms(cfg->average_every, cfg->local_after,
+                                  (uint64_t)r->steps_per_epoch * E);
+    for (size_t k = 0; k < S && k < r->stale_end && s == CM_OK; k++)
+        s = dt_gossip_start(r->sg[k + 1], r->sring[k + 1]);
+    return dt_comm_agree(r->comm, s);
+}
+
 /* CHOCO-SGD's arrays: xh = 0, s = 0 (the paper's start), q, the sum. */
 static cm_status setup_choco(dt_run *r)
 {
@@ -936,7 +1008,10 @@ static cm_status setup_algo(dt_run *r)
         s = setup_choco(r);
     if (s == CM_OK && cfg->staleness)
         s = setup_stale(r);
-    return dt_comm_agree(r->comm, s);
+    s = dt_comm_agree(r->comm, s);
+    if (s == CM_OK && cfg->staleness)
+        s = start_stale(r);
+    return s;
 }
 
 static cm_status step_allreduce(dt_run *r, double lr)
@@ -973,6 +1048,12 @@ static void run_free(dt_run *r)
         dt_slab_free(r->cslab[j]);
         free(carr[j]);
     }
+    /* a round still in flight (a run that failed) is waited for by
+       dt_gossip_free, which every rank calls in the same order, before
+       its slot (a point-to-point round sends from it) is freed */
+    for (size_t k = 0; r->sg && k <= r->cfg->staleness; k++)
+        dt_gossip_free(r->sg[k]);
+    free(r->sg);
     for (size_t k = 0; r->sring && k <= r->cfg->staleness; k++) {
         dt_slab_free(r->sslab[k]);
         free(r->sring[k]);

@@ -38,6 +38,15 @@ static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
         mem_round += (double)gs.bytes_mem_round / (double)r->period;
     }
     out->bytes_mem_round = (uint64_t)llround(mem_round);
+    for (size_t k = 0; r->sg && k <= r->cfg->staleness; k++) {
+        dt_gossip_stats gs; /* --staleness: the rounds in flight, g[0]'s
+                               bytes a round (it sends none itself) */
+        dt_gossip_get_stats(r->sg[k], &gs);
+        out->rounds += gs.rounds;
+        out->bytes_sent += gs.bytes_sent;
+        out->t_mix += gs.t_mix;
+        out->t_mpi += gs.t_mpi;
+    }
     if (r->ca && !r->allreduce) { /* CHOCO: q moves as floats, counted
                                      at its compressed size */
         const double f = dt_compress_bytes(&r->cfg->compress, r->w.len) /

@@ -56,6 +56,12 @@ typedef struct {
     void **sslab;           /* their arrays, one block per slot */
     float **smix;           /* [count] scratch: the mixed stale models */
     void *smix_slab;
+    dt_gossip **sg;         /* --staleness S: [S + 1] one gossip per round
+                               in flight, round c on sg[c mod (S + 1)]
+                               with slot sring[c mod (S + 1)] */
+    uint64_t stale_end;     /* --staleness: the run's communications; a
+                               round finished at or after it is not
+                               started */
     double x0_sq;           /* ||x_0||^2 of the initial model (the scale
                                of dt_diverge's consensus rule) */
     dt_gossip **g;          /* [period] one gossip plan per round */
