@@ -3,7 +3,10 @@
 # does not apply to refused (exit 2, naming the flag), the same bits on 1
 # and 3 ranks, a trained model, for dpsgd and d2 (its correction fed by
 # the stale mix, dt_algo_stale_mix), and --net's round priced with S + 1
-# rounds in flight (latency overlapped, bytes not).
+# rounds in flight (latency overlapped, bytes not); runs that end with
+# rounds in flight (--stop-after, divergence) end cleanly. The overlap
+# itself is timed under SMPI (tests/cli/smpi.sh), the bits against the
+# build before it in tests/contract/same-bits.sh.
 #
 #   BIN=bin sh tests/cli/stale.sh  (make check-cli-stale)
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +34,9 @@ stale_cases() {
     h1=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
     expect_ok "S = 2, 3 ranks" mpi_run 3 "$dtb" --topology "$T/s8.txt" $big --staleness 2
     h3=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
-    check '[ -n "$h1" ] && [ "$h1" = "$h3" ]' "--staleness 2: the same bits on 1 and 3 ranks ($h1, $h3)"
+    expect_ok "S = 2, 2 ranks" mpi_run 2 "$dtb" --topology "$T/s8.txt" $big --staleness 2
+    h2=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    check '[ -n "$h1" ] && [ "$h1" = "$h3" ] && [ "$h1" = "$h2" ]' "--staleness 2: the same bits on 1, 2 and 3 ranks ($h1, $h2, $h3)"
     check 'grep -q "^final: dpsgd .*test_acc 0\.[5-9]" "$T/out"' "S = 2 trains: $(grep -o 'test_acc [0-9.]*' "$T/out")"
     expect_ok "d2, S = 2, 1 rank" mpi_run 1 "$dtb" --topology "$T/s8.txt" --algorithm d2 $big --staleness 2
     d1=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
@@ -45,6 +50,13 @@ stale_cases() {
     check '[ "$(grep -o "workers-hash [0-9a-f]*" "$T/out")" = "$h0" ] && [ "$h0" != "$h1" ]' "S = 0 is the run of before, S = 2 another"
     expect_ok "S = 2, a consensus step of 0.2" mpi_run 1 "$dtb" --topology "$T/s8.txt" $big --staleness 2 --consensus-step 0.2
     check '[ "$(grep -o "workers-hash [0-9a-f]*" "$T/out")" != "$h1" ]' "--consensus-step changes S = 2's trajectory"
+    # the rounds in flight at the end: a run stopped early by
+    # --stop-after starts no round it will not finish; a run that
+    # diverges stops at the next agreement with rounds in flight, which
+    # every rank waits for (no hang), and exits 1
+    expect_ok "S = 2, --stop-after 1 of 2 epochs, 3 ranks" mpi_run 3 "$dtb" --topology "$T/s8.txt" $syn --staleness 2 --stop-after 1
+    expect_fail 1 "^dpsgd-train: training diverged at epoch 1" \
+        "S = 2 diverging, rounds in flight, 2 ranks" mpi_run 2 "$dtb" --topology "$T/s8.txt" $syn --staleness 2 --lr 1000
     # WAN, 8 hosts, degree 3: a round of 3 arrays is 50 ms + 3 x 19.7 ms;
     # with 3 rounds in flight it costs its bytes, 3 x 19.7 ms = 59.2 ms
     expect_ok "S = 2 priced" mpi_run 1 "$dtb" --topology "$T/s8.txt" $syn --staleness 2 --net wan --net-hosts 8

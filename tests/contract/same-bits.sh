@@ -221,6 +221,11 @@ trainings() {
     train train-clique-avg --topology "$T/dcliques64.txt" --dataset synthetic \
         --synthetic-train 4096 --synthetic-test 64 --batch 8 --epochs 1 \
         --partition shards:2 --algorithm clique-avg
+    # --staleness: recorded before its rounds were put in flight (S + 1
+    # gossip plans, issue 41); the overlap must not move a bit
+    train train-dpsgd-stale2 --topology "$T/g16.txt" $syn --staleness 2
+    train train-d2-stale1-h2 --topology "$T/g16.txt" $syn --algorithm d2 \
+        --staleness 1 --average-every 2
 }
 trainings
 if [ "$avx512" = 1 ]; then
