@@ -7,7 +7,9 @@
  * SLEM 3/7, the cube Q3 with Metropolis-Hastings weights 1/2, the 8-ring
  * with Laplacian weights (4 - l2)/(4 + l2), l2 = 2 - sqrt 2. The result is
  * bit-identical for P = 1, 2, 3, 4 ranks (sub-communicators), the bytes
- * sent match an independent count, and P > n is rejected on every rank. */
+ * sent match an independent count, rounds of several plans in flight
+ * together (--staleness) give the blocking round's bits, and P > n is
+ * rejected on every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +329,72 @@ START_TEST(test_exact_average_any_p)
 }
 END_TEST
 
+/* Rounds in flight together, as dpsgd-train --staleness D runs them
+ * (dt_dpsgd.c, stale_exchange): D + 1 plans of one graph, round k on
+ * plan k mod (D + 1) with its own arrays, started before round k - D is
+ * finished. Every round's result is bit for bit the blocking round of
+ * the same arrays (a fourth plan, run while the others are in flight), on
+ * P = 1..4 ranks, and each plan counts the rounds it finished. */
+START_TEST(test_rounds_in_flight)
+{
+    enum { D = 2, ROUNDS = 7 };
+    dt_comm *w = dt_comm_world();
+    const size_t size = dt_comm_size(w);
+    const size_t maxp = size < 4 ? size : 4;
+    cm_topo t;
+    double slem;
+    make_graph(G_PETERSEN, &t, &slem);
+    double bad[2] = {0.0, 0.0}; /* elements that differ, rounds miscounted */
+    for (size_t P = 1; P <= maxp; P++) {
+        dt_comm *c = mpi_first_ranks(w, P);
+        if (!c)
+            continue;
+        dt_gossip *g[D + 1], *b = NULL;
+        for (size_t k = 0; k <= D; k++)
+            ck_assert_int_eq(dt_gossip_new(c, &t, LEN, &g[k]), CM_OK);
+        ck_assert_int_eq(dt_gossip_new(c, &t, LEN, &b), CM_OK);
+        const size_t cnt = dt_gossip_count(b);
+        float **x[ROUNDS], **y = alloc_arrays(cnt), **z = alloc_arrays(cnt);
+        for (size_t r = 0; r < ROUNDS; r++) {
+            x[r] = alloc_arrays(cnt);
+            init_workers(b, x[r], 20 + r);
+        }
+        for (size_t r = 0; r < ROUNDS + D; r++) {
+            if (r < ROUNDS)
+                ck_assert_int_eq(dt_gossip_start(g[r % (D + 1)], x[r]),
+                                 CM_OK);
+            for (size_t k = 0; k <= D; k++)
+                ck_assert_int_eq(dt_gossip_progress(g[k]), CM_OK);
+            if (r < D)
+                continue;
+            const size_t j = r - D;
+            ck_assert_int_eq(dt_gossip_finish(g[j % (D + 1)], y), CM_OK);
+            ck_assert_int_eq(dt_gossip_round(b, x[j], z), CM_OK);
+            for (size_t i = 0; i < cnt; i++)
+                bad[0] += memcmp(y[i], z[i], LEN * sizeof(float)) != 0;
+        }
+        for (size_t k = 0; k <= D; k++) {
+            dt_gossip_stats st;
+            dt_gossip_get_stats(g[k], &st);
+            bad[1] += st.rounds != (ROUNDS - k + D) / (D + 1);
+            dt_gossip_free(g[k]);
+        }
+        for (size_t r = 0; r < ROUNDS; r++)
+            free_arrays(x[r], cnt);
+        free_arrays(y, cnt);
+        free_arrays(z, cnt);
+        dt_gossip_free(b);
+        dt_comm_free(c);
+    }
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(w, bad, 2), CM_OK);
+    ck_assert_msg(bad[0] == 0.0, "%.0f worker arrays differ from the "
+                  "blocking round", bad[0]);
+    ck_assert_msg(bad[1] == 0.0, "%.0f plans miscounted their rounds",
+                  bad[1]);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 START_TEST(test_rejects_on_all_ranks)
 {
     dt_comm *w = dt_comm_world();
@@ -370,6 +438,10 @@ Suite *mpi_gossip_suite(void)
     tc = tcase_create("exact_average_any_p");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_exact_average_any_p);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rounds_in_flight");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_rounds_in_flight);
     suite_add_tcase(s, tc);
     tc = tcase_create("rejects_on_all_ranks");
     tcase_set_timeout(tc, 120);

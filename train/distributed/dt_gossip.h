@@ -22,6 +22,11 @@
  * with a double accumulator, reading in-rank x_j from the caller's arrays
  * and cross-rank x_j from the receive buffer. The terms are added in the
  * same order whatever P is, so the result is bit-identical for every P.
+ * One plan has at most one round started; rounds of different plans (each
+ * its own graph communicator and buffers) may be in flight together and
+ * finished in any order the ranks share, as dpsgd-train --staleness S
+ * keeps S + 1 plans of one graph (tests/mpi/mpi_check_gossip.c,
+ * rounds_in_flight).
  *
  * The MPI communicator type never appears here; the implementation is in
  * dt_gossip_mpi.c.
