@@ -1,8 +1,9 @@
 #!/bin/sh
 # cli/compress.sh: --compress on the command line (issue 41): the forms
 # and the modes it does not apply to refused (exit 2, naming the flag),
-# local SGD and DiLoCo with compressed pseudo-gradients and CHOCO-SGD
-# (gossip) giving the same bits on 1 and 3 ranks, the compressed bytes
+# local SGD and DiLoCo with compressed pseudo-gradients (their average
+# re-quantized for int8/int4, the summary's compress_reduce) and CHOCO-SGD
+# (gossip) giving the same bits on 1 and 3 (2) ranks, the compressed bytes
 # per step and the --net price of the compressed array.
 #
 #   BIN=bin sh tests/cli/compress.sh  (make check-cli-compress)
@@ -26,10 +27,21 @@ compress_cases() {
     for c in int4 topk:0.1; do
         expect_ok "local SGD --compress $c, 1 rank" mpi_run 1 "$dtb" --mode allreduce --workers 8 --average-every 4 $syn --compress $c
         h1=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
-        expect_ok "local SGD --compress $c, 3 ranks" mpi_run 3 "$dtb" --mode allreduce --workers 8 --average-every 4 $syn --compress $c
+        expect_ok "local SGD --compress $c, 3 ranks" mpi_run 3 "$dtb" --mode allreduce --workers 8 --average-every 4 $syn --compress $c --summary "$T/s-$c.json"
         h3=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
         check '[ -n "$h1" ] && [ "$h1" = "$h3" ]' "--compress $c: the same bits on 1 and 3 ranks ($h1, $h3)"
     done
+    # int8/int4 average the pseudo-gradients re-quantized (two-way), top-k
+    # exactly; the summary says which
+    check 'grep -q "\"compress_reduce\": \"requantize\"" "$T/s-int4.json" && grep -q "\"compress_reduce\": \"exact\"" "$T/s-topk:0.1.json"' \
+        "the summary's compress_reduce: $(grep -o '"compress_reduce": [a-z"]*' "$T/s-int4.json" "$T/s-topk:0.1.json" | tr '\n' ' ')"
+    # DiLoCo (outer step on the re-quantized mean): the same bits on 1 and 2 ranks
+    dl="--mode allreduce --workers 8 --average-every 4 --local-after 4 --outer nesterov:0.7,0.9 --compress int8"
+    expect_ok "DiLoCo int8, 1 rank" mpi_run 1 "$dtb" $dl $syn
+    h1=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    expect_ok "DiLoCo int8, 2 ranks" mpi_run 2 "$dtb" $dl $syn
+    h2=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    check '[ -n "$h1" ] && [ "$h1" = "$h2" ]' "DiLoCo --compress int8: the same bits on 1 and 2 ranks ($h1, $h2)"
     # CHOCO-SGD (gossip, dpsgd): the same bits on 1 and 3 ranks; q's bytes
     "$BIN/topogen" --kind one-peer-exp -n 8 --quiet -o "$T/op8.txt"
     expect_fail 2 "^dpsgd-train: --compress with .*op8.txt: CHOCO-SGD keeps sum_j W_ij xh_j for one fixed W" \

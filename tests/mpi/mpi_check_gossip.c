@@ -9,7 +9,9 @@
  * bit-identical for P = 1, 2, 3, 4 ranks (sub-communicators), the bytes
  * sent match an independent count, rounds of several plans in flight
  * together (--staleness) give the blocking round's bits, and P > n is
- * rejected on every rank. */
+ * rejected on every rank. The exact average and its re-quantized form
+ * (--compress int8/int4's two-way all-reduce) give the serial result's
+ * bits on P = 1..4 too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "cm_rng.h"
 #include "cm_mixing.h"
 #include "dt_comm.h"
+#include "dt_compress.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
 #include "dt_partition.h"
@@ -395,6 +398,91 @@ START_TEST(test_rounds_in_flight)
 }
 END_TEST
 
+/* The re-quantized average (dt_gossip_new_average_q, int8 and int4) of
+ * n = 10 workers' arrays of 700 floats (three blocks of the compressor,
+ * the last 188 long): on P = 1..4 ranks (at 4 one rank owns no block)
+ * every local out is bit for bit the serial mean quantized block by block
+ * (dt_compress_apply on [0, 256), [256, 512), [512, 700)), and each
+ * rank's bytes are its workers' segments but its own plus its mean
+ * segment to the P - 1 others, the segments cut on whole blocks. */
+START_TEST(test_requantized_average_any_p)
+{
+    enum { NW = 10, QLEN = 700, NB = 3 };
+    dt_comm *w = dt_comm_world();
+    const size_t size = dt_comm_size(w), rank = dt_comm_rank(w);
+    const size_t maxp = size < 4 ? size : 4;
+    float *allx = malloc(NW * QLEN * sizeof *allx), mean[QLEN], ref[QLEN];
+    const float *rows[NW];
+    double acc[QLEN];
+    ck_assert_ptr_nonnull(allx);
+    for (size_t j = 0; j < NW; j++) {
+        cm_rng r;
+        cm_rng_seed(&r, 11, j);
+        for (size_t k = 0; k < QLEN; k++)
+            allx[j * QLEN + k] = (float)(cm_rng_uniform(&r) - 0.5);
+        rows[j] = allx + j * QLEN;
+    }
+    dt_gossip_plan_mean(rows, NW, QLEN, acc, mean);
+    const char *forms[2] = {"int8", "int4"};
+    double differ = 0.0, badbytes = 0.0, moved = 0.0;
+    for (int f = 0; f < 2; f++) {
+        dt_compress cz;
+        ck_assert_int_eq(dt_compress_parse(forms[f], &cz), CM_OK);
+        for (size_t b = 0; b < QLEN; b += DT_COMPRESS_BLOCK)
+            dt_compress_apply(&cz, mean + b, ref + b,
+                              QLEN - b < DT_COMPRESS_BLOCK ? QLEN - b
+                                                           : DT_COMPRESS_BLOCK);
+        for (size_t k = 0; k < QLEN; k++)
+            moved += ref[k] != mean[k];
+        for (size_t P = 1; P <= maxp; P++) {
+            dt_comm *c = mpi_first_ranks(w, P);
+            if (!c)
+                continue;
+            dt_gossip *g = NULL;
+            ck_assert_int_eq(dt_gossip_new_average_q(c, NW, NULL, QLEN, &cz,
+                                                     &g), CM_OK);
+            const size_t cnt = dt_gossip_count(g), first = dt_gossip_first(g);
+            float **x = malloc(cnt * sizeof *x), **y = malloc(cnt * sizeof *y);
+            ck_assert(x && y);
+            for (size_t i = 0; i < cnt; i++) {
+                x[i] = allx + (first + i) * QLEN;
+                y[i] = malloc(QLEN * sizeof *y[i]);
+                ck_assert_ptr_nonnull(y[i]);
+            }
+            ck_assert_int_eq(dt_gossip_round(g, x, y), CM_OK);
+            for (size_t i = 0; i < cnt; i++)
+                differ += memcmp(y[i], ref, sizeof ref) != 0;
+            /* rank r's blocks: NB / P each, the first NB mod P one more */
+            size_t start = 0;
+            for (size_t q = 0; q < rank; q++)
+                start += (NB / P + (q < NB % P)) * DT_COMPRESS_BLOCK;
+            size_t end = start + (NB / P + (rank < NB % P)) *
+                                     DT_COMPRESS_BLOCK;
+            end = end < QLEN ? end : QLEN;
+            const size_t own = end > start ? end - start : 0;
+            dt_gossip_stats st;
+            dt_gossip_get_stats(g, &st);
+            badbytes += st.bytes_round !=
+                        (cnt * (QLEN - own) + own * (P - 1)) * sizeof(float);
+            for (size_t i = 0; i < cnt; i++)
+                free(y[i]);
+            free(x);
+            free(y);
+            dt_gossip_free(g);
+            dt_comm_free(c);
+        }
+    }
+    double bad[2] = {differ, badbytes};
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(w, bad, 2), CM_OK);
+    ck_assert_msg(moved > QLEN, "the second quantization moved only %.0f "
+                  "of 2 x %d values", moved, QLEN);
+    ck_assert_msg(bad[0] == 0.0, "%.0f local averages differ from the "
+                  "serial mean quantized by block", bad[0]);
+    ck_assert_msg(bad[1] == 0.0, "%.0f byte counts wrong", bad[1]);
+    free(allx);
+}
+END_TEST
+
 START_TEST(test_rejects_on_all_ranks)
 {
     dt_comm *w = dt_comm_world();
@@ -438,6 +526,7 @@ Suite *mpi_gossip_suite(void)
     tc = tcase_create("exact_average_any_p");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_exact_average_any_p);
+    tcase_add_test(tc, test_requantized_average_any_p);
     suite_add_tcase(s, tc);
     tc = tcase_create("rounds_in_flight");
     tcase_set_timeout(tc, 120);

@@ -1,10 +1,11 @@
 /* check_compress.c: --compress (dt_compress, issue 41): the forms and
  * their refusals, the bytes of each wire format, the quantization error
  * (at most half a step of the block's scale), top-k's selection, error
- * feedback's telescoping sum, local SGD on one rank whose averages go
- * compressed (int8, int4, topk) training the synthetic set with the
- * compressed bytes counted, DiLoCo's outer step on int8 and int4
- * pseudo-gradients, and CHOCO-SGD's gossip training it. */
+ * feedback's telescoping sum, the re-quantized average of the
+ * pseudo-gradients against an independent reference, local SGD on one
+ * rank whose averages go compressed (int8, int4, topk) training the
+ * synthetic set with the compressed bytes counted, DiLoCo's outer step on
+ * int8 and int4 pseudo-gradients, and CHOCO-SGD's gossip training it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 
 #include "check_blas.h"
 
+#include "dt_comm.h"
 #include "dt_compress.h"
+#include "dt_gossip.h"
 #include "dt_local.h"
 #include "mpi_run.h"
 
@@ -138,6 +141,75 @@ START_TEST(error_feedback_telescopes)
 }
 END_TEST
 
+/* The re-quantized average (dt_gossip_new_average_q, the one-rank build)
+ * of 5 workers' arrays of 700 floats (two whole blocks and one of 188):
+ * every out is, bit for bit, an independent reference: the mean in double
+ * in ascending worker order (w x_0 + w x_1 + ..., w = 1/5), rounded to
+ * float, then each block of 256 quantized alone by dt_compress_apply; it
+ * differs from the exact mean (what dt_gossip_new_average gives, equal to
+ * the reference before quantization). Top-k is refused. */
+START_TEST(requantized_average)
+{
+    enum { NW = 5, LEN = 700 };
+    float *x[NW], *y[NW], exact[LEN], ref[LEN];
+    for (size_t j = 0; j < NW; j++) {
+        x[j] = malloc(LEN * sizeof *x[j]);
+        y[j] = malloc(LEN * sizeof *y[j]);
+        ck_assert(x[j] && y[j]);
+        for (size_t k = 0; k < LEN; k++) /* a block of small values too */
+            x[j][k] = (float)sin(0.11 * (double)(k + 37 * j) + (double)j) *
+                      (k >= 256 && k < 512 ? 1e-3f : 1.0f);
+    }
+    const double w = 1.0 / NW;
+    for (size_t k = 0; k < LEN; k++) {
+        double a = w * (double)x[0][k];
+        for (size_t j = 1; j < NW; j++)
+            a += w * (double)x[j][k];
+        exact[k] = (float)a;
+    }
+    dt_gossip *g = NULL;
+    ck_assert_int_eq(dt_gossip_new_average(dt_comm_world(), NW, NULL, LEN,
+                                           &g), CM_OK);
+    ck_assert_int_eq(dt_gossip_round(g, x, y), CM_OK);
+    for (size_t j = 0; j < NW; j++)
+        ck_assert(memcmp(y[j], exact, sizeof exact) == 0);
+    dt_gossip_free(g);
+    const char *forms[2] = {"int8", "int4"};
+    for (int f = 0; f < 2; f++) {
+        dt_compress c;
+        ck_assert_int_eq(dt_compress_parse(forms[f], &c), CM_OK);
+        for (size_t b = 0; b < LEN; b += DT_COMPRESS_BLOCK)
+            dt_compress_apply(&c, exact + b, ref + b,
+                              LEN - b < DT_COMPRESS_BLOCK ? LEN - b
+                                                          : DT_COMPRESS_BLOCK);
+        ck_assert_int_eq(dt_gossip_new_average_q(dt_comm_world(), NW, NULL,
+                                                 LEN, &c, &g), CM_OK);
+        ck_assert_int_eq(dt_gossip_round(g, x, y), CM_OK);
+        size_t moved = 0;
+        for (size_t k = 0; k < LEN; k++)
+            moved += y[0][k] != exact[k];
+        ck_assert_msg(moved > LEN / 2, "%s: only %zu of %d values moved by "
+                      "the second quantization", forms[f], moved, LEN);
+        for (size_t j = 0; j < NW; j++)
+            for (size_t k = 0; k < LEN; k++)
+                ck_assert_msg(y[j][k] == ref[k], "%s worker %zu k %zu: %a "
+                              "against %a", forms[f], j, k, (double)y[j][k],
+                              (double)ref[k]);
+        dt_gossip_free(g);
+    }
+    dt_compress t;
+    ck_assert_int_eq(dt_compress_parse("topk:0.1", &t), CM_OK);
+    ck_assert_int_eq(dt_gossip_new_average_q(dt_comm_world(), NW, NULL, LEN,
+                                             &t, &g), CM_EINVAL);
+    ck_assert_ptr_null(g);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "not top-k"));
+    for (size_t j = 0; j < NW; j++) {
+        free(x[j]);
+        free(y[j]);
+    }
+}
+END_TEST
+
 /* Local SGD (8 workers, H = 4) with every average compressed trains the
  * synthetic set (as the uncompressed run does: above 50%), and counts
  * the compressed array per average: bytes per step = bytes(n) / 4. */
@@ -219,6 +291,7 @@ Suite *compress_suite(void)
     tcase_add_test(tc, quantization_error);
     tcase_add_test(tc, topk_selects);
     tcase_add_test(tc, error_feedback_telescopes);
+    tcase_add_test(tc, requantized_average);
     tcase_add_test(tc, local_sgd_compressed_trains);
     tcase_add_test(tc, diloco_compressed_trains);
     tcase_add_test(tc, choco_trains);

@@ -12,6 +12,14 @@
  * dequantized floats q (what the receiver reconstructs); bytes are
  * counted and priced at dt_compress_bytes, what a wire format of the
  * codes, the block scales and the indices would carry.
+ *
+ * Averaged over --mode allreduce, int8 and int4 arrays go through a
+ * two-way quantized all-reduce (dt_gossip_new_average_q): the exact mean
+ * of the q, quantized again by Q on the same block grid without error
+ * feedback, as torchft's quantized all-reduce does and as the price (the
+ * compressed array in both phases) assumes. Top-k is averaged exactly
+ * (one-way). Runs made before that (summaries without
+ * settings.compress_reduce) took the exact mean for int8/int4 too.
  */
 #ifndef DT_COMPRESS_H
 #define DT_COMPRESS_H

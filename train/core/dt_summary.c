@@ -149,6 +149,18 @@ static json_t *settings(const dt_config *c, int *bad)
     char comp[64];
     put(o, "compress", str(dt_compress_str(&c->compress, comp, sizeof comp)),
         bad);
+    /* how the compressed pseudo-gradients of --mode allreduce are
+     * averaged: "requantize" (int8, int4: the exact mean quantized again,
+     * dt_gossip_new_average_q), "exact" (top-k: the exact mean); null when
+     * nothing compressed is averaged (none, CHOCO-SGD). Summaries written
+     * before the re-quantized average have no key: their int8/int4 runs
+     * took the exact mean (one-way). */
+    const dt_compress_kind ck = c->compress.kind;
+    put(o, "compress_reduce",
+        c->mode != DT_MODE_ALLREDUCE || ck == DT_COMPRESS_NONE
+            ? json_null()
+            : str(ck == DT_COMPRESS_TOPK ? "exact" : "requantize"),
+        bad);
     put(o, "consensus_step", num(c->consensus_step), bad);
     put(o, "staleness", jint(c->staleness), bad);
     char frag[64];

@@ -161,6 +161,9 @@ struct dt_gossip {
     int active;          /* a round is started */
     int dynamic;         /* 1: dt_gossip_retopo re-plans every round */
     int average;         /* 1: dt_gossip_new_average's exact average */
+    int requant;         /* 1: dt_gossip_new_average_q: the mean quantized */
+    dt_compress qz;      /* its compressor (int8 or int4) */
+    float *mean;         /* [len] requant: the exact mean before qz */
     dt_gossip_stats st;  /* counters (nothing is ever sent) */
 };
 
@@ -235,17 +238,38 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
                                 const size_t *owner, size_t len,
                                 dt_gossip **out)
 {
+    return dt_gossip_new_average_q(comm, n, owner, len, NULL, out);
+}
+
+/* One rank's segment is the whole array, on the block grid from 0: the
+ * mean, then dt_compress_apply on all of it (dt_gossip_finish). */
+cm_status dt_gossip_new_average_q(const dt_comm *comm, size_t n,
+                                  const size_t *owner, size_t len,
+                                  const dt_compress *c, dt_gossip **out)
+{
     (void)comm;
     (void)owner; /* one rank holds every worker */
     *out = NULL;
     if (n == 0 || len == 0)
         return cm_error(CM_EINVAL, "exact average of %zu arrays of %zu "
                         "floats", n, len);
+    if (c && c->kind == DT_COMPRESS_TOPK)
+        return cm_error(CM_EINVAL, "a re-quantized average is for int8 and "
+                        "int4, not top-k");
     dt_gossip *g = calloc(1, sizeof *g);
     if (!g)
         return cm_error(CM_ENOMEM, "out of memory for the exact average");
     g->len = len;
     g->average = 1;
+    g->requant = c && dt_compress_active(c);
+    if (g->requant) {
+        g->qz = *c;
+        if (!(g->mean = malloc(len * sizeof *g->mean))) {
+            free(g);
+            return cm_error(CM_ENOMEM, "out of memory for the exact "
+                            "average");
+        }
+    }
     g->plan.n = n;
     g->plan.P = 1;
     g->plan.count = n;
@@ -289,6 +313,7 @@ void dt_gossip_free(dt_gossip *g)
     dt_gossip_plan_destroy(&g->plan);
     free(g->acc);
     free(g->x);
+    free(g->mean);
     free(g);
 }
 
@@ -309,7 +334,10 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
     double t0 = cm_time_now();
     g->active = 0;
     if (g->average) { /* the mean once, copied to every worker */
-        dt_gossip_plan_mean(g->x, g->plan.count, g->len, g->acc, out[0]);
+        dt_gossip_plan_mean(g->x, g->plan.count, g->len, g->acc,
+                            g->requant ? g->mean : out[0]);
+        if (g->requant)
+            dt_compress_apply(&g->qz, g->mean, out[0], g->len);
         for (size_t i = 1; i < g->plan.count; i++)
             memcpy(out[i], out[0], g->len * sizeof *out[i]);
     } else {

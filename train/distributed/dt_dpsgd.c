@@ -617,12 +617,16 @@ static cm_status average_momentum(dt_run *r)
 /* --compress: the average of local SGD / DiLoCo as the average of the
  * workers' compressed pseudo-gradients, d_i = a - x_i from the last
  * average a (the same on every worker), with error feedback e_i:
- *     q_i = Q(d_i + e_i);  e_i <- d_i + e_i - q_i;  x_i <- a - mean_j q_j
+ *     q_i = Q(d_i + e_i);  e_i <- d_i + e_i - q_i;  x_i <- a - M(q)
  * then a <- x_i. The outer step (if any) follows on this x, so it takes
- * mean_j q_j as its pseudo-gradient. The mean is the exact average of the
- * dequantized q (rank-invariant bits); the bytes counted are the
- * compressed array's (dt_compress_bytes), once per rank as for the plain
- * average. */
+ * M(q) as its pseudo-gradient. For int8 and int4, M(q) = Q(mean_j q_j),
+ * the two-way quantized all-reduce users run (torchft's for Streaming
+ * DiLoCo) and the one the price charges: the exact mean of the dequantized
+ * q, quantized again without error feedback (r->gq,
+ * dt_gossip_new_average_q); for top-k, the exact mean itself (one-way:
+ * a sum of sparse arrays has no second sparse phase). Rank-invariant bits
+ * either way; the bytes counted are the compressed array's
+ * (dt_compress_bytes), once per rank as for the plain average. */
 static cm_status compressed_average(dt_run *r)
 {
     dt_workers *w = &r->w;
@@ -634,7 +638,7 @@ static cm_status compressed_average(dt_run *r)
         dt_compress_ef(&r->cfg->compress, d, r->ce[i], r->cq[i], r->cp[i],
                        n); /* d is read before q is written */
     }
-    cm_status s = dt_gossip_round(r->gg, r->cq, w->xn);
+    cm_status s = dt_gossip_round(r->gq ? r->gq : r->gg, r->cq, w->xn);
     r->ar_bytes += (uint64_t)dt_compress_bytes(&r->cfg->compress, n);
     for (size_t i = 0; s == CM_OK && i < w->count; i++)
         for (size_t k = 0; k < n; k++) {
@@ -648,7 +652,9 @@ static cm_status compressed_average(dt_run *r)
  * p = [lo, hi) alone. Each worker's pseudo-gradient on it, d_i = a - x_i
  * (a the anchor, the global fragment after its last synchronisation, the
  * same on every worker), is averaged exactly (compressed with error
- * feedback under --compress: the mean of q_i = Q(d_i + e_i)), the outer
+ * feedback under --compress: the mean of q_i = Q(d_i + e_i), quantized
+ * again on the fragment's blocks for int8 / int4 as compressed_average
+ * does; the block grid starts at lo), the outer
  * step makes the new global fragment g = the new anchor, and x_i's
  * fragment becomes g at once (T = 0) or T steps later, mixed with what
  * the worker trained meanwhile (fragment_merge). The bytes counted are
@@ -807,6 +813,15 @@ static cm_status no_mix(void *ctx, float *const *a)
     return cm_error(CM_EINTERNAL, "local all-reduce: no gossip");
 }
 
+/* The compressor whose averages are re-quantized (--compress int8 or
+ * int4; dt_gossip_new_average_q), or NULL (none, top-k: exact). */
+static const dt_compress *requant_of(const dt_config *cfg)
+{
+    const dt_compress *c = &cfg->compress;
+    return c->kind == DT_COMPRESS_INT8 || c->kind == DT_COMPRESS_INT4 ? c
+                                                                      : NULL;
+}
+
 /* --compress: anchor (the initial x), error feedback (0), q and p
  * scratch, one slab each. */
 static cm_status setup_compress(dt_run *r)
@@ -905,7 +920,8 @@ static cm_status setup_frag(dt_run *r)
     for (size_t p = 0; p < P && dt_comm_agree(r->comm, s) == CM_OK; p++) {
         size_t lo, hi;
         dt_frag_range(r->w.len, P, p, &lo, &hi);
-        s = dt_gossip_new_average(r->comm, r->n, NULL, hi - lo, &r->fg[p]);
+        s = dt_gossip_new_average_q(r->comm, r->n, NULL, hi - lo,
+                                    requant_of(r->cfg), &r->fg[p]);
     }
     return s;
 }
@@ -929,6 +945,9 @@ static cm_status setup_local(dt_run *r)
         s = setup_outer(r);
     if (s == CM_OK && dt_compress_active(&cfg->compress))
         s = setup_compress(r);
+    if (s == CM_OK && requant_of(cfg)) /* collective */
+        s = dt_gossip_new_average_q(r->comm, r->n, NULL, w->len,
+                                    requant_of(cfg), &r->gq);
     if (s == CM_OK && r->frag)
         s = setup_frag(r);
     return dt_comm_agree(r->comm, s);
@@ -1065,6 +1084,7 @@ static void run_free(dt_run *r)
     free(r->gsum);
     dt_allreduce_free(r->ar);
     dt_gossip_free(r->gg);
+    dt_gossip_free(r->gq);
     for (size_t p = 0; r->fg && p < r->cfg->fragments.p; p++)
         dt_gossip_free(r->fg[p]);
     free(r->fg);

@@ -40,6 +40,7 @@
 #include "cm_status.h"
 #include "cm_topo.h"
 #include "dt_comm.h"
+#include "dt_compress.h"
 
 typedef struct dt_gossip dt_gossip; /* opaque; see dt_gossip_new */
 
@@ -100,6 +101,29 @@ cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
 cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
                                 const size_t *owner, size_t len,
                                 dt_gossip **out);
+
+/* As dt_gossip_new_average, with the mean quantized a second time: the
+ * two-way quantized all-reduce that torchft runs for Streaming DiLoCo
+ * (quantize, all-to-all, dequantize and sum in fp32, re-quantize the
+ * reduced segment, all-gather, dequantize), which is what a direct
+ * all-reduce of the compressed array (2 (P-1)/P dt_compress_bytes a rank,
+ * the price topogen plan and the experiments charge) can carry. Each
+ * segment owner takes its segment's mean exactly as dt_gossip_new_average
+ * does (double accumulator, ascending worker), quantizes it with c on the
+ * block grid of the whole array (block b covers values [256 b, 256 b +
+ * 256) of the len: chunks and segments are cut on multiples of
+ * DT_COMPRESS_BLOCK), and the all-gather carries the dequantized result,
+ * so every local out is dt_compress_apply(c, the exact mean) bit for bit,
+ * the same on any number of ranks. There is no error feedback on this
+ * second quantization (torchft keeps none); the callers' inputs carry
+ * their own (dt_compress_ef). c is int8 or int4; NULL or none gives
+ * dt_gossip_new_average; top-k has no re-quantized reduce (a sum of
+ * sparse arrays is not sparse on the same indices) and is refused
+ * (CM_EINVAL): the trainer averages top-k arrays exactly (one-way). c is
+ * copied. */
+cm_status dt_gossip_new_average_q(const dt_comm *comm, size_t n,
+                                  const size_t *owner, size_t len,
+                                  const dt_compress *c, dt_gossip **out);
 
 /* Re-plans a dynamic g for topology t (weighted, g's node count) on the
  * same placement; no round may be in progress. Local (no communication):

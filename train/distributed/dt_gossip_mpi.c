@@ -337,8 +337,12 @@ struct dt_gossip {
     float *gbuf;           /* [n * (chunk / P + 1)] this rank's segment of
                               every worker */
     const float **rows;    /* [n] worker j's segment in gbuf */
-    float *seg;            /* [chunk / P + 1] this rank's mean segment */
+    float *seg;            /* [segmax] this rank's mean segment */
     float *avg;            /* [chunk] the mean's chunk */
+    int requant;           /* 1: dt_gossip_new_average_q: the mean segment
+                              quantized again (qz) before the all-gather */
+    dt_compress qz;        /* its compressor (int8 or int4) */
+    float *qseg;           /* [segmax] the quantized mean segment */
 };
 
 size_t dt_gossip_first(const dt_gossip *g) { return g->plan.local[0]; }
@@ -377,6 +381,7 @@ static void gossip_free_local(dt_gossip *g)
     free(g->segn);
     free(g->segd);
     free(g->seg);
+    free(g->qseg);
     free(g);
 }
 
@@ -730,6 +735,25 @@ void dt_gossip_free(dt_gossip *g)
 /* Gathered floats per chunk, over all workers: 32 MiB on rank 0. */
 #define AVERAGE_CHUNK_FLOATS ((size_t)8 << 20)
 
+/* The P segments of a chunk of c floats into g->segn, g->segd: c / P
+ * each, the first c mod P one more; re-quantized (g->requant), whole
+ * blocks of DT_COMPRESS_BLOCK (the chunk's last one may be short), the
+ * first (blocks mod P) ranks one block more, ranks past the last block
+ * none, so each segment starts on the whole array's block grid (chunks
+ * start on it: average_local). */
+static void average_segments(dt_gossip *g, size_t c)
+{
+    const size_t P = g->plan.P, B = DT_COMPRESS_BLOCK;
+    const size_t nb = (c + B - 1) / B;
+    for (size_t q = 0; q < P; q++) {
+        size_t d = q ? (size_t)g->segd[q - 1] + (size_t)g->segn[q - 1] : 0;
+        size_t k = g->requant ? (nb / P + (q < nb % P)) * B
+                              : c / P + (q < c % P);
+        g->segd[q] = (int)d;
+        g->segn[q] = (int)(k < c - d ? k : c - d);
+    }
+}
+
 /* Counts and buffers of an exact average for rank r of P. */
 static cm_status average_local(dt_gossip *g, size_t n, const size_t *owner,
                                size_t P, size_t r)
@@ -745,6 +769,10 @@ static cm_status average_local(dt_gossip *g, size_t n, const size_t *owner,
     g->chunk = AVERAGE_CHUNK_FLOATS / n;
     if (g->chunk == 0)
         g->chunk = 1;
+    if (g->requant) /* every chunk starts on the block grid */
+        g->chunk = g->chunk < DT_COMPRESS_BLOCK
+                       ? DT_COMPRESS_BLOCK
+                       : g->chunk / DT_COMPRESS_BLOCK * DT_COMPRESS_BLOCK;
     if (g->chunk > g->len)
         g->chunk = g->len;
     p->local = malloc(p->count * sizeof *p->local);
@@ -756,7 +784,10 @@ static cm_status average_local(dt_gossip *g, size_t n, const size_t *owner,
     for (size_t j = 0, i = 0; j < n; j++)
         if (owner[j] == r)
             p->local[i++] = j;
-    const size_t segmax = g->chunk / P + 1;
+    const size_t segmax =
+        g->requant ? ((g->chunk + DT_COMPRESS_BLOCK - 1) / DT_COMPRESS_BLOCK /
+                          P + 1) * DT_COMPRESS_BLOCK
+                   : g->chunk / P + 1;
     g->acc = malloc(segmax * sizeof *g->acc);
     g->wcount = calloc(P, sizeof *g->wcount);
     g->slot = malloc(n * sizeof *g->slot);
@@ -769,9 +800,11 @@ static cm_status average_local(dt_gossip *g, size_t n, const size_t *owner,
     g->gbuf = malloc(n * segmax * sizeof *g->gbuf);
     g->rows = malloc(n * sizeof *g->rows);
     g->seg = malloc(segmax * sizeof *g->seg);
+    if (g->requant)
+        g->qseg = malloc(segmax * sizeof *g->qseg);
     if (!g->acc || !g->wcount || !g->slot || !g->gcount || !g->gdispl ||
         !g->acount || !g->adispl || !g->segn || !g->segd || !g->gbuf ||
-        !g->rows || !g->seg)
+        !g->rows || !g->seg || (g->requant && !g->qseg))
         return cm_error(CM_ENOMEM, "out of memory for the exact average of "
                         "%zu workers", n);
     /* rank q's workers arrive together, in ascending id */
@@ -792,6 +825,13 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
                                 const size_t *owner, size_t len,
                                 dt_gossip **out)
 {
+    return dt_gossip_new_average_q(comm, n, owner, len, NULL, out);
+}
+
+cm_status dt_gossip_new_average_q(const dt_comm *comm, size_t n,
+                                  const size_t *owner, size_t len,
+                                  const dt_compress *c, dt_gossip **out)
+{
     const size_t P = dt_comm_size(comm), r = dt_comm_rank(comm);
     cm_status s = CM_OK;
     size_t *blocks = NULL;
@@ -803,9 +843,15 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
         g->average = 1;
         g->dc = comm;
         g->len = len;
+        g->requant = c && dt_compress_active(c);
+        if (g->requant)
+            g->qz = *c;
     }
     if (!g)
         s = cm_error(CM_ENOMEM, "out of memory for the exact average");
+    else if (g->requant && c->kind == DT_COMPRESS_TOPK)
+        s = cm_error(CM_EINVAL, "a re-quantized average is for int8 and "
+                     "int4, not top-k");
     else if (P > n)
         s = cm_error(CM_EINVAL, "%zu MPI ranks but only %zu workers: run at "
                      "most %zu ranks (mpirun -np %zu)", P, n, n, n);
@@ -829,9 +875,10 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
      * others, then its mean segment to them */
     uint64_t floats = 0;
     for (size_t off = 0; off < len; off += g->chunk) {
-        const size_t c = len - off < g->chunk ? len - off : g->chunk;
-        const size_t own = c / P + (r < c % P);
-        floats += (uint64_t)g->plan.count * (c - own) + own * (P - 1);
+        const size_t cl = len - off < g->chunk ? len - off : g->chunk;
+        average_segments(g, cl);
+        const size_t own = (size_t)g->segn[r];
+        floats += (uint64_t)g->plan.count * (cl - own) + own * (P - 1);
     }
     g->st.peers = P - 1;
     g->st.arrays_sent = P > 1 ? g->plan.count : 0;
@@ -840,13 +887,14 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
     return CM_OK;
 }
 
-/* One exact average, chunk by chunk: segment q of the chunk (of P, the
- * first c mod P one float longer) of every worker goes to rank q
- * (MPI_Ialltoallv), which takes their mean in worker order
- * (dt_gossip_plan_mean, the order of every element as when one rank
- * summed them all: the same bits on any number of ranks), then every
- * rank gets every mean segment (MPI_Iallgatherv) and copies the chunk
- * into its local outs. Each rank sends and receives about a worker's
+/* One exact average, chunk by chunk: segment q of the chunk (of P,
+ * average_segments) of every worker goes to rank q (MPI_Ialltoallv),
+ * which takes their mean in worker order (dt_gossip_plan_mean, the order
+ * of every element as when one rank summed them all: the same bits on
+ * any number of ranks) and, re-quantized, quantizes it on the whole
+ * array's blocks (each block is quantized alone, so the bits do not
+ * depend on P either), then every rank gets every mean segment
+ * (MPI_Iallgatherv) and copies the chunk into its local outs. Each rank sends and receives about a worker's
  * array twice, like a direct all-reduce; no rank receives all of them. */
 static cm_status average_round(dt_gossip *g, float *const *out)
 {
@@ -856,10 +904,7 @@ static cm_status average_round(dt_gossip *g, float *const *out)
     for (size_t off = 0; off < g->len; off += g->chunk) {
         const size_t c = g->len - off < g->chunk ? g->len - off : g->chunk;
         double t0 = cm_time_now();
-        for (size_t q = 0; q < P; q++) {
-            g->segn[q] = (int)(c / P + (q < c % P));
-            g->segd[q] = q ? g->segd[q - 1] + g->segn[q - 1] : 0;
-        }
+        average_segments(g, c);
         const size_t own = (size_t)g->segn[r];
         float *sb = g->sendbuf;
         for (size_t q = 0; q < P; q++) {
@@ -888,9 +933,12 @@ static cm_status average_round(dt_gossip *g, float *const *out)
             g->rows[j] = g->gbuf + g->slot[j] * own;
         if (own)
             dt_gossip_plan_mean(g->rows, n, own, g->acc, g->seg);
+        if (own && g->requant) /* own starts on the block grid */
+            dt_compress_apply(&g->qz, g->seg, g->qseg, own);
         double t3 = cm_time_now();
         rc = dt_wd_fired() ? MPI_ERR_OTHER
-                           : MPI_Iallgatherv(g->seg, (int)own, MPI_FLOAT,
+                           : MPI_Iallgatherv(g->requant ? g->qseg : g->seg,
+                                             (int)own, MPI_FLOAT,
                                              g->avg, g->segn, g->segd,
                                              MPI_FLOAT, g->dc->comm, &req);
         if (rc != MPI_SUCCESS)

@@ -104,6 +104,10 @@ typedef struct {
     dt_gossip *gg;          /* the exact average of all workers (complete
                                graph, W = 11^T/n; bit-identical for any P):
                                --global-every, local all-reduce */
+    dt_gossip *gq;          /* --compress int8/int4, local all-reduce: the
+                               pseudo-gradients' average, re-quantized
+                               (dt_gossip_new_average_q; gg stays exact
+                               for the warm-up's momentum); NULL else */
     int comm_now;           /* the step in progress communicates */
     int global_now;         /* ... by an exact average */
     float **oa, **ob;       /* --outer: [count] anchor (the parameters
@@ -118,7 +122,8 @@ typedef struct {
                                clique-gradient round */
     /* --fragments P[:T] (Streaming DiLoCo; dt_frag.h) */
     int frag;               /* the fragment schedule runs (P > 1 or T > 0) */
-    dt_gossip **fg;         /* [P] the exact average of fragment p */
+    dt_gossip **fg;         /* [P] the exact average of fragment p
+                               (re-quantized under --compress int8/int4) */
     float **fsrc, **fdst;   /* [count] the fragment's arrays to average */
     size_t fpend;           /* the fragment in flight (P: none) */
     uint64_t fdue;          /* the step at whose end it is merged */
