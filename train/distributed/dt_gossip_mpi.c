@@ -335,8 +335,9 @@ struct dt_gossip {
     int *gcount, *gdispl;  /* [P] receive counts, offsets (all-to-all) */
     int *acount, *adispl;  /* [P] send counts, offsets (all-to-all) */
     int *segn, *segd;      /* [P] the chunk's segments: sizes, offsets */
-    float *gbuf;           /* [n * (chunk / P + 1)] this rank's segment of
-                              every worker */
+    float *gbuf;           /* [n * segmax] this rank's segment of every
+                              worker (segmax: chunk / P + 1, re-quantized
+                              whole blocks: average_local) */
     const float **rows;    /* [n] worker j's segment in gbuf */
     float *seg;            /* [segmax] this rank's mean segment */
     float *avg;            /* [chunk] the mean's chunk */
