@@ -23,6 +23,7 @@
 #include "cm_mixing.h"
 #include "dt_comm.h"
 #include "dt_compress.h"
+#include "dt_compress_wire.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
 #include "dt_partition.h"
@@ -400,11 +401,13 @@ END_TEST
 
 /* The re-quantized average (dt_gossip_new_average_q, int8 and int4) of
  * n = 10 workers' arrays of 700 floats (three blocks of the compressor,
- * the last 188 long): on P = 1..4 ranks (at 4 one rank owns no block)
- * every local out is bit for bit the serial mean quantized block by block
- * (dt_compress_apply on [0, 256), [256, 512), [512, 700)), and each
- * rank's bytes are its workers' segments but its own plus its mean
- * segment to the P - 1 others, the segments cut on whole blocks. */
+ * the last 188 long), each quantized first as the trainer's are: on
+ * P = 1..4 ranks (at 4 one rank owns no block) every local out is bit
+ * for bit the serial mean quantized block by block (dt_compress_apply on
+ * [0, 256), [256, 512), [512, 700)), and each rank's bytes are the wire
+ * form (codes and scales, dt_compress_wire_bytes) of its workers'
+ * segments but its own plus its mean segment to the P - 1 others, the
+ * segments cut on whole blocks. */
 START_TEST(test_requantized_average_any_p)
 {
     enum { NW = 10, QLEN = 700, NB = 3 };
@@ -412,22 +415,25 @@ START_TEST(test_requantized_average_any_p)
     const size_t size = dt_comm_size(w), rank = dt_comm_rank(w);
     const size_t maxp = size < 4 ? size : 4;
     float *allx = malloc(NW * QLEN * sizeof *allx), mean[QLEN], ref[QLEN];
+    float *raw = malloc(NW * QLEN * sizeof *raw);
     const float *rows[NW];
     double acc[QLEN];
-    ck_assert_ptr_nonnull(allx);
+    ck_assert(allx && raw);
     for (size_t j = 0; j < NW; j++) {
         cm_rng r;
         cm_rng_seed(&r, 11, j);
         for (size_t k = 0; k < QLEN; k++)
-            allx[j * QLEN + k] = (float)(cm_rng_uniform(&r) - 0.5);
+            raw[j * QLEN + k] = (float)(cm_rng_uniform(&r) - 0.5);
         rows[j] = allx + j * QLEN;
     }
-    dt_gossip_plan_mean(rows, NW, QLEN, acc, mean);
     const char *forms[2] = {"int8", "int4"};
     double differ = 0.0, badbytes = 0.0, moved = 0.0;
     for (int f = 0; f < 2; f++) {
         dt_compress cz;
         ck_assert_int_eq(dt_compress_parse(forms[f], &cz), CM_OK);
+        for (size_t j = 0; j < NW; j++)
+            dt_compress_apply(&cz, raw + j * QLEN, allx + j * QLEN, QLEN);
+        dt_gossip_plan_mean(rows, NW, QLEN, acc, mean);
         for (size_t b = 0; b < QLEN; b += DT_COMPRESS_BLOCK)
             dt_compress_apply(&cz, mean + b, ref + b,
                               QLEN - b < DT_COMPRESS_BLOCK ? QLEN - b
@@ -462,8 +468,9 @@ START_TEST(test_requantized_average_any_p)
             const size_t own = end > start ? end - start : 0;
             dt_gossip_stats st;
             dt_gossip_get_stats(g, &st);
-            badbytes += st.bytes_round !=
-                        (cnt * (QLEN - own) + own * (P - 1)) * sizeof(float);
+            const size_t wa = dt_compress_wire_bytes(&cz, QLEN),
+                         wo = dt_compress_wire_bytes(&cz, own);
+            badbytes += st.bytes_round != cnt * (wa - wo) + wo * (P - 1);
             for (size_t i = 0; i < cnt; i++)
                 free(y[i]);
             free(x);
@@ -480,6 +487,7 @@ START_TEST(test_requantized_average_any_p)
                   "serial mean quantized by block", bad[0]);
     ck_assert_msg(bad[1] == 0.0, "%.0f byte counts wrong", bad[1]);
     free(allx);
+    free(raw);
 }
 END_TEST
 

@@ -2,7 +2,8 @@
  * their refusals, the bytes of each wire format, the quantization error
  * (at most half a step of the block's scale), top-k's selection, error
  * feedback's telescoping sum, the re-quantized average of the
- * pseudo-gradients against an independent reference, local SGD on one
+ * pseudo-gradients against an independent reference, the wire form of
+ * int8/int4 arrays (lossless for Q's output), local SGD on one
  * rank whose averages go compressed (int8, int4, topk) training the
  * synthetic set with the compressed bytes counted, DiLoCo's outer step on
  * int8 and int4 pseudo-gradients, and CHOCO-SGD's gossip training it. */
@@ -17,6 +18,7 @@
 
 #include "dt_comm.h"
 #include "dt_compress.h"
+#include "dt_compress_wire.h"
 #include "dt_gossip.h"
 #include "dt_local.h"
 #include "mpi_run.h"
@@ -141,36 +143,44 @@ START_TEST(error_feedback_telescopes)
 }
 END_TEST
 
+/* The exact mean of NW arrays of len floats in double, in ascending
+ * worker order (w x_0 + w x_1 + ..., w = 1/NW), rounded to float. */
+static void serial_mean(float *const *x, size_t nw, size_t len, float *out)
+{
+    const double w = 1.0 / (double)nw;
+    for (size_t k = 0; k < len; k++) {
+        double a = w * (double)x[0][k];
+        for (size_t j = 1; j < nw; j++)
+            a += w * (double)x[j][k];
+        out[k] = (float)a;
+    }
+}
+
 /* The re-quantized average (dt_gossip_new_average_q, the one-rank build)
- * of 5 workers' arrays of 700 floats (two whole blocks and one of 188):
- * every out is, bit for bit, an independent reference: the mean in double
- * in ascending worker order (w x_0 + w x_1 + ..., w = 1/5), rounded to
- * float, then each block of 256 quantized alone by dt_compress_apply; it
- * differs from the exact mean (what dt_gossip_new_average gives, equal to
- * the reference before quantization). Top-k is refused. */
+ * of 5 workers' arrays of 700 floats (two whole blocks and one of 188),
+ * each quantized first as the trainer's pseudo-gradients are: every out
+ * is, bit for bit, an independent reference: the mean in double in
+ * ascending worker order, rounded to float, then each block of 256
+ * quantized alone by dt_compress_apply; it differs from the exact mean
+ * (what dt_gossip_new_average gives: checked too). Top-k is refused. */
 START_TEST(requantized_average)
 {
     enum { NW = 5, LEN = 700 };
-    float *x[NW], *y[NW], exact[LEN], ref[LEN];
+    float *raw[NW], *x[NW], *y[NW], exact[LEN], ref[LEN];
     for (size_t j = 0; j < NW; j++) {
+        raw[j] = malloc(LEN * sizeof *raw[j]);
         x[j] = malloc(LEN * sizeof *x[j]);
         y[j] = malloc(LEN * sizeof *y[j]);
-        ck_assert(x[j] && y[j]);
+        ck_assert(raw[j] && x[j] && y[j]);
         for (size_t k = 0; k < LEN; k++) /* a block of small values too */
-            x[j][k] = (float)sin(0.11 * (double)(k + 37 * j) + (double)j) *
-                      (k >= 256 && k < 512 ? 1e-3f : 1.0f);
-    }
-    const double w = 1.0 / NW;
-    for (size_t k = 0; k < LEN; k++) {
-        double a = w * (double)x[0][k];
-        for (size_t j = 1; j < NW; j++)
-            a += w * (double)x[j][k];
-        exact[k] = (float)a;
+            raw[j][k] = (float)sin(0.11 * (double)(k + 37 * j) + (double)j) *
+                        (k >= 256 && k < 512 ? 1e-3f : 1.0f);
     }
     dt_gossip *g = NULL;
+    serial_mean(raw, NW, LEN, exact);
     ck_assert_int_eq(dt_gossip_new_average(dt_comm_world(), NW, NULL, LEN,
                                            &g), CM_OK);
-    ck_assert_int_eq(dt_gossip_round(g, x, y), CM_OK);
+    ck_assert_int_eq(dt_gossip_round(g, raw, y), CM_OK);
     for (size_t j = 0; j < NW; j++)
         ck_assert(memcmp(y[j], exact, sizeof exact) == 0);
     dt_gossip_free(g);
@@ -178,6 +188,9 @@ START_TEST(requantized_average)
     for (int f = 0; f < 2; f++) {
         dt_compress c;
         ck_assert_int_eq(dt_compress_parse(forms[f], &c), CM_OK);
+        for (size_t j = 0; j < NW; j++)
+            dt_compress_apply(&c, raw[j], x[j], LEN);
+        serial_mean(x, NW, LEN, exact);
         for (size_t b = 0; b < LEN; b += DT_COMPRESS_BLOCK)
             dt_compress_apply(&c, exact + b, ref + b,
                               LEN - b < DT_COMPRESS_BLOCK ? LEN - b
@@ -191,10 +204,8 @@ START_TEST(requantized_average)
         ck_assert_msg(moved > LEN / 2, "%s: only %zu of %d values moved by "
                       "the second quantization", forms[f], moved, LEN);
         for (size_t j = 0; j < NW; j++)
-            for (size_t k = 0; k < LEN; k++)
-                ck_assert_msg(y[j][k] == ref[k], "%s worker %zu k %zu: %a "
-                              "against %a", forms[f], j, k, (double)y[j][k],
-                              (double)ref[k]);
+            ck_assert_msg(memcmp(y[j], ref, sizeof ref) == 0, "%s worker "
+                          "%zu differs from the reference", forms[f], j);
         dt_gossip_free(g);
     }
     dt_compress t;
@@ -204,8 +215,53 @@ START_TEST(requantized_average)
     ck_assert_ptr_null(g);
     ck_assert_ptr_nonnull(strstr(cm_last_error(), "not top-k"));
     for (size_t j = 0; j < NW; j++) {
+        free(raw[j]);
         free(x[j]);
         free(y[j]);
+    }
+}
+END_TEST
+
+/* The wire form (dt_compress_wire) of 1,000 values (three whole blocks
+ * and one of 232; one block of zeros, one of values 1e-3 that int4 turns
+ * into codes 0 of both signs): dt_compress_bytes long; packing Q's output
+ * and decoding gives it back bit for bit, -0.0 included; encoding p gives
+ * Q(p) bit for bit; an array Q did not make comes back as Q of it. */
+START_TEST(wire_roundtrip)
+{
+    enum { N = 1000 };
+    float p[N], q[N], back[N];
+    unsigned char w[N + 64];
+    for (size_t k = 0; k < N; k++)
+        p[k] = k >= 512 && k < 768 ? 0.0f
+               : (float)sin(0.37 * (double)k + 0.2) *
+                     (k < 256 ? 1.0f : k < 512 ? 1e-3f : 3.0f);
+    p[300] = 0.9f; /* int4 codes 0 of both signs in block 1 */
+    const char *forms[2] = {"int8", "int4"};
+    for (int f = 0; f < 2; f++) {
+        dt_compress c;
+        ck_assert_int_eq(dt_compress_parse(forms[f], &c), CM_OK);
+        ck_assert_uint_eq(dt_compress_wire_bytes(&c, N),
+                          (size_t)dt_compress_bytes(&c, N));
+        dt_compress_apply(&c, p, q, N);
+        size_t negz = 0;
+        for (size_t k = 0; k < N; k++)
+            negz += q[k] == 0.0f && signbit(q[k]);
+        ck_assert_msg(negz > 0, "%s: no -0.0 to carry", forms[f]);
+        memset(w, 0xAB, sizeof w);
+        dt_compress_wire_pack(&c, q, N, w);
+        ck_assert_uint_eq(w[dt_compress_wire_bytes(&c, N)], 0xAB);
+        dt_compress_wire_decode(&c, w, N, back);
+        ck_assert_msg(memcmp(back, q, sizeof q) == 0, "%s: pack lost bits",
+                      forms[f]);
+        dt_compress_wire_encode(&c, p, N, w);
+        dt_compress_wire_decode(&c, w, N, back);
+        ck_assert_msg(memcmp(back, q, sizeof q) == 0, "%s: encode is not Q",
+                      forms[f]);
+        dt_compress_wire_pack(&c, p, N, w); /* not Q's output */
+        dt_compress_wire_decode(&c, w, N, back);
+        ck_assert_msg(memcmp(back, q, sizeof q) == 0, "%s: a raw array "
+                      "does not travel as Q of it", forms[f]);
     }
 }
 END_TEST
@@ -292,6 +348,7 @@ Suite *compress_suite(void)
     tcase_add_test(tc, topk_selects);
     tcase_add_test(tc, error_feedback_telescopes);
     tcase_add_test(tc, requantized_average);
+    tcase_add_test(tc, wire_roundtrip);
     tcase_add_test(tc, local_sgd_compressed_trains);
     tcase_add_test(tc, diloco_compressed_trains);
     tcase_add_test(tc, choco_trains);

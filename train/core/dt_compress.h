@@ -8,18 +8,20 @@
  * 2019; Streaming DiLoCo sends 4-bit outer gradients this way without
  * the feedback). Q is deterministic (round to nearest, ties away from 0;
  * top-k ties broken by the lower index), so the same seed gives the same
- * bits on any number of ranks. The array moves between ranks as the
- * dequantized floats q (what the receiver reconstructs); bytes are
- * counted and priced at dt_compress_bytes, what a wire format of the
- * codes, the block scales and the indices would carry.
+ * bits on any number of ranks. Bytes are counted and priced at
+ * dt_compress_bytes, what the codes, the block scales and the indices
+ * take.
  *
  * Averaged over --mode allreduce, int8 and int4 arrays go through a
  * two-way quantized all-reduce (dt_gossip_new_average_q): the exact mean
  * of the q, quantized again by Q on the same block grid without error
  * feedback, as torchft's quantized all-reduce does and as the price (the
- * compressed array in both phases) assumes. Top-k is averaged exactly
- * (one-way). Runs made before that (summaries without
- * settings.compress_reduce) took the exact mean for int8/int4 too.
+ * compressed array in both phases) assumes; both of its phases move the
+ * codes and scales (dt_compress_wire.h), lossless for Q's output. Top-k
+ * is averaged exactly (one-way), and CHOCO-SGD's q, as the dequantized
+ * floats q (what the receiver reconstructs). Runs made before the
+ * two-way average (summaries without settings.compress_reduce) took the
+ * exact mean for int8/int4 too.
  */
 #ifndef DT_COMPRESS_H
 #define DT_COMPRESS_H

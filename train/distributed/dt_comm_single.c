@@ -14,6 +14,7 @@
  * for: set_timeout records the value, no wait ever times out.
  */
 #include "dt_comm.h"
+#include "dt_compress_wire.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
 
@@ -164,6 +165,10 @@ struct dt_gossip {
     int requant;         /* 1: dt_gossip_new_average_q: the mean quantized */
     dt_compress qz;      /* its compressor (int8 or int4) */
     float *mean;         /* [len] requant: the exact mean before qz */
+    float *wx;           /* [count * len] requant: the inputs as the wire
+                            carries them (dt_compress_wire_pack, decode) */
+    unsigned char *wire; /* [wire(len)] requant: one array's wire form */
+    const float **rows;  /* [count] requant: the arrays of wx */
     dt_gossip_stats st;  /* counters (nothing is ever sent) */
 };
 
@@ -264,9 +269,14 @@ cm_status dt_gossip_new_average_q(const dt_comm *comm, size_t n,
     g->requant = c && dt_compress_active(c);
     if (g->requant) {
         g->qz = *c;
-        if (!(g->mean = malloc(len * sizeof *g->mean))) {
-            free(g);
-            return cm_error(CM_ENOMEM, "out of memory for the exact "
+        g->mean = malloc(len * sizeof *g->mean);
+        g->wx = n <= SIZE_MAX / sizeof(float) / len
+                    ? malloc(n * len * sizeof *g->wx) : NULL;
+        g->wire = malloc(dt_compress_wire_bytes(c, len));
+        g->rows = malloc(n * sizeof *g->rows);
+        if (!g->mean || !g->wx || !g->wire || !g->rows) {
+            dt_gossip_free(g);
+            return cm_error(CM_ENOMEM, "out of memory for the quantized "
                             "average");
         }
     }
@@ -314,6 +324,9 @@ void dt_gossip_free(dt_gossip *g)
     free(g->acc);
     free(g->x);
     free(g->mean);
+    free(g->wx);
+    free(g->wire);
+    free(g->rows);
     free(g);
 }
 
@@ -333,11 +346,20 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
         return cm_error(CM_EINVAL, "gossip round not started");
     double t0 = cm_time_now();
     g->active = 0;
-    if (g->average) { /* the mean once, copied to every worker */
-        dt_gossip_plan_mean(g->x, g->plan.count, g->len, g->acc,
-                            g->requant ? g->mean : out[0]);
-        if (g->requant)
-            dt_compress_apply(&g->qz, g->mean, out[0], g->len);
+    if (g->average && g->requant) { /* what the MPI build's wire does */
+        const size_t n = g->plan.count, len = g->len;
+        for (size_t j = 0; j < n; j++) {
+            dt_compress_wire_pack(&g->qz, g->x[j], len, g->wire);
+            dt_compress_wire_decode(&g->qz, g->wire, len, g->wx + j * len);
+            g->rows[j] = g->wx + j * len;
+        }
+        dt_gossip_plan_mean(g->rows, n, len, g->acc, g->mean);
+        dt_compress_wire_encode(&g->qz, g->mean, len, g->wire);
+        dt_compress_wire_decode(&g->qz, g->wire, len, out[0]);
+        for (size_t i = 1; i < n; i++)
+            memcpy(out[i], out[0], len * sizeof *out[i]);
+    } else if (g->average) { /* the mean once, copied to every worker */
+        dt_gossip_plan_mean(g->x, g->plan.count, g->len, g->acc, out[0]);
         for (size_t i = 1; i < g->plan.count; i++)
             memcpy(out[i], out[0], g->len * sizeof *out[i]);
     } else {

@@ -114,7 +114,13 @@ cm_status dt_gossip_new_average(const dt_comm *comm, size_t n,
  * 256) of the len: chunks and segments are cut on multiples of
  * DT_COMPRESS_BLOCK), and the all-gather carries the dequantized result,
  * so every local out is dt_compress_apply(c, the exact mean) bit for bit,
- * the same on any number of ranks. There is no error feedback on this
+ * the same on any number of ranks. Both phases move the wire form of
+ * dt_compress_wire.h (codes and block scales, MPI_BYTE; bytes_round
+ * counts them): each worker's segments packed, which gives back its
+ * floats bit for bit when Q made them on this grid (the callers' inputs:
+ * dt_compress_ef's q); any other block of an input is quantized by c on
+ * the way, in every build (the one-rank build packs and decodes too, so
+ * the bits stay P-invariant). There is no error feedback on this
  * second quantization (torchft keeps none); the callers' inputs carry
  * their own (dt_compress_ef). c is int8 or int4; NULL or none gives
  * dt_gossip_new_average; top-k has no re-quantized reduce (a sum of

@@ -21,6 +21,7 @@
  */
 #include "dt_comm.h"
 #include "dt_comm_mpi.h"
+#include "dt_compress_wire.h"
 #include "dt_gossip.h"
 #include "dt_gossip_plan.h"
 #include "dt_slab.h"
@@ -334,15 +335,22 @@ struct dt_gossip {
     int *gcount, *gdispl;  /* [P] receive counts, offsets (all-to-all) */
     int *acount, *adispl;  /* [P] send counts, offsets (all-to-all) */
     int *segn, *segd;      /* [P] the chunk's segments: sizes, offsets */
-    float *gbuf;           /* [n * (chunk / P + 1)] this rank's segment of
-                              every worker */
+    float *gbuf;           /* [n * segmax] this rank's segment of every
+                              worker (segmax: chunk / P + 1, re-quantized
+                              whole blocks: average_local) */
     const float **rows;    /* [n] worker j's segment in gbuf */
     float *seg;            /* [segmax] this rank's mean segment */
     float *avg;            /* [chunk] the mean's chunk */
-    int requant;           /* 1: dt_gossip_new_average_q: the mean segment
-                              quantized again (qz) before the all-gather */
+    int requant;           /* 1: dt_gossip_new_average_q: both phases
+                              move codes and scales (dt_compress_wire),
+                              the mean segment quantized again (qz) */
     dt_compress qz;        /* its compressor (int8 or int4) */
-    float *qseg;           /* [segmax] the quantized mean segment */
+    int *wn, *wd;          /* [P] requant: the segments' wire bytes,
+                              offsets */
+    unsigned char *swire;  /* [count * wire(chunk)] all-to-all send */
+    unsigned char *gwire;  /* [n * wire(segmax)] all-to-all receive */
+    unsigned char *qwire;  /* [wire(segmax)] this rank's quantized mean */
+    unsigned char *awire;  /* [wire(chunk)] every quantized mean segment */
 };
 
 size_t dt_gossip_first(const dt_gossip *g) { return g->plan.local[0]; }
@@ -381,7 +389,12 @@ static void gossip_free_local(dt_gossip *g)
     free(g->segn);
     free(g->segd);
     free(g->seg);
-    free(g->qseg);
+    free(g->wn);
+    free(g->wd);
+    free(g->swire);
+    free(g->gwire);
+    free(g->qwire);
+    free(g->awire);
     free(g);
 }
 
@@ -800,11 +813,23 @@ static cm_status average_local(dt_gossip *g, size_t n, const size_t *owner,
     g->gbuf = malloc(n * segmax * sizeof *g->gbuf);
     g->rows = malloc(n * sizeof *g->rows);
     g->seg = malloc(segmax * sizeof *g->seg);
-    if (g->requant)
-        g->qseg = malloc(segmax * sizeof *g->qseg);
+    if (g->requant) {
+        const size_t wc = dt_compress_wire_bytes(&g->qz, g->chunk);
+        const size_t ws = dt_compress_wire_bytes(&g->qz, segmax);
+        g->wn = malloc(P * sizeof *g->wn);
+        g->wd = malloc(P * sizeof *g->wd);
+        g->swire = malloc(p->count * wc);
+        g->gwire = malloc(n * ws);
+        g->qwire = malloc(ws);
+        g->awire = malloc(wc);
+        if (!g->wn || !g->wd || !g->swire || !g->gwire || !g->qwire ||
+            !g->awire)
+            return cm_error(CM_ENOMEM, "out of memory for the quantized "
+                            "average of %zu workers", n);
+    }
     if (!g->acc || !g->wcount || !g->slot || !g->gcount || !g->gdispl ||
         !g->acount || !g->adispl || !g->segn || !g->segd || !g->gbuf ||
-        !g->rows || !g->seg || (g->requant && !g->qseg))
+        !g->rows || !g->seg)
         return cm_error(CM_ENOMEM, "out of memory for the exact average of "
                         "%zu workers", n);
     /* rank q's workers arrive together, in ascending id */
@@ -872,80 +897,129 @@ cm_status dt_gossip_new_average_q(const dt_comm *comm, size_t n,
         return s;
     }
     /* every rank sends its workers' segments but its own to the P - 1
-     * others, then its mean segment to them */
-    uint64_t floats = 0;
+     * others, then its mean segment to them: floats, or (requant) their
+     * wire form */
+    uint64_t bytes = 0;
     for (size_t off = 0; off < len; off += g->chunk) {
         const size_t cl = len - off < g->chunk ? len - off : g->chunk;
         average_segments(g, cl);
         const size_t own = (size_t)g->segn[r];
-        floats += (uint64_t)g->plan.count * (cl - own) + own * (P - 1);
+        const size_t wc = g->requant ? dt_compress_wire_bytes(&g->qz, cl)
+                                     : cl * sizeof(float);
+        const size_t wo = g->requant ? dt_compress_wire_bytes(&g->qz, own)
+                                     : own * sizeof(float);
+        bytes += (uint64_t)g->plan.count * (wc - wo) + wo * (P - 1);
     }
     g->st.peers = P - 1;
     g->st.arrays_sent = P > 1 ? g->plan.count : 0;
-    g->st.bytes_round = floats * sizeof(float);
+    g->st.bytes_round = bytes;
     *out = g;
     return CM_OK;
+}
+
+/* The chunk's all-to-all counts and send buffer (from off, c floats):
+ * segment q of every local worker for rank q, as floats or (requant)
+ * packed into codes and scales (lossless for the callers' Q outputs:
+ * dt_compress_wire.h); what rank r receives of each worker. */
+static void average_pack(dt_gossip *g, size_t off, size_t own)
+{
+    const size_t cnt = g->plan.count, P = g->plan.P;
+    const size_t ew = g->requant ? 1 : sizeof(float); /* bytes per count */
+    const size_t wo = g->requant ? dt_compress_wire_bytes(&g->qz, own) : own;
+    unsigned char *base = g->requant ? g->swire : (unsigned char *)g->sendbuf;
+    unsigned char *sb = base;
+    for (size_t q = 0; q < P; q++) {
+        const size_t m = (size_t)g->segn[q];
+        const size_t wm = g->requant ? dt_compress_wire_bytes(&g->qz, m) : m;
+        g->acount[q] = (int)(cnt * wm);
+        g->adispl[q] = (int)((size_t)(sb - base) / ew);
+        for (size_t i = 0; i < cnt; i++, sb += wm * ew) {
+            const float *src = g->x[i] + off + g->segd[q];
+            if (g->requant)
+                dt_compress_wire_pack(&g->qz, src, m, sb);
+            else
+                memcpy(sb, src, m * sizeof(float));
+        }
+        g->gcount[q] = (int)(g->wcount[q] * wo);
+        g->gdispl[q] = q ? g->gdispl[q - 1] + g->gcount[q - 1] : 0;
+    }
 }
 
 /* One exact average, chunk by chunk: segment q of the chunk (of P,
  * average_segments) of every worker goes to rank q (MPI_Ialltoallv),
  * which takes their mean in worker order (dt_gossip_plan_mean, the order
  * of every element as when one rank summed them all: the same bits on
- * any number of ranks) and, re-quantized, quantizes it on the whole
- * array's blocks (each block is quantized alone, so the bits do not
- * depend on P either), then every rank gets every mean segment
- * (MPI_Iallgatherv) and copies the chunk into its local outs. Each rank sends and receives about a worker's
- * array twice, like a direct all-reduce; no rank receives all of them. */
+ * any number of ranks), then every rank gets every mean segment
+ * (MPI_Iallgatherv) and copies the chunk into its local outs. Each rank
+ * sends and receives about a worker's array twice, like a direct
+ * all-reduce; no rank receives all of them. Re-quantized (requant), both
+ * phases move codes and scales (MPI_BYTE, dt_compress_wire): the
+ * workers' segments packed (their floats come back bit for bit), the mean
+ * segment quantized on the whole array's blocks as it is encoded (each
+ * block alone, so the bits do not depend on P either). */
 static cm_status average_round(dt_gossip *g, float *const *out)
 {
     const size_t cnt = g->plan.count, P = g->plan.P, n = g->plan.n;
     const size_t r = g->plan.rank;
+    const int rq = g->requant;
+    const MPI_Datatype et = rq ? MPI_BYTE : MPI_FLOAT;
     double t_mpi = 0.0, t_mix = 0.0;
     for (size_t off = 0; off < g->len; off += g->chunk) {
         const size_t c = g->len - off < g->chunk ? g->len - off : g->chunk;
         double t0 = cm_time_now();
         average_segments(g, c);
         const size_t own = (size_t)g->segn[r];
-        float *sb = g->sendbuf;
-        for (size_t q = 0; q < P; q++) {
-            g->acount[q] = (int)(cnt * (size_t)g->segn[q]);
-            g->adispl[q] = (int)(sb - g->sendbuf);
-            for (size_t i = 0; i < cnt; i++, sb += g->segn[q])
-                memcpy(sb, g->x[i] + off + g->segd[q],
-                       (size_t)g->segn[q] * sizeof(float));
-            g->gcount[q] = (int)(g->wcount[q] * own);
-            g->gdispl[q] = q ? g->gdispl[q - 1] + g->gcount[q - 1] : 0;
-        }
+        const size_t wo = rq ? dt_compress_wire_bytes(&g->qz, own) : own;
+        average_pack(g, off, own);
         double t1 = cm_time_now();
         MPI_Request req;
         int rc = dt_wd_fired() ? MPI_ERR_OTHER
-                               : MPI_Ialltoallv(g->sendbuf, g->acount,
-                                                g->adispl, MPI_FLOAT, g->gbuf,
-                                                g->gcount, g->gdispl,
-                                                MPI_FLOAT, g->dc->comm, &req);
+                               : MPI_Ialltoallv(rq ? (void *)g->swire
+                                                   : (void *)g->sendbuf,
+                                                g->acount, g->adispl, et,
+                                                rq ? (void *)g->gwire
+                                                   : (void *)g->gbuf,
+                                                g->gcount, g->gdispl, et,
+                                                g->dc->comm, &req);
         if (rc != MPI_SUCCESS)
             return mpi_fail(rc, "MPI_Ialltoallv (exact average)");
         cm_status s = dt_wd_wait(&req, "the exact average's all-to-all");
         if (s != CM_OK)
             return s;
         double t2 = cm_time_now();
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < n; j++) {
             g->rows[j] = g->gbuf + g->slot[j] * own;
+            if (rq && own)
+                dt_compress_wire_decode(&g->qz, g->gwire + g->slot[j] * wo,
+                                        own, g->gbuf + g->slot[j] * own);
+        }
         if (own)
             dt_gossip_plan_mean(g->rows, n, own, g->acc, g->seg);
-        if (own && g->requant) /* own starts on the block grid */
-            dt_compress_apply(&g->qz, g->seg, g->qseg, own);
+        if (rq && own) /* own starts on the block grid */
+            dt_compress_wire_encode(&g->qz, g->seg, own, g->qwire);
+        for (size_t q = 0; rq && q < P; q++) {
+            g->wn[q] = (int)dt_compress_wire_bytes(&g->qz,
+                                                   (size_t)g->segn[q]);
+            g->wd[q] = q ? g->wd[q - 1] + g->wn[q - 1] : 0;
+        }
         double t3 = cm_time_now();
         rc = dt_wd_fired() ? MPI_ERR_OTHER
-                           : MPI_Iallgatherv(g->requant ? g->qseg : g->seg,
-                                             (int)own, MPI_FLOAT,
-                                             g->avg, g->segn, g->segd,
-                                             MPI_FLOAT, g->dc->comm, &req);
+             : rq ? MPI_Iallgatherv(g->qwire, (int)wo, MPI_BYTE, g->awire,
+                                    g->wn, g->wd, MPI_BYTE, g->dc->comm,
+                                    &req)
+                  : MPI_Iallgatherv(g->seg, (int)own, MPI_FLOAT, g->avg,
+                                    g->segn, g->segd, MPI_FLOAT,
+                                    g->dc->comm, &req);
         if (rc != MPI_SUCCESS)
             return mpi_fail(rc, "MPI_Iallgatherv (exact average)");
         if ((s = dt_wd_wait(&req, "the exact average's all-gather")) != CM_OK)
             return s;
         double t4 = cm_time_now();
+        for (size_t q = 0; rq && q < P; q++)
+            if (g->segn[q])
+                dt_compress_wire_decode(&g->qz, g->awire + g->wd[q],
+                                        (size_t)g->segn[q],
+                                        g->avg + g->segd[q]);
         for (size_t i = 0; i < cnt; i++)
             memcpy(out[i] + off, g->avg, c * sizeof(float));
         t_mix += (t1 - t0) + (t3 - t2) + (cm_time_now() - t4);
