@@ -44,12 +44,15 @@ A compressed average (--compress int8|int4, local SGD and DiLoCo) is the
 trainer's all-reduce by ALG less what compression saves on the bare
 operation, c(ar-ALG) - (q-none-ALG - q-FORM-ALG) (OUT/probes/CELL/
 q-FORM-ALG.op: smpi-probe.c, one all-reduce of the compressed bytes; the
-trainer moves dequantized floats, so it cannot time one itself); under
-"run" it is the trainer's exact average, bytes counted compressed.
+committed trainer probes ar-ALG are uncompressed, made when the trainer
+moved dequantized floats: a probe made since, with --compress, already
+sends the codes and must not be corrected again); under "run" it is the
+trainer's exact average, bytes counted compressed.
 Rounds in flight (--staleness D, d2 and dpsgd) and CHOCO-SGD's
-compressed gossip (dpsgd --compress int8|int4): the trainer's stale
-exchange blocks and its CHOCO-SGD moves dequantized floats, so neither
-can time the schedule itself. "run" prices them as the trainer runs
+compressed gossip (dpsgd --compress int8|int4): when the probes were made
+the trainer's stale exchange blocked (its rounds are in flight since,
+docs/train/staleness.md) and its CHOCO-SGD moves dequantized floats, so
+neither probe times the schedule itself. "run" prices them as the trainer runs
 (the run's gossip probe: one blocking full-size round; bytes counted
 compressed); "best" prices the schedule: the trainer's round less what
 the schedule saves on a bare round (smpi-probe gossip on the graph,

@@ -41,19 +41,22 @@
 #       N/4 hosts, all-reduce among the sites' first hosts, broadcast, as
 #       --allreduce hierarchical; sites4 only), timed by
 #       scripts/experiments/smpi-probe.c (built with smpicc), REPS=8
-#       operations back to back: OUT/probes/CELL/q-FORM-ALG.op. The trainer
-#       moves the dequantized floats (docs/train/compression.md: no wire
-#       format), so a compressed all-reduce cannot be timed by the trainer
-#       itself; q-none-ALG is the same bare operation at full size, to set
-#       beside the trainer's own ar-ALG cost
+#       operations back to back: OUT/probes/CELL/q-FORM-ALG.op. The
+#       committed probes were made when the trainer moved dequantized
+#       floats (before its wire format, docs/train/compression.md), so its
+#       own ar-ALG probes are uncompressed; q-none-ALG is the same bare
+#       operation at full size, to set beside the trainer's ar-ALG cost
+#       (the trainer now sends codes: a probe of it with --compress would
+#       be the compressed cost itself, not to be corrected again)
 #       g-FORM-GRAPH-sS[-dD]: one gossip round on topo/GRAPH-sS.txt (every
 #       rank sends its array to each neighbour, as the trainer's
 #       point-to-point path), the array compressed by FORM (CHOCO-SGD's
 #       q; none: full size), -dD with D + 1 rounds in flight (the
 #       schedule of --staleness D: the steady-state seconds a round,
 #       smpi-probe gossip:D), REPS=16 rounds: OUT/probes/CELL/g-....op.
-#       The trainer's stale exchange blocks and its CHOCO-SGD sends
-#       dequantized floats, so neither can time itself; the re-timing
+#       When the probes were made the trainer's stale exchange blocked
+#       (it keeps its rounds in flight since, docs/train/staleness.md) and
+#       its CHOCO-SGD sends dequantized floats (it still does); the re-timing
 #       takes the trainer's own round less what the bare round saves
 #       (one link per host: wan and datacenter only)
 #   EVAL=E  also evaluate every E steps (--eval-every; default: at the end)
