@@ -542,9 +542,11 @@ static cm_status read_defaults(ta_plan *p, const char *root)
                                         real[cl] == '/' ? real + cl + 1
                                                         : real);
     }
-    static const char *const NAMES[] = {"results", "results-slow-network"};
+    /* the CNN's experiments too: a plan reads only its model's runs */
+    static const char *const NAMES[] = {"results", "results-slow-network",
+                                        "bandwidth-bound"};
     size_t got = 0;
-    for (size_t k = 0; k < 2; k++) {
+    for (size_t k = 0; k < 3; k++) {
         char d[4200];
         ta_fmt(d, sizeof d, "%s/%s", dir, NAMES[k]);
         cm_status st = ta_runs_read(&p->runs, d, p->target);
@@ -552,7 +554,11 @@ static cm_status read_defaults(ta_plan *p, const char *root)
             cm_error_clear();
             continue;
         }
-        if (st != CM_OK && !(st == CM_EIO && got))
+        if (st == CM_EIO && got) { /* not installed, or no runs: skipped */
+            cm_error_clear();
+            continue;
+        }
+        if (st != CM_OK)
             return st;
         cm_error_clear();
         size_t len = strlen(p->results);
@@ -647,12 +653,7 @@ cm_status ta_plan_make(ta_plan *p, const ta_plan_opts *o)
         own += ta_sched_params(&p->runs.v[k].s) == params;
     if (st == CM_OK && own)
         ta_runs_keep_model(&p->runs, params);
-    if (st == CM_OK && p->runs.st.other_model) {
-        char why[160];
-        ta_fmt(why, sizeof why, "%zu runs of another model (not %zu "
-               "parameters)", p->runs.st.other_model, params);
-        ta_plan_skip(p, why);
-    } else if (st == CM_OK && p->runs.n && !own) {
+    if (st == CM_OK && p->runs.n && !own) {
         char why[200];
         ta_fmt(why, sizeof why, "this model's own steps (no run of a "
                "%zu-parameter model: other models' steps stand in)", params);

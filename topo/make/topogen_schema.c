@@ -152,7 +152,7 @@ static const topogen_flag FLAGS[] = {
      "runs are the measured rows: DIR[,DIR...], each read in any layout "
      "the experiment scripts write (runs/ CSVs with their JSON, .settings "
      "or grid.env; per-run.tsv), itself and its subfolders; 'default' "
-     "names the committed data/results* (the default)"},
+     "names the committed data/results* and data/bandwidth-bound (the default)"},
     {"--target", NULL, F_TARGET, OFF(target), PLAN, 0, 0, H_NONE, "ACC",
      "plan: the test accuracy to reach (default 0.85, the committed "
      "experiments')"},
