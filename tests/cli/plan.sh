@@ -136,6 +136,31 @@ assert o[\"runs_other_model\"] == 6 and o[\"compute_images_per_s\"] == 21237.3, 
 assert [x[\"setting\"] for x in o[\"rows\"] if x[\"basis\"] == \"measured\"] == [\"diloco-H4-lr0.02\"], [x[\"setting\"] for x in o[\"rows\"] if x[\"basis\"] == \"measured\"]
 assert not any(\"--model\" in x[\"dpsgd_train\"] for x in o[\"rows\"])
 " "$T/out"' "plan for LeNet: $(head -c 600 "$T/out")"
+    # a pilot's one-seed row comes after the rows measured on three (here
+    # CHOCO H = 4 on seed 1 is faster than local SGD's three seeds, and
+    # led before), and a seed that diverged (a .failed, no summary JSON)
+    # takes its setting from another seed's summary and counts against it
+    # (local SGD H = 16: 2 of 3 seeds, a failed row; before, the diverged
+    # seed was "not recognised" and the row read 2/2 measured)
+    mkdir -p "$T/pz/runs" "$T/pz/topo"
+    cp "$T/cz/home16.xml" "$T/cz/bench.txt" "$T/pz/"
+    cp "$T/cz/topo/learned-s1.txt" "$T/pz/topo/"
+    for r in local-H8-w0.5-lr0.01-s1 local-H8-w0.5-lr0.01-s2 local-H8-w0.5-lr0.01-s3 local-H16-w0.5-lr0.01-s1 local-H16-w0.5-lr0.01-s2 choco-int4-H4-lr0.01-s1; do
+        cp "data/bandwidth-bound/n256/runs/$r.csv" "$T/pz/runs/"
+        python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); o["settings"]["workers"] = o["result"]["workers"] = 16; o["settings"]["topology"] = o["settings"]["topology"] and "learned-s1.txt"; json.dump(o, open(sys.argv[2], "w"))' "data/bandwidth-bound/n256/runs/$r.json" "$T/pz/runs/$r.json"
+    done
+    cp data/bandwidth-bound/n256/runs/local-H16-w0.5-lr0.01-s3.csv data/bandwidth-bound/n256/runs/local-H16-w0.5-lr0.01-s3.failed "$T/pz/runs/"
+    expect_ok "plan with a pilot row and a diverged seed" "$tg" plan -n 16 --platform "$T/pz/home16.xml" --params 329962 --batch 4 --epochs 3 --target 0.7 --eval-every 8 --results "$T/pz" --json -q
+    check 'python3 -c "
+import json, sys
+o = json.load(open(sys.argv[1]))
+r = [x for x in o[\"rows\"] if x[\"basis\"] in (\"measured\", \"failed\")]
+k = {x[\"setting\"]: (i, x) for i, x in enumerate(r)}
+(i3, l3), (i1, c1) = k[\"local-H8-w0.5-lr0.01\"], k[\"choco-int4-H4-lr0.01\"]
+assert l3[\"seeds\"] == 3 and c1[\"seeds\"] == 1 and c1[\"seconds_to_target\"] < l3[\"seconds_to_target\"] and i3 < i1, (l3, c1)
+f = k[\"local-H16-w0.5-lr0.01\"][1]
+assert f[\"basis\"] == \"failed\" and f[\"seeds\"] == 3 and f[\"reached\"] == 2, f
+" "$T/out"' "pilot rows after confirmed ones, diverged seeds counted: $(head -c 600 "$T/out")"
     # --compress C and --fragments P[:T] add the grid's forms the trainer
     # accepts, with their run lines; the others are named with the
     # trainer's refusal, and a form no schedule accepts is refused

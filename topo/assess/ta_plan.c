@@ -481,10 +481,21 @@ static int tier(const ta_row *r, int extrapolate)
     }
 }
 
+/* 1 for a row measured on one seed only (a pilot), when the cell holds
+ * rows measured on more: ranked after them (ta_plan.h) */
+static int pilot(const ta_row *r)
+{
+    return r->basis == TA_BASIS_MEASURED && r->seeds < 2;
+}
+
 static int by_tier_seconds(const void *a, const void *b, int extrapolate)
 {
     int u = tier(a, extrapolate), v = tier(b, extrapolate);
-    return u != v ? u - v : by_seconds(a, b);
+    if (u != v)
+        return u - v;
+    if (pilot(a) != pilot(b))
+        return pilot(a) - pilot(b);
+    return by_seconds(a, b);
 }
 static int by_tier0(const void *a, const void *b)
 {

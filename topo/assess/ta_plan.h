@@ -18,9 +18,10 @@
  * the all-reduce Open MPI runs for them (its latencies).
  *
  * Ranking: measured rows that reached the target in every seed and
- * predicted rows inside the fitted range, by time; a predicted row goes
- * above a measured one only when its interval's upper end is below the
- * measured time. Then extrapolated rows (outside the fitted range, or
+ * predicted rows inside the fitted range, by time, except that a row
+ * measured on one seed (a pilot's, not confirmed) comes after every row
+ * measured on two or more; a predicted row goes above a measured one
+ * only when its interval's upper end is below the measured time. Then extrapolated rows (outside the fitted range, or
  * predicted beyond the epoch budget; with the predicted ones under
  * `extrapolate`), then the schedules that failed to reach the target in
  * runs at their settings (never above one that reached it).

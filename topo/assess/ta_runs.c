@@ -312,6 +312,19 @@ static void dedupe(ta_runs *r)
         }
 }
 
+/* The summary JSON of another seed of setting in rdir (SETTING-sK.json,
+ * K = 1..99), into path; 0 when none. */
+static int sibling_json(const char *rdir, const char *setting, char *path,
+                        size_t cap)
+{
+    for (unsigned k = 1; k < 100; k++) {
+        ta_fmt(path, cap, "%s/%s-s%u.json", rdir, setting, k);
+        if (ta_is_file(path))
+            return 1;
+    }
+    return 0;
+}
+
 static cm_status read_run(ta_runs *r, const char *exp, const char *rdir,
                           const char *file, double target)
 {
@@ -359,6 +372,16 @@ static cm_status read_run(ta_runs *r, const char *exp, const char *rdir,
     ta_fmt(path, sizeof path, "%s/%s.json", rdir, name);
     if (ta_sched_from_json(path, exp, &x->s, &x->seed))
         known = 1;
+    else if (sd && sd[1] == 's' && sibling_json(rdir, x->setting, path,
+                                                sizeof path)) {
+        /* a run that failed writes no summary: its setting's from another
+         * seed's (the same flags but --seed), so a diverged seed counts
+         * against its setting instead of being left out */
+        unsigned own = x->seed;
+        if (ta_sched_from_json(path, exp, &x->s, &x->seed))
+            known = 1;
+        x->seed = own;
+    }
     ta_fmt(path, sizeof path, "%s/%s.failed", rdir, name);
     if (ta_is_file(path))
         x->diverged = 1;
