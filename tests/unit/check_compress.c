@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "check_blas.h"
+#include "cm_topo.h"
 
 #include "dt_comm.h"
 #include "dt_compress.h"
@@ -140,6 +141,65 @@ START_TEST(error_feedback_telescopes)
         ck_assert_double_eq_tol(sq[k], sd[k] - e[k], 1e-4);
         ck_assert_msg(fabsf(e[k]) < 16.0f, "residual %g", (double)e[k]);
     }
+}
+END_TEST
+
+/* The compressed gossip plan (dt_gossip_new_placed_q) of the one-rank
+ * build: every array is in memory, so the round is the float plan's, bit
+ * for bit, and nothing is counted as sent; top-k is refused as in the
+ * MPI build. */
+START_TEST(compressed_gossip_one_rank)
+{
+    enum { NW = 6, LEN = 300 };
+    size_t ei[NW], ej[NW], owner[NW] = {0};
+    for (size_t i = 0; i < NW; i++)
+        ei[i] = i, ej[i] = (i + 1) % NW;
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, NW, NW, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    float *x[NW], *yf[NW], *yq[NW], raw[LEN];
+    for (size_t j = 0; j < NW; j++) {
+        x[j] = malloc(LEN * sizeof *x[j]);
+        yf[j] = malloc(LEN * sizeof *yf[j]);
+        yq[j] = malloc(LEN * sizeof *yq[j]);
+        ck_assert(x[j] && yf[j] && yq[j]);
+    }
+    dt_compress c;
+    ck_assert_int_eq(dt_compress_parse("int4", &c), CM_OK);
+    for (size_t j = 0; j < NW; j++) {
+        for (size_t k = 0; k < LEN; k++)
+            raw[k] = (float)sin(0.3 * (double)(k + 11 * j));
+        dt_compress_apply(&c, raw, x[j], LEN);
+    }
+    dt_gossip *gf = NULL, *gq = NULL;
+    ck_assert_int_eq(dt_gossip_new_placed(dt_comm_world(), &t, owner, LEN,
+                                          &gf), CM_OK);
+    ck_assert_int_eq(dt_gossip_new_placed_q(dt_comm_world(), &t, owner, LEN,
+                                            &c, &gq), CM_OK);
+    ck_assert_int_eq(dt_gossip_round(gf, x, yf), CM_OK);
+    ck_assert_int_eq(dt_gossip_round(gq, x, yq), CM_OK);
+    for (size_t j = 0; j < NW; j++)
+        ck_assert(memcmp(yf[j], yq[j], LEN * sizeof(float)) == 0);
+    dt_gossip_stats st;
+    dt_gossip_get_stats(gq, &st);
+    ck_assert_uint_eq(st.rounds, 1);
+    ck_assert_uint_eq(st.bytes_sent, 0);
+    dt_gossip_free(gq);
+    dt_gossip_free(gf);
+    dt_compress tk;
+    ck_assert_int_eq(dt_compress_parse("topk:0.1", &tk), CM_OK);
+    gq = NULL;
+    ck_assert_int_eq(dt_gossip_new_placed_q(dt_comm_world(), &t, owner, LEN,
+                                            &tk, &gq), CM_EINVAL);
+    ck_assert_ptr_null(gq);
+    ck_assert_ptr_nonnull(strstr(cm_last_error(), "not top-k"));
+    for (size_t j = 0; j < NW; j++) {
+        free(x[j]);
+        free(yf[j]);
+        free(yq[j]);
+    }
+    cm_topo_destroy(&t);
 }
 END_TEST
 
@@ -348,6 +408,7 @@ Suite *compress_suite(void)
     tcase_add_test(tc, topk_selects);
     tcase_add_test(tc, error_feedback_telescopes);
     tcase_add_test(tc, requantized_average);
+    tcase_add_test(tc, compressed_gossip_one_rank);
     tcase_add_test(tc, wire_roundtrip);
     tcase_add_test(tc, local_sgd_compressed_trains);
     tcase_add_test(tc, diloco_compressed_trains);
