@@ -16,6 +16,10 @@
  * DT_SMPI) or the environment sets DT_GOSSIP_P2P=1, the same plan moves by
  * one MPI_Irecv and one MPI_Isend per peer instead (p2p below): the same
  * arrays land in the same receive slots, so the sums and the bits are the
+ * same (docs/smpi.md). A plan made by dt_gossip_new_placed_q (CHOCO-SGD's
+ * int8/int4 q) moves each array's wire form instead (dt_compress_wire:
+ * MPI_BYTE counts, packed at start, decoded into the receive slots at
+ * finish), on both paths.
  * same (docs/smpi.md). Every wait goes through dt_wd_wait (dt_watchdog_mpi.c:
  * --timeout), so collectives are issued in their non-blocking forms.
  */
