@@ -7,7 +7,8 @@
 #              synthetic set, 32 steps, --average-every 4 (8 averages);
 #   choco      CHOCO-SGD's gossip: the same model and steps on a degree-3
 #              graph of the 8 workers (topogen -n 8 -d 3), every step a
-#              round (none: plain D-PSGD's round of the same plan), on
+#              round (none: plain D-PSGD's round of the same plan; also
+#              topk:0.1 at --consensus-step 0.5, values and indices), on
 #              the point-to-point path (DT_GOSSIP_P2P=1): Open MPI 4.1's
 #              monitoring cannot count the neighbourhood collective (its
 #              coll component calls mca_topo_base_cart_shift on the
@@ -58,6 +59,7 @@ total() { # CASE FORM: the bytes every rank sent, summed
     *) set -- "$@" --topology "$T/c8.txt" ;;
     esac
     [ "$c" = none ] || set -- "$@" --compress "$c"
+    case $c in topk*) set -- "$@" --consensus-step 0.5 ;; esac
     OPENBLAS_NUM_THREADS=1 DT_GOSSIP_P2P=${P2P:-0} nice -n 5 mpirun \
         --allow-run-as-root --oversubscribe \
         --bind-to none --mca pml_monitoring_enable 1 \
@@ -72,6 +74,8 @@ echo "$CASE:"
 t0=$(total "$CASE" none)
 t8=$(total "$CASE" int8)
 t4=$(total "$CASE" int4)
+tk=""
+[ "$CASE" = choco ] && tk=$(total "$CASE" topk:0.1)
 if [ "$CASE" = choco ]; then
 # the trainer's count: the summary's bytes_sent (a rank's mean) x NP, of
 # the uncompressed rounds; f: a worker array's wire bytes over its floats
@@ -81,7 +85,8 @@ P, n = int(sys.argv[1]), 61706
 fl = json.load(open(sys.argv[2]))["result"]["bytes_sent"] * P
 def wire(m, k):  # dt_compress_wire_bytes
     return (m if k == 8 else (m + 1) // 2) + 4 * ((m + 255) // 256)
-print(fl, wire(n, 8) / (4 * n), wire(n, 4) / (4 * n))
+print(fl, wire(n, 8) / (4 * n), wire(n, 4) / (4 * n),
+      8 * -(-n // 10) / (4 * n))  # topk:0.1: ceil(n/10) (value, index)
 EOF
 )
 else
@@ -113,7 +118,7 @@ print(8 * fl, w[8] / fl, w[4] / fl)  # 8 averages
 EOF
 )
 fi
-if python3 - "$t0" "$t8" "$t4" $f <<'EOF'
+if python3 - "$t0" "$t8" "$t4" $f $tk <<'EOF'
 import sys
 t0, t8, t4 = (int(x) for x in sys.argv[1:4])
 fl, f8, f4 = int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
@@ -129,6 +134,11 @@ print("exchanges int8: %.0f bytes (%.4fx)  int4: %.0f bytes (%.4fx; "
       "predicted from int8's fit %.4fx)" % (t8 - O, (t8 - O) / A, t4 - O,
                                            (t4 - O) / A, f4))
 ok = abs((t4 - O) / A - f4) < 1e-3 and abs(A - fl) < 1e-3 * fl
+if len(sys.argv) > 8:  # choco: topk:0.1 too, against its own count
+    fk, tk = float(sys.argv[7]), int(sys.argv[8])
+    print("exchanges topk:0.1: %.0f bytes (%.4fx; predicted %.4fx)"
+          % (tk - O, (tk - O) / A, fk))
+    ok = ok and abs((tk - O) / A - fk) < 1e-3
 print("wire-bytes: %s" % ("the exchanges move the compressed bytes" if ok
                           else "MISMATCH: the exchanges do not move what the trainer counts"))
 sys.exit(0 if ok else 1)

@@ -12,7 +12,7 @@
  * rejected on every rank. The exact average and its re-quantized form
  * (--compress int8/int4's two-way all-reduce) give the serial result's
  * bits on P = 1..4 too, and so does the compressed gossip of Q's
- * outputs (codes and scales on the wire) against the float plan. */
+ * outputs (their wire form) against the float plan. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,13 +492,13 @@ START_TEST(test_requantized_average_any_p)
 }
 END_TEST
 
-/* Compressed gossip (dt_gossip_new_placed_q, CHOCO-SGD's int8/int4 q):
- * workers' arrays that are Q's output (of values in [-0.5, 0.5), so
- * -0.0 occurs, on 300 floats: a whole block and a short one), gossiped
- * as codes and scales on P = 1..4 ranks, on the neighbourhood
- * collective and on the point-to-point path (DT_GOSSIP_P2P=1), give the
- * float plan's outputs bit for bit, and each rank's bytes a round are
- * its arrays sent times their wire size; top-k is refused on every rank. */
+/* Compressed gossip (dt_gossip_new_placed_q, CHOCO-SGD's q): workers'
+ * arrays that are Q's output (of values in [-0.5, 0.5), so -0.0 occurs,
+ * on 300 floats: a whole block and a short one), gossiped in their wire
+ * form (int8/int4 codes and scales, top-k values and indices) on P =
+ * 1..4 ranks, on the neighbourhood collective and on the point-to-point
+ * path (DT_GOSSIP_P2P=1), give the float plan's outputs bit for bit, and
+ * each rank's bytes a round are its arrays sent times their wire size. */
 START_TEST(test_compressed_gossip_any_p)
 {
     dt_comm *w = dt_comm_world();
@@ -511,8 +511,8 @@ START_TEST(test_compressed_gossip_any_p)
     size_t *owner = malloc(n * sizeof *owner);
     ck_assert_ptr_nonnull(owner);
     double differ = 0.0, badbytes = 0.0, rounds = 0.0;
-    const char *forms[2] = {"int8", "int4"};
-    for (int f = 0; f < 2; f++)
+    const char *forms[3] = {"int8", "int4", "topk:0.1"};
+    for (int f = 0; f < 3; f++)
         for (int p2p = 0; p2p < 2; p2p++)
             for (size_t P = 1; P <= maxp; P++) {
                 dt_comm *c = mpi_first_ranks(w, P);
@@ -570,20 +570,6 @@ START_TEST(test_compressed_gossip_any_p)
     ck_assert_msg(bad[1] == 0.0, "graph %d: %.0f byte counts wrong", _i,
                   bad[1]);
     ck_assert_msg(bad[2] > 0.0, "no round compared");
-    /* top-k has no wire form here: refused alike on every rank */
-    dt_compress tk;
-    ck_assert_int_eq(dt_compress_parse("topk:0.1", &tk), CM_OK);
-    dt_gossip_plan_blocks(n, maxp < n ? maxp : n, owner);
-    dt_comm *c = mpi_first_ranks(w, maxp);
-    if (c) {
-        dt_gossip *g = NULL;
-        ck_assert_int_eq(dt_gossip_new_placed_q(c, &t, owner, LEN, &tk, &g),
-                         CM_EINVAL);
-        ck_assert_ptr_null(g);
-        ck_assert_msg(strstr(cm_last_error(), "not top-k"), "%s",
-                      cm_last_error());
-        dt_comm_free(c);
-    }
     free(owner);
     cm_topo_destroy(&t);
 }

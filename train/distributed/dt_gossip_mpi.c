@@ -761,9 +761,6 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
     }
     if (!g) {
         s = cm_error(CM_ENOMEM, "out of memory for gossip");
-    } else if (g->wire && c->kind == DT_COMPRESS_TOPK) {
-        s = cm_error(CM_EINVAL, "compressed gossip is for int8 and int4, "
-                     "not top-k");
     } else if (!t->adj_w || !t->self) {
         s = cm_error(CM_EINVAL, "gossip needs a weighted topology (set "
                      "weights with --weights)");
