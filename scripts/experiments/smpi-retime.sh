@@ -56,8 +56,8 @@
 #       smpi-probe gossip:D), REPS=16 rounds: OUT/probes/CELL/g-....op.
 #       When the probes were made the trainer's stale exchange blocked
 #       (it keeps its rounds in flight since, docs/train/staleness.md) and
-#       its CHOCO-SGD sent dequantized floats (its int8/int4 rounds move
-#       codes and scales since: a probe of the trainer made since with
+#       its CHOCO-SGD sent dequantized floats (its rounds move their wire
+#       form since: a probe of the trainer made since with
 #       --compress is the compressed round itself, not to be corrected
 #       again); the re-timing
 #       takes the trainer's own round less what the bare round saves
