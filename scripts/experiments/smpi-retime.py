@@ -51,8 +51,11 @@ trainer's exact average, bytes counted compressed.
 Rounds in flight (--staleness D, d2 and dpsgd) and CHOCO-SGD's
 compressed gossip (dpsgd --compress int8|int4): when the probes were made
 the trainer's stale exchange blocked (its rounds are in flight since,
-docs/train/staleness.md) and its CHOCO-SGD moves dequantized floats, so
-neither probe times the schedule itself. "run" prices them as the trainer runs
+docs/train/staleness.md) and its CHOCO-SGD moved dequantized floats (its
+rounds move their wire form since, int8/int4 codes and scales, top-k
+values and indices: a probe of the trainer made
+since with --compress already sends them and must not be corrected
+again), so neither committed probe times the schedule itself. "run" prices them as the trainer runs
 (the run's gossip probe: one blocking full-size round; bytes counted
 compressed); "best" prices the schedule: the trainer's round less what
 the schedule saves on a bare round (smpi-probe gossip on the graph,

@@ -56,7 +56,10 @@
 #       smpi-probe gossip:D), REPS=16 rounds: OUT/probes/CELL/g-....op.
 #       When the probes were made the trainer's stale exchange blocked
 #       (it keeps its rounds in flight since, docs/train/staleness.md) and
-#       its CHOCO-SGD sends dequantized floats (it still does); the re-timing
+#       its CHOCO-SGD sent dequantized floats (its rounds move their wire
+#       form since: a probe of the trainer made since with
+#       --compress is the compressed round itself, not to be corrected
+#       again); the re-timing
 #       takes the trainer's own round less what the bare round saves
 #       (one link per host: wan and datacenter only)
 #   EVAL=E  also evaluate every E steps (--eval-every; default: at the end)

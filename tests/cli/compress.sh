@@ -55,6 +55,34 @@ compress_cases() {
     expect_ok "CHOCO int4, 3 ranks" mpi_run 3 "$dtb" --topology "$T/c8.txt" $syn --compress int4 --consensus-step 0.8
     h3=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
     check '[ -n "$h1" ] && [ "$h1" = "$h3" ]' "CHOCO int4: the same bits on 1 and 3 ranks ($h1, $h3)"
+    # the codes and scales on the wire (dt_gossip_new_placed_q): the same
+    # bits on the point-to-point path, and Open MPI's own byte counter
+    # (pml monitoring; it cannot count the neighbourhood collective:
+    # scripts/experiments/wire-bytes.sh) sees the bytes the trainer counts
+    export DT_GOSSIP_P2P=1
+    expect_ok "CHOCO int4, 3 ranks, DT_GOSSIP_P2P=1" mpi_run 3 "$dtb" --topology "$T/c8.txt" $syn --compress int4 --consensus-step 0.8
+    hp=$(grep -o "workers-hash [0-9a-f]*" "$T/out")
+    check '[ -n "$hp" ] && [ "$hp" = "$h1" ]' "CHOCO int4: the same bits on the p2p path ($hp, $h1)"
+    mon="--mca pml_monitoring_enable 1 --mca pml_monitoring_enable_output 1"
+    for c in none int8 topk:0.1; do
+        v=$(echo "$c" | tr -d ':.')
+        set -- --compress "$c"
+        [ "$c" = none ] && set --
+        [ "$v" = topk01 ] && set -- "$@" --consensus-step 0.5
+        expect_ok "D-PSGD / CHOCO $c, 2 ranks, monitored" mpi_run 2 $mon "$dtb" --topology "$T/c8.txt" $syn "$@" --summary "$T/w-$v.json"
+        eval "w_$v=\$(cat \"\$T/out\" \"\$T/err\" | awk '\$1 == \"E\" { s += \$4 } END { print s + 0 }')"
+        eval "b_$v=\$(sed -n 's/.*\"bytes_sent\": \\([0-9]*\\).*/\\1/p' \"\$T/w-$v.json\")"
+    done
+    unset DT_GOSSIP_P2P
+    # the runs differ only in the gossip rounds: the measured difference is
+    # 2 ranks x the trainer's (floats less codes and scales, 0.2539x)
+    check '[ -n "$b_int8" ] && [ "$b_int8" -gt 0 ] && [ $((w_none - w_int8)) -eq $((2 * (b_none - b_int8))) ]' \
+        "CHOCO int8 sends its codes: Open MPI counted $w_none - $w_int8 bytes, the trainer 2 x ($b_none - $b_int8)"
+    check 'awk -v a="$b_int8" -v b="$b_none" "BEGIN { r = a / b; exit !(b > 0 && r > 0.2535 && r < 0.2543) }"' \
+        "CHOCO int8's rounds: $b_int8 of $b_none bytes a rank"
+    # top-k: values and 32-bit indices, 8 ceil(0.1 n) bytes an array (0.2x)
+    check '[ -n "$b_topk01" ] && [ "$b_topk01" -gt 0 ] && [ $((w_none - w_topk01)) -eq $((2 * (b_none - b_topk01))) ]' \
+        "CHOCO topk:0.1 sends values and indices: Open MPI counted $w_none - $w_topk01 bytes, the trainer 2 x ($b_none - $b_topk01)"
     expect_ok "D-PSGD uncompressed, 2 ranks" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --placement block
     b0=$(sed -n 's/.*, \([0-9.]*\) kB sent per step per rank).*/\1/p' "$T/out")
     expect_ok "CHOCO int8, 2 ranks" mpi_run 2 "$dtb" --topology "$T/c8.txt" $syn --placement block --compress int8

@@ -11,7 +11,8 @@
  * together (--staleness) give the blocking round's bits, and P > n is
  * rejected on every rank. The exact average and its re-quantized form
  * (--compress int8/int4's two-way all-reduce) give the serial result's
- * bits on P = 1..4 too. */
+ * bits on P = 1..4 too, and so does the compressed gossip of Q's
+ * outputs (their wire form) against the float plan. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -491,6 +492,89 @@ START_TEST(test_requantized_average_any_p)
 }
 END_TEST
 
+/* Compressed gossip (dt_gossip_new_placed_q, CHOCO-SGD's q): workers'
+ * arrays that are Q's output (of values in [-0.5, 0.5), so -0.0 occurs,
+ * on 300 floats: a whole block and a short one), gossiped in their wire
+ * form (int8/int4 codes and scales, top-k values and indices) on P =
+ * 1..4 ranks, on the neighbourhood collective and on the point-to-point
+ * path (DT_GOSSIP_P2P=1), give the float plan's outputs bit for bit, and
+ * each rank's bytes a round are its arrays sent times their wire size. */
+START_TEST(test_compressed_gossip_any_p)
+{
+    dt_comm *w = dt_comm_world();
+    const size_t size = dt_comm_size(w), rank = dt_comm_rank(w);
+    const size_t maxp = size < 4 ? size : 4;
+    cm_topo t;
+    double slem;
+    make_graph(_i, &t, &slem);
+    const size_t n = t.n;
+    size_t *owner = malloc(n * sizeof *owner);
+    ck_assert_ptr_nonnull(owner);
+    double differ = 0.0, badbytes = 0.0, rounds = 0.0;
+    const char *forms[3] = {"int8", "int4", "topk:0.1"};
+    for (int f = 0; f < 3; f++)
+        for (int p2p = 0; p2p < 2; p2p++)
+            for (size_t P = 1; P <= maxp; P++) {
+                dt_comm *c = mpi_first_ranks(w, P);
+                if (!c)
+                    continue;
+                dt_compress q;
+                ck_assert_int_eq(dt_compress_parse(forms[f], &q), CM_OK);
+                dt_gossip_plan_blocks(n, P, owner);
+                dt_gossip *gf = NULL, *gq = NULL;
+                if (p2p)
+                    setenv("DT_GOSSIP_P2P", "1", 1);
+                ck_assert_int_eq(dt_gossip_new_placed(c, &t, owner, LEN, &gf),
+                                 CM_OK);
+                ck_assert_int_eq(dt_gossip_new_placed_q(c, &t, owner, LEN,
+                                                        &q, &gq),
+                                 CM_OK);
+                unsetenv("DT_GOSSIP_P2P");
+                const size_t cnt = dt_gossip_count(gq);
+                float **x = alloc_arrays(cnt), **yf = alloc_arrays(cnt);
+                float **yq = alloc_arrays(cnt);
+                init_workers(gq, x, 11);
+                for (size_t i = 0; i < cnt; i++) {
+                    for (size_t k = 0; k < LEN; k++)
+                        yf[i][k] = x[i][k] - 0.5f;
+                    dt_compress_apply(&q, yf[i], x[i], LEN);
+                }
+                for (int r = 0; r < 2; r++) {
+                    ck_assert_int_eq(dt_gossip_round(gf, x, yf), CM_OK);
+                    ck_assert_int_eq(dt_gossip_start(gq, x), CM_OK);
+                    ck_assert_int_eq(dt_gossip_progress(gq), CM_OK);
+                    ck_assert_int_eq(dt_gossip_finish(gq, yq), CM_OK);
+                    for (size_t i = 0; i < cnt; i++)
+                        differ += memcmp(yf[i], yq[i], LEN * sizeof(float)) !=
+                                  0;
+                    rounds += 1.0;
+                }
+                dt_gossip_stats st;
+                dt_gossip_get_stats(gq, &st);
+                const size_t want = arrays_expected(&t, P, rank);
+                badbytes += st.arrays_sent != want;
+                badbytes += st.bytes_round !=
+                            want * dt_compress_wire_bytes(&q, LEN);
+                badbytes += st.bytes_sent != 2 * st.bytes_round;
+                free_arrays(x, cnt);
+                free_arrays(yf, cnt);
+                free_arrays(yq, cnt);
+                dt_gossip_free(gq);
+                dt_gossip_free(gf);
+                dt_comm_free(c);
+            }
+    double bad[3] = {differ, badbytes, rounds};
+    ck_assert_int_eq(dt_comm_allreduce_sum_double(w, bad, 3), CM_OK);
+    ck_assert_msg(bad[0] == 0.0, "graph %d: %.0f compressed rounds differ "
+                  "from the float plan's", _i, bad[0]);
+    ck_assert_msg(bad[1] == 0.0, "graph %d: %.0f byte counts wrong", _i,
+                  bad[1]);
+    ck_assert_msg(bad[2] > 0.0, "no round compared");
+    free(owner);
+    cm_topo_destroy(&t);
+}
+END_TEST
+
 START_TEST(test_rejects_on_all_ranks)
 {
     dt_comm *w = dt_comm_world();
@@ -539,6 +623,10 @@ Suite *mpi_gossip_suite(void)
     tc = tcase_create("rounds_in_flight");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_rounds_in_flight);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("compressed_gossip_any_p");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_compressed_gossip_any_p, 0, G_COUNT);
     suite_add_tcase(s, tc);
     tc = tcase_create("rejects_on_all_ranks");
     tcase_set_timeout(tc, 120);

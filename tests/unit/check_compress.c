@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "check_blas.h"
+#include "cm_topo.h"
 
 #include "dt_comm.h"
 #include "dt_compress.h"
@@ -140,6 +141,102 @@ START_TEST(error_feedback_telescopes)
         ck_assert_double_eq_tol(sq[k], sd[k] - e[k], 1e-4);
         ck_assert_msg(fabsf(e[k]) < 16.0f, "residual %g", (double)e[k]);
     }
+}
+END_TEST
+
+/* top-k's wire form (CHOCO-SGD's top-k gossip): 8 k bytes; Q's output
+ * (k = 13 of 125 values, a selected -0.0 and a selected +0.0 among them)
+ * decodes bit for bit; an input Q did not make travels as Q of it; an
+ * all-zero array and one with fewer than k non-zero values (padding)
+ * come back as they went. */
+START_TEST(wire_topk)
+{
+    enum { N = 125 };
+    dt_compress c;
+    ck_assert_int_eq(dt_compress_parse("topk:0.1", &c), CM_OK);
+    const size_t k = 13, wb = dt_compress_wire_bytes(&c, N);
+    ck_assert_uint_eq(wb, 8 * k);
+    ck_assert_uint_eq(wb, (size_t)dt_compress_bytes(&c, N));
+    float p[N], q[N], d[N], ref[N];
+    unsigned char w[8 * 13];
+    for (size_t i = 0; i < N; i++)
+        p[i] = (float)sin(0.7 * (double)i) * (i % 3 ? 1.0f : 1e-3f);
+    p[7] = 5.0f; /* selected, then made -0.0 in q */
+    dt_compress_apply(&c, p, q, N);
+    q[7] = -0.0f;
+    dt_compress_wire_pack(&c, q, N, w);
+    dt_compress_wire_decode(&c, w, N, d);
+    ck_assert(memcmp(q, d, sizeof q) == 0);
+    ck_assert(signbit(d[7]));
+    dt_compress_wire_encode(&c, p, N, w); /* not Q's output: Q of it */
+    dt_compress_wire_decode(&c, w, N, d);
+    dt_compress_apply(&c, p, ref, N);
+    ck_assert(memcmp(ref, d, sizeof ref) == 0);
+    dt_compress_wire_pack(&c, p, N, w);
+    dt_compress_wire_decode(&c, w, N, d);
+    ck_assert(memcmp(ref, d, sizeof ref) == 0);
+    memset(q, 0, sizeof q);
+    dt_compress_wire_pack(&c, q, N, w);
+    for (size_t i = 0; i < N; i++)
+        d[i] = 1.0f;
+    dt_compress_wire_decode(&c, w, N, d);
+    ck_assert(memcmp(q, d, sizeof q) == 0);
+    q[3] = 2.0f;
+    q[100] = -1.0f; /* two entries, the second repeated to k */
+    dt_compress_wire_pack(&c, q, N, w);
+    dt_compress_wire_decode(&c, w, N, d);
+    ck_assert(memcmp(q, d, sizeof q) == 0);
+}
+END_TEST
+
+/* The compressed gossip plan (dt_gossip_new_placed_q) of the one-rank
+ * build: every array is in memory, so the round is the float plan's, bit
+ * for bit, and nothing is counted as sent. */
+START_TEST(compressed_gossip_one_rank)
+{
+    enum { NW = 6, LEN = 300 };
+    size_t ei[NW], ej[NW], owner[NW] = {0};
+    for (size_t i = 0; i < NW; i++)
+        ei[i] = i, ej[i] = (i + 1) % NW;
+    cm_topo t;
+    cm_topo_init(&t);
+    ck_assert_int_eq(cm_topo_from_edges(&t, NW, NW, ei, ej), CM_OK);
+    ck_assert_int_eq(cm_topo_set_weights(&t, CM_WEIGHTS_MH), CM_OK);
+    float *x[NW], *yf[NW], *yq[NW], raw[LEN];
+    for (size_t j = 0; j < NW; j++) {
+        x[j] = malloc(LEN * sizeof *x[j]);
+        yf[j] = malloc(LEN * sizeof *yf[j]);
+        yq[j] = malloc(LEN * sizeof *yq[j]);
+        ck_assert(x[j] && yf[j] && yq[j]);
+    }
+    dt_compress c;
+    ck_assert_int_eq(dt_compress_parse("int4", &c), CM_OK);
+    for (size_t j = 0; j < NW; j++) {
+        for (size_t k = 0; k < LEN; k++)
+            raw[k] = (float)sin(0.3 * (double)(k + 11 * j));
+        dt_compress_apply(&c, raw, x[j], LEN);
+    }
+    dt_gossip *gf = NULL, *gq = NULL;
+    ck_assert_int_eq(dt_gossip_new_placed(dt_comm_world(), &t, owner, LEN,
+                                          &gf), CM_OK);
+    ck_assert_int_eq(dt_gossip_new_placed_q(dt_comm_world(), &t, owner, LEN,
+                                            &c, &gq), CM_OK);
+    ck_assert_int_eq(dt_gossip_round(gf, x, yf), CM_OK);
+    ck_assert_int_eq(dt_gossip_round(gq, x, yq), CM_OK);
+    for (size_t j = 0; j < NW; j++)
+        ck_assert(memcmp(yf[j], yq[j], LEN * sizeof(float)) == 0);
+    dt_gossip_stats st;
+    dt_gossip_get_stats(gq, &st);
+    ck_assert_uint_eq(st.rounds, 1);
+    ck_assert_uint_eq(st.bytes_sent, 0);
+    dt_gossip_free(gq);
+    dt_gossip_free(gf);
+    for (size_t j = 0; j < NW; j++) {
+        free(x[j]);
+        free(yf[j]);
+        free(yq[j]);
+    }
+    cm_topo_destroy(&t);
 }
 END_TEST
 
@@ -348,6 +445,8 @@ Suite *compress_suite(void)
     tcase_add_test(tc, topk_selects);
     tcase_add_test(tc, error_feedback_telescopes);
     tcase_add_test(tc, requantized_average);
+    tcase_add_test(tc, compressed_gossip_one_rank);
+    tcase_add_test(tc, wire_topk);
     tcase_add_test(tc, wire_roundtrip);
     tcase_add_test(tc, local_sgd_compressed_trains);
     tcase_add_test(tc, diloco_compressed_trains);

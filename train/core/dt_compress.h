@@ -18,8 +18,9 @@
  * feedback, as torchft's quantized all-reduce does and as the price (the
  * compressed array in both phases) assumes; both of its phases move the
  * codes and scales (dt_compress_wire.h), lossless for Q's output. Top-k
- * is averaged exactly (one-way), and CHOCO-SGD's q, as the dequantized
- * floats q (what the receiver reconstructs). Runs made before the
+ * is averaged exactly (one-way) as floats. CHOCO-SGD's q is gossiped in
+ * its wire form (dt_gossip_new_placed_q: int8/int4 codes and scales,
+ * top-k values and indices). Runs made before the
  * two-way average (summaries without settings.compress_reduce) took the
  * exact mean for int8/int4 too.
  */

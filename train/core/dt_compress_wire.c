@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Candidate scales tried on each side of q_max / L: the block's own scale
@@ -36,6 +37,8 @@ static wire_form form_of(const dt_compress *c)
 
 size_t dt_compress_wire_bytes(const dt_compress *c, size_t n)
 {
+    if (c->kind == DT_COMPRESS_TOPK) /* 8 k: an exact integer */
+        return (size_t)dt_compress_bytes(c, n);
     const size_t blocks = (n + DT_COMPRESS_BLOCK - 1) / DT_COMPRESS_BLOCK;
     return (c->kind == DT_COMPRESS_INT4 ? (n + 1) / 2 : n) + 4 * blocks;
 }
@@ -145,21 +148,86 @@ static void wire_blocks(const dt_compress *c, const float *x, size_t n,
     }
 }
 
+/* top-k: the first k entries of q whose bits are not +0.0 (all of them
+ * when Q made q), as (32-bit index, float value) pairs in ascending
+ * index, the last pair repeated up to k (index 0, +0.0 when there is
+ * none). 0 when q has more than k such entries (the rest left out). */
+static int topk_pack(size_t k, const float *q, size_t n, unsigned char *out)
+{
+    size_t e = 0;
+    int all = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (same_bits(q[i], 0.0f))
+            continue;
+        if (e == k) {
+            all = 0;
+            break;
+        }
+        uint32_t idx = (uint32_t)i;
+        memcpy(out + 8 * e, &idx, sizeof idx);
+        memcpy(out + 8 * e + 4, &q[i], sizeof q[i]);
+        e++;
+    }
+    if (e == 0) {
+        const uint32_t z = 0;
+        const float v = 0.0f;
+        memcpy(out, &z, sizeof z);
+        memcpy(out + 4, &v, sizeof v);
+        e = 1;
+    }
+    for (; e < k; e++)
+        memcpy(out + 8 * e, out + 8 * (e - 1), 8);
+    return all;
+}
+
+/* top-k of an input Q did not make: Q's output packed (without memory
+ * for it, the input's first k entries that are not +0.0). */
+static void topk_encode(const dt_compress *c, const float *p, size_t n,
+                        unsigned char *out)
+{
+    const size_t k = dt_compress_wire_bytes(c, n) / 8;
+    float *q = malloc((n ? n : 1) * sizeof *q);
+    if (!q) {
+        topk_pack(k, p, n, out);
+        return;
+    }
+    dt_compress_apply(c, p, q, n);
+    topk_pack(k, q, n, out);
+    free(q);
+}
+
 void dt_compress_wire_encode(const dt_compress *c, const float *p, size_t n,
                              unsigned char *out)
 {
-    wire_blocks(c, p, n, out, 0);
+    if (c->kind == DT_COMPRESS_TOPK)
+        topk_encode(c, p, n, out);
+    else
+        wire_blocks(c, p, n, out, 0);
 }
 
 void dt_compress_wire_pack(const dt_compress *c, const float *q, size_t n,
                            unsigned char *out)
 {
-    wire_blocks(c, q, n, out, 1);
+    if (c->kind != DT_COMPRESS_TOPK)
+        wire_blocks(c, q, n, out, 1);
+    else if (!topk_pack(dt_compress_wire_bytes(c, n) / 8, q, n, out))
+        topk_encode(c, q, n, out);
 }
 
 void dt_compress_wire_decode(const dt_compress *c, const unsigned char *in,
                              size_t n, float *q)
 {
+    if (c->kind == DT_COMPRESS_TOPK) {
+        const size_t k = dt_compress_wire_bytes(c, n) / 8;
+        memset(q, 0, n * sizeof *q);
+        for (size_t e = 0; e < k; e++) {
+            uint32_t idx;
+            memcpy(&idx, in + 8 * e, sizeof idx);
+            if (idx < n)
+                memcpy(&q[idx], in + 8 * e + 4, sizeof *q);
+        }
+        return;
+    }
     const wire_form f = form_of(c);
     for (size_t b = 0; b < n; b += DT_COMPRESS_BLOCK) {
         const size_t m = n - b < DT_COMPRESS_BLOCK ? n - b : DT_COMPRESS_BLOCK;

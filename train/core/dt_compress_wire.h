@@ -1,6 +1,7 @@
-/* dt_compress_wire: the wire format of int8 and int4 arrays (dt_compress.h),
- * what the two-way quantized all-reduce (dt_gossip_new_average_q) moves
- * between ranks instead of the dequantized floats: per block of
+/* dt_compress_wire: the wire format of compressed arrays (dt_compress.h),
+ * what the two-way quantized all-reduce (dt_gossip_new_average_q) and
+ * CHOCO-SGD's gossip (dt_gossip_new_placed_q) move between ranks instead
+ * of the dequantized floats. int8 and int4: per block of
  * DT_COMPRESS_BLOCK values, its float scale s (4 bytes, host order) then
  * its codes, one signed byte each (int8) or two 4-bit two's-complement
  * codes a byte (int4, the even value in the low nibble). A value is
@@ -17,6 +18,15 @@
  * round(q / s). A block no scale reproduces (not Q's output, or not
  * finite) is quantized on the way, as dt_compress_apply would (non-finite
  * values travel as 0).
+ *
+ * top-k: k = ceil(F n) pairs of a 32-bit index (host order) and the float
+ * value, ascending index: every value whose bits are not +0.0 (Q leaves
+ * at most k: the ones it kept, a kept -0.0 or +0.0 included), the last
+ * pair repeated up to k (index 0, +0.0 when there is none), 8 k bytes
+ * (dt_compress_bytes); the decode is +0.0 everywhere else, so Q's output
+ * comes back bit for bit. An input with more than k such values is
+ * compressed by Q on the way (its first k if Q's scratch cannot be
+ * allocated).
  */
 #ifndef DT_COMPRESS_WIRE_H
 #define DT_COMPRESS_WIRE_H
@@ -25,7 +35,7 @@
 
 #include "dt_compress.h"
 
-/* Bytes of the wire form of n values (c int8 or int4). */
+/* Bytes of the wire form of n values (c int8, int4 or top-k). */
 size_t dt_compress_wire_bytes(const dt_compress *c, size_t n);
 
 /* The wire form of Q(p): out gets dt_compress_wire_bytes(c, n) bytes whose

@@ -412,9 +412,11 @@ void dt_run_count_comms(const dt_run *r, uint64_t t, dt_run_comms *c)
  *     q_i = Q(x_i - xh_i);  xh_i += q_i;  s_i += sum_j W_ij q_j
  *     x_i += gamma (s_i - xh_i)
  * The public copy is the error feedback (what Q dropped is in x - xh and
- * goes out later). Only q moves (as dequantized floats, counted at
- * dt_compress_bytes); gamma is --consensus-step. At gamma = 1 without
- * compression this is D-PSGD in adapt-then-combine form. Needs one fixed
+ * goes out later). Only q moves, in its wire form (dt_gossip_new_placed_q,
+ * dt_compress_wire.h: int8/int4 codes and block scales, top-k values
+ * and indices; dt_compress_bytes a worker array); gamma is
+ * --consensus-step. At gamma = 1 without compression this is D-PSGD in
+ * adapt-then-combine form. Needs one fixed
  * W (s_i is a sum over it): static topologies only (check_local).
  * Arrays: ca = xh, ce = s, cq = q, cp = the received sum. */
 static cm_status choco_exchange(dt_run *r, dt_gossip *g)
@@ -973,9 +975,14 @@ static cm_status setup_algo(dt_run *r)
             s = dt_gossip_new_dynamic(r->comm, &r->epi, r->pl.rank_of,
                                       w->xlen, &r->g[0]);
     }
+    /* CHOCO-SGD's q moves in its wire form (int8, int4: codes and
+     * scales; top-k: values and indices): the plan packs it (lossless:
+     * q is Q's output) and decodes it on arrival */
+    const dt_compress *cq =
+        dt_compress_active(&cfg->compress) ? &cfg->compress : NULL;
     for (size_t t = 0; !r->epidemic && t < r->period && s == CM_OK; t++)
-        s = dt_gossip_new_placed(r->comm, &r->seq.round[t], r->pl.rank_of,
-                                 w->xlen, &r->g[t]);
+        s = dt_gossip_new_placed_q(r->comm, &r->seq.round[t], r->pl.rank_of,
+                                   w->xlen, cq, &r->g[t]);
     if (s == CM_OK && cfg->clique_avg && r->period > 1)
         s = cm_error(CM_EINVAL, "--algorithm clique-avg: %s is time-varying; "
                      "clique averaging needs a static D-Cliques topology",

@@ -47,13 +47,7 @@ static void gossip_stats(const dt_run *r, dt_gossip_stats *out,
         out->t_mix += gs.t_mix;
         out->t_mpi += gs.t_mpi;
     }
-    if (r->ca && !r->allreduce) { /* CHOCO: q moves as floats, counted
-                                     at its compressed size */
-        const double f = dt_compress_bytes(&r->cfg->compress, r->w.len) /
-                         (4.0 * (double)r->w.len);
-        out->bytes_sent = (uint64_t)llround((double)out->bytes_sent * f);
-        *bytes_round *= f;
-    }
+    /* CHOCO: q moves in its wire form, the plans count its bytes */
     if (r->epidemic && out->rounds > 0) /* graphs differ: the mean */
         *bytes_round = (double)out->bytes_sent / (double)out->rounds;
     /* clique-avg's gradient exchange is sent and counted; an exact

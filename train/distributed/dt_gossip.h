@@ -76,6 +76,27 @@ cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
                                const size_t *owner, size_t len,
                                dt_gossip **out);
 
+/* As dt_gossip_new_placed, with the arrays sent compressed by c (NULL or
+ * none: dt_gossip_new_placed). dt_gossip_start packs each array another
+ * rank needs into its wire form (dt_compress_wire_pack: int8/int4 a float
+ * scale and the codes per block of DT_COMPRESS_BLOCK, top-k its k
+ * (index, value) pairs; dt_compress_wire_bytes(c, len) bytes an array,
+ * once per local array however many peers get it), the exchange moves those
+ * bytes (MPI_BYTE counts; both the neighbourhood collective and the
+ * DT_GOSSIP_P2P path), and dt_gossip_finish decodes each received array
+ * into floats before the same weighted sum. The callers' arrays must be
+ * Q's output (dt_compress_apply(c, .) of a whole array, as CHOCO-SGD's
+ * q): the decode then gives their floats bit for bit, so the sums, the
+ * bits and their P-invariance are those of the float plan; an input Q
+ * did not make (a block no scale reproduces, a non-finite value, more
+ * than k non-zero values) is compressed by Q on the way, and only for the
+ * peers on other ranks. In-rank
+ * arrays are read as floats, as in every plan (the one-process build packs
+ * nothing). bytes_round counts the wire bytes. c is copied. */
+cm_status dt_gossip_new_placed_q(const dt_comm *comm, const cm_topo *t,
+                                 const size_t *owner, size_t len,
+                                 const dt_compress *c, dt_gossip **out);
+
 /* As dt_gossip_new_placed, for a topology that changes every round (an
  * epidemic one, cm_topo_epidemic_draw): the graph communicator joins
  * every pair of ranks once, t is the first round's graph, and

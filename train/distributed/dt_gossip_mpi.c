@@ -16,6 +16,10 @@
  * DT_SMPI) or the environment sets DT_GOSSIP_P2P=1, the same plan moves by
  * one MPI_Irecv and one MPI_Isend per peer instead (p2p below): the same
  * arrays land in the same receive slots, so the sums and the bits are the
+ * same (docs/smpi.md). A plan made by dt_gossip_new_placed_q (CHOCO-SGD's
+ * int8/int4 q) moves each array's wire form instead (dt_compress_wire:
+ * MPI_BYTE counts, packed at start, decoded into the receive slots at
+ * finish), on both paths.
  * same (docs/smpi.md). Every wait goes through dt_wd_wait (dt_watchdog_mpi.c:
  * --timeout), so collectives are issued in their non-blocking forms.
  */
@@ -351,6 +355,17 @@ struct dt_gossip {
     unsigned char *gwire;  /* [n * wire(segmax)] all-to-all receive */
     unsigned char *qwire;  /* [wire(segmax)] this rank's quantized mean */
     unsigned char *awire;  /* [wire(chunk)] every quantized mean segment */
+    /* dt_gossip_new_placed_q only: the round moves each worker array's
+     * wire form (dt_compress_wire, qz), wb bytes, decoded into recvbuf */
+    int wire;              /* 1: compressed gossip */
+    size_t wb;             /* wire bytes of one worker array */
+    size_t wunit;          /* bytes per count: 1 (MPI_BYTE counts), or wb
+                              when those overflow an int (arr is then wb
+                              contiguous bytes) */
+    unsigned char *wsend;  /* [nsend * wb] the packed send list */
+    unsigned char *wrecv;  /* [nrecv * wb] what arrives, before decoding */
+    size_t *wdone;         /* [count] a round's send entry holding local
+                              worker i's packed array, or SIZE_MAX */
 };
 
 size_t dt_gossip_first(const dt_gossip *g) { return g->plan.local[0]; }
@@ -395,11 +410,80 @@ static void gossip_free_local(dt_gossip *g)
     free(g->gwire);
     free(g->qwire);
     free(g->awire);
+    free(g->wsend);
+    free(g->wrecv);
+    free(g->wdone);
     free(g);
 }
 
 /* Position of rank q in the dynamic neighbour list (every rank but r). */
 static size_t dyn_index(size_t q, size_t r) { return q < r ? q : q - 1; }
+
+/* Compressed gossip (static plans only): the plan's counts and offsets in
+ * bytes (MPI_BYTE) when the largest fits an int, else in arrays of wb
+ * bytes (arr); the wire buffers, and recvbuf for the decoded floats. */
+static cm_status wire_counts(dt_gossip *g)
+{
+    const dt_gossip_plan *p = &g->plan;
+    const size_t most = p->nsend > p->nrecv ? p->nsend : p->nrecv;
+    if (most > SIZE_MAX / g->wb || p->nrecv > SIZE_MAX / sizeof(float) /
+                                                   g->len)
+        return cm_error(CM_EINVAL, "gossip buffers too large (%zu arrays "
+                        "of %zu floats)", p->nsend + p->nrecv, g->len);
+    if (g->wb > (size_t)INT_MAX)
+        return cm_error(CM_EINVAL, "gossip arrays too large to send packed "
+                        "(%zu bytes)", g->wb);
+    g->wunit = most * g->wb <= (size_t)INT_MAX ? 1 : g->wb;
+    const size_t k = g->wb / g->wunit; /* counts per array */
+    g->pack = 0;
+    void *b;
+    g->wsend = malloc((p->nsend ? p->nsend : 1) * g->wb);
+    g->wrecv = malloc((p->nrecv ? p->nrecv : 1) * g->wb);
+    g->wdone = malloc((p->count ? p->count : 1) * sizeof *g->wdone);
+    g->rcap = p->nrecv ? p->nrecv : 1;
+    if (dt_slab_alloc(1, g->rcap * g->len, "gossip receive buffers",
+                      &g->recvbuf, &b) != CM_OK)
+        g->recvbuf = NULL;
+    if (!g->wsend || !g->wrecv || !g->wdone || !g->recvbuf)
+        return cm_error(CM_ENOMEM, "out of memory for gossip buffers");
+    for (size_t a = 0; a < p->npeers; a++) {
+        g->peers[a] = (int)p->peers[a];
+        g->scount[a] = (int)(p->scount[a] * k);
+        g->sdispl[a] = (int)(p->sdispl[a] * k);
+    }
+    for (size_t a = 0; a < p->nsrcs; a++) {
+        g->srcs[a] = (int)p->srcs[a];
+        g->rcount[a] = (int)(p->rcount[a] * k);
+        g->rdispl[a] = (int)(p->rdispl[a] * k);
+    }
+    return CM_OK;
+}
+
+/* The datatype of the exchange's counts: a worker array (floats), or
+ * (wire) a byte or a packed array. */
+static MPI_Datatype xtype(const dt_gossip *g)
+{
+    return g->wire && g->wunit == 1 ? MPI_BYTE : g->arr;
+}
+
+/* Packs the send list's wire forms: each local array once, copied to its
+ * later entries (one array may go to several peers). */
+static void wire_pack(dt_gossip *g)
+{
+    const dt_gossip_plan *p = &g->plan;
+    for (size_t i = 0; i < p->count; i++)
+        g->wdone[i] = SIZE_MAX;
+    for (size_t e = 0; e < p->nsend; e++) {
+        const size_t i = p->send_local[e];
+        unsigned char *d = g->wsend + e * g->wb;
+        if (g->wdone[i] != SIZE_MAX) {
+            memcpy(d, g->wsend + g->wdone[i] * g->wb, g->wb);
+        } else {
+            dt_compress_wire_pack(&g->qz, g->x[i], g->len, d);
+            g->wdone[i] = e;
+        }
+    }
+}
 
 /* The plan's counts as MPI ints: static, the plan's own peer lists;
  * dynamic, zero for every other rank but the plan's peers. Grows the
@@ -416,6 +500,8 @@ static cm_status gossip_counts(dt_gossip *g)
      * unchanged until dt_gossip_finish anyway (dt_gossip.h), so the bytes
      * sent are those packing would copy, and no send buffer is needed
      * (at 1,024 simulated ranks of degree 4, 1 MB a rank less) */
+    if (g->wire) /* packed into wsend, decoded from wrecv into recvbuf */
+        return wire_counts(g);
     g->pack = 1;
     if (g->p2p) {
         g->pack = 0;
@@ -550,9 +636,15 @@ static cm_status p2p_post(dt_gossip *g)
     for (int a = 0; a < g->nsrcs; a++) {
         if (g->rcount[a] == 0)
             continue;
-        p2p_msg(g, g->rcount[a], &count, &type);
-        int rc = MPI_Irecv(g->recvbuf + (size_t)g->rdispl[a] * g->len,
-                           count, type, g->srcs[a], 0, g->graph,
+        void *buf = g->recvbuf + (size_t)g->rdispl[a] * g->len;
+        if (g->wire) { /* counts already in bytes (or packed arrays) */
+            count = g->rcount[a];
+            type = xtype(g);
+            buf = g->wrecv + (size_t)g->rdispl[a] * g->wunit;
+        } else {
+            p2p_msg(g, g->rcount[a], &count, &type);
+        }
+        int rc = MPI_Irecv(buf, count, type, g->srcs[a], 0, g->graph,
                            &g->reqs[g->nreq]);
         if (rc != MPI_SUCCESS)
             return mpi_fail(rc, "MPI_Irecv (gossip)");
@@ -561,9 +653,16 @@ static cm_status p2p_post(dt_gossip *g)
     for (int a = 0; a < g->npeers; a++) {
         if (g->scount[a] == 0)
             continue;
-        p2p_msg(g, g->scount[a], &count, &type);
-        const float *buf = g->pack ? g->sendbuf + (size_t)g->sdispl[a] * g->len
-                                   : g->x[g->plan.send_local[g->sdispl[a]]];
+        const void *buf;
+        if (g->wire) {
+            count = g->scount[a];
+            type = xtype(g);
+            buf = g->wsend + (size_t)g->sdispl[a] * g->wunit;
+        } else {
+            p2p_msg(g, g->scount[a], &count, &type);
+            buf = g->pack ? g->sendbuf + (size_t)g->sdispl[a] * g->len
+                          : g->x[g->plan.send_local[g->sdispl[a]]];
+        }
         int rc = MPI_Isend(buf, count, type, g->peers[a], 0, g->graph,
                            &g->reqs[g->nreq]);
         if (rc != MPI_SUCCESS)
@@ -597,20 +696,27 @@ cm_status dt_gossip_new(const dt_comm *comm, const cm_topo *t, size_t len,
 
 static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
                             const size_t *owner, size_t len, int dynamic,
-                            dt_gossip **out);
+                            const dt_compress *c, dt_gossip **out);
 
 cm_status dt_gossip_new_placed(const dt_comm *comm, const cm_topo *t,
                                const size_t *owner, size_t len,
                                dt_gossip **out)
 {
-    return gossip_new(comm, t, owner, len, 0, out);
+    return gossip_new(comm, t, owner, len, 0, NULL, out);
+}
+
+cm_status dt_gossip_new_placed_q(const dt_comm *comm, const cm_topo *t,
+                                 const size_t *owner, size_t len,
+                                 const dt_compress *c, dt_gossip **out)
+{
+    return gossip_new(comm, t, owner, len, 0, c, out);
 }
 
 cm_status dt_gossip_new_dynamic(const dt_comm *comm, const cm_topo *t,
                                 const size_t *owner, size_t len,
                                 dt_gossip **out)
 {
-    return gossip_new(comm, t, owner, len, 1, out);
+    return gossip_new(comm, t, owner, len, 1, NULL, out);
 }
 
 cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
@@ -636,7 +742,7 @@ cm_status dt_gossip_retopo(dt_gossip *g, const cm_topo *t)
 
 static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
                             const size_t *owner, size_t len, int dynamic,
-                            dt_gossip **out)
+                            const dt_compress *c, dt_gossip **out)
 {
     const size_t P = dt_comm_size(comm), r = dt_comm_rank(comm);
     cm_status s = CM_OK;
@@ -647,6 +753,11 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
         g->arr = MPI_DATATYPE_NULL;
         g->dynamic = dynamic;
         g->p2p = gossip_use_p2p();
+        g->wire = c && dt_compress_active(c);
+        if (g->wire) {
+            g->qz = *c;
+            g->wb = dt_compress_wire_bytes(c, len);
+        }
     }
     if (!g) {
         s = cm_error(CM_ENOMEM, "out of memory for gossip");
@@ -699,8 +810,11 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
                                  : "MPI_Dist_graph_create_adjacent");
     if (sg == CM_OK) {
         MPI_Comm_set_errhandler(g->graph, MPI_ERRORS_RETURN);
-        rc = MPI_Type_contiguous((int)len, MPI_FLOAT, &g->arr);
-        if (rc == MPI_SUCCESS)
+        rc = g->wire && g->wunit == 1
+                 ? MPI_SUCCESS /* MPI_BYTE counts: xtype */
+                 : g->wire ? MPI_Type_contiguous((int)g->wb, MPI_BYTE, &g->arr)
+                           : MPI_Type_contiguous((int)len, MPI_FLOAT, &g->arr);
+        if (rc == MPI_SUCCESS && g->arr != MPI_DATATYPE_NULL)
             rc = MPI_Type_commit(&g->arr);
         if (rc != MPI_SUCCESS)
             sg = mpi_fail(rc, "MPI_Type_contiguous");
@@ -710,7 +824,8 @@ static cm_status gossip_new(const dt_comm *comm, const cm_topo *t,
         goto fail;
     g->st.peers = g->dynamic ? (size_t)g->npeers : g->plan.npeers;
     g->st.arrays_sent = g->plan.nsend;
-    g->st.bytes_round = (uint64_t)g->plan.nsend * len * sizeof(float);
+    g->st.bytes_round = (uint64_t)g->plan.nsend *
+                        (g->wire ? g->wb : len * sizeof(float));
     g->st.bytes_mem_round = dt_gossip_plan_mem_bytes(&g->plan, len);
     *out = g;
     return CM_OK;
@@ -1043,7 +1158,9 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x)
         g->active = 1;
         return CM_OK;
     }
-    if (g->pack)
+    if (g->wire)
+        wire_pack(g);
+    else if (g->pack)
         dt_gossip_plan_pack(&g->plan, g->x, g->len, g->sendbuf);
     double t1 = cm_time_now();
     g->st.t_mix += t1 - t0;
@@ -1053,10 +1170,11 @@ cm_status dt_gossip_start(dt_gossip *g, float *const *x)
         if (s != CM_OK)
             return s;
     } else if (g->npeers + g->nsrcs > 0) {
-        int rc = MPI_Ineighbor_alltoallv(g->sendbuf, g->scount, g->sdispl,
-                                         g->arr, g->recvbuf, g->rcount,
-                                         g->rdispl, g->arr, g->graph,
-                                         &g->req);
+        void *sb = g->wire ? (void *)g->wsend : (void *)g->sendbuf;
+        void *rb = g->wire ? (void *)g->wrecv : (void *)g->recvbuf;
+        int rc = MPI_Ineighbor_alltoallv(sb, g->scount, g->sdispl, xtype(g),
+                                         rb, g->rcount, g->rdispl, xtype(g),
+                                         g->graph, &g->req);
         g->st.t_mpi += cm_time_now() - t1;
         if (rc != MPI_SUCCESS)
             return mpi_fail(rc, "MPI_Ineighbor_alltoallv");
@@ -1086,6 +1204,9 @@ cm_status dt_gossip_finish(dt_gossip *g, float *const *out)
             return s;
     }
     double t1 = cm_time_now();
+    for (size_t e = 0; g->wire && e < g->plan.nrecv; e++)
+        dt_compress_wire_decode(&g->qz, g->wrecv + e * g->wb, g->len,
+                                g->recvbuf + e * g->len);
     dt_gossip_plan_mix(&g->plan, g->x, g->recvbuf, g->len, g->acc, out);
     g->st.t_mpi += t1 - t0;
     g->st.t_mix += cm_time_now() - t1;
