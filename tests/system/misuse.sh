@@ -313,7 +313,7 @@ for f in experiments/sweep experiments/consensus experiments/algorithms demo rep
          reports/summary experiments/results experiments/results-every-topology reports/modelled \
          reports/import-results experiments/backfill-settings benches/bench-fdla benches/bench-gossip \
          benches/bench-net benches/bench-netmodel benches/bench-topogen benches/bench-train \
-         benches/bench-groups install-deps; do
+         benches/bench-groups install-deps experiments/slow-network; do
     case_no=$((case_no + 1))
     (cd "$T/cwd" && env -u OUT BIN=/nonexistent sh "$S/$f.sh" --help >"$T/out" 2>"$T/err")
     rc=$?
@@ -323,7 +323,7 @@ for f in experiments/sweep experiments/consensus experiments/algorithms demo rep
         passed=$((passed + 1))
     fi
 done
-for f in experiments/sweep experiments/consensus experiments/algorithms demo experiments/results; do
+for f in experiments/sweep experiments/consensus experiments/algorithms demo experiments/results experiments/slow-network; do
     (cd "$T/cwd" && expect 2 "^${f#*/}: unknown option '--bogus'" "$f.sh --bogus" sh "$S/$f.sh" --bogus)
     check '[ -z "$(ls -A "$T/cwd")" ]' "$f.sh --bogus created nothing: $(ls -A "$T/cwd")"
 done
