@@ -37,10 +37,9 @@ static wire_form form_of(const dt_compress *c)
 
 size_t dt_compress_wire_bytes(const dt_compress *c, size_t n)
 {
-    if (c->kind == DT_COMPRESS_TOPK) /* 8 k: an exact integer */
-        return (size_t)dt_compress_bytes(c, n);
-    const size_t blocks = (n + DT_COMPRESS_BLOCK - 1) / DT_COMPRESS_BLOCK;
-    return (c->kind == DT_COMPRESS_INT4 ? (n + 1) / 2 : n) + 4 * blocks;
+    /* the bytes the trainer counts (an exact integer for these kinds):
+     * one formula for both */
+    return (size_t)dt_compress_bytes(c, n);
 }
 
 static int same_bits(float a, float b)
